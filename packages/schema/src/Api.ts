@@ -1,0 +1,64 @@
+/** The whole orgplane control-plane API: every group, the shared errors and the OpenAPI description. */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AdminApi } from "./AdminApi.js"
+import { ApiKeysApi } from "./ApiKeysApi.js"
+import { BootstrapApi } from "./BootstrapApi.js"
+import { InvalidRequestResponse } from "./Errors.js"
+import { OrganizationsApi } from "./OrganizationsApi.js"
+import { SystemApi } from "./SystemApi.js"
+import { UsersApi } from "./UsersApi.js"
+
+const description = `The control-plane API of an organization workspace.
+
+Authentication: send a session token as \`Authorization: Bearer <token>\` (from \`POST /v1/auth/sign-up\` or
+\`POST /v1/auth/sign-in\`), or an organization API key as \`x-api-key: <key>\` (from \`POST /v1/api-keys\`).
+Each operation lists the schemes it accepts; public operations list none.
+
+Errors always have a JSON body. 400 \`invalid_request\` lists every bad field in \`details\` with its path;
+401 is \`{"error":"unauthorized"}\`; 403 is \`{reason, message}\`; 404 is \`{error, message}\`, and a resource of
+another organization answers 404 exactly like a missing one.
+
+Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null.`
+
+/** Drops the platform's own decode-error schema: the server answers every decode failure with `invalid_request`. */
+const transform = (spec: Record<string, any>): Record<string, any> => {
+  for (const path of Object.values<any>(spec.paths ?? {})) {
+    for (const operation of Object.values<any>(path)) {
+      const content = operation?.responses?.["400"]?.content?.["application/json"]
+      const anyOf = content?.schema?.anyOf
+      if (Array.isArray(anyOf)) {
+        const kept = anyOf.filter((schema: any) => schema.$ref !== "#/components/schemas/HttpApiDecodeError")
+        content.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
+      }
+    }
+  }
+  delete spec.components?.schemas?.HttpApiDecodeError
+  delete spec.components?.schemas?.Issue
+  delete spec.components?.schemas?.PropertyKey
+  return spec
+}
+
+export class Api extends HttpApi.make("orgplane")
+  .add(SystemApi)
+  .add(UsersApi)
+  .add(OrganizationsApi)
+  .add(ApiKeysApi)
+  .add(BootstrapApi)
+  .add(AdminApi)
+  .addError(InvalidRequestResponse)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "orgplane control-plane API",
+      version: "dev",
+      description,
+      license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
+      transform
+    })
+  )
+{}
+
+/** The OpenAPI 3.1 document of the API, with the given `info.version`. */
+export const openApiDocument = (version = "dev"): OpenApi.OpenAPISpec => {
+  const spec = OpenApi.fromApi(Api)
+  return { ...spec, info: { ...spec.info, version } }
+}

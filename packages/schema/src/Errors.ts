@@ -1,0 +1,181 @@
+/**
+ * Every error body of the API, each a tagged error class (what handlers fail with and clients catch) and a wire
+ * schema (what travels: exactly the spec's members, no `_tag`) annotated with its HTTP status.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Option, Schema, SchemaAST } from "effect"
+
+/** A literal member the constructor fills in, so `new Unauthorized()` needs no arguments. */
+const code = <const C extends string>(value: C) =>
+  Schema.Literal(value).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => value))
+
+type ErrorClass<Self, Fields extends Schema.Struct.Fields> = Schema.Schema<Self, any, never> & {
+  readonly fields: Fields
+  new(props: any): Self
+}
+
+/** The wire form of one error class: the spec's members only, with the HTTP status it answers with. */
+const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Struct.Fields>(
+  cls: ErrorClass<Self, Fields>,
+  status: number,
+  description: string,
+  options: { readonly exact?: boolean } = {}
+): Schema.Schema<Self, Schema.Struct.Encoded<Omit<Fields, "_tag">>> => {
+  const { _tag, ...fields } = cls.fields as Schema.Struct.Fields
+  const identifier = SchemaAST.getIdentifierAnnotation(cls.ast).pipe(Option.getOrUndefined)
+  const names = Object.keys(fields)
+  return Schema.transform(
+    Schema.Struct(fields).annotations({
+      identifier,
+      description,
+      ...(options.exact ? { parseOptions: { onExcessProperty: "error" } } : {})
+    }),
+    Schema.typeSchema(cls),
+    {
+      strict: false,
+      decode: (body) => new cls(body),
+      encode: (error) => Object.fromEntries(names.filter((name) => (error as any)[name] !== undefined).map((name) => [name, (error as any)[name]]))
+    }
+  ).annotations(HttpApiSchema.annotations({ status })) as any
+}
+
+export const InvalidRequestDetail = Schema.Struct(
+  {
+    message: Schema.String,
+    path: Schema.Array(Schema.Union(Schema.String, Schema.Number))
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "InvalidRequestDetail" })
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>("InvalidRequest")("InvalidRequest", {
+  error: code("invalid_request"),
+  details: Schema.Array(InvalidRequestDetail)
+}) {
+  /** One bad field, for checks that only the server can make. */
+  static field(path: ReadonlyArray<string | number>, message: string) {
+    return new InvalidRequest({ details: [{ message, path }] })
+  }
+}
+export const InvalidRequestResponse = wire(InvalidRequest, 400, "The request is malformed: `details` lists every bad field with its path.")
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>("Unauthorized")("Unauthorized", {
+  error: code("unauthorized")
+}) {}
+export const UnauthorizedResponse = wire(Unauthorized, 401, "Credentials are missing, malformed, expired or revoked.", {
+  exact: true
+})
+
+export class Forbidden extends Schema.TaggedError<Forbidden>("Forbidden")("Forbidden", {
+  reason: Schema.String,
+  message: Schema.String
+}) {}
+export const ForbiddenResponse = wire(
+  Forbidden,
+  403,
+  "The caller is known but may not do this. `reason` is machine-readable: `insufficient_role`, `operator_only`, `session_required`, `membership_removed`, ..."
+)
+
+export class PlanRequired extends Schema.TaggedError<PlanRequired>("PlanRequired")("PlanRequired", {
+  error: code("enterprise_plan_required"),
+  feature: Schema.String,
+  message: Schema.String
+}) {}
+export const PlanRequiredResponse = wire(PlanRequired, 402, "The organization's plan does not include this feature.")
+
+export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>("OrganizationNotFound")(
+  "OrganizationNotFound",
+  { error: code("organization_not_found") }
+) {}
+export const OrganizationNotFoundResponse = wire(
+  OrganizationNotFound,
+  404,
+  "The caller has no active organization, or is no longer a member of it.",
+  { exact: true }
+)
+
+export class NotFound extends Schema.TaggedError<NotFound>("NotFound")("NotFound", {
+  error: Schema.String,
+  message: Schema.String
+}) {}
+export const NotFoundResponse = wire(
+  NotFound,
+  404,
+  "The resource does not exist or belongs to another organization. `error` names it, for example `api_key_not_found`."
+)
+
+export class Conflict extends Schema.TaggedError<Conflict>("Conflict")("Conflict", {
+  error: Schema.String,
+  message: Schema.String
+}) {}
+export const ConflictResponse = wire(Conflict, 409, "The request conflicts with the current state, for example `email_taken`.")
+
+export class RateLimited extends Schema.TaggedError<RateLimited>("RateLimited")("RateLimited", {
+  error: code("rate_limited"),
+  message: Schema.String
+}) {}
+export const RateLimitedResponse = wire(RateLimited, 429, "Too many requests; the `Retry-After` header says how many seconds to wait.")
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>("PayloadTooLarge")("PayloadTooLarge", {
+  error: code("payload_too_large"),
+  message: Schema.String
+}) {}
+export const PayloadTooLargeResponse = wire(PayloadTooLarge, 413, "The request body is larger than this endpoint accepts.")
+
+export class ConnectionNotFound extends Schema.TaggedError<ConnectionNotFound>("ConnectionNotFound")("ConnectionNotFound", {
+  error: code("connection_not_found"),
+  message: Schema.String
+}) {}
+export const ConnectionNotFoundResponse = wire(ConnectionNotFound, 404, "No MCP connection with this id in the organization.")
+
+export class ConnectionNotReady extends Schema.TaggedError<ConnectionNotReady>("ConnectionNotReady")("ConnectionNotReady", {
+  error: code("connection_not_ready"),
+  message: Schema.String
+}) {}
+export const ConnectionNotReadyResponse = wire(ConnectionNotReady, 409, "The MCP connection lacks the credential it needs.")
+
+export class NeedsConnection extends Schema.TaggedError<NeedsConnection>("NeedsConnection")("NeedsConnection", {
+  error: code("needs_connection"),
+  message: Schema.String
+}) {}
+export const NeedsConnectionResponse = wire(
+  NeedsConnection,
+  409,
+  "The calling member has not connected the external account this capability acts through."
+)
+
+export class SuiteApiError extends Schema.TaggedError<SuiteApiError>("SuiteApiError")("SuiteApiError", {
+  error: Schema.Literal("suite_a_api_error", "suite_b_api_error"),
+  message: Schema.String
+}) {}
+export const SuiteApiErrorResponse = wire(SuiteApiError, 502, "The external mail or calendar suite failed.")
+
+export class WebhookRejected extends Schema.TaggedError<WebhookRejected>("WebhookRejected")("WebhookRejected", {
+  ok: Schema.Literal(false).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => false as const)),
+  error: Schema.String
+}) {}
+export const WebhookRejectedResponse = wire(WebhookRejected, 401, "The webhook signature did not verify against the raw body.")
+
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>("ServiceUnavailable")("ServiceUnavailable", {
+  error: Schema.String,
+  message: Schema.String
+}) {}
+export const ServiceUnavailableResponse = wire(ServiceUnavailable, 503, "A dependency of this endpoint is not available right now.")
+
+/** Every error class that can answer, with its wire schema: what clients use to turn an error back into its body. */
+export const ErrorResponses = [
+  InvalidRequestResponse,
+  UnauthorizedResponse,
+  ForbiddenResponse,
+  PlanRequiredResponse,
+  OrganizationNotFoundResponse,
+  NotFoundResponse,
+  ConflictResponse,
+  RateLimitedResponse,
+  PayloadTooLargeResponse,
+  ConnectionNotFoundResponse,
+  ConnectionNotReadyResponse,
+  NeedsConnectionResponse,
+  SuiteApiErrorResponse,
+  WebhookRejectedResponse,
+  ServiceUnavailableResponse
+] as const

@@ -1,0 +1,103 @@
+/**
+ * TypeIDs: `<prefix>_<26-character base32 suffix>`, each prefix its own branded schema.
+ *
+ * The suffix is a UUIDv7 in Crockford base32 (lowercase alphabet `0-9a-hjkmnp-tv-z`); its first character is at
+ * most `7` because 26 base32 characters hold 130 bits and a UUID only 128. Generation lives in the server
+ * (`typeid-js`); this module only validates, so the client stays dependency-free.
+ */
+import { Schema } from "effect"
+
+const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/
+
+/** Checks one TypeID against its prefix, with the message a caller needs to fix it. */
+export const checkTypeId = (prefix: string, value: string): string | undefined => {
+  const length = prefix.length + 27
+  if (value.length !== length) return `TypeID must be ${length} characters (${prefix}_<26 char suffix>)`
+  if (!value.startsWith(`${prefix}_`)) return `TypeID must start with '${prefix}_'`
+  if (!SUFFIX.test(value.slice(prefix.length + 1))) return "TypeID suffix is not valid base32"
+  return undefined
+}
+
+const typeId = <const Prefix extends string, const Brand extends string>(prefix: Prefix, brand: Brand, identifies: string) =>
+  Schema.String.pipe(
+    Schema.filter((value) => checkTypeId(prefix, value) ?? true, {
+      identifier: brand,
+      description: `${identifies}: a TypeID with the '${prefix}_' prefix (${prefix.length + 27} characters)`,
+      jsonSchema: {
+        type: "string",
+        minLength: prefix.length + 27,
+        maxLength: prefix.length + 27,
+        pattern: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$`
+      }
+    }),
+    Schema.brand(brand)
+  )
+
+/** Every TypeID prefix the service issues. Persisted: only ever append. */
+export const Prefixes = {
+  organization: "org",
+  user: "usr",
+  session: "ses",
+  membership: "om",
+  team: "tem",
+  apiKey: "apk",
+  bootstrap: "wbt",
+  workspaceClaim: "wcl",
+  invitation: "inv",
+  connectorAccount: "cac",
+  connectorTarget: "ctg",
+  connectorInstance: "cin",
+  connectorMapping: "cmp",
+  plugin: "plg",
+  marketplace: "mkt",
+  configObject: "cob",
+  configObjectVersion: "cov",
+  configObjectAccessGrant: "coa",
+  marketplaceAccessGrant: "mag",
+  desktopPolicy: "dpo",
+  externalMcpConnection: "emc"
+} as const
+export type Prefix = (typeof Prefixes)[keyof typeof Prefixes]
+
+export const OrganizationId = typeId("org", "OrganizationId", "Organization id")
+export type OrganizationId = typeof OrganizationId.Type
+export const UserId = typeId("usr", "UserId", "User id")
+export type UserId = typeof UserId.Type
+export const SessionId = typeId("ses", "SessionId", "Session id")
+export type SessionId = typeof SessionId.Type
+export const MembershipId = typeId("om", "MembershipId", "Organization membership id")
+export type MembershipId = typeof MembershipId.Type
+export const TeamId = typeId("tem", "TeamId", "Team id")
+export type TeamId = typeof TeamId.Type
+export const ApiKeyId = typeId("apk", "ApiKeyId", "API key id")
+export type ApiKeyId = typeof ApiKeyId.Type
+export const BootstrapId = typeId("wbt", "BootstrapId", "Workspace bootstrap id")
+export type BootstrapId = typeof BootstrapId.Type
+export const WorkspaceClaimId = typeId("wcl", "WorkspaceClaimId", "Workspace claim id")
+export type WorkspaceClaimId = typeof WorkspaceClaimId.Type
+export const InvitationId = typeId("inv", "InvitationId", "Invitation id")
+export type InvitationId = typeof InvitationId.Type
+export const ConnectorAccountId = typeId("cac", "ConnectorAccountId", "Connector account id")
+export type ConnectorAccountId = typeof ConnectorAccountId.Type
+export const ConnectorTargetId = typeId("ctg", "ConnectorTargetId", "Connector target id")
+export type ConnectorTargetId = typeof ConnectorTargetId.Type
+export const ConnectorInstanceId = typeId("cin", "ConnectorInstanceId", "Connector instance id")
+export type ConnectorInstanceId = typeof ConnectorInstanceId.Type
+export const ConnectorMappingId = typeId("cmp", "ConnectorMappingId", "Connector mapping id")
+export type ConnectorMappingId = typeof ConnectorMappingId.Type
+export const PluginId = typeId("plg", "PluginId", "Plugin id")
+export type PluginId = typeof PluginId.Type
+export const MarketplaceId = typeId("mkt", "MarketplaceId", "Marketplace id")
+export type MarketplaceId = typeof MarketplaceId.Type
+export const ConfigObjectId = typeId("cob", "ConfigObjectId", "Config object id")
+export type ConfigObjectId = typeof ConfigObjectId.Type
+export const ConfigObjectVersionId = typeId("cov", "ConfigObjectVersionId", "Config object version id")
+export type ConfigObjectVersionId = typeof ConfigObjectVersionId.Type
+export const ConfigObjectAccessGrantId = typeId("coa", "ConfigObjectAccessGrantId", "Config object access grant id")
+export type ConfigObjectAccessGrantId = typeof ConfigObjectAccessGrantId.Type
+export const MarketplaceAccessGrantId = typeId("mag", "MarketplaceAccessGrantId", "Marketplace access grant id")
+export type MarketplaceAccessGrantId = typeof MarketplaceAccessGrantId.Type
+export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy id")
+export type DesktopPolicyId = typeof DesktopPolicyId.Type
+export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
+export type ExternalMcpConnectionId = typeof ExternalMcpConnectionId.Type

@@ -1,0 +1,20 @@
+/** Organizations: creating one (the creator becomes its owner). */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { ForbiddenResponse } from "./Errors.js"
+import { CreateOrganizationRequest, OrganizationWithMembership } from "./Identity.js"
+import { Authentication } from "./Security.js"
+
+export class OrganizationsApi extends HttpApiGroup.make("organizations")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/organizations")
+      .setPayload(CreateOrganizationRequest)
+      .addSuccess(OrganizationWithMembership, { status: 201 })
+      .addError(ForbiddenResponse)
+      .annotate(
+        OpenApi.Description,
+        "Creates an organization with the caller as its owner and makes it the session's active organization. Needs a session (403 `session_required` with an API key)."
+      )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Organizations")
+{}

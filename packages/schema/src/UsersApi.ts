@@ -1,0 +1,55 @@
+/** Users: sign-up, sign-in, sign-out and the caller's own profile. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { ConflictResponse, ForbiddenResponse, OrganizationNotFoundResponse, UnauthorizedResponse } from "./Errors.js"
+import { AuthResult, Me, SignInRequest, SignUpRequest, SwitchOrganizationRequest } from "./Identity.js"
+import { Authentication } from "./Security.js"
+
+export class UsersApi extends HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up")
+      .setPayload(SignUpRequest)
+      .addSuccess(AuthResult, { status: 201 })
+      .addError(ConflictResponse)
+      .addError(ForbiddenResponse)
+      .annotate(
+        OpenApi.Description,
+        "Creates an account and signs it in. 409 `email_taken` when the email is registered; 403 `signup_disabled` when the instance does not allow sign-up."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("signIn", "/v1/auth/sign-in")
+      .setPayload(SignInRequest)
+      .addSuccess(AuthResult)
+      .addError(UnauthorizedResponse)
+      .annotate(
+        OpenApi.Description,
+        "Exchanges an email and password for a session token. A wrong email and a wrong password answer the same 401."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ForbiddenResponse)
+      .middleware(Authentication)
+      .annotate(OpenApi.Description, "Revokes the presented session token. Needs a session (403 `session_required` with an API key).")
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/v1/me")
+      .addSuccess(Me)
+      .middleware(Authentication)
+      .annotate(OpenApi.Description, "The caller, their active organization and their membership in it.")
+  )
+  .add(
+    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization")
+      .setPayload(SwitchOrganizationRequest)
+      .addSuccess(Me)
+      .addError(ForbiddenResponse)
+      .addError(OrganizationNotFoundResponse)
+      .middleware(Authentication)
+      .annotate(
+        OpenApi.Description,
+        "Makes another organization the session's active one. 404 `organization_not_found` unless the caller is a member; 403 `session_required` with an API key."
+      )
+  )
+  .annotate(OpenApi.Title, "Users")
+{}

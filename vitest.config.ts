@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  resolve: { conditions: ["@orgplane/source"] },
+  ssr: { resolve: { conditions: ["@orgplane/source"] } },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // PGlite runs on the main thread: one worker per core keeps each server responsive.
+    pool: "forks",
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+  }
+})
