@@ -14,6 +14,12 @@ type ErrorClass<Self, Fields extends Schema.Struct.Fields> = Schema.Schema<Self,
   new(props: any): Self
 }
 
+const registry = new Map<Function, Schema.Schema<any, any, any>>()
+
+/** The wire schema of an error the API declares, or undefined for anything else (a defect, a foreign error). */
+export const errorResponseOf = (error: unknown): Schema.Schema<any, any, any> | undefined =>
+  typeof error === "object" && error !== null ? registry.get(error.constructor) : undefined
+
 /** The wire form of one error class: the spec's members only, with the HTTP status it answers with. */
 const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Struct.Fields>(
   cls: ErrorClass<Self, Fields>,
@@ -24,9 +30,9 @@ const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Stru
   const { _tag, ...fields } = cls.fields as Schema.Struct.Fields
   const identifier = SchemaAST.getIdentifierAnnotation(cls.ast).pipe(Option.getOrUndefined)
   const names = Object.keys(fields)
-  return Schema.transform(
+  const response = Schema.transform(
     Schema.Struct(fields).annotations({
-      identifier,
+      ...(identifier ? { identifier } : {}),
       description,
       ...(options.exact ? { parseOptions: { onExcessProperty: "error" } } : {})
     }),
@@ -36,7 +42,9 @@ const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Stru
       decode: (body) => new cls(body),
       encode: (error) => Object.fromEntries(names.filter((name) => (error as any)[name] !== undefined).map((name) => [name, (error as any)[name]]))
     }
-  ).annotations(HttpApiSchema.annotations({ status })) as any
+  ).annotations(HttpApiSchema.annotations({ status }))
+  registry.set(cls, response)
+  return response as any
 }
 
 export const InvalidRequestDetail = Schema.Struct(
@@ -112,7 +120,16 @@ export const ConflictResponse = wire(Conflict, 409, "The request conflicts with 
 export class RateLimited extends Schema.TaggedError<RateLimited>("RateLimited")("RateLimited", {
   error: code("rate_limited"),
   message: Schema.String
-}) {}
+}) {
+  /** Travels as the `Retry-After` header, not as a body member. */
+  retryAfterSeconds: number | undefined = undefined
+
+  static after(seconds: number, message: string): RateLimited {
+    const error = new RateLimited({ message })
+    error.retryAfterSeconds = seconds
+    return error
+  }
+}
 export const RateLimitedResponse = wire(RateLimited, 429, "Too many requests; the `Retry-After` header says how many seconds to wait.")
 
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>("PayloadTooLarge")("PayloadTooLarge", {

@@ -19,7 +19,9 @@ export type Plan = typeof Plan.Type
 export const PersonName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(120))
 export const OrganizationName = Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(120))
 export const Password = Schema.String.pipe(Schema.minLength(10), Schema.maxLength(256)).annotations({
-  description: "At least 10 characters."
+  description: "10 to 256 characters.",
+  // Never echo a password back, not even a rejected one.
+  message: () => "must be 10 to 256 characters"
 })
 
 export class User extends Schema.Class<User>("User")({

@@ -10,6 +10,7 @@ export const DEFAULT_LIMIT = 50
 
 export const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
   description: `Page size, 1 to 100 (default ${DEFAULT_LIMIT}).`,
+  message: () => "must be an integer from 1 to 100",
   jsonSchema: { type: "integer", minimum: 1, maximum: 100 }
 })
 
@@ -18,7 +19,7 @@ export const PageQueryFields = {
   cursor: Schema.optionalWith(Cursor, { exact: true }),
   limit: Schema.optionalWith(Limit, { exact: true })
 }
-export const PageQuery = Schema.Struct(PageQueryFields)
+export const PageQuery = Schema.Struct(PageQueryFields).annotations({ parseOptions: { errors: "all" } })
 export type PageQuery = typeof PageQuery.Type
 
 export interface Page<A> {

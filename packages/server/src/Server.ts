@@ -1,0 +1,83 @@
+/**
+ * The orgplane server, composed: configuration → database → migrations → services → HTTP groups.
+ *
+ * Three ways to run it:
+ * - `layer(options)`: a standalone Node HTTP server (what `orgplane serve` runs);
+ * - `makeWebHandler(options)`: a web-standard `(Request) => Promise<Response>` for any host;
+ * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
+ * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer.
+ */
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Api } from "@orgplane/schema"
+import type { SqlClient } from "@effect/sql"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import * as IdentityHttp from "./identity/Http.js"
+import { ApiKeysRepository } from "./identity/ApiKeysRepository.js"
+import { SessionsRepository } from "./identity/SessionsRepository.js"
+import { OrganizationsRepository } from "./identity/OrganizationsRepository.js"
+import { migrations } from "./migrations/index.js"
+import { AuthenticationLive } from "./platform/Auth.js"
+import * as Config from "./platform/Config.js"
+import * as Crypto from "./platform/Crypto.js"
+import * as Database from "./platform/Database.js"
+import * as Docs from "./platform/Docs.js"
+import * as HttpErrors from "./platform/HttpErrors.js"
+import { IdGenerator } from "./platform/Ids.js"
+import { migrate } from "./platform/Migrator.js"
+import { RateLimiter } from "./platform/RateLimiter.js"
+import { SystemHttp } from "./system/Http.js"
+
+export type ServerOptions = Partial<Config.ServerSettings> & {
+  /** Replaces the database layer (tests use a template-loaded embedded database). */
+  readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
+}
+
+const Migrations = Layer.effectDiscard(migrate(migrations))
+
+/** Shared infrastructure: services that any area may use. */
+const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, SessionsRepository.Default, ApiKeysRepository.Default, OrganizationsRepository.Default)
+
+/** The database, migrated, with the configuration. */
+const Storage = (options: ServerOptions) => {
+  const { database, ...overrides } = options
+  const config = Config.layer(overrides)
+  const db = (database ?? Database.layer).pipe(Layer.provide(config))
+  return Layer.provideMerge(Migrations, Layer.merge(db, config))
+}
+
+/** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
+export const ApiLayer = (options: ServerOptions = {}) =>
+  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
+    Layer.provide([SystemHttp, IdentityHttp.layer]),
+    Layer.provide(AuthenticationLive),
+    Layer.provide(Platform),
+    Layer.provideMerge(Storage(options))
+  )
+
+/** A standalone HTTP server on the configured host and port. */
+export const layer = (options: ServerOptions = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(Config.ServerConfig, (settings) =>
+      HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+        HttpServer.withLogAddress,
+        Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+      ))
+  ).pipe(Layer.provide(ApiLayer(options)))
+
+/** A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). */
+export const makeWebHandler = (options: ServerOptions = {}) =>
+  HttpApiBuilder.toWebHandler(Layer.mergeAll(ApiLayer(options), HttpServer.layerContext))
+
+/** A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. */
+export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
+  readonly listener: (request: IncomingMessage, response: ServerResponse) => void
+  readonly dispose: () => Promise<void>
+}> => {
+  const runtime = ManagedRuntime.make(
+    Layer.mergeAll(ApiLayer(options), HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, NodeHttpServer.layerContext)
+  )
+  const listener = await runtime.runPromise(Effect.flatMap(HttpApiBuilder.httpApp, NodeHttpServer.makeHandler))
+  return { listener, dispose: () => runtime.dispose() }
+}

@@ -1,0 +1,114 @@
+/** Storage of organizations, their memberships, and which organization operates the instance. */
+import { SqlClient } from "@effect/sql"
+import { Membership, type MembershipId, Organization, type OrganizationId, type Plan, type Role, type UserId } from "@orgplane/schema"
+import { Effect, Option } from "effect"
+import { first } from "../platform/Sql.js"
+
+interface OrganizationRow {
+  readonly id: OrganizationId
+  readonly name: string
+  readonly plan: Plan
+  readonly provisional: boolean
+  readonly createdAt: Date
+}
+
+interface MembershipRow {
+  readonly id: MembershipId
+  readonly organizationId: OrganizationId
+  readonly userId: UserId | null
+  readonly role: Role
+  readonly createdAt: Date
+}
+
+const toOrganization = (row: OrganizationRow) => new Organization(row)
+const toMembership = (row: MembershipRow) => new Membership(row)
+
+export class OrganizationsRepository extends Effect.Service<OrganizationsRepository>()(
+  "@orgplane/server/OrganizationsRepository",
+  {
+    effect: Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+
+      const insert = (row: OrganizationRow) =>
+        Effect.gen(function*() {
+          yield* sql`INSERT INTO organizations ${sql.insert({ ...row, updatedAt: row.createdAt })}`
+          // The first organization of an instance operates it, unless configuration names another.
+          yield* sql`INSERT INTO instance_settings (key, value) VALUES ('operator_organization_id', ${row.id})
+                     ON CONFLICT (key) DO NOTHING`
+          return toOrganization(row)
+        }).pipe(Effect.orDie)
+
+      const findById = (id: OrganizationId) =>
+        sql<OrganizationRow>`SELECT id, name, plan, provisional, created_at FROM organizations WHERE id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(first(rows), toOrganization)),
+          Effect.orDie
+        )
+
+      const update = (id: OrganizationId, changes: Partial<Pick<OrganizationRow, "plan" | "provisional" | "name">>, at: Date) =>
+        sql<OrganizationRow>`UPDATE organizations SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}
+                             RETURNING id, name, plan, provisional, created_at`.pipe(
+          Effect.map((rows) => Option.map(first(rows), toOrganization)),
+          Effect.orDie
+        )
+
+      const operatorOrganizationId = sql<{ value: OrganizationId }>`
+        SELECT value FROM instance_settings WHERE key = 'operator_organization_id'`.pipe(
+        Effect.map((rows) => Option.map(first(rows), (row) => row.value)),
+        Effect.orDie
+      )
+
+      const insertMembership = (row: MembershipRow) =>
+        sql`INSERT INTO memberships ${sql.insert({ ...row, updatedAt: row.createdAt })}`.pipe(
+          Effect.as(toMembership(row)),
+          Effect.orDie
+        )
+
+      /** The user's active membership in the organization. */
+      const findMembership = (organizationId: OrganizationId, userId: UserId) =>
+        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships
+                           WHERE organization_id = ${organizationId} AND user_id = ${userId} AND removed_at IS NULL`.pipe(
+          Effect.map((rows) => Option.map(first(rows), toMembership)),
+          Effect.orDie
+        )
+
+      /** Whether the user was a member of the organization and has been removed (and is not a member again). */
+      const wasRemoved = (organizationId: OrganizationId, userId: UserId) =>
+        sql<{ removed: boolean }>`SELECT bool_and(removed_at IS NOT NULL) AS removed FROM memberships
+                                  WHERE organization_id = ${organizationId} AND user_id = ${userId}`.pipe(
+          Effect.map((rows) => rows[0]?.removed === true),
+          Effect.orDie
+        )
+
+      const findMembershipById = (organizationId: OrganizationId, id: MembershipId) =>
+        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships
+                           WHERE organization_id = ${organizationId} AND id = ${id} AND removed_at IS NULL`.pipe(
+          Effect.map((rows) => Option.map(first(rows), toMembership)),
+          Effect.orDie
+        )
+
+      /** The user's oldest active membership: where a session without an active organization lands. */
+      const firstMembershipOf = (userId: UserId) =>
+        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships
+                           WHERE user_id = ${userId} AND removed_at IS NULL ORDER BY id LIMIT 1`.pipe(
+          Effect.map((rows) => Option.map(first(rows), toMembership)),
+          Effect.orDie
+        )
+
+      const updateMembership = (id: MembershipId, changes: { readonly role?: Role; readonly removedAt?: Date }, at: Date) =>
+        sql`UPDATE memberships SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}`.pipe(Effect.orDie)
+
+      return {
+        insert,
+        findById,
+        update,
+        operatorOrganizationId,
+        insertMembership,
+        findMembership,
+        findMembershipById,
+        wasRemoved,
+        firstMembershipOf,
+        updateMembership
+      } as const
+    })
+  }
+) {}

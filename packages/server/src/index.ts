@@ -1,0 +1,7 @@
+export { ApiLayer, layer, makeNodeListener, makeWebHandler, type ServerOptions } from "./Server.js"
+export { environment, layer as configLayer, ServerConfig, type ServerSettings, settingsConfig } from "./platform/Config.js"
+export * as Database from "./platform/Database.js"
+export { type Migration, migrate } from "./platform/Migrator.js"
+export { migrations } from "./migrations/index.js"
+export { IdGenerator } from "./platform/Ids.js"
+export { Crypto, parseKeys } from "./platform/Crypto.js"

@@ -1,0 +1,7 @@
+/** Every migration, in order. Append only: a released migration is never edited. */
+import type { Migration } from "../platform/Migrator.js"
+import identity from "./0001_identity.js"
+
+export const migrations: ReadonlyArray<Migration> = [
+  { id: 1, name: "identity", up: identity }
+]

@@ -1,0 +1,91 @@
+/**
+ * Server configuration: every setting an environment variable with a documented default (see the README's table
+ * and `orgplane serve --help`). Flags of `orgplane serve` override the environment.
+ */
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Plan } from "@orgplane/schema"
+import { Schema } from "effect"
+
+export interface ServerSettings {
+  /** Interface the standalone server binds to. */
+  readonly host: string
+  readonly port: number
+  /** Postgres URL; when absent the embedded database is used. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /** Folder of the embedded database, or `"memory"` for a throwaway one. */
+  readonly dataDir: string
+  /** Reported by `/health` and the OpenAPI document. */
+  readonly version: string
+  /** Base address people and agents reach this server at; used to build claim links. */
+  readonly publicUrl: Option.Option<string>
+  readonly signupEnabled: boolean
+  readonly defaultPlan: Plan
+  readonly operatorOrganizationId: Option.Option<string>
+  readonly sessionTtl: Duration.Duration
+  /** log2 of the scrypt cost for new password hashes (stored hashes carry their own cost). */
+  readonly passwordCost: number
+  /** `kid:base64key` entries, comma-separated; the first one encrypts, all of them decrypt. */
+  readonly encryptionKeys: Option.Option<Redacted.Redacted>
+  /** Bootstrap workspaces one client address may create per hour. */
+  readonly bootstrapPerHour: number
+  /** Believe `X-Forwarded-For` for the client address (only behind a proxy you control). */
+  readonly trustProxy: boolean
+}
+
+export class ServerConfig extends Context.Tag("@orgplane/server/ServerConfig")<ServerConfig, ServerSettings>() {}
+
+/** The documented environment variables, shared by `--help` and the README. */
+export const environment = [
+  ["ORGPLANE_HOST", "127.0.0.1", "Interface to bind."],
+  ["ORGPLANE_PORT", "8787", "Port to listen on."],
+  ["DATABASE_URL", "(unset)", "Postgres URL. Unset: the embedded PGlite database in ORGPLANE_DATA_DIR."],
+  ["ORGPLANE_DATA_DIR", "./.orgplane/data", "Embedded database folder; `memory` for a throwaway database."],
+  ["ORGPLANE_VERSION", "dev", "Version reported by /health and the OpenAPI document."],
+  ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
+  ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up."],
+  ["ORGPLANE_DEFAULT_PLAN", "free", "Plan of new organizations: free, team or enterprise."],
+  ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(first organization)", "Organization whose owners and admins operate the instance."],
+  ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
+  ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
+  ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts. Required with DATABASE_URL once secrets are stored."],
+  ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
+  ["ORGPLANE_TRUST_PROXY", "false", "Take the client address from X-Forwarded-For."]
+] as const
+
+const plan = Config.string("ORGPLANE_DEFAULT_PLAN").pipe(
+  Config.withDefault("free"),
+  Config.validate({ message: "must be free, team or enterprise", validation: Schema.is(Plan) })
+) as Config.Config<Plan>
+
+export const settingsConfig: Config.Config<ServerSettings> = Config.all({
+  host: Config.string("ORGPLANE_HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.port("ORGPLANE_PORT").pipe(Config.withDefault(8787)),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+  ),
+  dataDir: Config.string("ORGPLANE_DATA_DIR").pipe(Config.withDefault("./.orgplane/data")),
+  version: Config.string("ORGPLANE_VERSION").pipe(
+    Config.withDefault("dev"),
+    Config.map((version) => version.trim() === "" ? "dev" : version.trim())
+  ),
+  publicUrl: Config.option(Config.string("ORGPLANE_PUBLIC_URL")),
+  signupEnabled: Config.boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),
+  defaultPlan: plan,
+  operatorOrganizationId: Config.option(Config.string("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
+  sessionTtl: Config.duration("ORGPLANE_SESSION_TTL").pipe(Config.withDefault(Duration.days(30))),
+  passwordCost: Config.integer("ORGPLANE_PASSWORD_COST").pipe(
+    Config.withDefault(15),
+    Config.validate({ message: "must be between 10 and 20", validation: (n) => n >= 10 && n <= 20 })
+  ),
+  encryptionKeys: Config.option(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
+  bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
+  trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false))
+})
+
+/** Reads the settings from the environment, with `overrides` (command-line flags, an embedding host's options) on top. */
+export const layer = (overrides: Partial<ServerSettings> = {}) =>
+  Layer.effect(ServerConfig, Effect.map(settingsConfig, (settings) => ({ ...settings, ...overrides })))
+
+/** The base URL links point at. */
+export const publicUrl = (settings: ServerSettings) =>
+  Option.getOrElse(settings.publicUrl, () => `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")

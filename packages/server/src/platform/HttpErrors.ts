@@ -1,0 +1,92 @@
+/**
+ * The one place where failures become responses the spec allows. Runs around every route, before the platform
+ * encodes declared errors:
+ * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
+ * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
+ * - an unknown route → 404 `not_found`; a rate limit → 429 with `Retry-After`;
+ * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause.
+ */
+import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
+import { Api, errorResponseOf, InvalidRequest, RateLimited, RateLimitedResponse } from "@orgplane/schema"
+import { Cause, Effect, FiberRef, type Layer, Option, Schema } from "effect"
+
+/** Set once a handler has returned: a schema failure after that is the response's, not the request's. */
+export const HandlerReturned = FiberRef.unsafeMake(false)
+
+const markReturned = (handler: (request: any) => Effect.Effect<any, any, any>) => (request: any) =>
+  Effect.tap(handler(request), () => FiberRef.set(HandlerReturned, true))
+
+/** Passes every handler through `markReturned`, however `handle` calls are chained. */
+const instrument = <H extends object>(handlers: H): H =>
+  new Proxy(handlers, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if ((property === "handle" || property === "handleRaw") && typeof value === "function") {
+        return (name: string, handler: any, options?: any) => instrument(value.call(target, name, markReturned(handler), options))
+      }
+      return value
+    }
+  })
+
+/**
+ * `HttpApiBuilder.group`, with every handler marked as it returns, so a response that fails its own schema is
+ * reported as the server's bug (500) and not as the caller's (400). Every group of the server is built with it.
+ */
+export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) =>
+  (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers)))) as any
+
+const internalError = HttpServerResponse.unsafeJson(
+  { error: "internal_error", message: "The server failed to handle this request." },
+  { status: 500 }
+)
+
+const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) =>
+  new InvalidRequest({
+    details: error.issues.map((issue) => ({
+      message: issue.message,
+      path: issue.path.map((key) => typeof key === "number" ? key : String(key))
+    }))
+  })
+
+const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
+
+const handle = (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+    const failure = Cause.failureOption(cause)
+    // The platform reports an unreadable body as a defect, not a failure.
+    const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
+    if (error instanceof HttpApiError.HttpApiDecodeError) {
+      if (yield* FiberRef.get(HandlerReturned)) {
+        yield* Effect.logError("A response did not match its schema", error.issues)
+        return internalError
+      }
+      return yield* Effect.fail(toInvalidRequest(error))
+    }
+    if (HttpServerError.isServerError(error)) {
+      if (error._tag === "RouteNotFound") {
+        return HttpServerResponse.unsafeJson(
+          { error: "not_found", message: `No route for ${error.request.method} ${error.request.url}` },
+          { status: 404 }
+        )
+      }
+      if (error._tag === "RequestError" && error.reason === "Decode") {
+        return yield* Effect.fail(InvalidRequest.field([], "The request body is not valid JSON."))
+      }
+    }
+    if (error instanceof RateLimited) {
+      return HttpServerResponse.unsafeJson(encodeRateLimited(error), {
+        status: 429,
+        headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
+      })
+    }
+    if (Option.isSome(failure) && errorResponseOf(error) !== undefined) return yield* Effect.failCause(cause)
+    yield* Effect.logError("Unhandled failure", cause)
+    return internalError
+  })
+
+export const layer: Layer.Layer<never> = HttpApiBuilder.middleware(Api, (app) =>
+  Effect.zipRight(FiberRef.set(HandlerReturned, false), app).pipe(
+    Effect.catchAllCause(handle),
+    Effect.map(HttpServerResponse.setHeader("x-content-type-options", "nosniff"))
+  ) as typeof app)

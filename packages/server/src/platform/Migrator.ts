@@ -1,0 +1,40 @@
+/**
+ * Forward-only migrations, run at start-up. The whole run is one transaction holding a Postgres advisory lock, so
+ * several server processes starting at once apply each migration exactly once and never see a half-migrated schema.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+
+export interface Migration {
+  readonly id: number
+  readonly name: string
+  readonly up: Effect.Effect<unknown, SqlError, SqlClient.SqlClient>
+}
+
+/** Arbitrary but fixed: identifies orgplane's migration lock among other advisory locks. */
+const LOCK_KEY = 7_402_318_771
+
+/** Applies the missing migrations in id order and returns the ones it applied. */
+export const migrate = (migrations: ReadonlyArray<Migration>) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(
+      Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(${LOCK_KEY})`
+        yield* sql`CREATE TABLE IF NOT EXISTS orgplane_migrations (
+          id integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`
+        const applied = new Set((yield* sql<{ id: number }>`SELECT id FROM orgplane_migrations`).map((row) => row.id))
+        const pending = [...migrations].sort((a, b) => a.id - b.id).filter((migration) => !applied.has(migration.id))
+        for (const migration of pending) {
+          yield* migration.up
+          yield* sql`INSERT INTO orgplane_migrations (id, name) VALUES (${migration.id}, ${migration.name})`
+          yield* Effect.logDebug(`Applied migration ${migration.id}_${migration.name}`)
+        }
+        return pending.map(({ id, name }) => ({ id, name }))
+      })
+    )
+  })
