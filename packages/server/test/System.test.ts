@@ -1,0 +1,47 @@
+import { Http, TestServer } from "@orgplane/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: TestServer.RunningServer
+beforeAll(async () => {
+  server = await TestServer.start({ version: "1.2.3" })
+})
+afterAll(() => server.close())
+
+describe("system", () => {
+  it("reports health with the configured version", async () => {
+    const response = await Http.request(server.url, "GET", "/health")
+    expect(response.status).toBe(200)
+    expect(response.body).toEqual({ ok: true, version: "1.2.3" })
+  })
+
+  it("reports readiness after checking the database", async () => {
+    const response = await Http.request(server.url, "GET", "/ready")
+    expect(response.status).toBe(200)
+    expect(response.body).toEqual({ ok: true, checks: { database: "ok" } })
+  })
+
+  it("serves the OpenAPI 3.1 document with the configured version", async () => {
+    const response = await Http.request(server.url, "GET", "/openapi.json")
+    expect(response.status).toBe(200)
+    expect(response.body.openapi).toBe("3.1.0")
+    expect(response.body.info.version).toBe("1.2.3")
+    expect(Object.keys(response.body.components.securitySchemes).sort()).toEqual(["apiKey", "bearer"])
+    expect(JSON.stringify(response.body)).not.toContain("HttpApiDecodeError")
+  })
+
+  it("serves the reference UI with its script", async () => {
+    const page = await Http.request(server.url, "GET", "/docs")
+    expect(page.status).toBe(200)
+    expect(page.text).toContain("/openapi.json")
+    const script = await fetch(`${server.url}/docs/scalar.js`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get("cache-control")).toContain("max-age")
+    expect((await script.text()).length).toBeGreaterThan(100_000)
+  })
+
+  it("answers an unknown route with a 404 body", async () => {
+    const response = await Http.request(server.url, "GET", "/v1/nothing-here")
+    expect(response.status).toBe(404)
+    expect(response.body).toEqual({ error: "not_found", message: "No route for GET /v1/nothing-here" })
+  })
+})

@@ -1,0 +1,39 @@
+/** A real orgplane server on a loopback port, for tests, examples and benchmarks. */
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ApiLayer, type ServerOptions } from "@orgplane/server"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { createServer } from "node:http"
+import * as TestDatabase from "./TestDatabase.js"
+
+/** Settings that keep tests fast and isolated: cheap password hashing, a fixed key, no rate-limit surprises. */
+export const testSettings: ServerOptions = {
+  passwordCost: 10,
+  dataDir: "memory",
+  host: "127.0.0.1",
+  port: 0
+}
+
+const serverLayer = (options: ServerOptions) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  )
+
+export interface RunningServer {
+  /** For example `http://127.0.0.1:41234`. */
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/** Starts a server on a free loopback port, on a fresh database. */
+export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
+  const runtime = ManagedRuntime.make(serverLayer(options))
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
+}
+
+/** The same, as a scoped Effect. */
+export const scoped = (options: ServerOptions = {}) =>
+  Effect.acquireRelease(Effect.promise(() => start(options)), (server) => Effect.promise(server.close))

@@ -1,0 +1,3 @@
+export * as TestDatabase from "./TestDatabase.js"
+export * as TestServer from "./TestServer.js"
+export * as Http from "./Http.js"
