@@ -5,6 +5,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+    globalSetup: ["packages/testkit/src/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // PGlite runs on the main thread: one worker per core keeps each server responsive.

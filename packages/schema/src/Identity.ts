@@ -18,11 +18,12 @@ export type Plan = typeof Plan.Type
 
 export const PersonName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(120))
 export const OrganizationName = Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(120))
-export const Password = Schema.String.pipe(Schema.minLength(10), Schema.maxLength(256)).annotations({
-  description: "10 to 256 characters.",
-  // Never echo a password back, not even a rejected one.
-  message: () => "must be 10 to 256 characters"
-})
+// Never echo a password back, not even a rejected one: every check carries its own message.
+const passwordMessage = { message: () => "must be 10 to 256 characters" }
+export const Password = Schema.String.pipe(
+  Schema.minLength(10, passwordMessage),
+  Schema.maxLength(256, passwordMessage)
+).annotations({ description: "10 to 256 characters." })
 
 export class User extends Schema.Class<User>("User")({
   id: UserId,
@@ -62,7 +63,10 @@ export const SignUpRequest = Schema.Struct({
 
 export const SignInRequest = Schema.Struct({
   email: Email,
-  password: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256))
+  password: Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must not be empty" }),
+    Schema.maxLength(256, passwordMessage)
+  )
 }).annotations(allErrors)
 
 export const AuthResult = Schema.Struct({ user: User, session: Session }).annotations({ identifier: "AuthResult" })

@@ -6,13 +6,30 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Database, migrate, migrations } from "@orgplane/server"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
+import * as Fs from "node:fs/promises"
 
 let template: Promise<Blob> | undefined
 
-/** A dump of a freshly migrated embedded database, made once per test process. */
+/** Where the test run's global setup left a dumped template (see globalSetup.ts), if it did. */
+const templateFile = Config.option(Config.string("ORGPLANE_TEST_TEMPLATE"))
+
+/** A dump of a freshly migrated embedded database: made once per test run, or once per process without one. */
 export const embeddedTemplate = (): Promise<Blob> => {
   template ??= Effect.runPromise(
-    Effect.scoped(
+    Effect.gen(function*() {
+      const file = yield* Effect.orDie(templateFile)
+      if (Option.isSome(file)) {
+        const bytes = yield* Effect.promise(() => Fs.readFile(file.value).catch(() => undefined))
+        if (bytes !== undefined) return new Blob([bytes])
+      }
+      return yield* makeTemplate
+    })
+  )
+  return template
+}
+
+/** Creates a migrated embedded database and dumps it. */
+export const makeTemplate: Effect.Effect<Blob> = Effect.scoped(
       Effect.gen(function*() {
         const { db, socketDir } = yield* Database.embedded({ dataDir: "memory" })
         yield* migrate(migrations).pipe(
@@ -20,10 +37,7 @@ export const embeddedTemplate = (): Promise<Blob> => {
         )
         return yield* Effect.promise(() => db.dumpDataDir("none"))
       })
-    )
-  )
-  return template
-}
+    ).pipe(Effect.orDie)
 
 /** The Postgres URL the tests should use, from `DATABASE_URL`, if any. */
 export const postgresUrl = Config.option(Config.redacted("DATABASE_URL")).pipe(
@@ -49,11 +63,16 @@ export const freshPostgres = (url: Redacted.Redacted) =>
     })
   )
 
-/** The database layer a test server runs on: Postgres when DATABASE_URL is set, else embedded from the template. */
-export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient> = Layer.unwrapEffect(
+/**
+ * A fresh, migrated database for one test server: on the Postgres at DATABASE_URL when set, else embedded,
+ * loaded from the migrated template.
+ */
+export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> = Layer.unwrapEffect(
   Effect.gen(function*() {
     const url = yield* Effect.orDie(postgresUrl)
-    if (Option.isSome(url)) return freshPostgres(url.value)
+    if (Option.isSome(url)) {
+      return Layer.effectDiscard(migrate(migrations)).pipe(Layer.provideMerge(freshPostgres(url.value)))
+    }
     const loadDataDir = yield* Effect.promise(embeddedTemplate)
     return Database.layerEmbedded({ dataDir: "memory", loadDataDir })
   })

@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
 
@@ -26,8 +26,15 @@ export interface RunningServer {
   readonly close: () => Promise<void>
 }
 
+export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
+  readonly operatorOrganizationId?: string | undefined
+}
+
 /** Starts a server on a free loopback port, on a fresh database. */
-export const start = async (options: ServerOptions = {}): Promise<RunningServer> => {
+export const start = async ({ operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
+  const options: ServerOptions = operatorOrganizationId === undefined
+    ? rest
+    : { ...rest, operatorOrganizationId: Option.some(operatorOrganizationId) }
   const runtime = ManagedRuntime.make(serverLayer(options))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
@@ -35,5 +42,5 @@ export const start = async (options: ServerOptions = {}): Promise<RunningServer>
 }
 
 /** The same, as a scoped Effect. */
-export const scoped = (options: ServerOptions = {}) =>
+export const scoped = (options: Options = {}) =>
   Effect.acquireRelease(Effect.promise(() => start(options)), (server) => Effect.promise(server.close))

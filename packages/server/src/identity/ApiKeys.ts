@@ -1,5 +1,5 @@
 /** Organization API keys: issued by owners and admins, acting as the member who created them. */
-import { type ApiKeyId, NotFound, type PageQuery } from "@orgplane/schema"
+import { type ApiKeyId, InvalidRequest, NotFound, type PageQuery } from "@orgplane/schema"
 import { Effect } from "effect"
 import type { MemberContext } from "../platform/Auth.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -19,6 +19,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/ApiKeys
 
     const create = (caller: MemberContext, input: { readonly name: string; readonly expiresAt?: Date | undefined }) =>
       Effect.gen(function*() {
+        const createdAt = yield* now
+        if (input.expiresAt !== undefined && input.expiresAt.getTime() <= createdAt.getTime()) {
+          return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
+        }
         const key = yield* crypto.newToken(API_KEY_PREFIX)
         const apiKey = yield* apiKeys.insert({
           id: yield* makeId<ApiKeyId>("apk"),
@@ -27,7 +31,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/ApiKeys
           name: input.name,
           prefix: key.slice(0, DISPLAY_LENGTH),
           keyHash: crypto.hashToken(key),
-          createdAt: yield* now,
+          createdAt,
           expiresAt: input.expiresAt ?? null
         })
         return { apiKey, key }

@@ -6,7 +6,7 @@
  * - an unknown route → 404 `not_found`; a rate limit → 429 with `Retry-After`;
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause.
  */
-import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Api, errorResponseOf, InvalidRequest, RateLimited, RateLimitedResponse } from "@orgplane/schema"
 import { Cause, Effect, FiberRef, type Layer, Option, Schema } from "effect"
 
@@ -85,8 +85,12 @@ const handle = (cause: Cause.Cause<unknown>) =>
     return internalError
   })
 
-export const layer: Layer.Layer<never> = HttpApiBuilder.middleware(Api, (app) =>
-  Effect.zipRight(FiberRef.set(HandlerReturned, false), app).pipe(
-    Effect.catchAllCause(handle),
-    Effect.map(HttpServerResponse.setHeader("x-content-type-options", "nosniff"))
-  ) as typeof app)
+/** The mapping as middleware of any HttpApi (tests use small APIs of their own). */
+export const layerFor = (api: HttpApi.HttpApi.Any): Layer.Layer<never> =>
+  HttpApiBuilder.middleware(api as typeof Api, (app) =>
+    Effect.zipRight(FiberRef.set(HandlerReturned, false), app).pipe(
+      Effect.catchAllCause(handle),
+      Effect.map(HttpServerResponse.setHeader("x-content-type-options", "nosniff"))
+    ) as typeof app)
+
+export const layer: Layer.Layer<never> = layerFor(Api)

@@ -1,0 +1,64 @@
+/** Behaviour that depends on configuration: session lifetime, sign-up switch, bootstrap rate limit, default plan. */
+import { Http, TestServer } from "@orgplane/testkit"
+import { Duration } from "effect"
+import { describe, expect, it } from "vitest"
+
+const withServer = async (options: TestServer.Options, test: (url: string) => Promise<void>) => {
+  const server = await TestServer.start(options)
+  try {
+    await test(server.url)
+  } finally {
+    await server.close()
+  }
+}
+
+describe("configuration", () => {
+  it("sessions expire after the configured lifetime", () =>
+    withServer({ sessionTtl: Duration.seconds(1) }, async (url) => {
+      const user = await Http.signUp(url)
+      expect((await Http.request(url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      const expired = await Http.request(url, "GET", "/v1/me", { token: user.token })
+      expect(expired.status).toBe(401)
+      expect(expired.body).toEqual({ error: "unauthorized" })
+    }))
+
+  it("sign-up can be disabled", () =>
+    withServer({ signupEnabled: false }, async (url) => {
+      const response = await Http.request(url, "POST", "/v1/auth/sign-up", {
+        body: { email: "x@example.com", password: "long enough password", name: "X" }
+      })
+      expect(response.status).toBe(403)
+      expect(response.body).toEqual({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
+    }))
+
+  it("bootstrap is rate-limited per client address, with Retry-After", () =>
+    withServer({ bootstrapPerHour: 2 }, async (url) => {
+      const create = () => Http.request(url, "POST", "/v1/bootstrap/workspace", { body: { workspaceName: "Limited" } })
+      expect((await create()).status).toBe(201)
+      expect((await create()).status).toBe(201)
+      const limited = await create()
+      expect(limited.status).toBe(429)
+      expect(limited.body.error).toBe("rate_limited")
+      expect(Object.keys(limited.body).sort()).toEqual(["error", "message"])
+      const retryAfter = Number(limited.headers.get("retry-after"))
+      expect(retryAfter).toBeGreaterThan(3500)
+      expect(retryAfter).toBeLessThanOrEqual(3600)
+    }))
+
+  it("new organizations get the configured default plan", () =>
+    withServer({ defaultPlan: "team" }, async (url) => {
+      const owner = await Http.owner(url)
+      expect(owner.organization.plan).toBe("team")
+    }))
+
+  it("a configured operator organization replaces the first one", () =>
+    withServer({ operatorOrganizationId: "org_01m7xsja0me4fs7gc4ed0s22av" }, async (url) => {
+      const first = await Http.owner(url, "First")
+      const response = await Http.request(url, "PATCH", `/v1/admin/organizations/${first.organization.id}/plan`, {
+        token: first.token,
+        body: { plan: "enterprise" }
+      })
+      expect(response.status).toBe(403)
+    }))
+})
