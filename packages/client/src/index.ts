@@ -1,1 +1,3 @@
 export * from "./Client.js"
+export * from "./Pagination.js"
+export * from "./Promise.js"

@@ -1,0 +1,183 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { afterAll, beforeAll } from "vitest"
+import {
+  type ClientOptions,
+  createClient,
+  isRetryable,
+  layerFetch,
+  OrgplaneClient,
+  OrgplaneConnectionError,
+  OrgplaneError,
+  VERSION
+} from "../src/index.js"
+import * as FakeServer from "./FakeServer.js"
+import { rejection } from "./Helpers.js"
+
+let fake: FakeServer.FakeServer
+beforeAll(async () => {
+  fake = await FakeServer.start()
+})
+afterAll(() => fake.close())
+
+/** A Promise client on the fake server with tiny retry delays, closed after `f`. */
+const withClient = async <A>(options: Omit<ClientOptions, "baseUrl">, f: (client: ReturnType<typeof createClient>) => Promise<A>) => {
+  const client = createClient({ baseUrl: fake.url, retryDelay: 1, ...options })
+  try {
+    return await f(client)
+  } finally {
+    await client.close()
+  }
+}
+
+const signIn = { payload: { email: "ada@example.com", password: "correct horse battery" } }
+const unavailable = { error: "database_unavailable", message: "The database does not answer." }
+
+describe("retries", () => {
+  it("retries a GET answered 503 until it succeeds", async () => {
+    fake.script({ status: 503 }, { status: 503 }, { status: 200, body: FakeServer.health })
+    const health = await withClient({ maxRetries: 2 }, (client) => client.system.health())
+    expect(health).toEqual(FakeServer.health)
+    expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "GET /health",
+      "GET /health",
+      "GET /health"
+    ])
+  })
+
+  it("stops after maxRetries and reports the last answer", async () => {
+    fake.script({ status: 503, body: unavailable }, { status: 503, body: unavailable }, { status: 200, body: FakeServer.health })
+    const error = await rejection(withClient({ maxRetries: 1 }, (client) => client.system.ready()))
+    expect(error).toBeInstanceOf(OrgplaneError)
+    expect(error).toMatchObject({ status: 503, tag: "ServiceUnavailable", code: "database_unavailable", body: unavailable })
+    expect(fake.requests).toHaveLength(2)
+  })
+
+  it("does not retry a POST answered 503", async () => {
+    fake.script({ status: 503, body: unavailable }, { status: 200, body: FakeServer.authResult })
+    const error = await rejection(withClient({ maxRetries: 3 }, (client) => client.users.signIn(signIn)))
+    // 503 is not a declared answer of sign-in: the error still carries what the server sent.
+    expect(error).toBeInstanceOf(OrgplaneError)
+    expect(error).toMatchObject({ status: 503, tag: "UnexpectedResponse", code: "database_unavailable", body: unavailable })
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it("retries a POST answered 429, with the same body", async () => {
+    fake.script({ status: 429, body: { error: "rate_limited", message: "slow down" } }, { status: 200, body: FakeServer.authResult })
+    const result = await withClient({ maxRetries: 1 }, (client) => client.users.signIn(signIn))
+    expect(result.session.token).toBe("session-token")
+    expect(fake.requests.map((request) => request.method)).toEqual(["POST", "POST"])
+    expect(JSON.parse(fake.requests[1]!.body)).toEqual(signIn.payload)
+  })
+
+  it("waits as long as Retry-After asks", async () => {
+    fake.script({ status: 429, headers: { "retry-after": "1" }, body: { error: "rate_limited", message: "slow down" } }, {
+      status: 200,
+      body: FakeServer.health
+    })
+    const started = Date.now()
+    await withClient({ maxRetries: 1 }, (client) => client.system.health())
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+    expect(fake.requests).toHaveLength(2)
+  })
+
+  it("does not wait for a Retry-After of more than a minute", async () => {
+    const limited = { error: "rate_limited", message: "Too many workspaces from this address." }
+    fake.script({ status: 429, headers: { "retry-after": "3600" }, body: limited }, { status: 201, body: {} })
+    const error = await rejection(
+      withClient({ maxRetries: 2 }, (client) => client.bootstrap.workspace({ payload: { workspaceName: "Agents" } }))
+    )
+    expect(error).toBeInstanceOf(OrgplaneError)
+    expect(error).toMatchObject({ status: 429, tag: "RateLimited", code: "rate_limited", body: limited })
+    expect((error as OrgplaneError).headers["retry-after"]).toBe("3600")
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it("retries a GET whose connection drops, but not a POST", async () => {
+    fake.script("drop", { status: 200, body: FakeServer.health })
+    expect(await withClient({ maxRetries: 1 }, (client) => client.system.health())).toEqual(FakeServer.health)
+    expect(fake.requests).toHaveLength(2)
+
+    fake.script("drop", { status: 200, body: FakeServer.authResult })
+    const error = await rejection(withClient({ maxRetries: 1 }, (client) => client.users.signIn(signIn)))
+    expect(error).toBeInstanceOf(OrgplaneConnectionError)
+    expect(error).toMatchObject({ timedOut: false })
+    expect(fake.requests).toHaveLength(1)
+  })
+
+  it("times out each attempt, and retries a GET that timed out", async () => {
+    fake.script("hang")
+    const started = Date.now()
+    const error = await rejection(withClient({ timeout: 100, maxRetries: 0 }, (client) => client.system.health()))
+    expect(error).toBeInstanceOf(OrgplaneConnectionError)
+    expect(error).toMatchObject({ timedOut: true })
+    expect(Date.now() - started).toBeLessThan(2_000)
+
+    fake.script({ status: 200, delayMs: 1_000, body: FakeServer.health }, { status: 200, body: { ok: true, version: "second" } })
+    const health = await withClient({ timeout: 200, maxRetries: 1 }, (client) => client.system.health())
+    expect(health.version).toBe("second")
+    expect(fake.requests).toHaveLength(2)
+  })
+
+  it("cancels a request when its signal aborts", async () => {
+    fake.script("hang")
+    const controller = new AbortController()
+    const abandoned = fake.abandoned()
+    const error = await withClient({}, (client) => {
+      const pending = rejection(client.system.health(undefined, { signal: controller.signal }))
+      setTimeout(() => controller.abort(), 50)
+      return pending
+    })
+    expect(error).toMatchObject({ name: "AbortError" })
+    await abandoned
+  })
+
+  it("sends the credentials and the user agent", async () => {
+    fake.script({ status: 200, body: FakeServer.health }, { status: 200, body: FakeServer.health })
+    await withClient({ token: "tok_123", userAgent: "deploy-bot/2.1" }, (client) => client.system.health())
+    await withClient({ apiKey: "opk_secret" }, (client) => client.system.health())
+    const [withToken, withKey] = fake.requests
+    expect(withToken!.headers.authorization).toBe("Bearer tok_123")
+    expect(withToken!.headers["user-agent"]).toBe(`orgplane-client/${VERSION} deploy-bot/2.1`)
+    expect(withToken!.headers["x-api-key"]).toBeUndefined()
+    expect(withKey!.headers["x-api-key"]).toBe("opk_secret")
+    expect(withKey!.headers.authorization).toBeUndefined()
+  })
+
+  it("decides what is retryable from the method and the status", () => {
+    expect(isRetryable("POST", 429)).toBe(true)
+    expect(isRetryable("GET", 503)).toBe(true)
+    expect(isRetryable("DELETE", 500)).toBe(true)
+    expect(isRetryable("GET", 408)).toBe(true)
+    expect(isRetryable("POST", 503)).toBe(false)
+    expect(isRetryable("PATCH", 502)).toBe(false)
+    expect(isRetryable("GET", 404)).toBe(false)
+    expect(isRetryable("GET", 501)).toBe(false)
+  })
+})
+
+describe("retries in the Effect client", () => {
+  const withEffectClient = <A, E>(options: Omit<ClientOptions, "baseUrl">, f: (client: typeof OrgplaneClient.Service) => Effect.Effect<A, E>) =>
+    Effect.flatMap(OrgplaneClient, f).pipe(Effect.provide(layerFetch({ baseUrl: fake.url, retryDelay: 1, ...options })))
+
+  it.live("retries a GET answered 503, and not a POST", () =>
+    Effect.gen(function*() {
+      fake.script({ status: 503 }, { status: 503 }, { status: 200, body: FakeServer.health })
+      const health = yield* withEffectClient({ maxRetries: 2 }, (client) => client.system.health())
+      expect(health.version).toBe("9.9.9")
+      expect(fake.requests).toHaveLength(3)
+
+      fake.script({ status: 503, body: unavailable }, { status: 200, body: FakeServer.authResult })
+      const error = yield* Effect.flip(withEffectClient({ maxRetries: 2 }, (client) => client.users.signIn(signIn)))
+      expect(error._tag).toBe("ResponseError")
+      expect(error._tag === "ResponseError" && error.response.status).toBe(503)
+      expect(fake.requests).toHaveLength(1)
+    }))
+
+  it.live("reports a timeout as a transport failure", () =>
+    Effect.gen(function*() {
+      fake.script("hang")
+      const error = yield* Effect.flip(withEffectClient({ timeout: "100 millis", maxRetries: 0 }, (client) => client.system.health()))
+      expect(error).toMatchObject({ _tag: "RequestError", reason: "Transport" })
+    }))
+})
