@@ -7,5 +7,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
-  tsconfig: "tsconfig.build.json"
+  tsconfig: "tsconfig.build.json",
+  // import.meta.url (used to find bundled assets) in the CommonJS build too.
+  shims: true
 })
