@@ -1,4 +1,7 @@
-import { Http, TestServer } from "@orgplane/testkit"
+import { PgClient } from "@effect/sql-pg"
+import { Database } from "@orgplane/server"
+import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let server: TestServer.RunningServer
@@ -43,5 +46,26 @@ describe("system", () => {
     const response = await Http.request(server.url, "GET", "/v1/nothing-here")
     expect(response.status).toBe(404)
     expect(response.body).toEqual({ error: "not_found", message: "No route for GET /v1/nothing-here" })
+  })
+})
+
+describe("readiness when the database goes away", () => {
+  it("answers 503 database_unavailable while health stays up", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const loadDataDir = await TestDatabase.embeddedTemplate()
+    const { socketDir } = await Effect.runPromise(Scope.extend(Database.embedded({ dataDir: "memory", loadDataDir }), scope))
+    const lonely = await TestServer.start({
+      database: PgClient.layer({ host: socketDir, port: 5432, database: "postgres", username: "postgres", maxConnections: 1 })
+    })
+    try {
+      expect((await Http.request(lonely.url, "GET", "/ready")).status).toBe(200)
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      const down = await Http.request(lonely.url, "GET", "/ready")
+      expect(down.status).toBe(503)
+      expect(down.body).toEqual({ error: "database_unavailable", message: "The database does not answer." })
+      expect((await Http.request(lonely.url, "GET", "/health")).status).toBe(200)
+    } finally {
+      await lonely.close()
+    }
   })
 })
