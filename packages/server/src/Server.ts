@@ -15,6 +15,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as IdentityHttp from "./identity/Http.js"
 import { ApiKeysRepository } from "./identity/ApiKeysRepository.js"
+import { UsersRepository } from "./identity/UsersRepository.js"
 import { SessionsRepository } from "./identity/SessionsRepository.js"
 import { OrganizationsRepository } from "./identity/OrganizationsRepository.js"
 import { migrations } from "./migrations/index.js"
@@ -56,13 +57,27 @@ export const ApiLayer = (options: ServerOptions = {}) =>
     Layer.provideMerge(Storage(options))
   )
 
+/** On an instance without accounts, says how to create the first one. */
+const FirstRunHint = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const users = yield* UsersRepository
+    if ((yield* users.count) > 0) return
+    yield* Effect.logInfo(
+      "No accounts yet. Create the first one with `orgplane auth signup --email you@example.com --name \"Your Name\"`, or POST /v1/auth/sign-up."
+    )
+  })
+).pipe(Layer.provide(UsersRepository.Default))
+
 /** A standalone HTTP server on the configured host and port. */
 export const layer = (options: ServerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.map(Config.ServerConfig, (settings) =>
-      HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-        HttpServer.withLogAddress,
-        Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+      Layer.merge(
+        HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+          HttpServer.withLogAddress,
+          Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+        ),
+        FirstRunHint
       ))
   ).pipe(Layer.provide(ApiLayer(options)))
 

@@ -1,0 +1,37 @@
+/**
+ * The CLI's environment variables, read through Effect `Config` (the only place the environment is consulted).
+ * Server settings are not here: `orgplane serve` reads them with the server's own `settingsConfig`.
+ */
+import { Config, Option, Redacted } from "effect"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/** Treats an empty variable like an unset one, as shells make `VAR= cmd` easy to type by accident. */
+const optionalString = (name: string) =>
+  Config.option(Config.string(name)).pipe(Config.map(Option.filter((value) => value.trim() !== "")))
+
+const optionalSecret = (name: string) =>
+  Config.option(Config.redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value).trim() !== "")))
+
+/** Credentials and target from the environment: they beat the profile file, flags beat them. */
+export const environment = Config.all({
+  url: optionalString("ORGPLANE_URL"),
+  token: optionalSecret("ORGPLANE_TOKEN"),
+  apiKey: optionalSecret("ORGPLANE_API_KEY"),
+  profile: optionalString("ORGPLANE_PROFILE")
+})
+
+/** A password for `auth signup` / `auth login` in scripts, so it never appears in the process list. */
+export const password = optionalSecret("ORGPLANE_PASSWORD")
+
+/** `$ORGPLANE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/orgplane`, else `~/.config/orgplane`. */
+export const configDirectory = Config.all({
+  explicit: optionalString("ORGPLANE_CONFIG_DIR"),
+  xdg: optionalString("XDG_CONFIG_HOME")
+}).pipe(
+  Config.map(({ explicit, xdg }) =>
+    Option.getOrElse(explicit, () =>
+      Path.join(Option.getOrElse(xdg, () => Path.join(Os.homedir(), ".config")), "orgplane")))
+)
+
+export const DEFAULT_URL = "http://127.0.0.1:8787"

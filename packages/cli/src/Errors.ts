@@ -1,0 +1,170 @@
+/**
+ * What can go wrong in a command, and how each failure is reported: a one-line message on stderr (or the API's
+ * error body as JSON with `--json`) and a stable exit code (see the README).
+ */
+import { HttpClientError, HttpApiSchema } from "@effect/platform"
+import { errorResponseOf, InvalidRequest, RateLimited } from "@orgplane/schema"
+import { Cause, ConfigError, Console, Data, Effect, ParseResult, Schema } from "effect"
+
+export const ExitCodes = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  unauthenticated: 3,
+  notFound: 4,
+  connection: 5
+} as const
+
+/** A flag or argument is missing or invalid in a way the parser could not see. */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** No credential for the target server: nothing to send. */
+export class NotAuthenticated extends Data.TaggedError("NotAuthenticated")<{
+  readonly url: string
+  readonly profile: string
+}> {}
+
+/** `auth login` was refused: the server does not say which of the two was wrong. */
+export class WrongPassword extends Data.TaggedError("WrongPassword")<{}> {}
+
+/** The profile file cannot be read or written. */
+export class ProfileError extends Data.TaggedError("ProfileError")<{ readonly path: string; readonly message: string }> {}
+
+/** Already reported: carries only the exit code the process should end with. */
+export class Reported extends Data.TaggedError("Reported")<{ readonly code: number }> {}
+
+interface Report {
+  readonly code: number
+  readonly message: string
+  /** What `--json` prints on stderr: the API's own error body when there is one. */
+  readonly body: unknown
+}
+
+const local = (code: number, error: string, message: string): Report => ({ code, message, body: { error, message } })
+
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
+
+const codeForStatus = (status: number) =>
+  status === 401 ? ExitCodes.unauthenticated : status === 404 ? ExitCodes.notFound : ExitCodes.error
+
+const hintFor = (status: number, error: string): string | undefined => {
+  if (status === 401) return "run 'orgplane auth login'"
+  if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
+  if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
+  if (error === "insufficient_role") return "ask an owner or admin of the organization"
+  return undefined
+}
+
+const detailsOf = (error: InvalidRequest) =>
+  error.details.map((detail) => detail.path.length === 0 ? detail.message : `${detail.path.join(".")}: ${detail.message}`).join("; ")
+
+/** An error the API declares: its wire body, its status, and a message built from its members. */
+const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report => {
+  const body = Schema.encodeUnknownSync(wire as Schema.Schema<any, any, never>)(error) as Record<string, unknown>
+  const status = HttpApiSchema.getStatusError(wire)
+  const name = String(body.error ?? body.reason ?? "error")
+  const detail = error instanceof InvalidRequest
+    ? detailsOf(error)
+    : typeof body.message === "string"
+    ? body.message
+    : undefined
+  const retry = error instanceof RateLimited && error.retryAfterSeconds !== undefined
+    ? `retry in ${error.retryAfterSeconds} s`
+    : undefined
+  const hint = retry ?? hintFor(status, name)
+  return {
+    code: codeForStatus(status),
+    message: `${name} (${status})${detail ? `: ${detail}` : ""}${hint ? ` — ${hint}` : ""}`,
+    body
+  }
+}
+
+/** A status the API does not declare for this endpoint (a 500, a proxy's 502): show what the server said. */
+const statusReport = (error: HttpClientError.ResponseError) =>
+  Effect.gen(function*() {
+    const status = error.response.status
+    const text = yield* Effect.orElseSucceed(error.response.text, () => "")
+    let body: unknown = undefined
+    try {
+      body = text === "" ? undefined : JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    const fields = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
+    const name = typeof fields.error === "string" ? fields.error : "http_error"
+    const detail = typeof fields.message === "string" ? fields.message : text.slice(0, 200).replace(/\s+/g, " ").trim()
+    return {
+      code: codeForStatus(status),
+      message: `${name} (${status})${detail ? `: ${detail}` : ""}`,
+      body: body ?? { error: name, status, message: detail }
+    } satisfies Report
+  })
+
+/** Turns any failure of a command into its report. */
+export const describe = (error: unknown): Effect.Effect<Report> =>
+  Effect.gen(function*() {
+    const wire = errorResponseOf(error)
+    if (wire !== undefined) return apiReport(error as object, wire)
+    if (error instanceof UsageError) return local(ExitCodes.usage, "usage", error.message)
+    if (error instanceof NotAuthenticated) {
+      return local(
+        ExitCodes.unauthenticated,
+        "not_authenticated",
+        `not logged in to ${error.url} (profile '${error.profile}') — run 'orgplane auth login', or set ORGPLANE_TOKEN or ORGPLANE_API_KEY`
+      )
+    }
+    if (error instanceof WrongPassword) {
+      return { code: ExitCodes.unauthenticated, message: "unauthorized (401): wrong email or password", body: { error: "unauthorized" } }
+    }
+    if (error instanceof ProfileError) return local(ExitCodes.error, "profile_error", `${error.path}: ${error.message}`)
+    if (HttpClientError.isHttpClientError(error)) {
+      if (error._tag === "RequestError") {
+        const where = originOf(error.request.url)
+        return error.reason === "Transport"
+          ? local(ExitCodes.connection, "connection_failed", `cannot reach ${where} — is the server running? ('orgplane serve' starts one)`)
+          : local(ExitCodes.usage, "invalid_url", `cannot send a request to ${where}: ${error.description ?? error.reason}`)
+      }
+      if (error.reason === "StatusCode") return yield* statusReport(error)
+      return local(
+        ExitCodes.error,
+        "unexpected_response",
+        `unexpected response from ${originOf(error.request.url)} (${error.response.status}): ${error.description ?? error.reason}`
+      )
+    }
+    if (ConfigError.isConfigError(error)) {
+      return local(ExitCodes.error, "invalid_configuration", `invalid configuration: ${String(error).replace(/^\((.*)\)$/s, "$1")}`)
+    }
+    if (Cause.isTimeoutException(error)) {
+      return local(ExitCodes.connection, "timeout", "the server did not answer in time")
+    }
+    if (ParseResult.isParseError(error)) {
+      // Inputs are validated before anything is sent, so this is a response that is not orgplane's.
+      return local(ExitCodes.error, "unexpected_response", `unexpected response from the server: ${error.message.split("\n")[0]}`)
+    }
+    if (error instanceof Error) {
+      // Platform errors (a port in use, an unreadable data folder) often carry their story in the cause only.
+      const name = error.message || String((error as { _tag?: unknown })._tag ?? error.name)
+      const cause = error.cause instanceof Error && error.cause.message !== error.message ? error.cause.message : undefined
+      return local(ExitCodes.error, "error", cause ? `${name}: ${cause}` : name)
+    }
+    return local(ExitCodes.error, "error", String(error))
+  })
+
+/**
+ * Reports a command's failure on stderr and fails with `Reported`, so the process ends with the right code.
+ * Interruption (Ctrl-C) is not a failure and passes through.
+ */
+export const reported = (options: { readonly json: boolean }) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Reported, R> =>
+  Effect.catchAll(effect, (error) =>
+    Effect.flatMap(describe(error), (report) =>
+      Effect.zipRight(
+        options.json ? Console.error(JSON.stringify(report.body)) : Console.error(`error: ${report.message}`),
+        Effect.fail(new Reported({ code: report.code }))
+      )))

@@ -1,0 +1,39 @@
+/**
+ * How results are printed: human-readable tables and field lists by default, the API's JSON with `--json`
+ * (encoded with the response schema, so dates are ISO strings exactly as on the wire).
+ */
+import { Console, Effect, Schema } from "effect"
+
+/** `2025-01-31T12:00:00Z`: ISO 8601 without milliseconds, or `-` for none. */
+export const date = (value: Date | null | undefined) =>
+  value === null || value === undefined ? "-" : value.toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/** Columns padded to their widest cell, with an upper-case header row. */
+export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, column) => column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  ").trimEnd()
+  return [line(headers.map((header) => header.toUpperCase())), ...rows.map(line)].join("\n")
+}
+
+/** `Label  value` lines, labels aligned. */
+export const fields = (pairs: ReadonlyArray<readonly [string, string]>) => {
+  const width = Math.max(...pairs.map(([label]) => label.length))
+  return pairs.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join("\n")
+}
+
+export const json = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
+
+/** Prints a result: its wire JSON with `--json`, else the human rendering. */
+export const emit = <A, I>(
+  options: { readonly json: boolean },
+  schema: Schema.Schema<A, I>,
+  value: NoInfer<A>,
+  human: (value: A) => string
+) =>
+  options.json
+    ? Effect.flatMap(Effect.orDie(Schema.encode(schema)(value)), json)
+    : Console.log(human(value))
+
+/** A note for people, kept off stdout so that piping the result stays clean. */
+export const note = (message: string) => Console.error(message)

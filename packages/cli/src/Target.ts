@@ -1,0 +1,102 @@
+/**
+ * The server a command talks to and the credential it presents, resolved from flags, then the environment, then
+ * the profile file; and the typed client built from them.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import * as Client from "@orgplane/client"
+import { Effect, Option, Redacted } from "effect"
+import * as CliConfig from "./Config.js"
+import { NotAuthenticated, reported, UsageError } from "./Errors.js"
+import type { GlobalOptions } from "./GlobalOptions.js"
+import * as Profiles from "./Profiles.js"
+import { VERSION } from "./Version.js"
+
+export interface Credential {
+  readonly kind: "token" | "apiKey"
+  readonly value: Redacted.Redacted
+  readonly source: "flag" | "environment" | "profile"
+}
+
+export interface Target {
+  readonly url: string
+  readonly profileName: string
+  /** The selected profile as stored, if it exists. */
+  readonly profile: Option.Option<Profiles.Profile>
+  readonly credential: Option.Option<Credential>
+}
+
+/** `http(s)://host[:port][/base]` without a trailing slash, or a usage error. */
+export const normalizeUrl = (input: string, origin: string) => {
+  let url: URL
+  try {
+    url = new URL(input.trim())
+  } catch {
+    return Effect.fail(new UsageError({ message: `${origin}: '${input}' is not a URL (for example http://127.0.0.1:8787)` }))
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return Effect.fail(new UsageError({ message: `${origin}: '${input}' must be an http:// or https:// URL` }))
+  }
+  return Effect.succeed(url.toString().replace(/\/+$/, ""))
+}
+
+/** The token if there is one, else the API key: the server tries a bearer token first anyway. */
+const pick = (
+  source: Credential["source"],
+  token: Option.Option<Redacted.Redacted>,
+  apiKey: Option.Option<Redacted.Redacted>
+): Option.Option<Credential> =>
+  Option.orElse(
+    Option.map(token, (value): Credential => ({ kind: "token", value, source })),
+    () => Option.map(apiKey, (value): Credential => ({ kind: "apiKey", value, source }))
+  )
+
+export const resolve = (global: GlobalOptions) =>
+  Effect.gen(function*() {
+    const env = yield* Effect.orDie(CliConfig.environment)
+    const profileName = Option.getOrElse(Option.orElse(global.profile, () => env.profile), () => Profiles.DEFAULT_PROFILE)
+    const file = yield* Profiles.load
+    const profile = Option.fromNullable(file.profiles[profileName])
+
+    const url = Option.isSome(global.url)
+      ? yield* normalizeUrl(global.url.value, "--url")
+      : Option.isSome(env.url)
+      ? yield* normalizeUrl(env.url.value, "ORGPLANE_URL")
+      : Option.isSome(profile)
+      ? yield* normalizeUrl(profile.value.url, `profile '${profileName}'`)
+      : CliConfig.DEFAULT_URL
+
+    // A profile's credentials only go to the server they were issued by, never to another --url.
+    const fromProfile = Option.flatMap(profile, (stored) =>
+      stored.url.replace(/\/+$/, "") === url
+        ? pick(
+          "profile",
+          Option.map(Option.fromNullable(stored.token), Redacted.make),
+          Option.map(Option.fromNullable(stored.apiKey), Redacted.make)
+        )
+        : Option.none())
+
+    const credential = pick("flag", global.token, global.apiKey).pipe(
+      Option.orElse(() => pick("environment", env.token, env.apiKey)),
+      Option.orElse(() => fromProfile)
+    )
+    return { url, profileName, profile, credential } satisfies Target
+  })
+
+/** The typed client for the target; with `authenticated`, fails with `NotAuthenticated` when there is no credential. */
+export const connect = (target: Target, options: { readonly authenticated: boolean }) =>
+  Effect.gen(function*() {
+    if (options.authenticated && Option.isNone(target.credential)) {
+      return yield* new NotAuthenticated({ url: target.url, profile: target.profileName })
+    }
+    const credential = Option.getOrUndefined(target.credential)
+    return yield* Client.make({
+      baseUrl: target.url,
+      userAgent: `orgplane-cli/${VERSION}`,
+      ...(credential?.kind === "token" ? { token: Redacted.value(credential.value) } : {}),
+      ...(credential?.kind === "apiKey" ? { apiKey: Redacted.value(credential.value) } : {})
+    }).pipe(Effect.provide(FetchHttpClient.layer))
+  })
+
+/** Runs a command's body against its resolved target, reporting any failure (see `Errors.reported`). */
+export const run = <A, E, R>(global: GlobalOptions, body: (target: Target) => Effect.Effect<A, E, R>) =>
+  resolve(global).pipe(Effect.flatMap(body), reported(global))

@@ -1,0 +1,332 @@
+/**
+ * The real `orgplane` executable, bundled as it is published and run as a child process against a real server.
+ * Each test gets its own config folder and a minimal environment, so neither the developer's profile nor their
+ * variables leak in.
+ */
+import { Http, TestServer } from "@orgplane/testkit"
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "tsup"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import config from "../tsup.config.js"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+/** Inside the package, so the bundle resolves its external dependencies from the package's node_modules. */
+const bundleDir = Path.join(packageDir, ".test-dist")
+const bin = Path.join(bundleDir, "bin.js")
+const PASSWORD = "correct horse battery"
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Result> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** A fresh config folder and a CLI bound to it; `env` adds variables. */
+const workspace = async () => {
+  const home = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-cli-"))
+  const configDir = Path.join(home, "config")
+  const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+    run(args, { HOME: home, ORGPLANE_CONFIG_DIR: configDir, ...env })
+  return { home, configDir, cli }
+}
+
+const json = (result: Result) => JSON.parse(result.stdout)
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address() as Net.AddressInfo
+      probe.close(() => resolve(address.port))
+    })
+  })
+
+let server: TestServer.RunningServer
+const homes: Array<string> = []
+
+beforeAll(async () => {
+  const options = Array.isArray(config) ? config[0] : config
+  await build({
+    ...options,
+    config: false,
+    dts: false,
+    sourcemap: false,
+    silent: true,
+    outDir: bundleDir,
+    tsconfig: Path.join(packageDir, "tsconfig.build.json"),
+    entry: [Path.join(packageDir, "src/bin.ts")]
+  })
+  server = await TestServer.start()
+})
+afterAll(async () => {
+  await server.close()
+  await Fs.rm(bundleDir, { recursive: true, force: true })
+  await Promise.all(homes.map((home) => Fs.rm(home, { recursive: true, force: true })))
+})
+
+/** A workspace whose folder is removed after the run. */
+const fresh = async () => {
+  const created = await workspace()
+  homes.push(created.home)
+  return created
+}
+
+describe.concurrent("orgplane", { timeout: 120_000 }, () => {
+  it("signs up, saves the session in an owner-only profile, and works as that user", async () => {
+    const { cli, configDir } = await fresh()
+    const email = `ada.${Date.now()}@example.com`
+
+    const signup = await cli(["auth", "signup", "--url", server.url, "--email", email, "--name", "Ada", "--password", PASSWORD])
+    expect(signup.stderr).not.toContain("error")
+    expect(signup.code).toBe(0)
+    expect(signup.stdout).toContain(`Signed up as Ada <${email}>`)
+    expect(signup.stdout).not.toContain("ops_") // the token is only printed with --json
+
+    const file = Path.join(configDir, "config.json")
+    expect((await Fs.stat(file)).mode & 0o777).toBe(0o600)
+    expect((await Fs.stat(configDir)).mode & 0o777).toBe(0o700)
+    const profile = JSON.parse(await Fs.readFile(file, "utf8")).profiles.default
+    expect(profile).toMatchObject({ url: server.url, email })
+    expect(profile.token).toEqual(expect.any(String))
+
+    // No --url from here on: the profile knows the server.
+    const before = await cli(["whoami"])
+    expect(before.code).toBe(0)
+    expect(before.stdout).toMatch(/User\s+Ada <.+>\s+usr_/)
+    expect(before.stdout).toMatch(/Organization\s+none/)
+
+    const created = await cli(["orgs", "create", "Acme Labs", "--json"])
+    expect(created.code).toBe(0)
+    const { membership, organization } = json(created)
+    expect(organization).toMatchObject({ name: "Acme Labs", plan: "free", provisional: false })
+    expect(membership.role).toBe("owner")
+    expect(organization.createdAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/)
+
+    const [table, me] = await Promise.all([cli(["whoami"]), cli(["whoami", "--json"])])
+    expect(table.stdout).toMatch(new RegExp(`Organization\\s+Acme Labs\\s+${organization.id}`))
+    expect(table.stdout).toMatch(/Role\s+owner/)
+    expect(table.stdout).toContain("session token from profile 'default'")
+    expect(json(me)).toMatchObject({ user: { email }, organization: { id: organization.id }, membership: { role: "owner" } })
+  })
+
+  it("creates, lists and revokes API keys, with --json and tables, using credentials from the environment", async () => {
+    const owner = await Http.owner(server.url)
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
+
+    const [first, second] = await Promise.all([
+      cli(["api-keys", "create", "deploy", "--expires-at", "2099-01-01T00:00:00Z", "--json"], env),
+      cli(["api-keys", "create", "backup"], env)
+    ])
+    expect(first.code).toBe(0)
+    const created = json(first)
+    expect(created.apiKey).toMatchObject({ name: "deploy", expiresAt: "2099-01-01T00:00:00.000Z", lastUsedAt: null })
+    expect(created.key).toEqual(expect.any(String))
+    expect(second.code).toBe(0)
+    expect(second.stdout).toContain("Created API key 'backup'")
+    expect(second.stdout).toContain("shown only this once")
+    const backupKey = second.stdout.trim().split("\n").at(-1)!.trim()
+    expect(backupKey.length).toBeGreaterThan(20)
+
+    const [table, all, byKey] = await Promise.all([
+      cli(["api-keys", "list", "--limit", "1"], env),
+      // One key per page: --all follows the cursors.
+      cli(["api-keys", "list", "--limit", "1", "--all", "--json"], env),
+      // An API key from the environment works too (and a session token from a flag beats it).
+      cli(["whoami"], { ORGPLANE_URL: server.url, ORGPLANE_API_KEY: backupKey })
+    ])
+    expect(table.code).toBe(0)
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+LAST USED$/)
+    expect(table.stdout.trim().split("\n")).toHaveLength(2)
+    expect(table.stdout).toMatch(/^apk_\w+\s+(deploy|backup)\s+\S+\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s/m)
+    expect(table.stdout).not.toContain(created.key)
+    expect(table.stderr).toMatch(/^More keys: orgplane api-keys list --cursor \S+ \(or --all\)$/m)
+    expect(json(all).items.map((key: { name: string }) => key.name).sort()).toEqual(["backup", "deploy"])
+    expect(json(all).nextCursor).toBeNull()
+    expect(byKey.code).toBe(0)
+    expect(byKey.stdout).toContain("API key from the environment")
+
+    const revoked = await cli(["api-keys", "revoke", created.apiKey.id], env)
+    expect(revoked.code).toBe(0)
+    expect(revoked.stdout).toContain(`Revoked API key ${created.apiKey.id}`)
+
+    const [again, after] = await Promise.all([
+      cli(["api-keys", "revoke", created.apiKey.id], env),
+      cli(["api-keys", "list"], env)
+    ])
+    expect(again.code).toBe(4)
+    expect(again.stderr.trim()).toBe("error: api_key_not_found (404): API key not found.")
+    expect(after.stdout).not.toContain(created.apiKey.id)
+    expect(after.stdout).toMatch(/\sbackup\s/)
+  })
+
+  it("logs in from a script, logs out, and the session stops working", async () => {
+    const user = await Http.signUp(server.url, "Grace")
+    const { cli, configDir } = await fresh()
+
+    const login = await cli(["auth", "login", "--url", server.url, "--email", user.email, "--json"], { ORGPLANE_PASSWORD: PASSWORD })
+    expect(login.code).toBe(0)
+    const token = json(login).session.token
+    const file = Path.join(configDir, "config.json")
+    expect(JSON.parse(await Fs.readFile(file, "utf8")).profiles.default.token).toBe(token)
+
+    const logout = await cli(["auth", "logout"])
+    expect(logout.code).toBe(0)
+    expect(logout.stdout).toContain(`Logged out of ${server.url}`)
+    expect((await Http.request(server.url, "GET", "/v1/me", { token })).status).toBe(401)
+    const profile = JSON.parse(await Fs.readFile(file, "utf8")).profiles.default
+    expect(profile).toEqual({ url: server.url })
+  })
+
+  it("switches the active organization", async () => {
+    const owner = await Http.owner(server.url, "First Org")
+    const second = await Http.request(server.url, "POST", "/v1/organizations", { token: owner.token, body: { name: "Second Org" } })
+    expect(second.status).toBe(201)
+    const { cli } = await fresh()
+    const switched = await cli(["orgs", "switch", owner.organization.id], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token })
+    expect(switched.code).toBe(0)
+    expect(switched.stdout.trim()).toBe(`Switched to First Org (${owner.organization.id}) as owner.`)
+    const me = await Http.request(server.url, "GET", "/v1/me", { token: owner.token })
+    expect(me.body.organization.id).toBe(owner.organization.id)
+  })
+
+  it("reports a wrong token with exit code 3 and a clear message (the API body with --json)", async () => {
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: "ops_not-a-real-token" }
+    const [text, body, login] = await Promise.all([
+      cli(["whoami"], env),
+      cli(["api-keys", "list", "--json"], env),
+      cli(["auth", "login", "--url", server.url, "--email", "nobody@example.com", "--password", "wrong password"])
+    ])
+    expect(text.code).toBe(3)
+    expect(text.stdout).toBe("")
+    expect(text.stderr.trim()).toBe("error: unauthorized (401) — run 'orgplane auth login'")
+    expect(body.code).toBe(3)
+    expect(JSON.parse(body.stderr)).toEqual({ error: "unauthorized" })
+    expect(login.code).toBe(3)
+    expect(login.stderr).toContain("wrong email or password")
+  })
+
+  it("exits 2 on invalid flags and arguments, before sending anything", async () => {
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: "unused" }
+    const results = await Promise.all([
+      cli(["api-keys", "list", "--bogus"], env),
+      cli(["api-keys", "list", "--limit", "0"], env),
+      cli(["api-keys", "revoke", "not-an-id"], env),
+      cli(["auth", "signup", "--email", "not-an-email", "--name", "X", "--password", PASSWORD]),
+      cli(["auth", "login", "--email", "a@example.com"]) // no password, and no terminal to prompt on
+    ])
+    expect(results.map((result) => result.code)).toEqual([2, 2, 2, 2, 2])
+    expect(results[0]!.stderr).toContain("--bogus")
+    expect(results[1]!.stderr).toContain("--limit: must be an integer from 1 to 100")
+    expect(results[2]!.stderr).toContain("apiKeyId: TypeID must be 30 characters")
+    expect(results[3]!.stderr).toContain("--email: must be an email address")
+    expect(results[4]!.stderr).toContain("ORGPLANE_PASSWORD")
+  })
+
+  it("exits 5 when the server cannot be reached, and 3 without any credential", async () => {
+    const { cli } = await fresh()
+    const port = await freePort()
+    const [down, anonymous] = await Promise.all([
+      cli(["whoami", "--url", `http://127.0.0.1:${port}`, "--token", "x"]),
+      cli(["whoami", "--url", server.url])
+    ])
+    expect(down.code).toBe(5)
+    expect(down.stderr.trim()).toBe(`error: cannot reach http://127.0.0.1:${port} — is the server running? ('orgplane serve' starts one)`)
+    expect(anonymous.code).toBe(3)
+    expect(anonymous.stderr.trim()).toBe(
+      `error: not logged in to ${server.url} (profile 'default') — run 'orgplane auth login', or set ORGPLANE_TOKEN or ORGPLANE_API_KEY`
+    )
+  })
+
+  it("bootstraps a workspace and claims it", async () => {
+    const user = await Http.signUp(server.url, "Claimer")
+    const { cli } = await fresh()
+    const created = await cli(["bootstrap", "--url", server.url, "--workspace-name", "Agents Inc", "--role", "owner", "--role", "member", "--json"])
+    expect(created.code).toBe(0)
+    const result = json(created)
+    expect(result.organization).toMatchObject({ name: "Agents Inc", provisional: true })
+    expect(result.claimLinks.map((link: { role: string }) => link.role)).toEqual(["owner", "member"])
+
+    const claimed = await cli(["bootstrap", "claim", result.claimLinks[0].token], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: user.token })
+    expect(claimed.code).toBe(0)
+    expect(claimed.stdout).toContain(`Joined Agents Inc (${result.organization.id}) as owner`)
+  })
+
+  it("shows an overview, and lists the server's environment variables in 'serve --help'", async () => {
+    const { cli } = await fresh()
+    const [overview, serve] = await Promise.all([cli(["--help"]), cli(["serve", "--help"])])
+    expect(overview.code).toBe(0)
+    for (const command of ["serve", "auth signup", "auth login", "auth logout", "whoami", "orgs create", "orgs switch", "api-keys create", "api-keys list", "api-keys revoke", "bootstrap --workspace-name", "bootstrap claim"]) {
+      expect(overview.stdout).toContain(`  ${command}`)
+    }
+    expect(serve.code).toBe(0)
+    for (const name of ["ORGPLANE_HOST", "ORGPLANE_PORT", "DATABASE_URL", "ORGPLANE_DATA_DIR", "ORGPLANE_PUBLIC_URL", "ORGPLANE_SESSION_TTL"]) {
+      expect(serve.stdout).toContain(name)
+    }
+    expect(serve.stdout).toContain("--database-url")
+  })
+
+  it("serves on the given port until SIGTERM, finishes the request in flight, then exits 0", async () => {
+    const { home } = await fresh()
+    const port = await freePort()
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--port", String(port), "--data", "memory"],
+      // A costly password hash keeps a sign-up in flight long enough to stop the server in the middle of it.
+      { cwd: root, env: { HOME: home, ORGPLANE_PASSWORD_COST: "16" }, stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 45_000
+      let health: Http.RawResponse | undefined
+      // Up, and done printing its start-up notes.
+      while ((health === undefined || !output.includes("orgplane auth signup")) && Date.now() < deadline) {
+        health ??= await Http.request(`http://127.0.0.1:${port}`, "GET", "/health").catch(() => undefined)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(health?.status, output).toBe(200)
+      expect(health?.body).toEqual({ ok: true, version: "dev" })
+      expect(output).toContain(`Listening on http://127.0.0.1:${port}`)
+      expect(output).toContain("orgplane auth signup")
+
+      const inFlight = Http.request(`http://127.0.0.1:${port}`, "POST", "/v1/auth/sign-up", {
+        body: { email: "late@example.com", password: "a long password", name: "Late" }
+      })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const stoppedAt = Date.now()
+      child.kill("SIGTERM")
+      expect((await inFlight).status).toBe(201)
+      expect(await exited).toBe(0)
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000)
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  })
+})
