@@ -2,16 +2,18 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
 
-/** Settings that keep tests fast and isolated: cheap password hashing, a fixed key, no rate-limit surprises. */
+/** Settings that keep tests fast and isolated: cheap password hashing, an encryption key of this process. */
 export const testSettings: ServerOptions = {
   passwordCost: 10,
   dataDir: "memory",
   host: "127.0.0.1",
-  port: 0
+  port: 0,
+  encryptionKeys: Option.some(Redacted.make(`test:${randomBytes(32).toString("base64")}`))
 }
 
 const serverLayer = (options: ServerOptions) =>
