@@ -1,5 +1,5 @@
 /** Storage of organizations, their memberships, and which organization operates the instance. */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Membership, type MembershipId, Organization, type OrganizationId, type Plan, type Role, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { first } from "../platform/Sql.js"
@@ -63,13 +63,16 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
           Effect.orDie
         )
 
-      /** The user's active membership in the organization. */
-      const findMembership = (organizationId: OrganizationId, userId: UserId) =>
-        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships
-                           WHERE organization_id = ${organizationId} AND user_id = ${userId} AND removed_at IS NULL`.pipe(
+      /** The first membership matching `condition` (a WHERE clause, optionally followed by ORDER BY). */
+      const membershipWhere = (condition: Statement.Fragment) =>
+        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships WHERE ${condition}`.pipe(
           Effect.map((rows) => Option.map(first(rows), toMembership)),
           Effect.orDie
         )
+
+      /** The user's active membership in the organization. */
+      const findMembership = (organizationId: OrganizationId, userId: UserId) =>
+        membershipWhere(sql`organization_id = ${organizationId} AND user_id = ${userId} AND removed_at IS NULL`)
 
       /** Whether the user was a member of the organization and has been removed (and is not a member again). */
       const wasRemoved = (organizationId: OrganizationId, userId: UserId) =>
@@ -80,19 +83,11 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
         )
 
       const findMembershipById = (organizationId: OrganizationId, id: MembershipId) =>
-        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships
-                           WHERE organization_id = ${organizationId} AND id = ${id} AND removed_at IS NULL`.pipe(
-          Effect.map((rows) => Option.map(first(rows), toMembership)),
-          Effect.orDie
-        )
+        membershipWhere(sql`organization_id = ${organizationId} AND id = ${id} AND removed_at IS NULL`)
 
       /** The user's oldest active membership: where a session without an active organization lands. */
       const firstMembershipOf = (userId: UserId) =>
-        sql<MembershipRow>`SELECT id, organization_id, user_id, role, created_at FROM memberships
-                           WHERE user_id = ${userId} AND removed_at IS NULL ORDER BY id LIMIT 1`.pipe(
-          Effect.map((rows) => Option.map(first(rows), toMembership)),
-          Effect.orDie
-        )
+        membershipWhere(sql`user_id = ${userId} AND removed_at IS NULL ORDER BY id LIMIT 1`)
 
       const updateMembership = (id: MembershipId, changes: { readonly role?: Role; readonly removedAt?: Date }, at: Date) =>
         sql`UPDATE memberships SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}`.pipe(Effect.orDie)
