@@ -5,7 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Database, migrate, migrations } from "@orgplane/server"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs/promises"
 
 let template: Promise<Blob> | undefined
@@ -56,7 +56,7 @@ export const freshPostgres = (url: Redacted.Redacted) =>
     Effect.gen(function*() {
       const name = `orgplane_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
       const admin = yield* Layer.build(Database.layerUrl(url, { maxConnections: 1 }))
-      const sql = admin.unsafeMap.get(SqlClient.SqlClient.key) as SqlClient.SqlClient
+      const sql = Context.get(admin, SqlClient.SqlClient)
       yield* sql.unsafe(`CREATE DATABASE ${name}`).pipe(Effect.orDie)
       yield* Effect.addFinalizer(() => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
       return Database.layerUrl(Redacted.make(withDatabase(Redacted.value(url), name)), { maxConnections: 4 })

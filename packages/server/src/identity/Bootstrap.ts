@@ -6,6 +6,7 @@ import {
   ClaimLink,
   type BootstrapId,
   Forbidden,
+  Membership,
   type MembershipId,
   NotFound,
   RateLimited,
@@ -105,19 +106,20 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
           if (Option.isNone(existing) && (yield* organizations.wasRemoved(organizationId, input.userId))) {
             return yield* new Forbidden({ reason: "membership_removed", message: "You were removed from this organization." })
           }
-          let membership = Option.isSome(existing)
-            ? existing.value
-            : yield* organizations.insertMembership({
+          const membership = Option.isNone(existing)
+            ? yield* organizations.insertMembership({
               id: yield* makeId<MembershipId>("om"),
               organizationId,
               userId: input.userId,
               role,
               createdAt: at
             })
-          if (Option.isSome(existing) && existing.value.role !== role) {
-            yield* organizations.updateMembership(existing.value.id, { role }, at)
-            membership = Option.getOrThrow(yield* organizations.findMembershipById(organizationId, existing.value.id))
-          }
+            : existing.value.role === role
+            ? existing.value
+            : yield* Effect.as(
+              organizations.updateMembership(existing.value.id, { role }, at),
+              new Membership({ ...existing.value, role })
+            )
           const setupMembershipId = yield* bootstraps.markClaimed(claim.value, input.userId, at)
           yield* organizations.updateMembership(setupMembershipId, { removedAt: at }, at)
           const organization = yield* organizations.update(organizationId, { provisional: false }, at)

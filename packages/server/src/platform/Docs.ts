@@ -5,7 +5,7 @@
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { openApiDocument } from "@orgplane/schema"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -47,4 +47,4 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         }))
     )
   })
-) as Layer.Layer<never, never, ServerConfig>
+)
