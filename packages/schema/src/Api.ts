@@ -4,8 +4,11 @@ import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
 import { InvalidRequestResponse } from "./Errors.js"
+import { InvitationsApi } from "./InvitationsApi.js"
+import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
 import { SystemApi } from "./SystemApi.js"
+import { TeamsApi } from "./TeamsApi.js"
 import { UsersApi } from "./UsersApi.js"
 
 const description = `The control-plane API of an organization workspace.
@@ -42,6 +45,10 @@ export class Api extends HttpApi.make("orgplane")
   .add(SystemApi)
   .add(UsersApi)
   .add(OrganizationsApi)
+  .add(MembersApi)
+  .add(RolesApi)
+  .add(TeamsApi)
+  .add(InvitationsApi)
   .add(ApiKeysApi)
   .add(BootstrapApi)
   .add(AdminApi)

@@ -95,7 +95,7 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: ApiKeyId,
   name: Schema.String,
   prefix: Schema.String.annotations({ description: "The first characters of the key, to recognise it." }),
-  createdByMembershipId: MembershipId,
+  createdByOrgMembershipId: MembershipId,
   createdAt: Timestamp,
   expiresAt: Schema.NullOr(Timestamp),
   lastUsedAt: Schema.NullOr(Timestamp)

@@ -41,3 +41,13 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
   provides: CurrentActor,
   security: { bearer, apiKey }
 }) {}
+
+/**
+ * The same credentials, for an operation that also serves anonymous callers: when none (or a bad one) is sent the
+ * handler runs without a `CurrentActor` and decides itself.
+ */
+export class OptionalAuthentication extends HttpApiMiddleware.Tag<OptionalAuthentication>()("OptionalAuthentication", {
+  optional: true,
+  provides: CurrentActor,
+  security: { bearer, apiKey }
+}) {}

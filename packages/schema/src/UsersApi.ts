@@ -1,8 +1,16 @@
 /** Users: sign-up, sign-in, sign-out and the caller's own profile. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { ConflictResponse, ForbiddenResponse, OrganizationNotFoundResponse, UnauthorizedResponse } from "./Errors.js"
+import {
+  ConflictResponse,
+  ForbiddenResponse,
+  InvalidRequestResponse,
+  OrganizationNotFoundResponse,
+  UnauthorizedResponse
+} from "./Errors.js"
 import { AuthResult, Me, SignInRequest, SignUpRequest, SwitchOrganizationRequest } from "./Identity.js"
+import { PageQuery } from "./Pagination.js"
 import { Authentication } from "./Security.js"
+import { ChangePasswordRequest, MyOrganizationPage, UpdateMeRequest } from "./Staff.js"
 
 export class UsersApi extends HttpApiGroup.make("users")
   .add(
@@ -49,6 +57,37 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(
         OpenApi.Description,
         "Makes another organization the session's active one. 404 `organization_not_found` unless the caller is a member; 403 `session_required` with an API key."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("updateMe", "/v1/me")
+      .setPayload(UpdateMeRequest)
+      .addSuccess(Me)
+      .addError(ForbiddenResponse)
+      .middleware(Authentication)
+      .annotate(OpenApi.Description, "Changes the caller's own name. Needs a session (403 `session_required` with an API key).")
+  )
+  .add(
+    HttpApiEndpoint.post("changePassword", "/v1/me/password")
+      .setPayload(ChangePasswordRequest)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ForbiddenResponse)
+      .addError(InvalidRequestResponse)
+      .middleware(Authentication)
+      .annotate(
+        OpenApi.Description,
+        "Changes the caller's password. Every other session of the account is signed out; the calling one stays. 400 `invalid_request` on `currentPassword` when it is wrong; 403 `session_required` with an API key."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listOrganizations", "/v1/me/organizations")
+      .setUrlParams(PageQuery)
+      .addSuccess(MyOrganizationPage)
+      .addError(ForbiddenResponse)
+      .middleware(Authentication)
+      .annotate(
+        OpenApi.Description,
+        "The organizations the caller belongs to, with their membership in each, oldest membership first. Needs a session (403 `session_required`: an API key only knows its own organization)."
       )
   )
   .annotate(OpenApi.Title, "Users")

@@ -28,6 +28,7 @@ import * as HttpErrors from "./platform/HttpErrors.js"
 import { IdGenerator } from "./platform/Ids.js"
 import { migrate } from "./platform/Migrator.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
+import * as StaffHttp from "./staff/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
 export type ServerOptions = Partial<Config.ServerSettings> & {
@@ -51,7 +52,7 @@ const Storage = (options: ServerOptions) => {
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
-    Layer.provide([SystemHttp, IdentityHttp.layer]),
+    Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer]),
     Layer.provide(AuthenticationLive),
     Layer.provide(Platform),
     Layer.provideMerge(Storage(options))

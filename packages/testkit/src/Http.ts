@@ -46,3 +46,34 @@ export const owner = async (baseUrl: string, organizationName = "Acme") => {
   if (created.status !== 201) throw new Error(`create organization failed: ${created.status} ${created.text}`)
   return { ...user, organization: created.body.organization, membership: created.body.membership }
 }
+
+let invitees = 0
+
+/**
+ * A new person who joined the inviter's active organization with `role`, through an invitation accepted by signing
+ * up. Returns their session token, user, membership and credentials.
+ */
+export const join = async (baseUrl: string, inviterToken: string, role: "admin" | "member", name = "Invitee") => {
+  const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${++invitees}.${Math.random().toString(36).slice(2, 10)}@example.com`
+  const invited = await request(baseUrl, "POST", "/v1/invitations", { token: inviterToken, body: { email, role } })
+  if (invited.status !== 201) throw new Error(`invitation failed: ${invited.status} ${invited.text}`)
+  const accepted = await request(baseUrl, "POST", "/v1/invitations/accept", {
+    body: { token: invited.body.inviteToken, signUp: { name, password: "correct horse battery" } }
+  })
+  if (accepted.status !== 200) throw new Error(`accepting failed: ${accepted.status} ${accepted.text}`)
+  return {
+    token: accepted.body.session.token as string,
+    user: accepted.body.user,
+    membership: accepted.body.membership,
+    email,
+    password: "correct horse battery"
+  }
+}
+
+/** An organization with an owner, an admin and a member. */
+export const staffed = async (baseUrl: string, organizationName = "Acme") => {
+  const ownerUser = await owner(baseUrl, organizationName)
+  const admin = await join(baseUrl, ownerUser.token, "admin", "Admin")
+  const member = await join(baseUrl, ownerUser.token, "member", "Member")
+  return { organizationId: ownerUser.organization.id as string, owner: ownerUser, admin, member }
+}

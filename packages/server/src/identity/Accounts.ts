@@ -1,6 +1,8 @@
 /** Accounts and sessions: sign-up, sign-in, sign-out, and the caller's view of themselves. */
 import {
   Forbidden,
+  InvalidRequest,
+  type PageQuery,
   type Membership,
   type Organization,
   OrganizationNotFound,
@@ -14,6 +16,7 @@ import {
 import { Duration, Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import * as Cursor from "../platform/Cursor.js"
 import { makeId } from "../platform/Ids.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -104,7 +107,45 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
         return { organization: organization.value, membership: membership.value }
       })
 
-    return { signUp, signIn, signOut, me, switchOrganization, startSession } as const
+    const updateName = (userId: UserId, name: string) => Effect.flatMap(now, (at) => users.update(userId, { name }, at))
+
+    /** Checks the current password, sets the new one and signs out every other session, in one transaction. */
+    const changePassword = (
+      session: { readonly sessionId: SessionId; readonly userId: UserId },
+      input: { readonly currentPassword: string; readonly newPassword: string }
+    ) =>
+      Effect.gen(function*() {
+        const user = yield* users.findById(session.userId)
+        const ok = yield* crypto.verifyPassword(input.currentPassword, Option.getOrUndefined(Option.map(user, (row) => row.passwordHash)))
+        if (!ok) return yield* InvalidRequest.field(["currentPassword"], "is not the account's current password")
+        const passwordHash = yield* crypto.hashPassword(input.newPassword)
+        const at = yield* now
+        yield* transaction(
+          Effect.zipRight(
+            users.update(session.userId, { passwordHash }, at),
+            sessions.revokeOthers(session.userId, session.sessionId, at)
+          )
+        )
+      })
+
+    const listOrganizations = (userId: UserId, query: PageQuery) =>
+      Effect.gen(function*() {
+        const page = yield* Cursor.request(query)
+        const rows = yield* organizations.listForUser(userId, page)
+        return Cursor.page(rows, page.limit, (row) => [row.membership.id])
+      })
+
+    return {
+      signUp,
+      signIn,
+      signOut,
+      me,
+      switchOrganization,
+      startSession,
+      updateName,
+      changePassword,
+      listOrganizations
+    } as const
   }),
   dependencies: [UsersRepository.Default, SessionsRepository.Default, OrganizationsRepository.Default]
 }) {}

@@ -29,7 +29,7 @@ const toApiKey = (row: ApiKeyRow) =>
     id: row.id,
     name: row.name,
     prefix: row.prefix,
-    createdByMembershipId: row.membershipId,
+    createdByOrgMembershipId: row.membershipId,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
     lastUsedAt: row.lastUsedAt

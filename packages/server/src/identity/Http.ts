@@ -29,6 +29,15 @@ export const UsersHttp = group(Api, "users", (handlers) =>
           const context = yield* accounts.switchOrganization(session.sessionId, session.userId, payload.organizationId)
           return yield* accounts.me(session.userId, Option.some(context))
         }))
+      .handle("updateMe", ({ payload }) =>
+        Effect.gen(function*() {
+          const session = yield* currentSession
+          yield* accounts.updateName(session.userId, payload.name)
+          return yield* accounts.me(session.userId, yield* Effect.option(currentMember))
+        }))
+      .handle("changePassword", ({ payload }) => Effect.flatMap(currentSession, (session) => accounts.changePassword(session, payload)))
+      .handle("listOrganizations", ({ urlParams }) =>
+        Effect.flatMap(currentSession, (session) => accounts.listOrganizations(session.userId, urlParams)))
   }))
 
 export const OrganizationsHttp = group(Api, "organizations", (handlers) =>

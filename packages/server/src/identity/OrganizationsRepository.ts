@@ -2,6 +2,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Membership, type MembershipId, Organization, type OrganizationId, type Plan, type Role, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
+import type { PageRequest } from "../platform/Cursor.js"
 import { first } from "../platform/Sql.js"
 
 interface OrganizationRow {
@@ -92,7 +93,25 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
       const updateMembership = (id: MembershipId, changes: { readonly role?: Role; readonly removedAt?: Date }, at: Date) =>
         sql`UPDATE memberships SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}`.pipe(Effect.orDie)
 
+      /** The user's active memberships with their organizations, oldest membership first. */
+      const listForUser = (userId: UserId, page: PageRequest) =>
+        sql<OrganizationRow & { readonly membershipId: MembershipId; readonly role: Role; readonly joinedAt: Date }>`
+          SELECT o.id, o.name, o.plan, o.provisional, o.created_at, m.id AS membership_id, m.role, m.created_at AS joined_at
+          FROM memberships m JOIN organizations o ON o.id = m.organization_id
+          WHERE m.user_id = ${userId} AND m.removed_at IS NULL
+            ${page.after ? sql`AND m.id > ${page.after[0]}` : sql``}
+          ORDER BY m.id LIMIT ${page.limit + 1}`.pipe(
+          Effect.map((rows) =>
+            rows.map(({ joinedAt, membershipId, role, ...organization }) => ({
+              organization: toOrganization(organization),
+              membership: toMembership({ id: membershipId, organizationId: organization.id, userId, role, createdAt: joinedAt })
+            }))
+          ),
+          Effect.orDie
+        )
+
       return {
+        listForUser,
         insert,
         findById,
         update,

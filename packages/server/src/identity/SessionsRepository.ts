@@ -33,6 +33,13 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
     const setActiveOrganization = (id: SessionId, organizationId: OrganizationId) =>
       sql`UPDATE sessions SET active_organization_id = ${organizationId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { insert, findLive, revoke, setActiveOrganization } as const
+    /** Revokes every live session of the user except `keep`. */
+    const revokeOthers = (userId: UserId, keep: SessionId, at: Date) =>
+      sql`UPDATE sessions SET revoked_at = ${at} WHERE user_id = ${userId} AND id <> ${keep} AND revoked_at IS NULL`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    return { insert, findLive, revoke, revokeOthers, setActiveOrganization } as const
   })
 }) {}

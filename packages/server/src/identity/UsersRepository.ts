@@ -41,6 +41,9 @@ export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplan
       Effect.orDie
     )
 
-    return { insert, findByEmail, findById, count } as const
+    const update = (id: UserId, changes: { readonly name?: string; readonly passwordHash?: string }, at: Date) =>
+      sql`UPDATE users SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return { insert, findByEmail, findById, count, update } as const
   })
 }) {}

@@ -1,7 +1,9 @@
 /** Every migration, in order. Append only: a released migration is never edited. */
 import type { Migration } from "../platform/Migrator.js"
 import identity from "./0001_identity.js"
+import staff from "./0002_staff.js"
 
 export const migrations: ReadonlyArray<Migration> = [
-  { id: 1, name: "identity", up: identity }
+  { id: 1, name: "identity", up: identity },
+  { id: 2, name: "staff", up: staff }
 ]

@@ -8,6 +8,7 @@ import {
   CurrentActor,
   Forbidden,
   type Membership,
+  OptionalAuthentication,
   type Organization,
   OrganizationNotFound,
   type Role,
@@ -24,56 +25,60 @@ import { now } from "./Time.js"
 /** API keys record their last use at most this often, so a busy key does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function*() {
-    const crypto = yield* Crypto
-    const sessions = yield* SessionsRepository
-    const apiKeys = yield* ApiKeysRepository
+/** Turns a session token or an API key into the Actor behind it, or 401. */
+const authenticator = Effect.gen(function*() {
+  const crypto = yield* Crypto
+  const sessions = yield* SessionsRepository
+  const apiKeys = yield* ApiKeysRepository
 
-    return {
-      bearer: (token) =>
-        Effect.gen(function*() {
-          // The platform strips the first 7 characters without looking at them: check the scheme here.
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const header = request.headers["authorization"] ?? ""
-          if (!/^bearer /i.test(header)) return yield* new Unauthorized()
-          const value = Redacted.value(token).trim()
-          if (value === "") return yield* new Unauthorized()
-          const session = yield* sessions.findLive(crypto.hashToken(value), yield* now)
-          if (Option.isNone(session)) return yield* new Unauthorized()
-          return {
-            userId: session.value.userId,
-            credential: {
-              _tag: "Session" as const,
-              sessionId: session.value.id,
-              activeOrganizationId: session.value.activeOrganizationId
-            }
+  const service: typeof Authentication.Service = {
+    bearer: (token) =>
+      Effect.gen(function*() {
+        // The platform strips the first 7 characters without looking at them: check the scheme here.
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const header = request.headers["authorization"] ?? ""
+        if (!/^bearer /i.test(header)) return yield* new Unauthorized()
+        const value = Redacted.value(token).trim()
+        if (value === "") return yield* new Unauthorized()
+        const session = yield* sessions.findLive(crypto.hashToken(value), yield* now)
+        if (Option.isNone(session)) return yield* new Unauthorized()
+        return {
+          userId: session.value.userId,
+          credential: {
+            _tag: "Session" as const,
+            sessionId: session.value.id,
+            activeOrganizationId: session.value.activeOrganizationId
           }
-        }),
-      apiKey: (key) =>
-        Effect.gen(function*() {
-          const value = Redacted.value(key).trim()
-          if (value === "") return yield* new Unauthorized()
-          const at = yield* now
-          const found = yield* apiKeys.findPrincipal(crypto.hashToken(value), at)
-          if (Option.isNone(found)) return yield* new Unauthorized()
-          const principal = found.value
-          if (principal.lastUsedAt === null || at.getTime() - principal.lastUsedAt.getTime() > TOUCH_INTERVAL_MILLIS) {
-            yield* apiKeys.touch(principal.apiKeyId, at)
+        }
+      }),
+    apiKey: (key) =>
+      Effect.gen(function*() {
+        const value = Redacted.value(key).trim()
+        if (value === "") return yield* new Unauthorized()
+        const at = yield* now
+        const found = yield* apiKeys.findPrincipal(crypto.hashToken(value), at)
+        if (Option.isNone(found)) return yield* new Unauthorized()
+        const principal = found.value
+        if (principal.lastUsedAt === null || at.getTime() - principal.lastUsedAt.getTime() > TOUCH_INTERVAL_MILLIS) {
+          yield* apiKeys.touch(principal.apiKeyId, at)
+        }
+        return {
+          userId: principal.userId,
+          credential: {
+            _tag: "ApiKey" as const,
+            apiKeyId: principal.apiKeyId,
+            organizationId: principal.organizationId,
+            membershipId: principal.membershipId
           }
-          return {
-            userId: principal.userId,
-            credential: {
-              _tag: "ApiKey" as const,
-              apiKeyId: principal.apiKeyId,
-              organizationId: principal.organizationId,
-              membershipId: principal.membershipId
-            }
-          }
-        })
-    }
-  })
+        }
+      })
+  }
+  return service
+})
+
+export const AuthenticationLive = Layer.merge(
+  Layer.effect(Authentication, authenticator),
+  Layer.effect(OptionalAuthentication, authenticator)
 )
 
 export interface MemberContext {

@@ -40,13 +40,32 @@ const internalError = HttpServerResponse.unsafeJson(
   { status: 500 }
 )
 
-const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) =>
-  new InvalidRequest({
-    details: error.issues.map((issue) => ({
-      message: issue.message,
-      path: issue.path.map((key) => typeof key === "number" ? key : String(key))
-    }))
+const expected = /^Expected (.+), actual (.+)$/s
+
+/**
+ * One detail per bad field. A value that fails every member of a union (say a role that is none of the literals)
+ * comes as one issue per member: they become one "Expected "a", "b" or "c", actual ..." detail.
+ */
+const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) => {
+  const byPath = new Map<string, { path: Array<string | number>; messages: Array<string> }>()
+  for (const issue of error.issues) {
+    const path = issue.path.map((key) => typeof key === "number" ? key : String(key))
+    const key = JSON.stringify(path)
+    const entry = byPath.get(key) ?? { path, messages: [] }
+    entry.messages.push(issue.message)
+    byPath.set(key, entry)
+  }
+  const details = [...byPath.values()].flatMap(({ messages, path }) => {
+    const parts = messages.map((message) => expected.exec(message))
+    const actual = parts[0]?.[2]
+    if (messages.length > 1 && parts.every((part) => part !== null && part[2] === actual)) {
+      const options = parts.map((part) => part![1])
+      return [{ message: `Expected ${options.slice(0, -1).join(", ")} or ${options.at(-1)}, actual ${actual}`, path }]
+    }
+    return messages.map((message) => ({ message, path }))
   })
+  return new InvalidRequest({ details })
+}
 
 const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
 

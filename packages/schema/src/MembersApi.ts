@@ -1,0 +1,86 @@
+/** Members and roles: who belongs to the organization, with which role. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
+import { Authentication } from "./Security.js"
+import {
+  ChangeRoleRequest,
+  MemberListQuery,
+  MemberPage,
+  MemberPath,
+  MemberResponse,
+  OwnershipTransfer,
+  RoleList,
+  RolesDescription
+} from "./Staff.js"
+
+export class MembersApi extends HttpApiGroup.make("members")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/members")
+      .setUrlParams(MemberListQuery)
+      .addSuccess(MemberPage)
+      .annotate(
+        OpenApi.Description,
+        "Lists the organization's members, oldest first, optionally filtered by role and by text in name or email. Any member may list."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/members/:memberId")
+      .setPath(MemberPath)
+      .addSuccess(MemberResponse)
+      .addError(NotFoundResponse)
+      .annotate(
+        OpenApi.Description,
+        "One member, removed ones included (their `removedAt` is set). Any member may read. 404 `member_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("changeRole", "/v1/members/:memberId")
+      .setPath(MemberPath)
+      .setPayload(ChangeRoleRequest)
+      .addSuccess(MemberResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .annotate(
+        OpenApi.Description,
+        "Changes a member's role. Admins move members and admins between `member` and `admin`; only owners make, demote or change owners (403 `insufficient_role`). 409 `last_owner` when the change would leave the organization without an owner; 404 `member_not_found` for an unknown or removed member."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/v1/members/:memberId")
+      .setPath(MemberPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .annotate(
+        OpenApi.Description,
+        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, their API keys stop working and their sessions no longer reach the organization. Admins remove members and admins, owners anyone; every member may remove themselves (leave). 409 `last_owner` for the last owner; 404 `member_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("transferOwnership", "/v1/members/:memberId/transfer-ownership")
+      .setPath(MemberPath)
+      .addSuccess(OwnershipTransfer)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .annotate(
+        OpenApi.Description,
+        "Makes the given admin an owner and the calling owner an admin, in one step. Owners only (403 `insufficient_role`); 409 `member_not_admin` unless the target is an admin; 404 `member_not_found`."
+      )
+  )
+  .addError(ForbiddenResponse)
+  .addError(OrganizationNotFoundResponse)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Members")
+  .annotate(OpenApi.Description, `Members of the caller's active organization (an API key's own organization).\n\n${RolesDescription}`)
+{}
+
+export class RolesApi extends HttpApiGroup.make("roles")
+  .add(
+    HttpApiEndpoint.get("list", "/v1/roles")
+      .addSuccess(RoleList)
+      .annotate(OpenApi.Description, "The built-in roles, lowest first, with what each may do.")
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Roles")
+  .annotate(OpenApi.Description, RolesDescription)
+{}
