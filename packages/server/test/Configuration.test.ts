@@ -23,8 +23,9 @@ describe("configuration", () => {
       expect(expired.body).toEqual({ error: "unauthorized" })
     }))
 
-  it("sign-up can be disabled", () =>
+  it("sign-up can be disabled, except for the instance's first account", () =>
     withServer({ signupEnabled: false }, async (url) => {
+      await Http.signUp(url, "First")
       const response = await Http.request(url, "POST", "/v1/auth/sign-up", {
         body: { email: "x@example.com", password: "long enough password", name: "X" }
       })

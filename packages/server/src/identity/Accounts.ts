@@ -53,7 +53,8 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
 
     const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }) =>
       Effect.gen(function*() {
-        if (!settings.signupEnabled) {
+        // A closed instance still lets its very first account in: someone has to invite the others.
+        if (!settings.signupEnabled && (yield* users.count) > 0) {
           return yield* new Forbidden({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
         }
         const passwordHash = yield* crypto.hashPassword(input.password)

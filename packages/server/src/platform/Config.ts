@@ -42,7 +42,7 @@ export const environment = [
   ["ORGPLANE_DATA_DIR", "./.orgplane/data", "Embedded database folder; `memory` for a throwaway database."],
   ["ORGPLANE_VERSION", "dev", "Version reported by /health and the OpenAPI document."],
   ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
-  ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up."],
+  ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up. When false, only the first account signs up; everyone else joins by invitation."],
   ["ORGPLANE_DEFAULT_PLAN", "free", "Plan of new organizations: free, team or enterprise."],
   ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(first organization)", "Organization whose owners and admins operate the instance."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],

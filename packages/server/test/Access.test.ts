@@ -1,0 +1,481 @@
+/**
+ * Who may do what, endpoint by endpoint: the role matrix of the Members, Roles, Teams, Invitations and API Keys
+ * groups as their OpenAPI descriptions document it, and the organization boundary (another organization's ids
+ * answer 404 and change nothing).
+ */
+import { Http, TestServer } from "@orgplane/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: TestServer.RunningServer
+beforeAll(async () => {
+  server = await TestServer.start()
+})
+afterAll(() => server.close())
+
+type Options = Parameters<typeof Http.request>[3]
+type Method = "GET" | "POST" | "PATCH" | "DELETE"
+const call = (method: Method, path: string, options: Options = {}) => Http.request(server.url, method, path, options)
+
+type Org = Awaited<ReturnType<typeof Http.staffed>>
+type Role = "owner" | "admin" | "member"
+const roles: ReadonlyArray<Role> = ["owner", "admin", "member"]
+
+const unique = () => Math.random().toString(36).slice(2, 10)
+
+const ok = (what: string, response: Http.RawResponse, status: number) => {
+  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
+  return response.body
+}
+
+// Fresh targets, made by the organization's owner ---------------------------------------------------------------
+
+const freshMember = (org: Org) => Http.join(server.url, org.owner.token, "member", "Target")
+const freshAdmin = (org: Org) => Http.join(server.url, org.owner.token, "admin", "Target")
+const freshCoOwner = async (org: Org) => {
+  const joined = await freshMember(org)
+  ok("making a co-owner", await call("PATCH", `/v1/members/${joined.membership.id}`, { token: org.owner.token, body: { role: "owner" } }), 200)
+  return joined
+}
+const freshTeam = async (org: Org, memberIds: ReadonlyArray<string> = []): Promise<{ id: string; name: string }> =>
+  ok("creating a team", await call("POST", "/v1/teams", { token: org.owner.token, body: { name: `Team ${unique()}`, memberIds } }), 201).team
+const freshInvitation = async (org: Org): Promise<{ id: string }> =>
+  ok(
+    "inviting",
+    await call("POST", "/v1/invitations", { token: org.owner.token, body: { email: `invitee.${unique()}@example.com`, role: "member" } }),
+    201
+  ).invitation
+const freshApiKey = async (org: Org): Promise<{ id: string }> =>
+  ok("creating an API key", await call("POST", "/v1/api-keys", { token: org.owner.token, body: { name: `key ${unique()}` } }), 201).apiKey
+
+// Part 1: the role matrix ----------------------------------------------------------------------------------------
+
+interface Request {
+  readonly method: Method
+  readonly path: string
+  readonly body?: unknown
+}
+
+interface Case<Ctx> {
+  readonly name: string
+  /** Each role runs on its own freshly staffed organization, for cases that change who owns or belongs to it. */
+  readonly fresh?: boolean
+  /** Makes the case's target, once per role, so that no case depends on another. */
+  readonly setup?: (org: Org) => Promise<Ctx>
+  readonly request: (org: Org, ctx: Ctx, role: Role) => Request
+  readonly expect: Readonly<Record<Role, number>>
+}
+
+const matrixCase = <Ctx = undefined>(c: Case<Ctx>): Case<unknown> => c as unknown as Case<unknown>
+
+const everyone = { owner: 200, admin: 200, member: 200 } as const
+const managers = { owner: 200, admin: 200, member: 403 } as const
+const managersCreate = { owner: 201, admin: 201, member: 403 } as const
+const managersNoContent = { owner: 204, admin: 204, member: 403 } as const
+const ownersOnly = { owner: 200, admin: 403, member: 403 } as const
+
+const matrix: ReadonlyArray<Case<unknown>> = [
+  // Members
+  matrixCase({
+    name: "GET /v1/members",
+    request: () => ({ method: "GET", path: "/v1/members" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/members/:id",
+    request: (org) => ({ method: "GET", path: `/v1/members/${org.admin.membership.id}` }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "PATCH /v1/members/:id a member to admin",
+    setup: freshMember,
+    request: (_, target) => ({ method: "PATCH", path: `/v1/members/${target.membership.id}`, body: { role: "admin" } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "PATCH /v1/members/:id an admin to member",
+    setup: freshAdmin,
+    request: (_, target) => ({ method: "PATCH", path: `/v1/members/${target.membership.id}`, body: { role: "member" } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "PATCH /v1/members/:id a member to owner",
+    setup: freshMember,
+    request: (_, target) => ({ method: "PATCH", path: `/v1/members/${target.membership.id}`, body: { role: "owner" } }),
+    expect: ownersOnly
+  }),
+  matrixCase({
+    name: "PATCH /v1/members/:id another owner to admin",
+    setup: freshCoOwner,
+    request: (_, target) => ({ method: "PATCH", path: `/v1/members/${target.membership.id}`, body: { role: "admin" } }),
+    expect: ownersOnly
+  }),
+  matrixCase({
+    name: "PATCH /v1/members/:id the last owner to admin",
+    fresh: true,
+    request: (org) => ({ method: "PATCH", path: `/v1/members/${org.owner.membership.id}`, body: { role: "admin" } }),
+    expect: { owner: 409, admin: 403, member: 403 }
+  }),
+  matrixCase({
+    name: "DELETE /v1/members/:id a member",
+    setup: freshMember,
+    request: (_, target) => ({ method: "DELETE", path: `/v1/members/${target.membership.id}` }),
+    expect: managersNoContent
+  }),
+  matrixCase({
+    name: "DELETE /v1/members/:id an admin",
+    setup: freshAdmin,
+    request: (_, target) => ({ method: "DELETE", path: `/v1/members/${target.membership.id}` }),
+    expect: managersNoContent
+  }),
+  matrixCase({
+    name: "DELETE /v1/members/:id another owner",
+    setup: freshCoOwner,
+    request: (_, target) => ({ method: "DELETE", path: `/v1/members/${target.membership.id}` }),
+    expect: { owner: 204, admin: 403, member: 403 }
+  }),
+  matrixCase({
+    name: "DELETE /v1/members/:id the (last) owner",
+    fresh: true,
+    request: (org) => ({ method: "DELETE", path: `/v1/members/${org.owner.membership.id}` }),
+    expect: { owner: 409, admin: 403, member: 403 }
+  }),
+  matrixCase({
+    name: "DELETE /v1/members/:id themselves (leave)",
+    fresh: true,
+    request: (org, _, role) => ({ method: "DELETE", path: `/v1/members/${org[role].membership.id}` }),
+    expect: { owner: 409, admin: 204, member: 204 }
+  }),
+  matrixCase({
+    name: "POST /v1/members/:id/transfer-ownership to an admin",
+    fresh: true,
+    setup: freshAdmin,
+    request: (_, target) => ({ method: "POST", path: `/v1/members/${target.membership.id}/transfer-ownership` }),
+    expect: ownersOnly
+  }),
+  // Roles
+  matrixCase({
+    name: "GET /v1/roles",
+    request: () => ({ method: "GET", path: "/v1/roles" }),
+    expect: everyone
+  }),
+  // Teams
+  matrixCase({
+    name: "POST /v1/teams",
+    request: (org) => ({ method: "POST", path: "/v1/teams", body: { name: `Team ${unique()}`, memberIds: [org.member.membership.id] } }),
+    expect: managersCreate
+  }),
+  matrixCase({
+    name: "GET /v1/teams",
+    request: () => ({ method: "GET", path: "/v1/teams" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/teams/:id",
+    setup: (org) => freshTeam(org, [org.member.membership.id]),
+    request: (_, team) => ({ method: "GET", path: `/v1/teams/${team.id}` }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "PATCH /v1/teams/:id rename",
+    setup: (org) => freshTeam(org),
+    request: (_, team) => ({ method: "PATCH", path: `/v1/teams/${team.id}`, body: { name: `Renamed ${unique()}` } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "PATCH /v1/teams/:id replace members",
+    setup: (org) => freshTeam(org, [org.member.membership.id]),
+    request: (org, team) => ({ method: "PATCH", path: `/v1/teams/${team.id}`, body: { memberIds: [org.admin.membership.id] } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "POST /v1/teams/:id/members",
+    setup: (org) => freshTeam(org),
+    request: (org, team) => ({ method: "POST", path: `/v1/teams/${team.id}/members`, body: { memberIds: [org.member.membership.id] } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "DELETE /v1/teams/:id/members/:memberId",
+    setup: (org) => freshTeam(org, [org.member.membership.id]),
+    request: (org, team) => ({ method: "DELETE", path: `/v1/teams/${team.id}/members/${org.member.membership.id}` }),
+    expect: managersNoContent
+  }),
+  matrixCase({
+    name: "DELETE /v1/teams/:id",
+    setup: (org) => freshTeam(org, [org.member.membership.id]),
+    request: (_, team) => ({ method: "DELETE", path: `/v1/teams/${team.id}` }),
+    expect: managersNoContent
+  }),
+  // Invitations
+  matrixCase({
+    name: "POST /v1/invitations as member",
+    request: () => ({ method: "POST", path: "/v1/invitations", body: { email: `invitee.${unique()}@example.com`, role: "member" } }),
+    expect: managersCreate
+  }),
+  matrixCase({
+    name: "POST /v1/invitations as admin",
+    request: () => ({ method: "POST", path: "/v1/invitations", body: { email: `invitee.${unique()}@example.com`, role: "admin" } }),
+    expect: managersCreate
+  }),
+  matrixCase({
+    name: "GET /v1/invitations",
+    request: () => ({ method: "GET", path: "/v1/invitations" }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "POST /v1/invitations/:id/cancel",
+    setup: freshInvitation,
+    request: (_, invitation) => ({ method: "POST", path: `/v1/invitations/${invitation.id}/cancel` }),
+    expect: managers
+  }),
+  // API keys
+  matrixCase({
+    name: "POST /v1/api-keys",
+    request: () => ({ method: "POST", path: "/v1/api-keys", body: { name: `key ${unique()}` } }),
+    expect: managersCreate
+  }),
+  matrixCase({
+    name: "GET /v1/api-keys",
+    request: () => ({ method: "GET", path: "/v1/api-keys" }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "DELETE /v1/api-keys/:id",
+    setup: freshApiKey,
+    request: (_, key) => ({ method: "DELETE", path: `/v1/api-keys/${key.id}` }),
+    expect: managersNoContent
+  })
+]
+
+describe("the role matrix", () => {
+  let shared: Org
+  beforeAll(async () => {
+    shared = await Http.staffed(server.url, "Shared")
+  })
+
+  it.each(matrix.map((c) => [c.name, c] as const))("%s", async (name, c) => {
+    const orgs = c.fresh
+      ? await Promise.all(roles.map(() => Http.staffed(server.url, "Fresh")))
+      : roles.map(() => shared)
+    const contexts = await Promise.all(orgs.map((org) => (c.setup ? c.setup(org) : Promise.resolve(undefined))))
+    const actual: Array<[string, Role, number]> = []
+    const forbidden: Array<[string, Role, unknown]> = []
+    for (const [i, role] of roles.entries()) {
+      const org = orgs[i]
+      const { method, path, body } = c.request(org, contexts[i], role)
+      const response = await call(method, path, { token: org[role].token, body })
+      actual.push([name, role, response.status])
+      if (response.status === 403) forbidden.push([name, role, response.body])
+    }
+    expect(actual).toEqual(roles.map((role) => [name, role, c.expect[role]]))
+    for (const [, role, body] of forbidden) {
+      expect([name, role, body]).toEqual([name, role, { reason: "insufficient_role", message: expect.any(String) }])
+    }
+  })
+})
+
+// Part 2: the organization boundary ------------------------------------------------------------------------------
+
+describe("the organization boundary", () => {
+  let a: Org
+  let b: Org
+  let aTeam: { id: string }
+  let aInvitation: { id: string }
+  let aCanceled: { id: string }
+  let aRemoved: { membership: { id: string } }
+  let aKey: { id: string }
+  let bTeam: { id: string }
+  let bKey: string
+  let aIds: Set<string>
+
+  beforeAll(async () => {
+    ;[a, b] = await Promise.all([Http.staffed(server.url, "Alpha"), Http.staffed(server.url, "Beta")])
+    aTeam = await freshTeam(a, [a.admin.membership.id, a.member.membership.id])
+    aInvitation = await freshInvitation(a)
+    aCanceled = await freshInvitation(a)
+    ok("canceling", await call("POST", `/v1/invitations/${aCanceled.id}/cancel`, { token: a.owner.token }), 200)
+    aRemoved = await freshMember(a)
+    ok("removing", await call("DELETE", `/v1/members/${aRemoved.membership.id}`, { token: a.owner.token }), 204)
+    aKey = await freshApiKey(a)
+    bTeam = await freshTeam(b, [b.member.membership.id])
+    bKey = ok("creating B's key", await call("POST", "/v1/api-keys", { token: b.owner.token, body: { name: "B script" } }), 201).key
+    aIds = new Set([
+      a.organizationId,
+      a.owner.membership.id,
+      a.admin.membership.id,
+      a.member.membership.id,
+      aRemoved.membership.id,
+      aTeam.id,
+      aInvitation.id,
+      aCanceled.id,
+      aKey.id
+    ])
+  })
+
+  /** Everything of A that B's calls aim at, as A's owner reads it. */
+  const snapshotA = async () => {
+    const read = async (path: string) => ok(`reading ${path} as A`, await call("GET", path, { token: a.owner.token }), 200)
+    return {
+      owner: await read(`/v1/members/${a.owner.membership.id}`),
+      admin: await read(`/v1/members/${a.admin.membership.id}`),
+      member: await read(`/v1/members/${a.member.membership.id}`),
+      members: await read("/v1/members?includeRemoved=true"),
+      team: await read(`/v1/teams/${aTeam.id}`),
+      teams: await read("/v1/teams"),
+      invitations: await read("/v1/invitations"),
+      apiKeys: await read("/v1/api-keys")
+    }
+  }
+
+  /** A `{ token }` or `{ apiKey }` of B's owner. */
+  const credentials = [
+    ["B's owner session", () => ({ token: b.owner.token })],
+    ["B's API key", () => ({ apiKey: bKey })]
+  ] as const
+
+  interface BoundaryCase {
+    readonly name: string
+    readonly request: () => Request
+    readonly error: "member_not_found" | "team_not_found" | "invitation_not_found"
+    /** What of B must be unchanged afterwards, read as B's owner. */
+    readonly unchangedInB?: () => string
+  }
+
+  const aIdCases: ReadonlyArray<BoundaryCase> = [
+    { name: "GET /v1/members/:A's member", request: () => ({ method: "GET", path: `/v1/members/${a.member.membership.id}` }), error: "member_not_found" },
+    {
+      name: "PATCH /v1/members/:A's member",
+      request: () => ({ method: "PATCH", path: `/v1/members/${a.member.membership.id}`, body: { role: "admin" } }),
+      error: "member_not_found"
+    },
+    {
+      name: "PATCH /v1/members/:A's owner",
+      request: () => ({ method: "PATCH", path: `/v1/members/${a.owner.membership.id}`, body: { role: "member" } }),
+      error: "member_not_found"
+    },
+    { name: "DELETE /v1/members/:A's member", request: () => ({ method: "DELETE", path: `/v1/members/${a.member.membership.id}` }), error: "member_not_found" },
+    { name: "DELETE /v1/members/:A's owner", request: () => ({ method: "DELETE", path: `/v1/members/${a.owner.membership.id}` }), error: "member_not_found" },
+    {
+      name: "POST /v1/members/:A's admin/transfer-ownership",
+      request: () => ({ method: "POST", path: `/v1/members/${a.admin.membership.id}/transfer-ownership` }),
+      error: "member_not_found"
+    },
+    { name: "GET /v1/teams/:A's team", request: () => ({ method: "GET", path: `/v1/teams/${aTeam.id}` }), error: "team_not_found" },
+    {
+      name: "PATCH /v1/teams/:A's team rename",
+      request: () => ({ method: "PATCH", path: `/v1/teams/${aTeam.id}`, body: { name: `Hijacked ${unique()}` } }),
+      error: "team_not_found"
+    },
+    {
+      name: "PATCH /v1/teams/:A's team with B's members",
+      request: () => ({ method: "PATCH", path: `/v1/teams/${aTeam.id}`, body: { memberIds: [b.member.membership.id] } }),
+      error: "team_not_found"
+    },
+    {
+      name: "POST /v1/teams/:A's team/members with B's members",
+      request: () => ({ method: "POST", path: `/v1/teams/${aTeam.id}/members`, body: { memberIds: [b.member.membership.id] } }),
+      error: "team_not_found"
+    },
+    {
+      name: "DELETE /v1/teams/:A's team/members/:A's member",
+      request: () => ({ method: "DELETE", path: `/v1/teams/${aTeam.id}/members/${a.member.membership.id}` }),
+      error: "team_not_found"
+    },
+    { name: "DELETE /v1/teams/:A's team", request: () => ({ method: "DELETE", path: `/v1/teams/${aTeam.id}` }), error: "team_not_found" },
+    {
+      name: "POST /v1/invitations/:A's invitation/cancel",
+      request: () => ({ method: "POST", path: `/v1/invitations/${aInvitation.id}/cancel` }),
+      error: "invitation_not_found"
+    },
+    // B's own team, with A's member ids
+    {
+      name: "POST /v1/teams with A's members",
+      request: () => ({ method: "POST", path: "/v1/teams", body: { name: "Smuggled", memberIds: [b.member.membership.id, a.member.membership.id] } }),
+      error: "member_not_found",
+      unchangedInB: () => "/v1/teams"
+    },
+    {
+      name: "PATCH /v1/teams/:B's team with A's members",
+      request: () => ({ method: "PATCH", path: `/v1/teams/${bTeam.id}`, body: { memberIds: [a.member.membership.id] } }),
+      error: "member_not_found",
+      unchangedInB: () => `/v1/teams/${bTeam.id}`
+    },
+    {
+      name: "POST /v1/teams/:B's team/members with A's members",
+      request: () => ({ method: "POST", path: `/v1/teams/${bTeam.id}/members`, body: { memberIds: [b.admin.membership.id, a.member.membership.id] } }),
+      error: "member_not_found",
+      unchangedInB: () => `/v1/teams/${bTeam.id}`
+    },
+    {
+      name: "DELETE /v1/teams/:B's team/members/:A's member",
+      request: () => ({ method: "DELETE", path: `/v1/teams/${bTeam.id}/members/${a.member.membership.id}` }),
+      error: "member_not_found",
+      unchangedInB: () => `/v1/teams/${bTeam.id}`
+    }
+  ]
+
+  for (const [credential, as] of credentials) {
+    it.each(aIdCases.map((c) => [c.name, c] as const))(`%s with ${credential} answers 404 and changes nothing`, async (name, c) => {
+      const before = await snapshotA()
+      const inB = c.unchangedInB?.()
+      const beforeB = inB === undefined ? undefined : await call("GET", inB, { token: b.owner.token })
+      const { method, path, body } = c.request()
+      const response = await call(method, path, { ...as(), body })
+      expect([name, credential, response.status, response.body]).toEqual([
+        name,
+        credential,
+        404,
+        { error: c.error, message: expect.any(String) }
+      ])
+      expect(await snapshotA()).toEqual(before)
+      if (inB !== undefined) {
+        const afterB = await call("GET", inB, { token: b.owner.token })
+        expect([name, afterB.status, afterB.body]).toEqual([name, beforeB!.status, beforeB!.body])
+      }
+    })
+
+    it(`lists of B never contain anything of A, read with ${credential}`, async () => {
+      const lists = [
+        "/v1/members",
+        "/v1/members?includeRemoved=true",
+        "/v1/members?role=owner",
+        `/v1/members?q=${encodeURIComponent(a.member.email)}`,
+        "/v1/teams",
+        "/v1/teams?q=Team",
+        "/v1/invitations",
+        "/v1/invitations?status=pending",
+        "/v1/invitations?status=canceled",
+        "/v1/api-keys"
+      ]
+      for (const path of lists) {
+        const response = await call("GET", path, as())
+        expect([path, response.status]).toEqual([path, 200])
+        const items: Array<any> = response.body.items
+        const leaked = items.filter((item) => aIds.has(item.id) || (item.organizationId !== undefined && item.organizationId !== b.organizationId))
+        expect([path, leaked]).toEqual([path, []])
+      }
+      const members = await call("GET", "/v1/members?includeRemoved=true", as())
+      expect(members.body.items.map((m: any) => m.id)).toEqual([b.owner.membership.id, b.admin.membership.id, b.member.membership.id])
+      const teams = await call("GET", "/v1/teams", as())
+      expect(teams.body.items.map((t: any) => t.id)).toEqual([bTeam.id])
+      const invitations = await call("GET", "/v1/invitations", as())
+      expect(invitations.body.items.every((i: any) => i.organizationId === b.organizationId)).toBe(true)
+      expect(invitations.body.items.map((i: any) => i.id)).not.toContain(aInvitation.id)
+    })
+  }
+
+  it("A's lists and resources are A's alone after all of B's attempts", async () => {
+    const now = await snapshotA()
+    expect(now.members.items.map((m: any) => m.id)).toEqual([
+      a.owner.membership.id,
+      a.admin.membership.id,
+      a.member.membership.id,
+      aRemoved.membership.id
+    ])
+    expect(now.owner.member.role).toBe("owner")
+    expect(now.admin.member.role).toBe("admin")
+    expect(now.member.member).toMatchObject({ role: "member", removedAt: null })
+    expect(now.team.team.memberIds).toEqual([a.admin.membership.id, a.member.membership.id])
+    expect(now.teams.items.map((t: any) => t.id)).toEqual([aTeam.id])
+    expect(now.invitations.items.find((i: any) => i.id === aInvitation.id).status).toBe("pending")
+  })
+})

@@ -1,0 +1,217 @@
+import { Http, TestServer } from "@orgplane/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: TestServer.RunningServer
+beforeAll(async () => {
+  server = await TestServer.start()
+})
+afterAll(() => server.close())
+
+type Options = Parameters<typeof Http.request>[3]
+const get = (path: string, options: Options = {}) => Http.request(server.url, "GET", path, options)
+const post = (path: string, options: Options = {}) => Http.request(server.url, "POST", path, options)
+const del = (path: string, options: Options = {}) => Http.request(server.url, "DELETE", path, options)
+
+const newEmail = () => `invitee.${Math.random().toString(36).slice(2, 10)}@example.com`
+const signUpAs = (token: string) => ({ token, signUp: { name: "New Person", password: "correct horse battery" } })
+
+describe("inviting", () => {
+  it("returns the token once, and the invitation lists as pending for 7 days", async () => {
+    const org = await Http.staffed(server.url)
+    const email = newEmail()
+    const created = await post("/v1/invitations", { token: org.admin.token, body: { email: ` ${email} `, role: "admin" } })
+    expect(created.status).toBe(201)
+    expect(created.body.refreshed).toBe(false)
+    expect(created.body.inviteToken).toMatch(/^opi_[A-Za-z0-9_-]{43}$/)
+    const invitation = created.body.invitation
+    expect(invitation).toMatchObject({
+      organizationId: org.organizationId,
+      email,
+      role: "admin",
+      status: "pending",
+      createdByOrgMembershipId: org.admin.membership.id,
+      acceptedByOrgMembershipId: null
+    })
+    expect(invitation.id).toMatch(/^inv_/)
+    const ttl = new Date(invitation.expiresAt).getTime() - new Date(invitation.createdAt).getTime()
+    expect(ttl).toBe(7 * 24 * 3600 * 1000)
+
+    const listed = await get("/v1/invitations?status=pending", { token: org.owner.token })
+    expect(listed.body.items).toContainEqual(invitation)
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.inviteToken)
+  })
+
+  it("refreshes a pending invitation for the same email: 200, a new token, the old one dead", async () => {
+    const org = await Http.staffed(server.url)
+    const email = newEmail()
+    const first = await post("/v1/invitations", { token: org.owner.token, body: { email, role: "member" } })
+    const second = await post("/v1/invitations", { token: org.admin.token, body: { email: email.toUpperCase(), role: "admin" } })
+    expect(second.status).toBe(200)
+    expect(second.body.refreshed).toBe(true)
+    expect(second.body.invitation).toMatchObject({ id: first.body.invitation.id, role: "admin", email })
+    expect(second.body.inviteToken).not.toBe(first.body.inviteToken)
+    const pending = await get("/v1/invitations?status=pending", { token: org.owner.token })
+    expect(pending.body.items.filter((i: any) => i.email === email)).toHaveLength(1)
+
+    const stale = await post("/v1/invitations/accept", { body: signUpAs(first.body.inviteToken) })
+    expect(stale.status).toBe(404)
+    expect(stale.body.error).toBe("invitation_not_found")
+    const fresh = await post("/v1/invitations/accept", { body: signUpAs(second.body.inviteToken) })
+    expect(fresh.status).toBe(200)
+    expect(fresh.body.membership.role).toBe("admin")
+  })
+
+  it("refuses members' emails, owners as a role, bad emails, and members as inviters", async () => {
+    const org = await Http.staffed(server.url)
+    const existing = await post("/v1/invitations", { token: org.owner.token, body: { email: org.member.email.toUpperCase(), role: "member" } })
+    expect(existing.status).toBe(409)
+    expect(existing.body).toEqual({ error: "member_exists", message: "This person is already a member of the organization." })
+    const bad = await post("/v1/invitations", { token: org.owner.token, body: { email: "not-an-email", role: "owner" } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.details).toEqual([
+      { path: ["email"], message: "must be an email address" },
+      { path: ["role"], message: 'Expected "admin" or "member", actual "owner"' }
+    ])
+    const byMember = await post("/v1/invitations", { token: org.member.token, body: { email: newEmail(), role: "member" } })
+    expect(byMember.status).toBe(403)
+    expect(byMember.body.reason).toBe("insufficient_role")
+    expect((await get("/v1/invitations", { token: org.member.token })).status).toBe(403)
+  })
+
+  it("cancels pending invitations only; a canceled token no longer works", async () => {
+    const org = await Http.staffed(server.url)
+    const created = await post("/v1/invitations", { token: org.owner.token, body: { email: newEmail(), role: "member" } })
+    const id = created.body.invitation.id
+    const canceled = await post(`/v1/invitations/${id}/cancel`, { token: org.admin.token })
+    expect(canceled.status).toBe(200)
+    expect(canceled.body.invitation).toMatchObject({ id, status: "canceled" })
+    const twice = await post(`/v1/invitations/${id}/cancel`, { token: org.admin.token })
+    expect(twice.status).toBe(409)
+    expect(twice.body).toEqual({
+      error: "invitation_not_pending",
+      message: "This invitation is canceled; only pending invitations can be canceled."
+    })
+    expect((await post("/v1/invitations/accept", { body: signUpAs(created.body.inviteToken) })).status).toBe(404)
+    const unknown = await post("/v1/invitations/inv_01h455vb4pex5vsknk084sn02q/cancel", { token: org.admin.token })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.error).toBe("invitation_not_found")
+    const byStatus = await get("/v1/invitations?status=canceled", { token: org.owner.token })
+    expect(byStatus.body.items.map((i: any) => i.id)).toEqual([id])
+    // A new invitation for the same email is a new one, not a refresh of the canceled one.
+    const again = await post("/v1/invitations", { token: org.owner.token, body: { email: created.body.invitation.email, role: "member" } })
+    expect(again.status).toBe(201)
+  })
+
+  it("lists newest first with a cursor", async () => {
+    const org = await Http.owner(server.url)
+    const ids: Array<string> = []
+    for (let i = 0; i < 5; i++) {
+      ids.push((await post("/v1/invitations", { token: org.token, body: { email: newEmail(), role: "member" } })).body.invitation.id)
+    }
+    const seen: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: Http.RawResponse = await get(`/v1/invitations?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: org.token })
+      seen.push(...page.body.items.map((i: any) => i.id))
+      cursor = page.body.nextCursor
+    } while (cursor)
+    expect(seen).toEqual(ids.reverse())
+  })
+})
+
+describe("accepting", () => {
+  it("as the signed-in person with the invited email: joins with the role and switches to the organization", async () => {
+    const org = await Http.staffed(server.url)
+    const person = await Http.owner(server.url, "Own Org")
+    const invited = await post("/v1/invitations", { token: org.owner.token, body: { email: person.email, role: "admin" } })
+    const accepted = await post("/v1/invitations/accept", { token: person.token, body: { token: invited.body.inviteToken } })
+    expect(accepted.status).toBe(200)
+    expect(accepted.body.session).toBeNull()
+    expect(accepted.body.user.id).toBe(person.user.id)
+    expect(accepted.body.organization.id).toBe(org.organizationId)
+    expect(accepted.body.membership).toMatchObject({ organizationId: org.organizationId, userId: person.user.id, role: "admin" })
+    const me = await get("/v1/me", { token: person.token })
+    expect(me.body.organization.id).toBe(org.organizationId)
+    const invitation = (await get("/v1/invitations?status=accepted", { token: org.owner.token })).body.items[0]
+    expect(invitation).toMatchObject({ id: invited.body.invitation.id, acceptedByOrgMembershipId: accepted.body.membership.id })
+
+    const again = await post("/v1/invitations/accept", { token: person.token, body: { token: invited.body.inviteToken } })
+    expect(again.status).toBe(404)
+    const reinvite = await post("/v1/invitations", { token: org.owner.token, body: { email: person.email, role: "member" } })
+    expect(reinvite.status).toBe(409)
+  })
+
+  it("by signing up in the same call, even where open sign-up is disabled", async () => {
+    const closed = await TestServer.start({ signupEnabled: false })
+    try {
+      // Only the first account of a closed instance signs up; the others come by invitation.
+      const first = await Http.owner(closed.url, "Closed")
+      const signUp = await Http.request(closed.url, "POST", "/v1/auth/sign-up", {
+        body: { email: newEmail(), password: "correct horse battery", name: "Walk-in" }
+      })
+      expect(signUp.status).toBe(403)
+      expect(signUp.body.reason).toBe("signup_disabled")
+      const email = newEmail()
+      const invited = await Http.request(closed.url, "POST", "/v1/invitations", { token: first.token, body: { email, role: "member" } })
+      const accepted = await Http.request(closed.url, "POST", "/v1/invitations/accept", { body: signUpAs(invited.body.inviteToken) })
+      expect(accepted.status).toBe(200)
+      expect(accepted.body.user).toMatchObject({ email, name: "New Person" })
+      const signIn = await Http.request(closed.url, "POST", "/v1/auth/sign-in", { body: { email, password: "correct horse battery" } })
+      expect(signIn.status).toBe(200)
+    } finally {
+      await closed.close()
+    }
+  })
+
+  it("rejects a mismatched email, an API key, a taken email, and both credentials and sign-up at once", async () => {
+    const org = await Http.staffed(server.url)
+    const stranger = await Http.signUp(server.url, "Stranger")
+    const email = newEmail()
+    const invited = await post("/v1/invitations", { token: org.owner.token, body: { email, role: "member" } })
+    const token = invited.body.inviteToken
+
+    const mismatch = await post("/v1/invitations/accept", { token: stranger.token, body: { token } })
+    expect(mismatch.status).toBe(403)
+    expect(mismatch.body.reason).toBe("invitation_email_mismatch")
+    const key = await post("/v1/api-keys", { token: org.owner.token, body: { name: "k" } })
+    const byKey = await post("/v1/invitations/accept", { apiKey: key.body.key, body: { token } })
+    expect(byKey.status).toBe(403)
+    expect(byKey.body.reason).toBe("session_required")
+    const both = await post("/v1/invitations/accept", { token: stranger.token, body: signUpAs(token) })
+    expect(both.status).toBe(400)
+    expect(both.body.details[0].path).toEqual(["signUp"])
+    const nothing = await post("/v1/invitations/accept", { body: { token } })
+    expect(nothing.status).toBe(401)
+
+    const taken = await post("/v1/invitations", { token: org.owner.token, body: { email: stranger.email, role: "member" } })
+    const signUpTaken = await post("/v1/invitations/accept", { body: signUpAs(taken.body.inviteToken) })
+    expect(signUpTaken.status).toBe(409)
+    expect(signUpTaken.body.error).toBe("email_taken")
+    // Nothing was used up: the right person can still accept both.
+    expect((await post("/v1/invitations/accept", { token: stranger.token, body: { token: taken.body.inviteToken } })).status).toBe(200)
+    const signedUp = await post("/v1/invitations/accept", { body: signUpAs(token) })
+    expect(signedUp.status).toBe(200)
+    expect(signedUp.body.user.email).toBe(email)
+    expect(signedUp.body.session.token).toMatch(/^ops_/)
+    const me = await get("/v1/me", { token: signedUp.body.session.token })
+    expect(me.body.membership).toEqual(signedUp.body.membership)
+  })
+
+  it("lets a removed member back in when invited again", async () => {
+    const org = await Http.staffed(server.url)
+    expect((await del(`/v1/members/${org.member.membership.id}`, { token: org.owner.token })).status).toBe(204)
+    const invited = await post("/v1/invitations", { token: org.owner.token, body: { email: org.member.email, role: "member" } })
+    expect(invited.status).toBe(201)
+    const back = await post("/v1/invitations/accept", { token: org.member.token, body: { token: invited.body.inviteToken } })
+    expect(back.status).toBe(200)
+    expect(back.body.membership.id).not.toBe(org.member.membership.id)
+    expect((await get(`/v1/members/${org.member.membership.id}`, { token: org.owner.token })).body.member.removedAt).not.toBeNull()
+  })
+
+  it("validates its body", async () => {
+    const bad = await post("/v1/invitations/accept", { body: { token: "", signUp: { name: "", password: "short" } } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.details.map((d: any) => d.path)).toEqual([["token"], ["signUp", "name"], ["signUp", "password"]])
+    expect(bad.text).not.toContain("short")
+  })
+})
