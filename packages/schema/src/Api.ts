@@ -23,10 +23,17 @@ another organization answers 404 exactly like a missing one.
 
 Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null.`
 
-/** Drops the platform's own decode-error schema: the server answers every decode failure with `invalid_request`. */
+/** Operations behind `OptionalAuthentication`: credentials are accepted, not required. */
+const optionalSecurity = new Set(["invitations.accept"])
+
+/**
+ * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`)
+ * and marks optional credentials as such (an empty security requirement).
+ */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   for (const path of Object.values<any>(spec.paths ?? {})) {
     for (const operation of Object.values<any>(path)) {
+      if (optionalSecurity.has(operation?.operationId)) operation.security = [...(operation.security ?? []), {}]
       const content = operation?.responses?.["400"]?.content?.["application/json"]
       const anyOf = content?.schema?.anyOf
       if (Array.isArray(anyOf)) {

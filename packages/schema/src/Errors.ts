@@ -80,7 +80,7 @@ export class Forbidden extends Schema.TaggedError<Forbidden>("Forbidden")("Forbi
 export const ForbiddenResponse = wire(
   Forbidden,
   403,
-  "The caller is known but may not do this. `reason` is machine-readable: `insufficient_role`, `operator_only`, `session_required`, `membership_removed`, ..."
+  "The caller is known but may not do this. `reason` is machine-readable: `insufficient_role`, `operator_only`, `session_required`, `membership_removed`, `invitation_email_mismatch`, `signup_disabled`, ..."
 )
 
 export class PlanRequired extends Schema.TaggedError<PlanRequired>("PlanRequired")("PlanRequired", {
