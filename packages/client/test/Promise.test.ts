@@ -165,6 +165,49 @@ describe("Promise client", () => {
     expectTypeOf(typed.apiKeys.revoke).returns.resolves.toEqualTypeOf<void>()
     // @ts-expect-error: not an endpoint of the API
     expect(typed.apiKeys.rotate).toBeUndefined()
-    expect(Object.keys(typed).sort()).toEqual(["admin", "apiKeys", "bootstrap", "close", "organizations", "system", "users"])
+    expect(Object.keys(typed).sort()).toEqual([
+      "admin",
+      "apiKeys",
+      "bootstrap",
+      "close",
+      "invitations",
+      "members",
+      "organizations",
+      "roles",
+      "system",
+      "teams",
+      "users"
+    ])
+  })
+
+  it("staffs an organization: invitation, acceptance by sign-up, a team, a role change", async () => {
+    const { asOwner, organization } = await owner()
+    const email = uniqueEmail("ada")
+    const invited = await asOwner.invitations.create({ payload: { email, role: "member" } })
+    expect(invited.refreshed).toBe(false)
+    const again = await asOwner.invitations.create({ payload: { email, role: "admin" } })
+    expect(again.refreshed).toBe(true)
+    expect(again.invitation.id).toBe(invited.invitation.id)
+
+    const accepted = await client().invitations.accept({
+      payload: { token: again.inviteToken, signUp: { name: "Ada", password } }
+    })
+    expect(accepted.organization.id).toBe(organization.id)
+    expect(accepted.session?.token).toBeTypeOf("string")
+    const asAda = client({ token: accepted.session!.token })
+
+    const { team } = await asAda.teams.create({ payload: { name: "Analytics", memberIds: [accepted.membership.id] } })
+    expect(team.memberIds).toEqual([accepted.membership.id])
+    const duplicate = await rejection(asAda.teams.create({ payload: { name: "analytics" } }))
+    expect(duplicate).toBeInstanceOf(OrgplaneError)
+    expect(duplicate).toMatchObject({ status: 409, code: "team_exists" })
+
+    const { member } = await asOwner.members.changeRole({ path: { memberId: accepted.membership.id }, payload: { role: "member" } })
+    expect(member).toMatchObject({ name: "Ada", email, role: "member" })
+    const forbidden = await rejection(asAda.teams.delete({ path: { teamId: team.id } }))
+    expect(forbidden).toMatchObject({ status: 403, body: { reason: "insufficient_role" } })
+    const names = []
+    for await (const item of paginate(asAda.members.list, { urlParams: { limit: 1 } })) names.push(item.name)
+    expect(names).toEqual(["Owner", "Ada"])
   })
 })
