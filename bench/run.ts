@@ -34,12 +34,29 @@ const server = await TestServer.start()
 try {
   const owner = await Http.owner(server.url, "Bench")
   const key = (await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "bench" } })).body.key
+  // An organization of 200 members in 20 teams, for the list endpoints.
+  const memberIds: Array<string> = []
+  for (let i = 0; i < 199; i++) memberIds.push((await Http.join(server.url, owner.token, "member", `Person ${i}`)).membership.id)
+  for (let t = 0; t < 20; t++) {
+    const body = { name: `Team ${t}`, memberIds: memberIds.filter((_, i) => i % 20 === t) }
+    await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, body })
+  }
   const memoryBefore = process.memoryUsage().rss
   console.log(`${REQUESTS} requests per endpoint, ${CONCURRENCY} concurrent, server in-process`)
   await measure("GET /health", () => fetch(`${server.url}/health`))
   await measure("GET /v1/me (session)", () => fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${owner.token}` } }))
   await measure("GET /v1/me (API key)", () => fetch(`${server.url}/v1/me`, { headers: { "x-api-key": key } }))
   await measure("GET /v1/api-keys", () => fetch(`${server.url}/v1/api-keys?limit=20`, { headers: { "x-api-key": key } }))
+  await measure("GET /v1/members (50 of 200)", () => fetch(`${server.url}/v1/members`, { headers: { "x-api-key": key } }))
+  await measure("GET /v1/members?q=", () => fetch(`${server.url}/v1/members?q=person%2019`, { headers: { "x-api-key": key } }))
+  await measure("GET /v1/teams (20 teams)", () => fetch(`${server.url}/v1/teams`, { headers: { "x-api-key": key } }))
+  let round = 0
+  await measure("PATCH /v1/members/{id} role", () =>
+    fetch(`${server.url}/v1/members/${memberIds[round % memberIds.length]}`, {
+      method: "PATCH",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ role: round++ % 2 === 0 ? "admin" : "member" })
+    }))
   console.log(`rss ${Math.round(memoryBefore / 1e6)} MB before, ${Math.round(process.memoryUsage().rss / 1e6)} MB after`)
 } finally {
   await server.close()

@@ -286,6 +286,8 @@ describe("the organization boundary", () => {
   let bTeam: { id: string }
   let bKey: string
   let aIds: Set<string>
+  /** A as its owner reads it before B tries anything; every case checks that A still reads the same afterwards. */
+  let baseline: Awaited<ReturnType<typeof snapshotA>>
 
   beforeAll(async () => {
     ;[a, b] = await Promise.all([Http.staffed(server.url, "Alpha"), Http.staffed(server.url, "Beta")])
@@ -309,21 +311,23 @@ describe("the organization boundary", () => {
       aCanceled.id,
       aKey.id
     ])
+    baseline = await snapshotA()
   })
 
   /** Everything of A that B's calls aim at, as A's owner reads it. */
   const snapshotA = async () => {
     const read = async (path: string) => ok(`reading ${path} as A`, await call("GET", path, { token: a.owner.token }), 200)
-    return {
-      owner: await read(`/v1/members/${a.owner.membership.id}`),
-      admin: await read(`/v1/members/${a.admin.membership.id}`),
-      member: await read(`/v1/members/${a.member.membership.id}`),
-      members: await read("/v1/members?includeRemoved=true"),
-      team: await read(`/v1/teams/${aTeam.id}`),
-      teams: await read("/v1/teams"),
-      invitations: await read("/v1/invitations"),
-      apiKeys: await read("/v1/api-keys")
-    }
+    const [owner, admin, member, members, team, teams, invitations, apiKeys] = await Promise.all([
+      read(`/v1/members/${a.owner.membership.id}`),
+      read(`/v1/members/${a.admin.membership.id}`),
+      read(`/v1/members/${a.member.membership.id}`),
+      read("/v1/members?includeRemoved=true"),
+      read(`/v1/teams/${aTeam.id}`),
+      read("/v1/teams"),
+      read("/v1/invitations"),
+      read("/v1/api-keys")
+    ])
+    return { owner, admin, member, members, team, teams, invitations, apiKeys }
   }
 
   /** A `{ token }` or `{ apiKey }` of B's owner. */
@@ -415,7 +419,6 @@ describe("the organization boundary", () => {
 
   for (const [credential, as] of credentials) {
     it.each(aIdCases.map((c) => [c.name, c] as const))(`%s with ${credential} answers 404 and changes nothing`, async (name, c) => {
-      const before = await snapshotA()
       const inB = c.unchangedInB?.()
       const beforeB = inB === undefined ? undefined : await call("GET", inB, { token: b.owner.token })
       const { method, path, body } = c.request()
@@ -426,7 +429,7 @@ describe("the organization boundary", () => {
         404,
         { error: c.error, message: expect.any(String) }
       ])
-      expect(await snapshotA()).toEqual(before)
+      expect(await snapshotA()).toEqual(baseline)
       if (inB !== undefined) {
         const afterB = await call("GET", inB, { token: b.owner.token })
         expect([name, afterB.status, afterB.body]).toEqual([name, beforeB!.status, beforeB!.body])
@@ -465,6 +468,7 @@ describe("the organization boundary", () => {
 
   it("A's lists and resources are A's alone after all of B's attempts", async () => {
     const now = await snapshotA()
+    expect(now).toEqual(baseline)
     expect(now.members.items.map((m: any) => m.id)).toEqual([
       a.owner.membership.id,
       a.admin.membership.id,
