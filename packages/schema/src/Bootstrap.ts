@@ -10,10 +10,14 @@ export const BootstrapWorkspaceRequest = Schema.Struct({
     Schema.Array(Role).pipe(
       Schema.minItems(1),
       Schema.maxItems(3),
-      Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat")
+      Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat"),
+      Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner")
     ),
     { exact: true }
-  ).annotations({ description: "One claim link per role. Default: `[\"owner\"]`." }),
+  ).annotations({
+    description:
+      "One claim link per role; must include `owner`. Default: `[\"owner\"]`. The placeholder owner stays until the owner claim is redeemed."
+  }),
   ownerEmail: Schema.optionalWith(Email, { exact: true }).annotations({
     description: "Only used to prefill the owner claim link; not stored."
   })

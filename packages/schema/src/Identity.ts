@@ -37,7 +37,7 @@ export class Organization extends Schema.Class<Organization>("Organization")({
   name: Schema.String,
   plan: Plan,
   provisional: Schema.Boolean.annotations({
-    description: "True for a workspace created by bootstrap that nobody has claimed yet."
+    description: "True for a workspace created by bootstrap whose owner claim has not been redeemed yet."
   }),
   createdAt: Timestamp
 }) {}

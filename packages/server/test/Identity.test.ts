@@ -227,6 +227,27 @@ describe("bootstrap", () => {
     expect(reused.body.error).toBe("claim_not_found")
   })
 
+  it("keeps the placeholder owner until the owner claim is redeemed, and always asks for one", async () => {
+    const noOwner = await post("/v1/bootstrap/workspace", { body: { workspaceName: "Ownerless", claimRoles: ["member"] } })
+    expect(noOwner.status).toBe(400)
+    expect(noOwner.body.details).toEqual([{ path: ["claimRoles"], message: "must include owner: a workspace always has an owner" }])
+
+    const workspace = await post("/v1/bootstrap/workspace", { body: { workspaceName: "Later", claimRoles: ["member", "owner"] } })
+    const [memberLink, ownerLink] = workspace.body.claimLinks
+    const member = await Http.signUp(server.url, "Early")
+    const first = await post("/v1/bootstrap/claims/accept", { token: member.token, body: { token: memberLink.token } })
+    expect(first.body.organization.provisional).toBe(true)
+    const owners = await get("/v1/members?role=owner", { token: member.token })
+    expect(owners.body.items).toHaveLength(1)
+    expect(owners.body.items[0]).toMatchObject({ userId: null, name: null, email: null })
+
+    const owner = await Http.signUp(server.url, "Boss")
+    const second = await post("/v1/bootstrap/claims/accept", { token: owner.token, body: { token: ownerLink.token } })
+    expect(second.body.organization.provisional).toBe(false)
+    const after = await get("/v1/members?role=owner", { token: member.token })
+    expect(after.body.items.map((m: any) => m.userId)).toEqual([owner.user.id])
+  })
+
   it("rejects claims by API key and unknown tokens", async () => {
     const owner = await Http.owner(server.url, "Keyed")
     const key = (await post("/v1/api-keys", { token: owner.token, body: { name: "k" } })).body.key

@@ -121,8 +121,12 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
               new Membership({ ...existing.value, role })
             )
           const setupMembershipId = yield* bootstraps.markClaimed(claim.value, input.userId, at)
-          yield* organizations.updateMembership(setupMembershipId, { removedAt: at }, at)
-          const organization = yield* organizations.update(organizationId, { provisional: false }, at)
+          // The placeholder owner makes way for a real one only: an organization always keeps an owner.
+          if (role === "owner") {
+            yield* organizations.updateMembership(setupMembershipId, { removedAt: at }, at)
+            yield* organizations.update(organizationId, { provisional: false }, at)
+          }
+          const organization = yield* organizations.findById(organizationId)
           yield* sessions.setActiveOrganization(input.sessionId, organizationId)
           return { ok: true as const, organization: Option.getOrThrow(organization), membership }
         })
