@@ -130,10 +130,15 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
         return yield* transaction(
           Effect.gen(function*() {
             const at = yield* now
-            const found = yield* invitations.lockRedeemable(crypto.hashToken(input.token), at)
-            if (Option.isNone(found)) return yield* invitationNotFound("This invitation is unknown, used, canceled or expired.")
+            const tokenHash = crypto.hashToken(input.token)
+            const unusable = () => invitationNotFound("This invitation is unknown, used, canceled or expired.")
+            // Locks in the order every membership change takes them: the organization, then the invitation.
+            const organizationId = yield* invitations.organizationOf(tokenHash)
+            if (Option.isNone(organizationId)) return yield* unusable()
+            yield* members.lockOrganization(organizationId.value)
+            const found = yield* invitations.lockRedeemable(tokenHash, at)
+            if (Option.isNone(found)) return yield* unusable()
             const invitation = found.value
-            yield* members.lockOrganization(invitation.organizationId)
 
             let userId: UserId
             let session: Session | null = null

@@ -8,7 +8,7 @@ import {
   type OrganizationId,
   type Role
 } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { PageRequest } from "../platform/Cursor.js"
 import { first } from "../platform/Sql.js"
 
@@ -66,6 +66,13 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
           first
         )
 
+      /** Which organization the invitation with this token hash belongs to, whatever its state. */
+      const organizationOf = (tokenHash: string) =>
+        sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM invitations WHERE token_hash = ${tokenHash}`.pipe(
+          Effect.map((rows) => Option.map(first(rows), (row) => row.organizationId)),
+          Effect.orDie
+        )
+
       /** The unexpired pending invitation with this token hash, locked. */
       const lockRedeemable = (tokenHash: string, at: Date) =>
         Effect.map(select(at, sql`token_hash = ${tokenHash} AND status = 'pending' AND expires_at > ${at}`, true), first)
@@ -104,7 +111,7 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
         sql`UPDATE invitations SET status = 'accepted', accepted_by_membership_id = ${membershipId}, updated_at = ${at}
             WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-      return { list, lock, lockPendingFor, lockRedeemable, insert, refresh, cancel, markAccepted } as const
+      return { list, lock, lockPendingFor, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
     })
   }
 ) {}
