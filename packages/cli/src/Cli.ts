@@ -4,8 +4,11 @@ import { Console, Effect } from "effect"
 import { apiKeys } from "./commands/apiKeys.js"
 import { auth } from "./commands/auth.js"
 import { bootstrap } from "./commands/bootstrap.js"
+import { invitations } from "./commands/invitations.js"
+import { members } from "./commands/members.js"
 import { orgs } from "./commands/orgs.js"
 import * as Serve from "./commands/serve.js"
+import { teams } from "./commands/teams.js"
 import { whoami } from "./commands/whoami.js"
 import { group } from "./commands/group.js"
 import { ExitCodes, Reported } from "./Errors.js"
@@ -14,11 +17,14 @@ import { VERSION } from "./Version.js"
 
 /** The root command. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`. */
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
-  group("orgplane", "Administer an orgplane control plane: run the server, sign in, manage organizations and API keys.", [
+  group("orgplane", "Administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations and API keys.", [
     Serve.make(options.serveEnvironment),
     auth,
     whoami,
     orgs,
+    members,
+    teams,
+    invitations,
     apiKeys,
     bootstrap
   ])
@@ -33,6 +39,20 @@ const synopsis: ReadonlyArray<readonly [string, string]> = [
   ["whoami", "Show the user, active organization and role"],
   ["orgs create <name>", "Create an organization and switch to it"],
   ["orgs switch <organizationId>", "Switch the active organization"],
+  ["members list [--role R] [--query T] [--include-removed]", "List the members (paged: --limit, --cursor, --all)"],
+  ["members role <memberId> <owner|admin|member>", "Change a member's role"],
+  ["members remove <memberId>", "Remove a member (your own id: leave)"],
+  ["members transfer-ownership <memberId>", "Make an admin owner; you become admin"],
+  ["teams create <name> [--member ID]...", "Create a team"],
+  ["teams list [--query T] [--member ID]", "List the teams (paged like members list)"],
+  ["teams add <teamId> <memberId>...", "Add members to a team"],
+  ["teams remove <teamId> <memberId>", "Take a member out of a team"],
+  ["teams rename <teamId> <name>", "Rename a team"],
+  ["teams delete <teamId>", "Delete a team"],
+  ["invitations create <email> [--role member|admin]", "Invite someone (the token is printed once)"],
+  ["invitations list [--status S]", "List the invitations (paged like members list)"],
+  ["invitations cancel <invitationId>", "Cancel a pending invitation"],
+  ["invitations accept <token> [--sign-up --name N]", "Join with an invite token (or as a new account)"],
   ["api-keys create <name> [--expires-at ISO]", "Create an API key (printed once)"],
   ["api-keys list [--limit N] [--cursor C] [--all]", "List the organization's API keys"],
   ["api-keys revoke <apiKeyId>", "Revoke an API key"],

@@ -11,11 +11,13 @@ const problem = (label: string) => (issue: ParseResult.ParseIssue) => {
   return HelpDoc.p(`${label}: ${first?.message ?? "is not valid"}`)
 }
 
-export const option = <A>(self: Options.Options<string>, label: string, schema: Schema.Schema<A, string>) =>
+/** A flag checked with `schema`; for a repeated flag, give `Schema.Array(item)` (repeat before checking). */
+export const option = <A, I = string>(self: Options.Options<I>, label: string, schema: Schema.Schema<A, I>) =>
   Options.mapEffect(self, (value) =>
     Effect.mapError(ParseResult.decodeUnknown(schema)(value), (issue) => ValidationError.invalidValue(problem(label)(issue))))
 
-export const arg = <A>(self: Args.Args<string>, label: string, schema: Schema.Schema<A, string>) =>
+/** An argument checked with `schema`; for a variadic one, give `Schema.Array(item)`. */
+export const arg = <A, I = string>(self: Args.Args<I>, label: string, schema: Schema.Schema<A, I>) =>
   Args.mapEffect(self, (value) => Effect.mapError(ParseResult.decodeUnknown(schema)(value), problem(label)))
 
 /** `{ [key]: value }` when the option holds one, else `{}`: optional request members are absent, never undefined. */

@@ -1,97 +1,27 @@
 /**
- * The real `orgplane` executable, bundled as it is published and run as a child process against a real server.
- * Each test gets its own config folder and a minimal environment, so neither the developer's profile nor their
- * variables leak in.
+ * The real `orgplane` executable (see Binary.ts), run as a child process against a real server.
  */
 import { Http, TestServer } from "@orgplane/testkit"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
-import * as Net from "node:net"
-import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-import { build } from "tsup"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import config from "../tsup.config.js"
+import * as Binary from "./Binary.js"
+import { freePort, json, PASSWORD, root } from "./Binary.js"
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-const packageDir = fileURLToPath(new URL("..", import.meta.url))
-/** Inside the package, so the bundle resolves its external dependencies from the package's node_modules. */
-const bundleDir = Path.join(packageDir, ".test-dist")
-const bin = Path.join(bundleDir, "bin.js")
-const PASSWORD = "correct horse battery"
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Result> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [bin, ...args],
-      { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-/** A fresh config folder and a CLI bound to it; `env` adds variables. */
-const workspace = async () => {
-  const home = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-cli-"))
-  const configDir = Path.join(home, "config")
-  const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-    run(args, { HOME: home, ORGPLANE_CONFIG_DIR: configDir, ...env })
-  return { home, configDir, cli }
-}
-
-const json = (result: Result) => JSON.parse(result.stdout)
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
+const binary = Binary.make("cli")
+const { bin, fresh } = binary
 
 let server: TestServer.RunningServer
-const homes: Array<string> = []
 
 beforeAll(async () => {
-  const options = Array.isArray(config) ? config[0] : config
-  await build({
-    ...options,
-    config: false,
-    dts: false,
-    sourcemap: false,
-    silent: true,
-    outDir: bundleDir,
-    tsconfig: Path.join(packageDir, "tsconfig.build.json"),
-    entry: [Path.join(packageDir, "src/bin.ts")]
-  })
-  server = await TestServer.start()
+  // Both at once; `server` is set as soon as it runs, so that afterAll closes it even when the build fails.
+  await Promise.all([TestServer.start().then((started) => (server = started)), binary.build()])
 })
 afterAll(async () => {
-  await server.close()
-  await Fs.rm(bundleDir, { recursive: true, force: true })
-  await Promise.all(homes.map((home) => Fs.rm(home, { recursive: true, force: true })))
+  await server?.close()
+  await binary.dispose()
 })
-
-/** A workspace whose folder is removed after the run. */
-const fresh = async () => {
-  const created = await workspace()
-  homes.push(created.home)
-  return created
-}
 
 describe.concurrent("orgplane", { timeout: 120_000 }, () => {
   it("signs up, saves the session in an owner-only profile, and works as that user", async () => {

@@ -69,7 +69,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .middleware(OptionalAuthentication)
       .annotate(
         OpenApi.Description,
-        "Joins the invitation's organization with its role and makes it the session's active organization. Either signed in (a session, not an API key: 403 `session_required`) as the person the invitation was sent to (403 `invitation_email_mismatch` otherwise), or anonymously with `signUp`, which creates that person's account and returns its session (409 `email_taken` when the email already has one: sign in first). Works even when open sign-up is disabled. 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member; 401 with neither credentials nor `signUp`."
+        "Joins the invitation's organization with its role and makes it the session's active organization. Either signed in (a session, not an API key: 403 `session_required`) as the person the invitation was sent to (403 `invitation_email_mismatch` otherwise), or anonymously with `signUp`, which creates that person's account and returns its session (409 `email_taken` when the email already has one: sign in first). Credentials and `signUp` together: 400 on `signUp`. Works even when open sign-up is disabled. 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member; 401 with neither credentials nor `signUp`."
       )
   )
   .annotate(OpenApi.Title, "Invitations")

@@ -82,10 +82,13 @@ const BooleanFromString = Schema.transformLiterals(["true", true], ["false", fal
   jsonSchema: { type: "boolean" }
 })
 
+/** Free text for the `q` filters of lists: trimmed, 1 to 255 characters. */
+export const SearchText = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))
+
 export const MemberListQuery = Schema.Struct({
   ...PageQueryFields,
   role: Schema.optionalWith(Role, { exact: true }).annotations({ description: "Only members with this role." }),
-  q: Schema.optionalWith(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200)), { exact: true }).annotations({
+  q: Schema.optionalWith(SearchText, { exact: true }).annotations({
     description: "Only members whose name or email contains this text (case-insensitive)."
   }),
   includeRemoved: Schema.optionalWith(BooleanFromString, { exact: true }).annotations({
@@ -110,7 +113,7 @@ export const OwnershipTransfer = Schema.Struct({
 export const TeamName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))
 
 export const MemberIds = Schema.Array(MembershipId).pipe(Schema.maxItems(500)).annotations({
-  description: "Ids (`om_`) of active members of the organization; at most 500. Repeated ids count once."
+  description: "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."
 })
 
 export class Team extends Schema.Class<Team>("Team")({
@@ -127,7 +130,7 @@ export const TeamPage = Page(Team).annotations({ identifier: "TeamPage" })
 
 export const TeamListQuery = Schema.Struct({
   ...PageQueryFields,
-  q: Schema.optionalWith(Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255)), { exact: true }).annotations({
+  q: Schema.optionalWith(SearchText, { exact: true }).annotations({
     description: "Only teams whose name contains this text (case-insensitive)."
   }),
   memberId: Schema.optionalWith(MembershipId, { exact: true }).annotations({
@@ -218,6 +221,9 @@ export const RefreshedInvitation = Schema.Struct({
   refreshed: Schema.Literal(true).annotations({ description: "The earlier token no longer works." })
 }).annotations({ identifier: "RefreshedInvitation" })
 
+/** What creating an invitation answers: 201 with a new one, or 200 with a refreshed one. */
+export const InvitationCreated = Schema.Union(CreatedInvitation, RefreshedInvitation)
+
 export const InvitationResponse = Schema.Struct({ invitation: Invitation }).annotations({
   identifier: "InvitationResponse"
 })
@@ -236,7 +242,9 @@ export const AcceptedInvitation = Schema.Struct({
   organization: Organization,
   membership: Membership,
   user: User,
-  session: Schema.NullOr(Session).annotations({ description: "The new account's session when `signUp` was given." })
+  session: Schema.NullOr(Session).annotations({
+    description: "The new account's session when `signUp` was given (always then); null when accepted while signed in."
+  })
 }).annotations({ identifier: "AcceptedInvitation" })
 
 // The caller's own account ---------------------------------------------------------------------------------------

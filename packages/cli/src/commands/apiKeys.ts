@@ -1,11 +1,11 @@
 /** `orgplane api-keys create | list | revoke`: the active organization's API keys (owners and admins). */
 import { Args, Command, Options } from "@effect/cli"
-import { type ApiKey, ApiKeyId, ApiKeyPage, CreateApiKeyRequest, CreatedApiKey, Cursor } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
-import { UsageError } from "../Errors.js"
+import { type ApiKey, ApiKeyId, ApiKeyPage, CreateApiKeyRequest, CreatedApiKey } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
 import { global } from "../GlobalOptions.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
+import * as Paging from "../Paging.js"
 import * as Target from "../Target.js"
 import { group } from "./group.js"
 
@@ -44,38 +44,15 @@ const rows = (items: ReadonlyArray<ApiKey>) =>
 
 export const list = Command.make(
   "list",
-  {
-    limit: Options.integer("limit").pipe(Options.withDescription("Page size, 1 to 100 (default 50)."), Options.optional),
-    cursor: Inputs.option(
-      Options.text("cursor").pipe(Options.withDescription("Continue from a previous page's nextCursor.")),
-      "--cursor",
-      Cursor
-    ).pipe(Options.optional),
-    all: Options.boolean("all").pipe(Options.withDescription("Fetch every page.")),
-    global
-  },
-  ({ all, cursor, global, limit }) =>
+  { ...Paging.options, global },
+  ({ global, ...paging }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
-        if (Option.isSome(limit) && (limit.value < 1 || limit.value > 100)) {
-          return yield* new UsageError({ message: "--limit: must be an integer from 1 to 100" })
-        }
+        yield* Paging.check(paging)
         const client = yield* Target.connect(target, { authenticated: true })
-        const page = (cursor: Option.Option<string>) =>
-          client.apiKeys.list({ urlParams: { ...Inputs.ifSome("cursor", cursor), ...Inputs.ifSome("limit", limit) } })
-        let result = yield* page(cursor)
-        if (all) {
-          const items = [...result.items]
-          while (result.nextCursor !== null) {
-            result = yield* page(Option.some(result.nextCursor))
-            items.push(...result.items)
-          }
-          result = { items, nextCursor: null }
-        }
+        const result = yield* Paging.fetch(paging, (page) => client.apiKeys.list({ urlParams: page }))
         yield* Output.emit(global, ApiKeyPage, result, ({ items }) => items.length === 0 ? "No API keys." : rows(items))
-        if (result.nextCursor !== null && !global.json) {
-          yield* Output.note(`More keys: orgplane api-keys list --cursor ${result.nextCursor} (or --all)`)
-        }
+        yield* Paging.hint(global, "keys", "api-keys list", result)
       }))
 ).pipe(Command.withDescription("List the active organization's API keys, newest first (the keys themselves are never shown again)."))
 

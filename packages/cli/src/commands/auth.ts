@@ -1,52 +1,17 @@
 /** `orgplane auth signup | login | logout`: sessions, saved in the selected profile. */
-import { Command, Options, Prompt } from "@effect/cli"
-import { AuthResult, Email, Password, PersonName } from "@orgplane/schema"
+import { Command, Options } from "@effect/cli"
+import { AuthResult, Email, PersonName } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
-import * as CliConfig from "../Config.js"
 import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
 import { global } from "../GlobalOptions.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as Profiles from "../Profiles.js"
+import * as Sessions from "../Sessions.js"
 import * as Target from "../Target.js"
 import { group } from "./group.js"
 
 const email = Inputs.option(Options.text("email").pipe(Options.withDescription("Account email.")), "--email", Email)
-
-const password = Options.redacted("password").pipe(
-  Options.withDescription(
-    "Account password. Prefer the prompt or ORGPLANE_PASSWORD: command-line arguments are visible to other local users."
-  ),
-  Options.optional
-)
-
-/** `--password`, else ORGPLANE_PASSWORD, else a prompt when a person is at the keyboard. */
-const readPassword = (flag: Option.Option<Redacted.Redacted>, options: { readonly confirm: boolean }) =>
-  Effect.gen(function*() {
-    if (Option.isSome(flag)) return flag.value
-    const fromEnvironment = yield* Effect.orDie(CliConfig.password)
-    if (Option.isSome(fromEnvironment)) return fromEnvironment.value
-    if (!process.stdin.isTTY) {
-      return yield* new UsageError({
-        message: "no password: pass --password, set ORGPLANE_PASSWORD, or run in a terminal to be prompted"
-      })
-    }
-    const first = yield* Prompt.password({ message: "Password" })
-    if (options.confirm) {
-      const again = yield* Prompt.password({ message: "Repeat the password" })
-      if (Redacted.value(first) !== Redacted.value(again)) return yield* new UsageError({ message: "the passwords do not match" })
-    }
-    return first
-  }).pipe(Effect.catchTag("QuitException", () => new UsageError({ message: "cancelled" })))
-
-/** Stores the new session as the profile's credential, for the server it came from. */
-const saveSession = (target: Target.Target, result: typeof AuthResult.Type) =>
-  Profiles.update(target.profileName, (current) => ({
-    ...(current !== undefined && current.url.replace(/\/+$/, "") === target.url ? current : {}),
-    url: target.url,
-    token: result.session.token,
-    email: result.user.email
-  }))
 
 /** Saves the session, then prints the result (the token only with `--json`, for scripts). */
 const report = (
@@ -56,17 +21,13 @@ const report = (
   verb: string
 ) =>
   Effect.gen(function*() {
-    const file = yield* saveSession(target, result)
+    const file = yield* Sessions.save(target, result)
     yield* Output.emit(options, AuthResult, result, () =>
       [
         `${verb} ${result.user.name} <${result.user.email}> (${result.user.id}) at ${target.url}.`,
         `Session saved to profile '${target.profileName}' in ${file} (expires ${Output.date(result.session.expiresAt)}).`
       ].join("\n"))
-    if (Option.isSome(target.credential) && target.credential.value.source !== "profile" && !options.json) {
-      yield* Output.note(
-        `note: a ${target.credential.value.source === "flag" ? "--token/--api-key flag" : "ORGPLANE_TOKEN/ORGPLANE_API_KEY variable"} takes precedence over the saved session.`
-      )
-    }
+    yield* Sessions.noteOverride(options, target)
   })
 
 export const signup = Command.make(
@@ -74,16 +35,13 @@ export const signup = Command.make(
   {
     email,
     name: Inputs.option(Options.text("name").pipe(Options.withDescription("Your name.")), "--name", PersonName),
-    password,
+    password: Sessions.password,
     global
   },
   ({ email, global, name, password }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
-        const secret = yield* readPassword(password, { confirm: true })
-        const checked = yield* Schema.decode(Password)(Redacted.value(secret)).pipe(
-          Effect.mapError(() => new UsageError({ message: "password: must be 10 to 256 characters" }))
-        )
+        const checked = yield* Sessions.readNewPassword(password)
         const client = yield* Target.connect(target, { authenticated: false })
         const result = yield* client.users.signUp({ payload: { email, name, password: checked } })
         yield* report(global, target, result, "Signed up as")
@@ -93,11 +51,11 @@ export const signup = Command.make(
 
 export const login = Command.make(
   "login",
-  { email, password, global },
+  { email, password: Sessions.password, global },
   ({ email, global, password }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
-        const secret = yield* readPassword(password, { confirm: false })
+        const secret = yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: false })
         const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(secret) } }).pipe(
           Effect.catchTag("Unauthorized", () => new WrongPassword())

@@ -1,0 +1,62 @@
+/**
+ * Commands that create a session (`auth signup`, `auth login`, `invitations accept --sign-up`): where the password
+ * comes from, and how the new session is saved in the selected profile.
+ */
+import { Options, Prompt } from "@effect/cli"
+import { Password, type Session, type User } from "@orgplane/schema"
+import { Effect, Option, Redacted, Schema } from "effect"
+import * as CliConfig from "./Config.js"
+import { UsageError } from "./Errors.js"
+import * as Output from "./Output.js"
+import * as Profiles from "./Profiles.js"
+import type * as Target from "./Target.js"
+
+export const password = Options.redacted("password").pipe(
+  Options.withDescription(
+    "Account password. Prefer the prompt or ORGPLANE_PASSWORD: command-line arguments are visible to other local users."
+  ),
+  Options.optional
+)
+
+/** `--password`, else ORGPLANE_PASSWORD, else a prompt when a person is at the keyboard. */
+export const readPassword = (flag: Option.Option<Redacted.Redacted>, options: { readonly confirm: boolean }) =>
+  Effect.gen(function*() {
+    if (Option.isSome(flag)) return flag.value
+    const fromEnvironment = yield* Effect.orDie(CliConfig.password)
+    if (Option.isSome(fromEnvironment)) return fromEnvironment.value
+    if (!process.stdin.isTTY) {
+      return yield* new UsageError({
+        message: "no password: pass --password, set ORGPLANE_PASSWORD, or run in a terminal to be prompted"
+      })
+    }
+    const first = yield* Prompt.password({ message: "Password" })
+    if (options.confirm) {
+      const again = yield* Prompt.password({ message: "Repeat the password" })
+      if (Redacted.value(first) !== Redacted.value(again)) return yield* new UsageError({ message: "the passwords do not match" })
+    }
+    return first
+  }).pipe(Effect.catchTag("QuitException", () => new UsageError({ message: "cancelled" })))
+
+/** A password for a new account: read (and confirmed) like `readPassword`, then checked with the API's rules. */
+export const readNewPassword = (flag: Option.Option<Redacted.Redacted>) =>
+  Effect.flatMap(readPassword(flag, { confirm: true }), (secret) =>
+    Schema.decode(Password)(Redacted.value(secret)).pipe(
+      Effect.mapError(() => new UsageError({ message: "password: must be 10 to 256 characters" }))
+    ))
+
+/** Stores the new session as the profile's credential, for the server it came from; returns the file's path. */
+export const save = (target: Target.Target, result: { readonly user: User; readonly session: Session }) =>
+  Profiles.update(target.profileName, (current) => ({
+    ...(current !== undefined && current.url.replace(/\/+$/, "") === target.url ? current : {}),
+    url: target.url,
+    token: result.session.token,
+    email: result.user.email
+  }))
+
+/** After saving a session: a reminder when a flag or variable will keep being used instead of it. */
+export const noteOverride = (options: { readonly json: boolean }, target: Target.Target) =>
+  Option.isSome(target.credential) && target.credential.value.source !== "profile" && !options.json
+    ? Output.note(
+      `note: a ${target.credential.value.source === "flag" ? "--token/--api-key flag" : "ORGPLANE_TOKEN/ORGPLANE_API_KEY variable"} takes precedence over the saved session.`
+    )
+    : Effect.void
