@@ -29,7 +29,8 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
                  accepted_by_membership_id AS accepted_by_org_membership_id,
                  created_at, expires_at
           FROM invitations WHERE ${condition} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-          Effect.map((rows) => rows.map((row) => new Invitation(row))),
+          // Rows of our own tables: the response schema validates on the way out, not the constructor here.
+          Effect.map((rows) => rows.map((row) => new Invitation(row, true))),
           Effect.orDie
         )
 

@@ -16,7 +16,11 @@ export class MembersRepository extends Effect.Service<MembersRepository>()("@org
       sql<Member>`
         SELECT m.id, m.organization_id, m.user_id, u.name, u.email, m.role, m.created_at, m.removed_at
         FROM memberships m LEFT JOIN users u ON u.id = m.user_id
-        WHERE ${condition}`.pipe(Effect.map((rows) => rows.map((row) => new Member(row))), Effect.orDie)
+        WHERE ${condition}`.pipe(
+        // Rows of our own tables: the response schema validates on the way out, not the constructor here.
+        Effect.map((rows) => rows.map((row) => new Member(row, true))),
+        Effect.orDie
+      )
 
     /**
      * Serializes every change to the organization's memberships: taken first by each such transaction, so checks

@@ -20,7 +20,11 @@ export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplan
                ARRAY(SELECT tm.membership_id FROM team_members tm WHERE tm.team_id = t.id ORDER BY tm.membership_id)
                  AS member_ids
         FROM teams t
-        WHERE ${condition}`.pipe(Effect.map((rows) => rows.map((row) => new Team(row))), Effect.orDie)
+        WHERE ${condition}`.pipe(
+        // Rows of our own tables: the response schema validates on the way out, not the constructor here.
+        Effect.map((rows) => rows.map((row) => new Team(row, true))),
+        Effect.orDie
+      )
 
     const find = (organizationId: OrganizationId, id: TeamId) =>
       Effect.map(select(sql`t.organization_id = ${organizationId} AND t.id = ${id}`), first)
