@@ -53,7 +53,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       .addError(ConflictResponse)
       .annotate(
         OpenApi.Description,
-        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, their API keys stop working and their sessions no longer reach the organization. Admins remove members and admins, owners anyone; every member may remove themselves (leave). 409 `last_owner` for the last owner; 404 `member_not_found`."
+        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, the API keys they created are revoked and their sessions no longer reach the organization. Admins remove members and admins, owners anyone; every member may remove themselves (leave). 409 `last_owner` for the last owner; 404 `member_not_found`."
       )
   )
   .add(

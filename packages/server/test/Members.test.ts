@@ -151,6 +151,8 @@ describe("removing members", () => {
     const removed = await del(`/v1/members/${org.admin.membership.id}`, { token: org.owner.token })
     expect(removed.status).toBe(204)
     expect((await get("/v1/members", { apiKey: key.body.key })).status).toBe(401)
+    const keys = await get("/v1/api-keys", { token: org.owner.token })
+    expect(keys.body.items.map((k: any) => k.id)).not.toContain(key.body.apiKey.id)
     const session = await get("/v1/members", { token: org.admin.token })
     expect(session.status).toBe(404)
     expect(session.body).toEqual({ error: "organization_not_found" })

@@ -88,11 +88,12 @@ export class MembersRepository extends Effect.Service<MembersRepository>()("@org
     const setRole = (id: MembershipId, role: Role, at: Date) =>
       sql`UPDATE memberships SET role = ${role}, updated_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-    /** Marks the membership removed and takes it out of every team. */
+    /** Marks the membership removed, takes it out of every team and revokes the API keys it created. */
     const remove = (id: MembershipId, at: Date) =>
       Effect.all([
         sql`UPDATE memberships SET removed_at = ${at}, updated_at = ${at} WHERE id = ${id}`,
-        sql`DELETE FROM team_members WHERE membership_id = ${id}`
+        sql`DELETE FROM team_members WHERE membership_id = ${id}`,
+        sql`DELETE FROM api_keys WHERE membership_id = ${id}`
       ], { discard: true }).pipe(Effect.orDie)
 
     return { lockOrganization, find, findActive, findActiveByEmail, list, countOwners, missingActive, setRole, remove } as const
