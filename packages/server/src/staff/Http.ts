@@ -1,7 +1,7 @@
-/** HTTP handlers of the Members, Roles, Teams and Invitations groups. Thin by design. */
+/** HTTP handlers of the Members, Roles, Teams and Invitations groups. Thin by design: the services check roles. */
 import { Api, CurrentActor, RoleCapabilities, RoleInfo } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
-import { currentMember, currentMemberWithRole } from "../platform/Auth.js"
+import { currentMember } from "../platform/Auth.js"
 import { group } from "../platform/HttpErrors.js"
 import { Invitations } from "./Invitations.js"
 import { Members } from "./Members.js"
@@ -42,11 +42,10 @@ export const TeamsHttp = group(Api, "teams", (handlers) =>
 export const InvitationsHttp = group(Api, "invitations", (handlers) =>
   Effect.gen(function*() {
     const invitations = yield* Invitations
-    const admin = currentMemberWithRole("admin")
     return handlers
-      .handle("create", ({ payload }) => Effect.flatMap(admin, (caller) => invitations.create(caller, payload)))
-      .handle("list", ({ urlParams }) => Effect.flatMap(admin, (caller) => invitations.list(caller, urlParams)))
-      .handle("cancel", ({ path }) => Effect.flatMap(admin, (caller) => invitations.cancel(caller, path.invitationId)))
+      .handle("create", ({ payload }) => Effect.flatMap(currentMember, (caller) => invitations.create(caller, payload)))
+      .handle("list", ({ urlParams }) => Effect.flatMap(currentMember, (caller) => invitations.list(caller, urlParams)))
+      .handle("cancel", ({ path }) => Effect.flatMap(currentMember, (caller) => invitations.cancel(caller, path.invitationId)))
       .handle("accept", ({ payload }) =>
         Effect.flatMap(Effect.serviceOption(CurrentActor), (actor) => invitations.accept(actor, payload)))
   }))
