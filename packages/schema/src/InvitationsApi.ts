@@ -32,7 +32,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .middleware(Authentication)
       .annotate(
         OpenApi.Description,
-        "Invites an email address as a member or an admin (owners and admins). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working. 409 `member_exists` when the email belongs to a member."
+        "Invites an email address as a member or an admin (owners and admins). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working. 409 `member_exists` when the email belongs to a member."
       )
   )
   .add(

@@ -238,3 +238,34 @@ describe("accepting", () => {
     expect(bad.text).not.toContain("short")
   })
 })
+
+describe("expiry", () => {
+  it("after 7 days an invitation reads as expired, cannot be accepted or canceled, and a new one replaces it", async () => {
+    const clock = new TestServer.ShiftedClock()
+    const timed = await TestServer.start({ clock })
+    try {
+      const request = (method: string, path: string, options: Options = {}) => Http.request(timed.url, method, path, options)
+      const org = await Http.owner(timed.url)
+      const email = newEmail()
+      const created = await request("POST", "/v1/invitations", { token: org.token, body: { email, role: "member" } })
+      clock.advance("6 days")
+      expect((await request("GET", "/v1/invitations?status=pending", { token: org.token })).body.items).toHaveLength(1)
+      clock.advance("1 day")
+      const expired = await request("GET", "/v1/invitations?status=expired", { token: org.token })
+      expect(expired.body.items.map((i: any) => [i.id, i.status])).toEqual([[created.body.invitation.id, "expired"]])
+      expect((await request("GET", "/v1/invitations?status=pending", { token: org.token })).body.items).toEqual([])
+      const accept = await request("POST", "/v1/invitations/accept", { body: signUpAs(created.body.inviteToken) })
+      expect(accept.status).toBe(404)
+      expect(accept.body.error).toBe("invitation_not_found")
+      const cancel = await request("POST", `/v1/invitations/${created.body.invitation.id}/cancel`, { token: org.token })
+      expect(cancel.status).toBe(409)
+      expect(cancel.body.message).toBe("This invitation is expired; only pending invitations can be canceled.")
+      const again = await request("POST", "/v1/invitations", { token: org.token, body: { email, role: "admin" } })
+      expect(again.status).toBe(200)
+      expect(again.body.invitation).toMatchObject({ id: created.body.invitation.id, status: "pending", role: "admin" })
+      expect((await request("POST", "/v1/invitations/accept", { body: signUpAs(again.body.inviteToken) })).status).toBe(200)
+    } finally {
+      await timed.close()
+    }
+  })
+})

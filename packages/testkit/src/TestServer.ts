@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
@@ -16,10 +16,32 @@ export const testSettings: ServerOptions = {
   encryptionKeys: Option.some(Redacted.make(`test:${randomBytes(32).toString("base64")}`))
 }
 
-const serverLayer = (options: ServerOptions) =>
+/** A wall clock that tests can move forward: the server's `now` is real time plus `offsetMillis`. */
+export class ShiftedClock implements Clock.Clock {
+  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
+  offsetMillis = 0
+  private readonly real = Clock.make()
+  advance(duration: Duration.DurationInput) {
+    this.offsetMillis += Duration.toMillis(duration)
+  }
+  unsafeCurrentTimeMillis() {
+    return this.real.unsafeCurrentTimeMillis() + this.offsetMillis
+  }
+  unsafeCurrentTimeNanos() {
+    return this.real.unsafeCurrentTimeNanos() + BigInt(this.offsetMillis) * 1_000_000n
+  }
+  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
+  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
+  sleep(duration: Duration.Duration) {
+    return this.real.sleep(duration)
+  }
+}
+
+const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock))
   )
 
 export interface RunningServer {
@@ -30,14 +52,16 @@ export interface RunningServer {
 
 export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
   readonly operatorOrganizationId?: string | undefined
+  /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
+  readonly clock?: Clock.Clock | undefined
 }
 
 /** Starts a server on a free loopback port, on a fresh database. */
-export const start = async ({ operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
+export const start = async ({ clock, operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
   const options: ServerOptions = operatorOrganizationId === undefined
     ? rest
     : { ...rest, operatorOrganizationId: Option.some(operatorOrganizationId) }
-  const runtime = ManagedRuntime.make(serverLayer(options))
+  const runtime = ManagedRuntime.make(serverLayer(options, clock))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
