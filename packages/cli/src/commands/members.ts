@@ -92,7 +92,7 @@ export const remove = Command.make(
           global,
           Removed,
           { ok: true, removed: memberId },
-          () => `Removed member ${memberId}: they left every team, and their API keys and sessions no longer reach the organization.`
+          () => `Removed member ${memberId}: they left every team, their API keys are revoked and their sessions no longer reach the organization.`
         )
       }))
 ).pipe(Command.withDescription("Remove a member from the organization (your own id: leave it). The last owner cannot be removed."))
