@@ -12,9 +12,8 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-type Options = Parameters<typeof Http.request>[3]
 type Method = "GET" | "POST" | "PATCH" | "DELETE"
-const call = (method: Method, path: string, options: Options = {}) => Http.request(server.url, method, path, options)
+const call = (method: Method, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
 
 type Org = Awaited<ReturnType<typeof Http.staffed>>
 type Role = "owner" | "admin" | "member"

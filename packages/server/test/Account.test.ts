@@ -7,11 +7,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-type Options = Parameters<typeof Http.request>[3]
-const get = (path: string, options: Options = {}) => Http.request(server.url, "GET", path, options)
-const post = (path: string, options: Options = {}) => Http.request(server.url, "POST", path, options)
-const patch = (path: string, options: Options = {}) => Http.request(server.url, "PATCH", path, options)
-const del = (path: string, options: Options = {}) => Http.request(server.url, "DELETE", path, options)
+const { del, get, patch, post } = Http.verbs(() => server.url)
 
 describe("one's own account", () => {
   it("changes its name, which colleagues then see", async () => {

@@ -7,8 +7,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const get = (path: string, options: Parameters<typeof Http.request>[3] = {}) => Http.request(server.url, "GET", path, options)
-const post = (path: string, options: Parameters<typeof Http.request>[3] = {}) => Http.request(server.url, "POST", path, options)
+const { get, post } = Http.verbs(() => server.url)
 
 /** A provisional workspace claimed by an owner and a member. */
 const staffedWorkspace = async () => {

@@ -7,10 +7,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-type Options = Parameters<typeof Http.request>[3]
-const get = (path: string, options: Options = {}) => Http.request(server.url, "GET", path, options)
-const post = (path: string, options: Options = {}) => Http.request(server.url, "POST", path, options)
-const del = (path: string, options: Options = {}) => Http.request(server.url, "DELETE", path, options)
+const { del, get, post } = Http.verbs(() => server.url)
 
 const newEmail = () => `invitee.${Math.random().toString(36).slice(2, 10)}@example.com`
 const signUpAs = (token: string) => ({ token, signUp: { name: "New Person", password: "correct horse battery" } })
@@ -244,7 +241,7 @@ describe("expiry", () => {
     const clock = new TestServer.ShiftedClock()
     const timed = await TestServer.start({ clock })
     try {
-      const request = (method: string, path: string, options: Options = {}) => Http.request(timed.url, method, path, options)
+      const request = (method: string, path: string, options: Http.Options = {}) => Http.request(timed.url, method, path, options)
       const org = await Http.owner(timed.url)
       const email = newEmail()
       const created = await request("POST", "/v1/invitations", { token: org.token, body: { email, role: "member" } })

@@ -7,11 +7,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-type Options = Parameters<typeof Http.request>[3]
-const get = (path: string, options: Options = {}) => Http.request(server.url, "GET", path, options)
-const post = (path: string, options: Options = {}) => Http.request(server.url, "POST", path, options)
-const patch = (path: string, options: Options = {}) => Http.request(server.url, "PATCH", path, options)
-const del = (path: string, options: Options = {}) => Http.request(server.url, "DELETE", path, options)
+const { del, get, patch, post } = Http.verbs(() => server.url)
 
 describe("listing and reading members", () => {
   it("lists members oldest first with their name, email and role, filtered by role and text", async () => {

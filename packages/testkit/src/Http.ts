@@ -6,12 +6,15 @@ export interface RawResponse {
   readonly text: string
 }
 
-export const request = async (
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { readonly body?: unknown; readonly rawBody?: string; readonly token?: string; readonly apiKey?: string; readonly headers?: Record<string, string> } = {}
-): Promise<RawResponse> => {
+export interface Options {
+  readonly body?: unknown
+  readonly rawBody?: string
+  readonly token?: string
+  readonly apiKey?: string
+  readonly headers?: Record<string, string>
+}
+
+export const request = async (baseUrl: string, method: string, path: string, options: Options = {}): Promise<RawResponse> => {
   const headers: Record<string, string> = { ...options.headers }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
   if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey
@@ -29,6 +32,12 @@ export const request = async (
     parsed = undefined
   }
   return { status: response.status, headers: response.headers, body: parsed, text }
+}
+
+/** `get`, `post`, `patch` and `del` against a server whose URL is known later (say, after `beforeAll`). */
+export const verbs = (baseUrl: () => string) => {
+  const verb = (method: string) => (path: string, options: Options = {}) => request(baseUrl(), method, path, options)
+  return { get: verb("GET"), post: verb("POST"), patch: verb("PATCH"), del: verb("DELETE") }
 }
 
 /** Signs up a fresh user (unique email) and returns the token and user. */
