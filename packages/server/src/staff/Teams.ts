@@ -71,7 +71,7 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/Teams", {
       Effect.gen(function*() {
         const page = yield* Cursor.request(query, 2)
         const rows = yield* teams.list(caller.organization.id, query, page)
-        return Cursor.page(rows, page.limit, (team) => [team.name.toLowerCase(), team.id])
+        return Cursor.page(rows, page.limit, (team) => [team.name, team.id])
       })
 
     const get = (caller: MemberContext, id: TeamId) => read(caller.organization.id, id)

@@ -48,7 +48,8 @@ export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplan
         filter.memberId
           ? sql`EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = t.id AND tm.membership_id = ${filter.memberId})`
           : sql`true`,
-        page.after ? sql`(lower(t.name), t.id) > (${page.after[0]}, ${page.after[1]})` : sql`true`
+        // The cursor holds the last name as is: Postgres lowers both sides the same way.
+        page.after ? sql`(lower(t.name), t.id) > (lower(${page.after[0]}), ${page.after[1]})` : sql`true`
       ])} ORDER BY lower(t.name), t.id LIMIT ${page.limit + 1}`)
 
     const insert = (row: {
