@@ -102,6 +102,7 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
             return yield* new NotFound({ error: "claim_not_found", message: "This claim link is unknown, used or expired." })
           }
           const { organizationId, role } = claim.value
+          yield* organizations.lockMemberships(organizationId)
           const existing = yield* organizations.findMembership(organizationId, input.userId)
           if (Option.isNone(existing) && (yield* organizations.wasRemoved(organizationId, input.userId))) {
             return yield* new Forbidden({ reason: "membership_removed", message: "You were removed from this organization." })

@@ -58,6 +58,14 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
         Effect.orDie
       )
 
+      /**
+       * Serializes every change to the organization's memberships (role changes, removals, invitations, claims):
+       * each such transaction takes this lock first, so checks like "at least one owner stays" see the state they
+       * change.
+       */
+      const lockMemberships = (organizationId: OrganizationId) =>
+        sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`.pipe(Effect.asVoid, Effect.orDie)
+
       const insertMembership = (row: MembershipRow) =>
         sql`INSERT INTO memberships ${sql.insert({ ...row, updatedAt: row.createdAt })}`.pipe(
           Effect.as(toMembership(row)),
@@ -116,6 +124,7 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
         findById,
         update,
         operatorOrganizationId,
+        lockMemberships,
         insertMembership,
         findMembership,
         findMembershipById,

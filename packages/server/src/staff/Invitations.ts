@@ -53,7 +53,7 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
         transaction(
           Effect.gen(function*() {
             const organizationId = caller.organization.id
-            yield* members.lockOrganization(organizationId)
+            yield* organizations.lockMemberships(organizationId)
             if (Option.isSome(yield* members.findActiveByEmail(organizationId, input.email))) return yield* memberExists()
             const at = yield* now
             const expiresAt = new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
@@ -135,7 +135,7 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
             // Locks in the order every membership change takes them: the organization, then the invitation.
             const organizationId = yield* invitations.organizationOf(tokenHash)
             if (Option.isNone(organizationId)) return yield* unusable()
-            yield* members.lockOrganization(organizationId.value)
+            yield* organizations.lockMemberships(organizationId.value)
             const found = yield* invitations.lockRedeemable(tokenHash, at)
             if (Option.isNone(found)) return yield* unusable()
             const invitation = found.value

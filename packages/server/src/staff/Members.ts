@@ -17,6 +17,7 @@ import { type MemberContext, requireRole } from "../platform/Auth.js"
 import * as Cursor from "../platform/Cursor.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
 import { MembersRepository } from "./MembersRepository.js"
 
 export const memberNotFound = (id?: string) =>
@@ -31,6 +32,7 @@ const lastOwner = () =>
 export class Members extends Effect.Service<Members>()("@orgplane/server/Members", {
   effect: Effect.gen(function*() {
     const members = yield* MembersRepository
+    const organizations = yield* OrganizationsRepository
 
     /**
      * Runs `change` in a transaction holding the organization's membership lock, with the caller's and the
@@ -44,7 +46,7 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/Members
       transaction(
         Effect.gen(function*() {
           const organizationId = caller.organization.id
-          yield* members.lockOrganization(organizationId)
+          yield* organizations.lockMemberships(organizationId)
           const self = yield* members.findActive(organizationId, caller.membership.id)
           if (Option.isNone(self)) return yield* new OrganizationNotFound()
           const target = yield* members.findActive(organizationId, targetId)
@@ -127,5 +129,5 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/Members
 
     return { list, get, changeRole, remove, transferOwnership, requireActive } as const
   }),
-  dependencies: [MembersRepository.Default]
+  dependencies: [MembersRepository.Default, OrganizationsRepository.Default]
 }) {}

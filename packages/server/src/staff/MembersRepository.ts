@@ -22,13 +22,6 @@ export class MembersRepository extends Effect.Service<MembersRepository>()("@org
         Effect.orDie
       )
 
-    /**
-     * Serializes every change to the organization's memberships: taken first by each such transaction, so checks
-     * like "at least one owner stays" see the state they change.
-     */
-    const lockOrganization = (organizationId: OrganizationId) =>
-      sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`.pipe(Effect.asVoid, Effect.orDie)
-
     /** The member with this id in the organization, removed or not. */
     const find = (organizationId: OrganizationId, id: MembershipId) =>
       Effect.map(select(sql`m.organization_id = ${organizationId} AND m.id = ${id}`), first)
@@ -96,6 +89,6 @@ export class MembersRepository extends Effect.Service<MembersRepository>()("@org
         sql`DELETE FROM api_keys WHERE membership_id = ${id}`
       ], { discard: true }).pipe(Effect.orDie)
 
-    return { lockOrganization, find, findActive, findActiveByEmail, list, countOwners, missingActive, setRole, remove } as const
+    return { find, findActive, findActiveByEmail, list, countOwners, missingActive, setRole, remove } as const
   })
 }) {}
