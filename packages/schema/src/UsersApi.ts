@@ -5,6 +5,7 @@ import {
   ForbiddenResponse,
   InvalidRequestResponse,
   OrganizationNotFoundResponse,
+  RateLimitedResponse,
   UnauthorizedResponse
 } from "./Errors.js"
 import { AuthResult, Me, SignInRequest, SignUpRequest, SwitchOrganizationRequest } from "./Identity.js"
@@ -73,10 +74,11 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ForbiddenResponse)
       .addError(InvalidRequestResponse)
+      .addError(RateLimitedResponse)
       .middleware(Authentication)
       .annotate(
         OpenApi.Description,
-        "Changes the caller's password. Every other session of the account is signed out; the calling one stays. 400 `invalid_request` on `currentPassword` when it is wrong; 403 `session_required` with an API key."
+        "Changes the caller's password. Every other session of the account is signed out; the calling one stays. 400 `invalid_request` on `currentPassword` when it is wrong; 403 `session_required` with an API key; 429 after 10 attempts in 15 minutes."
       )
   )
   .add(

@@ -47,6 +47,21 @@ describe("one's own account", () => {
     expect((await post("/v1/auth/sign-in", { body: { email: user.email, password: "a brand new secret" } })).status).toBe(200)
   })
 
+  it("limits password change attempts per account", async () => {
+    const user = await Http.signUp(server.url, "Guess")
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const wrong = await post("/v1/me/password", { token: user.token, body: { currentPassword: `guess ${attempt}`, newPassword: "a brand new secret" } })
+      expect(wrong.status).toBe(400)
+    }
+    const limited = await post("/v1/me/password", { token: user.token, body: { currentPassword: user.password, newPassword: "a brand new secret" } })
+    expect(limited.status).toBe(429)
+    expect(limited.body.error).toBe("rate_limited")
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+    const other = await Http.signUp(server.url, "Other")
+    const unaffected = await post("/v1/me/password", { token: other.token, body: { currentPassword: other.password, newPassword: "a brand new secret" } })
+    expect(unaffected.status).toBe(204)
+  })
+
   it("lists its organizations with its membership in each, without the ones it left", async () => {
     const org = await Http.staffed(server.url, "First")
     const second = await post("/v1/organizations", { token: org.member.token, body: { name: "Second" } })

@@ -2,6 +2,7 @@
 import {
   Forbidden,
   InvalidRequest,
+  RateLimited,
   type PageQuery,
   type Membership,
   type Organization,
@@ -19,12 +20,16 @@ import { Crypto } from "../platform/Crypto.js"
 import * as Cursor from "../platform/Cursor.js"
 import { makeId } from "../platform/Ids.js"
 import { transaction } from "../platform/Sql.js"
+import { RateLimiter } from "../platform/RateLimiter.js"
 import { now } from "../platform/Time.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
 
 export const SESSION_TOKEN_PREFIX = "ops"
+/** Password changes (right or wrong current password) per account and window. */
+const PASSWORD_CHANGES_PER_WINDOW = 10
+const PASSWORD_CHANGE_WINDOW = Duration.minutes(15)
 
 export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accounts", {
   effect: Effect.gen(function*() {
@@ -33,6 +38,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
     const users = yield* UsersRepository
     const sessions = yield* SessionsRepository
     const organizations = yield* OrganizationsRepository
+    const limiter = yield* RateLimiter
 
     /** Issues a session for the user; the plaintext token exists only in the return value. */
     const startSession = (userId: UserId, activeOrganizationId: OrganizationId | null) =>
@@ -116,6 +122,14 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
       input: { readonly currentPassword: string; readonly newPassword: string }
     ) =>
       Effect.gen(function*() {
+        // A stolen session must not become an oracle for the account's password.
+        const decision = yield* limiter.hit(`password-change:${session.userId}`, PASSWORD_CHANGES_PER_WINDOW, PASSWORD_CHANGE_WINDOW)
+        if (!decision.allowed) {
+          return yield* RateLimited.after(
+            decision.retryAfterSeconds,
+            `Too many password changes; retry in ${decision.retryAfterSeconds} seconds.`
+          )
+        }
         const user = yield* users.findById(session.userId)
         const ok = yield* crypto.verifyPassword(input.currentPassword, Option.getOrUndefined(Option.map(user, (row) => row.passwordHash)))
         if (!ok) return yield* InvalidRequest.field(["currentPassword"], "is not the account's current password")
@@ -148,5 +162,5 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
       listOrganizations
     } as const
   }),
-  dependencies: [UsersRepository.Default, SessionsRepository.Default, OrganizationsRepository.Default]
+  dependencies: [UsersRepository.Default, SessionsRepository.Default, OrganizationsRepository.Default, RateLimiter.Default]
 }) {}
