@@ -9,12 +9,13 @@ import {
   type InvitationId,
   type InvitationListQuery,
   InvalidRequest,
-  Membership,
   type MembershipId,
   NotFound,
   type Role,
   type Session,
+  type SessionId,
   Unauthorized,
+  type User,
   type UserId
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
@@ -36,6 +37,11 @@ export const INVITATION_TTL = Duration.days(7)
 
 const invitationNotFound = (message = "Invitation not found.") => new NotFound({ error: "invitation_not_found", message })
 const memberExists = () => new Conflict({ error: "member_exists", message: "This person is already a member of the organization." })
+
+/** Who accepts an invitation: the signed-in person, or a new account made from `signUp`. */
+type Joiner =
+  | { readonly _tag: "SignedIn"; readonly userId: UserId; readonly sessionId: SessionId }
+  | { readonly _tag: "SignUp"; readonly name: string; readonly passwordHash: string }
 
 export class Invitations extends Effect.Service<Invitations>()("@orgplane/server/Invitations", {
   effect: Effect.gen(function*() {
@@ -74,10 +80,12 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
               yield* invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes })
             }
             const invitation = Option.getOrThrow(yield* invitations.lock(organizationId, id, at))
-            return { invitation, inviteToken, refreshed: Option.isSome(pending) }
+            return Option.isSome(pending)
+              ? { invitation, inviteToken, refreshed: true as const }
+              : { invitation, inviteToken, refreshed: false as const }
           })
         )
-      ).pipe(Effect.map((result) => result.refreshed ? { ...result, refreshed: true as const } : { ...result, refreshed: false as const }))
+      )
 
     const list = (caller: MemberContext, query: InvitationListQuery) =>
       Effect.gen(function*() {
@@ -116,17 +124,22 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
       input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined }
     ) =>
       Effect.gen(function*() {
+        // Who joins, decided before any storage work: the signed-in session's person, or a new account.
+        let joiner: Joiner
         if (Option.isSome(actor)) {
-          if (actor.value.credential._tag !== "Session") {
+          const { credential, userId } = actor.value
+          if (credential._tag !== "Session") {
             return yield* new Forbidden({ reason: "session_required", message: "Accept an invitation with a session, not an API key." })
           }
           if (input.signUp !== undefined) {
             return yield* InvalidRequest.field(["signUp"], "must be omitted when signed in: the invitation joins the signed-in account")
           }
-        } else if (input.signUp === undefined) {
+          joiner = { _tag: "SignedIn", userId, sessionId: credential.sessionId }
+        } else if (input.signUp !== undefined) {
+          joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
+        } else {
           return yield* new Unauthorized()
         }
-        const passwordHash = input.signUp === undefined ? undefined : yield* crypto.hashPassword(input.signUp.password)
         return yield* transaction(
           Effect.gen(function*() {
             const at = yield* now
@@ -140,44 +153,41 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
             if (Option.isNone(found)) return yield* unusable()
             const invitation = found.value
 
-            let userId: UserId
-            let session: Session | null = null
-            if (Option.isSome(actor) && actor.value.credential._tag === "Session") {
-              const user = Option.getOrThrow(yield* users.findById(actor.value.userId))
+            let user: User
+            if (joiner._tag === "SignedIn") {
+              user = toUser(Option.getOrThrow(yield* users.findById(joiner.userId)))
               if (user.email.toLowerCase() !== invitation.email.toLowerCase()) {
                 return yield* new Forbidden({
                   reason: "invitation_email_mismatch",
                   message: "This invitation was sent to another email address: sign in with that account."
                 })
               }
-              userId = user.id
             } else {
-              const user = yield* users.insert({
+              user = yield* users.insert({
                 id: yield* makeId<UserId>("usr"),
                 email: invitation.email,
-                name: input.signUp!.name,
-                passwordHash: passwordHash!,
+                name: joiner.name,
+                passwordHash: joiner.passwordHash,
                 createdAt: at
               })
-              userId = user.id
             }
-            if (Option.isSome(yield* organizations.findMembership(invitation.organizationId, userId))) return yield* memberExists()
+            if (Option.isSome(yield* organizations.findMembership(invitation.organizationId, user.id))) return yield* memberExists()
             const membership = yield* organizations.insertMembership({
               id: yield* makeId<MembershipId>("om"),
               organizationId: invitation.organizationId,
-              userId,
+              userId: user.id,
               role: invitation.role,
               createdAt: at
             })
             yield* invitations.markAccepted(invitation.id, membership.id, at)
-            if (Option.isSome(actor) && actor.value.credential._tag === "Session") {
-              yield* sessions.setActiveOrganization(actor.value.credential.sessionId, invitation.organizationId)
+            let session: Session | null = null
+            if (joiner._tag === "SignedIn") {
+              yield* sessions.setActiveOrganization(joiner.sessionId, invitation.organizationId)
             } else {
-              session = yield* accounts.startSession(userId, invitation.organizationId)
+              session = yield* accounts.startSession(user.id, invitation.organizationId)
             }
             const organization = Option.getOrThrow(yield* organizations.findById(invitation.organizationId))
-            const user = toUser(Option.getOrThrow(yield* users.findById(userId)))
-            return { organization, membership: new Membership(membership), user, session }
+            return { organization, membership, user, session }
           })
         )
       })

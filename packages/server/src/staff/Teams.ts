@@ -93,8 +93,10 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/Teams", {
         }))
 
     const addMembers = (caller: MemberContext, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
-      change(caller, id, (at) =>
-        Effect.zipRight(members.requireActive(caller, Array.dedupe(memberIds)), teams.addMembers(id, Array.dedupe(memberIds), at)))
+      change(caller, id, (at) => {
+        const unique = Array.dedupe(memberIds)
+        return Effect.zipRight(members.requireActive(caller, unique), teams.addMembers(id, unique, at))
+      })
 
     /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
     const removeMember = (caller: MemberContext, id: TeamId, memberId: MembershipId) =>
