@@ -27,9 +27,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addSuccess(CreatedInvitation, { status: 201 })
       .addSuccess(RefreshedInvitation)
       .addError(ConflictResponse)
-      .addError(ForbiddenResponse)
       .addError(OrganizationNotFoundResponse)
-      .middleware(Authentication)
       .annotate(
         OpenApi.Description,
         "Invites an email address as a member or an admin (owners and admins). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working. 409 `member_exists` when the email belongs to a member."
@@ -39,9 +37,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
     HttpApiEndpoint.get("list", "/v1/invitations")
       .setUrlParams(InvitationListQuery)
       .addSuccess(InvitationPage)
-      .addError(ForbiddenResponse)
       .addError(OrganizationNotFoundResponse)
-      .middleware(Authentication)
       .annotate(OpenApi.Description, "Lists the organization's invitations, newest first (owners and admins).")
   )
   .add(
@@ -50,21 +46,20 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addSuccess(InvitationResponse)
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
-      .addError(ForbiddenResponse)
       .addError(OrganizationNotFoundResponse)
-      .middleware(Authentication)
       .annotate(
         OpenApi.Description,
         "Cancels a pending invitation; its token stops working (owners and admins). 409 `invitation_not_pending` when it was accepted, canceled or has expired; 404 `invitation_not_found`."
       )
   )
+  // Everything above needs credentials; accepting also serves people who do not have an account yet.
+  .middlewareEndpoints(Authentication)
   .add(
     HttpApiEndpoint.post("accept", "/v1/invitations/accept")
       .setPayload(AcceptInvitationRequest)
       .addSuccess(AcceptedInvitation)
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
-      .addError(ForbiddenResponse)
       .addError(UnauthorizedResponse)
       .middleware(OptionalAuthentication)
       .annotate(
@@ -72,5 +67,6 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
         "Joins the invitation's organization with its role and makes it the session's active organization. Either signed in (a session, not an API key: 403 `session_required`) as the person the invitation was sent to (403 `invitation_email_mismatch` otherwise), or anonymously with `signUp`, which creates that person's account and returns its session (409 `email_taken` when the email already has one: sign in first). Credentials and `signUp` together: 400 on `signUp`. Works even when open sign-up is disabled. 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member; 401 with neither credentials nor `signUp`."
       )
   )
+  .addError(ForbiddenResponse)
   .annotate(OpenApi.Title, "Invitations")
 {}

@@ -77,11 +77,6 @@ export class Member extends Schema.Class<Member>("Member")({
 
 export const MemberPage = Page(Member).annotations({ identifier: "MemberPage" })
 
-const BooleanFromString = Schema.transformLiterals(["true", true], ["false", false]).annotations({
-  message: () => "must be true or false",
-  jsonSchema: { type: "boolean" }
-})
-
 /** Free text for the `q` filters of lists: trimmed, 1 to 255 characters. */
 export const SearchText = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))
 
@@ -91,7 +86,7 @@ export const MemberListQuery = Schema.Struct({
   q: Schema.optionalWith(SearchText, { exact: true }).annotations({
     description: "Only members whose name or email contains this text (case-insensitive)."
   }),
-  includeRemoved: Schema.optionalWith(BooleanFromString, { exact: true }).annotations({
+  includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
     description: "Also list removed members (default false)."
   })
 }).annotations(allErrors)
