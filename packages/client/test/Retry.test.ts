@@ -31,7 +31,7 @@ const withClient = async <A>(options: Omit<ClientOptions, "baseUrl">, f: (client
 }
 
 const signIn = { payload: { email: "ada@example.com", password: "correct horse battery" } }
-const unavailable = { error: "database_unavailable", message: "The database does not answer." }
+const unavailable = { error: "service_unavailable", message: "The database does not answer." }
 
 describe("retries", () => {
   it("retries a GET answered 503 until it succeeds", async () => {
@@ -49,7 +49,7 @@ describe("retries", () => {
     fake.script({ status: 503, body: unavailable }, { status: 503, body: unavailable }, { status: 200, body: FakeServer.health })
     const error = await rejection(withClient({ maxRetries: 1 }, (client) => client.system.ready()))
     expect(error).toBeInstanceOf(OrgplaneError)
-    expect(error).toMatchObject({ status: 503, tag: "ServiceUnavailable", code: "database_unavailable", body: unavailable })
+    expect(error).toMatchObject({ status: 503, tag: "ServiceUnavailable", code: "service_unavailable", body: unavailable })
     expect(fake.requests).toHaveLength(2)
   })
 
@@ -58,7 +58,7 @@ describe("retries", () => {
     const error = await rejection(withClient({ maxRetries: 3 }, (client) => client.users.signIn(signIn)))
     // 503 is not a declared answer of sign-in: the error still carries what the server sent.
     expect(error).toBeInstanceOf(OrgplaneError)
-    expect(error).toMatchObject({ status: 503, tag: "UnexpectedResponse", code: "database_unavailable", body: unavailable })
+    expect(error).toMatchObject({ status: 503, tag: "UnexpectedResponse", code: "service_unavailable", body: unavailable })
     expect(fake.requests).toHaveLength(1)
   })
 

@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
-import { ChangePlanRequest, Organization } from "./Identity.js"
+import { ChangePlanRequest, Organization } from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
 import { Authentication } from "./Security.js"
 

@@ -2,7 +2,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
-import { ApiKeyPage, CreateApiKeyRequest, CreatedApiKey } from "./Identity.js"
+import { ApiKeyPage, CreateApiKeyRequest, CreatedApiKey } from "./ApiKeys.js"
 import { ApiKeyId } from "./Ids.js"
 import { PageQuery } from "./Pagination.js"
 import { Authentication } from "./Security.js"

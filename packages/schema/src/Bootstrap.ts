@@ -1,7 +1,7 @@
 /** Agent-first workspace setup: a provisional organization and one-time claim links for the humans who take it over. */
 import { Schema } from "effect"
 import { allErrors, Email, Timestamp } from "./Common.js"
-import { Role, Membership, Organization, OrganizationName } from "./Identity.js"
+import { Membership, Organization, OrganizationName, Role } from "./Organizations.js"
 import { BootstrapId, WorkspaceClaimId } from "./Ids.js"
 
 export const BootstrapWorkspaceRequest = Schema.Struct({

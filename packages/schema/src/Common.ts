@@ -18,3 +18,6 @@ export const Email = Schema.Trim.pipe(
 export const allErrors = { parseOptions: { errors: "all" as const } }
 
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
+
+/** Free text for the `q` filters of lists: trimmed, 1 to 255 characters. */
+export const SearchText = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))

@@ -173,10 +173,14 @@ export class WebhookRejected extends Schema.TaggedError<WebhookRejected>("Webhoo
 export const WebhookRejectedResponse = wire(WebhookRejected, 401, "The webhook signature did not verify against the raw body.")
 
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>("ServiceUnavailable")("ServiceUnavailable", {
-  error: Schema.String,
+  error: code("service_unavailable"),
   message: Schema.String
 }) {}
-export const ServiceUnavailableResponse = wire(ServiceUnavailable, 503, "A dependency of this endpoint is not available right now.")
+export const ServiceUnavailableResponse = wire(
+  ServiceUnavailable,
+  503,
+  "A dependency of the server (its database) is not available right now; `Retry-After` says when to try again."
+)
 
 /** Every error class that can answer, with its wire schema: what clients use to turn an error back into its body. */
 export const ErrorResponses = [

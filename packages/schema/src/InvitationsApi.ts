@@ -18,7 +18,7 @@ import {
   InvitationPath,
   InvitationResponse,
   RefreshedInvitation
-} from "./Staff.js"
+} from "./Invitations.js"
 
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(

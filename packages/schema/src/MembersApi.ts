@@ -2,16 +2,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
-import {
-  ChangeRoleRequest,
-  MemberListQuery,
-  MemberPage,
-  MemberPath,
-  MemberResponse,
-  OwnershipTransfer,
-  RoleList,
-  RolesDescription
-} from "./Staff.js"
+import { ChangeRoleRequest, MemberListQuery, MemberPage, MemberPath, MemberResponse, OwnershipTransfer } from "./Members.js"
+import { RoleList, RolesDescription } from "./Roles.js"
 
 export class MembersApi extends HttpApiGroup.make("members")
   .add(

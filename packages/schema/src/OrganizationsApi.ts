@@ -1,7 +1,7 @@
 /** Organizations: creating one (the creator becomes its owner). */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ForbiddenResponse } from "./Errors.js"
-import { CreateOrganizationRequest, OrganizationWithMembership } from "./Identity.js"
+import { CreateOrganizationRequest, OrganizationWithMembership } from "./Organizations.js"
 import { Authentication } from "./Security.js"
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")

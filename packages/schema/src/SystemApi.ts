@@ -13,7 +13,7 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: false })
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Ready)
       .addError(ServiceUnavailableResponse)
-      .annotate(OpenApi.Description, "Readiness: checks the database. 503 `database_unavailable` when it does not answer.")
+      .annotate(OpenApi.Description, "Readiness: checks the database. 503 `service_unavailable` when it does not answer.")
   )
   .annotate(OpenApi.Title, "System")
 {}

@@ -11,7 +11,7 @@ import {
   TeamPath,
   TeamResponse,
   UpdateTeamRequest
-} from "./Staff.js"
+} from "./Teams.js"
 
 export class TeamsApi extends HttpApiGroup.make("teams")
   .add(

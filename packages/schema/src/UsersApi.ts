@@ -8,10 +8,18 @@ import {
   RateLimitedResponse,
   UnauthorizedResponse
 } from "./Errors.js"
-import { AuthResult, Me, SignInRequest, SignUpRequest, SwitchOrganizationRequest } from "./Identity.js"
 import { PageQuery } from "./Pagination.js"
 import { Authentication } from "./Security.js"
-import { ChangePasswordRequest, MyOrganizationPage, UpdateMeRequest } from "./Staff.js"
+import {
+  AuthResult,
+  ChangePasswordRequest,
+  Me,
+  MyOrganizationPage,
+  SignInRequest,
+  SignUpRequest,
+  SwitchOrganizationRequest,
+  UpdateMeRequest
+} from "./Users.js"
 
 export class UsersApi extends HttpApiGroup.make("users")
   .add(

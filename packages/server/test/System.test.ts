@@ -50,7 +50,7 @@ describe("system", () => {
 })
 
 describe("readiness when the database goes away", () => {
-  it("answers 503 database_unavailable while health stays up", async () => {
+  it("answers 503 service_unavailable while health stays up", async () => {
     const scope = Effect.runSync(Scope.make())
     const loadDataDir = await TestDatabase.embeddedTemplate()
     const { socketDir } = await Effect.runPromise(Scope.extend(Database.embedded({ dataDir: "memory", loadDataDir }), scope))
@@ -62,7 +62,7 @@ describe("readiness when the database goes away", () => {
       await Effect.runPromise(Scope.close(scope, Exit.void))
       const down = await Http.request(lonely.url, "GET", "/ready")
       expect(down.status).toBe(503)
-      expect(down.body).toEqual({ error: "database_unavailable", message: "The database does not answer." })
+      expect(down.body).toEqual({ error: "service_unavailable", message: "The database does not answer." })
       expect((await Http.request(lonely.url, "GET", "/health")).status).toBe(200)
     } finally {
       await lonely.close()

@@ -9,7 +9,7 @@ export const SystemHttp = group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
     const sql = yield* SqlClient.SqlClient
-    const databaseDown = new ServiceUnavailable({ error: "database_unavailable", message: "The database does not answer." })
+    const databaseDown = new ServiceUnavailable({ message: "The database does not answer." })
     return handlers
       .handle("health", () => Effect.succeed({ ok: true as const, version: settings.version }))
       .handle("ready", () =>

@@ -1,0 +1,90 @@
+/** Invitations: bringing a person into an organization by email. */
+import { Schema } from "effect"
+import { allErrors, Email, Timestamp } from "./Common.js"
+import { InvitationId, MembershipId, OrganizationId } from "./Ids.js"
+import { Membership, Organization } from "./Organizations.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+import { Password, PersonName, Session, User } from "./Users.js"
+
+export const InvitationStatus = Schema.Literal("pending", "accepted", "canceled", "expired").annotations({
+  identifier: "InvitationStatus",
+  description: "`expired` is a pending invitation past its `expiresAt`."
+})
+export type InvitationStatus = typeof InvitationStatus.Type
+
+export const InvitableRole = Schema.Literal("admin", "member").annotations({
+  description: "Invitations make members or admins; owners are made by an owner (role change or ownership transfer)."
+})
+
+export class Invitation extends Schema.Class<Invitation>("Invitation")({
+  id: InvitationId,
+  organizationId: OrganizationId,
+  email: Schema.String,
+  role: InvitableRole,
+  status: InvitationStatus,
+  createdByOrgMembershipId: MembershipId,
+  acceptedByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  expiresAt: Timestamp
+}) {}
+
+export const InvitationPage = Page(Invitation).annotations({ identifier: "InvitationPage" })
+
+export const InvitationListQuery = Schema.Struct({
+  ...PageQueryFields,
+  status: Schema.optionalWith(InvitationStatus, { exact: true }).annotations({
+    description: "Only invitations in this status (default: all)."
+  })
+}).annotations(allErrors)
+export type InvitationListQuery = typeof InvitationListQuery.Type
+
+export const InvitationPath = Schema.Struct({ invitationId: InvitationId })
+
+export const CreateInvitationRequest = Schema.Struct({
+  email: Email,
+  role: InvitableRole
+}).annotations(allErrors)
+
+const inviteToken = Schema.String.annotations({
+  description: "The invitation's secret, for `POST /v1/invitations/accept`. Shown only here; send it to the invitee."
+})
+
+/** 201: a new invitation. */
+export const CreatedInvitation = Schema.Struct({
+  invitation: Invitation,
+  inviteToken,
+  refreshed: Schema.Literal(false)
+}).annotations({ identifier: "CreatedInvitation" })
+
+/** 200: the email already had a pending invitation; it now has a new token, role and expiry. */
+export const RefreshedInvitation = Schema.Struct({
+  invitation: Invitation,
+  inviteToken,
+  refreshed: Schema.Literal(true).annotations({ description: "The earlier token no longer works." })
+}).annotations({ identifier: "RefreshedInvitation" })
+
+/** What creating an invitation answers: 201 with a new one, or 200 with a refreshed one. */
+export const InvitationCreated = Schema.Union(CreatedInvitation, RefreshedInvitation)
+
+export const InvitationResponse = Schema.Struct({ invitation: Invitation }).annotations({
+  identifier: "InvitationResponse"
+})
+
+export const AcceptInvitationRequest = Schema.Struct({
+  token: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
+  signUp: Schema.optionalWith(
+    Schema.Struct({ name: PersonName, password: Password }).annotations({
+      description: "Creates an account for the invitation's email and signs it in, in the same call. Omit to accept as the signed-in caller."
+    }),
+    { exact: true }
+  )
+}).annotations(allErrors)
+
+export const AcceptedInvitation = Schema.Struct({
+  organization: Organization,
+  membership: Membership,
+  user: User,
+  session: Schema.NullOr(Session).annotations({
+    description: "The new account's session when `signUp` was given (always then); null when accepted while signed in."
+  })
+}).annotations({ identifier: "AcceptedInvitation" })

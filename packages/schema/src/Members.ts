@@ -1,0 +1,46 @@
+/** Members: memberships of an organization seen with the person's name and email. */
+import { Schema } from "effect"
+import { allErrors, SearchText, Timestamp } from "./Common.js"
+import { MembershipId, OrganizationId, UserId } from "./Ids.js"
+import { Role } from "./Organizations.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+export class Member extends Schema.Class<Member>("Member")({
+  id: MembershipId,
+  organizationId: OrganizationId,
+  userId: Schema.NullOr(UserId).annotations({
+    description: "Null for the placeholder owner of a workspace created by bootstrap and not yet claimed."
+  }),
+  name: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  role: Role,
+  createdAt: Timestamp,
+  removedAt: Schema.NullOr(Timestamp).annotations({
+    description: "When the member was removed or left. A removed member keeps its id, so records that name it still resolve."
+  })
+}) {}
+
+export const MemberPage = Page(Member).annotations({ identifier: "MemberPage" })
+
+export const MemberListQuery = Schema.Struct({
+  ...PageQueryFields,
+  role: Schema.optionalWith(Role, { exact: true }).annotations({ description: "Only members with this role." }),
+  q: Schema.optionalWith(SearchText, { exact: true }).annotations({
+    description: "Only members whose name or email contains this text (case-insensitive)."
+  }),
+  includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+    description: "Also list removed members (default false)."
+  })
+}).annotations(allErrors)
+export type MemberListQuery = typeof MemberListQuery.Type
+
+export const MemberPath = Schema.Struct({ memberId: MembershipId })
+
+export const MemberResponse = Schema.Struct({ member: Member }).annotations({ identifier: "MemberResponse" })
+
+export const ChangeRoleRequest = Schema.Struct({ role: Role }).annotations(allErrors)
+
+export const OwnershipTransfer = Schema.Struct({
+  previousOwner: Member.annotations({ description: "The caller, now an admin." }),
+  owner: Member
+}).annotations({ identifier: "OwnershipTransfer" })

@@ -1,0 +1,45 @@
+/** Organizations, their plans, and memberships with their roles. */
+import { Schema } from "effect"
+import { allErrors, Timestamp } from "./Common.js"
+import { MembershipId, OrganizationId, UserId } from "./Ids.js"
+
+export const Role = Schema.Literal("owner", "admin", "member").annotations({
+  identifier: "Role",
+  description: "Organization role. `owner` > `admin` > `member`: a role may do everything the roles below it may."
+})
+export type Role = typeof Role.Type
+
+export const Plan = Schema.Literal("free", "team", "enterprise").annotations({
+  identifier: "Plan",
+  description: "Organization plan. Enterprise-only features answer 402 `enterprise_plan_required` on other plans."
+})
+export type Plan = typeof Plan.Type
+
+export const OrganizationName = Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(120))
+
+export class Organization extends Schema.Class<Organization>("Organization")({
+  id: OrganizationId,
+  name: Schema.String,
+  plan: Plan,
+  provisional: Schema.Boolean.annotations({
+    description: "True for a workspace created by bootstrap whose owner claim has not been redeemed yet."
+  }),
+  createdAt: Timestamp
+}) {}
+
+export class Membership extends Schema.Class<Membership>("Membership")({
+  id: MembershipId,
+  organizationId: OrganizationId,
+  userId: Schema.NullOr(UserId),
+  role: Role,
+  createdAt: Timestamp
+}) {}
+
+export const CreateOrganizationRequest = Schema.Struct({ name: OrganizationName }).annotations(allErrors)
+
+export const OrganizationWithMembership = Schema.Struct({
+  organization: Organization,
+  membership: Membership
+}).annotations({ identifier: "OrganizationWithMembership" })
+
+export const ChangePlanRequest = Schema.Struct({ plan: Plan }).annotations(allErrors)

@@ -1,0 +1,57 @@
+/** Teams: named groups of members, used to grant access and assign policies to many members at once. */
+import { Schema } from "effect"
+import { allErrors, SearchText, Timestamp } from "./Common.js"
+import { MembershipId, OrganizationId, TeamId } from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+export const TeamName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))
+
+export const MemberIds = Schema.Array(MembershipId).pipe(Schema.maxItems(500)).annotations({
+  description: "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."
+})
+
+export class Team extends Schema.Class<Team>("Team")({
+  id: TeamId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  memberIds: Schema.Array(MembershipId).annotations({ description: "The team's members, oldest membership first." }),
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const TeamPage = Page(Team).annotations({ identifier: "TeamPage" })
+
+export const TeamListQuery = Schema.Struct({
+  ...PageQueryFields,
+  q: Schema.optionalWith(SearchText, { exact: true }).annotations({
+    description: "Only teams whose name contains this text (case-insensitive)."
+  }),
+  memberId: Schema.optionalWith(MembershipId, { exact: true }).annotations({
+    description: "Only teams this member belongs to."
+  })
+}).annotations(allErrors)
+export type TeamListQuery = typeof TeamListQuery.Type
+
+export const TeamPath = Schema.Struct({ teamId: TeamId })
+export const TeamMemberPath = Schema.Struct({ teamId: TeamId, memberId: MembershipId })
+
+export const TeamResponse = Schema.Struct({ team: Team }).annotations({ identifier: "TeamResponse" })
+
+export const CreateTeamRequest = Schema.Struct({
+  name: TeamName,
+  memberIds: Schema.optionalWith(MemberIds, { exact: true })
+}).annotations(allErrors)
+
+export const UpdateTeamRequest = Schema.Struct({
+  name: Schema.optionalWith(TeamName, { exact: true }),
+  memberIds: Schema.optionalWith(MemberIds, { exact: true }).annotations({
+    description: "The team's whole membership: replaces the current one."
+  })
+}).pipe(
+  Schema.filter((body) => body.name !== undefined || body.memberIds !== undefined || "give name, memberIds or both")
+).annotations(allErrors)
+
+export const AddTeamMembersRequest = Schema.Struct({
+  memberIds: MemberIds.pipe(Schema.minItems(1))
+}).annotations(allErrors)
