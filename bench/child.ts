@@ -1,0 +1,35 @@
+/**
+ * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
+ * `{"url": ...}` on stdout, answer `"rss"` over the IPC channel, and stop when told to or when the harness goes.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+
+export const serve = async (
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+  dispose: () => Promise<unknown>
+) => {
+  const server = createServer(listener)
+  // The load generator keeps its connections between phases; do not drop them after Node's default 5 s.
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("expected a TCP address")
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}` })}\n`)
+
+  let stopping = false
+  const stop = () => {
+    if (stopping) return
+    stopping = true
+    server.closeAllConnections()
+    server.close()
+    void dispose().finally(() => process.exit(0))
+    // A database that does not answer must not keep the process alive.
+    setTimeout(() => process.exit(0), 3000).unref()
+  }
+  process.on("SIGTERM", stop)
+  process.on("message", (message) => {
+    if (message === "rss") process.send?.({ rss: process.memoryUsage().rss })
+  })
+  // The IPC channel closes when the harness exits, even when it is killed: do not outlive it.
+  process.on("disconnect", stop)
+}
