@@ -1,63 +1,419 @@
 /**
- * Benchmarks: request latency and throughput of a few hot endpoints against a real server on loopback, on the
- * embedded database (or DATABASE_URL). Prints figures; asserts nothing. `pnpm bench [requests]`.
+ * Benchmarks: throughput and latency of a few hot endpoints of an orgplane server running in its own process, beside
+ * a minimal `node:http` + `pg` baseline (baseline.ts) answering the same reads from the same database. Prints
+ * figures; asserts nothing. Run `pnpm bench --help` for the options.
  */
-import { Http, TestServer } from "@orgplane/testkit"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { Agent, request as httpRequest } from "node:http"
+import * as Path from "node:path"
+import pg from "pg"
 
-const REQUESTS = Number(process.argv[2] ?? 2000)
-const CONCURRENCY = 8
+const usage = `Usage: pnpm bench [requests]
 
-const measure = async (label: string, call: () => Promise<Response>) => {
-  const latencies: Array<number> = []
-  const started = performance.now()
-  let next = 0
-  const worker = async () => {
-    while (next < REQUESTS) {
-      next++
-      const t = performance.now()
-      const response = await call()
-      await response.arrayBuffer()
-      if (!response.ok) throw new Error(`${label}: HTTP ${response.status}`)
-      latencies.push(performance.now() - t)
-    }
-  }
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  const seconds = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(2)
-  console.log(
-    `${label.padEnd(28)} ${String(Math.round(latencies.length / seconds)).padStart(6)} req/s   p50 ${at(0.5)} ms   p99 ${at(0.99)} ms`
-  )
+Starts the orgplane server in a child process, seeds an organization of 200 members in 20 teams over HTTP, then
+sends [requests] (default 2000) requests per endpoint after a short warm-up, from N keep-alive connections, and
+prints req/s, p50 and p99 beside a minimal node:http + pg server doing the same SQL (bench/baseline.ts), and the
+resident memory of each server.
+
+Environment:
+  DATABASE_URL                 Postgres to run on. A fresh database is created there and dropped afterwards.
+                               Unset: the embedded database, and no baseline (its one connection belongs to orgplane).
+  ORGPLANE_BENCH_ROOT          Checkout whose server is measured (default: this repository), e.g. an older worktree.
+  ORGPLANE_BENCH_CONCURRENCY   Concurrent connections (default 8).
+`
+
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(usage)
+  process.exit(0)
 }
 
-const server = await TestServer.start()
-try {
-  const owner = await Http.owner(server.url, "Bench")
-  const key = (await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "bench" } })).body.key
-  // An organization of 200 members in 20 teams, for the list endpoints.
-  const memberIds: Array<string> = []
-  for (let i = 0; i < 199; i++) memberIds.push((await Http.join(server.url, owner.token, "member", `Person ${i}`)).membership.id)
-  for (let t = 0; t < 20; t++) {
-    const body = { name: `Team ${t}`, memberIds: memberIds.filter((_, i) => i % 20 === t) }
-    await Http.request(server.url, "POST", "/v1/teams", { token: owner.token, body })
+const positive = (text: string | undefined, fallback: number, what: string) => {
+  if (text === undefined || text.trim() === "") return fallback
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${what} must be a positive integer, got "${text}"\n\n${usage}`)
+    process.exit(2)
   }
-  const memoryBefore = process.memoryUsage().rss
-  console.log(`${REQUESTS} requests per endpoint, ${CONCURRENCY} concurrent, server in-process`)
-  await measure("GET /health", () => fetch(`${server.url}/health`))
-  await measure("GET /v1/me (session)", () => fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${owner.token}` } }))
-  await measure("GET /v1/me (API key)", () => fetch(`${server.url}/v1/me`, { headers: { "x-api-key": key } }))
-  await measure("GET /v1/api-keys", () => fetch(`${server.url}/v1/api-keys?limit=20`, { headers: { "x-api-key": key } }))
-  await measure("GET /v1/members (50 of 200)", () => fetch(`${server.url}/v1/members`, { headers: { "x-api-key": key } }))
-  await measure("GET /v1/members?q=", () => fetch(`${server.url}/v1/members?q=person%2019`, { headers: { "x-api-key": key } }))
-  await measure("GET /v1/teams (20 teams)", () => fetch(`${server.url}/v1/teams`, { headers: { "x-api-key": key } }))
-  let round = 0
-  await measure("PATCH /v1/members/{id} role", () =>
-    fetch(`${server.url}/v1/members/${memberIds[round % memberIds.length]}`, {
+  return value
+}
+
+const REQUESTS = positive(process.argv.slice(2).find((arg) => !arg.startsWith("-")), 2000, "requests")
+const CONCURRENCY = positive(process.env.ORGPLANE_BENCH_CONCURRENCY, 8, "ORGPLANE_BENCH_CONCURRENCY")
+const WARM_UP = Math.min(REQUESTS, Math.max(CONCURRENCY * 10, Math.round(REQUESTS / 10)))
+const HERE = import.meta.dirname
+const ROOT = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(HERE, ".."))
+const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined
+
+// HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Children: each server in its own process, killed on every way out.
+
+interface Server {
+  readonly name: string
+  readonly url: string
+  readonly rss: () => Promise<number | undefined>
+}
+
+const children = new Set<ChildProcess>()
+/** Servers that died, to explain the failed requests that follow. */
+const exits: Array<string> = []
+
+const startServer = (name: string, script: string, cwd: string, env: NodeJS.ProcessEnv) =>
+  new Promise<Server>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", Path.join(HERE, script)], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "inherit", "ipc"]
+    })
+    children.add(child)
+    child.once("exit", (code, signal) => {
+      children.delete(child)
+      exits.push(`${name} server exited (${signal ?? code})`)
+      reject(new Error(`${name} server exited (${signal ?? code}) before listening`))
+    })
+    child.once("error", reject)
+    let buffered = ""
+    let url: string | undefined
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      buffered += chunk
+      let newline: number
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, newline)
+        buffered = buffered.slice(newline + 1)
+        if (url === undefined && line.startsWith("{\"url\"")) {
+          url = JSON.parse(line).url as string
+          resolve({ name, url, rss: () => rssOf(child) })
+        } else if (line.trim() !== "") {
+          process.stderr.write(`[${name}] ${line}\n`)
+        }
+      }
+    })
+  })
+
+/** The child's resident set size, as it reports it over the IPC channel. */
+const rssOf = (child: ChildProcess) =>
+  new Promise<number | undefined>((resolve) => {
+    if (!child.connected) return resolve(undefined)
+    const timer = setTimeout(() => resolve(undefined), 2000)
+    child.once("message", (message: { rss?: number }) => {
+      clearTimeout(timer)
+      resolve(message.rss)
+    })
+    child.send("rss")
+  })
+
+const stopChild = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+    setTimeout(() => child.kill("SIGKILL"), 3000).unref()
+  })
+
+// A fresh Postgres database for this run (the baseline must read what orgplane seeded), dropped at the end.
+let database: { readonly name: string; readonly url: string } | undefined
+
+const admin = async <A>(use: (client: pg.Client) => Promise<A>) => {
+  const client = new pg.Client({ connectionString: DATABASE_URL })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+const createDatabase = async (url: string) => {
+  const name = `orgplane_bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`
+  await admin((client) => client.query(`CREATE DATABASE ${name}`))
+  const parsed = new URL(url)
+  parsed.pathname = `/${name}`
+  database = { name, url: parsed.toString() }
+  return database.url
+}
+
+let cleaning: Promise<void> | undefined
+const cleanup = () =>
+  cleaning ??= (async () => {
+    agent.destroy()
+    await Promise.all([...children].map(stopChild))
+    if (database !== undefined) {
+      const name = database.name
+      await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((error) =>
+        process.stderr.write(`could not drop database ${name}: ${error}\n`)
+      )
+    }
+  })()
+
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  process.on(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the servers\n`)
+    void cleanup().finally(() => process.exit(code))
+  })
+}
+// Last resort on an abrupt exit: no async work is possible here, but the children must not outlive us.
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL")
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP.
+
+interface Credentials {
+  readonly token?: string | undefined
+  readonly key?: string | undefined
+}
+
+interface Reply {
+  readonly status: number
+  readonly text: string
+}
+
+const send = (base: string, method: string, path: string, credentials: Credentials = {}, body?: unknown) =>
+  new Promise<Reply>((resolve, reject) => {
+    const headers: Record<string, string> = {}
+    if (credentials.token !== undefined) headers.authorization = `Bearer ${credentials.token}`
+    if (credentials.key !== undefined) headers["x-api-key"] = credentials.key
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    if (payload !== undefined) {
+      headers["content-type"] = "application/json"
+      headers["content-length"] = String(Buffer.byteLength(payload))
+    }
+    const req = httpRequest(new URL(path, base), { method, headers, agent }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end(payload)
+  })
+
+/** A request that must succeed, its JSON body parsed. */
+const call = async (base: string, method: string, path: string, credentials: Credentials = {}, body?: unknown) => {
+  const reply = await send(base, method, path, credentials, body)
+  if (reply.status < 200 || reply.status >= 300) throw new Error(`${method} ${path}: HTTP ${reply.status} ${reply.text}`)
+  return reply.text === "" ? undefined : JSON.parse(reply.text)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Seeding, over the public API only, so that any checkout's server can be seeded.
+
+interface Seeded {
+  readonly token: string
+  readonly key: string
+  readonly memberIds: ReadonlyArray<string>
+}
+
+const PASSWORD = "correct horse battery"
+const email = (name: string) => `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${randomBytes(4).toString("hex")}@example.com`
+
+const seed = async (base: string): Promise<Seeded> => {
+  const started = performance.now()
+  process.stdout.write("seeding: owner")
+  const signedUp = await call(base, "POST", "/v1/auth/sign-up", {}, { email: email("Owner"), password: PASSWORD, name: "Owner" })
+  const token = signedUp.session.token as string
+  await call(base, "POST", "/v1/organizations", { token }, { name: "Bench" })
+  const key = (await call(base, "POST", "/v1/api-keys", { token }, { name: "bench" })).key as string
+  process.stdout.write(", members")
+  const memberIds: Array<string> = []
+  for (let i = 0; i < 199; i++) {
+    const name = `Person ${i}`
+    const invited = await call(base, "POST", "/v1/invitations", { token }, { email: email(name), role: "member" })
+    const accepted = await call(base, "POST", "/v1/invitations/accept", {}, {
+      token: invited.inviteToken,
+      signUp: { name, password: PASSWORD }
+    })
+    memberIds.push(accepted.membership.id)
+    if ((i + 1) % 50 === 0 || i === 198) process.stdout.write(` ${i + 1}`)
+  }
+  process.stdout.write(", teams")
+  for (let t = 0; t < 20; t++) {
+    await call(base, "POST", "/v1/teams", { token }, { name: `Team ${t}`, memberIds: memberIds.filter((_, i) => i % 20 === t) })
+  }
+  process.stdout.write(` 20 (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+  return { token, key, memberIds }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Endpoints and measurement.
+
+interface Endpoint {
+  readonly label: string
+  readonly method: "GET" | "PATCH"
+  readonly path: (round: number) => string
+  readonly credentials: Credentials
+  readonly body?: (round: number) => unknown
+  /** Whether the baseline implements it. */
+  readonly baseline: boolean
+}
+
+const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
+  const key = { key: seeded.key }
+  const get = (label: string, path: string, credentials: Credentials = key): Endpoint => ({
+    label,
+    method: "GET",
+    path: () => path,
+    credentials,
+    baseline: true
+  })
+  return [
+    get("GET /health", "/health", {}),
+    get("GET /v1/me (session)", "/v1/me", { token: seeded.token }),
+    get("GET /v1/me (API key)", "/v1/me"),
+    get("GET /v1/api-keys", "/v1/api-keys?limit=20"),
+    get("GET /v1/members (50 of 200)", "/v1/members?limit=50"),
+    get("GET /v1/members?q=", "/v1/members?q=person%2019"),
+    get("GET /v1/teams (20 teams)", "/v1/teams"),
+    {
+      label: "PATCH /v1/members/{id} role",
       method: "PATCH",
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify({ role: round++ % 2 === 0 ? "admin" : "member" })
-    }))
-  console.log(`rss ${Math.round(memoryBefore / 1e6)} MB before, ${Math.round(process.memoryUsage().rss / 1e6)} MB after`)
+      path: (round) => `/v1/members/${seeded.memberIds[round % seeded.memberIds.length]}`,
+      credentials: key,
+      body: (round) => ({ role: Math.floor(round / seeded.memberIds.length) % 2 === 0 ? "admin" : "member" }),
+      baseline: false
+    }
+  ]
+}
+
+interface Figures {
+  readonly perSecond: number
+  readonly p50: number
+  readonly p99: number
+}
+
+/** `count` requests from CONCURRENCY workers; latencies in milliseconds. */
+const load = async (base: string, endpoint: Endpoint, count: number, rounds: { next: number }) => {
+  const latencies: Array<number> = []
+  let sent = 0
+  const worker = async () => {
+    while (sent < count) {
+      sent++
+      const round = rounds.next++
+      const started = performance.now()
+      const reply = await send(base, endpoint.method, endpoint.path(round), endpoint.credentials, endpoint.body?.(round))
+      latencies.push(performance.now() - started)
+      if (reply.status < 200 || reply.status >= 300) {
+        throw new Error(`${endpoint.label} on ${base}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
+      }
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+  return { latencies, seconds: (performance.now() - started) / 1000 }
+}
+
+const measure = async (base: string, endpoint: Endpoint): Promise<Figures> => {
+  const rounds = { next: 0 }
+  await load(base, endpoint, WARM_UP, rounds)
+  const { latencies, seconds } = await load(base, endpoint, REQUESTS, rounds)
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]
+  return { perSecond: latencies.length / seconds, p50: at(0.5), p99: at(0.99) }
+}
+
+// The yardstick only means something if it answers the same thing: compare one reply of each, keys in any order.
+const firstDifference = (a: unknown, b: unknown, path = ""): string | undefined => {
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+    return a === b ? undefined : `${path || "/"}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return `${path || "/"}: array vs object`
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  for (const key of keys) {
+    const found = firstDifference((a as any)[key], (b as any)[key], `${path}/${key}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+const compare = async (orgplane: Server, baseline: Server, endpoint: Endpoint) => {
+  const path = endpoint.path(0)
+  const ours = await call(orgplane.url, endpoint.method, path, endpoint.credentials)
+  const theirs = await call(baseline.url, endpoint.method, path, endpoint.credentials)
+  const difference = firstDifference(ours, theirs)
+  if (difference !== undefined) process.stderr.write(`warning: baseline differs on ${endpoint.label}: ${difference}\n`)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Output.
+
+const number = (value: number | undefined, digits: number, width: number) =>
+  (value === undefined ? "" : value.toFixed(digits)).padStart(width)
+const figures = (f: Figures | undefined) =>
+  `${number(f?.perSecond, 0, 8)} ${number(f?.p50, 2, 8)} ${number(f?.p99, 2, 8)}`
+const LABEL = 30
+const megabytes = (bytes: number | undefined) => (bytes === undefined ? "" : `${Math.round(bytes / 1e6)} MB`).padStart(12)
+
+const describeRoot = () => {
+  try {
+    const commit = execFileSync("git", ["-C", ROOT, "log", "-1", "--format=%h %s"], { encoding: "utf8" }).trim()
+    return `${ROOT} (${commit.length > 70 ? `${commit.slice(0, 67)}...` : commit})`
+  } catch {
+    return ROOT
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const main = async () => {
+  console.log(`orgplane: ${describeRoot()}`)
+  console.log(`database: ${DATABASE_URL === undefined ? "embedded (PGlite)" : "Postgres at DATABASE_URL"}`)
+  const databaseUrl = DATABASE_URL === undefined ? undefined : await createDatabase(DATABASE_URL)
+  const { DATABASE_URL: _, ...inherited } = process.env
+  const env = {
+    ...inherited,
+    ORGPLANE_BENCH_ROOT: ROOT,
+    ORGPLANE_VERSION: "bench",
+    ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
+  }
+  const [orgplane, baseline] = await Promise.all([
+    startServer("orgplane", "server.ts", ROOT, env),
+    databaseUrl === undefined ? undefined : startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env)
+  ])
+  if (baseline === undefined) {
+    console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
+  }
+  const rssAtStart = await orgplane.rss()
+  const seeded = await seed(orgplane.url)
+  const list = endpoints(seeded)
+  if (baseline !== undefined) {
+    for (const endpoint of list) if (endpoint.baseline) await compare(orgplane, baseline, endpoint)
+  }
+  const rssBefore = [await orgplane.rss(), await baseline?.rss()]
+
+  console.log(`\n${REQUESTS} requests per endpoint after ${WARM_UP} to warm up, ${CONCURRENCY} keep-alive connections; latency in ms\n`)
+  console.log(`${"".padEnd(LABEL)} | ${"orgplane".padEnd(26)} | baseline (node:http + pg)`)
+  console.log(`${"endpoint".padEnd(LABEL)} | ${"req/s      p50      p99".padStart(26)} | ${"req/s      p50      p99".padStart(26)}`)
+  console.log(`${"-".repeat(LABEL)}-+-${"-".repeat(26)}-+-${"-".repeat(26)}`)
+  for (const endpoint of list) {
+    const ours = await measure(orgplane.url, endpoint)
+    const theirs = baseline !== undefined && endpoint.baseline ? await measure(baseline.url, endpoint) : undefined
+    console.log(`${endpoint.label.padEnd(LABEL)} | ${figures(ours)} | ${figures(theirs)}`)
+  }
+
+  const rssAfter = [await orgplane.rss(), await baseline?.rss()]
+  console.log(`\n${"server RSS".padEnd(LABEL)} |     at start  before load   after load`)
+  console.log(`${"orgplane".padEnd(LABEL)} | ${megabytes(rssAtStart)} ${megabytes(rssBefore[0])} ${megabytes(rssAfter[0])}`)
+  if (baseline !== undefined) {
+    console.log(`${"baseline".padEnd(LABEL)} | ${"".padStart(12)} ${megabytes(rssBefore[1])} ${megabytes(rssAfter[1])}`)
+  }
+}
+
+try {
+  await main()
+} catch (error) {
+  // Once interrupted, the failures of requests to the stopped servers are expected.
+  if (cleaning === undefined) {
+    // A dead server shows first as a failed request; give its exit a moment to be seen, it is the real cause.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const message = error instanceof Error ? error.message : String(error)
+    process.stderr.write(`\nbench failed: ${[message, ...exits].join("; ")}\n`)
+  }
+  process.exitCode = 1
 } finally {
-  await server.close()
+  await cleanup()
 }
