@@ -15,8 +15,8 @@ const parseDateTime = (text: string): Date | undefined => {
   const offsetHours = Number(match[9] ?? 0)
   const offsetMinutes = Number(match[10] ?? 0)
   if (hours > 23 || minutes > 59 || seconds > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined
-  // `Date.UTC` would roll 2030-02-31 over into March and read years below 100 as 19xx; `setUTCFullYear` does neither
-  // of the latter, and the read-back catches the former.
+  // `Date.UTC` reads years below 100 as 19xx, `setUTCFullYear` does not; both roll 2030-02-31 over into March, which
+  // the read-back refuses.
   const date = new Date(0)
   date.setUTCFullYear(year, month - 1, day)
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined
