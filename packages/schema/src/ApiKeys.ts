@@ -1,6 +1,6 @@
 /** Organization API keys: for scripts and integrations, acting as the member who created them. */
 import { Schema } from "effect"
-import { allErrors, Timestamp } from "./Common.js"
+import { requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { ApiKeyId, MembershipId } from "./Ids.js"
 import { Page } from "./Pagination.js"
 
@@ -15,11 +15,11 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
 }) {}
 
 export const CreateApiKeyRequest = Schema.Struct({
-  name: Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(64)),
+  name: TrimmedText(1, 64),
   expiresAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
     description: "When the key stops working. Omit for a key that does not expire."
   })
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const CreatedApiKey = Schema.Struct({
   apiKey: ApiKey,

@@ -1,6 +1,6 @@
 /** Agent-first workspace setup: a provisional organization and one-time claim links for the humans who take it over. */
 import { Schema } from "effect"
-import { allErrors, Email, Timestamp } from "./Common.js"
+import { Email, requestBody, Timestamp } from "./Common.js"
 import { Membership, Organization, OrganizationName, Role } from "./Organizations.js"
 import { BootstrapId, WorkspaceClaimId } from "./Ids.js"
 
@@ -10,7 +10,9 @@ export const BootstrapWorkspaceRequest = Schema.Struct({
     Schema.Array(Role).pipe(
       Schema.minItems(1),
       Schema.maxItems(3),
-      Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat"),
+      Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat", {
+        jsonSchema: { uniqueItems: true }
+      }),
       Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner")
     ),
     { exact: true }
@@ -21,7 +23,7 @@ export const BootstrapWorkspaceRequest = Schema.Struct({
   ownerEmail: Schema.optionalWith(Email, { exact: true }).annotations({
     description: "Only used to prefill the owner claim link; not stored."
   })
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export class ClaimLink extends Schema.Class<ClaimLink>("ClaimLink")({
   id: WorkspaceClaimId,
@@ -40,7 +42,7 @@ export const BootstrapWorkspaceResult = Schema.Struct({
 
 export const AcceptClaimRequest = Schema.Struct({
   token: Schema.String.pipe(Schema.minLength(24), Schema.maxLength(255))
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const AcceptClaimResult = Schema.Struct({
   ok: Schema.Literal(true),

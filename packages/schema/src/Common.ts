@@ -1,10 +1,53 @@
 /** Small value schemas shared by every area. */
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 
-/** An instant, as an ISO 8601 date-time string with `Z` on the wire and a `Date` in code. */
-export const Timestamp = Schema.Date.annotations({
+// `2030-01-01T00:00:00Z`, `2030-01-01T00:00:00.5+02:00`: RFC 3339's date-time, the profile of ISO 8601 that the
+// `date-time` format of JSON Schema names. Up to 9 fractional digits; lower-case `t` and `z` as RFC 3339 allows.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
+const DATE_TIME_MAX_LENGTH = "2030-01-01T00:00:00.123456789+00:00".length
+
+/** The instant `text` names, or undefined when it is not a date-time or names no real calendar date or time. */
+const parseDateTime = (text: string): Date | undefined => {
+  const match = DATE_TIME.exec(text)
+  if (match === null) return undefined
+  const [year, month, day, hours, minutes, seconds] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const millis = Number((match[7] ?? "0").padEnd(3, "0").slice(0, 3))
+  const offsetHours = Number(match[9] ?? 0)
+  const offsetMinutes = Number(match[10] ?? 0)
+  if (hours > 23 || minutes > 59 || seconds > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined
+  // `Date.UTC` reads years below 100 as 19xx, `setUTCFullYear` does not; both roll 2030-02-31 over into March, which
+  // the read-back refuses.
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined
+  const offset = (match[8] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes)
+  date.setUTCHours(hours, minutes - offset, seconds, millis)
+  return date
+}
+
+const dateTimeMessage = "must be an ISO 8601 date-time with a time and an offset or Z, for example 2030-01-01T00:00:00Z"
+
+/**
+ * An instant: a `Date` in code; on the wire an ISO 8601 date-time with an offset or `Z` when read (a date alone,
+ * a year, or a day the calendar does not have are refused, where `new Date(text)` would guess), and always `Z`
+ * (`toISOString`) when written, which it also reads back.
+ */
+export const Timestamp = Schema.transformOrFail(Schema.String, Schema.ValidDateFromSelf, {
+  strict: true,
+  decode: (text, _, ast) => {
+    const date = parseDateTime(text)
+    return date === undefined ? ParseResult.fail(new ParseResult.Type(ast, text, dateTimeMessage)) : ParseResult.succeed(date)
+  },
+  encode: (date) => ParseResult.succeed(date.toISOString())
+}).annotations({
   identifier: "Timestamp",
-  jsonSchema: { type: "string", format: "date-time" }
+  jsonSchema: {
+    type: "string",
+    format: "date-time",
+    maxLength: DATE_TIME_MAX_LENGTH,
+    description:
+      "An ISO 8601 date-time with a time and an offset or `Z` (RFC 3339), for example `2030-01-01T00:00:00Z`; up to 9 fractional digits of a second. Sent back with `Z` and milliseconds."
+  }
 })
 
 export const Email = Schema.Trim.pipe(
@@ -14,10 +57,53 @@ export const Email = Schema.Trim.pipe(
   })
 ).annotations({ identifier: "Email", jsonSchema: { type: "string", format: "email", maxLength: 254 } })
 
-/** Request schemas report every bad member, not just the first. */
+/** Request schemas report every bad member, not just the first. Query structs use it as is: unknown query parameters are ignored. */
 export const allErrors = { parseOptions: { errors: "all" as const } }
+
+/**
+ * Every request body struct, nested ones included: every bad member reported, and a member the API does not know is
+ * refused (400 naming it) rather than dropped, so a misspelt optional member cannot silently do nothing. The OpenAPI
+ * document says the same with `additionalProperties: false`.
+ */
+export const requestBody = { parseOptions: { errors: "all" as const, onExcessProperty: "error" as const } }
+
+const TRIMMED = "Leading and trailing white space is removed first; the length limits apply to what remains."
+
+/**
+ * Text people type (names, search text): trimmed, then `min` to `max` characters, without NUL (Postgres cannot store
+ * it in `text`: it would be a 500 instead of a 400). The JSON Schema is written here because the one generated for
+ * `Trim` describes the untrimmed string and drops the refinements.
+ */
+export const TrimmedText = (min: number, max: number, description?: string) =>
+  Schema.Trim.pipe(
+    Schema.filter((text) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)"),
+    Schema.minLength(min),
+    Schema.maxLength(max)
+  ).annotations({
+    jsonSchema: {
+      type: "string",
+      minLength: min,
+      maxLength: max,
+      pattern: "^[^\\u0000]*$",
+      description: description === undefined ? TRIMMED : `${description} ${TRIMMED}`
+    }
+  })
+
+/**
+ * A whole number in a query string, from `min` to `max`, in plain decimal digits: `Number(text)` would also take
+ * `0x10`, `1e1`, ` 16`, `16.0` and `+16`. Documented by hand: the integer bounds of a string-encoded number are lost
+ * in the generated JSON Schema.
+ */
+export const QueryInteger = (min: number, max: number, description: string) => {
+  const message = () => `must be an integer from ${min} to ${max}`
+  return Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]{1,15}$/, { message })), Schema.NumberFromString).pipe(
+    Schema.int({ message }),
+    Schema.between(min, max, { message })
+  ).annotations({ description, jsonSchema: { type: "integer", minimum: min, maximum: max, description } })
+}
 
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
 
-/** Free text for the `q` filters of lists: trimmed, 1 to 255 characters. */
-export const SearchText = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))
+/** Free text for the `q` filters of lists: trimmed, 1 to 255 characters; `description` says what it matches. */
+export const searchText = (description: string) => TrimmedText(1, 255, description)
+export const SearchText = searchText("Text to look for.")

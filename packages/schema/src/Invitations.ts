@@ -1,6 +1,6 @@
 /** Invitations: bringing a person into an organization by email. */
 import { Schema } from "effect"
-import { allErrors, Email, Timestamp } from "./Common.js"
+import { allErrors, Email, requestBody, Timestamp } from "./Common.js"
 import { InvitationId, MembershipId, OrganizationId } from "./Ids.js"
 import { Membership, Organization } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -43,7 +43,7 @@ export const InvitationPath = Schema.Struct({ invitationId: InvitationId })
 export const CreateInvitationRequest = Schema.Struct({
   email: Email,
   role: InvitableRole
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 const inviteToken = Schema.String.annotations({
   description: "The invitation's secret, for `POST /v1/invitations/accept`. Shown only here; send it to the invitee."
@@ -74,11 +74,12 @@ export const AcceptInvitationRequest = Schema.Struct({
   token: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
   signUp: Schema.optionalWith(
     Schema.Struct({ name: PersonName, password: Password }).annotations({
+      ...requestBody,
       description: "Creates an account for the invitation's email and signs it in, in the same call. Omit to accept as the signed-in caller."
     }),
     { exact: true }
   )
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const AcceptedInvitation = Schema.Struct({
   organization: Organization,

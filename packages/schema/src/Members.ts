@@ -1,6 +1,6 @@
 /** Members: memberships of an organization seen with the person's name and email. */
 import { Schema } from "effect"
-import { allErrors, SearchText, Timestamp } from "./Common.js"
+import { allErrors, requestBody, searchText, Timestamp } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 import { Role } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -25,8 +25,9 @@ export const MemberPage = Page(Member).annotations({ identifier: "MemberPage" })
 export const MemberListQuery = Schema.Struct({
   ...PageQueryFields,
   role: Schema.optionalWith(Role, { exact: true }).annotations({ description: "Only members with this role." }),
-  q: Schema.optionalWith(SearchText, { exact: true }).annotations({
-    description: "Only members whose name or email contains this text (case-insensitive)."
+  // The description goes with the text schema: one on the member would replace what it says about trimming.
+  q: Schema.optionalWith(searchText("Only members whose name or email contains this text (case-insensitive)."), {
+    exact: true
   }),
   includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
     description: "Also list removed members (default false)."
@@ -38,7 +39,7 @@ export const MemberPath = Schema.Struct({ memberId: MembershipId })
 
 export const MemberResponse = Schema.Struct({ member: Member }).annotations({ identifier: "MemberResponse" })
 
-export const ChangeRoleRequest = Schema.Struct({ role: Role }).annotations(allErrors)
+export const ChangeRoleRequest = Schema.Struct({ role: Role }).annotations(requestBody)
 
 export const OwnershipTransfer = Schema.Struct({
   previousOwner: Member.annotations({ description: "The caller, now an admin." }),

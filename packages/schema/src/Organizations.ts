@@ -1,6 +1,6 @@
 /** Organizations, their plans, and memberships with their roles. */
 import { Schema } from "effect"
-import { allErrors, Timestamp } from "./Common.js"
+import { requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 
 export const Role = Schema.Literal("owner", "admin", "member").annotations({
@@ -15,7 +15,7 @@ export const Plan = Schema.Literal("free", "team", "enterprise").annotations({
 })
 export type Plan = typeof Plan.Type
 
-export const OrganizationName = Schema.Trim.pipe(Schema.minLength(2), Schema.maxLength(120))
+export const OrganizationName = TrimmedText(2, 120)
 
 export class Organization extends Schema.Class<Organization>("Organization")({
   id: OrganizationId,
@@ -35,11 +35,11 @@ export class Membership extends Schema.Class<Membership>("Membership")({
   createdAt: Timestamp
 }) {}
 
-export const CreateOrganizationRequest = Schema.Struct({ name: OrganizationName }).annotations(allErrors)
+export const CreateOrganizationRequest = Schema.Struct({ name: OrganizationName }).annotations(requestBody)
 
 export const OrganizationWithMembership = Schema.Struct({
   organization: Organization,
   membership: Membership
 }).annotations({ identifier: "OrganizationWithMembership" })
 
-export const ChangePlanRequest = Schema.Struct({ plan: Plan }).annotations(allErrors)
+export const ChangePlanRequest = Schema.Struct({ plan: Plan }).annotations(requestBody)

@@ -1,5 +1,6 @@
 /** Cursor pages: `{ items, nextCursor }`, with an opaque cursor and a bounded page size. */
 import { Schema } from "effect"
+import { allErrors, QueryInteger } from "./Common.js"
 
 export const Cursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
   identifier: "Cursor",
@@ -8,18 +9,14 @@ export const Cursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2
 
 export const DEFAULT_LIMIT = 50
 
-export const Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)).annotations({
-  description: `Page size, 1 to 100 (default ${DEFAULT_LIMIT}).`,
-  message: () => "must be an integer from 1 to 100",
-  jsonSchema: { type: "integer", minimum: 1, maximum: 100 }
-})
+export const Limit = QueryInteger(1, 100, `Page size, 1 to 100 (default ${DEFAULT_LIMIT}).`)
 
 /** Query members shared by every list endpoint. Spread into a list's own query struct. */
 export const PageQueryFields = {
   cursor: Schema.optionalWith(Cursor, { exact: true }),
   limit: Schema.optionalWith(Limit, { exact: true })
 }
-export const PageQuery = Schema.Struct(PageQueryFields).annotations({ parseOptions: { errors: "all" } })
+export const PageQuery = Schema.Struct(PageQueryFields).annotations(allErrors)
 export type PageQuery = typeof PageQuery.Type
 
 export interface Page<A> {

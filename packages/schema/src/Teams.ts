@@ -1,10 +1,10 @@
 /** Teams: named groups of members, used to grant access and assign policies to many members at once. */
 import { Schema } from "effect"
-import { allErrors, SearchText, Timestamp } from "./Common.js"
+import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId, OrganizationId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 
-export const TeamName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(255))
+export const TeamName = TrimmedText(1, 255)
 
 export const MemberIds = Schema.Array(MembershipId).pipe(Schema.maxItems(500)).annotations({
   description: "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."
@@ -24,9 +24,7 @@ export const TeamPage = Page(Team).annotations({ identifier: "TeamPage" })
 
 export const TeamListQuery = Schema.Struct({
   ...PageQueryFields,
-  q: Schema.optionalWith(SearchText, { exact: true }).annotations({
-    description: "Only teams whose name contains this text (case-insensitive)."
-  }),
+  q: Schema.optionalWith(searchText("Only teams whose name contains this text (case-insensitive)."), { exact: true }),
   memberId: Schema.optionalWith(MembershipId, { exact: true }).annotations({
     description: "Only teams this member belongs to."
   })
@@ -41,7 +39,7 @@ export const TeamResponse = Schema.Struct({ team: Team }).annotations({ identifi
 export const CreateTeamRequest = Schema.Struct({
   name: TeamName,
   memberIds: Schema.optionalWith(MemberIds, { exact: true })
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const UpdateTeamRequest = Schema.Struct({
   name: Schema.optionalWith(TeamName, { exact: true }),
@@ -50,8 +48,8 @@ export const UpdateTeamRequest = Schema.Struct({
   })
 }).pipe(
   Schema.filter((body) => body.name !== undefined || body.memberIds !== undefined || "give name, memberIds or both")
-).annotations(allErrors)
+).annotations(requestBody)
 
 export const AddTeamMembersRequest = Schema.Struct({
   memberIds: MemberIds.pipe(Schema.minItems(1))
-}).annotations(allErrors)
+}).annotations(requestBody)

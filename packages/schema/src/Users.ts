@@ -1,11 +1,11 @@
 /** People: accounts, sessions, sign-up and sign-in, and the caller's own view of themselves. */
 import { Schema } from "effect"
-import { allErrors, Email, Timestamp } from "./Common.js"
+import { Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { OrganizationId, UserId } from "./Ids.js"
 import { Membership, Organization, OrganizationWithMembership } from "./Organizations.js"
 import { Page } from "./Pagination.js"
 
-export const PersonName = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(120))
+export const PersonName = TrimmedText(1, 120)
 
 // Never echo a password back, not even a rejected one: every check carries its own message.
 const passwordMessage = { message: () => "must be 10 to 256 characters" }
@@ -30,7 +30,7 @@ export const SignUpRequest = Schema.Struct({
   email: Email,
   password: Password,
   name: PersonName
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const SignInRequest = Schema.Struct({
   email: Email,
@@ -38,7 +38,7 @@ export const SignInRequest = Schema.Struct({
     Schema.minLength(1, { message: () => "must not be empty" }),
     Schema.maxLength(256, passwordMessage)
   )
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const AuthResult = Schema.Struct({ user: User, session: Session }).annotations({ identifier: "AuthResult" })
 
@@ -51,9 +51,9 @@ export const Me = Schema.Struct({
   description: "The caller and their active organization (null until they create or join one)."
 })
 
-export const SwitchOrganizationRequest = Schema.Struct({ organizationId: OrganizationId }).annotations(allErrors)
+export const SwitchOrganizationRequest = Schema.Struct({ organizationId: OrganizationId }).annotations(requestBody)
 
-export const UpdateMeRequest = Schema.Struct({ name: PersonName }).annotations(allErrors)
+export const UpdateMeRequest = Schema.Struct({ name: PersonName }).annotations(requestBody)
 
 export const ChangePasswordRequest = Schema.Struct({
   currentPassword: Schema.String.pipe(
@@ -61,6 +61,6 @@ export const ChangePasswordRequest = Schema.Struct({
     Schema.maxLength(256, { message: () => "must be at most 256 characters" })
   ),
   newPassword: Password
-}).annotations(allErrors)
+}).annotations(requestBody)
 
 export const MyOrganizationPage = Page(OrganizationWithMembership).annotations({ identifier: "MyOrganizationPage" })

@@ -1,0 +1,491 @@
+/**
+ * The served OpenAPI document against the server behind it: every request member is bounded in the document, every
+ * documented bound is enforced (400 `invalid_request` naming the member), and what the document calls valid is not
+ * refused by decoding. Generic over the document: a new operation is checked without touching this file.
+ */
+import { Http, TestServer } from "@orgplane/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+type JsonSchema = Record<string, any>
+type Path = ReadonlyArray<string | number>
+
+interface Operation {
+  readonly id: string
+  readonly method: string
+  readonly path: string
+  readonly security: ReadonlyArray<Record<string, unknown>>
+  readonly body: JsonSchema | undefined
+  readonly query: ReadonlyArray<{ readonly name: string; readonly schema: JsonSchema }>
+  readonly pathParameters: ReadonlyArray<{ readonly name: string; readonly schema: JsonSchema }>
+}
+
+/** One request: a JSON body (absent for operations without one) and query parameters. */
+interface Request {
+  readonly body: unknown
+  readonly query: Record<string, string>
+}
+
+/**
+ * Values the document rightly calls valid but the server refuses after decoding, with a 400 on that member, because
+ * only values it issued or knows are right. A generic value cannot be one of them.
+ */
+const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path: Path; readonly message: string }> = [
+  // Cursors are opaque: only a `nextCursor` the list returned is one.
+  { path: ["cursor"], message: "is not a cursor returned by this list" },
+  // Must be the caller's actual password.
+  { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" }
+]
+
+let server: TestServer.RunningServer
+let owner: Awaited<ReturnType<typeof Http.owner>>
+let document: JsonSchema
+let operations: ReadonlyArray<Operation>
+
+beforeAll(async () => {
+  server = await TestServer.start()
+  owner = await Http.owner(server.url)
+  const response = await Http.request(server.url, "GET", "/openapi.json")
+  expect(response.status).toBe(200)
+  document = response.body
+  operations = Object.entries<Record<string, any>>(document.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, operation]): Operation => {
+      const parameters: Array<any> = operation.parameters ?? []
+      return {
+        id: operation.operationId,
+        method: method.toUpperCase(),
+        path,
+        security: operation.security ?? [],
+        body: operation.requestBody?.content?.["application/json"]?.schema,
+        query: parameters.filter((p) => p.in === "query").map((p) => ({ name: p.name, schema: p.schema })),
+        pathParameters: parameters.filter((p) => p.in === "path").map((p) => ({ name: p.name, schema: p.schema }))
+      }
+    })
+  )
+})
+afterAll(() => server.close())
+
+// --- Reading the document ---------------------------------------------------------------------------------------
+
+/** A schema with `$ref`s and single-member `allOf` wrappers (how annotated references come out) resolved. */
+const resolve = (schema: JsonSchema): JsonSchema => {
+  if (typeof schema.$ref === "string") {
+    const name = schema.$ref.replace("#/components/schemas/", "")
+    const target = document.components?.schemas?.[name]
+    if (target === undefined) throw new Error(`unresolved ${schema.$ref}`)
+    const { $ref: _, ...rest } = schema
+    return { ...resolve(target), ...rest }
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) {
+    const { allOf, ...rest } = schema
+    return { ...resolve(allOf[0]), ...rest }
+  }
+  return schema
+}
+
+const isEnum = (schema: JsonSchema) => Array.isArray(schema.enum) || "const" in schema
+const kindOf = (schema: JsonSchema): string => (isEnum(schema) ? "enum" : String(schema.type))
+const show = (path: Path) => (path.length === 0 ? "(body)" : path.join("."))
+
+/** Every member under `schema` (itself included), depth first, with array items at index 0. */
+const walk = function*(schema: JsonSchema, path: Path = []): Generator<{ path: Path; schema: JsonSchema }> {
+  const resolved = resolve(schema)
+  yield { path, schema: resolved }
+  if (resolved.type === "object") {
+    for (const [key, member] of Object.entries<JsonSchema>(resolved.properties ?? {})) yield* walk(member, [...path, key])
+  }
+  if (resolved.type === "array" && resolved.items !== undefined) yield* walk(resolved.items, [...path, 0])
+  for (const alternative of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? [])]) yield* walk(alternative, path)
+}
+
+// --- Producing values -------------------------------------------------------------------------------------------
+
+const TYPE_ID = /^\^([a-z]+)_\[0-7\]\[0-9a-hjkmnp-tv-z\]\{25\}\$$/
+const DAY = 24 * 60 * 60 * 1000
+
+/** A future instant whose text is `length` characters: fractional digits (and an offset) make it longer. */
+const dateTime = (length: number): string | undefined => {
+  const seconds = new Date(Date.now() + 30 * DAY).toISOString().slice(0, 19)
+  if (length === 20) return `${seconds}Z`
+  if (length >= 22 && length <= 30) return `${seconds}.${"0".repeat(length - 21)}Z`
+  if (length >= 28) return `${seconds}.${"0".repeat(length - 26)}+00:00`
+  return undefined
+}
+
+/** A string `length` characters long that satisfies the schema's format and pattern; undefined when none can be. */
+const stringOfLength = (schema: JsonSchema, length: number): string | undefined => {
+  if (schema.format === "date-time") return dateTime(length)
+  if (schema.format === "email") return length >= 11 ? `${"a".repeat(length - 10)}@x.example` : undefined
+  const prefix = typeof schema.pattern === "string" ? TYPE_ID.exec(schema.pattern)?.[1] : undefined
+  if (prefix !== undefined) return length > prefix.length + 1 ? `${prefix}_${"0".repeat(length - prefix.length - 1)}` : undefined
+  const letters = "a".repeat(length)
+  return typeof schema.pattern !== "string" || new RegExp(schema.pattern, "u").test(letters) ? letters : undefined
+}
+
+/** A value of the right length that the schema's pattern refuses, found by spoiling a valid one. */
+const notMatching = (schema: JsonSchema): string | undefined => {
+  const valid = stringOfLength(schema, defaultLength(schema))
+  if (typeof schema.pattern !== "string" || valid === undefined) return undefined
+  const pattern = new RegExp(schema.pattern, "u")
+  return ["\u0000", "!", "A", "-"].map((c) => `${valid.slice(0, -1)}${c}`).find((value) => !pattern.test(value))
+}
+
+const defaultLength = (schema: JsonSchema): number => {
+  if (schema.format === "date-time") return 20
+  if (schema.format === "email") return 20
+  return Math.max(schema.minLength ?? 1, 1)
+}
+
+class CannotProduce extends Error {}
+
+/** A value the schema calls valid, every optional member included so that each can be checked. */
+const validValue = (schema: JsonSchema, path: Path = []): unknown => {
+  const resolved = resolve(schema)
+  if (Array.isArray(resolved.enum)) return resolved.enum[0]
+  if ("const" in resolved) return resolved.const
+  switch (resolved.type) {
+    case "boolean":
+      return true
+    case "integer":
+    case "number":
+      return resolved.minimum ?? 0
+    case "string": {
+      const value = stringOfLength(resolved, defaultLength(resolved))
+      if (value === undefined) throw new CannotProduce(`${show(path)}: no generic value for ${JSON.stringify(resolved)}`)
+      return value
+    }
+    case "array":
+      return arrayOf(resolved, resolved.minItems ?? 0, path)
+    case "object":
+      return Object.fromEntries(
+        Object.entries<JsonSchema>(resolved.properties ?? {}).map(([key, member]) => [key, validValue(member, [...path, key])])
+      )
+  }
+  throw new CannotProduce(`${show(path)}: no generic value for ${JSON.stringify(resolved)}`)
+}
+
+/** `count` valid items, distinct when the array says `uniqueItems` (enum values in their documented order). */
+const arrayOf = (schema: JsonSchema, count: number, path: Path): Array<unknown> => {
+  const items = resolve(schema.items ?? {})
+  if (schema.uniqueItems === true && Array.isArray(items.enum)) return items.enum.slice(0, count)
+  return Array.from({ length: count }, () => validValue(items, [...path, 0]))
+}
+
+const base = (operation: Operation): Request => ({
+  body: operation.body === undefined ? undefined : validValue(operation.body),
+  query: Object.fromEntries(operation.query.map((parameter) => [parameter.name, String(validValue(parameter.schema, [parameter.name]))]))
+})
+
+const REMOVE = Symbol("remove")
+
+/** A deep copy of `value` with `replacement` at `path` (or the member removed). */
+const setAt = (value: unknown, path: Path, replacement: unknown): unknown => {
+  if (path.length === 0) return replacement
+  const [head, ...rest] = path
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) }
+  const next = setAt(copy[head!], rest, replacement)
+  if (next === REMOVE) delete copy[head!]
+  else copy[head!] = next
+  return copy
+}
+
+// --- Sending ----------------------------------------------------------------------------------------------------
+
+let apiKey: string | undefined
+
+/** Credentials the operation needs: none when anonymous callers are allowed, else the owner's session or a key. */
+const credentials = async (operation: Operation): Promise<Http.Options> => {
+  const schemes = operation.security
+  if (schemes.length === 0 || schemes.some((requirement) => Object.keys(requirement).length === 0)) return {}
+  if (schemes.some((requirement) => "bearer" in requirement)) return { token: owner.token }
+  if (schemes.some((requirement) => "apiKey" in requirement)) {
+    // No operation accepts only API keys yet; one that does gets a key of the owner.
+    if (apiKey === undefined) {
+      const created = await Http.request(server.url, "POST", "/v1/api-keys", { token: owner.token, body: { name: "conformance" } })
+      apiKey = created.body.key
+    }
+    return { apiKey: apiKey! }
+  }
+  throw new Error(`${operation.id}: unknown security ${JSON.stringify(schemes)}`)
+}
+
+const send = async (operation: Operation, request: Request) => {
+  const path = operation.pathParameters.reduce(
+    (url, parameter) => url.replace(`{${parameter.name}}`, String(validValue(parameter.schema, [parameter.name]))),
+    operation.path
+  )
+  const query = new URLSearchParams(request.query).toString()
+  return Http.request(server.url, operation.method, query === "" ? path : `${path}?${query}`, {
+    ...(await credentials(operation)),
+    ...(request.body === undefined ? {} : { body: request.body })
+  })
+}
+
+const samePath = (a: Path, b: Path) => JSON.stringify(a) === JSON.stringify(b)
+
+/** The 400 details of a response that decoding should not have produced (semantic checks aside). */
+const refusals = (operation: Operation, response: Http.RawResponse): Array<{ message: string; path: Path }> => {
+  if (response.status !== 400) return []
+  const details: Array<{ message: string; path: Path }> = response.body?.details ?? [{ message: response.text, path: [] }]
+  return details.filter((detail) =>
+    !semanticChecks.some((check) =>
+      (check.operation === undefined || check.operation === operation.id) && samePath(check.path, detail.path) &&
+      check.message === detail.message
+    )
+  )
+}
+
+// --- Mutations --------------------------------------------------------------------------------------------------
+
+interface Mutation {
+  readonly what: string
+  /** Where the 400 must point. */
+  readonly path: Path
+  readonly apply: (request: Request) => Request
+}
+
+const inBody = (what: string, path: Path, value: unknown): Mutation => ({
+  what,
+  path,
+  apply: (request) => ({ ...request, body: setAt(request.body, path, value) })
+})
+
+/** Values the body member must refuse, each one at a time. */
+const bodyMutations = function*(schema: JsonSchema, path: Path, required: boolean): Generator<Mutation> {
+  if (required && path.length > 0) yield inBody("missing", path, REMOVE)
+  if (isEnum(schema)) {
+    yield inBody("not one of the values", path, "not-one-of-the-values")
+    yield inBody("wrong type", path, 12345)
+    return
+  }
+  switch (schema.type) {
+    case "string":
+      yield* stringMutations(schema, (what, value) => inBody(what, path, value))
+      yield inBody("wrong type", path, 12345)
+      return
+    case "boolean":
+      yield inBody("wrong type", path, "yes")
+      return
+    case "integer":
+    case "number":
+      yield* numberMutations(schema, (what, value) => inBody(what, path, value))
+      yield inBody("wrong type", path, "1")
+      return
+    case "array": {
+      if (typeof schema.maxItems === "number") {
+        yield inBody(`${schema.maxItems + 1} items`, path, arrayOf({ ...schema, uniqueItems: false }, schema.maxItems + 1, path))
+      }
+      if ((schema.minItems ?? 0) > 0) yield inBody(`${schema.minItems - 1} items`, path, arrayOf(schema, schema.minItems - 1, path))
+      yield inBody("wrong type", path, "not-an-array")
+      // Each item's own limits, in an array that is otherwise valid.
+      const items = resolve(schema.items ?? {})
+      const valid = arrayOf(schema, Math.max(schema.minItems ?? 0, 1), path)
+      for (const mutation of bodyMutations(items, [...path, 0], false)) {
+        yield {
+          ...mutation,
+          apply: (request) => mutation.apply({ ...request, body: setAt(request.body, path, valid) })
+        }
+      }
+      return
+    }
+    case "object": {
+      if (path.length > 0) yield inBody("wrong type", path, "not-an-object")
+      yield inBody("an unknown member", [...path, "unknownMember"], "x")
+      const requiredMembers = new Set<string>(schema.required ?? [])
+      for (const [key, member] of Object.entries<JsonSchema>(schema.properties ?? {})) {
+        yield* bodyMutations(resolve(member), [...path, key], requiredMembers.has(key))
+      }
+      return
+    }
+  }
+}
+
+const stringMutations = function*(schema: JsonSchema, mutation: (what: string, value: string) => Mutation): Generator<Mutation> {
+  if (typeof schema.maxLength === "number") {
+    const value = stringOfLength(schema, schema.maxLength + 1)
+    if (value !== undefined) yield mutation(`${schema.maxLength + 1} characters`, value)
+  }
+  if ((schema.minLength ?? 0) > 0) {
+    const value = stringOfLength(schema, schema.minLength - 1) ?? "a".repeat(schema.minLength - 1)
+    yield mutation(`${schema.minLength - 1} characters`, value)
+  }
+  if (schema.format === "date-time") {
+    for (
+      const value of [
+        "2030-02-31T00:00:00Z",
+        "2030-13-01T00:00:00Z",
+        "2030-01-01T25:00:00Z",
+        "2030-01-01T00:00:00",
+        "2030-01-01",
+        "3000",
+        "2030-01-01T00:00:00+25:00"
+      ]
+    ) yield mutation(value, value)
+  }
+  if (schema.format === "email") yield mutation("not an email", "not-an-email")
+  const spoiled = notMatching(schema)
+  if (spoiled !== undefined) yield mutation(`not matching ${schema.pattern}: ${JSON.stringify(spoiled)}`, spoiled)
+}
+
+/** Integers out of range, and in-range values written other than in plain decimal digits. */
+const numberMutations = function*(schema: JsonSchema, mutation: (what: string, value: string | number) => Mutation, asText = false) {
+  const text = (n: number) => (asText ? String(n) : n)
+  if (typeof schema.minimum === "number") yield mutation(`${schema.minimum - 1}`, text(schema.minimum - 1))
+  if (typeof schema.maximum === "number") yield mutation(`${schema.maximum + 1}`, text(schema.maximum + 1))
+  if (schema.type === "integer") yield mutation("a fraction", asText ? `${schema.minimum ?? 0}.5` : (schema.minimum ?? 0) + 0.5)
+  if (asText) {
+    const n = Math.min(Math.max(16, schema.minimum ?? 16), schema.maximum ?? 16)
+    for (const value of [`0x${n.toString(16)}`, `${n}e0`, ` ${n}`, `${n}.0`, `+${n}`, "abc"]) yield mutation(JSON.stringify(value), value)
+  }
+}
+
+const queryMutations = function*(parameter: Operation["query"][number]): Generator<Mutation> {
+  const schema = resolve(parameter.schema)
+  const inQuery = (what: string, value: string | number): Mutation => ({
+    what,
+    path: [parameter.name],
+    apply: (request) => ({ ...request, query: { ...request.query, [parameter.name]: String(value) } })
+  })
+  if (isEnum(schema)) yield inQuery("not one of the values", "not-one-of-the-values")
+  else if (schema.type === "string") yield* stringMutations(schema, inQuery)
+  else if (schema.type === "integer" || schema.type === "number") yield* numberMutations(schema, inQuery, true)
+}
+
+const mutationsOf = (operation: Operation): Array<Mutation> => [
+  ...(operation.body === undefined ? [] : bodyMutations(resolve(operation.body), [], true)),
+  ...operation.query.flatMap((parameter) => [...queryMutations(parameter)])
+]
+
+/** Every string member set to its documented `maxLength`, and every array to its `maxItems`, one at a time. */
+const atTheLimits = function*(operation: Operation): Generator<Mutation> {
+  const limits = function*(schema: JsonSchema, path: Path, mutation: (value: unknown) => Mutation): Generator<Mutation> {
+    if (isEnum(schema)) return
+    if (schema.type === "string" && typeof schema.maxLength === "number" && schema.maxLength !== schema.minLength) {
+      const value = stringOfLength(schema, schema.maxLength)
+      if (value === undefined) throw new CannotProduce(`${show(path)}: no value of ${schema.maxLength} characters`)
+      yield mutation(value)
+    }
+    if (schema.type === "array" && typeof schema.maxItems === "number") yield mutation(arrayOf(schema, schema.maxItems, path))
+  }
+  if (operation.body !== undefined) {
+    for (const { path, schema } of walk(operation.body)) {
+      if (path.includes(0)) continue
+      yield* limits(schema, path, (value) => inBody("at the limit", path, value))
+    }
+  }
+  for (const parameter of operation.query) {
+    yield* limits(resolve(parameter.schema), [parameter.name], (value) => ({
+      what: "at the limit",
+      path: [parameter.name],
+      apply: (request) => ({ ...request, query: { ...request.query, [parameter.name]: String(value) } })
+    }))
+  }
+}
+
+/** The valid request and the mutations of an operation; a value the walk cannot produce is itself an offence. */
+const prepare = (operation: Operation, mutations: (operation: Operation) => Array<Mutation>, offenders: Array<string>) => {
+  try {
+    return { request: base(operation), mutations: mutations(operation) }
+  } catch (error) {
+    if (!(error instanceof CannotProduce)) throw error
+    offenders.push(`${operation.id}: ${error.message}`)
+    return undefined
+  }
+}
+
+// --- The checks -------------------------------------------------------------------------------------------------
+
+describe("the OpenAPI document and the server agree", () => {
+  it("bounds every request member: strings, arrays, objects and query integers", () => {
+    const offenders: Array<string> = []
+    for (const operation of operations) {
+      const members = [
+        ...(operation.body === undefined ? [] : [...walk(operation.body)].map((member) => ({ ...member, where: "body" }))),
+        ...operation.query.map((parameter) => ({ path: [parameter.name], schema: resolve(parameter.schema), where: "query" }))
+      ]
+      for (const { path, schema, where } of members) {
+        const at = `${operation.id} ${where} ${show(path)}`
+        if (schema.type === "string" && !isEnum(schema) && typeof schema.maxLength !== "number") offenders.push(`${at}: string without maxLength`)
+        if (schema.type === "array" && typeof schema.maxItems !== "number") offenders.push(`${at}: array without maxItems`)
+        if (schema.type === "object" && schema.additionalProperties !== false) offenders.push(`${at}: object without additionalProperties: false`)
+        if (where === "query" && schema.type === "integer" && (typeof schema.minimum !== "number" || typeof schema.maximum !== "number")) {
+          offenders.push(`${at}: integer without minimum and maximum`)
+        }
+        if (schema.type === undefined && !isEnum(schema)) offenders.push(`${at}: no type`)
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+
+  it("reaches every kind of member the checks are about", () => {
+    // Guards the walk itself: if it stopped finding members, the checks below would pass on nothing.
+    const kinds = new Set<string>()
+    for (const operation of operations) {
+      for (const { path, schema } of operation.body === undefined ? [] : walk(operation.body)) {
+        kinds.add(path.length > 0 && schema.type === "object" ? "nested object" : schema.format ?? kindOf(schema))
+      }
+      for (const parameter of operation.query) kinds.add(`query ${kindOf(resolve(parameter.schema))}`)
+    }
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining(["array", "date-time", "email", "enum", "nested object", "object", "query integer", "query string", "string"])
+    )
+    expect(operations.filter((operation) => operation.body !== undefined).length).toBeGreaterThanOrEqual(10)
+  })
+
+  it("names an unknown body member, nested ones included, with the members it may have", async () => {
+    const response = await Http.request(server.url, "POST", "/v1/invitations/accept", {
+      body: { token: "t", tokn: "t", signUp: { name: "Ada", password: "correct horse battery", admin: true } }
+    })
+    expect(response.status).toBe(400)
+    expect(response.body).toEqual({
+      error: "invalid_request",
+      details: [
+        { message: "is unexpected, expected: \"token\" | \"signUp\"", path: ["tokn"] },
+        { message: "is unexpected, expected: \"name\" | \"password\"", path: ["signUp", "admin"] }
+      ]
+    })
+  })
+
+  it("refuses every value beyond a documented limit with 400 invalid_request on that member", async () => {
+    const offenders: Array<string> = []
+    let sent = 0
+    for (const operation of operations) {
+      const prepared = prepare(operation, mutationsOf, offenders)
+      if (prepared === undefined) continue
+      for (const mutation of prepared.mutations) {
+        const response = await send(operation, mutation.apply(prepared.request))
+        sent++
+        const details: Array<{ path: Path }> = response.body?.details ?? []
+        if (
+          response.status !== 400 || response.body?.error !== "invalid_request" ||
+          !details.some((detail) => samePath(detail.path, mutation.path))
+        ) {
+          offenders.push(`${operation.id} ${show(mutation.path)} ${mutation.what}: ${response.status} ${response.text.slice(0, 300)}`)
+        }
+      }
+    }
+    expect(offenders).toEqual([])
+    expect(sent).toBeGreaterThan(100)
+  })
+
+  it("does not refuse in decoding what the document calls valid, up to each member's maxLength and maxItems", async () => {
+    const offenders: Array<string> = []
+    for (const operation of operations) {
+      if (operation.body === undefined && operation.query.length === 0) continue
+      const prepared = prepare(operation, (operation) => [...atTheLimits(operation)], offenders)
+      if (prepared === undefined) continue
+      const unchanged: Mutation = { what: "valid request", path: [], apply: (request) => request }
+      for (const { apply, path, what } of [unchanged, ...prepared.mutations]) {
+        const response = await send(operation, apply(prepared.request))
+        const refused = refusals(operation, response)
+        if (response.status >= 500 || refused.length > 0) {
+          offenders.push(
+            `${operation.id} ${show(path)} ${what}: ${response.status} ${
+              refused.length > 0 ? JSON.stringify(refused) : response.text.slice(0, 300)
+            }`
+          )
+        }
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+})
