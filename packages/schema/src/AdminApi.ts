@@ -1,10 +1,11 @@
 /** Admin: instance operation, reserved to owners and admins of the operator organization. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
+import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { ChangePlanRequest, Organization } from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
-import { Authentication } from "./Security.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication } from "./Security.js"
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
@@ -13,11 +14,11 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .setPayload(ChangePlanRequest)
       .addSuccess(Schema.Struct({ organization: Organization }))
       .addError(NotFoundResponse)
+      .pipe(requires("organizations.setPlan"))
       .annotate(OpenApi.Description, "Changes an organization's plan. 404 `organization_not_found` for an unknown organization.")
   )
   .addError(ForbiddenResponse)
-  .addError(OrganizationNotFoundResponse)
-  .middleware(Authentication)
+  .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Admin")
   .annotate(
     OpenApi.Description,

@@ -7,6 +7,7 @@ import { InvalidRequestResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
+import { ActionsExtension, describeActions } from "./Policy.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { UsersApi } from "./UsersApi.js"
@@ -27,13 +28,18 @@ Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as
 const optionalSecurity = new Set(["invitations.accept"])
 
 /**
- * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`)
- * and marks optional credentials as such (an empty security requirement).
+ * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`),
+ * marks optional credentials as such (an empty security requirement), and states the policy actions (with their
+ * roles, from the policy table) of every operation that checks some.
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   for (const path of Object.values<any>(spec.paths ?? {})) {
     for (const operation of Object.values<any>(path)) {
       if (optionalSecurity.has(operation?.operationId)) operation.security = [...(operation.security ?? []), {}]
+      const actions = operation?.[ActionsExtension]
+      if (Array.isArray(actions)) {
+        operation.description = [operation.description, describeActions(actions)].filter(Boolean).join("\n\n")
+      }
       const content = operation?.responses?.["400"]?.content?.["application/json"]
       const anyOf = content?.schema?.anyOf
       if (Array.isArray(anyOf)) {

@@ -1,17 +1,19 @@
 /** API keys: organization keys for scripts and integrations, managed by owners and admins. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
+import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { ApiKeyPage, CreateApiKeyRequest, CreatedApiKey } from "./ApiKeys.js"
 import { ApiKeyId } from "./Ids.js"
 import { PageQuery } from "./Pagination.js"
-import { Authentication } from "./Security.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication } from "./Security.js"
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("create", "/v1/api-keys")
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreatedApiKey, { status: 201 })
+      .pipe(requires("apiKeys.manage"))
       .annotate(
         OpenApi.Description,
         "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves. The plaintext key is returned only here."
@@ -21,6 +23,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.get("list", "/v1/api-keys")
       .setUrlParams(PageQuery)
       .addSuccess(ApiKeyPage)
+      .pipe(requires("apiKeys.manage"))
       .annotate(OpenApi.Description, "Lists the organization's keys, newest first. Keys themselves are never shown again.")
   )
   .add(
@@ -28,11 +31,11 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .setPath(Schema.Struct({ apiKeyId: ApiKeyId }))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .pipe(requires("apiKeys.manage"))
       .annotate(OpenApi.Description, "Deletes a key; it stops working at once. 404 `api_key_not_found`.")
   )
   .addError(ForbiddenResponse)
-  .addError(OrganizationNotFoundResponse)
-  .middleware(Authentication)
+  .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "API Keys")
-  .annotate(OpenApi.Description, "Owners and admins only (403 `insufficient_role` for members).")
+  .annotate(OpenApi.Description, "Keys of the caller's organization, managed by its owners and admins.")
 {}

@@ -14,6 +14,9 @@ type ErrorClass<Self, Fields extends Schema.Struct.Fields> = Schema.Schema<Self,
   new(props: any): Self
 }
 
+/** The members of a literal union, as Markdown code, for descriptions. */
+const codes = (literals: { readonly literals: ReadonlyArray<string> }) => literals.literals.map((code) => `\`${code}\``).join(", ")
+
 const registry = new Map<Function, Schema.Schema<any, any, any>>()
 
 /** The wire schema of an error the API declares, or undefined for anything else (a defect, a foreign error). */
@@ -73,14 +76,25 @@ export const UnauthorizedResponse = wire(Unauthorized, 401, "Credentials are mis
   exact: true
 })
 
+/** Machine-readable reasons of a 403. */
+export const ForbiddenReason = Schema.Literal(
+  "insufficient_role",
+  "operator_only",
+  "session_required",
+  "membership_removed",
+  "invitation_email_mismatch",
+  "signup_disabled"
+).annotations({ identifier: "ForbiddenReason" })
+export type ForbiddenReason = typeof ForbiddenReason.Type
+
 export class Forbidden extends Schema.TaggedError<Forbidden>("Forbidden")("Forbidden", {
-  reason: Schema.String,
+  reason: ForbiddenReason,
   message: Schema.String
 }) {}
 export const ForbiddenResponse = wire(
   Forbidden,
   403,
-  "The caller is known but may not do this. `reason` is machine-readable: `insufficient_role`, `operator_only`, `session_required`, `membership_removed`, `invitation_email_mismatch`, `signup_disabled`, ..."
+  `The caller is known but may not do this. \`reason\` is machine-readable: ${codes(ForbiddenReason)}.`
 )
 
 export class PlanRequired extends Schema.TaggedError<PlanRequired>("PlanRequired")("PlanRequired", {
@@ -101,21 +115,48 @@ export const OrganizationNotFoundResponse = wire(
   { exact: true }
 )
 
+/** What a 404 names. */
+export const NotFoundCode = Schema.Literal(
+  "not_found",
+  "organization_not_found",
+  "member_not_found",
+  "team_not_found",
+  "invitation_not_found",
+  "api_key_not_found",
+  "claim_not_found"
+).annotations({ identifier: "NotFoundCode" })
+export type NotFoundCode = typeof NotFoundCode.Type
+
 export class NotFound extends Schema.TaggedError<NotFound>("NotFound")("NotFound", {
-  error: Schema.String,
+  error: NotFoundCode,
   message: Schema.String
 }) {}
 export const NotFoundResponse = wire(
   NotFound,
   404,
-  "The resource does not exist or belongs to another organization. `error` names it, for example `api_key_not_found`."
+  `The resource does not exist or belongs to another organization. \`error\` names it: ${codes(NotFoundCode)}.`
 )
 
+/** What a 409 names. */
+export const ConflictCode = Schema.Literal(
+  "email_taken",
+  "last_owner",
+  "member_not_admin",
+  "member_exists",
+  "team_exists",
+  "invitation_not_pending"
+).annotations({ identifier: "ConflictCode" })
+export type ConflictCode = typeof ConflictCode.Type
+
 export class Conflict extends Schema.TaggedError<Conflict>("Conflict")("Conflict", {
-  error: Schema.String,
+  error: ConflictCode,
   message: Schema.String
 }) {}
-export const ConflictResponse = wire(Conflict, 409, "The request conflicts with the current state, for example `email_taken`.")
+export const ConflictResponse = wire(
+  Conflict,
+  409,
+  `The request conflicts with the current state. \`error\` says how: ${codes(ConflictCode)}.`
+)
 
 export class RateLimited extends Schema.TaggedError<RateLimited>("RateLimited")("RateLimited", {
   error: code("rate_limited"),

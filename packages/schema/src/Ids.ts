@@ -33,32 +33,6 @@ const typeId = <const Prefix extends string, const Brand extends string>(prefix:
     Schema.brand(brand)
   )
 
-/** Every TypeID prefix the service issues. Persisted: only ever append. */
-export const Prefixes = {
-  organization: "org",
-  user: "usr",
-  session: "ses",
-  membership: "om",
-  team: "tem",
-  apiKey: "apk",
-  bootstrap: "wbt",
-  workspaceClaim: "wcl",
-  invitation: "inv",
-  connectorAccount: "cac",
-  connectorTarget: "ctg",
-  connectorInstance: "cin",
-  connectorMapping: "cmp",
-  plugin: "plg",
-  marketplace: "mkt",
-  configObject: "cob",
-  configObjectVersion: "cov",
-  configObjectAccessGrant: "coa",
-  marketplaceAccessGrant: "mag",
-  desktopPolicy: "dpo",
-  externalMcpConnection: "emc"
-} as const
-export type Prefix = (typeof Prefixes)[keyof typeof Prefixes]
-
 export const OrganizationId = typeId("org", "OrganizationId", "Organization id")
 export type OrganizationId = typeof OrganizationId.Type
 export const UserId = typeId("usr", "UserId", "User id")
@@ -101,3 +75,34 @@ export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy 
 export type DesktopPolicyId = typeof DesktopPolicyId.Type
 export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
 export type ExternalMcpConnectionId = typeof ExternalMcpConnectionId.Type
+
+/**
+ * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
+ * make its own brand. Persisted: only ever append.
+ */
+export const IdsByPrefix = {
+  org: OrganizationId,
+  usr: UserId,
+  ses: SessionId,
+  om: MembershipId,
+  tem: TeamId,
+  apk: ApiKeyId,
+  wbt: BootstrapId,
+  wcl: WorkspaceClaimId,
+  inv: InvitationId,
+  cac: ConnectorAccountId,
+  ctg: ConnectorTargetId,
+  cin: ConnectorInstanceId,
+  cmp: ConnectorMappingId,
+  plg: PluginId,
+  mkt: MarketplaceId,
+  cob: ConfigObjectId,
+  cov: ConfigObjectVersionId,
+  coa: ConfigObjectAccessGrantId,
+  mag: MarketplaceAccessGrantId,
+  dpo: DesktopPolicyId,
+  emc: ExternalMcpConnectionId
+} as const
+export type Prefix = keyof typeof IdsByPrefix
+/** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */
+export type IdOf<P extends Prefix> = (typeof IdsByPrefix)[P]["Type"]

@@ -4,10 +4,10 @@ import {
   ConflictResponse,
   ForbiddenResponse,
   NotFoundResponse,
-  OrganizationNotFoundResponse,
   UnauthorizedResponse
 } from "./Errors.js"
-import { Authentication, OptionalAuthentication } from "./Security.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication, OptionalAuthentication } from "./Security.js"
 import {
   AcceptedInvitation,
   AcceptInvitationRequest,
@@ -27,18 +27,18 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addSuccess(CreatedInvitation, { status: 201 })
       .addSuccess(RefreshedInvitation)
       .addError(ConflictResponse)
-      .addError(OrganizationNotFoundResponse)
+      .pipe(requires("invitations.manage"))
       .annotate(
         OpenApi.Description,
-        "Invites an email address as a member or an admin (owners and admins). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working. 409 `member_exists` when the email belongs to a member."
+        "Invites an email address as a member or an admin. The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working. 409 `member_exists` when the email belongs to a member."
       )
   )
   .add(
     HttpApiEndpoint.get("list", "/v1/invitations")
       .setUrlParams(InvitationListQuery)
       .addSuccess(InvitationPage)
-      .addError(OrganizationNotFoundResponse)
-      .annotate(OpenApi.Description, "Lists the organization's invitations, newest first (owners and admins).")
+      .pipe(requires("invitations.manage"))
+      .annotate(OpenApi.Description, "Lists the organization's invitations, newest first.")
   )
   .add(
     HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel")
@@ -46,14 +46,14 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addSuccess(InvitationResponse)
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
-      .addError(OrganizationNotFoundResponse)
+      .pipe(requires("invitations.manage"))
       .annotate(
         OpenApi.Description,
-        "Cancels a pending invitation; its token stops working (owners and admins). 409 `invitation_not_pending` when it was accepted, canceled or has expired; 404 `invitation_not_found`."
+        "Cancels a pending invitation; its token stops working. 409 `invitation_not_pending` when it was accepted, canceled or has expired; 404 `invitation_not_found`."
       )
   )
   // Everything above needs credentials; accepting also serves people who do not have an account yet.
-  .middlewareEndpoints(Authentication)
+  .middlewareEndpoints(MemberAuthentication)
   .add(
     HttpApiEndpoint.post("accept", "/v1/invitations/accept")
       .setPayload(AcceptInvitationRequest)

@@ -2,9 +2,14 @@
 import { Schema } from "effect"
 import { allErrors, QueryInteger } from "./Common.js"
 
-export const Cursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+/**
+ * Opaque and signed by the server, bound to its list and filters. At most 2048 characters: a list sorted by a
+ * name carries that name (up to 255 characters of any script) in its cursors.
+ */
+export const Cursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
   identifier: "Cursor",
-  description: "Opaque position returned as `nextCursor`; pass it back unchanged to get the next page."
+  description:
+    "Opaque position returned as `nextCursor`; pass it back unchanged, with the same filters, to get the next page. A cursor of another list or of other filters is a 400."
 })
 
 export const DEFAULT_LIMIT = 50

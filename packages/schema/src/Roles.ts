@@ -1,43 +1,29 @@
-/** The built-in roles and what each may do. */
+/** The built-in roles and what each may do, derived from the policy table. */
 import { Schema } from "effect"
 import { Role } from "./Organizations.js"
+import { actionsOf, Policy, Roles } from "./Policy.js"
 
-/** What each role may do: served by `GET /v1/roles` and quoted in the OpenAPI descriptions. */
+const summaries: Record<Role, string> = {
+  member: "Works in the organization.",
+  admin: "Runs the organization day to day. Everything a member may do, and:",
+  owner: "Answers for the organization. Everything an admin may do, and:"
+}
+
+/** Rules that are not a single action's role. */
+const notes: Partial<Record<Role, ReadonlyArray<string>>> = {
+  owner: ["an organization always keeps at least one owner: the last one can be neither demoted nor removed"]
+}
+
+/** What each role may do, lowest first: served by `GET /v1/roles` and quoted in the OpenAPI descriptions. */
 export const RoleCapabilities: ReadonlyArray<{
   readonly role: Role
   readonly description: string
   readonly capabilities: ReadonlyArray<string>
-}> = [
-  {
-    role: "member",
-    description: "Works in the organization.",
-    capabilities: [
-      "read the organization's members, teams and roles",
-      "update their own profile and password",
-      "leave the organization"
-    ]
-  },
-  {
-    role: "admin",
-    description: "Runs the organization day to day. Everything a member may do, and:",
-    capabilities: [
-      "change members' and admins' roles between member and admin",
-      "remove members and admins",
-      "create, change and delete teams",
-      "invite members and admins, list and cancel invitations",
-      "create, list and revoke API keys"
-    ]
-  },
-  {
-    role: "owner",
-    description: "Answers for the organization. Everything an admin may do, and:",
-    capabilities: [
-      "make a member an owner, demote or remove another owner",
-      "transfer ownership to an admin",
-      "an organization always keeps at least one owner: the last one can be neither demoted nor removed"
-    ]
-  }
-]
+}> = Roles.map((role) => ({
+  role,
+  description: summaries[role],
+  capabilities: [...actionsOf(role).map((action) => Policy[action].capability), ...(notes[role] ?? [])]
+}))
 
 const markdownRoles = RoleCapabilities.map(
   (entry) => `- \`${entry.role}\`: ${entry.description} ${entry.capabilities.join("; ")}.`

@@ -1,28 +1,42 @@
 /**
- * How callers authenticate: a session token (`Authorization: Bearer`) or an organization API key (`x-api-key`).
- * The middleware tag lives here so the API, the server and the clients share it; the server implements it.
+ * How callers authenticate: a session token (`Authorization: Bearer`) or an organization API key (`x-api-key`),
+ * and what a request knows about its caller once authenticated. The middleware tags live here so the API, the
+ * server and the clients share them; the server implements them.
  */
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Context } from "effect"
-import { UnauthorizedResponse } from "./Errors.js"
-import type { ApiKeyId, MembershipId, OrganizationId, SessionId, UserId } from "./Ids.js"
+import { Context, Schema } from "effect"
+import { OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
+import type { ApiKeyId, SessionId } from "./Ids.js"
+import type { Membership, Organization } from "./Organizations.js"
+import type { User } from "./Users.js"
 
-/** What authenticated the request. An API key pins the request to one organization and one member. */
+/** What authenticated the request. An API key pins the request to its organization and the member who made it. */
 export type Credential =
-  | { readonly _tag: "Session"; readonly sessionId: SessionId; readonly activeOrganizationId: OrganizationId | null }
-  | {
-    readonly _tag: "ApiKey"
-    readonly apiKeyId: ApiKeyId
-    readonly organizationId: OrganizationId
-    readonly membershipId: MembershipId
-  }
+  | { readonly _tag: "Session"; readonly sessionId: SessionId }
+  | { readonly _tag: "ApiKey"; readonly apiKeyId: ApiKeyId }
 
+/**
+ * The caller (resolved with its credential in one statement), with the organization the request acts in: an API key's own organization, or a session's
+ * active organization (its oldest membership when none is active or it was left). `organization` and
+ * `membership` are null for a person who belongs to no organization.
+ */
 export interface Actor {
-  readonly userId: UserId
+  readonly user: User
   readonly credential: Credential
+  readonly organization: Organization | null
+  readonly membership: Membership | null
+}
+
+/** The caller as a member of the organization the request acts in. */
+export interface MemberContext extends Actor {
+  readonly _tag: "Member"
+  readonly organization: Organization
+  readonly membership: Membership
 }
 
 export class CurrentActor extends Context.Tag("@orgplane/schema/CurrentActor")<CurrentActor, Actor>() {}
+
+export class CurrentMember extends Context.Tag("@orgplane/schema/CurrentMember")<CurrentMember, MemberContext>() {}
 
 export const bearer = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(OpenApi.Description, "A session token from `POST /v1/auth/sign-in` or `POST /v1/auth/sign-up`."),
@@ -36,10 +50,23 @@ export const apiKey = HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" })
   )
 )
 
+const security = { bearer, apiKey }
+
+/** Any signed-in caller (a session or an API key); provides `CurrentActor`. */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
-  failure: UnauthorizedResponse,
+  failure: Schema.Union(UnauthorizedResponse, ServiceUnavailableResponse),
   provides: CurrentActor,
-  security: { bearer, apiKey }
+  security
+}) {}
+
+/**
+ * A signed-in caller acting in an organization they belong to; provides `CurrentMember`. 404
+ * `organization_not_found` when the caller belongs to no organization (or just left the active one).
+ */
+export class MemberAuthentication extends HttpApiMiddleware.Tag<MemberAuthentication>()("MemberAuthentication", {
+  failure: Schema.Union(UnauthorizedResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse),
+  provides: CurrentMember,
+  security
 }) {}
 
 /**
@@ -49,5 +76,5 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
 export class OptionalAuthentication extends HttpApiMiddleware.Tag<OptionalAuthentication>()("OptionalAuthentication", {
   optional: true,
   provides: CurrentActor,
-  security: { bearer, apiKey }
+  security
 }) {}

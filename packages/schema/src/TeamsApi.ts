@@ -1,7 +1,8 @@
 /** Teams: named groups of members, used to grant access and assign policies to many members at once. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { ConflictResponse, ForbiddenResponse, NotFoundResponse, OrganizationNotFoundResponse } from "./Errors.js"
-import { Authentication } from "./Security.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication } from "./Security.js"
 import {
   AddTeamMembersRequest,
   CreateTeamRequest,
@@ -20,6 +21,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addSuccess(TeamResponse, { status: 201 })
       .addError(ConflictResponse)
       .addError(NotFoundResponse)
+      .pipe(requires("teams.manage"))
       .annotate(
         OpenApi.Description,
         "Creates a team, optionally with members. 409 `team_exists` when the organization has a team of that name (case-insensitive); 404 `member_not_found` when a member id is not an active member of the organization."
@@ -29,14 +31,16 @@ export class TeamsApi extends HttpApiGroup.make("teams")
     HttpApiEndpoint.get("list", "/v1/teams")
       .setUrlParams(TeamListQuery)
       .addSuccess(TeamPage)
-      .annotate(OpenApi.Description, "Lists the organization's teams by name. Any member may list.")
+      .pipe(requires("teams.read"))
+      .annotate(OpenApi.Description, "Lists the organization's teams by name.")
   )
   .add(
     HttpApiEndpoint.get("get", "/v1/teams/:teamId")
       .setPath(TeamPath)
       .addSuccess(TeamResponse)
       .addError(NotFoundResponse)
-      .annotate(OpenApi.Description, "One team with its members. Any member may read. 404 `team_not_found`.")
+      .pipe(requires("teams.read"))
+      .annotate(OpenApi.Description, "One team with its members. 404 `team_not_found`.")
   )
   .add(
     HttpApiEndpoint.patch("update", "/v1/teams/:teamId")
@@ -45,6 +49,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addSuccess(TeamResponse)
       .addError(ConflictResponse)
       .addError(NotFoundResponse)
+      .pipe(requires("teams.manage"))
       .annotate(
         OpenApi.Description,
         "Renames a team and/or replaces its whole membership. 409 `team_exists`; 404 `team_not_found` or `member_not_found`."
@@ -56,6 +61,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setPayload(AddTeamMembersRequest)
       .addSuccess(TeamResponse)
       .addError(NotFoundResponse)
+      .pipe(requires("teams.manage"))
       .annotate(
         OpenApi.Description,
         "Adds members to a team; members already in it stay. 404 `team_not_found` or `member_not_found`."
@@ -66,6 +72,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setPath(TeamMemberPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .pipe(requires("teams.manage"))
       .annotate(
         OpenApi.Description,
         "Takes a member out of a team; 204 also when they were not in it. 404 `team_not_found`, or `member_not_found` for an id that is not a member of the organization."
@@ -76,17 +83,17 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setPath(TeamPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .pipe(requires("teams.manage"))
       .annotate(
         OpenApi.Description,
         "Deletes a team with its memberships and everything assigned to it (access grants, desktop-policy assignments). The members stay in the organization. 404 `team_not_found`."
       )
   )
   .addError(ForbiddenResponse)
-  .addError(OrganizationNotFoundResponse)
-  .middleware(Authentication)
+  .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Teams")
   .annotate(
     OpenApi.Description,
-    "Teams of the caller's active organization. Any member may read them; owners and admins change them (403 `insufficient_role` for members)."
+    "Teams of the caller's active organization. Any member may read them; owners and admins change them."
   )
 {}

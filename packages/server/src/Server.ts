@@ -14,18 +14,16 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as IdentityHttp from "./identity/Http.js"
-import { ApiKeysRepository } from "./identity/ApiKeysRepository.js"
+import * as Authentication from "./identity/Authentication.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
-import { SessionsRepository } from "./identity/SessionsRepository.js"
-import { OrganizationsRepository } from "./identity/OrganizationsRepository.js"
 import { migrations } from "./migrations/index.js"
-import { AuthenticationLive } from "./platform/Auth.js"
 import * as Config from "./platform/Config.js"
 import * as Crypto from "./platform/Crypto.js"
 import * as Database from "./platform/Database.js"
 import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import { IdGenerator } from "./platform/Ids.js"
+import { CursorKey } from "./platform/Keyset.js"
 import { migrate } from "./platform/Migrator.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
 import * as StaffHttp from "./staff/Http.js"
@@ -39,7 +37,7 @@ export type ServerOptions = Partial<Config.ServerSettings> & {
 const Migrations = Layer.effectDiscard(migrate(migrations))
 
 /** Shared infrastructure: services that any area may use. */
-const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, SessionsRepository.Default, ApiKeysRepository.Default, OrganizationsRepository.Default)
+const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, CursorKey.Live)
 
 /** The database, migrated, with the configuration. */
 const Storage = (options: ServerOptions) => {
@@ -53,7 +51,7 @@ const Storage = (options: ServerOptions) => {
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
     Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer]),
-    Layer.provide(AuthenticationLive),
+    Layer.provide(Authentication.layer),
     Layer.provide(Platform),
     Layer.provideMerge(Storage(options))
   )

@@ -43,7 +43,7 @@ describe("error bodies", () => {
     expect(response.status).toBe(400)
     expect(response.body).toEqual({
       error: "invalid_request",
-      details: [{ message: "is not a cursor returned by this list", path: ["cursor"] }]
+      details: [{ message: "is not a cursor returned by this list with these filters", path: ["cursor"] }]
     })
   })
 

@@ -187,7 +187,7 @@ describe("API keys", () => {
     const { member, owner } = await staffedWorkspace()
     const denied = await post("/v1/api-keys", { token: member.token, body: { name: "mine" } })
     expect(denied.status).toBe(403)
-    expect(denied.body).toEqual({ reason: "insufficient_role", message: "This action requires the admin role or higher." })
+    expect(denied.body).toEqual({ reason: "insufficient_role", message: "This action requires the admin role or higher (apiKeys.manage)." })
     expect((await get("/v1/api-keys", { token: member.token })).status).toBe(403)
     expect((await post("/v1/api-keys", { token: owner.token, body: { name: "owner's" } })).status).toBe(201)
   })

@@ -31,7 +31,7 @@ interface Request {
  */
 const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path: Path; readonly message: string }> = [
   // Cursors are opaque: only a `nextCursor` the list returned is one.
-  { path: ["cursor"], message: "is not a cursor returned by this list" },
+  { path: ["cursor"], message: "is not a cursor returned by this list with these filters" },
   // Must be the caller's actual password.
   { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" }
 ]

@@ -1,10 +1,10 @@
 /** Organization API keys: issued by owners and admins, acting as the member who created them. */
-import { type ApiKeyId, InvalidRequest, NotFound, type PageQuery } from "@orgplane/schema"
-import { Effect } from "effect"
-import type { MemberContext } from "../platform/Auth.js"
+import { type ApiKeyId, InvalidRequest, type MemberContext, NotFound, type PageQuery } from "@orgplane/schema"
+import { Effect, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
-import * as Cursor from "../platform/Cursor.js"
 import { makeId } from "../platform/Ids.js"
+import { authorize } from "../platform/Principal.js"
+import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 
@@ -19,13 +19,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/ApiKeys
 
     const create = (caller: MemberContext, input: { readonly name: string; readonly expiresAt?: Date | undefined }) =>
       Effect.gen(function*() {
+        yield* authorize(caller, "apiKeys.manage")
         const createdAt = yield* now
         if (input.expiresAt !== undefined && input.expiresAt.getTime() <= createdAt.getTime()) {
           return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
         }
         const key = yield* crypto.newToken(API_KEY_PREFIX)
-        const apiKey = yield* apiKeys.insert({
-          id: yield* makeId<ApiKeyId>("apk"),
+        const apiKey = yield* orUnavailable(apiKeys.insert({
+          id: yield* makeId("apk"),
           organizationId: caller.organization.id,
           membershipId: caller.membership.id,
           name: input.name,
@@ -33,20 +34,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/ApiKeys
           keyHash: crypto.hashToken(key),
           createdAt,
           expiresAt: input.expiresAt ?? null
-        })
+        }))
         return { apiKey, key }
       })
 
     const list = (caller: MemberContext, query: PageQuery) =>
-      Effect.gen(function*() {
-        const page = yield* Cursor.request(query)
-        const rows = yield* apiKeys.list(caller.organization.id, page)
-        return Cursor.page(rows, page.limit, (key) => [key.id])
-      })
+      Effect.zipRight(authorize(caller, "apiKeys.manage"), orUnavailable(apiKeys.list(caller.organization.id, query)))
 
     const revoke = (caller: MemberContext, id: ApiKeyId) =>
-      Effect.flatMap(apiKeys.remove(caller.organization.id, id), (removed) =>
-        removed ? Effect.void : Effect.fail(new NotFound({ error: "api_key_not_found", message: "API key not found." })))
+      Effect.gen(function*() {
+        yield* authorize(caller, "apiKeys.manage")
+        const removed = yield* orUnavailable(apiKeys.remove({ organizationId: caller.organization.id, id }))
+        if (Option.isNone(removed)) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
+      })
 
     return { create, list, revoke } as const
   }),

@@ -1,30 +1,25 @@
 /** Storage of organization API keys: only the key's hash is kept. */
-import { SqlClient } from "@effect/sql"
-import { ApiKey, type ApiKeyId, type MembershipId, type OrganizationId, type UserId } from "@orgplane/schema"
-import { Effect } from "effect"
-import type { PageRequest } from "../platform/Cursor.js"
-import { first } from "../platform/Sql.js"
+import { Model, SqlClient } from "@effect/sql"
+import { ApiKey, ApiKeyId, MembershipId, OrganizationId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import * as Keyset from "../platform/Keyset.js"
+import { DateColumn, execute, findAll, findOne } from "../platform/Sql.js"
+import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 
-interface ApiKeyRow {
-  readonly id: ApiKeyId
-  readonly organizationId: OrganizationId
-  readonly membershipId: MembershipId
-  readonly name: string
-  readonly prefix: string
-  readonly createdAt: Date
-  readonly expiresAt: Date | null
-  readonly lastUsedAt: Date | null
-}
+export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
+  id: Model.GeneratedByApp(ApiKeyId),
+  organizationId: OrganizationId,
+  /** The member the key acts as (and who created it). */
+  membershipId: MembershipId,
+  name: ApiKey.fields.name,
+  prefix: ApiKey.fields.prefix,
+  keyHash: Model.Sensitive(Schema.String),
+  createdAt: DateColumn,
+  expiresAt: Schema.NullOr(DateColumn),
+  lastUsedAt: Schema.NullOr(DateColumn)
+}) {}
 
-export interface ApiKeyPrincipal {
-  readonly apiKeyId: ApiKeyId
-  readonly organizationId: OrganizationId
-  readonly membershipId: MembershipId
-  readonly userId: UserId
-  readonly lastUsedAt: Date | null
-}
-
-const toApiKey = (row: ApiKeyRow) =>
+const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId">) =>
   new ApiKey({
     id: row.id,
     name: row.name,
@@ -35,39 +30,63 @@ const toApiKey = (row: ApiKeyRow) =>
     lastUsedAt: row.lastUsedAt
   })
 
+/** Newest first. */
+const newestFirst = Keyset.make<ApiKey>("api-keys", "desc", [{ column: "id", value: (key) => key.id }])
+
+const ResolvedKey = Schema.Struct({ apiKeyId: ApiKeyId, keyOrganizationId: OrganizationId, lastUsedAt: Schema.NullOr(DateColumn), ...CallerColumns.fields })
+
+const Scoped = Schema.Struct({ organizationId: OrganizationId, id: ApiKeyId })
+
 export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@orgplane/server/ApiKeysRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (row: Omit<ApiKeyRow, "lastUsedAt"> & { readonly keyHash: string }) =>
-      sql`INSERT INTO api_keys ${sql.insert(row)}`.pipe(Effect.as(toApiKey({ ...row, lastUsedAt: null })), Effect.orDie)
+    const insertRow = execute({ Request: ApiKeyRow.insert, execute: (row) => sql`INSERT INTO api_keys ${sql.insert(row)}` })
+    const insert = (row: Omit<typeof ApiKeyRow.insert.Type, "lastUsedAt">) =>
+      Effect.as(insertRow({ ...row, lastUsedAt: null }), toApiKey({ ...row, lastUsedAt: null }))
 
-    /** The key with this hash, if it is unexpired at `at` and its member is still in the organization. */
-    const findPrincipal = (keyHash: string, at: Date) =>
-      sql<ApiKeyPrincipal>`
-        SELECT k.id AS api_key_id, k.organization_id, k.membership_id, m.user_id, k.last_used_at
-        FROM api_keys k JOIN memberships m ON m.id = k.membership_id
-        WHERE k.key_hash = ${keyHash}
-          AND (k.expires_at IS NULL OR k.expires_at > ${at})
-          AND m.removed_at IS NULL AND m.user_id IS NOT NULL`.pipe(Effect.map(first), Effect.orDie)
+    /**
+     * Authentication in one statement: the unexpired key with this hash, with the membership it acts as (while
+     * its member is still in the organization) and the organization.
+     */
+    const resolve = findOne({
+      Request: Schema.Struct({ keyHash: Schema.String, at: DateColumn }),
+      Result: ResolvedKey,
+      execute: ({ at, keyHash }) =>
+        sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, ${callerColumns(sql)}
+            FROM api_keys k
+            JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
+                               AND m.removed_at IS NULL AND m.user_id IS NOT NULL
+            JOIN users u ON u.id = m.user_id
+            JOIN organizations o ON o.id = k.organization_id
+            WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`
+    })
 
-    const touch = (id: ApiKeyId, at: Date) =>
-      sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+    const touch = execute({
+      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
+      execute: ({ at, id, organizationId }) =>
+        sql`UPDATE api_keys SET last_used_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
 
-    /** Newest first, keyset over (organization_id, id). */
-    const list = (organizationId: OrganizationId, page: PageRequest) =>
-      sql<ApiKeyRow>`
-        SELECT id, organization_id, membership_id, name, prefix, created_at, expires_at, last_used_at FROM api_keys
-        WHERE organization_id = ${organizationId}
-          ${page.after ? sql`AND id < ${page.after[0]}` : sql``}
-        ORDER BY id DESC LIMIT ${page.limit + 1}`.pipe(Effect.map((rows) => rows.map(toApiKey)), Effect.orDie)
+    const listRows = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest }),
+      Result: ApiKeyRow,
+      execute: ({ organizationId, page }) =>
+        sql`SELECT * FROM api_keys WHERE organization_id = ${organizationId} AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
 
-    const remove = (organizationId: OrganizationId, id: ApiKeyId) =>
-      sql<{ id: ApiKeyId }>`DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      )
+    const list = (organizationId: OrganizationId, query: Keyset.PageQuery) =>
+      Keyset.page(newestFirst, query, (page) => Effect.map(listRows({ organizationId, page }), (rows) => rows.map(toApiKey)))
 
-    return { insert, findPrincipal, touch, list, remove } as const
+    /** Deletes the key; false when the organization has no such key. */
+    const remove = findOne({
+      Request: Scoped,
+      Result: Schema.Struct({ id: ApiKeyId }),
+      execute: ({ id, organizationId }) =>
+        sql`DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
+    })
+
+    return { insert, resolve, touch, list, remove } as const
   })
 }) {}

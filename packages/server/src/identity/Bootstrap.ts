@@ -2,33 +2,23 @@
  * Agent-first workspace setup: an agent creates a provisional organization (owned by a placeholder member) and
  * gets one-time claim links; a signed-in person redeems one and takes the workspace over with the claim's role.
  */
-import {
-  ClaimLink,
-  type BootstrapId,
-  Forbidden,
-  Membership,
-  type MembershipId,
-  NotFound,
-  RateLimited,
-  type Role,
-  type SessionId,
-  type UserId,
-  type WorkspaceClaimId
-} from "@orgplane/schema"
+import { ClaimLink, Forbidden, Membership, NotFound, RateLimited, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
 import { publicUrl, ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
-import { transaction } from "../platform/Sql.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { BootstrapRepository } from "./BootstrapRepository.js"
+import { Memberships } from "./Memberships.js"
 import { Organizations } from "./Organizations.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
-import { SessionsRepository } from "./SessionsRepository.js"
 
 export const CLAIM_TOKEN_PREFIX = "opc"
 const CLAIM_TTL = Duration.hours(24)
+
+const claimNotFound = () => new NotFound({ error: "claim_not_found", message: "This claim link is unknown, used or expired." })
 
 export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Bootstrap", {
   effect: Effect.gen(function*() {
@@ -38,14 +28,14 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
     const bootstraps = yield* BootstrapRepository
     const organizations = yield* OrganizationsRepository
     const orgs = yield* Organizations
-    const sessions = yield* SessionsRepository
+    const memberships = yield* Memberships
 
     const createWorkspace = (
       clientAddress: string,
       input: { readonly workspaceName: string; readonly claimRoles?: ReadonlyArray<Role> | undefined; readonly ownerEmail?: string | undefined }
     ) =>
       Effect.gen(function*() {
-        const decision = yield* limiter.hit(`bootstrap:workspace:${clientAddress}`, settings.bootstrapPerHour, Duration.hours(1))
+        const decision = yield* orUnavailable(limiter.hit(`bootstrap:workspace:${clientAddress}`, settings.bootstrapPerHour, Duration.hours(1)))
         if (!decision.allowed) {
           return yield* RateLimited.after(
             decision.retryAfterSeconds,
@@ -62,18 +52,19 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
               role: "owner",
               provisional: true
             })
-            const bootstrapId = yield* makeId<BootstrapId>("wbt")
+            const bootstrapId = yield* makeId("wbt")
             yield* bootstraps.insertBootstrap({
               id: bootstrapId,
               organizationId: organization.id,
               setupMembershipId: membership.id,
+              status: "provisional",
               createdAt,
               expiresAt
             })
             const claimLinks = yield* Effect.forEach(input.claimRoles ?? (["owner"] as const), (role) =>
               Effect.gen(function*() {
                 const token = yield* crypto.newToken(CLAIM_TOKEN_PREFIX)
-                const id = yield* makeId<WorkspaceClaimId>("wcl")
+                const id = yield* makeId("wcl")
                 yield* bootstraps.insertClaim({
                   id,
                   organizationId: organization.id,
@@ -97,49 +88,35 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
       transaction(
         Effect.gen(function*() {
           const at = yield* now
-          const claim = yield* bootstraps.lockPendingClaim(crypto.hashToken(input.token), at)
-          if (Option.isNone(claim)) {
-            return yield* new NotFound({ error: "claim_not_found", message: "This claim link is unknown, used or expired." })
-          }
+          const claim = yield* bootstraps.lockPendingClaim({ tokenHash: crypto.hashToken(input.token), at })
+          if (Option.isNone(claim)) return yield* claimNotFound()
           const { organizationId, role } = claim.value
-          yield* organizations.lockMemberships(organizationId)
-          const existing = yield* organizations.findMembership(organizationId, input.userId)
-          if (Option.isNone(existing) && (yield* organizations.wasRemoved(organizationId, input.userId))) {
+          const existing = yield* memberships.lockAndRead(organizationId, { userId: input.userId })
+          if (Option.isNone(existing) && (yield* memberships.wasRemoved(organizationId, input.userId))) {
             return yield* new Forbidden({ reason: "membership_removed", message: "You were removed from this organization." })
           }
-          const membership = Option.isNone(existing)
-            ? yield* organizations.insertMembership({
-              id: yield* makeId<MembershipId>("om"),
-              organizationId,
-              userId: input.userId,
-              role,
-              createdAt: at
-            })
-            : existing.value.role === role
-            ? existing.value
-            : yield* Effect.as(
-              organizations.updateMembership(existing.value.id, { role }, at),
-              new Membership({ ...existing.value, role })
-            )
+          let membership: Membership
+          if (Option.isNone(existing)) {
+            membership = yield* memberships.join({ organizationId, userId: input.userId, role })
+          } else if (existing.value.role === role) {
+            membership = existing.value
+          } else {
+            yield* memberships.changeRole(organizationId, existing.value.id, role)
+            membership = new Membership({ ...existing.value, role })
+          }
           const setupMembershipId = yield* bootstraps.markClaimed(claim.value, input.userId, at)
           // The placeholder owner makes way for a real one only: an organization always keeps an owner.
+          let organization = yield* organizations.find(organizationId)
           if (role === "owner") {
-            yield* organizations.updateMembership(setupMembershipId, { removedAt: at }, at)
-            yield* organizations.update(organizationId, { provisional: false }, at)
+            yield* memberships.remove(organizationId, setupMembershipId)
+            organization = yield* organizations.update(organizationId, { provisional: false }, at)
           }
-          const organization = yield* organizations.findById(organizationId)
-          yield* sessions.setActiveOrganization(input.sessionId, organizationId)
+          yield* memberships.activate(input.sessionId, organizationId)
           return { ok: true as const, organization: Option.getOrThrow(organization), membership }
         })
       )
 
     return { createWorkspace, acceptClaim } as const
   }),
-  dependencies: [
-    BootstrapRepository.Default,
-    OrganizationsRepository.Default,
-    SessionsRepository.Default,
-    RateLimiter.Default,
-    Organizations.Default
-  ]
+  dependencies: [BootstrapRepository.Default, OrganizationsRepository.Default, RateLimiter.Default, Organizations.Default, Memberships.Default]
 }) {}

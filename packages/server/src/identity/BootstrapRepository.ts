@@ -1,47 +1,80 @@
 /** Storage of provisional workspaces and their one-time claims. */
-import { SqlClient } from "@effect/sql"
-import type { BootstrapId, MembershipId, OrganizationId, Role, UserId, WorkspaceClaimId } from "@orgplane/schema"
-import { Effect } from "effect"
-import { first } from "../platform/Sql.js"
+import { Model, SqlClient } from "@effect/sql"
+import { BootstrapId, MembershipId, OrganizationId, Role, UserId, WorkspaceClaimId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import { DateColumn, execute, findOne, single } from "../platform/Sql.js"
 
-export interface ClaimRow {
-  readonly id: WorkspaceClaimId
-  readonly organizationId: OrganizationId
-  readonly bootstrapId: BootstrapId
-  readonly role: Role
-  readonly expiresAt: Date
-}
+export class BootstrapRow extends Model.Class<BootstrapRow>("BootstrapRow")({
+  id: Model.GeneratedByApp(BootstrapId),
+  organizationId: OrganizationId,
+  /** The placeholder owner, removed when the owner claim is redeemed. */
+  setupMembershipId: MembershipId,
+  status: Schema.Literal("provisional", "claimed"),
+  createdAt: DateColumn,
+  expiresAt: DateColumn
+}) {}
+
+export class ClaimRow extends Model.Class<ClaimRow>("ClaimRow")({
+  id: Model.GeneratedByApp(WorkspaceClaimId),
+  organizationId: OrganizationId,
+  bootstrapId: BootstrapId,
+  role: Role,
+  tokenHash: Model.Sensitive(Schema.String),
+  status: Schema.Literal("pending", "claimed"),
+  createdAt: DateColumn,
+  expiresAt: DateColumn,
+  claimedByUserId: Schema.NullOr(UserId),
+  claimedAt: Schema.NullOr(DateColumn)
+}) {}
 
 export class BootstrapRepository extends Effect.Service<BootstrapRepository>()("@orgplane/server/BootstrapRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insertBootstrap = (row: {
-      readonly id: BootstrapId
-      readonly organizationId: OrganizationId
-      readonly setupMembershipId: MembershipId
-      readonly createdAt: Date
-      readonly expiresAt: Date
-    }) => sql`INSERT INTO workspace_bootstraps ${sql.insert({ ...row, status: "provisional" })}`.pipe(Effect.asVoid, Effect.orDie)
+    const insertBootstrap = execute({
+      Request: BootstrapRow.insert,
+      execute: (row) => sql`INSERT INTO workspace_bootstraps ${sql.insert(row)}`
+    })
 
-    const insertClaim = (row: ClaimRow & { readonly tokenHash: string; readonly createdAt: Date }) =>
-      sql`INSERT INTO workspace_claims ${sql.insert({ ...row, status: "pending" })}`.pipe(Effect.asVoid, Effect.orDie)
+    const insertClaimRow = execute({ Request: ClaimRow.insert, execute: (row) => sql`INSERT INTO workspace_claims ${sql.insert(row)}` })
+    const insertClaim = (row: Omit<typeof ClaimRow.insert.Type, "status" | "claimedByUserId" | "claimedAt">) =>
+      insertClaimRow({ ...row, status: "pending", claimedByUserId: null, claimedAt: null })
 
-    /** The pending, unexpired claim with this token hash, locked until the transaction ends. */
-    const lockPendingClaim = (tokenHash: string, at: Date) =>
-      sql<ClaimRow>`SELECT id, organization_id, bootstrap_id, role, expires_at FROM workspace_claims
-                    WHERE token_hash = ${tokenHash} AND status = 'pending' AND expires_at > ${at}
-                    FOR UPDATE`.pipe(Effect.map(first), Effect.orDie)
+    /**
+     * The pending, unexpired claim with this token hash, locked until the transaction ends. A token is global: its
+     * row says which organization it opens.
+     */
+    const lockPendingClaim = findOne({
+      Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
+      Result: ClaimRow,
+      execute: ({ at, tokenHash }) =>
+        sql`SELECT id, organization_id, bootstrap_id, role, token_hash, status, created_at, expires_at,
+                   claimed_by_user_id, claimed_at
+            FROM workspace_claims
+            WHERE token_hash = ${tokenHash} AND status = 'pending' AND expires_at > ${at}
+            FOR UPDATE`
+    })
 
+    const markClaimRow = execute({
+      Request: Schema.Struct({ organizationId: OrganizationId, id: WorkspaceClaimId, userId: UserId, at: DateColumn }),
+      execute: ({ at, id, organizationId, userId }) =>
+        sql`UPDATE workspace_claims SET status = 'claimed', claimed_by_user_id = ${userId}, claimed_at = ${at}
+            WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+    const markBootstrap = single({
+      Request: Schema.Struct({ organizationId: OrganizationId, id: BootstrapId }),
+      Result: Schema.Struct({ setupMembershipId: MembershipId }),
+      execute: ({ id, organizationId }) =>
+        sql`UPDATE workspace_bootstraps SET status = 'claimed' WHERE organization_id = ${organizationId} AND id = ${id}
+            RETURNING setup_membership_id`
+    })
+
+    /** Marks the claim redeemed by the user and its workspace claimed; answers the placeholder owner's membership. */
     const markClaimed = (claim: ClaimRow, userId: UserId, at: Date) =>
-      Effect.gen(function*() {
-        yield* sql`UPDATE workspace_claims SET status = 'claimed', claimed_by_user_id = ${userId}, claimed_at = ${at}
-                   WHERE id = ${claim.id}`
-        const rows = yield* sql<{ setupMembershipId: MembershipId }>`
-          UPDATE workspace_bootstraps SET status = 'claimed' WHERE id = ${claim.bootstrapId}
-          RETURNING setup_membership_id`
-        return rows[0].setupMembershipId
-      }).pipe(Effect.orDie)
+      Effect.zipRight(
+        markClaimRow({ organizationId: claim.organizationId, id: claim.id, userId, at }),
+        Effect.map(markBootstrap({ organizationId: claim.organizationId, id: claim.bootstrapId }), (row) => row.setupMembershipId)
+      )
 
     return { insertBootstrap, insertClaim, lockPendingClaim, markClaimed } as const
   })

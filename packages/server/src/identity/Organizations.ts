@@ -1,28 +1,19 @@
 /** Organizations: creation (the creator becomes owner) and plan changes by the instance operator. */
-import {
-  Forbidden,
-  type MembershipId,
-  NotFound,
-  type OrganizationId,
-  type Plan,
-  type Role,
-  type SessionId,
-  type UserId
-} from "@orgplane/schema"
+import { Forbidden, type MemberContext, NotFound, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
-import { hasRole, type MemberContext } from "../platform/Auth.js"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { transaction } from "../platform/Sql.js"
+import { can } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { Memberships } from "./Memberships.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
-import { SessionsRepository } from "./SessionsRepository.js"
 
 export class Organizations extends Effect.Service<Organizations>()("@orgplane/server/Organizations", {
   effect: Effect.gen(function*() {
     const settings = yield* ServerConfig
     const organizations = yield* OrganizationsRepository
-    const sessions = yield* SessionsRepository
+    const memberships = yield* Memberships
 
     /** A new organization and its first member, in the caller's transaction. */
     const insertWithMember = (input: {
@@ -34,19 +25,14 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
       Effect.gen(function*() {
         const createdAt = yield* now
         const organization = yield* organizations.insert({
-          id: yield* makeId<OrganizationId>("org"),
+          id: yield* makeId("org"),
           name: input.name,
           plan: settings.defaultPlan,
           provisional: input.provisional,
-          createdAt
+          createdAt,
+          updatedAt: createdAt
         })
-        const membership = yield* organizations.insertMembership({
-          id: yield* makeId<MembershipId>("om"),
-          organizationId: organization.id,
-          userId: input.userId,
-          role: input.role,
-          createdAt
-        })
+        const membership = yield* memberships.join({ organizationId: organization.id, userId: input.userId, role: input.role })
         return { organization, membership }
       })
 
@@ -54,7 +40,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
       transaction(
         Effect.gen(function*() {
           const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
-          yield* sessions.setActiveOrganization(input.sessionId, created.organization.id)
+          yield* memberships.activate(input.sessionId, created.organization.id)
           return created
         })
       )
@@ -62,14 +48,14 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
     /** The operator organization: the configured one, else the first created on this instance. */
     const operatorOrganizationId = Option.match(settings.operatorOrganizationId, {
       onSome: (id) => Effect.succeed(Option.some(id as OrganizationId)),
-      onNone: () => organizations.operatorOrganizationId
+      onNone: () => orUnavailable(organizations.operatorOrganizationId)
     })
 
+    /** Passes for owners and admins (per the policy table) of the operator organization; anyone else: 403 `operator_only`. */
     const requireOperator = (caller: MemberContext) =>
       Effect.gen(function*() {
         const operator = yield* operatorOrganizationId
-        const isOperator = Option.contains(operator, caller.organization.id) && hasRole(caller.membership.role, "admin")
-        if (!isOperator) {
+        if (!Option.contains(operator, caller.organization.id) || !can(caller, "organizations.setPlan")) {
           return yield* new Forbidden({
             reason: "operator_only",
             message: "Only owners and admins of the operator organization may do this."
@@ -80,15 +66,14 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
     const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
       Effect.gen(function*() {
         yield* requireOperator(caller)
-        const updated = yield* organizations.update(organizationId, { plan }, yield* now)
+        const updated = yield* orUnavailable(organizations.update(organizationId, { plan }, yield* now))
         if (Option.isNone(updated)) {
           return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
         }
         return updated.value
       })
 
-    return { insertWithMember, create, setPlan, requireOperator } as const
+    return { insertWithMember, create, setPlan } as const
   }),
-  dependencies: [OrganizationsRepository.Default, SessionsRepository.Default]
+  dependencies: [OrganizationsRepository.Default, Memberships.Default]
 }) {}
-

@@ -1,45 +1,68 @@
-/** Storage of sessions: only the token's hash is kept. */
-import { SqlClient } from "@effect/sql"
-import type { OrganizationId, SessionId, UserId } from "@orgplane/schema"
-import { Effect } from "effect"
-import { first } from "../platform/Sql.js"
+/** Storage of sessions (not tenant-scoped: a session belongs to a person): only the token's hash is kept. */
+import { Model, SqlClient } from "@effect/sql"
+import { OrganizationId, SessionId, UserId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import { DateColumn, execute, findOne } from "../platform/Sql.js"
+import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 
-export interface SessionRow {
-  readonly id: SessionId
-  readonly userId: UserId
-  readonly tokenHash: string
-  readonly activeOrganizationId: OrganizationId | null
-  readonly createdAt: Date
-  readonly expiresAt: Date
-}
+export class SessionRow extends Model.Class<SessionRow>("SessionRow")({
+  id: Model.GeneratedByApp(SessionId),
+  userId: UserId,
+  tokenHash: Model.Sensitive(Schema.String),
+  activeOrganizationId: Schema.NullOr(OrganizationId),
+  createdAt: DateColumn,
+  expiresAt: DateColumn,
+  revokedAt: Schema.NullOr(DateColumn)
+}) {}
+
+const ResolvedSession = Schema.Struct({ sessionId: SessionId, ...CallerColumns.fields })
 
 export class SessionsRepository extends Effect.Service<SessionsRepository>()("@orgplane/server/SessionsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (row: SessionRow) => sql`INSERT INTO sessions ${sql.insert({ ...row })}`.pipe(Effect.asVoid, Effect.orDie)
+    const insertRow = execute({ Request: SessionRow.insert, execute: (row) => sql`INSERT INTO sessions ${sql.insert(row)}` })
+    const insert = (row: Omit<typeof SessionRow.insert.Type, "revokedAt">) => insertRow({ ...row, revokedAt: null })
 
-    /** The live session with this token hash: not revoked, not expired at `at`. */
-    const findLive = (tokenHash: string, at: Date) =>
-      sql<SessionRow>`SELECT id, user_id, token_hash, active_organization_id, created_at, expires_at FROM sessions
-                      WHERE token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > ${at}`.pipe(
-        Effect.map(first),
-        Effect.orDie
-      )
+    /**
+     * Authentication in one statement: the live session with this token hash, its person, and the membership the
+     * request acts in with its organization: the session's active organization while the person belongs to it,
+     * else their oldest membership.
+     */
+    const resolve = findOne({
+      Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
+      Result: ResolvedSession,
+      execute: ({ at, tokenHash }) =>
+        sql`SELECT s.id AS session_id, ${callerColumns(sql)}
+            FROM sessions s
+            JOIN users u ON u.id = s.user_id
+            LEFT JOIN LATERAL (
+              SELECT * FROM memberships
+              WHERE user_id = s.user_id AND removed_at IS NULL
+              ORDER BY (organization_id IS NOT DISTINCT FROM s.active_organization_id) DESC, id
+              LIMIT 1
+            ) m ON true
+            LEFT JOIN organizations o ON o.id = m.organization_id
+            WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > ${at}`
+    })
 
-    const revoke = (id: SessionId, at: Date) =>
-      sql`UPDATE sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+    const revoke = execute({
+      Request: Schema.Struct({ id: SessionId, at: DateColumn }),
+      execute: ({ at, id }) => sql`UPDATE sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`
+    })
 
-    const setActiveOrganization = (id: SessionId, organizationId: OrganizationId) =>
-      sql`UPDATE sessions SET active_organization_id = ${organizationId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+    const setActiveOrganization = execute({
+      Request: Schema.Struct({ id: SessionId, organizationId: OrganizationId }),
+      execute: ({ id, organizationId }) => sql`UPDATE sessions SET active_organization_id = ${organizationId} WHERE id = ${id}`
+    })
 
     /** Revokes every live session of the user except `keep`. */
-    const revokeOthers = (userId: UserId, keep: SessionId, at: Date) =>
-      sql`UPDATE sessions SET revoked_at = ${at} WHERE user_id = ${userId} AND id <> ${keep} AND revoked_at IS NULL`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+    const revokeOthers = execute({
+      Request: Schema.Struct({ userId: UserId, keep: SessionId, at: DateColumn }),
+      execute: ({ at, keep, userId }) =>
+        sql`UPDATE sessions SET revoked_at = ${at} WHERE user_id = ${userId} AND id <> ${keep} AND revoked_at IS NULL`
+    })
 
-    return { insert, findLive, revoke, revokeOthers, setActiveOrganization } as const
+    return { insert, resolve, revoke, revokeOthers, setActiveOrganization } as const
   })
 }) {}

@@ -1,48 +1,48 @@
-/** Storage of user accounts. */
-import { SqlClient } from "@effect/sql"
-import { Conflict, User, type UserId } from "@orgplane/schema"
-import { Effect } from "effect"
-import { catchUniqueViolation, first } from "../platform/Sql.js"
+/** Storage of user accounts (not tenant-scoped: a person may belong to several organizations). */
+import { Model, SqlClient } from "@effect/sql"
+import { Conflict, User, UserId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import { catchUniqueViolation, DateColumn, execute, findOne } from "../platform/Sql.js"
 
-interface UserRow {
-  readonly id: UserId
-  readonly email: string
-  readonly name: string
-  readonly passwordHash: string
-  readonly createdAt: Date
-}
+export class UserRow extends Model.Class<UserRow>("UserRow")({
+  id: Model.GeneratedByApp(UserId),
+  email: User.fields.email,
+  name: User.fields.name,
+  passwordHash: Model.Sensitive(Schema.String),
+  createdAt: DateColumn,
+  updatedAt: DateColumn
+}) {}
 
-export const toUser = (row: UserRow) => new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt })
+export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">) => new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt })
+
+const emailTaken = () => new Conflict({ error: "email_taken", message: "An account with this email already exists." })
 
 export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplane/server/UsersRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = (row: UserRow) =>
-      sql`INSERT INTO users ${sql.insert({ ...row, updatedAt: row.createdAt })}`.pipe(
-        catchUniqueViolation(() => new Conflict({ error: "email_taken", message: "An account with this email already exists." })),
-        Effect.as(toUser(row))
-      )
+    const insertRow = execute({ Request: UserRow.insert, execute: (row) => sql`INSERT INTO users ${sql.insert(row)}` })
+    const insert = (row: typeof UserRow.insert.Type) => insertRow(row).pipe(catchUniqueViolation(emailTaken), Effect.as(row))
 
-    const findByEmail = (email: string) =>
-      sql<UserRow>`SELECT id, email, name, password_hash, created_at FROM users WHERE lower(email) = lower(${email})`.pipe(
-        Effect.map(first),
-        Effect.orDie
-      )
+    const findByEmail = findOne({
+      Request: Schema.String,
+      Result: UserRow,
+      execute: (email) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`
+    })
 
-    const findById = (id: UserId) =>
-      sql<UserRow>`SELECT id, email, name, password_hash, created_at FROM users WHERE id = ${id}`.pipe(
-        Effect.map(first),
-        Effect.orDie
-      )
+    const findById = findOne({ Request: UserId, Result: UserRow, execute: (id) => sql`SELECT * FROM users WHERE id = ${id}` })
 
-    const count = sql<{ count: number }>`SELECT count(*)::int AS count FROM users`.pipe(
-      Effect.map((rows) => rows[0].count),
-      Effect.orDie
-    )
+    const count = sql<{ count: number }>`SELECT count(*)::int AS count FROM users`.pipe(Effect.map((rows) => rows[0].count))
 
-    const update = (id: UserId, changes: { readonly name?: string; readonly passwordHash?: string }, at: Date) =>
-      sql`UPDATE users SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+    const update = execute({
+      Request: Schema.Struct({
+        id: UserId,
+        name: Schema.optional(Schema.String),
+        passwordHash: Schema.optional(Schema.String),
+        updatedAt: DateColumn
+      }),
+      execute: ({ id, ...changes }) => sql`UPDATE users SET ${sql.update(changes)} WHERE id = ${id}`
+    })
 
     return { insert, findByEmail, findById, count, update } as const
   })

@@ -1,4 +1,4 @@
-/** Fixed-window rate limits kept in the database, so they hold across restarts and across server processes. */
+/** Fixed-window rate limits kept in the database (not tenant-scoped), so they hold across restarts and processes. */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
 import { now } from "./Time.js"
@@ -30,7 +30,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server
           allowed: row.count <= limit,
           retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - at.getTime()) / 1000))
         } satisfies Decision
-      }).pipe(Effect.orDie)
+      })
 
     return { hit } as const
   })

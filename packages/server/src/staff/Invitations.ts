@@ -9,25 +9,23 @@ import {
   type InvitationId,
   type InvitationListQuery,
   InvalidRequest,
-  type MembershipId,
+  type MemberContext,
   NotFound,
   type Role,
   type Session,
   type SessionId,
   Unauthorized,
-  type User,
-  type UserId
+  type User
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
 import { Accounts } from "../identity/Accounts.js"
+import { Memberships } from "../identity/Memberships.js"
 import { OrganizationsRepository } from "../identity/OrganizationsRepository.js"
-import { SessionsRepository } from "../identity/SessionsRepository.js"
-import { toUser, UsersRepository } from "../identity/UsersRepository.js"
-import { type MemberContext, requireRole } from "../platform/Auth.js"
+import { UsersRepository, toUser } from "../identity/UsersRepository.js"
 import { Crypto } from "../platform/Crypto.js"
-import * as Cursor from "../platform/Cursor.js"
 import { makeId } from "../platform/Ids.js"
-import { transaction } from "../platform/Sql.js"
+import { authorize } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { InvitationsRepository } from "./InvitationsRepository.js"
 import { MembersRepository } from "./MembersRepository.js"
@@ -40,7 +38,7 @@ const memberExists = () => new Conflict({ error: "member_exists", message: "This
 
 /** Who accepts an invitation: the signed-in person, or a new account made from `signUp`. */
 type Joiner =
-  | { readonly _tag: "SignedIn"; readonly userId: UserId; readonly sessionId: SessionId }
+  | { readonly _tag: "SignedIn"; readonly user: User; readonly sessionId: SessionId }
   | { readonly _tag: "SignUp"; readonly name: string; readonly passwordHash: string }
 
 export class Invitations extends Effect.Service<Invitations>()("@orgplane/server/Invitations", {
@@ -48,38 +46,37 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
     const crypto = yield* Crypto
     const invitations = yield* InvitationsRepository
     const members = yield* MembersRepository
+    const memberships = yield* Memberships
     const organizations = yield* OrganizationsRepository
     const users = yield* UsersRepository
-    const sessions = yield* SessionsRepository
     const accounts = yield* Accounts
 
     const create = (caller: MemberContext, input: { readonly email: string; readonly role: Exclude<Role, "owner"> }) =>
       Effect.zipRight(
-        requireRole(caller, "admin"),
+        authorize(caller, "invitations.manage"),
         transaction(
           Effect.gen(function*() {
             const organizationId = caller.organization.id
-            yield* organizations.lockMemberships(organizationId)
-            if (Option.isSome(yield* members.findActiveByEmail(organizationId, input.email))) return yield* memberExists()
+            yield* memberships.lock(organizationId)
+            if (Option.isSome(yield* members.findActiveByEmail({ organizationId, email: input.email }))) return yield* memberExists()
             const at = yield* now
-            const expiresAt = new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
             const inviteToken = yield* crypto.newToken(INVITE_TOKEN_PREFIX)
             const changes = {
               role: input.role,
               tokenHash: crypto.hashToken(inviteToken),
               createdByMembershipId: caller.membership.id,
-              expiresAt
+              expiresAt: new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
             }
-            const pending = yield* invitations.lockPendingFor(organizationId, input.email, at)
+            const pending = yield* invitations.lockPendingFor({ organizationId, email: input.email, at })
             let id: InvitationId
             if (Option.isSome(pending)) {
               id = pending.value.id
-              yield* invitations.refresh(id, changes, at)
+              yield* invitations.refresh({ organizationId, id, changes, at })
             } else {
-              id = yield* makeId<InvitationId>("inv")
+              id = yield* makeId("inv")
               yield* invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes })
             }
-            const invitation = Option.getOrThrow(yield* invitations.lock(organizationId, id, at))
+            const invitation = Option.getOrThrow(yield* invitations.lock({ organizationId, id, at }))
             return Option.isSome(pending)
               ? { invitation, inviteToken, refreshed: true as const }
               : { invitation, inviteToken, refreshed: false as const }
@@ -88,20 +85,19 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
       )
 
     const list = (caller: MemberContext, query: InvitationListQuery) =>
-      Effect.gen(function*() {
-        yield* requireRole(caller, "admin")
-        const page = yield* Cursor.request(query)
-        const rows = yield* invitations.list(caller.organization.id, query.status, yield* now, page)
-        return Cursor.page(rows, page.limit, (invitation) => [invitation.id])
-      })
+      Effect.zipRight(
+        authorize(caller, "invitations.manage"),
+        Effect.flatMap(now, (at) => orUnavailable(invitations.list(caller.organization.id, query, at)))
+      )
 
     const cancel = (caller: MemberContext, id: InvitationId) =>
       Effect.zipRight(
-        requireRole(caller, "admin"),
+        authorize(caller, "invitations.manage"),
         transaction(
           Effect.gen(function*() {
             const at = yield* now
-            const found = yield* invitations.lock(caller.organization.id, id, at)
+            const organizationId = caller.organization.id
+            const found = yield* invitations.lock({ organizationId, id, at })
             if (Option.isNone(found)) return yield* invitationNotFound()
             if (found.value.status !== "pending") {
               return yield* new Conflict({
@@ -109,8 +105,8 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
                 message: `This invitation is ${found.value.status}; only pending invitations can be canceled.`
               })
             }
-            yield* invitations.cancel(id, at)
-            return { invitation: Option.getOrThrow(yield* invitations.lock(caller.organization.id, id, at)) }
+            yield* invitations.cancel({ organizationId, id, at })
+            return { invitation: Option.getOrThrow(yield* invitations.lock({ organizationId, id, at })) }
           })
         )
       )
@@ -127,14 +123,14 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
         // Who joins, decided before any storage work: the signed-in session's person, or a new account.
         let joiner: Joiner
         if (Option.isSome(actor)) {
-          const { credential, userId } = actor.value
+          const { credential, user } = actor.value
           if (credential._tag !== "Session") {
             return yield* new Forbidden({ reason: "session_required", message: "Accept an invitation with a session, not an API key." })
           }
           if (input.signUp !== undefined) {
             return yield* InvalidRequest.field(["signUp"], "must be omitted when signed in: the invitation joins the signed-in account")
           }
-          joiner = { _tag: "SignedIn", userId, sessionId: credential.sessionId }
+          joiner = { _tag: "SignedIn", user, sessionId: credential.sessionId }
         } else if (input.signUp !== undefined) {
           joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
         } else {
@@ -148,45 +144,42 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
             // Locks in the order every membership change takes them: the organization, then the invitation.
             const organizationId = yield* invitations.organizationOf(tokenHash)
             if (Option.isNone(organizationId)) return yield* unusable()
-            yield* organizations.lockMemberships(organizationId.value)
-            const found = yield* invitations.lockRedeemable(tokenHash, at)
+            yield* memberships.lock(organizationId.value)
+            const found = yield* invitations.lockRedeemable({ organizationId: organizationId.value, tokenHash, at })
             if (Option.isNone(found)) return yield* unusable()
             const invitation = found.value
 
             let user: User
             if (joiner._tag === "SignedIn") {
-              user = toUser(Option.getOrThrow(yield* users.findById(joiner.userId)))
+              user = joiner.user
               if (user.email.toLowerCase() !== invitation.email.toLowerCase()) {
                 return yield* new Forbidden({
                   reason: "invitation_email_mismatch",
                   message: "This invitation was sent to another email address: sign in with that account."
                 })
               }
+              if (Option.isSome(yield* memberships.findActive(invitation.organizationId, { userId: user.id }))) {
+                return yield* memberExists()
+              }
             } else {
-              user = yield* users.insert({
-                id: yield* makeId<UserId>("usr"),
+              user = toUser(yield* users.insert({
+                id: yield* makeId("usr"),
                 email: invitation.email,
                 name: joiner.name,
                 passwordHash: joiner.passwordHash,
-                createdAt: at
-              })
+                createdAt: at,
+                updatedAt: at
+              }))
             }
-            if (Option.isSome(yield* organizations.findMembership(invitation.organizationId, user.id))) return yield* memberExists()
-            const membership = yield* organizations.insertMembership({
-              id: yield* makeId<MembershipId>("om"),
-              organizationId: invitation.organizationId,
-              userId: user.id,
-              role: invitation.role,
-              createdAt: at
-            })
-            yield* invitations.markAccepted(invitation.id, membership.id, at)
+            const membership = yield* memberships.join({ organizationId: invitation.organizationId, userId: user.id, role: invitation.role })
+            yield* invitations.markAccepted({ organizationId: invitation.organizationId, id: invitation.id, membershipId: membership.id, at })
             let session: Session | null = null
             if (joiner._tag === "SignedIn") {
-              yield* sessions.setActiveOrganization(joiner.sessionId, invitation.organizationId)
+              yield* memberships.activate(joiner.sessionId, invitation.organizationId)
             } else {
               session = yield* accounts.startSession(user.id, invitation.organizationId)
             }
-            const organization = Option.getOrThrow(yield* organizations.findById(invitation.organizationId))
+            const organization = Option.getOrThrow(yield* organizations.find(invitation.organizationId))
             return { organization, membership, user, session }
           })
         )
@@ -197,9 +190,9 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
   dependencies: [
     InvitationsRepository.Default,
     MembersRepository.Default,
+    Memberships.Default,
     OrganizationsRepository.Default,
     UsersRepository.Default,
-    SessionsRepository.Default,
     Accounts.Default
   ]
 }) {}

@@ -1,118 +1,146 @@
 /** Storage of invitations: only the token's hash is kept. `expired` is derived from `expires_at`, never stored. */
-import { SqlClient, type Statement } from "@effect/sql"
+import { Model, SqlClient } from "@effect/sql"
 import {
+  InvitableRole,
   Invitation,
-  type InvitationId,
+  InvitationId,
+  InvitationListQuery,
   type InvitationStatus,
-  type MembershipId,
-  type OrganizationId,
-  type Role
+  MembershipId,
+  OrganizationId
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
-import type { PageRequest } from "../platform/Cursor.js"
-import { first } from "../platform/Sql.js"
+import { Effect, Option, Schema } from "effect"
+import * as Keyset from "../platform/Keyset.js"
+import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Sql.js"
 
-type InvitableRole = Exclude<Role, "owner">
+export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
+  id: Model.GeneratedByApp(InvitationId),
+  organizationId: OrganizationId,
+  email: Invitation.fields.email,
+  role: InvitableRole,
+  tokenHash: Model.Sensitive(Schema.String),
+  status: Schema.Literal("pending", "accepted", "canceled"),
+  createdByMembershipId: MembershipId,
+  acceptedByMembershipId: Schema.NullOr(MembershipId),
+  createdAt: DateColumn,
+  updatedAt: DateColumn,
+  expiresAt: DateColumn
+}) {}
 
-export class InvitationsRepository extends Effect.Service<InvitationsRepository>()(
-  "@orgplane/server/InvitationsRepository",
-  {
-    effect: Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
+/** Newest first. */
+const newestFirst = Keyset.make<Invitation>("invitations", "desc", [{ column: "id", value: (invitation) => invitation.id }])
 
-      /** `at` decides which pending invitations read as expired. */
-      const select = (at: Date, condition: Statement.Fragment, lock = false) =>
-        sql<Invitation>`
-          SELECT id, organization_id, email, role,
+const InvitationResult = trustedClassRow(Invitation)
+const Scoped = Schema.Struct({ organizationId: OrganizationId, id: InvitationId })
+const Changes = Schema.Struct({
+  role: InvitableRole,
+  tokenHash: Schema.String,
+  createdByMembershipId: MembershipId,
+  expiresAt: DateColumn
+})
+
+export class InvitationsRepository extends Effect.Service<InvitationsRepository>()("@orgplane/server/InvitationsRepository", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The invitation as the API shows it at `at` (which decides what reads as expired). */
+    const select = (at: Date) =>
+      sql`SELECT id, organization_id, email, role,
                  CASE WHEN status = 'pending' AND expires_at <= ${at} THEN 'expired' ELSE status END AS status,
                  created_by_membership_id AS created_by_org_membership_id,
                  accepted_by_membership_id AS accepted_by_org_membership_id,
                  created_at, expires_at
-          FROM invitations WHERE ${condition} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-          // Rows of our own tables: the response schema validates on the way out, not the constructor here.
-          Effect.map((rows) => rows.map((row) => new Invitation(row, true))),
-          Effect.orDie
-        )
+          FROM invitations`
 
-      const statusCondition = (status: InvitationStatus, at: Date) => {
-        switch (status) {
-          case "pending":
-            return sql`status = 'pending' AND expires_at > ${at}`
-          case "expired":
-            return sql`status = 'pending' AND expires_at <= ${at}`
-          default:
-            return sql`status = ${status}`
-        }
+    const statusCondition = (status: InvitationStatus, at: Date) => {
+      switch (status) {
+        case "pending":
+          return sql`status = 'pending' AND expires_at > ${at}`
+        case "expired":
+          return sql`status = 'pending' AND expires_at <= ${at}`
+        default:
+          return sql`status = ${status}`
       }
+    }
 
-      /** Newest first. */
-      const list = (organizationId: OrganizationId, status: InvitationStatus | undefined, at: Date, page: PageRequest) =>
-        select(
-          at,
-          sql`${sql.and([
+    const listRows = findAll({
+      Request: Schema.Struct({
+        organizationId: OrganizationId,
+        query: Schema.typeSchema(InvitationListQuery),
+        at: DateColumn,
+        page: Keyset.PageRequest
+      }),
+      Result: InvitationResult,
+      execute: ({ at, organizationId, page, query }) =>
+        sql`${select(at)} WHERE ${
+          sql.and([
             sql`organization_id = ${organizationId}`,
-            status ? statusCondition(status, at) : sql`true`,
-            page.after ? sql`id < ${page.after[0]}` : sql`true`
-          ])} ORDER BY id DESC LIMIT ${page.limit + 1}`
-        )
-
-      /** The invitation, locked for the rest of the transaction. */
-      const lock = (organizationId: OrganizationId, id: InvitationId, at: Date) =>
-        Effect.map(select(at, sql`organization_id = ${organizationId} AND id = ${id}`, true), first)
-
-      /** The email's pending invitation in the organization (expired or not), locked. */
-      const lockPendingFor = (organizationId: OrganizationId, email: string, at: Date) =>
-        Effect.map(
-          select(at, sql`organization_id = ${organizationId} AND lower(email) = lower(${email}) AND status = 'pending'`, true),
-          first
-        )
-
-      /** Which organization the invitation with this token hash belongs to, whatever its state. */
-      const organizationOf = (tokenHash: string) =>
-        sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM invitations WHERE token_hash = ${tokenHash}`.pipe(
-          Effect.map((rows) => Option.map(first(rows), (row) => row.organizationId)),
-          Effect.orDie
-        )
-
-      /** The unexpired pending invitation with this token hash, locked. */
-      const lockRedeemable = (tokenHash: string, at: Date) =>
-        Effect.map(select(at, sql`token_hash = ${tokenHash} AND status = 'pending' AND expires_at > ${at}`, true), first)
-
-      const insert = (row: {
-        readonly id: InvitationId
-        readonly organizationId: OrganizationId
-        readonly email: string
-        readonly role: InvitableRole
-        readonly tokenHash: string
-        readonly createdByMembershipId: MembershipId
-        readonly createdAt: Date
-        readonly expiresAt: Date
-      }) =>
-        sql`INSERT INTO invitations ${sql.insert({ ...row, status: "pending", updatedAt: row.createdAt })}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        )
-
-      /** A new token, role and expiry for a pending invitation; whoever refreshed it becomes its inviter. */
-      const refresh = (
-        id: InvitationId,
-        changes: {
-          readonly role: InvitableRole
-          readonly tokenHash: string
-          readonly createdByMembershipId: MembershipId
-          readonly expiresAt: Date
-        },
-        at: Date
-      ) => sql`UPDATE invitations SET ${sql.update({ ...changes, updatedAt: at })} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
-
-      const cancel = (id: InvitationId, at: Date) =>
-        sql`UPDATE invitations SET status = 'canceled', updated_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
-
-      const markAccepted = (id: InvitationId, membershipId: MembershipId, at: Date) =>
-        sql`UPDATE invitations SET status = 'accepted', accepted_by_membership_id = ${membershipId}, updated_at = ${at}
-            WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
-
-      return { list, lock, lockPendingFor, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
+            query.status ? statusCondition(query.status, at) : sql`true`,
+            page.after
+          ])
+        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
-  }
-) {}
+
+    const list = (organizationId: OrganizationId, query: InvitationListQuery, at: Date) =>
+      Keyset.page(newestFirst, query, (page) => listRows({ organizationId, query, at, page }))
+
+    /** The invitation, locked for the rest of the transaction. */
+    const lock = findOne({
+      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
+      Result: InvitationResult,
+      execute: ({ at, id, organizationId }) =>
+        sql`${select(at)} WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+    })
+
+    /** The email's pending invitation in the organization (expired or not), locked. */
+    const lockPendingFor = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, email: Schema.String, at: DateColumn }),
+      Result: InvitationResult,
+      execute: ({ at, email, organizationId }) =>
+        sql`${select(at)} WHERE organization_id = ${organizationId} AND lower(email) = lower(${email}) AND status = 'pending'
+            FOR UPDATE`
+    })
+
+    /** Which organization the invitation with this token hash belongs to, whatever its state: tokens are global. */
+    const organizationOf = (tokenHash: string) =>
+      sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM invitations WHERE token_hash = ${tokenHash}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
+      )
+
+    /** The organization's unexpired pending invitation with this token hash, locked. */
+    const lockRedeemable = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, tokenHash: Schema.String, at: DateColumn }),
+      Result: InvitationResult,
+      execute: ({ at, organizationId, tokenHash }) =>
+        sql`${select(at)} WHERE organization_id = ${organizationId} AND token_hash = ${tokenHash}
+            AND status = 'pending' AND expires_at > ${at} FOR UPDATE`
+    })
+
+    const insertRow = execute({ Request: InvitationRow.insert, execute: (row) => sql`INSERT INTO invitations ${sql.insert(row)}` })
+    const insert = (row: Omit<typeof InvitationRow.insert.Type, "status" | "acceptedByMembershipId" | "updatedAt">) =>
+      insertRow({ ...row, status: "pending", acceptedByMembershipId: null, updatedAt: row.createdAt })
+
+    /** A new token, role and expiry for a pending invitation; whoever refreshed it becomes its inviter. */
+    const refresh = execute({
+      Request: Schema.Struct({ ...Scoped.fields, changes: Changes, at: DateColumn }),
+      execute: ({ at, changes, id, organizationId }) =>
+        sql`UPDATE invitations SET ${sql.update({ ...changes, updatedAt: at })}
+            WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
+    const cancel = execute({
+      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
+      execute: ({ at, id, organizationId }) =>
+        sql`UPDATE invitations SET status = 'canceled', updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
+    const markAccepted = execute({
+      Request: Schema.Struct({ ...Scoped.fields, membershipId: MembershipId, at: DateColumn }),
+      execute: ({ at, id, membershipId, organizationId }) =>
+        sql`UPDATE invitations SET status = 'accepted', accepted_by_membership_id = ${membershipId}, updated_at = ${at}
+            WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
+    return { list, lock, lockPendingFor, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
+  })
+}) {}

@@ -1,18 +1,11 @@
-/** Teams: created and changed by owners and admins, read by every member. */
-import {
-  type MembershipId,
-  NotFound,
-  type OrganizationId,
-  type TeamId,
-  type TeamListQuery
-} from "@orgplane/schema"
+/** Teams: created and changed by owners and admins (or the system), read by every member. */
+import { type MembershipId, NotFound, type OrganizationId, type TeamId, type TeamListQuery } from "@orgplane/schema"
 import { Array, Effect, Option } from "effect"
-import { type MemberContext, requireRole } from "../platform/Auth.js"
-import * as Cursor from "../platform/Cursor.js"
 import { makeId } from "../platform/Ids.js"
-import { transaction } from "../platform/Sql.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Members, memberNotFound } from "./Members.js"
+import { memberNotFound } from "./Members.js"
 import { MembersRepository } from "./MembersRepository.js"
 import { TeamsRepository } from "./TeamsRepository.js"
 
@@ -21,100 +14,105 @@ const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Tea
 export class Teams extends Effect.Service<Teams>()("@orgplane/server/Teams", {
   effect: Effect.gen(function*() {
     const teams = yield* TeamsRepository
-    const members = yield* Members
-    const membersRepository = yield* MembersRepository
+    const members = yield* MembersRepository
 
-    const read = (organizationId: OrganizationId, id: TeamId) =>
-      Effect.flatMap(teams.find(organizationId, id), Option.match({
+    const read = (principal: Principal, id: TeamId) =>
+      Effect.flatMap(teams.find({ organizationId: principal.organization.id, id }), Option.match({
         onNone: () => Effect.fail(teamNotFound()),
         onSome: (team) => Effect.succeed({ team })
       }))
 
-    /** An admin's change to one existing team, in a transaction holding the team's lock; answers the new team. */
-    const change = <E, R>(caller: MemberContext, id: TeamId, apply: (at: Date) => Effect.Effect<unknown, E, R>) =>
+    /** Fails with 404 `member_not_found` unless every id is an active member; locks them against removal. */
+    const requireActive = (principal: Principal, ids: ReadonlyArray<MembershipId>) =>
+      Effect.flatMap(members.missingActive(principal.organization.id, ids), (missing) =>
+        missing.length === 0 ? Effect.void : Effect.fail(memberNotFound(missing[0])))
+
+    /** A change to one existing team, in a transaction holding the team's lock; answers the new team. */
+    const change = <E, R>(principal: Principal, id: TeamId, apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>) =>
       Effect.zipRight(
-        requireRole(caller, "admin"),
+        authorize(principal, "teams.manage"),
         transaction(
           Effect.gen(function*() {
-            if (!(yield* teams.lock(caller.organization.id, id))) return yield* teamNotFound()
+            const team = { organizationId: principal.organization.id, id }
+            if (!(yield* teams.lock(team))) return yield* teamNotFound()
             const at = yield* now
-            yield* apply(at)
-            yield* teams.touch(id, at)
-            return yield* read(caller.organization.id, id)
+            yield* apply(team, at)
+            yield* teams.touch({ ...team, at })
+            return yield* read(principal, id)
           })
         )
       )
 
-    const create = (caller: MemberContext, input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }) =>
+    const create = (principal: Principal, input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }) =>
       Effect.zipRight(
-        requireRole(caller, "admin"),
+        authorize(principal, "teams.manage"),
         transaction(
           Effect.gen(function*() {
             const memberIds = Array.dedupe(input.memberIds ?? [])
-            yield* members.requireActive(caller, memberIds)
-            const id = yield* makeId<TeamId>("tem")
+            yield* requireActive(principal, memberIds)
+            const id = yield* makeId("tem")
             const at = yield* now
+            const organizationId = principal.organization.id
             yield* teams.insert({
               id,
-              organizationId: caller.organization.id,
+              organizationId,
               name: input.name,
-              createdByMembershipId: caller.membership.id,
-              createdAt: at
+              createdByMembershipId: actingMembershipId(principal),
+              createdAt: at,
+              updatedAt: at
             })
-            yield* teams.addMembers(id, memberIds, at)
-            return yield* read(caller.organization.id, id)
+            yield* teams.addMembers({ organizationId, id, memberIds, at })
+            return yield* read(principal, id)
           })
         )
       )
 
-    const list = (caller: MemberContext, query: TeamListQuery) =>
-      Effect.gen(function*() {
-        const page = yield* Cursor.request(query, 2)
-        const rows = yield* teams.list(caller.organization.id, query, page)
-        return Cursor.page(rows, page.limit, (team) => [team.name, team.id])
-      })
+    const list = (principal: Principal, query: TeamListQuery) =>
+      Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
 
-    const get = (caller: MemberContext, id: TeamId) => read(caller.organization.id, id)
+    const get = (principal: Principal, id: TeamId) =>
+      Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
 
     const update = (
-      caller: MemberContext,
+      principal: Principal,
       id: TeamId,
       input: { readonly name?: string | undefined; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }
     ) =>
-      change(caller, id, (at) =>
+      change(principal, id, (team, at) =>
         Effect.gen(function*() {
-          if (input.name !== undefined) yield* teams.rename(id, input.name, at)
+          if (input.name !== undefined) yield* teams.rename(team, input.name, at)
           if (input.memberIds !== undefined) {
             const memberIds = Array.dedupe(input.memberIds)
-            yield* members.requireActive(caller, memberIds)
-            yield* teams.removeMembers(id, { keep: memberIds })
-            yield* teams.addMembers(id, memberIds, at)
+            yield* requireActive(principal, memberIds)
+            yield* teams.keepOnlyMembers({ ...team, memberIds })
+            yield* teams.addMembers({ ...team, memberIds, at })
           }
         }))
 
-    const addMembers = (caller: MemberContext, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
-      change(caller, id, (at) => {
+    const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
+      change(principal, id, (team, at) => {
         const unique = Array.dedupe(memberIds)
-        return Effect.zipRight(members.requireActive(caller, unique), teams.addMembers(id, unique, at))
+        return Effect.zipRight(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
       })
 
     /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
-    const removeMember = (caller: MemberContext, id: TeamId, memberId: MembershipId) =>
-      Effect.asVoid(change(caller, id, () =>
+    const removeMember = (principal: Principal, id: TeamId, memberId: MembershipId) =>
+      Effect.asVoid(change(principal, id, (team) =>
         Effect.gen(function*() {
-          if (Option.isNone(yield* membersRepository.find(caller.organization.id, memberId))) {
+          if (Option.isNone(yield* members.find({ organizationId: team.organizationId, id: memberId }))) {
             return yield* memberNotFound(memberId)
           }
-          yield* teams.removeMembers(id, { only: [memberId] })
+          yield* teams.removeMembers({ ...team, memberIds: [memberId] })
         })))
 
-    const remove = (caller: MemberContext, id: TeamId) =>
-      Effect.zipRight(
-        requireRole(caller, "admin"),
-        Effect.flatMap(teams.remove(caller.organization.id, id), (removed) => removed ? Effect.void : Effect.fail(teamNotFound()))
-      )
+    const remove = (principal: Principal, id: TeamId) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "teams.manage")
+        const removed = yield* orUnavailable(teams.remove({ organizationId: principal.organization.id, id }))
+        if (!removed) return yield* teamNotFound()
+      })
 
     return { create, list, get, update, addMembers, removeMember, remove } as const
   }),
-  dependencies: [TeamsRepository.Default, Members.Default, MembersRepository.Default]
+  dependencies: [TeamsRepository.Default, MembersRepository.Default]
 }) {}

@@ -1,0 +1,68 @@
+/**
+ * The policy table: every action in an organization with the lowest role that may take it. It is the one source of
+ * the server's role checks, of `GET /v1/roles`, and of the role text in the OpenAPI document.
+ */
+import { type HttpApiEndpoint, OpenApi } from "@effect/platform"
+import type { Role } from "./Organizations.js"
+
+export interface Rule {
+  /** The lowest role that may take the action; higher roles may too. */
+  readonly role: Role
+  /** What the action lets a member do, as `GET /v1/roles` lists it. */
+  readonly capability: string
+  /** Also restricted to the instance's operator organization. */
+  readonly operatorOnly?: true
+}
+
+export const Policy = {
+  "members.read": { role: "member", capability: "read the organization's members and their roles" },
+  "teams.read": { role: "member", capability: "read the organization's teams" },
+  "members.leave": { role: "member", capability: "leave the organization" },
+  "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
+  "members.remove": { role: "admin", capability: "remove members and admins" },
+  "teams.manage": { role: "admin", capability: "create, change and delete teams" },
+  "invitations.manage": { role: "admin", capability: "invite members and admins, list and cancel invitations" },
+  "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
+  "organizations.setPlan": {
+    role: "admin",
+    capability: "change any organization's plan (in the operator organization only)",
+    operatorOnly: true
+  },
+  "members.manageOwners": { role: "owner", capability: "make a member an owner, demote or remove another owner" },
+  "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" }
+} as const satisfies Record<string, Rule>
+
+export type Action = keyof typeof Policy
+
+/** Roles from lowest to highest: a role may do everything the roles before it may. */
+export const Roles: ReadonlyArray<Role> = ["member", "admin", "owner"]
+
+/** Whether `role` includes everything `required` may do. */
+export const hasRole = (role: Role, required: Role): boolean => Roles.indexOf(role) >= Roles.indexOf(required)
+
+/** Whether a member with `role` may take `action` (the operator restriction is checked separately). */
+export const allows = (role: Role, action: Action): boolean => hasRole(role, Policy[action].role)
+
+/** The actions whose lowest role is exactly `role`. */
+export const actionsOf = (role: Role): ReadonlyArray<Action> =>
+  (Object.keys(Policy) as Array<Action>).filter((action) => Policy[action].role === role)
+
+/** OpenAPI extension members naming the actions an operation checks (the document's `transform` adds their text). */
+export const ActionsExtension = "x-orgplane-actions"
+
+/**
+ * Marks an endpoint with the actions it checks: the OpenAPI document lists them with their lowest roles, from
+ * this table, so the documented roles cannot drift from the enforced ones.
+ */
+export const requires = (...actions: readonly [Action, ...Array<Action>]) =>
+<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+  (endpoint as any).annotate(OpenApi.Override, { [ActionsExtension]: actions }) as E
+
+/** The sentence the OpenAPI document appends to an operation that checks `actions`. */
+export const describeActions = (actions: ReadonlyArray<Action>): string =>
+  "Policy: " +
+  actions.map((action) => {
+    const rule: Rule = Policy[action]
+    const who = rule.role === "owner" ? "owners" : rule.role === "admin" ? "owners and admins" : "any member"
+    return `\`${action}\`, ${who}${rule.operatorOnly ? " of the operator organization" : ""}`
+  }).join("; ") + " (403 `insufficient_role` otherwise)."

@@ -1,0 +1,120 @@
+/**
+ * The authentication middlewares: a session token or an API key becomes the `Actor` behind it (`Authentication`,
+ * `OptionalAuthentication`) or the `MemberContext` of the organization it acts in (`MemberAuthentication`). Each
+ * request costs one statement, which resolves the credential with its person, membership and organization; the
+ * API key's `lastUsedAt` is written off the request path.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import {
+  type Actor,
+  type ApiKeyId,
+  Authentication,
+  CurrentActor,
+  Forbidden,
+  type MemberContext,
+  MemberAuthentication,
+  OptionalAuthentication,
+  OrganizationNotFound,
+  type SessionId,
+  Unauthorized
+} from "@orgplane/schema"
+import { Context, Effect, FiberSet, Layer, Option, Redacted } from "effect"
+import { Crypto } from "../platform/Crypto.js"
+import { orUnavailable } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { ApiKeysRepository } from "./ApiKeysRepository.js"
+import { toCaller } from "./MembershipsRepository.js"
+import { SessionsRepository } from "./SessionsRepository.js"
+
+/**
+ * The platform tries the `bearer` scheme, then, after any failure, `x-api-key`. A request that sent only a bearer
+ * token must get the bearer's answer (404 without an organization, 503 when the database is down), not the 401 of
+ * a missing API key: the bearer's failure is kept here for the rest of the request.
+ */
+const bearerFailures = new WeakMap<HttpServerRequest.HttpServerRequest, unknown>()
+
+const rememberFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (error) => Effect.map(HttpServerRequest.HttpServerRequest, (request) => bearerFailures.set(request, error)))
+
+/** A missing API key: the bearer token's failure when one was sent, else 401. */
+const noApiKey = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  const failure = bearerFailures.get(request)
+  return Effect.fail((failure ?? new Unauthorized()) as Unauthorized)
+})
+
+/** API keys record their last use at most this often, so a busy key does not write on every request. */
+const TOUCH_INTERVAL_MILLIS = 60_000
+/** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
+const MAX_REMEMBERED_TOUCHES = 10_000
+
+const make = Effect.gen(function*() {
+  const crypto = yield* Crypto
+  const sessions = yield* SessionsRepository
+  const apiKeys = yield* ApiKeysRepository
+  // Touches run in the server's scope: they never hold up a response, and stop with the server.
+  const touches = yield* FiberSet.make()
+  const lastTouched = new Map<ApiKeyId, number>()
+
+  const bearer = (token: Redacted.Redacted) =>
+    Effect.gen(function*() {
+      // The platform strips the first 7 characters without looking at them: check the scheme here.
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* new Unauthorized()
+      const value = Redacted.value(token).trim()
+      if (value === "") return yield* new Unauthorized()
+      const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at: yield* now }))
+      if (Option.isNone(found)) return yield* new Unauthorized()
+      return { ...toCaller(found.value), credential: { _tag: "Session", sessionId: found.value.sessionId } } satisfies Actor
+    })
+
+  const apiKey = (key: Redacted.Redacted) =>
+    Effect.gen(function*() {
+      const value = Redacted.value(key).trim()
+      if (value === "") return yield* noApiKey
+      const at = yield* now
+      const found = yield* orUnavailable(apiKeys.resolve({ keyHash: crypto.hashToken(value), at }))
+      if (Option.isNone(found)) return yield* new Unauthorized()
+      const { apiKeyId, keyOrganizationId, lastUsedAt } = found.value
+      // Recorded in the background, at most once per interval per key (in this process).
+      const last = Math.max(lastUsedAt?.getTime() ?? 0, lastTouched.get(apiKeyId) ?? 0)
+      if (at.getTime() - last > TOUCH_INTERVAL_MILLIS) {
+        if (lastTouched.size >= MAX_REMEMBERED_TOUCHES) lastTouched.clear()
+        lastTouched.set(apiKeyId, at.getTime())
+        yield* FiberSet.run(touches, Effect.ignoreLogged(apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at })))
+      }
+      return { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId } } satisfies Actor
+    })
+
+  /** The actor as a member of the organization it acts in; 404 `organization_not_found` for a person without one. */
+  const asMember = <E, R>(actor: Effect.Effect<Actor, E, R>) =>
+    Effect.flatMap(actor, (resolved): Effect.Effect<MemberContext, OrganizationNotFound> =>
+      resolved.organization === null || resolved.membership === null
+        ? Effect.fail(new OrganizationNotFound())
+        : Effect.succeed({ ...resolved, _tag: "Member", organization: resolved.organization, membership: resolved.membership }))
+
+  return {
+    actor: { bearer: (token: Redacted.Redacted) => rememberFailure(bearer(token)), apiKey },
+    member: {
+      bearer: (token: Redacted.Redacted) => rememberFailure(asMember(bearer(token))),
+      apiKey: (key: Redacted.Redacted) => asMember(apiKey(key))
+    }
+  }
+})
+
+/** The three middlewares, sharing one resolver (and one set of background touches). */
+export const layer = Layer.scopedContext(
+  Effect.map(make, ({ actor, member }) =>
+    Context.make(Authentication, actor).pipe(
+      Context.add(OptionalAuthentication, actor),
+      Context.add(MemberAuthentication, member)
+    ))
+).pipe(Layer.provide([SessionsRepository.Default, ApiKeysRepository.Default]))
+
+/** The session behind the actor; API keys get 403 `session_required` (they cannot act as a person signing in). */
+export const sessionOf = (actor: Actor): Effect.Effect<SessionId, Forbidden> =>
+  actor.credential._tag === "Session"
+    ? Effect.succeed(actor.credential.sessionId)
+    : Effect.fail(new Forbidden({ reason: "session_required", message: "This action needs a signed-in session, not an API key." }))
+
+/** `sessionOf` the request's actor. */
+export const currentSession = Effect.flatMap(CurrentActor, (actor) => Effect.map(sessionOf(actor), (sessionId) => ({ actor, sessionId })))

@@ -1,0 +1,132 @@
+/**
+ * Keyset pagination as one value per list: a `Keyset` names the list and its sort key, and from it come the
+ * ORDER BY, the WHERE fragment for "after this cursor" and the cursor itself. Cursors are signed with the
+ * instance's cursor key and bound to the list and its filters, so a cursor of another list, of other filters, or
+ * made up by hand is a 400 on `cursor`, never a silent restart or a page of something else.
+ *
+ * A cursor is `base64url(the last item's sort key) + "." + base64url(MAC)`. The key's parts are joined with NUL,
+ * which no stored string can contain (Postgres refuses it in text, and the request guard refuses it on input).
+ */
+import { SqlClient, type Statement } from "@effect/sql"
+import { DEFAULT_LIMIT, InvalidRequest } from "@orgplane/schema"
+import { Context, Effect, Layer, Schema } from "effect"
+import * as NodeCrypto from "node:crypto"
+
+/** One part of a list's sort key. */
+export interface Part<A> {
+  /** The SQL expression sorted on, over the list query's own aliases: a constant, never user input. */
+  readonly column: string
+  /** The part's value for an item, as it goes into the cursor. */
+  readonly value: (item: A) => string
+  /** How a cursor value compares with `column` (default: as is), e.g. `lower(value)` for `lower(t.name)`. */
+  readonly compare?: (value: Statement.Fragment, sql: SqlClient.SqlClient) => Statement.Fragment
+}
+
+export interface Keyset<A> {
+  /** Names the list in its cursors: a cursor of one list is refused by every other. */
+  readonly name: string
+  readonly order: "asc" | "desc"
+  readonly parts: ReadonlyArray<Part<A>>
+}
+
+export const make = <A>(name: string, order: "asc" | "desc", parts: ReadonlyArray<Part<A>>): Keyset<A> => ({ name, order, parts })
+
+/** What a list query needs to fetch one page. */
+export interface PageRequest {
+  /** `(sort key) > (cursor)` (or `<` when descending), or `true` on the first page: AND it into the WHERE clause. */
+  readonly after: Statement.Fragment
+  readonly orderBy: Statement.Fragment
+  /** LIMIT: one more row than the page holds, to know whether another page follows. */
+  readonly fetch: number
+}
+
+/** A `PageRequest` as a member of a statement's request schema (it passes through as is). */
+export const PageRequest = Schema.declare(
+  (value: unknown): value is PageRequest => typeof value === "object" && value !== null && "orderBy" in value && "after" in value
+)
+
+export interface PageQuery {
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+}
+
+/** The instance's secret for signing cursors. */
+export class CursorKey extends Context.Tag("@orgplane/server/CursorKey")<CursorKey, Buffer>() {
+  /**
+   * Read from `instance_settings`, generated on first start: every server process of an instance signs and
+   * accepts the same cursors, across restarts.
+   */
+  static readonly Live = Layer.effect(
+    CursorKey,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const generated = NodeCrypto.randomBytes(32).toString("base64")
+      yield* sql`INSERT INTO instance_settings (key, value) VALUES ('cursor_key', ${generated}) ON CONFLICT (key) DO NOTHING`
+      const [row] = yield* sql<{ value: string }>`SELECT value FROM instance_settings WHERE key = 'cursor_key'`
+      return Buffer.from(row.value, "base64")
+    }).pipe(Effect.orDie)
+  )
+}
+
+const SEPARATOR = "\u0000"
+
+/** The filters a cursor is bound to: the list query without its position and page size, in a stable form. */
+const bindingOf = (query: object): string =>
+  JSON.stringify(
+    Object.entries(query)
+      .filter(([key, value]) => key !== "cursor" && key !== "limit" && value !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  )
+
+const mac = (key: Buffer, keyset: Keyset<any>, binding: string, payload: string) =>
+  NodeCrypto.createHmac("sha256", key).update(`${keyset.name}\n${binding}\n${payload}`).digest().subarray(0, 16)
+
+const invalidCursor = () => InvalidRequest.field(["cursor"], "is not a cursor returned by this list with these filters")
+
+const decodeCursor = <A>(key: Buffer, keyset: Keyset<A>, binding: string, cursor: string) => {
+  const dot = cursor.lastIndexOf(".")
+  if (dot <= 0) return undefined
+  const payload = cursor.slice(0, dot)
+  const signature = Buffer.from(cursor.slice(dot + 1), "base64url")
+  const expected = mac(key, keyset, binding, payload)
+  if (signature.length !== expected.length || !NodeCrypto.timingSafeEqual(signature, expected)) return undefined
+  const values = Buffer.from(payload, "base64url").toString("utf8").split(SEPARATOR)
+  return values.length === keyset.parts.length ? values : undefined
+}
+
+const encodeCursor = <A>(key: Buffer, keyset: Keyset<A>, binding: string, item: A) => {
+  const payload = Buffer.from(keyset.parts.map((part) => part.value(item)).join(SEPARATOR), "utf8").toString("base64url")
+  return `${payload}.${mac(key, keyset, binding, payload).toString("base64url")}`
+}
+
+/**
+ * One page of a list: decodes and checks `query.cursor`, lets `fetch` run the list's statement with the page's
+ * ORDER BY, position and LIMIT, and cuts the rows into `{items, nextCursor}`.
+ */
+export const page = <A, E, R>(
+  keyset: Keyset<A>,
+  query: PageQuery,
+  fetch: (page: PageRequest) => Effect.Effect<ReadonlyArray<A>, E, R>
+): Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }, E | InvalidRequest, R | CursorKey | SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const key = yield* CursorKey
+    const sql = yield* SqlClient.SqlClient
+    const binding = bindingOf(query)
+    const limit = query.limit ?? DEFAULT_LIMIT
+    const direction = keyset.order === "asc" ? sql.literal("ASC") : sql.literal("DESC")
+    const columns = sql.csv(keyset.parts.map((part) => sql.literal(part.column)))
+    let after: Statement.Fragment = sql`true`
+    if (query.cursor !== undefined) {
+      const values = decodeCursor(key, keyset, binding, query.cursor)
+      if (values === undefined) return yield* invalidCursor()
+      const bounds = sql.csv(keyset.parts.map((part, i) => part.compare ? part.compare(sql`${values[i]}`, sql) : sql`${values[i]}`))
+      after = keyset.order === "asc" ? sql`(${columns}) > (${bounds})` : sql`(${columns}) < (${bounds})`
+    }
+    const orderBy = sql.csv(keyset.parts.map((part) => sql`${sql.literal(part.column)} ${direction}`))
+    const rows = yield* fetch({ after, orderBy, fetch: limit + 1 })
+    const items = rows.slice(0, limit)
+    return {
+      items,
+      nextCursor: rows.length > limit ? encodeCursor(key, keyset, binding, items[items.length - 1]) : null
+    }
+  })

@@ -1,0 +1,41 @@
+/**
+ * Who acts in an organization: a member (from the `MemberAuthentication` middleware) or the system itself, for
+ * background work such as connector sync and scheduled jobs. Services take a principal, check it against the
+ * policy table with `authorize`, and record who acted with `actingMembershipId`.
+ */
+import { type Action, Forbidden, allows, type MemberContext, type MembershipId, type Organization, Policy } from "@orgplane/schema"
+import { Effect } from "effect"
+
+/** Background work acting for an organization. Its audit identity is `system:<job>`; it passes every role check. */
+export interface SystemPrincipal {
+  readonly _tag: "System"
+  /** What runs, for example `connector-sync`. */
+  readonly job: string
+  readonly organization: Organization
+}
+
+export type Principal = MemberContext | SystemPrincipal
+
+export const system = (job: string, organization: Organization): SystemPrincipal => ({ _tag: "System", job, organization })
+
+/** Who acted, as records store it: the member's id, or null for the system. */
+export const actingMembershipId = (principal: Principal): MembershipId | null =>
+  principal._tag === "Member" ? principal.membership.id : null
+
+/** Who acted, for logs and audit trails: `om_…` or `system:<job>`. */
+export const auditIdentity = (principal: Principal): string =>
+  principal._tag === "Member" ? principal.membership.id : `system:${principal.job}`
+
+const insufficientRole = (action: Action) =>
+  new Forbidden({
+    reason: "insufficient_role",
+    message: `This action requires the ${Policy[action].role} role or higher (${action}).`
+  })
+
+/** Whether the principal may take `action`: its role against the policy table (the system may take any). */
+export const can = (principal: Principal, action: Action): boolean =>
+  principal._tag === "System" || allows(principal.membership.role, action)
+
+/** Fails with 403 `insufficient_role` unless the principal may take `action`. */
+export const authorize = (principal: Principal, action: Action): Effect.Effect<void, Forbidden> =>
+  can(principal, action) ? Effect.void : Effect.fail(insufficientRole(action))
