@@ -20,6 +20,7 @@ import { migrations } from "./migrations/index.js"
 import * as Config from "./platform/Config.js"
 import * as Crypto from "./platform/Crypto.js"
 import * as Database from "./platform/Database.js"
+import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import { IdGenerator } from "./platform/Ids.js"
@@ -53,7 +54,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
     Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
-    Layer.provideMerge(Storage(options))
+    Layer.provideMerge(Storage(options)),
+    Layer.provideMerge(DatabaseStatus.Default)
   )
 
 /** On an instance without accounts, says how to create the first one. */

@@ -50,18 +50,20 @@ const withDatabase = (url: string, database: string) => {
   return parsed.toString()
 }
 
+/** The URL of a fresh, empty database on the Postgres at `url`, dropped when the scope closes. */
+export const freshPostgresUrl = (url: Redacted.Redacted) =>
+  Effect.gen(function*() {
+    const name = `orgplane_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+    const admin = yield* Layer.build(Database.layerUrl(url, { maxConnections: 1 }))
+    const sql = Context.get(admin, SqlClient.SqlClient)
+    yield* sql.unsafe(`CREATE DATABASE ${name}`).pipe(Effect.orDie)
+    yield* Effect.addFinalizer(() => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
+    return Redacted.make(withDatabase(Redacted.value(url), name))
+  })
+
 /** A fresh, empty database on the Postgres at `url`, dropped when the scope closes. */
 export const freshPostgres = (url: Redacted.Redacted) =>
-  Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const name = `orgplane_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-      const admin = yield* Layer.build(Database.layerUrl(url, { maxConnections: 1 }))
-      const sql = Context.get(admin, SqlClient.SqlClient)
-      yield* sql.unsafe(`CREATE DATABASE ${name}`).pipe(Effect.orDie)
-      yield* Effect.addFinalizer(() => sql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.ignore))
-      return Database.layerUrl(Redacted.make(withDatabase(Redacted.value(url), name)), { maxConnections: 4 })
-    })
-  )
+  Layer.unwrapScoped(Effect.map(freshPostgresUrl(url), (fresh) => Database.layerUrl(fresh, { maxConnections: 4 })))
 
 /**
  * A fresh, migrated database for one test server: on the Postgres at DATABASE_URL when set, else embedded,

@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Clock, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
@@ -37,11 +37,12 @@ export class ShiftedClock implements Clock.Clock {
   }
 }
 
-const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined) =>
+const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined, logger: Logger.Logger<unknown, unknown> | undefined) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock))
+    clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock)),
+    logger === undefined ? (layer) => layer : Layer.provide(Logger.replace(Logger.defaultLogger, logger))
   )
 
 export interface RunningServer {
@@ -54,14 +55,16 @@ export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
   readonly operatorOrganizationId?: string | undefined
   /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
   readonly clock?: Clock.Clock | undefined
+  /** Receives the server's log instead of the console, for tests that check what gets logged. */
+  readonly logger?: Logger.Logger<unknown, unknown> | undefined
 }
 
 /** Starts a server on a free loopback port, on a fresh database. */
-export const start = async ({ clock, operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
+export const start = async ({ clock, logger, operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
   const options: ServerOptions = operatorOrganizationId === undefined
     ? rest
     : { ...rest, operatorOrganizationId: Option.some(operatorOrganizationId) }
-  const runtime = ManagedRuntime.make(serverLayer(options, clock))
+  const runtime = ManagedRuntime.make(serverLayer(options, clock, logger))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }

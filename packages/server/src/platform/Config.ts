@@ -14,6 +14,12 @@ export interface ServerSettings {
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   /** Folder of the embedded database, or `"memory"` for a throwaway one. */
   readonly dataDir: string
+  /** Connections to `DATABASE_URL` (the embedded database always has exactly one). */
+  readonly dbPoolSize: number
+  /** Longest wait for a database connection, new or from the pool. */
+  readonly dbConnectTimeout: Duration.Duration
+  /** Longest a statement may run; the client gives up on a silent server shortly after. */
+  readonly dbStatementTimeout: Duration.Duration
   /** Reported by `/health` and the OpenAPI document. */
   readonly version: string
   /** Base address people and agents reach this server at; used to build claim links. */
@@ -40,6 +46,9 @@ export const environment = [
   ["ORGPLANE_PORT", "8787", "Port to listen on."],
   ["DATABASE_URL", "(unset)", "Postgres URL. Unset: the embedded PGlite database in ORGPLANE_DATA_DIR."],
   ["ORGPLANE_DATA_DIR", "./.orgplane/data", "Embedded database folder; `memory` for a throwaway database."],
+  ["ORGPLANE_DB_POOL_SIZE", "10", "Connections to DATABASE_URL (the embedded database always uses one)."],
+  ["ORGPLANE_DB_CONNECT_TIMEOUT", "5 seconds", "Longest wait for a database connection; then the request answers 503."],
+  ["ORGPLANE_DB_STATEMENT_TIMEOUT", "10 seconds", "Longest a statement may run; then the request answers 503 (the client gives up 1 second later)."],
   ["ORGPLANE_VERSION", "dev", "Version reported by /health and the OpenAPI document."],
   ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
   ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up. When false, only the first account signs up; everyone else joins by invitation."],
@@ -57,6 +66,13 @@ const plan = Config.string("ORGPLANE_DEFAULT_PLAN").pipe(
   Config.validate({ message: "must be free, team or enterprise", validation: Schema.is(Plan) })
 ) as Config.Config<Plan>
 
+/** A timeout: zero would mean "wait forever", which is what these settings exist to prevent. */
+const positiveDuration = (name: string, defaultValue: Duration.Duration) =>
+  Config.duration(name).pipe(
+    Config.withDefault(defaultValue),
+    Config.validate({ message: "must be a positive duration, for example `5 seconds`", validation: (d) => Duration.toMillis(d) > 0 })
+  )
+
 export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   host: Config.string("ORGPLANE_HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.port("ORGPLANE_PORT").pipe(Config.withDefault(8787)),
@@ -64,6 +80,12 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
     Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
   ),
   dataDir: Config.string("ORGPLANE_DATA_DIR").pipe(Config.withDefault("./.orgplane/data")),
+  dbPoolSize: Config.integer("ORGPLANE_DB_POOL_SIZE").pipe(
+    Config.withDefault(10),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  ),
+  dbConnectTimeout: positiveDuration("ORGPLANE_DB_CONNECT_TIMEOUT", Duration.seconds(5)),
+  dbStatementTimeout: positiveDuration("ORGPLANE_DB_STATEMENT_TIMEOUT", Duration.seconds(10)),
   version: Config.string("ORGPLANE_VERSION").pipe(
     Config.withDefault("dev"),
     Config.map((version) => version.trim() === "" ? "dev" : version.trim())

@@ -5,13 +5,15 @@
  * PGlite has a single session: the socket server and the pool both keep exactly one connection (with more,
  * protocol messages of different connections interleave and queries get each other's rows).
  */
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Layer, Option, Redacted, String as Str } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Pg from "pg"
 import { ServerConfig } from "./Config.js"
 
 const naming = {
@@ -19,11 +21,98 @@ const naming = {
   transformQueryNames: Str.camelToSnake
 }
 
-/** Postgres at a URL. */
-export const layerUrl = (url: Redacted.Redacted, options: { readonly maxConnections?: number } = {}) =>
-  PgClient.layer({ url, maxConnections: options.maxConnections ?? 10, applicationName: "orgplane", ...naming })
+export interface Timeouts {
+  /** Longest wait for a connection, new or from the pool (default 5 seconds). */
+  readonly connectTimeout?: Duration.DurationInput | undefined
+  /** Longest a statement may run on the server (default 10 seconds); the client gives up one second later. */
+  readonly statementTimeout?: Duration.DurationInput | undefined
+}
 
-export interface EmbeddedOptions {
+/**
+ * How much longer than the statement timeout the client waits for an answer. The server's own timeout answers
+ * first when it can; this catches a server (or a network) that answers nothing at all.
+ */
+const queryTimeoutMargin = Duration.seconds(1)
+
+/**
+ * A `pg` client that closes its connection when a query gets no answer in time. `pg` only reports that timeout:
+ * the query stays in flight, so the connection would go back to the pool busy, and a late answer (a BEGIN whose
+ * ROLLBACK timed out) could leave it inside a transaction for the next user. A new connection is cheaper than that.
+ */
+class Client extends Pg.Client {
+  override query(...args: Array<any>): any {
+    const drop = (error: unknown) => {
+      if ((error as Error | undefined)?.message === "Query read timeout") {
+        ;(this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+      }
+    }
+    const callback = args.at(-1)
+    if (typeof callback === "function") {
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        drop(error)
+        callback(error, result)
+      }
+      return (super.query as (...args: Array<any>) => any)(...args)
+    }
+    const result = (super.query as (...args: Array<any>) => any)(...args)
+    return result instanceof Promise
+      ? result.catch((error: unknown) => {
+        drop(error)
+        throw error
+      })
+      : result
+  }
+}
+
+/**
+ * Our own pool, so that connections have timeouts: `@effect/sql-pg` exposes neither the statement nor the query
+ * timeout. Fails the layer when the database cannot be reached at start-up, as `PgClient.layer` does.
+ */
+const layerPool = (
+  config: Pg.PoolConfig & { readonly connectTimeout: Duration.DurationInput | undefined; readonly statementTimeout: Duration.DurationInput | undefined }
+) => {
+  const { connectTimeout, statementTimeout, ...rest } = config
+  const statementMillis = Duration.toMillis(statementTimeout ?? Duration.seconds(10))
+  return PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(
+      Effect.suspend(() => {
+        const pool = new Pg.Pool({
+          ...rest,
+          Client,
+          application_name: "orgplane",
+          connectionTimeoutMillis: Duration.toMillis(connectTimeout ?? Duration.seconds(5)),
+          statement_timeout: statementMillis,
+          query_timeout: statementMillis + Duration.toMillis(queryTimeoutMargin),
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 10_000
+        })
+        // Idle connections that break report here; without a listener Node would crash the process.
+        pool.on("error", () => {})
+        return Effect.tryPromise({
+          try: () => pool.query("SELECT 1"),
+          catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+        }).pipe(
+          Effect.as(pool),
+          Effect.tapError(() => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000)))
+        )
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    ),
+    applicationName: "orgplane",
+    ...naming
+  })
+}
+
+/** Postgres at a URL. */
+export const layerUrl = (url: Redacted.Redacted, options: Timeouts & { readonly maxConnections?: number | undefined } = {}) =>
+  layerPool({
+    connectionString: Redacted.value(url),
+    max: options.maxConnections ?? 10,
+    connectTimeout: options.connectTimeout,
+    statementTimeout: options.statementTimeout
+  })
+
+export interface EmbeddedOptions extends Timeouts {
   /** A folder to persist to, or `"memory"`. */
   readonly dataDir: string
   /** Start from a dumped data folder (a template) instead of running initdb: much faster, for tests. */
@@ -75,24 +164,26 @@ export class EmbeddedDatabaseError extends Error {
 export const layerEmbedded = (options: EmbeddedOptions) =>
   Layer.unwrapScoped(
     Effect.map(embedded(options), ({ socketDir }) =>
-      PgClient.layer({
+      layerPool({
         host: socketDir,
         port: 5432,
         database: "postgres",
-        username: "postgres",
-        maxConnections: 1,
+        user: "postgres",
+        max: 1,
         // Keep the single connection: reconnecting costs more than the idle socket.
-        idleTimeout: "1 hour",
-        applicationName: "orgplane",
-        ...naming
+        idleTimeoutMillis: Duration.toMillis(Duration.hours(1)),
+        connectTimeout: options.connectTimeout,
+        statementTimeout: options.statementTimeout
       }))
   )
 
 /** Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder. */
 export const layer = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (settings) =>
-    Option.match(settings.databaseUrl, {
-      onSome: (url) => layerUrl(url),
-      onNone: () => layerEmbedded({ dataDir: settings.dataDir })
-    }))
+  Effect.map(ServerConfig, (settings) => {
+    const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
+    return Option.match(settings.databaseUrl, {
+      onSome: (url) => layerUrl(url, { maxConnections: settings.dbPoolSize, ...timeouts }),
+      onNone: () => layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
+    })
+  })
 )

@@ -4,11 +4,13 @@
  * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
  * - an unknown route → 404 `not_found`; a rate limit → 429 with `Retry-After`;
+ * - the database unavailable → 503 `service_unavailable` with `Retry-After` (see Unavailable.ts);
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause.
  */
 import { type HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Api, errorResponseOf, InvalidRequest, RateLimited, RateLimitedResponse } from "@orgplane/schema"
 import { Cause, Effect, FiberRef, type Layer, Option, Schema } from "effect"
+import * as Unavailable from "./Unavailable.js"
 
 /** Set once a handler has returned: a schema failure after that is the response's, not the request's. */
 export const HandlerReturned = FiberRef.unsafeMake(false)
@@ -99,6 +101,8 @@ const handle = (cause: Cause.Cause<unknown>) =>
         headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
       })
     }
+    const unavailable = yield* Unavailable.responseFor(error)
+    if (Option.isSome(unavailable)) return unavailable.value
     if (Option.isSome(failure) && errorResponseOf(error) !== undefined) return yield* Effect.failCause(cause)
     yield* Effect.logError("Unhandled failure", cause)
     return internalError

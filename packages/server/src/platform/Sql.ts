@@ -2,12 +2,13 @@
  * The storage boundary. Repositories fail with `SqlError`, typed; services end every unit of work in
  * `transaction` (writes, and reads that must see one state) or `orUnavailable` (plain reads), which turn what is
  * left of `SqlError` into the API's answer: the database is unavailable (503 `service_unavailable`), or a bug
- * (a defect: 500, logged).
+ * (a defect: 500, logged). A transaction that loses a serialization conflict or a deadlock runs again.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { ServiceUnavailable } from "@orgplane/schema"
-import { type Cause, Effect, Option, type ParseResult, Schema } from "effect"
+import { Cause, Effect, Option, type ParseResult, Schedule, Schema } from "effect"
+import { reportAvailable, reportUnavailable } from "./DatabaseStatus.js"
 
 /** The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). */
 export const pgCode = (error: SqlError): string | undefined => (error.cause as { code?: string } | undefined)?.code
@@ -25,19 +26,151 @@ export const catchUniqueViolation = <E>(onConflict: () => E) =>
 
 export const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
 
-/** What is left of a SqlError at the boundary: the database is unavailable (503), or a bug (defect). */
-const settle = (error: SqlError): Effect.Effect<never, ServiceUnavailable> =>
-  Effect.die(error)
+/**
+ * What a storage failure means:
+ * - `concurrency`: a serialization failure or deadlock; running the whole transaction again may succeed;
+ * - `unavailable`: the database cannot be reached or does not answer in time; the request may succeed later;
+ * - `bug`: anything else (bad SQL, a constraint the code should have handled): retrying cannot help.
+ */
+export type Verdict = "concurrency" | "unavailable" | "bug"
+
+const concurrencyCodes = new Set(["40001", "40P01"])
+/** 57014 is a statement timeout (or a cancel); 57P01-03 are shutdowns and a server not yet accepting connections. */
+const unavailableCodes = new Set(["57014", "57P01", "57P02", "57P03"])
+/** Class 08: connection exception; class 53: insufficient resources (too many connections, out of memory, disk full). */
+const unavailableClasses = new Set(["08", "53"])
+/** Socket failures, as Node reports them (ENOENT: the embedded database's socket is gone). */
+const socketCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EADDRNOTAVAIL",
+  "ENOENT"
+])
+/** What `pg` and `pg-pool` say when a connection cannot be made, is lost, or a query gets no answer in time. */
+const driverMessages = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect$/,
+  /^timeout expired$/,
+  /^Query read timeout$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+  /^Cannot use a pool after calling end on the pool$/
+]
+/** The SqlErrors `@effect/sql-pg` raises before any statement ran, or when the connection itself failed. */
+const connectionStages = [/^Failed to acquire connection/, /^Connection error$/, /Failed to connect$/, /Connection timed out$/]
+
+const SQLSTATE = /^[0-9A-Z]{5}$/
+
+/** Classifies a storage failure by its SQLSTATE, its socket error code or the driver's message (see `Verdict`). */
+export const classify = (error: SqlError): Verdict => {
+  let current: unknown = error.cause
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const { cause, code, message } = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof code === "string") {
+      if (SQLSTATE.test(code)) {
+        if (concurrencyCodes.has(code)) return "concurrency"
+        if (unavailableCodes.has(code) || unavailableClasses.has(code.slice(0, 2))) return "unavailable"
+        // A SQLSTATE is the server's verdict on this statement: it answered, so it is available.
+        return connectionStages.some((stage) => stage.test(error.message)) ? "unavailable" : "bug"
+      }
+      if (socketCodes.has(code)) return "unavailable"
+    }
+    if (typeof message === "string" && driverMessages.some((pattern) => pattern.test(message))) return "unavailable"
+    current = cause
+  }
+  return connectionStages.some((stage) => stage.test(error.message)) ? "unavailable" : "bug"
+}
+
+export const unavailableMessage = "The database is not available right now; retry later."
+export const concurrencyMessage = "The database could not complete this change because of concurrent changes; retry."
+
+/** Attempts of a transaction in all, counting the first. */
+export const transactionAttempts = 4
+
+/**
+ * Waits between attempts: about 20, 40, 80 ms (each ±20%, from Effect's `Random`, so that transactions that
+ * collided do not collide again in step), on Effect's `Clock`.
+ */
+export const retryPolicy = Schedule.exponential("20 millis", 2).pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(transactionAttempts - 1))
+)
+
+/** The SqlError a cause carries: a failure, or a defect (repositories that still `orDie`, a failed COMMIT). */
+const sqlErrorOf = (cause: Cause.Cause<unknown>): SqlError | undefined =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].find(isSqlError)
+
+const isConcurrencyFailure = (cause: Cause.Cause<unknown>) => {
+  const error = sqlErrorOf(cause)
+  return error !== undefined && classify(error) === "concurrency"
+}
+
+/**
+ * Turns what is left of SqlError into ServiceUnavailable or a defect. Inside an enclosing transaction a conflict
+ * stays a defect carrying the SqlError, so that the outermost transaction sees it and runs again.
+ */
+const settle = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  enclosed: boolean
+): Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R> =>
+  Effect.matchCauseEffect(effect, {
+    onSuccess: (value) => Effect.as(reportAvailable, value),
+    onFailure: (cause): Effect.Effect<never, Exclude<E, SqlError> | ServiceUnavailable> => {
+      const error = sqlErrorOf(cause)
+      if (error === undefined) return Effect.failCause(cause as Cause.Cause<Exclude<E, SqlError>>)
+      const verdict = classify(error)
+      if (verdict === "unavailable") {
+        return Effect.zipRight(reportUnavailable(error), Effect.fail(new ServiceUnavailable({ message: unavailableMessage })))
+      }
+      if (verdict === "concurrency" && !enclosed) {
+        return Effect.zipRight(
+          Effect.logWarning(`Gave up on a transaction after ${transactionAttempts} attempts`, error.message),
+          Effect.fail(new ServiceUnavailable({ message: concurrencyMessage }))
+        )
+      }
+      // A bug, or a conflict for the enclosing transaction: keep the cause as it is, the SqlError as a defect.
+      return Cause.failureOption(cause).pipe(Option.exists(isSqlError))
+        ? Effect.die(error)
+        : Effect.failCause(cause as Cause.Cause<Exclude<E, SqlError>>)
+    }
+  })
+
+const enclosingTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
 
 /** Ends a unit of work that runs outside a transaction (plain reads): see the module comment. */
 export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R> =>
-  Effect.catchIf(effect, isSqlError, settle) as Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R>
+  Effect.flatMap(enclosingTransaction, (enclosed) => settle(effect, enclosed))
 
-/** Runs `effect` in one transaction (a savepoint when nested), then settles what is left of SqlError. */
+/**
+ * Runs `effect` in one transaction, then settles what is left of SqlError. A serialization failure or deadlock
+ * runs the whole of `effect` again (up to `transactionAttempts` in all, see `retryPolicy`), so `effect` must not
+ * do anything outside the database that cannot be repeated. Nested in another transaction it is a savepoint and
+ * never retries on its own: only the outermost transaction can start over.
+ */
 export const transaction = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, SqlError> | ServiceUnavailable, R | SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => orUnavailable(sql.withTransaction(effect)))
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.flatMap(enclosingTransaction, (enclosed) =>
+      enclosed
+        ? settle(sql.withTransaction(effect), true)
+        : settle(
+          sql.withTransaction(effect).pipe(
+            Effect.sandbox,
+            Effect.retry({ schedule: retryPolicy, while: isConcurrencyFailure }),
+            Effect.unsandbox
+          ),
+          false
+        )))
 
 /** A timestamp column: the driver reads and writes `Date`s (the API's `Timestamp` is their ISO form). */
 export const DateColumn = Schema.DateFromSelf

@@ -1,0 +1,387 @@
+/** The server when its database fails: down, hung, or losing transactions to concurrent ones. */
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { ServiceUnavailable } from "@orgplane/schema"
+import { Database } from "@orgplane/server"
+import { DatabaseProxy, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Layer, Logger, Option, Random, Redacted, Schedule, Scope } from "effect"
+import * as Path from "node:path"
+import { afterEach } from "vitest"
+import { classify, concurrencyMessage, orUnavailable, retryPolicy, transaction, transactionAttempts } from "../src/platform/Sql.js"
+
+const postgres = Effect.runSync(Effect.orDie(TestDatabase.postgresUrl))
+
+/**
+ * A fresh database (embedded, or on the Postgres at DATABASE_URL) reachable only through a DatabaseProxy, and a
+ * database layer for a server that connects through it with the given timeouts.
+ */
+const behindProxy = async (timeouts: Database.Timeouts & { readonly maxConnections?: number }) => {
+  const scope = Effect.runSync(Scope.make())
+  const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
+  let target: DatabaseProxy.Target
+  let via: (port: number) => string
+  if (Option.isSome(postgres)) {
+    const fresh = new URL(Redacted.value(await run(TestDatabase.freshPostgresUrl(postgres.value))))
+    target = { host: fresh.hostname, port: Number(fresh.port || 5432) }
+    via = (port) => Object.assign(new URL(fresh), { hostname: "127.0.0.1", port: String(port) }).toString()
+  } else {
+    const loadDataDir = await TestDatabase.embeddedTemplate()
+    const { socketDir } = await run(Database.embedded({ dataDir: "memory", loadDataDir }))
+    target = { path: Path.join(socketDir, ".s.PGSQL.5432") }
+    via = (port) => `postgres://postgres@127.0.0.1:${port}/postgres`
+  }
+  const proxy = await run(DatabaseProxy.scoped(target))
+  return {
+    proxy,
+    // The embedded database has one session: more connections would interleave.
+    layer: Database.layerUrl(Redacted.make(via(proxy.port)), { maxConnections: Option.isSome(postgres) ? 4 : 1, ...timeouts }),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/** Everything a server logs, for tests that count lines. */
+const capture = () => {
+  const lines: Array<{ readonly level: string; readonly message: string }> = []
+  const logger = Logger.make(({ logLevel, message }) => {
+    lines.push({ level: logLevel.label, message: (Array.isArray(message) ? message : [message]).map(String).join(" ") })
+  })
+  return { lines, logger }
+}
+
+const seconds = async <A>(f: () => Promise<A>) => {
+  const started = performance.now()
+  const value = await f()
+  return { value, seconds: (performance.now() - started) / 1000 }
+}
+
+const expectUnavailable = (response: Http.RawResponse) => {
+  expect(response.status, response.text).toBe(503)
+  expect(response.body).toEqual({ error: "service_unavailable", message: expect.any(String) })
+  expect(response.headers.get("retry-after")).toBe("5")
+}
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** A test server on a proxied database; closed, with the database, after the test. */
+const serverBehindProxy = async (timeouts: Database.Timeouts, options: TestServer.Options = {}) => {
+  const database = await behindProxy(timeouts)
+  cleanups.push(database.close)
+  const server = await TestServer.start({ database: database.layer, ...options })
+  cleanups.push(server.close)
+  return { server, proxy: database.proxy }
+}
+
+describe("when the database is down", () => {
+  it("sign-in and /v1/me answer 503 service_unavailable with Retry-After, /health stays 200; back up, 200 again", async () => {
+    const { proxy, server } = await serverBehindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" })
+    const user = await Http.signUp(server.url)
+    const signIn = { body: { email: user.email, password: user.password } }
+
+    await proxy.down()
+    expectUnavailable(await Http.request(server.url, "POST", "/v1/auth/sign-in", signIn))
+    expectUnavailable(await Http.request(server.url, "GET", "/v1/me", { token: user.token }))
+    expect((await Http.request(server.url, "GET", "/health")).status).toBe(200)
+
+    await proxy.up()
+    expect((await Http.request(server.url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
+    expect((await Http.request(server.url, "POST", "/v1/auth/sign-in", signIn)).status).toBe(200)
+  })
+})
+
+describe("when the database hangs", () => {
+  it("a request answers 503 once the database timeouts expire instead of hanging, and /ready answers 503", async () => {
+    const { proxy, server } = await serverBehindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" })
+    const user = await Http.signUp(server.url)
+
+    proxy.pause()
+    const me = await seconds(() => Http.request(server.url, "GET", "/v1/me", { token: user.token }))
+    expectUnavailable(me.value)
+    expect(me.seconds).toBeLessThan(10)
+    const again = await seconds(() => Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: user.email, password: user.password } }))
+    expectUnavailable(again.value)
+    expect(again.seconds).toBeLessThan(10)
+    const ready = await seconds(() => Http.request(server.url, "GET", "/ready"))
+    expectUnavailable(ready.value)
+    expect(ready.value.body.message).toBe("The database does not answer.")
+    expect(ready.seconds).toBeLessThan(10)
+
+    proxy.resume()
+    expect((await Http.request(server.url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
+  })
+
+  it("/ready answers within its 2-second deadline even when the database's own timeouts are long", async () => {
+    // With 30-second timeouts only /ready's own deadline can answer; waiting for the stuck query's cancellation
+    // (which needs the hung database too) would take the driver's 5-second cancel timeout on top.
+    const { proxy, server } = await serverBehindProxy({ connectTimeout: "30 seconds", statementTimeout: "30 seconds" })
+    expect((await Http.request(server.url, "GET", "/ready")).status).toBe(200)
+
+    proxy.pause()
+    const ready = await seconds(() => Http.request(server.url, "GET", "/ready"))
+    expectUnavailable(ready.value)
+    expect(ready.seconds).toBeLessThan(5)
+    proxy.resume()
+  })
+})
+
+describe("a transaction cut short by a hung database", () => {
+  it("leaves no transaction open on its connection for the next user", async () => {
+    // One connection, so that the next statement gets the very connection the transaction had.
+    const database = await behindProxy({ connectTimeout: "300 millis", statementTimeout: "300 millis", maxConnections: 1 })
+    cleanups.push(database.close)
+    await Effect.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      database.proxy.pause()
+      expect(yield* Effect.flip(transaction(sql`SELECT 1`))).toBeInstanceOf(ServiceUnavailable)
+      // The BEGIN the database gets late must not leave the connection inside a transaction whose ROLLBACK timed out.
+      database.proxy.resume()
+      // Inside a transaction now() stays at its start; statements of their own each get a later one.
+      const [before] = yield* sql<{ at: Date }>`SELECT now() AS at`
+      yield* Effect.sleep("50 millis")
+      const [after] = yield* sql<{ at: Date }>`SELECT now() AS at`
+      expect(after!.at.getTime()).toBeGreaterThan(before!.at.getTime())
+    }).pipe(Effect.provide(database.layer)))
+  })
+})
+
+describe("an outage", () => {
+  it("is logged once: one WARN for many failing requests, one INFO when the database answers again", async () => {
+    const log = capture()
+    const { proxy, server } = await serverBehindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" }, { logger: log.logger })
+    const user = await Http.signUp(server.url)
+    log.lines.length = 0
+
+    await proxy.down()
+    expectUnavailable(await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: user.email, password: user.password } }))
+    expectUnavailable(await Http.request(server.url, "GET", "/v1/me", { token: user.token }))
+    expectUnavailable(await Http.request(server.url, "POST", "/v1/auth/sign-up", { body: { email: "x@example.com", password: "correct horse battery", name: "X" } }))
+    expectUnavailable(await Http.request(server.url, "GET", "/ready"))
+    const warnings = log.lines.filter((line) => line.level === "WARN")
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.message).toMatch(/^The database is unavailable: .*ECONNREFUSED/)
+    expect(warnings[0]!.message).not.toContain("\n    at ")
+    expect(log.lines.filter((line) => line.level === "ERROR")).toEqual([])
+
+    await proxy.up()
+    expect((await Http.request(server.url, "GET", "/ready")).status).toBe(200)
+    expect((await Http.signUp(server.url)).token).toBeTypeOf("string")
+    expect(log.lines.filter((line) => line.level === "INFO").map((line) => line.message)).toEqual(["The database is available again"])
+    expect(log.lines.filter((line) => line.level === "WARN")).toHaveLength(1)
+  })
+})
+
+/** A real error of the given SQLSTATE, raised by the database itself. */
+const raise = (code: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DO $$ BEGIN RAISE EXCEPTION 'raised %', '${code}' USING ERRCODE = '${code}'; END $$`))
+
+/** The SqlError a failed or died effect carries. */
+const sqlErrorOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+    const found = [...Cause.failures(exit.cause), ...Cause.defects(exit.cause)].find((error) => (error as any)?._tag === "SqlError")
+    if (found === undefined) throw new Error(`expected a SqlError, got ${Cause.pretty(exit.cause)}`)
+    return found as SqlError
+  })
+
+layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("transactions", (it) => {
+  it.effect("retry a serialization failure (40001): two failures, then success on the third attempt", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      let attempts = 0
+      const result = yield* transaction(
+        Effect.suspend(() => ++attempts <= 2 ? raise("40001") : sql<{ n: number }>`SELECT 1 AS n`)
+      )
+      expect(result).toEqual([{ n: 1 }])
+      expect(attempts).toBe(3)
+    }))
+
+  it.effect("give up on a deadlock (40P01) after the bounded attempts with ServiceUnavailable", () =>
+    Effect.gen(function*() {
+      let attempts = 0
+      const error = yield* Effect.flip(transaction(Effect.suspend(() => (attempts++, raise("40P01")))))
+      expect(error).toBeInstanceOf(ServiceUnavailable)
+      expect(error.message).toBe(concurrencyMessage)
+      expect(attempts).toBe(transactionAttempts)
+    }))
+
+  it.effect("retry a conflict that a repository turned into a defect (Effect.orDie), as today's repositories do", () =>
+    Effect.gen(function*() {
+      let attempts = 0
+      yield* transaction(Effect.suspend(() => ++attempts === 1 ? Effect.orDie(raise("40P01")) : Effect.void))
+      expect(attempts).toBe(2)
+    }))
+
+  it.effect("do not retry a bug: a syntax error is a defect after one attempt", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      let attempts = 0
+      const exit = yield* Effect.exit(transaction(Effect.suspend(() => (attempts++, sql`SELEC 1`))))
+      expect(attempts).toBe(1)
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+    }))
+
+  it.effect("leave the retry to the outermost: a nested transaction does not start over on its own", () =>
+    Effect.gen(function*() {
+      let outer = 0
+      let nested = 0
+      yield* transaction(
+        Effect.gen(function*() {
+          outer++
+          yield* transaction(Effect.suspend(() => ++nested === 1 ? raise("40001") : Effect.void))
+        })
+      )
+      // Retrying by itself, the savepoint would have run twice inside one outer attempt.
+      expect({ outer, nested }).toEqual({ outer: 2, nested: 2 })
+    }))
+
+  it.effect("a conflict in a read inside a transaction restarts the transaction too", () =>
+    Effect.gen(function*() {
+      let attempts = 0
+      yield* transaction(orUnavailable(Effect.suspend(() => ++attempts === 1 ? raise("40001") : Effect.void)))
+      expect(attempts).toBe(2)
+    }))
+
+  it.effect("wait 20, 40, 80 ms between attempts, each ±20%", () =>
+    Effect.gen(function*() {
+      const delays = yield* Schedule.run(Schedule.delays(retryPolicy), 0, [1, 2, 3, 4, 5]).pipe(Effect.withRandom(Random.make(42)))
+      const millis = Chunk.toReadonlyArray(delays).map(Duration.toMillis)
+      // One delay before each attempt after the first (Schedule.run adds the final output, when it is done).
+      millis.slice(0, transactionAttempts - 1).forEach((delay, i) => {
+        expect(delay).toBeGreaterThanOrEqual(20 * 2 ** i * 0.8)
+        expect(delay).toBeLessThanOrEqual(20 * 2 ** i * 1.2)
+      })
+    }))
+})
+
+layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("classify, over errors from a real database", (it) => {
+  it.effect("a serialization failure or a deadlock is a concurrency conflict", () =>
+    Effect.gen(function*() {
+      expect(classify(yield* sqlErrorOf(raise("40001")))).toBe("concurrency")
+      expect(classify(yield* sqlErrorOf(raise("40P01")))).toBe("concurrency")
+    }))
+
+  it.effect("a shutdown, a cancel, a connection exception or exhausted resources mean unavailable", () =>
+    Effect.gen(function*() {
+      for (const code of ["57P01", "57P02", "57P03", "57014", "08006", "53300"]) {
+        expect(classify(yield* sqlErrorOf(raise(code))), code).toBe("unavailable")
+      }
+    }))
+
+  it.effect("a syntax error, a unique violation or a custom error are bugs", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      expect(classify(yield* sqlErrorOf(sql`SELEC 1`))).toBe("bug")
+      yield* sql`CREATE TEMPORARY TABLE classify_probe (id int PRIMARY KEY)`
+      yield* sql`INSERT INTO classify_probe VALUES (1)`
+      expect(classify(yield* sqlErrorOf(sql`INSERT INTO classify_probe VALUES (1)`))).toBe("bug")
+      expect(classify(yield* sqlErrorOf(raise("P0001")))).toBe("bug")
+    }))
+})
+
+describe("classify, over connection failures", () => {
+  /** The error of `use` on a client through a proxy (short timeouts), after `before` did its harm. */
+  const through = async (
+    before: (proxy: DatabaseProxy.DatabaseProxy) => Promise<void> | void,
+    use: (sql: SqlClient.SqlClient, proxy: DatabaseProxy.DatabaseProxy) => Effect.Effect<unknown, unknown, Scope.Scope>
+  ) => {
+    const database = await behindProxy({ connectTimeout: "300 millis", statementTimeout: "300 millis" })
+    try {
+      return await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function*() {
+            const context = yield* Layer.build(database.layer)
+            const sql = Context.get(context, SqlClient.SqlClient)
+            yield* Effect.promise(async () => before(database.proxy))
+            return yield* sqlErrorOf(use(sql, database.proxy))
+          })
+        )
+      )
+    } finally {
+      await database.close()
+    }
+  }
+
+  it("a refused connection is unavailable", async () => {
+    const database = await behindProxy({ connectTimeout: "300 millis", statementTimeout: "300 millis" })
+    try {
+      await database.proxy.down()
+      const error = await Effect.runPromise(sqlErrorOf(Effect.scoped(Layer.build(database.layer))))
+      expect((error.cause as any)?.code).toBe("ECONNREFUSED")
+      expect(classify(error)).toBe("unavailable")
+    } finally {
+      await database.close()
+    }
+  })
+
+  it("a query without an answer (read timeout) is unavailable", async () => {
+    const error = await through((proxy) => proxy.pause(), (sql) => sql`SELECT 1`)
+    expect(String(error.cause)).toContain("Query read timeout")
+    expect(classify(error)).toBe("unavailable")
+  })
+
+  it("a connection lost during a query is unavailable", async () => {
+    const error = await through(
+      (proxy) => proxy.pause(),
+      (sql, proxy) =>
+        Effect.zipRight(
+          Effect.fork(Effect.zipRight(Effect.sleep("100 millis"), Effect.promise(() => proxy.down()))),
+          sql`SELECT 1`
+        )
+    )
+    expect(String(error.cause)).toContain("Connection terminated")
+    expect(classify(error)).toBe("unavailable")
+  })
+
+  it("no free connection in the pool within the connect timeout is unavailable", async () => {
+    const error = await through(() => {}, (sql) =>
+      Effect.gen(function*() {
+        // Hold every connection of the pool (one on the embedded database, four on Postgres).
+        for (let i = 0; i < (Option.isSome(postgres) ? 4 : 1); i++) yield* sql.reserve
+        return yield* sql`SELECT 1`
+      }))
+    expect(String(error.cause)).toContain("timeout exceeded when trying to connect")
+    expect(classify(error)).toBe("unavailable")
+  })
+})
+
+describe.runIf(Option.isSome(postgres))("on Postgres (needs a server-side statement timeout and real concurrency: Postgres only)", () => {
+  layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a statement that runs past the statement timeout (57014) is unavailable", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const error = yield* sqlErrorOf(sql.withTransaction(Effect.zipRight(sql`SET LOCAL statement_timeout = '100ms'`, sql`SELECT pg_sleep(2)`)))
+        expect((error.cause as any)?.code).toBe("57014")
+        expect(classify(error)).toBe("unavailable")
+      }))
+
+    it.effect("two transactions that deadlock both complete, the loser retried", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE deadlock_probe (id int PRIMARY KEY, n int NOT NULL)`
+        yield* sql`INSERT INTO deadlock_probe VALUES (1, 0), (2, 0)`
+        const firstLocked = yield* Deferred.make<void>()
+        const secondLocked = yield* Deferred.make<void>()
+        let attempts = 0
+        // Each locks its first row, waits until the other holds its own, then wants the other's: a deadlock on the
+        // first attempt (later attempts find the latches open and run through).
+        const crossing = (from: number, to: number, locked: Deferred.Deferred<void>, other: Deferred.Deferred<void>) =>
+          transaction(
+            Effect.gen(function*() {
+              attempts++
+              yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${from}`
+              yield* Deferred.succeed(locked, undefined)
+              yield* Deferred.await(other)
+              yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${to}`
+            })
+          )
+        yield* Effect.all([crossing(1, 2, firstLocked, secondLocked), crossing(2, 1, secondLocked, firstLocked)], {
+          concurrency: 2
+        })
+        expect(attempts).toBe(3)
+        expect(yield* sql<{ id: number; n: number }>`SELECT id, n FROM deadlock_probe ORDER BY id`).toEqual([{ id: 1, n: 2 }, { id: 2, n: 2 }])
+      }))
+  })
+})
