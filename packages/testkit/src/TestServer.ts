@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Clock, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
@@ -37,11 +37,18 @@ export class ShiftedClock implements Clock.Clock {
   }
 }
 
-const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined) =>
+/** Every entry to `logger` when given; otherwise warnings and errors only, so a test run does not print a line per request. */
+const logging = (logger: Logger.Logger<unknown, unknown> | undefined) =>
+  logger === undefined
+    ? Logger.minimumLogLevel(LogLevel.Warning)
+    : Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.All))
+
+const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined, logger: Logger.Logger<unknown, unknown> | undefined) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock))
+    clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock)),
+    Layer.provide(logging(logger))
   )
 
 export interface RunningServer {
@@ -54,14 +61,16 @@ export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
   readonly operatorOrganizationId?: string | undefined
   /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
   readonly clock?: Clock.Clock | undefined
+  /** Receives the server's log entries, at every level (say, to assert on the per-request line). */
+  readonly logger?: Logger.Logger<unknown, unknown> | undefined
 }
 
 /** Starts a server on a free loopback port, on a fresh database. */
-export const start = async ({ clock, operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
+export const start = async ({ clock, logger, operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
   const options: ServerOptions = operatorOrganizationId === undefined
     ? rest
     : { ...rest, operatorOrganizationId: Option.some(operatorOrganizationId) }
-  const runtime = ManagedRuntime.make(serverLayer(options, clock))
+  const runtime = ManagedRuntime.make(serverLayer(options, clock, logger))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }

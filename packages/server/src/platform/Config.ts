@@ -84,8 +84,8 @@ const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallbac
     Config.validate({ message: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}`, validation: (value) => values.includes(value as A) })
   ) as Config.Config<A>
 
-/** The logger's settings alone: read where the server is launched, before anything else logs. */
-export const loggingConfig: Config.Config<Pick<ServerSettings, "logLevel" | "logFormat" | "tracing">> = Config.all({
+/** The logger's and tracer's settings alone: read where the server is launched, before anything else logs. */
+export const observabilityConfig: Config.Config<Pick<ServerSettings, "logLevel" | "logFormat" | "tracing">> = Config.all({
   logLevel: oneOf("ORGPLANE_LOG_LEVEL", logLevels, "info"),
   logFormat: oneOf("ORGPLANE_LOG_FORMAT", logFormats, "pretty"),
   tracing: Config.boolean("ORGPLANE_TRACING").pipe(Config.withDefault(false))
@@ -118,8 +118,8 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
     Config.withDefault(defaultMaxBodyBytes),
     Config.validate({ message: "must be a positive number of bytes", validation: (n) => n > 0 })
   ),
-  logging: loggingConfig
-}).pipe(Config.map(({ logging, ...settings }) => ({ ...settings, ...logging })))
+  observability: observabilityConfig
+}).pipe(Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })))
 
 /** Reads the settings from the environment, with `overrides` (command-line flags, an embedding host's options) on top. */
 export const layer = (overrides: Partial<ServerSettings> = {}) =>

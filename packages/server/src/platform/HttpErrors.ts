@@ -4,13 +4,16 @@
  * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
  * - an unknown route → 404 `not_found`; a rate limit → 429 with `Retry-After`;
- * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause.
+ * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
+ * - what the request guard refuses (a body too large, too deep, or carrying NUL) → 413 or 400, like the rest.
+ * Around it all, the per-request log line (`RequestLog`).
  */
 import { type HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Api, errorResponseOf, InvalidRequest, RateLimited, RateLimitedResponse } from "@orgplane/schema"
 import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as RequestGuard from "./RequestGuard.js"
+import * as RequestLog from "./RequestLog.js"
 import * as Routes from "./Routes.js"
 
 /** Set once a handler has returned: a schema failure after that is the response's, not the request's. */
@@ -161,10 +164,13 @@ export interface Options {
 export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer.Layer<never> => {
   const routes = Routes.make(api, options.extraRoutes)
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
+  const log = RequestLog.make(routes)
   return HttpApiBuilder.middleware(api as typeof Api, (app) =>
-    Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(app)).pipe(
-      Effect.catchAllCause(handle),
-      Effect.map(HttpServerResponse.setHeader("x-content-type-options", "nosniff"))
+    log(
+      Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(app)).pipe(
+        Effect.catchAllCause(handle),
+        Effect.map(HttpServerResponse.setHeader("x-content-type-options", "nosniff"))
+      )
     ) as typeof app)
 }
 
