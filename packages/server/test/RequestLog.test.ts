@@ -1,7 +1,7 @@
 /** The per-request log line, on a real server and in each way of running it, and the logger's formats. */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { InvalidRequestResponse } from "@orgplane/schema"
-import { layer as serverLayer, loggerLayer, makeWebHandler } from "@orgplane/server"
+import { layer as serverLayer, loggerLayer, makeWebHandler, observabilityLayer } from "@orgplane/server"
 import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
 import { Effect, FiberRef, HashMap, HashSet, Layer, Logger, LogLevel, ManagedRuntime, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
@@ -253,5 +253,12 @@ describe("formats", () => {
       FiberRef.get(FiberRef.currentMinimumLogLevel).pipe(Effect.provide(loggerLayer({ logFormat: "json", logLevel: "warn" })))
     )
     expect(level).toBe(LogLevel.Warning)
+  })
+
+  it("spans are off unless tracing is asked for", () => {
+    const tracerEnabled = (tracing: boolean) =>
+      Effect.runSync(FiberRef.get(FiberRef.currentTracerEnabled).pipe(Effect.provide(observabilityLayer({ tracing }))))
+    expect(tracerEnabled(false)).toBe(false)
+    expect(tracerEnabled(true)).toBe(true)
   })
 })
