@@ -3,7 +3,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
-import { InvalidRequestResponse, ServiceUnavailableResponse } from "./Errors.js"
+import { InvalidRequestResponse, PayloadTooLargeResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
@@ -66,6 +66,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(BootstrapApi)
   .add(AdminApi)
   .addError(InvalidRequestResponse)
+  .addError(PayloadTooLargeResponse)
   .addError(ServiceUnavailableResponse)
   .annotateContext(
     OpenApi.annotations({

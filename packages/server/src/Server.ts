@@ -7,7 +7,7 @@
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer.
  */
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@orgplane/schema"
 import type { SqlClient } from "@effect/sql"
@@ -27,6 +27,7 @@ import { IdGenerator } from "./platform/Ids.js"
 import { CursorKey } from "./platform/Keyset.js"
 import { migrate } from "./platform/Migrator.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
+import * as RequestLog from "./platform/RequestLog.js"
 import * as StaffHttp from "./staff/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
@@ -69,22 +70,27 @@ const FirstRunHint = Layer.effectDiscard(
   })
 ).pipe(Layer.provide(UsersRepository.Default))
 
-/** A standalone HTTP server on the configured host and port. */
+/**
+ * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
+ * request, written by the API's middleware (`HttpErrors.layer`), so the embedded modes log the same way.
+ */
 export const layer = (options: ServerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.map(Config.ServerConfig, (settings) =>
       Layer.merge(
-        HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+        HttpApiBuilder.serve().pipe(
           HttpServer.withLogAddress,
           Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
         ),
         FirstRunHint
       ))
-  ).pipe(Layer.provide(ApiLayer(options)))
+  ).pipe(Layer.provide(ApiLayer(options)), Layer.provide(RequestLog.layer(options)))
 
 /** A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). */
 export const makeWebHandler = (options: ServerOptions = {}) =>
-  HttpApiBuilder.toWebHandler(Layer.mergeAll(ApiLayer(options), HttpServer.layerContext))
+  HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(ApiLayer(options), HttpServer.layerContext).pipe(Layer.provide(RequestLog.layer(options)))
+  )
 
 /** A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. */
 export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
@@ -92,7 +98,9 @@ export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
   readonly dispose: () => Promise<void>
 }> => {
   const runtime = ManagedRuntime.make(
-    Layer.mergeAll(ApiLayer(options), HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, NodeHttpServer.layerContext)
+    Layer.mergeAll(ApiLayer(options), HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer, NodeHttpServer.layerContext).pipe(
+      Layer.provide(RequestLog.layer(options))
+    )
   )
   const listener = await runtime.runPromise(Effect.flatMap(HttpApiBuilder.httpApp, NodeHttpServer.makeHandler))
   return { listener, dispose: () => runtime.dispose() }

@@ -3,5 +3,6 @@ export { environment, layer as configLayer, ServerConfig, type ServerSettings, s
 export * as Database from "./platform/Database.js"
 export { type Migration, migrate } from "./platform/Migrator.js"
 export { migrations } from "./migrations/index.js"
+export { formatLogger, layer as observabilityLayer, loggerLayer, requestIdHeader } from "./platform/RequestLog.js"
 export { IdGenerator } from "./platform/Ids.js"
 export { Crypto, parseKeys } from "./platform/Crypto.js"

@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Clock, Duration, Effect, Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
@@ -37,12 +37,18 @@ export class ShiftedClock implements Clock.Clock {
   }
 }
 
+/** Every entry to `logger` when given; otherwise warnings and errors only, so a test run does not print a line per request. */
+const logging = (logger: Logger.Logger<unknown, unknown> | undefined) =>
+  logger === undefined
+    ? Logger.minimumLogLevel(LogLevel.Warning)
+    : Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.All))
+
 const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined, logger: Logger.Logger<unknown, unknown> | undefined) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock)),
-    logger === undefined ? (layer) => layer : Layer.provide(Logger.replace(Logger.defaultLogger, logger))
+    Layer.provide(logging(logger))
   )
 
 export interface RunningServer {
@@ -55,7 +61,7 @@ export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
   readonly operatorOrganizationId?: string | undefined
   /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
   readonly clock?: Clock.Clock | undefined
-  /** Receives the server's log instead of the console, for tests that check what gets logged. */
+  /** Receives the server's log entries, at every level (say, to assert on the per-request line). */
   readonly logger?: Logger.Logger<unknown, unknown> | undefined
 }
 

@@ -36,7 +36,23 @@ export interface ServerSettings {
   readonly bootstrapPerHour: number
   /** Believe `X-Forwarded-For` for the client address (only behind a proxy you control). */
   readonly trustProxy: boolean
+  /** Largest request body accepted, in bytes, unless an endpoint says otherwise (`MaxBodyBytes`). */
+  readonly maxBodyBytes: number
+  /** Least severe level written by the logger `Server.layer` installs. */
+  readonly logLevel: LogLevelName
+  /** How that logger writes a line. */
+  readonly logFormat: LogFormat
+  /** Create tracing spans (HTTP, SQL); only worth it when a tracer exports them. */
+  readonly tracing: boolean
 }
+
+/** 1 MiB: far above any body of this API, far below what a hostile client would like the server to hold. */
+export const defaultMaxBodyBytes = 1024 * 1024
+
+export const logLevels = ["debug", "info", "warn", "error", "none"] as const
+export type LogLevelName = typeof logLevels[number]
+export const logFormats = ["pretty", "json", "logfmt"] as const
+export type LogFormat = typeof logFormats[number]
 
 export class ServerConfig extends Context.Tag("@orgplane/server/ServerConfig")<ServerConfig, ServerSettings>() {}
 
@@ -58,7 +74,11 @@ export const environment = [
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts. Required with DATABASE_URL once secrets are stored."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
-  ["ORGPLANE_TRUST_PROXY", "false", "Take the client address from X-Forwarded-For."]
+  ["ORGPLANE_TRUST_PROXY", "false", "Take the client address from X-Forwarded-For."],
+  ["ORGPLANE_MAX_BODY_BYTES", "1048576", "Largest request body in bytes (1 MiB); larger ones answer 413."],
+  ["ORGPLANE_LOG_LEVEL", "info", "Least severe log level written: debug, info, warn, error or none."],
+  ["ORGPLANE_LOG_FORMAT", "pretty", "Log lines as pretty (for people), json or logfmt (for collectors)."],
+  ["ORGPLANE_TRACING", "false", "Create tracing spans for requests and SQL statements (only useful with a tracer that exports them)."]
 ] as const
 
 const plan = Config.string("ORGPLANE_DEFAULT_PLAN").pipe(
@@ -72,6 +92,20 @@ const positiveDuration = (name: string, defaultValue: Duration.Duration) =>
     Config.withDefault(defaultValue),
     Config.validate({ message: "must be a positive duration, for example `5 seconds`", validation: (d) => Duration.toMillis(d) > 0 })
   )
+
+const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
+  Config.string(name).pipe(
+    Config.withDefault(fallback),
+    Config.map((value) => value.trim().toLowerCase()),
+    Config.validate({ message: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}`, validation: (value) => values.includes(value as A) })
+  ) as Config.Config<A>
+
+/** The logger's and tracer's settings alone: read where the server is launched, before anything else logs. */
+export const observabilityConfig: Config.Config<Pick<ServerSettings, "logLevel" | "logFormat" | "tracing">> = Config.all({
+  logLevel: oneOf("ORGPLANE_LOG_LEVEL", logLevels, "info"),
+  logFormat: oneOf("ORGPLANE_LOG_FORMAT", logFormats, "pretty"),
+  tracing: Config.boolean("ORGPLANE_TRACING").pipe(Config.withDefault(false))
+})
 
 export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   host: Config.string("ORGPLANE_HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -101,8 +135,13 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   ),
   encryptionKeys: Config.option(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
   bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
-  trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false))
-})
+  trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false)),
+  maxBodyBytes: Config.integer("ORGPLANE_MAX_BODY_BYTES").pipe(
+    Config.withDefault(defaultMaxBodyBytes),
+    Config.validate({ message: "must be a positive number of bytes", validation: (n) => n > 0 })
+  ),
+  observability: observabilityConfig
+}).pipe(Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })))
 
 /** Reads the settings from the environment, with `overrides` (command-line flags, an embedding host's options) on top. */
 export const layer = (overrides: Partial<ServerSettings> = {}) =>

@@ -1,0 +1,243 @@
+/** Transport hygiene, before routing and authentication: body size, JSON nesting depth, NUL characters. */
+import { type HttpApp, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest, type HttpServerResponse, UrlParams } from "@effect/platform"
+import { InvalidRequest, MaxBodyBytes, PayloadTooLarge } from "@orgplane/schema"
+import { Context, Effect, Option, Stream } from "effect"
+import { Readable } from "node:stream"
+import type { Routes } from "./Routes.js"
+
+/**
+ * Deepest JSON nesting accepted. Effect's error formatting recurses over the value and overflows the stack at a few
+ * thousand levels; no request of this API needs more than a handful.
+ */
+export const maxDepth = 64
+
+/** Postgres refuses NUL in `text`; a request carrying one would otherwise fail as a 500 deep in a statement. */
+const nulMessage = "Must not contain the NUL character (\\u0000)."
+
+/** Enough to point at the problem without letting a hostile body inflate the error. */
+const maxNulDetails = 10
+
+type Path = ReadonlyArray<string | number>
+
+export interface Options {
+  /** Bytes of body accepted when the endpoint has no `MaxBodyBytes` annotation. */
+  readonly maxBodyBytes: number
+}
+
+/** How the platform decodes a body of this content type (`HttpApiBuilder` picks the same way). */
+type BodyKind = "json" | "multipart" | "form" | "text" | "bytes"
+
+const bodyKind = (contentType: string | undefined): BodyKind => {
+  const type = contentType?.toLowerCase().trim() ?? "application/json"
+  if (type.includes("application/json")) return "json"
+  if (type.includes("multipart/form-data")) return "multipart"
+  if (type.includes("x-www-form-urlencoded")) return "form"
+  if (type.startsWith("text/")) return "text"
+  return "bytes"
+}
+
+/** Whether `text` opens more than `max` arrays or objects at once, counting only brackets outside strings. */
+export const exceedsDepth = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // a backslash: the next character is escaped, even a quote
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
+
+/** Paths of the strings (and keys) of a parsed JSON value that contain NUL; an explicit stack, so depth costs no stack. */
+export const nulPaths = (value: unknown): Array<Path> => {
+  const found: Array<Path> = []
+  // A member whose key holds NUL is reported as such, in document order, without looking inside it.
+  const stack: Array<readonly [value: unknown, path: Path, badKey: boolean]> = [[value, [], false]]
+  while (stack.length > 0 && found.length < maxNulDetails) {
+    const [current, path, badKey] = stack.pop()!
+    if (badKey || typeof current === "string") {
+      if (badKey || (current as string).includes("\0")) found.push(path)
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], [...path, i], false])
+    } else if (typeof current === "object" && current !== null) {
+      const members = Object.entries(current)
+      for (let i = members.length - 1; i >= 0; i--) {
+        const [key, member] = members[i]!
+        stack.push([member, [...path, key], key.includes("\0")])
+      }
+    }
+  }
+  return found
+}
+
+/** Names of the url-encoded parameters whose name or value contains NUL. */
+const nulParams = (encoded: string): Array<Path> => {
+  const names = new Set<string>()
+  for (const [key, value] of new URLSearchParams(encoded)) {
+    if (key.includes("\0") || value.includes("\0")) names.add(key)
+    if (names.size >= maxNulDetails) break
+  }
+  return [...names].map((name) => [name])
+}
+
+const nulRequest = (paths: ReadonlyArray<Path>) =>
+  new InvalidRequest({ details: paths.map((path) => ({ message: nulMessage, path })) })
+
+/** NUL in the query string or in a path parameter. Costs one `indexOf` when there is none, as for almost every request. */
+const urlNuls = (routes: Routes, method: string, url: string): Array<Path> => {
+  const nul = url.indexOf("%00")
+  if (nul === -1) return []
+  const query = url.indexOf("?")
+  const inQuery = query === -1 ? [] : nulParams(url.slice(query + 1))
+  if (query !== -1 && nul > query) return inQuery
+  const params = routes.find(method, url)?.params ?? {}
+  const inPath = Object.entries(params).filter(([, value]) => value?.includes("\0")).map(([name]) => [name])
+  return [...inPath, ...inQuery]
+}
+
+/**
+ * Reads a Node request body up to `limit` bytes; `undefined` when it is longer. Past the limit the rest is drained
+ * and dropped instead of destroying the stream (which the platform's own `MaxBodySize` does): destroying resets the
+ * connection, and the client never sees the 413.
+ */
+const readNode = (source: Readable, limit: number) =>
+  Effect.async<Uint8Array | undefined, unknown>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    function onData(chunk: Buffer) {
+      size += chunk.length
+      if (size > limit) {
+        stop()
+        source.resume()
+        resume(Effect.succeed(undefined))
+      } else {
+        chunks.push(chunk)
+      }
+    }
+    function onEnd() {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks, size)))
+    }
+    function onError(error: unknown) {
+      stop()
+      resume(Effect.fail(error))
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    return Effect.sync(stop)
+  })
+
+/** The same for any other request (a web `Request` in `makeWebHandler`): its stream, cancelled past the limit. */
+const readStream = (request: HttpServerRequest.HttpServerRequest, limit: number) => {
+  const source = (request as { readonly source?: unknown }).source
+  if (source instanceof Request && source.body === null) return Effect.succeed(new Uint8Array())
+  return Effect.map(
+    Stream.runFoldWhile(
+      request.stream,
+      { size: 0, chunks: [] as Array<Uint8Array> },
+      (state) => state.size <= limit,
+      (state, chunk) => {
+        state.chunks.push(chunk)
+        state.size += chunk.length
+        return state
+      }
+    ),
+    ({ chunks, size }) => size > limit ? undefined : Buffer.concat(chunks, size)
+  )
+}
+
+const readBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<Uint8Array | undefined, HttpServerError.RequestError> => {
+  const source = (request as { readonly source?: unknown }).source
+  const read: Effect.Effect<Uint8Array | undefined, unknown> = source instanceof Readable ? readNode(source, limit) : readStream(request, limit)
+  return Effect.mapError(read, (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }))
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * The request, with its body already read: the guard consumed the stream, so later readers (the payload decoder)
+ * get these bytes instead. Everything else is the original request, through the prototype.
+ */
+const withBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  body: Uint8Array,
+  text: string | undefined
+): HttpServerRequest.HttpServerRequest => {
+  const decoded = () => text ??= decoder.decode(body)
+  const fail = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  return Object.create(request, {
+    text: { get: () => Effect.sync(decoded) },
+    json: { get: () => Effect.try({ try: () => decoded() === "" ? null : JSON.parse(decoded()) as unknown, catch: fail }) },
+    urlParamsBody: { get: () => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(decoded())), catch: fail }) },
+    arrayBuffer: { get: () => Effect.sync(() => body.slice().buffer as ArrayBuffer) },
+    stream: { get: () => Stream.succeed(body) }
+  })
+}
+
+/** The checks of a body the platform will decode as JSON, form or text; `undefined` when it may pass. */
+const checkBody = (kind: BodyKind, body: Uint8Array, text: string): InvalidRequest | undefined => {
+  if (kind === "json") {
+    if (exceedsDepth(text, maxDepth)) return InvalidRequest.field([], `The request body is nested deeper than ${maxDepth} levels.`)
+    // Only a `\u0000` escape can put NUL in a JSON string (a raw one is invalid JSON); an escaped backslash
+    // followed by `u0000` is harmless text, which the walk over the parsed value tells apart.
+    if (!text.includes("\\u0000")) return undefined
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return undefined // the payload decoder reports malformed JSON
+    }
+    const paths = nulPaths(parsed)
+    return paths.length === 0 ? undefined : nulRequest(paths)
+  }
+  if (kind === "form") {
+    const paths = text.includes("%00") ? nulParams(text) : []
+    return paths.length === 0 ? undefined : nulRequest(paths)
+  }
+  if (kind === "text" && body.includes(0)) return nulRequest([[]])
+  return undefined
+}
+
+const tooLarge = (limit: number) => new PayloadTooLarge({ message: `The request body is larger than ${limit} bytes.` })
+
+/**
+ * The guard as an `HttpApp` middleware. A request without a body pays one `indexOf` on its URL; one with a body
+ * (on a known route) is read here, capped at the endpoint's limit, checked, and handed on already read.
+ */
+export const make = (routes: Routes, options: Options) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | InvalidRequest | PayloadTooLarge | HttpServerError.RequestError, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const nuls = urlNuls(routes, request.method, request.url)
+    if (nuls.length > 0) return Effect.fail(nulRequest(nuls))
+    if (!HttpMethod.hasBody(request.method)) return app
+    const match = routes.find(request.method, request.url)
+    // An unknown route answers 404 without its body being read.
+    if (match === undefined) return app
+    const limit = Option.getOrElse(Context.getOption(match.route.annotations, MaxBodyBytes), () => options.maxBodyBytes)
+    const capped = HttpIncomingMessage.withMaxBodySize(app, Option.some(limit))
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && Number(declared) > limit) return Effect.fail(tooLarge(limit))
+    const kind = bodyKind(request.headers["content-type"])
+    // Multipart parts are streamed by the platform, which enforces the same limit itself.
+    if (kind === "multipart") return capped
+    return Effect.flatMap(readBody(request, limit), (body): Effect.Effect<HttpServerResponse.HttpServerResponse, E | InvalidRequest | PayloadTooLarge, R> => {
+      if (body === undefined) return Effect.fail(tooLarge(limit))
+      const text = kind === "json" || kind === "form" ? decoder.decode(body) : undefined
+      const invalid = checkBody(kind, body, text ?? "")
+      if (invalid !== undefined) return Effect.fail(invalid)
+      return Effect.provideService(capped, HttpServerRequest.HttpServerRequest, withBody(request, body, text))
+    })
+  })

@@ -1,0 +1,106 @@
+/** One structured log line per request (method, route template, status, duration, request id), and the server's logger. */
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Clock, type ConfigError, Effect, FiberRef, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import { randomUUID } from "node:crypto"
+import { type LogFormat, observabilityConfig, type LogLevelName, type ServerSettings } from "./Config.js"
+import type { Routes } from "./Routes.js"
+
+export const requestIdHeader = "x-request-id"
+
+/** An incoming id is reused only when it cannot smuggle anything into a log line or a header. */
+const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/
+
+/** 5xx lines are warnings: the cause of a server failure is logged beside it, at ERROR, by `HttpErrors`. */
+const levelOf = (status: number) => status >= 500 ? LogLevel.Warning : LogLevel.Info
+
+/**
+ * The middleware. The line is written by a pre-response handler, which sees the response as sent: declared errors
+ * are encoded after every middleware, and a client that hung up gets the platform's 499.
+ */
+export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const started = yield* Clock.currentTimeNanos
+    const incoming = request.headers[requestIdHeader]
+    const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
+    const route = routes.find(request.method, request.url)?.route.template ?? "unknown"
+    yield* HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.flatMap(Clock.currentTimeNanos, (now) => {
+        const { status } = response
+        const durationMs = Math.round(Number(now - started) / 1e4) / 100
+        return Effect.logWithLevel(levelOf(status), "request").pipe(
+          Effect.annotateLogs({ method: request.method, route, status, durationMs, requestId }),
+          Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
+        )
+      })
+    )
+    return yield* app.pipe(
+      Effect.annotateLogs("requestId", requestId),
+      // The platform's own request logger, if a host installed it, would write more lines for the same request.
+      HttpMiddleware.withLoggerDisabled
+    )
+  })
+
+const levels: Record<LogLevelName, LogLevel.LogLevel> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+}
+
+const text = (value: unknown) => typeof value === "string" ? value : Inspectable.format(Inspectable.redact(value))
+
+/** `key=value`, quoted when the value has spaces, quotes or `=`, so a line stays one parseable line. */
+const pair = (key: string, value: unknown) => {
+  const rendered = text(value)
+  return `${key}=${/[\s"=]/.test(rendered) || rendered === "" ? JSON.stringify(rendered) : rendered}`
+}
+
+/**
+ * For people: `2026-11-22T10:00:00.000Z INFO  request method=GET route=/v1/teams/:teamId status=200 ...`, annotations
+ * inline (Effect's pretty logger puts each annotation on a line of its own); a cause follows on further lines.
+ */
+export const prettyLogger = Logger.make<unknown, string>(({ annotations, cause, date, logLevel, message }) => {
+  const messages = Array.isArray(message) ? message : [message]
+  let line = `${date.toISOString()} ${logLevel.label.padEnd(5)} ${messages.map(text).join(" ")}`
+  for (const [key, value] of annotations) line += ` ${pair(key, value)}`
+  return Cause.isEmpty(cause) ? line : `${line}\n${Cause.pretty(cause, { renderErrorCause: true })}`
+})
+
+/** The line format of `ORGPLANE_LOG_FORMAT`. */
+export const formatLogger = (format: LogFormat): Logger.Logger<unknown, string> =>
+  format === "json" ? Logger.jsonLogger : format === "logfmt" ? Logger.logfmtLogger : prettyLogger
+
+/**
+ * The logger of a launched server (`Server.layer`, `makeWebHandler`, `makeNodeListener`; exported for Effect hosts
+ * that want the same lines): the configured format in place of Effect's default logger, at the configured minimum
+ * level. Loggers a launcher installed itself (a CLI's JSON logger, a host's collector) are kept as they are.
+ */
+export const loggerLayer = (settings: Pick<ServerSettings, "logLevel" | "logFormat">): Layer.Layer<never> =>
+  Layer.merge(
+    Layer.fiberRefLocallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+      HashSet.has(loggers, Logger.defaultLogger)
+        ? HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), Logger.withConsoleLog(formatLogger(settings.logFormat)))
+        : loggers),
+    Logger.minimumLogLevel(levels[settings.logLevel])
+  )
+
+/**
+ * `loggerLayer` from the environment (`ORGPLANE_LOG_LEVEL`, `ORGPLANE_LOG_FORMAT`) with `overrides` on top, and
+ * tracing spans off unless `ORGPLANE_TRACING` is set: with no tracer exporting them, each request and each SQL
+ * statement would build spans nobody reads.
+ */
+export const layer = (overrides: Partial<ServerSettings> = {}): Layer.Layer<never, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(
+    Effect.map(observabilityConfig, (settings) => {
+      const { logFormat, logLevel, tracing } = { ...settings, ...pick(overrides) }
+      return Layer.merge(loggerLayer({ logFormat, logLevel }), tracing ? Layer.empty : Layer.setTracerEnabled(false))
+    })
+  )
+
+const pick = ({ logFormat, logLevel, tracing }: Partial<ServerSettings>) => ({
+  ...(logFormat === undefined ? {} : { logFormat }),
+  ...(logLevel === undefined ? {} : { logLevel }),
+  ...(tracing === undefined ? {} : { tracing })
+})
