@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
     globalSetup: ["packages/testkit/src/globalSetup.ts"],
+    setupFiles: ["packages/testkit/src/tenancySetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // PGlite runs on the main thread: one worker per core keeps each server responsive.

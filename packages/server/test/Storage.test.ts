@@ -65,7 +65,8 @@ describe("API key principals", () => {
         expect(Option.map(resolved, (key) => [key.userEmail, key.organizationId, key.role])).toEqual(
           Option.some(["k@example.com", "org_01m7xsja0me4fs7gc4ed0s22av", "admin"])
         )
-        yield* sql`UPDATE memberships SET removed_at = ${at} WHERE id = 'om_01m7xsja0se4fs7gcbg0w73xhy'`
+        yield* sql`UPDATE memberships SET removed_at = ${at}
+                   WHERE organization_id = 'org_01m7xsja0me4fs7gc4ed0s22av' AND id = 'om_01m7xsja0se4fs7gcbg0w73xhy'`
         expect(Option.isNone(yield* repository.resolve({ keyHash: "hash", at }))).toBe(true)
       }).pipe(Effect.provide(ApiKeysRepository.Default)))
   })

@@ -20,6 +20,8 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
 /** Statements that change the schema, not rows: migrations. */
 const ddl = /^\s*(?:--[^\n]*\n\s*)*(?:CREATE|ALTER|DROP|COMMENT)\b/i
 
+const keywords = new Set(["lateral", "select", "set"])
+
 const tableReference = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(?:ONLY\s+)?("?)([a-z_][a-z0-9_]*)\1(\s*\()?/gi
 
 /** The tables a statement reads or writes (functions, subqueries and catalogs left out). */
@@ -28,7 +30,9 @@ export const tablesOf = (sql: string): ReadonlyArray<string> => {
   for (const match of sql.matchAll(tableReference)) {
     const name = match[2].toLowerCase()
     if (match[3] !== undefined) continue // a function call such as unnest(...)
-    if (name === "lateral" || name === "select" || name.startsWith("pg_") || name === "information_schema") continue
+    // Keywords after FROM/JOIN/UPDATE (`ON CONFLICT DO UPDATE SET`, `JOIN LATERAL`), catalogs, and tables a test
+    // creates for itself (named `test_*`).
+    if (keywords.has(name) || name.startsWith("pg_") || name === "information_schema" || name.startsWith("test_")) continue
     tables.add(name)
   }
   return [...tables]

@@ -7,6 +7,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Database, migrate, migrations } from "@orgplane/server"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs/promises"
+import * as Tenancy from "./Tenancy.js"
 
 let template: Promise<Blob> | undefined
 
@@ -67,7 +68,7 @@ export const freshPostgres = (url: Redacted.Redacted) =>
 
 /**
  * A fresh, migrated database for one test server: on the Postgres at DATABASE_URL when set, else embedded,
- * loaded from the migrated template.
+ * loaded from the migrated template. Every statement run on it is recorded for the tenancy check (`Tenancy.ts`).
  */
 export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> = Layer.unwrapEffect(
   Effect.gen(function*() {
@@ -78,4 +79,4 @@ export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown
     const loadDataDir = yield* Effect.promise(embeddedTemplate)
     return Database.layerEmbedded({ dataDir: "memory", loadDataDir })
   })
-)
+).pipe(Layer.provideMerge(Tenancy.recorder))

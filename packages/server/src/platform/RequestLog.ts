@@ -10,8 +10,11 @@ export const requestIdHeader = "x-request-id"
 /** An incoming id is reused only when it cannot smuggle anything into a log line or a header. */
 const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/
 
-/** 5xx lines are warnings: the cause of a server failure is logged beside it, at ERROR, by `HttpErrors`. */
-const levelOf = (status: number) => status >= 500 ? LogLevel.Warning : LogLevel.Info
+/**
+ * A server fault is a warning, next to the error that explains it (logged at ERROR by `HttpErrors`). A 503 is
+ * not: the database's outage is logged once, when it starts, not on every request it turns away.
+ */
+const levelOf = (status: number) => status >= 500 && status !== 503 ? LogLevel.Warning : LogLevel.Info
 
 /**
  * The middleware. The line is written by a pre-response handler, which sees the response as sent: declared errors

@@ -1,0 +1,8 @@
+/**
+ * Vitest setup, run in every test file: after the file's tests, every SQL statement its test databases ran must
+ * satisfy the tenancy rule (see Tenancy.ts); the file fails with the offending statements listed otherwise.
+ */
+import { afterAll } from "vitest"
+import { assertScoped } from "./Tenancy.js"
+
+afterAll(() => assertScoped())
