@@ -1,4 +1,4 @@
-import { Http, TestServer } from "@orgplane/testkit"
+import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let server: TestServer.RunningServer
@@ -205,29 +205,6 @@ describe("accepting", () => {
     expect((await get(`/v1/members/${org.member.membership.id}`, { token: org.owner.token })).body.member.removedAt).not.toBeNull()
   })
 
-  it("under concurrent requests: one invitation per email, one acceptance per token, never a 500", async () => {
-    const org = await Http.staffed(server.url)
-    const email = newEmail()
-    const created = await Promise.all(
-      [org.owner.token, org.admin.token, org.owner.token].map((token) => post("/v1/invitations", { token, body: { email, role: "member" } }))
-    )
-    expect(created.map((r) => r.status).sort()).toEqual([200, 200, 201])
-    expect(new Set(created.map((r) => r.body.invitation.id)).size).toBe(1)
-    const latest = await post("/v1/invitations", { token: org.owner.token, body: { email, role: "member" } })
-    expect(latest.status).toBe(200)
-    const accepts = await Promise.all([
-      post("/v1/invitations/accept", { body: signUpAs(latest.body.inviteToken) }),
-      post("/v1/invitations/accept", { body: signUpAs(latest.body.inviteToken) }),
-      post(`/v1/invitations/${latest.body.invitation.id}/cancel`, { token: org.admin.token })
-    ])
-    const statuses = accepts.map((r) => r.status)
-    // Exactly one of the three wins: an acceptance (the other one and the cancel then fail), or the cancel.
-    expect(statuses.filter((status) => status === 200)).toHaveLength(1)
-    for (const status of statuses) expect([200, 404, 409]).toContain(status)
-    const members = await get(`/v1/members?q=${encodeURIComponent(email)}`, { token: org.owner.token })
-    expect(members.body.items.length).toBe(statuses[2] === 200 ? 0 : 1)
-  })
-
   it("validates its body", async () => {
     const bad = await post("/v1/invitations/accept", { body: { token: "", signUp: { name: "", password: "short" } } })
     expect(bad.status).toBe(400)
@@ -264,5 +241,30 @@ describe("expiry", () => {
     } finally {
       await timed.close()
     }
+  })
+})
+
+describe.runIf(TestDatabase.onPostgres)("under concurrent requests (needs real concurrency: Postgres only)", () => {
+  it("one invitation per email, one acceptance per token, never a 500", async () => {
+    const org = await Http.staffed(server.url)
+    const email = newEmail()
+    const created = await Promise.all(
+      [org.owner.token, org.admin.token, org.owner.token].map((token) => post("/v1/invitations", { token, body: { email, role: "member" } }))
+    )
+    expect(created.map((r) => r.status).sort()).toEqual([200, 200, 201])
+    expect(new Set(created.map((r) => r.body.invitation.id)).size).toBe(1)
+    const latest = await post("/v1/invitations", { token: org.owner.token, body: { email, role: "member" } })
+    expect(latest.status).toBe(200)
+    const accepts = await Promise.all([
+      post("/v1/invitations/accept", { body: signUpAs(latest.body.inviteToken) }),
+      post("/v1/invitations/accept", { body: signUpAs(latest.body.inviteToken) }),
+      post(`/v1/invitations/${latest.body.invitation.id}/cancel`, { token: org.admin.token })
+    ])
+    const statuses = accepts.map((r) => r.status)
+    // Exactly one of the three wins: an acceptance (the other one and the cancel then fail), or the cancel.
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1)
+    for (const status of statuses) expect([200, 404, 409]).toContain(status)
+    const members = await get(`/v1/members?q=${encodeURIComponent(email)}`, { token: org.owner.token })
+    expect(members.body.items.length).toBe(statuses[2] === 200 ? 0 : 1)
   })
 })

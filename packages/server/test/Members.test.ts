@@ -1,4 +1,4 @@
-import { Http, TestServer } from "@orgplane/testkit"
+import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let server: TestServer.RunningServer
@@ -184,7 +184,7 @@ describe("removing members", () => {
   })
 })
 
-describe("concurrent changes", () => {
+describe.runIf(TestDatabase.onPostgres)("concurrent changes (need real concurrency: Postgres only)", () => {
   it("never leave an organization without an owner", async () => {
     for (let round = 0; round < 4; round++) {
       const org = await Http.staffed(server.url)

@@ -29,7 +29,7 @@ describe("migrations", () => {
         expect(applied.map((row) => row.id)).toEqual(migrations.map((m) => m.id))
       }))
 
-    it.effect("started concurrently, apply each migration exactly once", () =>
+    it.effect.runIf(TestDatabase.onPostgres)("started concurrently, apply each migration exactly once (needs real concurrency: Postgres only)", () =>
       Effect.gen(function*() {
         const extra = { id: 999_001, name: "probe", up: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE TABLE probe (id int)`) }
         const results = yield* Effect.all([1, 2, 3].map(() => migrate([...migrations, extra])), { concurrency: "unbounded" })

@@ -45,6 +45,13 @@ export const postgresUrl = Config.option(Config.redacted("DATABASE_URL")).pipe(
   Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
 )
 
+/**
+ * Whether the tests run on a real Postgres. The embedded database has one connection, which serializes every
+ * request: a concurrency test passes there even without the locks it is meant to check, so such tests run on
+ * Postgres only (CI runs the server suite there too).
+ */
+export const onPostgres: boolean = Option.isSome(Effect.runSync(Effect.orDie(postgresUrl)))
+
 const withDatabase = (url: string, database: string) => {
   const parsed = new URL(url)
   parsed.pathname = `/${database}`

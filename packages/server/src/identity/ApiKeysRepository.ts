@@ -3,7 +3,7 @@ import { Model, SqlClient } from "@effect/sql"
 import { ApiKey, ApiKeyId, MembershipId, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { DateColumn, execute, findAll, findOne } from "../platform/Sql.js"
+import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 
 export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({

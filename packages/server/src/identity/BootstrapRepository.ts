@@ -2,7 +2,7 @@
 import { Model, SqlClient } from "@effect/sql"
 import { BootstrapId, MembershipId, OrganizationId, Role, UserId, WorkspaceClaimId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { DateColumn, execute, findOne, single } from "../platform/Sql.js"
+import { DateColumn, execute, findOne, single } from "../platform/Statements.js"
 
 export class BootstrapRow extends Model.Class<BootstrapRow>("BootstrapRow")({
   id: Model.GeneratedByApp(BootstrapId),

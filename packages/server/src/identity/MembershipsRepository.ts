@@ -11,7 +11,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { DateColumn, execute, findAll, findOne } from "../platform/Sql.js"
+import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 import { OrganizationRow, toOrganization } from "./OrganizationsRepository.js"
 
 export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({

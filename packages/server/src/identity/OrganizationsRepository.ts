@@ -5,7 +5,7 @@
 import { Model, SqlClient } from "@effect/sql"
 import { Organization, OrganizationId } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
-import { DateColumn, execute, findOne } from "../platform/Sql.js"
+import { DateColumn, execute, findOne } from "../platform/Statements.js"
 
 export class OrganizationRow extends Model.Class<OrganizationRow>("OrganizationRow")({
   id: Model.GeneratedByApp(OrganizationId),

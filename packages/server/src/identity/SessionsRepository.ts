@@ -2,7 +2,7 @@
 import { Model, SqlClient } from "@effect/sql"
 import { OrganizationId, SessionId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { DateColumn, execute, findOne } from "../platform/Sql.js"
+import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 
 export class SessionRow extends Model.Class<SessionRow>("SessionRow")({

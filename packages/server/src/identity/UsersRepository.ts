@@ -2,7 +2,8 @@
 import { Model, SqlClient } from "@effect/sql"
 import { Conflict, User, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { catchUniqueViolation, DateColumn, execute, findOne } from "../platform/Sql.js"
+import { catchUniqueViolation } from "../platform/Sql.js"
+import { DateColumn, execute, findOne } from "../platform/Statements.js"
 
 export class UserRow extends Model.Class<UserRow>("UserRow")({
   id: Model.GeneratedByApp(UserId),

@@ -11,7 +11,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Sql.js"
+import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
 export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
   id: Model.GeneratedByApp(InvitationId),

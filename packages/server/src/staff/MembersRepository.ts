@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Member, MembershipId, MemberListQuery, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { findAll, findOne, trustedClassRow } from "../platform/Sql.js"
+import { findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
 /** `%` and `_` match themselves in a containment search. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`

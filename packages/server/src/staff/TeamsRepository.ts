@@ -3,7 +3,8 @@ import { Model, SqlClient } from "@effect/sql"
 import { Conflict, MembershipId, OrganizationId, Team, TeamId, TeamListQuery } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { catchUniqueViolation, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Sql.js"
+import { catchUniqueViolation } from "../platform/Sql.js"
+import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 import { likePattern } from "./MembersRepository.js"
 
 export class TeamRow extends Model.Class<TeamRow>("TeamRow")({
