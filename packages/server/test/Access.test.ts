@@ -3,6 +3,7 @@
  * groups as their OpenAPI descriptions document it, and the organization boundary (another organization's ids
  * answer 404 and change nothing).
  */
+import { type Action, Policy, Roles } from "@orgplane/schema"
 import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -245,10 +246,35 @@ const matrix: ReadonlyArray<Case<unknown>> = [
   })
 ]
 
+/** The OpenAPI operations (method, path pattern, documented policy actions), to hold the matrix to the document. */
+let operations: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp; readonly id: string; readonly actions?: ReadonlyArray<Action> }>
+const operationOf = (method: string, path: string) => {
+  const found = operations.find((operation) => operation.method === method && operation.pattern.test(path.split("?")[0]))
+  if (found === undefined) throw new Error(`no operation for ${method} ${path}`)
+  return found
+}
+
 describe("the role matrix", () => {
   let shared: Org
   beforeAll(async () => {
     shared = await Http.staffed(server.url, "Shared")
+    const document = (await call("GET", "/openapi.json")).body
+    operations = Object.entries<any>(document.paths).flatMap(([path, methods]) =>
+      Object.entries<any>(methods).map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+        id: operation.operationId,
+        actions: operation["x-orgplane-actions"]
+      }))
+    )
+  })
+
+  it("documents the policy actions of every operation that acts in an organization", () => {
+    const organizationGroups = /^(members|teams|invitations|apiKeys|admin)\./
+    const undocumented = operations.filter((operation) =>
+      organizationGroups.test(operation.id) && operation.id !== "invitations.accept" && operation.actions === undefined
+    )
+    expect(undocumented.map((operation) => operation.id)).toEqual([])
   })
 
   it.each(matrix.map((c) => [c.name, c] as const))("%s", async (name, c) => {
@@ -266,6 +292,17 @@ describe("the role matrix", () => {
       if (response.status === 403) forbidden.push([name, role, response.body])
     }
     expect(actual).toEqual(roles.map((role) => [name, role, c.expect[role]]))
+    // What the document says agrees: no role below the lowest one its policy actions name gets through, and when
+    // it names a single action, every role from that one up gets past the role check.
+    const { method, path } = c.request(orgs[0], contexts[0], "owner")
+    const documented = operationOf(method, path).actions
+    if (documented !== undefined) {
+      const lowest = Math.min(...documented.map((action) => Roles.indexOf(Policy[action].role)))
+      for (const [, role, status] of actual) {
+        if (Roles.indexOf(role) < lowest) expect([name, role, status]).toEqual([name, role, 403])
+        else if (documented.length === 1) expect([name, role, status]).not.toEqual([name, role, 403])
+      }
+    }
     for (const [, role, body] of forbidden) {
       expect([name, role, body]).toEqual([name, role, { reason: "insufficient_role", message: expect.any(String) }])
     }
