@@ -1,8 +1,15 @@
-/** Raw HTTP for tests that must see exactly what goes over the wire (the typed client validates before sending). */
-export interface RawResponse {
+/**
+ * Raw HTTP for tests that must see exactly what goes over the wire (the typed client validates before sending).
+ * The helpers that set things up answer with the API's wire types, so a test that misreads a response fails to
+ * compile rather than at run time.
+ */
+import type { AcceptedInvitation, AuthResult, CreatedInvitation, OrganizationWithMembership } from "@orgplane/schema"
+
+export interface RawResponse<Body = any> {
   readonly status: number
   readonly headers: Headers
-  readonly body: any
+  /** The parsed JSON body (undefined when empty or not JSON); `any` unless a helper knows its shape. */
+  readonly body: Body
   readonly text: string
 }
 
@@ -40,20 +47,35 @@ export const verbs = (baseUrl: () => string) => {
   return { get: verb("GET"), post: verb("POST"), patch: verb("PATCH"), del: verb("DELETE") }
 }
 
+/** A request whose success answer has a known wire shape: fails (throws) on any other status. */
+const expecting = async <Body>(what: string, status: number, response: Promise<RawResponse>): Promise<Body> => {
+  const answered = await response
+  if (answered.status !== status) throw new Error(`${what} failed: ${answered.status} ${answered.text}`)
+  return answered.body as Body
+}
+
+const PASSWORD = "correct horse battery"
+
 /** Signs up a fresh user (unique email) and returns the token and user. */
 export const signUp = async (baseUrl: string, name = "Test User") => {
   const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${Math.random().toString(36).slice(2, 10)}@example.com`
-  const response = await request(baseUrl, "POST", "/v1/auth/sign-up", { body: { email, password: "correct horse battery", name } })
-  if (response.status !== 201) throw new Error(`sign-up failed: ${response.status} ${response.text}`)
-  return { token: response.body.session.token as string, user: response.body.user, email, password: "correct horse battery" }
+  const body = await expecting<typeof AuthResult.Encoded>(
+    "sign-up",
+    201,
+    request(baseUrl, "POST", "/v1/auth/sign-up", { body: { email, password: PASSWORD, name } })
+  )
+  return { token: body.session.token, user: body.user, email, password: PASSWORD }
 }
 
 /** A signed-up user who owns a new organization. */
 export const owner = async (baseUrl: string, organizationName = "Acme") => {
   const user = await signUp(baseUrl, "Owner")
-  const created = await request(baseUrl, "POST", "/v1/organizations", { token: user.token, body: { name: organizationName } })
-  if (created.status !== 201) throw new Error(`create organization failed: ${created.status} ${created.text}`)
-  return { ...user, organization: created.body.organization, membership: created.body.membership }
+  const created = await expecting<typeof OrganizationWithMembership.Encoded>(
+    "create organization",
+    201,
+    request(baseUrl, "POST", "/v1/organizations", { token: user.token, body: { name: organizationName } })
+  )
+  return { ...user, organization: created.organization, membership: created.membership }
 }
 
 let invitees = 0
@@ -64,19 +86,18 @@ let invitees = 0
  */
 export const join = async (baseUrl: string, inviterToken: string, role: "admin" | "member", name = "Invitee") => {
   const email = `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${++invitees}.${Math.random().toString(36).slice(2, 10)}@example.com`
-  const invited = await request(baseUrl, "POST", "/v1/invitations", { token: inviterToken, body: { email, role } })
-  if (invited.status !== 201) throw new Error(`invitation failed: ${invited.status} ${invited.text}`)
-  const accepted = await request(baseUrl, "POST", "/v1/invitations/accept", {
-    body: { token: invited.body.inviteToken, signUp: { name, password: "correct horse battery" } }
-  })
-  if (accepted.status !== 200) throw new Error(`accepting failed: ${accepted.status} ${accepted.text}`)
-  return {
-    token: accepted.body.session.token as string,
-    user: accepted.body.user,
-    membership: accepted.body.membership,
-    email,
-    password: "correct horse battery"
-  }
+  const invited = await expecting<typeof CreatedInvitation.Encoded>(
+    "invitation",
+    201,
+    request(baseUrl, "POST", "/v1/invitations", { token: inviterToken, body: { email, role } })
+  )
+  const accepted = await expecting<typeof AcceptedInvitation.Encoded>(
+    "accepting",
+    200,
+    request(baseUrl, "POST", "/v1/invitations/accept", { body: { token: invited.inviteToken, signUp: { name, password: PASSWORD } } })
+  )
+  if (accepted.session === null) throw new Error("accepting with signUp returned no session")
+  return { token: accepted.session.token, user: accepted.user, membership: accepted.membership, email, password: PASSWORD }
 }
 
 /** An organization with an owner, an admin and a member. */
@@ -84,5 +105,5 @@ export const staffed = async (baseUrl: string, organizationName = "Acme") => {
   const ownerUser = await owner(baseUrl, organizationName)
   const admin = await join(baseUrl, ownerUser.token, "admin", "Admin")
   const member = await join(baseUrl, ownerUser.token, "member", "Member")
-  return { organizationId: ownerUser.organization.id as string, owner: ownerUser, admin, member }
+  return { organizationId: ownerUser.organization.id, owner: ownerUser, admin, member }
 }
