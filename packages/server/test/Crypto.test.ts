@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
-import { make, parseKeys } from "../src/platform/Crypto.js"
+import { CryptoError, make, parseKeys } from "../src/platform/Crypto.js"
 
 const key = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
 
@@ -17,8 +17,11 @@ describe("Crypto", () => {
       const parts = a.split(":")
       const flipped = parts[4][0] === "A" ? "B" : "A"
       const tampered = [...parts.slice(0, 4), flipped + parts[4].slice(1)].join(":")
-      const failed = yield* Effect.exit(crypto.decrypt(tampered))
-      expect(failed._tag).toBe("Failure")
+      // A typed failure, not a defect: the caller decides what an undecryptable credential means.
+      const failed = yield* Effect.flip(crypto.decrypt(tampered))
+      expect(failed).toBeInstanceOf(CryptoError)
+      const unknownKey = yield* Effect.flip(crypto.decrypt(["v1", "gone", ...parts.slice(2)].join(":")))
+      expect(unknownKey.message).toContain("gone")
     }))
 
   it.effect("rotates keys: old ciphertexts still decrypt and are flagged for re-encryption", () =>
@@ -36,6 +39,12 @@ describe("Crypto", () => {
     expect(() => parseKeys("k:" + Buffer.alloc(16).toString("base64"))).toThrow(/32 bytes/)
     expect(() => parseKeys("nokid")).toThrow(/kid:base64key/)
   })
+
+  it.effect("fails to encrypt, as a typed error, without a key", () =>
+    Effect.gen(function*() {
+      const crypto = yield* make({ passwordCost: 10, keys: [] })
+      expect(yield* Effect.flip(crypto.encrypt("secret"))).toBeInstanceOf(CryptoError)
+    }))
 
   it.effect("hashes passwords with a salt and verifies them", () =>
     Effect.gen(function*() {

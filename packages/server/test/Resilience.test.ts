@@ -362,8 +362,8 @@ describe.runIf(Option.isSome(postgres))("on Postgres (needs a server-side statem
     it.effect("two transactions that deadlock both complete, the loser retried", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        yield* sql`CREATE TABLE deadlock_probe (id int PRIMARY KEY, n int NOT NULL)`
-        yield* sql`INSERT INTO deadlock_probe VALUES (1, 0), (2, 0)`
+        yield* sql`CREATE TABLE test_deadlock_probe (id int PRIMARY KEY, n int NOT NULL)`
+        yield* sql`INSERT INTO test_deadlock_probe VALUES (1, 0), (2, 0)`
         const firstLocked = yield* Deferred.make<void>()
         const secondLocked = yield* Deferred.make<void>()
         let attempts = 0
@@ -373,17 +373,17 @@ describe.runIf(Option.isSome(postgres))("on Postgres (needs a server-side statem
           transaction(
             Effect.gen(function*() {
               attempts++
-              yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${from}`
+              yield* sql`UPDATE test_deadlock_probe SET n = n + 1 WHERE id = ${from}`
               yield* Deferred.succeed(locked, undefined)
               yield* Deferred.await(other)
-              yield* sql`UPDATE deadlock_probe SET n = n + 1 WHERE id = ${to}`
+              yield* sql`UPDATE test_deadlock_probe SET n = n + 1 WHERE id = ${to}`
             })
           )
         yield* Effect.all([crossing(1, 2, firstLocked, secondLocked), crossing(2, 1, secondLocked, firstLocked)], {
           concurrency: 2
         })
         expect(attempts).toBe(3)
-        expect(yield* sql<{ id: number; n: number }>`SELECT id, n FROM deadlock_probe ORDER BY id`).toEqual([{ id: 1, n: 2 }, { id: 2, n: 2 }])
+        expect(yield* sql<{ id: number; n: number }>`SELECT id, n FROM test_deadlock_probe ORDER BY id`).toEqual([{ id: 1, n: 2 }, { id: 2, n: 2 }])
       }))
   })
 })

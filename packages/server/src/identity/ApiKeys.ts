@@ -44,7 +44,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/ApiKeys
     const revoke = (caller: MemberContext, id: ApiKeyId) =>
       Effect.gen(function*() {
         yield* authorize(caller, "apiKeys.manage")
-        const removed = yield* orUnavailable(apiKeys.remove({ organizationId: caller.organization.id, id }))
+        const removed = yield* orUnavailable(apiKeys.revoke({ organizationId: caller.organization.id, id }))
         if (Option.isNone(removed)) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
       })
 

@@ -79,14 +79,14 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
     const list = (organizationId: OrganizationId, query: Keyset.PageQuery) =>
       Keyset.page(newestFirst, query, (page) => Effect.map(listRows({ organizationId, page }), (rows) => rows.map(toApiKey)))
 
-    /** Deletes the key; false when the organization has no such key. */
-    const remove = findOne({
+    /** Deletes the key; none when the organization has no such key. */
+    const revoke = findOne({
       Request: Scoped,
       Result: Schema.Struct({ id: ApiKeyId }),
       execute: ({ id, organizationId }) =>
         sql`DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
     })
 
-    return { insert, resolve, touch, list, remove } as const
+    return { insert, resolve, touch, list, revoke } as const
   })
 }) {}

@@ -2,7 +2,7 @@
  * Secrets: random tokens and their hashes (what we store instead of session tokens, API keys and claim tokens),
  * password hashing with scrypt, and AES-256-GCM encryption of third-party credentials at rest with rotatable keys.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -21,17 +21,24 @@ export interface EncryptionKey {
   readonly key: Buffer
 }
 
-export class CryptoError extends Error {
-  readonly _tag = "CryptoError"
+/**
+ * A secret that cannot be encrypted (no key configured) or decrypted (unknown key, tampered or truncated text):
+ * a typed failure, so the caller decides what it means (say, a stored credential to reconnect), not a crash.
+ */
+export class CryptoError extends Data.TaggedError("CryptoError")<{ readonly message: string; readonly cause?: unknown }> {}
+
+/** A configuration mistake in the keys themselves, found at start-up. */
+export class KeyConfigurationError extends Error {
+  readonly _tag = "KeyConfigurationError"
 }
 
 /** Parses `kid:base64key[,kid:base64key...]`; every key must be 32 bytes. */
 export const parseKeys = (value: string): ReadonlyArray<EncryptionKey> =>
   value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "").map((entry) => {
     const colon = entry.indexOf(":")
-    if (colon <= 0) throw new CryptoError("ORGPLANE_ENCRYPTION_KEYS entries must look like kid:base64key")
+    if (colon <= 0) throw new KeyConfigurationError("ORGPLANE_ENCRYPTION_KEYS entries must look like kid:base64key")
     const key = Buffer.from(entry.slice(colon + 1), "base64")
-    if (key.length !== 32) throw new CryptoError(`Encryption key ${entry.slice(0, colon)} must be 32 bytes`)
+    if (key.length !== 32) throw new KeyConfigurationError(`Encryption key ${entry.slice(0, colon)} must be 32 bytes`)
     return { id: entry.slice(0, colon), key }
   })
 
@@ -43,8 +50,8 @@ export interface CryptoService {
   readonly hashPassword: (password: string) => Effect.Effect<string>
   /** Constant-time. `stored` undefined still spends a full hash, so unknown emails take as long as wrong passwords. */
   readonly verifyPassword: (password: string, stored: string | undefined) => Effect.Effect<boolean>
-  readonly encrypt: (plaintext: string) => Effect.Effect<string>
-  readonly decrypt: (ciphertext: string) => Effect.Effect<string>
+  readonly encrypt: (plaintext: string) => Effect.Effect<string, CryptoError>
+  readonly decrypt: (ciphertext: string) => Effect.Effect<string, CryptoError>
   /** True when the ciphertext was written with a key other than the current one: re-encrypt it. */
   readonly needsRotation: (ciphertext: string) => boolean
 }
@@ -87,21 +94,30 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
       hashPassword,
       verifyPassword,
       encrypt: (plaintext) =>
-        Effect.sync(() => {
-          if (!current) throw new CryptoError("No encryption key: set ORGPLANE_ENCRYPTION_KEYS")
+        Effect.suspend(() => {
+          if (!current) return Effect.fail(new CryptoError({ message: "No encryption key: set ORGPLANE_ENCRYPTION_KEYS" }))
           const iv = NodeCrypto.randomBytes(12)
           const cipher = NodeCrypto.createCipheriv("aes-256-gcm", current.key, iv)
           const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-          return ["v1", current.id, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":")
+          return Effect.succeed(
+            ["v1", current.id, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":")
+          )
         }),
       decrypt: (ciphertext) =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
           const [version, kid, iv, tag, body] = ciphertext.split(":")
           const key = byId.get(kid)
-          if (version !== "v1" || !key) throw new CryptoError(`Cannot decrypt: unknown key ${kid}`)
-          const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
-          decipher.setAuthTag(Buffer.from(tag, "base64url"))
-          return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8")
+          if (version !== "v1" || !key || iv === undefined || tag === undefined || body === undefined) {
+            return Effect.fail(new CryptoError({ message: `Cannot decrypt: not a v1 ciphertext of a known key (${kid})` }))
+          }
+          return Effect.try({
+            try: () => {
+              const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
+              decipher.setAuthTag(Buffer.from(tag, "base64url"))
+              return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8")
+            },
+            catch: (cause) => new CryptoError({ message: "Cannot decrypt: the ciphertext was altered or is incomplete", cause })
+          })
         }),
       needsRotation: (ciphertext) => ciphertext.split(":")[1] !== current?.id
     }
