@@ -1,6 +1,6 @@
 /**
  * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
- * `{"url": ...}` on stdout, answer `"rss"` over the IPC channel, and stop when told to or when the harness goes.
+ * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
@@ -28,7 +28,10 @@ export const serve = async (
   }
   process.on("SIGTERM", stop)
   process.on("message", (message) => {
-    if (message === "rss") process.send?.({ rss: process.memoryUsage().rss })
+    if (message === "rss") {
+      const cpu = process.cpuUsage()
+      process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system })
+    }
   })
   // The IPC channel closes when the harness exits, even when it is killed: do not outlive it.
   process.on("disconnect", stop)

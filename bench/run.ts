@@ -21,6 +21,7 @@ Environment:
                                Unset: the embedded database, and no baseline (its one connection belongs to orgplane).
   ORGPLANE_BENCH_ROOT          Checkout whose server is measured (default: this repository), e.g. an older worktree.
   ORGPLANE_BENCH_CONCURRENCY   Concurrent connections (default 8).
+  ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -44,6 +45,8 @@ const WARM_UP = Math.min(REQUESTS, Math.max(CONCURRENCY * 10, Math.round(REQUEST
 const HERE = import.meta.dirname
 const ROOT = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(HERE, ".."))
 const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined
+/** Extra Node flags for the orgplane server, for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag !== "")
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -55,15 +58,20 @@ interface Server {
   readonly name: string
   readonly url: string
   readonly rss: () => Promise<number | undefined>
+  /** CPU time (user + system) the server process has used so far, in microseconds. */
+  readonly cpu: () => Promise<number | undefined>
 }
 
 const children = new Set<ChildProcess>()
+/** Per-request log lines the orgplane server wrote (it logs as in production: JSON, one line per request). */
+let requestLines = 0
 /** Servers that died, to explain the failed requests that follow. */
 const exits: Array<string> = []
 
 const startServer = (name: string, script: string, cwd: string, env: NodeJS.ProcessEnv) =>
   new Promise<Server>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@orgplane/source", "--import", "tsx", Path.join(HERE, script)], {
+    const extra = name === "orgplane" ? NODE_ARGS : []
+    const child = spawn(process.execPath, [...extra, "--conditions=@orgplane/source", "--import", "tsx", Path.join(HERE, script)], {
       cwd,
       env,
       stdio: ["ignore", "pipe", "inherit", "ipc"]
@@ -85,7 +93,15 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
         buffered = buffered.slice(newline + 1)
         if (url === undefined && line.startsWith("{\"url\"")) {
           url = JSON.parse(line).url as string
-          resolve({ name, url, rss: () => rssOf(child) })
+          resolve({
+            name,
+            url,
+            rss: () => usageOf(child).then((usage) => usage?.rss),
+            cpu: () => usageOf(child).then((usage) => usage?.cpuMicros)
+          })
+        } else if (line.includes(`"message":"request"`)) {
+          // The server's one line per request, as a collector would take it: read, not echoed.
+          requestLines++
         } else if (line.trim() !== "") {
           process.stderr.write(`[${name}] ${line}\n`)
         }
@@ -93,14 +109,14 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
     })
   })
 
-/** The child's resident set size, as it reports it over the IPC channel. */
-const rssOf = (child: ChildProcess) =>
-  new Promise<number | undefined>((resolve) => {
+/** The child's resident set size and CPU time used so far, as it reports them over the IPC channel. */
+const usageOf = (child: ChildProcess) =>
+  new Promise<{ readonly rss?: number; readonly cpuMicros?: number } | undefined>((resolve) => {
     if (!child.connected) return resolve(undefined)
     const timer = setTimeout(() => resolve(undefined), 2000)
-    child.once("message", (message: { rss?: number }) => {
+    child.once("message", (message: { rss?: number; cpuMicros?: number }) => {
       clearTimeout(timer)
-      resolve(message.rss)
+      resolve(message)
     })
     child.send("rss")
   })
@@ -283,6 +299,8 @@ interface Figures {
   readonly perSecond: number
   readonly p50: number
   readonly p99: number
+  /** Server CPU time per request, in microseconds: steadier than req/s on a shared machine. */
+  readonly cpuPerRequest: number | undefined
 }
 
 /** `count` requests from CONCURRENCY workers; latencies in milliseconds. */
@@ -306,13 +324,16 @@ const load = async (base: string, endpoint: Endpoint, count: number, rounds: { n
   return { latencies, seconds: (performance.now() - started) / 1000 }
 }
 
-const measure = async (base: string, endpoint: Endpoint): Promise<Figures> => {
+const measure = async (server: Server, endpoint: Endpoint): Promise<Figures> => {
   const rounds = { next: 0 }
-  await load(base, endpoint, WARM_UP, rounds)
-  const { latencies, seconds } = await load(base, endpoint, REQUESTS, rounds)
+  await load(server.url, endpoint, WARM_UP, rounds)
+  const cpuBefore = await server.cpu()
+  const { latencies, seconds } = await load(server.url, endpoint, REQUESTS, rounds)
+  const cpuAfter = await server.cpu()
   latencies.sort((a, b) => a - b)
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]
-  return { perSecond: latencies.length / seconds, p50: at(0.5), p99: at(0.99) }
+  const cpuPerRequest = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / latencies.length
+  return { perSecond: latencies.length / seconds, p50: at(0.5), p99: at(0.99), cpuPerRequest }
 }
 
 // The yardstick only means something if it answers the same thing: compare one reply of each, keys in any order.
@@ -343,7 +364,7 @@ const compare = async (orgplane: Server, baseline: Server, endpoint: Endpoint) =
 const number = (value: number | undefined, digits: number, width: number) =>
   (value === undefined ? "" : value.toFixed(digits)).padStart(width)
 const figures = (f: Figures | undefined) =>
-  `${number(f?.perSecond, 0, 8)} ${number(f?.p50, 2, 8)} ${number(f?.p99, 2, 8)}`
+  `${number(f?.perSecond, 0, 8)} ${number(f?.p50, 2, 8)} ${number(f?.p99, 2, 8)} ${number(f?.cpuPerRequest, 0, 8)}`
 const LABEL = 30
 const megabytes = (bytes: number | undefined) => (bytes === undefined ? "" : `${Math.round(bytes / 1e6)} MB`).padStart(12)
 
@@ -367,6 +388,7 @@ const main = async () => {
     ...inherited,
     ORGPLANE_BENCH_ROOT: ROOT,
     ORGPLANE_VERSION: "bench",
+    ORGPLANE_LOG_FORMAT: inherited.ORGPLANE_LOG_FORMAT ?? "json",
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
@@ -385,13 +407,17 @@ const main = async () => {
   }
   const rssBefore = [await orgplane.rss(), await baseline?.rss()]
 
-  console.log(`\n${REQUESTS} requests per endpoint after ${WARM_UP} to warm up, ${CONCURRENCY} keep-alive connections; latency in ms\n`)
-  console.log(`${"".padEnd(LABEL)} | ${"orgplane".padEnd(26)} | baseline (node:http + pg)`)
-  console.log(`${"endpoint".padEnd(LABEL)} | ${"req/s      p50      p99".padStart(26)} | ${"req/s      p50      p99".padStart(26)}`)
-  console.log(`${"-".repeat(LABEL)}-+-${"-".repeat(26)}-+-${"-".repeat(26)}`)
+  console.log(
+    `\n${REQUESTS} requests per endpoint after ${WARM_UP} to warm up, ${CONCURRENCY} keep-alive connections; latency in ms;` +
+      ` cpu: the server's own CPU time per request, in µs\n`
+  )
+  const header = "req/s      p50      p99   cpu µs"
+  console.log(`${"".padEnd(LABEL)} | ${"orgplane".padEnd(header.length)} | baseline (node:http + pg)`)
+  console.log(`${"endpoint".padEnd(LABEL)} | ${header.padStart(35)} | ${header.padStart(35)}`)
+  console.log(`${"-".repeat(LABEL)}-+-${"-".repeat(35)}-+-${"-".repeat(35)}`)
   for (const endpoint of list) {
-    const ours = await measure(orgplane.url, endpoint)
-    const theirs = baseline !== undefined && endpoint.baseline ? await measure(baseline.url, endpoint) : undefined
+    const ours = await measure(orgplane, endpoint)
+    const theirs = baseline !== undefined && endpoint.baseline ? await measure(baseline, endpoint) : undefined
     console.log(`${endpoint.label.padEnd(LABEL)} | ${figures(ours)} | ${figures(theirs)}`)
   }
 
@@ -401,6 +427,7 @@ const main = async () => {
   if (baseline !== undefined) {
     console.log(`${"baseline".padEnd(LABEL)} | ${"".padStart(12)} ${megabytes(rssBefore[1])} ${megabytes(rssAfter[1])}`)
   }
+  if (requestLines > 0) console.log(`\norgplane wrote ${requestLines} per-request log lines (JSON, read and counted here)`)
 }
 
 try {

@@ -19,6 +19,7 @@ export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
   lastUsedAt: Schema.NullOr(DateColumn)
 }) {}
 
+/** The API's key from a row (decoded, so valid: the class does not check it again). */
 const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId">) =>
   new ApiKey({
     id: row.id,
@@ -28,7 +29,7 @@ const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId">) =>
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
     lastUsedAt: row.lastUsedAt
-  })
+  }, true)
 
 /** Newest first. */
 const newestFirst = Keyset.make<ApiKey>("api-keys", "desc", [{ column: "id", value: (key) => key.id }])

@@ -27,6 +27,12 @@ import { toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 
 /**
+ * Refusals share one value: an API-key request first fails the bearer scheme (the platform tries it first), and a
+ * fresh error would capture a stack trace on every such request for nothing.
+ */
+const unauthorized = new Unauthorized()
+
+/**
  * The platform tries the `bearer` scheme, then, after any failure, `x-api-key`. A request that sent only a bearer
  * token must get the bearer's answer (404 without an organization, 503 when the database is down), not the 401 of
  * a missing API key: the bearer's failure is kept here for the rest of the request.
@@ -39,7 +45,7 @@ const rememberFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 /** A missing API key: the bearer token's failure when one was sent, else 401. */
 const noApiKey = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
   const failure = bearerFailures.get(request)
-  return Effect.fail((failure ?? new Unauthorized()) as Unauthorized)
+  return Effect.fail((failure ?? unauthorized) as Unauthorized)
 })
 
 /** API keys record their last use at most this often, so a busy key does not write on every request. */
@@ -59,11 +65,11 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       // The platform strips the first 7 characters without looking at them: check the scheme here.
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* new Unauthorized()
+      if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
       const value = Redacted.value(token).trim()
-      if (value === "") return yield* new Unauthorized()
+      if (value === "") return yield* unauthorized
       const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at: yield* now }))
-      if (Option.isNone(found)) return yield* new Unauthorized()
+      if (Option.isNone(found)) return yield* unauthorized
       return { ...toCaller(found.value), credential: { _tag: "Session", sessionId: found.value.sessionId } } satisfies Actor
     })
 
@@ -73,7 +79,7 @@ const make = Effect.gen(function*() {
       if (value === "") return yield* noApiKey
       const at = yield* now
       const found = yield* orUnavailable(apiKeys.resolve({ keyHash: crypto.hashToken(value), at }))
-      if (Option.isNone(found)) return yield* new Unauthorized()
+      if (Option.isNone(found)) return yield* unauthorized
       const { apiKeyId, keyOrganizationId, lastUsedAt } = found.value
       // Recorded in the background, at most once per interval per key (in this process).
       const last = Math.max(lastUsedAt?.getTime() ?? 0, lastTouched.get(apiKeyId) ?? 0)

@@ -24,8 +24,9 @@ export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
   removedAt: Schema.NullOr(DateColumn)
 }) {}
 
+/** The API's membership from a row (decoded, so valid: the class does not check it again). */
 export const toMembership = (row: Pick<MembershipRow, "id" | "organizationId" | "userId" | "role" | "createdAt">) =>
-  new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId, role: row.role, createdAt: row.createdAt })
+  new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId, role: row.role, createdAt: row.createdAt }, true)
 
 /** A user's organizations, oldest membership first. */
 const myOrganizations = Keyset.make<typeof OrganizationWithMembership.Type>("my-organizations", "asc", [
@@ -69,7 +70,7 @@ export const callerColumns = (sql: SqlClient.SqlClient) =>
 
 /** The caller, and their organization and membership (or nulls), from `CallerColumns`. */
 export const toCaller = (row: typeof CallerColumns.Type) => ({
-  user: new User({ id: row.userId, email: row.userEmail, name: row.userName, createdAt: row.userCreatedAt }),
+  user: new User({ id: row.userId, email: row.userEmail, name: row.userName, createdAt: row.userCreatedAt }, true),
   ...toMembershipOf(row)
 })
 

@@ -16,8 +16,9 @@ export class OrganizationRow extends Model.Class<OrganizationRow>("OrganizationR
   updatedAt: DateColumn
 }) {}
 
+/** The API's organization from a row (decoded, so valid: the class does not check it again). */
 export const toOrganization = (row: Pick<OrganizationRow, "id" | "name" | "plan" | "provisional" | "createdAt">) =>
-  new Organization({ id: row.id, name: row.name, plan: row.plan, provisional: row.provisional, createdAt: row.createdAt })
+  new Organization({ id: row.id, name: row.name, plan: row.plan, provisional: row.provisional, createdAt: row.createdAt }, true)
 
 export class OrganizationsRepository extends Effect.Service<OrganizationsRepository>()(
   "@orgplane/server/OrganizationsRepository",

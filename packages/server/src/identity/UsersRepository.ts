@@ -14,7 +14,9 @@ export class UserRow extends Model.Class<UserRow>("UserRow")({
   updatedAt: DateColumn
 }) {}
 
-export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">) => new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt })
+/** The API's user from a row (decoded, so valid: the class does not check it again). */
+export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">) =>
+  new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt }, true)
 
 const emailTaken = () => new Conflict({ error: "email_taken", message: "An account with this email already exists." })
 
