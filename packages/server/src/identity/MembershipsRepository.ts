@@ -42,6 +42,22 @@ const MyOrganizationRow = Schema.Struct({
   organizationCreatedAt: DateColumn
 })
 
+/** The organization of a row that carries its columns prefixed with `organization_`. */
+const organizationOf = (row: {
+  readonly organizationId: OrganizationId
+  readonly organizationName: string
+  readonly organizationPlan: OrganizationRow["plan"]
+  readonly organizationProvisional: boolean
+  readonly organizationCreatedAt: Date
+}) =>
+  toOrganization({
+    id: row.organizationId,
+    name: row.organizationName,
+    plan: row.organizationPlan,
+    provisional: row.organizationProvisional,
+    createdAt: row.organizationCreatedAt
+  })
+
 /**
  * The membership and organization a request acts in, as authentication resolves them in its one statement:
  * `callerColumns` over the person `u`, a membership `m` and its organization `o`, the latter two LEFT JOINed (null
@@ -74,19 +90,18 @@ export const toCaller = (row: typeof CallerColumns.Type) => ({
   ...toMembershipOf(row)
 })
 
-const toMembershipOf = (row: typeof CallerColumns.Type) =>
-  row.membershipId === null || row.organizationId === null || row.role === null || row.membershipCreatedAt === null ||
-    row.organizationName === null || row.organizationPlan === null || row.organizationProvisional === null ||
-    row.organizationCreatedAt === null
-    ? { organization: null, membership: null }
-    : {
-      organization: toOrganization({
-        id: row.organizationId,
-        name: row.organizationName,
-        plan: row.organizationPlan,
-        provisional: row.organizationProvisional,
-        createdAt: row.organizationCreatedAt
-      }),
+type CallerRow = typeof CallerColumns.Type
+
+/** Whether the caller's row found a membership (the LEFT JOINed columns are all there). */
+const hasMembership = (row: CallerRow): row is { readonly [K in keyof CallerRow]: NonNullable<CallerRow[K]> } =>
+  row.membershipId !== null && row.organizationId !== null && row.role !== null && row.membershipCreatedAt !== null &&
+  row.organizationName !== null && row.organizationPlan !== null && row.organizationProvisional !== null &&
+  row.organizationCreatedAt !== null
+
+const toMembershipOf = (row: CallerRow) =>
+  hasMembership(row)
+    ? {
+      organization: organizationOf(row),
       membership: toMembership({
         id: row.membershipId,
         organizationId: row.organizationId,
@@ -95,6 +110,7 @@ const toMembershipOf = (row: typeof CallerColumns.Type) =>
         createdAt: row.membershipCreatedAt
       })
     }
+    : { organization: null, membership: null }
 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: MembershipId })
 const ScopedUser = Schema.Struct({ organizationId: OrganizationId, userId: UserId })
@@ -155,16 +171,7 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
     const listForUser = (userId: UserId, query: Keyset.PageQuery) =>
       Keyset.page(myOrganizations, query, (page) =>
         Effect.map(listForUserRows({ userId, page }), (rows) =>
-          rows.map((row) => ({
-            organization: toOrganization({
-              id: row.organizationId,
-              name: row.organizationName,
-              plan: row.organizationPlan,
-              provisional: row.organizationProvisional,
-              createdAt: row.organizationCreatedAt
-            }),
-            membership: toMembership(row)
-          }))))
+          rows.map((row) => ({ organization: organizationOf(row), membership: toMembership(row) }))))
 
     const changeRole = execute({
       Request: Schema.Struct({ ...Scoped.fields, role: Role, updatedAt: DateColumn }),
