@@ -11,4 +11,10 @@ const teardown: Teardown = (exit, onExit) => {
   else defaultTeardown(exit, onExit)
 }
 
-NodeRuntime.runMain(run(process.argv).pipe(Effect.provide(NodeContext.layer)), { disableErrorReporting: true, teardown })
+// The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format (the
+// runtime's multi-line pretty logger would replace it and spread each request over several lines).
+NodeRuntime.runMain(run(process.argv).pipe(Effect.provide(NodeContext.layer)), {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown
+})

@@ -220,7 +220,7 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     expect(serve.stdout).toContain("--database-url")
   })
 
-  it("serves on the given port until SIGTERM, finishes the request in flight, then exits 0", async () => {
+  it("serves on the given port until SIGTERM, finishes the request in flight, then exits 0, one log line per request", async () => {
     const { home } = await fresh()
     const port = await freePort()
     const child = spawn(
@@ -255,6 +255,10 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
       expect((await inFlight).status).toBe(201)
       expect(await exited).toBe(0)
       expect(Date.now() - stoppedAt).toBeLessThan(5_000)
+      // One log line per request, in the server's one-line format.
+      const lines = output.split("\n")
+      expect(lines.filter((line) => line.includes("route=/health")), output).toHaveLength(1)
+      expect(lines.filter((line) => /INFO +request .*route=\/v1\/auth\/sign-up/.test(line)), output).toHaveLength(1)
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL")
     }
