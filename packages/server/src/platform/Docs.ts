@@ -31,6 +31,9 @@ const page = `<!doctype html>
   </body>
 </html>`
 
+/** The routes served beside the API (the request log names them by these paths). */
+export const routes = [["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/docs/scalar.js"]] as const
+
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig

@@ -13,6 +13,7 @@ import { type HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServer
 import { Api, errorResponseOf, InvalidRequest, RateLimited, RateLimitedResponse } from "@orgplane/schema"
 import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
+import * as Docs from "./Docs.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
 import * as Routes from "./Routes.js"
@@ -178,9 +179,7 @@ export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer
     ) as typeof app)
 }
 
-/** Served by `Docs.layer` next to the API. */
-const docsRoutes = [["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/docs/scalar.js"]] as const
 
 export const layer: Layer.Layer<never, never, ServerConfig> = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (settings) => layerFor(Api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: docsRoutes }))
+  Effect.map(ServerConfig, (settings) => layerFor(Api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes }))
 )

@@ -11,7 +11,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
+import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
 export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
   id: Model.GeneratedByApp(InvitationId),
@@ -30,7 +30,9 @@ export class InvitationRow extends Model.Class<InvitationRow>("InvitationRow")({
 /** Newest first. */
 const newestFirst = Keyset.make<Invitation>("invitations", "desc", [{ column: "id", value: (invitation) => invitation.id }])
 
-const InvitationResult = trustedClassRow(Invitation)
+const InvitationResult = classRow(Invitation)
+/** Lists skip validating each row: see `trustedClassRow`. */
+const InvitationListResult = trustedClassRow(Invitation)
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: InvitationId })
 const Changes = Schema.Struct({
   role: InvitableRole,
@@ -70,7 +72,7 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
         at: DateColumn,
         page: Keyset.PageRequest
       }),
-      Result: InvitationResult,
+      Result: InvitationListResult,
       execute: ({ at, organizationId, page, query }) =>
         sql`${select(at)} WHERE ${
           sql.and([

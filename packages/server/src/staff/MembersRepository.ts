@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Member, MembershipId, MemberListQuery, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { findAll, findOne, trustedClassRow } from "../platform/Statements.js"
+import { classRow, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
 /** `%` and `_` match themselves in a containment search. */
 export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -11,7 +11,9 @@ export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => 
 /** Oldest first. */
 const oldestFirst = Keyset.make<Member>("members", "asc", [{ column: "m.id", value: (member) => member.id }])
 
-const MemberRow = trustedClassRow(Member)
+const MemberRow = classRow(Member)
+/** Lists skip validating each row: see `trustedClassRow`. */
+const MemberListRow = trustedClassRow(Member)
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: MembershipId })
 
 export class MembersRepository extends Effect.Service<MembersRepository>()("@orgplane/server/MembersRepository", {
@@ -45,7 +47,7 @@ export class MembersRepository extends Effect.Service<MembersRepository>()("@org
 
     const listRows = findAll({
       Request: Schema.Struct({ organizationId: OrganizationId, query: Schema.typeSchema(MemberListQuery), page: Keyset.PageRequest }),
-      Result: MemberRow,
+      Result: MemberListRow,
       execute: ({ organizationId, page, query }) =>
         sql`${select} WHERE ${
           sql.and([

@@ -4,7 +4,7 @@ import { Conflict, MembershipId, OrganizationId, Team, TeamId, TeamListQuery } f
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
-import { DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
+import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 import { likePattern } from "./MembersRepository.js"
 
 export class TeamRow extends Model.Class<TeamRow>("TeamRow")({
@@ -40,7 +40,7 @@ export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplan
 
     const find = findOne({
       Request: Scoped,
-      Result: trustedClassRow(Team),
+      Result: classRow(Team),
       execute: ({ id, organizationId }) => sql`${select} WHERE t.organization_id = ${organizationId} AND t.id = ${id}`
     })
 
