@@ -9,17 +9,34 @@ import { Schema } from "effect"
 
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/
 
-/** Checks one TypeID against its prefix, with the message a caller needs to fix it. */
+/** What each prefix identifies ("Team id"), filled as the schemas below are made: named in wrong-prefix messages. */
+const identified = new Map<string, string>()
+
+/** "Team id" → "team id"; "API key id" stays. */
+const lower = (text: string) => /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text
+
+/**
+ * Checks one TypeID against its prefix, with the message a caller needs to fix it. The prefix is checked first, so
+ * an id of another kind (a member id where a team id belongs) is named as such rather than reported by its length.
+ */
 export const checkTypeId = (prefix: string, value: string): string | undefined => {
+  if (!value.startsWith(`${prefix}_`)) {
+    const other = /^([a-z]{1,8})_/.exec(value)?.[1]
+    const kind = other === undefined ? undefined : identified.get(other)
+    const expected = identified.get(prefix)
+    return `TypeID must start with '${prefix}_'${expected ? ` (${lower(expected)})` : ""}${
+      kind ? `; '${other}_…' is ${/^[aeio]/i.test(kind) ? "an" : "a"} ${lower(kind)}` : ""
+    }`
+  }
   const length = prefix.length + 27
   if (value.length !== length) return `TypeID must be ${length} characters (${prefix}_<26 char suffix>)`
-  if (!value.startsWith(`${prefix}_`)) return `TypeID must start with '${prefix}_'`
   if (!SUFFIX.test(value.slice(prefix.length + 1))) return "TypeID suffix is not valid base32"
   return undefined
 }
 
-const typeId = <const Prefix extends string, const Brand extends string>(prefix: Prefix, brand: Brand, identifies: string) =>
-  Schema.String.pipe(
+const typeId = <const Prefix extends string, const Brand extends string>(prefix: Prefix, brand: Brand, identifies: string) => {
+  identified.set(prefix, identifies)
+  return Schema.String.pipe(
     Schema.filter((value) => checkTypeId(prefix, value) ?? true, {
       identifier: brand,
       description: `${identifies}: a TypeID with the '${prefix}_' prefix (${prefix.length + 27} characters)`,
@@ -32,6 +49,7 @@ const typeId = <const Prefix extends string, const Brand extends string>(prefix:
     }),
     Schema.brand(brand)
   )
+}
 
 export const OrganizationId = typeId("org", "OrganizationId", "Organization id")
 export type OrganizationId = typeof OrganizationId.Type

@@ -28,7 +28,10 @@ describe("error bodies", () => {
       token: owner.token
     })
     expect(wrongPrefix.status).toBe(400)
-    expect(wrongPrefix.body.details[0]).toEqual({ message: "TypeID must start with 'apk_'", path: ["apiKeyId"] })
+    expect(wrongPrefix.body.details[0]).toEqual({
+      message: "TypeID must start with 'apk_' (API key id); 'plg_…' is a plugin id",
+      path: ["apiKeyId"]
+    })
   })
 
   it("a bad query value is 400 and every bad parameter is listed", async () => {
