@@ -1,6 +1,11 @@
-/** The `orgplane` command tree, and `run`: parse the arguments, run the command, and answer with an exit code. */
-import { CliConfig, Command, ValidationError } from "@effect/cli"
-import { Console, Effect } from "effect"
+/**
+ * The `orgplane` command tree, and `run`: find the command the words name, parse its flags and arguments, run it,
+ * and answer with an exit code. Groups and help are ours (Commands.ts, Help.ts); `@effect/cli` parses each
+ * command's flags and arguments. Everything is printed through `Console`, so tests run the CLI in-process.
+ */
+import { CliConfig, Command, CommandDescriptor, ValidationError } from "@effect/cli"
+import { Console, Effect, Either } from "effect"
+import * as Commands from "./Commands.js"
 import { apiKeys } from "./commands/apiKeys.js"
 import { auth } from "./commands/auth.js"
 import { bootstrap } from "./commands/bootstrap.js"
@@ -10,117 +15,205 @@ import { orgs } from "./commands/orgs.js"
 import * as Serve from "./commands/serve.js"
 import { teams } from "./commands/teams.js"
 import { whoami } from "./commands/whoami.js"
-import { group } from "./commands/group.js"
-import { ExitCodes, Reported } from "./Errors.js"
+import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
+import * as GlobalOptions from "./GlobalOptions.js"
+import * as Help from "./Help.js"
 import * as Output from "./Output.js"
 import { VERSION } from "./Version.js"
 
-/** The root command. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`. */
+/** The root of the tree. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`. */
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
-  group("orgplane", "Administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations and API keys.", [
-    Serve.make(options.serveEnvironment),
-    auth,
-    whoami,
-    orgs,
-    members,
-    teams,
-    invitations,
-    apiKeys,
-    bootstrap
-  ])
+  Commands.group(
+    "orgplane",
+    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations and API keys.",
+    [Serve.make(options.serveEnvironment), auth, whoami, orgs, members, teams, invitations, apiKeys, bootstrap]
+  )
 
-export const command = make()
+export interface RunOptions {
+  /** Colour in help (stdout) and error lines (stderr). Off unless given: bin.ts decides from the terminal. */
+  readonly color?: { readonly stdout: boolean; readonly stderr: boolean }
+}
 
-const synopsis: ReadonlyArray<readonly [string, string]> = [
-  ["serve [--port N] [--host H] [--data DIR|memory] [--database-url URL]", "Run the server"],
-  ["auth signup --email E --name N [--password P]", "Create an account; its session is saved"],
-  ["auth login --email E [--password P]", "Sign in; the session is saved"],
-  ["auth logout", "Revoke the session and forget it"],
-  ["whoami", "Show the user, active organization and role"],
-  ["orgs create <name>", "Create an organization and switch to it"],
-  ["orgs switch <organizationId>", "Switch the active organization"],
-  ["members list [--role R] [--query T] [--include-removed]", "List the members (paged: --limit, --cursor, --all)"],
-  ["members role <memberId> <owner|admin|member>", "Change a member's role"],
-  ["members remove <memberId>", "Remove a member (your own id: leave)"],
-  ["members transfer-ownership <memberId>", "Make an admin owner; you become admin"],
-  ["teams create <name> [--member ID]...", "Create a team"],
-  ["teams list [--query T] [--member ID]", "List the teams (paged like members list)"],
-  ["teams add <teamId> <memberId>...", "Add members to a team"],
-  ["teams remove <teamId> <memberId>", "Take a member out of a team"],
-  ["teams rename <teamId> <name>", "Rename a team"],
-  ["teams delete <teamId>", "Delete a team"],
-  ["invitations create <email> [--role member|admin]", "Invite someone (the token is printed once)"],
-  ["invitations list [--status S]", "List the invitations (paged like members list)"],
-  ["invitations cancel <invitationId>", "Cancel a pending invitation"],
-  ["invitations accept <token> [--sign-up --name N]", "Join with an invite token (or as a new account)"],
-  ["api-keys create <name> [--expires-at ISO]", "Create an API key (printed once)"],
-  ["api-keys list [--limit N] [--cursor C] [--all]", "List the organization's API keys"],
-  ["api-keys revoke <apiKeyId>", "Revoke an API key"],
-  ["bootstrap --workspace-name N [--role R]... [--owner-email E]", "Create a provisional workspace with claim links"],
-  ["bootstrap claim <token>", "Join a workspace with a claim token"]
-]
+const isHelp = (word: string) => word === "--help" || word === "-h"
 
-const globalFlags: ReadonlyArray<readonly [string, string]> = [
-  ["--url URL", "Server (ORGPLANE_URL, else the profile's, else http://127.0.0.1:8787)"],
-  ["--token TOKEN", "Session token (ORGPLANE_TOKEN, else the profile's)"],
-  ["--api-key KEY", "Organization API key (ORGPLANE_API_KEY, else the profile's)"],
-  ["--profile NAME", "Profile in the config file (ORGPLANE_PROFILE, else 'default')"],
-  ["--json", "Print the result as JSON"]
-]
+/** The words before `--`, where flags are flags. */
+const flagsOf = (args: ReadonlyArray<string>) => {
+  const end = args.indexOf("--")
+  return end === -1 ? args : args.slice(0, end)
+}
 
-const indent = (text: string) => text.split("\n").map((line) => `  ${line}`).join("\n")
+/** Edit distance counting a swap of neighbours as one edit (`memebrs` is one from `members`). */
+const distance = (a: string, b: string) => {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i === 0 ? j : j === 0 ? i : 0))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1)
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/** The closest names to a mistyped word: the only name it starts, else those within a third of its length. */
+export const suggest = (word: string, names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const lower = word.toLowerCase()
+  const prefixed = names.filter((name) => lower.length >= 2 && name.startsWith(lower))
+  if (prefixed.length === 1) return prefixed
+  const scored = names.map((name) => [name, distance(lower, name)] as const)
+  const best = Math.min(...scored.map(([, score]) => score))
+  return best <= Math.max(1, Math.floor(Math.max(lower.length, 3) / 3)) ? scored.filter(([, score]) => score === best).map(([name]) => name) : []
+}
+
+const unknownCommand = (word: string, path: ReadonlyArray<string>, node: Commands.Group) => {
+  const where = ["orgplane", ...path].join(" ")
+  const close = suggest(word, node.children.map((child) => child.name))
+  const hint = close.length > 0 ? ` — did you mean ${close.map((name) => `'${name}'`).join(" or ")}?` : "."
+  return new UsageError({ message: `unknown command '${word}' for '${where}'${hint} Run '${where} --help' for its commands.` })
+}
 
 /**
- * `orgplane --help`: a short overview. The parser's own listing repeats every global flag on every line, which
- * buries the commands; each command's own `--help` still comes from the parser.
+ * The first word that looks like a flag but is none of the command's, with the closest ones. Values of flags that
+ * take one are skipped, so `--query -x` is fine.
  */
-export const overview = [
-  `orgplane ${VERSION}: administer an orgplane control plane.`,
-  "",
-  "USAGE",
-  "  orgplane <command> [<subcommand>] [flags]",
-  "",
-  "COMMANDS",
-  indent(Output.fields(synopsis)),
-  "",
-  "GLOBAL FLAGS (every command but serve, whose --json switches to JSON logs)",
-  indent(Output.fields(globalFlags)),
-  "",
-  "Run 'orgplane <command> --help' for a command's flags ('serve --help' lists the server's environment variables).",
-  "Also: --version, --completions bash|zsh|fish|sh.",
-  "Exit codes: 0 ok, 1 error, 2 usage error, 3 not authenticated, 4 not found, 5 cannot reach the server."
-].join("\n")
+const unknownFlag = (args: ReadonlyArray<string>, path: ReadonlyArray<string>, leaf: Commands.Leaf) => {
+  const docs = [...leaf.docs, ...(leaf.global ? Object.values(GlobalOptions.flags).map((flag) => flag.doc) : [])]
+    .filter((doc) => doc.kind === "flag")
+  const takesValue = new Map(docs.map((doc) => [`--${doc.name}`, doc.placeholder !== ""]))
+  const words = flagsOf(args)
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.startsWith("-") || word === "-") continue
+    const name = word.split("=")[0]!
+    const known = takesValue.get(name)
+    if (known === undefined) {
+      const close = suggest(name.replace(/^-+/, ""), docs.map((doc) => doc.name))
+      const where = ["orgplane", ...path].join(" ")
+      const hint = close.length > 0 ? ` — did you mean ${close.map((flag) => `'--${flag}'`).join(" or ")}?` : "."
+      return new UsageError({ message: `unknown flag '${name}' for '${where}'${hint} Run '${where} --help' for its flags.` })
+    }
+    if (known && !word.includes("=")) i++
+  }
+  return undefined
+}
 
-/** The first word that is not a flag: the command the user asked for. */
-const requested = (args: ReadonlyArray<string>) => args.find((arg) => !arg.startsWith("-"))
+/** The library's view of the tree, for `--completions`. */
+const completionTree = (node: Commands.Node): Command.Command<string, never, never, unknown> =>
+  node._tag === "Leaf"
+    ? node.command as unknown as Command.Command<string, never, never, unknown>
+    : Command.make(node.name).pipe(
+      Command.withSubcommands(node.children.map(completionTree) as [Command.Command<string, never, never, unknown>])
+    ) as unknown as Command.Command<string, never, never, unknown>
+
+const completions = (shell: string | undefined, root: Commands.Group) => {
+  const command = completionTree(root)
+  switch (shell) {
+    case "bash":
+      return Command.getBashCompletions(command, "orgplane")
+    case "zsh":
+      return Command.getZshCompletions(command, "orgplane")
+    case "fish":
+      return Command.getFishCompletions(command, "orgplane")
+    default:
+      return Effect.fail(new UsageError({ message: "--completions: must be one of bash, zsh, fish" }))
+  }
+}
+
+const config = CliConfig.make({ showBuiltIns: false })
 
 /**
  * Runs the CLI on `argv` (as in `process.argv`: runtime and script first) and succeeds with the exit code:
  * 0 ok, 1 error, 2 usage, 3 not authenticated, 4 not found, 5 connection failure.
  */
-export const run = (argv: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const args = argv.slice(2)
-    if (args.length === 0 || (args.length === 1 && (args[0] === "--help" || args[0] === "-h"))) {
-      yield* Console.log(overview)
-      return ExitCodes.ok
-    }
+export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
+  const args = argv.slice(2)
+  const json = flagsOf(args).includes("--json")
+  const out: Output.Style = { color: options.color?.stdout ?? false }
+  const err: Output.Style = { color: options.color?.stderr ?? false }
+  const usage = (error: UsageError) =>
+    Effect.as(
+      json ? Console.error(JSON.stringify(usageReport(error).body)) : Console.error(`${Output.red(err, "error:")} ${error.message}`),
+      ExitCodes.usage
+    )
+
+  return Effect.gen(function*() {
     // Only `serve` pays for loading the server, which owns the list of its environment variables.
-    const serveEnvironment = requested(args) === "serve"
+    const serveEnvironment = args[0] === "serve" && flagsOf(args).some(isHelp)
       ? (yield* Effect.promise(() => import("@orgplane/server"))).environment
       : undefined
-    const cli = Command.run(make({ serveEnvironment }), { name: "orgplane", version: VERSION })
-    return yield* cli(argv).pipe(
-      Effect.as(ExitCodes.ok),
-      // Types in usage lines (`--url text`) only lengthen them; built-in flags are described in the README.
-      Effect.provide(CliConfig.layer({ showTypes: false, showBuiltIns: false }))
-    )
+    const root = make({ serveEnvironment })
+
+    if (args.length === 0 || (args.length === 1 && isHelp(args[0]!))) {
+      yield* Console.log(Help.overview(out, root, Commands.leaves(root), VERSION))
+      return ExitCodes.ok
+    }
+    if (args[0] === "--version" || args[0] === "-V") {
+      yield* Console.log(VERSION)
+      return ExitCodes.ok
+    }
+    if (args[0] === "--completions") {
+      const lines = yield* completions(args[1], root)
+      yield* Console.log(lines.join("\n"))
+      return ExitCodes.ok
+    }
+
+    // The words name a group, then a command in it, and so on down to a command.
+    let node: Commands.Node = root
+    const path: Array<string> = []
+    while (node._tag === "Group") {
+      const word: string | undefined = args[path.length]
+      if (word === undefined || isHelp(word)) {
+        yield* Console.log(Help.group(out, path, node))
+        return ExitCodes.ok
+      }
+      if (word.startsWith("-")) {
+        const where = ["orgplane", ...path].join(" ")
+        return yield* new UsageError({
+          message: `'${word}' before a command: flags go after it ('${where} <command> ${word}'). Run '${where} --help' for its commands.`
+        })
+      }
+      const child: Commands.Node | undefined = node.children.find((candidate) => candidate.name === word)
+      if (child === undefined) return yield* unknownCommand(word, path, node)
+      path.push(word)
+      node = child
+    }
+    const leaf: Commands.Leaf = node
+    const rest = args.slice(path.length)
+    if (flagsOf(rest).some(isHelp)) {
+      yield* Console.log(Help.leaf(out, path, leaf))
+      return ExitCodes.ok
+    }
+
+    const unknown = unknownFlag(rest, path, leaf)
+    if (unknown !== undefined) return yield* unknown
+
+    const parsed = yield* Effect.either(CommandDescriptor.parse(leaf.command.descriptor, [leaf.name, ...rest], config))
+    if (Either.isLeft(parsed)) {
+      const message = Help.plain(parsed.left.error).trim() || "invalid arguments"
+      return yield* new UsageError({ message: `${message} (see '${["orgplane", ...path].join(" ")} --help')` })
+    }
+    const directive = parsed.right
+    if (directive._tag === "BuiltIn") {
+      if (directive.option._tag === "ShowHelp") {
+        yield* Console.log(Help.leaf(out, path, leaf))
+        return ExitCodes.ok
+      }
+      return yield* new UsageError({ message: `unsupported flag for '${["orgplane", ...path].join(" ")}'` })
+    }
+    if (directive.leftover.length > 0) {
+      return yield* new UsageError({
+        message: `unexpected argument '${directive.leftover[0]}' (see '${["orgplane", ...path].join(" ")} --help')`
+      })
+    }
+    yield* leaf.command.handler(directive.value).pipe(Effect.provideService(Commands.Invocation, { path, json, color: err.color }))
+    return ExitCodes.ok
   }).pipe(
-    Effect.catchAll((error) => {
+    Effect.catchAll((error: unknown) => {
+      if (error instanceof UsageError) return usage(error)
       if (error instanceof Reported) return Effect.succeed(error.code)
-      // The parser has already printed what was wrong.
-      if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCodes.usage)
+      if (ValidationError.isValidationError(error)) return usage(new UsageError({ message: Help.plain(error.error) }))
       return Effect.as(Console.error(`error: ${String(error)}`), ExitCodes.error)
     }),
     Effect.catchAllDefect((defect) => Effect.as(Console.error(`error: unexpected failure: ${String(defect)}`), ExitCodes.error))
   )
+}

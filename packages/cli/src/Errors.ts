@@ -4,6 +4,7 @@
  */
 import { HttpClientError, HttpApiSchema } from "@effect/platform"
 import { errorResponseOf, InvalidRequest, RateLimited } from "@orgplane/schema"
+import * as Output from "./Output.js"
 import { Cause, ConfigError, Console, Data, Effect, ParseResult, Schema } from "effect"
 
 export const ExitCodes = {
@@ -24,11 +25,22 @@ export class NotAuthenticated extends Data.TaggedError("NotAuthenticated")<{
   readonly profile: string
 }> {}
 
+/** The server refused the credential the command sent (401): which one it was, for the hint. */
+export class Rejected extends Data.TaggedError("Rejected")<{
+  readonly cause: unknown
+  readonly kind: "token" | "apiKey"
+  readonly source: "flag" | "environment" | "profile"
+  readonly profile: string
+}> {}
+
 /** `auth login` was refused: the server does not say which of the two was wrong. */
 export class WrongPassword extends Data.TaggedError("WrongPassword")<{}> {}
 
 /** The profile file cannot be read or written. */
 export class ProfileError extends Data.TaggedError("ProfileError")<{ readonly path: string; readonly message: string }> {}
+
+/** A command could not do its job, for a reason it explains (`error` is the JSON name, for example `port_in_use`). */
+export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly error: string; readonly message: string }> {}
 
 /** Already reported: carries only the exit code the process should end with. */
 export class Reported extends Data.TaggedError("Reported")<{ readonly code: number }> {}
@@ -54,7 +66,7 @@ const codeForStatus = (status: number) =>
   status === 401 ? ExitCodes.unauthenticated : status === 404 ? ExitCodes.notFound : ExitCodes.error
 
 const hintFor = (status: number, error: string): string | undefined => {
-  if (status === 401) return "run 'orgplane auth login'"
+  if (status === 401) return "log in with 'orgplane auth login'"
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
   if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
   if (error === "insufficient_role") return "ask an owner or admin of the organization"
@@ -106,12 +118,32 @@ const statusReport = (error: HttpClientError.ResponseError) =>
     } satisfies Report
   })
 
+/** Where a refused credential came from, and what to do about it. */
+const rejectedHint = (error: Rejected) => {
+  const where = error.source === "flag"
+    ? `the ${error.kind === "token" ? "--token" : "--api-key"} flag`
+    : error.source === "environment"
+    ? error.kind === "token" ? "ORGPLANE_TOKEN" : "ORGPLANE_API_KEY"
+    : `profile '${error.profile}'`
+  return error.kind === "token"
+    ? `the session token from ${where} has expired or was revoked: log in again with 'orgplane auth login'`
+    : `the API key from ${where} was revoked, has expired or its member left the organization: create a new one with 'orgplane api-keys create <name>' (as an owner or admin)`
+}
+
+/** A usage error's report: exit code 2, `{"error": "usage", "message"}` with `--json`. */
+export const usageReport = (error: UsageError): Report => local(ExitCodes.usage, "usage", error.message)
+
 /** Turns any failure of a command into its report. */
 export const describe = (error: unknown): Effect.Effect<Report> =>
   Effect.gen(function*() {
+    if (error instanceof Rejected) {
+      const report = yield* describe(error.cause)
+      return { ...report, message: `${report.message.replace(/ — .*$/, "")} — ${rejectedHint(error)}` }
+    }
     const wire = errorResponseOf(error)
     if (wire !== undefined) return apiReport(error as object, wire)
-    if (error instanceof UsageError) return local(ExitCodes.usage, "usage", error.message)
+    if (error instanceof UsageError) return usageReport(error)
+    if (error instanceof CommandFailed) return local(ExitCodes.error, error.error, error.message)
     if (error instanceof NotAuthenticated) {
       return local(
         ExitCodes.unauthenticated,
@@ -160,11 +192,13 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
  * Reports a command's failure on stderr and fails with `Reported`, so the process ends with the right code.
  * Interruption (Ctrl-C) is not a failure and passes through.
  */
-export const reported = (options: { readonly json: boolean }) =>
+export const reported = (options: { readonly json: boolean; readonly color?: boolean }) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Reported, R> =>
   Effect.catchAll(effect, (error) =>
     Effect.flatMap(describe(error), (report) =>
       Effect.zipRight(
-        options.json ? Console.error(JSON.stringify(report.body)) : Console.error(`error: ${report.message}`),
+        options.json
+          ? Console.error(JSON.stringify(report.body))
+          : Console.error(`${Output.red({ color: options.color ?? false }, "error:")} ${report.message}`),
         Effect.fail(new Reported({ code: report.code }))
       )))

@@ -1,30 +1,30 @@
 /**
- * Options every command accepts (after its name, like `gh`): where to connect, with which credential, and how to
- * print. Each leaf command puts `global` in its config.
+ * Flags every command but `serve` accepts (after its name, like `gh`): where to connect, with which credential, and
+ * how to print. `Commands.leaf` adds them to each command.
  */
-import { Options } from "@effect/cli"
 import type { Option, Redacted } from "effect"
+import * as Inputs from "./Inputs.js"
 
-export const global = {
-  url: Options.text("url").pipe(
-    Options.withDescription("Server URL (default: ORGPLANE_URL, else the profile's, else http://127.0.0.1:8787)."),
-    Options.optional
-  ),
-  token: Options.redacted("token").pipe(
-    Options.withDescription("Session token (default: ORGPLANE_TOKEN, else the profile's)."),
-    Options.optional
-  ),
-  apiKey: Options.redacted("api-key").pipe(
-    Options.withDescription("Organization API key (default: ORGPLANE_API_KEY, else the profile's)."),
-    Options.optional
-  ),
-  profile: Options.text("profile").pipe(
-    Options.withDescription("Profile to use (default: ORGPLANE_PROFILE, else 'default')."),
-    Options.optional
-  ),
-  json: Options.boolean("json").pipe(
-    Options.withDescription("Print the result as JSON on stdout (and errors as the API's JSON body on stderr).")
-  )
+export const flags = {
+  url: Inputs.optional(Inputs.text("url", {
+    placeholder: "<url>",
+    description: "Server URL. Default: ORGPLANE_URL, else the profile's, else http://127.0.0.1:8787."
+  })),
+  token: Inputs.optional(Inputs.secret("token", {
+    placeholder: "<token>",
+    description: "Session token. Default: ORGPLANE_TOKEN, else the profile's."
+  })),
+  apiKey: Inputs.optional(Inputs.secret("api-key", {
+    placeholder: "<key>",
+    description: "Organization API key. Default: ORGPLANE_API_KEY, else the profile's."
+  })),
+  profile: Inputs.optional(Inputs.text("profile", {
+    placeholder: "<name>",
+    description: "Profile of the config file to use. Default: ORGPLANE_PROFILE, else 'default'."
+  })),
+  json: Inputs.boolean("json", {
+    description: "Print the result as JSON on stdout, and errors as JSON ({\"error\", \"message\"}) on stderr."
+  })
 }
 
 export interface GlobalOptions {

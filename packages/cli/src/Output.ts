@@ -4,6 +4,15 @@
  */
 import { Console, Effect, Schema } from "effect"
 
+/** Whether to colour a stream: see bin.ts for how it is decided. */
+export interface Style {
+  readonly color: boolean
+}
+
+const sgr = (code: string) => (style: Style, text: string) => style.color ? `\u001b[${code}m${text}\u001b[0m` : text
+export const bold = sgr("1")
+export const red = sgr("1;31")
+
 /** `2025-01-31T12:00:00Z`: ISO 8601 without milliseconds, or `-` for none. */
 export const date = (value: Date | null | undefined) =>
   value === null || value === undefined ? "-" : value.toISOString().replace(/\.\d{3}Z$/, "Z")

@@ -1,41 +1,35 @@
 /**
  * Cursor pages in list commands: `--limit`, `--cursor` and `--all`, the walk through the pages, and the hint that
- * says how to get the next one.
+ * says how to get the next one. `--limit` and `--cursor` are checked with the API's own `Limit` and `Cursor`.
  */
-import { Options } from "@effect/cli"
-import { Cursor, type Page } from "@orgplane/schema"
+import { Cursor, Limit, type Page } from "@orgplane/schema"
 import { Effect, Option } from "effect"
-import { UsageError } from "./Errors.js"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 
-/** The paging flags: spread them into a list command's config. */
-export const options = {
-  limit: Options.integer("limit").pipe(Options.withDescription("Page size, 1 to 100 (default 50)."), Options.optional),
-  cursor: Inputs.option(
-    Options.text("cursor").pipe(Options.withDescription("Continue from a previous page's nextCursor.")),
-    "--cursor",
-    Cursor
-  ).pipe(Options.optional),
-  all: Options.boolean("all").pipe(Options.withDescription("Fetch every page."))
+/** The paging flags, added to every `Commands.list`. */
+export const inputs = {
+  limit: Inputs.optional(Inputs.text("limit", { placeholder: "<n>", schema: Limit })),
+  cursor: Inputs.optional(Inputs.text("cursor", {
+    placeholder: "<cursor>",
+    description: "Continue from a previous page's nextCursor.",
+    schema: Cursor
+  })),
+  all: Inputs.boolean("all", { description: "Fetch every page." })
 }
 
-export interface Paging {
-  readonly limit: Option.Option<number>
-  readonly cursor: Option.Option<string>
-  readonly all: boolean
-}
+export type Paging = Inputs.Values<typeof inputs>
 
-/** `--limit` out of range is a usage error, reported before anything is sent. */
-export const check = (paging: Paging) =>
-  Option.isSome(paging.limit) && (paging.limit.value < 1 || paging.limit.value > 100)
-    ? Effect.fail(new UsageError({ message: "--limit: must be an integer from 1 to 100" }))
-    : Effect.void
+/** What one page request adds to a list endpoint's query. */
+export interface PageParams {
+  readonly cursor?: string
+  readonly limit?: number
+}
 
 /** The page at `--cursor` (else the first); with `--all`, every item of every page as one page without a cursor. */
 export const fetch = <A, E, R>(
   paging: Paging,
-  page: (params: { readonly cursor?: string; readonly limit?: number }) => Effect.Effect<Page<A>, E, R>
+  page: (params: PageParams) => Effect.Effect<Page<A>, E, R>
 ): Effect.Effect<Page<A>, E, R> =>
   Effect.gen(function*() {
     const params = (cursor: Option.Option<string>) => ({ ...Inputs.ifSome("cursor", cursor), ...Inputs.ifSome("limit", paging.limit) })

@@ -2,21 +2,39 @@
  * Commands that create a session (`auth signup`, `auth login`, `invitations accept --sign-up`): where the password
  * comes from, and how the new session is saved in the selected profile.
  */
-import { Options, Prompt } from "@effect/cli"
+import { Prompt } from "@effect/cli"
 import { Password, type Session, type User } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
 import * as CliConfig from "./Config.js"
 import { UsageError } from "./Errors.js"
+import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 import * as Profiles from "./Profiles.js"
 import type * as Target from "./Target.js"
 
-export const password = Options.redacted("password").pipe(
-  Options.withDescription(
-    "Account password. Prefer the prompt or ORGPLANE_PASSWORD: command-line arguments are visible to other local users."
-  ),
-  Options.optional
-)
+export const password = Inputs.optional(Inputs.secret("password", {
+  description: "Account password. Prefer the prompt or ORGPLANE_PASSWORD: command-line arguments are visible to other local users."
+}))
+
+export const force = Inputs.boolean("force", {
+  description: "Replace the session of another account that the profile holds."
+})
+
+/**
+ * A new session never silently replaces another account's: when the profile holds a credential that is not known to
+ * be `email`'s, the command stops before sending anything unless `--force`.
+ */
+export const guard = (target: Target.Target, options: { readonly force: boolean; readonly email?: string }) =>
+  Effect.gen(function*() {
+    if (options.force || Option.isNone(target.profile)) return
+    const stored = target.profile.value
+    if (stored.token === undefined && stored.apiKey === undefined) return
+    if (options.email !== undefined && stored.email?.toLowerCase() === options.email.toLowerCase() && stored.url.replace(/\/+$/, "") === target.url) return
+    const holder = stored.email ?? (stored.apiKey !== undefined ? "an API key" : "another session")
+    return yield* new UsageError({
+      message: `profile '${target.profileName}' already holds ${holder === "an API key" || holder === "another session" ? holder : `the session of ${holder}`} (${stored.url}): pass --force to replace it, or --profile <name> to save this one under another name`
+    })
+  })
 
 /** `--password`, else ORGPLANE_PASSWORD, else a prompt when a person is at the keyboard. */
 export const readPassword = (flag: Option.Option<Redacted.Redacted>, options: { readonly confirm: boolean }) =>

@@ -4,9 +4,10 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import * as Client from "@orgplane/client"
+import { Unauthorized } from "@orgplane/schema"
 import { Effect, Option, Redacted } from "effect"
 import * as CliConfig from "./Config.js"
-import { NotAuthenticated, reported, UsageError } from "./Errors.js"
+import { NotAuthenticated, Rejected, UsageError } from "./Errors.js"
 import type { GlobalOptions } from "./GlobalOptions.js"
 import * as Profiles from "./Profiles.js"
 import { VERSION } from "./Version.js"
@@ -97,6 +98,17 @@ export const connect = (target: Target, options: { readonly authenticated: boole
     }).pipe(Effect.provide(FetchHttpClient.layer))
   })
 
-/** Runs a command's body against its resolved target, reporting any failure (see `Errors.reported`). */
+/**
+ * Runs a command's body against its resolved target. A 401 is told apart by the credential that was sent, so the
+ * hint fits it (log in again, or replace the API key).
+ */
 export const run = <A, E, R>(global: GlobalOptions, body: (target: Target) => Effect.Effect<A, E, R>) =>
-  resolve(global).pipe(Effect.flatMap(body), reported(global))
+  Effect.flatMap(resolve(global), (target) =>
+    Effect.catchIf(
+      body(target),
+      (error): error is E => error instanceof Unauthorized && Option.isSome(target.credential),
+      (error) => {
+        const credential = Option.getOrThrow(target.credential)
+        return new Rejected({ cause: error, kind: credential.kind, source: credential.source, profile: target.profileName })
+      }
+    ))

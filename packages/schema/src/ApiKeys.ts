@@ -15,7 +15,7 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
 }) {}
 
 export const CreateApiKeyRequest = Schema.Struct({
-  name: TrimmedText(1, 64),
+  name: TrimmedText(1, 64, "API key name"),
   expiresAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
     description: "When the key stops working. Omit for a key that does not expire."
   })

@@ -4,19 +4,19 @@ import { Email, requestBody, Timestamp } from "./Common.js"
 import { Membership, Organization, OrganizationName, Role } from "./Organizations.js"
 import { BootstrapId, WorkspaceClaimId } from "./Ids.js"
 
+/** The roles of a bootstrap's claim links: each once, owner among them. */
+export const ClaimRoles = Schema.Array(Role).pipe(
+  Schema.minItems(1),
+  Schema.maxItems(3),
+  Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat", {
+    jsonSchema: { uniqueItems: true }
+  }),
+  Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner")
+)
+
 export const BootstrapWorkspaceRequest = Schema.Struct({
   workspaceName: OrganizationName,
-  claimRoles: Schema.optionalWith(
-    Schema.Array(Role).pipe(
-      Schema.minItems(1),
-      Schema.maxItems(3),
-      Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat", {
-        jsonSchema: { uniqueItems: true }
-      }),
-      Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner")
-    ),
-    { exact: true }
-  ).annotations({
+  claimRoles: Schema.optionalWith(ClaimRoles, { exact: true }).annotations({
     description:
       "One claim link per role; must include `owner`. Default: `[\"owner\"]`. The placeholder owner stays until the owner claim is redeemed."
   }),

@@ -74,20 +74,25 @@ const TRIMMED = "Leading and trailing white space is removed first; the length l
  * it in `text`: it would be a 500 instead of a 400). The JSON Schema is written here because the one generated for
  * `Trim` describes the untrimmed string and drops the refinements.
  */
-export const TrimmedText = (min: number, max: number, description?: string) =>
-  Schema.Trim.pipe(
+export const TrimmedText = (min: number, max: number, description?: string) => {
+  const what = description?.replace(/\.$/, "")
+  // One message for both bounds, without echoing the text back (it may be long).
+  const message = () => `must be ${min} to ${max} characters long (after trimming white space)`
+  return Schema.Trim.pipe(
     Schema.filter((text) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)"),
-    Schema.minLength(min),
-    Schema.maxLength(max)
+    Schema.minLength(min, { message }),
+    Schema.maxLength(max, { message })
   ).annotations({
+    description: `${what ?? "Text"}, ${min} to ${max} characters.`,
     jsonSchema: {
       type: "string",
       minLength: min,
       maxLength: max,
       pattern: "^[^\\u0000]*$",
-      description: description === undefined ? TRIMMED : `${description} ${TRIMMED}`
+      description: what === undefined ? TRIMMED : `${what}. ${TRIMMED}`
     }
   })
+}
 
 /**
  * A whole number in a query string, from `min` to `max`, in plain decimal digits: `Number(text)` would also take

@@ -15,7 +15,7 @@ export const Plan = Schema.Literal("free", "team", "enterprise").annotations({
 })
 export type Plan = typeof Plan.Type
 
-export const OrganizationName = TrimmedText(2, 120)
+export const OrganizationName = TrimmedText(2, 120, "Organization name")
 
 export class Organization extends Schema.Class<Organization>("Organization")({
   id: OrganizationId,

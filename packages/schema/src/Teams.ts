@@ -4,7 +4,7 @@ import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Co
 import { MembershipId, OrganizationId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 
-export const TeamName = TrimmedText(1, 255)
+export const TeamName = TrimmedText(1, 255, "Team name")
 
 export const MemberIds = Schema.Array(MembershipId).pipe(Schema.maxItems(500)).annotations({
   description: "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."

@@ -5,7 +5,7 @@ import { OrganizationId, UserId } from "./Ids.js"
 import { Membership, Organization, OrganizationWithMembership } from "./Organizations.js"
 import { Page } from "./Pagination.js"
 
-export const PersonName = TrimmedText(1, 120)
+export const PersonName = TrimmedText(1, 120, "A person's name")
 
 // Never echo a password back, not even a rejected one: every check carries its own message.
 const passwordMessage = { message: () => "must be 10 to 256 characters" }

@@ -32,6 +32,11 @@ import * as StaffHttp from "./staff/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
 export type ServerOptions = Partial<Config.ServerSettings> & {
+  /**
+   * How people run the CLI where this server was started, for the first-run hint: `orgplane` (the default), or
+   * `pnpm orgplane` in a clone of the repository.
+   */
+  readonly cliCommand?: string | undefined
   /** Replaces the database layer (tests use a template-loaded embedded database). */
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }
@@ -59,16 +64,29 @@ export const ApiLayer = (options: ServerOptions = {}) =>
     Layer.provideMerge(DatabaseStatus.Default)
   )
 
-/** On an instance without accounts, says how to create the first one. */
-const FirstRunHint = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const users = yield* UsersRepository
-    if ((yield* users.count) > 0) return
-    yield* Effect.logInfo(
-      "No accounts yet. Create the first one with `orgplane auth signup --email you@example.com --name \"Your Name\"`, or POST /v1/auth/sign-up."
-    )
-  })
-).pipe(Layer.provide(UsersRepository.Default))
+/** The address people type: a wildcard bind is reachable on loopback. */
+const publicUrl = (address: HttpServer.Address) => {
+  if (address._tag === "UnixAddress") return `http+unix://${address.path}`
+  const host = ["0.0.0.0", "::", "localhost"].includes(address.hostname) ? "127.0.0.1" : address.hostname
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
+}
+
+/**
+ * Once listening: where the server and its API reference are, and on an instance without accounts how to create
+ * the first one, as the CLI is typed where the server runs, with `--url` unless it is the CLI's default address.
+ */
+const Started = (options: ServerOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const url = publicUrl((yield* HttpServer.HttpServer).address)
+      yield* Effect.logInfo(`Listening on ${url} (API reference: ${url}/docs)`)
+      if ((yield* (yield* UsersRepository).count) > 0) return
+      const target = url === "http://127.0.0.1:8787" ? "" : ` --url ${url}`
+      yield* Effect.logInfo(
+        `No accounts yet. Create the first one with \`${options.cliCommand ?? "orgplane"} auth signup${target} --email you@example.com --name "Your Name"\`, or POST /v1/auth/sign-up.`
+      )
+    })
+  ).pipe(Layer.provide(UsersRepository.Default))
 
 /**
  * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
@@ -77,12 +95,8 @@ const FirstRunHint = Layer.effectDiscard(
 export const layer = (options: ServerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.map(Config.ServerConfig, (settings) =>
-      Layer.merge(
-        HttpApiBuilder.serve().pipe(
-          HttpServer.withLogAddress,
-          Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
-        ),
-        FirstRunHint
+      Layer.merge(HttpApiBuilder.serve(), Started(options)).pipe(
+        Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
       ))
   ).pipe(Layer.provide(ApiLayer(options)), Layer.provide(RequestLog.layer(options)))
 

@@ -1,73 +1,55 @@
 /**
- * `orgplane bootstrap --workspace-name N`: a provisional workspace with one-time claim links (public, no
+ * `orgplane bootstrap create --workspace-name N`: a provisional workspace with one-time claim links (public, no
  * credential needed), and `orgplane bootstrap claim <token>`: redeem one as the signed-in user.
  */
-import { Args, Command, Options } from "@effect/cli"
-import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceResult, Email, OrganizationName } from "@orgplane/schema"
-import { Effect, Option } from "effect"
-import { UsageError } from "../Errors.js"
-import { global } from "../GlobalOptions.js"
+import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceResult, ClaimRoles, Email, OrganizationName } from "@orgplane/schema"
+import { Schema } from "effect"
+import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
-import * as Target from "../Target.js"
 
-export const claim = Command.make(
-  "claim",
-  { token: Inputs.arg(Args.text({ name: "token" }), "token", AcceptClaimRequest.fields.token), global },
-  ({ token, global }) =>
-    Target.run(global, (target) =>
-      Effect.gen(function*() {
-        const client = yield* Target.connect(target, { authenticated: true })
-        const result = yield* client.bootstrap.acceptClaim({ payload: { token } })
-        yield* Output.emit(global, AcceptClaimResult, result, ({ membership, organization }) =>
-          `Joined ${organization.name} (${organization.id}) as ${membership.role}; it is now your active organization.`)
-      }))
-).pipe(Command.withDescription("Redeem a claim token: join the workspace with the claim's role (needs a session)."))
+/** The API's own rules for `claimRoles`, on the words given. */
+const Roles = Schema.compose(Schema.Array(Schema.String), ClaimRoles, { strict: false })
 
-const workspace = {
-  // Optional for the parser so that `bootstrap claim <token>` parses; required when creating a workspace.
-  workspaceName: Inputs.option(
-    Options.text("workspace-name").pipe(Options.withDescription("Name of the provisional workspace.")),
-    "--workspace-name",
-    OrganizationName
-  ).pipe(Options.optional),
-  roles: Options.choice("role", ["owner", "admin", "member"]).pipe(
-    Options.withDescription("One claim link per role; repeat the flag for several (default: owner)."),
-    Options.repeated
-  ),
-  ownerEmail: Inputs.option(
-    Options.text("owner-email").pipe(Options.withDescription("Prefills the owner claim link (not stored).")),
-    "--owner-email",
-    Email
-  ).pipe(Options.optional),
-  global
-}
+export const create = Commands.endpoint("create", {
+  summary: "Create a provisional workspace and print its one-time claim links (no credential needed).",
+  anonymous: true,
+  inputs: {
+    workspaceName: Inputs.text("workspace-name", { placeholder: "<name>", description: "Name of the provisional workspace.", schema: OrganizationName }),
+    roles: Inputs.repeatedText("role", {
+      placeholder: "<owner|admin|member>",
+      description: "One claim link per role (default: owner).",
+      schema: Roles
+    }),
+    ownerEmail: Inputs.optional(Inputs.text("owner-email", {
+      placeholder: "<email>",
+      description: "Prefills the owner claim link (not stored).",
+      schema: Email
+    }))
+  },
+  call: (client, { ownerEmail, roles, workspaceName }) =>
+    client.bootstrap.workspace({
+      payload: { workspaceName, ...(roles.length > 0 ? { claimRoles: roles } : {}), ...Inputs.ifSome("ownerEmail", ownerEmail) }
+    }),
+  output: BootstrapWorkspaceResult,
+  human: ({ claimLinks, organization, setup }) =>
+    [
+      `Created provisional workspace ${organization.name} (${organization.id}); unclaimed setup expires ${Output.date(setup.expiresAt)}.`,
+      `One-time claim links, valid until ${Output.date(claimLinks[0]?.expiresAt)}; send each to the person who should take that role:`,
+      "",
+      Output.table(["role", "token", "url"], claimLinks.map((link) => [link.role, link.token, link.url])),
+      "",
+      "A signed-in user redeems a token with 'orgplane bootstrap claim <token>'."
+    ].join("\n")
+})
 
-export const bootstrap = Command.make("bootstrap", workspace, ({ ownerEmail, roles, workspaceName, global }) =>
-  Target.run(global, (target) =>
-    Effect.gen(function*() {
-      if (Option.isNone(workspaceName)) {
-        return yield* new UsageError({ message: "--workspace-name is required (or use 'orgplane bootstrap claim <token>')" })
-      }
-      if (new Set(roles).size !== roles.length) return yield* new UsageError({ message: "--role: roles must not repeat" })
-      const client = yield* Target.connect(target, { authenticated: false })
-      const result = yield* client.bootstrap.workspace({
-        payload: {
-          workspaceName: workspaceName.value,
-          ...(roles.length > 0 ? { claimRoles: roles } : {}),
-          ...Inputs.ifSome("ownerEmail", ownerEmail)
-        }
-      })
-      yield* Output.emit(global, BootstrapWorkspaceResult, result, ({ claimLinks, organization, setup }) =>
-        [
-          `Created provisional workspace ${organization.name} (${organization.id}); unclaimed setup expires ${Output.date(setup.expiresAt)}.`,
-          `One-time claim links, valid until ${Output.date(claimLinks[0]?.expiresAt)}; send each to the person who should take that role:`,
-          "",
-          Output.table(["role", "token", "url"], claimLinks.map((link) => [link.role, link.token, link.url])),
-          "",
-          "A signed-in user redeems a token with 'orgplane bootstrap claim <token>'."
-        ].join("\n"))
-    }))).pipe(
-    Command.withDescription("Create a provisional workspace and print its one-time claim links (no credential needed)."),
-    Command.withSubcommands([claim])
-  )
+export const claim = Commands.endpoint("claim", {
+  summary: "Redeem a claim token: join the workspace with the claim's role (needs a session).",
+  inputs: { token: Inputs.argument("token", { schema: AcceptClaimRequest.fields.token, description: "The claim token (opc_…)." }) },
+  call: (client, { token }) => client.bootstrap.acceptClaim({ payload: { token } }),
+  output: AcceptClaimResult,
+  human: ({ membership, organization }) =>
+    `Joined ${organization.name} (${organization.id}) as ${membership.role}; it is now your active organization.`
+})
+
+export const bootstrap = Commands.group("bootstrap", "Set up a provisional workspace that others claim, and redeem claims.", [create, claim])

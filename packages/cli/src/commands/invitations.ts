@@ -3,14 +3,12 @@
  * admins), and `orgplane invitations accept <token>`: joining with an invite token, as the signed-in user or as a
  * new account (`--sign-up`), whose session is then saved in the profile like `auth signup` does.
  */
-import { Args, Command, Options } from "@effect/cli"
 import {
   AcceptedInvitation,
   AcceptInvitationRequest,
-  InvitationCreated,
   Email,
   InvitableRole,
-  type Invitation,
+  InvitationCreated,
   InvitationId,
   InvitationPage,
   InvitationResponse,
@@ -18,121 +16,86 @@ import {
   PersonName
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
+import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
-import { global } from "../GlobalOptions.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
-import * as Paging from "../Paging.js"
 import * as Sessions from "../Sessions.js"
 import * as Target from "../Target.js"
-import { group } from "./group.js"
 
-/** 201 with a new invitation, or 200 when the email's pending invitation was refreshed. */
-const CreateResult = InvitationCreated
-
-export const create = Command.make(
-  "create",
-  {
-    email: Inputs.arg(Args.text({ name: "email" }), "email", Email),
-    role: Options.choice("role", InvitableRole.literals).pipe(
-      Options.withDescription("The role the invitee joins with (owners are made with 'members role' or 'members transfer-ownership')."),
-      Options.withDefault("member")
-    ),
-    global
+export const create = Commands.endpoint("create", {
+  summary: "Invite an email address and print the invite token (only this once).",
+  details: ["A pending invitation of the same email is refreshed: new token, role and expiry."],
+  inputs: {
+    email: Inputs.argument("email", { schema: Email, description: "The invitee's email address." }),
+    role: Inputs.withDefault(
+      Inputs.choice("role", InvitableRole.literals, {
+        description: "The role the invitee joins with (owners are made with 'members role' or 'members transfer-ownership')."
+      }),
+      "member"
+    )
   },
-  ({ email, global, role }) =>
-    Target.run(global, (target) =>
-      Effect.gen(function*() {
-        const client = yield* Target.connect(target, { authenticated: true })
-        const result = yield* client.invitations.create({ payload: { email, role } })
-        yield* Output.emit(global, CreateResult, result, ({ invitation, inviteToken, refreshed }) =>
-          [
-            refreshed
-              ? `Refreshed the pending invitation of ${invitation.email} (${invitation.id}) as ${invitation.role}, expires ${Output.date(invitation.expiresAt)}; its earlier token no longer works.`
-              : `Invited ${invitation.email} as ${invitation.role} (${invitation.id}), expires ${Output.date(invitation.expiresAt)}.`,
-            "The invite token is shown only this once; send it to the invitee, who joins with 'orgplane invitations accept <token>':",
-            "",
-            `  ${inviteToken}`
-          ].join("\n"))
-      }))
-).pipe(
-  Command.withDescription(
-    "Invite an email address as a member or admin and print the invite token (only this once). A pending invitation of the same email is refreshed: new token, role and expiry."
-  )
-)
+  call: (client, { email, role }) => client.invitations.create({ payload: { email, role } }),
+  output: InvitationCreated,
+  human: ({ invitation, inviteToken, refreshed }) =>
+    [
+      refreshed
+        ? `Refreshed the pending invitation of ${invitation.email} (${invitation.id}) as ${invitation.role}, expires ${Output.date(invitation.expiresAt)}; its earlier token no longer works.`
+        : `Invited ${invitation.email} as ${invitation.role} (${invitation.id}), expires ${Output.date(invitation.expiresAt)}.`,
+      "The invite token is shown only this once; send it to the invitee, who joins with 'orgplane invitations accept <token>':",
+      "",
+      `  ${inviteToken}`
+    ].join("\n")
+})
 
-const rows = (items: ReadonlyArray<Invitation>) =>
-  Output.table(
-    ["id", "email", "role", "status", "created", "expires"],
-    items.map((invitation) => [
-      invitation.id,
-      invitation.email,
-      invitation.role,
-      invitation.status,
-      Output.date(invitation.createdAt),
-      Output.date(invitation.expiresAt)
-    ])
-  )
-
-export const list = Command.make(
-  "list",
-  {
-    status: Options.choice("status", InvitationStatus.literals).pipe(
-      Options.withDescription("Only invitations in this status (default: all; expired means pending past its expiry)."),
-      Options.optional
-    ),
-    ...Paging.options,
-    global
+export const list = Commands.list("list", {
+  summary: "List the active organization's invitations, newest first (owners and admins).",
+  noun: "invitations",
+  inputs: {
+    status: Inputs.optional(Inputs.choice("status", InvitationStatus.literals, {
+      description: "Only invitations in this status (default: all; expired means pending past its expiry)."
+    }))
   },
-  ({ global, status, ...paging }) =>
-    Target.run(global, (target) =>
-      Effect.gen(function*() {
-        yield* Paging.check(paging)
-        const client = yield* Target.connect(target, { authenticated: true })
-        const filters = Inputs.ifSome("status", status)
-        const result = yield* Paging.fetch(paging, (page) => client.invitations.list({ urlParams: { ...filters, ...page } }))
-        yield* Output.emit(global, InvitationPage, result, ({ items }) => items.length === 0 ? "No invitations." : rows(items))
-        const command = ["invitations list", ...Option.toArray(Option.map(status, (value) => `--status ${value}`))].join(" ")
-        yield* Paging.hint(global, "invitations", command, result)
-      }))
-).pipe(Command.withDescription("List the active organization's invitations, newest first (owners and admins)."))
+  call: (client, { status }, page) => client.invitations.list({ urlParams: { ...Inputs.ifSome("status", status), ...page } }),
+  output: InvitationPage,
+  columns: [
+    ["id", (invitation) => invitation.id],
+    ["email", (invitation) => invitation.email],
+    ["role", (invitation) => invitation.role],
+    ["status", (invitation) => invitation.status],
+    ["created", (invitation) => Output.date(invitation.createdAt)],
+    ["expires", (invitation) => Output.date(invitation.expiresAt)]
+  ]
+})
 
-export const cancel = Command.make(
-  "cancel",
-  { invitationId: Inputs.arg(Args.text({ name: "invitationId" }), "invitationId", InvitationId), global },
-  ({ global, invitationId }) =>
-    Target.run(global, (target) =>
-      Effect.gen(function*() {
-        const client = yield* Target.connect(target, { authenticated: true })
-        const result = yield* client.invitations.cancel({ path: { invitationId } })
-        yield* Output.emit(global, InvitationResponse, result, ({ invitation }) =>
-          `Canceled the invitation of ${invitation.email} (${invitation.id}); its token no longer works.`)
-      }))
-).pipe(Command.withDescription("Cancel a pending invitation; its token stops working."))
+export const cancel = Commands.endpoint("cancel", {
+  summary: "Cancel a pending invitation; its token stops working.",
+  inputs: { invitationId: Inputs.argument("invitationId", { schema: InvitationId, description: "The invitation (inv_…)." }) },
+  call: (client, { invitationId }) => client.invitations.cancel({ path: { invitationId } }),
+  output: InvitationResponse,
+  human: ({ invitation }) => `Canceled the invitation of ${invitation.email} (${invitation.id}); its token no longer works.`
+})
 
-export const accept = Command.make(
-  "accept",
-  {
-    token: Inputs.arg(Args.text({ name: "token" }), "token", AcceptInvitationRequest.fields.token),
-    signUp: Options.boolean("sign-up").pipe(
-      Options.withDescription(
-        "Create an account for the invited email instead of accepting as the signed-in user; its session is saved in the profile."
-      )
-    ),
-    name: Inputs.option(
-      Options.text("name").pipe(Options.withDescription("Your name, for the new account (with --sign-up).")),
-      "--name",
-      PersonName
-    ).pipe(Options.optional),
+export const accept = Commands.leaf("accept", {
+  summary: "Join an organization with an invite token, as the signed-in user or as a new account.",
+  details: [
+    "Without --sign-up, the signed-in user (whose email the invitation was sent to) joins. With --sign-up --name N, a new account is created for the invited email and its session is saved in the profile; the password comes from --password, ORGPLANE_PASSWORD or a prompt. A profile holding another account is only replaced with --force."
+  ],
+  inputs: {
+    token: Inputs.argument("token", { schema: AcceptInvitationRequest.fields.token, description: "The invite token." }),
+    signUp: Inputs.boolean("sign-up", {
+      description: "Create an account for the invited email instead of accepting as the signed-in user."
+    }),
+    name: Inputs.optional(Inputs.text("name", { description: "Your name, for the new account (with --sign-up).", schema: PersonName })),
     password: Sessions.password,
-    global
+    force: Sessions.force
   },
-  ({ global, name, password, signUp, token }) =>
+  run: ({ force, global, name, password, signUp, token }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
         if (!signUp) {
-          if (Option.isSome(name) || Option.isSome(password)) {
-            return yield* new UsageError({ message: "--name and --password are only for --sign-up" })
+          if (Option.isSome(name) || Option.isSome(password) || force) {
+            return yield* new UsageError({ message: "--name, --password and --force are only for --sign-up" })
           }
           const client = yield* Target.connect(target, { authenticated: true })
           const result = yield* client.invitations.accept({ payload: { token } })
@@ -141,6 +104,7 @@ export const accept = Command.make(
           return
         }
         if (Option.isNone(name)) return yield* new UsageError({ message: "--sign-up needs --name" })
+        yield* Sessions.guard(target, { force })
         const checked = yield* Sessions.readNewPassword(password)
         // A new account: whatever credential the profile or environment holds belongs to someone else.
         const client = yield* Target.connect({ ...target, credential: Option.none() }, { authenticated: false })
@@ -158,13 +122,9 @@ export const accept = Command.make(
           ].join("\n"))
         yield* Sessions.noteOverride(global, target)
       }))
-).pipe(
-  Command.withDescription(
-    "Join an organization with an invite token, as the signed-in user (whose email the invitation was sent to), or with --sign-up --name N as a new account (password from --password, ORGPLANE_PASSWORD or a prompt)."
-  )
-)
+})
 
-export const invitations = group("invitations", "Invite people to the active organization, and accept invitations.", [
+export const invitations = Commands.group("invitations", "Invite people to the active organization, and accept invitations.", [
   create,
   list,
   cancel,

@@ -1,37 +1,42 @@
-/** `orgplane orgs create | switch`: organizations of the signed-in user. */
-import { Args, Command } from "@effect/cli"
-import { Me, OrganizationId, OrganizationName, OrganizationWithMembership } from "@orgplane/schema"
-import { Effect } from "effect"
-import { global } from "../GlobalOptions.js"
+/** `orgplane orgs list | create | switch`: organizations of the signed-in user. */
+import { Me, MyOrganizationPage, OrganizationId, OrganizationName, OrganizationWithMembership } from "@orgplane/schema"
+import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
-import * as Target from "../Target.js"
-import { group } from "./group.js"
 
-export const create = Command.make(
-  "create",
-  { name: Inputs.arg(Args.text({ name: "name" }), "name", OrganizationName), global },
-  ({ name, global }) =>
-    Target.run(global, (target) =>
-      Effect.gen(function*() {
-        const client = yield* Target.connect(target, { authenticated: true })
-        const created = yield* client.organizations.create({ payload: { name } })
-        yield* Output.emit(global, OrganizationWithMembership, created, ({ membership, organization }) =>
-          `Created organization ${organization.name} (${organization.id}), plan ${organization.plan}; you are its ${membership.role} and it is now your active organization.`)
-      }))
-).pipe(Command.withDescription("Create an organization (you become its owner) and make it the active one."))
+export const list = Commands.list("list", {
+  summary: "List the organizations you belong to, with your role in each (needs a session).",
+  noun: "organizations",
+  inputs: {},
+  call: (client, _, page) => client.users.listOrganizations({ urlParams: page }),
+  output: MyOrganizationPage,
+  columns: [
+    ["id", ({ organization }) => organization.id],
+    ["name", ({ organization }) => organization.name],
+    ["role", ({ membership }) => membership.role],
+    ["plan", ({ organization }) => organization.plan],
+    ["joined", ({ membership }) => Output.date(membership.createdAt)]
+  ]
+})
 
-export const switchTo = Command.make(
-  "switch",
-  { organizationId: Inputs.arg(Args.text({ name: "organizationId" }), "organizationId", OrganizationId), global },
-  ({ organizationId, global }) =>
-    Target.run(global, (target) =>
-      Effect.gen(function*() {
-        const client = yield* Target.connect(target, { authenticated: true })
-        const me = yield* client.users.switchOrganization({ payload: { organizationId } })
-        yield* Output.emit(global, Me, me, ({ membership, organization }) =>
-          `Switched to ${organization?.name ?? organizationId} (${organizationId}) as ${membership?.role ?? "member"}.`)
-      }))
-).pipe(Command.withDescription("Make another organization you belong to the session's active one."))
+export const create = Commands.endpoint("create", {
+  summary: "Create an organization (you become its owner) and make it the active one.",
+  inputs: { name: Inputs.argument("name", { schema: OrganizationName }) },
+  call: (client, { name }) => client.organizations.create({ payload: { name } }),
+  output: OrganizationWithMembership,
+  human: ({ membership, organization }) =>
+    `Created organization ${organization.name} (${organization.id}), plan ${organization.plan}; you are its ${membership.role} and it is now your active organization.`
+})
 
-export const orgs = group("orgs", "Create and switch organizations.", [create, switchTo])
+export const switchTo = Commands.endpoint("switch", {
+  summary: "Make another organization you belong to the session's active one.",
+  inputs: {
+    organizationId: Inputs.argument("organizationId", { schema: OrganizationId, description: "The organization (org_…), from 'orgs list'." })
+  },
+  call: (client, { organizationId }) => client.users.switchOrganization({ payload: { organizationId } }),
+  output: Me,
+  human: ({ membership, organization }, { organizationId }) =>
+    `Switched to ${organization?.name ?? organizationId} (${organizationId}) as ${membership?.role ?? "member"}.`
+})
+
+export const orgs = Commands.group("orgs", "List, create and switch your organizations.", [list, create, switchTo])

@@ -2,77 +2,81 @@
  * `orgplane serve`: runs the server until SIGINT/SIGTERM. The server (database engine included) is imported only
  * here, when the command runs, so every other command starts without loading it.
  */
-import { Command, HelpDoc, Options, Span } from "@effect/cli"
-import { Array as Arr, Console, Context, Effect, FiberRef, HashSet, Layer, Logger, Option, Redacted } from "effect"
 import type { ServerSettings } from "@orgplane/server"
-import { reported, UsageError } from "../Errors.js"
+import { Cause, Context, Effect, FiberRef, HashSet, Layer, Logger, Option, Schema } from "effect"
+import * as Commands from "../Commands.js"
+import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 
 /** The server's documented environment variables: `[name, default, description]`. */
 export type Environment = ReadonlyArray<readonly [name: string, defaultValue: string, description: string]>
 
-const flags = {
-  port: Options.integer("port").pipe(Options.withDescription("Port to listen on (overrides ORGPLANE_PORT; default 8787)."), Options.optional),
-  host: Options.text("host").pipe(Options.withDescription("Interface to bind (overrides ORGPLANE_HOST; default 127.0.0.1)."), Options.optional),
-  data: Options.text("data").pipe(
-    Options.withDescription("Embedded database folder, or 'memory' for a throwaway database (overrides ORGPLANE_DATA_DIR; default ./.orgplane/data)."),
-    Options.optional
-  ),
-  databaseUrl: Options.redacted("database-url").pipe(
-    Options.withDescription("Postgres URL instead of the embedded database (overrides DATABASE_URL)."),
-    Options.optional
-  ),
-  json: Options.boolean("json").pipe(Options.withDescription("Log JSON lines instead of text."))
+const Port = Schema.compose(Schema.NumberFromString, Schema.Int.pipe(Schema.between(0, 65535, { message: () => "must be an integer from 0 to 65535" })))
+
+const inputs = {
+  port: Inputs.optional(Inputs.text("port", {
+    placeholder: "<n>",
+    description: "Port to listen on, 0 for any free one (overrides ORGPLANE_PORT; default 8787).",
+    schema: Port
+  })),
+  host: Inputs.optional(Inputs.text("host", { placeholder: "<address>", description: "Interface to bind (overrides ORGPLANE_HOST; default 127.0.0.1)." })),
+  data: Inputs.optional(Inputs.text("data", {
+    placeholder: "<dir|memory>",
+    description: "Embedded database folder, or 'memory' for a throwaway database (overrides ORGPLANE_DATA_DIR; default ./.orgplane/data)."
+  })),
+  databaseUrl: Inputs.optional(Inputs.secret("database-url", {
+    placeholder: "<url>",
+    description: "Postgres URL instead of the embedded database (overrides DATABASE_URL)."
+  })),
+  json: Inputs.boolean("json", { description: "Log JSON lines instead of text." })
 }
 
-const description = (environment: Environment | undefined) => {
-  const variables = (environment ?? []).map(([name, defaultValue, text]): [Span.Span, HelpDoc.HelpDoc] => [
-    Span.text(name),
-    HelpDoc.p(`${text} Default: ${defaultValue}.`)
-  ])
-  return HelpDoc.blocks([
-    HelpDoc.p(
-      "Run the orgplane server: the HTTP API, its OpenAPI document (/openapi.json) and reference (/docs). Stops gracefully on SIGINT or SIGTERM. Settings come from the environment variables below; flags override them."
-    ),
-    ...(Arr.isNonEmptyArray(variables) ? [HelpDoc.h2("ENVIRONMENT"), HelpDoc.descriptionList(variables)] : [])
-  ])
+/** The failure's cause, down the chain, when it is a Node system error with this code. */
+const systemError = (error: unknown, code: string): boolean => {
+  for (let current = error; typeof current === "object" && current !== null; current = (current as { cause?: unknown }).cause) {
+    if ((current as { code?: unknown }).code === code) return true
+  }
+  return false
 }
 
-/** The address to show people: a wildcard bind is reachable on loopback. */
-const displayUrl = (settings: ServerSettings) => {
-  const host = settings.host === "0.0.0.0" || settings.host === "::" ? "127.0.0.1" : settings.host
-  return `http://${host.includes(":") ? `[${host}]` : host}:${settings.port}`
-}
-
-const serve = (flags: {
-  readonly port: Option.Option<number>
-  readonly host: Option.Option<string>
-  readonly data: Option.Option<string>
-  readonly databaseUrl: Option.Option<Redacted.Redacted>
-  readonly json: boolean
-}) =>
-  Effect.gen(function*() {
-    if (Option.isSome(flags.port) && (flags.port.value < 0 || flags.port.value > 65535)) {
-      return yield* new UsageError({ message: "--port: must be from 0 to 65535" })
-    }
-    const overrides: Partial<ServerSettings> = {
-      ...Inputs.ifSome("port", flags.port),
-      ...Inputs.ifSome("host", flags.host),
-      ...Inputs.ifSome("dataDir", flags.data),
-      ...Inputs.ifSome("databaseUrl", Option.map(flags.databaseUrl, Option.some))
-    }
-    const server = yield* Effect.promise(() => import("@orgplane/server"))
-    yield* Effect.scoped(Effect.gen(function*() {
-      const settings = Context.get(yield* Layer.build(server.configLayer(overrides)), server.ServerConfig)
-      yield* Layer.build(server.layer(overrides))
-      if (!flags.json) yield* Console.log(`API reference: ${displayUrl(settings)}/docs`)
-      return yield* Effect.never
-    }))
-  }).pipe(
-    reported({ json: flags.json }),
-    flags.json ? Effect.locally(FiberRef.currentLoggers, HashSet.make(Logger.withConsoleLog(Logger.jsonLogger))) : (effect) => effect
-  )
+/** How this CLI is typed where it runs: `pnpm orgplane` from a clone (running its TypeScript sources), else `orgplane`. */
+const cliCommand = () => (process.argv[1] ?? "").endsWith(".ts") ? "pnpm orgplane" : "orgplane"
 
 /** `environment` comes from the server package; it is passed in so that only `serve --help` needs to load it. */
 export const make = (environment?: Environment) =>
-  Command.make("serve", flags, serve).pipe(Command.withDescription(description(environment)))
+  Commands.leaf("serve", {
+    summary: "Run the server: the HTTP API, its OpenAPI document (/openapi.json) and reference (/docs).",
+    details: [
+      "Stops gracefully on SIGINT or SIGTERM. Settings come from the environment variables below; flags override them. Without --database-url or DATABASE_URL, the data lives in an embedded database (PGlite) in --data."
+    ],
+    global: false,
+    inputs,
+    sections: () => environment === undefined ? [] : [["ENVIRONMENT", environment.map(([name, defaultValue, text]) => [name, `${text} Default: ${defaultValue}.`])]],
+    run: (flags) =>
+      Effect.gen(function*() {
+        const overrides: Partial<ServerSettings> = {
+          ...Inputs.ifSome("port", flags.port),
+          ...Inputs.ifSome("host", flags.host),
+          ...Inputs.ifSome("dataDir", flags.data),
+          ...Inputs.ifSome("databaseUrl", Option.map(flags.databaseUrl, Option.some))
+        }
+        const server = yield* Effect.promise(() => import("@orgplane/server"))
+        yield* Effect.scoped(Effect.gen(function*() {
+          const settings = Context.get(yield* Layer.build(server.configLayer(overrides)), server.ServerConfig)
+          yield* Layer.build(server.layer({ ...overrides, cliCommand: cliCommand() })).pipe(
+            Effect.catchAllCause((cause) => {
+              const error = Cause.squash(cause)
+              return systemError(error, "EADDRINUSE")
+                ? new CommandFailed({
+                  error: "port_in_use",
+                  message: `port ${settings.port} on ${settings.host} is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
+                })
+                : Effect.failCause(cause)
+            })
+          )
+          return yield* Effect.never
+        }))
+      }).pipe(
+        flags.json ? Effect.locally(FiberRef.currentLoggers, HashSet.make(Logger.withConsoleLog(Logger.jsonLogger))) : (effect) => effect
+      )
+  })

@@ -1,10 +1,9 @@
 /** `orgplane whoami`: the caller, their active organization and role, and where the credential came from. */
-import { Command } from "@effect/cli"
 import { Me } from "@orgplane/schema"
-import { Effect, Option } from "effect"
-import { global } from "../GlobalOptions.js"
+import { Option } from "effect"
+import * as Commands from "../Commands.js"
 import * as Output from "../Output.js"
-import * as Target from "../Target.js"
+import type * as Target from "../Target.js"
 
 const credentialLabel = (target: Target.Target) =>
   Option.match(target.credential, {
@@ -15,22 +14,22 @@ const credentialLabel = (target: Target.Target) =>
       }`
   })
 
-export const whoami = Command.make("whoami", { global }, ({ global }) =>
-  Target.run(global, (target) =>
-    Effect.gen(function*() {
-      const client = yield* Target.connect(target, { authenticated: true })
-      const me = yield* client.users.me()
-      yield* Output.emit(global, Me, me, ({ membership, organization, user }) =>
-        Output.fields([
-          ["User", `${user.name} <${user.email}>  ${user.id}`],
-          [
-            "Organization",
-            organization === null
-              ? "none (create one with 'orgplane orgs create <name>')"
-              : `${organization.name}  ${organization.id}  plan ${organization.plan}${organization.provisional ? "  (provisional)" : ""}`
-          ],
-          ["Role", membership?.role ?? "-"],
-          ["Server", target.url],
-          ["Credential", credentialLabel(target)]
-        ]))
-    }))).pipe(Command.withDescription("Show who the credential belongs to and the active organization."))
+export const whoami = Commands.endpoint("whoami", {
+  summary: "Show who the credential belongs to, the active organization and your role in it.",
+  inputs: {},
+  call: (client) => client.users.me(),
+  output: Me,
+  human: ({ membership, organization, user }, _, target) =>
+    Output.fields([
+      ["User", `${user.name} <${user.email}>  ${user.id}`],
+      [
+        "Organization",
+        organization === null
+          ? "none (create one with 'orgplane orgs create <name>')"
+          : `${organization.name}  ${organization.id}  plan ${organization.plan}${organization.provisional ? "  (provisional)" : ""}`
+      ],
+      ["Role", membership?.role ?? "-"],
+      ["Server", target.url],
+      ["Credential", credentialLabel(target)]
+    ])
+})
