@@ -1,27 +1,33 @@
 /**
- * The real `orgplane` executable (see Binary.ts), run as a child process against a real server.
+ * `orgplane`: the CLI in-process (see Harness.ts) against a real server. The built executable has its own smoke
+ * test (Binary.test.ts).
  */
 import { Http, TestServer } from "@orgplane/testkit"
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Binary from "./Binary.js"
-import { freePort, json, PASSWORD, root } from "./Binary.js"
-
-const binary = Binary.make("cli")
-const { bin, fresh } = binary
+import { cleanup, fresh, json, PASSWORD } from "./Harness.js"
 
 let server: TestServer.RunningServer
 
 beforeAll(async () => {
-  // Both at once; `server` is set as soon as it runs, so that afterAll closes it even when the build fails.
-  await Promise.all([TestServer.start().then((started) => (server = started)), binary.build()])
+  server = await TestServer.start()
 })
 afterAll(async () => {
   await server?.close()
-  await binary.dispose()
+  await cleanup()
 })
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address() as Net.AddressInfo
+      probe.close(() => resolve(address.port))
+    })
+  })
 
 describe.concurrent("orgplane", { timeout: 120_000 }, () => {
   it("signs up, saves the session in an owner-only profile, and works as that user", async () => {
@@ -152,7 +158,9 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     ])
     expect(text.code).toBe(3)
     expect(text.stdout).toBe("")
-    expect(text.stderr.trim()).toBe("error: unauthorized (401) — run 'orgplane auth login'")
+    expect(text.stderr.trim()).toBe(
+      "error: unauthorized (401) — the session token from ORGPLANE_TOKEN has expired or was revoked: log in again with 'orgplane auth login'"
+    )
     expect(body.code).toBe(3)
     expect(JSON.parse(body.stderr)).toEqual({ error: "unauthorized" })
     expect(login.code).toBe(3)
@@ -172,7 +180,7 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     expect(results.map((result) => result.code)).toEqual([2, 2, 2, 2, 2])
     expect(results[0]!.stderr).toContain("--bogus")
     expect(results[1]!.stderr).toContain("--limit: must be an integer from 1 to 100")
-    expect(results[2]!.stderr).toContain("apiKeyId: TypeID must be 30 characters")
+    expect(results[2]!.stderr).toContain("apiKeyId: TypeID must start with 'apk_' (API key id)")
     expect(results[3]!.stderr).toContain("--email: must be an email address")
     expect(results[4]!.stderr).toContain("ORGPLANE_PASSWORD")
   })
@@ -195,7 +203,7 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
   it("bootstraps a workspace and claims it", async () => {
     const user = await Http.signUp(server.url, "Claimer")
     const { cli } = await fresh()
-    const created = await cli(["bootstrap", "--url", server.url, "--workspace-name", "Agents Inc", "--role", "owner", "--role", "member", "--json"])
+    const created = await cli(["bootstrap", "create", "--url", server.url, "--workspace-name", "Agents Inc", "--role", "owner", "--role", "member", "--json"])
     expect(created.code).toBe(0)
     const result = json(created)
     expect(result.organization).toMatchObject({ name: "Agents Inc", provisional: true })
@@ -210,7 +218,7 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     const { cli } = await fresh()
     const [overview, serve] = await Promise.all([cli(["--help"]), cli(["serve", "--help"])])
     expect(overview.code).toBe(0)
-    for (const command of ["serve", "auth signup", "auth login", "auth logout", "whoami", "orgs create", "orgs switch", "api-keys create", "api-keys list", "api-keys revoke", "bootstrap --workspace-name", "bootstrap claim"]) {
+    for (const command of ["serve", "auth signup", "auth login", "auth logout", "whoami", "orgs list", "orgs create", "orgs switch", "api-keys create", "api-keys list", "api-keys revoke", "bootstrap create", "bootstrap claim"]) {
       expect(overview.stdout).toContain(`  ${command}`)
     }
     expect(serve.code).toBe(0)
@@ -218,49 +226,5 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
       expect(serve.stdout).toContain(name)
     }
     expect(serve.stdout).toContain("--database-url")
-  })
-
-  it("serves on the given port until SIGTERM, finishes the request in flight, then exits 0, one log line per request", async () => {
-    const { home } = await fresh()
-    const port = await freePort()
-    const child = spawn(
-      process.execPath,
-      [bin, "serve", "--port", String(port), "--data", "memory"],
-      // A costly password hash keeps a sign-up in flight long enough to stop the server in the middle of it.
-      { cwd: root, env: { HOME: home, ORGPLANE_PASSWORD_COST: "16" }, stdio: ["ignore", "pipe", "pipe"] }
-    )
-    let output = ""
-    child.stdout.on("data", (chunk) => (output += chunk))
-    child.stderr.on("data", (chunk) => (output += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-    try {
-      const deadline = Date.now() + 45_000
-      let health: Http.RawResponse | undefined
-      // Up, and done printing its start-up notes.
-      while ((health === undefined || !output.includes("orgplane auth signup")) && Date.now() < deadline) {
-        health ??= await Http.request(`http://127.0.0.1:${port}`, "GET", "/health").catch(() => undefined)
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      expect(health?.status, output).toBe(200)
-      expect(health?.body).toEqual({ ok: true, version: "dev" })
-      expect(output).toContain(`Listening on http://127.0.0.1:${port}`)
-      expect(output).toContain("orgplane auth signup")
-
-      const inFlight = Http.request(`http://127.0.0.1:${port}`, "POST", "/v1/auth/sign-up", {
-        body: { email: "late@example.com", password: "a long password", name: "Late" }
-      })
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      const stoppedAt = Date.now()
-      child.kill("SIGTERM")
-      expect((await inFlight).status).toBe(201)
-      expect(await exited).toBe(0)
-      expect(Date.now() - stoppedAt).toBeLessThan(5_000)
-      // One log line per request, in the server's one-line format.
-      const lines = output.split("\n")
-      expect(lines.filter((line) => line.includes("route=/health")), output).toHaveLength(1)
-      expect(lines.filter((line) => /INFO +request .*route=\/v1\/auth\/sign-up/.test(line)), output).toHaveLength(1)
-    } finally {
-      if (child.exitCode === null) child.kill("SIGKILL")
-    }
   })
 })

@@ -1,26 +1,21 @@
 /**
- * `orgplane members | teams | invitations`: the real executable (see Binary.ts) against a real server, checked
+ * `orgplane members | teams | invitations`: the CLI in-process (see Harness.ts) against a real server, checked
  * against the behaviour the API's descriptions promise.
  */
 import { Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Binary from "./Binary.js"
-import { json, PASSWORD } from "./Binary.js"
-
-const binary = Binary.make("staff")
-const { fresh } = binary
+import { cleanup, fresh, json, PASSWORD } from "./Harness.js"
 
 let server: TestServer.RunningServer
 
 beforeAll(async () => {
-  // Both at once; `server` is set as soon as it runs, so that afterAll closes it even when the build fails.
-  await Promise.all([TestServer.start().then((started) => (server = started)), binary.build()])
+  server = await TestServer.start()
 })
 afterAll(async () => {
   await server?.close()
-  await binary.dispose()
+  await cleanup()
 })
 
 /** A well-formed id that no organization has. */
@@ -299,9 +294,9 @@ describe.concurrent("orgplane members, teams and invitations", { timeout: 120_00
       cli(["invitations", "accept", "some-token", "--url", server.url])
     ])
     expect(results.map((result) => result.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 3])
-    expect(results[0]!.stderr).toContain("memberId: TypeID must be 29 characters")
+    expect(results[0]!.stderr).toContain("memberId: TypeID must start with 'om_' (organization membership id)")
     expect(results[1]!.stderr).toContain("--limit: must be an integer from 1 to 100")
-    expect(results[3]!.stderr).toContain("--member: TypeID must be 29 characters")
+    expect(results[3]!.stderr).toContain("--member: TypeID must start with 'om_' (organization membership id); 'tem_…' is a team id")
     expect(results[4]!.stderr).toContain("email: must be an email address")
     expect(results[6]!.stderr).toContain("--sign-up needs --name")
     expect(results[7]!.stderr).toContain("ORGPLANE_PASSWORD")

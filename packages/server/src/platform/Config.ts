@@ -2,9 +2,10 @@
  * Server configuration: every setting an environment variable with a documented default (see the README's table
  * and `orgplane serve --help`). Flags of `orgplane serve` override the environment.
  */
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Plan } from "@orgplane/schema"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Schema } from "effect"
+import { VERSION } from "../Version.js"
 
 export interface ServerSettings {
   /** Interface the standalone server binds to. */
@@ -65,7 +66,7 @@ export const environment = [
   ["ORGPLANE_DB_POOL_SIZE", "10", "Connections to DATABASE_URL (the embedded database always uses one)."],
   ["ORGPLANE_DB_CONNECT_TIMEOUT", "5 seconds", "Longest wait for a database connection; then the request answers 503."],
   ["ORGPLANE_DB_STATEMENT_TIMEOUT", "10 seconds", "Longest a statement may run; then the request answers 503 (the client gives up 1 second later)."],
-  ["ORGPLANE_VERSION", "dev", "Version reported by /health and the OpenAPI document."],
+  ["ORGPLANE_VERSION", "the package version", "Version reported by /health and the OpenAPI document (for example a build or commit id)."],
   ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
   ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up. When false, only the first account signs up; everyone else joins by invitation."],
   ["ORGPLANE_DEFAULT_PLAN", "free", "Plan of new organizations: free, team or enterprise."],
@@ -121,8 +122,8 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   dbConnectTimeout: positiveDuration("ORGPLANE_DB_CONNECT_TIMEOUT", Duration.seconds(5)),
   dbStatementTimeout: positiveDuration("ORGPLANE_DB_STATEMENT_TIMEOUT", Duration.seconds(10)),
   version: Config.string("ORGPLANE_VERSION").pipe(
-    Config.withDefault("dev"),
-    Config.map((version) => version.trim() === "" ? "dev" : version.trim())
+    Config.withDefault(VERSION),
+    Config.map((version) => version.trim() === "" ? VERSION : version.trim())
   ),
   publicUrl: Config.option(Config.string("ORGPLANE_PUBLIC_URL")),
   signupEnabled: Config.boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),

@@ -1,0 +1,112 @@
+/**
+ * The built `orgplane` executable, as it is published (see Binary.ts): what only a real process shows. Everything
+ * else runs in-process (Harness.ts).
+ */
+import { Http } from "@orgplane/testkit"
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Binary from "./Binary.js"
+import { freePort, root } from "./Binary.js"
+
+const binary = Binary.make("binary")
+const { bin, fresh } = binary
+
+beforeAll(() => binary.build())
+afterAll(() => binary.dispose())
+
+const packageVersion = async () =>
+  JSON.parse(await Fs.readFile(Path.join(import.meta.dirname, "../package.json"), "utf8")).version as string
+
+describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
+  it("prints the package's version, and colours its help only on a terminal or with FORCE_COLOR", async () => {
+    const { cli } = await fresh()
+    const [version, piped, forced, noColor] = await Promise.all([
+      cli(["--version"]),
+      cli(["teams", "--help"]),
+      cli(["teams", "--help"], { FORCE_COLOR: "1" }),
+      cli(["teams", "--help"], { FORCE_COLOR: "", NO_COLOR: "1" })
+    ])
+    expect(version.stdout.trim()).toBe(await packageVersion())
+    expect(piped.stdout).toContain("COMMANDS")
+    expect(piped.stdout).not.toContain("\u001b[")
+    expect(forced.stdout).toContain("\u001b[1mCOMMANDS")
+    expect(noColor.stdout).not.toContain("\u001b[")
+  })
+
+  it("exits quietly when its reader goes away", async () => {
+    const { home } = await fresh()
+    const child = spawn(process.execPath, [bin, "--help"], { cwd: root, env: { HOME: home }, stdio: ["ignore", "pipe", "pipe"] })
+    // The reader is gone before anything is written: the first write fails with EPIPE.
+    child.stdout.destroy()
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+  })
+
+  it("says which port is taken and how to choose another", async () => {
+    const { cli } = await fresh()
+    const taken = Net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    try {
+      const port = (taken.address() as Net.AddressInfo).port
+      const result = await cli(["serve", "--port", String(port), "--data", "memory"])
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim().split("\n").at(-1)).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`
+      )
+    } finally {
+      taken.close()
+    }
+  })
+
+  it("serves on the given port until SIGTERM, finishes the request in flight, then exits 0, one log line per request", async () => {
+    const { home } = await fresh()
+    const port = await freePort()
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--port", String(port), "--data", "memory"],
+      // A costly password hash keeps a sign-up in flight long enough to stop the server in the middle of it.
+      { cwd: root, env: { HOME: home, ORGPLANE_PASSWORD_COST: "16" }, stdio: ["ignore", "pipe", "pipe"] }
+    )
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 45_000
+      let health: Http.RawResponse | undefined
+      // Up, and done printing its start-up notes.
+      while ((health === undefined || !output.includes("auth signup")) && Date.now() < deadline) {
+        health ??= await Http.request(`http://127.0.0.1:${port}`, "GET", "/health").catch(() => undefined)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(health?.status, output).toBe(200)
+      // One version: the package's, in /health as in --version.
+      expect(health?.body).toEqual({ ok: true, version: await packageVersion() })
+      expect(output).toContain(`Listening on http://127.0.0.1:${port} (API reference: http://127.0.0.1:${port}/docs)`)
+      // The command that works where the server runs (the installed binary), at the port it really uses.
+      expect(output).toContain(`\`orgplane auth signup --url http://127.0.0.1:${port} --email you@example.com`)
+
+      const inFlight = Http.request(`http://127.0.0.1:${port}`, "POST", "/v1/auth/sign-up", {
+        body: { email: "late@example.com", password: "a long password", name: "Late" }
+      })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const stoppedAt = Date.now()
+      child.kill("SIGTERM")
+      expect((await inFlight).status).toBe(201)
+      expect(await exited).toBe(0)
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000)
+      // One log line per request, in the server's one-line format.
+      const lines = output.split("\n")
+      expect(lines.filter((line) => line.includes("route=/health")), output).toHaveLength(1)
+      expect(lines.filter((line) => /INFO +request .*route=\/v1\/auth\/sign-up/.test(line)), output).toHaveLength(1)
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  })
+})

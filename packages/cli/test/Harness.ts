@@ -1,0 +1,63 @@
+/**
+ * The CLI in-process, as a test calls it: `cli(args, env)` runs the command through `run` with its own output, its
+ * own environment (through Effect's ConfigProvider) and a fresh config folder, and answers with what a process would
+ * have printed and its exit code. Neither the developer's profile nor their variables leak in.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { ConfigProvider, Console, Effect } from "effect"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { run, type RunOptions } from "../src/Cli.js"
+
+export const PASSWORD = "correct horse battery"
+
+export interface Result {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export const json = (result: Result) => JSON.parse(result.stdout)
+
+const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<string>): Console.Console => {
+  const line = (into: Array<string>) => (...args: ReadonlyArray<unknown>) => void into.push(`${args.map(String).join(" ")}\n`)
+  const log = line(stdout)
+  const error = line(stderr)
+  return {
+    ...base,
+    log: (...args) => Effect.sync(() => log(...args)),
+    info: (...args) => Effect.sync(() => log(...args)),
+    error: (...args) => Effect.sync(() => error(...args)),
+    warn: (...args) => Effect.sync(() => error(...args)),
+    unsafe: { ...base.unsafe, log, info: log, error, warn: error }
+  }
+}
+
+/** Runs `orgplane ...args` with exactly the variables in `env`. */
+export const invoke = (args: ReadonlyArray<string>, env: Record<string, string>, options: RunOptions = {}): Promise<Result> => {
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  return Effect.runPromise(
+    Effect.flatMap(Effect.console, (base) =>
+      run(["node", "orgplane", ...args], options).pipe(
+        Effect.withConsole(capture(base, stdout, stderr)),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
+        Effect.provide(NodeContext.layer)
+      ))
+  ).then((code) => ({ code, stdout: stdout.join(""), stderr: stderr.join("") }))
+}
+
+const homes: Array<string> = []
+
+/** A fresh config folder and a CLI bound to it; `env` adds variables. Remove them all with `cleanup`. */
+export const fresh = async () => {
+  const home = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-cli-"))
+  homes.push(home)
+  const configDir = Path.join(home, "config")
+  const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}) =>
+    invoke(args, { ORGPLANE_CONFIG_DIR: configDir, ...env }, options)
+  return { home, configDir, cli }
+}
+
+export const cleanup = () => Promise.all(homes.splice(0).map((home) => Fs.rm(home, { recursive: true, force: true })))
