@@ -3,7 +3,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
-import { InvalidRequestResponse, PayloadTooLargeResponse, ServiceUnavailableResponse } from "./Errors.js"
+import { InvalidRequestResponse, PayloadTooLargeResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
@@ -67,7 +67,6 @@ export class Api extends HttpApi.make("orgplane")
   .add(AdminApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
-  .addError(ServiceUnavailableResponse)
   .annotateContext(
     OpenApi.annotations({
       title: "orgplane control-plane API",

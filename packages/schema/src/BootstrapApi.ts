@@ -1,7 +1,7 @@
 /** Bootstrap: agent-first provisional workspace setup, claimed later by humans. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceRequest, BootstrapWorkspaceResult } from "./Bootstrap.js"
-import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse } from "./Errors.js"
+import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
 
 export class BootstrapApi extends HttpApiGroup.make("bootstrap")
@@ -10,6 +10,7 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       .setPayload(BootstrapWorkspaceRequest)
       .addSuccess(BootstrapWorkspaceResult, { status: 201 })
       .addError(RateLimitedResponse)
+      .addError(ServiceUnavailableResponse)
       .annotate(
         OpenApi.Description,
         "Public. Creates a provisional organization and one-time claim links (one per requested role, valid 24 hours). No credential is issued to the caller: the claim tokens are the only secrets returned. Rate-limited per client address (429 `rate_limited` with `Retry-After`)."

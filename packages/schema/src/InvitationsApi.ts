@@ -4,6 +4,7 @@ import {
   ConflictResponse,
   ForbiddenResponse,
   NotFoundResponse,
+  ServiceUnavailableResponse,
   UnauthorizedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
@@ -61,6 +62,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(UnauthorizedResponse)
+      .addError(ServiceUnavailableResponse)
       .middleware(OptionalAuthentication)
       .annotate(
         OpenApi.Description,

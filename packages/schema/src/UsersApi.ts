@@ -6,6 +6,7 @@ import {
   InvalidRequestResponse,
   OrganizationNotFoundResponse,
   RateLimitedResponse,
+  ServiceUnavailableResponse,
   UnauthorizedResponse
 } from "./Errors.js"
 import { PageQuery } from "./Pagination.js"
@@ -28,6 +29,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(AuthResult, { status: 201 })
       .addError(ConflictResponse)
       .addError(ForbiddenResponse)
+      .addError(ServiceUnavailableResponse)
       .annotate(
         OpenApi.Description,
         "Creates an account and signs it in. 409 `email_taken` when the email is registered; 403 `signup_disabled` when the instance does not allow sign-up."
@@ -38,6 +40,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .setPayload(SignInRequest)
       .addSuccess(AuthResult)
       .addError(UnauthorizedResponse)
+      .addError(ServiceUnavailableResponse)
       .annotate(
         OpenApi.Description,
         "Exchanges an email and password for a session token. A wrong email and a wrong password answer the same 401."
