@@ -27,20 +27,28 @@ Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as
 /** Operations behind `OptionalAuthentication`: credentials are accepted, not required. */
 const optionalSecurity = new Set(["invitations.accept"])
 
+/** Methods whose requests the server reads no body of (`HttpMethod.hasBody`): they cannot be too large. */
+const bodiless = new Set(["get", "head", "options"])
+
 /**
  * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`),
- * marks optional credentials as such (an empty security requirement), and states the policy actions (with their
- * roles, from the policy table) of every operation that checks some.
+ * documents 400 only for operations that take input and 413 only for methods with a body (the API declares both
+ * once, for every operation), marks optional credentials as such (an empty security requirement), and states the
+ * policy actions (with their roles, from the policy table) of every operation that checks some.
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   for (const path of Object.values<any>(spec.paths ?? {})) {
-    for (const operation of Object.values<any>(path)) {
-      if (optionalSecurity.has(operation?.operationId)) operation.security = [...(operation.security ?? []), {}]
-      const actions = operation?.[ActionsExtension]
+    for (const [method, operation] of Object.entries<any>(path)) {
+      if (optionalSecurity.has(operation.operationId)) operation.security = [...(operation.security ?? []), {}]
+      const actions = operation[ActionsExtension]
       if (Array.isArray(actions)) {
         operation.description = [operation.description, describeActions(actions)].filter(Boolean).join("\n\n")
       }
-      const content = operation?.responses?.["400"]?.content?.["application/json"]
+      const responses = operation.responses ?? {}
+      const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined
+      if (!takesInput) delete responses["400"]
+      if (bodiless.has(method)) delete responses["413"]
+      const content = responses["400"]?.content?.["application/json"]
       const anyOf = content?.schema?.anyOf
       if (Array.isArray(anyOf)) {
         const kept = anyOf.filter((schema: any) => schema.$ref !== "#/components/schemas/HttpApiDecodeError")
