@@ -20,9 +20,12 @@ Each operation lists the schemes it accepts; public operations list none.
 
 Errors always have a JSON body. 400 \`invalid_request\` lists every bad field in \`details\` with its path;
 401 is \`{"error":"unauthorized"}\`; 403 is \`{reason, message}\`; 404 is \`{error, message}\`, and a resource of
-another organization answers 404 exactly like a missing one.
+another organization answers 404 exactly like a missing one. Operations that use the database answer 503
+\`service_unavailable\` with \`Retry-After\` while it is unavailable. Each operation's description lists its own errors;
+its group's description, those all of the group's operations share.
 
-Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null.`
+Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null. A cursor
+the list did not return (or returned for other filters) is 400 on \`cursor\`.`
 
 /** Operations behind `OptionalAuthentication`: credentials are accepted, not required. */
 const optionalSecurity = new Set(["invitations.accept"])
