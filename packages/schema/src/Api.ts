@@ -3,7 +3,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
-import { InvalidRequestResponse, PayloadTooLargeResponse, ServiceUnavailableResponse } from "./Errors.js"
+import { InvalidRequestResponse, PayloadTooLargeResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
@@ -20,27 +20,38 @@ Each operation lists the schemes it accepts; public operations list none.
 
 Errors always have a JSON body. 400 \`invalid_request\` lists every bad field in \`details\` with its path;
 401 is \`{"error":"unauthorized"}\`; 403 is \`{reason, message}\`; 404 is \`{error, message}\`, and a resource of
-another organization answers 404 exactly like a missing one.
+another organization answers 404 exactly like a missing one. Operations that use the database answer 503
+\`service_unavailable\` with \`Retry-After\` while it is unavailable. Each operation's description lists its own errors;
+its group's description, those all of the group's operations share.
 
-Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null.`
+Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null. A cursor
+the list did not return (or returned for other filters) is 400 on \`cursor\`.`
 
 /** Operations behind `OptionalAuthentication`: credentials are accepted, not required. */
 const optionalSecurity = new Set(["invitations.accept"])
 
+/** Methods whose requests the server reads no body of (`HttpMethod.hasBody`): they cannot be too large. */
+const bodiless = new Set(["get", "head", "options"])
+
 /**
  * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`),
- * marks optional credentials as such (an empty security requirement), and states the policy actions (with their
- * roles, from the policy table) of every operation that checks some.
+ * documents 400 only for operations that take input and 413 only for methods with a body (the API declares both
+ * once, for every operation), marks optional credentials as such (an empty security requirement), and states the
+ * policy actions (with their roles, from the policy table) of every operation that checks some.
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   for (const path of Object.values<any>(spec.paths ?? {})) {
-    for (const operation of Object.values<any>(path)) {
-      if (optionalSecurity.has(operation?.operationId)) operation.security = [...(operation.security ?? []), {}]
-      const actions = operation?.[ActionsExtension]
+    for (const [method, operation] of Object.entries<any>(path)) {
+      if (optionalSecurity.has(operation.operationId)) operation.security = [...(operation.security ?? []), {}]
+      const actions = operation[ActionsExtension]
       if (Array.isArray(actions)) {
         operation.description = [operation.description, describeActions(actions)].filter(Boolean).join("\n\n")
       }
-      const content = operation?.responses?.["400"]?.content?.["application/json"]
+      const responses = operation.responses ?? {}
+      const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined
+      if (!takesInput) delete responses["400"]
+      if (bodiless.has(method)) delete responses["413"]
+      const content = responses["400"]?.content?.["application/json"]
       const anyOf = content?.schema?.anyOf
       if (Array.isArray(anyOf)) {
         const kept = anyOf.filter((schema: any) => schema.$ref !== "#/components/schemas/HttpApiDecodeError")
@@ -67,7 +78,6 @@ export class Api extends HttpApi.make("orgplane")
   .add(AdminApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
-  .addError(ServiceUnavailableResponse)
   .annotateContext(
     OpenApi.annotations({
       title: "orgplane control-plane API",

@@ -14,9 +14,10 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreatedApiKey, { status: 201 })
       .pipe(requires("apiKeys.manage"))
+      .annotate(OpenApi.Summary, "Create an API key")
       .annotate(
         OpenApi.Description,
-        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves. The plaintext key is returned only here."
+        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves or is removed. The plaintext key is returned only here.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future."
       )
   )
   .add(
@@ -24,7 +25,11 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .setUrlParams(PageQuery)
       .addSuccess(ApiKeyPage)
       .pipe(requires("apiKeys.manage"))
-      .annotate(OpenApi.Description, "Lists the organization's keys, newest first. Keys themselves are never shown again.")
+      .annotate(OpenApi.Summary, "List API keys")
+      .annotate(
+        OpenApi.Description,
+        "The organization's keys, newest first, with their display prefix; the keys themselves are never shown again. Changes nothing.\n\nErrors: none beyond the group's."
+      )
   )
   .add(
     HttpApiEndpoint.del("revoke", "/v1/api-keys/:apiKeyId")
@@ -32,10 +37,14 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
       .pipe(requires("apiKeys.manage"))
-      .annotate(OpenApi.Description, "Deletes a key; it stops working at once. 404 `api_key_not_found`.")
+      .annotate(OpenApi.Summary, "Revoke an API key")
+      .annotate(OpenApi.Description, "Deletes a key; it stops working at once.\n\nErrors: 404 `api_key_not_found`.")
   )
   .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "API Keys")
-  .annotate(OpenApi.Description, "Keys of the caller's organization, managed by its owners and admins.")
+  .annotate(
+    OpenApi.Description,
+    "Keys of the caller's organization, managed by its owners and admins. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+  )
 {}

@@ -1,7 +1,7 @@
 /** Bootstrap: agent-first provisional workspace setup, claimed later by humans. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceRequest, BootstrapWorkspaceResult } from "./Bootstrap.js"
-import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse } from "./Errors.js"
+import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
 
 export class BootstrapApi extends HttpApiGroup.make("bootstrap")
@@ -10,9 +10,11 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       .setPayload(BootstrapWorkspaceRequest)
       .addSuccess(BootstrapWorkspaceResult, { status: 201 })
       .addError(RateLimitedResponse)
+      .addError(ServiceUnavailableResponse)
+      .annotate(OpenApi.Summary, "Bootstrap a workspace")
       .annotate(
         OpenApi.Description,
-        "Public. Creates a provisional organization and one-time claim links (one per requested role, valid 24 hours). No credential is issued to the caller: the claim tokens are the only secrets returned. Rate-limited per client address (429 `rate_limited` with `Retry-After`)."
+        "Creates a provisional organization, owned by a placeholder until someone claims it as owner, and one-time claim links: one per requested role (by default one `owner` link), valid 24 hours. No credential is issued to the caller: the claim tokens are the only secrets returned. Public.\n\nErrors: 429 `rate_limited` (with `Retry-After`) past the per-address limit of workspaces per hour (`ORGPLANE_BOOTSTRAP_PER_HOUR`)."
       )
   )
   .add(
@@ -22,10 +24,15 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Claim a workspace")
       .annotate(
         OpenApi.Description,
-        "Redeems a claim token: the signed-in caller joins the organization with the claim's role, and it becomes the session's active organization. 404 `claim_not_found` for an unknown, used or expired token; 403 `membership_removed` when the caller was removed from that organization; 403 `session_required` with an API key."
+        "Redeems a claim token: the caller joins the organization with the claim's role (a member already in it gets that role), and it becomes the session's active organization. An `owner` claim also removes the placeholder owner and makes the organization no longer provisional. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `membership_removed` when the caller was removed from that organization; 404 `claim_not_found` for an unknown, used or expired token."
       )
   )
   .annotate(OpenApi.Title, "Bootstrap")
+  .annotate(
+    OpenApi.Description,
+    "Agent-first setup: an agent creates a provisional workspace without an account and hands its claim links to people, who sign in and claim it with the link's role."
+  )
 {}

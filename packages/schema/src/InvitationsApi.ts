@@ -4,6 +4,7 @@ import {
   ConflictResponse,
   ForbiddenResponse,
   NotFoundResponse,
+  ServiceUnavailableResponse,
   UnauthorizedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
@@ -28,9 +29,10 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addSuccess(RefreshedInvitation)
       .addError(ConflictResponse)
       .pipe(requires("invitations.manage"))
+      .annotate(OpenApi.Summary, "Invite a person")
       .annotate(
         OpenApi.Description,
-        "Invites an email address as a member or an admin. The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working. 409 `member_exists` when the email belongs to a member."
+        "Invites an email address as a member or an admin (201). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization."
       )
   )
   .add(
@@ -38,7 +40,11 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .setUrlParams(InvitationListQuery)
       .addSuccess(InvitationPage)
       .pipe(requires("invitations.manage"))
-      .annotate(OpenApi.Description, "Lists the organization's invitations, newest first.")
+      .annotate(OpenApi.Summary, "List invitations")
+      .annotate(
+        OpenApi.Description,
+        "The organization's invitations, newest first, optionally only those in one status. Tokens are never shown again. Changes nothing.\n\nErrors: none beyond the group's."
+      )
   )
   .add(
     HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel")
@@ -47,9 +53,10 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .pipe(requires("invitations.manage"))
+      .annotate(OpenApi.Summary, "Cancel an invitation")
       .annotate(
         OpenApi.Description,
-        "Cancels a pending invitation; its token stops working. 409 `invitation_not_pending` when it was accepted, canceled or has expired; 404 `invitation_not_found`."
+        "Cancels a pending invitation and answers it; its token stops working.\n\nErrors: 404 `invitation_not_found`; 409 `invitation_not_pending` when it was accepted, canceled or has expired."
       )
   )
   // Everything above needs credentials; accepting also serves people who do not have an account yet.
@@ -61,12 +68,18 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(UnauthorizedResponse)
+      .addError(ServiceUnavailableResponse)
       .middleware(OptionalAuthentication)
+      .annotate(OpenApi.Summary, "Accept an invitation")
       .annotate(
         OpenApi.Description,
-        "Joins the invitation's organization with its role and makes it the session's active organization. Either signed in (a session, not an API key: 403 `session_required`) as the person the invitation was sent to (403 `invitation_email_mismatch` otherwise), or anonymously with `signUp`, which creates that person's account and returns its session (409 `email_taken` when the email already has one: sign in first). Credentials and `signUp` together: 400 on `signUp`. Works even when open sign-up is disabled. 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member; 401 with neither credentials nor `signUp`."
+        "Joins the invitation's organization with its role and makes it the active organization: the session's when signed in, or that of a new session for a new account. Either signed in with a session as the person the invitation was sent to, or anonymously with `signUp`, which creates that person's account and returns its session. Works even when open sign-up is disabled.\n\nErrors: 400 `invalid_request` on `signUp` when it comes with credentials; 401 `unauthorized` with neither credentials nor `signUp`; 403 `session_required` with an API key, `invitation_email_mismatch` when signed in as someone else; 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member, `email_taken` when `signUp` names an email that has an account (sign in first)."
       )
   )
   .addError(ForbiddenResponse)
   .annotate(OpenApi.Title, "Invitations")
+  .annotate(
+    OpenApi.Description,
+    "Bringing a person into the organization by email. Owners and admins invite, list and cancel; those operations need credentials, a session or an API key (401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization). The invitee accepts with the token, signed in or signing up in the same call."
+  )
 {}

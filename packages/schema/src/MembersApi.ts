@@ -12,9 +12,10 @@ export class MembersApi extends HttpApiGroup.make("members")
       .setUrlParams(MemberListQuery)
       .addSuccess(MemberPage)
       .pipe(requires("members.read"))
+      .annotate(OpenApi.Summary, "List members")
       .annotate(
         OpenApi.Description,
-        "Lists the organization's members, oldest first, optionally filtered by role and by text in name or email. Any member may list."
+        "The organization's members, oldest first, optionally filtered by role and by text in name or email; removed members only with `includeRemoved`. Changes nothing.\n\nErrors: none beyond the group's."
       )
   )
   .add(
@@ -23,9 +24,10 @@ export class MembersApi extends HttpApiGroup.make("members")
       .addSuccess(MemberResponse)
       .addError(NotFoundResponse)
       .pipe(requires("members.read"))
+      .annotate(OpenApi.Summary, "Get a member")
       .annotate(
         OpenApi.Description,
-        "One member, removed ones included (their `removedAt` is set). Any member may read. 404 `member_not_found`."
+        "One member, removed ones included (their `removedAt` is set). Changes nothing.\n\nErrors: 404 `member_not_found`."
       )
   )
   .add(
@@ -36,9 +38,10 @@ export class MembersApi extends HttpApiGroup.make("members")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .pipe(requires("members.changeRole", "members.manageOwners"))
+      .annotate(OpenApi.Summary, "Change a member's role")
       .annotate(
         OpenApi.Description,
-        "Changes a member's role. Between `member` and `admin`: `members.changeRole`; making, demoting or changing an owner: `members.manageOwners`. 409 `last_owner` when the change would leave the organization without an owner; 404 `member_not_found` for an unknown or removed member."
+        "Sets a member's role and answers the member; setting the role they have changes nothing. Between `member` and `admin` takes `members.changeRole`; making someone an owner, or changing an owner's role, `members.manageOwners`.\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `last_owner` when the change would leave the organization without an owner."
       )
   )
   .add(
@@ -48,9 +51,10 @@ export class MembersApi extends HttpApiGroup.make("members")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .pipe(requires("members.leave", "members.remove", "members.manageOwners"))
+      .annotate(OpenApi.Summary, "Remove a member")
       .annotate(
         OpenApi.Description,
-        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, the API keys they created are revoked and their sessions no longer reach the organization. Removing oneself (leaving) is `members.leave`, another member or admin `members.remove`, an owner `members.manageOwners`. 409 `last_owner` for the last owner; 404 `member_not_found`."
+        "Removes a member: the membership keeps its id and gets `removedAt`; the member leaves every team, the API keys they created are revoked and their sessions no longer reach the organization. Removing oneself (leaving) takes `members.leave`, another member or admin `members.remove`, an owner `members.manageOwners`.\n\nErrors: 404 `member_not_found` for an unknown or already removed member; 409 `last_owner` for the organization's last owner."
       )
   )
   .add(
@@ -60,22 +64,30 @@ export class MembersApi extends HttpApiGroup.make("members")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .pipe(requires("members.transferOwnership"))
+      .annotate(OpenApi.Summary, "Transfer ownership")
       .annotate(
         OpenApi.Description,
-        "Makes the given admin an owner and the calling owner an admin, in one step. 409 `member_not_admin` unless the target is an admin; 404 `member_not_found`."
+        "Makes the given admin an owner and the calling owner an admin, in one step; answers both.\n\nErrors: 404 `member_not_found` for an unknown or removed member; 409 `member_not_admin` unless the target is an admin (make them one first)."
       )
   )
   .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Members")
-  .annotate(OpenApi.Description, `Members of the caller's active organization (an API key's own organization).\n\n${RolesDescription}`)
+  .annotate(
+    OpenApi.Description,
+    `Members of the caller's active organization (an API key's own organization). Every operation here needs credentials, a session or an API key: 401 \`unauthorized\` without valid ones, 404 \`organization_not_found\` when the caller belongs to no organization (or has just left it).\n\n${RolesDescription}`
+  )
 {}
 
 export class RolesApi extends HttpApiGroup.make("roles")
   .add(
     HttpApiEndpoint.get("list", "/v1/roles")
       .addSuccess(RoleList)
-      .annotate(OpenApi.Description, "The built-in roles, lowest first, with what each may do.")
+      .annotate(OpenApi.Summary, "List roles")
+      .annotate(
+        OpenApi.Description,
+        "The built-in roles, lowest first, with what each may do (from the policy table). Any signed-in caller, with a session or an API key, even without an organization; changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials."
+      )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Roles")

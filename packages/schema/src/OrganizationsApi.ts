@@ -10,11 +10,16 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       .setPayload(CreateOrganizationRequest)
       .addSuccess(OrganizationWithMembership, { status: 201 })
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Create an organization")
       .annotate(
         OpenApi.Description,
-        "Creates an organization with the caller as its owner and makes it the session's active organization. Needs a session (403 `session_required` with an API key)."
+        "Creates an organization with the caller as its owner and makes it the session's active organization; answers both. Any signed-in person, with a session.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
       )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Organizations")
+  .annotate(
+    OpenApi.Description,
+    "Creating an organization: any signed-in person may, and becomes its owner. What happens inside one is under Members, Teams, Invitations and API Keys."
+  )
 {}

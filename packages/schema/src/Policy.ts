@@ -58,11 +58,21 @@ export const requires = (...actions: readonly [Action, ...Array<Action>]) =>
 <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
   (endpoint as any).annotate(OpenApi.Override, { [ActionsExtension]: actions }) as E
 
-/** The sentence the OpenAPI document appends to an operation that checks `actions`. */
-export const describeActions = (actions: ReadonlyArray<Action>): string =>
-  "Policy: " +
-  actions.map((action) => {
-    const rule: Rule = Policy[action]
-    const who = rule.role === "owner" ? "owners" : rule.role === "admin" ? "owners and admins" : "any member"
-    return `\`${action}\`, ${who}${rule.operatorOnly ? " of the operator organization" : ""}`
-  }).join("; ") + " (403 `insufficient_role` otherwise)."
+/** Who may take an action, as the OpenAPI document says it. */
+const holders = (rule: Rule): string =>
+  (rule.role === "owner" ? "owners" : rule.role === "admin" ? "owners and admins" : "any member") +
+  (rule.operatorOnly ? " of the operator organization" : "")
+
+/**
+ * The sentence the OpenAPI document appends to an operation that checks `actions`, with the refusal the caller
+ * gets otherwise: none when every member may, `operator_only` for an operator action.
+ */
+export const describeActions = (actions: ReadonlyArray<Action>): string => {
+  const rules: ReadonlyArray<Rule> = actions.map((action) => Policy[action])
+  const refusal = rules.some((rule) => rule.operatorOnly)
+    ? " (403 `operator_only` otherwise)"
+    : rules.some((rule) => rule.role !== "member")
+    ? " (403 `insufficient_role` otherwise)"
+    : ""
+  return `Policy: ${actions.map((action) => `\`${action}\`, ${holders(Policy[action])}`).join("; ")}${refusal}.`
+}

@@ -22,9 +22,10 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addError(ConflictResponse)
       .addError(NotFoundResponse)
       .pipe(requires("teams.manage"))
+      .annotate(OpenApi.Summary, "Create a team")
       .annotate(
         OpenApi.Description,
-        "Creates a team, optionally with members. 409 `team_exists` when the organization has a team of that name (case-insensitive); 404 `member_not_found` when a member id is not an active member of the organization."
+        "Creates a team, optionally with its first members, and answers it with its members.\n\nErrors: 404 `member_not_found` when a member id is not an active member of the organization; 409 `team_exists` when the organization has a team of that name (compared case-insensitively)."
       )
   )
   .add(
@@ -32,7 +33,11 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setUrlParams(TeamListQuery)
       .addSuccess(TeamPage)
       .pipe(requires("teams.read"))
-      .annotate(OpenApi.Description, "Lists the organization's teams by name.")
+      .annotate(OpenApi.Summary, "List teams")
+      .annotate(
+        OpenApi.Description,
+        "The organization's teams by name, optionally only those whose name contains some text or that a given member belongs to. Changes nothing.\n\nErrors: none beyond the group's."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/v1/teams/:teamId")
@@ -40,7 +45,8 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addSuccess(TeamResponse)
       .addError(NotFoundResponse)
       .pipe(requires("teams.read"))
-      .annotate(OpenApi.Description, "One team with its members. 404 `team_not_found`.")
+      .annotate(OpenApi.Summary, "Get a team")
+      .annotate(OpenApi.Description, "One team with its members. Changes nothing.\n\nErrors: 404 `team_not_found`.")
   )
   .add(
     HttpApiEndpoint.patch("update", "/v1/teams/:teamId")
@@ -50,9 +56,10 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addError(ConflictResponse)
       .addError(NotFoundResponse)
       .pipe(requires("teams.manage"))
+      .annotate(OpenApi.Summary, "Update a team")
       .annotate(
         OpenApi.Description,
-        "Renames a team and/or replaces its whole membership. 409 `team_exists`; 404 `team_not_found` or `member_not_found`."
+        "Renames a team and/or replaces its whole membership with `memberIds`; answers the team.\n\nErrors: 404 `team_not_found`, or `member_not_found` when a member id is not an active member of the organization; 409 `team_exists` when another team has the new name."
       )
   )
   .add(
@@ -62,9 +69,10 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addSuccess(TeamResponse)
       .addError(NotFoundResponse)
       .pipe(requires("teams.manage"))
+      .annotate(OpenApi.Summary, "Add members to a team")
       .annotate(
         OpenApi.Description,
-        "Adds members to a team; members already in it stay. 404 `team_not_found` or `member_not_found`."
+        "Adds members to a team and answers it; members already in it stay, so adding one twice changes nothing.\n\nErrors: 404 `team_not_found`, or `member_not_found` when a member id is not an active member of the organization."
       )
   )
   .add(
@@ -73,9 +81,10 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
       .pipe(requires("teams.manage"))
+      .annotate(OpenApi.Summary, "Remove a member from a team")
       .annotate(
         OpenApi.Description,
-        "Takes a member out of a team; 204 also when they were not in it. 404 `team_not_found`, or `member_not_found` for an id that is not a member of the organization."
+        "Takes a member out of a team; they stay in the organization. 204 also when they were not in it.\n\nErrors: 404 `team_not_found`, or `member_not_found` for an id that never was a member of the organization."
       )
   )
   .add(
@@ -84,9 +93,10 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
       .pipe(requires("teams.manage"))
+      .annotate(OpenApi.Summary, "Delete a team")
       .annotate(
         OpenApi.Description,
-        "Deletes a team with its memberships and everything assigned to it (access grants, desktop-policy assignments). The members stay in the organization. 404 `team_not_found`."
+        "Deletes a team with its memberships; the members stay in the organization.\n\nErrors: 404 `team_not_found`."
       )
   )
   .addError(ForbiddenResponse)
@@ -94,6 +104,6 @@ export class TeamsApi extends HttpApiGroup.make("teams")
   .annotate(OpenApi.Title, "Teams")
   .annotate(
     OpenApi.Description,
-    "Teams of the caller's active organization. Any member may read them; owners and admins change them."
+    "Teams of the caller's active organization. Any member may read them; owners and admins change them. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
   )
 {}

@@ -6,6 +6,7 @@ import {
   InvalidRequestResponse,
   OrganizationNotFoundResponse,
   RateLimitedResponse,
+  ServiceUnavailableResponse,
   UnauthorizedResponse
 } from "./Errors.js"
 import { PageQuery } from "./Pagination.js"
@@ -28,9 +29,11 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(AuthResult, { status: 201 })
       .addError(ConflictResponse)
       .addError(ForbiddenResponse)
+      .addError(ServiceUnavailableResponse)
+      .annotate(OpenApi.Summary, "Sign up")
       .annotate(
         OpenApi.Description,
-        "Creates an account and signs it in. 409 `email_taken` when the email is registered; 403 `signup_disabled` when the instance does not allow sign-up."
+        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up; 409 `email_taken` when the email is registered."
       )
   )
   .add(
@@ -38,9 +41,11 @@ export class UsersApi extends HttpApiGroup.make("users")
       .setPayload(SignInRequest)
       .addSuccess(AuthResult)
       .addError(UnauthorizedResponse)
+      .addError(ServiceUnavailableResponse)
+      .annotate(OpenApi.Summary, "Sign in")
       .annotate(
         OpenApi.Description,
-        "Exchanges an email and password for a session token. A wrong email and a wrong password answer the same 401."
+        "Exchanges an email and password for a new session token, acting in the person's oldest organization (if any). Public.\n\nErrors: 401 `unauthorized` for a wrong email or a wrong password (the same answer for both)."
       )
   )
   .add(
@@ -48,13 +53,21 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ForbiddenResponse)
       .middleware(Authentication)
-      .annotate(OpenApi.Description, "Revokes the presented session token. Needs a session (403 `session_required` with an API key).")
+      .annotate(OpenApi.Summary, "Sign out")
+      .annotate(
+        OpenApi.Description,
+        "Revokes the session token the request carries; the person's other sessions stay signed in. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
+      )
   )
   .add(
     HttpApiEndpoint.get("me", "/v1/me")
       .addSuccess(Me)
       .middleware(Authentication)
-      .annotate(OpenApi.Description, "The caller, their active organization and their membership in it.")
+      .annotate(OpenApi.Summary, "Get the caller")
+      .annotate(
+        OpenApi.Description,
+        "The caller, the organization the request acts in and their membership in it (both null for a person who belongs to no organization); with an API key, the key's organization and the member who created it. Any signed-in caller, with a session or an API key; changes nothing.\n\nErrors: 401 `unauthorized` without valid credentials."
+      )
   )
   .add(
     HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization")
@@ -63,9 +76,10 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addError(ForbiddenResponse)
       .addError(OrganizationNotFoundResponse)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Switch the active organization")
       .annotate(
         OpenApi.Description,
-        "Makes another organization the session's active one. 404 `organization_not_found` unless the caller is a member; 403 `session_required` with an API key."
+        "Makes another of the caller's organizations the one this session acts in (what members, teams, invitations and API keys operations apply to); answers the caller as `GET /v1/me` does. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 404 `organization_not_found` unless the caller is an active member of it."
       )
   )
   .add(
@@ -74,7 +88,11 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(Me)
       .addError(ForbiddenResponse)
       .middleware(Authentication)
-      .annotate(OpenApi.Description, "Changes the caller's own name. Needs a session (403 `session_required` with an API key).")
+      .annotate(OpenApi.Summary, "Change the caller's name")
+      .annotate(
+        OpenApi.Description,
+        "Changes the caller's own display name; answers the caller as `GET /v1/me` does. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
+      )
   )
   .add(
     HttpApiEndpoint.post("changePassword", "/v1/me/password")
@@ -84,9 +102,10 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addError(InvalidRequestResponse)
       .addError(RateLimitedResponse)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Change the caller's password")
       .annotate(
         OpenApi.Description,
-        "Changes the caller's password. Every other session of the account is signed out; the calling one stays. 400 `invalid_request` on `currentPassword` when it is wrong; 403 `session_required` with an API key; 429 after 10 attempts in 15 minutes."
+        "Sets a new password after checking the current one. Every other session of the account is signed out; the calling one stays. Session only.\n\nErrors: 400 `invalid_request` on `currentPassword` when it is wrong; 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 429 `rate_limited` (with `Retry-After`) after 10 attempts, right or wrong, in 15 minutes."
       )
   )
   .add(
@@ -95,10 +114,15 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(MyOrganizationPage)
       .addError(ForbiddenResponse)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "List the caller's organizations")
       .annotate(
         OpenApi.Description,
-        "The organizations the caller belongs to, with their membership in each, oldest membership first. Needs a session (403 `session_required`: an API key only knows its own organization)."
+        "The organizations the caller belongs to, with their membership in each, oldest membership first. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
       )
   )
   .annotate(OpenApi.Title, "Users")
+  .annotate(
+    OpenApi.Description,
+    "The caller's own account: signing up, in and out, their name and password, and which of their organizations a session acts in. Sign-up and sign-in are public; everything else acts on the signed-in person, and all but `GET /v1/me` needs a session (an API key acts for an organization, not as a person signing in: 403 `session_required`)."
+  )
 {}
