@@ -93,7 +93,7 @@ export const overview = (style: Style, root: Commands.Group, leaves: Commands.Le
     globalSection(style),
     [
       `Run '${PROGRAM} <command> --help' for a command's flags ('serve --help' lists the server's environment variables).`,
-      `Also: --version, --completions bash|zsh|fish|sh.`,
+      "Also: --version, --completions bash|zsh|fish.",
       "Exit codes: 0 ok, 1 error, 2 usage error, 3 not authenticated, 4 not found, 5 cannot reach the server."
     ].join("\n")
   ].join("\n\n")

@@ -39,6 +39,12 @@ describe("the command tree", () => {
     expect(fallbacks).toEqual([])
   })
 
+  it("names every command in the README's table", async () => {
+    const readme = await Fs.readFile(Path.join(import.meta.dirname, "../README.md"), "utf8")
+    const missing = leaves.map(([path]) => path.join(" ")).filter((command) => !readme.includes(`| \`${command}`))
+    expect(missing).toEqual([])
+  })
+
   it("lists every command in the overview, with its arguments", async () => {
     const overview = await invoke(["--help"], {})
     expect(overview.code).toBe(0)
