@@ -27,7 +27,7 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       .annotate(OpenApi.Summary, "Claim a workspace")
       .annotate(
         OpenApi.Description,
-        "Redeems a claim token: the caller joins the organization with the claim's role (a member already in it gets that role), and it becomes the session's active organization. An `owner` claim also removes the placeholder owner and makes the organization no longer provisional. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `membership_removed` when the caller was removed from that organization; 404 `claim_not_found` for an unknown, used or expired token."
+        "Redeems a claim token: the caller joins the organization with the claim's role (a member already in it is raised to that role, never lowered), and it becomes the session's active organization. An `owner` claim also removes the placeholder owner and makes the organization no longer provisional. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `membership_removed` when the caller was removed from that organization; 404 `claim_not_found` for an unknown, used or expired token."
       )
   )
   .annotate(OpenApi.Title, "Bootstrap")

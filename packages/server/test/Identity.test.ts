@@ -247,6 +247,18 @@ describe("bootstrap", () => {
     expect(after.body.items.map((m: any) => m.userId)).toEqual([owner.user.id])
   })
 
+  it("a claim never lowers a role: the owner who redeems a member link stays owner", async () => {
+    const workspace = await post("/v1/bootstrap/workspace", { body: { workspaceName: "Both Links", claimRoles: ["owner", "member"] } })
+    const [ownerLink, memberLink] = workspace.body.claimLinks
+    const person = await Http.signUp(server.url, "Double")
+    expect((await post("/v1/bootstrap/claims/accept", { token: person.token, body: { token: ownerLink.token } })).status).toBe(200)
+    const second = await post("/v1/bootstrap/claims/accept", { token: person.token, body: { token: memberLink.token } })
+    expect(second.status).toBe(200)
+    expect(second.body.membership.role).toBe("owner")
+    const owners = await get("/v1/members?role=owner", { token: person.token })
+    expect(owners.body.items.map((m: any) => m.userId)).toEqual([person.user.id])
+  })
+
   it("rejects claims by API key and unknown tokens", async () => {
     const owner = await Http.owner(server.url, "Keyed")
     const key = (await post("/v1/api-keys", { token: owner.token, body: { name: "k" } })).body.key

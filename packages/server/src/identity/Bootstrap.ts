@@ -2,7 +2,17 @@
  * Agent-first workspace setup: an agent creates a provisional organization (owned by a placeholder member) and
  * gets one-time claim links; a signed-in person redeems one and takes the workspace over with the claim's role.
  */
-import { ClaimLink, Forbidden, Membership, NotFound, RateLimited, type Role, type SessionId, type UserId } from "@orgplane/schema"
+import {
+  ClaimLink,
+  Forbidden,
+  hasRole,
+  Membership,
+  NotFound,
+  RateLimited,
+  type Role,
+  type SessionId,
+  type UserId
+} from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
 import { publicUrl, ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -98,7 +108,9 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Boo
           let membership: Membership
           if (Option.isNone(existing)) {
             membership = yield* memberships.join({ organizationId, userId: input.userId, role })
-          } else if (existing.value.role === role) {
+          } else if (hasRole(existing.value.role, role)) {
+            // A claim raises a role, never lowers it: an owner redeeming a member link stays owner (the workspace
+            // may have no other real owner).
             membership = existing.value
           } else {
             yield* memberships.changeRole(organizationId, existing.value.id, role)
