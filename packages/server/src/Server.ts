@@ -31,7 +31,11 @@ import * as RequestLog from "./platform/RequestLog.js"
 import * as StaffHttp from "./staff/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
-export type ServerOptions = Partial<Config.ServerSettings> & {
+/**
+ * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
+ * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
+ */
+export type ServerOptions = Config.Options & {
   /** Replaces the database layer (tests use a template-loaded embedded database). */
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }

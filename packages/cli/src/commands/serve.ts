@@ -59,7 +59,7 @@ const serve = (flags: {
       ...Inputs.ifSome("port", flags.port),
       ...Inputs.ifSome("host", flags.host),
       ...Inputs.ifSome("dataDir", flags.data),
-      ...Inputs.ifSome("databaseUrl", Option.map(flags.databaseUrl, Option.some))
+      ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
     }
     const server = yield* Effect.promise(() => import("@orgplane/server"))
     yield* Effect.scoped(Effect.gen(function*() {
