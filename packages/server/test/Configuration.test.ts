@@ -1,7 +1,8 @@
 /** Behaviour that depends on configuration: session lifetime, sign-up switch, bootstrap rate limit, default plan. */
-import { configLayer, ServerConfig } from "@orgplane/server"
+import { configLayer, environment, ServerConfig, settingsConfig } from "@orgplane/server"
 import { Http, TestServer } from "@orgplane/testkit"
 import { ConfigProvider, Duration, Effect, Redacted } from "effect"
+import * as Fs from "node:fs"
 import { describe, expect, it } from "vitest"
 
 const withServer = async (options: TestServer.Options, test: (url: string) => Promise<void>) => {
@@ -90,5 +91,13 @@ describe("configuration", () => {
     const fromEnvironment = await read({ databaseUrl: " " })
     expect(Redacted.value(fromEnvironment.databaseUrl!)).toBe("postgres://env@127.0.0.1/env")
     expect(fromEnvironment.operatorOrganizationId).toBeUndefined()
+  })
+
+  it("the README's configuration table has every setting: its environment variable and its option", async () => {
+    const readme = Fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
+    const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(\w+)` \|/gm)].map(([, variable, option]) => [variable, option])
+    expect(rows.map(([variable]) => variable)).toEqual(environment.map(([variable]) => variable))
+    const settings = await Effect.runPromise(settingsConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))))
+    expect(rows.map(([, option]) => option).sort()).toEqual(Object.keys(settings).sort())
   })
 })
