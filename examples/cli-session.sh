@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The throwaway server and the profiles below, not whatever the calling shell points at.
+unset DATABASE_URL ORGPLANE_TOKEN ORGPLANE_API_KEY ORGPLANE_PROFILE
 # Profiles go to a folder of their own, so the script never touches ~/.config/orgplane.
 ORGPLANE_CONFIG_DIR=$(mktemp -d)
 export ORGPLANE_CONFIG_DIR
