@@ -1,25 +1,24 @@
-/** The examples run in CI: each is exercised here the way a reader would run it. */
+/**
+ * What each example does, checked. Their README commands run in CI too (`pnpm examples`, examples/run-all.ts);
+ * here the same code runs in-process, with assertions.
+ */
 import { Http, TestServer } from "@orgplane/testkit"
+import * as Fs from "node:fs"
 import { describe, expect, it } from "vitest"
-import { startHost } from "./src/embed-node-host.js"
-import { onboard } from "./src/onboard-team.js"
+import { markedCommands } from "./run-all.js"
+import { startHost, tour } from "./src/embed-node-host.js"
+import { demoOrganization, onboard } from "./src/onboard-team.js"
 import { main as webHandler } from "./src/web-handler.js"
 
 describe("examples", () => {
   it("embed-node-host: the host serves its own route and the mounted API side by side", async () => {
     const host = await startHost({ port: 0 })
     try {
-      const hello = await fetch(`${host.url}/hello`)
-      expect(await hello.json()).toEqual({ hello: "from the host app" })
-      const health = await fetch(`${host.url}/orgplane/health`)
-      expect(await health.json()).toMatchObject({ ok: true })
-      const signUp = await fetch(`${host.url}/orgplane/v1/auth/sign-up`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: "host@example.com", password: "a long password", name: "Host" })
-      })
-      expect(signUp.status).toBe(201)
-      expect((await fetch(`${host.url}/elsewhere`)).status).toBe(404)
+      const seen = await tour(host.url)
+      expect(seen.hello).toEqual({ hello: "from the host app" })
+      expect(seen.health).toMatchObject({ ok: true })
+      expect(seen.signUpStatus).toBe(201)
+      expect(seen.elsewhereStatus).toBe(404)
     } finally {
       await host.close()
     }
@@ -60,5 +59,29 @@ describe("examples", () => {
     } finally {
       await server.close()
     }
+  })
+
+  it("onboard-team's demo organization: Ada is a member, so she joins the team and Alan is invited", async () => {
+    const server = await TestServer.start()
+    try {
+      const { apiKey } = await demoOrganization(server.url)
+      const report = await onboard({
+        baseUrl: server.url,
+        apiKey,
+        team: "Platform",
+        roster: [{ email: "ada@example.com", role: "member" }, { email: "alan@example.com", role: "admin" }]
+      })
+      expect(report.addedToTeam).toHaveLength(1)
+      expect(report.invited.map((i) => i.email)).toEqual(["alan@example.com"])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("the README marks one command per example script, and CI runs those", () => {
+    const commands = markedCommands(Fs.readFileSync(new URL("README.md", import.meta.url), "utf8"))
+    const scripts = Object.keys(JSON.parse(Fs.readFileSync(new URL("package.json", import.meta.url), "utf8")).scripts)
+    // `pnpm --filter @orgplane/examples <script> ...`
+    expect(commands.map((command) => command.split(" ")[3]).sort()).toEqual(scripts.sort())
   })
 })

@@ -1,7 +1,8 @@
 /**
  * Embedding orgplane in a plain Node `http` app: the host keeps its own routes and mounts the control plane
- * under `/orgplane`. Run: `pnpm --filter @orgplane/examples embed` (or `tsx src/embed-node-host.ts`), then
- * `curl localhost:3000/hello` and `curl localhost:3000/orgplane/health`.
+ * under `/orgplane`. `pnpm --filter @orgplane/examples embed` starts the host on a free port, calls a host route
+ * and two orgplane routes through it, prints the answers and stops; add `--serve [port]` to keep it running and try
+ * `curl localhost:3000/hello` and `curl localhost:3000/orgplane/health` yourself.
  */
 import { makeNodeListener } from "@orgplane/server"
 import { createServer } from "node:http"
@@ -31,16 +32,45 @@ export const startHost = async (options: { readonly port?: number; readonly data
   return {
     url: `http://127.0.0.1:${port}`,
     close: async () => {
+      server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await orgplane.dispose()
     }
   }
 }
 
+/** What a visitor of the host sees: the host's own route, orgplane's through the mount point, and a 404 elsewhere. */
+export const tour = async (url: string) => {
+  const hello = await fetch(`${url}/hello`)
+  const health = await fetch(`${url}${MOUNT}/health`)
+  const signUp = await fetch(`${url}${MOUNT}/v1/auth/sign-up`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "host@example.com", password: "a long password", name: "Host" })
+  })
+  const elsewhere = await fetch(`${url}/elsewhere`)
+  return {
+    hello: await hello.json(),
+    health: await health.json(),
+    signUpStatus: signUp.status,
+    elsewhereStatus: elsewhere.status
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const host = await startHost({ port: Number(process.argv[2] ?? 3000) })
-  console.log(`host app on ${host.url}: try ${host.url}/hello and ${host.url}${MOUNT}/health`)
-  const stop = () => void host.close().then(() => process.exit(0))
-  process.once("SIGINT", stop)
-  process.once("SIGTERM", stop)
+  const serve = process.argv.includes("--serve")
+  const port = serve ? Number(process.argv[process.argv.indexOf("--serve") + 1] ?? 3000) || 3000 : 0
+  const host = await startHost({ port })
+  if (serve) {
+    console.log(`host app on ${host.url}: try ${host.url}/hello and ${host.url}${MOUNT}/health (Ctrl-C stops it)`)
+    const stop = () => void host.close().then(() => process.exit(0))
+    process.once("SIGINT", stop)
+    process.once("SIGTERM", stop)
+  } else {
+    try {
+      console.log(JSON.stringify(await tour(host.url), null, 2))
+    } finally {
+      await host.close()
+    }
+  }
 }

@@ -3,10 +3,14 @@
  * join the team; everyone else gets an invitation (once: a pending one is left alone). Safe to run again.
  *
  *   ORGPLANE_URL=http://127.0.0.1:8787 ORGPLANE_API_KEY=opk_... \
- *     pnpm tsx examples/src/onboard-team.ts "Platform" ada@example.com:admin alan@example.com
+ *     pnpm --filter @orgplane/examples onboard Platform ada@example.com alan@example.com:admin
+ *
+ * Without ORGPLANE_URL it starts a throwaway server first (in memory), with an organization whose members are
+ * its owner and ada@example.com, and runs against that.
  */
 import { createClient, OrgplaneError, paginate } from "@orgplane/client"
 import type { MembershipId } from "@orgplane/schema"
+import { startLocalServer } from "./local-server.js"
 
 export interface RosterEntry {
   readonly email: string
@@ -70,6 +74,27 @@ export const onboard = async (options: {
   }
 }
 
+/** The demo's organization on a fresh server: an owner, ada@example.com as a member, and an API key for the script. */
+export const demoOrganization = async (baseUrl: string) => {
+  const anonymous = createClient({ baseUrl })
+  try {
+    const password = "a long password"
+    const { session } = await anonymous.users.signUp({ payload: { email: "owner@example.com", password, name: "Owner" } })
+    const owner = createClient({ baseUrl, token: session.token })
+    try {
+      await owner.organizations.create({ payload: { name: "Acme" } })
+      const { inviteToken } = await owner.invitations.create({ payload: { email: "ada@example.com", role: "member" } })
+      await anonymous.invitations.accept({ payload: { token: inviteToken, signUp: { name: "Ada Lovelace", password } } })
+      const { key } = await owner.apiKeys.create({ payload: { name: "onboarding" } })
+      return { apiKey: key }
+    } finally {
+      await owner.close()
+    }
+  } finally {
+    await anonymous.close()
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [team, ...people] = process.argv.slice(2)
   if (!team || people.length === 0) {
@@ -80,11 +105,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const [email, role = "member"] = person.split(":")
     return { email, role: role === "admin" ? "admin" as const : "member" as const }
   })
-  const report = await onboard({
-    baseUrl: process.env.ORGPLANE_URL ?? "http://127.0.0.1:8787",
-    apiKey: process.env.ORGPLANE_API_KEY ?? "",
-    team,
-    roster
-  })
-  console.log(JSON.stringify(report, null, 2))
+  const given = process.env.ORGPLANE_URL ?? ""
+  if (given !== "" && (process.env.ORGPLANE_API_KEY ?? "") === "") {
+    console.error("ORGPLANE_API_KEY: an API key of the organization is needed with ORGPLANE_URL (orgplane api-keys create onboarding)")
+    process.exit(2)
+  }
+  const local = given === "" ? await startLocalServer() : undefined
+  try {
+    const baseUrl = local?.url ?? given
+    const apiKey = local === undefined ? process.env.ORGPLANE_API_KEY! : (await demoOrganization(local.url)).apiKey
+    if (local !== undefined) {
+      console.error(`No ORGPLANE_URL: started a throwaway server on ${local.url} (organization Acme: owner@example.com, ada@example.com).`)
+    }
+    console.log(JSON.stringify(await onboard({ baseUrl, apiKey, team, roster }), null, 2))
+  } finally {
+    await local?.close()
+  }
 }

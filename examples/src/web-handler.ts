@@ -1,6 +1,7 @@
 /**
  * orgplane as a web-standard handler, `(Request) => Promise<Response>`: what fetch-based hosts (Deno, Bun,
- * Cloudflare-style runtimes, Next.js route handlers, Hono) plug in. Here we call it directly, without a socket.
+ * Cloudflare-style runtimes, Next.js route handlers, Hono) plug in. Here we call it directly, without a socket:
+ * `pnpm --filter @orgplane/examples web-handler`.
  */
 import { makeWebHandler } from "@orgplane/server"
 

@@ -31,7 +31,11 @@ import * as RequestLog from "./platform/RequestLog.js"
 import * as StaffHttp from "./staff/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
-export type ServerOptions = Partial<Config.ServerSettings> & {
+/**
+ * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
+ * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
+ */
+export type ServerOptions = Config.Options & {
   /**
    * How people run the CLI where this server was started, for the first-run hint: `orgplane` (the default), or
    * `pnpm orgplane` in a clone of the repository.

@@ -1,6 +1,8 @@
 /** Behaviour that depends on configuration: session lifetime, sign-up switch, bootstrap rate limit, default plan. */
+import { configLayer, environment, ServerConfig, settingsConfig } from "@orgplane/server"
 import { Http, TestServer } from "@orgplane/testkit"
-import { Duration } from "effect"
+import { ConfigProvider, Duration, Effect, Redacted } from "effect"
+import * as Fs from "node:fs"
 import { describe, expect, it } from "vitest"
 
 const withServer = async (options: TestServer.Options, test: (url: string) => Promise<void>) => {
@@ -62,4 +64,40 @@ describe("configuration", () => {
       })
       expect(response.status).toBe(403)
     }))
+
+  it("options given in code are plain values, on top of the environment", async () => {
+    const environment = ConfigProvider.fromMap(
+      new Map([["DATABASE_URL", "postgres://env@127.0.0.1/env"], ["ORGPLANE_PUBLIC_URL", "https://env.example.com"]])
+    )
+    const read = (options: Parameters<typeof configLayer>[0]) =>
+      Effect.runPromise(ServerConfig.pipe(Effect.provide(configLayer(options)), Effect.withConfigProvider(environment)))
+
+    const given = await read({
+      databaseUrl: "postgres://code@127.0.0.1/code",
+      encryptionKeys: "k:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+      sessionTtl: "7 days",
+      dbConnectTimeout: 2500,
+      operatorOrganizationId: "org_01m7xsja0me4fs7gc4ed0s22av",
+      publicUrl: undefined
+    })
+    expect(Redacted.value(given.databaseUrl!)).toBe("postgres://code@127.0.0.1/code")
+    expect(Redacted.value(given.encryptionKeys!)).toBe("k:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+    expect(Duration.toMillis(given.sessionTtl)).toBe(Duration.toMillis(Duration.days(7)))
+    expect(Duration.toMillis(given.dbConnectTimeout)).toBe(2500)
+    expect(given.operatorOrganizationId).toBe("org_01m7xsja0me4fs7gc4ed0s22av")
+    // Left undefined (or out): the environment's value.
+    expect(given.publicUrl).toBe("https://env.example.com")
+
+    const fromEnvironment = await read({ databaseUrl: " " })
+    expect(Redacted.value(fromEnvironment.databaseUrl!)).toBe("postgres://env@127.0.0.1/env")
+    expect(fromEnvironment.operatorOrganizationId).toBeUndefined()
+  })
+
+  it("the README's configuration table has every setting: its environment variable and its option", async () => {
+    const readme = Fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
+    const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(\w+)` \|/gm)].map(([, variable, option]) => [variable, option])
+    expect(rows.map(([variable]) => variable)).toEqual(environment.map(([variable]) => variable))
+    const settings = await Effect.runPromise(settingsConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))))
+    expect(rows.map(([, option]) => option).sort()).toEqual(Object.keys(settings).sort())
+  })
 })

@@ -2,7 +2,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
-import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
@@ -13,7 +13,7 @@ export const testSettings: ServerOptions = {
   dataDir: "memory",
   host: "127.0.0.1",
   port: 0,
-  encryptionKeys: Option.some(Redacted.make(`test:${randomBytes(32).toString("base64")}`))
+  encryptionKeys: `test:${randomBytes(32).toString("base64")}`
 }
 
 /** A wall clock that tests can move forward: the server's `now` is real time plus `offsetMillis`. */
@@ -57,8 +57,7 @@ export interface RunningServer {
   readonly close: () => Promise<void>
 }
 
-export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
-  readonly operatorOrganizationId?: string | undefined
+export type Options = ServerOptions & {
   /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
   readonly clock?: Clock.Clock | undefined
   /** Receives the server's log entries, at every level (say, to assert on the per-request line). */
@@ -66,10 +65,7 @@ export type Options = Omit<ServerOptions, "operatorOrganizationId"> & {
 }
 
 /** Starts a server on a free loopback port, on a fresh database. */
-export const start = async ({ clock, logger, operatorOrganizationId, ...rest }: Options = {}): Promise<RunningServer> => {
-  const options: ServerOptions = operatorOrganizationId === undefined
-    ? rest
-    : { ...rest, operatorOrganizationId: Option.some(operatorOrganizationId) }
+export const start = async ({ clock, logger, ...options }: Options = {}): Promise<RunningServer> => {
   const runtime = ManagedRuntime.make(serverLayer(options, clock, logger))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")

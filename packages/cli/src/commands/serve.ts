@@ -2,8 +2,8 @@
  * `orgplane serve`: runs the server until SIGINT/SIGTERM. The server (database engine included) is imported only
  * here, when the command runs, so every other command starts without loading it.
  */
-import type { ServerSettings } from "@orgplane/server"
-import { Cause, Context, Effect, FiberRef, HashSet, Layer, Logger, Option, Schema } from "effect"
+import type { ServerOptions } from "@orgplane/server"
+import { Cause, Context, Effect, FiberRef, HashSet, Layer, Logger, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -54,11 +54,11 @@ export const make = (environment?: Environment) =>
     sections: () => environment === undefined ? [] : [["ENVIRONMENT", environment.map(([name, defaultValue, text]) => [name, `${text} Default: ${defaultValue}.`])]],
     run: (flags) =>
       Effect.gen(function*() {
-        const overrides: Partial<ServerSettings> = {
+        const overrides: ServerOptions = {
           ...Inputs.ifSome("port", flags.port),
           ...Inputs.ifSome("host", flags.host),
           ...Inputs.ifSome("dataDir", flags.data),
-          ...Inputs.ifSome("databaseUrl", Option.map(flags.databaseUrl, Option.some))
+          ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
         }
         const server = yield* Effect.promise(() => import("@orgplane/server"))
         yield* Effect.scoped(Effect.gen(function*() {

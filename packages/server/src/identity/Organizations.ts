@@ -46,10 +46,9 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
       )
 
     /** The operator organization: the configured one, else the first created on this instance. */
-    const operatorOrganizationId = Option.match(settings.operatorOrganizationId, {
-      onSome: (id) => Effect.succeed(Option.some(id as OrganizationId)),
-      onNone: () => orUnavailable(organizations.operatorOrganizationId)
-    })
+    const operatorOrganizationId = settings.operatorOrganizationId === undefined
+      ? orUnavailable(organizations.operatorOrganizationId)
+      : Effect.succeed(Option.some(settings.operatorOrganizationId as OrganizationId))
 
     /** Passes for owners and admins (per the policy table) of the operator organization; anyone else: 403 `operator_only`. */
     const requireOperator = (caller: MemberContext) =>

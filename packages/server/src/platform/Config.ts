@@ -12,7 +12,7 @@ export interface ServerSettings {
   readonly host: string
   readonly port: number
   /** Postgres URL; when absent the embedded database is used. */
-  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly databaseUrl: Redacted.Redacted | undefined
   /** Folder of the embedded database, or `"memory"` for a throwaway one. */
   readonly dataDir: string
   /** Connections to `DATABASE_URL` (the embedded database always has exactly one). */
@@ -24,15 +24,16 @@ export interface ServerSettings {
   /** Reported by `/health` and the OpenAPI document. */
   readonly version: string
   /** Base address people and agents reach this server at; used to build claim links. */
-  readonly publicUrl: Option.Option<string>
+  readonly publicUrl: string | undefined
   readonly signupEnabled: boolean
   readonly defaultPlan: Plan
-  readonly operatorOrganizationId: Option.Option<string>
+  /** Organization whose owners and admins operate the instance; when absent, the first one created. */
+  readonly operatorOrganizationId: string | undefined
   readonly sessionTtl: Duration.Duration
   /** log2 of the scrypt cost for new password hashes (stored hashes carry their own cost). */
   readonly passwordCost: number
   /** `kid:base64key` entries, comma-separated; the first one encrypts, all of them decrypt. */
-  readonly encryptionKeys: Option.Option<Redacted.Redacted>
+  readonly encryptionKeys: Redacted.Redacted | undefined
   /** Bootstrap workspaces one client address may create per hour. */
   readonly bootstrapPerHour: number
   /** Believe `X-Forwarded-For` for the client address (only behind a proxy you control). */
@@ -101,6 +102,9 @@ const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallbac
     Config.validate({ message: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}`, validation: (value) => values.includes(value as A) })
   ) as Config.Config<A>
 
+/** A setting without a default: `undefined` when the variable is unset. */
+const optional = <A>(config: Config.Config<A>) => Config.option(config).pipe(Config.map(Option.getOrUndefined))
+
 /** The logger's and tracer's settings alone: read where the server is launched, before anything else logs. */
 export const observabilityConfig: Config.Config<Pick<ServerSettings, "logLevel" | "logFormat" | "tracing">> = Config.all({
   logLevel: oneOf("ORGPLANE_LOG_LEVEL", logLevels, "info"),
@@ -112,7 +116,7 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   host: Config.string("ORGPLANE_HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.port("ORGPLANE_PORT").pipe(Config.withDefault(8787)),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+    Config.map((url) => Option.getOrUndefined(Option.filter(url, (value) => Redacted.value(value).trim() !== "")))
   ),
   dataDir: Config.string("ORGPLANE_DATA_DIR").pipe(Config.withDefault("./.orgplane/data")),
   dbPoolSize: Config.integer("ORGPLANE_DB_POOL_SIZE").pipe(
@@ -125,16 +129,16 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
     Config.withDefault(VERSION),
     Config.map((version) => version.trim() === "" ? VERSION : version.trim())
   ),
-  publicUrl: Config.option(Config.string("ORGPLANE_PUBLIC_URL")),
+  publicUrl: optional(Config.string("ORGPLANE_PUBLIC_URL")),
   signupEnabled: Config.boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),
   defaultPlan: plan,
-  operatorOrganizationId: Config.option(Config.string("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
+  operatorOrganizationId: optional(Config.string("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
   sessionTtl: Config.duration("ORGPLANE_SESSION_TTL").pipe(Config.withDefault(Duration.days(30))),
   passwordCost: Config.integer("ORGPLANE_PASSWORD_COST").pipe(
     Config.withDefault(15),
     Config.validate({ message: "must be between 10 and 20", validation: (n) => n >= 10 && n <= 20 })
   ),
-  encryptionKeys: Config.option(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
+  encryptionKeys: optional(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
   bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
   trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false)),
   maxBodyBytes: Config.integer("ORGPLANE_MAX_BODY_BYTES").pipe(
@@ -144,10 +148,46 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   observability: observabilityConfig
 }).pipe(Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })))
 
-/** Reads the settings from the environment, with `overrides` (command-line flags, an embedding host's options) on top. */
-export const layer = (overrides: Partial<ServerSettings> = {}) =>
-  Layer.effect(ServerConfig, Effect.map(settingsConfig, (settings) => ({ ...settings, ...overrides })))
+/** A setting as code gives it: a secret as a plain string (or `Redacted`), a duration as a `DurationInput`. */
+type Given<A> = A extends Redacted.Redacted<infer S> ? S | A : A extends Duration.Duration ? Duration.DurationInput : A
+
+/**
+ * Settings given in code (an embedding host's options, command-line flags), as plain values: `databaseUrl:
+ * "postgres://..."`, `sessionTtl: "7 days"`. A setting left out, or `undefined`, keeps the environment's value.
+ */
+export type Options = { readonly [K in keyof ServerSettings]?: Given<ServerSettings[K]> | undefined }
+
+const secret = (value: string | Redacted.Redacted | undefined) =>
+  value === undefined || Redacted.isRedacted(value) ? value : value.trim() === "" ? undefined : Redacted.make(value)
+
+const duration = (value: Duration.DurationInput | undefined) => value === undefined ? undefined : Duration.decode(value)
+
+/** The members of `values` that are not `undefined`. */
+const given = <A extends object>(values: A) =>
+  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as {
+    readonly [K in keyof A]?: Exclude<A[K], undefined>
+  }
+
+/** `settings` with the options given in code on top. */
+export const withOptions = (settings: ServerSettings, options: Options): ServerSettings => {
+  const { databaseUrl, encryptionKeys, dbConnectTimeout, dbStatementTimeout, sessionTtl, ...plain } = options
+  return {
+    ...settings,
+    ...given(plain),
+    ...given({
+      databaseUrl: secret(databaseUrl),
+      encryptionKeys: secret(encryptionKeys),
+      dbConnectTimeout: duration(dbConnectTimeout),
+      dbStatementTimeout: duration(dbStatementTimeout),
+      sessionTtl: duration(sessionTtl)
+    })
+  }
+}
+
+/** Reads the settings from the environment, with `options` (command-line flags, an embedding host's options) on top. */
+export const layer = (options: Options = {}) =>
+  Layer.effect(ServerConfig, Effect.map(settingsConfig, (settings) => withOptions(settings, options)))
 
 /** The base URL links point at. */
 export const publicUrl = (settings: ServerSettings) =>
-  Option.getOrElse(settings.publicUrl, () => `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")
+  (settings.publicUrl ?? `http://${settings.host}:${settings.port}`).replace(/\/+$/, "")

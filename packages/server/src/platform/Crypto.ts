@@ -2,7 +2,7 @@
  * Secrets: random tokens and their hashes (what we store instead of session tokens, API keys and claim tokens),
  * password hashing with scrypt, and AES-256-GCM encryption of third-party credentials at rest with rotatable keys.
  */
-import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Data, Effect, Layer, Redacted } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -130,8 +130,8 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
  */
 const loadKeys = Effect.gen(function*() {
   const settings = yield* ServerConfig
-  if (Option.isSome(settings.encryptionKeys)) return parseKeys(Redacted.value(settings.encryptionKeys.value))
-  if (Option.isSome(settings.databaseUrl)) {
+  if (settings.encryptionKeys !== undefined) return parseKeys(Redacted.value(settings.encryptionKeys))
+  if (settings.databaseUrl !== undefined) {
     yield* Effect.logWarning("ORGPLANE_ENCRYPTION_KEYS is not set: storing third-party credentials will fail until it is.")
     return []
   }

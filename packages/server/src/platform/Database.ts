@@ -9,7 +9,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
+import { Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -181,9 +181,8 @@ export const layerEmbedded = (options: EmbeddedOptions) =>
 export const layer = Layer.unwrapEffect(
   Effect.map(ServerConfig, (settings) => {
     const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
-    return Option.match(settings.databaseUrl, {
-      onSome: (url) => layerUrl(url, { maxConnections: settings.dbPoolSize, ...timeouts }),
-      onNone: () => layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
-    })
+    return settings.databaseUrl === undefined
+      ? layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
+      : layerUrl(settings.databaseUrl, { maxConnections: settings.dbPoolSize, ...timeouts })
   })
 )

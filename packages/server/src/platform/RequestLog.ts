@@ -94,7 +94,7 @@ export const loggerLayer = (settings: Pick<ServerSettings, "logLevel" | "logForm
  * tracing spans off unless `ORGPLANE_TRACING` is set: with no tracer exporting them, each request and each SQL
  * statement would build spans nobody reads.
  */
-export const layer = (overrides: Partial<ServerSettings> = {}): Layer.Layer<never, ConfigError.ConfigError> =>
+export const layer = (overrides: Observability = {}): Layer.Layer<never, ConfigError.ConfigError> =>
   Layer.unwrapEffect(
     Effect.map(observabilityConfig, (settings) => {
       const { logFormat, logLevel, tracing } = { ...settings, ...pick(overrides) }
@@ -102,7 +102,9 @@ export const layer = (overrides: Partial<ServerSettings> = {}): Layer.Layer<neve
     })
   )
 
-const pick = ({ logFormat, logLevel, tracing }: Partial<ServerSettings>) => ({
+type Observability = { readonly [K in "logFormat" | "logLevel" | "tracing"]?: ServerSettings[K] | undefined }
+
+const pick = ({ logFormat, logLevel, tracing }: Observability) => ({
   ...(logFormat === undefined ? {} : { logFormat }),
   ...(logLevel === undefined ? {} : { logLevel }),
   ...(tracing === undefined ? {} : { tracing })

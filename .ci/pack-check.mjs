@@ -1,0 +1,280 @@
+#!/usr/bin/env node
+/**
+ * The published packages as a user installs them: `pnpm pack`s @orgplane/schema, server, client and cli (built
+ * first: run `pnpm build`), installs the tarballs with npm into a new project under the system's temporary folder,
+ * outside the workspace (dependencies come from the npm registry, at the versions npm picks), then:
+ *
+ * - imports the client and the schema with `import` and with `require`, and typechecks both ways against the
+ *   published declarations;
+ * - embeds the server with its web handler on an in-memory database: sign-up, `/v1/me`, `/docs`;
+ * - runs the installed `orgplane` binary (`npx orgplane --version`), and the CLI installed alone, globally, as
+ *   people install a CLI (`npm install -g @orgplane/cli`; it bundles the other packages): `serve --data memory` on
+ *   a free port, `auth signup` and `whoami` against it, and a stop with SIGTERM that must exit 0.
+ *
+ * This catches what the workspace hides: files missing from a tarball, wrong `exports`, dependencies that only
+ * resolve inside the workspace, assets loaded at run time (PGlite's WebAssembly and data files).
+ *
+ *   node .ci/pack-check.mjs        (pnpm pack:check)
+ *
+ * Fails at the first broken step, saying which and why, and keeps the project for inspection. Set
+ * PACK_CHECK_KEEP=1 to keep it after success too.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const ROOT = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..")
+const PACKAGES = ["schema", "server", "client", "cli"]
+const started = Date.now()
+const work = Fs.mkdtempSync(Path.join(Fs.realpathSync(Os.tmpdir()), "orgplane-pack-"))
+const tarballs = Path.join(work, "tarballs")
+const app = Path.join(work, "app")
+const global = Path.join(work, "global")
+
+class CheckFailed extends Error {}
+
+const fail = (message) => {
+  throw new CheckFailed(message)
+}
+
+/** Runs `command`; on a non-zero exit (or a timeout) fails with `what`, the command and its output. */
+/** The environment of every command: the calling shell's, without a database or credentials of its own. */
+const environment = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== "DATABASE_URL" && !name.startsWith("ORGPLANE_"))
+)
+
+const run = (what, command, args, options = {}) => {
+  const result = spawnSync(command, args, { encoding: "utf8", timeout: 120_000, ...options, env: { ...environment, ...options.env } })
+  if (result.status !== 0) {
+    const why = result.error?.code === "ETIMEDOUT" ? "timed out" : result.error ? result.error.message : `exited with ${result.status}`
+    fail(`${what}: \`${[command, ...args].join(" ")}\` ${why}\n${result.stdout ?? ""}${result.stderr ?? ""}`)
+  }
+  return result.stdout
+}
+
+const step = async (name, body) => {
+  const at = Date.now()
+  await body()
+  console.log(`  ok  ${((Date.now() - at) / 1000).toFixed(1).padStart(5)} s  ${name}`)
+}
+
+/** Every file a package.json points at (main, module, types, exports, bin). */
+const pointedAt = (manifest) => {
+  const paths = []
+  const walk = (value) => {
+    if (typeof value === "string") paths.push(value)
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(walk)
+  }
+  walk([manifest.main, manifest.module, manifest.types, manifest.exports, manifest.bin].filter(Boolean))
+  return [...new Set(paths.filter((path) => path.startsWith("./") || !path.includes(":")).map((path) => Path.normalize(path)))]
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = Net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+    server.on("error", reject)
+  })
+
+const main = async () => {
+  console.log(`pack check in ${work}`)
+  if (work.startsWith(ROOT + Path.sep)) fail(`the temporary folder ${work} is inside the workspace: set TMPDIR elsewhere`)
+
+  await step("pnpm pack schema, server, client, cli", async () => {
+    Fs.mkdirSync(tarballs)
+    for (const name of PACKAGES) {
+      const folder = Path.join(ROOT, "packages", name)
+      if (!Fs.existsSync(Path.join(folder, "dist"))) fail(`packages/${name}/dist is missing: run \`pnpm build\` first`)
+      run(`packing @orgplane/${name}`, "pnpm", ["pack", "--pack-destination", tarballs], { cwd: folder })
+    }
+  })
+
+  await step("tarballs hold every file their package.json points at, and nothing of the workspace", async () => {
+    for (const name of PACKAGES) {
+      const tarball = Path.join(tarballs, `orgplane-${name}-${JSON.parse(Fs.readFileSync(Path.join(ROOT, "packages", name, "package.json"), "utf8")).version}.tgz`)
+      if (!Fs.existsSync(tarball)) fail(`@orgplane/${name}: expected ${Path.basename(tarball)} in ${tarballs}`)
+      const files = run(`listing ${tarball}`, "tar", ["tzf", tarball]).split("\n").filter(Boolean).map((file) => file.replace(/^package\//, ""))
+      const manifest = JSON.parse(run(`reading ${tarball}`, "tar", ["xzf", tarball, "-O", "package/package.json"]))
+      const text = JSON.stringify(manifest)
+      if (text.includes("workspace:")) fail(`@orgplane/${name}: the packed package.json still has a workspace: dependency`)
+      if (text.includes("@orgplane/source")) fail(`@orgplane/${name}: the packed package.json still has the @orgplane/source condition (publishConfig.exports missing?)`)
+      const missing = pointedAt(manifest).filter((path) => !files.includes(path))
+      if (missing.length > 0) fail(`@orgplane/${name}: package.json points at files the tarball lacks: ${missing.join(", ")}`)
+      if (!files.includes("README.md")) fail(`@orgplane/${name}: the tarball has no README.md`)
+      if (!files.some((file) => /^LICEN[CS]E/i.test(file))) {
+        console.log(`  warning: @orgplane/${name} declares the ${manifest.license} license but its tarball has no LICENSE file`)
+      }
+    }
+  })
+
+  await step("npm install the tarballs into a new project", async () => {
+    Fs.mkdirSync(app)
+    Fs.writeFileSync(Path.join(app, "package.json"), JSON.stringify({ name: "orgplane-pack-check", private: true, type: "module" }, null, 2))
+    const files = Fs.readdirSync(tarballs).map((file) => Path.join(tarballs, file))
+    run("installing the tarballs", "npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...files], { cwd: app, timeout: 300_000 })
+  })
+
+  await step("the client and the schema load with import (ESM) and require (CommonJS)", async () => {
+    Fs.writeFileSync(
+      Path.join(app, "esm.mjs"),
+      `import { createClient, OrgplaneClient, paginate } from "@orgplane/client"
+import { Api } from "@orgplane/schema"
+const client = createClient({ baseUrl: "http://127.0.0.1:1" })
+if (typeof client.teams.list !== "function" || typeof paginate !== "function" || OrgplaneClient === undefined) throw new Error("the client is incomplete")
+if (Object.keys(Api.groups).length === 0) throw new Error("Api has no groups")
+await client.close()
+`
+    )
+    Fs.writeFileSync(
+      Path.join(app, "cjs.cjs"),
+      `const { createClient } = require("@orgplane/client")
+const { Api } = require("@orgplane/schema")
+const client = createClient({ baseUrl: "http://127.0.0.1:1" })
+if (typeof client.teams.list !== "function") throw new Error("the client is incomplete")
+if (Object.keys(Api.groups).length === 0) throw new Error("Api has no groups")
+client.close()
+`
+    )
+    run("importing @orgplane/client with import", process.execPath, ["esm.mjs"], { cwd: app })
+    run("loading @orgplane/client with require", process.execPath, ["cjs.cjs"], { cwd: app })
+  })
+
+  await step("TypeScript finds the published types (import and require)", async () => {
+    const typed = `import { createClient, layerFetch, OrgplaneClient } from "@orgplane/client"
+import { Api, type TeamId } from "@orgplane/schema"
+import { makeWebHandler, type ServerOptions } from "@orgplane/server"
+const client = createClient({ baseUrl: "http://127.0.0.1:8787", apiKey: "opk_x" })
+export const teams: Promise<ReadonlyArray<{ readonly id: TeamId }>> = client.teams.list({ urlParams: {} }).then((page) => page.items)
+export const options: ServerOptions = { databaseUrl: "postgres://localhost/orgplane", sessionTtl: "7 days" }
+export const handler: (request: Request) => Promise<Response> = makeWebHandler(options).handler
+export const layer = layerFetch({ baseUrl: "http://127.0.0.1:8787" })
+export const tag = OrgplaneClient
+export const api = Api
+// Types that resolve to \`any\` (a declaration importing a module it cannot find) would let these through:
+// @ts-expect-error: the client has no such namespace
+client.noSuchNamespace
+// @ts-expect-error: databaseUrl is a string
+makeWebHandler({ databaseUrl: 42 })
+`
+    Fs.writeFileSync(Path.join(app, "typed.mts"), typed)
+    Fs.writeFileSync(Path.join(app, "typed.cts"), typed)
+    Fs.writeFileSync(
+      Path.join(app, "cli.mts"),
+      `import { run } from "@orgplane/cli"\nexport const exitCode = run(["node", "orgplane", "--version"])\n`
+    )
+    Fs.writeFileSync(
+      Path.join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true
+        },
+        files: ["typed.mts", "typed.cts", "cli.mts"]
+      })
+    )
+    const tsc = createRequire(Path.join(ROOT, "package.json")).resolve("typescript/bin/tsc")
+    run("typechecking against the published declarations", process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: app })
+  })
+
+  await step("the server embeds: web handler on an in-memory database, sign-up, /v1/me, /docs", async () => {
+    Fs.writeFileSync(
+      Path.join(app, "embed.mjs"),
+      `import { makeWebHandler } from "@orgplane/server"
+const { handler, dispose } = makeWebHandler({ dataDir: "memory", logLevel: "warn", passwordCost: 10 })
+const call = async (path, init, expected) => {
+  const response = await handler(new Request("http://orgplane.local" + path, init))
+  if (response.status !== expected) throw new Error(path + " answered " + response.status + ", expected " + expected + ": " + (await response.text()).slice(0, 500))
+  return response
+}
+try {
+  const signUp = await call("/v1/auth/sign-up", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: "pack@example.com", password: "a long password", name: "Pack" })
+  }, 201)
+  const { session } = await signUp.json()
+  const me = await (await call("/v1/me", { headers: { authorization: "Bearer " + session.token } }, 200)).json()
+  if (me.user.email !== "pack@example.com") throw new Error("/v1/me answered " + JSON.stringify(me))
+  await call("/docs", {}, 200)
+  await call("/openapi.json", {}, 200)
+} finally {
+  await dispose()
+}
+`
+    )
+    run("embedding the server", process.execPath, ["embed.mjs"], { cwd: app })
+  })
+
+  await step("npx orgplane --version", async () => {
+    const expected = JSON.parse(Fs.readFileSync(Path.join(ROOT, "packages/cli/package.json"), "utf8")).version
+    const version = run("npx orgplane --version", "npx", ["orgplane", "--version"], { cwd: app }).trim()
+    if (version !== expected) fail(`npx orgplane --version printed ${JSON.stringify(version)}, expected ${expected}`)
+  })
+
+  await step("npm install -g the CLI alone (into a temporary prefix)", async () => {
+    const cli = Fs.readdirSync(tarballs).find((file) => file.startsWith("orgplane-cli-"))
+    run("installing the CLI alone", "npm", ["install", "-g", "--prefix", global, "--no-audit", "--no-fund", "--loglevel=error", Path.join(tarballs, cli)], {
+      cwd: work,
+      timeout: 300_000
+    })
+  })
+
+  await step("that orgplane: serve --data memory, /docs, auth signup and whoami against it, stop", async () => {
+    const bin = Path.join(global, "bin", "orgplane")
+    if (!Fs.existsSync(bin)) fail(`npm install -g did not create ${bin}`)
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}`
+    const log = []
+    const server = spawn(bin, ["serve", "--data", "memory", "--port", String(port)], { cwd: work, env: { ...environment, ORGPLANE_PASSWORD_COST: "10" } })
+    server.stdout.on("data", (chunk) => log.push(chunk))
+    server.stderr.on("data", (chunk) => log.push(chunk))
+    const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve({ code, signal })))
+    const serverLog = () => `--- orgplane serve output:\n${Buffer.concat(log).toString("utf8")}`
+    try {
+      const deadline = Date.now() + 60_000
+      for (;;) {
+        if (server.exitCode !== null) fail(`orgplane serve exited with ${server.exitCode} before answering\n${serverLog()}`)
+        if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) break
+        if (Date.now() > deadline) fail(`orgplane serve did not answer /health on ${url} within 60 s\n${serverLog()}`)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      const docs = await fetch(`${url}/docs`)
+      if (docs.status !== 200) fail(`orgplane serve answered /docs with ${docs.status}\n${serverLog()}`)
+      const env = { ORGPLANE_CONFIG_DIR: Path.join(work, "config"), ORGPLANE_PASSWORD: "a long password" }
+      run("orgplane auth signup", bin, ["auth", "signup", "--email", "pack@example.com", "--name", "Pack", "--url", url], { cwd: work, env })
+      const whoami = JSON.parse(run("orgplane whoami", bin, ["whoami", "--json", "--url", url], { cwd: work, env }))
+      if (whoami.user?.email !== "pack@example.com") fail(`orgplane whoami --json printed ${JSON.stringify(whoami)}`)
+    } finally {
+      if (server.exitCode === null) server.kill("SIGTERM")
+    }
+    const stopped = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 30_000).unref())])
+    if (stopped === undefined) {
+      server.kill("SIGKILL")
+      fail(`orgplane serve did not stop within 30 s of SIGTERM\n${serverLog()}`)
+    }
+    if (stopped.code !== 0) fail(`orgplane serve exited with ${stopped.code ?? stopped.signal} after SIGTERM, expected 0\n${serverLog()}`)
+  })
+}
+
+try {
+  await main()
+  console.log(`pack check passed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  if (process.env.PACK_CHECK_KEEP === "1") console.log(`kept ${work}`)
+  else Fs.rmSync(work, { recursive: true, force: true })
+} catch (error) {
+  console.error(`\nPACK CHECK FAILED: ${error instanceof CheckFailed ? error.message : error?.stack ?? error}`)
+  console.error(`(the project is kept for inspection: ${work})`)
+  process.exit(1)
+}
