@@ -107,9 +107,7 @@ const main = async () => {
       const missing = pointedAt(manifest).filter((path) => !files.includes(path))
       if (missing.length > 0) fail(`@orgplane/${name}: package.json points at files the tarball lacks: ${missing.join(", ")}`)
       if (!files.includes("README.md")) fail(`@orgplane/${name}: the tarball has no README.md`)
-      if (!files.some((file) => /^LICEN[CS]E/i.test(file))) {
-        console.log(`  warning: @orgplane/${name} declares the ${manifest.license} license but its tarball has no LICENSE file`)
-      }
+      if (!files.some((file) => /^LICEN[CS]E/i.test(file))) fail(`@orgplane/${name} declares the ${manifest.license} license but its tarball has no LICENSE file`)
     }
   })
 
