@@ -98,13 +98,11 @@ export const text = <A = string>(name: string, spec: Spec<A> = {}): Flag<A> => {
 /** `--name <text>`, given any number of times, checked with `spec.schema` when given at all. */
 export const repeatedText = <A = string>(name: string, spec: ListSpec<A> = {}): Flag<ReadonlyArray<A>> => {
   const base = Options.repeated(Options.text(name))
+  const schema = spec.schema
   return {
-    parser: spec.schema === undefined
+    parser: schema === undefined
       ? base as unknown as Options.Options<ReadonlyArray<A>>
-      : Options.mapEffect(base, (values) =>
-        values.length === 0
-          ? Effect.succeed([])
-          : decodeWith(spec.schema!, `--${name}`)(values)),
+      : Options.mapEffect(base, (values) => values.length === 0 ? Effect.succeed([]) : decodeWith(schema, `--${name}`)(values)),
     doc: { ...flagDoc(name, spec, "<text>"), optional: true, repeated: true }
   }
 }

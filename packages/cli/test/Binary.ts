@@ -5,7 +5,6 @@
  */
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -14,25 +13,13 @@ import config from "../tsup.config.js"
 
 export const root = fileURLToPath(new URL("../../..", import.meta.url))
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
-export const PASSWORD = "correct horse battery"
+export { freePort } from "./Harness.js"
 
 export interface Result {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
-
-export const json = (result: Result) => JSON.parse(result.stdout)
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
 
 /**
  * A bundle named `name` (for example the test file's name): `build` it in `beforeAll`, `dispose` of it in

@@ -4,10 +4,9 @@
  */
 import { Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs/promises"
-import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json, PASSWORD } from "./Harness.js"
+import { cleanup, freePort, fresh, json, PASSWORD } from "./Harness.js"
 
 let server: TestServer.RunningServer
 
@@ -18,16 +17,6 @@ afterAll(async () => {
   await server?.close()
   await cleanup()
 })
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address() as Net.AddressInfo
-      probe.close(() => resolve(address.port))
-    })
-  })
 
 describe.concurrent("orgplane", { timeout: 120_000 }, () => {
   it("signs up, saves the session in an owner-only profile, and works as that user", async () => {

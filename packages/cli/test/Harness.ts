@@ -6,6 +6,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { ConfigProvider, Console, Effect } from "effect"
 import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { run, type RunOptions } from "../src/Cli.js"
@@ -19,6 +20,17 @@ export interface Result {
 }
 
 export const json = (result: Result) => JSON.parse(result.stdout)
+
+/** A port nothing listens on right now. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address() as Net.AddressInfo
+      probe.close(() => resolve(address.port))
+    })
+  })
 
 const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<string>): Console.Console => {
   const line = (into: Array<string>) => (...args: ReadonlyArray<unknown>) => void into.push(`${args.map(String).join(" ")}\n`)
