@@ -6,7 +6,7 @@
 import { type CliApp, Command } from "@effect/cli"
 import type { OrgplaneApiClient } from "@orgplane/client"
 import type { Page } from "@orgplane/schema"
-import { Context, Effect, Option, Record, type Schema } from "effect"
+import { Context, Effect, Option, Record as Records, type Schema } from "effect"
 import { reported } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import type * as Inputs from "./Inputs.js"
@@ -77,8 +77,8 @@ export const leaf = <const Ins extends Record<string, Inputs.Input<any>>, E, R e
 ): Leaf => {
   const global = spec.global ?? true
   const parsers: Record<string, unknown> = {
-    ...Record.map(spec.inputs, (input) => input.parser),
-    ...(global ? { global: Record.map(GlobalOptions.flags, (flag) => flag.parser) } : {})
+    ...Records.map(spec.inputs, (input) => input.parser),
+    ...(global ? { global: Records.map(GlobalOptions.flags, (flag) => flag.parser) } : {})
   }
   const command = Command.make(name, parsers as any, (values: any) =>
     Effect.flatMap(Invocation, (invocation) => spec.run(values as Body<Ins>).pipe(reported(invocation))))

@@ -24,6 +24,9 @@ export type ProfileFile = typeof ProfileFile.Type
 
 export const DEFAULT_PROFILE = "default"
 
+/** Whether a profile was saved for the server at `url` (normalized, without a trailing slash). */
+export const isFor = (profile: Profile, url: string) => profile.url.replace(/\/+$/, "") === url
+
 const empty: ProfileFile = { profiles: {} }
 
 const decode = Schema.decodeUnknown(Schema.parseJson(ProfileFile))

@@ -29,10 +29,15 @@ export const guard = (target: Target.Target, options: { readonly force: boolean;
     if (options.force || Option.isNone(target.profile)) return
     const stored = target.profile.value
     if (stored.token === undefined && stored.apiKey === undefined) return
-    if (options.email !== undefined && stored.email?.toLowerCase() === options.email.toLowerCase() && stored.url.replace(/\/+$/, "") === target.url) return
-    const holder = stored.email ?? (stored.apiKey !== undefined ? "an API key" : "another session")
+    const sameAccount = options.email !== undefined && stored.email?.toLowerCase() === options.email.toLowerCase()
+    if (sameAccount && Profiles.isFor(stored, target.url)) return
+    const holder = stored.email !== undefined
+      ? `the session of ${stored.email}`
+      : stored.apiKey !== undefined
+      ? "an API key"
+      : "another session"
     return yield* new UsageError({
-      message: `profile '${target.profileName}' already holds ${holder === "an API key" || holder === "another session" ? holder : `the session of ${holder}`} (${stored.url}): pass --force to replace it, or --profile <name> to save this one under another name`
+      message: `profile '${target.profileName}' already holds ${holder} (${stored.url}): pass --force to replace it, or --profile <name> to save this one under another name`
     })
   })
 
@@ -65,7 +70,7 @@ export const readNewPassword = (flag: Option.Option<Redacted.Redacted>) =>
 /** Stores the new session as the profile's credential, for the server it came from; returns the file's path. */
 export const save = (target: Target.Target, result: { readonly user: User; readonly session: Session }) =>
   Profiles.update(target.profileName, (current) => ({
-    ...(current !== undefined && current.url.replace(/\/+$/, "") === target.url ? current : {}),
+    ...(current !== undefined && Profiles.isFor(current, target.url) ? current : {}),
     url: target.url,
     token: result.session.token,
     email: result.user.email

@@ -68,7 +68,7 @@ export const resolve = (global: GlobalOptions) =>
 
     // A profile's credentials only go to the server they were issued by, never to another --url.
     const fromProfile = Option.flatMap(profile, (stored) =>
-      stored.url.replace(/\/+$/, "") === url
+      Profiles.isFor(stored, url)
         ? pick(
           "profile",
           Option.map(Option.fromNullable(stored.token), Redacted.make),
