@@ -3,10 +3,13 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
+import { ConfigObjectsApi } from "./ConfigObjectsApi.js"
 import { InvalidRequestResponse, PayloadTooLargeResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
+import { MarketplacesApi } from "./MarketplacesApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
+import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions } from "./Policy.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
@@ -74,6 +77,9 @@ export class Api extends HttpApi.make("orgplane")
   .add(TeamsApi)
   .add(InvitationsApi)
   .add(ApiKeysApi)
+  .add(ConfigObjectsApi)
+  .add(PluginsApi)
+  .add(MarketplacesApi)
   .add(BootstrapApi)
   .add(AdminApi)
   .addError(InvalidRequestResponse)

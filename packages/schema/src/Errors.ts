@@ -83,7 +83,8 @@ export const ForbiddenReason = Schema.Literal(
   "session_required",
   "membership_removed",
   "invitation_email_mismatch",
-  "signup_disabled"
+  "signup_disabled",
+  "insufficient_access"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -123,7 +124,14 @@ export const NotFoundCode = Schema.Literal(
   "team_not_found",
   "invitation_not_found",
   "api_key_not_found",
-  "claim_not_found"
+  "claim_not_found",
+  "config_object_not_found",
+  "config_object_version_not_found",
+  "plugin_not_found",
+  "marketplace_not_found",
+  "plugin_membership_not_found",
+  "marketplace_membership_not_found",
+  "access_grant_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -144,7 +152,12 @@ export const ConflictCode = Schema.Literal(
   "member_not_admin",
   "member_exists",
   "team_exists",
-  "invitation_not_pending"
+  "invitation_not_pending",
+  "plugin_exists",
+  "marketplace_exists",
+  "config_object_deleted",
+  "plugin_deleted",
+  "managed_marketplace_cannot_be_deleted"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

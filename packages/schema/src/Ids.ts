@@ -89,6 +89,12 @@ export const ConfigObjectAccessGrantId = typeId("coa", "ConfigObjectAccessGrantI
 export type ConfigObjectAccessGrantId = typeof ConfigObjectAccessGrantId.Type
 export const MarketplaceAccessGrantId = typeId("mag", "MarketplaceAccessGrantId", "Marketplace access grant id")
 export type MarketplaceAccessGrantId = typeof MarketplaceAccessGrantId.Type
+export const PluginConfigObjectId = typeId("pco", "PluginConfigObjectId", "Plugin config object membership id")
+export type PluginConfigObjectId = typeof PluginConfigObjectId.Type
+export const PluginAccessGrantId = typeId("pag", "PluginAccessGrantId", "Plugin access grant id")
+export type PluginAccessGrantId = typeof PluginAccessGrantId.Type
+export const MarketplacePluginId = typeId("mkp", "MarketplacePluginId", "Marketplace plugin membership id")
+export type MarketplacePluginId = typeof MarketplacePluginId.Type
 export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy id")
 export type DesktopPolicyId = typeof DesktopPolicyId.Type
 export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
@@ -119,7 +125,10 @@ export const IdsByPrefix = {
   coa: ConfigObjectAccessGrantId,
   mag: MarketplaceAccessGrantId,
   dpo: DesktopPolicyId,
-  emc: ExternalMcpConnectionId
+  emc: ExternalMcpConnectionId,
+  pco: PluginConfigObjectId,
+  pag: PluginAccessGrantId,
+  mkp: MarketplacePluginId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

@@ -17,11 +17,21 @@ export interface Rule {
 export const Policy = {
   "members.read": { role: "member", capability: "read the organization's members and their roles" },
   "teams.read": { role: "member", capability: "read the organization's teams" },
+  "catalog.read": {
+    role: "member",
+    capability: "read the config objects, plugins and marketplaces shared with them (owners and admins: all of them)"
+  },
+  "catalog.create": { role: "member", capability: "create config objects and plugins, which they then manage" },
   "members.leave": { role: "member", capability: "leave the organization" },
   "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
   "members.remove": { role: "admin", capability: "remove members and admins" },
   "teams.manage": { role: "admin", capability: "create, change and delete teams" },
   "invitations.manage": { role: "admin", capability: "invite members and admins, list and cancel invitations" },
+  "marketplaces.create": { role: "admin", capability: "create marketplaces" },
+  "catalog.grantOrgWide": {
+    role: "admin",
+    capability: "share a config object, plugin or marketplace with the whole organization"
+  },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "organizations.setPlan": {
     role: "admin",

@@ -13,6 +13,7 @@ import { Api } from "@orgplane/schema"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import * as CatalogHttp from "./catalog/Http.js"
 import * as IdentityHttp from "./identity/Http.js"
 import * as Authentication from "./identity/Authentication.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
@@ -61,7 +62,7 @@ const Storage = (options: ServerOptions) => {
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
-    Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer]),
+    Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer, CatalogHttp.layer]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
     Layer.provideMerge(Storage(options)),

@@ -3,9 +3,11 @@ import type { Migration } from "../platform/Migrator.js"
 import identity from "./0001_identity.js"
 import staff from "./0002_staff.js"
 import tenancy from "./0003_tenancy.js"
+import catalog from "./0004_catalog.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
   { id: 2, name: "staff", up: staff },
-  { id: 3, name: "tenancy", up: tenancy }
+  { id: 3, name: "tenancy", up: tenancy },
+  { id: 4, name: "catalog", up: catalog }
 ]

@@ -1,0 +1,104 @@
+/**
+ * Access grants: who may view, edit or manage one config object, plugin or marketplace. A grant is direct (one
+ * member), team-wide or organization-wide; revoking keeps the record with `removedAt`.
+ */
+import { Schema } from "effect"
+import { allErrors, requestBody, Timestamp } from "./Common.js"
+import {
+  ConfigObjectAccessGrantId,
+  ConfigObjectId,
+  MarketplaceAccessGrantId,
+  MarketplaceId,
+  MembershipId,
+  PluginAccessGrantId,
+  PluginId,
+  TeamId
+} from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+/** What a grant allows, lowest first: each role includes the ones before it. */
+export const AccessRole = Schema.Literal("viewer", "editor", "manager").annotations({
+  identifier: "AccessRole",
+  description:
+    "`viewer` reads the resource; `editor` also changes it (new versions, name, members); `manager` also archives, deletes and restores it and manages its grants. Owners and admins are managers of everything."
+})
+export type AccessRole = typeof AccessRole.Type
+
+/** Roles from lowest to highest. */
+export const AccessRoles: ReadonlyArray<AccessRole> = ["viewer", "editor", "manager"]
+
+/** Whether `role` includes what `required` allows. */
+export const includesRole = (role: AccessRole, required: AccessRole): boolean =>
+  AccessRoles.indexOf(role) >= AccessRoles.indexOf(required)
+
+const grantFields = {
+  orgMembershipId: Schema.NullOr(MembershipId).annotations({ description: "The member a direct grant is for." }),
+  teamId: Schema.NullOr(TeamId).annotations({ description: "The team a team-wide grant is for." }),
+  orgWide: Schema.Boolean.annotations({ description: "Whether the grant is for every member of the organization." }),
+  role: AccessRole,
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  removedAt: Schema.NullOr(Timestamp).annotations({ description: "When the grant was revoked; null while it applies." })
+}
+
+export class ConfigObjectAccessGrant extends Schema.Class<ConfigObjectAccessGrant>("ConfigObjectAccessGrant")({
+  id: ConfigObjectAccessGrantId,
+  ...grantFields
+}) {}
+
+export class PluginAccessGrant extends Schema.Class<PluginAccessGrant>("PluginAccessGrant")({
+  id: PluginAccessGrantId,
+  ...grantFields
+}) {}
+
+export class MarketplaceAccessGrant extends Schema.Class<MarketplaceAccessGrant>("MarketplaceAccessGrant")({
+  id: MarketplaceAccessGrantId,
+  ...grantFields
+}) {}
+
+export type AccessGrant = ConfigObjectAccessGrant | PluginAccessGrant | MarketplaceAccessGrant
+
+export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotations({ identifier: "ConfigObjectAccessGrantPage" })
+export const PluginAccessGrantPage = Page(PluginAccessGrant).annotations({ identifier: "PluginAccessGrantPage" })
+export const MarketplaceAccessGrantPage = Page(MarketplaceAccessGrant).annotations({ identifier: "MarketplaceAccessGrantPage" })
+
+export const ConfigObjectAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConfigObjectAccessGrant })
+  .annotations({ identifier: "ConfigObjectAccessGrantResponse" })
+export const PluginAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginAccessGrant })
+  .annotations({ identifier: "PluginAccessGrantResponse" })
+export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
+  .annotations({ identifier: "MarketplaceAccessGrantResponse" })
+
+/**
+ * Grants `role` to exactly one of: a member, a team, or the whole organization. Granting again to the same member,
+ * team or the organization replaces the role of that grant (and re-activates it when it was revoked) instead of
+ * adding a second one.
+ */
+export const CreateAccessGrantRequest = Schema.Struct({
+  orgMembershipId: Schema.optionalWith(MembershipId, { exact: true }).annotations({
+    description: "A direct grant to this active member."
+  }),
+  teamId: Schema.optionalWith(TeamId, { exact: true }).annotations({ description: "A grant to every member of this team." }),
+  orgWide: Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
+    description: "A grant to every member of the organization (owners and admins only)."
+  }),
+  role: AccessRole
+}).pipe(
+  Schema.filter((body) =>
+    [body.orgMembershipId, body.teamId, body.orgWide].filter((target) => target !== undefined).length === 1 ||
+    "give exactly one of orgMembershipId, teamId or orgWide: true"
+  )
+).annotations(requestBody)
+export type CreateAccessGrantRequest = typeof CreateAccessGrantRequest.Type
+
+export const AccessListQuery = Schema.Struct({
+  ...PageQueryFields,
+  includeRevoked: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+    description: "Also list revoked grants (default false)."
+  })
+}).annotations(allErrors)
+export type AccessListQuery = typeof AccessListQuery.Type
+
+export const ConfigObjectGrantPath = Schema.Struct({ configObjectId: ConfigObjectId, grantId: ConfigObjectAccessGrantId })
+export const PluginGrantPath = Schema.Struct({ pluginId: PluginId, grantId: PluginAccessGrantId })
+export const MarketplaceGrantPath = Schema.Struct({ marketplaceId: MarketplaceId, grantId: MarketplaceAccessGrantId })

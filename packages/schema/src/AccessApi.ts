@@ -1,0 +1,68 @@
+/** The three access-grant operations every shared resource kind has: grant, list, revoke. */
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
+import type { Schema } from "effect"
+import { AccessListQuery, CreateAccessGrantRequest } from "./Access.js"
+import { NotFoundResponse } from "./Errors.js"
+import { requires } from "./Policy.js"
+
+/**
+ * `POST`, `GET` `<base>/access` and `DELETE <base>/access/:grantId` for one kind (`kind` names it in the
+ * descriptions: "config object"), with its path, grant path, grant response and page schemas.
+ */
+export const accessEndpoints = <
+  const Name extends string,
+  PathA,
+  PathI,
+  GrantPathA,
+  GrantPathI,
+  GrantA,
+  GrantI,
+  PageA,
+  PageI
+>(options: {
+  readonly name: Name
+  readonly kind: string
+  readonly base: `/v1/${string}`
+  readonly path: Schema.Schema<PathA, PathI>
+  readonly grantPath: Schema.Schema<GrantPathA, GrantPathI>
+  readonly grant: Schema.Schema<GrantA, GrantI>
+  readonly page: Schema.Schema<PageA, PageI>
+}) => {
+  const { kind } = options
+  const notFound = `404 \`${kind.replaceAll(" ", "_")}_not_found\``
+  return {
+    grant: HttpApiEndpoint.post(`${options.name}Grant` as `${Name}Grant`, `${options.base}/access`)
+      // The generic path cannot be checked against `ValidatePath` here; each caller's path is a struct of ids.
+      .setPath<Schema.Schema<PathA, PathI>>(options.path as never)
+      .setPayload(CreateAccessGrantRequest)
+      .addSuccess(options.grant, { status: 201 })
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, `Grant access to a ${kind}`)
+      .annotate(
+        OpenApi.Description,
+        `Gives one member, one team or the whole organization a role on the ${kind}, and answers the grant. Granting again to the same member, team or organization replaces that grant's role (and brings a revoked grant back) instead of adding another. Needs manager access on the ${kind}; an organization-wide grant also needs an owner or admin (\`catalog.grantOrgWide\`).\n\nErrors: 403 \`insufficient_access\` without manager access, \`insufficient_role\` for an organization-wide grant by a member; ${notFound}, \`member_not_found\` when the member is not an active member, \`team_not_found\`.`
+      ),
+    listAccess: HttpApiEndpoint.get(`${options.name}ListAccess` as `${Name}ListAccess`, `${options.base}/access`)
+      .setPath<Schema.Schema<PathA, PathI>>(options.path as never)
+      .setUrlParams(AccessListQuery)
+      .addSuccess(options.page)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, `List grants of a ${kind}`)
+      .annotate(
+        OpenApi.Description,
+        `The direct, team and organization-wide grants of the ${kind}, newest first; revoked ones too with \`includeRevoked=true\`. Needs manager access on the ${kind}. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${notFound}.`
+      ),
+    revoke: HttpApiEndpoint.del(`${options.name}Revoke` as `${Name}Revoke`, `${options.base}/access/:grantId`)
+      .setPath<Schema.Schema<GrantPathA, GrantPathI>>(options.grantPath as never)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, `Revoke access to a ${kind}`)
+      .annotate(
+        OpenApi.Description,
+        `Revokes one grant of the ${kind}: it stops applying at once, and its record stays with \`removedAt\` set. Revoking a revoked grant changes nothing and answers 204 again. Needs manager access on the ${kind}.\n\nErrors: 403 \`insufficient_access\`; ${notFound}, \`access_grant_not_found\` when the grant is not one of the ${kind}'s.`
+      )
+  }
+}

@@ -1,0 +1,155 @@
+/** Config objects: versioned configuration items with immutable versions and access grants. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ConfigObjectAccessGrantPage,
+  ConfigObjectAccessGrantResponse,
+  ConfigObjectGrantPath
+} from "./Access.js"
+import { accessEndpoints } from "./AccessApi.js"
+import { MaxBodyBytes } from "./BodyLimit.js"
+import {
+  ConfigObjectDetail,
+  ConfigObjectListQuery,
+  ConfigObjectPage,
+  ConfigObjectPath,
+  ConfigObjectResponse,
+  ConfigObjectVersionDetail,
+  ConfigObjectVersionPage,
+  ConfigObjectVersionPath,
+  CreateConfigObjectRequest,
+  CreateVersionRequest,
+  VersionListQuery
+} from "./ConfigObjects.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication } from "./Security.js"
+
+/** A version's source may be 1 MiB of text; its JSON form, escaped, and the rest of the body fit in 4 MiB. */
+const SOURCE_BODY_BYTES = 4 * 1024 * 1024
+
+const access = accessEndpoints({
+  name: "configObject",
+  kind: "config object",
+  base: "/v1/config-objects/:configObjectId",
+  path: ConfigObjectPath,
+  grantPath: ConfigObjectGrantPath,
+  grant: ConfigObjectAccessGrantResponse,
+  page: ConfigObjectAccessGrantPage
+})
+
+const lifecycle = (name: "archive" | "restore", summary: string, description: string) =>
+  HttpApiEndpoint.post(name, `/v1/config-objects/:configObjectId/${name}`)
+    .setPath(ConfigObjectPath)
+    .addSuccess(ConfigObjectResponse)
+    .addError(NotFoundResponse)
+    .pipe(requires("catalog.read"))
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, `${description} Needs manager access.\n\nErrors: 403 \`insufficient_access\`; 404 \`config_object_not_found\`.`)
+
+export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/config-objects")
+      .setPayload(CreateConfigObjectRequest)
+      .addSuccess(ConfigObjectResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .annotate(MaxBodyBytes, SOURCE_BODY_BYTES)
+      .pipe(requires("catalog.create"))
+      .annotate(OpenApi.Summary, "Create a config object")
+      .annotate(
+        OpenApi.Description,
+        [
+          "Creates a private config object with its first version, reads its source with the parser of its type (`input.parserMode` chooses where several fit, see `ParserMode`), and answers it with `latestVersion`. The object's title, description and search text come from the source: a skill's front matter `name` and `description`; otherwise `metadata.title`/`metadata.name`, the payload's `title`/`name`, or the source's first line. The creator gets manager access; `pluginIds` adds it to those plugins in the same step.",
+          "Skills are Markdown with YAML front matter: `name` 1 to 64 characters of lowercase letters and digits in words joined by single hyphens (`deploy-to-staging`), `description` 1 to 1024 characters, and a body. `mcp` and `hook` sources are JSON (or YAML) objects; an `mcp` object's servers (under `mcpServers` or `mcp`, or the object itself) each need a `url` or a `command`.",
+          "Errors: 400 `invalid_request` for a source its parser refuses, with the path of the bad member under `input.rawSourceText` (or `input.normalizedPayloadJson`) and a `code` (`invalid_skill_frontmatter`, `invalid_skill_name`, `invalid_skill_description`, `invalid_skill_body`, `invalid_json`, `invalid_yaml`, `invalid_mcp_server`, `parser_not_allowed`), and for `sourceMode: connector`; 403 `insufficient_access` without editor access on a plugin; 404 `plugin_not_found` for a plugin id that is not one of the organization's; 409 `plugin_deleted` for a deleted plugin."
+        ].join("\n\n")
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/config-objects")
+      .setUrlParams(ConfigObjectListQuery)
+      .addSuccess(ConfigObjectPage)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "List config objects")
+      .annotate(
+        OpenApi.Description,
+        "The config objects the caller can view (owners and admins: all), newest first, each with its latest version; filtered by type, status, source mode, plugin, connector instance or text. Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/config-objects/:configObjectId")
+      .setPath(ConfigObjectPath)
+      .addSuccess(ConfigObjectDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "Get a config object")
+      .annotate(
+        OpenApi.Description,
+        "One config object with its latest version, deleted ones included. Needs viewer access. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createVersion", "/v1/config-objects/:configObjectId/versions")
+      .setPath(ConfigObjectPath)
+      .setPayload(CreateVersionRequest)
+      .addSuccess(ConfigObjectResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .annotate(MaxBodyBytes, SOURCE_BODY_BYTES)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "Add a config object version")
+      .annotate(
+        OpenApi.Description,
+        "Adds a version with new content (read as on creation, by the object's type) and answers the object, whose title, description and search text follow the new version. Earlier versions never change. Needs editor access.\n\nErrors: 400 `invalid_request` for a source its parser refuses (as on creation); 403 `insufficient_access`; 404 `config_object_not_found`; 409 `config_object_deleted` for a deleted object (restore it first)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listVersions", "/v1/config-objects/:configObjectId/versions")
+      .setPath(ConfigObjectPath)
+      .setUrlParams(VersionListQuery)
+      .addSuccess(ConfigObjectVersionPage)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "List config object versions")
+      .annotate(
+        OpenApi.Description,
+        "The object's versions, newest first; versions that record a deletion only with `includeDeleted=true`. Needs viewer access. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getVersion", "/v1/config-objects/:configObjectId/versions/:versionId")
+      .setPath(ConfigObjectVersionPath)
+      .addSuccess(ConfigObjectVersionDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "Get a config object version")
+      .annotate(
+        OpenApi.Description,
+        "One version of the object. Needs viewer access. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`, `config_object_version_not_found`."
+      )
+  )
+  .add(lifecycle("archive", "Archive a config object", "Sets the object's status to `archived`: it stays readable and listed, and its plugins stop using it (their manifests leave it out)."))
+  .add(lifecycle("restore", "Restore a config object", "Makes an archived or deleted object `active` again. Restoring a deleted one adds a version with the content it had before it was deleted."))
+  .add(
+    HttpApiEndpoint.del("delete", "/v1/config-objects/:configObjectId")
+      .setPath(ConfigObjectPath)
+      .addSuccess(ConfigObjectResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "Delete a config object")
+      .annotate(
+        OpenApi.Description,
+        "Soft-deletes the object: status `deleted`, `deletedAt` set, and a version with `isDeletedVersion` records it; its versions, grants and plugin memberships are kept, so restoring brings it back whole. Deleting a deleted object changes nothing. Answers the object. Needs manager access.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`."
+      )
+  )
+  .add(access.grant)
+  .add(access.listAccess)
+  .add(access.revoke)
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Config objects")
+  .annotate(
+    OpenApi.Description,
+    "Versioned configuration items of the caller's organization: skills, agents, commands, tools, MCP server definitions, hooks, context and custom items. Each keeps an immutable version history. Access is per object: owners and admins manage every object; other members need a grant (direct, through a team, or organization-wide), and may also view the objects of plugins they can view. A member without the access an operation needs gets 403 `insufficient_access`; another organization's object answers 404 like a missing one. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+  )
+{}

@@ -1,0 +1,286 @@
+/**
+ * Plugins bundle config objects; marketplaces list plugins for members to find. Both are shared through access
+ * grants (see Access.ts).
+ */
+import { Schema } from "effect"
+import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
+import { ConfigObject, ObjectType } from "./ConfigObjects.js"
+import {
+  ConfigObjectId,
+  ConfigObjectVersionId,
+  ConnectorAccountId,
+  ConnectorInstanceId,
+  ConnectorMappingId,
+  MarketplaceId,
+  MarketplacePluginId,
+  MembershipId,
+  OrganizationId,
+  PluginConfigObjectId,
+  PluginId
+} from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+export const CatalogStatus = Schema.Literal("active", "archived", "deleted").annotations({
+  identifier: "CatalogStatus",
+  description: "`active`; `archived` (kept and readable, but out of use); `deleted` (soft-deleted: `deletedAt` is set)."
+})
+export type CatalogStatus = typeof CatalogStatus.Type
+
+export const MembershipSource = Schema.Literal("manual", "connector", "system").annotations({
+  identifier: "MembershipSource",
+  description: "Who added the entry: a member (`manual`), a connector's sync (`connector`), or the service itself (`system`)."
+})
+export type MembershipSource = typeof MembershipSource.Type
+
+export const PluginName = TrimmedText(1, 255, "Plugin name")
+export const MarketplaceName = TrimmedText(1, 255, "Marketplace name")
+export const CatalogDescription = TrimmedText(0, 4000, "Description")
+
+/** One config object the plugin brings, as its manifest lists it. */
+export const ManifestResource = Schema.Struct({
+  configObjectId: ConfigObjectId,
+  objectType: ObjectType,
+  title: Schema.String,
+  versionId: ConfigObjectVersionId
+}).annotations({ identifier: "ManifestResource" })
+
+/** The config objects of one type in the plugin. */
+export const ManifestContribution = Schema.Struct({
+  objectType: ObjectType,
+  configObjectIds: Schema.Array(ConfigObjectId)
+}).annotations({ identifier: "ManifestContribution" })
+
+export const PluginManifest = Schema.Struct({
+  schemaVersion: Schema.Literal(1),
+  id: PluginId,
+  name: Schema.String,
+  description: Schema.String,
+  source: Schema.Struct({
+    trusted: Schema.Boolean.annotations({ description: "Whether the organization itself publishes the plugin (always true for plugins made here)." }),
+    reference: Schema.String.annotations({ description: "Where the plugin comes from: `orgplane:plugin/<id>` for plugins made here." })
+  }),
+  resources: Schema.Array(ManifestResource).annotations({
+    description: "The active config objects of the plugin (not archived or deleted), oldest membership first."
+  }),
+  contributions: Schema.Array(ManifestContribution).annotations({ description: "The same objects grouped by type, in type order." }),
+  setup: Schema.Struct({}).annotations({ description: "What installing the plugin needs; empty until MCP connections exist." }),
+  lifecycle: Schema.Struct({ status: CatalogStatus, updatedAt: Timestamp })
+}).annotations({
+  identifier: "PluginManifest",
+  description: "The plugin as a desktop extension reads it, derived from its current config objects."
+})
+
+export const MarketplaceRef = Schema.Struct({ id: MarketplaceId, name: Schema.String }).annotations({ identifier: "MarketplaceRef" })
+
+export class Plugin extends Schema.Class<Plugin>("Plugin")({
+  id: PluginId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  description: Schema.String,
+  status: CatalogStatus,
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: Schema.NullOr(Timestamp),
+  memberCount: Schema.Int.annotations({ description: "How many config objects the plugin holds (active memberships)." }),
+  marketplaces: Schema.Array(MarketplaceRef).annotations({
+    description: "The marketplaces (not deleted) that list the plugin, by name."
+  }),
+  extension: Schema.Struct({
+    id: PluginId,
+    name: Schema.String,
+    description: Schema.String,
+    manifest: PluginManifest
+  })
+}) {}
+
+export const PluginPage = Page(Plugin).annotations({ identifier: "PluginPage" })
+export const PluginDetail = Schema.Struct({ item: Plugin }).annotations({ identifier: "PluginDetail" })
+export const PluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: Plugin }).annotations({ identifier: "PluginResponse" })
+
+export const CreatePluginRequest = Schema.Struct({
+  name: PluginName,
+  description: Schema.optionalWith(CatalogDescription, { exact: true })
+}).annotations(requestBody)
+export type CreatePluginRequest = typeof CreatePluginRequest.Type
+
+export const UpdatePluginRequest = Schema.Struct({
+  name: Schema.optionalWith(PluginName, { exact: true }),
+  description: Schema.optionalWith(CatalogDescription, { exact: true })
+}).pipe(
+  Schema.filter((body) => body.name !== undefined || body.description !== undefined || "give name, description or both")
+).annotations(requestBody)
+export type UpdatePluginRequest = typeof UpdatePluginRequest.Type
+
+export const CatalogListQueryFields = {
+  ...PageQueryFields,
+  status: Schema.optionalWith(CatalogStatus, { exact: true }).annotations({
+    description: "Only entries in this status (by default every status but `deleted`)."
+  }),
+  includeDeleted: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+    description: "Also list deleted entries (default false)."
+  }),
+  q: Schema.optionalWith(searchText("Only entries whose name or description contains this text (case-insensitive)."), {
+    exact: true
+  })
+}
+
+export const PluginListQuery = Schema.Struct({
+  ...CatalogListQueryFields,
+  marketplaceId: Schema.optionalWith(MarketplaceId, { exact: true }).annotations({
+    description: "Only plugins this marketplace lists."
+  })
+}).annotations(allErrors)
+export type PluginListQuery = typeof PluginListQuery.Type
+
+export const MembershipListQuery = Schema.Struct({
+  ...PageQueryFields,
+  includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+    description: "Also list removed entries (default false)."
+  })
+}).annotations(allErrors)
+export type MembershipListQuery = typeof MembershipListQuery.Type
+
+export class PluginConfigObject extends Schema.Class<PluginConfigObject>("PluginConfigObject")({
+  id: PluginConfigObjectId,
+  pluginId: PluginId,
+  configObjectId: ConfigObjectId,
+  membershipSource: MembershipSource,
+  connectorMappingId: Schema.NullOr(ConnectorMappingId),
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  removedAt: Schema.NullOr(Timestamp),
+  configObject: ConfigObject
+}) {}
+
+export const PluginConfigObjectPage = Page(PluginConfigObject).annotations({ identifier: "PluginConfigObjectPage" })
+export const PluginConfigObjectResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginConfigObject }).annotations({
+  identifier: "PluginConfigObjectResponse"
+})
+
+export const AddPluginConfigObjectRequest = Schema.Struct({ configObjectId: ConfigObjectId }).annotations(requestBody)
+
+export const PluginPath = Schema.Struct({ pluginId: PluginId })
+export const PluginConfigObjectPath = Schema.Struct({ pluginId: PluginId, configObjectId: ConfigObjectId })
+
+// Marketplaces
+
+/** An https URL, or a path on this service (`/logos/acme.png`). */
+export const LogoUrl = TrimmedText(1, 2048, "Logo URL").pipe(
+  Schema.filter((url) => /^https:\/\/[^\s/?#]+[^\s]*$/.test(url) || /^\/(?!\/)[^\s]*$/.test(url) || "must be an https URL or a path starting with /")
+).annotations({ description: "An https URL of the logo, or a path starting with `/` on the same host." })
+
+export class Marketplace extends Schema.Class<Marketplace>("Marketplace")({
+  id: MarketplaceId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  description: Schema.String,
+  logoUrl: Schema.NullOr(Schema.String),
+  status: CatalogStatus,
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: Schema.NullOr(Timestamp),
+  canDelete: Schema.Boolean.annotations({
+    description: "Whether a manager may delete it: false while a connector or the service itself lists plugins in it."
+  }),
+  pluginCount: Schema.Int.annotations({ description: "How many plugins it lists (active memberships)." })
+}) {}
+
+export const MarketplacePage = Page(Marketplace).annotations({ identifier: "MarketplacePage" })
+export const MarketplaceDetail = Schema.Struct({ item: Marketplace }).annotations({ identifier: "MarketplaceDetail" })
+export const MarketplaceResponse = Schema.Struct({ ok: Schema.Literal(true), item: Marketplace }).annotations({
+  identifier: "MarketplaceResponse"
+})
+
+export const CreateMarketplaceRequest = Schema.Struct({
+  name: MarketplaceName,
+  description: Schema.optionalWith(CatalogDescription, { exact: true }),
+  logoUrl: Schema.optionalWith(LogoUrl, { exact: true })
+}).annotations(requestBody)
+export type CreateMarketplaceRequest = typeof CreateMarketplaceRequest.Type
+
+export const UpdateMarketplaceRequest = Schema.Struct({
+  name: Schema.optionalWith(MarketplaceName, { exact: true }),
+  description: Schema.optionalWith(CatalogDescription, { exact: true }),
+  logoUrl: Schema.optionalWith(Schema.NullOr(LogoUrl), { exact: true }).annotations({ description: "The new logo, or null for none." })
+}).pipe(
+  Schema.filter((body) =>
+    body.name !== undefined || body.description !== undefined || body.logoUrl !== undefined ||
+    "give at least one of name, description and logoUrl"
+  )
+).annotations(requestBody)
+export type UpdateMarketplaceRequest = typeof UpdateMarketplaceRequest.Type
+
+export const MarketplaceListQuery = Schema.Struct(CatalogListQueryFields).annotations(allErrors)
+export type MarketplaceListQuery = typeof MarketplaceListQuery.Type
+
+export class MarketplacePlugin extends Schema.Class<MarketplacePlugin>("MarketplacePlugin")({
+  id: MarketplacePluginId,
+  marketplaceId: MarketplaceId,
+  pluginId: PluginId,
+  membershipSource: MembershipSource,
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  removedAt: Schema.NullOr(Timestamp),
+  plugin: Plugin
+}) {}
+
+export const MarketplacePluginPage = Page(MarketplacePlugin).annotations({ identifier: "MarketplacePluginPage" })
+export const MarketplacePluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplacePlugin }).annotations({
+  identifier: "MarketplacePluginResponse"
+})
+
+export const AddMarketplacePluginRequest = Schema.Struct({ pluginId: PluginId }).annotations(requestBody)
+
+/** An MCP server a plugin's config objects need, matched to the organization's external MCP connections. */
+export const CloudConnection = Schema.Struct({
+  configObjectId: ConfigObjectId,
+  id: Schema.NullOr(Schema.String).annotations({ description: "The matching external MCP connection (`emc_`), or null when none matches." }),
+  name: Schema.String,
+  serverName: Schema.String,
+  url: Schema.String,
+  authTypeMismatch: Schema.Boolean,
+  connectedForMe: Schema.Boolean,
+  oauthClientConfigured: Schema.Boolean,
+  oauthClientRequired: Schema.Boolean
+}).annotations({ identifier: "CloudConnection" })
+
+export const ResolvedMarketplacePlugin = Schema.Struct({
+  ...Plugin.fields,
+  componentCounts: Schema.Record({ key: ObjectType, value: Schema.Int }).annotations({
+    description: "How many active config objects of each type the plugin holds; types it has none of are left out."
+  }),
+  cloudReadiness: Schema.Struct({
+    hasInstructional: Schema.Boolean.annotations({
+      description: "Whether the plugin holds a skill, agent, command, context or custom object (something a cloud agent can read)."
+    }),
+    connections: Schema.Array(CloudConnection).annotations({
+      description: "The MCP servers its `mcp` objects need, each matched to a connection. Empty until external MCP connections exist."
+    })
+  })
+}).annotations({ identifier: "ResolvedMarketplacePlugin" })
+
+export const MarketplaceSource = Schema.Struct({
+  connectorAccountId: ConnectorAccountId,
+  connectorInstanceId: ConnectorInstanceId,
+  accountLogin: Schema.String,
+  repositoryFullName: Schema.String,
+  branch: Schema.String
+}).annotations({ identifier: "MarketplaceSource" })
+
+export const ResolvedMarketplaceResponse = Schema.Struct({
+  ok: Schema.Literal(true),
+  item: Schema.Struct({
+    marketplace: Marketplace,
+    plugins: Schema.Array(ResolvedMarketplacePlugin).annotations({
+      description: "The plugins it lists that are not deleted, by name."
+    }),
+    source: Schema.NullOr(MarketplaceSource).annotations({
+      description: "The one repository its plugins are synced from; null when there is none (or several). Always null until connectors exist."
+    })
+  })
+}).annotations({ identifier: "ResolvedMarketplaceResponse" })
+
+export const MarketplacePath = Schema.Struct({ marketplaceId: MarketplaceId })
+export const MarketplacePluginPath = Schema.Struct({ marketplaceId: MarketplaceId, pluginId: PluginId })

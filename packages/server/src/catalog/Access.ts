@@ -1,0 +1,338 @@
+/**
+ * Who may do what to one config object, plugin or marketplace: the one place that answers it, for every kind.
+ *
+ * - Organization owners and admins (and the system) are managers of everything.
+ * - Otherwise a member's role is the highest of the grants that apply to them (their own, their teams', the
+ *   organization-wide one) that are not revoked.
+ * - When no grant applies, a plugin listed (not removed) in a marketplace the member can view is viewable, and a
+ *   config object in a plugin (not deleted) the member can view is viewable.
+ *
+ * Each rule is a SQL expression over the row being checked (`visible`, `rank`), so lists filter in the database
+ * with a fixed number of statements whatever their length, and single checks are one statement.
+ */
+import { SqlClient, type Statement } from "@effect/sql"
+import {
+  type AccessListQuery,
+  type AccessRole,
+  AccessRoles,
+  ConfigObjectAccessGrant,
+  type ConfigObjectId,
+  type CreateAccessGrantRequest,
+  Forbidden,
+  hasRole,
+  MarketplaceAccessGrant,
+  type MarketplaceId,
+  type MembershipId,
+  NotFound,
+  type OrganizationId,
+  PluginAccessGrant,
+  type PluginId,
+  type Prefix
+} from "@orgplane/schema"
+import { Effect, Option, Schema } from "effect"
+import { makeId } from "../platform/Ids.js"
+import * as Keyset from "../platform/Keyset.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { classRow, findAll, findOne, single, trustedClassRow } from "../platform/Statements.js"
+import { now } from "../platform/Time.js"
+import { memberNotFound } from "../staff/Members.js"
+import { MembersRepository } from "../staff/MembersRepository.js"
+
+type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.Struct.Fields; new(props: any, options?: boolean): G }
+
+/** One kind of shared resource: its table, its grant table and how it is named in messages. */
+export interface Kind<Id extends string, G> {
+  /** As messages name it: "config object". */
+  readonly name: "config object" | "plugin" | "marketplace"
+  readonly table: "config_objects" | "plugins" | "marketplaces"
+  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants"
+  /** The grant table's column naming the resource. */
+  readonly column: "config_object_id" | "plugin_id" | "marketplace_id"
+  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag">
+  readonly grant: GrantClass<G>
+  readonly notFound: () => NotFound
+  /** Phantom: the resource's id type. */
+  readonly _id?: Id
+}
+
+export const ConfigObjectKind: Kind<ConfigObjectId, ConfigObjectAccessGrant> = {
+  name: "config object",
+  table: "config_objects",
+  grants: "config_object_grants",
+  column: "config_object_id",
+  grantPrefix: "coa",
+  grant: ConfigObjectAccessGrant,
+  notFound: () => new NotFound({ error: "config_object_not_found", message: "Config object not found." })
+}
+
+export const PluginKind: Kind<PluginId, PluginAccessGrant> = {
+  name: "plugin",
+  table: "plugins",
+  grants: "plugin_grants",
+  column: "plugin_id",
+  grantPrefix: "pag",
+  grant: PluginAccessGrant,
+  notFound: () => new NotFound({ error: "plugin_not_found", message: "Plugin not found." })
+}
+
+export const MarketplaceKind: Kind<MarketplaceId, MarketplaceAccessGrant> = {
+  name: "marketplace",
+  table: "marketplaces",
+  grants: "marketplace_grants",
+  column: "marketplace_id",
+  grantPrefix: "mag",
+  grant: MarketplaceAccessGrant,
+  notFound: () => new NotFound({ error: "marketplace_not_found", message: "Marketplace not found." })
+}
+
+export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
+  new Forbidden({ reason: "insufficient_access", message: `Missing ${role} access for ${kind.name}.` })
+
+/** Whether the principal manages every resource of its organization: owners, admins and the system. */
+export const managesAll = (principal: Principal): boolean => restricted(principal) === undefined
+
+/** The membership whose grants decide what the principal may do; undefined for those who manage everything. */
+const restricted = (principal: Principal): MembershipId | undefined =>
+  principal._tag === "Member" && !hasRole(principal.membership.role, "admin") ? principal.membership.id : undefined
+
+const grantNotFound = () => new NotFound({ error: "access_grant_not_found", message: "Access grant not found." })
+const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
+
+/** Grants by creation, newest first. */
+const grantsByCreation = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) =>
+  Keyset.make<G>(`${kind.grants}`, "desc", [
+    { column: "g.created_at", value: (grant) => grant.createdAt.toISOString() },
+    { column: "g.id", value: (grant) => grant.id }
+  ])
+
+export class Access extends Effect.Service<Access>()("@orgplane/server/Access", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const members = yield* MembersRepository
+    const id = (name: string) => sql.literal(name)
+
+    /** The grants of `kind` on the row `alias` that apply to member `me` and are not revoked (alias `g`). */
+    const applying = (kind: Kind<any, any>, alias: string, me: MembershipId) =>
+      sql`${id(kind.grants)} g
+          WHERE g.organization_id = ${id(alias)}.organization_id AND g.${id(kind.column)} = ${id(alias)}.id
+            AND g.removed_at IS NULL
+            AND (g.org_wide OR g.membership_id = ${me}
+                 OR g.team_id IN (SELECT tm.team_id FROM team_members tm
+                                  WHERE tm.organization_id = g.organization_id AND tm.membership_id = ${me}))`
+
+    const granted = (kind: Kind<any, any>, alias: string, me: MembershipId) => sql`EXISTS (SELECT 1 FROM ${applying(kind, alias, me)})`
+
+    /** Whether member `me` can view plugin row `alias` through a marketplace (not deleted) that lists it. */
+    const viaMarketplace = (alias: string, me: MembershipId) =>
+      sql`EXISTS (SELECT 1 FROM marketplace_plugins vmp
+                  JOIN marketplaces vm ON vm.organization_id = vmp.organization_id AND vm.id = vmp.marketplace_id
+                  WHERE vmp.organization_id = ${id(alias)}.organization_id AND vmp.plugin_id = ${id(alias)}.id
+                    AND vmp.removed_at IS NULL AND vm.deleted_at IS NULL AND ${granted(MarketplaceKind, "vm", me)})`
+
+    /** Whether member `me` can view config object row `alias` through a plugin (not deleted) that holds it. */
+    const viaPlugin = (alias: string, me: MembershipId) =>
+      sql`EXISTS (SELECT 1 FROM plugin_config_objects vpc
+                  JOIN plugins vp ON vp.organization_id = vpc.organization_id AND vp.id = vpc.plugin_id
+                  WHERE vpc.organization_id = ${id(alias)}.organization_id AND vpc.config_object_id = ${id(alias)}.id
+                    AND vpc.removed_at IS NULL AND vp.deleted_at IS NULL
+                    AND (${granted(PluginKind, "vp", me)} OR ${viaMarketplace("vp", me)}))`
+
+    /** The viewer fallback of a kind, or undefined for kinds without one. */
+    const fallback = (kind: Kind<any, any>, alias: string, me: MembershipId): Statement.Fragment | undefined =>
+      kind.table === "plugins" ? viaMarketplace(alias, me) : kind.table === "config_objects" ? viaPlugin(alias, me) : undefined
+
+    /**
+     * A boolean SQL expression: whether the principal can view the row `alias` of `kind`. AND it into a list's WHERE
+     * clause; `true` for principals who manage everything.
+     */
+    const visible = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
+      const me = restricted(principal)
+      if (me === undefined) return sql`true`
+      const other = fallback(kind, alias, me)
+      return other === undefined ? granted(kind, alias, me) : sql`(${granted(kind, alias, me)} OR ${other})`
+    }
+
+    /** An integer SQL expression: the principal's role on row `alias` (0 none, 1 viewer, 2 editor, 3 manager). */
+    const rank = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
+      const me = restricted(principal)
+      if (me === undefined) return sql`3`
+      const grants = sql`(SELECT max(CASE g.role WHEN 'manager' THEN 3 WHEN 'editor' THEN 2 ELSE 1 END) FROM ${applying(kind, alias, me)})`
+      const other = fallback(kind, alias, me)
+      return other === undefined
+        ? sql`COALESCE(${grants}, 0)`
+        : sql`COALESCE(${grants}, CASE WHEN ${other} THEN 1 ELSE 0 END)`
+    }
+
+    const Ranked = Schema.Struct({ rank: Schema.Number })
+
+    const rankOf = (principal: Principal, kind: Kind<any, any>, resource: string, lock: boolean) =>
+      findOne({
+        Request: Schema.String,
+        Result: Ranked,
+        execute: (resourceId) =>
+          sql`SELECT ${rank(principal, kind, "r")} AS rank FROM ${id(kind.table)} r
+              WHERE r.organization_id = ${principal.organization.id} AND r.id = ${resourceId}
+              ${lock ? sql`FOR UPDATE OF r` : sql``}`
+      })(resource)
+
+    /**
+     * Fails unless the resource is the organization's (404) and the principal has at least `role` on it (403
+     * `insufficient_access`). With `lock`, the resource's row stays locked for the rest of the transaction.
+     */
+    const require = <Id extends string>(
+      principal: Principal,
+      kind: Kind<Id, any>,
+      resource: Id,
+      role: AccessRole,
+      options: { readonly lock?: boolean } = {}
+    ) =>
+      Effect.flatMap(rankOf(principal, kind, resource, options.lock ?? false), (found): Effect.Effect<void, NotFound | Forbidden> =>
+        Option.isNone(found)
+          ? Effect.fail(kind.notFound())
+          : found.value.rank >= AccessRoles.indexOf(role) + 1
+          ? Effect.void
+          : Effect.fail(insufficientAccess(kind, role)))
+
+    /** The principal's role on one resource, or none; fails with 404 when the organization has no such resource. */
+    const roleOn = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+      Effect.flatMap(rankOf(principal, kind, resource, false), (found) =>
+        Option.isNone(found)
+          ? Effect.fail(kind.notFound())
+          : Effect.succeed(Option.fromNullable(AccessRoles[found.value.rank - 1])))
+
+    const grantColumns = sql`g.id, g.membership_id AS org_membership_id, g.team_id, g.org_wide, g.role,
+      g.created_by_membership_id AS created_by_org_membership_id, g.created_at, g.removed_at`
+
+    /** The manager grant a resource's creator gets (none for the system, which manages everything anyway). */
+    const grantCreator = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) =>
+      Effect.gen(function*() {
+        const membershipId = actingMembershipId(principal)
+        if (membershipId === null) return
+        const grantId = yield* makeId(kind.grantPrefix)
+        yield* sql`INSERT INTO ${id(kind.grants)} ${
+          sql.insert({
+            id: grantId,
+            organizationId: principal.organization.id,
+            [kind.column]: resource,
+            membershipId,
+            orgWide: false,
+            role: "manager",
+            createdByMembershipId: membershipId,
+            createdAt: at
+          })
+        }`
+      })
+
+    /** `grant` for a resource whose manager access the caller has already been checked for, inside a transaction. */
+    const upsertGrant = <Id extends string, G>(
+      principal: Principal,
+      kind: Kind<Id, G>,
+      resource: Id,
+      input: CreateAccessGrantRequest
+    ) =>
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        if (input.orgWide) yield* authorize(principal, "catalog.grantOrgWide")
+        if (input.orgMembershipId !== undefined) {
+          const missing = yield* members.missingActive(organizationId, [input.orgMembershipId])
+          if (missing.length > 0) return yield* memberNotFound(input.orgMembershipId)
+        }
+        if (input.teamId !== undefined) {
+          const teams = yield* sql`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id = ${input.teamId} FOR SHARE`
+          if (teams.length === 0) return yield* teamNotFound()
+        }
+        const at = yield* now
+        const grantId = yield* makeId(kind.grantPrefix)
+        const target = input.orgMembershipId !== undefined
+          ? sql`(organization_id, ${id(kind.column)}, membership_id) WHERE membership_id IS NOT NULL`
+          : input.teamId !== undefined
+          ? sql`(organization_id, ${id(kind.column)}, team_id) WHERE team_id IS NOT NULL`
+          : sql`(organization_id, ${id(kind.column)}) WHERE org_wide`
+        const row = {
+          id: grantId,
+          organizationId,
+          [kind.column]: resource,
+          membershipId: input.orgMembershipId ?? null,
+          teamId: input.teamId ?? null,
+          orgWide: input.orgWide === true,
+          role: input.role,
+          createdByMembershipId: actingMembershipId(principal),
+          createdAt: at
+        }
+        return yield* single({
+          Request: Schema.Unknown,
+          Result: classRow(kind.grant),
+          execute: () =>
+            sql`WITH g AS (
+                  INSERT INTO ${id(kind.grants)} ${sql.insert(row)}
+                  ON CONFLICT ${target} DO UPDATE
+                    SET role = EXCLUDED.role, removed_at = NULL, created_by_membership_id = EXCLUDED.created_by_membership_id
+                  RETURNING *)
+                SELECT ${grantColumns} FROM g`
+        })(null)
+      })
+
+    const grant = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
+      transaction(
+        Effect.zipRight(
+          require(principal, kind, resource, "manager", { lock: true }),
+          Effect.map(upsertGrant(principal, kind, resource, input), (item) => ({ ok: true as const, item }))
+        )
+      )
+
+    const makeList = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) => {
+      const keyset = grantsByCreation(kind)
+      const rows = findAll({
+        Request: Schema.Struct({ organizationId: Schema.String, resource: Schema.String, query: Schema.Any, page: Keyset.PageRequest }),
+        Result: trustedClassRow(kind.grant),
+        execute: ({ organizationId, page, query, resource }) =>
+          sql`SELECT ${grantColumns} FROM ${id(kind.grants)} g
+              WHERE ${
+            sql.and([
+              sql`g.organization_id = ${organizationId}`,
+              sql`g.${id(kind.column)} = ${resource}`,
+              (query as AccessListQuery).includeRevoked ? sql`true` : sql`g.removed_at IS NULL`,
+              page.after
+            ])
+          } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+      })
+      return (organizationId: OrganizationId, resource: string, query: AccessListQuery) =>
+        Keyset.page(keyset, query, (page) => rows({ organizationId, resource, query, page }))
+    }
+    const lists = {
+      config_object_grants: makeList(ConfigObjectKind),
+      plugin_grants: makeList(PluginKind),
+      marketplace_grants: makeList(MarketplaceKind)
+    }
+
+    const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
+      orUnavailable(
+        Effect.zipRight(
+          require(principal, kind, resource, "manager"),
+          lists[kind.grants](principal.organization.id, resource, query) as Effect.Effect<
+            { readonly items: ReadonlyArray<G>; readonly nextCursor: string | null },
+            Effect.Effect.Error<ReturnType<(typeof lists)[typeof kind.grants]>>,
+            Effect.Effect.Context<ReturnType<(typeof lists)[typeof kind.grants]>>
+          >
+        )
+      )
+
+    /** Soft revoke: sets `removedAt` once; revoking again keeps the first time. */
+    const revoke = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, grantId: string) =>
+      transaction(
+        Effect.gen(function*() {
+          yield* require(principal, kind, resource, "manager", { lock: true })
+          const at = yield* now
+          const rows = yield* sql`
+            UPDATE ${id(kind.grants)} SET removed_at = COALESCE(removed_at, ${at})
+            WHERE organization_id = ${principal.organization.id} AND ${id(kind.column)} = ${resource} AND id = ${grantId}
+            RETURNING id`
+          if (rows.length === 0) return yield* grantNotFound()
+        })
+      )
+
+    return { visible, rank, require, roleOn, grantCreator, grant, listGrants, revoke } as const
+  }),
+  dependencies: [MembersRepository.Default]
+}) {}
