@@ -6,12 +6,16 @@
 import { CliConfig, Command, CommandDescriptor, ValidationError } from "@effect/cli"
 import { Console, Effect, Either } from "effect"
 import * as Commands from "./Commands.js"
+import { access } from "./commands/access.js"
 import { apiKeys } from "./commands/apiKeys.js"
 import { auth } from "./commands/auth.js"
 import { bootstrap } from "./commands/bootstrap.js"
+import { configObjects } from "./commands/configObjects.js"
 import { invitations } from "./commands/invitations.js"
+import { marketplaces } from "./commands/marketplaces.js"
 import { members } from "./commands/members.js"
 import { orgs } from "./commands/orgs.js"
+import { plugins } from "./commands/plugins.js"
 import * as Serve from "./commands/serve.js"
 import { teams } from "./commands/teams.js"
 import { whoami } from "./commands/whoami.js"
@@ -25,8 +29,22 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations and API keys.",
-    [Serve.make(options.serveEnvironment), auth, whoami, orgs, members, teams, invitations, apiKeys, bootstrap]
+    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations, API keys, and the catalog of config objects, plugins and marketplaces.",
+    [
+      Serve.make(options.serveEnvironment),
+      auth,
+      whoami,
+      orgs,
+      members,
+      teams,
+      invitations,
+      apiKeys,
+      configObjects,
+      plugins,
+      marketplaces,
+      access,
+      bootstrap
+    ]
   )
 
 export interface RunOptions {

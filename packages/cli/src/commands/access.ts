@@ -1,0 +1,212 @@
+/**
+ * `orgplane access grant | list | revoke`: who may view, edit or manage one config object, plugin or marketplace.
+ * The resource's id tells its kind (cob_…, plg_…, mkt_…); a grant is for one member, one team or the whole
+ * organization. Managing grants needs manager access on the resource.
+ */
+import {
+  AccessRole,
+  checkTypeId,
+  ConfigObjectAccessGrant,
+  ConfigObjectAccessGrantId,
+  ConfigObjectAccessGrantResponse,
+  ConfigObjectId,
+  MarketplaceAccessGrant,
+  MarketplaceAccessGrantId,
+  MarketplaceAccessGrantResponse,
+  MarketplaceId,
+  MembershipId,
+  Page,
+  PluginAccessGrant,
+  PluginAccessGrantId,
+  PluginAccessGrantResponse,
+  PluginId,
+  TeamId
+} from "@orgplane/schema"
+import { Effect, Option, ParseResult, Schema } from "effect"
+import * as Commands from "../Commands.js"
+import { UsageError } from "../Errors.js"
+import * as Inputs from "../Inputs.js"
+import * as Output from "../Output.js"
+
+/** The kinds of resource that have grants: their id prefix, their grants' id prefix, and their name. */
+const kinds = {
+  cob: { noun: "config object", grant: "coa" },
+  plg: { noun: "plugin", grant: "pag" },
+  mkt: { noun: "marketplace", grant: "mag" }
+} as const
+type Kind = keyof typeof kinds
+
+const ACCEPTED = Object.entries(kinds).map(([prefix, { noun }]) => `${noun} (${prefix}_…)`).join(", ").replace(/, ([^,]*)$/, " or $1")
+const ACCEPTED_GRANTS = Object.values(kinds).map(({ grant, noun }) => `${noun} grant (${grant}_…)`).join(", ")
+  .replace(/, ([^,]*)$/, " or $1")
+
+const prefixOf = (value: string) => /^([a-z]{1,8})_/.exec(value)?.[1]
+
+/** What `checkTypeId` says about an id of another kind ("'tem_…' is a team id"), to add to our own message. */
+const otherKind = (value: string) => / *; *('.*)$/.exec(checkTypeId("cob", value) ?? "")?.[1]
+
+/**
+ * An id of one of `prefixes`, each checked as the API checks it; any other prefix is refused with `accepted`, the
+ * kinds that are.
+ */
+const oneOf = <S extends Schema.Schema<any, string>>(
+  prefixes: ReadonlyArray<string>,
+  accepted: string,
+  to: S
+) =>
+  Schema.transformOrFail(Schema.String, Schema.typeSchema(to), {
+    strict: true,
+    decode: (value, _, ast) => {
+      const prefix = prefixOf(value)
+      if (prefix === undefined || !prefixes.includes(prefix)) {
+        const other = otherKind(value)
+        return ParseResult.fail(new ParseResult.Type(ast, value, `must be the id of a ${accepted}${other ? `; ${other}` : ""}`))
+      }
+      const problem = checkTypeId(prefix, value)
+      return problem === undefined ? ParseResult.succeed(value) : ParseResult.fail(new ParseResult.Type(ast, value, problem))
+    },
+    encode: ParseResult.succeed
+  })
+
+/** A config object, plugin or marketplace id. */
+export const ResourceId = oneOf(Object.keys(kinds), ACCEPTED, Schema.Union(ConfigObjectId, PluginId, MarketplaceId))
+export type ResourceId = typeof ResourceId.Type
+
+const GrantId = oneOf(
+  Object.values(kinds).map(({ grant }) => grant),
+  ACCEPTED_GRANTS,
+  Schema.Union(ConfigObjectAccessGrantId, PluginAccessGrantId, MarketplaceAccessGrantId)
+)
+
+const isConfigObject = Schema.is(ConfigObjectId)
+const isPlugin = Schema.is(PluginId)
+
+/** Calls the case of the resource's kind with its id, typed as that kind's. */
+const byKind = <A>(id: ResourceId, cases: {
+  readonly configObject: (id: ConfigObjectId) => A
+  readonly plugin: (id: PluginId) => A
+  readonly marketplace: (id: MarketplaceId) => A
+}): A => isConfigObject(id) ? cases.configObject(id) : isPlugin(id) ? cases.plugin(id) : cases.marketplace(id)
+
+const nounOf = (id: string) => kinds[prefixOf(id) as Kind].noun
+
+const resourceId = Inputs.argument("resourceId", {
+  schema: ResourceId,
+  description: `The ${ACCEPTED} whose access to manage.`
+})
+
+type Grant = ConfigObjectAccessGrant | PluginAccessGrant | MarketplaceAccessGrant
+
+/** `team tem_…`, `member om_…`, `the organization`. */
+const grantee = (grant: Grant) =>
+  grant.orgWide ? "the organization" : grant.teamId !== null ? `team ${grant.teamId}` : `member ${grant.orgMembershipId ?? "?"}`
+
+const GrantResponse = Schema.Union(ConfigObjectAccessGrantResponse, PluginAccessGrantResponse, MarketplaceAccessGrantResponse)
+
+export const grant = Commands.endpoint("grant", {
+  summary: "Give a member, a team or the whole organization a role on a config object, plugin or marketplace.",
+  details: [
+    "Granting again to the same member, team or organization replaces that grant's role (and brings a revoked one back). Needs manager access on the resource; --org-wide also needs an owner or admin."
+  ],
+  inputs: {
+    resourceId,
+    role: Inputs.choice("role", AccessRole.literals, {
+      description: "viewer reads it; editor also changes it; manager also archives, deletes and restores it and manages its grants."
+    }),
+    member: Inputs.optional(Inputs.text("member", { placeholder: "<memberId>", description: "A member (om_…) to grant to.", schema: MembershipId })),
+    team: Inputs.optional(Inputs.text("team", { placeholder: "<teamId>", description: "A team (tem_…) whose members to grant to.", schema: TeamId })),
+    orgWide: Inputs.boolean("org-wide", { description: "Grant to every member of the organization (owners and admins only)." })
+  },
+  call: (client, { member, orgWide, resourceId, role, team }) =>
+    Effect.gen(function*() {
+      const given = [Option.isSome(member), Option.isSome(team), orgWide].filter(Boolean).length
+      if (given !== 1) {
+        return yield* Effect.fail(new UsageError({ message: "give exactly one of --member, --team or --org-wide: who the grant is for" }))
+      }
+      const payload = {
+        role,
+        ...Inputs.ifSome("orgMembershipId", member),
+        ...Inputs.ifSome("teamId", team),
+        ...(orgWide ? { orgWide: true as const } : {})
+      }
+      return yield* byKind<Effect.Effect<typeof GrantResponse.Type, unknown>>(resourceId, {
+        configObject: (configObjectId) => client.configObjects.configObjectGrant({ path: { configObjectId }, payload }),
+        plugin: (pluginId) => client.plugins.pluginGrant({ path: { pluginId }, payload }),
+        marketplace: (marketplaceId) => client.marketplaces.marketplaceGrant({ path: { marketplaceId }, payload })
+      })
+    }),
+  output: GrantResponse,
+  human: ({ item }, { resourceId }) =>
+    `Granted ${item.role} on ${nounOf(resourceId)} ${resourceId} to ${grantee(item)} (grant ${item.id}).`
+})
+
+const GrantPage = Page(Schema.Union(ConfigObjectAccessGrant, PluginAccessGrant, MarketplaceAccessGrant))
+
+export const list = Commands.list("list", {
+  summary: "List the grants of a config object, plugin or marketplace, newest first (needs manager access).",
+  noun: "grants",
+  inputs: {
+    resourceId,
+    includeRevoked: Inputs.boolean("include-revoked", { description: "Also list revoked grants." })
+  },
+  call: (client, { includeRevoked, resourceId }, page) => {
+    const urlParams = { ...(includeRevoked ? { includeRevoked: true } : {}), ...page }
+    return byKind<Effect.Effect<typeof GrantPage.Type, unknown>>(resourceId, {
+      configObject: (configObjectId) => client.configObjects.configObjectListAccess({ path: { configObjectId }, urlParams }),
+      plugin: (pluginId) => client.plugins.pluginListAccess({ path: { pluginId }, urlParams }),
+      marketplace: (marketplaceId) => client.marketplaces.marketplaceListAccess({ path: { marketplaceId }, urlParams })
+    })
+  },
+  output: GrantPage,
+  columns: [
+    ["id", (grant) => grant.id],
+    ["role", (grant) => grant.role],
+    ["to", grantee],
+    ["created", (grant) => Output.date(grant.createdAt)],
+    ["revoked", (grant) => Output.date(grant.removedAt)]
+  ]
+})
+
+const Revoked = Schema.Struct({ ok: Schema.Literal(true), resource: ResourceId, revoked: GrantId })
+
+export const revoke = Commands.endpoint("revoke", {
+  summary: "Revoke a grant of a config object, plugin or marketplace; it stops applying at once (needs manager access).",
+  inputs: {
+    resourceId,
+    grantId: Inputs.argument("grantId", { schema: GrantId, description: "The grant, from 'access list'." })
+  },
+  call: (client, { grantId, resourceId }) => {
+    const mismatch = () => {
+      const expected = kinds[prefixOf(resourceId) as Kind]
+      const given = Object.values(kinds).find((kind) => kind.grant === prefixOf(grantId))!
+      return Effect.fail(
+        new UsageError({
+          message: `grantId: grants of a ${expected.noun} start with '${expected.grant}_'; '${prefixOf(grantId)}_…' is a ${given.noun}'s grant`
+        })
+      )
+    }
+    const revoked = { ok: true as const, resource: resourceId, revoked: grantId }
+    return byKind<Effect.Effect<typeof revoked, unknown>>(resourceId, {
+      configObject: (configObjectId) =>
+        Schema.is(ConfigObjectAccessGrantId)(grantId)
+          ? Effect.as(client.configObjects.configObjectRevoke({ path: { configObjectId, grantId } }), revoked)
+          : mismatch(),
+      plugin: (pluginId) =>
+        Schema.is(PluginAccessGrantId)(grantId)
+          ? Effect.as(client.plugins.pluginRevoke({ path: { pluginId, grantId } }), revoked)
+          : mismatch(),
+      marketplace: (marketplaceId) =>
+        Schema.is(MarketplaceAccessGrantId)(grantId)
+          ? Effect.as(client.marketplaces.marketplaceRevoke({ path: { marketplaceId, grantId } }), revoked)
+          : mismatch()
+    })
+  },
+  output: Revoked,
+  human: ({ resource, revoked }) => `Revoked grant ${revoked} of ${nounOf(resource)} ${resource}; it stops applying at once.`
+})
+
+export const access = Commands.group(
+  "access",
+  "Share config objects, plugins and marketplaces: grant members, teams or the organization a role, list and revoke grants.",
+  [grant, list, revoke]
+)
