@@ -28,7 +28,7 @@ import {
   SourceMode,
   VersionInput
 } from "@orgplane/schema"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -36,8 +36,17 @@ import { ifOn, plural, statusOf } from "./catalog.js"
 
 const configObjectId = Inputs.argument("configObjectId", { schema: ConfigObjectId, description: "The config object (cob_…)." })
 
-/** The API's own rules for a version's source text (not empty, at most 1 MiB of UTF-8). */
-const SourceText = VersionInput.from.fields.rawSourceText.from
+/**
+ * One text member of a version's content, checked by the API's own `VersionInput` (whose member schemas are not
+ * exported): the source text (not empty, at most 1 MiB of UTF-8) or the schema version.
+ */
+const contentMember = (key: "rawSourceText" | "schemaVersion") =>
+  Schema.String.pipe(Schema.filter((value) => {
+    const checked = Schema.decodeUnknownEither(VersionInput)({ rawSourceText: "source", [key]: value })
+    return Either.isRight(checked) || (ParseResult.ArrayFormatter.formatErrorSync(checked.left)[0]?.message ?? "is not valid")
+  }))
+
+const SourceText = contentMember("rawSourceText")
 
 /** A source read from `--file`: its text and, for a file, its base name (the object's `relativePath`). */
 export interface Source {
@@ -94,7 +103,7 @@ const parser = Inputs.optional(Inputs.choice("parser", ParserMode.literals, {
 const schemaVersion = Inputs.optional(Inputs.text("schema-version", {
   placeholder: "<version>",
   description: "Version of the content's own format (default 1).",
-  schema: VersionInput.from.fields.schemaVersion.from
+  schema: contentMember("schemaVersion")
 }))
 
 /** Each plugin id once (the API takes a repeated id once, but its limit counts every entry), then the API's limit. */
