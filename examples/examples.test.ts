@@ -4,10 +4,13 @@
  */
 import { Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 import { markedCommands } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard } from "./src/onboard-team.js"
+import { demoOrganization as publishingOrganization, publish } from "./src/publish-skill.js"
 import { main as webHandler } from "./src/web-handler.js"
 
 describe("examples", () => {
@@ -73,6 +76,47 @@ describe("examples", () => {
       })
       expect(report.addedToTeam).toHaveLength(1)
       expect(report.invited.map((i) => i.email)).toEqual(["alan@example.com"])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("publish-skill: the team's members find the skill through the marketplace; a second run adds a version only for a changed file", async () => {
+    const server = await TestServer.start()
+    try {
+      const { ada, apiKey } = await publishingOrganization(server.url)
+      const skillFile = new URL("skills/deploy-to-staging/SKILL.md", import.meta.url).pathname
+      const lines: Array<string> = []
+      const first = await publish({ baseUrl: server.url, apiKey, skillFile, team: "platform", log: (line) => lines.push(line) })
+      expect(first.configObject).toMatchObject({ title: "deploy-to-staging", version: 1, changed: true })
+      expect(first.grant.role).toBe("viewer")
+      expect(first.listed).toEqual({ skill: 1 })
+      expect(lines).toEqual([
+        `Published skill deploy-to-staging (${first.configObject.id}), version 1`,
+        `Bundled it in plugin Deploy tools (${first.plugin.id})`,
+        `Listed the plugin in marketplace Engineering (${first.marketplace.id})`,
+        `Granted team platform (${first.grant.teamId}) viewer access to the marketplace (grant ${first.grant.id})`
+      ])
+
+      // Ada, a plain member of the team, now sees the marketplace, the plugin and the skill.
+      const signIn = await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: ada.email, password: ada.password } })
+      const token = signIn.body.session.token as string
+      const skill = await Http.request(server.url, "GET", `/v1/config-objects/${first.configObject.id}`, { token })
+      expect(skill.status).toBe(200)
+      const marketplaces = await Http.request(server.url, "GET", "/v1/marketplaces", { token })
+      expect(marketplaces.body.items.map((item: { id: string }) => item.id)).toEqual([first.marketplace.id])
+
+      // Again with the same file: nothing new. With a changed file: version 2 of the same object.
+      const again = await publish({ baseUrl: server.url, apiKey, skillFile, team: "Platform", log: () => {} })
+      expect(again).toEqual({ ...first, configObject: { ...first.configObject, changed: false } })
+      const changed = Path.join(await Fs.promises.mkdtemp(Path.join(Os.tmpdir(), "publish-")), "deploy-to-staging", "SKILL.md")
+      await Fs.promises.mkdir(Path.dirname(changed))
+      await Fs.promises.writeFile(changed, Fs.readFileSync(skillFile, "utf8").replace("Report the URL", "Post the URL"))
+      const updated = await publish({ baseUrl: server.url, apiKey, skillFile: changed, team: "Platform", log: () => {} })
+      expect(updated.configObject).toEqual({ ...first.configObject, version: 2, changed: true })
+
+      // A team that does not exist stops it before anything is published.
+      await expect(publish({ baseUrl: server.url, apiKey, skillFile, team: "Nobody", log: () => {} })).rejects.toThrow(/no team named 'Nobody'/)
     } finally {
       await server.close()
     }
