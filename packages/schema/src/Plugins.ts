@@ -248,7 +248,7 @@ export const CloudConnection = Schema.Struct({
 
 export const ResolvedMarketplacePlugin = Schema.Struct({
   ...Plugin.fields,
-  componentCounts: Schema.Record({ key: ObjectType, value: Schema.Int }).annotations({
+  componentCounts: Schema.partialWith(Schema.Record({ key: ObjectType, value: Schema.Int }), { exact: true }).annotations({
     description: "How many active config objects of each type the plugin holds; types it has none of are left out."
   }),
   cloudReadiness: Schema.Struct({
