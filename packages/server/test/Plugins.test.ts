@@ -26,7 +26,6 @@ const { del, get, patch, post } = Http.verbs(() => server.url)
 const sql = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   database.runPromise(Effect.flatMap(SqlClient.SqlClient, f))
 
-type Org = Awaited<ReturnType<typeof Http.staffed>>
 
 const ok = (what: string, response: Http.RawResponse, status: number) => {
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
