@@ -378,16 +378,37 @@ describe("marketplaces", () => {
     expect((await get(`/v1/marketplaces/${market.id}/access`, { token: org.member.token })).status).toBe(403)
   })
 
-  it("page their plugins (150 memberships) and themselves with keyset cursors, without gaps or duplicates", async () => {
+  it("page their plugins (150 memberships) and themselves with keyset cursors, without gaps or duplicates", { timeout: 120_000 }, async () => {
     const org = await Http.staffed(server.url)
     const market = await newMarketplace(org.admin.token, "Big")
-    const plugins: Array<{ id: string }> = []
-    for (let i = 0; i < 150; i += 25) {
-      plugins.push(...await Promise.all(Array.from({ length: 25 }, (_, j) => newPlugin(org.admin.token, `Plugin ${String(i + j).padStart(3, "0")}`))))
-    }
-    for (const plugin of plugins) {
-      ok("listing", await post(`/v1/marketplaces/${market.id}/plugins`, { token: org.admin.token, body: { pluginId: plugin.id } }), 201)
-    }
+    // 150 plugins listed a millisecond apart, some time ago, written in two statements.
+    const plugins: Array<{ id: string }> = Array.from({ length: 150 }, () => ({ id: typeId("plg") }))
+    const start = Date.now() - 60_000
+    await sql((sql) =>
+      Effect.zipRight(
+        sql`INSERT INTO plugins ${
+          sql.insert(plugins.map(({ id }, i) => ({
+            id,
+            organization_id: org.organizationId,
+            name: `Plugin ${String(i).padStart(3, "0")}`,
+            description: "",
+            status: "active",
+            created_at: new Date(start),
+            updated_at: new Date(start)
+          })))
+        }`,
+        sql`INSERT INTO marketplace_plugins ${
+          sql.insert(plugins.map(({ id }, i) => ({
+            id: typeId("mkp"),
+            organization_id: org.organizationId,
+            marketplace_id: market.id,
+            plugin_id: id,
+            membership_source: "manual",
+            created_at: new Date(start + i)
+          })))
+        }`
+      )
+    )
     const walked: Array<any> = []
     let cursor: string | null = null
     let extra = 0

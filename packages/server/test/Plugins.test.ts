@@ -62,6 +62,40 @@ const configObject = async (
   return { id, latestVersionId: versionIds[versionIds.length - 1]! }
 }
 
+/** Plugins written in one statement, each with its creator's manager grant (as creating them through the API does). */
+const bulkPlugins = (organizationId: string, creator: string, names: ReadonlyArray<string>) =>
+  sql((sql) =>
+    Effect.gen(function*() {
+      const at = new Date()
+      const ids = names.map(() => typeId("plg"))
+      yield* sql`INSERT INTO plugins ${
+        sql.insert(names.map((name, i) => ({
+          id: ids[i]!,
+          organization_id: organizationId,
+          name,
+          description: "",
+          status: "active",
+          created_by_membership_id: creator,
+          created_at: at,
+          updated_at: at
+        })))
+      }`
+      yield* sql`INSERT INTO plugin_grants ${
+        sql.insert(ids.map((id) => ({
+          id: typeId("pag"),
+          organization_id: organizationId,
+          plugin_id: id,
+          membership_id: creator,
+          org_wide: false,
+          role: "manager",
+          created_by_membership_id: creator,
+          created_at: at
+        })))
+      }`
+      return ids
+    })
+  )
+
 const newPlugin = async (token: string, name = `Plugin ${Math.random().toString(36).slice(2, 10)}`, description?: string) =>
   ok("creating a plugin", await post("/v1/plugins", { token, body: description === undefined ? { name } : { name, description } }), 201).item
 
@@ -428,12 +462,10 @@ describe("plugins", () => {
     expect(unknown.body.error).toBe("access_grant_not_found")
   })
 
-  it("list by name with a keyset cursor that walks 160 plugins without gaps or duplicates while others are created", async () => {
+  it("list by name with a keyset cursor that walks 160 plugins without gaps or duplicates while others are created", { timeout: 120_000 }, async () => {
     const org = await Http.staffed(server.url)
     const names = Array.from({ length: 160 }, (_, i) => `${i % 2 === 0 ? "p" : "P"}lugin ${String(i).padStart(3, "0")}`)
-    for (let i = 0; i < names.length; i += 20) {
-      await Promise.all(names.slice(i, i + 20).map((name) => newPlugin(org.member.token, name)))
-    }
+    await bulkPlugins(org.organizationId, org.member.membership.id, names)
     const seen: Array<{ id: string; name: string }> = []
     let cursor: string | null = null
     let inserted = 0
