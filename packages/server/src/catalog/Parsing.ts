@@ -122,15 +122,15 @@ const parseJson = (text: string): Either.Either<unknown, InvalidRequest> => {
 }
 
 /** YAML 1.2 (core schema: no dates, no custom tags), aliases bounded, the first error reported. */
-const parseYaml = (text: string, at: Path): Either.Either<unknown, InvalidRequest> => {
+const parseYaml = (text: string, at: Path, code = "invalid_yaml"): Either.Either<unknown, InvalidRequest> => {
   try {
     const document = Yaml.parseDocument(text, { prettyErrors: false, uniqueKeys: true })
     if (document.errors.length > 0) {
-      return Either.left(invalid([{ message: `is not valid YAML: ${document.errors[0]!.message}`, path: at, code: "invalid_yaml" }]))
+      return Either.left(invalid([{ message: `is not valid YAML: ${document.errors[0]!.message}`, path: at, code }]))
     }
     return Either.right(document.toJS({ maxAliasCount: 100 }))
   } catch (error) {
-    return Either.left(invalid([{ message: `is not valid YAML: ${(error as Error).message}`, path: at, code: "invalid_yaml" }]))
+    return Either.left(invalid([{ message: `is not valid YAML: ${(error as Error).message}`, path: at, code }]))
   }
 }
 
@@ -150,7 +150,7 @@ const parseMarkdown = (text: string, frontMatterCode: string): Either.Either<Mar
   const match = FRONT_MATTER.exec(source)
   if (match === null) return Either.right({ frontmatter: null, body: tidyBody(source) })
   const at: Path = [...RAW, "frontmatter"]
-  return Either.flatMap(parseYaml(match[1] ?? "", at), (value) =>
+  return Either.flatMap(parseYaml(match[1] ?? "", at, frontMatterCode), (value) =>
     value === null || value === undefined
       ? Either.right({ frontmatter: {}, body: tidyBody(source.slice(match[0].length)) })
       : isObject(value)
