@@ -62,7 +62,12 @@ const SourceText = Schema.String.pipe(
   Schema.filter((text) => withinSourceLimit(text) || "must be at most 1 MiB (1048576 bytes of UTF-8)")
 ).annotations({
   description: "The source as written (Markdown, JSON, YAML or text); at most 1 MiB of UTF-8. Stored as given.",
-  jsonSchema: { type: "string", minLength: 1, description: "The source as written; at most 1 MiB of UTF-8. Stored as given." }
+  jsonSchema: {
+    type: "string",
+    minLength: 1,
+    maxLength: MAX_SOURCE_BYTES,
+    description: "The source as written; at most 1 MiB of UTF-8 (so at most 1048576 characters, fewer beyond ASCII). Stored as given."
+  }
 })
 
 export class ConfigObjectVersion extends Schema.Class<ConfigObjectVersion>("ConfigObjectVersion")({

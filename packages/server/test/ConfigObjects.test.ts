@@ -24,8 +24,6 @@ afterAll(async () => {
 const { del, get, post } = Http.verbs(() => server.url)
 const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => database.runPromise(Effect.flatMap(SqlClient.SqlClient, use))
 
-type Org = Awaited<ReturnType<typeof Http.staffed>>
-
 /** A plugin written straight to the database; `deleted` soft-deletes it. */
 const insertPlugin = async (organizationId: string, options: { readonly deleted?: boolean } = {}) => {
   const id = typeid("plg").toString()
