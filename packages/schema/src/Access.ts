@@ -84,9 +84,11 @@ export const CreateAccessGrantRequest = Schema.Struct({
   }),
   role: AccessRole
 }).pipe(
-  Schema.filter((body) =>
-    [body.orgMembershipId, body.teamId, body.orgWide].filter((target) => target !== undefined).length === 1 ||
-    "give exactly one of orgMembershipId, teamId or orgWide: true"
+  Schema.filter(
+    (body) =>
+      [body.orgMembershipId, body.teamId, body.orgWide].filter((target) => target !== undefined).length === 1 ||
+      "give exactly one of orgMembershipId, teamId or orgWide: true",
+    { jsonSchema: { allOf: [{ oneOf: [{ required: ["orgMembershipId"] }, { required: ["teamId"] }, { required: ["orgWide"] }] }] } }
   )
 ).annotations(requestBody)
 export type CreateAccessGrantRequest = typeof CreateAccessGrantRequest.Type

@@ -46,7 +46,11 @@ export type ConfigObjectStatus = typeof ConfigObjectStatus.Type
 /** A JSON object. */
 export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "JsonObject",
-  jsonSchema: { type: "object" }
+  jsonSchema: {
+    type: "object",
+    additionalProperties: true,
+    description: "Any JSON object; bounded only by the request's size and nesting limits."
+  }
 })
 export type JsonObject = typeof JsonObject.Type
 
@@ -62,7 +66,12 @@ const SourceText = Schema.String.pipe(
   Schema.filter((text) => withinSourceLimit(text) || "must be at most 1 MiB (1048576 bytes of UTF-8)")
 ).annotations({
   description: "The source as written (Markdown, JSON, YAML or text); at most 1 MiB of UTF-8. Stored as given.",
-  jsonSchema: { type: "string", minLength: 1, description: "The source as written; at most 1 MiB of UTF-8. Stored as given." }
+  jsonSchema: {
+    type: "string",
+    minLength: 1,
+    maxLength: MAX_SOURCE_BYTES,
+    description: "The source as written; at most 1 MiB of UTF-8 (so at most 1048576 characters, fewer beyond ASCII). Stored as given."
+  }
 })
 
 export class ConfigObjectVersion extends Schema.Class<ConfigObjectVersion>("ConfigObjectVersion")({
@@ -136,9 +145,16 @@ const contentFields = {
   })
 }
 
-const oneSource = <A extends { readonly rawSourceText?: string; readonly normalizedPayloadJson?: unknown }>(input: A) =>
-  (input.rawSourceText === undefined) !== (input.normalizedPayloadJson === undefined) ||
-  "give rawSourceText or normalizedPayloadJson (one of them)"
+/** Exactly one of the two ways to give content; the OpenAPI document says so with `oneOf` (inside `allOf`, which keeps the members' schemas: a bare `oneOf` would replace them). */
+const oneSource = <A extends { readonly rawSourceText?: string; readonly normalizedPayloadJson?: unknown }>(
+  self: Schema.Schema<A, any>
+) =>
+  self.pipe(Schema.filter(
+    (input) =>
+      (input.rawSourceText === undefined) !== (input.normalizedPayloadJson === undefined) ||
+      "give rawSourceText or normalizedPayloadJson (one of them)",
+    { jsonSchema: { allOf: [{ oneOf: [{ required: ["rawSourceText"] }, { required: ["normalizedPayloadJson"] }] }] } }
+  ))
 
 export const RelativePath = TrimmedText(1, 1024, "Path of the source file, relative to where it came from").pipe(
   Schema.filter((path) => !path.endsWith("/") || "must name a file, not a directory")
@@ -154,7 +170,7 @@ export const ConfigObjectInput = Schema.Struct({
     description:
       "Where the source file lives (`skills/deploy/SKILL.md`); sets `currentRelativePath`, `currentFileName` and `currentFileExtension`."
   })
-}).pipe(Schema.filter(oneSource)).annotations(requestBody)
+}).pipe(oneSource).annotations(requestBody)
 
 export const MAX_PLUGIN_IDS = 100
 
@@ -166,7 +182,7 @@ export const CreateConfigObjectRequest = Schema.Struct({
 }).annotations(requestBody)
 export type CreateConfigObjectRequest = typeof CreateConfigObjectRequest.Type
 
-export const VersionInput = Schema.Struct(contentFields).pipe(Schema.filter(oneSource)).annotations(requestBody)
+export const VersionInput = Schema.Struct(contentFields).pipe(oneSource).annotations(requestBody)
 
 export const CreateVersionRequest = Schema.Struct({
   input: VersionInput,
