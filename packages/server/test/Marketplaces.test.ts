@@ -3,8 +3,8 @@
  * while a connector or the service lists plugins in it), plugin memberships, the resolved marketplace, access, and
  * keyset paging.
  *
- * Connector and system memberships, and config objects, are written with SQL on the server's own database: no
- * endpoint of this group writes them.
+ * Connector and system memberships are written with SQL on the server's own database (no endpoint writes them yet),
+ * as are the bulk rows for paging; config objects are made through the Config objects group.
  */
 import { SqlClient } from "@effect/sql"
 import { Http, Tenancy, TestDatabase, TestServer } from "@orgplane/testkit"
@@ -36,21 +36,29 @@ const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 const typeId = (prefix: string) =>
   `${prefix}_${alphabet[Math.floor(Math.random() * 8)]}${Array.from({ length: 25 }, () => alphabet[Math.floor(Math.random() * 32)]).join("")}`
 
-/** A config object with one version, written directly (the config-objects API is not part of this group). */
-const configObject = async (organizationId: string, type: string, status: "active" | "archived" | "deleted" = "active") => {
-  const id = typeId("cob")
-  const at = new Date()
-  await sql((sql) =>
-    Effect.zipRight(
-      sql`INSERT INTO config_objects (id, organization_id, object_type, source_mode, status, title, description, search_text,
-                                      created_at, updated_at, deleted_at)
-          VALUES (${id}, ${organizationId}, ${type}, 'cloud', ${status}, ${type}, '', ${type}, ${at}, ${at}, ${status === "deleted" ? at : null})`,
-      sql`INSERT INTO config_object_versions (id, organization_id, config_object_id, number, schema_version, parser_mode,
-                                              raw_source_text, created_via, is_deleted_version, created_at)
-          VALUES (${typeId("cov")}, ${organizationId}, ${id}, 1, '1', 'text', ${type}, 'cloud', false, ${at})`
-    )
-  )
-  return id
+/** What a config object of `type` is made from. */
+const sourceOf = (type: string): Record<string, unknown> => {
+  const name = `${type}-${Math.random().toString(36).slice(2, 8)}`
+  switch (type) {
+    case "skill":
+    case "agent":
+    case "command":
+      return { rawSourceText: `---\nname: ${name}\ndescription: A ${type}.\n---\n# ${name}\n` }
+    case "mcp":
+      return { normalizedPayloadJson: { mcpServers: { [name]: { url: "https://example.com/mcp" } } } }
+    case "hook":
+      return { normalizedPayloadJson: { name, on: ["pre_commit"] } }
+    default:
+      return { rawSourceText: name }
+  }
+}
+
+/** A config object made through the API, then archived or deleted when asked. */
+const configObject = async (token: string, type: string, status: "active" | "archived" | "deleted" = "active"): Promise<string> => {
+  const item = ok("creating a config object", await post("/v1/config-objects", { token, body: { input: { objectType: type, ...sourceOf(type) } } }), 201).item
+  if (status === "archived") ok("archiving", await post(`/v1/config-objects/${item.id}/archive`, { token }), 200)
+  if (status === "deleted") ok("deleting", await del(`/v1/config-objects/${item.id}`, { token }), 200)
+  return item.id
 }
 
 /** A membership a connector's sync or the service itself would write. */
@@ -286,12 +294,12 @@ describe("marketplaces", () => {
     const guide = await newPlugin(org.admin.token, "Guide")
     const gone = await newPlugin(org.admin.token, "Gone")
     const objects = {
-      hook: await configObject(org.organizationId, "hook"),
-      mcp: await configObject(org.organizationId, "mcp"),
-      skill1: await configObject(org.organizationId, "skill"),
-      skill2: await configObject(org.organizationId, "skill"),
-      archivedAgent: await configObject(org.organizationId, "agent", "archived"),
-      command: await configObject(org.organizationId, "command")
+      hook: await configObject(org.admin.token, "hook"),
+      mcp: await configObject(org.admin.token, "mcp"),
+      skill1: await configObject(org.admin.token, "skill"),
+      skill2: await configObject(org.admin.token, "skill"),
+      archivedAgent: await configObject(org.admin.token, "agent", "archived"),
+      command: await configObject(org.admin.token, "command")
     }
     const put = async (pluginId: string, configObjectId: string) =>
       ok("adding", await post(`/v1/plugins/${pluginId}/config-objects`, { token: org.admin.token, body: { configObjectId } }), 201)

@@ -3,7 +3,7 @@
  * delete and restore, memberships of config objects, access (grants, through marketplaces, other organizations),
  * and keyset paging.
  *
- * Config objects are written with SQL on the server's own database (the config-objects group is built elsewhere).
+ * Config objects are made through the Config objects group; only bulk rows for paging are written with SQL.
  */
 import { SqlClient } from "@effect/sql"
 import { Http, Tenancy, TestDatabase, TestServer } from "@orgplane/testkit"
@@ -36,30 +36,38 @@ const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 const typeId = (prefix: string) =>
   `${prefix}_${alphabet[Math.floor(Math.random() * 8)]}${Array.from({ length: 25 }, () => alphabet[Math.floor(Math.random() * 32)]).join("")}`
 
-/** A config object with `versions` versions, written directly (the config-objects API is not part of this group). */
+const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+
+/** What a config object of `type` titled `title` is made from. */
+const sourceOf = (type: string, title: string, revision = 1): Record<string, unknown> => {
+  switch (type) {
+    case "skill":
+    case "agent":
+    case "command":
+      return { rawSourceText: `---\nname: ${slug(title)}\ndescription: ${title} (revision ${revision}).\n---\n# ${title}\n` }
+    case "mcp":
+      return { normalizedPayloadJson: { mcpServers: { [slug(title)]: { url: `https://example.com/mcp/${revision}` } } }, metadata: { title } }
+    case "hook":
+      return { normalizedPayloadJson: { name: slug(title), on: ["pre_commit"], revision } }
+    default:
+      return { rawSourceText: `${title} ${revision}`, metadata: { title } }
+  }
+}
+
+/** A config object made through the API, with `versions` versions, then archived or deleted when asked. */
 const configObject = async (
-  organizationId: string,
+  token: string,
   input: { readonly type: string; readonly title: string; readonly status?: "active" | "archived" | "deleted"; readonly versions?: number }
-) => {
-  const id = typeId("cob")
-  const at = new Date()
-  const status = input.status ?? "active"
-  const versionIds = Array.from({ length: input.versions ?? 1 }, () => typeId("cov"))
-  await sql((sql) =>
-    Effect.gen(function*() {
-      yield* sql`INSERT INTO config_objects (id, organization_id, object_type, source_mode, status, title, description, search_text,
-                                             created_at, updated_at, deleted_at)
-                 VALUES (${id}, ${organizationId}, ${input.type}, 'cloud', ${status}, ${input.title}, '', ${input.title},
-                         ${at}, ${at}, ${status === "deleted" ? at : null})`
-      for (const [index, versionId] of versionIds.entries()) {
-        yield* sql`INSERT INTO config_object_versions (id, organization_id, config_object_id, number, schema_version, parser_mode,
-                                                       normalized_payload_json, raw_source_text, created_via, is_deleted_version, created_at)
-                   VALUES (${versionId}, ${organizationId}, ${id}, ${index + 1}, '1', 'text', ${JSON.stringify({ text: input.title })}::jsonb,
-                           ${input.title}, 'cloud', false, ${at})`
-      }
-    })
-  )
-  return { id, latestVersionId: versionIds[versionIds.length - 1]! }
+): Promise<{ id: string; latestVersionId: string; title: string }> => {
+  let item = ok("creating a config object", await post("/v1/config-objects", { token, body: { input: { objectType: input.type, ...sourceOf(input.type, input.title) } } }), 201).item
+  for (let revision = 2; revision <= (input.versions ?? 1); revision++) {
+    const version = ok("adding a version", await post(`/v1/config-objects/${item.id}/versions`, { token, body: { input: sourceOf(input.type, input.title, revision) } }), 201)
+    item = { ...item, latestVersion: version.item.latestVersion ?? version.item }
+  }
+  if (input.status === "archived") ok("archiving", await post(`/v1/config-objects/${item.id}/archive`, { token }), 200)
+  if (input.status === "deleted") ok("deleting", await del(`/v1/config-objects/${item.id}`, { token }), 200)
+  const read = ok("reading", await get(`/v1/config-objects/${item.id}`, { token }), 200).item
+  return { id: read.id, latestVersionId: read.latestVersion.id, title: read.title }
 }
 
 /** Plugins written in one statement, each with its creator's manager grant (as creating them through the API does). */
@@ -259,12 +267,12 @@ describe("plugins", () => {
     const org = await Http.staffed(server.url)
     const other = await Http.owner(server.url, "Other")
     const plugin = await newPlugin(org.admin.token, "Bundle")
-    const mcp = await configObject(org.organizationId, { type: "mcp", title: "Search server", versions: 2 })
-    const skill = await configObject(org.organizationId, { type: "skill", title: "Review" })
-    const archived = await configObject(org.organizationId, { type: "agent", title: "Old agent", status: "archived" })
-    const agent = await configObject(org.organizationId, { type: "agent", title: "Planner" })
-    const deleted = await configObject(org.organizationId, { type: "skill", title: "Gone", status: "deleted" })
-    const foreign = await configObject(other.organization.id, { type: "skill", title: "Theirs" })
+    const mcp = await configObject(org.admin.token, { type: "mcp", title: "Search server", versions: 2 })
+    const skill = await configObject(org.admin.token, { type: "skill", title: "Review" })
+    const archived = await configObject(org.admin.token, { type: "agent", title: "Old agent", status: "archived" })
+    const agent = await configObject(org.admin.token, { type: "agent", title: "Planner" })
+    const deleted = await configObject(org.admin.token, { type: "skill", title: "Gone", status: "deleted" })
+    const foreign = await configObject(other.token, { type: "skill", title: "Theirs" })
 
     const added = await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.admin.token, body: { configObjectId: mcp.id } })
     expect(added.status).toBe(201)
@@ -279,6 +287,7 @@ describe("plugins", () => {
       removedAt: null
     })
     expect(added.body.item.id).toMatch(/^pco_/)
+    expect(mcp.title).toBe("Search server")
     expect(added.body.item.configObject).toMatchObject({ id: mcp.id, objectType: "mcp", title: "Search server" })
     expect(added.body.item.configObject.latestVersion).toMatchObject({ id: mcp.latestVersionId, number: 2 })
     for (const object of [skill, archived, agent]) {
@@ -299,9 +308,9 @@ describe("plugins", () => {
     expect(read.memberCount).toBe(4)
     // Active objects only, oldest membership first; grouped by type in type order.
     expect(read.extension.manifest.resources).toEqual([
-      { configObjectId: mcp.id, objectType: "mcp", title: "Search server", versionId: mcp.latestVersionId },
-      { configObjectId: skill.id, objectType: "skill", title: "Review", versionId: skill.latestVersionId },
-      { configObjectId: agent.id, objectType: "agent", title: "Planner", versionId: agent.latestVersionId }
+      { configObjectId: mcp.id, objectType: "mcp", title: mcp.title, versionId: mcp.latestVersionId },
+      { configObjectId: skill.id, objectType: "skill", title: skill.title, versionId: skill.latestVersionId },
+      { configObjectId: agent.id, objectType: "agent", title: agent.title, versionId: agent.latestVersionId }
     ])
     expect(read.extension.manifest.contributions).toEqual([
       { objectType: "skill", configObjectIds: [skill.id] },
@@ -341,7 +350,7 @@ describe("plugins", () => {
   it("need editor access on the plugin and viewer access on the object to add it", async () => {
     const org = await Http.staffed(server.url)
     const plugin = await newPlugin(org.admin.token)
-    const object = await configObject(org.organizationId, { type: "skill", title: "Private" })
+    const object = await configObject(org.admin.token, { type: "skill", title: "Private" })
     ok("granting viewer", await post(`/v1/plugins/${plugin.id}/access`, { token: org.admin.token, body: { orgMembershipId: org.member.membership.id, role: "viewer" } }), 201)
     const asViewer = await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.member.token, body: { configObjectId: object.id } })
     expect(asViewer.status).toBe(403)
@@ -350,10 +359,7 @@ describe("plugins", () => {
     const unseen = await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.member.token, body: { configObjectId: object.id } })
     expect(unseen.status).toBe(403)
     expect(unseen.body).toEqual({ reason: "insufficient_access", message: "Missing viewer access for config object." })
-    await sql((sql) =>
-      sql`INSERT INTO config_object_grants (id, organization_id, config_object_id, membership_id, org_wide, role, created_at)
-          VALUES (${typeId("coa")}, ${org.organizationId}, ${object.id}, ${org.member.membership.id}, false, 'viewer', ${new Date()})`
-    )
+    ok("granting the object", await post(`/v1/config-objects/${object.id}/access`, { token: org.admin.token, body: { orgMembershipId: org.member.membership.id, role: "viewer" } }), 201)
     ok("adding", await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.member.token, body: { configObjectId: object.id } }), 201)
     const removeAsViewer = await Http.join(server.url, org.owner.token, "member", "Viewer")
     ok("granting viewer", await post(`/v1/plugins/${plugin.id}/access`, { token: org.admin.token, body: { orgMembershipId: removeAsViewer.membership.id, role: "viewer" } }), 201)
@@ -396,7 +402,7 @@ describe("plugins", () => {
     const org = await Http.staffed(server.url)
     const other = await Http.owner(server.url, "Other")
     const plugin = await newPlugin(org.owner.token, "Ours")
-    const object = await configObject(other.organization.id, { type: "skill", title: "Theirs" })
+    const object = await configObject(other.token, { type: "skill", title: "Theirs" })
     const notFound = { error: "plugin_not_found", message: "Plugin not found." }
     const calls = [
       get(`/v1/plugins/${plugin.id}`, { token: other.token }),
@@ -502,7 +508,7 @@ describe("plugins", () => {
     expect(filtered.body.items.map((p: any) => p.id)).toEqual([inside.id])
 
     const objects = []
-    for (let i = 0; i < 23; i++) objects.push(await configObject(org.organizationId, { type: i % 2 === 0 ? "skill" : "hook", title: `Object ${i}` }))
+    for (let i = 0; i < 23; i++) objects.push(await configObject(org.admin.token, { type: i % 2 === 0 ? "skill" : "hook", title: `Object ${i}` }))
     for (const object of objects) {
       ok("adding", await post(`/v1/plugins/${inside.id}/config-objects`, { token: org.admin.token, body: { configObjectId: object.id } }), 201)
     }
