@@ -69,9 +69,8 @@ const SourceText = Schema.String.pipe(
   jsonSchema: {
     type: "string",
     minLength: 1,
-    // Characters: each takes at least one byte, so more than this many is always too long.
     maxLength: MAX_SOURCE_BYTES,
-    description: "The source as written; at most 1 MiB (1048576 bytes) of UTF-8. Stored as given."
+    description: "The source as written; at most 1 MiB of UTF-8 (so at most 1048576 characters, fewer beyond ASCII). Stored as given."
   }
 })
 

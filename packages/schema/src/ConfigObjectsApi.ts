@@ -37,14 +37,15 @@ const access = accessEndpoints({
   page: ConfigObjectAccessGrantPage
 })
 
-const lifecycle = (name: "archive" | "restore", summary: string, description: string) =>
+const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary: string, description: string, errors: string) =>
   HttpApiEndpoint.post(name, `/v1/config-objects/:configObjectId/${name}`)
     .setPath(ConfigObjectPath)
     .addSuccess(ConfigObjectResponse)
     .addError(NotFoundResponse)
+    .addError(ConflictResponse)
     .pipe(requires("catalog.read"))
     .annotate(OpenApi.Summary, summary)
-    .annotate(OpenApi.Description, `${description} Needs manager access.\n\nErrors: 403 \`insufficient_access\`; 404 \`config_object_not_found\`.`)
+    .annotate(OpenApi.Description, `${description} Needs manager access.\n\nErrors: 403 \`insufficient_access\`; 404 \`config_object_not_found\`${errors}.`)
 
 export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
   .add(
@@ -61,7 +62,8 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
         [
           "Creates a private config object with its first version, reads its source with the parser of its type (`input.parserMode` chooses where several fit, see `ParserMode`), and answers it with `latestVersion`. The object's title, description and search text come from the source: a skill's front matter `name` and `description`; otherwise `metadata.title`/`metadata.name`, the payload's `title`/`name`, or the source's first line. The creator gets manager access; `pluginIds` adds it to those plugins in the same step.",
           "Skills are Markdown with YAML front matter: `name` 1 to 64 characters of lowercase letters and digits in words joined by single hyphens (`deploy-to-staging`), `description` 1 to 1024 characters, and a body. `mcp` and `hook` sources are JSON (or YAML) objects; an `mcp` object's servers (under `mcpServers` or `mcp`, or the object itself) each need a `url` or a `command`.",
-          "Errors: 400 `invalid_request` for a source its parser refuses, with the path of the bad member under `input.rawSourceText` (or `input.normalizedPayloadJson`) and a `code` (`invalid_skill_frontmatter`, `invalid_skill_name`, `invalid_skill_description`, `invalid_skill_body`, `invalid_json`, `invalid_yaml`, `invalid_mcp_server`, `parser_not_allowed`), and for `sourceMode: connector`; 403 `insufficient_access` without editor access on a plugin; 404 `plugin_not_found` for a plugin id that is not one of the organization's; 409 `plugin_deleted` for a deleted plugin."
+          "`normalizedPayloadJson` instead of `rawSourceText` gives the content as an object: it is kept as it is, parser `json`, with its pretty JSON as the version's source (then `parserMode` may only be `json`). Skills refuse it (`invalid_skill_source`): they are read from their Markdown.",
+          "Errors: 400 `invalid_request` for a source its parser refuses, with the path of the bad member under `input.rawSourceText` (or `input.normalizedPayloadJson`, or `input.parserMode`) and a `code` (`invalid_skill_frontmatter`, `invalid_skill_name`, `invalid_skill_description`, `invalid_skill_body`, `invalid_skill_source`, `invalid_json`, `invalid_yaml`, `invalid_mcp_server`, `parser_not_allowed`, `payload_too_deep` beyond 64 levels of nesting, `payload_too_large` for an object over 1 MiB as JSON, `invalid_character` for NUL or a lone surrogate in parsed content), and for `sourceMode: connector` (path `input.sourceMode`, code `connector_managed`); 403 `insufficient_access` without editor access on a plugin; 404 `plugin_not_found` for a plugin id that is not one of the organization's; 409 `plugin_deleted` for a deleted plugin."
         ].join("\n\n")
       )
   )
@@ -128,8 +130,22 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
         "One version of the object. Needs viewer access. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`, `config_object_version_not_found`."
       )
   )
-  .add(lifecycle("archive", "Archive a config object", "Sets the object's status to `archived`: it stays readable and listed, and its plugins stop using it (their manifests leave it out)."))
-  .add(lifecycle("restore", "Restore a config object", "Makes an archived or deleted object `active` again. Restoring a deleted one adds a version with the content it had before it was deleted."))
+  .add(
+    lifecycle(
+      "archive",
+      "Archive a config object",
+      "Sets the object's status to `archived`: it stays readable and listed, and its plugins stop using it (their manifests leave it out). Archiving an archived object changes nothing.",
+      "; 409 `config_object_deleted` for a deleted object (restore it first)"
+    )
+  )
+  .add(
+    lifecycle(
+      "restore",
+      "Restore a config object",
+      "Makes an archived or deleted object `active` again. Restoring a deleted one adds a version with the content it had before it was deleted. Restoring an active object changes nothing.",
+      ""
+    )
+  )
   .add(
     HttpApiEndpoint.del("delete", "/v1/config-objects/:configObjectId")
       .setPath(ConfigObjectPath)

@@ -168,7 +168,16 @@ export const PluginConfigObjectPath = Schema.Struct({ pluginId: PluginId, config
 /** An https URL, or a path on this service (`/logos/acme.png`). */
 export const LogoUrl = TrimmedText(1, 2048, "Logo URL").pipe(
   Schema.filter((url) => /^https:\/\/[^\s/?#]+[^\s]*$/.test(url) || /^\/(?!\/)[^\s]*$/.test(url) || "must be an https URL or a path starting with /")
-).annotations({ description: "An https URL of the logo, or a path starting with `/` on the same host." })
+).annotations({
+  description: "An https URL of the logo, or a path starting with `/` on the same host.",
+  jsonSchema: {
+    type: "string",
+    minLength: 1,
+    maxLength: 2048,
+    pattern: "^(https://[^\\s/?#]+\\S*|/(?!/)\\S*)$",
+    description: "An https URL of the logo, or a path starting with `/` on the same host; at most 2048 characters."
+  }
+})
 
 export class Marketplace extends Schema.Class<Marketplace>("Marketplace")({
   id: MarketplaceId,
@@ -248,7 +257,7 @@ export const CloudConnection = Schema.Struct({
 
 export const ResolvedMarketplacePlugin = Schema.Struct({
   ...Plugin.fields,
-  componentCounts: Schema.Record({ key: ObjectType, value: Schema.Int }).annotations({
+  componentCounts: Schema.partialWith(Schema.Record({ key: ObjectType, value: Schema.Int }), { exact: true }).annotations({
     description: "How many active config objects of each type the plugin holds; types it has none of are left out."
   }),
   cloudReadiness: Schema.Struct({

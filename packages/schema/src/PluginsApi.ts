@@ -30,7 +30,7 @@ const access = accessEndpoints({
   page: PluginAccessGrantPage
 })
 
-const lifecycle = (name: "archive" | "restore", summary: string, description: string) =>
+const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary: string, description: string) =>
   HttpApiEndpoint.post(name, `/v1/plugins/:pluginId/${name}`)
     .setPath(PluginPath)
     .addSuccess(PluginResponse)

@@ -146,7 +146,10 @@ const stringOfLength = (schema: JsonSchema, length: number): string | undefined 
   const prefix = typeof schema.pattern === "string" ? TYPE_ID.exec(schema.pattern)?.[1] : undefined
   if (prefix !== undefined) return length > prefix.length + 1 ? `${prefix}_${"0".repeat(length - prefix.length - 1)}` : undefined
   const letters = "a".repeat(length)
-  return typeof schema.pattern !== "string" || new RegExp(schema.pattern, "u").test(letters) ? letters : undefined
+  if (typeof schema.pattern !== "string") return letters
+  // Letters, or a path of them (say, a logo on the same host).
+  const candidates = length === 0 ? [letters] : [letters, `/${letters.slice(1)}`]
+  return candidates.find((candidate) => new RegExp(schema.pattern, "u").test(candidate))
 }
 
 /** A value of the right length that the schema's pattern refuses, found by spoiling a valid one. */

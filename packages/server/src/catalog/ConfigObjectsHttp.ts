@@ -1,13 +1,31 @@
-/** PLACEHOLDER until the configObjects group is built: every handler dies. Replace the whole file. */
-import { Api } from "@orgplane/schema"
-import { Effect } from "effect"
-import type { Layer } from "effect"
+/** HTTP handlers of the Config objects group. Thin by design: the services authorize. */
+import { Api, CurrentMember } from "@orgplane/schema"
+import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
+import { Access, ConfigObjectKind } from "./Access.js"
+import { ConfigObjects } from "./ConfigObjects.js"
 
-export const ConfigObjectsHttp: Layer.Layer<any> = (group as any)(Api, "configObjects", (handlers: any) =>
-  Effect.succeed<any>(
-    Object.keys(Api.groups.configObjects.endpoints).reduce(
-      (built: any, name) => built.handle(name, () => Effect.dieMessage("configObjects.${name} is not built")),
-      handlers
-    )
-  ))
+export const ConfigObjectsHttp = group(Api, "configObjects", (handlers) =>
+  Effect.gen(function*() {
+    const objects = yield* ConfigObjects
+    const access = yield* Access
+    return handlers
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => objects.create(caller, payload)))
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => objects.list(caller, urlParams)))
+      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.get(caller, path.configObjectId)))
+      .handle("createVersion", ({ path, payload }) =>
+        Effect.flatMap(CurrentMember, (caller) => objects.createVersion(caller, path.configObjectId, payload)))
+      .handle("listVersions", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentMember, (caller) => objects.listVersions(caller, path.configObjectId, urlParams)))
+      .handle("getVersion", ({ path }) =>
+        Effect.flatMap(CurrentMember, (caller) => objects.getVersion(caller, path.configObjectId, path.versionId)))
+      .handle("archive", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.archive(caller, path.configObjectId)))
+      .handle("restore", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.restore(caller, path.configObjectId)))
+      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => objects.remove(caller, path.configObjectId)))
+      .handle("configObjectGrant", ({ path, payload }) =>
+        Effect.flatMap(CurrentMember, (caller) => access.grant(caller, ConfigObjectKind, path.configObjectId, payload)))
+      .handle("configObjectListAccess", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentMember, (caller) => access.listGrants(caller, ConfigObjectKind, path.configObjectId, urlParams)))
+      .handle("configObjectRevoke", ({ path }) =>
+        Effect.flatMap(CurrentMember, (caller) => access.revoke(caller, ConfigObjectKind, path.configObjectId, path.grantId)))
+  })).pipe(Layer.provide([ConfigObjects.Default, Access.Default]))

@@ -1,13 +1,30 @@
-/** PLACEHOLDER until the marketplaces group is built: every handler dies. Replace the whole file. */
-import { Api } from "@orgplane/schema"
-import { Effect } from "effect"
-import type { Layer } from "effect"
+/** HTTP handlers of the Marketplaces group. Thin by design: the service authorizes. */
+import { Api, CurrentMember } from "@orgplane/schema"
+import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
+import { Marketplaces } from "./Marketplaces.js"
 
-export const MarketplacesHttp: Layer.Layer<any> = (group as any)(Api, "marketplaces", (handlers: any) =>
-  Effect.succeed<any>(
-    Object.keys(Api.groups.marketplaces.endpoints).reduce(
-      (built: any, name) => built.handle(name, () => Effect.dieMessage("marketplaces.${name} is not built")),
-      handlers
-    )
-  ))
+export const MarketplacesHttp = group(Api, "marketplaces", (handlers) =>
+  Effect.gen(function*() {
+    const marketplaces = yield* Marketplaces
+    return handlers
+      .handle("create", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => marketplaces.create(caller, payload)))
+      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => marketplaces.list(caller, urlParams)))
+      .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => marketplaces.get(caller, path.marketplaceId)))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.update(caller, path.marketplaceId, payload)))
+      .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => marketplaces.remove(caller, path.marketplaceId)))
+      .handle("listPlugins", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.listPlugins(caller, path.marketplaceId, urlParams)))
+      .handle("addPlugin", ({ path, payload }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.addPlugin(caller, path.marketplaceId, payload.pluginId)))
+      .handle("removePlugin", ({ path }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.removePlugin(caller, path.marketplaceId, path.pluginId)))
+      .handle("resolved", ({ path }) => Effect.flatMap(CurrentMember, (caller) => marketplaces.resolved(caller, path.marketplaceId)))
+      .handle("marketplaceGrant", ({ path, payload }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.grant(caller, path.marketplaceId, payload)))
+      .handle("marketplaceListAccess", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.listGrants(caller, path.marketplaceId, urlParams)))
+      .handle("marketplaceRevoke", ({ path }) =>
+        Effect.flatMap(CurrentMember, (caller) => marketplaces.revoke(caller, path.marketplaceId, path.grantId)))
+  })).pipe(Layer.provide(Marketplaces.Default))

@@ -73,9 +73,10 @@ CREATE TABLE config_object_versions (
   number integer NOT NULL CHECK (number > 0),
   schema_version text NOT NULL,
   parser_mode text NOT NULL CHECK (parser_mode IN ('markdown', 'json', 'yaml', 'text')),
-  normalized_payload_json jsonb,
+  -- json, not jsonb: the content keeps its author's member order (jsonb sorts members by length).
+  normalized_payload_json json,
   raw_source_text text,
-  metadata jsonb,
+  metadata json,
   created_via text NOT NULL CHECK (created_via IN ('cloud', 'import', 'connector', 'system')),
   created_by_membership_id text,
   connector_sync_event_id text,

@@ -1,0 +1,278 @@
+/**
+ * Config objects: created by any member (who then manages them), read with viewer access, given new versions with
+ * editor access, archived, restored and soft-deleted with manager access. Versions are never changed: deleting adds
+ * a version recording it, restoring adds one with the content from before.
+ */
+import {
+  Conflict,
+  type ConfigObjectId,
+  type ConfigObjectListQuery,
+  type ConfigObjectVersionId,
+  type CreateConfigObjectRequest,
+  type CreateVersionRequest,
+  InvalidRequest,
+  NotFound,
+  type PluginId,
+  type VersionListQuery
+} from "@orgplane/schema"
+import { Array, Effect, Option } from "effect"
+import { makeId } from "../platform/Ids.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { Access, ConfigObjectKind, insufficientAccess, PluginKind } from "./Access.js"
+import { ConfigObjectsRepository, type ObjectState } from "./ConfigObjectsRepository.js"
+import { MembershipsRepository } from "./MembershipsRepository.js"
+import { derive, fileOf, parse } from "./Parsing.js"
+
+const versionNotFound = () => new NotFound({ error: "config_object_version_not_found", message: "Config object version not found." })
+const objectDeleted = () =>
+  new Conflict({ error: "config_object_deleted", message: "The config object is deleted; restore it first." })
+const pluginDeleted = (id: PluginId) => new Conflict({ error: "plugin_deleted", message: `Plugin ${id} is deleted.` })
+const connectorRefused = () =>
+  new InvalidRequest({
+    details: [{
+      message: "Connector-managed config objects must be created through connector sync.",
+      path: ["input", "sourceMode"],
+      code: "connector_managed"
+    }]
+  })
+
+const DEFAULT_SCHEMA_VERSION = "1"
+
+export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/server/ConfigObjects", {
+  effect: Effect.gen(function*() {
+    const objects = yield* ConfigObjectsRepository
+    const access = yield* Access
+    const memberships = yield* MembershipsRepository
+
+    const read = (principal: Principal, id: ConfigObjectId) =>
+      Effect.flatMap(objects.find(principal.organization.id, id), Option.match({
+        onNone: () => Effect.fail(ConfigObjectKind.notFound()),
+        onSome: Effect.succeed
+      }))
+
+    /** The object's state, inside a transaction that already checked access to it (so it exists). */
+    const stateOf = (principal: Principal, id: ConfigObjectId) =>
+      Effect.flatMap(objects.state(principal.organization.id, id), Option.match({
+        onNone: () => Effect.fail(ConfigObjectKind.notFound()),
+        onSome: (state: ObjectState) => Effect.succeed(state)
+      }))
+
+    /**
+     * Fails unless every plugin is the organization's (404), not deleted (409) and the caller's to edit (403); one
+     * statement however many plugins, which stay share-locked until the transaction ends.
+     */
+    const requirePlugins = (principal: Principal, ids: ReadonlyArray<PluginId>) =>
+      Effect.gen(function*() {
+        const rows = yield* objects.pluginsForMembership(principal.organization.id, ids, access.rank(principal, PluginKind, "p"))
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        const missing = ids.find((id) => !byId.has(id))
+        if (missing !== undefined) return yield* PluginKind.notFound()
+        const deleted = ids.find((id) => byId.get(id)!.deleted)
+        if (deleted !== undefined) return yield* pluginDeleted(deleted)
+        if (ids.some((id) => byId.get(id)!.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
+      })
+
+    const create = (principal: Principal, request: CreateConfigObjectRequest) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "catalog.create")
+        const { input } = request
+        const sourceMode = input.sourceMode ?? "cloud"
+        if (sourceMode === "connector") return yield* connectorRefused()
+        const parsed = yield* parse(input.objectType, input)
+        const pluginIds = Array.dedupe(request.pluginIds ?? [])
+        return yield* transaction(
+          Effect.gen(function*() {
+            yield* requirePlugins(principal, pluginIds)
+            const organizationId = principal.organization.id
+            const at = yield* now
+            const id = yield* makeId("cob")
+            const createdBy = actingMembershipId(principal)
+            yield* objects.insert({
+              id,
+              organizationId,
+              objectType: input.objectType,
+              sourceMode,
+              ...derive(input.objectType, parsed, input.metadata, at),
+              ...fileOf(input.relativePath),
+              createdByMembershipId: createdBy,
+              connectorInstanceId: null,
+              createdAt: at,
+              updatedAt: at
+            })
+            yield* objects.insertVersion({
+              id: yield* makeId("cov"),
+              organizationId,
+              configObjectId: id,
+              number: 1,
+              schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
+              ...parsed,
+              metadata: input.metadata ?? null,
+              createdVia: sourceMode,
+              createdByMembershipId: createdBy,
+              sourceRevisionRef: null,
+              isDeletedVersion: false,
+              createdAt: at
+            })
+            yield* access.grantCreator(principal, ConfigObjectKind, id, at)
+            yield* Effect.forEach(pluginIds, (pluginId) =>
+              memberships.addConfigObjects({ organizationId, pluginId, configObjectIds: [id], source: "manual", createdBy, at }), {
+              discard: true
+            })
+            return { ok: true as const, item: yield* read(principal, id) }
+          })
+        )
+      })
+
+    const list = (principal: Principal, query: ConfigObjectListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        orUnavailable(objects.list(principal.organization.id, access.visible(principal, ConfigObjectKind, "c"), query))
+      )
+
+    const get = (principal: Principal, id: ConfigObjectId) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
+      )
+
+    const createVersion = (principal: Principal, id: ConfigObjectId, request: CreateVersionRequest) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* access.require(principal, ConfigObjectKind, id, "editor", { lock: true })
+            const organizationId = principal.organization.id
+            const state = yield* stateOf(principal, id)
+            if (state.status === "deleted") return yield* objectDeleted()
+            const { input } = request
+            const parsed = yield* parse(state.objectType, input)
+            const at = yield* now
+            yield* objects.insertVersion({
+              id: yield* makeId("cov"),
+              organizationId,
+              configObjectId: id,
+              number: yield* objects.nextNumber(organizationId, id),
+              schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
+              ...parsed,
+              metadata: input.metadata ?? null,
+              createdVia: state.sourceMode,
+              createdByMembershipId: actingMembershipId(principal),
+              sourceRevisionRef: request.reason ?? null,
+              isDeletedVersion: false,
+              createdAt: at
+            })
+            yield* objects.updateDerived(organizationId, id, derive(state.objectType, parsed, input.metadata, at), at)
+            return { ok: true as const, item: yield* read(principal, id) }
+          })
+        )
+      )
+
+    const listVersions = (principal: Principal, id: ConfigObjectId, query: VersionListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
+      )
+
+    const getVersion = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        orUnavailable(
+          Effect.gen(function*() {
+            yield* access.require(principal, ConfigObjectKind, id, "viewer")
+            const version = yield* objects.findVersion(principal.organization.id, id, versionId)
+            if (Option.isNone(version)) return yield* versionNotFound()
+            return { item: version.value }
+          })
+        )
+      )
+
+    /** A lifecycle change, in a transaction holding the object's lock, by a manager; answers the object. */
+    const lifecycle = <E, R>(
+      principal: Principal,
+      id: ConfigObjectId,
+      apply: (state: ObjectState, at: Date) => Effect.Effect<unknown, E, R>
+    ) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* access.require(principal, ConfigObjectKind, id, "manager", { lock: true })
+            yield* apply(yield* stateOf(principal, id), yield* now)
+            return { ok: true as const, item: yield* read(principal, id) }
+          })
+        )
+      )
+
+    const organizationOf = (principal: Principal) => principal.organization.id
+
+    /** Archiving an archived object changes nothing; a deleted one must be restored first. */
+    const archive = (principal: Principal, id: ConfigObjectId) =>
+      lifecycle(principal, id, (state, at) =>
+        Effect.gen(function*() {
+          if (state.status === "deleted") return yield* objectDeleted()
+          if (state.status === "active") yield* objects.setStatus(organizationOf(principal), id, "archived", at)
+        }))
+
+    /** Restoring a deleted object adds a version with the content of its last version before the deletion. */
+    const restore = (principal: Principal, id: ConfigObjectId) =>
+      lifecycle(principal, id, (state, at) =>
+        Effect.gen(function*() {
+          if (state.status === "active") return
+          const organizationId = organizationOf(principal)
+          if (state.status === "deleted") {
+            const content = yield* objects.lastContent(organizationId, id)
+            if (Option.isSome(content)) {
+              const last = content.value
+              yield* objects.insertVersion({
+                id: yield* makeId("cov"),
+                organizationId,
+                configObjectId: id,
+                number: yield* objects.nextNumber(organizationId, id),
+                schemaVersion: last.schemaVersion,
+                parserMode: last.parserMode,
+                normalizedPayloadJson: last.normalizedPayloadJson,
+                rawSourceText: last.rawSourceText,
+                metadata: last.metadata,
+                createdVia: state.sourceMode,
+                createdByMembershipId: actingMembershipId(principal),
+                sourceRevisionRef: null,
+                isDeletedVersion: false,
+                createdAt: at
+              })
+            }
+          }
+          yield* objects.setStatus(organizationId, id, "active", at)
+        }))
+
+    /** Soft delete: status `deleted`, a version recording it; deleting a deleted object changes nothing. */
+    const remove = (principal: Principal, id: ConfigObjectId) =>
+      lifecycle(principal, id, (state, at) =>
+        Effect.gen(function*() {
+          if (state.status === "deleted") return
+          const organizationId = organizationOf(principal)
+          const latest = (yield* read(principal, id)).latestVersion
+          yield* objects.insertVersion({
+            id: yield* makeId("cov"),
+            organizationId,
+            configObjectId: id,
+            number: latest.number + 1,
+            schemaVersion: latest.schemaVersion,
+            parserMode: latest.parserMode,
+            normalizedPayloadJson: null,
+            rawSourceText: null,
+            metadata: null,
+            createdVia: state.sourceMode,
+            createdByMembershipId: actingMembershipId(principal),
+            sourceRevisionRef: null,
+            isDeletedVersion: true,
+            createdAt: at
+          })
+          yield* objects.setStatus(organizationId, id, "deleted", at)
+        }))
+
+    return { create, list, get, createVersion, listVersions, getVersion, archive, restore, remove } as const
+  }),
+  dependencies: [ConfigObjectsRepository.Default, Access.Default, MembershipsRepository.Default]
+}) {}

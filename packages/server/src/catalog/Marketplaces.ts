@@ -1,0 +1,228 @@
+/**
+ * Marketplaces: created by owners and admins (who then manage them), read, changed and shared according to the
+ * caller's access (see Access.ts). Deleting needs manager access; changes and memberships, editor; reads, viewer.
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import {
+  type AccessListQuery,
+  type AccessRole,
+  Conflict,
+  type CreateAccessGrantRequest,
+  type CreateMarketplaceRequest,
+  type Forbidden,
+  type Marketplace,
+  type MarketplaceAccessGrantId,
+  type MarketplaceId,
+  type MarketplaceListQuery,
+  type MembershipListQuery,
+  NotFound,
+  type ObjectType,
+  type Plugin,
+  type PluginId,
+  type UpdateMarketplaceRequest
+} from "@orgplane/schema"
+import { Effect, Option } from "effect"
+import { makeId } from "../platform/Ids.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { Access, insufficientAccess, MarketplaceKind, PluginKind } from "./Access.js"
+import { MarketplacesRepository } from "./MarketplacesRepository.js"
+import { MembershipsRepository } from "./MembershipsRepository.js"
+import { pluginDeleted } from "./Plugins.js"
+import { PluginsRepository } from "./PluginsRepository.js"
+
+const managedMarketplace = () =>
+  new Conflict({
+    error: "managed_marketplace_cannot_be_deleted",
+    message: "Built-in and connected marketplaces cannot be deleted here."
+  })
+const membershipNotFound = () =>
+  new NotFound({ error: "marketplace_membership_not_found", message: "The plugin is not listed in this marketplace." })
+
+/** Object types a cloud agent can read. */
+const instructional: ReadonlySet<ObjectType> = new Set(["skill", "agent", "command", "context", "custom"])
+
+/** A plugin as the resolved marketplace shows it: its active config objects counted per type, and its readiness. */
+const resolvePlugin = (plugin: Plugin) => {
+  const contributions = plugin.extension.manifest.contributions
+  return {
+    ...plugin,
+    componentCounts: Object.fromEntries(contributions.map((entry) => [entry.objectType, entry.configObjectIds.length])),
+    cloudReadiness: {
+      hasInstructional: contributions.some((entry) => instructional.has(entry.objectType)),
+      connections: []
+    }
+  }
+}
+
+export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/server/Marketplaces", {
+  effect: Effect.gen(function*() {
+    const marketplaces = yield* MarketplacesRepository
+    const plugins = yield* PluginsRepository
+    const memberships = yield* MembershipsRepository
+    const access = yield* Access
+
+    /** The marketplace as it is now, which exists: this transaction checked or wrote it. */
+    const read = (principal: Principal, id: MarketplaceId) =>
+      Effect.flatMap(marketplaces.find(principal.organization.id, id), Option.match({
+        onNone: () => Effect.dieMessage(`marketplace ${id} vanished inside its transaction`),
+        onSome: Effect.succeed
+      }))
+
+    const respond = (marketplace: Marketplace) => ({ ok: true as const, item: marketplace })
+
+    /** One statement: the marketplace, if the caller can view it. */
+    const viewable = (principal: Principal, id: MarketplaceId) =>
+      Effect.flatMap(
+        marketplaces.view(principal.organization.id, id, access.rank(principal, MarketplaceKind, "m")),
+        Option.match({
+          onNone: () => Effect.fail(MarketplaceKind.notFound()),
+          onSome: ({ marketplace, rank }): Effect.Effect<Marketplace, NotFound | Forbidden> =>
+            rank >= 1 ? Effect.succeed(marketplace) : Effect.fail(insufficientAccess(MarketplaceKind, "viewer"))
+        })
+      )
+
+    const create = (principal: Principal, input: CreateMarketplaceRequest) =>
+      Effect.zipRight(
+        authorize(principal, "marketplaces.create"),
+        transaction(
+          Effect.gen(function*() {
+            const id = yield* makeId("mkt")
+            const at = yield* now
+            yield* marketplaces.insert({
+              id,
+              organizationId: principal.organization.id,
+              name: input.name,
+              description: input.description ?? "",
+              logoUrl: input.logoUrl ?? null,
+              createdByMembershipId: actingMembershipId(principal),
+              at
+            })
+            yield* access.grantCreator(principal, MarketplaceKind, id, at)
+            return respond(yield* read(principal, id))
+          })
+        )
+      )
+
+    const list = (principal: Principal, query: MarketplaceListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        orUnavailable(marketplaces.list(principal.organization.id, query, access.visible(principal, MarketplaceKind, "m")))
+      )
+
+    const get = (principal: Principal, id: MarketplaceId) =>
+      Effect.zipRight(authorize(principal, "catalog.read"), orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item }))))
+
+    /** A change to one marketplace the caller has `role` on, in a transaction holding its row lock. */
+    const change = <E, R>(
+      principal: Principal,
+      id: MarketplaceId,
+      role: AccessRole,
+      apply: (current: { readonly status: Marketplace["status"]; readonly managed: boolean }, at: Date) => Effect.Effect<unknown, E, R>
+    ) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* access.require(principal, MarketplaceKind, id, role, { lock: true })
+            const current = yield* marketplaces.lock(principal.organization.id, id)
+            if (Option.isNone(current)) return yield* MarketplaceKind.notFound()
+            yield* apply(current.value, yield* now)
+            return respond(yield* read(principal, id))
+          })
+        )
+      )
+
+    const update = (principal: Principal, id: MarketplaceId, input: UpdateMarketplaceRequest) =>
+      change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at))
+
+    /** Soft delete, refused while a connector or the service lists plugins in it; deleting a deleted one changes nothing. */
+    const remove = (principal: Principal, id: MarketplaceId) =>
+      change(principal, id, "manager", ({ managed, status }, at): Effect.Effect<unknown, Conflict | SqlError> =>
+        status === "deleted"
+          ? Effect.void
+          : managed
+          ? Effect.fail(managedMarketplace())
+          : marketplaces.markDeleted(principal.organization.id, id, at))
+
+    const listPlugins = (principal: Principal, id: MarketplaceId, query: MembershipListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        orUnavailable(
+          Effect.zipRight(
+            access.require(principal, MarketplaceKind, id, "viewer"),
+            marketplaces.listMemberships(principal.organization.id, id, query)
+          )
+        )
+      )
+
+    const addPlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        transaction(
+          Effect.gen(function*() {
+            const organizationId = principal.organization.id
+            yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
+            yield* access.require(principal, PluginKind, pluginId, "viewer")
+            const plugin = yield* plugins.lock(organizationId, pluginId)
+            if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+            if (plugin.value.status === "deleted") return yield* pluginDeleted()
+            const at = yield* now
+            const membershipId = yield* memberships.addPlugin({
+              organizationId,
+              marketplaceId: id,
+              pluginId,
+              source: "manual",
+              createdBy: actingMembershipId(principal),
+              at
+            })
+            yield* marketplaces.touch(organizationId, id, at)
+            const item = yield* marketplaces.findMembership(organizationId, membershipId)
+            if (Option.isNone(item)) return yield* Effect.dieMessage("the membership just written is missing")
+            return { ok: true as const, item: item.value }
+          })
+        )
+      )
+
+    const removePlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        transaction(
+          Effect.gen(function*() {
+            const organizationId = principal.organization.id
+            yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
+            const at = yield* now
+            const removed = yield* memberships.removePlugin({ organizationId, marketplaceId: id, pluginId, at })
+            if (!removed) return yield* membershipNotFound()
+            yield* marketplaces.touch(organizationId, id, at)
+          })
+        )
+      )
+
+    /** Two statements: the marketplace with the caller's rank, then its plugins with their manifests. */
+    const resolved = (principal: Principal, id: MarketplaceId) =>
+      Effect.zipRight(
+        authorize(principal, "catalog.read"),
+        transaction(
+          Effect.gen(function*() {
+            const marketplace = yield* viewable(principal, id)
+            const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
+            return { ok: true as const, item: { marketplace, plugins: listed.map(resolvePlugin), source: null } }
+          })
+        )
+      )
+
+    const grant = (principal: Principal, id: MarketplaceId, input: CreateAccessGrantRequest) =>
+      Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, MarketplaceKind, id, input))
+
+    const listGrants = (principal: Principal, id: MarketplaceId, query: AccessListQuery) =>
+      Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, MarketplaceKind, id, query))
+
+    const revoke = (principal: Principal, id: MarketplaceId, grantId: MarketplaceAccessGrantId) =>
+      Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, MarketplaceKind, id, grantId))
+
+    return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
+  }),
+  dependencies: [MarketplacesRepository.Default, PluginsRepository.Default, MembershipsRepository.Default, Access.Default]
+}) {}
