@@ -160,11 +160,23 @@ const matrix: ReadonlyArray<{ readonly grantKind: GrantKind | "none"; readonly r
 ]
 
 describe.each(kinds)("a plain member on a $name", (kind) => {
-  it.each(matrix)("with $label: reads, edits and manages exactly as the role allows", async ({ grantKind, role }) => {
-    const word = `w${unique()}`
-    const id = await kind.create(org.owner, word)
-    if (grantKind !== "none" && role !== undefined) await grant(kind, id, grantKind, role)
-    expect(await listed(kind, alice, word, id)).toBe(role !== undefined)
+  // One resource per case, all made (and granted) up front, named after one word: one list read shows which are visible.
+  const word = `w${unique()}`
+  const ids = new Map<string, string>()
+  const visible = new Set<string>()
+  beforeAll(async () => {
+    await Promise.all(matrix.map(async ({ grantKind, label, role }) => {
+      const id = await kind.create(org.owner, word)
+      if (grantKind !== "none" && role !== undefined) await grant(kind, id, grantKind, role)
+      ids.set(label, id)
+    }))
+    const page = ok(`listing ${kind.name}s`, await call("GET", `${kind.base}?q=${word}&limit=100`, alice), 200)
+    for (const item of page.items) visible.add(item.id)
+  })
+
+  it.each(matrix)("with $label: lists, reads, edits and manages exactly as the role allows", async ({ label, role }) => {
+    const id = ids.get(label)!
+    expect(visible.has(id)).toBe(role !== undefined)
     await expectOutcomes(kind, id, alice, role)
   })
 })
