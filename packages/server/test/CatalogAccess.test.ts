@@ -50,7 +50,7 @@ interface Kind {
   readonly notFound: string
   /** Whether plain members may create this kind (marketplaces need an admin). */
   readonly memberCreates: boolean
-  /** Makes one, named after `word` (a word found by the list's `q`), and answers its id. */
+  /** Makes one whose name holds `word` (for the list's `q`), and answers its id. */
   readonly create: (who: Person, word: string) => Promise<string>
   /** The edit that needs editor access, and the status it answers. */
   readonly edit: (id: string) => Request
@@ -80,7 +80,7 @@ const kinds: ReadonlyArray<Kind> = [
     base: "/v1/plugins",
     notFound: "plugin_not_found",
     memberCreates: true,
-    create: async (who, word) => ok("creating a plugin", await call("POST", "/v1/plugins", who, { name: `Plugin ${word}` }), 201).item.id,
+    create: async (who, word) => ok("creating a plugin", await call("POST", "/v1/plugins", who, { name: `Plugin ${word} ${unique()}` }), 201).item.id,
     edit: (id) => ({ method: "PATCH", path: `/v1/plugins/${id}`, body: { description: `Edited ${unique()}` } }),
     edited: 200,
     retire: (id) => ({ method: "POST", path: `/v1/plugins/${id}/archive` })
@@ -91,7 +91,7 @@ const kinds: ReadonlyArray<Kind> = [
     notFound: "marketplace_not_found",
     memberCreates: false,
     create: async (who, word) =>
-      ok("creating a marketplace", await call("POST", "/v1/marketplaces", who, { name: `Market ${word}` }), 201).item.id,
+      ok("creating a marketplace", await call("POST", "/v1/marketplaces", who, { name: `Market ${word} ${unique()}` }), 201).item.id,
     edit: (id) => ({ method: "PATCH", path: `/v1/marketplaces/${id}`, body: { description: `Edited ${unique()}` } }),
     edited: 200,
     retire: (id) => ({ method: "DELETE", path: `/v1/marketplaces/${id}` })
