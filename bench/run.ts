@@ -354,7 +354,9 @@ const seedCatalog = async (base: string, seeded: Omit<Seeded, "catalog">): Promi
     if (listed.nextCursor === null) throw new Error(`the large plugin has only ${page} pages of ${PAGE_SIZE}`)
     deepCursor = listed.nextCursor
   }
-  process.stdout.write(`, cursor of page ${DEEP_PAGE} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+  process.stdout.write(
+    `, cursor of page ${DEEP_PAGE} of ${Math.ceil(MEMBERSHIPS / PAGE_SIZE)} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`
+  )
   return { pluginId, largePluginId, deepCursor }
 }
 
@@ -391,11 +393,10 @@ const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
     get("GET /v1/plugins/{id} (member)", `/v1/plugins/${catalog.pluginId}`, member, "plugin member"),
     ...([["", key, ""], [" (member)", member, " member"]] as const).flatMap(([suffix, credentials, id]) => {
       const list = `/v1/plugins/${catalog.largePluginId}/config-objects?limit=${PAGE_SIZE}`
-      const pages = Math.ceil(MEMBERSHIPS / PAGE_SIZE)
       return [
-        get(`GET plugin objects p.1/${pages}${suffix}`, list, credentials, `first${id}`),
+        get(`GET plugin objects p.1${suffix}`, list, credentials, `first${id}`),
         ...(catalog.deepCursor === undefined ? [] : [
-          get(`GET plugin objects p.${DEEP_PAGE}/${pages}${suffix}`, `${list}&cursor=${encodeURIComponent(catalog.deepCursor)}`, credentials, `deep${id}`)
+          get(`GET plugin objects p.${DEEP_PAGE}${suffix}`, `${list}&cursor=${encodeURIComponent(catalog.deepCursor)}`, credentials, `deep${id}`)
         ])
       ]
     })
