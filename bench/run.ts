@@ -504,10 +504,15 @@ const printRatios = (measured: ReadonlyMap<string, { readonly ours: Figures; rea
   console.log(`\n${"ratios of req/s".padEnd(LABEL)} | ${"owner".padStart(8)} ${"member".padStart(8)}`)
   const row = (label: string, owner: string, member: string) => console.log(`${label.padEnd(LABEL)} | ${owner.padStart(8)} ${member.padStart(8)}`)
   const get = (id: string) => measured.get(id)
-  row("GET /v1/plugins/{id} vs baseline", ratio(get("plugin")?.ours, get("plugin")?.theirs), ratio(get("plugin member")?.ours, get("plugin member")?.theirs))
+  const withBaseline = get("plugin")?.theirs !== undefined
+  if (withBaseline) {
+    row("GET /v1/plugins/{id} vs baseline", ratio(get("plugin")?.ours, get("plugin")?.theirs), ratio(get("plugin member")?.ours, get("plugin member")?.theirs))
+  }
   if (measured.has("deep")) {
     row(`p.${DEEP_PAGE} / p.1, orgplane`, ratio(get("deep")?.ours, get("first")?.ours), ratio(get("deep member")?.ours, get("first member")?.ours))
-    row(`p.${DEEP_PAGE} / p.1, baseline`, ratio(get("deep")?.theirs, get("first")?.theirs), ratio(get("deep member")?.theirs, get("first member")?.theirs))
+    if (withBaseline) {
+      row(`p.${DEEP_PAGE} / p.1, baseline`, ratio(get("deep")?.theirs, get("first")?.theirs), ratio(get("deep member")?.theirs, get("first member")?.theirs))
+    }
   }
 }
 
