@@ -22,8 +22,8 @@ Environment:
                                Unset: the embedded database, and no baseline (its one connection belongs to orgplane).
   ORGPLANE_BENCH_ROOT          Checkout whose server is measured (default: this repository), e.g. an older worktree.
   ORGPLANE_BENCH_CONCURRENCY   Concurrent connections (default 8).
-  ORGPLANE_BENCH_MEMBERSHIPS   Config objects in the large plugin (default 10000); its deep page is page 150, 50 a page
-                               (or the last full page of a smaller plugin).
+  ORGPLANE_BENCH_MEMBERSHIPS   Config objects in the large plugin (default 10000), read 50 a page; the deep page is
+                               page 150 (or the last full page of a smaller plugin).
   ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 `
 
