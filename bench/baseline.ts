@@ -1,10 +1,12 @@
 /**
  * The yardstick: what hand-written code costs for the benchmarked reads. A minimal `node:http` + `pg` server (pool of
  * 10) over the database at DATABASE_URL that orgplane seeded, one statement per authentication and one per list,
- * answering the same JSON as orgplane. Imports no orgplane code on purpose. Uses only columns that exist since the
- * first two migrations, so it reads databases of older checkouts too. Served by child.ts.
+ * answering the same JSON as orgplane. Imports no orgplane code on purpose. The people reads use only columns that
+ * exist since the first two migrations, so it reads databases of older checkouts too; the catalog reads run
+ * orgplane's own statements (copied from the server's repositories), one after the other as orgplane runs them.
+ * Served by child.ts.
  */
-import { createHash } from "node:crypto"
+import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import pg from "pg"
 import { serve } from "./child.js"
@@ -71,14 +73,52 @@ const limitOf = (url: URL) => {
   return Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : 50
 }
 
-/** `{ items, nextCursor }` from `limit + 1` rows; the cursor encodes the last item's sort key as orgplane does. */
-const page = <A>(rows: ReadonlyArray<A>, limit: number, key: (item: A) => ReadonlyArray<string>) => {
+// Cursors as orgplane's Keyset makes them: base64url(the sort key's parts joined with NUL) "." base64url(MAC), the MAC
+// an HMAC-SHA256 (first 16 bytes) under the instance's cursor key of the list's name, its filters and the payload.
+let cursorKey: Promise<Buffer> | undefined
+const keyOfCursors = () =>
+  cursorKey ??= pool.query(`SELECT value FROM instance_settings WHERE key = 'cursor_key'`).then((result) =>
+    Buffer.from(result.rows[0].value, "base64")
+  )
+
+/** The filters a cursor is bound to: the query without its position and page size (booleans as orgplane decodes them). */
+const bindingOf = (url: URL) =>
+  JSON.stringify(
+    [...url.searchParams]
+      .filter(([name]) => name !== "cursor" && name !== "limit")
+      .map(([name, value]) => [name, value === "true" ? true : value === "false" ? false : value])
+      .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))
+  )
+
+const mac = (key: Buffer, list: string, url: URL, payload: string) =>
+  createHmac("sha256", key).update(`${list}\n${bindingOf(url)}\n${payload}`).digest().subarray(0, 16)
+
+const signCursor = async (list: string, url: URL, parts: ReadonlyArray<string>) => {
+  const payload = Buffer.from(parts.join("\u0000"), "utf8").toString("base64url")
+  return `${payload}.${mac(await keyOfCursors(), list, url, payload).toString("base64url")}`
+}
+
+class BadCursor extends Error {}
+
+/** The sort key of `url`'s cursor, checked; undefined without one. */
+const readCursor = async (list: string, url: URL, parts: number): Promise<ReadonlyArray<string> | undefined> => {
+  const cursor = url.searchParams.get("cursor")
+  if (cursor === null) return undefined
+  const dot = cursor.lastIndexOf(".")
+  const payload = cursor.slice(0, Math.max(dot, 0))
+  const signature = Buffer.from(cursor.slice(dot + 1), "base64url")
+  const expected = mac(await keyOfCursors(), list, url, payload)
+  if (dot <= 0 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw new BadCursor()
+  const values = Buffer.from(payload, "base64url").toString("utf8").split("\u0000")
+  if (values.length !== parts) throw new BadCursor()
+  return values
+}
+
+/** `{ items, nextCursor }` from `limit + 1` rows; the cursor signs the last item's sort key as orgplane does. */
+const page = async <A>(rows: ReadonlyArray<A>, limit: number, list: string, url: URL, key: (item: A) => ReadonlyArray<string>) => {
   const items = rows.slice(0, limit)
   const last = items[items.length - 1]
-  return {
-    items,
-    nextCursor: rows.length > limit ? Buffer.from(JSON.stringify(key(last))).toString("base64url") : null
-  }
+  return { items, nextCursor: rows.length > limit ? await signCursor(list, url, key(last!)) : null }
 }
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -95,7 +135,7 @@ const members = async (organizationId: string, url: URL) => {
      ORDER BY m.id LIMIT $2`,
     q ? [organizationId, limit + 1, likePattern(q)] : [organizationId, limit + 1]
   )
-  return page(rows, limit, (member) => [member.id])
+  return page(rows, limit, "members", url, (member) => [member.id])
 }
 
 const teams = async (organizationId: string, url: URL) => {
@@ -107,7 +147,7 @@ const teams = async (organizationId: string, url: URL) => {
      FROM teams t WHERE t.organization_id = $1 ORDER BY lower(t.name), t.id LIMIT $2`,
     [organizationId, limit + 1]
   )
-  return page(rows, limit, (team) => [team.name, team.id])
+  return page(rows, limit, "teams", url, (team) => [team.name, team.id])
 }
 
 const apiKeys = async (organizationId: string, url: URL) => {
@@ -118,14 +158,251 @@ const apiKeys = async (organizationId: string, url: URL) => {
      FROM api_keys WHERE organization_id = $1 ORDER BY id DESC LIMIT $2`,
     [organizationId, limit + 1]
   )
-  return page(rows, limit, (key) => [key.id])
+  return page(rows, limit, "api-keys", url, (key) => [key.id])
 }
+
+// The catalog ------------------------------------------------------------------------------------------------------
+// orgplane's statements for GET /v1/plugins/{id} and GET /v1/plugins/{id}/config-objects, as its repositories and
+// its Access module build them (packages/server/src/catalog/PluginsRepository.ts, ConfigObjectsRepository.ts,
+// Access.ts), with the same parameters.
+
+/** The caller's role on plugin row `alias` (0 none .. 3 manager): 3 for owners and admins, else from the grants. */
+const pluginRank = (alias: string, restricted: boolean, me: () => string) => {
+  if (!restricted) return "3"
+  const applying = (grants: string, column: string, row: string) =>
+    `${grants} g
+          WHERE g.organization_id = ${row}.organization_id AND g.${column} = ${row}.id
+            AND g.removed_at IS NULL
+            AND (g.org_wide OR g.membership_id = ${me()}
+                 OR g.team_id IN (SELECT tm.team_id FROM team_members tm
+                                  WHERE tm.organization_id = g.organization_id AND tm.membership_id = ${me()}))`
+  const grants = `(SELECT max(CASE g.role WHEN 'manager' THEN 3 WHEN 'editor' THEN 2 ELSE 1 END) FROM ${applying("plugin_grants", "plugin_id", alias)})`
+  const viaMarketplace = `EXISTS (SELECT 1 FROM marketplace_plugins vmp
+                  JOIN marketplaces vm ON vm.organization_id = vmp.organization_id AND vm.id = vmp.marketplace_id
+                  WHERE vmp.organization_id = ${alias}.organization_id AND vmp.plugin_id = ${alias}.id
+                    AND vmp.removed_at IS NULL AND vm.deleted_at IS NULL AND EXISTS (SELECT 1 FROM ${applying("marketplace_grants", "marketplace_id", "vm")}))`
+  return `COALESCE(${grants}, CASE WHEN ${viaMarketplace} THEN 1 ELSE 0 END)`
+}
+
+/** Numbered placeholders for one statement's parameters, in the order the statement's text asks for them. */
+const parameters = () => {
+  const values: Array<unknown> = []
+  return { values, add: (value: unknown) => `$${values.push(value)}` }
+}
+
+const pluginColumns = `p.id, p.organization_id, p.name, p.description, p.status,
+      p.created_by_membership_id AS created_by_org_membership_id, p.created_at, p.updated_at, p.deleted_at,
+      (SELECT count(*)::int FROM plugin_config_objects pm
+       WHERE pm.organization_id = p.organization_id AND pm.plugin_id = p.id AND pm.removed_at IS NULL) AS member_count,
+      COALESCE((SELECT json_agg(json_build_array(pk.id, pk.name) ORDER BY lower(pk.name), pk.id)
+                FROM marketplace_plugins pkm
+                JOIN marketplaces pk ON pk.organization_id = pkm.organization_id AND pk.id = pkm.marketplace_id
+                WHERE pkm.organization_id = p.organization_id AND pkm.plugin_id = p.id
+                  AND pkm.removed_at IS NULL AND pk.deleted_at IS NULL), '[]'::json) AS marketplace_refs,
+      COALESCE((SELECT json_agg(json_build_array(pc.id, pc.object_type, pc.title, pcv.id) ORDER BY pcm.created_at, pcm.id)
+                FROM plugin_config_objects pcm
+                JOIN config_objects pc ON pc.organization_id = pcm.organization_id AND pc.id = pcm.config_object_id
+                JOIN LATERAL (SELECT lv.id FROM config_object_versions lv
+                              WHERE lv.organization_id = pc.organization_id AND lv.config_object_id = pc.id
+                              ORDER BY lv.number DESC LIMIT 1) pcv ON true
+                WHERE pcm.organization_id = p.organization_id AND pcm.plugin_id = p.id
+                  AND pcm.removed_at IS NULL AND pc.status = 'active'), '[]'::json) AS resources`
+
+const OBJECT_TYPES = ["skill", "agent", "command", "tool", "mcp", "hook", "context", "custom"]
+
+/** The plugin resource, members in orgplane's order. */
+const toPlugin = (row: Row) => {
+  const resources = (row.resources as Array<[string, string, string, string]>).map(([configObjectId, objectType, title, versionId]) => ({
+    configObjectId,
+    objectType,
+    title,
+    versionId
+  }))
+  const contributions = OBJECT_TYPES.flatMap((objectType) => {
+    const configObjectIds = resources.filter((resource) => resource.objectType === objectType).map((resource) => resource.configObjectId)
+    return configObjectIds.length === 0 ? [] : [{ objectType, configObjectIds }]
+  })
+  const { description, id, name, status } = row
+  return {
+    id,
+    organizationId: row.organization_id,
+    name,
+    description,
+    status,
+    createdByOrgMembershipId: row.created_by_org_membership_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+    memberCount: row.member_count,
+    marketplaces: (row.marketplace_refs as Array<[string, string]>).map(([id, name]) => ({ id, name })),
+    extension: {
+      id,
+      name,
+      description,
+      manifest: {
+        schemaVersion: 1,
+        id,
+        name,
+        description,
+        source: { trusted: true, reference: `orgplane:plugin/${id}` },
+        resources,
+        contributions,
+        setup: {},
+        lifecycle: { status, updatedAt: row.updated_at }
+      }
+    }
+  }
+}
+
+type Reply = readonly [status: number, body: unknown]
+
+const pluginNotFound: Reply = [404, { error: "plugin_not_found", message: "Plugin not found." }]
+const noViewer: Reply = [403, { reason: "insufficient_access", message: "Missing viewer access for plugin." }]
+
+/** Whether the principal's grants decide (plain members), rather than their role (owners and admins manage all). */
+const restricted = (principal: Row) => principal.m_role === "member"
+
+/** GET /v1/plugins/{id}: one statement, the plugin with the caller's rank on it. */
+const plugin = async (principal: Row, pluginId: string): Promise<Reply> => {
+  const { add, values } = parameters()
+  const rank = pluginRank("p", restricted(principal), () => add(principal.m_id))
+  const text = `SELECT ${rank} AS rank, ${pluginColumns} FROM plugins p WHERE p.organization_id = ${add(principal.org_id)} AND p.id = ${add(pluginId)}`
+  const [row] = (await pool.query(text, values)).rows
+  if (row === undefined) return pluginNotFound
+  return row.rank >= 1 ? [200, { item: toPlugin(row) }] : noViewer
+}
+
+const versionColumns = `v.id AS v_id, v.config_object_id AS v_config_object_id, v.number AS v_number,
+        v.schema_version AS v_schema_version, v.parser_mode AS v_parser_mode,
+        v.normalized_payload_json::text AS v_normalized_payload_json, v.raw_source_text AS v_raw_source_text,
+        v.metadata::text AS v_metadata, v.created_via AS v_created_via,
+        v.created_by_membership_id AS v_created_by_org_membership_id,
+        v.connector_sync_event_id AS v_connector_sync_event_id, v.source_revision_ref AS v_source_revision_ref,
+        v.is_deleted_version AS v_is_deleted_version, v.created_at AS v_created_at`
+
+const selectConfigObjects = `
+      SELECT c.id, c.organization_id, c.object_type, c.source_mode, c.status, c.title, c.description, c.search_text,
+             c.current_file_name, c.current_file_extension, c.current_relative_path,
+             c.created_by_membership_id AS created_by_org_membership_id, c.connector_instance_id,
+             c.created_at, c.updated_at, c.deleted_at, ${versionColumns}
+      FROM config_objects c
+      JOIN LATERAL (
+        SELECT * FROM config_object_versions lv
+        WHERE lv.organization_id = c.organization_id AND lv.config_object_id = c.id
+        ORDER BY lv.number DESC LIMIT 1
+      ) v ON true`
+
+const json = (text: string | null) => (text === null ? null : JSON.parse(text))
+
+const toConfigObject = (row: Row) => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  objectType: row.object_type,
+  sourceMode: row.source_mode,
+  status: row.status,
+  title: row.title,
+  description: row.description,
+  searchText: row.search_text,
+  currentFileName: row.current_file_name,
+  currentFileExtension: row.current_file_extension,
+  currentRelativePath: row.current_relative_path,
+  createdByOrgMembershipId: row.created_by_org_membership_id,
+  connectorInstanceId: row.connector_instance_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  deletedAt: row.deleted_at,
+  latestVersion: {
+    id: row.v_id,
+    configObjectId: row.v_config_object_id,
+    number: row.v_number,
+    schemaVersion: row.v_schema_version,
+    parserMode: row.v_parser_mode,
+    normalizedPayloadJson: json(row.v_normalized_payload_json),
+    rawSourceText: row.v_raw_source_text,
+    metadata: json(row.v_metadata),
+    createdVia: row.v_created_via,
+    createdByOrgMembershipId: row.v_created_by_org_membership_id,
+    connectorSyncEventId: row.v_connector_sync_event_id,
+    sourceRevisionRef: row.v_source_revision_ref,
+    isDeletedVersion: row.v_is_deleted_version,
+    createdAt: row.v_created_at
+  }
+})
+
+/**
+ * GET /v1/plugins/{id}/config-objects: three statements, as orgplane runs them: the caller's rank on the plugin,
+ * a page of memberships in the order they were added, and their config objects with their latest versions.
+ */
+const pluginConfigObjects = async (principal: Row, pluginId: string, url: URL): Promise<Reply> => {
+  const organizationId = principal.org_id as string
+  const check = parameters()
+  const rank = pluginRank("r", restricted(principal), () => check.add(principal.m_id))
+  const [found] = (await pool.query(
+    `SELECT ${rank} AS rank FROM plugins r
+              WHERE r.organization_id = ${check.add(organizationId)} AND r.id = ${check.add(pluginId)}
+              `,
+    check.values
+  )).rows
+  if (found === undefined) return pluginNotFound
+  if (found.rank < 1) return noViewer
+
+  const limit = limitOf(url)
+  const after = await readCursor("plugin_config_objects", url, 2)
+  const includeRemoved = url.searchParams.get("includeRemoved") === "true"
+  const list = parameters()
+  const conditions = [
+    `pc.organization_id = ${list.add(organizationId)}`,
+    `pc.plugin_id = ${list.add(pluginId)}`,
+    includeRemoved ? "true" : "pc.removed_at IS NULL",
+    after === undefined ? "true" : `(pc.created_at, pc.id) > (${list.add(after[0])}, ${list.add(after[1])})`
+  ]
+  const memberships = (await pool.query(
+    `SELECT pc.id, pc.plugin_id, pc.config_object_id, pc.membership_source, pc.connector_mapping_id,
+      pc.created_by_membership_id AS created_by_org_membership_id, pc.created_at, pc.removed_at FROM plugin_config_objects pc WHERE (${
+      conditions.join(" AND ")
+    }) ORDER BY pc.created_at ASC, pc.id ASC LIMIT ${list.add(limit + 1)}`,
+    list.values
+  )).rows
+  const onPage = memberships.slice(0, limit)
+
+  const ids = [...new Set(onPage.map((row) => row.config_object_id as string))]
+  const objects = new Map<string, unknown>()
+  if (ids.length > 0) {
+    const many = parameters()
+    const text = `${selectConfigObjects} WHERE c.organization_id = ${many.add(organizationId)} AND c.id IN (${ids.map(many.add).join(",")})`
+    for (const row of (await pool.query(text, many.values)).rows) objects.set(row.id, toConfigObject(row))
+  }
+  const items = onPage.map((row) => ({
+    id: row.id,
+    pluginId: row.plugin_id,
+    configObjectId: row.config_object_id,
+    membershipSource: row.membership_source,
+    connectorMappingId: row.connector_mapping_id,
+    createdByOrgMembershipId: row.created_by_org_membership_id,
+    createdAt: row.created_at,
+    removedAt: row.removed_at,
+    configObject: objects.get(row.config_object_id)
+  }))
+  const last = onPage[onPage.length - 1]
+  return [200, {
+    items,
+    nextCursor: memberships.length > limit ? await signCursor("plugin_config_objects", url, [last.created_at.toISOString(), last.id]) : null
+  }]
+}
+
+// Routing ---------------------------------------------------------------------------------------------------------
 
 const lists: Record<string, (organizationId: string, url: URL) => Promise<unknown>> = {
   "/v1/members": members,
   "/v1/teams": teams,
   "/v1/api-keys": apiKeys
 }
+
+/** Reads of one resource in the caller's organization, by path. */
+const resources: ReadonlyArray<readonly [RegExp, (principal: Row, match: RegExpExecArray, url: URL) => Promise<Reply>]> = [
+  [/^\/v1\/plugins\/([^/]+)$/, (principal, match) => plugin(principal, match[1]!)],
+  [/^\/v1\/plugins\/([^/]+)\/config-objects$/, (principal, match, url) => pluginConfigObjects(principal, match[1]!, url)]
+]
 
 const send = (response: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body)
@@ -138,12 +415,26 @@ const handle = async (request: IncomingMessage, response: ServerResponse) => {
   if (request.method !== "GET") return send(response, 405, { error: "method_not_allowed" })
   if (url.pathname === "/health") return send(response, 200, { ok: true, version: process.env.ORGPLANE_VERSION ?? "baseline" })
   const list = lists[url.pathname]
-  if (url.pathname !== "/v1/me" && list === undefined) return send(response, 404, { error: "not_found" })
+  let resource: readonly [(typeof resources)[number][1], RegExpExecArray] | undefined
+  for (const [pattern, read] of resources) {
+    const match = pattern.exec(url.pathname)
+    if (match !== null) resource = [read, match]
+  }
+  if (url.pathname !== "/v1/me" && list === undefined && resource === undefined) return send(response, 404, { error: "not_found" })
   const principal = await authenticate(request)
   if (principal === undefined) return send(response, 401, { error: "unauthorized" })
-  if (list === undefined) return send(response, 200, me(principal))
+  if (url.pathname === "/v1/me") return send(response, 200, me(principal))
   if (principal.org_id === null) return send(response, 404, { error: "organization_not_found" })
-  return send(response, 200, await list(principal.org_id, url))
+  try {
+    if (resource !== undefined) {
+      const [status, body] = await resource[0](principal, resource[1], url)
+      return send(response, status, body)
+    }
+    return send(response, 200, await list!(principal.org_id, url))
+  } catch (error) {
+    if (error instanceof BadCursor) return send(response, 400, { error: "invalid_request", message: "bad cursor" })
+    throw error
+  }
 }
 
 await serve((request, response) => {

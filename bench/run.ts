@@ -11,16 +11,19 @@ import pg from "pg"
 
 const usage = `Usage: pnpm bench [requests]
 
-Starts the orgplane server in a child process, seeds an organization of 200 members in 20 teams over HTTP, then
-sends [requests] (default 2000) requests per endpoint after a short warm-up, from N keep-alive connections, and
-prints req/s, p50 and p99 beside a minimal node:http + pg server doing the same SQL (bench/baseline.ts), and the
-resident memory of each server.
+Starts the orgplane server in a child process, seeds an organization of 200 members in 20 teams over HTTP, and a
+catalog: a plugin of 50 config objects listed in 3 marketplaces, and a plugin of 10,000 config objects; then sends
+[requests] (default 2000) requests per endpoint after a short warm-up, from N keep-alive connections, and prints
+req/s, p50 and p99 beside a minimal node:http + pg server doing the same SQL (bench/baseline.ts), the ratios that
+matter (plugin reads against the baseline, a deep page against the first), and the resident memory of each server.
 
 Environment:
   DATABASE_URL                 Postgres to run on. A fresh database is created there and dropped afterwards.
                                Unset: the embedded database, and no baseline (its one connection belongs to orgplane).
   ORGPLANE_BENCH_ROOT          Checkout whose server is measured (default: this repository), e.g. an older worktree.
   ORGPLANE_BENCH_CONCURRENCY   Concurrent connections (default 8).
+  ORGPLANE_BENCH_MEMBERSHIPS   Config objects in the large plugin (default 10000), read 50 a page; the deep page is
+                               page 150 (or the last full page of a smaller plugin).
   ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 `
 
@@ -41,6 +44,10 @@ const positive = (text: string | undefined, fallback: number, what: string) => {
 
 const REQUESTS = positive(process.argv.slice(2).find((arg) => !arg.startsWith("-")), 2000, "requests")
 const CONCURRENCY = positive(process.env.ORGPLANE_BENCH_CONCURRENCY, 8, "ORGPLANE_BENCH_CONCURRENCY")
+const MEMBERSHIPS = positive(process.env.ORGPLANE_BENCH_MEMBERSHIPS, 10_000, "ORGPLANE_BENCH_MEMBERSHIPS")
+/** The large plugin's config-objects list is read 50 at a time; the deep page is this one (1-based). */
+const PAGE_SIZE = 50
+const DEEP_PAGE = Math.max(1, Math.min(150, Math.floor(MEMBERSHIPS / PAGE_SIZE)))
 const WARM_UP = Math.min(REQUESTS, Math.max(CONCURRENCY * 10, Math.round(REQUESTS / 10)))
 const HERE = import.meta.dirname
 const ROOT = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(HERE, ".."))
@@ -222,12 +229,38 @@ interface Seeded {
   readonly token: string
   readonly key: string
   readonly memberIds: ReadonlyArray<string>
+  /** A plain member (role member) of the first team, and that team. */
+  readonly member: { readonly token: string; readonly teamId: string }
+  /** Undefined when the server measured has no catalog (an older checkout). */
+  readonly catalog: Catalog | undefined
+}
+
+interface Catalog {
+  /** 50 config objects of every type, listed in 3 marketplaces. */
+  readonly pluginId: string
+  /** MEMBERSHIPS config objects. */
+  readonly largePluginId: string
+  /** The cursor that reads page DEEP_PAGE of the large plugin's config objects, PAGE_SIZE at a time. */
+  readonly deepCursor: string | undefined
 }
 
 const PASSWORD = "correct horse battery"
 const email = (name: string) => `${name.toLowerCase().replace(/[^a-z0-9]+/g, ".")}.${randomBytes(4).toString("hex")}@example.com`
 
-const seed = async (base: string): Promise<Seeded> => {
+/** Runs `task(0 .. count - 1)`, `concurrency` at a time; `progress` hears every `every` completions. */
+const inParallel = async (count: number, concurrency: number, task: (i: number) => Promise<void>, progress?: (done: number) => void, every = 1000) => {
+  let next = 0
+  let done = 0
+  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, async () => {
+    while (next < count) {
+      await task(next++)
+      done++
+      if (progress !== undefined && (done % every === 0 || done === count)) progress(done)
+    }
+  }))
+}
+
+const seed = async (base: string): Promise<Omit<Seeded, "catalog">> => {
   const started = performance.now()
   process.stdout.write("seeding: owner")
   const signedUp = await call(base, "POST", "/v1/auth/sign-up", {}, { email: email("Owner"), password: PASSWORD, name: "Owner" })
@@ -236,6 +269,7 @@ const seed = async (base: string): Promise<Seeded> => {
   const key = (await call(base, "POST", "/v1/api-keys", { token }, { name: "bench" })).key as string
   process.stdout.write(", members")
   const memberIds: Array<string> = []
+  let memberToken = ""
   for (let i = 0; i < 199; i++) {
     const name = `Person ${i}`
     const invited = await call(base, "POST", "/v1/invitations", { token }, { email: email(name), role: "member" })
@@ -244,14 +278,86 @@ const seed = async (base: string): Promise<Seeded> => {
       signUp: { name, password: PASSWORD }
     })
     memberIds.push(accepted.membership.id)
+    if (i === 0) memberToken = accepted.session.token
     if ((i + 1) % 50 === 0 || i === 198) process.stdout.write(` ${i + 1}`)
   }
   process.stdout.write(", teams")
+  const teamIds: Array<string> = []
   for (let t = 0; t < 20; t++) {
-    await call(base, "POST", "/v1/teams", { token }, { name: `Team ${t}`, memberIds: memberIds.filter((_, i) => i % 20 === t) })
+    const created = await call(base, "POST", "/v1/teams", { token }, { name: `Team ${t}`, memberIds: memberIds.filter((_, i) => i % 20 === t) })
+    teamIds.push(created.team.id)
   }
   process.stdout.write(` 20 (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
-  return { token, key, memberIds }
+  return { token, key, memberIds, member: { token: memberToken, teamId: teamIds[0] } }
+}
+
+const OBJECT_TYPES = ["skill", "agent", "command", "tool", "mcp", "hook", "context", "custom"] as const
+
+/** A source its type's parser accepts, of a realistic size. */
+const sourceOf = (type: (typeof OBJECT_TYPES)[number], i: number) => {
+  const prose = `Benchmark ${type} number ${i}: a paragraph of instructions, as config objects usually carry.\n`.repeat(8)
+  switch (type) {
+    case "skill":
+      return { objectType: type, rawSourceText: `---\nname: bench-skill-${i}\ndescription: Benchmark skill ${i}.\n---\n${prose}` }
+    case "agent":
+    case "command":
+      return { objectType: type, rawSourceText: `---\nname: bench-${type}-${i}\ndescription: Benchmark ${type} ${i}.\n---\n${prose}` }
+    case "mcp":
+      return { objectType: type, rawSourceText: JSON.stringify({ mcpServers: { [`bench-${i}`]: { url: `https://mcp.example.com/${i}` } } }) }
+    case "hook":
+      return { objectType: type, rawSourceText: JSON.stringify({ event: "PreToolUse", matcher: "Bash", command: `echo ${i}` }) }
+    default:
+      return { objectType: type, rawSourceText: `Bench ${type} ${i}\n${prose}` }
+  }
+}
+
+/**
+ * The catalog, over the public API: a plugin of 50 config objects (every type) listed in 3 marketplaces, and a plugin
+ * of MEMBERSHIPS config objects (created over HTTP, 16 at a time, each added to the plugin as it is created); the
+ * member's team is granted viewer on both, so the member reads them through the access SQL. Undefined when the
+ * server has no catalog.
+ */
+const seedCatalog = async (base: string, seeded: Omit<Seeded, "catalog">): Promise<Catalog | undefined> => {
+  const probe = await send(base, "GET", "/v1/plugins?limit=1", { key: seeded.key })
+  if (probe.status !== 200) {
+    console.log(`catalog: skipped (GET /v1/plugins answered ${probe.status}: this checkout has no catalog)`)
+    return undefined
+  }
+  const started = performance.now()
+  const owner = { token: seeded.token }
+  process.stdout.write("seeding the catalog: plugin of 50")
+  const pluginId = (await call(base, "POST", "/v1/plugins", owner, { name: "Bench plugin", description: "50 config objects in 3 marketplaces" }))
+    .item.id as string
+  await inParallel(50, 8, async (i) => {
+    await call(base, "POST", "/v1/config-objects", owner, { input: sourceOf(OBJECT_TYPES[i % OBJECT_TYPES.length], i), pluginIds: [pluginId] })
+  })
+  for (let m = 0; m < 3; m++) {
+    const marketplace = await call(base, "POST", "/v1/marketplaces", owner, { name: `Bench marketplace ${m}`, description: `Marketplace ${m}` })
+    await call(base, "POST", `/v1/marketplaces/${marketplace.item.id}/plugins`, owner, { pluginId })
+  }
+  process.stdout.write(`, 3 marketplaces, plugin of ${MEMBERSHIPS}:`)
+  const largePluginId = (await call(base, "POST", "/v1/plugins", owner, { name: "Bench large plugin" })).item.id as string
+  await inParallel(MEMBERSHIPS, 16, async (i) => {
+    await call(base, "POST", "/v1/config-objects", owner, {
+      input: { objectType: "context", rawSourceText: `Context ${i}\nShared context for the benchmark.` },
+      pluginIds: [largePluginId]
+    })
+  }, (done) => process.stdout.write(` ${done}`), MEMBERSHIPS >= 5000 ? 2500 : 1000)
+  for (const id of [pluginId, largePluginId]) {
+    await call(base, "POST", `/v1/plugins/${id}/access`, owner, { teamId: seeded.member.teamId, role: "viewer" })
+  }
+  // The deep cursor: walk the pages before it, as a client would.
+  let deepCursor: string | undefined
+  for (let page = 1; page < DEEP_PAGE; page++) {
+    const query = deepCursor === undefined ? "" : `&cursor=${encodeURIComponent(deepCursor)}`
+    const listed = await call(base, "GET", `/v1/plugins/${largePluginId}/config-objects?limit=${PAGE_SIZE}${query}`, { key: seeded.key })
+    if (listed.nextCursor === null) throw new Error(`the large plugin has only ${page} pages of ${PAGE_SIZE}`)
+    deepCursor = listed.nextCursor
+  }
+  process.stdout.write(
+    `, cursor of page ${DEEP_PAGE} of ${Math.ceil(MEMBERSHIPS / PAGE_SIZE)} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`
+  )
+  return { pluginId, largePluginId, deepCursor }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -265,17 +371,36 @@ interface Endpoint {
   readonly body?: (round: number) => unknown
   /** Whether the baseline implements it. */
   readonly baseline: boolean
+  /** Names the figures for the ratios printed after the table. */
+  readonly id?: string
 }
 
 const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
   const key = { key: seeded.key }
-  const get = (label: string, path: string, credentials: Credentials = key): Endpoint => ({
+  const get = (label: string, path: string, credentials: Credentials = key, id?: string): Endpoint => ({
     label,
     method: "GET",
     path: () => path,
     credentials,
-    baseline: true
+    baseline: true,
+    ...(id === undefined ? {} : { id })
   })
+  const member = { token: seeded.member.token }
+  const catalog = seeded.catalog
+  // As the owner (no access SQL: owners manage everything) and as a plain member whose team has a viewer grant.
+  const catalogReads = catalog === undefined ? [] : [
+    get("GET /v1/plugins/{id}", `/v1/plugins/${catalog.pluginId}`, key, "plugin"),
+    get("GET /v1/plugins/{id} (member)", `/v1/plugins/${catalog.pluginId}`, member, "plugin member"),
+    ...([["", key, ""], [" (member)", member, " member"]] as const).flatMap(([suffix, credentials, id]) => {
+      const list = `/v1/plugins/${catalog.largePluginId}/config-objects?limit=${PAGE_SIZE}`
+      return [
+        get(`GET plugin objects p.1${suffix}`, list, credentials, `first${id}`),
+        ...(catalog.deepCursor === undefined ? [] : [
+          get(`GET plugin objects p.${DEEP_PAGE}${suffix}`, `${list}&cursor=${encodeURIComponent(catalog.deepCursor)}`, credentials, `deep${id}`)
+        ])
+      ]
+    })
+  ]
   return [
     get("GET /health", "/health", {}),
     get("GET /v1/me (session)", "/v1/me", { token: seeded.token }),
@@ -284,6 +409,8 @@ const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
     get("GET /v1/members (50 of 200)", "/v1/members?limit=50"),
     get("GET /v1/members?q=", "/v1/members?q=person%2019"),
     get("GET /v1/teams (20 teams)", "/v1/teams"),
+    ...catalogReads,
+    // Last: it turns members into admins and back, the catalog's plain member among them.
     {
       label: "PATCH /v1/members/{id} role",
       method: "PATCH",
@@ -365,8 +492,29 @@ const number = (value: number | undefined, digits: number, width: number) =>
   (value === undefined ? "" : value.toFixed(digits)).padStart(width)
 const figures = (f: Figures | undefined) =>
   `${number(f?.perSecond, 0, 8)} ${number(f?.p50, 2, 8)} ${number(f?.p99, 2, 8)} ${number(f?.cpuPerRequest, 0, 8)}`
-const LABEL = 30
+const LABEL = 34
 const megabytes = (bytes: number | undefined) => (bytes === undefined ? "" : `${Math.round(bytes / 1e6)} MB`).padStart(12)
+
+const ratio = (a: Figures | undefined, b: Figures | undefined) =>
+  a === undefined || b === undefined ? "   -" : (a.perSecond / b.perSecond).toFixed(2).padStart(4)
+
+/** The two comparisons the catalog is held to: a plugin read against the baseline, a deep page against the first. */
+const printRatios = (measured: ReadonlyMap<string, { readonly ours: Figures; readonly theirs: Figures | undefined }>) => {
+  if (!measured.has("plugin")) return
+  console.log(`\n${"ratios of req/s".padEnd(LABEL)} | ${"owner".padStart(8)} ${"member".padStart(8)}`)
+  const row = (label: string, owner: string, member: string) => console.log(`${label.padEnd(LABEL)} | ${owner.padStart(8)} ${member.padStart(8)}`)
+  const get = (id: string) => measured.get(id)
+  const withBaseline = get("plugin")?.theirs !== undefined
+  if (withBaseline) {
+    row("GET /v1/plugins/{id} vs baseline", ratio(get("plugin")?.ours, get("plugin")?.theirs), ratio(get("plugin member")?.ours, get("plugin member")?.theirs))
+  }
+  if (measured.has("deep")) {
+    row(`p.${DEEP_PAGE} / p.1, orgplane`, ratio(get("deep")?.ours, get("first")?.ours), ratio(get("deep member")?.ours, get("first member")?.ours))
+    if (withBaseline) {
+      row(`p.${DEEP_PAGE} / p.1, baseline`, ratio(get("deep")?.theirs, get("first")?.theirs), ratio(get("deep member")?.theirs, get("first member")?.theirs))
+    }
+  }
+}
 
 const describeRoot = () => {
   try {
@@ -400,7 +548,8 @@ const main = async () => {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   const rssAtStart = await orgplane.rss()
-  const seeded = await seed(orgplane.url)
+  const people = await seed(orgplane.url)
+  const seeded: Seeded = { ...people, catalog: await seedCatalog(orgplane.url, people) }
   const list = endpoints(seeded)
   if (baseline !== undefined) {
     for (const endpoint of list) if (endpoint.baseline) await compare(orgplane, baseline, endpoint)
@@ -415,11 +564,14 @@ const main = async () => {
   console.log(`${"".padEnd(LABEL)} | ${"orgplane".padEnd(header.length)} | baseline (node:http + pg)`)
   console.log(`${"endpoint".padEnd(LABEL)} | ${header.padStart(35)} | ${header.padStart(35)}`)
   console.log(`${"-".repeat(LABEL)}-+-${"-".repeat(35)}-+-${"-".repeat(35)}`)
+  const measured = new Map<string, { readonly ours: Figures; readonly theirs: Figures | undefined }>()
   for (const endpoint of list) {
     const ours = await measure(orgplane, endpoint)
     const theirs = baseline !== undefined && endpoint.baseline ? await measure(baseline, endpoint) : undefined
     console.log(`${endpoint.label.padEnd(LABEL)} | ${figures(ours)} | ${figures(theirs)}`)
+    if (endpoint.id !== undefined) measured.set(endpoint.id, { ours, theirs })
   }
+  printRatios(measured)
 
   const rssAfter = [await orgplane.rss(), await baseline?.rss()]
   console.log(`\n${"server RSS".padEnd(LABEL)} |     at start  before load   after load`)
