@@ -22,10 +22,7 @@ const roles: ReadonlyArray<Role> = ["owner", "admin", "member"]
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 
-const ok = (what: string, response: Http.RawResponse, status: number) => {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
-  return response.body
-}
+const ok = Http.expectStatus
 
 // Fresh targets, made by the organization's owner ---------------------------------------------------------------
 

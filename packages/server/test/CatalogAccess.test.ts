@@ -31,10 +31,7 @@ const call = (method: Method, path: string, who: { readonly token: string }, bod
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 
-const ok = (what: string, response: Http.RawResponse, status: number) => {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
-  return response.body
-}
+const ok = Http.expectStatus
 
 // The three kinds, each with how to make one and what its operations are ----------------------------------------
 

@@ -18,10 +18,7 @@ type Owner = Awaited<ReturnType<typeof Http.owner>>
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 
-const ok = (what: string, response: Http.RawResponse, status: number) => {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
-  return response.body
-}
+const ok = Http.expectStatus
 
 const post = (owner: Owner, path: string, body: unknown) => Http.request(server.url, "POST", path, { token: owner.token, body })
 

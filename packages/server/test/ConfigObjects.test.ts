@@ -4,25 +4,20 @@
  * with SQL on the server's own database until the plugins group exists.
  */
 import { SqlClient } from "@effect/sql"
-import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Http, TestServer } from "@orgplane/testkit"
+import { Effect } from "effect"
 import { typeid } from "typeid-js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-let database: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
-let server: TestServer.RunningServer
+/** The server shares its database with the tests, so they can write what no endpoint writes yet. */
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 beforeAll(async () => {
-  database = ManagedRuntime.make(TestDatabase.layer)
-  const runtime = await database.runtime()
-  server = await TestServer.start({ database: Layer.succeedContext(runtime.context) })
+  server = await TestServer.startSharingDatabase()
 })
-afterAll(async () => {
-  await server?.close()
-  await database?.dispose()
-})
+afterAll(() => server?.close())
 
 const { del, get, post } = Http.verbs(() => server.url)
-const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => database.runPromise(Effect.flatMap(SqlClient.SqlClient, use))
+const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
 
 /** A plugin written straight to the database; `deleted` soft-deletes it. */
 const insertPlugin = async (organizationId: string, options: { readonly deleted?: boolean } = {}) => {

@@ -6,35 +6,25 @@
  * Config objects are made through the Config objects group; only bulk rows for paging are written with SQL.
  */
 import { SqlClient } from "@effect/sql"
-import { Http, Tenancy, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Http, TestServer } from "@orgplane/testkit"
+import { Effect } from "effect"
+import { typeid } from "typeid-js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-/** The server's database, shared with the tests so they can write what no endpoint writes yet. */
-const database = ManagedRuntime.make(TestDatabase.layer)
-let server: TestServer.RunningServer
+/** The server shares its database with the tests, so they can write what no endpoint writes yet. */
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 beforeAll(async () => {
-  const runtime = await database.runtime()
-  server = await TestServer.start({ database: Layer.merge(Layer.succeedContext(runtime.context), Tenancy.recorder) })
+  server = await TestServer.startSharingDatabase()
 }, 60_000)
-afterAll(async () => {
-  await server.close()
-  await database.dispose()
-})
+afterAll(() => server.close())
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
-const sql = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-  database.runPromise(Effect.flatMap(SqlClient.SqlClient, f))
+const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
 
 
-const ok = (what: string, response: Http.RawResponse, status: number) => {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
-  return response.body
-}
+const ok = Http.expectStatus
 
-const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
-const typeId = (prefix: string) =>
-  `${prefix}_${alphabet[Math.floor(Math.random() * 8)]}${Array.from({ length: 25 }, () => alphabet[Math.floor(Math.random() * 32)]).join("")}`
+const typeId = (prefix: Parameters<typeof typeid>[0]) => typeid(prefix).toString()
 
 const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
 

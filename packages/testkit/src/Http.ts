@@ -47,6 +47,12 @@ export const verbs = (baseUrl: () => string) => {
   return { get: verb("GET"), post: verb("POST"), patch: verb("PATCH"), del: verb("DELETE") }
 }
 
+/** The body of a response that must have `status`; throws, naming `what` and the response, otherwise. */
+export const expectStatus = <Body = any>(what: string, response: RawResponse, status: number): Body => {
+  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${response.text}`)
+  return response.body as Body
+}
+
 /** A request whose success answer has a known wire shape: fails (throws) on any other status. */
 const expecting = async <Body>(what: string, status: number, response: Promise<RawResponse>): Promise<Body> => {
   const answered = await response

@@ -1,6 +1,7 @@
 /** A real orgplane server on a loopback port, for tests, examples and benchmarks. */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { ApiLayer, type ServerOptions } from "@orgplane/server"
 import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { randomBytes } from "node:crypto"
@@ -70,6 +71,25 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
+}
+
+/**
+ * A server on a fresh database that the test shares: `sql` runs statements on it, for what no endpoint writes yet
+ * (a connector's memberships) or bulk rows. Its statements are recorded for the tenancy check like the server's.
+ */
+export const startSharingDatabase = async (options: Options = {}) => {
+  const database = ManagedRuntime.make(TestDatabase.layer)
+  const runtime = await database.runtime()
+  const server = await start({ ...options, database: Layer.succeedContext(runtime.context) })
+  return {
+    url: server.url,
+    sql: <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+      database.runPromise(Effect.flatMap(SqlClient.SqlClient, use)),
+    close: async () => {
+      await server.close()
+      await database.dispose()
+    }
+  }
 }
 
 /** The same, as a scoped Effect. */
