@@ -190,14 +190,15 @@ const parameters = () => {
   return { values, add: (value: unknown) => `$${values.push(value)}` }
 }
 
-const pluginColumns = `p.id, p.organization_id, p.name, p.description, p.status,
+/** orgplane's plugin columns; one plugin's organization and id are bound as values in its subqueries, as orgplane does. */
+const pluginColumns = (org: string, id: string) => `p.id, p.organization_id, p.name, p.description, p.status,
       p.created_by_membership_id AS created_by_org_membership_id, p.created_at, p.updated_at, p.deleted_at,
       (SELECT count(*)::int FROM plugin_config_objects pm
-       WHERE pm.organization_id = p.organization_id AND pm.plugin_id = p.id AND pm.removed_at IS NULL) AS member_count,
+       WHERE pm.organization_id = ${org} AND pm.plugin_id = ${id} AND pm.removed_at IS NULL) AS member_count,
       COALESCE((SELECT json_agg(json_build_array(pk.id, pk.name) ORDER BY lower(pk.name), pk.id)
                 FROM marketplace_plugins pkm
                 JOIN marketplaces pk ON pk.organization_id = pkm.organization_id AND pk.id = pkm.marketplace_id
-                WHERE pkm.organization_id = p.organization_id AND pkm.plugin_id = p.id
+                WHERE pkm.organization_id = ${org} AND pkm.plugin_id = ${id}
                   AND pkm.removed_at IS NULL AND pk.deleted_at IS NULL), '[]'::json) AS marketplace_refs,
       COALESCE((SELECT json_agg(json_build_array(pc.id, pc.object_type, pc.title, pcv.id) ORDER BY pcm.created_at, pcm.id)
                 FROM plugin_config_objects pcm
@@ -205,7 +206,7 @@ const pluginColumns = `p.id, p.organization_id, p.name, p.description, p.status,
                 JOIN LATERAL (SELECT lv.id FROM config_object_versions lv
                               WHERE lv.organization_id = pc.organization_id AND lv.config_object_id = pc.id
                               ORDER BY lv.number DESC LIMIT 1) pcv ON true
-                WHERE pcm.organization_id = p.organization_id AND pcm.plugin_id = p.id
+                WHERE pcm.organization_id = ${org} AND pcm.plugin_id = ${id}
                   AND pcm.removed_at IS NULL AND pc.status = 'active'), '[]'::json) AS resources`
 
 const OBJECT_TYPES = ["skill", "agent", "command", "tool", "mcp", "hook", "context", "custom"]
@@ -266,7 +267,8 @@ const restricted = (principal: Row) => principal.m_role === "member"
 const plugin = async (principal: Row, pluginId: string): Promise<Reply> => {
   const { add, values } = parameters()
   const rank = pluginRank("p", restricted(principal), () => add(principal.m_id))
-  const text = `SELECT ${rank} AS rank, ${pluginColumns} FROM plugins p WHERE p.organization_id = ${add(principal.org_id)} AND p.id = ${add(pluginId)}`
+  const columns = pluginColumns(add(principal.org_id), add(pluginId))
+  const text = `SELECT ${rank} AS rank, ${columns} FROM plugins p WHERE p.organization_id = ${add(principal.org_id)} AND p.id = ${add(pluginId)}`
   const [row] = (await pool.query(text, values)).rows
   if (row === undefined) return pluginNotFound
   return row.rank >= 1 ? [200, { item: toPlugin(row) }] : noViewer

@@ -116,9 +116,12 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
               createdAt: at
             })
             yield* access.grantCreator(principal, ConfigObjectKind, id, at)
-            yield* Effect.forEach(pluginIds, (pluginId) =>
-              memberships.addConfigObjects({ organizationId, pluginId, configObjectIds: [id], source: "manual", createdBy, at }), {
-              discard: true
+            yield* memberships.addConfigObjects({
+              organizationId,
+              pairs: pluginIds.map((pluginId) => ({ pluginId, configObjectId: id })),
+              source: "manual",
+              createdBy,
+              at
             })
             return { ok: true as const, item: yield* read(principal, id) }
           })

@@ -21,35 +21,34 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * Puts config objects in a plugin (re-activating removed memberships, leaving active ones as they are) and
-     * answers the memberships' ids in the order of `configObjectIds`.
+     * Puts config objects in plugins, one statement for every pair (re-activating removed memberships, leaving active
+     * ones as they are), and answers the memberships' ids in the order of `pairs`.
      */
     const addConfigObjects = (input: {
       readonly organizationId: OrganizationId
-      readonly pluginId: PluginId
-      readonly configObjectIds: ReadonlyArray<ConfigObjectId>
+      readonly pairs: ReadonlyArray<{ readonly pluginId: PluginId; readonly configObjectId: ConfigObjectId }>
       readonly source: MembershipSource
       readonly createdBy: MembershipId | null
       readonly at: Date
     }) =>
       Effect.gen(function*() {
-        if (input.configObjectIds.length === 0) return [] as ReadonlyArray<PluginConfigObjectId>
-        const rows = yield* Effect.forEach(input.configObjectIds, (configObjectId) =>
+        if (input.pairs.length === 0) return [] as ReadonlyArray<PluginConfigObjectId>
+        const rows = yield* Effect.forEach(input.pairs, ({ configObjectId, pluginId }) =>
           Effect.map(makeId("pco"), (id) => ({
             id,
             organizationId: input.organizationId,
-            pluginId: input.pluginId,
+            pluginId,
             configObjectId,
             membershipSource: input.source,
             createdByMembershipId: input.createdBy,
             createdAt: input.at
           })))
-        const result = yield* sql<{ id: PluginConfigObjectId; configObjectId: ConfigObjectId }>`
+        const result = yield* sql<{ id: PluginConfigObjectId; pluginId: PluginId; configObjectId: ConfigObjectId }>`
           INSERT INTO plugin_config_objects ${sql.insert(rows)}
           ON CONFLICT (organization_id, plugin_id, config_object_id) DO UPDATE SET removed_at = NULL
-          RETURNING id, config_object_id`
-        const ids = new Map(result.map((row) => [row.configObjectId, row.id]))
-        return input.configObjectIds.map((id) => ids.get(id)!)
+          RETURNING id, plugin_id, config_object_id`
+        const ids = new Map(result.map((row) => [`${row.pluginId} ${row.configObjectId}`, row.id]))
+        return input.pairs.map(({ configObjectId, pluginId }) => ids.get(`${pluginId} ${configObjectId}`)!)
       })
 
     /** Takes a config object out of a plugin; false when it was not in it. */

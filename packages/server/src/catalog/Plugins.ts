@@ -171,8 +171,7 @@ export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/Plugins
             const at = yield* now
             const [membershipId] = yield* memberships.addConfigObjects({
               organizationId,
-              pluginId: id,
-              configObjectIds: [configObjectId],
+              pairs: [{ pluginId: id, configObjectId }],
               source: "manual",
               createdBy: actingMembershipId(principal),
               at
