@@ -144,6 +144,9 @@ CREATE TABLE plugin_config_objects (
 );
 CREATE INDEX plugin_config_objects_list_idx ON plugin_config_objects (organization_id, plugin_id, created_at, id);
 CREATE INDEX plugin_config_objects_object_idx ON plugin_config_objects (organization_id, config_object_id) WHERE removed_at IS NULL;
+-- A plugin's active members (its count, its manifest): the plan must not depend on fresh statistics, or Postgres
+-- may pick the index above and filter every membership of the organization.
+CREATE INDEX plugin_config_objects_plugin_idx ON plugin_config_objects (organization_id, plugin_id) WHERE removed_at IS NULL;
 
 CREATE TABLE marketplace_plugins (
   id text PRIMARY KEY,
