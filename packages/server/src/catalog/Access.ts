@@ -17,6 +17,7 @@ import {
   AccessRoles,
   ConfigObjectAccessGrant,
   type ConfigObjectId,
+  Conflict,
   type CreateAccessGrantRequest,
   Forbidden,
   hasRole,
@@ -37,6 +38,7 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { classRow, findAll, findOne, single, trustedClassRow } from "../platform/Statements.js"
 import { now } from "../platform/Time.js"
 import { memberNotFound } from "../staff/Members.js"
+import { teamNotFound } from "../staff/Teams.js"
 import { MembersRepository } from "../staff/MembersRepository.js"
 
 type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.Struct.Fields; new(props: any, options?: boolean): G }
@@ -96,8 +98,18 @@ export const managesAll = (principal: Principal): boolean => restricted(principa
 const restricted = (principal: Principal): MembershipId | undefined =>
   principal._tag === "Member" && !hasRole(principal.membership.role, "admin") ? principal.membership.id : undefined
 
+/** A deleted config object, where an operation needs a live one (restore it first). */
+export const configObjectDeleted = () =>
+  new Conflict({ error: "config_object_deleted", message: "The config object is deleted; restore it first." })
+
+/** A deleted plugin, where an operation needs a live one; `id` names it among several. */
+export const pluginDeleted = (id?: string) =>
+  new Conflict({
+    error: "plugin_deleted",
+    message: id === undefined ? "The plugin is deleted; restore it first." : `Plugin ${id} is deleted.`
+  })
+
 const grantNotFound = () => new NotFound({ error: "access_grant_not_found", message: "Access grant not found." })
-const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
 
 /** Grants by creation, newest first. */
 const grantsByCreation = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) =>

@@ -4,7 +4,6 @@
  * a version recording it, restoring adds one with the content from before.
  */
 import {
-  Conflict,
   type ConfigObjectId,
   type ConfigObjectListQuery,
   type ConfigObjectVersionId,
@@ -20,15 +19,12 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, insufficientAccess, PluginKind } from "./Access.js"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "./Access.js"
 import { ConfigObjectsRepository, type ObjectState } from "./ConfigObjectsRepository.js"
 import { MembershipsRepository } from "./MembershipsRepository.js"
 import { derive, fileOf, parse } from "./Parsing.js"
 
 const versionNotFound = () => new NotFound({ error: "config_object_version_not_found", message: "Config object version not found." })
-const objectDeleted = () =>
-  new Conflict({ error: "config_object_deleted", message: "The config object is deleted; restore it first." })
-const pluginDeleted = (id: PluginId) => new Conflict({ error: "plugin_deleted", message: `Plugin ${id} is deleted.` })
 const connectorRefused = () =>
   new InvalidRequest({
     details: [{
@@ -148,7 +144,7 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
             yield* access.require(principal, ConfigObjectKind, id, "editor", { lock: true })
             const organizationId = principal.organization.id
             const state = yield* stateOf(principal, id)
-            if (state.status === "deleted") return yield* objectDeleted()
+            if (state.status === "deleted") return yield* configObjectDeleted()
             const { input } = request
             const parsed = yield* parse(state.objectType, input)
             const at = yield* now
@@ -214,7 +210,7 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
     const archive = (principal: Principal, id: ConfigObjectId) =>
       lifecycle(principal, id, (state, at) =>
         Effect.gen(function*() {
-          if (state.status === "deleted") return yield* objectDeleted()
+          if (state.status === "deleted") return yield* configObjectDeleted()
           if (state.status === "active") yield* objects.setStatus(organizationOf(principal), id, "archived", at)
         }))
 

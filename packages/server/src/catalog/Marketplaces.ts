@@ -26,10 +26,9 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, insufficientAccess, MarketplaceKind, PluginKind } from "./Access.js"
+import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "./Access.js"
 import { MarketplacesRepository } from "./MarketplacesRepository.js"
 import { MembershipsRepository } from "./MembershipsRepository.js"
-import { pluginDeleted } from "./Plugins.js"
 import { PluginsRepository } from "./PluginsRepository.js"
 
 const managedMarketplace = () =>

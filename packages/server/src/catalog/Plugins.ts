@@ -7,7 +7,6 @@ import {
   type AccessListQuery,
   AccessRoles,
   type ConfigObjectId,
-  Conflict,
   type Forbidden,
   type CreateAccessGrantRequest,
   type CreatePluginRequest,
@@ -25,15 +24,11 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, insufficientAccess, PluginKind } from "./Access.js"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "./Access.js"
 import { ConfigObjectsRepository } from "./ConfigObjectsRepository.js"
 import { MembershipsRepository } from "./MembershipsRepository.js"
 import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
 
-export const pluginDeleted = () =>
-  new Conflict({ error: "plugin_deleted", message: "The plugin is deleted; restore it first." })
-const configObjectDeleted = () =>
-  new Conflict({ error: "config_object_deleted", message: "The config object is deleted; restore it first." })
 const membershipNotFound = () =>
   new NotFound({ error: "plugin_membership_not_found", message: "The config object is not in this plugin." })
 

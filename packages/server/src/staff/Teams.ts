@@ -9,7 +9,7 @@ import { memberNotFound } from "./Members.js"
 import { MembersRepository } from "./MembersRepository.js"
 import { TeamsRepository } from "./TeamsRepository.js"
 
-const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
+export const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
 
 export class Teams extends Effect.Service<Teams>()("@orgplane/server/Teams", {
   effect: Effect.gen(function*() {
