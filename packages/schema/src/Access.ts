@@ -7,6 +7,8 @@ import { allErrors, requestBody, Timestamp } from "./Common.js"
 import {
   ConfigObjectAccessGrantId,
   ConfigObjectId,
+  ConnectorInstanceAccessGrantId,
+  ConnectorInstanceId,
   MarketplaceAccessGrantId,
   MarketplaceId,
   MembershipId,
@@ -56,7 +58,12 @@ export class MarketplaceAccessGrant extends Schema.Class<MarketplaceAccessGrant>
   ...grantFields
 }) {}
 
-export type AccessGrant = ConfigObjectAccessGrant | PluginAccessGrant | MarketplaceAccessGrant
+export class ConnectorInstanceAccessGrant extends Schema.Class<ConnectorInstanceAccessGrant>("ConnectorInstanceAccessGrant")({
+  id: ConnectorInstanceAccessGrantId,
+  ...grantFields
+}) {}
+
+export type AccessGrant = ConfigObjectAccessGrant | PluginAccessGrant | MarketplaceAccessGrant | ConnectorInstanceAccessGrant
 
 export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotations({ identifier: "ConfigObjectAccessGrantPage" })
 export const PluginAccessGrantPage = Page(PluginAccessGrant).annotations({ identifier: "PluginAccessGrantPage" })
@@ -66,6 +73,9 @@ export const ConfigObjectAccessGrantResponse = Schema.Struct({ ok: Schema.Litera
   .annotations({ identifier: "ConfigObjectAccessGrantResponse" })
 export const PluginAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginAccessGrant })
   .annotations({ identifier: "PluginAccessGrantResponse" })
+export const ConnectorInstanceAccessGrantPage = Page(ConnectorInstanceAccessGrant).annotations({ identifier: "ConnectorInstanceAccessGrantPage" })
+export const ConnectorInstanceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorInstanceAccessGrant })
+  .annotations({ identifier: "ConnectorInstanceAccessGrantResponse" })
 export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
   .annotations({ identifier: "MarketplaceAccessGrantResponse" })
 
@@ -103,4 +113,5 @@ export type AccessListQuery = typeof AccessListQuery.Type
 
 export const ConfigObjectGrantPath = Schema.Struct({ configObjectId: ConfigObjectId, grantId: ConfigObjectAccessGrantId })
 export const PluginGrantPath = Schema.Struct({ pluginId: PluginId, grantId: PluginAccessGrantId })
+export const ConnectorInstanceGrantPath = Schema.Struct({ connectorInstanceId: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId })
 export const MarketplaceGrantPath = Schema.Struct({ marketplaceId: MarketplaceId, grantId: MarketplaceAccessGrantId })

@@ -4,6 +4,7 @@ import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
 import { ConfigObjectsApi } from "./ConfigObjectsApi.js"
+import { ConnectorAccountsApi, ConnectorInstancesApi, ConnectorMappingsApi, ConnectorTargetsApi } from "./ConnectorsApi.js"
 import { InvalidRequestResponse, PayloadTooLargeResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MarketplacesApi } from "./MarketplacesApi.js"
@@ -80,6 +81,10 @@ export class Api extends HttpApi.make("orgplane")
   .add(ConfigObjectsApi)
   .add(PluginsApi)
   .add(MarketplacesApi)
+  .add(ConnectorAccountsApi)
+  .add(ConnectorInstancesApi)
+  .add(ConnectorTargetsApi)
+  .add(ConnectorMappingsApi)
   .add(BootstrapApi)
   .add(AdminApi)
   .addError(InvalidRequestResponse)

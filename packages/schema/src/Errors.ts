@@ -131,7 +131,12 @@ export const NotFoundCode = Schema.Literal(
   "marketplace_not_found",
   "plugin_membership_not_found",
   "marketplace_membership_not_found",
-  "access_grant_not_found"
+  "access_grant_not_found",
+  "connector_account_not_found",
+  "connector_instance_not_found",
+  "connector_target_not_found",
+  "connector_mapping_not_found",
+  "connector_sync_event_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -157,7 +162,12 @@ export const ConflictCode = Schema.Literal(
   "marketplace_exists",
   "config_object_deleted",
   "plugin_deleted",
-  "managed_marketplace_cannot_be_deleted"
+  "managed_marketplace_cannot_be_deleted",
+  "connector_account_exists",
+  "connector_account_disconnected",
+  "connector_instance_exists",
+  "connector_target_exists",
+  "connector_mapping_exists"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -95,6 +95,10 @@ export const PluginAccessGrantId = typeId("pag", "PluginAccessGrantId", "Plugin 
 export type PluginAccessGrantId = typeof PluginAccessGrantId.Type
 export const MarketplacePluginId = typeId("mkp", "MarketplacePluginId", "Marketplace plugin membership id")
 export type MarketplacePluginId = typeof MarketplacePluginId.Type
+export const ConnectorInstanceAccessGrantId = typeId("cia", "ConnectorInstanceAccessGrantId", "Connector instance access grant id")
+export type ConnectorInstanceAccessGrantId = typeof ConnectorInstanceAccessGrantId.Type
+export const ConnectorSyncEventId = typeId("cse", "ConnectorSyncEventId", "Connector sync event id")
+export type ConnectorSyncEventId = typeof ConnectorSyncEventId.Type
 export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy id")
 export type DesktopPolicyId = typeof DesktopPolicyId.Type
 export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
@@ -128,7 +132,9 @@ export const IdsByPrefix = {
   emc: ExternalMcpConnectionId,
   pco: PluginConfigObjectId,
   pag: PluginAccessGrantId,
-  mkp: MarketplacePluginId
+  mkp: MarketplacePluginId,
+  cia: ConnectorInstanceAccessGrantId,
+  cse: ConnectorSyncEventId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

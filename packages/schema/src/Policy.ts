@@ -22,6 +22,10 @@ export const Policy = {
     capability: "read the config objects, plugins and marketplaces shared with them (owners and admins: all of them)"
   },
   "catalog.create": { role: "member", capability: "create config objects and plugins, which they then manage" },
+  "connectors.read": {
+    role: "member",
+    capability: "read connector accounts, and the connector instances shared with them (owners and admins: all of them)"
+  },
   "members.leave": { role: "member", capability: "leave the organization" },
   "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
   "members.remove": { role: "admin", capability: "remove members and admins" },
@@ -31,6 +35,10 @@ export const Policy = {
   "catalog.grantOrgWide": {
     role: "admin",
     capability: "share a config object, plugin or marketplace with the whole organization"
+  },
+  "connectors.manage": {
+    role: "admin",
+    capability: "connect and disconnect code-host accounts, create connector instances and apply their discovery"
   },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "organizations.setPlan": {

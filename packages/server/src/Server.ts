@@ -14,6 +14,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as CatalogHttp from "./catalog/Http.js"
+import * as ConnectorsHttp from "./connectors/Http.js"
 import * as IdentityHttp from "./identity/Http.js"
 import * as Authentication from "./identity/Authentication.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
@@ -62,7 +63,7 @@ const Storage = (options: ServerOptions) => {
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
-    Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer, CatalogHttp.layer]),
+    Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer, CatalogHttp.layer, ConnectorsHttp.layer]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
     Layer.provideMerge(Storage(options)),

@@ -147,8 +147,9 @@ const stringOfLength = (schema: JsonSchema, length: number): string | undefined 
   if (prefix !== undefined) return length > prefix.length + 1 ? `${prefix}_${"0".repeat(length - prefix.length - 1)}` : undefined
   const letters = "a".repeat(length)
   if (typeof schema.pattern !== "string") return letters
-  // Letters, or a path of them (say, a logo on the same host).
-  const candidates = length === 0 ? [letters] : [letters, `/${letters.slice(1)}`]
+  // Letters, a path of them (say, a logo on the same host), or two names around a slash (a repository).
+  const half = Math.floor((length - 1) / 2)
+  const candidates = length === 0 ? [letters] : [letters, `/${letters.slice(1)}`, `${letters.slice(0, half)}/${letters.slice(half + 1)}`]
   return candidates.find((candidate) => new RegExp(schema.pattern, "u").test(candidate))
 }
 

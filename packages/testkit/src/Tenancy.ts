@@ -14,7 +14,8 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
   organizations: "the tenant root: its id is every tenant row's organization_id",
   instance_settings: "facts about the instance (operator organization, cursor key)",
   rate_limits: "counters keyed by client address or account",
-  orgplane_migrations: "the schema's own history"
+  orgplane_migrations: "the schema's own history",
+  codehost_deliveries: "GitHub webhook delivery ids, received before the organization is known (deduplication of redeliveries)"
 }
 
 /** Statements that change the schema, not rows: migrations. */

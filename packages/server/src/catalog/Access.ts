@@ -1,5 +1,6 @@
 /**
- * Who may do what to one config object, plugin or marketplace: the one place that answers it, for every kind.
+ * Who may do what to one config object, plugin, marketplace or connector instance: the one place that answers it,
+ * for every kind.
  *
  * - Organization owners and admins (and the system) are managers of everything.
  * - Otherwise a member's role is the highest of the grants that apply to them (their own, their teams', the
@@ -18,6 +19,8 @@ import {
   ConfigObjectAccessGrant,
   type ConfigObjectId,
   Conflict,
+  ConnectorInstanceAccessGrant,
+  type ConnectorInstanceId,
   type CreateAccessGrantRequest,
   Forbidden,
   hasRole,
@@ -46,12 +49,12 @@ type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.St
 /** One kind of shared resource: its table, its grant table and how it is named in messages. */
 export interface Kind<Id extends string, G> {
   /** As messages name it: "config object". */
-  readonly name: "config object" | "plugin" | "marketplace"
-  readonly table: "config_objects" | "plugins" | "marketplaces"
-  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants"
+  readonly name: "config object" | "plugin" | "marketplace" | "connector instance"
+  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances"
+  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants" | "connector_instance_grants"
   /** The grant table's column naming the resource. */
-  readonly column: "config_object_id" | "plugin_id" | "marketplace_id"
-  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag">
+  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id"
+  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia">
   readonly grant: GrantClass<G>
   readonly notFound: () => NotFound
   /** Phantom: the resource's id type. */
@@ -86,6 +89,16 @@ export const MarketplaceKind: Kind<MarketplaceId, MarketplaceAccessGrant> = {
   grantPrefix: "mag",
   grant: MarketplaceAccessGrant,
   notFound: () => new NotFound({ error: "marketplace_not_found", message: "Marketplace not found." })
+}
+
+export const ConnectorInstanceKind: Kind<ConnectorInstanceId, ConnectorInstanceAccessGrant> = {
+  name: "connector instance",
+  table: "connector_instances",
+  grants: "connector_instance_grants",
+  column: "connector_instance_id",
+  grantPrefix: "cia",
+  grant: ConnectorInstanceAccessGrant,
+  notFound: () => new NotFound({ error: "connector_instance_not_found", message: "Connector instance not found." })
 }
 
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
@@ -315,7 +328,8 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
     const lists = {
       config_object_grants: makeList(ConfigObjectKind),
       plugin_grants: makeList(PluginKind),
-      marketplace_grants: makeList(MarketplaceKind)
+      marketplace_grants: makeList(MarketplaceKind),
+      connector_instance_grants: makeList(ConnectorInstanceKind)
     }
 
     const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>

@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /** A grant table of one kind: a direct, team-wide or organization-wide role on one resource. */
-const grants = (table: string, resource: string, resourceTable: string) => `
+export const grants = (table: string, resource: string, resourceTable: string) => `
 CREATE TABLE ${table} (
   id text PRIMARY KEY,
   organization_id text NOT NULL REFERENCES organizations (id),

@@ -4,10 +4,12 @@ import identity from "./0001_identity.js"
 import staff from "./0002_staff.js"
 import tenancy from "./0003_tenancy.js"
 import catalog from "./0004_catalog.js"
+import connectors from "./0005_connectors.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
   { id: 2, name: "staff", up: staff },
   { id: 3, name: "tenancy", up: tenancy },
-  { id: 4, name: "catalog", up: catalog }
+  { id: 4, name: "catalog", up: catalog },
+  { id: 5, name: "connectors", up: connectors }
 ]

@@ -1,0 +1,323 @@
+/** The connector groups: accounts, instances (with their access grants), targets, mappings. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import {
+  ConnectorInstanceAccessGrantPage,
+  ConnectorInstanceAccessGrantResponse,
+  ConnectorInstanceGrantPath
+} from "./Access.js"
+import { accessEndpoints } from "./AccessApi.js"
+import {
+  ConnectorAccountDetail,
+  ConnectorAccountListQuery,
+  ConnectorAccountPage,
+  ConnectorAccountPath,
+  ConnectorAccountResponse,
+  ConnectorInstanceDetail,
+  ConnectorInstanceListQuery,
+  ConnectorInstancePage,
+  ConnectorInstancePath,
+  ConnectorInstanceResponse,
+  ConnectorMappingDetail,
+  ConnectorMappingListQuery,
+  ConnectorMappingPage,
+  ConnectorMappingPath,
+  ConnectorMappingResponse,
+  ConnectorTargetDetail,
+  ConnectorTargetListQuery,
+  ConnectorTargetPage,
+  ConnectorTargetPath,
+  ConnectorTargetResponse,
+  CreateConnectorAccountRequest,
+  CreateConnectorInstanceRequest,
+  CreateConnectorMappingRequest,
+  CreateConnectorTargetRequest,
+  DisconnectConnectorAccountRequest,
+  DisconnectConnectorAccountResponse,
+  RemoveConnectorInstanceResponse,
+  UpdateConnectorInstanceRequest,
+  UpdateConnectorMappingRequest,
+  UpdateConnectorTargetRequest
+} from "./Connectors.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication } from "./Security.js"
+
+const shared =
+  "Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization; another organization's connector resources answer 404 like missing ones."
+
+export class ConnectorAccountsApi extends HttpApiGroup.make("connectorAccounts")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/connector-accounts")
+      .setPayload(CreateConnectorAccountRequest)
+      .addSuccess(ConnectorAccountResponse, { status: 201 })
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.manage"))
+      .annotate(OpenApi.Summary, "Connect a code-host account")
+      .annotate(
+        OpenApi.Description,
+        "Records a GitHub account the organization syncs from: an installation of the server's GitHub App (`kind: app_installation`, by installation id; the server must be configured with `ORGPLANE_CODEHOST_APP_ID` and its private key), or an access token (`kind: token`, stored encrypted with `ORGPLANE_ENCRYPTION_KEYS`, never returned). Nothing is read from GitHub when connecting.\n\nErrors: 409 `connector_account_exists` when the installation is already connected to this organization."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/connector-accounts")
+      .setUrlParams(ConnectorAccountListQuery)
+      .addSuccess(ConnectorAccountPage)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "List code-host accounts")
+      .annotate(OpenApi.Description, "The organization's connected accounts, newest first. Changes nothing.\n\nErrors: none beyond the group's.")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/connector-accounts/:connectorAccountId")
+      .setPath(ConnectorAccountPath)
+      .addSuccess(ConnectorAccountDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Get a code-host account")
+      .annotate(OpenApi.Description, "One connected account. Changes nothing.\n\nErrors: 404 `connector_account_not_found`.")
+  )
+  .add(
+    HttpApiEndpoint.post("disconnect", "/v1/connector-accounts/:connectorAccountId/disconnect")
+      .setPath(ConnectorAccountPath)
+      .setPayload(DisconnectConnectorAccountRequest)
+      .addSuccess(DisconnectConnectorAccountResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.manage"))
+      .annotate(OpenApi.Summary, "Disconnect a code-host account")
+      .annotate(
+        OpenApi.Description,
+        "Removes every connector instance of the account exactly as `remove` does (in one transaction), then deletes the account and its stored credential, and answers the counts. The body may be `{}`.\n\nErrors: 404 `connector_account_not_found`."
+      )
+  )
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Connector accounts")
+  .annotate(
+    OpenApi.Description,
+    `Code-host (GitHub) accounts the organization syncs repositories from. Any member reads them; owners and admins connect and disconnect them. ${shared}`
+  )
+{}
+
+const access = accessEndpoints({
+  name: "connectorInstance",
+  kind: "connector instance",
+  base: "/v1/connector-instances/:connectorInstanceId",
+  path: ConnectorInstancePath,
+  grantPath: ConnectorInstanceGrantPath,
+  grant: ConnectorInstanceAccessGrantResponse,
+  page: ConnectorInstanceAccessGrantPage
+})
+
+const instanceNotFound = "404 `connector_instance_not_found`"
+
+const lifecycle = <const Name extends "enable" | "disable">(name: Name, summary: string, description: string) =>
+  HttpApiEndpoint.post(name, `/v1/connector-instances/:connectorInstanceId/${name}`)
+    .setPath(ConnectorInstancePath)
+    .addSuccess(ConnectorInstanceResponse)
+    .addError(NotFoundResponse)
+    .pipe(requires("connectors.read"))
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, `${description} Needs editor access on the instance. No body.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
+
+export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances")
+  .add(
+    HttpApiEndpoint.post("create", "/v1/connector-instances")
+      .setPayload(CreateConnectorInstanceRequest)
+      .addSuccess(ConnectorInstanceResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.manage"))
+      .annotate(OpenApi.Summary, "Create a connector instance")
+      .annotate(
+        OpenApi.Description,
+        "Links one repository (`remoteId`, `owner/name`) of a connected account to the organization. Add a target (the branch) next, then mappings. The creator gets manager access.\n\nErrors: 404 `connector_account_not_found`; 409 `connector_instance_exists` (names are unique in the organization, compared case-insensitively), `connector_account_disconnected`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/connector-instances")
+      .setUrlParams(ConnectorInstanceListQuery)
+      .addSuccess(ConnectorInstancePage)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "List connector instances")
+      .annotate(
+        OpenApi.Description,
+        "The instances the caller can view (owners and admins: all), newest first. Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/connector-instances/:connectorInstanceId")
+      .setPath(ConnectorInstancePath)
+      .addSuccess(ConnectorInstanceDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Get a connector instance")
+      .annotate(OpenApi.Description, `One instance. Needs viewer access. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/connector-instances/:connectorInstanceId")
+      .setPath(ConnectorInstancePath)
+      .setPayload(UpdateConnectorInstanceRequest)
+      .addSuccess(ConnectorInstanceResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Update a connector instance")
+      .annotate(
+        OpenApi.Description,
+        `Changes the repository (\`remoteId\`), the name and/or the settings (\`config\` replaces \`instanceConfigJson\` whole). None of the three is required on its own; at least one must be given. Needs editor access.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}; 409 \`connector_instance_exists\`.`
+      )
+  )
+  .add(lifecycle("enable", "Enable a connector instance", "Sets the instance `active`."))
+  .add(lifecycle("disable", "Disable a connector instance", "Sets the instance `disabled`: what it imported stays."))
+  .add(
+    HttpApiEndpoint.post("remove", "/v1/connector-instances/:connectorInstanceId/remove")
+      .setPath(ConnectorInstancePath)
+      .addSuccess(RemoveConnectorInstanceResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Remove a connector instance")
+      .annotate(
+        OpenApi.Description,
+        `Deletes, in one transaction, the instance with its targets, mappings, sync history and grants; every config object it materialized (with versions, grants, plugin memberships and source bindings); the plugins its discovery apply created, unless they hold config objects from elsewhere (those plugins are kept and no longer tied to it); and the marketplaces its apply created, unless they list plugins that are kept. Plugins and marketplaces people created and pointed mappings at are never deleted. Answers the counts. Needs manager access. No body.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listTargets", "/v1/connector-instances/:connectorInstanceId/targets")
+      .setPath(ConnectorInstancePath)
+      .setUrlParams(ConnectorTargetListQuery)
+      .addSuccess(ConnectorTargetPage)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "List an instance's targets")
+      .annotate(OpenApi.Description, `The instance's targets, oldest first (discovery uses the first). Needs viewer access. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
+  )
+  .add(
+    HttpApiEndpoint.post("createTarget", "/v1/connector-instances/:connectorInstanceId/targets")
+      .setPath(ConnectorInstancePath)
+      .setPayload(CreateConnectorTargetRequest)
+      .addSuccess(ConnectorTargetResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Add a target")
+      .annotate(
+        OpenApi.Description,
+        `Makes the instance follow one branch (\`externalTargetRef\`) of its repository. Needs editor access.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}; 409 \`connector_target_exists\` for a branch the instance already follows.`
+      )
+  )
+  .add(access.grant)
+  .add(access.listAccess)
+  .add(access.revoke)
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Connector instances")
+  .annotate(
+    OpenApi.Description,
+    `Connector instances link one repository to the organization. Owners and admins create them and manage all of them; other members need a grant on the instance (viewer reads, editor changes, manager removes and shares). A member without the access an operation needs gets 403 \`insufficient_access\`. ${shared}`
+  )
+{}
+
+const targetNotFound = "404 `connector_target_not_found`"
+
+export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
+  .add(
+    HttpApiEndpoint.get("get", "/v1/connector-targets/:connectorTargetId")
+      .setPath(ConnectorTargetPath)
+      .addSuccess(ConnectorTargetDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Get a target")
+      .annotate(OpenApi.Description, `One target. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}.`)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/connector-targets/:connectorTargetId")
+      .setPath(ConnectorTargetPath)
+      .setPayload(UpdateConnectorTargetRequest)
+      .addSuccess(ConnectorTargetResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Update a target")
+      .annotate(
+        OpenApi.Description,
+        `Changes the repository, the branch and/or the settings (\`config\` replaces \`targetConfigJson\` whole); at least one. Needs editor access on the instance.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}; 409 \`connector_target_exists\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listMappings", "/v1/connector-targets/:connectorTargetId/mappings")
+      .setPath(ConnectorTargetPath)
+      .setUrlParams(ConnectorMappingListQuery)
+      .addSuccess(ConnectorMappingPage)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "List a target's mappings")
+      .annotate(
+        OpenApi.Description,
+        `The target's mappings, most recently updated first, filtered by kind, object type, plugin and text (\`q\`: a case-insensitive substring of the selector or remote id). Pages are keyset pages over an index: a deep page costs what the first does. Needs viewer access on the instance. Changes nothing.\n\nErrors: 400 \`invalid_request\` for a bad query value (a cursor of another list or of other filters included); 403 \`insufficient_access\`; ${targetNotFound}.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createMapping", "/v1/connector-targets/:connectorTargetId/mappings")
+      .setPath(ConnectorTargetPath)
+      .setPayload(CreateConnectorMappingRequest)
+      .addSuccess(ConnectorMappingResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Add a mapping")
+      .annotate(
+        OpenApi.Description,
+        `Maps files of the target's branch (\`selector\`) to config objects of one type, optionally in a plugin. Needs editor access on the instance, and editor access on the plugin when one is named.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}, \`plugin_not_found\`; 409 \`connector_mapping_exists\` (one mapping per target, selector and object type), \`plugin_deleted\`.`
+      )
+  )
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Connector targets")
+  .annotate(
+    OpenApi.Description,
+    `The branches connector instances follow, and the mappings from their files to config objects. Access is the instance's. ${shared}`
+  )
+{}
+
+const mappingNotFound = "404 `connector_mapping_not_found`"
+
+export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
+  .add(
+    HttpApiEndpoint.get("get", "/v1/connector-mappings/:connectorMappingId")
+      .setPath(ConnectorMappingPath)
+      .addSuccess(ConnectorMappingDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Get a mapping")
+      .annotate(OpenApi.Description, `One mapping. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${mappingNotFound}.`)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/connector-mappings/:connectorMappingId")
+      .setPath(ConnectorMappingPath)
+      .setPayload(UpdateConnectorMappingRequest)
+      .addSuccess(ConnectorMappingResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Update a mapping")
+      .annotate(
+        OpenApi.Description,
+        `Changes the selector, object type, plugin, \`autoAddToPlugin\` and/or settings; at least one (the kind cannot change). Needs editor access on the instance, and on the plugin when one is named.\n\nErrors: 403 \`insufficient_access\`; ${mappingNotFound}, \`plugin_not_found\`; 409 \`connector_mapping_exists\`, \`plugin_deleted\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v1/connector-mappings/:connectorMappingId")
+      .setPath(ConnectorMappingPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Delete a mapping")
+      .annotate(
+        OpenApi.Description,
+        `Deletes the mapping and the plugin memberships it created. The config objects it materialized stay (no longer synced). Needs editor access on the instance.\n\nErrors: 403 \`insufficient_access\`; ${mappingNotFound}.`
+      )
+  )
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Connector mappings")
+  .annotate(OpenApi.Description, `Mappings one by one. Access is the instance's. ${shared}`)
+{}

@@ -1,0 +1,436 @@
+/**
+ * Connector accounts, instances, targets and mappings. Owners and admins connect accounts and create instances
+ * (`connectors.manage`); everything about one instance is decided by the caller's role on it (see
+ * catalog/Access.ts: viewer reads, editor changes, manager removes and shares).
+ */
+import {
+  type AccessListQuery,
+  type AccessRole,
+  Conflict,
+  type ConnectorAccountId,
+  type ConnectorAccountListQuery,
+  type ConnectorInstance,
+  type ConnectorInstanceAccessGrantId,
+  type ConnectorInstanceId,
+  type ConnectorInstanceListQuery,
+  type ConnectorMappingId,
+  type ConnectorMappingListQuery,
+  type ConnectorTarget,
+  type ConnectorTargetId,
+  type ConnectorTargetListQuery,
+  type CreateAccessGrantRequest,
+  type CreateConnectorAccountRequest,
+  type CreateConnectorInstanceRequest,
+  type CreateConnectorMappingRequest,
+  type CreateConnectorTargetRequest,
+  NotFound,
+  type PluginId,
+  type UpdateConnectorInstanceRequest,
+  type UpdateConnectorMappingRequest,
+  type UpdateConnectorTargetRequest
+} from "@orgplane/schema"
+import { Effect, Option } from "effect"
+import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted } from "../catalog/Access.js"
+import { PluginsRepository } from "../catalog/PluginsRepository.js"
+import { Crypto } from "../platform/Crypto.js"
+import { makeId } from "../platform/Ids.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { ConnectorsRepository } from "./ConnectorsRepository.js"
+import { MappingsRepository } from "./MappingsRepository.js"
+import { RemovalRepository } from "./RemovalRepository.js"
+
+export const accountNotFound = () => new NotFound({ error: "connector_account_not_found", message: "Connector account not found." })
+export const targetNotFound = () => new NotFound({ error: "connector_target_not_found", message: "Connector target not found." })
+export const mappingNotFound = () => new NotFound({ error: "connector_mapping_not_found", message: "Connector mapping not found." })
+export const accountDisconnected = () =>
+  new Conflict({ error: "connector_account_disconnected", message: "The connector account is disconnected; connect it again." })
+const accountExists = () =>
+  new Conflict({ error: "connector_account_exists", message: "This installation is already connected to the organization." })
+const instanceExists = (name: string) =>
+  new Conflict({ error: "connector_instance_exists", message: `The organization already has a connector instance named "${name}".` })
+const targetExists = () =>
+  new Conflict({ error: "connector_target_exists", message: "The instance already follows this branch of this repository." })
+
+export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/Connectors", {
+  effect: Effect.gen(function*() {
+    const repository = yield* ConnectorsRepository
+    const mappings = yield* MappingsRepository
+    const removal = yield* RemovalRepository
+    const plugins = yield* PluginsRepository
+    const access = yield* Access
+    const crypto = yield* Crypto
+
+    // Accounts
+
+    const createAccount = (principal: Principal, input: CreateConnectorAccountRequest) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.manage"),
+        Effect.gen(function*() {
+          // Encrypted before the transaction: nothing that cannot be repeated belongs inside one.
+          const tokenCiphertext = input.token !== undefined ? yield* Effect.orDie(crypto.encrypt(input.token)) : null
+          return yield* transaction(
+            Effect.gen(function*() {
+              const id = yield* makeId("cac")
+              const at = yield* now
+              const remoteId = input.installationId !== undefined ? String(input.installationId) : null
+              yield* repository.insertAccount({
+                id,
+                organizationId: principal.organization.id,
+                kind: input.kind,
+                remoteId,
+                externalAccountRef: input.accountLogin ?? null,
+                displayName: input.displayName ?? input.accountLogin ??
+                  (remoteId !== null ? `GitHub installation ${remoteId}` : "GitHub token"),
+                tokenCiphertext,
+                createdByMembershipId: actingMembershipId(principal),
+                at
+              }).pipe(catchUniqueViolation(accountExists))
+              const found = yield* repository.findAccount(principal.organization.id, id)
+              return { ok: true as const, item: Option.getOrThrow(found).account }
+            })
+          )
+        })
+      )
+
+    const listAccounts = (principal: Principal, query: ConnectorAccountListQuery) =>
+      Effect.zipRight(authorize(principal, "connectors.read"), orUnavailable(repository.listAccounts(principal.organization.id, query)))
+
+    const getAccount = (principal: Principal, id: ConnectorAccountId) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(Effect.flatMap(repository.findAccount(principal.organization.id, id), Option.match({
+          onNone: () => Effect.fail(accountNotFound()),
+          onSome: ({ account }) => Effect.succeed({ item: account })
+        })))
+      )
+
+    /** Removes every instance of the account as `remove` does, then the account, in one transaction. */
+    const disconnectAccount = (principal: Principal, id: ConnectorAccountId, reason: string | undefined) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.manage"),
+        transaction(
+          Effect.gen(function*() {
+            const organizationId = principal.organization.id
+            const found = yield* repository.findAccount(organizationId, id, true)
+            if (Option.isNone(found)) return yield* accountNotFound()
+            const totals = { configObjects: 0, mappings: 0, plugins: 0, marketplaces: 0 }
+            const instanceIds = yield* repository.instanceIdsOfAccount(organizationId, id)
+            for (const instanceId of instanceIds) {
+              const counts = yield* removal.remove(organizationId, instanceId)
+              totals.configObjects += counts.deletedConfigObjectCount
+              totals.mappings += counts.deletedConnectorMappingCount
+              totals.plugins += counts.deletedPluginCount
+              totals.marketplaces += counts.deletedMarketplaceCount
+            }
+            yield* repository.deleteAccount(organizationId, id)
+            yield* Effect.logInfo("connector account disconnected").pipe(
+              Effect.annotateLogs({ connectorAccountId: id, instances: instanceIds.length, reason: reason ?? null })
+            )
+            return {
+              ok: true as const,
+              item: {
+                disconnectedAccountId: id,
+                deletedConnectorInstanceCount: instanceIds.length,
+                deletedConfigObjectCount: totals.configObjects,
+                deletedConnectorMappingCount: totals.mappings,
+                deletedPluginCount: totals.plugins,
+                deletedMarketplaceCount: totals.marketplaces,
+                reason: reason ?? null
+              }
+            }
+          })
+        )
+      )
+
+    // Instances
+
+    /** The instance as it is now, which exists: this transaction checked or wrote it. */
+    const readInstance = (principal: Principal, id: ConnectorInstanceId) =>
+      Effect.flatMap(repository.findInstance(principal.organization.id, id), Option.match({
+        onNone: () => Effect.dieMessage(`connector instance ${id} vanished inside its transaction`),
+        onSome: Effect.succeed
+      }))
+
+    const createInstance = (principal: Principal, input: CreateConnectorInstanceRequest) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.manage"),
+        transaction(
+          Effect.gen(function*() {
+            const organizationId = principal.organization.id
+            const account = yield* repository.findAccount(organizationId, input.connectorAccountId)
+            if (Option.isNone(account)) return yield* accountNotFound()
+            if (account.value.account.status !== "active") return yield* accountDisconnected()
+            const id = yield* makeId("cin")
+            const at = yield* now
+            yield* repository.insertInstance({
+              id,
+              organizationId,
+              connectorAccountId: input.connectorAccountId,
+              remoteId: input.remoteId,
+              name: input.name,
+              config: input.config ?? {},
+              createdByMembershipId: actingMembershipId(principal),
+              at
+            }).pipe(catchUniqueViolation(() => instanceExists(input.name)))
+            yield* access.grantCreator(principal, ConnectorInstanceKind, id, at)
+            return { ok: true as const, item: yield* readInstance(principal, id) }
+          })
+        )
+      )
+
+    const listInstances = (principal: Principal, query: ConnectorInstanceListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
+      )
+
+    /** The instance, when the caller has `role` on it (404 for another organization's, 403 without the role). */
+    const instanceWith = (principal: Principal, id: ConnectorInstanceId, role: AccessRole, lock = false) =>
+      Effect.zipRight(access.require(principal, ConnectorInstanceKind, id, role, { lock }), readInstance(principal, id))
+
+    const getInstance = (principal: Principal, id: ConnectorInstanceId) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(Effect.map(instanceWith(principal, id, "viewer"), (item) => ({ item })))
+      )
+
+    /** A change to one instance the caller has `role` on, under its row lock; answers the instance after it. */
+    const changeInstance = <E, R>(
+      principal: Principal,
+      id: ConnectorInstanceId,
+      role: AccessRole,
+      apply: (instance: ConnectorInstance, at: Date) => Effect.Effect<unknown, E, R>
+    ) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            const instance = yield* instanceWith(principal, id, role, true)
+            yield* apply(instance, yield* now)
+            return { ok: true as const, item: yield* readInstance(principal, id) }
+          })
+        )
+      )
+
+    const updateInstance = (principal: Principal, id: ConnectorInstanceId, input: UpdateConnectorInstanceRequest) =>
+      changeInstance(principal, id, "editor", (_, at) =>
+        repository.updateInstance(principal.organization.id, id, {
+          ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.config !== undefined ? { instanceConfigJson: input.config } : {})
+        }, at).pipe(catchUniqueViolation(() => instanceExists(input.name ?? ""))))
+
+    const setStatus = (principal: Principal, id: ConnectorInstanceId, status: "active" | "disabled") =>
+      changeInstance(principal, id, "editor", (instance, at) =>
+        instance.status === status ? Effect.void : repository.updateInstance(principal.organization.id, id, { status }, at))
+
+    const removeInstance = (principal: Principal, id: ConnectorInstanceId) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* access.require(principal, ConnectorInstanceKind, id, "manager", { lock: true })
+            const counts = yield* removal.remove(principal.organization.id, id)
+            return { ok: true as const, item: { removedConnectorInstanceId: id, ...counts } }
+          })
+        )
+      )
+
+    const grant = (principal: Principal, id: ConnectorInstanceId, input: CreateAccessGrantRequest) =>
+      Effect.zipRight(authorize(principal, "connectors.read"), access.grant(principal, ConnectorInstanceKind, id, input))
+    const listGrants = (principal: Principal, id: ConnectorInstanceId, query: AccessListQuery) =>
+      Effect.zipRight(authorize(principal, "connectors.read"), access.listGrants(principal, ConnectorInstanceKind, id, query))
+    const revoke = (principal: Principal, id: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId) =>
+      Effect.zipRight(authorize(principal, "connectors.read"), access.revoke(principal, ConnectorInstanceKind, id, grantId))
+
+    // Targets
+
+    const listTargets = (principal: Principal, id: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(Effect.zipRight(
+          access.require(principal, ConnectorInstanceKind, id, "viewer"),
+          repository.listTargets(principal.organization.id, id, query)
+        ))
+      )
+
+    const createTarget = (principal: Principal, id: ConnectorInstanceId, input: CreateConnectorTargetRequest) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            const instance = yield* instanceWith(principal, id, "editor", true)
+            const targetId = yield* makeId("ctg")
+            yield* repository.insertTarget({
+              id: targetId,
+              organizationId: principal.organization.id,
+              connectorInstanceId: id,
+              remoteId: input.remoteId ?? instance.remoteId,
+              externalTargetRef: input.externalTargetRef,
+              config: input.config ?? {},
+              at: yield* now
+            }).pipe(catchUniqueViolation(targetExists))
+            const target = yield* repository.findTarget(principal.organization.id, targetId)
+            return { ok: true as const, item: Option.getOrThrow(target) }
+          })
+        )
+      )
+
+    /**
+     * The target, when the caller has `role` on its instance: 404 when it is missing or another organization's,
+     * 403 `insufficient_access` without the role.
+     */
+    const targetWith = (principal: Principal, id: ConnectorTargetId, role: AccessRole, lock = false) =>
+      Effect.gen(function*() {
+        const target = yield* repository.findTarget(principal.organization.id, id)
+        if (Option.isNone(target)) return yield* targetNotFound()
+        yield* access.require(principal, ConnectorInstanceKind, target.value.connectorInstanceId, role, { lock })
+        return target.value
+      })
+
+    const getTarget = (principal: Principal, id: ConnectorTargetId) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(Effect.map(targetWith(principal, id, "viewer"), (item) => ({ item })))
+      )
+
+    const updateTarget = (principal: Principal, id: ConnectorTargetId, input: UpdateConnectorTargetRequest) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* targetWith(principal, id, "editor", true)
+            yield* repository.updateTarget(principal.organization.id, id, {
+              ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
+              ...(input.externalTargetRef !== undefined ? { externalTargetRef: input.externalTargetRef } : {}),
+              ...(input.config !== undefined ? { targetConfigJson: input.config } : {})
+            }, yield* now).pipe(catchUniqueViolation(targetExists))
+            return { ok: true as const, item: Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id)) }
+          })
+        )
+      )
+
+    // Mappings
+
+    const listMappings = (principal: Principal, id: ConnectorTargetId, query: ConnectorMappingListQuery) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(Effect.zipRight(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
+      )
+
+    /** The plugin a mapping names must be live, and the caller an editor of it. */
+    const checkPlugin = (principal: Principal, pluginId: PluginId | null | undefined) =>
+      Effect.gen(function*() {
+        if (pluginId === null || pluginId === undefined) return
+        yield* access.require(principal, PluginKind, pluginId, "editor")
+        const plugin = yield* plugins.lock(principal.organization.id, pluginId)
+        if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+        if (plugin.value.status === "deleted") return yield* pluginDeleted()
+      })
+
+    const readMapping = (principal: Principal, id: ConnectorMappingId) =>
+      Effect.map(mappings.find(principal.organization.id, id), Option.getOrThrow)
+
+    const createMapping = (principal: Principal, targetId: ConnectorTargetId, input: CreateConnectorMappingRequest) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            const target: ConnectorTarget = yield* targetWith(principal, targetId, "editor", true)
+            yield* checkPlugin(principal, input.pluginId)
+            const id = yield* makeId("cmp")
+            yield* mappings.insert({
+              id,
+              organizationId: principal.organization.id,
+              connectorInstanceId: target.connectorInstanceId,
+              connectorTargetId: targetId,
+              mappingKind: input.mappingKind,
+              selector: input.selector,
+              objectType: input.objectType,
+              pluginId: input.pluginId ?? null,
+              autoAddToPlugin: input.autoAddToPlugin ?? false,
+              config: input.config ?? null,
+              at: yield* now
+            })
+            return { ok: true as const, item: yield* readMapping(principal, id) }
+          })
+        )
+      )
+
+    /** The mapping, when the caller has `role` on its instance (as `targetWith`). */
+    const mappingWith = (principal: Principal, id: ConnectorMappingId, role: AccessRole, lock = false) =>
+      Effect.gen(function*() {
+        const mapping = yield* mappings.find(principal.organization.id, id)
+        if (Option.isNone(mapping)) return yield* mappingNotFound()
+        yield* access.require(principal, ConnectorInstanceKind, mapping.value.connectorInstanceId, role, { lock })
+        return mapping.value
+      })
+
+    const getMapping = (principal: Principal, id: ConnectorMappingId) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        orUnavailable(Effect.map(mappingWith(principal, id, "viewer"), (item) => ({ item })))
+      )
+
+    const updateMapping = (principal: Principal, id: ConnectorMappingId, input: UpdateConnectorMappingRequest) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* mappingWith(principal, id, "editor", true)
+            yield* checkPlugin(principal, input.pluginId)
+            yield* mappings.update(principal.organization.id, id, input, yield* now)
+            return { ok: true as const, item: yield* readMapping(principal, id) }
+          })
+        )
+      )
+
+    const deleteMapping = (principal: Principal, id: ConnectorMappingId) =>
+      Effect.zipRight(
+        authorize(principal, "connectors.read"),
+        transaction(
+          Effect.gen(function*() {
+            yield* mappingWith(principal, id, "editor", true)
+            yield* mappings.remove(principal.organization.id, id)
+          })
+        )
+      )
+
+    return {
+      createAccount,
+      listAccounts,
+      getAccount,
+      disconnectAccount,
+      createInstance,
+      listInstances,
+      getInstance,
+      instanceWith,
+      updateInstance,
+      enable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "active"),
+      disable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "disabled"),
+      removeInstance,
+      grant,
+      listGrants,
+      revoke,
+      listTargets,
+      createTarget,
+      targetWith,
+      getTarget,
+      updateTarget,
+      listMappings,
+      createMapping,
+      getMapping,
+      updateMapping,
+      deleteMapping
+    } as const
+  }),
+  dependencies: [
+    ConnectorsRepository.Default,
+    MappingsRepository.Default,
+    RemovalRepository.Default,
+    PluginsRepository.Default,
+    Access.Default
+  ]
+}) {}
