@@ -573,13 +573,18 @@ describe("reading manifests", () => {
     Effect.gen(function*() {
       const entries: Array<Entry> = [
         { path: "./plugins//a/.claude-plugin/plugin.json", type: "blob", sha: "m", size: 2 },
-        { path: "plugins/a/commands/x.md/", type: "blob", sha: "x", size: 1 }
+        { path: "plugins/a/commands/x.md/", type: "blob", sha: "x", size: 1 },
+        // A file name may start with a space: kept as it is.
+        { path: "plugins/a/commands/ y.md", type: "blob", sha: "y", size: 1 }
       ]
       const reads: Array<string> = []
       const outcome = yield* discover({ entries, readText: (path) => Effect.sync(() => (reads.push(path), "{}")) })
       expect(reads).toEqual(["plugins/a/.claude-plugin/plugin.json"])
       expect(get(outcome, "manifest:plugins/a").componentPaths.commands).toEqual(["plugins/a/commands"])
-      expect(filesFor("command", "./plugins/a/commands/**", entries)).toEqual([{ path: "plugins/a/commands/x.md", sha: "x" }])
+      expect(filesFor("command", "./plugins/a/commands/**", entries)).toEqual([
+        { path: "plugins/a/commands/ y.md", sha: "y" },
+        { path: "plugins/a/commands/x.md", sha: "x" }
+      ])
     }))
 })
 

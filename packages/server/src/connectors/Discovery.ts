@@ -55,7 +55,11 @@ export interface DiscoveryOutcome {
  * trailing `/`. Manifests write `./skills/`, code hosts write `skills`.
  */
 export const normalizePath = (path: string): string => {
-  let normalized = path.trim().replace(/\/{2,}/g, "/")
+  // Tree paths are almost always clean already: only the others pay for the replacements. Not trimmed: a file
+  // name may begin or end with a space.
+  const clean = path !== "." && !path.startsWith("./") && !path.startsWith("/") && !path.endsWith("/") && !path.includes("//")
+  if (clean) return path
+  let normalized = path.replace(/\/{2,}/g, "/")
   while (normalized.startsWith("./")) normalized = normalized.slice(2)
   if (normalized === ".") return ""
   return normalized.replace(/^\/+/, "").replace(/\/+$/, "")
@@ -74,7 +78,7 @@ const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1)
  */
 const resolveDeclared = (root: string, declared: string): string | undefined => {
   const segments: Array<string> = []
-  for (const segment of normalizePath(declared).split("/")) {
+  for (const segment of normalizePath(declared.trim()).split("/")) {
     if (segment === "" || segment === ".") continue
     if (segment === "..") {
       if (segments.length === 0) return undefined
