@@ -229,7 +229,8 @@ const readManifests = <E, R>(
   )
 }
 
-const text = (value: unknown): string | null => {
+/** A string member, trimmed; null when it is missing, not a string or blank. */
+const nonBlank = (value: unknown): string | null => {
   if (typeof value !== "string") return null
   const trimmed = value.trim()
   return trimmed === "" ? null : trimmed
@@ -456,18 +457,18 @@ const readMarketplace = (manifest: Manifest): MarketplaceFound | string => {
   const value = manifest.value
   if (!Array.isArray(value.plugins)) return `\`${MARKETPLACE_PATH}\` has no \`plugins\` list, so it was not used.`
   const metadata = isObject(value.metadata) ? value.metadata : {}
-  const owner = isObject(value.owner) ? text(value.owner.name) ?? text(value.owner.login) : text(value.owner)
+  const owner = isObject(value.owner) ? nonBlank(value.owner.name) ?? nonBlank(value.owner.login) : nonBlank(value.owner)
   return {
     marketplace: {
-      name: text(value.name),
-      description: text(value.description) ?? text(metadata.description),
+      name: nonBlank(value.name),
+      description: nonBlank(value.description) ?? nonBlank(metadata.description),
       owner,
-      version: text(value.version) ?? text(metadata.version),
+      version: nonBlank(value.version) ?? nonBlank(metadata.version),
       manifestPath: MARKETPLACE_PATH,
       entryCount: value.plugins.length
     },
     entries: value.plugins,
-    pluginRoot: text(metadata.pluginRoot) === null ? null : normalizePath(text(metadata.pluginRoot)!)
+    pluginRoot: nonBlank(metadata.pluginRoot) === null ? null : normalizePath(nonBlank(metadata.pluginRoot)!)
   }
 }
 
@@ -508,8 +509,8 @@ const marketplaceStage = <E, R>(input: DiscoveryInput<E, R>, index: TreeIndex, f
     warnings.push(...reads.warnings)
 
     const drafts = planned.map(({ entry, number, source }): Draft => {
-      const name = text(entry.name)
-      const description = text(entry.description)
+      const name = nonBlank(entry.name)
+      const description = nonBlank(entry.description)
       if (source._tag !== "Local") {
         const problem = source._tag === "External" ? EXTERNAL_ENTRY : `Marketplace entry ${number} cannot be used: ${source.problem}.`
         warnings.push(problem)
@@ -544,8 +545,8 @@ const marketplaceStage = <E, R>(input: DiscoveryInput<E, R>, index: TreeIndex, f
       return {
         key: `marketplace:${rootKey(root)}`,
         rootPath: root,
-        displayName: name ?? text(manifestValue?.name),
-        description: description ?? text(manifestValue?.description),
+        displayName: name ?? nonBlank(manifestValue?.name),
+        description: description ?? nonBlank(manifestValue?.description),
         supported: present && manifest?._tag !== "Unusable",
         manifestPath: manifest === undefined ? null : manifestPath,
         warnings: candidateWarnings,
@@ -587,8 +588,8 @@ const claudeStage = <E, R>(input: DiscoveryInput<E, R>, index: TreeIndex, manife
       const declared = declaredPaths(index, root, manifest.value, `\`${manifest.path}\``)
       return {
         ...base,
-        displayName: text(manifest.value.name),
-        description: text(manifest.value.description),
+        displayName: nonBlank(manifest.value.name),
+        description: nonBlank(manifest.value.description),
         supported: true,
         warnings: declared.warnings,
         componentPaths: mergePaths(index, conventionalPaths(index, root), declared.paths),
@@ -618,7 +619,7 @@ const agentDraft = (index: TreeIndex, manifest: { readonly path: string; readonl
     key: `agent-plugin:${rootKey(root)}`,
     rootPath: root,
     displayName: name === "" ? null : clamp(name, 255),
-    description: text(manifest.value.description),
+    description: nonBlank(manifest.value.description),
     manifestPath: manifest.path,
     metadata: manifest.value,
     sourceKind: "agent_plugin_manifest" as const,
@@ -638,7 +639,7 @@ const agentDraft = (index: TreeIndex, manifest: { readonly path: string; readonl
   const skillsFolder = join(root, "skills")
   let assets = 0
   for (const path of filesBelow(index, skillsFolder)) {
-    const segments = path.slice(skillsFolder.length + (skillsFolder === "" ? 0 : 1)).split("/")
+    const segments = path.slice(skillsFolder.length + 1).split("/")
     if (segments.length === 2 && segments[1] === "SKILL.md") paths.skills.push(path)
     else assets++
   }
@@ -661,7 +662,7 @@ const agentStage = <E, R>(input: DiscoveryInput<E, R>, index: TreeIndex, manifes
     const drafts: Array<Draft> = []
     for (const manifest of reads.manifests.values()) {
       if (manifest._tag === "Unusable") continue // another tool's plugin.json, most likely: nothing to say about it
-      const schema = text(manifest.value.$schema)
+      const schema = nonBlank(manifest.value.$schema)
       const version = schema === null ? undefined : AGENT_SCHEMA.exec(schema)?.[1]
       if (version === undefined) continue
       if (!AGENT_VERSIONS.has(version)) {
