@@ -1,0 +1,189 @@
+/**
+ * Discovery of plugin candidates in a code-hosting repository branch: the tree entries it scans, the candidates it
+ * finds (with their component paths), its steps and summary, and the import plans a selected candidate becomes.
+ * The discovery result itself (which embeds the connector instance and target) is composed in the connectors module.
+ */
+import { Schema } from "effect"
+import { JsonObject } from "./ConfigObjects.js"
+
+export const TreeEntryKind = Schema.Literal("blob", "tree").annotations({
+  identifier: "TreeEntryKind",
+  description: "`blob` for a file, `tree` for a folder. Submodules and symbolic-link targets are not listed."
+})
+export type TreeEntryKind = typeof TreeEntryKind.Type
+
+/**
+ * One entry of the repository tree. Folders are listed too (so a client can browse by `prefix`); a folder has the
+ * sha of its git tree and, since git gives folders no size, `size` 0.
+ */
+export class TreeEntry extends Schema.Class<TreeEntry>("TreeEntry")({
+  id: Schema.String.annotations({ description: "The entry's path: stable for one path, and the list's cursor." }),
+  kind: TreeEntryKind,
+  path: Schema.String.annotations({
+    description: "The path from the repository root, with `/` between segments and no leading or trailing `/`."
+  }),
+  sha: Schema.String.annotations({ description: "The git object id of the file's blob or of the folder's tree." }),
+  size: Schema.Int.annotations({ description: "The file's size in bytes; 0 for a folder." })
+}) {}
+
+/** What a plugin can bring, in the order `componentKinds` lists them. */
+export const ComponentKind = Schema.Literal(
+  "skill",
+  "command",
+  "agent",
+  "hook",
+  "mcp_server",
+  "lsp_server",
+  "monitor",
+  "settings"
+).annotations({
+  identifier: "ComponentKind",
+  description:
+    "A kind of plugin component: `skill`, `command`, `agent`, `hook`, `mcp_server`, `lsp_server`, `monitor`, `settings`."
+})
+export type ComponentKind = typeof ComponentKind.Type
+export const ComponentKinds = ComponentKind.literals
+
+const paths = (what: string) =>
+  Schema.Array(Schema.String).annotations({ description: `${what} (paths from the repository root).` })
+
+/** Where each kind of component of a candidate lives; a kind it does not have is an empty array. */
+export const ComponentPaths = Schema.Struct({
+  agents: paths("Folders of agent Markdown files, or single agent files"),
+  commands: paths("Folders of command Markdown files, or single command files"),
+  hooks: paths("Hook configuration files (JSON), or folders holding them"),
+  lspServers: paths("LSP server configuration files"),
+  mcpServers: paths("MCP server configuration files"),
+  monitors: paths("Monitor configuration files"),
+  settings: paths("Settings files"),
+  skills: paths("Folders holding skill folders (each with a `SKILL.md`), or single `SKILL.md` files")
+}).annotations({ identifier: "ComponentPaths" })
+export type ComponentPaths = typeof ComponentPaths.Type
+
+export const DiscoveredPluginSourceKind = Schema.Literal("marketplace_entry", "plugin_manifest", "agent_plugin_manifest")
+  .annotations({
+    identifier: "DiscoveredPluginSourceKind",
+    description:
+      "What described the candidate: an entry of the repository's `.claude-plugin/marketplace.json` (`marketplace_entry`), a Claude `.claude-plugin/plugin.json` (`plugin_manifest`), or an Agent Plugins `plugin.json` (`agent_plugin_manifest`)."
+  })
+export type DiscoveredPluginSourceKind = typeof DiscoveredPluginSourceKind.Type
+
+export const AgentPluginsSchemaVersion = Schema.Literal("1.0.0", "1.1.0").annotations({
+  identifier: "AgentPluginsSchemaVersion",
+  description: "The Agent Plugins specification versions orgplane reads."
+})
+export type AgentPluginsSchemaVersion = typeof AgentPluginsSchemaVersion.Type
+
+export class DiscoveredPlugin extends Schema.Class<DiscoveredPlugin>("DiscoveredPlugin")({
+  key: Schema.String.annotations({
+    description:
+      "Stable for the same repository layout: `marketplace:<root>` (or `marketplace:<entry name>` for an external entry), `manifest:<root>` or `agent-plugin:<root>`, with `root` for the repository root. Select candidates by it."
+  }),
+  rootPath: Schema.String.annotations({ description: "The plugin's folder from the repository root; empty for the root itself." }),
+  displayName: Schema.String.annotations({
+    description:
+      "The marketplace entry's name, else the manifest's `name`, else the folder's name, else `Repository plugin`."
+  }),
+  description: Schema.NullOr(Schema.String).annotations({
+    description: "The marketplace entry's description, else the manifest's; null when neither has one."
+  }),
+  selectedByDefault: Schema.Boolean.annotations({ description: "Whether the candidate starts selected: the same as `supported`." }),
+  supported: Schema.Boolean.annotations({
+    description:
+      "Whether orgplane can import it: false for a marketplace entry whose source is outside this repository (or missing from it), an unreadable manifest, or an Agent Plugins manifest with an invalid name. `warnings` says why."
+  }),
+  manifestPath: Schema.NullOr(Schema.String).annotations({
+    description: "The plugin's manifest, from the repository root (also when it could not be used: `warnings` says why); null when the plugin has none."
+  }),
+  warnings: Schema.Array(Schema.String).annotations({ description: "What the candidate's owner may want to fix." }),
+  componentKinds: Schema.Array(ComponentKind).annotations({
+    description: "The kinds with at least one path in `componentPaths`, in the order of `ComponentKind`."
+  }),
+  componentPaths: ComponentPaths,
+  metadata: JsonObject.annotations({
+    description:
+      "What the repository says about the plugin: the manifest's JSON object, over the marketplace entry's members for a marketplace entry; `{}` when there is neither."
+  }),
+  sourceKind: DiscoveredPluginSourceKind,
+  sourceSchemaVersion: Schema.NullOr(AgentPluginsSchemaVersion).annotations({
+    description: "The Agent Plugins version the manifest names; null for Claude plugins."
+  })
+}) {}
+
+export const DiscoveryStepId = Schema.Literal(
+  "read_repository_structure",
+  "check_marketplace_manifest",
+  "check_plugin_manifests",
+  "prepare_discovered_plugins"
+).annotations({ identifier: "DiscoveryStepId" })
+export type DiscoveryStepId = typeof DiscoveryStepId.Type
+
+export const DiscoveryStepStatus = Schema.Literal("completed", "warning", "skipped").annotations({
+  identifier: "DiscoveryStepStatus",
+  description:
+    "`completed`: the step found what it looks for; `warning`: it did not, or found something it could not use (see the warnings); `skipped`: an earlier step already decided, or there was nothing to check."
+})
+export type DiscoveryStepStatus = typeof DiscoveryStepStatus.Type
+
+/** One of the four steps of a discovery, always listed in the same order. */
+export const DiscoveryStep = Schema.Struct({
+  id: DiscoveryStepId,
+  label: Schema.String,
+  status: DiscoveryStepStatus
+}).annotations({ identifier: "DiscoveryStep" })
+export type DiscoveryStep = typeof DiscoveryStep.Type
+
+export const TreeSummary = Schema.Struct({
+  scannedEntryCount: Schema.Int.annotations({ description: "How many files and folders discovery scanned." }),
+  strategy: Schema.Literal("git-tree-recursive").annotations({
+    description: "How the tree was read: git's recursive tree listing."
+  }),
+  truncated: Schema.Boolean.annotations({
+    description:
+      "Whether the code host cut its recursive listing short (it does for very large trees). orgplane then completes the listing by reading the folders it did not list one by one (`walkedSubtrees`), so the scan still covers the whole tree."
+  }),
+  walkedSubtrees: Schema.Int.annotations({
+    description: "How many folders were read one by one to complete a cut listing; 0 when the listing was complete."
+  })
+}).annotations({ identifier: "TreeSummary" })
+export type TreeSummary = typeof TreeSummary.Type
+
+export const RepositoryClassification = Schema.Literal(
+  "claude_marketplace_repo",
+  "claude_single_plugin_repo",
+  "claude_multi_plugin_repo",
+  "agent_plugin_repo",
+  "unsupported"
+).annotations({
+  identifier: "RepositoryClassification",
+  description:
+    "How the repository is laid out: a Claude marketplace (a root `.claude-plugin/marketplace.json`), one Claude plugin at the root, several Claude plugins (`.claude-plugin/plugin.json` in folders), Agent Plugins (`plugin.json` naming an Agent Plugins `$schema`), or none of these (`unsupported`)."
+})
+export type RepositoryClassification = typeof RepositoryClassification.Type
+
+/** The marketplace a `claude_marketplace_repo` describes in its `.claude-plugin/marketplace.json`. */
+export const DiscoveredMarketplace = Schema.Struct({
+  name: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  owner: Schema.NullOr(Schema.String).annotations({ description: "The owner's name, else login, as the manifest gives it." }),
+  version: Schema.NullOr(Schema.String),
+  manifestPath: Schema.String,
+  entryCount: Schema.Int.annotations({ description: "How many plugin entries the manifest lists (local and external)." })
+}).annotations({ identifier: "DiscoveredMarketplace" })
+export type DiscoveredMarketplace = typeof DiscoveredMarketplace.Type
+
+/** The config object types a discovered component becomes (LSP servers, monitors and settings are not imported). */
+export const ImportObjectType = Schema.Literal("skill", "agent", "command", "hook", "mcp").annotations({
+  identifier: "ImportObjectType"
+})
+export type ImportObjectType = typeof ImportObjectType.Type
+
+/** One mapping a selected candidate becomes: a selector over the tree, and the files it matches now. */
+export const ImportPlan = Schema.Struct({
+  objectType: ImportObjectType,
+  selector: Schema.String.annotations({
+    description: "`<folder>/**` for every file below a folder, or one file's exact path."
+  }),
+  files: Schema.Array(Schema.Struct({ path: Schema.String, sha: Schema.String }))
+}).annotations({ identifier: "ImportPlan" })
+export type ImportPlan = typeof ImportPlan.Type
