@@ -6,9 +6,9 @@
  * on Postgres, two runners share the work and one finishes what the other, killed, left.
  */
 import { SqlClient } from "@effect/sql"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { TestDatabase } from "@orgplane/testkit"
-import { Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { type Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
@@ -29,8 +29,9 @@ const Engine = Workflows.layerWithSetup.pipe(Layer.provideMerge(engine), Layer.p
 const runsOf = (executionId: string) =>
   Effect.map(Workflows.runs, (runs) => runs.filter((run) => run.executionId === executionId))
 
-describe(`durable engine, in process (${TestDatabase.onPostgres ? "cluster runner on Postgres" : "single runner on the embedded database"})`, () => {
-  it.layer(Engine, { timeout: 60_000, excludeTestServices: true })((it) => {
+layer(Engine, { timeout: 60_000, excludeTestServices: true })(
+  `durable engine, in process (${TestDatabase.onPostgres ? "cluster runner on Postgres" : "single runner on the embedded database"})`,
+  (it) => {
     it.effect("runs a workflow's activities in order to its result", () =>
       Effect.gen(function*() {
         const payload = { target: "acme/plain", revision: "r1", mode: "plain" } as const
@@ -83,16 +84,19 @@ describe(`durable engine, in process (${TestDatabase.onPostgres ? "cluster runne
         yield* Workflows.Sync.execute({ ...first, revision: "r8" })
         expect(yield* runsOf(yield* Workflows.Sync.executionId({ ...first, revision: "r8" }))).toHaveLength(3)
       }))
-  })
-})
+  }
+)
 
 // --- Runner processes -------------------------------------------------------------------------------------------
 
 const serverRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 
+/** A request without its id (the runner numbers them). */
+type Call = Request extends infer R ? R extends Request ? Omit<R, "id"> : never : never
+
 interface Runner {
   readonly pid: number
-  readonly call: (request: Omit<Request, "id">) => Effect.Effect<any>
+  readonly call: (request: Call) => Effect.Effect<any>
   readonly kill: Effect.Effect<void>
 }
 
@@ -120,7 +124,7 @@ const startRunner = (database: string) =>
       void exited.then(() => reject(new Error("runner exited before it was ready")))
     })
     const pid = yield* Effect.promise(() => ready)
-    return {
+    const runner: Runner = {
       pid,
       call: (request) =>
         Effect.async<unknown, Error>((resume) => {
@@ -132,13 +136,14 @@ const startRunner = (database: string) =>
         child.kill("SIGKILL")
         return exited
       })
-    } satisfies Runner
+    }
+    return runner
   })
 
 type RunRow = Workflows.Run
 
 /** Polls `read` until `done` holds (the engine's work happens in other processes, at its own pace). */
-const eventually = <A>(read: Effect.Effect<A>, done: (value: A) => boolean, timeout = "20 seconds") =>
+const eventually = <A>(read: Effect.Effect<A>, done: (value: A) => boolean, timeout: Duration.DurationInput = "20 seconds") =>
   read.pipe(
     Effect.filterOrFail(done, () => "not yet"),
     Effect.retry(Schedule.spaced("100 millis")),
@@ -167,19 +172,14 @@ describe(`durable engine, across processes (${TestDatabase.onPostgres ? "Postgre
       const payload = { target: "acme/crash", revision: "r1", mode: "gated" } as const
       const executionId = yield* Workflows.Sync.executionId(payload)
 
-      const t0 = Date.now()
       const first = yield* startRunner(database)
-      console.log("first ready", Date.now() - t0)
       yield* first.call({ type: "start", payload })
       yield* eventually(first.call({ type: "runs" }), (runs: Array<RunRow>) => count(runs, "apply", executionId) === 1)
       yield* first.kill
-      console.log("killed", Date.now() - t0)
 
       const second = yield* startRunner(database)
-      console.log("second ready", Date.now() - t0)
       yield* second.call({ type: "openGate" })
       const runs: Array<RunRow> = yield* eventually(second.call({ type: "runs" }), (runs: Array<RunRow>) => count(runs, "done", executionId) === 1)
-      console.log("done", Date.now() - t0)
       const mine = runs.filter((run) => run.executionId === executionId)
       expect(mine.map((run) => `${run.activity}@${run.pid === first.pid ? "first" : "second"}`)).toEqual([
         "fetch@first",
@@ -219,7 +219,8 @@ describe(`durable engine, across processes (${TestDatabase.onPostgres ? "Postgre
       yield* a.call({ type: "openGate" })
       const runs: Array<RunRow> = yield* eventually(a.call({ type: "runs" }), (runs: Array<RunRow>) => count(runs, "done") === 20, "40 seconds")
       for (const id of ids) {
-        expect(count(runs, "fetch", id)).toBe(1)
+        const story = JSON.stringify({ a: a.pid, b: b.pid, runs: runs.filter((run) => run.executionId === id) })
+        expect(count(runs, "fetch", id), story).toBe(1)
         expect(count(runs, "done", id)).toBe(1)
       }
       // B's interrupted activities ran again on A; A's own ran once.

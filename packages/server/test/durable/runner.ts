@@ -10,12 +10,16 @@ import * as Database from "../../src/platform/Database.js"
 import * as Durable from "../../src/platform/Durable.js"
 import * as Workflows from "./Workflows.js"
 
-/** Short locks and polls: a lost runner's shards move within seconds. Shared with the test (see Durable.test.ts). */
+/**
+ * Short locks and polls, so a lost runner's shards move within seconds; shared with the test. Not shorter: a lock
+ * operation that misses its deadline (the refresh interval) on a loaded machine makes the runner rebuild its lock
+ * connection, which drops every advisory lock it holds while its entities still run (see the report on Durable.ts).
+ */
 export const testTuning: Durable.Tuning = {
   entityMessagePollInterval: "200 millis",
   refreshAssignmentsInterval: "300 millis",
-  shardLockRefreshInterval: "1 second",
-  shardLockExpiration: "4 seconds",
+  shardLockRefreshInterval: "2 seconds",
+  shardLockExpiration: "6 seconds",
   runnerHealthCheckInterval: "1 second",
   entityTerminationTimeout: "1 second"
 }
