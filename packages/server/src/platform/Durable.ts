@@ -150,6 +150,10 @@ export const layer = (options: Options = {}) =>
     Effect.gen(function*() {
       const settings = yield* ServerConfig
       if (settings.databaseUrl === undefined) return layerSingle(options)
+      // The runner storage keeps one connection for its advisory locks; with a pool of one, nothing else would run.
+      if (settings.dbPoolSize < 2) {
+        return yield* Effect.dieMessage("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks")
+      }
       return layerCluster(yield* clusterConfig, options)
     })
   )
