@@ -1,0 +1,187 @@
+/**
+ * The durable engine: a `WorkflowEngine` (`@effect/workflow` on `@effect/cluster`) whose messages, replies and
+ * activity results live in the server's own database, so a workflow survives a crash and runs once per execution id.
+ *
+ * - Embedded database: one runner in this process (`SingleRunner`'s shape) with runner storage in memory. The SQL
+ *   runner storage would reserve a connection of its own for advisory locks; the embedded pool has exactly one.
+ * - `DATABASE_URL`: every server process is a runner of one cluster. Shards are taken with Postgres advisory locks
+ *   (SQL runner storage), runners forward work to each other over a TCP socket at `ORGPLANE_CLUSTER_HOST:PORT`, and
+ *   when one goes away its shards (and their unfinished workflows) move to the others.
+ *
+ * Cluster creates its own tables (`cluster_messages`, `cluster_replies`, `cluster_runners`, `cluster_migrations`;
+ * `cluster_locks` only without advisory locks) with `prefix`, by default `orgplane_cluster`, so a host app that
+ * runs its own cluster on the same database keeps its tables apart.
+ */
+import * as MessageStorage from "@effect/cluster/MessageStorage"
+import * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as RunnerHealth from "@effect/cluster/RunnerHealth"
+import * as Runners from "@effect/cluster/Runners"
+import * as RunnerStorage from "@effect/cluster/RunnerStorage"
+import * as Sharding from "@effect/cluster/Sharding"
+import * as ShardingConfig from "@effect/cluster/ShardingConfig"
+import * as SocketRunner from "@effect/cluster/SocketRunner"
+import * as SqlMessageStorage from "@effect/cluster/SqlMessageStorage"
+import * as SqlRunnerStorage from "@effect/cluster/SqlRunnerStorage"
+import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
+import { layerClientProtocol } from "@effect/platform-node/NodeClusterSocket"
+import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
+import { SocketServer } from "@effect/platform/SocketServer"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import * as Activity from "@effect/workflow/Activity"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import { Config, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { ServerConfig } from "./Config.js"
+
+/** The documented environment variables of the cluster runner (read only with `DATABASE_URL`). */
+export const environment = [
+  ["ORGPLANE_CLUSTER_HOST", "127.0.0.1", "With DATABASE_URL: the address other server processes reach this one at for background work (a private network: the runner protocol has no authentication)."],
+  ["ORGPLANE_CLUSTER_LISTEN_HOST", "ORGPLANE_CLUSTER_HOST", "Interface the runner listens on (for example 0.0.0.0 in a container whose ORGPLANE_CLUSTER_HOST is its service name)."],
+  ["ORGPLANE_CLUSTER_PORT", "34431", "Port the runner listens on; 0 picks a free port (announced to the others as it is)."]
+] as const
+
+export interface ClusterSettings {
+  /** What other runners connect to. */
+  readonly host: string
+  /** What this process binds to. */
+  readonly listenHost: string
+  /** 0 for a free port. */
+  readonly port: number
+}
+
+export const defaultClusterPort = 34431
+
+export const clusterConfig: Config.Config<ClusterSettings> = Config.all({
+  host: Config.string("ORGPLANE_CLUSTER_HOST").pipe(Config.withDefault("127.0.0.1")),
+  listenHost: Config.option(Config.string("ORGPLANE_CLUSTER_LISTEN_HOST")),
+  port: Config.integer("ORGPLANE_CLUSTER_PORT").pipe(
+    Config.withDefault(defaultClusterPort),
+    Config.validate({ message: "must be a port number (0 for a free one)", validation: (n) => n >= 0 && n <= 65535 })
+  )
+}).pipe(Config.map(({ host, listenHost, port }) => ({ host, port, listenHost: Option.getOrElse(listenHost, () => host) })))
+
+/** Sharding settings; tests shorten the lock and poll intervals so a lost runner's work moves within seconds. */
+export type Tuning = Partial<ShardingConfig.ShardingConfig["Type"]>
+
+export interface Options {
+  /** On top of `defaults`. Every runner of a cluster must agree on `shardsPerGroup`. */
+  readonly sharding?: Tuning | undefined
+  /** Prefix of cluster's tables. */
+  readonly prefix?: string | undefined
+}
+
+export const defaultPrefix = "orgplane_cluster"
+
+/**
+ * Our defaults over cluster's: storage is polled every 2 seconds rather than 10 (a resumed or redelivered message
+ * waits at most that long), and an entity that is shut down gets 5 seconds to stop rather than 15, so a server
+ * stops promptly. The shard lock (35 s expiry, refreshed every 10 s) keeps cluster's values: it bounds how long a
+ * lost runner's work waits before another runner takes it.
+ */
+export const defaults: Tuning = {
+  entityMessagePollInterval: "2 seconds",
+  entityTerminationTimeout: "5 seconds"
+}
+
+/**
+ * The settings as given, never from the environment: cluster's own `ShardingConfig.layerFromEnv` would read
+ * variables as generic as `HOST` and `PORT`.
+ */
+const shardingConfig = (tuning: Tuning | undefined, address: Option.Option<RunnerAddress.RunnerAddress>) =>
+  ShardingConfig.layer({ ...defaults, ...tuning, runnerAddress: address, runnerListenAddress: Option.none() })
+
+const messageStorage = (options: Options) => SqlMessageStorage.layerWith({ prefix: options.prefix ?? defaultPrefix })
+
+const engine = <E, R>(sharding: Layer.Layer<Sharding.Sharding | MessageStorage.MessageStorage, E, R>) =>
+  ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(sharding))
+
+/**
+ * One runner in this process, owning every shard, with runner storage in memory: for the embedded database, whose
+ * pool has the single connection the SQL runner storage would keep for itself. Messages still go to SQL, so
+ * workflows survive a restart on the same data folder. Never run two of these on one database: nothing would stop
+ * both from executing the same workflow.
+ */
+export const layerSingle = (
+  options: Options = {}
+): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> =>
+  engine(
+    Sharding.layer.pipe(
+      Layer.provideMerge(Runners.layerNoop),
+      Layer.provideMerge(messageStorage(options)),
+      Layer.provide([RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+      // The address only names this runner in memory; nothing listens on it.
+      Layer.provide(shardingConfig(options.sharding, Option.some(RunnerAddress.make("127.0.0.1", 0))))
+    )
+  )
+
+/**
+ * A runner of the cluster on the Postgres behind SqlClient: binds its socket first (so port 0 can be announced as
+ * the port actually bound), then registers under that address, takes its share of the shards with advisory
+ * locks (one pool connection stays reserved for them), and pings the others to notice one that is gone.
+ */
+export const layerCluster = (
+  settings: ClusterSettings,
+  options: Options = {}
+): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const server = yield* NodeSocketServer.make({ host: settings.listenHost, port: settings.port }).pipe(Effect.orDie)
+      const port = server.address._tag === "TcpAddress" ? server.address.port : settings.port
+      const config = shardingConfig(options.sharding, Option.some(RunnerAddress.make(settings.host, port)))
+      const protocol = layerClientProtocol.pipe(Layer.provide(RpcSerialization.layerMsgPack))
+      return engine(
+        SocketRunner.layer.pipe(
+          Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(protocol))),
+          Layer.provideMerge(messageStorage(options)),
+          Layer.provide(Layer.orDie(SqlRunnerStorage.layerWith({ prefix: options.prefix ?? defaultPrefix }))),
+          Layer.provide([Layer.succeed(SocketServer, server), protocol, RpcSerialization.layerMsgPack]),
+          Layer.provide(config)
+        )
+      )
+    })
+  )
+
+/**
+ * The server's engine: a cluster runner with `DATABASE_URL` (settings from the environment), else the single
+ * in-process runner.
+ */
+export const layer = (options: Options = {}) =>
+  Layer.unwrapEffect(
+    Effect.gen(function*() {
+      const settings = yield* ServerConfig
+      if (settings.databaseUrl === undefined) return layerSingle(options)
+      // The runner storage keeps one connection for its advisory locks; with a pool of one, nothing else would run.
+      if (settings.dbPoolSize < 2) {
+        return yield* Effect.dieMessage("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks")
+      }
+      return layerCluster(yield* clusterConfig, options)
+    })
+  )
+
+export interface RetryOptions<E> {
+  /** First delay; each next one doubles, with jitter (80% to 120%). */
+  readonly base: Duration.DurationInput
+  /** Retries after the first attempt; then the last error stands. */
+  readonly times: number
+  /** Which errors are transient; any other fails at once. */
+  readonly while: (error: E) => boolean
+}
+
+/**
+ * Retries an activity on transient errors with exponential backoff and jitter, up to a maximum. Each attempt is
+ * its own durable activity execution (`Activity.CurrentAttempt` is 1, 2, ...), so an attempt that completed is not
+ * run again after a crash: its result is read back. (`Activity.retry` does the same without a schedule.) The
+ * delays are plain sleeps of the workflow's fiber: replaying after a crash sleeps them again, and a delay that must
+ * outlive the process belongs in `DurableClock.sleep`.
+ */
+export const retry = <E>(options: RetryOptions<E>) => <A, R>(activity: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    let attempt = 1
+    return Effect.suspend(() => Effect.provideService(activity, Activity.CurrentAttempt, attempt++)).pipe(
+      Effect.retry({
+        schedule: Schedule.exponential(options.base).pipe(Schedule.jittered),
+        times: options.times,
+        while: options.while
+      })
+    )
+  })
