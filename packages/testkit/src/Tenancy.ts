@@ -15,6 +15,12 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
   instance_settings: "facts about the instance (operator organization, cursor key)",
   rate_limits: "counters keyed by client address or account",
   orgplane_migrations: "the schema's own history",
+  orgplane_cluster_messages: "@effect/cluster's durable messages (platform/Durable.ts): work of every organization, keyed by entity",
+  orgplane_cluster_replies: "@effect/cluster's replies to those messages",
+  orgplane_cluster_runners: "@effect/cluster's runner registry",
+  orgplane_cluster_locks: "@effect/cluster's shard locks (without advisory locks)",
+  orgplane_cluster_shards: "@effect/cluster's shard table (probed at start-up)",
+  orgplane_cluster_migrations: "@effect/cluster's own schema history",
   codehost_deliveries: "GitHub webhook delivery ids, received before the organization is known (deduplication of redeliveries)"
 }
 
@@ -25,15 +31,19 @@ const keywords = new Set(["lateral", "select", "set"])
 
 const tableReference = /\b(?:FROM|JOIN|INTO|UPDATE)\s+(?:ONLY\s+)?("?)([a-z_][a-z0-9_]*)\1(\s*\()?/gi
 
-/** The tables a statement reads or writes (functions, subqueries and catalogs left out). */
+/** Names a statement gives its common table expressions (`WITH messages AS (...)`): not tables. */
+const cteName = /(?:\bWITH\s+(?:RECURSIVE\s+)?|,\s*)([a-z_][a-z0-9_]*)\s+AS\s+(?:(?:NOT\s+)?MATERIALIZED\s+)?\(/gi
+
+/** The tables a statement reads or writes (functions, subqueries, CTEs and catalogs left out). */
 export const tablesOf = (sql: string): ReadonlyArray<string> => {
   const tables = new Set<string>()
+  const ctes = new Set([...sql.matchAll(cteName)].map((match) => match[1].toLowerCase()))
   for (const match of sql.matchAll(tableReference)) {
     const name = match[2].toLowerCase()
     if (match[3] !== undefined) continue // a function call such as unnest(...)
     // Keywords after FROM/JOIN/UPDATE (`ON CONFLICT DO UPDATE SET`, `JOIN LATERAL`), catalogs, and tables a test
     // creates for itself (named `test_*`).
-    if (keywords.has(name) || name.startsWith("pg_") || name === "information_schema" || name.startsWith("test_")) continue
+    if (ctes.has(name) || keywords.has(name) || name.startsWith("pg_") || name === "information_schema" || name.startsWith("test_")) continue
     tables.add(name)
   }
   return [...tables]
