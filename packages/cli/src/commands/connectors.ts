@@ -512,7 +512,7 @@ const describeMapping = (mapping: ConnectorMapping) =>
 
 const objectType = (description: string) => Inputs.choice("object-type", ObjectType.literals, { description })
 const plugin = (description: string) =>
-  Inputs.optional(Inputs.text("plugin", { placeholder: "<pluginId>", description, schema: PluginId }))
+  Inputs.optional(Inputs.text("plugin-id", { placeholder: "<pluginId>", description, schema: PluginId }))
 const selector = (description: string) => Inputs.text("selector", { placeholder: "<selector>", description, schema: Selector })
 
 export const mappingsList = Commands.list("list", {
@@ -523,7 +523,7 @@ export const mappingsList = Commands.list("list", {
     mappingKind: Inputs.optional(Inputs.choice("mapping-kind", MappingKind.literals, { description: "Only mappings of this kind." })),
     objectType: Inputs.optional(objectType("Only mappings to this object type.")),
     pluginId: plugin("Only mappings into this plugin (plg_…)."),
-    query: Inputs.optional(Inputs.text("q", { schema: ConnectorMappingListQuery.fields.q.from }))
+    query: Inputs.optional(Inputs.text("query", { schema: ConnectorMappingListQuery.fields.q.from }))
   },
   call: (client, { mappingKind, objectType, pluginId, query, targetId }, page) =>
     client.connectorTargets.listMappings({
@@ -616,12 +616,12 @@ export const mappingsUpdate = Commands.endpoint("update", {
       yield* requireSome([
         ["selector", selector],
         ["object-type", objectType],
-        ["plugin", pluginId],
+        ["plugin-id", pluginId],
         ["no-plugin", noPlugin],
         ["auto-add", autoAdd],
         ["config", config]
       ])
-      if (noPlugin && Option.isSome(pluginId)) return yield* new UsageError({ message: "give --plugin or --no-plugin, not both" })
+      if (noPlugin && Option.isSome(pluginId)) return yield* new UsageError({ message: "give --plugin-id or --no-plugin, not both" })
       return yield* client.connectorMappings.update({
         path: { connectorMappingId: mappingId },
         payload: {
