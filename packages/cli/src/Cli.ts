@@ -11,6 +11,7 @@ import { apiKeys } from "./commands/apiKeys.js"
 import { auth } from "./commands/auth.js"
 import { bootstrap } from "./commands/bootstrap.js"
 import { configObjects } from "./commands/configObjects.js"
+import { connectors } from "./commands/connectors.js"
 import { invitations } from "./commands/invitations.js"
 import { marketplaces } from "./commands/marketplaces.js"
 import { members } from "./commands/members.js"
@@ -29,7 +30,7 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations, API keys, and the catalog of config objects, plugins and marketplaces.",
+    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, and the connectors that sync it from GitHub.",
     [
       Serve.make(options.serveEnvironment),
       auth,
@@ -43,6 +44,7 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       plugins,
       marketplaces,
       access,
+      connectors,
       bootstrap
     ]
   )
