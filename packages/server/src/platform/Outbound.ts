@@ -5,7 +5,7 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Cause, Chunk, Context, Data, Duration, Effect, Layer, Option, Stream } from "effect"
+import { Cause, Chunk, Context, Data, Duration, Effect, Layer, Option, Runtime, Stream } from "effect"
 import { VERSION } from "../Version.js"
 
 export type OutboundReason = "timeout" | "network" | "too_large" | "blocked"
@@ -127,6 +127,8 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
     const config = { ...defaults, ...settings }
     // Scoped requests: the scope's end aborts the request, so a timeout or a refused body frees its socket.
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
+    // `fetch` runs in the layer's runtime: the same clock (so the same timeouts) as `execute`.
+    const runtime = yield* Effect.runtime<never>()
 
     const once = (request: HttpClientRequest.HttpClientRequest, maxBytes: number, origin: string) =>
       client.execute(request).pipe(
@@ -181,7 +183,7 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
 
     const fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
       const request = await toClientRequest(input, init)
-      const exit = await Effect.runPromiseExit(execute(request), init.signal ? { signal: init.signal } : undefined)
+      const exit = await Runtime.runPromiseExit(runtime, execute(request), init.signal ? { signal: init.signal } : undefined)
       if (exit._tag === "Failure") {
         // Only the guard's own failures are expected; anything else (a defect, an interruption) is not a network error.
         const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))

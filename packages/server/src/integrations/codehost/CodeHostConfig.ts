@@ -50,7 +50,7 @@ const secretText = (value: string | Redacted.Redacted<string> | undefined) => {
 }
 
 /** Keys pasted into one-line variables arrive with `\n` written out: put the newlines back. */
-export const unescapePem = (pem: string) => pem.includes("\\n") ? pem.replace(/\\r?\\n/g, "\n") : pem
+export const unescapePem = (pem: string) => pem.replace(/\\r\\n|\\n/g, "\n")
 
 const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
 
@@ -89,7 +89,7 @@ const appFrom = (appId: string | undefined, privateKey: string | undefined) => {
   if (appId === undefined && privateKey === undefined) return Either.right(undefined)
   if (appId === undefined) return Either.left(invalid("ORGPLANE_CODEHOST_APP_ID", "is required with a private key"))
   if (privateKey === undefined) return Either.left(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "is required with an app id (or ORGPLANE_CODEHOST_PRIVATE_KEY_FILE)"))
-  const pem = unescapePem(privateKey)
+  const pem = unescapePem(privateKey).trim()
   try {
     const key = NodeCrypto.createPrivateKey(pem)
     if (key.asymmetricKeyType !== "rsa") return Either.left(invalid("ORGPLANE_CODEHOST_PRIVATE_KEY", "must be an RSA key"))
