@@ -332,10 +332,15 @@ describe("Outbound", () => {
         if (path === "/loop") return response.writeHead(302, { location: "/loop" }).end()
         response.end("ok")
       })
+      let connections = 0
+      here.server.on("connection", () => connections++)
       const outbound = yield* Outbound.Outbound
       const ok = yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
       expect(new TextDecoder().decode(ok.body)).toBe("ok")
       expect(seen[0]).toBe(`orgplane/${VERSION}`)
+      // Connections are kept alive: one for several requests in a row (no new TLS handshake each time).
+      for (let i = 0; i < 4; i++) yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
+      expect(connections).toBe(1)
       const away = yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/away?token=secret`)))
       expect(away).toMatchObject({ _tag: "OutboundError", reason: "blocked", origin: here.url })
       expect(JSON.stringify(away)).not.toContain("secret")

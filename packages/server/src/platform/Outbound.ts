@@ -101,14 +101,15 @@ const isRedirect = (status: number) => status === 301 || status === 302 || statu
 
 /** Reads a body chunk by chunk and stops as soon as it passes the cap, so a huge answer costs at most the cap. */
 const readCapped = (response: HttpClientResponse.HttpClientResponse, maxBytes: number, origin: string) => {
-  const tooLarge = new OutboundError({ reason: "too_large", origin, message: `response body larger than ${maxBytes} bytes` })
+  // Made only when needed: an error captures a stack trace, which every answer would pay for.
+  const tooLarge = () => new OutboundError({ reason: "too_large", origin, message: `response body larger than ${maxBytes} bytes` })
   const declared = Number(response.headers["content-length"])
-  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge)
+  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge())
   return response.stream.pipe(
     Stream.mapError((error) => new OutboundError({ reason: "network", origin, message: `reading the response failed: ${error.reason}` })),
     Stream.runFoldEffect({ size: 0, chunks: Chunk.empty<Uint8Array>() }, (acc, chunk) => {
       const size = acc.size + chunk.length
-      return size > maxBytes ? Effect.fail(tooLarge) : Effect.succeed({ size, chunks: Chunk.append(acc.chunks, chunk) })
+      return size > maxBytes ? Effect.fail(tooLarge()) : Effect.succeed({ size, chunks: Chunk.append(acc.chunks, chunk) })
     }),
     Effect.map(({ chunks, size }) => {
       const body = new Uint8Array(size)
@@ -223,5 +224,12 @@ const toClientRequest = async (input: string | URL | Request, init: RequestInit)
 /** The guard over a client provided by the caller (tests, or another transport). */
 export const layerWithoutClient = (settings: Partial<Settings> = {}) => Layer.effect(Outbound, make(settings))
 
-/** The guard over node:http (which follows no redirect by itself: the guard decides). */
-export const layer = (settings: Partial<Settings> = {}) => layerWithoutClient(settings).pipe(Layer.provide(NodeHttpClient.layer))
+/**
+ * The guard over node:http (which follows no redirect by itself: the guard decides), with connections kept
+ * alive: without it every request to GitHub would pay a new TCP and TLS handshake.
+ */
+export const layer = (settings: Partial<Settings> = {}) =>
+  layerWithoutClient(settings).pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true, maxSockets: 16 }))
+  )
