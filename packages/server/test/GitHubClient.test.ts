@@ -347,6 +347,7 @@ describe("Outbound", () => {
       expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/loop`)))).toMatchObject({ reason: "blocked" })
       const refused = yield* failure(outbound.execute(HttpClientRequest.get("http://127.0.0.1:1/x")))
       expect(refused).toMatchObject({ reason: "network", origin: "http://127.0.0.1:1" })
+      expect(yield* failure(outbound.execute(HttpClientRequest.get("file:///etc/passwd")))).toMatchObject({ reason: "blocked" })
       // User-supplied destinations wait for an address filter.
       expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/fine`), { destination: "user" }))).toMatchObject({ reason: "blocked" })
     }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))

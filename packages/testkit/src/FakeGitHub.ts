@@ -63,7 +63,10 @@ export interface FakeGitHub {
   readonly removeInstallation: (installationId: number) => void
   /** A personal (or fine-grained) access token seeing these repositories. */
   readonly addToken: (token: string, fullNames: ReadonlyArray<string>) => void
-  /** Answers the next `count` API or token requests with `status` (a 429 with `retry-after` and no remaining quota). */
+  /**
+   * Answers the next `count` API or token requests with `status`. A 429 or 403 comes as GitHub's rate limits do:
+   * with `retry-after` (default 60) and `x-ratelimit-remaining: 0`.
+   */
   readonly failNext: (count: number, status: number, options?: { readonly retryAfter?: number }) => void
   /** Leaves the next `count` API or token requests unanswered (until `close`). */
   readonly hangNext: (count: number) => void

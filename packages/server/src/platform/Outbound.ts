@@ -88,14 +88,21 @@ export const originOf = (url: string | URL) => {
  */
 export const allowPrivate = (destination: Destination) => destination === "operator"
 
-const checkDestination = (destination: Destination, url: URL): Effect.Effect<void, OutboundError> =>
-  allowPrivate(destination) ? Effect.void : Effect.fail(
-    new OutboundError({
+/** Only http(s), and for user-supplied destinations nothing at all yet (see `allowPrivate`). */
+const checkDestination = (destination: Destination, url: string): Effect.Effect<URL, OutboundError> => {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  if (parsed === undefined || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
+    return Effect.fail(new OutboundError({ reason: "blocked", origin: originOf(url), message: "not an http(s) URL" }))
+  }
+  if (!allowPrivate(destination)) {
+    return Effect.fail(new OutboundError({
       reason: "blocked",
-      origin: url.origin,
+      origin: parsed.origin,
       message: "user-supplied destinations are refused until an address filter exists"
-    })
-  )
+    }))
+  }
+  return Effect.succeed(parsed)
+}
 
 const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
 
@@ -148,39 +155,35 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
         Effect.scoped
       )
 
-    const execute = (request: HttpClientRequest.HttpClientRequest, options: RequestOptions = {}) => {
-      const first = new URL(request.url)
-      const origin = first.origin
-      const maxBytes = options.maxBodyBytes ?? config.maxBodyBytes
-      const timeout = options.timeout ?? config.timeout
-      const loop = (current: HttpClientRequest.HttpClientRequest, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
-        Effect.flatMap(once(current, maxBytes, origin), (response) => {
-          if (!isRedirect(response.status)) return Effect.succeed({ ...response, url: current.url })
-          const location = response.headers["location"]
-          if (location === undefined) return Effect.succeed({ ...response, url: current.url })
-          const next = new URL(location, current.url)
-          // Following another origin would carry our credentials (or our trust) somewhere the operator never named.
-          if (next.origin !== origin) {
-            return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `redirect to another origin (${next.origin})` }))
-          }
-          if (redirects >= config.maxRedirects) {
-            return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `more than ${config.maxRedirects} redirects` }))
-          }
-          // As browsers do: a 303, or a 301/302 answering a POST, is followed with a GET without the body.
-          const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST")
-          const followed = toGet
-            ? HttpClientRequest.get(next, { headers: current.headers })
-            : HttpClientRequest.setUrl(current, next)
-          return loop(followed, redirects + 1)
-        })
-      return checkDestination(options.destination ?? "operator", first).pipe(
-        Effect.zipRight(loop(HttpClientRequest.setHeader(request, "user-agent", config.userAgent), 0)),
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () => new OutboundError({ reason: "timeout", origin, message: `no complete answer within ${Duration.format(Duration.decode(timeout))}` })
-        })
-      )
-    }
+    const execute = (request: HttpClientRequest.HttpClientRequest, options: RequestOptions = {}) =>
+      Effect.flatMap(checkDestination(options.destination ?? "operator", request.url), (first) => {
+        const origin = first.origin
+        const maxBytes = options.maxBodyBytes ?? config.maxBodyBytes
+        const timeout = options.timeout ?? config.timeout
+        const loop = (current: HttpClientRequest.HttpClientRequest, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
+          Effect.flatMap(once(current, maxBytes, origin), (response) => {
+            const location = response.headers["location"]
+            if (!isRedirect(response.status) || location === undefined) return Effect.succeed({ ...response, url: current.url })
+            const next = URL.canParse(location, current.url) ? new URL(location, current.url) : undefined
+            // Following another origin would carry our credentials (or our trust) somewhere the operator never named.
+            if (next === undefined || next.origin !== origin) {
+              return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `redirect to another origin (${next?.origin ?? "invalid"})` }))
+            }
+            if (redirects >= config.maxRedirects) {
+              return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `more than ${config.maxRedirects} redirects` }))
+            }
+            // As browsers do: a 303, or a 301/302 answering a POST, is followed with a GET without the body.
+            const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST")
+            const followed = toGet ? HttpClientRequest.get(next, { headers: current.headers }) : HttpClientRequest.setUrl(current, next)
+            return loop(followed, redirects + 1)
+          })
+        return loop(HttpClientRequest.setHeader(request, "user-agent", config.userAgent), 0).pipe(
+          Effect.timeoutFail({
+            duration: timeout,
+            onTimeout: () => new OutboundError({ reason: "timeout", origin, message: `no complete answer within ${Duration.format(Duration.decode(timeout))}` })
+          })
+        )
+      })
 
     const fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
       const request = await toClientRequest(input, init)
