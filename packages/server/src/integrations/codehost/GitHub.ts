@@ -1,0 +1,407 @@
+/**
+ * The GitHub (and GitHub Enterprise Server) REST client: a repository's head, its tree (whole, even when GitHub
+ * truncates the listing), blobs, file contents and comparisons, as an installation of our GitHub App or with a
+ * user's token. Every request goes through Outbound; failures say whether trying again later can help.
+ */
+import { HttpClientRequest } from "@effect/platform"
+import { createAppAuth } from "@octokit/auth-app"
+import { request as octokitRequest } from "@octokit/request"
+import { Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Outbound, OutboundError } from "../../platform/Outbound.js"
+import { CodeHostConfig, type CodeHostApp } from "./CodeHostConfig.js"
+
+/** How a request authenticates: as an installation of the app (a short-lived token), or with a stored token. */
+export type Credential =
+  | { readonly _tag: "Installation"; readonly installationId: number }
+  | { readonly _tag: "Token"; readonly token: Redacted.Redacted<string> }
+
+export const Credential = {
+  installation: (installationId: number): Credential => ({ _tag: "Installation", installationId }),
+  token: (token: string | Redacted.Redacted<string>): Credential => ({ _tag: "Token", token: Redacted.isRedacted(token) ? token : Redacted.make(token) })
+}
+
+/**
+ * A request GitHub did not answer usefully. `transient`: a rate limit, a server error, a timeout or a network
+ * failure, which a later attempt may get past (retrying is the caller's job). Everything else, 404 included,
+ * will fail the same way again. `status` is GitHub's, or `null` when no answer came.
+ */
+export class CodeHostError extends Data.TaggedError("CodeHostError")<{
+  readonly status: number | null
+  readonly transient: boolean
+  readonly message: string
+  /** When GitHub said how long to wait (`retry-after`, or the rate limit's reset), in seconds. */
+  readonly retryAfterSeconds: number | null
+}> {}
+
+/** An installation credential on a server without a GitHub App configured. */
+export class CodeHostNotConfigured extends Data.TaggedError("CodeHostNotConfigured")<{ readonly message: string }> {}
+
+export type GitHubError = CodeHostError | CodeHostNotConfigured
+
+export interface Head {
+  readonly sha: string
+  readonly treeSha: string
+}
+
+export interface TreeEntry {
+  /** From the repository's root, `/`-separated. */
+  readonly path: string
+  readonly type: "blob" | "tree"
+  readonly sha: string
+  /** Bytes, for blobs. */
+  readonly size: number | null
+}
+
+export interface Tree {
+  /** Every blob and tree under the root, sorted by path (submodules are left out: they hold no files of ours). */
+  readonly entries: ReadonlyArray<TreeEntry>
+  /** What GitHub said of the recursive listing; when true, the entries came from walking the sub-trees. */
+  readonly truncated: boolean
+  /** Listings requested beyond the first, to complete a truncated one. */
+  readonly walkedSubtrees: number
+}
+
+export type ChangeStatus = "added" | "removed" | "modified" | "renamed" | "copied" | "changed" | "unchanged"
+
+export interface ChangedFile {
+  readonly filename: string
+  readonly status: ChangeStatus
+  /** The blob at `head` (at `base` for a removed file), when GitHub gives one. */
+  readonly sha: string | null
+  readonly previousFilename: string | null
+}
+
+export interface Comparison {
+  readonly status: "identical" | "ahead" | "behind" | "diverged"
+  readonly aheadBy: number
+  readonly behindBy: number
+  readonly files: ReadonlyArray<ChangedFile>
+  /**
+   * False when GitHub may have left files out: it lists at most 300 changed files and says nothing about the
+   * rest. Then only a full tree comparison is reliable.
+   */
+  readonly complete: boolean
+}
+
+export interface GitHubService {
+  readonly head: (credential: Credential, fullName: string, ref: string) => Effect.Effect<Head, GitHubError>
+  readonly tree: (credential: Credential, fullName: string, treeSha: string) => Effect.Effect<Tree, GitHubError>
+  /** A blob as text (UTF-8; invalid bytes become U+FFFD). */
+  readonly blob: (credential: Credential, fullName: string, sha: string) => Effect.Effect<string, GitHubError>
+  readonly blobBytes: (credential: Credential, fullName: string, sha: string) => Effect.Effect<Uint8Array, GitHubError>
+  /** A file's text at `ref`; `null` when there is no file at that path (nothing, or a folder). */
+  readonly contents: (credential: Credential, fullName: string, path: string, ref: string) => Effect.Effect<string | null, GitHubError>
+  /** What changed from `base` to `head` (GitHub's three-dot comparison: since their merge base). */
+  readonly compare: (credential: Credential, fullName: string, base: string, head: string) => Effect.Effect<Comparison, GitHubError>
+}
+
+export class GitHub extends Context.Tag("@orgplane/server/GitHub")<GitHub, GitHubService>() {}
+
+/** GitHub lists at most this many files in a comparison. */
+export const compareFileLimit = 300
+
+/** Tree listings in flight at once while walking a truncated tree. */
+export const walkConcurrency = 8
+
+/** An installation token is used until this long before it expires, so none expires during a request. */
+export const tokenRefreshMarginMs = 60_000
+
+// --- Response shapes: only the members we read. -----------------------------------------------------------------
+
+const CommitResponse = Schema.Struct({
+  sha: Schema.String,
+  commit: Schema.Struct({ tree: Schema.Struct({ sha: Schema.String }) })
+})
+
+const TreeResponse = Schema.Struct({
+  sha: Schema.String,
+  truncated: Schema.Boolean,
+  tree: Schema.Array(Schema.Struct({
+    path: Schema.String,
+    type: Schema.Literal("blob", "tree", "commit"),
+    sha: Schema.String,
+    size: Schema.optional(Schema.Number)
+  }))
+})
+type TreeResponse = typeof TreeResponse.Type
+
+const BlobResponse = Schema.Struct({ sha: Schema.String, encoding: Schema.String, content: Schema.String })
+
+const FileContents = Schema.Struct({
+  type: Schema.Literal("file"),
+  encoding: Schema.String,
+  content: Schema.String,
+  sha: Schema.String
+})
+/** A file, or anything else at that path (a folder's listing, a symlink, a submodule), which is not a file to us. */
+const ContentsResponse = Schema.Union(FileContents, Schema.Array(Schema.Unknown), Schema.Struct({ type: Schema.String }))
+
+const CompareResponse = Schema.Struct({
+  status: Schema.Literal("identical", "ahead", "behind", "diverged"),
+  ahead_by: Schema.Number,
+  behind_by: Schema.Number,
+  files: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      filename: Schema.String,
+      status: Schema.Literal("added", "removed", "modified", "renamed", "copied", "changed", "unchanged"),
+      sha: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+      previous_filename: Schema.optional(Schema.String)
+    })),
+    { default: () => [] }
+  )
+})
+
+const GitHubMessage = Schema.Struct({ message: Schema.String })
+
+// --- Errors -------------------------------------------------------------------------------------------------------
+
+const transientStatus = (status: number, headers: Readonly<Record<string, string | undefined>>) =>
+  status === 429 || status >= 500 ||
+  // GitHub answers an exhausted or secondary rate limit with 403 too; its headers tell it from a refusal.
+  (status === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== undefined))
+
+const retryAfterSeconds = (headers: Readonly<Record<string, string | undefined>>): number | null => {
+  const retryAfter = Number(headers["retry-after"])
+  if (headers["retry-after"] !== undefined && Number.isFinite(retryAfter)) return Math.max(0, retryAfter)
+  const reset = Number(headers["x-ratelimit-reset"])
+  if (headers["x-ratelimit-remaining"] === "0" && Number.isFinite(reset)) return Math.max(0, Math.ceil(reset - Date.now() / 1000))
+  return null
+}
+
+/** GitHub's own words, shortened: they name the problem ("Not Found", "Bad credentials") and never a secret. */
+const quote = (text: string) => text.length > 200 ? `${text.slice(0, 200)}...` : text
+
+const fromStatus = (what: string, status: number, headers: Readonly<Record<string, string | undefined>>, body: string) => {
+  const said = Option.match(Schema.decodeUnknownOption(Schema.parseJson(GitHubMessage))(body), {
+    onNone: () => "",
+    onSome: ({ message }) => `: ${quote(message)}`
+  })
+  return new CodeHostError({
+    status,
+    transient: transientStatus(status, headers),
+    message: `${what} answered ${status}${said}`,
+    retryAfterSeconds: retryAfterSeconds(headers)
+  })
+}
+
+const fromOutbound = (what: string, error: OutboundError) =>
+  new CodeHostError({
+    status: null,
+    transient: error.reason === "timeout" || error.reason === "network",
+    message: `${what} failed (${error.reason} at ${error.origin}): ${error.message}`,
+    retryAfterSeconds: null
+  })
+
+/** The OutboundError behind an error thrown by an octokit library (RequestError → TypeError → OutboundError). */
+const outboundCause = (error: unknown): OutboundError | undefined => {
+  for (let current = error, depth = 0; current instanceof Object && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof OutboundError) return current
+  }
+  return undefined
+}
+
+/** What `@octokit/auth-app` threw while getting an installation token. */
+const fromTokenExchange = (installationId: number, error: unknown) => {
+  const what = `POST /app/installations/${installationId}/access_tokens`
+  const outbound = outboundCause(error)
+  if (outbound !== undefined) return fromOutbound(what, outbound)
+  const failure = error as { status?: unknown; response?: { headers?: Record<string, string>; data?: unknown } }
+  if (typeof failure.status === "number") {
+    const data = failure.response?.data
+    return fromStatus(what, failure.status, failure.response?.headers ?? {}, typeof data === "string" ? data : JSON.stringify(data ?? ""))
+  }
+  // Signing the app's JWT failed: the configured key is unusable, which no retry fixes.
+  return new CodeHostError({ status: null, transient: false, message: `${what}: the app's JWT could not be made`, retryAfterSeconds: null })
+}
+
+// --- Installation tokens --------------------------------------------------------------------------------------
+
+/**
+ * The token cache for `@octokit/auth-app`. Its own cache keeps every token 59 minutes whatever GitHub said; this
+ * one keeps a token until `tokenRefreshMarginMs` before the `expires_at` GitHub gave (a GitHub Enterprise Server
+ * may issue shorter ones), and lets a token GitHub refused be dropped. auth-app stores
+ * `token|createdAt|expiresAt|...` strings under the installation id. Time is the wall clock, as auth-app's.
+ */
+export const tokenCache = (maxEntries = 10_000) => {
+  const entries = new Map<string, string>()
+  return {
+    get: (key: string) => {
+      const value = entries.get(key)
+      if (value === undefined) return undefined as unknown as string
+      const expiresAt = Date.parse(value.split("|")[2] ?? "")
+      if (!(expiresAt - tokenRefreshMarginMs > Date.now())) {
+        entries.delete(key)
+        return undefined as unknown as string
+      }
+      return value
+    },
+    set: (key: string, value: string) => {
+      entries.delete(key)
+      entries.set(key, value)
+      // Oldest first: Map keeps insertion order.
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+    },
+    forget: (installationId: number) => {
+      entries.delete(String(installationId))
+    }
+  }
+}
+
+const apiHeaders = { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" }
+
+// --- The service -----------------------------------------------------------------------------------------------
+
+const repositoryPath = (fullName: string) => {
+  const parts = fullName.split("/")
+  return parts.length === 2 && parts[0] !== "" && parts[1] !== "" ? `/repos/${parts.map(encodeURIComponent).join("/")}` : undefined
+}
+
+export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound> = Effect.gen(function*() {
+  const config = yield* CodeHostConfig
+  const outbound = yield* Outbound
+  const cache = tokenCache()
+
+  const appAuth = (app: CodeHostApp) =>
+    createAppAuth({
+      appId: app.appId,
+      privateKey: Redacted.value(app.privateKey),
+      cache,
+      // The token exchange goes through the same guard as every other request.
+      request: octokitRequest.defaults({ baseUrl: config.apiUrl, headers: { "x-github-api-version": apiHeaders["x-github-api-version"] }, request: { fetch: outbound.fetch } })
+    })
+  const auth = config.app === undefined ? undefined : appAuth(config.app)
+
+  const authorization = (credential: Credential): Effect.Effect<string, GitHubError> => {
+    if (credential._tag === "Token") return Effect.succeed(`Bearer ${Redacted.value(credential.token)}`)
+    if (auth === undefined) {
+      return Effect.fail(new CodeHostNotConfigured({ message: "no GitHub App is configured (ORGPLANE_CODEHOST_APP_ID, ORGPLANE_CODEHOST_PRIVATE_KEY)" }))
+    }
+    const { installationId } = credential
+    return Effect.tryPromise({
+      try: () => auth({ type: "installation", installationId }),
+      catch: (error) => fromTokenExchange(installationId, error)
+    }).pipe(Effect.map(({ token }) => `Bearer ${token}`))
+  }
+
+  /** One GET of a repository's part of the REST API, its JSON decoded with `schema`. */
+  const get = <A, I>(credential: Credential, fullName: string, path: string, schema: Schema.Schema<A, I>) =>
+    Effect.gen(function*() {
+      const base = repositoryPath(fullName)
+      if (base === undefined) {
+        return yield* new CodeHostError({ status: null, transient: false, message: "a repository is named owner/name", retryAfterSeconds: null })
+      }
+      const what = `GET ${base}${path.replace(/\?.*$/, "")}`
+      const request = HttpClientRequest.get(`${config.apiUrl}${base}${path}`).pipe(
+        HttpClientRequest.setHeaders({ ...apiHeaders, authorization: yield* authorization(credential) })
+      )
+      const response = yield* Effect.mapError(outbound.execute(request), (error) => fromOutbound(what, error))
+      const text = new TextDecoder().decode(response.body)
+      if (response.status < 200 || response.status > 299) {
+        // A refused installation token (revoked, or the installation suspended) is dropped, so the next attempt gets a new one.
+        if (response.status === 401 && credential._tag === "Installation") cache.forget(credential.installationId)
+        return yield* fromStatus(what, response.status, response.headers, text)
+      }
+      return yield* Schema.decodeUnknown(Schema.parseJson(schema))(text).pipe(
+        Effect.mapError(() =>
+          new CodeHostError({ status: response.status, transient: false, message: `${what}: unexpected response`, retryAfterSeconds: null })
+        )
+      )
+    })
+
+  const orNull = <A>(effect: Effect.Effect<A, GitHubError>) =>
+    Effect.catchIf(effect, (error): error is CodeHostError => error._tag === "CodeHostError" && error.status === 404, () => Effect.succeed(null))
+
+  const head = (credential: Credential, fullName: string, ref: string) =>
+    get(credential, fullName, `/commits/${encodeURIComponent(ref)}`, CommitResponse).pipe(
+      Effect.map((commit) => ({ sha: commit.sha, treeSha: commit.commit.tree.sha }))
+    )
+
+  const listing = (credential: Credential, fullName: string, treeSha: string, recursive: boolean) =>
+    get(credential, fullName, `/git/trees/${encodeURIComponent(treeSha)}${recursive ? "?recursive=1" : ""}`, TreeResponse)
+
+  const entriesOf = (listed: TreeResponse, prefix: string): Array<TreeEntry> =>
+    listed.tree.flatMap((entry) =>
+      entry.type === "commit" ? [] : [{ path: `${prefix}${entry.path}`, type: entry.type, sha: entry.sha, size: entry.type === "blob" ? entry.size ?? null : null }]
+    )
+
+  const byPath = (a: TreeEntry, b: TreeEntry) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0
+
+  const tree = (credential: Credential, fullName: string, treeSha: string) =>
+    Effect.gen(function*() {
+      const root = yield* listing(credential, fullName, treeSha, true)
+      if (!root.truncated) return { entries: entriesOf(root, "").sort(byPath), truncated: false, walkedSubtrees: 0 }
+      // Truncated: list each folder by itself and try every sub-folder whole first, as most are small.
+      const permits = yield* Effect.makeSemaphore(walkConcurrency)
+      let walked = 0
+      const list = (sha: string, recursive: boolean) =>
+        permits.withPermits(1)(Effect.suspend(() => {
+          walked++
+          return listing(credential, fullName, sha, recursive)
+        }))
+      const folder = (sha: string, prefix: string): Effect.Effect<Array<TreeEntry>, GitHubError> =>
+        Effect.gen(function*() {
+          const children = yield* list(sha, false)
+          const below = yield* Effect.forEach(
+            children.tree.filter((entry) => entry.type === "tree"),
+            (child) => subtree(child.sha, `${prefix}${child.path}/`),
+            { concurrency: "unbounded" }
+          )
+          return [...entriesOf(children, prefix), ...below.flat()]
+        })
+      const subtree = (sha: string, prefix: string): Effect.Effect<Array<TreeEntry>, GitHubError> =>
+        Effect.flatMap(list(sha, true), (listed) => listed.truncated ? folder(sha, prefix) : Effect.succeed(entriesOf(listed, prefix)))
+      const entries = yield* folder(treeSha, "")
+      return { entries: entries.sort(byPath), truncated: true, walkedSubtrees: walked }
+    })
+
+  const blobBytes = (credential: Credential, fullName: string, sha: string) =>
+    get(credential, fullName, `/git/blobs/${encodeURIComponent(sha)}`, BlobResponse).pipe(
+      Effect.flatMap((blob) =>
+        blob.encoding === "base64"
+          ? Effect.succeed<Uint8Array>(Buffer.from(blob.content, "base64"))
+          : blob.encoding === "utf-8"
+          ? Effect.succeed<Uint8Array>(Buffer.from(blob.content, "utf8"))
+          : Effect.fail(new CodeHostError({ status: 200, transient: false, message: `blob ${sha}: unknown encoding`, retryAfterSeconds: null }))
+      )
+    )
+
+  const decodeText = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+
+  const contents = (credential: Credential, fullName: string, path: string, ref: string) =>
+    orNull(get(credential, fullName, `/contents/${path.split("/").map(encodeURIComponent).join("/")}?ref=${encodeURIComponent(ref)}`, ContentsResponse)).pipe(
+      Effect.flatMap((found) => {
+        if (found === null || Array.isArray(found) || !Schema.is(FileContents)(found)) return Effect.succeed(null)
+        // Above 1 MB the contents API leaves the content out (`encoding: "none"`); the blob has it.
+        if (found.encoding !== "base64") return Effect.map(blobBytes(credential, fullName, found.sha), decodeText)
+        return Effect.succeed(decodeText(Buffer.from(found.content, "base64")))
+      })
+    )
+
+  const compare = (credential: Credential, fullName: string, base: string, headRef: string) =>
+    get(credential, fullName, `/compare/${encodeURIComponent(base)}...${encodeURIComponent(headRef)}`, CompareResponse).pipe(
+      Effect.map((comparison): Comparison => ({
+        status: comparison.status,
+        aheadBy: comparison.ahead_by,
+        behindBy: comparison.behind_by,
+        files: comparison.files.map((file) => ({
+          filename: file.filename,
+          status: file.status,
+          sha: file.sha,
+          previousFilename: file.previous_filename ?? null
+        })),
+        complete: comparison.files.length < compareFileLimit
+      }))
+    )
+
+  return {
+    head,
+    tree,
+    blob: (credential, fullName, sha) => Effect.map(blobBytes(credential, fullName, sha), decodeText),
+    blobBytes,
+    contents,
+    compare
+  }
+})
+
+/** Needs CodeHostConfig and Outbound. */
+export const layer = Layer.effect(GitHub, make)

@@ -1,0 +1,470 @@
+/** The GitHub client and the outbound guard against FakeGitHub serving real git repositories, and webhook signatures. */
+import { HttpClientRequest } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { FakeGitHub, GitRepo } from "@orgplane/testkit"
+import { ConfigProvider, Effect, Either, Layer, Redacted } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as Fs from "node:fs/promises"
+import * as Http from "node:http"
+import type * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import * as CodeHostConfig from "../src/integrations/codehost/CodeHostConfig.js"
+import { Credential, GitHub, layer as gitHubLayer, tokenRefreshMarginMs } from "../src/integrations/codehost/GitHub.js"
+import { verifySignature } from "../src/integrations/codehost/Webhooks.js"
+import * as Outbound from "../src/platform/Outbound.js"
+import { VERSION } from "../src/Version.js"
+
+const INSTALLATION = 7001
+const installation = Credential.installation(INSTALLATION)
+
+let docs: GitRepo.GitRepo
+let big: GitRepo.GitRepo
+let fake: FakeGitHub.FakeGitHub
+const cleanup: Array<() => Promise<void>> = []
+
+const readme = "# Handbook\n\nÜnïcödé stays intact: ✓\n"
+
+beforeAll(async () => {
+  docs = await GitRepo.withFiles({
+    "README.md": readme,
+    "docs/guide.md": "guide v1\n",
+    "docs/old-name.md": "this file is renamed later, and long enough for git to see the rename as one\n".repeat(3),
+    "docs/deep/nested/file.md": "deep\n",
+    "large.bin": "x".repeat(1_500_000)
+  })
+  await docs.branch("feature/x")
+  big = await GitRepo.withFiles({ ...GitRepo.manyFiles(1000, { perFolder: 100 }), "top.md": "top\n" })
+  // The API under a path, as on GitHub Enterprise Server; the truncation limit low enough for a 1,000-file repository.
+  fake = await FakeGitHub.start({ treeLimit: 150, basePath: "/api/v3" })
+  fake.addRepository("acme/docs", docs)
+  fake.addRepository("acme/big", big)
+  fake.addInstallation(INSTALLATION, ["acme/docs", "acme/big"])
+  fake.addToken("github_pat_docs_only", ["acme/docs"])
+  cleanup.push(() => fake.close(), () => docs.remove(), () => big.remove())
+}, 60_000)
+
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step()
+})
+
+const appConfig = (gitHub: FakeGitHub.FakeGitHub, overrides: CodeHostConfig.Options = {}) =>
+  CodeHostConfig.layer({ codehostApiUrl: gitHub.url, codehostAppId: gitHub.appId, codehostPrivateKey: gitHub.privateKeyPem, ...overrides })
+
+/** The client as the server builds it: config, the guard over node:http, the service. */
+const client = (
+  gitHub: FakeGitHub.FakeGitHub,
+  options: { readonly config?: Layer.Layer<CodeHostConfig.CodeHostConfig, unknown>; readonly outbound?: Partial<Outbound.Settings> } = {}
+) => gitHubLayer.pipe(Layer.provide(options.config ?? appConfig(gitHub)), Layer.provide(Outbound.layer(options.outbound)))
+
+const tokenRequests = (gitHub: FakeGitHub.FakeGitHub) => gitHub.requests.filter((request) => request.path.endsWith("/access_tokens")).length
+
+/** The repository's own listing: every blob and tree with its size, as `git ls-tree -r -t -l` gives it. */
+const gitTree = async (repo: GitRepo.GitRepo, rev: string) =>
+  (await repo.git("ls-tree", "-r", "-t", "-l", "-z", rev)).split("\0").filter((line) => line !== "").map((line) => {
+    const [meta, path] = line.split("\t")
+    const [, type, sha, size] = meta.split(/ +/)
+    return { path, type, sha, size: size === "-" ? null : Number(size) }
+  }).sort((a, b) => a.path < b.path ? -1 : 1)
+
+const failure = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.flip(effect)
+
+describe("GitHub client", () => {
+  it.effect("reads a branch's head (a branch with a slash too) under an Enterprise-style base path", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const head = yield* gitHub.head(installation, "acme/docs", "main")
+      expect(head.sha).toBe(yield* Effect.promise(() => docs.head("main")))
+      expect(head.treeSha).toBe((yield* Effect.promise(() => docs.git("rev-parse", "main^{tree}"))).trim())
+      const feature = yield* gitHub.head(installation, "acme/docs", "feature/x")
+      expect(feature.sha).toBe(yield* Effect.promise(() => docs.head("feature/x")))
+      // A sha is a ref too.
+      expect((yield* gitHub.head(installation, "acme/docs", head.sha)).treeSha).toBe(head.treeSha)
+      const missing = yield* failure(gitHub.head(installation, "acme/docs", "no-such-branch"))
+      expect(missing).toMatchObject({ _tag: "CodeHostError", status: 422, transient: false })
+    }).pipe(Effect.provide(client(fake))))
+
+  it.effect("lists a whole tree in one request when GitHub does not truncate it", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const head = yield* gitHub.head(installation, "acme/docs", "main")
+      const before = fake.requests.length
+      const tree = yield* gitHub.tree(installation, "acme/docs", head.treeSha)
+      expect(fake.requests.length - before).toBe(1)
+      expect(tree.truncated).toBe(false)
+      expect(tree.walkedSubtrees).toBe(0)
+      expect(tree.entries).toEqual(yield* Effect.promise(() => gitTree(docs, "main")))
+      expect(tree.entries.find((entry) => entry.path === "docs/deep/nested/file.md")).toMatchObject({ type: "blob", size: 5 })
+    }).pipe(Effect.provide(client(fake))))
+
+  it.effect("walks the sub-trees of a truncated listing and misses nothing", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const head = yield* gitHub.head(installation, "acme/big", "main")
+      const before = fake.requests.length
+      const tree = yield* gitHub.tree(installation, "acme/big", head.treeSha)
+      const expected = yield* Effect.promise(() => gitTree(big, "main"))
+      // 1,000 files in 10 folders of 100 under dir-0, plus the folders and top.md: far over the limit of 150.
+      expect(expected.length).toBe(1012)
+      expect(tree.truncated).toBe(true)
+      expect(tree.entries).toEqual(expected)
+      expect(tree.walkedSubtrees).toBeGreaterThan(0)
+      const listings = fake.requests.slice(before).filter((request) => request.path.includes("/git/trees/"))
+      expect(listings.length).toBe(tree.walkedSubtrees + 1)
+      // The root and dir-0 are too large whole, so they are listed folder by folder; each dir-0/dir-N fits whole.
+      expect(listings.filter((request) => !request.path.includes("recursive")).length).toBe(2)
+    }).pipe(Effect.provide(client(fake))))
+
+  it.effect("reads blobs and file contents as text, at a ref, and null where there is no file", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const head = yield* gitHub.head(installation, "acme/docs", "main")
+      const tree = yield* gitHub.tree(installation, "acme/docs", head.treeSha)
+      const readmeSha = tree.entries.find((entry) => entry.path === "README.md")!.sha
+      expect(yield* gitHub.blob(installation, "acme/docs", readmeSha)).toBe(readme)
+      expect(Buffer.from(yield* gitHub.blobBytes(installation, "acme/docs", readmeSha)).toString("utf8")).toBe(readme)
+      expect(yield* gitHub.contents(installation, "acme/docs", "docs/guide.md", "main")).toBe("guide v1\n")
+      expect(yield* gitHub.contents(installation, "acme/docs", "README.md", head.sha)).toBe(readme)
+      expect(yield* gitHub.contents(installation, "acme/docs", "docs/missing.md", "main")).toBeNull()
+      expect(yield* gitHub.contents(installation, "acme/docs", "docs", "main")).toBeNull()
+      // Over 1 MB the contents API leaves the content out; the client fetches the blob.
+      expect(yield* gitHub.contents(installation, "acme/docs", "large.bin", "main")).toBe("x".repeat(1_500_000))
+      const missingBlob = yield* failure(gitHub.blob(installation, "acme/docs", "0".repeat(40)))
+      expect(missingBlob).toMatchObject({ status: 404, transient: false })
+    }).pipe(Effect.provide(client(fake))))
+
+  it.effect("compares two commits after a push that adds, changes, renames and deletes", () =>
+    Effect.gen(function*() {
+      const repo = yield* Effect.promise(() => GitRepo.withFiles({ "keep.md": "keep\n", "change.md": "v1\n", "gone.md": "bye\n", "move.md": "moving along, with enough text to be recognised as a rename\n" }))
+      const gitHubFake = yield* Effect.promise(() => FakeGitHub.start())
+      yield* Effect.addFinalizer(() => Effect.promise(async () => { await gitHubFake.close(); await repo.remove() }))
+      gitHubFake.addRepository("acme/changes", repo)
+      gitHubFake.addInstallation(1, ["acme/changes"])
+      const base = yield* Effect.promise(() => repo.head())
+      const after = yield* Effect.promise(() =>
+        repo.commitFiles({ "change.md": "v2\n", "gone.md": null, "new.md": "new\n", "move.md": null, "moved/here.md": "moving along, with enough text to be recognised as a rename\n" })
+      )
+      yield* Effect.gen(function*() {
+        const gitHub = yield* GitHub
+        const credential = Credential.installation(1)
+        const comparison = yield* gitHub.compare(credential, "acme/changes", base, "main")
+        expect(comparison).toMatchObject({ status: "ahead", aheadBy: 1, behindBy: 0, complete: true })
+        const blobAt = (rev: string, path: string) => Effect.promise(async () => (await repo.git("rev-parse", `${rev}:${path}`)).trim())
+        expect([...comparison.files].sort((a, b) => a.filename < b.filename ? -1 : 1)).toEqual([
+          { filename: "change.md", status: "modified", sha: yield* blobAt(after, "change.md"), previousFilename: null },
+          { filename: "gone.md", status: "removed", sha: yield* blobAt(base, "gone.md"), previousFilename: null },
+          { filename: "moved/here.md", status: "renamed", sha: yield* blobAt(after, "moved/here.md"), previousFilename: "move.md" },
+          { filename: "new.md", status: "added", sha: yield* blobAt(after, "new.md"), previousFilename: null }
+        ])
+        expect(yield* gitHub.compare(credential, "acme/changes", "main", base)).toMatchObject({ status: "behind", aheadBy: 0, behindBy: 1, files: [] })
+        // GitHub lists at most 300 files and says nothing of the rest: the client says the list may be incomplete.
+        const many = yield* Effect.promise(() => repo.commitFiles(GitRepo.manyFiles(301, { prefix: "bulk/" })))
+        const bulk = yield* gitHub.compare(credential, "acme/changes", after, many)
+        expect(bulk.files.length).toBe(300)
+        expect(bulk.complete).toBe(false)
+        expect(yield* gitHub.compare(credential, "acme/changes", many, many)).toMatchObject({ status: "identical", files: [] })
+      }).pipe(Effect.provide(client(gitHubFake)))
+    }).pipe(Effect.scoped))
+
+  it.effect("gets one installation token for many calls, concurrent ones included", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const before = tokenRequests(fake)
+      yield* Effect.forEach(Array.from({ length: 10 }), () => gitHub.head(installation, "acme/docs", "main"), { concurrency: 10 })
+      yield* Effect.forEach(Array.from({ length: 10 }), () => gitHub.head(installation, "acme/docs", "main"))
+      expect(tokenRequests(fake) - before).toBe(1)
+    }).pipe(Effect.provide(client(fake))))
+
+  it.live("asks for a new token shortly before the current one expires, as GitHub's expires_at says", () =>
+    Effect.gen(function*() {
+      const repo = yield* Effect.promise(() => GitRepo.withFiles({ "a.md": "a" }))
+      // A token that lives 1.5 s past the refresh margin: reused at once, replaced after those 1.5 s.
+      const shortLived = yield* Effect.promise(() => FakeGitHub.start({ tokenLifetimeMs: tokenRefreshMarginMs + 1500 }))
+      yield* Effect.addFinalizer(() => Effect.promise(async () => { await shortLived.close(); await repo.remove() }))
+      shortLived.addRepository("acme/a", repo)
+      shortLived.addInstallation(3, ["acme/a"])
+      yield* Effect.gen(function*() {
+        const gitHub = yield* GitHub
+        yield* gitHub.head(Credential.installation(3), "acme/a", "main")
+        yield* gitHub.head(Credential.installation(3), "acme/a", "main")
+        expect(shortLived.tokensIssued()).toBe(1)
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1700)))
+        yield* gitHub.head(Credential.installation(3), "acme/a", "main")
+        expect(shortLived.tokensIssued()).toBe(2)
+      }).pipe(Effect.provide(client(shortLived)))
+    }).pipe(Effect.scoped))
+
+  it.effect("drops a token GitHub refuses, so the next attempt gets a new one", () =>
+    Effect.gen(function*() {
+      const repo = yield* Effect.promise(() => GitRepo.withFiles({ "a.md": "a" }))
+      const gitHubFake = yield* Effect.promise(() => FakeGitHub.start())
+      yield* Effect.addFinalizer(() => Effect.promise(async () => { await gitHubFake.close(); await repo.remove() }))
+      gitHubFake.addRepository("acme/a", repo)
+      gitHubFake.addInstallation(4, ["acme/a"])
+      yield* Effect.gen(function*() {
+        const gitHub = yield* GitHub
+        yield* gitHub.head(Credential.installation(4), "acme/a", "main")
+        // Uninstalled: its tokens answer 401, and a new token cannot be had (404).
+        gitHubFake.removeInstallation(4)
+        expect(yield* failure(gitHub.head(Credential.installation(4), "acme/a", "main"))).toMatchObject({ status: 401, transient: false })
+        expect(yield* failure(gitHub.head(Credential.installation(4), "acme/a", "main"))).toMatchObject({ status: 404, transient: false })
+        gitHubFake.addInstallation(4, ["acme/a"])
+        yield* gitHub.head(Credential.installation(4), "acme/a", "main")
+        expect(gitHubFake.tokensIssued()).toBe(2)
+      }).pipe(Effect.provide(client(gitHubFake)))
+    }).pipe(Effect.scoped))
+
+  it.effect("a key that is not the app's is refused by GitHub: a 401 that no retry fixes", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const error = yield* failure(gitHub.head(installation, "acme/docs", "main"))
+      expect(error).toMatchObject({ _tag: "CodeHostError", status: 401, transient: false })
+      expect(error.message).toContain("access_tokens")
+    }).pipe(Effect.provide(client(fake, {
+      config: appConfig(fake, {
+        codehostPrivateKey: NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString()
+      })
+    }))))
+
+  it.effect("429 and 5xx are transient, with GitHub's retry-after; a repository the token cannot see is a plain 404", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      yield* gitHub.head(installation, "acme/docs", "main")
+      fake.failNext(1, 429, { retryAfter: 7 })
+      expect(yield* failure(gitHub.head(installation, "acme/docs", "main"))).toMatchObject({ status: 429, transient: true, retryAfterSeconds: 7 })
+      fake.failNext(1, 502)
+      expect(yield* failure(gitHub.head(installation, "acme/docs", "main"))).toMatchObject({ status: 502, transient: true })
+      // GitHub also answers an exhausted rate limit with 403; its headers tell it from a refusal.
+      fake.failNext(1, 403, { retryAfter: 30 })
+      expect(yield* failure(gitHub.head(installation, "acme/docs", "main"))).toMatchObject({ status: 403, transient: true, retryAfterSeconds: 30 })
+      expect(yield* failure(gitHub.head(installation, "acme/nope", "main"))).toMatchObject({ status: 404, transient: false })
+      expect(yield* gitHub.head(installation, "acme/docs", "main")).toMatchObject({ sha: expect.any(String) })
+    }).pipe(Effect.provide(client(fake))))
+
+  it.live("a failing token exchange is classified like any other request", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      fake.failNext(1, 502)
+      expect(yield* failure(gitHub.head(installation, "acme/docs", "main"))).toMatchObject({ status: 502, transient: true })
+      fake.hangNext(1)
+      const hung = yield* failure(gitHub.head(installation, "acme/docs", "main"))
+      expect(hung).toMatchObject({ status: null, transient: true })
+      expect(hung.message).toContain("timeout")
+      expect(yield* gitHub.head(installation, "acme/docs", "main")).toMatchObject({ sha: expect.any(String) })
+    }).pipe(Effect.provide(client(fake, { outbound: { timeout: "400 millis" } }))))
+
+  it.live("a request GitHub never answers times out: transient, naming the origin only", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const token = Credential.token("github_pat_docs_only")
+      fake.hangNext(1)
+      const started = Date.now()
+      const error = yield* failure(gitHub.head(token, "acme/docs", "main"))
+      expect(Date.now() - started).toBeLessThan(3000)
+      expect(error).toMatchObject({ _tag: "CodeHostError", status: null, transient: true })
+      expect(error.message).toContain(`timeout at ${new URL(fake.url).origin}`)
+      expect(error.message).not.toContain("github_pat")
+    }).pipe(Effect.provide(client(fake, { outbound: { timeout: "400 millis" } }))))
+
+  it.effect("refuses an answer larger than the cap, without retrying", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const head = yield* gitHub.head(installation, "acme/docs", "main")
+      const tree = yield* gitHub.tree(installation, "acme/docs", head.treeSha)
+      const large = tree.entries.find((entry) => entry.path === "large.bin")!
+      const error = yield* failure(gitHub.blob(installation, "acme/docs", large.sha))
+      expect(error).toMatchObject({ _tag: "CodeHostError", status: null, transient: false })
+      expect(error.message).toContain("too_large")
+      expect(yield* gitHub.blob(installation, "acme/docs", tree.entries.find((entry) => entry.path === "README.md")!.sha)).toBe(readme)
+    }).pipe(Effect.provide(client(fake, { outbound: { maxBodyBytes: 256 * 1024 } }))))
+
+  it.effect("token accounts read what their token sees, with no app and no token exchange", () =>
+    Effect.gen(function*() {
+      const gitHub = yield* GitHub
+      const before = tokenRequests(fake)
+      const token = Credential.token("github_pat_docs_only")
+      expect(yield* gitHub.contents(token, "acme/docs", "docs/guide.md", "main")).toBe("guide v1\n")
+      expect(yield* failure(gitHub.head(token, "acme/big", "main"))).toMatchObject({ status: 404, transient: false })
+      expect(yield* failure(gitHub.head(Credential.token("github_pat_wrong"), "acme/docs", "main"))).toMatchObject({ status: 401, transient: false })
+      expect(tokenRequests(fake)).toBe(before)
+      // Without an app, installations cannot be used at all.
+      expect(yield* failure(gitHub.head(installation, "acme/docs", "main"))).toMatchObject({ _tag: "CodeHostNotConfigured" })
+    }).pipe(Effect.provide(client(fake, { config: CodeHostConfig.layer({ codehostApiUrl: fake.url }) }))))
+
+  it.effect("follows a renamed repository's redirect (same origin)", () =>
+    Effect.gen(function*() {
+      const repo = yield* Effect.promise(() => GitRepo.withFiles({ "a.md": "a" }))
+      const gitHubFake = yield* Effect.promise(() => FakeGitHub.start())
+      yield* Effect.addFinalizer(() => Effect.promise(async () => { await gitHubFake.close(); await repo.remove() }))
+      gitHubFake.addRepository("acme/old", repo)
+      gitHubFake.addInstallation(5, ["acme/old"])
+      gitHubFake.renameRepository("acme/old", "acme/new")
+      const head = yield* Effect.flatMap(GitHub, (gitHub) => gitHub.head(Credential.installation(5), "acme/old", "main")).pipe(Effect.provide(client(gitHubFake)))
+      expect(head.sha).toBe(yield* Effect.promise(() => repo.head()))
+      expect(gitHubFake.requests.map((request) => request.status)).toContain(301)
+    }).pipe(Effect.scoped))
+})
+
+/** A loopback server answering every request with `handler`. */
+const serve = (handler: Http.RequestListener) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const server = Http.createServer(handler)
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      return { server, url: `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}` }
+    }),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }))
+  )
+
+describe("Outbound", () => {
+  it.live("names us, refuses redirects to other origins, and fails with the origin only", () =>
+    Effect.gen(function*() {
+      const other = yield* serve((_request, response) => response.end("elsewhere"))
+      const seen: Array<string | undefined> = []
+      const here = yield* serve((request, response) => {
+        seen.push(request.headers["user-agent"])
+        const path = new URL(request.url ?? "/", "http://x").pathname
+        if (path === "/away") return response.writeHead(302, { location: `${other.url}/x` }).end()
+        if (path === "/loop") return response.writeHead(302, { location: "/loop" }).end()
+        response.end("ok")
+      })
+      let connections = 0
+      here.server.on("connection", () => connections++)
+      const outbound = yield* Outbound.Outbound
+      const ok = yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
+      expect(new TextDecoder().decode(ok.body)).toBe("ok")
+      expect(seen[0]).toBe(`orgplane/${VERSION}`)
+      // Connections are kept alive: one for several requests in a row (no new TLS handshake each time).
+      for (let i = 0; i < 4; i++) yield* outbound.execute(HttpClientRequest.get(`${here.url}/fine`))
+      expect(connections).toBe(1)
+      const away = yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/away?token=secret`)))
+      expect(away).toMatchObject({ _tag: "OutboundError", reason: "blocked", origin: here.url })
+      expect(JSON.stringify(away)).not.toContain("secret")
+      expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/loop`)))).toMatchObject({ reason: "blocked" })
+      const refused = yield* failure(outbound.execute(HttpClientRequest.get("http://127.0.0.1:1/x")))
+      expect(refused).toMatchObject({ reason: "network", origin: "http://127.0.0.1:1" })
+      expect(yield* failure(outbound.execute(HttpClientRequest.get("file:///etc/passwd")))).toMatchObject({ reason: "blocked" })
+      // User-supplied destinations wait for an address filter.
+      expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/fine`), { destination: "user" }))).toMatchObject({ reason: "blocked" })
+    }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
+
+  it.live("caps a body without a content-length as it streams, and its fetch rejects like fetch", () =>
+    Effect.gen(function*() {
+      const here = yield* serve((request, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        // Chunked: no content-length to refuse up front.
+        const kilobytes = request.url === "/large" ? 64 : 8
+        for (let i = 0; i < kilobytes; i++) response.write("y".repeat(1024))
+        response.end()
+      })
+      const outbound = yield* Outbound.Outbound
+      expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/large`)))).toMatchObject({ reason: "too_large" })
+      expect((yield* outbound.execute(HttpClientRequest.get(`${here.url}/small`))).body.length).toBe(8 * 1024)
+      expect((yield* outbound.execute(HttpClientRequest.get(`${here.url}/large`), { maxBodyBytes: 128 * 1024 })).body.length).toBe(64 * 1024)
+      const small = yield* Effect.promise(() => outbound.fetch(`${here.url}/small`, { method: "POST", body: "{}" }))
+      expect(small.status).toBe(200)
+      expect((yield* Effect.promise(() => small.text())).length).toBe(8 * 1024)
+      const rejected = yield* Effect.promise(() => outbound.fetch(`${here.url}/large`).then(() => undefined, (error: unknown) => error))
+      expect(rejected).toBeInstanceOf(TypeError)
+      expect((rejected as TypeError).cause).toMatchObject({ _tag: "OutboundError", reason: "too_large" })
+    }).pipe(Effect.provide(Outbound.layer({ maxBodyBytes: 32 * 1024 })), Effect.scoped))
+})
+
+describe("Webhooks.verifySignature", () => {
+  it.live("accepts GitHub's signature of the raw body and nothing else", () =>
+    Effect.gen(function*() {
+      const received: Array<{ body: string; signature: string | undefined; event: string | undefined }> = []
+      const receiver = yield* serve((request, response) => {
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("end", () => {
+          received.push({
+            body: Buffer.concat(chunks).toString("utf8"),
+            signature: request.headers["x-hub-signature-256"] as string | undefined,
+            event: request.headers["x-github-event"] as string | undefined
+          })
+          response.writeHead(202).end()
+        })
+      })
+      const payload = FakeGitHub.pushPayload({
+        fullName: "acme/docs",
+        ref: "refs/heads/main",
+        before: "a".repeat(40),
+        after: "b".repeat(40),
+        installationId: INSTALLATION,
+        repositoryId: fake.repositoryId("acme/docs")
+      })
+      const delivered = yield* Effect.promise(() => fake.deliver("push", payload, { url: receiver.url }))
+      expect(delivered.status).toBe(202)
+      const [push] = received
+      expect(push.event).toBe("push")
+      expect(yield* verifySignature(Redacted.make(fake.webhookSecret), push.body, push.signature)).toBe(true)
+      expect(yield* verifySignature(fake.webhookSecret, push.body, push.signature)).toBe(true)
+      expect(yield* verifySignature("another secret", push.body, push.signature)).toBe(false)
+      expect(yield* verifySignature(fake.webhookSecret, push.body.replace("refs/heads/main", "refs/heads/evil"), push.signature)).toBe(false)
+      expect(yield* verifySignature(fake.webhookSecret, push.body, undefined)).toBe(false)
+      expect(yield* verifySignature(fake.webhookSecret, push.body, "sha1=abc")).toBe(false)
+      expect(yield* verifySignature(fake.webhookSecret, "", push.signature)).toBe(false)
+      yield* Effect.promise(() => fake.deliver("push", payload, { url: receiver.url, signature: `sha256=${"0".repeat(64)}` }))
+      expect(yield* verifySignature(fake.webhookSecret, received[1].body, received[1].signature)).toBe(false)
+      // The payload helpers carry what a receiver reads.
+      expect(FakeGitHub.repositoriesRemovedPayload({ installationId: 1, appId: 2, account: "acme", removed: [{ fullName: "acme/docs", id: 9 }] }))
+        .toMatchObject({ action: "removed", installation: { id: 1 }, repositories_removed: [{ id: 9, full_name: "acme/docs" }] })
+      expect(FakeGitHub.repositoryRenamedPayload({ installationId: 1, repositoryId: 9, from: "acme/old", to: "acme/new" }))
+        .toMatchObject({ action: "renamed", changes: { repository: { name: { from: "old" } } }, repository: { id: 9, full_name: "acme/new" } })
+      expect(FakeGitHub.installationDeletedPayload({ installationId: 1, appId: 2, account: "acme", repositories: [] }))
+        .toMatchObject({ action: "deleted", installation: { id: 1, app_id: 2, account: { login: "acme" } } })
+    }).pipe(Effect.scoped))
+})
+
+describe("CodeHostConfig", () => {
+  const pem = NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString()
+  const read = (environment: Record<string, string>, options: CodeHostConfig.Options = {}) =>
+    Effect.either(CodeHostConfig.settings(options)).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(environment)))))
+
+  it.effect("reads the documented variables: a key with \\n escapes, or from a file", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      expect(Either.getOrThrow(defaults)).toMatchObject({ apiUrl: "https://api.github.com", app: undefined, webhookSecret: undefined })
+      const escaped = Either.getOrThrow(yield* read({
+        ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3/",
+        ORGPLANE_CODEHOST_APP_ID: "123",
+        ORGPLANE_CODEHOST_PRIVATE_KEY: pem.replace(/\n/g, "\\n"),
+        ORGPLANE_CODEHOST_WEBHOOK_SECRET: "s3cret"
+      }))
+      expect(escaped.apiUrl).toBe("https://ghe.example.com/api/v3")
+      expect(escaped.app?.appId).toBe("123")
+      expect(Redacted.value(escaped.app!.privateKey)).toBe(pem.trim())
+      expect(Redacted.value(escaped.webhookSecret!)).toBe("s3cret")
+      const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-key-")))
+      yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true })))
+      yield* Effect.promise(() => Fs.writeFile(Path.join(dir, "app.pem"), pem))
+      const fromFile = Either.getOrThrow(yield* read({ ORGPLANE_CODEHOST_APP_ID: "123", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: Path.join(dir, "app.pem") }))
+      expect(Redacted.value(fromFile.app!.privateKey)).toBe(pem.trim())
+      // Code wins over the environment.
+      const overridden = Either.getOrThrow(yield* read({ ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3" }, { codehostApiUrl: "http://127.0.0.1:9/api", codehostAppId: 9, codehostPrivateKey: pem }))
+      expect(overridden).toMatchObject({ apiUrl: "http://127.0.0.1:9/api", app: { appId: "9" } })
+      expect(CodeHostConfig.environment.map(([name]) => name)).toEqual([
+        "ORGPLANE_CODEHOST_API_URL",
+        "ORGPLANE_CODEHOST_APP_ID",
+        "ORGPLANE_CODEHOST_PRIVATE_KEY",
+        "ORGPLANE_CODEHOST_PRIVATE_KEY_FILE",
+        "ORGPLANE_CODEHOST_WEBHOOK_SECRET"
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("refuses half an app, a key that is not one, an unreadable key file and a URL with credentials", () =>
+    Effect.gen(function*() {
+      const refused = async (environment: Record<string, string>) => Either.isLeft(await Effect.runPromise(read(environment)))
+      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_APP_ID: "1" }))).toBe(true)
+      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_PRIVATE_KEY: pem }))).toBe(true)
+      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_APP_ID: "1", ORGPLANE_CODEHOST_PRIVATE_KEY: "not a key" }))).toBe(true)
+      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_APP_ID: "1", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: "/nonexistent/app.pem" }))).toBe(true)
+      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_API_URL: "https://user:pass@ghe.example.com/api/v3" }))).toBe(true)
+      expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_API_URL: "ftp://ghe.example.com" }))).toBe(true)
+    }))
+})
