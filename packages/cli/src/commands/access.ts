@@ -95,11 +95,38 @@ const resourceId = Inputs.argument("resourceId", {
   description: `The ${ACCEPTED} whose access to manage.`
 })
 
-type Grant = ConfigObjectAccessGrant | PluginAccessGrant | MarketplaceAccessGrant
+/** Who a grant is for, as every grant kind says it. */
+interface Grant {
+  readonly orgWide: boolean
+  readonly teamId: string | null
+  readonly orgMembershipId: string | null
+}
 
 /** `team tem_…`, `member om_…`, `the organization`. */
-const grantee = (grant: Grant) =>
+export const grantee = (grant: Grant) =>
   grant.orgWide ? "the organization" : grant.teamId !== null ? `team ${grant.teamId}` : `member ${grant.orgMembershipId ?? "?"}`
+
+/** The inputs naming who a grant is for: exactly one of them (checked by `granteePayload`). */
+export const granteeInputs = {
+  member: Inputs.optional(Inputs.text("member", { placeholder: "<memberId>", description: "A member (om_…) to grant to.", schema: MembershipId })),
+  team: Inputs.optional(Inputs.text("team", { placeholder: "<teamId>", description: "A team (tem_…) whose members to grant to.", schema: TeamId })),
+  orgWide: Inputs.boolean("org-wide", { description: "Grant to every member of the organization (owners and admins only)." })
+}
+
+/** A grant's payload from `granteeInputs` and a role; a usage error unless exactly one grantee is given. */
+export const granteePayload = <R extends AccessRole>(role: R, { member, orgWide, team }: {
+  readonly member: Option.Option<MembershipId>
+  readonly team: Option.Option<TeamId>
+  readonly orgWide: boolean
+}) =>
+  [Option.isSome(member), Option.isSome(team), orgWide].filter(Boolean).length !== 1
+    ? Effect.fail(new UsageError({ message: "give exactly one of --member, --team or --org-wide: who the grant is for" }))
+    : Effect.succeed({
+      role,
+      ...Inputs.ifSome("orgMembershipId", member),
+      ...Inputs.ifSome("teamId", team),
+      ...(orgWide ? { orgWide: true as const } : {})
+    })
 
 const GrantResponse = Schema.Union(ConfigObjectAccessGrantResponse, PluginAccessGrantResponse, MarketplaceAccessGrantResponse)
 
@@ -113,22 +140,11 @@ export const grant = Commands.endpoint("grant", {
     role: Inputs.choice("role", AccessRole.literals, {
       description: "viewer reads it; editor also changes it; manager also archives, deletes and restores it and manages its grants."
     }),
-    member: Inputs.optional(Inputs.text("member", { placeholder: "<memberId>", description: "A member (om_…) to grant to.", schema: MembershipId })),
-    team: Inputs.optional(Inputs.text("team", { placeholder: "<teamId>", description: "A team (tem_…) whose members to grant to.", schema: TeamId })),
-    orgWide: Inputs.boolean("org-wide", { description: "Grant to every member of the organization (owners and admins only)." })
+    ...granteeInputs
   },
-  call: (client, { member, orgWide, resourceId, role, team }) =>
+  call: (client, { resourceId, role, ...who }) =>
     Effect.gen(function*() {
-      const given = [Option.isSome(member), Option.isSome(team), orgWide].filter(Boolean).length
-      if (given !== 1) {
-        return yield* Effect.fail(new UsageError({ message: "give exactly one of --member, --team or --org-wide: who the grant is for" }))
-      }
-      const payload = {
-        role,
-        ...Inputs.ifSome("orgMembershipId", member),
-        ...Inputs.ifSome("teamId", team),
-        ...(orgWide ? { orgWide: true as const } : {})
-      }
+      const payload = yield* granteePayload(role, who)
       return yield* byKind<Effect.Effect<typeof GrantResponse.Type, unknown>>(resourceId, {
         configObject: (configObjectId) => client.configObjects.configObjectGrant({ path: { configObjectId }, payload }),
         plugin: (pluginId) => client.plugins.pluginGrant({ path: { pluginId }, payload }),

@@ -38,18 +38,17 @@ import {
   DisconnectConnectorAccountResponse,
   JsonObject,
   MappingKind,
-  MembershipId,
   ObjectType,
   PluginId,
   RemoveConnectorInstanceResponse,
   RepositoryFullName,
   Selector,
-  TeamId
 } from "@orgplane/schema"
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
+import { grantee, granteeInputs, granteePayload } from "./access.js"
 import * as Output from "../Output.js"
 import { ifOn, requireSome } from "./catalog.js"
 
@@ -330,12 +329,6 @@ export const remove = Commands.endpoint("remove", {
 
 // Instance access: the same three operations as `orgplane access`, for cin_… ids.
 
-type Grant = typeof ConnectorInstanceAccessGrantResponse.Type["item"]
-
-/** `team tem_…`, `member om_…`, `the organization`. */
-const grantee = (grant: Grant) =>
-  grant.orgWide ? "the organization" : grant.teamId !== null ? `team ${grant.teamId}` : `member ${grant.orgMembershipId ?? "?"}`
-
 export const accessGrant = Commands.endpoint("grant", {
   summary: "Give a member, a team or the whole organization a role on an instance (needs manager access).",
   details: ["Granting again to the same member, team or organization replaces that grant's role. --org-wide also needs an owner or admin."],
@@ -344,25 +337,11 @@ export const accessGrant = Commands.endpoint("grant", {
     role: Inputs.choice("role", AccessRole.literals, {
       description: "viewer reads it; editor also changes it, its targets and mappings; manager also removes it and manages its grants."
     }),
-    member: Inputs.optional(Inputs.text("member", { placeholder: "<memberId>", description: "A member (om_…) to grant to.", schema: MembershipId })),
-    team: Inputs.optional(Inputs.text("team", { placeholder: "<teamId>", description: "A team (tem_…) whose members to grant to.", schema: TeamId })),
-    orgWide: Inputs.boolean("org-wide", { description: "Grant to every member of the organization (owners and admins only)." })
+    ...granteeInputs
   },
-  call: (client, { instanceId, member, orgWide, role, team }) =>
-    Effect.gen(function*() {
-      if ([Option.isSome(member), Option.isSome(team), orgWide].filter(Boolean).length !== 1) {
-        return yield* new UsageError({ message: "give exactly one of --member, --team or --org-wide: who the grant is for" })
-      }
-      return yield* client.connectorInstances.connectorInstanceGrant({
-        path: { connectorInstanceId: instanceId },
-        payload: {
-          role,
-          ...Inputs.ifSome("orgMembershipId", member),
-          ...Inputs.ifSome("teamId", team),
-          ...(orgWide ? { orgWide: true as const } : {})
-        }
-      })
-    }),
+  call: (client, { instanceId, role, ...who }) =>
+    Effect.flatMap(granteePayload(role, who), (payload) =>
+      client.connectorInstances.connectorInstanceGrant({ path: { connectorInstanceId: instanceId }, payload })),
   output: ConnectorInstanceAccessGrantResponse,
   human: ({ item }, { instanceId }) => `Granted ${item.role} on instance ${instanceId} to ${grantee(item)} (grant ${item.id}).`
 })
