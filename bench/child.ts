@@ -1,12 +1,15 @@
 /**
  * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
- * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) over the IPC channel, and stop when told to or when the harness goes.
+ * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) and `{sql, params}` (a statement on the
+ * server's database, for bulk seeding) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
 export const serve = async (
   listener: (request: IncomingMessage, response: ServerResponse) => void,
-  dispose: () => Promise<unknown>
+  dispose: () => Promise<unknown>,
+  /** Runs a statement on the server's own database connection, for bulk seeding (`{sql, params}` over IPC). */
+  sql?: (text: string, params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<unknown>>
 ) => {
   const server = createServer(listener)
   // The load generator keeps its connections between phases; do not drop them after Node's default 5 s.
@@ -27,10 +30,16 @@ export const serve = async (
     setTimeout(() => process.exit(0), 3000).unref()
   }
   process.on("SIGTERM", stop)
-  process.on("message", (message) => {
+  process.on("message", (message: unknown) => {
     if (message === "rss") {
       const cpu = process.cpuUsage()
       process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system })
+    } else if (typeof message === "object" && message !== null && "sql" in message) {
+      const { params, sql: text } = message as { readonly sql: string; readonly params: ReadonlyArray<unknown> }
+      const reply = sql === undefined
+        ? Promise.resolve({ sqlError: "this server cannot run SQL for the harness" })
+        : sql(text, params).then((rows) => ({ sqlRows: rows.length }), (error) => ({ sqlError: String(error?.message ?? error) }))
+      void reply.then((answer) => process.send?.(answer))
     }
   })
   // The IPC channel closes when the harness exits, even when it is killed: do not outlive it.

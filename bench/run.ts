@@ -3,6 +3,7 @@
  * a minimal `node:http` + `pg` baseline (baseline.ts) answering the same reads from the same database. Prints
  * figures; asserts nothing. Run `pnpm bench --help` for the options.
  */
+import { FakeGitHub, GitRepo } from "@orgplane/testkit"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
@@ -24,6 +25,9 @@ Environment:
   ORGPLANE_BENCH_CONCURRENCY   Concurrent connections (default 8).
   ORGPLANE_BENCH_MEMBERSHIPS   Config objects in the large plugin (default 10000), read 50 a page; the deep page is
                                page 150 (or the last full page of a smaller plugin).
+  ORGPLANE_BENCH_MAPPINGS      Connector mappings of one target (default 100000), inserted with SQL through the
+                               server's own database connection; their list is read 100 a page, first and ~90% in.
+  ORGPLANE_BENCH_REPO_FILES    Files of the repository discovered through a fake GitHub (default 20000).
   ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 `
 
@@ -45,6 +49,11 @@ const positive = (text: string | undefined, fallback: number, what: string) => {
 const REQUESTS = positive(process.argv.slice(2).find((arg) => !arg.startsWith("-")), 2000, "requests")
 const CONCURRENCY = positive(process.env.ORGPLANE_BENCH_CONCURRENCY, 8, "ORGPLANE_BENCH_CONCURRENCY")
 const MEMBERSHIPS = positive(process.env.ORGPLANE_BENCH_MEMBERSHIPS, 10_000, "ORGPLANE_BENCH_MEMBERSHIPS")
+const MAPPINGS = positive(process.env.ORGPLANE_BENCH_MAPPINGS, 100_000, "ORGPLANE_BENCH_MAPPINGS")
+const REPO_FILES = positive(process.env.ORGPLANE_BENCH_REPO_FILES, 20_000, "ORGPLANE_BENCH_REPO_FILES")
+/** The mappings list is walked and read 100 a page; the deep page starts about 90% in. */
+const MAPPINGS_PAGE = 100
+const MAPPINGS_DEEP_PAGE = Math.max(1, Math.floor((MAPPINGS * 0.9) / MAPPINGS_PAGE))
 /** The large plugin's config-objects list is read 50 at a time; the deep page is this one (1-based). */
 const PAGE_SIZE = 50
 const DEEP_PAGE = Math.max(1, Math.min(150, Math.floor(MEMBERSHIPS / PAGE_SIZE)))
@@ -67,6 +76,8 @@ interface Server {
   readonly rss: () => Promise<number | undefined>
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   readonly cpu: () => Promise<number | undefined>
+  /** Runs a statement on the server's own database connection (see server.ts); the number of rows it returned. */
+  readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
 }
 
 const children = new Set<ChildProcess>()
@@ -104,7 +115,8 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             name,
             url,
             rss: () => usageOf(child).then((usage) => usage?.rss),
-            cpu: () => usageOf(child).then((usage) => usage?.cpuMicros)
+            cpu: () => usageOf(child).then((usage) => usage?.cpuMicros),
+            sql: (text, params) => sqlOf(child, text, params)
           })
         } else if (line.includes(`"message":"request"`)) {
           // The server's one line per request, as a collector would take it: read, not echoed.
@@ -126,6 +138,20 @@ const usageOf = (child: ChildProcess) =>
       resolve(message)
     })
     child.send("rss")
+  })
+
+/** A statement run by the child on its database; one at a time (the answer is the next `sqlRows`/`sqlError`). */
+const sqlOf = (child: ChildProcess, text: string, params: ReadonlyArray<unknown>) =>
+  new Promise<number>((resolve, reject) => {
+    if (!child.connected) return reject(new Error("the server's IPC channel is closed"))
+    const onMessage = (message: { sqlRows?: number; sqlError?: string }) => {
+      if (message.sqlRows === undefined && message.sqlError === undefined) return
+      child.off("message", onMessage)
+      if (message.sqlError !== undefined) reject(new Error(message.sqlError))
+      else resolve(message.sqlRows!)
+    }
+    child.on("message", onMessage)
+    child.send({ sql: text, params })
   })
 
 const stopChild = (child: ChildProcess) =>
@@ -158,11 +184,17 @@ const createDatabase = async (url: string) => {
   return database.url
 }
 
+// The fake GitHub the server reads repositories from (ORGPLANE_CODEHOST_API_URL), and its git repositories.
+let github: FakeGitHub.FakeGitHub | undefined
+const gitRepos: Array<GitRepo.GitRepo> = []
+
 let cleaning: Promise<void> | undefined
 const cleanup = () =>
   cleaning ??= (async () => {
     agent.destroy()
     await Promise.all([...children].map(stopChild))
+    await github?.close()
+    await Promise.all(gitRepos.map((repo) => repo.remove()))
     if (database !== undefined) {
       const name = database.name
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((error) =>
@@ -233,7 +265,12 @@ interface Seeded {
   readonly member: { readonly token: string; readonly teamId: string }
   /** Undefined when the server measured has no catalog (an older checkout). */
   readonly catalog: Catalog | undefined
+  /** Undefined when the server measured has no connectors, or cannot be seeded in bulk (an older checkout). */
+  readonly connectors: Connectors | undefined
 }
+
+/** What the people seeding made, which the catalog and connectors seeding build on. */
+type People = Omit<Seeded, "catalog" | "connectors">
 
 interface Catalog {
   /** 50 config objects of every type, listed in 3 marketplaces. */
@@ -260,7 +297,7 @@ const inParallel = async (count: number, concurrency: number, task: (i: number) 
   }))
 }
 
-const seed = async (base: string): Promise<Omit<Seeded, "catalog">> => {
+const seed = async (base: string): Promise<People> => {
   const started = performance.now()
   process.stdout.write("seeding: owner")
   const signedUp = await call(base, "POST", "/v1/auth/sign-up", {}, { email: email("Owner"), password: PASSWORD, name: "Owner" })
@@ -317,7 +354,7 @@ const sourceOf = (type: (typeof OBJECT_TYPES)[number], i: number) => {
  * member's team is granted viewer on both, so the member reads them through the access SQL. Undefined when the
  * server has no catalog.
  */
-const seedCatalog = async (base: string, seeded: Omit<Seeded, "catalog">): Promise<Catalog | undefined> => {
+const seedCatalog = async (base: string, seeded: People): Promise<Catalog | undefined> => {
   const probe = await send(base, "GET", "/v1/plugins?limit=1", { key: seeded.key })
   if (probe.status !== 200) {
     console.log(`catalog: skipped (GET /v1/plugins answered ${probe.status}: this checkout has no catalog)`)
@@ -358,6 +395,112 @@ const seedCatalog = async (base: string, seeded: Omit<Seeded, "catalog">): Promi
     `, cursor of page ${DEEP_PAGE} of ${Math.ceil(MEMBERSHIPS / PAGE_SIZE)} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`
   )
   return { pluginId, largePluginId, deepCursor }
+}
+
+/** What the connectors bench reads: a target of MAPPINGS mappings, and an instance of a REPO_FILES-file repository. */
+interface Connectors {
+  readonly targetId: string
+  /** The cursor of the page that starts about 90% into the mappings, MAPPINGS_PAGE at a time. */
+  readonly deepCursor: string | undefined
+  readonly largeInstanceId: string
+}
+
+const GITHUB_TOKEN = `ghp_bench_${randomBytes(12).toString("hex")}`
+
+/** The repository discovery scans: REPO_FILES files in nested folders, and one plugin manifest at the root. */
+const seedRepository = async (fake: FakeGitHub.FakeGitHub) => {
+  const started = performance.now()
+  process.stdout.write(`seeding a git repository of ${REPO_FILES} files`)
+  const repo = await GitRepo.withFiles({
+    ...GitRepo.manyFiles(REPO_FILES - 1),
+    ".claude-plugin/plugin.json": JSON.stringify({ name: "bench-plugin", description: "A large repository." })
+  })
+  gitRepos.push(repo)
+  fake.addRepository("bench/large", repo)
+  fake.addRepository("bench/mapped", repo)
+  fake.addToken(GITHUB_TOKEN, ["bench/large", "bench/mapped"])
+  process.stdout.write(` (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+}
+
+/**
+ * A token account on the fake GitHub, two instances with a `main` target, and MAPPINGS mappings on one target,
+ * inserted in one statement on the server's database connection (not over HTTP: that would take hours). The deep
+ * cursor comes from walking the list once, MAPPINGS_PAGE at a time. Undefined when the server has no connectors or
+ * cannot run the statement (an older checkout).
+ */
+const seedConnectors = async (server: Server, seeded: People): Promise<Connectors | undefined> => {
+  const base = server.url
+  const probe = await send(base, "GET", "/v1/connector-accounts?limit=1", { key: seeded.key })
+  if (probe.status !== 200) {
+    console.log(`connectors: skipped (GET /v1/connector-accounts answered ${probe.status}: this checkout has no connectors)`)
+    return undefined
+  }
+  const started = performance.now()
+  const owner = { token: seeded.token }
+  process.stdout.write(`seeding connectors: account, instances, ${MAPPINGS} mappings`)
+  const account = (await call(base, "POST", "/v1/connector-accounts", owner, { kind: "token", token: GITHUB_TOKEN })).item.id as string
+  const instance = async (name: string, repository: string) => {
+    const created = (await call(base, "POST", "/v1/connector-instances", owner, { connectorAccountId: account, remoteId: repository, name })).item.id as string
+    const target = (await call(base, "POST", `/v1/connector-instances/${created}/targets`, owner, { externalTargetRef: "main" })).item.id as string
+    return { instanceId: created, targetId: target }
+  }
+  const mapped = await instance("Bench mapped", "bench/mapped")
+  const large = await instance("Bench large", "bench/large")
+  // Ids are TypeIDs: `cmp_` and 26 base32 characters, here `01jbench` and the row number; one row per file path.
+  const inserted = await server.sql(
+    `INSERT INTO connector_mappings (id, organization_id, connector_instance_id, connector_target_id, connector_type,
+       remote_id, mapping_kind, selector, object_type, plugin_id, auto_add_to_plugin, mapping_config_json, created_at, updated_at)
+     SELECT 'cmp_01jbench' || lpad(n::text, 18, '0'), t.organization_id, t.connector_instance_id, t.id, t.connector_type,
+       t.remote_id, 'path', 'files/file-' || n || '.md', 'skill', NULL, false, NULL,
+       now() - n * interval '1 second', now() - n * interval '1 second'
+     FROM connector_targets t CROSS JOIN generate_series(1, $2::int) AS n
+     WHERE t.id = $1 AND t.organization_id = (SELECT organization_id FROM connector_targets WHERE id = $1)
+     RETURNING 1`,
+    [mapped.targetId, MAPPINGS]
+  ).catch((error: Error) => {
+    process.stdout.write("\n")
+    console.log(`connectors: mappings skipped (${error.message})`)
+    return undefined
+  })
+  let deepCursor: string | undefined
+  if (inserted !== undefined) {
+    process.stdout.write(`: ${inserted} inserted, walking ${MAPPINGS_DEEP_PAGE - 1} pages`)
+    for (let page = 1; page < MAPPINGS_DEEP_PAGE; page++) {
+      const query = deepCursor === undefined ? "" : `&cursor=${encodeURIComponent(deepCursor)}`
+      const listed = await call(base, "GET", `/v1/connector-targets/${mapped.targetId}/mappings?limit=${MAPPINGS_PAGE}${query}`, { key: seeded.key })
+      if (listed.nextCursor === null) throw new Error(`the target has only ${page} pages of ${MAPPINGS_PAGE} mappings`)
+      deepCursor = listed.nextCursor
+    }
+  }
+  process.stdout.write(` (${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+  return inserted === undefined ? undefined : { targetId: mapped.targetId, deepCursor, largeInstanceId: large.instanceId }
+}
+
+/**
+ * Discovery of the REPO_FILES-file repository: the first call reads the whole tree and the manifests from the fake
+ * GitHub; later calls at the same commit read only the branch head (the result is kept per commit).
+ */
+const measureDiscovery = async (base: string, key: string, instanceId: string) => {
+  const path = `/v1/connector-instances/${instanceId}/discovery`
+  const started = performance.now()
+  const first = await send(base, "GET", path, { key })
+  const cold = performance.now() - started
+  if (first.status !== 200) {
+    console.log(`\ndiscovery: skipped (GET discovery answered ${first.status}: ${first.text.slice(0, 120)})`)
+    return
+  }
+  const scanned = JSON.parse(first.text).item.treeSummary.scannedEntryCount as number
+  const again: Array<number> = []
+  for (let i = 0; i < 20; i++) {
+    const at = performance.now()
+    const reply = await send(base, "GET", path, { key })
+    if (reply.status !== 200) throw new Error(`GET discovery: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
+    again.push(performance.now() - at)
+  }
+  again.sort((a, b) => a - b)
+  console.log(`\ndiscovery of ${REPO_FILES} files (${scanned} entries scanned, fake GitHub on loopback):`)
+  console.log(`  first, reading the tree and manifests   ${cold.toFixed(0).padStart(8)} ms`)
+  console.log(`  again at the same commit, median of 20  ${again[10]!.toFixed(1).padStart(8)} ms`)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -401,6 +544,17 @@ const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
       ]
     })
   ]
+  const connectors = seeded.connectors
+  const mappings = connectors === undefined ? [] : (() => {
+    const list = `/v1/connector-targets/${connectors.targetId}/mappings?limit=${MAPPINGS_PAGE}`
+    const page = (label: string, path: string, id: string): Endpoint => ({ ...get(label, path, key, id), baseline: false })
+    return [
+      page("GET target mappings p.1", list, "mappings first"),
+      ...(connectors.deepCursor === undefined ? [] : [
+        page(`GET target mappings p.${MAPPINGS_DEEP_PAGE}`, `${list}&cursor=${encodeURIComponent(connectors.deepCursor)}`, "mappings deep")
+      ])
+    ]
+  })()
   return [
     get("GET /health", "/health", {}),
     get("GET /v1/me (session)", "/v1/me", { token: seeded.token }),
@@ -410,6 +564,7 @@ const endpoints = (seeded: Seeded): ReadonlyArray<Endpoint> => {
     get("GET /v1/members?q=", "/v1/members?q=person%2019"),
     get("GET /v1/teams (20 teams)", "/v1/teams"),
     ...catalogReads,
+    ...mappings,
     // Last: it turns members into admins and back, the catalog's plain member among them.
     {
       label: "PATCH /v1/members/{id} role",
@@ -500,6 +655,19 @@ const ratio = (a: Figures | undefined, b: Figures | undefined) =>
 
 /** The two comparisons the catalog is held to: a plugin read against the baseline, a deep page against the first. */
 const printRatios = (measured: ReadonlyMap<string, { readonly ours: Figures; readonly theirs: Figures | undefined }>) => {
+  const first = measured.get("mappings first")?.ours
+  const deep = measured.get("mappings deep")?.ours
+  if (first !== undefined && deep !== undefined) {
+    console.log(
+      `\nmappings of one target (${MAPPINGS}), median latency: p.1 ${first.p50.toFixed(2)} ms, p.${MAPPINGS_DEEP_PAGE} ${
+        deep.p50.toFixed(2)
+      } ms; p.${MAPPINGS_DEEP_PAGE} / p.1 = ${(deep.p50 / first.p50).toFixed(2)}`
+    )
+    if (first.cpuPerRequest !== undefined && deep.cpuPerRequest !== undefined) {
+      // Steadier than latency on a shared machine.
+      console.log(`  server CPU per request: p.1 ${first.cpuPerRequest.toFixed(0)} µs, p.${MAPPINGS_DEEP_PAGE} ${deep.cpuPerRequest.toFixed(0)} µs; ratio ${(deep.cpuPerRequest / first.cpuPerRequest).toFixed(2)}`)
+    }
+  }
   if (!measured.has("plugin")) return
   console.log(`\n${"ratios of req/s".padEnd(LABEL)} | ${"owner".padStart(8)} ${"member".padStart(8)}`)
   const row = (label: string, owner: string, member: string) => console.log(`${label.padEnd(LABEL)} | ${owner.padStart(8)} ${member.padStart(8)}`)
@@ -532,8 +700,10 @@ const main = async () => {
   console.log(`database: ${DATABASE_URL === undefined ? "embedded (PGlite)" : "Postgres at DATABASE_URL"}`)
   const databaseUrl = DATABASE_URL === undefined ? undefined : await createDatabase(DATABASE_URL)
   const { DATABASE_URL: _, ...inherited } = process.env
+  github = await FakeGitHub.start()
   const env = {
     ...inherited,
+    ORGPLANE_CODEHOST_API_URL: github.url,
     ORGPLANE_BENCH_ROOT: ROOT,
     ORGPLANE_VERSION: "bench",
     ORGPLANE_LOG_FORMAT: inherited.ORGPLANE_LOG_FORMAT ?? "json",
@@ -549,7 +719,9 @@ const main = async () => {
   }
   const rssAtStart = await orgplane.rss()
   const people = await seed(orgplane.url)
-  const seeded: Seeded = { ...people, catalog: await seedCatalog(orgplane.url, people) }
+  const catalog = await seedCatalog(orgplane.url, people)
+  await seedRepository(github)
+  const seeded: Seeded = { ...people, catalog, connectors: await seedConnectors(orgplane, people) }
   const list = endpoints(seeded)
   if (baseline !== undefined) {
     for (const endpoint of list) if (endpoint.baseline) await compare(orgplane, baseline, endpoint)
@@ -572,6 +744,7 @@ const main = async () => {
     if (endpoint.id !== undefined) measured.set(endpoint.id, { ours, theirs })
   }
   printRatios(measured)
+  if (seeded.connectors !== undefined) await measureDiscovery(orgplane.url, seeded.key, seeded.connectors.largeInstanceId)
 
   const rssAfter = [await orgplane.rss(), await baseline?.rss()]
   console.log(`\n${"server RSS".padEnd(LABEL)} |     at start  before load   after load`)

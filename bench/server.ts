@@ -2,9 +2,12 @@
  * The orgplane server under benchmark, alone in its own process: `makeNodeListener` of the checkout at
  * ORGPLANE_BENCH_ROOT (default: this repository), configured from the environment the harness gives it
  * (DATABASE_URL or the embedded database, cheap password hashing), served by a plain `node:http` server (child.ts).
- * Started by run.ts.
+ * The server's database is opened here and handed to it (its `database` option), so that the harness can seed in
+ * bulk through the server's own connection (child.ts's `sql` message) what would take hours over HTTP. Started by run.ts.
  */
+import { readFileSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { serve } from "./child.js"
@@ -14,13 +17,46 @@ interface NodeListener {
   readonly dispose: () => Promise<void>
 }
 
+interface ServerModule {
+  readonly makeNodeListener: (options: { readonly passwordCost?: number; readonly dataDir?: string; readonly database?: unknown }) => Promise<NodeListener>
+  /** Absent from older checkouts: they are measured without bulk seeding. */
+  readonly Database?: { readonly layer: any }
+  readonly configLayer?: (options: { readonly passwordCost?: number; readonly dataDir?: string }) => any
+}
+
 const root = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(import.meta.dirname, ".."))
+const serverPackage = Path.join(root, "packages/server")
 // Imported by path, not by package name: the name would resolve in this repository, not in the checkout measured.
-const entry = pathToFileURL(Path.join(root, "packages/server/src/index.ts")).href
-const { makeNodeListener } = (await import(entry)) as {
-  readonly makeNodeListener: (options: { readonly passwordCost?: number; readonly dataDir?: string }) => Promise<NodeListener>
+const server = (await import(pathToFileURL(Path.join(serverPackage, "src/index.ts")).href)) as ServerModule
+
+/**
+ * A dependency as the checkout's server imports it (its ESM entry, resolved from the server's package), so that its
+ * services and tags are the very ones the server uses, whichever checkout is measured.
+ */
+const fromServer = createRequire(Path.join(serverPackage, "package.json"))
+const dependency = async (name: string): Promise<any> => {
+  const manifestPath = fromServer.resolve(`${name}/package.json`)
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"))
+  const entry = manifest.exports["."].import as string
+  return import(pathToFileURL(Path.join(Path.dirname(manifestPath), entry)).href)
 }
 
 // Without DATABASE_URL: a throwaway embedded database, as in tests.
-const { listener, dispose } = await makeNodeListener({ passwordCost: 10, dataDir: "memory" })
-await serve(listener, dispose)
+const options = { passwordCost: 10, dataDir: "memory" }
+
+if (server.Database === undefined || server.configLayer === undefined) {
+  const { listener, dispose } = await server.makeNodeListener(options)
+  await serve(listener, dispose)
+} else {
+  const { Effect, Layer, ManagedRuntime } = await dependency("effect")
+  const { SqlClient } = await dependency("@effect/sql")
+  const database = ManagedRuntime.make(server.Database.layer.pipe(Layer.provide(server.configLayer(options))))
+  const context = (await database.runtime()).context
+  const { listener, dispose } = await server.makeNodeListener({ ...options, database: Layer.succeedContext(context) })
+  const sql = (text: string, params: ReadonlyArray<unknown>) =>
+    database.runPromise(Effect.flatMap(SqlClient.SqlClient, (client: any) => client.unsafe(text, params))) as Promise<ReadonlyArray<unknown>>
+  await serve(listener, async () => {
+    await dispose()
+    await database.dispose()
+  }, sql)
+}

@@ -18,7 +18,9 @@ import { members } from "./commands/members.js"
 import { orgs } from "./commands/orgs.js"
 import { plugins } from "./commands/plugins.js"
 import * as Serve from "./commands/serve.js"
+import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
+import { policies } from "./commands/policies.js"
 import { whoami } from "./commands/whoami.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
@@ -45,6 +47,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       marketplaces,
       access,
       connectors,
+      policies,
+      sso,
       bootstrap
     ]
   )
@@ -52,6 +56,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
 export interface RunOptions {
   /** Colour in help (stdout) and error lines (stderr). Off unless given: bin.ts decides from the terminal. */
   readonly color?: { readonly stdout: boolean; readonly stderr: boolean }
+  /** Whether stderr is a terminal, so progress may be drawn on it. Off unless given: bin.ts decides. */
+  readonly interactive?: boolean
 }
 
 const isHelp = (word: string) => word === "--help" || word === "-h"
@@ -225,7 +231,7 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
         message: `unexpected argument '${directive.leftover[0]}' (see '${["orgplane", ...path].join(" ")} --help')`
       })
     }
-    yield* leaf.command.handler(directive.value).pipe(Effect.provideService(Commands.Invocation, { path, json, color: err.color }))
+    yield* leaf.command.handler(directive.value).pipe(Effect.provideService(Commands.Invocation, { path, json, color: err.color, interactive: options.interactive ?? false }))
     return ExitCodes.ok
   }).pipe(
     Effect.catchAll((error: unknown) => {

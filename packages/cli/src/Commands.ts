@@ -20,6 +20,8 @@ export class Invocation extends Context.Tag("@orgplane/cli/Invocation")<Invocati
   readonly json: boolean
   /** Whether error lines (stderr) are coloured. */
   readonly color: boolean
+  /** Whether stderr is a terminal, where progress (a spinner) may be drawn and redrawn. */
+  readonly interactive: boolean
 }>() {}
 
 /** Every leaf with its words: `[["teams", "list"], leaf]`. */
@@ -102,6 +104,15 @@ export const group = (name: string, summary: string, children: ReadonlyArray<Nod
 })
 
 /**
+ * The body of a command that makes several calls or prints more than one result: the authenticated client for the
+ * resolved target (`endpoint` and `list` cover the common cases).
+ */
+export const withClient = <A, E, R>(
+  input: { readonly global: GlobalOptions.GlobalOptions },
+  body: (client: OrgplaneApiClient) => Effect.Effect<A, E, R>
+) => Target.run(input.global, (target) => Effect.flatMap(Target.connect(target, { authenticated: true }), body))
+
+/**
  * A command that makes one API call: connect (with the resolved credential, required unless `anonymous`), `call`,
  * then print the result: `output`'s JSON with `--json`, else `human`.
  */
@@ -134,6 +145,8 @@ export const list = <const Ins extends Record<string, Inputs.Input<any>>, A, I, 
   spec: Described<Ins> & {
     /** Plural, for "No teams." and "More teams: ...". */
     readonly noun: string
+    /** The paging flags, when the list's page size or cursor differ from the API's shared ones. */
+    readonly paging?: typeof Paging.inputs
     readonly call: (client: OrgplaneApiClient, input: Body<Ins>, page: Paging.PageParams) => Effect.Effect<Page<A>, E, R>
     readonly output: Schema.Schema<Page<A>, I>
     readonly columns: ReadonlyArray<readonly [header: string, cell: (item: A) => string]>
@@ -141,7 +154,7 @@ export const list = <const Ins extends Record<string, Inputs.Input<any>>, A, I, 
 ) =>
   leaf(name, {
     ...spec,
-    inputs: { ...spec.inputs, ...Paging.inputs },
+    inputs: { ...spec.inputs, ...(spec.paging ?? Paging.inputs) },
     run: (input) =>
       Target.run(input.global, (target) =>
         Effect.gen(function*() {

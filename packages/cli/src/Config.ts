@@ -24,6 +24,14 @@ export const environment = Config.all({
 /** A password for `auth signup` / `auth login` in scripts, so it never appears in the process list. */
 export const password = optionalSecret("ORGPLANE_PASSWORD")
 
+/** A code-host access token for `connectors accounts connect` (else --token-stdin), likewise kept off the command line. */
+export const CODEHOST_TOKEN_VARIABLE = "ORGPLANE_CODEHOST_TOKEN"
+export const codehostToken = optionalSecret(CODEHOST_TOKEN_VARIABLE)
+
+/** An OIDC client secret for `sso set` (else --client-secret-stdin), likewise kept off the command line. */
+export const SSO_CLIENT_SECRET_VARIABLE = "ORGPLANE_SSO_CLIENT_SECRET"
+export const ssoClientSecret = optionalSecret(SSO_CLIENT_SECRET_VARIABLE)
+
 /** `$ORGPLANE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/orgplane`, else `~/.config/orgplane`. */
 export const configDirectory = Config.all({
   explicit: optionalString("ORGPLANE_CONFIG_DIR"),

@@ -3,20 +3,23 @@
  * says how to get the next one. `--limit` and `--cursor` are checked with the API's own `Limit` and `Cursor`.
  */
 import { Cursor, Limit, type Page } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Effect, Option, type Schema } from "effect"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 
-/** The paging flags, added to every `Commands.list`. */
-export const inputs = {
-  limit: Inputs.optional(Inputs.text("limit", { placeholder: "<n>", schema: Limit })),
+/** The paging flags of a list whose page size and cursor are checked with these schemas (its query's own). */
+export const inputsFor = (limit: Schema.Schema<number, string>, cursor: Schema.Schema<string, string>) => ({
+  limit: Inputs.optional(Inputs.text("limit", { placeholder: "<n>", schema: limit })),
   cursor: Inputs.optional(Inputs.text("cursor", {
     placeholder: "<cursor>",
     description: "Continue from a previous page's nextCursor.",
-    schema: Cursor
+    schema: cursor
   })),
   all: Inputs.boolean("all", { description: "Fetch every page." })
-}
+})
+
+/** The paging flags, added to every `Commands.list`: the API's shared `Limit` and `Cursor`. */
+export const inputs = inputsFor(Limit, Cursor)
 
 export type Paging = Inputs.Values<typeof inputs>
 

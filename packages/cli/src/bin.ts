@@ -30,6 +30,9 @@ const colour = (stream: NodeJS.WriteStream) => {
 // The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format (the
 // runtime's multi-line pretty logger would replace it and spread each request over several lines).
 NodeRuntime.runMain(
-  run(process.argv, { color: { stdout: colour(process.stdout), stderr: colour(process.stderr) } }).pipe(Effect.provide(NodeContext.layer)),
+  run(process.argv, {
+    color: { stdout: colour(process.stdout), stderr: colour(process.stderr) },
+    interactive: process.stderr.isTTY === true
+  }).pipe(Effect.provide(NodeContext.layer)),
   { disableErrorReporting: true, disablePrettyLogger: true, teardown }
 )

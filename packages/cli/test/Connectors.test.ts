@@ -1,8 +1,10 @@
 /**
- * `orgplane connectors accounts | instances | targets | mappings`: the CLI in-process (see Harness.ts) against a real
- * server; `--json` output decoded with the response schemas, tables read as people would.
+ * `orgplane connectors accounts | instances | targets | mappings | discover | tree | apply | sync | resync | syncs`:
+ * the CLI in-process (see Harness.ts) against a real server reading a fake GitHub (real git repositories); `--json`
+ * output decoded with the response schemas, tables read as people would.
  */
 import {
+  ApplyDiscoveryResponse,
   ConnectorAccountPage,
   ConnectorAccountResponse,
   ConnectorInstanceAccessGrantPage,
@@ -11,23 +13,48 @@ import {
   ConnectorInstanceResponse,
   ConnectorMappingPage,
   ConnectorMappingResponse,
+  ConnectorSyncEventDetail,
+  ConnectorSyncEventPage,
   ConnectorTargetPage,
   ConnectorTargetResponse,
   DisconnectConnectorAccountResponse,
-  RemoveConnectorInstanceResponse
+  DiscoveryResponse,
+  RemoveConnectorInstanceResponse,
+  ResyncResponse,
+  SyncNowResponse,
+  TreeEntryPage
 } from "@orgplane/schema"
-import { Http, TestServer } from "@orgplane/testkit"
+import { FakeGitHub, GitRepo, Http, TestServer } from "@orgplane/testkit"
 import { Schema } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
 
 let server: TestServer.RunningServer
+let github: FakeGitHub.FakeGitHub
+const repos: Array<GitRepo.GitRepo> = []
+
+/** A repository holding one Claude plugin at its root, served as `fullName` to `token`. */
+const pluginRepository = async (fullName: string, token: string) => {
+  const repo = await GitRepo.withFiles({
+    ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-tools", description: "Deploys things." }),
+    "skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the service.\n---\n\nRun the deploy script.\n",
+    "commands/ship.md": "---\ndescription: Ships it.\n---\n\nShip the release.\n",
+    "README.md": "# Deploy tools\n"
+  })
+  repos.push(repo)
+  github.addRepository(fullName, repo)
+  github.addToken(token, [fullName])
+  return repo
+}
 
 beforeAll(async () => {
-  server = await TestServer.start()
+  github = await FakeGitHub.start()
+  server = await TestServer.start({ codehostApiUrl: github.url })
 })
 afterAll(async () => {
   await server?.close()
+  await github?.close()
+  await Promise.all(repos.map((repo) => repo.remove()))
   await cleanup()
 })
 
@@ -39,6 +66,25 @@ const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
 }
 
 const GITHUB_TOKEN = "ghp_cli_test_secret_0123456789"
+
+/**
+ * An organization whose owner connected a token account (through the CLI) to `fullName` (a plugin repository) and
+ * made an instance following its `main` branch.
+ */
+const followed = async (organization: string, fullName: string) => {
+  const owner = await Http.owner(server.url, organization)
+  const token = `ghp_cli_${fullName.replace(/\W/g, "_")}_0123456789`
+  await pluginRepository(fullName, token)
+  const { cli } = await fresh()
+  const env = as(owner.token)
+  const account = decoded(ConnectorAccountResponse, await cli(["connectors", "accounts", "connect", "--json"], { ...env, ORGPLANE_CODEHOST_TOKEN: token })).item
+  const instance = decoded(
+    ConnectorInstanceResponse,
+    await cli(["connectors", "instances", "create", "--account", account.id, "--repository", fullName, "--name", fullName.split("/")[1]!, "--json"], env)
+  ).item
+  const target = decoded(ConnectorTargetResponse, await cli(["connectors", "targets", "add", instance.id, "--branch", "main", "--json"], env)).item
+  return { cli, env, instance, target }
+}
 
 describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
   it("connects a token account, creates an instance with a target and two mappings, lists them, and removes the instance", async () => {
@@ -248,5 +294,160 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(tooLong.code).toBe(2)
     expect(tooLong.stderr).toContain("1 to 1000 characters")
     expect(tooLong.stderr).not.toContain("xxxxxxxx")
+  })
+
+  it("documents discovery and sync in the help", async () => {
+    const { cli } = await fresh()
+    const [group, discover, tree, apply, sync, syncs] = await Promise.all([
+      cli(["connectors", "--help"]),
+      cli(["connectors", "discover", "--help"]),
+      cli(["connectors", "tree", "--help"]),
+      cli(["connectors", "apply", "--help"]),
+      cli(["connectors", "sync", "--help"]),
+      cli(["connectors", "syncs", "--help"])
+    ])
+    for (const result of [group, discover, tree, apply, sync, syncs]) expect(result.code, result.stderr).toBe(0)
+    for (const command of ["discover", "tree", "apply", "sync", "resync", "syncs"]) expect(group.stdout).toMatch(new RegExp(`^  ${command} `, "m"))
+    expect(discover.stdout).toContain("orgplane connectors discover <instanceId> [flags]")
+    expect(discover.stdout).toMatch(/--target <targetId>\s+The target \(branch\) to scan/)
+    expect(tree.stdout).toMatch(/--prefix <path>/)
+    expect(tree.stdout).toMatch(/--limit <n>\s+Page size, 1 to 500/)
+    expect(apply.stdout).toMatch(/--select <key>\.\.\.\s+.*Repeatable\./)
+    expect(apply.stdout).toMatch(/--all-supported\s+Every supported candidate/)
+    expect(sync.stdout).toMatch(/--wait\s+Wait until the sync completed or failed \(exit 1 when it failed\)/)
+    expect(syncs.stdout).toMatch(/^  list /m)
+    expect(syncs.stdout).toMatch(/^  get /m)
+  })
+
+  it("checks discovery and sync arguments before sending anything", async () => {
+    const owner = await Http.owner(server.url, "Connectors Sync Usage Org")
+    const { cli } = await fresh()
+    const env = as(owner.token)
+    const instance = "cin_01h455vb4pex5vsknk084sn02q"
+    const [neither, both, emptyKey, bigPage, badTarget, badEvent, badStatus, badResync] = await Promise.all([
+      cli(["connectors", "apply", instance], env),
+      cli(["connectors", "apply", instance, "--select", "manifest:root", "--all-supported"], env),
+      cli(["connectors", "apply", instance, "--select", "  "], env),
+      cli(["connectors", "tree", instance, "--limit", "501"], env),
+      cli(["connectors", "discover", instance, "--target", "cin_01h455vb4pex5vsknk084sn02q"], env),
+      cli(["connectors", "syncs", "get", "ctg_01h455vb4pex5vsknk084sn02q", "--json"], env),
+      cli(["connectors", "syncs", "list", instance, "--status", "done"], env),
+      cli(["connectors", "resync", instance], env)
+    ])
+    for (const result of [neither, both, emptyKey, bigPage, badTarget, badEvent, badStatus, badResync]) {
+      expect(result.code, result.stderr).toBe(2)
+      expect(result.stdout).toBe("")
+    }
+    expect(neither.stderr).toContain("give --select <key> (repeatable) or --all-supported, not both")
+    expect(both.stderr).toContain("not both")
+    expect(emptyKey.stderr).toContain("--select")
+    expect(bigPage.stderr).toContain("--limit")
+    expect(badTarget.stderr).toContain("--target")
+    expect(JSON.parse(badEvent.stderr)).toMatchObject({ error: "usage" })
+    expect(badEvent.stderr).toContain("eventId")
+    expect(badStatus.stderr).toContain("one of the following cases: queued, running, completed, failed, ignored")
+    expect(badResync.stderr).toContain("targetId")
+  })
+
+  // The tests below need the server's discovery and sync handlers (branches helper/discovery and helper/sync).
+  it("discovers a repository, lists its tree, applies a candidate and follows its sync to the end", async () => {
+    const { cli, env, instance, target } = await followed("Connectors Discovery Org", "acme/deploy-tools")
+
+    // Discovery as JSON (the API's body), and as people read it.
+    const discovered = decoded(DiscoveryResponse, await cli(["connectors", "discover", instance.id, "--target", target.id, "--json"], env)).item
+    expect(discovered).toMatchObject({
+      classification: "claude_single_plugin_repo",
+      repositoryFullName: "acme/deploy-tools",
+      connectorTarget: { id: target.id },
+      treeSummary: { truncated: false }
+    })
+    expect(discovered.discoveredPlugins.map((candidate) => [candidate.key, candidate.supported])).toEqual([["manifest:root", true]])
+    // On a terminal a spinner is drawn straight on stderr while discovery runs, then erased; elsewhere nothing is.
+    const drawn: Array<string> = []
+    const write = process.stderr.write.bind(process.stderr) as (chunk: unknown, ...rest: Array<unknown>) => boolean
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown, ...rest: Array<unknown>) => {
+      if (typeof chunk === "string" && chunk.startsWith("\r\u001b[K")) return drawn.push(chunk) > 0
+      return write(chunk, ...rest)
+    })
+    let shown: Result
+    let onTerminal: Result
+    try {
+      shown = await cli(["connectors", "discover", instance.id], env)
+      expect(drawn).toEqual([])
+      onTerminal = await cli(["connectors", "discover", instance.id], env, { interactive: true })
+    } finally {
+      spy.mockRestore()
+    }
+    expect(drawn[0]).toMatch(/^\r\u001b\[K⠋ scanning .*… \d+\.\ds$/)
+    expect(drawn.at(-1)).toBe("\r\u001b[K")
+    expect(onTerminal.stdout).toBe(shown.stdout)
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toMatch(/^repository +acme\/deploy-tools$/m)
+    expect(shown.stdout).toMatch(new RegExp(`^branch +main \\(${target.id}\\)$`, "m"))
+    expect(shown.stdout).toMatch(new RegExp(`^revision +${discovered.sourceRevisionRef}$`, "m"))
+    expect(shown.stdout).toMatch(/^classification +claude_single_plugin_repo$/m)
+    expect(shown.stdout).toMatch(/^KEY\s+NAME\s+KINDS\s+SUPPORTED\s+DEFAULT\s+WARNINGS$/m)
+    expect(shown.stdout).toMatch(/^manifest:root\s+deploy-tools\s+skill,command\s+yes\s+yes\s+0$/m)
+    expect(shown.stderr.trim()).toBe(`Import: orgplane connectors apply ${instance.id} --select <key> (or --all-supported)`)
+
+    // The tree, by prefix and page by page; the hint repeats the prefix.
+    const skills = decoded(TreeEntryPage, await cli(["connectors", "tree", instance.id, "--prefix", "skills/", "--json"], env))
+    expect(skills.items.map((entry) => [entry.kind, entry.path])).toEqual([["tree", "skills/deploy"], ["blob", "skills/deploy/SKILL.md"]])
+    const page = await cli(["connectors", "tree", instance.id, "--limit", "2"], env)
+    expect(page.code, page.stderr).toBe(0)
+    expect(page.stdout.split("\n")[0]).toMatch(/^KIND\s+SIZE\s+SHA\s+PATH$/)
+    const hint = page.stderr.match(/^More entries: orgplane (connectors tree \S+ --cursor \S+) \(or --all\)$/m)
+    expect(hint, page.stderr).not.toBeNull()
+    const next = decoded(TreeEntryPage, await cli([...hint![1]!.split(" "), "--limit", "2", "--json"], env))
+    expect(next.items).toHaveLength(2)
+    expect(page.stdout).not.toContain(next.items[0]!.path)
+    const all = decoded(TreeEntryPage, await cli(["connectors", "tree", instance.id, "--all", "--json"], env))
+    expect(all.items.map((entry) => entry.path)).toContain("commands/ship.md")
+    expect(all.nextCursor).toBeNull()
+
+    // Applying the supported candidates: a plugin, mappings, and a queued sync.
+    const applied = decoded(ApplyDiscoveryResponse, await cli(["connectors", "apply", instance.id, "--all-supported", "--json"], env)).item
+    expect(applied.plugins).toMatchObject([{ key: "manifest:root", created: true }])
+    expect(applied.syncEvent).toMatchObject({ eventType: "apply", connectorTargetId: target.id })
+    const again = await cli(["connectors", "apply", instance.id, "--select", "manifest:root"], env)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toMatch(/^Imported 1 plugin at \w+: 0 created, 1 reused\.$/m)
+    expect(again.stdout).toMatch(new RegExp(`^manifest:root\\s+${applied.plugins[0]!.pluginId}\\s+no\\s+\\d+$`, "m"))
+
+    // Sync now, followed to the end: the head is already queued by apply, so it is that sync.
+    const synced = decoded(SyncNowResponse, await cli(["connectors", "sync", instance.id, "--wait", "--json"], env))
+    expect(synced.items).toHaveLength(1)
+    expect(synced.items[0]).toMatchObject({ connectorTargetId: target.id, status: "completed" })
+    expect(synced.items[0]!.summary).not.toBeNull()
+    const history = decoded(ConnectorSyncEventPage, await cli(["connectors", "syncs", "list", instance.id, "--target", target.id, "--json"], env))
+    expect(history.items.map((event) => event.id)).toContain(applied.syncEvent.id)
+    const one = decoded(ConnectorSyncEventDetail, await cli(["connectors", "syncs", "get", applied.syncEvent.id, "--json"], env)).item
+    expect(one).toMatchObject({ id: applied.syncEvent.id, status: "completed" })
+    const table = await cli(["connectors", "syncs", "get", applied.syncEvent.id], env)
+    expect(table.stdout).toMatch(/^status +completed$/m)
+    expect(table.stdout).toMatch(/^summary +\d+ created, \d+ updated, \d+ deleted, \d+ unchanged, \d+ skipped$/m)
+
+    // A resync is always a new sync.
+    const resynced = decoded(ResyncResponse, await cli(["connectors", "resync", target.id, "--wait", "--json"], env)).item
+    expect(resynced).toMatchObject({ eventType: "resync", status: "completed" })
+    expect(resynced.id).not.toBe(applied.syncEvent.id)
+    const queued = await cli(["connectors", "resync", target.id], env)
+    expect(queued.code, queued.stderr).toBe(0)
+    expect(queued.stdout.trim()).toMatch(new RegExp(`^Queued resync cse_\\w{26} of target ${target.id}\\.$`))
+    expect(queued.stderr).toMatch(/Follow it with 'orgplane connectors syncs get cse_\w{26}', or pass --wait\./)
+  })
+
+  it("exits 1 when a sync it waits for fails, after printing it", async () => {
+    const { cli, env, target } = await followed("Connectors Failing Sync Org", "acme/vanishing")
+
+    // The repository goes away: a resync is still queued (nothing is read then), and fails when it runs.
+    github.removeRepository("acme/vanishing")
+    const failed = await cli(["connectors", "resync", target.id, "--wait", "--json"], env)
+    expect(failed.code).toBe(1)
+    const printed = Schema.decodeUnknownSync(ResyncResponse)(JSON.parse(failed.stdout)).item
+    expect(printed).toMatchObject({ connectorTargetId: target.id, status: "failed" })
+    expect(printed.lastError).not.toBeNull()
+    expect(JSON.parse(failed.stderr)).toMatchObject({ error: "sync_failed" })
+    expect(JSON.parse(failed.stderr).message).toContain(`sync ${printed.id} of ${target.id} failed`)
   })
 })

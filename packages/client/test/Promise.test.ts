@@ -174,16 +174,20 @@ describe("Promise client", () => {
       "connectorAccounts",
       "connectorInstances",
       "connectorMappings",
+      "connectorSyncEvents",
       "connectorTargets",
+      "desktopPolicies",
       "invitations",
       "marketplaces",
       "members",
       "organizations",
       "plugins",
       "roles",
+      "sso",
       "system",
       "teams",
-      "users"
+      "users",
+      "webhooks"
     ])
   })
 

@@ -4,7 +4,14 @@ import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
 import { ConfigObjectsApi } from "./ConfigObjectsApi.js"
-import { ConnectorAccountsApi, ConnectorInstancesApi, ConnectorMappingsApi, ConnectorTargetsApi } from "./ConnectorsApi.js"
+import {
+  ConnectorAccountsApi,
+  ConnectorInstancesApi,
+  ConnectorMappingsApi,
+  ConnectorSyncEventsApi,
+  ConnectorTargetsApi,
+  WebhooksApi
+} from "./ConnectorsApi.js"
 import { InvalidRequestResponse, PayloadTooLargeResponse } from "./Errors.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MarketplacesApi } from "./MarketplacesApi.js"
@@ -12,8 +19,10 @@ import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
 import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions } from "./Policy.js"
+import { SsoApi } from "./SsoApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
+import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 
 const description = `The control-plane API of an organization workspace.
@@ -85,8 +94,12 @@ export class Api extends HttpApi.make("orgplane")
   .add(ConnectorInstancesApi)
   .add(ConnectorTargetsApi)
   .add(ConnectorMappingsApi)
+  .add(ConnectorSyncEventsApi)
+  .add(WebhooksApi)
   .add(BootstrapApi)
   .add(AdminApi)
+  .add(DesktopPoliciesApi)
+  .add(SsoApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
   .annotateContext(

@@ -7,3 +7,10 @@ import { Context } from "effect"
  * `HttpApiEndpoint.post("import", "/import").annotate(MaxBodyBytes, 10 * 1024 * 1024)`.
  */
 export class MaxBodyBytes extends Context.Tag("@orgplane/schema/MaxBodyBytes")<MaxBodyBytes, number>() {}
+
+/**
+ * An endpoint annotation: the handler reads the body as it came (a signed webhook, whose signature covers the raw
+ * bytes). The request guard still caps its size but leaves its content alone: no nesting or NUL checks, which
+ * would refuse a delivery its sender will never change. The handler owns every check of what it reads.
+ */
+export class RawBody extends Context.Tag("@orgplane/schema/RawBody")<RawBody, true>() {}

@@ -7,10 +7,20 @@ import { Schema } from "effect"
 import { allErrors, QueryInteger, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { JsonObject, ObjectType } from "./ConfigObjects.js"
 import {
+  DiscoveredMarketplace,
+  DiscoveredPlugin,
+  DiscoveryStep,
+  RepositoryClassification,
+  TreeEntry,
+  TreeSummary
+} from "./Discovery.js"
+import {
   ConnectorAccountId,
   ConnectorInstanceId,
   ConnectorMappingId,
+  ConnectorSyncEventId,
   ConnectorTargetId,
+  MarketplaceId,
   MembershipId,
   OrganizationId,
   PluginId
@@ -143,7 +153,7 @@ export const ConnectorInstanceStatus = Schema.Literal("active", "disabled").anno
 export const SyncStatus = Schema.Literal("queued", "running", "completed", "failed", "ignored").annotations({
   identifier: "SyncStatus",
   description:
-    "`queued` (recorded, waiting for a runner), `running`, `completed`, `failed` (gave up: `lastError` says why), `ignored` (nothing to do: the instance's auto-import is off)."
+    "`queued` (recorded, waiting for a runner), `running`, `completed`, `failed` (gave up: `lastError` says why), `ignored` (nothing to do: the instance was disabled or removed, or the target removed, before the sync ran; `lastError` says which)."
 })
 export type SyncStatus = typeof SyncStatus.Type
 
@@ -157,7 +167,7 @@ export class ConnectorInstance extends Schema.Class<ConnectorInstance>("Connecto
   status: ConnectorInstanceStatus,
   instanceConfigJson: JsonObject.annotations({
     description:
-      "Free-form settings. Read by the server: `autoImportNewPlugins` (boolean, default true): whether a sync also imports plugins that appear in the repository after discovery was applied."
+      "Free-form settings. Read by the server: `autoImportNewPlugins` (boolean, default true): whether a sync also imports plugins that appear in the repository after discovery was applied: once the instance has a live plugin made by an apply, a sync other than the apply's imports the supported candidates of its commit whose key no apply offered and no sync imported before (a candidate left out at apply, or whose plugin was deleted, is not imported again; apply it to bring it back)."
   }),
   lastSyncedAt: Schema.NullOr(Timestamp).annotations({ description: "When the last completed sync finished." }),
   lastSyncStatus: Schema.NullOr(SyncStatus),
@@ -345,3 +355,166 @@ export const ConnectorMappingListQuery = Schema.Struct({
 }).annotations(allErrors)
 export type ConnectorMappingListQuery = typeof ConnectorMappingListQuery.Type
 export const ConnectorMappingPath = Schema.Struct({ connectorMappingId: ConnectorMappingId })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sync
+
+export const SyncEventType = Schema.Literal("push", "sync_now", "resync", "apply").annotations({
+  identifier: "SyncEventType",
+  description:
+    "What asked for the sync: a webhook `push` to the target's branch, `sync_now` (`POST /v1/connector-instances/{id}/sync`), `resync` (`POST /v1/connector-targets/{id}/resync`: every mapped file is read again, unchanged or not), or `apply` (a discovery selection was applied)."
+})
+export type SyncEventType = typeof SyncEventType.Type
+
+export const SyncSummary = Schema.Struct({
+  created: Schema.Int.annotations({ description: "Config objects created." }),
+  updated: Schema.Int.annotations({ description: "Config objects given a new version." }),
+  deleted: Schema.Int.annotations({ description: "Config objects whose file disappeared: a deleted version was written and the object soft-deleted." }),
+  unchanged: Schema.Int.annotations({ description: "Mapped files whose blob had not changed since the last sync (not read again)." }),
+  skipped: Schema.Int.annotations({ description: "Mapped files that could not be materialized (too large, not text, unparseable); `warnings` says which." }),
+  warnings: Schema.Array(Schema.String).annotations({
+    description: "At most 100: one per skipped file, and one when the import of new plugins could not run."
+  }),
+  importedPluginKeys: Schema.Array(Schema.String).annotations({
+    description:
+      "Discovery candidate keys this sync imported (`autoImportNewPlugins`): plugins that appeared in the repository since discovery was applied, created with their mappings before the sync read the tree. Empty when none."
+  })
+}).annotations({ identifier: "SyncSummary" })
+export type SyncSummary = typeof SyncSummary.Type
+
+export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("ConnectorSyncEvent")({
+  id: ConnectorSyncEventId,
+  connectorInstanceId: ConnectorInstanceId,
+  connectorTargetId: ConnectorTargetId,
+  eventType: SyncEventType,
+  externalEventRef: Schema.NullOr(Schema.String).annotations({ description: "The webhook delivery id, for `push`." }),
+  sourceRevisionRef: Schema.NullOr(Schema.String).annotations({
+    description: "The commit synced: the pushed head for `push`; for the others, the branch head read when the sync started (null until then)."
+  }),
+  status: SyncStatus,
+  attempts: Schema.Int.annotations({ description: "Calls to the code host that were retried after a transient failure (429, 5xx, network), in all." }),
+  lastError: Schema.NullOr(Schema.String).annotations({ description: "Why the sync failed, or the last transient failure it retried." }),
+  summary: Schema.NullOr(SyncSummary).annotations({ description: "What the sync changed; null until it completes." }),
+  createdAt: Timestamp,
+  startedAt: Schema.NullOr(Timestamp),
+  completedAt: Schema.NullOr(Timestamp).annotations({ description: "When it completed or failed." })
+}) {}
+
+export const ConnectorSyncEventPath = Schema.Struct({ connectorSyncEventId: ConnectorSyncEventId })
+export const ConnectorSyncEventDetail = Schema.Struct({ item: ConnectorSyncEvent })
+export const ConnectorSyncEventPage = Page(ConnectorSyncEvent).annotations({ identifier: "ConnectorSyncEventPage" })
+export const ConnectorSyncEventListQuery = Schema.Struct({
+  ...PageQueryFields,
+  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }),
+  status: Schema.optionalWith(SyncStatus, { exact: true })
+}).annotations(allErrors)
+export type ConnectorSyncEventListQuery = typeof ConnectorSyncEventListQuery.Type
+
+/** One event per target of the instance: a target whose head was already synced or queued answers that event. */
+export const SyncNowResponse = Schema.Struct({
+  ok: Schema.Literal(true),
+  items: Schema.Array(ConnectorSyncEvent)
+}).annotations({ identifier: "SyncNowResponse" })
+export const ResyncResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorSyncEvent }).annotations({
+  identifier: "ResyncResponse"
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Discovery
+
+export class DiscoveryResult extends Schema.Class<DiscoveryResult>("DiscoveryResult")({
+  autoImportNewPlugins: Schema.Boolean.annotations({
+    description: "The instance's `instanceConfigJson.autoImportNewPlugins` (default true)."
+  }),
+  classification: RepositoryClassification,
+  connectorInstance: ConnectorInstance,
+  connectorTarget: ConnectorTarget,
+  discoveredPlugins: Schema.Array(DiscoveredPlugin),
+  marketplace: Schema.NullOr(DiscoveredMarketplace).annotations({
+    description: "The marketplace a `claude_marketplace_repo` describes; null otherwise."
+  }),
+  repositoryFullName: Schema.String,
+  sourceRevisionRef: Schema.String.annotations({ description: "The commit scanned: the branch head when discovery ran." }),
+  steps: Schema.Array(DiscoveryStep),
+  treeSummary: TreeSummary,
+  warnings: Schema.Array(Schema.String)
+}) {}
+
+export const DiscoveryResponse = Schema.Struct({ ok: Schema.Literal(true), item: DiscoveryResult }).annotations({
+  identifier: "DiscoveryResponse"
+})
+
+export const DiscoveryQuery = Schema.Struct({
+  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
+    description: "The target (branch) to scan; default: the instance's first target."
+  })
+}).annotations(allErrors)
+export type DiscoveryQuery = typeof DiscoveryQuery.Type
+
+export const TreeCursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+  description: "Opaque position returned as `nextCursor`; pass it back unchanged with the same `prefix`."
+})
+export const DiscoveryTreeQuery = Schema.Struct({
+  cursor: Schema.optionalWith(TreeCursor, { exact: true }),
+  limit: Schema.optionalWith(QueryInteger(1, 500, "Page size, 1 to 500 (default 100)."), { exact: true }),
+  prefix: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)), { exact: true }).annotations({
+    description: "Only entries whose path starts with this text (1 to 1024 characters), for example `skills/`."
+  }),
+  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
+    description: "The target whose tree to list; default: the instance's first target."
+  })
+}).annotations(allErrors)
+export type DiscoveryTreeQuery = typeof DiscoveryTreeQuery.Type
+
+export const TreeEntryPage = Schema.Struct({
+  items: Schema.Array(TreeEntry),
+  nextCursor: Schema.NullOr(TreeCursor)
+}).annotations({ identifier: "TreeEntryPage" })
+
+export const ApplyDiscoveryRequest = Schema.Struct({
+  keys: Schema.Array(TrimmedText(1, 1024, "A discovered plugin's `key`.")).pipe(Schema.minItems(1), Schema.maxItems(500)).annotations({
+    description: "The candidates to import, by `key` (1 to 500). Each must be a `supported` candidate of the current discovery."
+  }),
+  connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
+    description: "The target discovered; default: the instance's first target."
+  })
+}).annotations(requestBody)
+export type ApplyDiscoveryRequest = typeof ApplyDiscoveryRequest.Type
+
+export const AppliedPlugin = Schema.Struct({
+  key: Schema.String,
+  pluginId: PluginId,
+  created: Schema.Boolean.annotations({ description: "False when a plugin the instance created earlier for this key was reused." }),
+  mappingIds: Schema.Array(ConnectorMappingId)
+}).annotations({ identifier: "AppliedPlugin" })
+
+export const ApplyDiscoveryResponse = Schema.Struct({
+  ok: Schema.Literal(true),
+  item: Schema.Struct({
+    sourceRevisionRef: Schema.String,
+    plugins: Schema.Array(AppliedPlugin),
+    marketplaceId: Schema.NullOr(MarketplaceId).annotations({
+      description: "The marketplace created or reused for a marketplace repository; null otherwise."
+    }),
+    syncEvent: ConnectorSyncEvent.annotations({ description: "The sync that materializes the files (queued)." })
+  })
+}).annotations({ identifier: "ApplyDiscoveryResponse" })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Webhook
+
+export const WebhookIgnored = Schema.Struct({
+  ok: Schema.Literal(true),
+  accepted: Schema.Literal(false),
+  reason: Schema.String.annotations({ description: "Why nothing was recorded, for example `no tracked branch`." })
+}).annotations({ identifier: "WebhookIgnored" })
+
+export const WebhookAccepted = Schema.Struct({
+  ok: Schema.Literal(true),
+  accepted: Schema.Literal(true),
+  deliveryId: Schema.String.annotations({ description: "The delivery's `X-GitHub-Delivery`." }),
+  queued: Schema.Literal(true)
+}).annotations({ identifier: "WebhookAccepted" })
+
+export const WebhookResponse = Schema.Union(WebhookAccepted, WebhookIgnored).annotations({ identifier: "WebhookResponse" })
+export type WebhookResponse = typeof WebhookResponse.Type

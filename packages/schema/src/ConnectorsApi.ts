@@ -6,7 +6,10 @@ import {
   ConnectorInstanceGrantPath
 } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
+import { MaxBodyBytes, RawBody } from "./BodyLimit.js"
 import {
+  ApplyDiscoveryRequest,
+  ApplyDiscoveryResponse,
   ConnectorAccountDetail,
   ConnectorAccountListQuery,
   ConnectorAccountPage,
@@ -22,6 +25,10 @@ import {
   ConnectorMappingPage,
   ConnectorMappingPath,
   ConnectorMappingResponse,
+  ConnectorSyncEventDetail,
+  ConnectorSyncEventListQuery,
+  ConnectorSyncEventPage,
+  ConnectorSyncEventPath,
   ConnectorTargetDetail,
   ConnectorTargetListQuery,
   ConnectorTargetPage,
@@ -33,12 +40,26 @@ import {
   CreateConnectorTargetRequest,
   DisconnectConnectorAccountRequest,
   DisconnectConnectorAccountResponse,
+  DiscoveryQuery,
+  DiscoveryResponse,
+  DiscoveryTreeQuery,
   RemoveConnectorInstanceResponse,
+  ResyncResponse,
+  SyncNowResponse,
+  TreeEntryPage,
   UpdateConnectorInstanceRequest,
   UpdateConnectorMappingRequest,
-  UpdateConnectorTargetRequest
+  UpdateConnectorTargetRequest,
+  WebhookResponse
 } from "./Connectors.js"
-import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import {
+  CodeHostApiErrorResponse,
+  ConflictResponse,
+  ForbiddenResponse,
+  NotFoundResponse,
+  ServiceUnavailableResponse,
+  WebhookRejectedResponse
+} from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 
@@ -204,6 +225,78 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
         `Makes the instance follow one branch (\`externalTargetRef\`) of its repository. Needs editor access.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}; 409 \`connector_target_exists\` for a branch the instance already follows.`
       )
   )
+  .add(
+    HttpApiEndpoint.get("discover", "/v1/connector-instances/:connectorInstanceId/discovery")
+      .setPath(ConnectorInstancePath)
+      .setUrlParams(DiscoveryQuery)
+      .addSuccess(DiscoveryResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .addError(CodeHostApiErrorResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Discover plugins in the repository")
+      .annotate(
+        OpenApi.Description,
+        `Reads the head of the target's branch and its whole tree (completing a listing GitHub cut short folder by folder, as \`treeSummary\` reports), reads the manifests it finds, and answers the plugin candidates with how the repository is laid out. The result is kept per commit: asking again before the branch moves reads only the head. Needs viewer access. Changes nothing but that cache.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 \`connector_target_required\` (the instance has no target yet), \`codehost_not_configured\` (an app installation account on a server without the app's settings), \`connector_account_disconnected\`; 502 \`codehost_api_error\` (GitHub refused or failed: missing branch, revoked token, rate limit).`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("discoveryTree", "/v1/connector-instances/:connectorInstanceId/discovery/tree")
+      .setPath(ConnectorInstancePath)
+      .setUrlParams(DiscoveryTreeQuery)
+      .addSuccess(TreeEntryPage)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .addError(CodeHostApiErrorResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Page through the discovered tree")
+      .annotate(
+        OpenApi.Description,
+        `The files and folders of the branch at its head, in path order (byte order), optionally under a \`prefix\`; the same tree discovery scans (and reads it the same way when discovery has not run at this commit). A cursor stays valid for its commit: once the branch moves, a page of the old listing answers 400 on \`cursor\`. Needs viewer access. Changes nothing but the discovery cache.\n\nErrors: 400 \`invalid_request\`; 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 as for discovery; 502 \`codehost_api_error\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("applyDiscovery", "/v1/connector-instances/:connectorInstanceId/discovery/apply")
+      .setPath(ConnectorInstancePath)
+      .setPayload(ApplyDiscoveryRequest)
+      .addSuccess(ApplyDiscoveryResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .addError(CodeHostApiErrorResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Import discovered plugins")
+      .annotate(
+        OpenApi.Description,
+        `Imports the selected candidates of the discovery at the branch head: in one transaction, a plugin per candidate (the one this instance created earlier for the same key is reused), a marketplace listing them for a marketplace repository (reused likewise), and one mapping per component folder or file (with \`autoAddToPlugin\`); then queues a sync (\`apply\`) that materializes the files. Applying the same selection again creates nothing new. Needs editor access.\n\nErrors: 400 \`invalid_request\` for a key that is not a supported candidate (with its index in \`details\`); 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 as for discovery, \`connector_instance_disabled\`, \`plugin_exists\` or \`marketplace_exists\` (a name taken by a plugin or marketplace the instance did not create); 502 \`codehost_api_error\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("sync", "/v1/connector-instances/:connectorInstanceId/sync")
+      .setPath(ConnectorInstancePath)
+      .addSuccess(SyncNowResponse, { status: 202 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .addError(CodeHostApiErrorResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Sync now")
+      .annotate(
+        OpenApi.Description,
+        `Reads the head of every target's branch and queues a sync (\`sync_now\`) of each; a target whose head is already queued, running or synced answers that event instead (nothing runs twice). The sync runs in the background: follow it with \`GET /v1/connector-sync-events/{id}\`. Needs editor access. No body.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}; 409 \`connector_instance_disabled\`, \`connector_target_required\`, \`codehost_not_configured\`, \`connector_account_disconnected\`; 502 \`codehost_api_error\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listSyncEvents", "/v1/connector-instances/:connectorInstanceId/sync-events")
+      .setPath(ConnectorInstancePath)
+      .setUrlParams(ConnectorSyncEventListQuery)
+      .addSuccess(ConnectorSyncEventPage)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "List an instance's syncs")
+      .annotate(
+        OpenApi.Description,
+        `The instance's sync history, newest first, optionally of one target or in one status: each with its state, attempts, last error, summary and times. Needs viewer access. Changes nothing.\n\nErrors: 400 \`invalid_request\`; 403 \`insufficient_access\`; ${instanceNotFound}.`
+      )
+  )
   .add(access.grant)
   .add(access.listAccess)
   .add(access.revoke)
@@ -269,6 +362,19 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
         `Maps files of the target's branch (\`selector\`) to config objects of one type, optionally in a plugin. Needs editor access on the instance, and editor access on the plugin when one is named.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}, \`plugin_not_found\`; 409 \`connector_mapping_exists\` (one mapping per target, selector and object type), \`plugin_deleted\`.`
       )
   )
+  .add(
+    HttpApiEndpoint.post("resync", "/v1/connector-targets/:connectorTargetId/resync")
+      .setPath(ConnectorTargetPath)
+      .addSuccess(ResyncResponse, { status: 202 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Resync a target")
+      .annotate(
+        OpenApi.Description,
+        `Queues a full sync (\`resync\`) of the target at its branch head: every mapped file is read and compared again, whatever its blob, so objects edited or deleted by hand are restored. Always a new event. Needs editor access on the instance. No body.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}; 409 \`connector_instance_disabled\`.`
+      )
+  )
   .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector targets")
@@ -320,4 +426,44 @@ export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Connector mappings")
   .annotate(OpenApi.Description, `Mappings one by one. Access is the instance's. ${shared}`)
+{}
+
+export class ConnectorSyncEventsApi extends HttpApiGroup.make("connectorSyncEvents")
+  .add(
+    HttpApiEndpoint.get("get", "/v1/connector-sync-events/:connectorSyncEventId")
+      .setPath(ConnectorSyncEventPath)
+      .addSuccess(ConnectorSyncEventDetail)
+      .addError(NotFoundResponse)
+      .pipe(requires("connectors.read"))
+      .annotate(OpenApi.Summary, "Get a sync")
+      .annotate(
+        OpenApi.Description,
+        "One sync: its state, attempts, last error and summary. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `connector_sync_event_not_found`."
+      )
+  )
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Connector syncs")
+  .annotate(OpenApi.Description, `Syncs of connector targets, one by one. Access is the instance's. ${shared}`)
+{}
+
+/** GitHub caps webhook payloads at 25 MB; orgplane takes no more. */
+export const WEBHOOK_BODY_BYTES = 25 * 1024 * 1024
+
+export class WebhooksApi extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost")
+      .addSuccess(WebhookResponse)
+      .addError(WebhookRejectedResponse)
+      .addError(ServiceUnavailableResponse)
+      .annotate(MaxBodyBytes, WEBHOOK_BODY_BYTES)
+      .annotate(RawBody, true)
+      .annotate(OpenApi.Summary, "Receive a GitHub App webhook")
+      .annotate(
+        OpenApi.Description,
+        "GitHub's deliveries for the app (`ORGPLANE_CODEHOST_WEBHOOK_SECRET`). The `X-Hub-Signature-256` header (HMAC-SHA256 of the raw body with the secret, compared in constant time) is checked before anything is parsed; the body is GitHub's JSON payload, the event is `X-GitHub-Event` and the delivery id `X-GitHub-Delivery`. No credentials. The body is taken as sent (no NUL or nesting checks: GitHub signed it as it is).\n\nRelevant deliveries: `push` to a branch a target follows, of an active instance whose account is the delivery's installation (queues a sync of that commit; a commit already queued for the target is not queued again); `installation` `deleted` (disconnects the installation's accounts and disables their instances); `installation_repositories` `removed` (disables the instances of the removed repositories); `repository` `renamed` (renames the repository in the installation's instances and targets). Those answer `accepted: true`; anything else `accepted: false` with a `reason` (nothing changed, the delivery not recorded). Webhooks concern app installations only: an account connected with a token has no installation, so its instances sync with `POST /v1/connector-instances/{id}/sync`. A delivery id already handled answers `accepted: true` again without doing the work twice. Bodies up to 25 MiB.\n\nErrors: 401 `{ok: false, error: \"missing signature\"}` or `{ok: false, error: \"invalid signature\"}`; 400 `invalid_request` for a signed body that is not a JSON object or lacks the delivery headers; 413 over 25 MiB; 503 `service_unavailable` when the server has no webhook secret configured (nothing can be verified) or its database is down."
+      )
+  )
+  .annotate(OpenApi.Title, "Webhooks")
+  .annotate(OpenApi.Description, "Inbound webhooks, authenticated by their signatures rather than by credentials.")
 {}

@@ -136,7 +136,9 @@ export const NotFoundCode = Schema.Literal(
   "connector_instance_not_found",
   "connector_target_not_found",
   "connector_mapping_not_found",
-  "connector_sync_event_not_found"
+  "connector_sync_event_not_found",
+  "desktop_policy_not_found",
+  "sso_connection_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -167,7 +169,13 @@ export const ConflictCode = Schema.Literal(
   "connector_account_disconnected",
   "connector_instance_exists",
   "connector_target_exists",
-  "connector_mapping_exists"
+  "connector_mapping_exists",
+  "connector_instance_disabled",
+  "connector_target_required",
+  "codehost_not_configured",
+  "default_policy_required",
+  "domain_verification_not_requested",
+  "sso_domain_taken"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
@@ -230,6 +238,42 @@ export class SuiteApiError extends Schema.TaggedError<SuiteApiError>("SuiteApiEr
 }) {}
 export const SuiteApiErrorResponse = wire(SuiteApiError, 502, "The external mail or calendar suite failed.")
 
+export class CodeHostApiError extends Schema.TaggedError<CodeHostApiError>("CodeHostApiError")("CodeHostApiError", {
+  error: code("codehost_api_error"),
+  message: Schema.String
+}) {}
+export const CodeHostApiErrorResponse = wire(
+  CodeHostApiError,
+  502,
+  "The code host (GitHub) failed or refused the request orgplane made for this one; `message` says how (for example a missing branch, a revoked token, a rate limit)."
+)
+
+export class DomainVerificationFailed extends Schema.TaggedError<DomainVerificationFailed>("DomainVerificationFailed")(
+  "DomainVerificationFailed",
+  {
+    error: code("domain_verification_failed"),
+    message: Schema.String,
+    recordName: Schema.String,
+    expectedValue: Schema.String,
+    foundValues: Schema.Array(Schema.String)
+  }
+) {}
+export const DomainVerificationFailedResponse = wire(
+  DomainVerificationFailed,
+  409,
+  "The domain's TXT record is missing or carries another value: `recordName` is the name queried, `expectedValue` the value it must hold, `foundValues` the TXT values found there."
+)
+
+export class DnsLookupFailed extends Schema.TaggedError<DnsLookupFailed>("DnsLookupFailed")("DnsLookupFailed", {
+  error: code("dns_lookup_failed"),
+  message: Schema.String
+}) {}
+export const DnsLookupFailedResponse = wire(
+  DnsLookupFailed,
+  502,
+  "No DNS server answered the lookup (unreachable, timed out, SERVFAIL or REFUSED); `message` names the servers and what each did. Retry later."
+)
+
 export class WebhookRejected extends Schema.TaggedError<WebhookRejected>("WebhookRejected")("WebhookRejected", {
   ok: Schema.Literal(false).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => false as const)),
   error: Schema.String
@@ -261,6 +305,9 @@ export const ErrorResponses = [
   ConnectionNotReadyResponse,
   NeedsConnectionResponse,
   SuiteApiErrorResponse,
+  CodeHostApiErrorResponse,
   WebhookRejectedResponse,
+  DomainVerificationFailedResponse,
+  DnsLookupFailedResponse,
   ServiceUnavailableResponse
 ] as const

@@ -286,7 +286,7 @@ export const ResolvedMarketplaceResponse = Schema.Struct({
       description: "The plugins it lists that are not deleted, by name."
     }),
     source: Schema.NullOr(MarketplaceSource).annotations({
-      description: "The one repository its plugins are synced from; null when there is none (or several). Always null until connectors exist."
+      description: "The repository branch a marketplace made by a discovery apply is synced from (its connector instance's first target); null for a marketplace people made."
     })
   })
 }).annotations({ identifier: "ResolvedMarketplaceResponse" })

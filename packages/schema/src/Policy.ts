@@ -26,6 +26,7 @@ export const Policy = {
     role: "member",
     capability: "read connector accounts, and the connector instances shared with them (owners and admins: all of them)"
   },
+  "desktopPolicies.readEffective": { role: "member", capability: "read their own effective desktop policy" },
   "members.leave": { role: "member", capability: "leave the organization" },
   "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
   "members.remove": { role: "admin", capability: "remove members and admins" },
@@ -39,6 +40,11 @@ export const Policy = {
   "connectors.manage": {
     role: "admin",
     capability: "connect and disconnect code-host accounts, create connector instances and apply their discovery"
+  },
+  "desktopPolicies.manage": { role: "admin", capability: "create, read, change and delete desktop policies (enterprise plan)" },
+  "sso.manage": {
+    role: "admin",
+    capability: "configure the organization's SSO connection and verify its email domain (enterprise plan)"
   },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "organizations.setPlan": {

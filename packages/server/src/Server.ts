@@ -16,6 +16,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import * as CatalogHttp from "./catalog/Http.js"
 import * as ConnectorsHttp from "./connectors/Http.js"
 import * as IdentityHttp from "./identity/Http.js"
+import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
+import * as GitHub from "./integrations/codehost/GitHub.js"
+import * as DnsConfig from "./integrations/dns/DnsConfig.js"
+import * as Resolver from "./integrations/dns/Resolver.js"
 import * as Authentication from "./identity/Authentication.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
 import { migrations } from "./migrations/index.js"
@@ -24,20 +28,26 @@ import * as Crypto from "./platform/Crypto.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
+import * as Durable from "./platform/Durable.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import { IdGenerator } from "./platform/Ids.js"
 import { CursorKey } from "./platform/Keyset.js"
 import { migrate } from "./platform/Migrator.js"
+import * as Outbound from "./platform/Outbound.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
+import * as SsoHttp from "./sso/Http.js"
 import * as StaffHttp from "./staff/Http.js"
+import * as DesktopPoliciesHttp from "./policies/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & {
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & {
+  /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
+  readonly durable?: Durable.Options | undefined
   /**
    * How people run the CLI where this server was started, for the first-run hint: `orgplane` (the default), or
    * `pnpm orgplane` in a clone of the repository.
@@ -60,12 +70,32 @@ const Storage = (options: ServerOptions) => {
   return Layer.provideMerge(Migrations, Layer.merge(db, config))
 }
 
+/**
+ * What reaches other systems: the outbound guard, GitHub's client (settings from `ORGPLANE_CODEHOST_*` with the
+ * options on top), and the durable engine background work runs on.
+ */
+const Integrations = (options: ServerOptions) =>
+  Layer.mergeAll(GitHub.layer, Durable.layer(options.durable ?? {}), Resolver.layer).pipe(
+    Layer.provideMerge(CodeHostConfig.layer(options)),
+    Layer.provideMerge(DnsConfig.layer(options)),
+    Layer.provideMerge(Outbound.layer())
+  )
+
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
-    Layer.provide([SystemHttp, IdentityHttp.layer, StaffHttp.layer, CatalogHttp.layer, ConnectorsHttp.layer]),
+    Layer.provide([
+      SystemHttp,
+      IdentityHttp.layer,
+      StaffHttp.layer,
+      CatalogHttp.layer,
+      ConnectorsHttp.layer,
+      DesktopPoliciesHttp.layer,
+      SsoHttp.layer
+    ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
+    Layer.provideMerge(Integrations(options)),
     Layer.provideMerge(Storage(options)),
     Layer.provideMerge(DatabaseStatus.Default)
   )

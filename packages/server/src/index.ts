@@ -1,5 +1,6 @@
 export { ApiLayer, layer, makeNodeListener, makeWebHandler, type ServerOptions } from "./Server.js"
-export { environment, layer as configLayer, ServerConfig, type ServerSettings, settingsConfig } from "./platform/Config.js"
+export { environment } from "./Environment.js"
+export { layer as configLayer, ServerConfig, type ServerSettings, settingsConfig } from "./platform/Config.js"
 export * as Database from "./platform/Database.js"
 export { type Migration, migrate } from "./platform/Migrator.js"
 export { migrations } from "./migrations/index.js"

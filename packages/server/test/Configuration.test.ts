@@ -1,5 +1,6 @@
 /** Behaviour that depends on configuration: session lifetime, sign-up switch, bootstrap rate limit, default plan. */
-import { configLayer, environment, ServerConfig, settingsConfig } from "@orgplane/server"
+import { configLayer, environment, ServerConfig, type ServerOptions, settingsConfig } from "@orgplane/server"
+import type * as Durable from "../src/platform/Durable.js"
 import { Http, TestServer } from "@orgplane/testkit"
 import { ConfigProvider, Duration, Effect, Redacted } from "effect"
 import * as Fs from "node:fs"
@@ -95,9 +96,15 @@ describe("configuration", () => {
 
   it("the README's configuration table has every setting: its environment variable and its option", async () => {
     const readme = Fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
-    const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| `(\w+)` \|/gm)].map(([, variable, option]) => [variable, option])
+    const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (?:`([\w.]+)`|—) \|/gm)].map(([, variable, option]) => [variable, option])
     expect(rows.map(([variable]) => variable)).toEqual(environment.map(([variable]) => variable))
     const settings = await Effect.runPromise(settingsConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))))
-    expect(rows.map(([, option]) => option).sort()).toEqual(Object.keys(settings).sort())
+    // The code host's options (ServerOptions) and the durable engine's runner address (`durable.cluster`).
+    const codehost = ["codehostApiUrl", "codehostAppId", "codehostPrivateKey", "codehostWebhookSecret"] satisfies ReadonlyArray<keyof ServerOptions>
+    const cluster = ["host", "listenHost", "port"] satisfies ReadonlyArray<keyof Durable.ClusterSettings>
+    const dns = ["dnsServers", "dnsTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
+    expect(rows.flatMap(([, option]) => option === undefined ? [] : [option]).sort()).toEqual(
+      [...Object.keys(settings), ...codehost, ...dns, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
+    )
   })
 })

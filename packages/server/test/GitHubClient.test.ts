@@ -116,6 +116,74 @@ describe("GitHub client", () => {
       expect(listings.filter((request) => !request.path.includes("recursive")).length).toBe(2)
     }).pipe(Effect.provide(client(fake))))
 
+  /** A fake of its own serving acme/big, with these options, and a token seeing it. */
+  const bigFake = (options: FakeGitHub.Options) =>
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const gitHubFake = await FakeGitHub.start(options)
+        gitHubFake.addRepository("acme/big", big)
+        gitHubFake.addToken("github_pat_big", ["acme/big"])
+        return gitHubFake
+      }),
+      (gitHubFake) => Effect.promise(() => gitHubFake.close())
+    )
+  const bigToken = Credential.token("github_pat_big")
+  const listings = (gitHubFake: FakeGitHub.FakeGitHub) => gitHubFake.requests.filter((request) => request.path.includes("/git/trees/"))
+
+  it.effect("completes a recursive listing GitHub cut by its size rather than its entry count", () =>
+    Effect.gen(function*() {
+      const treeBytesLimit = 32 * 1024
+      const bySize = yield* bigFake({ treeBytesLimit })
+      const treeSha = (yield* Effect.promise(() => big.git("rev-parse", "main^{tree}"))).trim()
+      // The fake cuts as GitHub does: as many entries as fit in the byte limit, far fewer than the entry limit.
+      const raw = yield* Effect.promise(async () => {
+        const response = await fetch(`${bySize.url}/repos/acme/big/git/trees/${treeSha}?recursive=1`, { headers: { authorization: "Bearer github_pat_big" } })
+        return await response.json() as { truncated: boolean; tree: Array<unknown> }
+      })
+      expect(raw.truncated).toBe(true)
+      expect(raw.tree.length).toBeGreaterThan(50)
+      expect(raw.tree.length).toBeLessThan(1012)
+      const listedBytes = Buffer.byteLength(JSON.stringify(raw.tree))
+      expect(listedBytes).toBeLessThanOrEqual(treeBytesLimit)
+      expect(listedBytes).toBeGreaterThan(treeBytesLimit - 500)
+      const tree = yield* Effect.flatMap(GitHub, (gitHub) => gitHub.tree(bigToken, "acme/big", treeSha)).pipe(Effect.provide(client(bySize)))
+      expect(tree.truncated).toBe(true)
+      expect(tree.entries).toEqual(yield* Effect.promise(() => gitTree(big, "main")))
+      // The root and dir-0 are cut; each dir-0/dir-N (100 files) fits whole.
+      expect(listings(bySize).length).toBe(tree.walkedSubtrees + 2)
+      expect(listings(bySize).filter((request) => !request.path.includes("recursive")).length).toBe(2)
+    }).pipe(Effect.scoped))
+
+  it.effect("walks the folders when a recursive listing is larger than Outbound reads", () =>
+    Effect.gen(function*() {
+      // No truncation at all: the recursive listing of 1,012 entries (about 190 KB) comes whole, over the 64 KB cap.
+      const uncut = yield* bigFake({})
+      const treeSha = (yield* Effect.promise(() => big.git("rev-parse", "main^{tree}"))).trim()
+      const tree = yield* Effect.flatMap(GitHub, (gitHub) => gitHub.tree(bigToken, "acme/big", treeSha)).pipe(
+        Effect.provide(client(uncut, { outbound: { maxBodyBytes: 64 * 1024 } }))
+      )
+      expect(tree.truncated).toBe(true)
+      expect(tree.entries).toEqual(yield* Effect.promise(() => gitTree(big, "main")))
+      // The root and dir-0 whole are too large, so they are listed by themselves; each dir-0/dir-N fits whole.
+      const listed = listings(uncut)
+      expect(listed.length).toBe(tree.walkedSubtrees + 1)
+      expect(listed.filter((request) => !request.path.includes("recursive")).length).toBe(2)
+      expect(listed.filter((request) => request.path.includes("recursive")).length).toBe(12)
+    }).pipe(Effect.scoped))
+
+  it.effect("a single folder whose own listing is larger than Outbound reads fails clearly, not as transient", () =>
+    Effect.gen(function*() {
+      const uncut = yield* bigFake({})
+      const treeSha = (yield* Effect.promise(() => big.git("rev-parse", "main^{tree}"))).trim()
+      // Each dir-0/dir-N holds 100 files: about 18 KB listed by itself, over the 8 KB cap.
+      const error = yield* Effect.flatMap(GitHub, (gitHub) => failure(gitHub.tree(bigToken, "acme/big", treeSha))).pipe(
+        Effect.provide(client(uncut, { outbound: { maxBodyBytes: 8 * 1024 } }))
+      )
+      expect(error).toMatchObject({ _tag: "CodeHostError", status: null, transient: false })
+      expect(error.message).toMatch(/^the folder "dir-0\/dir-\d" of acme\/big has too many entries to list/)
+      expect(error.message).not.toContain("github_pat")
+    }).pipe(Effect.scoped))
+
   it.effect("reads blobs and file contents as text, at a ref, and null where there is no file", () =>
     Effect.gen(function*() {
       const gitHub = yield* GitHub

@@ -139,10 +139,27 @@ const dateTime = (length: number): string | undefined => {
   return undefined
 }
 
+/** A domain name `length` characters long: labels of at most 63 letters, ending in `.example`. */
+const hostname = (length: number): string | undefined => {
+  if (length < 10) return undefined
+  const labels: Array<string> = []
+  let left = length - ".example".length
+  while (left > 63) {
+    const size = Math.min(63, left - 2)
+    labels.push("a".repeat(size))
+    left -= size + 1
+  }
+  labels.push("a".repeat(left))
+  const name = `${labels.join(".")}.example`
+  return name.length === length ? name : undefined
+}
+
 /** A string `length` characters long that satisfies the schema's format and pattern; undefined when none can be. */
 const stringOfLength = (schema: JsonSchema, length: number): string | undefined => {
   if (schema.format === "date-time") return dateTime(length)
   if (schema.format === "email") return length >= 11 ? `${"a".repeat(length - 10)}@x.example` : undefined
+  if (schema.format === "hostname") return hostname(length)
+  if (schema.format === "uri") return length >= 19 ? `https://x.example/${"a".repeat(length - 18)}` : undefined
   const prefix = typeof schema.pattern === "string" ? TYPE_ID.exec(schema.pattern)?.[1] : undefined
   if (prefix !== undefined) return length > prefix.length + 1 ? `${prefix}_${"0".repeat(length - prefix.length - 1)}` : undefined
   const letters = "a".repeat(length)
@@ -164,6 +181,8 @@ const notMatching = (schema: JsonSchema): string | undefined => {
 const defaultLength = (schema: JsonSchema): number => {
   if (schema.format === "date-time") return 20
   if (schema.format === "email") return 20
+  if (schema.format === "hostname") return 20
+  if (schema.format === "uri") return 30
   return Math.max(schema.minLength ?? 1, 1)
 }
 

@@ -13,6 +13,12 @@ import type { GitRepo } from "./GitRepo.js"
 export interface Options {
   /** Entries a recursive tree listing returns before it says `truncated: true` (GitHub: 100,000). */
   readonly treeLimit?: number
+  /**
+   * Bytes a recursive tree listing's entries (their JSON, as sent) may take before it says `truncated: true`
+   * (GitHub: 7 MB). A non-recursive listing is never cut, by either limit: GitHub documents its limits for the
+   * recursive listing only.
+   */
+  readonly treeBytesLimit?: number
   /** Files a comparison lists at most (GitHub: 300); the rest are left out without a word, as GitHub does. */
   readonly compareFileLimit?: number
   /** Lifetime of an installation token, in milliseconds (GitHub: one hour). */
@@ -234,6 +240,7 @@ interface IssuedToken {
 
 export const start = async (options: Options = {}): Promise<FakeGitHub> => {
   const treeLimit = options.treeLimit ?? 100_000
+  const treeBytesLimit = options.treeBytesLimit ?? 7 * 1024 * 1024
   const compareFileLimit = options.compareFileLimit ?? 300
   const tokenLifetimeMs = options.tokenLifetimeMs ?? 60 * 60 * 1000
   const basePath = (options.basePath ?? "").replace(/\/+$/, "")
@@ -323,18 +330,31 @@ export const start = async (options: Options = {}): Promise<FakeGitHub> => {
       entries = await listTree(repository.git.dir, tree.sha, recursive)
       treeCache.set(cacheKey, entries)
     }
-    const truncated = recursive && entries.length > treeLimit
+    const listed = entries.map((entry) => ({
+      path: entry.path,
+      mode: entry.mode,
+      type: entry.type,
+      sha: entry.sha,
+      ...(entry.size === undefined ? {} : { size: entry.size }),
+      url: apiUrl(`/repos/${repository.fullName}/git/${entry.type === "tree" ? "trees" : "blobs"}/${entry.sha}`)
+    }))
+    // Like GitHub: a recursive listing stops at `treeLimit` entries or `treeBytesLimit` bytes of them, whichever comes first.
+    let kept = listed.length
+    if (recursive) {
+      let bytes = 2
+      for (let i = 0; i < listed.length; i++) {
+        bytes += Buffer.byteLength(JSON.stringify(listed[i])) + (i > 0 ? 1 : 0)
+        if (i >= treeLimit || bytes > treeBytesLimit) {
+          kept = i
+          break
+        }
+      }
+    }
+    const truncated = kept < listed.length
     return new Reply(200, {
       sha: tree.sha,
       url: apiUrl(`/repos/${repository.fullName}/git/trees/${tree.sha}`),
-      tree: (truncated ? entries.slice(0, treeLimit) : entries).map((entry) => ({
-        path: entry.path,
-        mode: entry.mode,
-        type: entry.type,
-        sha: entry.sha,
-        ...(entry.size === undefined ? {} : { size: entry.size }),
-        url: apiUrl(`/repos/${repository.fullName}/git/${entry.type === "tree" ? "trees" : "blobs"}/${entry.sha}`)
-      })),
+      tree: truncated ? listed.slice(0, kept) : listed,
       truncated
     })
   }

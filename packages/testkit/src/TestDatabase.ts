@@ -5,8 +5,10 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Database, migrate, migrations } from "@orgplane/server"
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import * as DatabaseProxy from "./DatabaseProxy.js"
 import * as Tenancy from "./Tenancy.js"
 
 let template: Promise<Blob> | undefined
@@ -87,3 +89,33 @@ export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown
     return Database.layerEmbedded({ dataDir: "memory", loadDataDir })
   })
 ).pipe(Layer.provideMerge(Tenancy.recorder))
+
+/**
+ * A fresh database (embedded, or on the Postgres at DATABASE_URL) reachable only through a DatabaseProxy that tests
+ * take down and bring back, and a database layer for a server that connects through it with the given timeouts.
+ */
+export const behindProxy = async (timeouts: Database.Timeouts & { readonly maxConnections?: number }) => {
+  const scope = Effect.runSync(Scope.make())
+  const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
+  const postgres = Effect.runSync(Effect.orDie(postgresUrl))
+  let target: DatabaseProxy.Target
+  let via: (port: number) => string
+  if (Option.isSome(postgres)) {
+    const fresh = new URL(Redacted.value(await run(freshPostgresUrl(postgres.value))))
+    target = { host: fresh.hostname, port: Number(fresh.port || 5432) }
+    via = (port) => Object.assign(new URL(fresh), { hostname: "127.0.0.1", port: String(port) }).toString()
+  } else {
+    const { socketDir } = await run(Database.embedded({ dataDir: "memory", loadDataDir: await embeddedTemplate() }))
+    target = { path: Path.join(socketDir, ".s.PGSQL.5432") }
+    via = (port) => `postgres://postgres@127.0.0.1:${port}/postgres`
+  }
+  const proxy = await run(DatabaseProxy.scoped(target))
+  return {
+    proxy,
+    // The embedded database has one session: more connections would interleave.
+    layer: Database.layerUrl(Redacted.make(via(proxy.port)), { maxConnections: Option.isSome(postgres) ? 4 : 1, ...timeouts }),
+    /** Adds to the proxy's scope (a server started on `layer`, say), closed with it. */
+    run,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}

@@ -14,7 +14,9 @@ export const testSettings: ServerOptions = {
   dataDir: "memory",
   host: "127.0.0.1",
   port: 0,
-  encryptionKeys: `test:${randomBytes(32).toString("base64")}`
+  encryptionKeys: `test:${randomBytes(32).toString("base64")}`,
+  // With DATABASE_URL every server is a runner of its database's cluster: on a free port, so tests run side by side.
+  durable: { cluster: { port: 0 } }
 }
 
 /** A wall clock that tests can move forward: the server's `now` is real time plus `offsetMillis`. */

@@ -102,9 +102,26 @@ interface Grant {
   readonly orgMembershipId: string | null
 }
 
+/** What every grant kind says of itself beyond its grantee. */
+interface GrantTimes {
+  readonly id: string
+  readonly role: string
+  readonly createdAt: Date
+  readonly removedAt: Date | null
+}
+
 /** `team tem_…`, `member om_…`, `the organization`. */
 export const grantee = (grant: Grant) =>
   grant.orgWide ? "the organization" : grant.teamId !== null ? `team ${grant.teamId}` : `member ${grant.orgMembershipId ?? "?"}`
+
+/** The table of a grant list, whatever the resource. */
+export const grantColumns: ReadonlyArray<readonly [string, (grant: Grant & GrantTimes) => string]> = [
+  ["id", (grant) => grant.id],
+  ["role", (grant) => grant.role],
+  ["to", grantee],
+  ["created", (grant) => Output.date(grant.createdAt)],
+  ["revoked", (grant) => Output.date(grant.removedAt)]
+]
 
 /** The inputs naming who a grant is for: exactly one of them (checked by `granteePayload`). */
 export const granteeInputs = {
@@ -174,13 +191,7 @@ export const list = Commands.list("list", {
     })
   },
   output: GrantPage,
-  columns: [
-    ["id", (grant) => grant.id],
-    ["role", (grant) => grant.role],
-    ["to", grantee],
-    ["created", (grant) => Output.date(grant.createdAt)],
-    ["revoked", (grant) => Output.date(grant.removedAt)]
-  ]
+  columns: grantColumns
 })
 
 const Revoked = Schema.Struct({ ok: Schema.Literal(true), resource: ResourceId, revoked: GrantId })

@@ -44,11 +44,13 @@ import {
   RepositoryFullName,
   Selector,
 } from "@orgplane/schema"
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
+import * as CliConfig from "../Config.js"
+import { apply, discover, resync, sync, syncs, tree } from "./connectorSync.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
-import { grantee, granteeInputs, granteePayload } from "./access.js"
+import { grantColumns, grantee, granteeInputs, granteePayload } from "./access.js"
 import * as Output from "../Output.js"
 import { ifOn, requireSome } from "./catalog.js"
 
@@ -75,11 +77,7 @@ const json = (value: unknown) => JSON.stringify(value)
 // ---------------------------------------------------------------------------------------------------------------
 // Accounts
 
-/** A token from the environment, so it never appears in the process list (like ORGPLANE_PASSWORD). */
-const TOKEN_VARIABLE = "ORGPLANE_CODEHOST_TOKEN"
-const tokenFromEnvironment = Config.option(Config.redacted(TOKEN_VARIABLE)).pipe(
-  Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
-)
+const TOKEN_VARIABLE = CliConfig.CODEHOST_TOKEN_VARIABLE
 
 const readStdin = Effect.tryPromise({
   try: async () => {
@@ -96,7 +94,7 @@ const AccountToken = CreateConnectorAccountRequest.from.fields.token.from
 /** The token from stdin or the environment, checked with the API's rule; the message never quotes it. */
 const readToken = (stdin: boolean) =>
   Effect.gen(function*() {
-    const text = stdin ? yield* readStdin : Option.getOrUndefined(yield* Effect.orDie(tokenFromEnvironment))
+    const text = stdin ? yield* readStdin : Option.getOrUndefined(yield* Effect.orDie(CliConfig.codehostToken))
     if (text === undefined) {
       return yield* new UsageError({
         message: `give --installation-id <n> for an app installation, or a token with --token-stdin or ${TOKEN_VARIABLE}`
@@ -356,13 +354,7 @@ export const accessList = Commands.list("list", {
       urlParams: { ...ifOn("includeRevoked", includeRevoked), ...page }
     }),
   output: ConnectorInstanceAccessGrantPage,
-  columns: [
-    ["id", (grant) => grant.id],
-    ["role", (grant) => grant.role],
-    ["to", grantee],
-    ["created", (grant) => Output.date(grant.createdAt)],
-    ["revoked", (grant) => Output.date(grant.removedAt)]
-  ]
+  columns: grantColumns
 })
 
 const Revoked = Schema.Struct({ ok: Schema.Literal(true), instance: ConnectorInstanceId, revoked: ConnectorInstanceAccessGrantId })
@@ -637,6 +629,6 @@ export const mappings = Commands.group("mappings", "Manage which files of a targ
 
 export const connectors = Commands.group(
   "connectors",
-  "Sync config objects from GitHub: connected accounts, instances (one repository each), their targets and mappings.",
-  [accounts, instances, targets, mappings]
+  "Sync config objects from GitHub: connected accounts, instances (one repository each), their targets and mappings, discovery and syncs.",
+  [accounts, instances, targets, mappings, discover, tree, apply, sync, resync, syncs]
 )

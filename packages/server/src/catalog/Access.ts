@@ -230,15 +230,25 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
       g.created_by_membership_id AS created_by_org_membership_id, g.created_at, g.removed_at`
 
     /** The manager grant a resource's creator gets (none for the system, which manages everything anyway). */
-    const grantCreator = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) =>
+    const grantCreator = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) => {
+      const membershipId = actingMembershipId(principal)
+      return membershipId === null ? Effect.void : grantManager(principal.organization.id, kind, resource, membershipId, at)
+    }
+
+    /** A member's manager grant on a resource made for them (by the system acting as them, for example). */
+    const grantManager = <Id extends string>(
+      organizationId: OrganizationId,
+      kind: Kind<Id, any>,
+      resource: Id,
+      membershipId: MembershipId,
+      at: Date
+    ) =>
       Effect.gen(function*() {
-        const membershipId = actingMembershipId(principal)
-        if (membershipId === null) return
         const grantId = yield* makeId(kind.grantPrefix)
         yield* sql`INSERT INTO ${id(kind.grants)} ${
           sql.insert({
             id: grantId,
-            organizationId: principal.organization.id,
+            organizationId,
             [kind.column]: resource,
             membershipId,
             orgWide: false,
@@ -358,7 +368,7 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
         })
       )
 
-    return { visible, rank, require, roleOn, grantCreator, grant, listGrants, revoke } as const
+    return { visible, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
   }),
   dependencies: [MembersRepository.Default]
 }) {}

@@ -59,6 +59,8 @@ export interface VersionRow {
   readonly createdVia: SourceMode | "system"
   readonly createdByMembershipId: MembershipId | null
   readonly sourceRevisionRef: string | null
+  /** The sync that wrote a connector's version. */
+  readonly connectorSyncEventId?: string | null | undefined
   readonly isDeletedVersion: boolean
   readonly createdAt: Date
 }
@@ -215,6 +217,7 @@ export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsReposit
       sql`INSERT INTO config_object_versions ${
         sql.insert({
           ...row,
+          connectorSyncEventId: row.connectorSyncEventId ?? null,
           normalizedPayloadJson: row.normalizedPayloadJson === null ? null : JSON.stringify(row.normalizedPayloadJson),
           metadata: row.metadata === null ? null : JSON.stringify(row.metadata)
         })

@@ -199,7 +199,7 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
         )
       )
 
-    /** Two statements: the marketplace with the caller's rank, then its plugins with their manifests. */
+    /** Three statements: the marketplace with the caller's rank, its plugins with their manifests, its source. */
     const resolved = (principal: Principal, id: MarketplaceId) =>
       Effect.zipRight(
         authorize(principal, "catalog.read"),
@@ -207,7 +207,11 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
           Effect.gen(function*() {
             const marketplace = yield* viewable(principal, id)
             const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
-            return { ok: true as const, item: { marketplace, plugins: listed.map(resolvePlugin), source: null } }
+            const source = yield* marketplaces.source(principal.organization.id, id)
+            return {
+              ok: true as const,
+              item: { marketplace, plugins: listed.map(resolvePlugin), source: Option.getOrNull(source) }
+            }
           })
         )
       )

@@ -11,6 +11,7 @@ import {
   type MarketplaceListQuery,
   MarketplacePlugin,
   type MarketplacePluginId,
+  type MarketplaceSource,
   type MembershipId,
   type MembershipListQuery,
   type OrganizationId
@@ -193,6 +194,23 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
                  AND mp.removed_at IS NULL AND p.deleted_at IS NULL
                ORDER BY lower(p.name), p.id`.pipe(Effect.map((rows) => rows.map(toPlugin)))
 
-    return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins } as const
+    /**
+     * Where a marketplace a discovery apply created is synced from: its instance's account, repository and first
+     * branch; none for any other marketplace (or an instance without a target).
+     */
+    const source = (organizationId: OrganizationId, id: MarketplaceId) =>
+      sql<typeof MarketplaceSource.Type>`
+        SELECT a.id AS connector_account_id, i.id AS connector_instance_id,
+               coalesce(a.external_account_ref, a.display_name) AS account_login,
+               t.remote_id AS repository_full_name, t.external_target_ref AS branch
+        FROM marketplaces m
+        JOIN connector_instances i ON i.organization_id = m.organization_id AND i.id = m.connector_instance_id
+        JOIN connector_accounts a ON a.organization_id = i.organization_id AND a.id = i.connector_account_id
+        JOIN LATERAL (SELECT ct.remote_id, ct.external_target_ref FROM connector_targets ct
+                      WHERE ct.organization_id = i.organization_id AND ct.connector_instance_id = i.id
+                      ORDER BY ct.created_at, ct.id LIMIT 1) t ON true
+        WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+    return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, source } as const
   })
 }) {}

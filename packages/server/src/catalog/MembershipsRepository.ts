@@ -30,6 +30,8 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       readonly source: MembershipSource
       readonly createdBy: MembershipId | null
       readonly at: Date
+      /** The connector mapping that added them (a sync), so that deleting the mapping removes them. */
+      readonly connectorMappingId?: string | null | undefined
     }) =>
       Effect.gen(function*() {
         if (input.pairs.length === 0) return [] as ReadonlyArray<PluginConfigObjectId>
@@ -40,6 +42,7 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
             pluginId,
             configObjectId,
             membershipSource: input.source,
+            connectorMappingId: input.connectorMappingId ?? null,
             createdByMembershipId: input.createdBy,
             createdAt: input.at
           })))

@@ -268,6 +268,72 @@ export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()
           AND i.connector_account_id IN ${sql.in(accountIds)}
         ORDER BY t.created_at, t.id`
 
+    // The webhook's changes, one organization's accounts of the delivering installation at a time.
+
+    /**
+     * Records a webhook delivery as handled; false when it already was. Not a tenant row: the delivery is claimed
+     * before the organizations it concerns are known. A concurrent claim of the same id waits for this one's
+     * transaction, then finds the row (or takes it, when this one rolled back).
+     */
+    const claimDelivery = (deliveryId: string, event: string, at: Date) =>
+      sql<{ deliveryId: string }>`INSERT INTO codehost_deliveries (delivery_id, event, received_at)
+        VALUES (${deliveryId}, ${event}, ${at}) ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    /** Disables the active instances of these accounts; their ids. */
+    const disableInstancesOfAccounts = (organizationId: OrganizationId, accountIds: ReadonlyArray<ConnectorAccountId>, at: Date) =>
+      sql<{ id: ConnectorInstanceId }>`UPDATE connector_instances SET status = 'disabled', updated_at = ${at}
+        WHERE organization_id = ${organizationId} AND connector_account_id IN ${sql.in(accountIds)} AND status = 'active'
+        RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
+
+    /**
+     * Disables the active instances of these accounts that follow one of `repositories` (full names, any case),
+     * by their own repository or by one of their targets'; their ids.
+     */
+    const disableInstancesOfRepositories = (
+      organizationId: OrganizationId,
+      accountIds: ReadonlyArray<ConnectorAccountId>,
+      repositories: ReadonlyArray<string>,
+      at: Date
+    ) => {
+      const names = sql.in(repositories.map((name) => name.toLowerCase()))
+      return sql<{ id: ConnectorInstanceId }>`UPDATE connector_instances i SET status = 'disabled', updated_at = ${at}
+        WHERE i.organization_id = ${organizationId} AND i.connector_account_id IN ${sql.in(accountIds)} AND i.status = 'active'
+          AND (lower(i.remote_id) IN ${names} OR EXISTS (
+            SELECT 1 FROM connector_targets t
+            WHERE t.organization_id = i.organization_id AND t.connector_instance_id = i.id AND lower(t.remote_id) IN ${names}))
+        RETURNING i.id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
+    }
+
+    /**
+     * Renames a repository in the instances and targets of these accounts (matched in any case); how many of each
+     * changed. A target that would collide with one the instance already has under the new name keeps the old name.
+     */
+    const renameRepository = (
+      organizationId: OrganizationId,
+      accountIds: ReadonlyArray<ConnectorAccountId>,
+      from: string,
+      to: string,
+      at: Date
+    ) =>
+      Effect.gen(function*() {
+        const instances = yield* sql<{ id: ConnectorInstanceId }>`UPDATE connector_instances SET remote_id = ${to}, updated_at = ${at}
+          WHERE organization_id = ${organizationId} AND connector_account_id IN ${sql.in(accountIds)}
+            AND lower(remote_id) = lower(${from})
+          RETURNING id`
+        const targets = yield* sql<{ id: ConnectorTargetId }>`UPDATE connector_targets t SET remote_id = ${to}, updated_at = ${at}
+          FROM connector_instances i
+          WHERE t.organization_id = ${organizationId} AND i.organization_id = t.organization_id AND i.id = t.connector_instance_id
+            AND i.connector_account_id IN ${sql.in(accountIds)} AND lower(t.remote_id) = lower(${from})
+            AND NOT EXISTS (
+              SELECT 1 FROM connector_targets other
+              WHERE other.organization_id = t.organization_id AND other.connector_instance_id = t.connector_instance_id AND other.id <> t.id
+                AND lower(other.remote_id) = lower(${to}) AND other.external_target_ref = t.external_target_ref)
+          RETURNING t.id`
+        return { instances: instances.length, targets: targets.length }
+      })
+
     return {
       insertAccount,
       findAccount,
@@ -285,7 +351,11 @@ export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()
       listTargets,
       targetsOf,
       updateTarget,
-      targetsOfRepository
+      targetsOfRepository,
+      claimDelivery,
+      disableInstancesOfAccounts,
+      disableInstancesOfRepositories,
+      renameRepository
     } as const
   })
 }) {}

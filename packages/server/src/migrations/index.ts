@@ -5,11 +5,19 @@ import staff from "./0002_staff.js"
 import tenancy from "./0003_tenancy.js"
 import catalog from "./0004_catalog.js"
 import connectors from "./0005_connectors.js"
+import discoveryApply from "./0006_discovery_apply.js"
+import connectorCandidateKeys from "./0007_connector_candidate_keys.js"
+import desktopPolicies from "./0008_desktop_policies.js"
+import sso from "./0009_sso.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
   { id: 2, name: "staff", up: staff },
   { id: 3, name: "tenancy", up: tenancy },
   { id: 4, name: "catalog", up: catalog },
-  { id: 5, name: "connectors", up: connectors }
+  { id: 5, name: "connectors", up: connectors },
+  { id: 6, name: "discovery_apply", up: discoveryApply },
+  { id: 7, name: "connector_candidate_keys", up: connectorCandidateKeys },
+  { id: 8, name: "desktop_policies", up: desktopPolicies },
+  { id: 9, name: "sso", up: sso }
 ]

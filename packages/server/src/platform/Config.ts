@@ -168,12 +168,16 @@ const given = <A extends object>(values: A) =>
     readonly [K in keyof A]?: Exclude<A[K], undefined>
   }
 
-/** `settings` with the options given in code on top. */
+/**
+ * `settings` with the options given in code on top. Options of other parts of the server (the code host's, the
+ * durable engine's: all of `ServerOptions` may be passed) are left out.
+ */
 export const withOptions = (settings: ServerSettings, options: Options): ServerSettings => {
   const { databaseUrl, encryptionKeys, dbConnectTimeout, dbStatementTimeout, sessionTtl, ...plain } = options
+  const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
   return {
     ...settings,
-    ...given(plain),
+    ...given(own),
     ...given({
       databaseUrl: secret(databaseUrl),
       encryptionKeys: secret(encryptionKeys),

@@ -9,7 +9,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Duration, Effect, Layer, Redacted, String as Str } from "effect"
+import { Context, Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -65,6 +65,12 @@ class Client extends Pg.Client {
 }
 
 /**
+ * How many connections the server's pool may open: 1 for the embedded database. The durable engine reads it to
+ * choose between the in-process runner and a cluster runner (which keeps one connection for its shard locks).
+ */
+export class PoolSize extends Context.Tag("@orgplane/server/PoolSize")<PoolSize, number>() {}
+
+/**
  * Our own pool, so that connections have timeouts: `@effect/sql-pg` exposes neither the statement nor the query
  * timeout. Fails the layer when the database cannot be reached at start-up, as `PgClient.layer` does.
  */
@@ -100,7 +106,7 @@ const layerPool = (
     ),
     applicationName: "orgplane",
     ...naming
-  })
+  }).pipe(Layer.merge(Layer.succeed(PoolSize, rest.max ?? 10)))
 }
 
 /** Postgres at a URL. */

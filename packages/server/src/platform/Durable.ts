@@ -27,11 +27,12 @@ import { layerClientProtocol } from "@effect/platform-node/NodeClusterSocket"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import { SocketServer } from "@effect/platform/SocketServer"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import type { SqlClient } from "@effect/sql/SqlClient"
+import { SqlClient } from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import { Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { ServerConfig } from "./Config.js"
+import { PoolSize } from "./Database.js"
 
 /** The documented environment variables of the cluster runner (read only with `DATABASE_URL`). */
 export const environment = [
@@ -68,6 +69,8 @@ export interface Options {
   readonly sharding?: Tuning | undefined
   /** Prefix of cluster's tables. */
   readonly prefix?: string | undefined
+  /** With DATABASE_URL: the runner's address, over the environment's (tests pass `{ port: 0 }`). */
+  readonly cluster?: Partial<ClusterSettings> | undefined
 }
 
 export const defaultPrefix = "orgplane_cluster"
@@ -143,18 +146,27 @@ export const layerCluster = (
 
 /**
  * The server's engine: a cluster runner with `DATABASE_URL` (settings from the environment), else the single
- * in-process runner.
+ * in-process runner; also the single runner when the database in use has one connection whatever the environment
+ * says (an embedded database given in code while `DATABASE_URL` is set).
  */
 export const layer = (options: Options = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const settings = yield* ServerConfig
       if (settings.databaseUrl === undefined) return layerSingle(options)
-      // The runner storage keeps one connection for its advisory locks; with a pool of one, nothing else would run.
-      if (settings.dbPoolSize < 2) {
-        return yield* Effect.dieMessage("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks")
+      // The pool in use: ours say their size; a plain PgClient, its `maxConnections`.
+      const poolSize = Option.getOrUndefined(yield* Effect.serviceOption(PoolSize)) ??
+        ((yield* SqlClient) as { readonly config?: { readonly maxConnections?: number } }).config?.maxConnections
+      if (poolSize === 1) {
+        // The runner storage keeps one connection for its advisory locks; with a pool of one, nothing else would run.
+        if (settings.dbPoolSize < 2) {
+          return yield* Effect.dieMessage("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks")
+        }
+        // A one-connection database given in code (an embedded one, say) while DATABASE_URL is set: not a cluster.
+        return layerSingle(options)
       }
-      return layerCluster(yield* clusterConfig, options)
+      const fromEnvironment = yield* clusterConfig
+      return layerCluster({ ...fromEnvironment, ...Object.fromEntries(Object.entries(options.cluster ?? {}).filter(([, v]) => v !== undefined)) }, options)
     })
   )
 

@@ -3,7 +3,7 @@
  * background work such as connector sync and scheduled jobs. Services take a principal, check it against the
  * policy table with `authorize`, and record who acted with `actingMembershipId`.
  */
-import { type Action, Forbidden, allows, type MemberContext, type MembershipId, type Organization, Policy } from "@orgplane/schema"
+import { type Action, Forbidden, allows, type MemberContext, type MembershipId, type Organization, PlanRequired, Policy } from "@orgplane/schema"
 import { Effect } from "effect"
 
 /** Background work acting for an organization. Its audit identity is `system:<job>`; it passes every role check. */
@@ -39,3 +39,15 @@ export const can = (principal: Principal, action: Action): boolean =>
 /** Fails with 403 `insufficient_role` unless the principal may take `action`. */
 export const authorize = (principal: Principal, action: Action): Effect.Effect<void, Forbidden> =>
   can(principal, action) ? Effect.void : Effect.fail(insufficientRole(action))
+
+/** Enterprise features by the name their 402 gives in `feature`. */
+export type EnterpriseFeature = "desktop_policies" | "sso"
+
+/**
+ * Fails with 402 `enterprise_plan_required` (naming `feature`) unless the organization is on the enterprise plan.
+ * Check it before the role: an organization without the plan learns that first, whoever asks.
+ */
+export const requireEnterprise = (principal: Principal, feature: EnterpriseFeature): Effect.Effect<void, PlanRequired> =>
+  principal.organization.plan === "enterprise"
+    ? Effect.void
+    : Effect.fail(new PlanRequired({ feature, message: `This feature (${feature}) needs the enterprise plan.` }))

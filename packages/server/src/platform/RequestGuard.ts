@@ -1,6 +1,6 @@
 /** Transport hygiene, before routing and authentication: body size, JSON nesting depth, NUL characters. */
 import { type HttpApp, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest, type HttpServerResponse, UrlParams } from "@effect/platform"
-import { InvalidRequest, MaxBodyBytes, PayloadTooLarge } from "@orgplane/schema"
+import { InvalidRequest, MaxBodyBytes, PayloadTooLarge, RawBody } from "@orgplane/schema"
 import { Context, Effect, Option, Stream } from "effect"
 import { Readable } from "node:stream"
 import type { Routes } from "./Routes.js"
@@ -231,12 +231,14 @@ export const make = (routes: Routes, options: Options) => <E, R>(app: HttpApp.De
     const declared = request.headers["content-length"]
     if (declared !== undefined && Number(declared) > limit) return Effect.fail(tooLarge(limit))
     const kind = bodyKind(request.headers["content-type"])
+    // A raw-body endpoint (a signed webhook) gets its bytes untouched: only the size is checked.
+    const raw = Context.getOption(match.route.annotations, RawBody).pipe(Option.isSome)
     // Multipart parts are streamed by the platform, which enforces the same limit itself.
-    if (kind === "multipart") return capped
+    if (kind === "multipart" && !raw) return capped
     return Effect.flatMap(readBody(request, limit), (body): Effect.Effect<HttpServerResponse.HttpServerResponse, E | InvalidRequest | PayloadTooLarge, R> => {
       if (body === undefined) return Effect.fail(tooLarge(limit))
-      const text = kind === "json" || kind === "form" ? decoder.decode(body) : undefined
-      const invalid = checkBody(kind, body, text ?? "")
+      const text = !raw && (kind === "json" || kind === "form") ? decoder.decode(body) : undefined
+      const invalid = raw ? undefined : checkBody(kind, body, text ?? "")
       if (invalid !== undefined) return Effect.fail(invalid)
       return Effect.provideService(capped, HttpServerRequest.HttpServerRequest, withBody(request, body, text))
     })

@@ -55,7 +55,10 @@ export interface TreeEntry {
 export interface Tree {
   /** Every blob and tree under the root, sorted by path (submodules are left out: they hold no files of ours). */
   readonly entries: ReadonlyArray<TreeEntry>
-  /** What GitHub said of the recursive listing; when true, the entries came from walking the sub-trees. */
+  /**
+   * Whether the recursive listing was incomplete: GitHub cut it (`truncated`), or it was larger than Outbound
+   * reads. When true, the entries came from walking the sub-trees.
+   */
   readonly truncated: boolean
   /** Listings requested beyond the first, to complete a truncated one. */
   readonly walkedSubtrees: number
@@ -192,6 +195,12 @@ const fromOutbound = (what: string, error: OutboundError) =>
     retryAfterSeconds: null
   })
 
+/**
+ * A listing larger than Outbound reads (`too_large`). Internal: a recursive listing that is too large is walked
+ * folder by folder instead; anywhere else it becomes a CodeHostError.
+ */
+class TooLarge extends Data.TaggedError("TooLarge")<{ readonly what: string; readonly error: OutboundError }> {}
+
 /** The OutboundError behind an error thrown by an octokit library (RequestError → TypeError → OutboundError). */
 const outboundCause = (error: unknown): OutboundError | undefined => {
   for (let current = error, depth = 0; current instanceof Object && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
@@ -283,8 +292,11 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
     }).pipe(Effect.map(({ token }) => `Bearer ${token}`))
   }
 
-  /** One GET of a repository's part of the REST API, its JSON decoded with `schema`. */
-  const get = <A, I>(credential: Credential, fullName: string, path: string, schema: Schema.Schema<A, I>) =>
+  /**
+   * One GET of a repository's part of the REST API, its JSON decoded with `schema`. An answer larger than
+   * Outbound reads fails with `TooLarge`, for the caller to decide (see `get`).
+   */
+  const getOrTooLarge = <A, I>(credential: Credential, fullName: string, path: string, schema: Schema.Schema<A, I>) =>
     Effect.gen(function*() {
       const base = repositoryPath(fullName)
       if (base === undefined) {
@@ -294,7 +306,10 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
       const request = HttpClientRequest.get(`${config.apiUrl}${base}${path}`).pipe(
         HttpClientRequest.setHeaders({ ...apiHeaders, authorization: yield* authorization(credential) })
       )
-      const response = yield* Effect.mapError(outbound.execute(request), (error) => fromOutbound(what, error))
+      const response = yield* Effect.mapError(
+        outbound.execute(request),
+        (error): CodeHostError | TooLarge => error.reason === "too_large" ? new TooLarge({ what, error }) : fromOutbound(what, error)
+      )
       const text = new TextDecoder().decode(response.body)
       if (response.status < 200 || response.status > 299) {
         // A refused installation token (revoked, or the installation suspended) is dropped, so the next attempt gets a new one.
@@ -308,6 +323,10 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
       )
     })
 
+  /** One GET; an answer larger than Outbound reads is a CodeHostError that no retry fixes. */
+  const get = <A, I>(credential: Credential, fullName: string, path: string, schema: Schema.Schema<A, I>) =>
+    Effect.catchTag(getOrTooLarge(credential, fullName, path, schema), "TooLarge", ({ error, what }) => Effect.fail(fromOutbound(what, error)))
+
   const orNull = <A>(effect: Effect.Effect<A, GitHubError>) =>
     Effect.catchIf(effect, (error): error is CodeHostError => error._tag === "CodeHostError" && error.status === 404, () => Effect.succeed(null))
 
@@ -317,7 +336,7 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
     )
 
   const listing = (credential: Credential, fullName: string, treeSha: string, recursive: boolean) =>
-    get(credential, fullName, `/git/trees/${encodeURIComponent(treeSha)}${recursive ? "?recursive=1" : ""}`, TreeResponse)
+    getOrTooLarge(credential, fullName, `/git/trees/${encodeURIComponent(treeSha)}${recursive ? "?recursive=1" : ""}`, TreeResponse)
 
   const entriesOf = (listed: TreeResponse, prefix: string): Array<TreeEntry> =>
     listed.tree.flatMap((entry) =>
@@ -328,9 +347,10 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
 
   const tree = (credential: Credential, fullName: string, treeSha: string) =>
     Effect.gen(function*() {
-      const root = yield* listing(credential, fullName, treeSha, true)
-      if (!root.truncated) return { entries: entriesOf(root, "").sort(byPath), truncated: false, walkedSubtrees: 0 }
-      // Truncated: list each folder by itself and try every sub-folder whole first, as most are small.
+      // A recursive listing GitHub cut, or one larger than Outbound reads, is walked folder by folder.
+      const root = yield* Effect.catchTag(listing(credential, fullName, treeSha, true), "TooLarge", () => Effect.succeed(undefined))
+      if (root !== undefined && !root.truncated) return { entries: entriesOf(root, "").sort(byPath), truncated: false, walkedSubtrees: 0 }
+      // List each folder by itself and try every sub-folder whole first, as most are small.
       const permits = yield* Effect.makeSemaphore(walkConcurrency)
       let walked = 0
       const list = (sha: string, recursive: boolean) =>
@@ -338,9 +358,22 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
           walked++
           return listing(credential, fullName, sha, recursive)
         }))
+      // A single folder's own entries are all we can list of it: when even they are too many, the tree cannot be read whole.
+      const tooManyEntries = (prefix: string, why: string) =>
+        new CodeHostError({
+          status: null,
+          transient: false,
+          message: `the folder ${prefix === "" ? "at the root" : `"${prefix.slice(0, -1)}"`} of ${fullName} has too many entries to list (${why})`,
+          retryAfterSeconds: null
+        })
       const folder = (sha: string, prefix: string): Effect.Effect<Array<TreeEntry>, GitHubError> =>
         Effect.gen(function*() {
-          const children = yield* list(sha, false)
+          const children = yield* Effect.catchTag(
+            list(sha, false),
+            "TooLarge",
+            ({ error }) => Effect.fail(tooManyEntries(prefix, `its listing is too large: ${error.message}`))
+          )
+          if (children.truncated) return yield* tooManyEntries(prefix, "GitHub truncated its listing")
           const below = yield* Effect.forEach(
             children.tree.filter((entry) => entry.type === "tree"),
             (child) => subtree(child.sha, `${prefix}${child.path}/`),
@@ -349,7 +382,10 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
           return [...entriesOf(children, prefix), ...below.flat()]
         })
       const subtree = (sha: string, prefix: string): Effect.Effect<Array<TreeEntry>, GitHubError> =>
-        Effect.flatMap(list(sha, true), (listed) => listed.truncated ? folder(sha, prefix) : Effect.succeed(entriesOf(listed, prefix)))
+        list(sha, true).pipe(
+          Effect.catchTag("TooLarge", () => Effect.succeed(undefined)),
+          Effect.flatMap((listed) => listed === undefined || listed.truncated ? folder(sha, prefix) : Effect.succeed(entriesOf(listed, prefix)))
+        )
       const entries = yield* folder(treeSha, "")
       return { entries: entries.sort(byPath), truncated: true, walkedSubtrees: walked }
     })

@@ -1,0 +1,165 @@
+/** Desktop policies: switches of the desktop app set for members and teams, resolved into each member's effective policy. */
+import { Schema, SchemaAST } from "effect"
+import { requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { DesktopPolicyId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+import { MemberIds } from "./Teams.js"
+
+/** The boolean switches of a policy document, each on (`true`) in the default policy. */
+export const DesktopPolicySwitches = [
+  "allowCustomProviders",
+  "allowPartnerModel",
+  "allowMultipleWorkspaces",
+  "allowControlSettings",
+  "allowManageExtensions",
+  "allowBuiltInExtensions",
+  "allowAlphaUpdates",
+  "showWelcomePage"
+] as const
+export type DesktopPolicySwitch = typeof DesktopPolicySwitches[number]
+
+/** What a policy can decide: every switch, and the onboarding prompts (decided with their descriptions, as one). */
+export const DesktopPolicySettings = [...DesktopPolicySwitches, "onboardingPrompts"] as const
+export type DesktopPolicySetting = typeof DesktopPolicySettings[number]
+
+const switchField = Schema.optionalWith(Schema.Boolean, { exact: true })
+
+export const OnboardingPrompts = Schema.Array(TrimmedText(1, 500, "An onboarding prompt")).pipe(Schema.maxItems(3)).annotations({
+  description: "Prompts the desktop app offers a new user, at most 3. An empty array sets \"no prompts\"."
+})
+export const OnboardingPromptDescriptions = Schema.Array(TrimmedText(0, 120, "A prompt's description")).pipe(Schema.maxItems(3))
+  .annotations({
+    description: "Descriptions of the prompts, by position: a prompt without one has the empty description, one without a prompt is ignored."
+  })
+
+const documentFields = {
+  allowCustomProviders: switchField,
+  allowPartnerModel: switchField,
+  allowMultipleWorkspaces: switchField,
+  allowControlSettings: switchField,
+  allowManageExtensions: switchField,
+  allowBuiltInExtensions: switchField,
+  allowAlphaUpdates: switchField,
+  showWelcomePage: switchField,
+  onboardingPrompts: Schema.optionalWith(OnboardingPrompts, { exact: true }),
+  onboardingPromptDescriptions: Schema.optionalWith(OnboardingPromptDescriptions, { exact: true })
+}
+
+/**
+ * A policy document: a policy sets only the members it has; a member it leaves out is decided by a lower policy,
+ * and in the end by the organization's default policy.
+ */
+export const DesktopPolicyDocument = Schema.Struct(documentFields).annotations({
+  identifier: "DesktopPolicyDocument",
+  description:
+    "The switches and onboarding prompts this policy sets. A member left out is not set by this policy: lower-priority policies and then the default policy decide it."
+})
+export type DesktopPolicyDocument = typeof DesktopPolicyDocument.Type
+
+/** The document as a request sends it: strict (a misspelt switch is a 400, not a switch silently left unset). */
+export const DesktopPolicyDocumentInput = Schema.Struct(documentFields).annotations({
+  ...requestBody,
+  description: DesktopPolicyDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string
+})
+
+export const DesktopPolicyName = TrimmedText(1, 255, "Policy name")
+export const DesktopPolicyPriority = Schema.Int.pipe(Schema.between(0, 1_000_000)).annotations({
+  description: "0 to 1000000; for each switch, the highest-priority enabled policy that sets it decides (ties: the older one)."
+})
+export const PolicyTeamIds = Schema.Array(TeamId).pipe(Schema.maxItems(500)).annotations({
+  description: "Ids (`tem_`) of teams of the organization; at most 500 entries. A repeated id is taken once."
+})
+
+export class DesktopPolicy extends Schema.Class<DesktopPolicy>("DesktopPolicy")({
+  id: DesktopPolicyId,
+  organizationId: OrganizationId,
+  policyName: Schema.String,
+  isDefault: Schema.Boolean.annotations({
+    description: "The organization's default policy: applies to every member, below every other; cannot be deleted or disabled."
+  }),
+  isEnabled: Schema.Boolean,
+  priority: Schema.Number,
+  policy: DesktopPolicyDocument,
+  memberIds: Schema.Array(MembershipId).annotations({ description: "Members the policy is assigned to directly." }),
+  teamIds: Schema.Array(TeamId).annotations({ description: "Teams whose members the policy applies to." }),
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: Schema.NullOr(Timestamp)
+}) {}
+
+export const DesktopPolicyResponse = Schema.Struct({ desktopPolicy: DesktopPolicy }).annotations({
+  identifier: "DesktopPolicyResponse"
+})
+export const DesktopPolicyPage = Page(DesktopPolicy).annotations({ identifier: "DesktopPolicyPage" })
+export const DesktopPolicyListQuery = Schema.Struct(PageQueryFields).annotations({ parseOptions: { errors: "all" } })
+export type DesktopPolicyListQuery = typeof DesktopPolicyListQuery.Type
+export const DesktopPolicyPath = Schema.Struct({ desktopPolicyId: DesktopPolicyId })
+
+export const CreateDesktopPolicyRequest = Schema.Struct({
+  policyName: DesktopPolicyName,
+  policy: DesktopPolicyDocumentInput,
+  priority: Schema.optionalWith(DesktopPolicyPriority, { exact: true }).annotations({ description: "Default 0." }),
+  isEnabled: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({ description: "Default true." }),
+  memberIds: Schema.optionalWith(MemberIds, { exact: true }),
+  teamIds: Schema.optionalWith(PolicyTeamIds, { exact: true })
+}).annotations(requestBody)
+export type CreateDesktopPolicyRequest = typeof CreateDesktopPolicyRequest.Type
+
+export const UpdateDesktopPolicyRequest = Schema.Struct({
+  policyName: Schema.optionalWith(DesktopPolicyName, { exact: true }),
+  policy: Schema.optionalWith(DesktopPolicyDocumentInput, { exact: true }).annotations({
+    description: "The whole document: replaces the current one."
+  }),
+  priority: Schema.optionalWith(DesktopPolicyPriority, { exact: true }),
+  isEnabled: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  memberIds: Schema.optionalWith(MemberIds, { exact: true }).annotations({
+    description: "The policy's whole list of members: replaces the current one."
+  }),
+  teamIds: Schema.optionalWith(PolicyTeamIds, { exact: true }).annotations({
+    description: "The policy's whole list of teams: replaces the current one."
+  })
+}).annotations(requestBody)
+export type UpdateDesktopPolicyRequest = typeof UpdateDesktopPolicyRequest.Type
+
+/** Which policy decided one setting of an effective policy. */
+export const DesktopPolicySource = Schema.Struct({
+  desktopPolicyId: Schema.NullOr(DesktopPolicyId).annotations({
+    description: "Null for the built-in defaults (an organization without the enterprise plan)."
+  }),
+  policyName: Schema.String,
+  via: Schema.Literal("member", "team", "default").annotations({
+    description: "How the policy reached the member: assigned directly, through a team, or as the default."
+  })
+}).annotations({ identifier: "DesktopPolicySource" })
+
+export const EffectiveDesktopPolicy = Schema.Struct({
+  policy: Schema.Struct({
+    allowCustomProviders: Schema.Boolean,
+    allowPartnerModel: Schema.Boolean,
+    allowMultipleWorkspaces: Schema.Boolean,
+    allowControlSettings: Schema.Boolean,
+    allowManageExtensions: Schema.Boolean,
+    allowBuiltInExtensions: Schema.Boolean,
+    allowAlphaUpdates: Schema.Boolean,
+    showWelcomePage: Schema.Boolean,
+    onboardingPrompts: Schema.Array(Schema.String),
+    onboardingPromptDescriptions: Schema.Array(Schema.String)
+  }).annotations({ description: "Every switch decided, and the onboarding prompts with their descriptions." }),
+  decidedBy: Schema.Struct({
+    allowCustomProviders: DesktopPolicySource,
+    allowPartnerModel: DesktopPolicySource,
+    allowMultipleWorkspaces: DesktopPolicySource,
+    allowControlSettings: DesktopPolicySource,
+    allowManageExtensions: DesktopPolicySource,
+    allowBuiltInExtensions: DesktopPolicySource,
+    allowAlphaUpdates: DesktopPolicySource,
+    showWelcomePage: DesktopPolicySource,
+    onboardingPrompts: DesktopPolicySource.annotations({ description: "Decides the prompts and their descriptions." })
+  }).annotations({ description: "Per setting, the policy that decided it." })
+}).annotations({ identifier: "EffectiveDesktopPolicy" })
+export type EffectiveDesktopPolicy = typeof EffectiveDesktopPolicy.Type
+
+export const EffectiveDesktopPolicyResponse = Schema.Struct({ effectivePolicy: EffectiveDesktopPolicy }).annotations({
+  identifier: "EffectiveDesktopPolicyResponse"
+})

@@ -1,0 +1,12 @@
+/** Every environment variable the server reads, `[name, default, description]`, for `serve --help` and the README. */
+import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
+import * as DnsConfig from "./integrations/dns/DnsConfig.js"
+import * as Config from "./platform/Config.js"
+import * as Durable from "./platform/Durable.js"
+
+export const environment: ReadonlyArray<readonly [string, string, string]> = [
+  ...Config.environment,
+  ...CodeHostConfig.environment,
+  ...Durable.environment,
+  ...DnsConfig.environment
+]

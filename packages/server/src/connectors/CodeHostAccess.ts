@@ -1,0 +1,50 @@
+/**
+ * How the connector reaches GitHub for one instance: the credential of its account (an installation of the app,
+ * or the account's decrypted token), and GitHub's failures turned into the API's errors.
+ */
+import {
+  CodeHostApiError,
+  Conflict,
+  type ConnectorInstance,
+  type OrganizationId
+} from "@orgplane/schema"
+import { Effect, Option } from "effect"
+import { Crypto } from "../platform/Crypto.js"
+import { Credential, type GitHubError } from "../integrations/codehost/GitHub.js"
+import { ConnectorsRepository } from "./ConnectorsRepository.js"
+
+export const notConfigured = (message = "This server has no GitHub App configured (ORGPLANE_CODEHOST_APP_ID and its private key): only token accounts work.") =>
+  new Conflict({ error: "codehost_not_configured", message })
+export const accountDisconnected = () =>
+  new Conflict({ error: "connector_account_disconnected", message: "The connector account is disconnected; connect it again." })
+
+/** A GitHub failure as the API answers it: 409 for a missing app configuration, else 502 with GitHub's reason. */
+export const toApiError = (error: GitHubError): CodeHostApiError | Conflict =>
+  error._tag === "CodeHostNotConfigured" ? notConfigured(error.message) : new CodeHostApiError({ message: error.message })
+
+export class CodeHostAccess extends Effect.Service<CodeHostAccess>()("@orgplane/server/CodeHostAccess", {
+  effect: Effect.gen(function*() {
+    const repository = yield* ConnectorsRepository
+    const crypto = yield* Crypto
+
+    /**
+     * The credential of the instance's account: 409 `connector_account_disconnected` for a disconnected account.
+     * A token that no configured key decrypts any more is a defect of the server's configuration (500, logged).
+     */
+    const credentialOf = (organizationId: OrganizationId, instance: ConnectorInstance) =>
+      Effect.gen(function*() {
+        const record = yield* repository.findAccount(organizationId, instance.connectorAccountId).pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.fail(accountDisconnected()), onSome: Effect.succeed }))
+        )
+        if (record.account.status !== "active") return yield* Effect.fail(accountDisconnected())
+        if (record.account.kind === "token") {
+          const token = yield* Effect.orDie(crypto.decrypt(record.tokenCiphertext ?? ""))
+          return Credential.token(token)
+        }
+        return Credential.installation(Number(record.account.remoteId))
+      })
+
+    return { credentialOf } as const
+  }),
+  dependencies: [ConnectorsRepository.Default]
+}) {}

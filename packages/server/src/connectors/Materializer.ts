@@ -1,0 +1,365 @@
+/**
+ * What a sync does to the catalog: the plan (which mapped files to create or update, which are unchanged, which
+ * materialized objects lost their file), and the writes of one batch, each batch one transaction keyed by the
+ * source binding so that running it twice (an activity re-run after a crash) writes nothing twice.
+ */
+import { SqlClient } from "@effect/sql"
+import {
+  type ConfigObjectId,
+  type ConnectorInstance,
+  type ConnectorMapping,
+  type ConnectorSyncEventId,
+  type ConnectorTargetId,
+  MAX_SOURCE_BYTES,
+  type ObjectType,
+  type OrganizationId,
+  type ParserMode,
+  type PluginId
+} from "@orgplane/schema"
+import { Effect, Either, Option, Schema } from "effect"
+import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
+import { MembershipsRepository } from "../catalog/MembershipsRepository.js"
+import { derive, fileOf, parse, parserModes } from "../catalog/Parsing.js"
+import { makeId } from "../platform/Ids.js"
+import { first, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { type Entry, filesFor } from "./Discovery.js"
+
+/** Files per materialize activity (and per transaction). */
+export const batchSize = 50
+
+/** Warnings a summary keeps (the schema's limit). */
+export const maxWarnings = 100
+
+/** Schema version of the versions a sync writes. */
+const schemaVersion = "1"
+
+/** A mapped file to create or update. */
+export const PlannedFile = Schema.Struct({
+  mappingId: Schema.String,
+  path: Schema.String,
+  blobSha: Schema.String,
+  size: Schema.Number
+})
+export type PlannedFile = typeof PlannedFile.Type
+
+/** A materialized object whose file is gone (or no longer mapped). */
+export const PlannedDeletion = Schema.Struct({ mappingId: Schema.String, path: Schema.String, configObjectId: Schema.String })
+export type PlannedDeletion = typeof PlannedDeletion.Type
+
+export const Plan = Schema.Struct({
+  upserts: Schema.Array(PlannedFile),
+  deletions: Schema.Array(PlannedDeletion),
+  unchanged: Schema.Number
+})
+export type Plan = typeof Plan.Type
+
+/** What one batch did. */
+export const BatchResult = Schema.Struct({
+  created: Schema.Number,
+  updated: Schema.Number,
+  deleted: Schema.Number,
+  unchanged: Schema.Number,
+  skipped: Schema.Number,
+  warnings: Schema.Array(Schema.String)
+})
+export type BatchResult = typeof BatchResult.Type
+
+export const emptyResult: BatchResult = { created: 0, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [] }
+
+export const add = (a: BatchResult, b: BatchResult): BatchResult => ({
+  created: a.created + b.created,
+  updated: a.updated + b.updated,
+  deleted: a.deleted + b.deleted,
+  unchanged: a.unchanged + b.unchanged,
+  skipped: a.skipped + b.skipped,
+  warnings: [...a.warnings, ...b.warnings].slice(0, maxWarnings)
+})
+
+export interface Binding {
+  readonly configObjectId: string
+  readonly connectorMappingId: string
+  readonly path: string
+  readonly blobSha: string
+}
+
+/**
+ * The plan of a sync: every file a `path` mapping takes (Discovery's `filesFor`: the selector, narrowed by object
+ * type) is to be written when it has no binding, when its blob differs from the binding's, or always in a full
+ * sync (`resync`); bindings whose file the mapping no longer takes lose their object.
+ */
+export const plan = (
+  entries: ReadonlyArray<Entry>,
+  mappings: ReadonlyArray<ConnectorMapping>,
+  bindings: ReadonlyArray<Binding>,
+  full: boolean
+): Plan => {
+  const sizes = new Map(entries.map((entry) => [entry.path, entry.size]))
+  const bound = new Map(bindings.map((binding) => [`${binding.connectorMappingId}\n${binding.path}`, binding]))
+  const upserts: Array<PlannedFile> = []
+  const kept = new Set<string>()
+  let unchanged = 0
+  for (const mapping of mappings) {
+    if (mapping.mappingKind !== "path") continue
+    for (const file of filesFor(mapping.objectType, mapping.selector, entries)) {
+      const key = `${mapping.id}\n${file.path}`
+      kept.add(key)
+      const binding = bound.get(key)
+      if (!full && binding !== undefined && binding.blobSha === file.sha) unchanged++
+      else upserts.push({ mappingId: mapping.id, path: file.path, blobSha: file.sha, size: sizes.get(file.path) ?? 0 })
+    }
+  }
+  const deletions = bindings
+    .filter((binding) => !kept.has(`${binding.connectorMappingId}\n${binding.path}`))
+    .map((binding) => ({ mappingId: binding.connectorMappingId, path: binding.path, configObjectId: binding.configObjectId }))
+  return { upserts, deletions, unchanged }
+}
+
+/** The parser of a file: the mapping's `parserMode` setting, else its extension's, when the object type takes it. */
+export const parserModeOf = (objectType: ObjectType, path: string, configured: unknown): ParserMode => {
+  const modes: ReadonlyArray<ParserMode> = parserModes[objectType]
+  if (typeof configured === "string" && modes.includes(configured as ParserMode)) return configured as ParserMode
+  const extension = path.includes(".") ? path.slice(path.lastIndexOf(".") + 1).toLowerCase() : ""
+  const byExtension: ParserMode = extension === "json"
+    ? "json"
+    : extension === "yaml" || extension === "yml"
+    ? "yaml"
+    : extension === "md" || extension === "markdown"
+    ? "markdown"
+    : "text"
+  return modes.includes(byExtension) ? byExtension : modes[0]!
+}
+
+/** A planned file's content as read, or why it cannot be materialized. */
+export type Content = { readonly _tag: "Text"; readonly text: string } | { readonly _tag: "Skip"; readonly reason: string }
+
+const decoder = new TextDecoder("utf-8", { fatal: true })
+
+/** Bytes as text, refusing what is not UTF-8 text or too large. */
+export const contentOf = (bytes: Uint8Array): Content => {
+  if (bytes.byteLength > MAX_SOURCE_BYTES) return { _tag: "Skip", reason: `larger than ${MAX_SOURCE_BYTES} bytes` }
+  try {
+    return { _tag: "Text", text: decoder.decode(bytes) }
+  } catch {
+    return { _tag: "Skip", reason: "not UTF-8 text" }
+  }
+}
+
+/** Whether a file is skipped before reading it (its tree entry gives its size). */
+export const tooLarge = (file: PlannedFile) => file.size > MAX_SOURCE_BYTES
+
+/** Who and what a batch writes for. */
+export interface SyncContext {
+  readonly organizationId: OrganizationId
+  readonly eventId: ConnectorSyncEventId
+  readonly targetId: ConnectorTargetId
+  /** The repository's `owner/name`. */
+  readonly repository: string
+  readonly instance: ConnectorInstance
+  readonly revision: string
+}
+
+interface ObjectState {
+  readonly status: string
+  readonly objectType: ObjectType
+  readonly number: number
+  readonly rawSourceText: string | null
+  readonly connectorSyncEventId: string | null
+  readonly schemaVersion: string
+  readonly parserMode: ParserMode
+}
+
+export class Materializer extends Effect.Service<Materializer>()("@orgplane/server/Materializer", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const objects = yield* ConfigObjectsRepository
+    const memberships = yield* MembershipsRepository
+
+    const bindingsOf = (organizationId: OrganizationId, targetId: ConnectorTargetId) =>
+      sql<Binding>`SELECT config_object_id, connector_mapping_id, path, blob_sha FROM connector_source_bindings
+                   WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId}`
+
+    /** Syncs of one target write one at a time: two events of a target never create the same object twice. */
+    const lockTarget = (organizationId: OrganizationId, targetId: ConnectorTargetId) =>
+      sql`SELECT id FROM connector_targets WHERE organization_id = ${organizationId} AND id = ${targetId} FOR UPDATE`
+
+    const bindingOf = (organizationId: OrganizationId, mappingId: string, path: string) =>
+      sql<Binding>`SELECT config_object_id, connector_mapping_id, path, blob_sha FROM connector_source_bindings
+                   WHERE organization_id = ${organizationId} AND connector_mapping_id = ${mappingId} AND path = ${path}`.pipe(
+        Effect.map(first)
+      )
+
+    /** The object with its latest version (a deletion record included), row-locked. */
+    const stateOf = (organizationId: OrganizationId, id: string) =>
+      sql<ObjectState>`SELECT c.status, c.object_type, v.number, v.raw_source_text, v.connector_sync_event_id,
+                              v.schema_version, v.parser_mode
+                       FROM config_objects c
+                       JOIN config_object_versions v ON v.organization_id = c.organization_id AND v.config_object_id = c.id
+                       WHERE c.organization_id = ${organizationId} AND c.id = ${id}
+                       ORDER BY v.number DESC LIMIT 1 FOR UPDATE OF c`.pipe(Effect.map(first))
+
+    const mappingsById = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, { objectType: ObjectType; pluginId: PluginId | null; autoAddToPlugin: boolean; config: string | null }>())
+        : sql<{ id: string; objectType: ObjectType; pluginId: PluginId | null; autoAddToPlugin: boolean; config: string | null }>`
+            SELECT id, object_type, plugin_id, auto_add_to_plugin, mapping_config_json::text AS config FROM connector_mappings
+            WHERE organization_id = ${organizationId} AND ${sql.in("id", ids)}`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))))
+
+    const upsertBinding = (context: SyncContext, file: PlannedFile, configObjectId: string, at: Date) =>
+      sql`INSERT INTO connector_source_bindings ${
+        sql.insert({
+          configObjectId,
+          organizationId: context.organizationId,
+          connectorInstanceId: context.instance.id,
+          connectorTargetId: context.targetId,
+          connectorMappingId: file.mappingId,
+          path: file.path,
+          blobSha: file.blobSha,
+          sourceRevisionRef: context.revision,
+          createdAt: at,
+          updatedAt: at
+        })
+      } ON CONFLICT (config_object_id) DO UPDATE SET blob_sha = EXCLUDED.blob_sha,
+          source_revision_ref = EXCLUDED.source_revision_ref, updated_at = EXCLUDED.updated_at`
+
+    /**
+     * Writes one batch of read files in one transaction. A file whose object's latest version is this event's was
+     * written by an earlier run of the same batch: it is counted again, not written again.
+     */
+    const materialize = (context: SyncContext, files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content }>) =>
+      transaction(Effect.gen(function*() {
+        const { organizationId } = context
+        yield* lockTarget(organizationId, context.targetId)
+        const mappings = yield* mappingsById(organizationId, [...new Set(files.map(({ file }) => file.mappingId))])
+        const at = yield* now
+        const createdBy = context.instance.createdByOrgMembershipId
+        let result = emptyResult
+        const count = (change: Partial<BatchResult>) => {
+          result = add(result, { ...emptyResult, ...change })
+        }
+        for (const { content, file } of files) {
+          const mapping = mappings.get(file.mappingId)
+          // The mapping was deleted after the plan: its files are no longer synced.
+          if (mapping === undefined) continue
+          if (content._tag === "Skip") {
+            count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`] })
+            continue
+          }
+          const config = mapping.config === null ? null : JSON.parse(mapping.config) as Record<string, unknown> | null
+          const parserMode = parserModeOf(mapping.objectType, file.path, config?.parserMode)
+          const parsed = parse(mapping.objectType, { rawSourceText: content.text, parserMode })
+          if (Either.isLeft(parsed)) {
+            const detail = parsed.left.details?.[0]?.message ?? parsed.left.message
+            count({ skipped: 1, warnings: [`${file.path}: cannot be read as ${parserMode} (${detail})`] })
+            continue
+          }
+          const binding = yield* bindingOf(organizationId, file.mappingId, file.path)
+          const derived = derive(mapping.objectType, parsed.right, undefined, at)
+          const version = {
+            organizationId,
+            schemaVersion,
+            ...parsed.right,
+            metadata: null,
+            createdVia: "connector" as const,
+            createdByMembershipId: createdBy,
+            sourceRevisionRef: context.revision,
+            connectorSyncEventId: context.eventId,
+            isDeletedVersion: false,
+            createdAt: at
+          }
+          if (Option.isNone(binding)) {
+            const id = yield* makeId("cob")
+            yield* objects.insert({
+              id,
+              organizationId,
+              objectType: mapping.objectType,
+              sourceMode: "connector",
+              ...derived,
+              ...fileOf(file.path),
+              createdByMembershipId: createdBy,
+              connectorInstanceId: context.instance.id,
+              createdAt: at,
+              updatedAt: at
+            })
+            yield* objects.insertVersion({ ...version, id: yield* makeId("cov"), configObjectId: id, number: 1 })
+            yield* upsertBinding(context, file, id, at)
+            if (mapping.pluginId !== null && mapping.autoAddToPlugin) {
+              yield* memberships.addConfigObjects({
+                organizationId,
+                pairs: [{ pluginId: mapping.pluginId, configObjectId: id }],
+                source: "connector",
+                createdBy,
+                at,
+                connectorMappingId: file.mappingId
+              })
+            }
+            count({ created: 1 })
+            continue
+          }
+          const id = binding.value.configObjectId as ConfigObjectId
+          const state = yield* stateOf(organizationId, id)
+          if (Option.isNone(state)) return yield* Effect.dieMessage(`config object ${id} of a binding has no version`)
+          if (state.value.connectorSyncEventId === context.eventId) {
+            // Written by an earlier run of this batch.
+            count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
+            continue
+          }
+          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.right.rawSourceText) {
+            yield* upsertBinding(context, file, id, at)
+            count({ unchanged: 1 })
+            continue
+          }
+          yield* objects.insertVersion({ ...version, id: yield* makeId("cov"), configObjectId: id, number: state.value.number + 1 })
+          yield* objects.updateDerived(organizationId, id, derived, at)
+          // A file back (or a resync) restores an object deleted by hand or by an earlier sync.
+          if (state.value.status === "deleted") yield* objects.setStatus(organizationId, id, "active", at)
+          yield* upsertBinding(context, file, id, at)
+          count({ updated: 1 })
+        }
+        return result
+      }))
+
+    /** Soft-deletes the objects of one batch of vanished files (a deletion version each) and drops their bindings. */
+    const remove = (context: SyncContext, deletions: ReadonlyArray<PlannedDeletion>) =>
+      transaction(Effect.gen(function*() {
+        const { organizationId } = context
+        yield* lockTarget(organizationId, context.targetId)
+        const at = yield* now
+        let deleted = 0
+        for (const deletion of deletions) {
+          const binding = yield* bindingOf(organizationId, deletion.mappingId, deletion.path)
+          if (Option.isSome(binding) && binding.value.configObjectId === deletion.configObjectId) {
+            const state = yield* stateOf(organizationId, deletion.configObjectId)
+            if (Option.isSome(state) && state.value.status !== "deleted") {
+              yield* objects.insertVersion({
+                id: yield* makeId("cov"),
+                organizationId,
+                configObjectId: deletion.configObjectId as ConfigObjectId,
+                number: state.value.number + 1,
+                schemaVersion: state.value.schemaVersion,
+                parserMode: state.value.parserMode,
+                normalizedPayloadJson: null,
+                rawSourceText: null,
+                metadata: null,
+                createdVia: "connector",
+                createdByMembershipId: context.instance.createdByOrgMembershipId,
+                sourceRevisionRef: context.revision,
+                connectorSyncEventId: context.eventId,
+                isDeletedVersion: true,
+                createdAt: at
+              })
+              yield* objects.setStatus(organizationId, deletion.configObjectId as ConfigObjectId, "deleted", at)
+            }
+            yield* sql`DELETE FROM connector_source_bindings
+                       WHERE organization_id = ${organizationId} AND config_object_id = ${deletion.configObjectId}`
+          }
+          // Counted on a re-run too: the binding is gone because this batch removed it.
+          deleted++
+        }
+        return { ...emptyResult, deleted }
+      }))
+
+    return { bindingsOf, materialize, remove } as const
+  }),
+  dependencies: [ConfigObjectsRepository.Default, MembershipsRepository.Default]
+}) {}

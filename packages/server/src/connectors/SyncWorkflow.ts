@@ -1,0 +1,441 @@
+/**
+ * The `Sync` service and the body of `SyncWorkflow` (see Sync.ts): an event is recorded, then its workflow runs in
+ * the durable engine, once per event id, surviving restarts and moving to another server process when its runner
+ * goes away.
+ */
+import { SqlClient } from "@effect/sql"
+import * as Activity from "@effect/workflow/Activity"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import {
+  Conflict,
+  type ConnectorInstance,
+  type ConnectorInstanceId,
+  type ConnectorSyncEvent,
+  type ConnectorSyncEventId,
+  type ConnectorSyncEventListQuery,
+  type ConnectorTargetId,
+  MAX_SOURCE_BYTES,
+  NotFound,
+  type OrganizationId,
+  ServiceUnavailable,
+  SyncEventType
+} from "@orgplane/schema"
+import { Cause, Effect, Layer, Option, Schema } from "effect"
+import { Access, ConnectorInstanceKind } from "../catalog/Access.js"
+import { GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
+import * as Durable from "../platform/Durable.js"
+import { IdGenerator } from "../platform/Ids.js"
+import { CursorKey } from "../platform/Keyset.js"
+import { authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { CodeHostAccess, toApiError } from "./CodeHostAccess.js"
+import { targetNotFound } from "./Connectors.js"
+import { ConnectorsRepository } from "./ConnectorsRepository.js"
+import { DiscoveryRepository } from "./DiscoveryRepository.js"
+import { DiscoveryService } from "./DiscoveryService.js"
+import { MappingsRepository } from "./MappingsRepository.js"
+import {
+  add,
+  BatchResult,
+  batchSize,
+  contentOf,
+  emptyResult,
+  Materializer,
+  maxWarnings,
+  Plan,
+  plan,
+  type SyncContext,
+  tooLarge
+} from "./Materializer.js"
+import { type EnqueueInput, instanceDisabled, Sync, SyncWorkflow, targetRequired } from "./Sync.js"
+import { SyncEventsRepository } from "./SyncEventsRepository.js"
+
+export const syncEventNotFound = () =>
+  new NotFound({ error: "connector_sync_event_not_found", message: "Connector sync event not found." })
+// Defined with the contract, so that discovery (which the workflow uses) need not import this module.
+export { instanceDisabled, targetRequired } from "./Sync.js"
+
+const make = Effect.gen(function*() {
+  const events = yield* SyncEventsRepository
+  const repository = yield* ConnectorsRepository
+  const access = yield* Access
+  const codehost = yield* CodeHostAccess
+  const github = yield* GitHub
+  // Captured so that `enqueue` asks nothing of its callers' context.
+  const context = yield* Effect.context<WorkflowEngine | SqlClient.SqlClient | IdGenerator | CursorKey>()
+
+  /**
+   * Records the event (in the caller's transaction, if any) and, when it is new, starts its workflow. Call it
+   * after any enclosing transaction has written what the sync reads (the workflow waits a little for an event it
+   * cannot see yet, but not for the caller's other rows).
+   */
+  const enqueue = (input: EnqueueInput) =>
+    Effect.gen(function*() {
+      const recorded = yield* transaction(events.record(input))
+      // A pending event found is started again too: the engine runs one execution per event id, so this only
+      // matters when the process that recorded it stopped before starting its workflow.
+      yield* SyncWorkflow.execute({ organizationId: input.organizationId, syncEventId: recorded.event.id }, { discard: true })
+      return recorded
+    }).pipe(Effect.provide(context))
+
+  const syncNow = (principal: Principal, instanceId: ConnectorInstanceId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "connectors.read")
+      const organizationId = principal.organization.id
+      const { instance, targets } = yield* orUnavailable(Effect.gen(function*() {
+        yield* access.require(principal, ConnectorInstanceKind, instanceId, "editor")
+        const instance = yield* repository.findInstance(organizationId, instanceId)
+        if (Option.isNone(instance)) return yield* ConnectorInstanceKind.notFound()
+        return { instance: instance.value, targets: yield* repository.targetsOf(organizationId, instanceId) }
+      }))
+      if (instance.status !== "active") return yield* instanceDisabled()
+      if (targets.length === 0) return yield* targetRequired()
+      const credential = yield* orUnavailable(codehost.credentialOf(organizationId, instance))
+      const items: Array<ConnectorSyncEvent> = []
+      for (const target of targets) {
+        const head = yield* github.head(credential, target.remoteId, target.externalTargetRef).pipe(Effect.mapError(toApiError))
+        const synced = yield* orUnavailable(events.syncedAt(organizationId, target.id, head.sha))
+        if (Option.isSome(synced)) {
+          items.push(synced.value)
+          continue
+        }
+        const { event } = yield* enqueue({
+          organizationId,
+          connectorInstanceId: instanceId,
+          connectorTargetId: target.id,
+          eventType: "sync_now",
+          revision: head.sha
+        })
+        items.push(event)
+      }
+      return { ok: true as const, items }
+    })
+
+  const resync = (principal: Principal, targetId: ConnectorTargetId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "connectors.read")
+      const organizationId = principal.organization.id
+      const { instance, target } = yield* orUnavailable(Effect.gen(function*() {
+        const target = yield* repository.findTarget(organizationId, targetId)
+        if (Option.isNone(target)) return yield* targetNotFound()
+        yield* access.require(principal, ConnectorInstanceKind, target.value.connectorInstanceId, "editor")
+        const instance = yield* repository.findInstance(organizationId, target.value.connectorInstanceId)
+        if (Option.isNone(instance)) return yield* targetNotFound()
+        return { instance: instance.value, target: target.value }
+      }))
+      if (instance.status !== "active") return yield* instanceDisabled()
+      const { event } = yield* enqueue({
+        organizationId,
+        connectorInstanceId: instance.id,
+        connectorTargetId: target.id,
+        eventType: "resync",
+        revision: null
+      })
+      return { ok: true as const, item: event }
+    })
+
+  const listEvents = (principal: Principal, instanceId: ConnectorInstanceId, query: ConnectorSyncEventListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.zipRight(
+        access.require(principal, ConnectorInstanceKind, instanceId, "viewer"),
+        events.list(principal.organization.id, instanceId, query)
+      ))
+    ).pipe(Effect.provide(context))
+
+  const getEvent = (principal: Principal, eventId: ConnectorSyncEventId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.gen(function*() {
+        const event = yield* events.find(principal.organization.id, eventId)
+        if (Option.isNone(event)) return yield* syncEventNotFound()
+        yield* access.require(principal, ConnectorInstanceKind, event.value.connectorInstanceId, "viewer")
+        return { item: event.value }
+      }))
+    )
+
+  return Sync.of({ enqueue, syncNow, resync, listEvents, getEvent })
+})
+
+/**
+ * Why a step failed. `transient` (a rate limit, a 5xx, a network failure, the database briefly unavailable): the
+ * step is tried again, up to `retryPolicy.times`; anything else fails the sync at once with `message`.
+ */
+export class SyncFailure extends Schema.TaggedError<SyncFailure>()("SyncFailure", {
+  message: Schema.String,
+  transient: Schema.Boolean
+}) {}
+
+/** Retries of a step that failed transiently: about 0.5, 1, 2, 4, 8, 16 s (±20%), then the sync fails. */
+export const retryPolicy = { base: "500 millis", times: 6 } as const
+
+const retried = Durable.retry<SyncFailure>({ ...retryPolicy, while: (failure) => failure.transient })
+
+const fromGitHub = (error: GitHubError) =>
+  new SyncFailure({ message: error.message, transient: error._tag === "CodeHostError" && error.transient })
+
+/** The database's unavailability is worth waiting for; what `transaction` left as a defect (a bug) is not. */
+const fromStorage = <A, E, R>(effect: Effect.Effect<A, E | ServiceUnavailable, R>) =>
+  Effect.catchIf(effect, (error): error is ServiceUnavailable => error instanceof ServiceUnavailable, (error) =>
+    Effect.fail(new SyncFailure({ message: error.message, transient: true })))
+
+/** What the steps use. */
+type SyncRequirements =
+  | SyncEventsRepository
+  | ConnectorsRepository
+  | CodeHostAccess
+  | GitHub
+  | Materializer
+  | MappingsRepository
+  | DiscoveryService
+  | DiscoveryRepository
+  | SqlClient.SqlClient
+  | IdGenerator
+
+const Started = Schema.Struct({
+  run: Schema.Boolean,
+  eventType: SyncEventType,
+  revision: Schema.NullOr(Schema.String)
+})
+
+const work = Effect.gen(function*() {
+  const events = yield* SyncEventsRepository
+  const repository = yield* ConnectorsRepository
+  const codehost = yield* CodeHostAccess
+  const github = yield* GitHub
+  const materializer = yield* Materializer
+  const mappings = yield* MappingsRepository
+  const discovery = yield* DiscoveryService
+  const discoveries = yield* DiscoveryRepository
+  return { events, repository, codehost, github, materializer, mappings, discovery, discoveries }
+})
+
+/** The event's instance and target as they are now, or why the sync has nothing to do. */
+const load = (organizationId: OrganizationId, eventId: ConnectorSyncEventId) =>
+  Effect.gen(function*() {
+    const { events, repository } = yield* work
+    const event = yield* events.find(organizationId, eventId)
+    if (Option.isNone(event)) return { _tag: "Missing" as const }
+    const instance = yield* repository.findInstance(organizationId, event.value.connectorInstanceId)
+    const target = yield* repository.findTarget(organizationId, event.value.connectorTargetId)
+    if (Option.isNone(instance) || Option.isNone(target)) return { _tag: "Gone" as const, event: event.value }
+    return { _tag: "Found" as const, event: event.value, instance: instance.value, target: target.value }
+  })
+
+/** Counts a transient failure on the event before the step is tried again. */
+const counted = (organizationId: OrganizationId, eventId: ConnectorSyncEventId) =>
+<A, R>(effect: Effect.Effect<A, SyncFailure, R>) =>
+  Effect.tapError(effect, (failure) =>
+    failure.transient
+      ? Effect.flatMap(work, ({ events }) => transaction(events.attempt(organizationId, eventId, failure.message))).pipe(Effect.ignore)
+      : Effect.void)
+
+/** The workflow's body: one execution per event (see the module comment of Sync.ts). */
+const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSchema.Type) => {
+  const step = <A, I>(name: string, success: Schema.Schema<A, I>, effect: Effect.Effect<A, SyncFailure, SyncRequirements>) =>
+    Activity.make({ name: `ConnectorSync/${name}`, success, error: SyncFailure, execute: counted(organizationId, syncEventId)(effect) }).pipe(retried)
+
+  /** The instance and target, which `start` found; a later step that finds them gone fails the sync. */
+  const loaded = Effect.flatMap(fromStorage(orUnavailable(load(organizationId, syncEventId))), (found) =>
+    found._tag === "Found"
+      ? Effect.succeed(found)
+      : Effect.fail(new SyncFailure({ message: "The connector instance or target was removed during the sync.", transient: false })))
+
+  const credentialOf = (instance: ConnectorInstance) =>
+    Effect.flatMap(work, ({ codehost }) =>
+      fromStorage(orUnavailable(codehost.credentialOf(organizationId, instance))).pipe(
+        Effect.catchIf((error): error is Conflict => error instanceof Conflict, (error) =>
+          Effect.fail(new SyncFailure({ message: error.message, transient: false })))
+      ))
+
+  const body = Effect.gen(function*() {
+    // 1. start: running, unless there is nothing to do. An event not visible yet (its recording transaction has
+    //    not committed) is waited for like a transient failure.
+    const started = yield* Activity.make({
+      name: "ConnectorSync/start",
+      success: Started,
+      error: SyncFailure,
+      execute: Effect.gen(function*() {
+        const { events } = yield* work
+        const found = yield* fromStorage(orUnavailable(load(organizationId, syncEventId)))
+        if (found._tag === "Missing") return yield* new SyncFailure({ message: "The sync event is not recorded (yet).", transient: true })
+        const idle = { run: false, eventType: found.event.eventType, revision: found.event.sourceRevisionRef }
+        if (found.event.status !== "queued" && found.event.status !== "running") return idle
+        if (found._tag === "Gone") {
+          yield* fromStorage(transaction(events.ignore(organizationId, syncEventId, "The connector instance or target was removed.")))
+          return idle
+        }
+        if (found.instance.status !== "active") {
+          yield* fromStorage(transaction(events.ignore(organizationId, syncEventId, "The connector instance is disabled.")))
+          return idle
+        }
+        yield* fromStorage(transaction(events.start(organizationId, syncEventId)))
+        return { ...idle, run: true }
+      })
+    }).pipe(retried)
+    if (!started.run) return
+
+    // 2. head: the branch head, when the event did not name a commit.
+    const revision = started.revision ?? (yield* step(
+      "head",
+      Schema.String,
+      Effect.gen(function*() {
+        const { events, github } = yield* work
+        const { instance, target } = yield* loaded
+        const head = yield* github.head(yield* credentialOf(instance), target.remoteId, target.externalTargetRef).pipe(Effect.mapError(fromGitHub))
+        yield* fromStorage(transaction(events.setRevision(organizationId, syncEventId, head.sha)))
+        return head.sha
+      })
+    ))
+
+    // 3. import: plugins that appeared since discovery was applied (`autoImportNewPlugins`), so that the plan takes
+    //    their mappings. Its failure is the summary's warning, not the sync's: the existing mappings still sync.
+    const imported = started.eventType === "apply" ? { keys: [], warning: null } : yield* step(
+      "import",
+      Schema.Array(Schema.String),
+      Effect.gen(function*() {
+        const { discovery } = yield* work
+        const { instance, target } = yield* loaded
+        return yield* discovery.importNew({
+          organizationId,
+          instanceId: instance.id,
+          targetId: target.id,
+          revision,
+          syncEventId
+        }).pipe(
+          Effect.mapError((error) =>
+            error instanceof ServiceUnavailable || error instanceof Conflict
+              ? new SyncFailure({ message: error.message, transient: error instanceof ServiceUnavailable })
+              : fromGitHub(error)
+          )
+        )
+      })
+    ).pipe(
+      Effect.map((keys) => ({ keys, warning: null })),
+      Effect.catchAll((failure) =>
+        Effect.succeed({ keys: [], warning: `New plugins were not imported: ${failure.message}` }))
+    )
+
+    // 4. plan: the tree at the revision against the target's mappings and bindings. The tree a discovery of the
+    //    commit stored (the import's, most often) is read from the database instead of GitHub.
+    const planned = yield* step(
+      "plan",
+      Plan,
+      Effect.gen(function*() {
+        const { discoveries, github, mappings, materializer } = yield* work
+        const { instance, target } = yield* loaded
+        const stored = yield* fromStorage(orUnavailable(discoveries.entries(organizationId, target.id, revision)))
+        const entries = stored.length > 0 ? stored : yield* github.tree(yield* credentialOf(instance), target.remoteId, revision).pipe(
+          Effect.mapError(fromGitHub),
+          Effect.map((tree) => tree.entries.map((entry) => ({ ...entry, size: entry.size ?? 0 })))
+        )
+        const [mapped, bindings] = yield* fromStorage(orUnavailable(Effect.all([
+          mappings.ofTarget(organizationId, target.id),
+          materializer.bindingsOf(organizationId, target.id)
+        ])))
+        return plan(entries, mapped, bindings, started.eventType === "resync")
+      })
+    )
+
+    // 5. materialize, a batch per activity; then the objects whose files are gone.
+    const context = Effect.map(loaded, ({ instance, target }): SyncContext => ({
+      organizationId,
+      eventId: syncEventId,
+      targetId: target.id,
+      repository: target.remoteId,
+      instance,
+      revision
+    }))
+    let summary = { ...emptyResult, unchanged: planned.unchanged }
+    for (let start = 0, batch = 0; start < planned.upserts.length; start += batchSize, batch++) {
+      const files = planned.upserts.slice(start, start + batchSize)
+      const result = yield* step(
+        `materialize/${batch}`,
+        BatchResult,
+        Effect.gen(function*() {
+          const { github, materializer } = yield* work
+          const sync = yield* context
+          const credential = yield* credentialOf(sync.instance)
+          const read = yield* Effect.forEach(files, (file) =>
+            tooLarge(file)
+              ? Effect.succeed({ file, content: { _tag: "Skip" as const, reason: `larger than ${MAX_SOURCE_BYTES} bytes` } })
+              : github.blobBytes(credential, sync.repository, file.blobSha).pipe(
+                Effect.mapError(fromGitHub),
+                Effect.map((bytes) => ({ file, content: contentOf(bytes) }))
+              ), { concurrency: 4 })
+          return yield* fromStorage(materializer.materialize(sync, read))
+        })
+      )
+      summary = add(summary, result)
+    }
+    for (let start = 0, batch = 0; start < planned.deletions.length; start += batchSize, batch++) {
+      const deletions = planned.deletions.slice(start, start + batchSize)
+      const result = yield* step(
+        `delete/${batch}`,
+        BatchResult,
+        Effect.flatMap(Effect.all([work, context]), ([{ materializer }, sync]) => fromStorage(materializer.remove(sync, deletions)))
+      )
+      summary = add(summary, result)
+    }
+
+    // 6. finish.
+    const done = {
+      ...summary,
+      warnings: [...(imported.warning === null ? [] : [imported.warning]), ...summary.warnings].slice(0, maxWarnings),
+      importedPluginKeys: imported.keys
+    }
+    yield* step(
+      "finish",
+      Schema.Void,
+      Effect.gen(function*() {
+        const { events } = yield* work
+        const { instance } = yield* loaded
+        yield* fromStorage(transaction(Effect.zipRight(
+          events.complete(organizationId, syncEventId, done),
+          events.recordOnInstance(organizationId, instance.id, { status: "completed", revision })
+        )))
+      })
+    )
+  })
+
+  const fail = (reason: string) =>
+    Activity.make({
+      name: "ConnectorSync/fail",
+      error: SyncFailure,
+      execute: Effect.gen(function*() {
+        const { events } = yield* work
+        const found = yield* fromStorage(orUnavailable(load(organizationId, syncEventId)))
+        if (found._tag === "Missing") return
+        yield* fromStorage(transaction(Effect.zipRight(
+          events.fail(organizationId, syncEventId, reason),
+          found._tag === "Found" ? events.recordOnInstance(organizationId, found.instance.id, { status: "failed" }) : Effect.void
+        )))
+      })
+    }).pipe(retried, Effect.orDie)
+
+  return body.pipe(
+    Effect.catchAll((failure) => fail(failure.message)),
+    // A bug: the event says so rather than staying `running` for ever. Interruption (the runner stopping) is not
+    // a failure: the workflow resumes elsewhere.
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.zipRight(Effect.logError("connector sync failed", cause), fail("The sync failed because of an internal error."))),
+    Effect.annotateLogs({ connectorSyncEventId: syncEventId })
+  )
+}
+
+/** `Sync`, with the workflow's handler registered in the engine. */
+export const layer = Layer.effect(Sync, make).pipe(
+  Layer.merge(SyncWorkflow.toLayer(execute)),
+  Layer.provide([
+    SyncEventsRepository.Default,
+    CodeHostAccess.Default,
+    ConnectorsRepository.Default,
+    MappingsRepository.Default,
+    Materializer.Default,
+    DiscoveryService.Default,
+    DiscoveryRepository.Default,
+    Access.Default
+  ])
+)
