@@ -9,6 +9,8 @@ import discoveryApply from "./0006_discovery_apply.js"
 import connectorCandidateKeys from "./0007_connector_candidate_keys.js"
 import desktopPolicies from "./0008_desktop_policies.js"
 import sso from "./0009_sso.js"
+import telemetry from "./0011_telemetry.js"
+import workers from "./0012_workers.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -19,5 +21,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 6, name: "discovery_apply", up: discoveryApply },
   { id: 7, name: "connector_candidate_keys", up: connectorCandidateKeys },
   { id: 8, name: "desktop_policies", up: desktopPolicies },
-  { id: 9, name: "sso", up: sso }
+  { id: 9, name: "sso", up: sso },
+  // 10 is reserved for the memory bank (landing with it).
+  { id: 11, name: "telemetry", up: telemetry },
+  { id: 12, name: "workers", up: workers }
 ]
