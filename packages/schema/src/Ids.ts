@@ -103,6 +103,20 @@ export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy 
 export type DesktopPolicyId = typeof DesktopPolicyId.Type
 export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
 export type ExternalMcpConnectionId = typeof ExternalMcpConnectionId.Type
+export const MemoryId = typeId("mem", "MemoryId", "Memory id")
+export type MemoryId = typeof MemoryId.Type
+export const MemoryContextId = typeId("mcx", "MemoryContextId", "Memory context id")
+export type MemoryContextId = typeof MemoryContextId.Type
+export const TelemetryEventId = typeId("tev", "TelemetryEventId", "Telemetry event id")
+export type TelemetryEventId = typeof TelemetryEventId.Type
+export const TelemetryDimensionId = typeId("tsd", "TelemetryDimensionId", "Telemetry session dimension id")
+export type TelemetryDimensionId = typeof TelemetryDimensionId.Type
+export const WorkerId = typeId("wrk", "WorkerId", "Worker id")
+export type WorkerId = typeof WorkerId.Type
+export const WorkerInstanceId = typeId("wki", "WorkerInstanceId", "Worker instance id")
+export type WorkerInstanceId = typeof WorkerInstanceId.Type
+export const WorkerTokenId = typeId("wkt", "WorkerTokenId", "Worker token id")
+export type WorkerTokenId = typeof WorkerTokenId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -134,7 +148,14 @@ export const IdsByPrefix = {
   pag: PluginAccessGrantId,
   mkp: MarketplacePluginId,
   cia: ConnectorInstanceAccessGrantId,
-  cse: ConnectorSyncEventId
+  cse: ConnectorSyncEventId,
+  mem: MemoryId,
+  mcx: MemoryContextId,
+  tev: TelemetryEventId,
+  tsd: TelemetryDimensionId,
+  wrk: WorkerId,
+  wki: WorkerInstanceId,
+  wkt: WorkerTokenId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */
