@@ -13,7 +13,8 @@ import { demoOrganization, onboard } from "./src/onboard-team.js"
 import { demoOrganization as publishingOrganization, publish } from "./src/publish-skill.js"
 import { main as webHandler } from "./src/web-handler.js"
 
-describe("examples", () => {
+// Each example starts an embedded database; on a loaded machine that alone can take tens of seconds.
+describe("examples", { timeout: 120_000 }, () => {
   it("embed-node-host: the host serves its own route and the mounted API side by side", async () => {
     const host = await startHost({ port: 0 })
     try {

@@ -78,7 +78,7 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
     child.stderr.on("data", (chunk) => (output += chunk))
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
     try {
-      const deadline = Date.now() + 45_000
+      const deadline = Date.now() + 90_000
       let health: Http.RawResponse | undefined
       // Up, and done printing its start-up notes.
       while ((health === undefined || !output.includes("auth signup")) && Date.now() < deadline) {
