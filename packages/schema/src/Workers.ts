@@ -41,7 +41,10 @@ const slug = (what: string, examples: string) =>
     Schema.pattern(/^[a-z][a-z0-9_-]{0,31}$/, {
       message: () => "must be 1 to 32 lower-case letters, digits, `-` or `_`, starting with a letter"
     })
-  ).annotations({ description: `${what}: 1 to 32 lower-case letters, digits, \`-\` or \`_\`, starting with a letter (${examples}).` })
+  ).annotations({
+    description: `${what}: 1 to 32 lower-case letters, digits, \`-\` or \`_\`, starting with a letter (${examples}).`,
+    jsonSchema: { type: "string", minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_-]{0,31}$" }
+  })
 
 export const SandboxBackend = slug("The sandbox the worker runs its sessions in", "for example `docker`, `microsandbox`, `none`")
 export const InstanceProvider = slug("Who runs the instance", "for example `local`, `static`, `fly`, `aws`")
@@ -155,7 +158,12 @@ export type UpdateWorkerRequest = typeof UpdateWorkerRequest.Type
 /** Any JSON object, passed to the runtime as is; arrays and scalars are refused. */
 export const RuntimeUpgradeRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "RuntimeUpgradeRequest",
-  description: "Any JSON object, forwarded to the runtime unchanged (`{}` asks for the default upgrade). Arrays and scalars are 400."
+  jsonSchema: {
+    type: "object",
+    additionalProperties: true,
+    description:
+      "Any JSON object, forwarded to the runtime unchanged (`{}` asks for the default upgrade); bounded only by the request's size and nesting limits. Arrays and scalars are 400."
+  }
 })
 
 export const RuntimeUpgradeResponse = Schema.Struct({
