@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { JsonObject } from "./ConfigObjects.js"
 import { OrganizationId, UserId, WorkerId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 
@@ -156,15 +157,7 @@ export const UpdateWorkerRequest = Schema.Struct({
 export type UpdateWorkerRequest = typeof UpdateWorkerRequest.Type
 
 /** Any JSON object, passed to the runtime as is; arrays and scalars are refused. */
-export const RuntimeUpgradeRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  identifier: "RuntimeUpgradeRequest",
-  jsonSchema: {
-    type: "object",
-    additionalProperties: true,
-    description:
-      "Any JSON object, forwarded to the runtime unchanged (`{}` asks for the default upgrade); bounded only by the request's size and nesting limits. Arrays and scalars are 400."
-  }
-})
+export const RuntimeUpgradeRequest = JsonObject
 
 export const RuntimeUpgradeResponse = Schema.Struct({
   status: Schema.Int.annotations({ description: "The HTTP status the runtime answered with." }),

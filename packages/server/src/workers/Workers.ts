@@ -130,57 +130,47 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/Workers
     const get = (principal: Principal, rawId: string) =>
       Effect.zipRight(authorize(principal, "workers.read"), Effect.flatMap(parseId(rawId), (id) => orUnavailable(read(principal, id))))
 
-    const update = (principal: Principal, rawId: string, input: UpdateWorkerRequest) =>
+    /** A change to one worker the principal may manage, in a transaction holding the worker's lock. */
+    const change = <A, E, R>(
+      principal: Principal,
+      rawId: string,
+      apply: (worker: { readonly organizationId: OrganizationId; readonly id: WorkerId; readonly at: Date }) => Effect.Effect<A, E, R>
+    ) =>
       Effect.zipRight(
         authorize(principal, "workers.manage"),
         Effect.flatMap(parseId(rawId), (id) =>
           transaction(
             Effect.gen(function*() {
               yield* lockManaged(principal, id)
-              yield* workers.update({
-                organizationId: principal.organization.id,
-                id,
-                at: yield* now,
-                name: input.name,
-                description: input.description === "" ? null : input.description,
-                workspacePath: input.workspacePath,
-                sandboxBackend: input.sandboxBackend
-              })
-              return yield* read(principal, id)
+              return yield* apply({ organizationId: principal.organization.id, id, at: yield* now })
             })
           ))
       )
+
+    const update = (principal: Principal, rawId: string, input: UpdateWorkerRequest) =>
+      change(principal, rawId, (worker) =>
+        Effect.zipRight(
+          workers.update({
+            ...worker,
+            name: input.name,
+            description: input.description === "" ? null : input.description,
+            workspacePath: input.workspacePath,
+            sandboxBackend: input.sandboxBackend
+          }),
+          read(principal, worker.id)
+        ))
 
     const remove = (principal: Principal, rawId: string) =>
-      Effect.zipRight(
-        authorize(principal, "workers.manage"),
-        Effect.flatMap(parseId(rawId), (id) =>
-          transaction(
-            Effect.gen(function*() {
-              yield* lockManaged(principal, id)
-              const scoped = { organizationId: principal.organization.id, id, at: yield* now }
-              yield* workers.revokeTokens(scoped)
-              yield* workers.softDelete(scoped)
-            })
-          ))
-      )
+      change(principal, rawId, (worker) => Effect.zipRight(workers.revokeTokens(worker), workers.softDelete(worker)))
 
     const rotateToken = (principal: Principal, rawId: string) =>
-      Effect.zipRight(
-        authorize(principal, "workers.manage"),
-        Effect.flatMap(parseId(rawId), (id) =>
-          transaction(
-            Effect.gen(function*() {
-              yield* lockManaged(principal, id)
-              const organizationId = principal.organization.id
-              const at = yield* now
-              yield* workers.revokeTokens({ organizationId, id, at })
-              const token = yield* issueToken(organizationId, id, at)
-              const { worker } = yield* read(principal, id)
-              return { worker, token }
-            })
-          ))
-      )
+      change(principal, rawId, (worker) =>
+        Effect.gen(function*() {
+          yield* workers.revokeTokens(worker)
+          const token = yield* issueToken(worker.organizationId, worker.id, worker.at)
+          const { worker: updated } = yield* read(principal, worker.id)
+          return { worker: updated, token }
+        }))
 
     /**
      * Forwards outside any transaction (a transaction may run again; a runtime call must not): first the checks
