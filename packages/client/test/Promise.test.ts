@@ -187,7 +187,9 @@ describe("Promise client", () => {
       "system",
       "teams",
       "users",
-      "webhooks"
+      "webhooks",
+      "workerRuntime",
+      "workers"
     ])
   })
 

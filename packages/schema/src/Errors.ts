@@ -138,7 +138,8 @@ export const NotFoundCode = Schema.Literal(
   "connector_mapping_not_found",
   "connector_sync_event_not_found",
   "desktop_policy_not_found",
-  "sso_connection_not_found"
+  "sso_connection_not_found",
+  "worker_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -175,7 +176,8 @@ export const ConflictCode = Schema.Literal(
   "codehost_not_configured",
   "default_policy_required",
   "domain_verification_not_requested",
-  "sso_domain_taken"
+  "sso_domain_taken",
+  "worker_runtime_unavailable"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
@@ -311,3 +313,13 @@ export const ErrorResponses = [
   DnsLookupFailedResponse,
   ServiceUnavailableResponse
 ] as const
+
+export class WorkerRuntimeError extends Schema.TaggedError<WorkerRuntimeError>("WorkerRuntimeError")("WorkerRuntimeError", {
+  error: code("worker_runtime_error"),
+  message: Schema.String
+}) {}
+export const WorkerRuntimeErrorResponse = wire(
+  WorkerRuntimeError,
+  502,
+  "The worker's runtime could not be reached or gave no usable answer (refused, timed out, redirected, too large); `message` says which."
+)

@@ -53,7 +53,14 @@ export const Policy = {
     operatorOnly: true
   },
   "members.manageOwners": { role: "owner", capability: "make a member an owner, demote or remove another owner" },
-  "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" }
+  "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" },
+  "workers.read": { role: "member", capability: "read the organization's workers and their instances" },
+  "workers.register": { role: "member", capability: "register workers, which they then manage" },
+  "workers.manage": {
+    role: "member",
+    capability: "change, delete, rotate the token of and upgrade the workers they registered (owners and admins: any worker)"
+  },
+  "workers.manageAny": { role: "admin", capability: "change, delete, rotate the token of and upgrade any worker of the organization" }
 } as const satisfies Record<string, Rule>
 
 export type Action = keyof typeof Policy

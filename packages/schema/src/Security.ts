@@ -6,7 +6,7 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
-import type { ApiKeyId, SessionId } from "./Ids.js"
+import type { ApiKeyId, OrganizationId, SessionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
 import type { User } from "./Users.js"
 
@@ -77,4 +77,31 @@ export class OptionalAuthentication extends HttpApiMiddleware.Tag<OptionalAuthen
   optional: true,
   provides: CurrentActor,
   security
+}) {}
+
+/** A worker's runtime, authenticated by its worker token. */
+export interface WorkerCaller {
+  readonly organizationId: OrganizationId
+  readonly workerId: WorkerId
+  readonly tokenId: WorkerTokenId
+}
+
+export class CurrentWorker extends Context.Tag("@orgplane/schema/CurrentWorker")<CurrentWorker, WorkerCaller>() {}
+
+export const workerToken = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "A worker token (`opw_…`) from `POST /v1/workers` or `POST /v1/workers/{id}/tokens`, sent by the worker's runtime."
+  ),
+  HttpApiSecurity.annotate(OpenApi.Format, "worker-token")
+)
+
+/**
+ * A worker's runtime (not a person): its worker token becomes `CurrentWorker`. 401 `unauthorized` for a missing,
+ * unknown or revoked token, or a token of a deleted worker.
+ */
+export class WorkerAuthentication extends HttpApiMiddleware.Tag<WorkerAuthentication>()("WorkerAuthentication", {
+  failure: Schema.Union(UnauthorizedResponse, ServiceUnavailableResponse),
+  provides: CurrentWorker,
+  security: { workerToken }
 }) {}

@@ -3,10 +3,12 @@ import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
+import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
   ...CodeHostConfig.environment,
   ...Durable.environment,
-  ...DnsConfig.environment
+  ...DnsConfig.environment,
+  ...WorkerRuntimeConfig.environment
 ]

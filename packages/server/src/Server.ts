@@ -40,12 +40,14 @@ import * as SsoHttp from "./sso/Http.js"
 import * as StaffHttp from "./staff/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
 import { SystemHttp } from "./system/Http.js"
+import * as WorkersHttp from "./workers/Http.js"
+import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & {
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -78,6 +80,7 @@ const Integrations = (options: ServerOptions) =>
   Layer.mergeAll(GitHub.layer, Durable.layer(options.durable ?? {}), Resolver.layer).pipe(
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
+    Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
     Layer.provideMerge(Outbound.layer())
   )
 
@@ -91,7 +94,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       CatalogHttp.layer,
       ConnectorsHttp.layer,
       DesktopPoliciesHttp.layer,
-      SsoHttp.layer
+      SsoHttp.layer,
+      WorkersHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

@@ -249,6 +249,7 @@ const setAt = (value: unknown, path: Path, replacement: unknown): unknown => {
 // --- Sending ----------------------------------------------------------------------------------------------------
 
 let apiKey: string | undefined
+let workerToken: string | undefined
 
 /** Credentials the operation needs: none when anonymous callers are allowed, else the owner's session or a key. */
 const credentials = async (operation: Operation): Promise<Http.Options> => {
@@ -262,6 +263,17 @@ const credentials = async (operation: Operation): Promise<Http.Options> => {
       apiKey = created.body.key
     }
     return { apiKey: apiKey! }
+  }
+  if (schemes.some((requirement) => "workerToken" in requirement)) {
+    // The runtime's operations: a worker token of a worker the owner registers.
+    if (workerToken === undefined) {
+      const registered = await Http.request(server.url, "POST", "/v1/workers", {
+        token: owner.token,
+        body: { name: "conformance", destination: "local" }
+      })
+      workerToken = registered.body.token
+    }
+    return { token: workerToken! }
   }
   throw new Error(`${operation.id}: unknown security ${JSON.stringify(schemes)}`)
 }

@@ -49,6 +49,11 @@ export interface RequestOptions {
   readonly timeout?: Duration.DurationInput | undefined
   readonly maxBodyBytes?: number | undefined
   readonly destination?: Destination | undefined
+  /**
+   * `false`: a redirect is not followed but fails with `blocked` (for requests carrying a credential meant for
+   * the exact URL named, such as a worker runtime's). Default true (same-origin redirects only).
+   */
+  readonly followRedirects?: boolean | undefined
 }
 
 /** An answer read in full (within the size cap). */
@@ -163,6 +168,9 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
         const loop = (current: HttpClientRequest.HttpClientRequest, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
           Effect.flatMap(once(current, maxBytes, origin), (response) => {
             const location = response.headers["location"]
+            if (isRedirect(response.status) && options.followRedirects === false) {
+              return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `answered a redirect (${response.status}), which is not followed` }))
+            }
             if (!isRedirect(response.status) || location === undefined) return Effect.succeed({ ...response, url: current.url })
             const next = URL.canParse(location, current.url) ? new URL(location, current.url) : undefined
             // Following another origin would carry our credentials (or our trust) somewhere the operator never named.

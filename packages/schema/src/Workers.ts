@@ -1,0 +1,197 @@
+/**
+ * Workers: the agent runtimes an organization's members register (on their machine or in the cloud), the instance
+ * each runtime reports (the newest is "the" instance), the worker tokens runtimes authenticate with, and the
+ * upgrade request the server forwards to a runtime.
+ */
+import { Schema } from "effect"
+import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { JsonObject } from "./ConfigObjects.js"
+import { OrganizationId, UserId, WorkerId } from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+/** Where a worker runs: on a member's machine or in the cloud. */
+export const WorkerDestination = Schema.Literal("local", "cloud").annotations({
+  identifier: "WorkerDestination",
+  description: "Where the worker runs: `local` (a member's machine) or `cloud`."
+})
+
+/**
+ * A worker's state. `provisioning` from registration until its runtime's first heartbeat; then what the runtime
+ * reports (`online`, `offline`, `error`). An `online` worker whose last heartbeat is older than
+ * `HEARTBEAT_STALE_MILLIS` reads as `offline`: a runtime that died cannot say so itself.
+ */
+export const WorkerStatus = Schema.Literal("provisioning", "online", "offline", "error").annotations({
+  identifier: "WorkerStatus",
+  description:
+    "`provisioning` until the runtime's first heartbeat, then what the runtime reports: `online`, `offline` or `error`. An `online` worker without a heartbeat for 3 minutes reads as `offline`."
+})
+export type WorkerStatus = typeof WorkerStatus.Type
+
+/** 3 minutes: a runtime heartbeats about every 30 seconds, so this survives a few lost beats. */
+export const HEARTBEAT_STALE_MILLIS = 3 * 60 * 1000
+
+/** The statuses a runtime reports in its heartbeat (`provisioning` is the server's own). */
+export const ReportedWorkerStatus = Schema.Literal("online", "offline", "error").annotations({
+  identifier: "ReportedWorkerStatus",
+  description: "The runtime's state: `online`, `offline` or `error`."
+})
+
+/** A short lower-case name: a sandbox backend, an instance provider or an instance status. */
+const slug = (what: string, examples: string) =>
+  Schema.String.pipe(
+    Schema.pattern(/^[a-z][a-z0-9_-]{0,31}$/, {
+      message: () => "must be 1 to 32 lower-case letters, digits, `-` or `_`, starting with a letter"
+    })
+  ).annotations({
+    description: `${what}: 1 to 32 lower-case letters, digits, \`-\` or \`_\`, starting with a letter (${examples}).`,
+    jsonSchema: { type: "string", minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_-]{0,31}$" }
+  })
+
+export const SandboxBackend = slug("The sandbox the worker runs its sessions in", "for example `docker`, `microsandbox`, `none`")
+export const InstanceProvider = slug("Who runs the instance", "for example `local`, `static`, `fly`, `aws`")
+export const InstanceStatus = slug("The instance's state as its provider names it", "for example `starting`, `running`, `stopped`, `failed`")
+
+export const WorkerName = TrimmedText(1, 255, "Worker name")
+export const WorkerDescription = TrimmedText(0, 2000, "Worker description")
+export const WorkspacePath = TrimmedText(1, 1024, "The folder the worker works in, on its own machine")
+export const ImageVersion = TrimmedText(1, 128, "The runtime's version (an image tag or a release)")
+
+/**
+ * A runtime's base URL: http or https, without credentials, query or fragment (the server appends
+ * `/runtime/upgrade` to it).
+ */
+export const RuntimeUrl = Schema.String.pipe(
+  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
+  Schema.filter((text) => {
+    const url = URL.canParse(text) ? new URL(text) : undefined
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
+    if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
+    if (url.search !== "" || text.includes("?")) return "must not carry a query"
+    if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
+    return true
+  })
+).annotations({
+  description: "The runtime's base URL: http or https, without credentials, query or fragment; `/runtime/upgrade` is appended to it.",
+  jsonSchema: { type: "string", format: "uri", maxLength: 2048 }
+})
+
+export class Worker extends Schema.Class<Worker>("Worker")({
+  id: WorkerId,
+  orgId: OrganizationId,
+  createdByUserId: Schema.NullOr(UserId).annotations({ description: "The person who registered it; null once their account is gone." }),
+  isMine: Schema.Boolean.annotations({ description: "Whether the caller registered it." }),
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  destination: WorkerDestination,
+  status: WorkerStatus,
+  imageVersion: Schema.NullOr(Schema.String).annotations({ description: "The runtime's version, as its last heartbeat reported it." }),
+  workspacePath: Schema.NullOr(Schema.String),
+  sandboxBackend: Schema.NullOr(Schema.String),
+  lastHeartbeatAt: Schema.NullOr(Timestamp),
+  lastActiveAt: Schema.NullOr(Timestamp).annotations({ description: "The last heartbeat that reported work in progress (`active: true`)." }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+/** What a runtime reported about where it runs. Its credential is stored encrypted and never returned. */
+export class WorkerInstance extends Schema.Class<WorkerInstance>("WorkerInstance")({
+  provider: Schema.String,
+  region: Schema.NullOr(Schema.String),
+  url: Schema.NullOr(Schema.String),
+  status: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const WorkerPage = Page(Worker).annotations({ identifier: "WorkerPage" })
+
+export const WorkerListQuery = Schema.Struct({
+  ...PageQueryFields,
+  mine: Schema.optionalWith(Schema.Literal("true", "false"), { exact: true }).annotations({
+    description: "`true`: only the workers the caller registered; `false` or absent: all of the organization's."
+  })
+}).annotations(allErrors)
+export type WorkerListQuery = typeof WorkerListQuery.Type
+
+/**
+ * The spec's worker ids are plain strings: any id is accepted here, and one that is not a worker id (`wrk_…`)
+ * answers 404 `worker_not_found` like a missing one.
+ */
+export const WorkerPath = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({ description: "The worker's id (`wrk_…`)." })
+})
+
+export const WorkerResponse = Schema.Struct({
+  worker: Worker,
+  instance: Schema.NullOr(WorkerInstance).annotations({ description: "The newest instance its runtime reported, or null before any." })
+}).annotations({ identifier: "WorkerResponse" })
+
+export const WorkerToken = Schema.String.annotations({
+  description: "The worker token (`opw_…`): the runtime sends it as `Authorization: Bearer <token>` to `/v1/worker-runtime/*`. Shown only once."
+})
+
+export const RegisteredWorker = Schema.Struct({ worker: Worker, token: WorkerToken }).annotations({ identifier: "RegisteredWorker" })
+
+export const RegisterWorkerRequest = Schema.Struct({
+  name: WorkerName,
+  description: Schema.optionalWith(WorkerDescription, { exact: true }),
+  destination: WorkerDestination,
+  sandboxBackend: Schema.optionalWith(SandboxBackend, { exact: true }),
+  workspacePath: Schema.optionalWith(WorkspacePath, { exact: true })
+}).annotations(requestBody)
+
+export const UpdateWorkerRequest = Schema.Struct({
+  name: Schema.optionalWith(WorkerName, { exact: true }),
+  description: Schema.optionalWith(Schema.NullOr(WorkerDescription), { exact: true }).annotations({
+    description: "The new description; null clears it."
+  }),
+  workspacePath: Schema.optionalWith(Schema.NullOr(WorkspacePath), { exact: true }).annotations({
+    description: "The new workspace path; null clears it."
+  }),
+  sandboxBackend: Schema.optionalWith(Schema.NullOr(SandboxBackend), { exact: true }).annotations({
+    description: "The new sandbox backend; null clears it."
+  })
+}).pipe(
+  Schema.filter((body) => Object.keys(body).length > 0 || "give name, description, workspacePath or sandboxBackend")
+).annotations(requestBody)
+export type UpdateWorkerRequest = typeof UpdateWorkerRequest.Type
+
+/** Any JSON object, passed to the runtime as is; arrays and scalars are refused. */
+export const RuntimeUpgradeRequest = JsonObject
+
+export const RuntimeUpgradeResponse = Schema.Struct({
+  status: Schema.Int.annotations({ description: "The HTTP status the runtime answered with." }),
+  body: Schema.Unknown.annotations({
+    description: "The runtime's answer: its JSON as sent; text that is not JSON as `{message: <text>}`; an empty answer as null."
+  })
+}).annotations({ identifier: "RuntimeUpgradeResponse" })
+
+// The runtime's own operations (worker token) ------------------------------------------------------------------
+
+export const HeartbeatRequest = Schema.Struct({
+  status: Schema.optionalWith(ReportedWorkerStatus, { exact: true }).annotations({ description: "Default `online`." }),
+  imageVersion: Schema.optionalWith(ImageVersion, { exact: true }),
+  active: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description: "Whether the runtime is working on something now; `true` moves `lastActiveAt`. Default false."
+  })
+}).annotations(requestBody)
+
+export const RegisterInstanceRequest = Schema.Struct({
+  provider: InstanceProvider,
+  region: Schema.optionalWith(TrimmedText(1, 64, "Where the instance runs (a provider's region)"), { exact: true }),
+  url: Schema.optionalWith(RuntimeUrl, { exact: true }),
+  status: InstanceStatus,
+  credential: Schema.optionalWith(
+    Schema.String.pipe(
+      Schema.minLength(1),
+      Schema.maxLength(4096),
+      Schema.pattern(/^[\x21-\x7e]+$/, { message: () => "must be printable ASCII without spaces (it travels in an HTTP header)" })
+    ),
+    { exact: true }
+  ).annotations({
+    description:
+      "The runtime's own secret: the server sends it as `Authorization: Bearer <credential>` when it calls the runtime. Stored encrypted; never returned."
+  })
+}).annotations(requestBody)
+
+export const WorkerInstanceResponse = Schema.Struct({ instance: WorkerInstance }).annotations({ identifier: "WorkerInstanceResponse" })

@@ -1,0 +1,144 @@
+/** Workers (members' operations) and Worker Runtime (the operations a worker's runtime calls with its token). */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse, WorkerRuntimeErrorResponse } from "./Errors.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication, WorkerAuthentication } from "./Security.js"
+import {
+  HeartbeatRequest,
+  RegisteredWorker,
+  RegisterInstanceRequest,
+  RegisterWorkerRequest,
+  RuntimeUpgradeRequest,
+  RuntimeUpgradeResponse,
+  UpdateWorkerRequest,
+  WorkerInstanceResponse,
+  WorkerListQuery,
+  WorkerPage,
+  WorkerPath,
+  WorkerResponse
+} from "./Workers.js"
+
+export class WorkersApi extends HttpApiGroup.make("workers")
+  .add(
+    HttpApiEndpoint.post("register", "/v1/workers")
+      .setPayload(RegisterWorkerRequest)
+      .addSuccess(RegisteredWorker, { status: 201 })
+      .pipe(requires("workers.register"))
+      .annotate(OpenApi.Summary, "Register a worker")
+      .annotate(
+        OpenApi.Description,
+        "Registers a worker (status `provisioning`) and answers it with its first worker token, shown only once: its runtime sends the token to `/v1/worker-runtime/*` to report heartbeats and its instance. The caller becomes the worker's creator.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/workers")
+      .setUrlParams(WorkerListQuery)
+      .addSuccess(WorkerPage)
+      .pipe(requires("workers.read"))
+      .annotate(OpenApi.Summary, "List workers")
+      .annotate(
+        OpenApi.Description,
+        "The organization's workers, oldest first, optionally only the caller's (`mine=true`). Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/workers/:id")
+      .setPath(WorkerPath)
+      .addSuccess(WorkerResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("workers.read"))
+      .annotate(OpenApi.Summary, "Get a worker")
+      .annotate(
+        OpenApi.Description,
+        "One worker of the organization with its latest instance (the newest its runtime reported, or null). `isMine` says whether the caller registered it. Changes nothing.\n\nErrors: 404 `worker_not_found` (also for another organization's worker, and for an id that is not a worker id)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/workers/:id")
+      .setPath(WorkerPath)
+      .setPayload(UpdateWorkerRequest)
+      .addSuccess(WorkerResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("workers.manage"))
+      .annotate(OpenApi.Summary, "Update a worker")
+      .annotate(
+        OpenApi.Description,
+        "Changes a worker's name, description, workspace path or sandbox backend (at least one; null clears the optional ones) and answers it with its latest instance. The worker's creator, owners and admins may.\n\nErrors: 403 `insufficient_access` for another member's worker; 404 `worker_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v1/workers/:id")
+      .setPath(WorkerPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .pipe(requires("workers.manage"))
+      .annotate(OpenApi.Summary, "Delete a worker")
+      .annotate(
+        OpenApi.Description,
+        "Deletes a worker (it is kept, marked deleted, for the instance's metrics) and revokes its tokens: its runtime gets 401 from then on. The worker's creator, owners and admins may.\n\nErrors: 403 `insufficient_access` for another member's worker; 404 `worker_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("rotateToken", "/v1/workers/:id/tokens")
+      .setPath(WorkerPath)
+      .addSuccess(RegisteredWorker, { status: 201 })
+      .addError(NotFoundResponse)
+      .pipe(requires("workers.manage"))
+      .annotate(OpenApi.Summary, "Rotate a worker's token")
+      .annotate(
+        OpenApi.Description,
+        "Issues a new worker token (shown only once) and revokes every earlier one of the worker: give the new one to its runtime. The worker's creator, owners and admins may.\n\nErrors: 403 `insufficient_access` for another member's worker; 404 `worker_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("upgradeRuntime", "/v1/workers/:id/runtime/upgrade")
+      .setPath(WorkerPath)
+      .setPayload(RuntimeUpgradeRequest)
+      .addSuccess(RuntimeUpgradeResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .addError(WorkerRuntimeErrorResponse)
+      .pipe(requires("workers.manage"))
+      .annotate(OpenApi.Summary, "Upgrade a worker's runtime")
+      .annotate(
+        OpenApi.Description,
+        "Forwards the request body, any JSON object (`{}` for the default upgrade; arrays and scalars are 400), as is to the worker's runtime: `POST <instance url>/runtime/upgrade` with `Authorization: Bearer <the credential the runtime registered>`, `Accept` and `Content-Type: application/json`. Redirects are not followed; the runtime has `ORGPLANE_WORKER_RUNTIME_TIMEOUT` (default 30 seconds) to answer in full, at most 1 MiB. The answer is 200 with the runtime's own status and body in an envelope, `{status, body}`, whatever that status (a runtime's 4xx or 5xx included): `body` is its JSON, `{message}` for text that is not JSON, null for nothing. The worker's creator, owners and admins may.\n\nErrors: 403 `insufficient_access` for another member's worker; 404 `worker_not_found`; 409 `worker_runtime_unavailable` when the worker has no instance, or its instance no URL or credential, yet (start its runtime and let it register its instance); 502 `worker_runtime_error` when the runtime cannot be reached, does not answer in time, redirects or answers too much."
+      )
+  )
+  .addError(ForbiddenResponse)
+  .middleware(MemberAuthentication)
+  .annotate(OpenApi.Title, "Workers")
+  .annotate(
+    OpenApi.Description,
+    "Workers of the caller's active organization: agent runtimes on members' machines or in the cloud. Any member registers workers and reads all of them; a worker's creator, owners and admins change, delete, rotate the token of and upgrade it. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+  )
+{}
+
+export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
+  .add(
+    HttpApiEndpoint.post("heartbeat", "/v1/worker-runtime/heartbeat")
+      .setPayload(HeartbeatRequest)
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Report a worker heartbeat")
+      .annotate(
+        OpenApi.Description,
+        "The runtime says it is alive: records the heartbeat's time, the reported status (default `online`) and, when given, the runtime's version; `active: true` also records it as active now. 204.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("registerInstance", "/v1/worker-runtime/instance")
+      .setPayload(RegisterInstanceRequest)
+      .addSuccess(WorkerInstanceResponse, { status: 201 })
+      .annotate(OpenApi.Summary, "Report a worker instance")
+      .annotate(
+        OpenApi.Description,
+        "The runtime reports where it runs (provider, region, URL, status) and the credential the server must present when it calls it; this becomes the worker's latest instance (earlier ones are kept). The credential is stored encrypted and never returned. Answers the instance.\n\nErrors: none beyond the group's."
+      )
+  )
+  .middleware(WorkerAuthentication)
+  .annotate(OpenApi.Title, "Worker Runtime")
+  .annotate(
+    OpenApi.Description,
+    "Operations a worker's runtime calls with its worker token (`Authorization: Bearer opw_…`), not a person's credentials: 401 `unauthorized` for a missing, unknown or revoked token or a deleted worker."
+  )
+{}
