@@ -39,6 +39,7 @@ import * as RequestLog from "./platform/RequestLog.js"
 import * as SsoHttp from "./sso/Http.js"
 import * as StaffHttp from "./staff/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
+import * as MemoryHttp from "./memory/Http.js"
 import { SystemHttp } from "./system/Http.js"
 
 /**
@@ -91,7 +92,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       CatalogHttp.layer,
       ConnectorsHttp.layer,
       DesktopPoliciesHttp.layer,
-      SsoHttp.layer
+      SsoHttp.layer,
+      MemoryHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
