@@ -21,6 +21,7 @@ import * as Serve from "./commands/serve.js"
 import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
 import { policies } from "./commands/policies.js"
+import { memory } from "./commands/memory.js"
 import { whoami } from "./commands/whoami.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
@@ -49,7 +50,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       connectors,
       policies,
       sso,
-      bootstrap
+      bootstrap,
+      memory
     ]
   )
 

@@ -27,8 +27,8 @@ export const MemoryContextInput = Schema.Struct({
 
 /** Members a client may send but the server decides: accepted and ignored, as the spec says of `scope`. */
 const ignored = (what: string) =>
-  Schema.optionalWith(Schema.Unknown, { exact: true }).annotations({
-    description: `Ignored: the server sets ${what} itself, whatever is sent here.`
+  Schema.optionalWith(Schema.String.pipe(Schema.maxLength(64)), { exact: true }).annotations({
+    description: `Ignored: the server sets ${what} itself, whatever is sent here (a string of at most 64 characters).`
   })
 
 export const SaveMemoryRequest = Schema.Struct({
@@ -94,12 +94,11 @@ export const DEFAULT_MEMORY_SEARCH_LIMIT = 20
 
 export const MemorySearchText = TrimmedText(1, 512, "What to look for, in natural language")
 
+export const MemorySearchLimit = QueryInteger(1, 50, `How many results at most, 1 to 50 (default ${DEFAULT_MEMORY_SEARCH_LIMIT}).`)
+
 export const MemorySearchQuery = Schema.Struct({
   q: MemorySearchText,
-  limit: Schema.optionalWith(
-    QueryInteger(1, 50, `How many results at most, 1 to 50 (default ${DEFAULT_MEMORY_SEARCH_LIMIT}).`),
-    { exact: true }
-  )
+  limit: Schema.optionalWith(MemorySearchLimit, { exact: true })
 }).annotations(allErrors)
 export type MemorySearchQuery = typeof MemorySearchQuery.Type
 
