@@ -719,6 +719,9 @@ const main = async () => {
     ORGPLANE_VERSION: "bench",
     ORGPLANE_LOG_FORMAT: inherited.ORGPLANE_LOG_FORMAT ?? "json",
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+    // Seeding the memory bank runs batches of 25,000 INSERTs with their text-search documents on the server's own
+    // connection; the default 10 seconds a statement is too short for them on a busy machine. Reads are unaffected.
+    ...(MEMORY ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
   const [orgplane, baseline] = await Promise.all([
