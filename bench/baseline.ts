@@ -392,6 +392,43 @@ const pluginConfigObjects = async (principal: Row, pluginId: string, url: URL): 
   }]
 }
 
+// The memory bank: orgplane's search statement (memory/MemoryRepository.ts) with its query rewriting (memory/Memory.ts).
+
+/** Each word or "quoted phrase" may match on its own: joined with `or` for websearch_to_tsquery. */
+const anyWordQuery = (text: string) =>
+  (text.match(/"[^"]*"|[^\s"]+/g) ?? [])
+    .map((token) => token.startsWith("\"") ? token : token.replace(/^-+/, ""))
+    .filter((token) => token !== "" && token !== "\"\"" && token.toLowerCase() !== "or")
+    .join(" or ")
+
+const memorySearch = async (principal: Row, url: URL): Promise<Reply> => {
+  const q = (url.searchParams.get("q") ?? "").trim()
+  const limit = Number(url.searchParams.get("limit") ?? 20)
+  if (q === "" || q.length > 512 || !Number.isInteger(limit) || limit < 1 || limit > 50) return [400, { error: "invalid_request" }]
+  const text = anyWordQuery(q)
+  if (text === "") return [200, { results: [] }]
+  const { rows } = await pool.query(
+    `SELECT m.id, m.content, m.tags, m.source, m.scope, m.created_at, m.updated_at, ts_rank_cd(m.search, q.query, 32)::float8 AS score
+     FROM memories m CROSS JOIN (SELECT websearch_to_tsquery('english'::regconfig, $1) AS query) q
+     WHERE m.organization_id = $2 AND m.user_id = $3 AND m.search @@ q.query
+     ORDER BY score DESC, m.created_at DESC, m.id DESC
+     LIMIT $4`,
+    [text, principal.org_id, principal.user_id, limit]
+  )
+  return [200, {
+    results: rows.map((row) => ({
+      id: row.id,
+      content: row.content,
+      tags: row.tags,
+      source: row.source,
+      scope: row.scope,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      score: row.score
+    }))
+  }]
+}
+
 // Routing ---------------------------------------------------------------------------------------------------------
 
 const lists: Record<string, (organizationId: string, url: URL) => Promise<unknown>> = {
@@ -403,7 +440,8 @@ const lists: Record<string, (organizationId: string, url: URL) => Promise<unknow
 /** Reads of one resource in the caller's organization, by path. */
 const resources: ReadonlyArray<readonly [RegExp, (principal: Row, match: RegExpExecArray, url: URL) => Promise<Reply>]> = [
   [/^\/v1\/plugins\/([^/]+)$/, (principal, match) => plugin(principal, match[1]!)],
-  [/^\/v1\/plugins\/([^/]+)\/config-objects$/, (principal, match, url) => pluginConfigObjects(principal, match[1]!, url)]
+  [/^\/v1\/plugins\/([^/]+)\/config-objects$/, (principal, match, url) => pluginConfigObjects(principal, match[1]!, url)],
+  [/^\/v1\/memory\/search$/, (principal, _, url) => memorySearch(principal, url)]
 ]
 
 const send = (response: ServerResponse, status: number, body: unknown) => {

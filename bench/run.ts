@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
+import * as Memory from "./memory.js"
 
 const usage = `Usage: pnpm bench [requests]
 
@@ -29,6 +30,10 @@ Environment:
                                server's own database connection; their list is read 100 a page, first and ~90% in.
   ORGPLANE_BENCH_REPO_FILES    Files of the repository discovered through a fake GitHub (default 20000).
   ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  ORGPLANE_BENCH_MEMORY=1      Or --memory: only the memory bank section (bench/memory.ts): seed memories with SQL,
+                               measure GET /v1/memory/search for random people and queries.
+  ORGPLANE_BENCH_MEMORIES      Memories seeded for it (default 1000000), of ORGPLANE_BENCH_MEMORY_USERS people
+                               (default 10000) of one organization.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -63,6 +68,8 @@ const ROOT = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(HERE, "..
 const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined
 /** Extra Node flags for the orgplane server, for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag !== "")
+/** Only the memory bank section (bench/memory.ts) instead of the default run. */
+const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_MEMORY === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -510,7 +517,8 @@ interface Endpoint {
   readonly label: string
   readonly method: "GET" | "PATCH"
   readonly path: (round: number) => string
-  readonly credentials: Credentials
+  /** Fixed, or chosen per request (the memory searches act as a different person each time). */
+  readonly credentials: Credentials | ((round: number) => Credentials)
   readonly body?: (round: number) => unknown
   /** Whether the baseline implements it. */
   readonly baseline: boolean
@@ -585,6 +593,9 @@ interface Figures {
   readonly cpuPerRequest: number | undefined
 }
 
+const credentialsOf = (endpoint: Endpoint, round: number) =>
+  typeof endpoint.credentials === "function" ? endpoint.credentials(round) : endpoint.credentials
+
 /** `count` requests from CONCURRENCY workers; latencies in milliseconds. */
 const load = async (base: string, endpoint: Endpoint, count: number, rounds: { next: number }) => {
   const latencies: Array<number> = []
@@ -594,7 +605,7 @@ const load = async (base: string, endpoint: Endpoint, count: number, rounds: { n
       sent++
       const round = rounds.next++
       const started = performance.now()
-      const reply = await send(base, endpoint.method, endpoint.path(round), endpoint.credentials, endpoint.body?.(round))
+      const reply = await send(base, endpoint.method, endpoint.path(round), credentialsOf(endpoint, round), endpoint.body?.(round))
       latencies.push(performance.now() - started)
       if (reply.status < 200 || reply.status >= 300) {
         throw new Error(`${endpoint.label} on ${base}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
@@ -634,8 +645,8 @@ const firstDifference = (a: unknown, b: unknown, path = ""): string | undefined 
 
 const compare = async (orgplane: Server, baseline: Server, endpoint: Endpoint) => {
   const path = endpoint.path(0)
-  const ours = await call(orgplane.url, endpoint.method, path, endpoint.credentials)
-  const theirs = await call(baseline.url, endpoint.method, path, endpoint.credentials)
+  const ours = await call(orgplane.url, endpoint.method, path, credentialsOf(endpoint, 0))
+  const theirs = await call(baseline.url, endpoint.method, path, credentialsOf(endpoint, 0))
   const difference = firstDifference(ours, theirs)
   if (difference !== undefined) process.stderr.write(`warning: baseline differs on ${endpoint.label}: ${difference}\n`)
 }
@@ -708,6 +719,9 @@ const main = async () => {
     ORGPLANE_VERSION: "bench",
     ORGPLANE_LOG_FORMAT: inherited.ORGPLANE_LOG_FORMAT ?? "json",
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+    // Seeding the memory bank runs batches of 25,000 INSERTs with their text-search documents on the server's own
+    // connection; the default 10 seconds a statement is too short for them on a busy machine. Reads are unaffected.
+    ...(MEMORY ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
   const [orgplane, baseline] = await Promise.all([
@@ -718,11 +732,17 @@ const main = async () => {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   const rssAtStart = await orgplane.rss()
-  const people = await seed(orgplane.url)
-  const catalog = await seedCatalog(orgplane.url, people)
-  await seedRepository(github)
-  const seeded: Seeded = { ...people, catalog, connectors: await seedConnectors(orgplane, people) }
-  const list = endpoints(seeded)
+  let seeded: Seeded | undefined
+  let list: ReadonlyArray<Endpoint>
+  if (MEMORY) {
+    list = [Memory.searchEndpoint(await Memory.seedMemories({ sql: orgplane.sql, call, base: orgplane.url }))]
+  } else {
+    const people = await seed(orgplane.url)
+    const catalog = await seedCatalog(orgplane.url, people)
+    await seedRepository(github)
+    seeded = { ...people, catalog, connectors: await seedConnectors(orgplane, people) }
+    list = endpoints(seeded)
+  }
   if (baseline !== undefined) {
     for (const endpoint of list) if (endpoint.baseline) await compare(orgplane, baseline, endpoint)
   }
@@ -744,7 +764,7 @@ const main = async () => {
     if (endpoint.id !== undefined) measured.set(endpoint.id, { ours, theirs })
   }
   printRatios(measured)
-  if (seeded.connectors !== undefined) await measureDiscovery(orgplane.url, seeded.key, seeded.connectors.largeInstanceId)
+  if (seeded?.connectors !== undefined) await measureDiscovery(orgplane.url, seeded.key, seeded.connectors.largeInstanceId)
 
   const rssAfter = [await orgplane.rss(), await baseline?.rss()]
   console.log(`\n${"server RSS".padEnd(LABEL)} |     at start  before load   after load`)

@@ -21,6 +21,7 @@ import * as Serve from "./commands/serve.js"
 import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
 import { policies } from "./commands/policies.js"
+import { memory } from "./commands/memory.js"
 import { whoami } from "./commands/whoami.js"
 import { workers } from "./commands/workers.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
@@ -51,7 +52,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       policies,
       sso,
       bootstrap,
-      workers
+      workers,
+      memory
     ]
   )
 

@@ -180,6 +180,7 @@ describe("Promise client", () => {
       "invitations",
       "marketplaces",
       "members",
+      "memory",
       "organizations",
       "plugins",
       "roles",

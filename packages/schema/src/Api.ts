@@ -25,6 +25,7 @@ import { TeamsApi } from "./TeamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
+import { MemoryApi } from "./MemoryApi.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -103,6 +104,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(SsoApi)
   .add(WorkersApi)
   .add(WorkerRuntimeApi)
+  .add(MemoryApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
   .annotateContext(

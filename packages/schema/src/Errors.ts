@@ -139,7 +139,8 @@ export const NotFoundCode = Schema.Literal(
   "connector_sync_event_not_found",
   "desktop_policy_not_found",
   "sso_connection_not_found",
-  "worker_not_found"
+  "worker_not_found",
+  "memory_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 

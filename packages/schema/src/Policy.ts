@@ -27,6 +27,7 @@ export const Policy = {
     capability: "read connector accounts, and the connector instances shared with them (owners and admins: all of them)"
   },
   "desktopPolicies.readEffective": { role: "member", capability: "read their own effective desktop policy" },
+  "memory.use": { role: "member", capability: "save, search, list and delete their own memories (nobody reads another person's)" },
   "members.leave": { role: "member", capability: "leave the organization" },
   "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
   "members.remove": { role: "admin", capability: "remove members and admins" },

@@ -39,6 +39,7 @@ import * as RequestLog from "./platform/RequestLog.js"
 import * as SsoHttp from "./sso/Http.js"
 import * as StaffHttp from "./staff/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
+import * as MemoryHttp from "./memory/Http.js"
 import { SystemHttp } from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
@@ -95,7 +96,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       ConnectorsHttp.layer,
       DesktopPoliciesHttp.layer,
       SsoHttp.layer,
-      WorkersHttp.layer
+      WorkersHttp.layer,
+      MemoryHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

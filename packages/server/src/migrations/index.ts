@@ -9,6 +9,7 @@ import discoveryApply from "./0006_discovery_apply.js"
 import connectorCandidateKeys from "./0007_connector_candidate_keys.js"
 import desktopPolicies from "./0008_desktop_policies.js"
 import sso from "./0009_sso.js"
+import memory from "./0010_memory.js"
 import telemetry from "./0011_telemetry.js"
 import workers from "./0012_workers.js"
 
@@ -22,7 +23,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 7, name: "connector_candidate_keys", up: connectorCandidateKeys },
   { id: 8, name: "desktop_policies", up: desktopPolicies },
   { id: 9, name: "sso", up: sso },
-  // 10 is reserved for the memory bank (landing with it).
+  { id: 10, name: "memory", up: memory },
   { id: 11, name: "telemetry", up: telemetry },
   { id: 12, name: "workers", up: workers }
 ]
