@@ -37,7 +37,7 @@ export const ActivityRow = Schema.Struct({
   realActiveUsers7d: fields.realActiveUsers7d,
   realActiveUsers30d: fields.realActiveUsers30d,
   recurringUsers: fields.recurringUsers,
-  activitySeries: Schema.Array(Schema.typeSchema(AdminActivityPoint))
+  activitySeries: Schema.Array(AdminActivityPoint)
 })
 
 const Request = Schema.Struct({ now: Schema.DateFromSelf, operatorOrganizationId: Schema.NullOr(Schema.String) })
