@@ -1,6 +1,7 @@
 /**
  * Admin metrics: the instance's usage numbers for its operator (owners and admins of the operator organization),
- * computed on each call from two set-based statements read in one transaction, so every number sees one state.
+ * computed on each call from two set-based statements in one read-only, repeatable-read transaction, so every number
+ * sees one state.
  */
 import { AdminMetricsSummary, type MemberContext } from "@orgplane/schema"
 import { Effect } from "effect"
@@ -20,7 +21,9 @@ export class Metrics extends Effect.Service<Metrics>()("@orgplane/server/Metrics
         const generatedAt = yield* now
         // requireOperator passed: the caller's organization is the operator organization.
         const request = { now: generatedAt, operatorOrganizationId: caller.organization.id }
-        const [counts, activity] = yield* transaction(Effect.all([repository.counts(request), repository.activity(request)]))
+        const [counts, activity] = yield* transaction(
+          Effect.zipRight(repository.snapshot, Effect.all([repository.counts(request), repository.activity(request)]))
+        )
         const summary = new AdminMetricsSummary({
           ...counts,
           ...activity,

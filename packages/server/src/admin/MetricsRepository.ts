@@ -149,6 +149,9 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
           GROUP BY d.today, d.week_start, d.series_start`
     })
 
-    return { counts, activity } as const
+    /** Makes the enclosing transaction read one snapshot, read-only: its first statement. */
+    const snapshot = sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`.pipe(Effect.asVoid)
+
+    return { snapshot, counts, activity } as const
   })
 }) {}
