@@ -132,21 +132,27 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
             CROSS JOIN LATERAL (SELECT (d.series_start + i) AS day FROM generate_series(0, 29) AS i) g
             LEFT JOIN activity_by_day a ON a.day = g.day
             LEFT JOIN signups_by_day n ON n.day = g.day
+          ),
+          per_user AS (
+            SELECT bool_or(a.day = d.today) AS active1d, bool_or(a.day >= d.week_start) AS active7d,
+                   bool_or(a.day >= d.series_start) AS active30d, bool_or(a.task AND a.day = d.today) AS real1d,
+                   bool_or(a.task AND a.day >= d.week_start) AS real7d, bool_or(a.task AND a.day >= d.series_start) AS real30d,
+                   count(*) AS active_days
+            FROM user_days a, days d GROUP BY a.user_id
           )
           SELECT
-            count(DISTINCT a.user_id) FILTER (WHERE a.day = d.today)::int AS active_users1d,
-            count(DISTINCT a.user_id) FILTER (WHERE a.day >= d.week_start)::int AS active_users7d,
-            count(DISTINCT a.user_id) FILTER (WHERE a.day >= d.series_start)::int AS active_users30d,
-            count(DISTINCT a.user_id) FILTER (WHERE a.task AND a.day = d.today)::int AS real_active_users1d,
-            count(DISTINCT a.user_id) FILTER (WHERE a.task AND a.day >= d.week_start)::int AS real_active_users7d,
-            count(DISTINCT a.user_id) FILTER (WHERE a.task AND a.day >= d.series_start)::int AS real_active_users30d,
-            (SELECT count(*) FROM (SELECT user_id FROM user_days GROUP BY user_id HAVING count(*) >= 2) r)::int AS recurring_users,
+            count(*) FILTER (WHERE active1d)::int AS active_users1d,
+            count(*) FILTER (WHERE active7d)::int AS active_users7d,
+            count(*) FILTER (WHERE active30d)::int AS active_users30d,
+            count(*) FILTER (WHERE real1d)::int AS real_active_users1d,
+            count(*) FILTER (WHERE real7d)::int AS real_active_users7d,
+            count(*) FILTER (WHERE real30d)::int AS real_active_users30d,
+            count(*) FILTER (WHERE active_days >= 2)::int AS recurring_users,
             (SELECT json_agg(json_build_object(
                       'day', to_char(s.day, 'YYYY-MM-DD'), 'activeUsers', s.active_users,
                       'realActiveUsers', s.real_active_users, 'signups', s.signups) ORDER BY s.day)
              FROM series s) AS activity_series
-          FROM days d LEFT JOIN user_days a ON true
-          GROUP BY d.today, d.week_start, d.series_start`
+          FROM per_user`
     })
 
     /** Makes the enclosing transaction read one snapshot, read-only: its first statement. */
