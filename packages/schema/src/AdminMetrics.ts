@@ -5,8 +5,7 @@ import { Timestamp } from "./Common.js"
 const Count = (description: string) => Schema.NonNegativeInt.annotations({ description })
 
 /** A UTC day key, `YYYY-MM-DD`. */
-export const DayKey = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
-  identifier: "DayKey",
+const DayKey = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
   description: "A UTC calendar day, `YYYY-MM-DD`."
 })
 
