@@ -24,6 +24,7 @@ import { policies } from "./commands/policies.js"
 import { memory } from "./commands/memory.js"
 import { whoami } from "./commands/whoami.js"
 import { workers } from "./commands/workers.js"
+import { admin } from "./commands/admin.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
@@ -53,7 +54,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       sso,
       bootstrap,
       workers,
-      memory
+      memory,
+      admin
     ]
   )
 

@@ -70,6 +70,7 @@ const hintFor = (status: number, error: string): string | undefined => {
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
   if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
   if (error === "insufficient_role") return "ask an owner or admin of the organization"
+  if (error === "operator_only") return "switch to the operator organization ('orgplane orgs switch <id>') as one of its owners or admins"
   return undefined
 }
 

@@ -1,6 +1,7 @@
 /** Admin: instance operation, reserved to owners and admins of the operator organization. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { AdminMetricsResponse } from "./AdminMetrics.js"
 import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { ChangePlanRequest, Organization } from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
@@ -19,6 +20,16 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(
         OpenApi.Description,
         "Sets the plan of any organization on the instance and answers the organization.\n\nErrors: 404 `organization_not_found` for an unknown organization."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("metrics", "/v1/admin/metrics")
+      .addSuccess(AdminMetricsResponse)
+      .pipe(requires("admin.readMetrics"))
+      .annotate(OpenApi.Summary, "Read the instance's usage metrics")
+      .annotate(
+        OpenApi.Description,
+        "Computes the instance's usage metrics on each call (no caching) and answers `{summary, generatedAt}`. Days are UTC calendar days (`YYYY-MM-DD`); today is the day of `generatedAt`.\n\nDefinitions:\n- `totalUsers`, `totalOrganizations`: every account and every organization (provisional ones included).\n- `verifiedUsers`: the instance has no email verification, so a person counts as verified when their email's domain is the verified SSO domain of an organization they are an active member of.\n- `recentUsers7d` / `recentUsers30d`: accounts created at or after now − 7 days / now − 30 days (signups, not activity).\n- `totalWorkers`, `cloudWorkers`, `localWorkers`: workers not deleted, split by destination; `usersWithWorkers`: distinct creators of those workers; `usersWithoutWorkers`: totalUsers − usersWithWorkers, at least 0.\n- `paidUsers`: people with an active membership in an organization on the `team` or `enterprise` plan; `unpaidUsers`: everyone else; `billingUnavailableUsers` is 0 and `billingLoaded` true, since plans are stored on the instance.\n- `adminCount`: owners and admins (active memberships) of the operator organization, who are the instance's admins.\n- Activity of a person on a day: (A) a session created that day, (B) any telemetry event that day, (C, task activity) a `task.started`, `task.completed` or `task.failed` telemetry event with a session id that day. `activeUsers1d`/`7d`/`30d`: distinct people with A or B activity today / on the last 7 days (today included) / on the 30 days of the series; `realActiveUsers1d`/`7d`/`30d`: the same with C only.\n- `recurringUsers`: people with activity (A, B or C) on at least 2 distinct days of the last 90 (today included).\n- `inviters`: distinct people who ever created an invitation, in any organization; `medianHoursToFirstInvite`: for each inviter, the hours from their account's creation to their first invitation, floored at 0 and rounded to 0.1, then the median (an even count averages the two middle values; the result is rounded to 0.01); null without inviters.\n- `activitySeries`: 30 points, oldest first, from 29 days ago to today: `activeUsers` (A or B), `realActiveUsers` (C) and `signups` (accounts created that day).\n\nErrors: only those of the group (403 `operator_only` for anyone but the operator organization's owners and admins)."
       )
   )
   .addError(ForbiddenResponse)

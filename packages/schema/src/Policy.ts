@@ -53,6 +53,11 @@ export const Policy = {
     capability: "change any organization's plan (in the operator organization only)",
     operatorOnly: true
   },
+  "admin.readMetrics": {
+    role: "admin",
+    capability: "read the instance's usage metrics (in the operator organization only)",
+    operatorOnly: true
+  },
   "members.manageOwners": { role: "owner", capability: "make a member an owner, demote or remove another owner" },
   "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" },
   "workers.read": { role: "member", capability: "read the organization's workers and their instances" },

@@ -26,6 +26,12 @@ describe("the tenancy rule", () => {
     expect(Tenancy.unscopedTables("INSERT INTO test_probe VALUES (1)")).toEqual([])
   })
 
+  it("leaves alone statements marked instance-wide at their start, and only there", () => {
+    expect(Tenancy.unscopedTables("/* instance-wide: admin metrics */ SELECT count(*) FROM workers")).toEqual([])
+    expect(Tenancy.unscopedTables("SELECT count(*) FROM workers /* instance-wide: admin metrics */")).toEqual(["workers"])
+    expect(Tenancy.unscopedTables("/* instance-wide */ SELECT count(*) FROM workers")).toEqual(["workers"])
+  })
+
   it("records what a running server executes", async () => {
     const server = await TestServer.start()
     try {

@@ -24,6 +24,13 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
   codehost_deliveries: "GitHub webhook delivery ids, received before the organization is known (deduplication of redeliveries)"
 }
 
+/**
+ * Statements that read across organizations on purpose, and say so where they are written: they begin with the
+ * comment `/* instance-wide: <what> *\/` (the admin metrics, reserved to the instance's operator). Keep the list
+ * short: `grep -rn "instance-wide:" packages/server/src` shows every one.
+ */
+const instanceWide = /^\s*\/\*\s*instance-wide:[^*]+\*\//
+
 /** Statements that change the schema, not rows: migrations. */
 const ddl = /^\s*(?:--[^\n]*\n\s*)*(?:CREATE|ALTER|DROP|COMMENT)\b/i
 
@@ -51,7 +58,7 @@ export const tablesOf = (sql: string): ReadonlyArray<string> => {
 
 /** The tenant tables the statement touches without naming `organization_id`; empty when it is fine. */
 export const unscopedTables = (sql: string): ReadonlyArray<string> => {
-  if (ddl.test(sql) || /\borganization_id\b/i.test(sql)) return []
+  if (ddl.test(sql) || instanceWide.test(sql) || /\borganization_id\b/i.test(sql)) return []
   return tablesOf(sql).filter((table) => !(table in NonTenantTables))
 }
 

@@ -1,7 +1,8 @@
-/** HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Admin. Thin by design. */
+/** HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Admin (its metrics: admin/). Thin by design. */
 import { HttpServerRequest } from "@effect/platform"
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer, Option } from "effect"
+import { Metrics } from "../admin/Metrics.js"
 import { ServerConfig } from "../platform/Config.js"
 import { group } from "../platform/HttpErrors.js"
 import { Accounts } from "./Accounts.js"
@@ -65,11 +66,14 @@ export const BootstrapHttp = group(Api, "bootstrap", (handlers) =>
 export const AdminHttp = group(Api, "admin", (handlers) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
-    return handlers.handle("setPlan", ({ path, payload }) =>
-      Effect.flatMap(CurrentMember, (caller) =>
-        Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
+    const metrics = yield* Metrics
+    return handlers
+      .handle("setPlan", ({ path, payload }) =>
+        Effect.flatMap(CurrentMember, (caller) =>
+          Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
+      .handle("metrics", () => Effect.flatMap(CurrentMember, metrics.summary))
   }))
 
 export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, AdminHttp).pipe(
-  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default])
+  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default, Metrics.Default])
 )

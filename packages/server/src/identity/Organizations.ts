@@ -1,5 +1,5 @@
 /** Organizations: creation (the creator becomes owner) and plan changes by the instance operator. */
-import { Forbidden, type MemberContext, NotFound, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
+import { type Action, Forbidden, type MemberContext, NotFound, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
@@ -50,11 +50,14 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
       ? orUnavailable(organizations.operatorOrganizationId)
       : Effect.succeed(Option.some(settings.operatorOrganizationId as OrganizationId))
 
-    /** Passes for owners and admins (per the policy table) of the operator organization; anyone else: 403 `operator_only`. */
-    const requireOperator = (caller: MemberContext) =>
+    /**
+     * Passes for the members of the operator organization whose role may take the operator-only `action` (owners and
+     * admins, per the policy table); anyone else: 403 `operator_only`.
+     */
+    const requireOperator = (caller: MemberContext, action: Action) =>
       Effect.gen(function*() {
         const operator = yield* operatorOrganizationId
-        if (!Option.contains(operator, caller.organization.id) || !can(caller, "organizations.setPlan")) {
+        if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
           return yield* new Forbidden({
             reason: "operator_only",
             message: "Only owners and admins of the operator organization may do this."
@@ -64,7 +67,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
 
     const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
       Effect.gen(function*() {
-        yield* requireOperator(caller)
+        yield* requireOperator(caller, "organizations.setPlan")
         const updated = yield* orUnavailable(organizations.update(organizationId, { plan }, yield* now))
         if (Option.isNone(updated)) {
           return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
@@ -72,7 +75,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
         return updated.value
       })
 
-    return { insertWithMember, create, setPlan } as const
+    return { insertWithMember, create, requireOperator, setPlan } as const
   }),
   dependencies: [OrganizationsRepository.Default, Memberships.Default]
 }) {}

@@ -1,0 +1,61 @@
+/**
+ * `orgplane admin metrics`: the instance's usage metrics, for owners and admins of the operator organization: a
+ * table of the summary and a sparkline of the last 30 days' activity.
+ */
+import { type AdminActivityPoint, AdminMetricsResponse } from "@orgplane/schema"
+import * as Commands from "../Commands.js"
+import * as Output from "../Output.js"
+
+const BARS = "▁▂▃▄▅▆▇█"
+
+/** One bar per value, scaled to the largest (all lowest when every value is 0). */
+export const sparkline = (values: ReadonlyArray<number>): string => {
+  const max = Math.max(0, ...values)
+  return values.map((value) => BARS[max === 0 ? 0 : Math.round((value / max) * (BARS.length - 1))]).join("")
+}
+
+const series = (points: ReadonlyArray<AdminActivityPoint>, pick: (point: AdminActivityPoint) => number) => {
+  const values = points.map(pick)
+  return `${sparkline(values)}  max ${Math.max(0, ...values)}, today ${values.at(-1) ?? 0}`
+}
+
+export const metrics = Commands.endpoint("metrics", {
+  summary: "Show the instance's usage metrics: people, organizations, workers, plans, activity and invitations (operator only).",
+  details: [
+    "For owners and admins of the operator organization. Days are UTC; the activity lines are the 30 days ending today, oldest first. --json prints every number and the daily series."
+  ],
+  inputs: {},
+  call: (client) => client.admin.metrics(),
+  output: AdminMetricsResponse,
+  human: ({ generatedAt, summary: s }) => {
+    const first = s.activitySeries[0]?.day ?? "-"
+    const last = s.activitySeries.at(-1)?.day ?? "-"
+    return [
+      Output.table(["metric", "value"], [
+        ["users", `${s.totalUsers} (${s.recentUsers7d} new in 7 days, ${s.recentUsers30d} in 30)`],
+        ["verified users", String(s.verifiedUsers)],
+        ["organizations", String(s.totalOrganizations)],
+        ["instance admins", String(s.adminCount)],
+        ["paid / unpaid users", `${s.paidUsers} / ${s.unpaidUsers}`],
+        ["workers", `${s.totalWorkers} (${s.cloudWorkers} cloud, ${s.localWorkers} local)`],
+        ["users with / without workers", `${s.usersWithWorkers} / ${s.usersWithoutWorkers}`],
+        ["active users 1d / 7d / 30d", `${s.activeUsers1d} / ${s.activeUsers7d} / ${s.activeUsers30d}`],
+        ["task users 1d / 7d / 30d", `${s.realActiveUsers1d} / ${s.realActiveUsers7d} / ${s.realActiveUsers30d}`],
+        ["recurring users (90 days)", String(s.recurringUsers)],
+        ["inviters", String(s.inviters)],
+        ["median hours to first invite", s.medianHoursToFirstInvite === null ? "-" : String(s.medianHoursToFirstInvite)]
+      ]),
+      "",
+      `Last 30 days (${first} to ${last}, UTC):`,
+      Output.fields([
+        ["active", series(s.activitySeries, (point) => point.activeUsers)],
+        ["tasks", series(s.activitySeries, (point) => point.realActiveUsers)],
+        ["signups", series(s.activitySeries, (point) => point.signups)]
+      ]),
+      "",
+      `Generated ${Output.date(generatedAt)}.`
+    ].join("\n")
+  }
+})
+
+export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization).", [metrics])

@@ -1,0 +1,58 @@
+/** Admin metrics: instance-wide counts of people, organizations, workers, activity and invitations, for the operator. */
+import { Schema } from "effect"
+import { Timestamp } from "./Common.js"
+
+const Count = (description: string) => Schema.NonNegativeInt.annotations({ description })
+
+/** A UTC day key, `YYYY-MM-DD`. */
+const DayKey = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotations({
+  description: "A UTC calendar day, `YYYY-MM-DD`."
+})
+
+/** One day of the 30-day activity series. */
+export class AdminActivityPoint extends Schema.Class<AdminActivityPoint>("AdminActivityPoint")({
+  day: DayKey,
+  activeUsers: Count("People active that day: a session created, or any telemetry event."),
+  realActiveUsers: Count("People with task activity that day: a `task.started`, `task.completed` or `task.failed` event with a session id."),
+  signups: Count("People whose account was created that day.")
+}) {}
+
+export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("AdminMetricsSummary")({
+  totalUsers: Count("Every person with an account on the instance."),
+  totalOrganizations: Count("Every organization on the instance, provisional ones included."),
+  verifiedUsers: Count(
+    "People whose email domain is the verified SSO domain of an organization they are an active member of (the instance has no email verification)."
+  ),
+  recentUsers7d: Count("People whose account was created in the last 7 days (signups, not activity)."),
+  recentUsers30d: Count("People whose account was created in the last 30 days."),
+  totalWorkers: Count("Workers not deleted."),
+  cloudWorkers: Count("Workers not deleted with destination `cloud`."),
+  localWorkers: Count("Workers not deleted with destination `local`."),
+  usersWithWorkers: Count("Distinct people who created a worker that is not deleted."),
+  usersWithoutWorkers: Count("totalUsers − usersWithWorkers, at least 0."),
+  paidUsers: Count("People with an active membership in an organization on the `team` or `enterprise` plan."),
+  unpaidUsers: Count("Every other person: totalUsers − paidUsers."),
+  billingUnavailableUsers: Count("Always 0: plans are stored on the instance, so billing is always known."),
+  adminCount: Count("Owners and admins (active memberships) of the operator organization: the instance's admins."),
+  activeUsers1d: Count("People active today (UTC): a session created, or any telemetry event."),
+  activeUsers7d: Count("People active on any of the last 7 UTC days, today included."),
+  activeUsers30d: Count("People active on any day of the 30-day series."),
+  realActiveUsers1d: Count("People with task activity today (UTC)."),
+  realActiveUsers7d: Count("People with task activity on any of the last 7 UTC days."),
+  realActiveUsers30d: Count("People with task activity on any day of the 30-day series."),
+  recurringUsers: Count("People active (any activity, task activity included) on at least 2 distinct UTC days of the last 90."),
+  inviters: Count("Distinct people who ever created an invitation."),
+  medianHoursToFirstInvite: Schema.NullOr(Schema.Number).annotations({
+    description:
+      "Median over inviters of the hours from account creation to their first invitation (each floored at 0 and rounded to 0.1; an even count averages the two middle values); null without inviters."
+  }),
+  billingLoaded: Schema.Boolean.annotations({ description: "Always true: paidUsers and unpaidUsers are computed from organization plans." }),
+  activitySeries: Schema.Array(AdminActivityPoint).annotations({
+    description: "30 daily points, oldest first: the UTC days from 29 days ago to today."
+  })
+}) {}
+
+export const AdminMetricsResponse = Schema.Struct({
+  summary: AdminMetricsSummary,
+  generatedAt: Timestamp
+})
