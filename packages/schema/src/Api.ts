@@ -24,6 +24,7 @@ import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
+import { TelemetryApi } from "./TelemetryApi.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -100,6 +101,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(AdminApi)
   .add(DesktopPoliciesApi)
   .add(SsoApi)
+  .add(TelemetryApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
   .annotateContext(

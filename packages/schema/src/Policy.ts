@@ -53,7 +53,8 @@ export const Policy = {
     operatorOnly: true
   },
   "members.manageOwners": { role: "owner", capability: "make a member an owner, demote or remove another owner" },
-  "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" }
+  "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" },
+  "telemetry.ingest": { role: "member", capability: "send telemetry events of their own use" }
 } as const satisfies Record<string, Rule>
 
 export type Action = keyof typeof Policy

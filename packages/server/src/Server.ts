@@ -40,6 +40,7 @@ import * as SsoHttp from "./sso/Http.js"
 import * as StaffHttp from "./staff/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
 import { SystemHttp } from "./system/Http.js"
+import * as TelemetryHttp from "./telemetry/Http.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -91,7 +92,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       CatalogHttp.layer,
       ConnectorsHttp.layer,
       DesktopPoliciesHttp.layer,
-      SsoHttp.layer
+      SsoHttp.layer,
+      TelemetryHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
