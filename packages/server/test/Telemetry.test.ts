@@ -4,6 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Partitions from "../src/telemetry/Partitions.js"
 import { monthOf, partitionName, startOf } from "../src/telemetry/Partitions.js"
 import * as Retention from "../src/telemetry/Retention.js"
 
@@ -384,6 +385,16 @@ describe("telemetry partitions and retention", () => {
       )
       expect(responses.map((response) => response.status)).toEqual(Array(8).fill(204))
       expect(await events(org.organization.id, shared)).toHaveLength(8)
+
+      // The race itself, many times over: creating one new partition from many connections at once never fails.
+      for (let month = monthOf(new Date()) + 24; month < monthOf(new Date()) + 27; month++) {
+        await shared.sql((sql) =>
+          Effect.all(Array.from({ length: 8 }, () => Partitions.create(month)), { concurrency: "unbounded" }).pipe(
+            Effect.provideService(SqlClient.SqlClient, sql)
+          )
+        )
+      }
+      expect(await partitions(shared)).toContain(partitionName(monthOf(new Date()) + 26))
     } finally {
       await second.close()
       await shared.close()
