@@ -22,6 +22,7 @@ import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
 import { policies } from "./commands/policies.js"
 import { whoami } from "./commands/whoami.js"
+import { telemetry } from "./commands/telemetry.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
@@ -49,7 +50,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       connectors,
       policies,
       sso,
-      bootstrap
+      bootstrap,
+      telemetry
     ]
   )
 
