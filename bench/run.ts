@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
+import * as Telemetry from "./telemetry.js"
 
 const usage = `Usage: pnpm bench [requests]
 
@@ -29,6 +30,8 @@ Environment:
                                server's own database connection; their list is read 100 a page, first and ~90% in.
   ORGPLANE_BENCH_REPO_FILES    Files of the repository discovered through a fake GitHub (default 20000).
   ORGPLANE_BENCH_NODE_ARGS     Extra Node flags for the orgplane server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  ORGPLANE_BENCH_TELEMETRY     1 (or the --telemetry flag): measure telemetry ingest only (bench/telemetry.ts):
+                               events per second in batches of 50, [requests] requests, beside the baseline's INSERT.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -63,6 +66,7 @@ const ROOT = Path.resolve(process.env.ORGPLANE_BENCH_ROOT ?? Path.join(HERE, "..
 const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined
 /** Extra Node flags for the orgplane server, for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag !== "")
+const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -717,6 +721,7 @@ const main = async () => {
   if (baseline === undefined) {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
+  if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   const rssAtStart = await orgplane.rss()
   const people = await seed(orgplane.url)
   const catalog = await seedCatalog(orgplane.url, people)
