@@ -186,6 +186,7 @@ describe("Promise client", () => {
       "sso",
       "system",
       "teams",
+      "telemetry",
       "users",
       "webhooks"
     ])
