@@ -64,6 +64,10 @@ export const list: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly
       )
     ))
 
+/** Creates the partitions of every month from `first` to `last` (both included) that do not exist. */
+export const createRange = (first: Month, last: Month): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.forEach(Array.from({ length: Math.max(0, last - first + 1) }, (_, index) => first + index), create, { discard: true })
+
 /** The partitions this process knows exist, so ingest creates a month's partition at most once per process. */
 export class Partitions extends Effect.Service<Partitions>()("@orgplane/server/TelemetryPartitions", {
   effect: Effect.gen(function*() {
@@ -84,9 +88,16 @@ export class Partitions extends Effect.Service<Partitions>()("@orgplane/server/T
     const ensureRange = (first: Month, last: Month) =>
       ensure(Array.from({ length: Math.max(0, last - first + 1) }, (_, index) => first + index))
 
+    /** Learns which partitions exist (one catalog query), so that a start-up on a prepared database runs no DDL. */
+    const refresh = list.pipe(
+      Effect.tap((partitions) => Effect.sync(() => partitions.forEach(({ month }) => known.add(month)))),
+      Effect.asVoid,
+      Effect.provideService(SqlClient.SqlClient, sql)
+    )
+
     /** Forgets months (dropped by retention, or missing although believed to exist), so they are checked again. */
     const forget = (months: Iterable<Month>) => Effect.sync(() => [...months].forEach((month) => known.delete(month)))
 
-    return { ensure, ensureRange, forget } as const
+    return { ensure, ensureRange, forget, refresh } as const
   })
 }) {}

@@ -19,10 +19,9 @@ import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
 import { isSqlError, orUnavailable, pgCode, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { type Month, monthOf, Partitions } from "./Partitions.js"
+import { type Month, monthOf, Partitions, startOf } from "./Partitions.js"
 import { firstKeptMonth } from "./Retention.js"
 import { type DimensionRow, type EventRow, TelemetryRepository } from "./TelemetryRepository.js"
-import { startOf } from "./Partitions.js"
 
 const kept = new Set<string>(TelemetryEventTypes)
 const sources = new Set<string>(TelemetrySources)
@@ -59,6 +58,7 @@ export class Telemetry extends Effect.Service<Telemetry>()("@orgplane/server/Tel
 
     // At start-up: the retention window and the next month, so ingest rarely needs DDL.
     const startedAt = yield* now
+    yield* partitions.refresh
     yield* partitions.ensureRange(firstKeptMonth(startedAt, telemetryRetentionMonths), monthOf(startedAt) + 1)
 
     const ingest = (caller: MemberContext, request: IngestTelemetryRequest) =>
