@@ -450,8 +450,48 @@ const send = (response: ServerResponse, status: number, body: unknown) => {
   response.end(text)
 }
 
+// Telemetry ingest (bench/telemetry.ts): the same authentication, filtering and one multi-row INSERT as orgplane's,
+// without its schema checks or dimensions, to show what the framework costs on a write path.
+const TELEMETRY_TYPES = new Set(["user.active", "session.active", "session.started", "session.ended", "task.started", "task.completed", "task.failed"])
+const insertEvents = `
+  INSERT INTO telemetry_events (organization_id, id, membership_id, user_id, event_type, occurred_at, source,
+                                session_id, duration_ms, success, received_at)
+  SELECT $1, e.id, $2, $3, e.event_type, e.occurred_at, e.source, e.session_id, e.duration_ms, e.success, now()
+  FROM jsonb_to_recordset($4::jsonb)
+    AS e(id text, event_type text, occurred_at timestamptz, source text, session_id text, duration_ms integer, success boolean)`
+let telemetrySequence = 0
+
+const ingest = async (request: IncomingMessage, response: ServerResponse) => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  const principal = await authenticate(request)
+  if (principal === undefined) return send(response, 401, { error: "unauthorized" })
+  let body: any
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+  } catch {
+    return send(response, 400, { error: "invalid_request", details: [] })
+  }
+  if (!Array.isArray(body?.events) || body.events.length < 1 || body.events.length > 50) {
+    return send(response, 400, { error: "invalid_request", details: [{ message: "1 to 50 events", path: ["events"] }] })
+  }
+  const rows = body.events.filter((event: any) => TELEMETRY_TYPES.has(event.type)).map((event: any) => ({
+    id: `tev_baseline${(++telemetrySequence).toString(36).padStart(14, "0")}`,
+    event_type: event.type,
+    occurred_at: new Date(event.timestamp).toISOString(),
+    source: event.source === "app" || event.source === "worker" ? event.source : null,
+    session_id: event.sessionId ?? null,
+    duration_ms: event.durationMs ?? null,
+    success: event.success ?? null
+  }))
+  if (rows.length > 0) await pool.query(insertEvents, [principal.org_id, principal.m_id, principal.user_id, JSON.stringify(rows)])
+  response.writeHead(204)
+  response.end()
+}
+
 const handle = async (request: IncomingMessage, response: ServerResponse) => {
   const url = new URL(request.url ?? "/", "http://localhost")
+  if (request.method === "POST" && url.pathname === "/v1/telemetry/ingest") return ingest(request, response)
   if (request.method !== "GET") return send(response, 405, { error: "method_not_allowed" })
   if (url.pathname === "/health") return send(response, 200, { ok: true, version: process.env.ORGPLANE_VERSION ?? "baseline" })
   const list = lists[url.pathname]

@@ -10,6 +10,7 @@ import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
 import * as Memory from "./memory.js"
+import * as Telemetry from "./telemetry.js"
 
 const usage = `Usage: pnpm bench [requests]
 
@@ -34,6 +35,8 @@ Environment:
                                measure GET /v1/memory/search for random people and queries.
   ORGPLANE_BENCH_MEMORIES      Memories seeded for it (default 1000000), of ORGPLANE_BENCH_MEMORY_USERS people
                                (default 10000) of one organization.
+  ORGPLANE_BENCH_TELEMETRY     1 (or the --telemetry flag): measure telemetry ingest only (bench/telemetry.ts):
+                               events per second in batches of 50, [requests] requests, beside the baseline's INSERT.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -70,6 +73,7 @@ const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined
 const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag !== "")
 /** Only the memory bank section (bench/memory.ts) instead of the default run. */
 const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_MEMORY === "1"
+const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -731,6 +735,7 @@ const main = async () => {
   if (baseline === undefined) {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
+  if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   const rssAtStart = await orgplane.rss()
   let seeded: Seeded | undefined
   let list: ReadonlyArray<Endpoint>

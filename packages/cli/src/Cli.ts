@@ -25,6 +25,7 @@ import { memory } from "./commands/memory.js"
 import { whoami } from "./commands/whoami.js"
 import { workers } from "./commands/workers.js"
 import { admin } from "./commands/admin.js"
+import { telemetry } from "./commands/telemetry.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
@@ -55,7 +56,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       bootstrap,
       workers,
       memory,
-      admin
+      admin,
+      telemetry
     ]
   )
 

@@ -187,6 +187,7 @@ describe("Promise client", () => {
       "sso",
       "system",
       "teams",
+      "telemetry",
       "users",
       "webhooks",
       "workerRuntime",

@@ -26,6 +26,7 @@ import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { MemoryApi } from "./MemoryApi.js"
+import { TelemetryApi } from "./TelemetryApi.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -105,6 +106,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(WorkersApi)
   .add(WorkerRuntimeApi)
   .add(MemoryApi)
+  .add(TelemetryApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
   .annotateContext(

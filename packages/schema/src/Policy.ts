@@ -66,7 +66,8 @@ export const Policy = {
     role: "member",
     capability: "change, delete, rotate the token of and upgrade the workers they registered (owners and admins: any worker)"
   },
-  "workers.manageAny": { role: "admin", capability: "change, delete, rotate the token of and upgrade any worker of the organization" }
+  "workers.manageAny": { role: "admin", capability: "change, delete, rotate the token of and upgrade any worker of the organization" },
+  "telemetry.ingest": { role: "member", capability: "send telemetry events of their own use" }
 } as const satisfies Record<string, Rule>
 
 export type Action = keyof typeof Policy

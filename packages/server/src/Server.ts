@@ -43,6 +43,7 @@ import * as MemoryHttp from "./memory/Http.js"
 import { SystemHttp } from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
+import * as TelemetryHttp from "./telemetry/Http.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -97,7 +98,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       DesktopPoliciesHttp.layer,
       SsoHttp.layer,
       WorkersHttp.layer,
-      MemoryHttp.layer
+      MemoryHttp.layer,
+      TelemetryHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

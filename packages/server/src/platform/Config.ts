@@ -46,7 +46,12 @@ export interface ServerSettings {
   readonly logFormat: LogFormat
   /** Create tracing spans (HTTP, SQL); only worth it when a tracer exports them. */
   readonly tracing: boolean
+  /** Whole months of telemetry kept before the current one; older monthly partitions are dropped daily. */
+  readonly telemetryRetentionMonths: number
 }
+
+/** 13 months: a year of history and the same month of the year before, for comparisons. */
+export const defaultTelemetryRetentionMonths = 13
 
 /** 1 MiB: far above any body of this API, far below what a hostile client would like the server to hold. */
 export const defaultMaxBodyBytes = 1024 * 1024
@@ -80,7 +85,8 @@ export const environment = [
   ["ORGPLANE_MAX_BODY_BYTES", "1048576", "Largest request body in bytes (1 MiB); larger ones answer 413."],
   ["ORGPLANE_LOG_LEVEL", "info", "Least severe log level written: debug, info, warn, error or none."],
   ["ORGPLANE_LOG_FORMAT", "pretty", "Log lines as pretty (for people), json or logfmt (for collectors)."],
-  ["ORGPLANE_TRACING", "false", "Create tracing spans for requests and SQL statements (only useful with a tracer that exports them)."]
+  ["ORGPLANE_TRACING", "false", "Create tracing spans for requests and SQL statements (only useful with a tracer that exports them)."],
+  ["ORGPLANE_TELEMETRY_RETENTION_MONTHS", "13", "Whole months of telemetry events kept before the current one (1 to 120); older months are dropped daily, older events are not stored."]
 ] as const
 
 const plan = Config.string("ORGPLANE_DEFAULT_PLAN").pipe(
@@ -145,7 +151,11 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
     Config.withDefault(defaultMaxBodyBytes),
     Config.validate({ message: "must be a positive number of bytes", validation: (n) => n > 0 })
   ),
-  observability: observabilityConfig
+  observability: observabilityConfig,
+  telemetryRetentionMonths: Config.integer("ORGPLANE_TELEMETRY_RETENTION_MONTHS").pipe(
+    Config.withDefault(defaultTelemetryRetentionMonths),
+    Config.validate({ message: "must be a whole number of months from 1 to 120", validation: (n) => n >= 1 && n <= 120 })
+  )
 }).pipe(Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })))
 
 /** A setting as code gives it: a secret as a plain string (or `Redacted`), a duration as a `DurationInput`. */

@@ -1,0 +1,124 @@
+/**
+ * `orgplane telemetry send`: posts telemetry events from a JSON file (or stdin) for the signed-in member, in batches
+ * of the API's size. The file is checked with the API's event schema before anything is sent.
+ */
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { FileSystem } from "@effect/platform"
+import { maxTelemetryEvents, TelemetryEvent } from "@orgplane/schema"
+import { Effect, ParseResult, Schema } from "effect"
+import * as Commands from "../Commands.js"
+import type * as Inputs from "../Inputs.js"
+import * as Output from "../Output.js"
+
+/** Large enough for thousands of events; the server takes at most 50 per request anyway. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024
+
+const invalidFile = (message: string) => ValidationError.invalidValue(HelpDoc.p(`--file: ${message}`))
+
+const readStdin = Effect.tryPromise({
+  try: async () => {
+    const chunks: Array<Buffer> = []
+    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
+    return Buffer.concat(chunks).toString("utf8")
+  },
+  catch: (error) => invalidFile(`cannot read standard input: ${error instanceof Error ? error.message : String(error)}`)
+})
+
+const readFile = (path: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const cannot = (error: { readonly message: string; readonly reason?: string }) =>
+      invalidFile(`cannot read '${path}': ${error.reason === "NotFound" ? "no such file" : error.message}`)
+    const info = yield* Effect.mapError(fs.stat(path), cannot)
+    if (info.type !== "File") return yield* Effect.fail(invalidFile(`'${path}' is not a file`))
+    if (Number(info.size) > MAX_FILE_BYTES) return yield* Effect.fail(invalidFile(`'${path}' is larger than 64 MiB`))
+    return yield* Effect.mapError(fs.readFileString(path), cannot)
+  })
+
+/** `{events: [...]}` or an array of events, each checked with the API's schema (unknown members are dropped as the API drops them). */
+const Events = Schema.Union(
+  Schema.Array(TelemetryEvent),
+  Schema.transform(Schema.Struct({ events: Schema.Array(TelemetryEvent) }), Schema.typeSchema(Schema.Array(TelemetryEvent)), {
+    strict: true,
+    decode: ({ events }) => events,
+    encode: (events) => ({ events })
+  })
+)
+
+/** Where a problem is, as people read it: `events[3].timestamp`. */
+const where = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>((text, key) => typeof key === "number" ? `${text}[${key}]` : `${text}${text === "" ? "" : "."}${String(key)}`, "")
+
+/** Reads, parses and checks the events before any is sent. */
+export const parseEvents = (text: string) =>
+  Effect.gen(function*() {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch (error) {
+      return yield* Effect.fail(invalidFile(`is not JSON: ${error instanceof Error ? error.message : String(error)}`))
+    }
+    const isArray = Array.isArray(parsed)
+    const events = yield* Effect.mapError(
+      ParseResult.decodeUnknown(Events, { errors: "all" })(parsed),
+      (issue) => {
+        const problems = ParseResult.ArrayFormatter.formatIssueSync(issue)
+          .filter((problem) => isArray ? typeof problem.path[0] === "number" : problem.path[0] === "events")
+        const shown = (problems.length > 0 ? problems : ParseResult.ArrayFormatter.formatIssueSync(issue)).slice(0, 5)
+        return invalidFile(
+          `expected {"events": [...]} or an array of events: ${
+            shown.map((problem) => `${where(isArray ? ["events", ...problem.path] : problem.path)}: ${problem.message}`).join("; ")
+          }`
+        )
+      }
+    )
+    if (events.length === 0) return yield* Effect.fail(invalidFile("holds no events"))
+    return events
+  })
+
+const eventsFile: Inputs.Flag<ReadonlyArray<TelemetryEvent>> = {
+  parser: Options.text("file").pipe(
+    Options.mapEffect((path) => Effect.flatMap(path === "-" ? readStdin : readFile(path), parseEvents))
+  ),
+  doc: {
+    kind: "flag",
+    name: "file",
+    placeholder: "<path>",
+    description: 'A JSON file of events, {"events": [...]} or an array (`-` for standard input).',
+    optional: false,
+    repeated: false
+  }
+}
+
+const Sent = Schema.Struct({ sent: Schema.Number, batches: Schema.Number })
+
+const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`
+
+export const send = Commands.leaf("send", {
+  summary: `Send telemetry events from a JSON file as the signed-in member, in batches of ${maxTelemetryEvents}.`,
+  details: [
+    `Every event is checked with the API's schema first (type, an ISO 8601 timestamp with an offset, and the optional source, sessionId, durationMs, success and dimensions); nothing is sent when one is wrong. The server keeps recognized event types within its retention window and drops the rest without error. If a batch fails, the batches before it stay sent: the error says how many events were.`
+  ],
+  inputs: { events: eventsFile },
+  run: (input) =>
+    Commands.withClient(input, (client) =>
+      Effect.gen(function*() {
+        const { events } = input
+        let sent = 0
+        let batches = 0
+        for (let start = 0; start < events.length; start += maxTelemetryEvents) {
+          const batch = events.slice(start, start + maxTelemetryEvents)
+          yield* client.telemetry.ingest({ payload: { events: batch } }).pipe(
+            Effect.tapError(() =>
+              sent > 0 ? Output.note(`Sent ${plural(sent, "event")} of ${events.length} before this failure.`) : Effect.void
+            )
+          )
+          sent += batch.length
+          batches++
+        }
+        yield* Output.emit(input.global, Sent, { sent, batches }, () =>
+          `Sent ${plural(sent, "event")} in ${plural(batches, "batch", "batches")}.`)
+      }))
+})
+
+export const telemetry = Commands.group("telemetry", "Send telemetry events (any member).", [send])
