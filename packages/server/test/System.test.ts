@@ -28,7 +28,7 @@ describe("system", () => {
     expect(response.status).toBe(200)
     expect(response.body.openapi).toBe("3.1.0")
     expect(response.body.info.version).toBe("1.2.3")
-    expect(Object.keys(response.body.components.securitySchemes).sort()).toEqual(["apiKey", "bearer"])
+    expect(Object.keys(response.body.components.securitySchemes).sort()).toEqual(["apiKey", "bearer", "workerToken"])
     expect(JSON.stringify(response.body)).not.toContain("HttpApiDecodeError")
   })
 
