@@ -22,7 +22,7 @@
  *   wrong → 401 with `WWW-Authenticate` (`Bearer realm="mcp"`, or `ApiKey header="x-api-key"`);
  * - `"oauth"` or `{ oauth: { requiredScopes?, authorizationServer?, authorizationServerOptions? } }`: a resource
  *   server (RFC 9728). Without a valid token → 401 `WWW-Authenticate: Bearer resource_metadata="<url>"` (plus
- *   `error="invalid_token"` when a token was sent); the protected-resource metadata is served at
+ *   `error="invalid_token"` when a token was sent, and `scope="..."` when scopes are required); the protected-resource metadata is served at
  *   `/.well-known/oauth-protected-resource<path>` and `/.well-known/oauth-protected-resource`, naming `<url><path>`
  *   as `resource` and the authorization server. Tokens are those of a `FakeOAuth` (its own, started with the fake
  *   and closed with it, unless one is passed); a token asked for another `resource` is refused; a token without
@@ -199,7 +199,7 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
       timers.add(timer)
     })
 
-  /** Undefined when the request may proceed; otherwise the answer was sent. */
+  /** True when the request may proceed; otherwise the refusal was sent. */
   const checkAuth = (request: Http.IncomingMessage, response: Http.ServerResponse): boolean => {
     if (auth === "none") return true
     if (typeof auth === "object" && "apiKey" in auth) {
@@ -218,8 +218,9 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
     const resource = `${origin}${path}`
     if (info === undefined || (info.resource !== undefined && info.resource !== resource)) {
       const error = token === undefined ? "" : `error="invalid_token", `
+      const scope = requiredScopes.length > 0 ? `, scope="${requiredScopes.join(" ")}"` : ""
       json(response, 401, { error: token === undefined ? "unauthorized" : "invalid_token" }, {
-        "www-authenticate": `Bearer ${error}resource_metadata="${resourceMetadataUrl()}"`
+        "www-authenticate": `Bearer ${error}resource_metadata="${resourceMetadataUrl()}"${scope}`
       })
       return false
     }

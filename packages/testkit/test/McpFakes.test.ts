@@ -256,6 +256,26 @@ describe("FakeMcp + FakeOAuth", () => {
     const answer = await fetch(fake.url, { method: "POST", headers: { authorization: `Bearer ${provider.savedTokens!.access_token}` }, body: "{}" })
     expect(answer.status).toBe(403)
     expect(answer.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="mcp:write"')
+    // SDK 1.32 answers the 403 by "upscoping" through `auth`, which, holding a refresh token, only refreshes: the grant
+    // stays narrow, the second 403 ends it. (A host must send the user through authorization again itself.)
+    await expect(connect(fake.url, { authProvider: provider })).rejects.toThrow(/403 after trying upscoping/)
+    expect(oauth.requests.at(-1)!.params).toMatchObject({ grant_type: "refresh_token" })
+    expect(provider.savedTokens!.scope).toBe("mcp:read")
+  })
+
+  it("refuses a token asked for another resource (audience) on a shared authorization server", async () => {
+    const oauth = await startOAuth()
+    const first = await startMcp({ auth: { oauth: { authorizationServer: oauth } } })
+    const second = await startMcp({ auth: { oauth: { authorizationServer: oauth } } })
+    const provider = new MemoryProvider()
+    await expect(connect(first.url, { authProvider: provider })).rejects.toBeInstanceOf(UnauthorizedError)
+    await new StreamableHTTPClientTransport(new URL(first.url), { authProvider: provider }).finishAuth(provider.code!)
+    const bearer = { authorization: `Bearer ${provider.savedTokens!.access_token}` }
+    const { client } = await connect(first.url, { headers: bearer })
+    expect((await client.listTools()).tools.length).toBe(6)
+    const refused = await fetch(second.url, { method: "POST", headers: bearer, body: "{}" })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", resource_metadata="${second.resourceMetadataUrl}"`)
   })
 })
 
@@ -310,8 +330,11 @@ describe("FakeOAuth", () => {
     const answer = await fetch(`${oauth.url}/token`, { method: "POST", body: "grant_type=refresh_token&refresh_token=x" })
     expect(answer.status).toBe(500)
     expect(((await answer.json()) as { error: string }).error).toBe("server_error")
+    oauth.setTokenMode({ _tag: "hang" })
+    await expect(fetch(`${oauth.url}/token`, { method: "POST", body: "grant_type=refresh_token", signal: AbortSignal.timeout(200) })).rejects.toThrow()
     oauth.setTokenMode({ _tag: "ok" })
     expect((await fetch(`${oauth.url}/token`, { method: "POST", body: "grant_type=refresh_token&refresh_token=x" })).status).toBe(401)
+    expect(oauth.requests.map((r) => r.status)).toEqual([500, null, 401])
   })
 })
 
@@ -339,6 +362,9 @@ describe("FakeMcp misbehaving", () => {
     await expect(client.callTool({ name: "echo", arguments: { text: "late" } }, undefined, { timeout: 200 })).rejects.toThrow(/timed out/i)
     fake.setMode({ _tag: "slow", ms: 10 })
     expect(text(await client.callTool({ name: "echo", arguments: { text: "late" } }))).toBe("late")
+    fake.setMode({ _tag: "hang" })
+    await expect(client.callTool({ name: "echo", arguments: { text: "never" } }, undefined, { timeout: 200 })).rejects.toThrow(/timed out/i)
+    expect(fake.requests.at(-1)!.status).toBeNull()
   })
 
   it("answers oversized bodies and oversized tool results", async () => {
