@@ -14,7 +14,10 @@
  * - `fail` → a result with `isError: true` (the tool ran and failed);
  * - `protocol_error` → a JSON-RPC error (-32603). The SDK's `McpServer` turns anything a tool throws into an
  *   `isError` result, so this one is answered by the fake itself, before the SDK, with a real JSON-RPC error body;
- * - `large_output` `{ bytes }` → a text of that many bytes (a tool result too large to keep).
+ * - `large_output` `{ bytes }` → a text of that many bytes (a tool result too large to keep);
+ * - `extraTools: n` adds `tool_001` … (read-only, answering their name), for listings longer than a client keeps.
+ * `toolsPageSize` makes `tools/list` answer pages of that size with a `nextCursor` (an offset; a cursor that is not
+ * one is a JSON-RPC invalid-params error); by default the SDK answers every tool at once.
  *
  * Authentication (`auth`):
  * - `"none"` (default);
@@ -30,14 +33,19 @@
  *
  * Misbehaviour (`setMode`, or at start: `redirect`, `slowMs`, `oversizedBytes` set the first mode; at most one):
  * `redirect` answers 307 (or 308) to `to` for the MCP path; `slow` waits before answering normally; `hang` never
- * answers; `oversized` answers every MCP request 200 with an `application/json` body of N bytes (not a JSON-RPC
- * answer: the client must cap before parsing); `status` answers a bare status. The well-known documents are never
+ * answers; `oversized` answers every MCP request 200 with a body of N bytes (not a JSON-RPC answer: the client must
+ * cap before parsing), `application/json` or `text/event-stream` (one huge `data:` line), with `content-length`
+ * unless `advertise: false` (chunked, so only counting the streamed bytes catches it); `status` answers a bare
+ * status. The well-known documents are never
  * affected.
  *
  * `requests` records every request: method, path, headers, the JSON-RPC method of a POST, the status answered.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { ErrorCode, ListToolsRequestSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import { z } from "zod"
@@ -63,7 +71,14 @@ export type Mode =
   | { readonly _tag: "redirect"; readonly to: string; readonly status?: 307 | 308 }
   | { readonly _tag: "slow"; readonly ms: number }
   | { readonly _tag: "hang" }
-  | { readonly _tag: "oversized"; readonly bytes: number }
+  | {
+    readonly _tag: "oversized"
+    readonly bytes: number
+    /** Default "application/json". */
+    readonly contentType?: "application/json" | "text/event-stream"
+    /** Send `content-length` (default true); false: chunked. */
+    readonly advertise?: boolean
+  }
   | { readonly _tag: "status"; readonly status: number }
 
 export interface Options {
@@ -75,6 +90,10 @@ export interface Options {
   readonly redirect?: { readonly to: string; readonly status?: 307 | 308 }
   readonly slowMs?: number
   readonly oversizedBytes?: number
+  /** Generated read-only tools added to the listing (`tool_001` …). */
+  readonly extraTools?: number
+  /** Page size of `tools/list` (default: one page). */
+  readonly toolsPageSize?: number
   /** `serverInfo.name`; default "fake-mcp". */
   readonly name?: string
 }
@@ -109,8 +128,16 @@ const json = (response: Http.ServerResponse, status: number, body: unknown, head
   response.end(JSON.stringify(body))
 }
 
-const buildServer = (name: string): McpServer => {
-  const server = new McpServer({ name, version: "1.0.0" })
+interface Catalogue {
+  readonly name: string
+  readonly extraTools: number
+  readonly pageSize: number | undefined
+  /** Every tool as `tools/list` shows it, known once the fake has started. */
+  tools: ReadonlyArray<Tool>
+}
+
+const buildServer = (catalogue: Catalogue): McpServer => {
+  const server = new McpServer({ name: catalogue.name, version: "1.0.0" })
   server.registerTool(
     "echo",
     { title: "Echo", description: "Answers its text.", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true, openWorldHint: false } },
@@ -150,7 +177,36 @@ const buildServer = (name: string): McpServer => {
     { description: "Answers a text of `bytes` bytes.", inputSchema: { bytes: z.number().int().min(0) }, annotations: { readOnlyHint: true } },
     async ({ bytes }) => ({ content: [{ type: "text", text: "x".repeat(bytes) }] })
   )
+  for (let index = 1; index <= catalogue.extraTools; index++) {
+    const toolName = `tool_${String(index).padStart(3, "0")}`
+    server.registerTool(toolName, { description: `Generated tool ${index}.`, annotations: { readOnlyHint: true } }, async () => ({
+      content: [{ type: "text", text: toolName }]
+    }))
+  }
+  const pageSize = catalogue.pageSize
+  if (pageSize !== undefined && catalogue.tools.length > 0) {
+    server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const cursor = request.params?.cursor ?? "0"
+      const offset = /^\d+$/.test(cursor) ? Number(cursor) : Number.NaN
+      if (!Number.isSafeInteger(offset) || offset > catalogue.tools.length) throw new McpError(ErrorCode.InvalidParams, "Invalid cursor")
+      const next = offset + pageSize
+      return { tools: catalogue.tools.slice(offset, next), ...(next < catalogue.tools.length ? { nextCursor: String(next) } : {}) }
+    })
+  }
   return server
+}
+
+/** The whole listing, as the SDK renders it (asked once, in memory). */
+const listAll = async (catalogue: Catalogue): Promise<ReadonlyArray<Tool>> => {
+  const server = buildServer(catalogue)
+  const client = new Client({ name: "fake-mcp-catalogue", version: "1.0.0" })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  await client.connect(clientSide)
+  const { tools } = await client.listTools()
+  await client.close()
+  await server.close()
+  return tools
 }
 
 const readBody = (request: Http.IncomingMessage): Promise<string> =>
@@ -170,6 +226,8 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
   const path = options.path ?? "/mcp"
   const name = options.name ?? "fake-mcp"
   const auth = options.auth ?? "none"
+  const catalogue: Catalogue = { name, extraTools: options.extraTools ?? 0, pageSize: options.toolsPageSize, tools: [] }
+  catalogue.tools = await listAll(catalogue)
   const requests: Array<RecordedRequest> = []
   const timers = new Set<NodeJS.Timeout>()
   let mode: Mode = options.redirect !== undefined
@@ -267,8 +325,13 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
     }
     if (!checkAuth(request, response)) return
     if (current._tag === "oversized") {
-      response.writeHead(200, { "content-type": "application/json" })
-      return response.end(" ".repeat(Math.max(0, current.bytes - 2)) + "{}")
+      const contentType = current.contentType ?? "application/json"
+      const text = contentType === "application/json"
+        ? " ".repeat(Math.max(0, current.bytes - 2)) + "{}"
+        : "data: " + "x".repeat(Math.max(0, current.bytes - 8)) + "\n\n"
+      const payload = Buffer.from(text, "utf8").subarray(0, current.bytes)
+      response.writeHead(200, { "content-type": contentType, ...(current.advertise === false ? {} : { "content-length": payload.length }) })
+      return response.end(payload)
     }
     if (request.method !== "POST") {
       return json(response, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null }, { allow: "POST" })
@@ -284,7 +347,7 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
     if (record.rpcMethod === "tools/call" && params?.name === "protocol_error") {
       return json(response, 200, { jsonrpc: "2.0", id: message?.id ?? null, error: { code: -32603, message: "the fake answers a JSON-RPC error" } })
     }
-    const server = buildServer(name)
+    const server = buildServer(catalogue)
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: options.json ?? false })
     response.on("close", () => {
       void transport.close()

@@ -17,7 +17,8 @@
  * - `POST /token`: `authorization_code` (single-use code, redirect URI and client checked, wrong PKCE verifier →
  *   `invalid_grant`) and `refresh_token` with rotation: each refresh answers a new refresh token and the old one is
  *   refused from then on (`invalid_grant`). Confidential clients authenticate with `client_secret_basic` or
- *   `client_secret_post`; public clients (`none`) only with PKCE. The `resource` parameter (RFC 8707) is kept on the
+ *   `client_secret_post` (either, whatever they registered), before the grant is looked at (a failed client
+ *   authentication does not spend the code); public clients (`none`) only with PKCE. The `resource` parameter (RFC 8707) is kept on the
  *   token (`verifyAccessToken` answers it) so a resource server can check the audience.
  * - Switches: `setTokenMode` makes the token endpoint answer an error status, answer slowly, or hang;
  *   `expireAccessTokens` ends every access token now (no waiting in tests); `accessTokenLifetimeSeconds`.

@@ -144,6 +144,26 @@ describe("FakeMcp, open", () => {
   })
 })
 
+describe("FakeMcp, long listings", () => {
+  it("pages tools/list with a cursor when told, and refuses a cursor it did not give", async () => {
+    const fake = await startMcp({ extraTools: 120, toolsPageSize: 50 })
+    const { client } = await connect(fake.url)
+    const first = await client.listTools()
+    expect(first.tools.length).toBe(50)
+    expect(first.nextCursor).toBe("50")
+    const second = await client.listTools({ cursor: first.nextCursor! })
+    const third = await client.listTools({ cursor: second.nextCursor! })
+    expect(third.nextCursor).toBeUndefined()
+    const names = [...first.tools, ...second.tools, ...third.tools].map((tool) => tool.name)
+    expect(names.length).toBe(126)
+    expect(new Set(names).size).toBe(126)
+    expect(names.at(-1)).toBe("tool_120")
+    expect(first.tools.find((tool) => tool.name === "delete_item")?.annotations?.destructiveHint).toBe(true)
+    await expect(client.listTools({ cursor: "nope" })).rejects.toThrow(/Invalid cursor/)
+    expect(text(await client.callTool({ name: "tool_007", arguments: {} }))).toBe("tool_007")
+  })
+})
+
 describe("FakeMcp, API key", () => {
   it("refuses a missing or wrong bearer key with 401 and WWW-Authenticate, accepts the right one", async () => {
     const fake = await startMcp({ auth: { apiKey: "k-123" } })
@@ -324,6 +344,26 @@ describe("FakeOAuth", () => {
     expect((await fetch(wrongRedirect, { redirect: "manual" })).status).toBe(400)
   })
 
+  it("serves a pre-registered confidential client, and refuses a wrong secret", async () => {
+    const oauth = await startOAuth({ dynamicRegistration: false })
+    const fake = await startMcp({ auth: { oauth: { authorizationServer: oauth } } })
+    const client = { client_id: "pre-1", client_secret: "s3cret", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "client_secret_post" } as const
+    oauth.addClient(client)
+    const provider = new MemoryProvider()
+    provider.information = { client_id: client.client_id, client_secret: "wrong" }
+    await expect(connect(fake.url, { authProvider: provider })).rejects.toBeInstanceOf(UnauthorizedError)
+    const metadata = (await discoverAuthorizationServerMetadata(oauth.url))!
+    const exchange = (information: OAuthClientInformationMixed) =>
+      exchangeAuthorization(oauth.url, { metadata, clientInformation: information, authorizationCode: provider.code!, codeVerifier: provider.verifier, redirectUri: provider.redirectUrl })
+    await expect(exchange(provider.information)).rejects.toThrow(/client authentication failed/)
+    // The failed attempt did not spend the code: client authentication comes first.
+    const tokens = await exchange({ client_id: client.client_id, client_secret: client.client_secret })
+    expect(oauth.verifyAccessToken(tokens.access_token)?.clientId).toBe("pre-1")
+    // The SDK picks client_secret_basic from the advertised methods; the fake takes either for any confidential client.
+    expect(oauth.requests.find((r) => r.path === "/token")!.headers.authorization).toBe(`Basic ${Buffer.from("pre-1:wrong").toString("base64")}`)
+    expect(oauth.requests.some((r) => r.path === "/register")).toBe(false)
+  })
+
   it("fails its token endpoint when told", async () => {
     const oauth = await startOAuth()
     oauth.setTokenMode({ _tag: "status", status: 500 })
@@ -369,9 +409,18 @@ describe("FakeMcp misbehaving", () => {
 
   it("answers oversized bodies and oversized tool results", async () => {
     const fake = await startMcp({ oversizedBytes: 3_000_000 })
-    const answer = await fetch(fake.url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })
+    const post = () => fetch(fake.url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })
+    const answer = await post()
     expect(answer.status).toBe(200)
+    expect(answer.headers.get("content-length")).toBe("3000000")
     expect((await answer.arrayBuffer()).byteLength).toBe(3_000_000)
+    fake.setMode({ _tag: "oversized", bytes: 5_000_000, contentType: "text/event-stream", advertise: false })
+    const streamed = await post()
+    expect(streamed.headers.get("content-type")).toBe("text/event-stream")
+    expect(streamed.headers.get("content-length")).toBeNull()
+    const body = Buffer.from(await streamed.arrayBuffer())
+    expect(body.byteLength).toBe(5_000_000)
+    expect(body.subarray(0, 6).toString()).toBe("data: ")
     fake.setMode({ _tag: "ok" })
     const { client } = await connect(fake.url)
     expect(text(await client.callTool({ name: "large_output", arguments: { bytes: 2_000_000 } })).length).toBe(2_000_000)
