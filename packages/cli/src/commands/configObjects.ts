@@ -4,7 +4,7 @@
  * read from files (`--file`, `-` for stdin) and sent as written; the server parses them by type. Access is per
  * object (see `orgplane access`).
  */
-import { FileSystem, Path } from "@effect/platform"
+import { Path } from "@effect/platform"
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import type { OrgplaneApiClient } from "@orgplane/client"
 import {
@@ -30,6 +30,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as Commands from "../Commands.js"
+import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import { ifOn, plural, statusOf } from "./catalog.js"
@@ -56,28 +57,12 @@ export interface Source {
 
 const invalidFile = (message: string) => ValidationError.invalidValue(HelpDoc.p(`--file: ${message}`))
 
-const readStdin = Effect.tryPromise({
-  try: async () => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-    return Buffer.concat(chunks).toString("utf8")
-  },
-  catch: (error) => invalidFile(`cannot read standard input: ${error instanceof Error ? error.message : String(error)}`)
-})
+const readStdin = Effect.mapError(Files.readStdin, invalidFile)
 
 const readFile = (path: string) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const paths = yield* Path.Path
-    const cannot = (error: { readonly message: string; readonly reason?: string }) =>
-      invalidFile(`cannot read '${path}': ${error.reason === "NotFound" ? "no such file" : error.message}`)
-    const info = yield* Effect.mapError(fs.stat(path), cannot)
-    if (info.type !== "File") return yield* Effect.fail(invalidFile(`'${path}' is not a file`))
-    // Bytes on disk are the UTF-8 the API counts: a larger file is refused before it is read.
-    if (Number(info.size) > MAX_SOURCE_BYTES) {
-      return yield* Effect.fail(invalidFile(`'${path}' is larger than 1 MiB (${MAX_SOURCE_BYTES} bytes), the API's limit`))
-    }
-    const text = yield* Effect.mapError(fs.readFileString(path), cannot)
+    const text = yield* Effect.mapError(Files.readFile(path, MAX_SOURCE_BYTES, `1 MiB (${MAX_SOURCE_BYTES} bytes), the API's limit`), invalidFile)
     return { text, fileName: Option.some(paths.basename(path)) }
   })
 

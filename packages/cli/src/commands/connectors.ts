@@ -49,6 +49,7 @@ import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { apply, discover, resync, sync, syncs, tree } from "./connectorSync.js"
 import { UsageError } from "../Errors.js"
+import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import { grantColumns, grantee, granteeInputs, granteePayload } from "./access.js"
 import * as Output from "../Output.js"
@@ -79,14 +80,7 @@ const json = (value: unknown) => JSON.stringify(value)
 
 const TOKEN_VARIABLE = CliConfig.CODEHOST_TOKEN_VARIABLE
 
-const readStdin = Effect.tryPromise({
-  try: async () => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-    return Buffer.concat(chunks).toString("utf8")
-  },
-  catch: (error) => new UsageError({ message: `--token-stdin: cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
-})
+const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--token-stdin: ${message}` }))
 
 const InstallationId = Schema.compose(Schema.NumberFromString, CreateConnectorAccountRequest.from.fields.installationId.from)
 const AccountToken = CreateConnectorAccountRequest.from.fields.token.from

@@ -18,19 +18,13 @@ import {
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
+import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 
 const memoryId = Inputs.argument("memoryId", { schema: MemoryId, description: "The memory (mem_…)." })
 
-const readStdin = Effect.tryPromise({
-  try: async () => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-    return Buffer.concat(chunks).toString("utf8")
-  },
-  catch: (error) => new UsageError({ message: `cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
-})
+const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message }))
 
 /** The text given, or standard input for `-`, checked with the API's rule for `content`. */
 const contentOf = (text: string) =>

@@ -12,23 +12,15 @@ import {
   VerifyDomainResponse
 } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
-import * as Fs from "node:fs/promises"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
+import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 
 const SECRET_VARIABLE = CliConfig.SSO_CLIENT_SECRET_VARIABLE
 
-const readStdin = Effect.tryPromise({
-  try: async () => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-    return Buffer.concat(chunks).toString("utf8")
-  },
-  catch: (error) =>
-    new UsageError({ message: `--client-secret-stdin: cannot read standard input: ${error instanceof Error ? error.message : String(error)}` })
-})
+const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--client-secret-stdin: ${message}` }))
 
 /** The client secret from stdin or the environment, checked with the API's rule; the message never quotes it. */
 const readSecret = (stdin: boolean) =>
@@ -43,12 +35,14 @@ const readSecret = (stdin: boolean) =>
     )
   })
 
+/** A PEM certificate is a few KiB; a file far larger is not one. */
+const MAX_CERTIFICATE_BYTES = 256 * 1024
+
 const readCertificate = (path: string) =>
-  Effect.tryPromise({
-    try: () => Fs.readFile(path, "utf8"),
-    catch: (error) =>
-      new UsageError({ message: `--saml-certificate-file: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` })
-  })
+  Effect.mapError(
+    Files.readFile(path, MAX_CERTIFICATE_BYTES, "256 KiB"),
+    (message) => new UsageError({ message: `--saml-certificate-file: ${message}` })
+  )
 
 const describe = (connection: SsoConnection) =>
   [

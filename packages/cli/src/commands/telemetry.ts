@@ -3,10 +3,10 @@
  * of the API's size. The file is checked with the API's event schema before anything is sent.
  */
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
 import { maxTelemetryEvents, TelemetryEvent } from "@orgplane/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import * as Commands from "../Commands.js"
+import * as Files from "../Files.js"
 import type * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 
@@ -15,25 +15,6 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024
 
 const invalidFile = (message: string) => ValidationError.invalidValue(HelpDoc.p(`--file: ${message}`))
 
-const readStdin = Effect.tryPromise({
-  try: async () => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-    return Buffer.concat(chunks).toString("utf8")
-  },
-  catch: (error) => invalidFile(`cannot read standard input: ${error instanceof Error ? error.message : String(error)}`)
-})
-
-const readFile = (path: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const cannot = (error: { readonly message: string; readonly reason?: string }) =>
-      invalidFile(`cannot read '${path}': ${error.reason === "NotFound" ? "no such file" : error.message}`)
-    const info = yield* Effect.mapError(fs.stat(path), cannot)
-    if (info.type !== "File") return yield* Effect.fail(invalidFile(`'${path}' is not a file`))
-    if (Number(info.size) > MAX_FILE_BYTES) return yield* Effect.fail(invalidFile(`'${path}' is larger than 64 MiB`))
-    return yield* Effect.mapError(fs.readFileString(path), cannot)
-  })
 
 /** `{events: [...]}` or an array of events, each checked with the API's schema (unknown members are dropped as the API drops them). */
 const Events = Schema.Union(
@@ -78,7 +59,7 @@ export const parseEvents = (text: string) =>
 
 const eventsFile: Inputs.Flag<ReadonlyArray<TelemetryEvent>> = {
   parser: Options.text("file").pipe(
-    Options.mapEffect((path) => Effect.flatMap(path === "-" ? readStdin : readFile(path), parseEvents))
+    Options.mapEffect((path) => Effect.flatMap(Effect.mapError(Files.readFileOrStdin(path, MAX_FILE_BYTES, "64 MiB"), invalidFile), parseEvents))
   ),
   doc: {
     kind: "flag",

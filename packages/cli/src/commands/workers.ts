@@ -17,9 +17,9 @@ import {
   WorkspacePath
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
-import * as Fs from "node:fs/promises"
 import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
+import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 
@@ -138,17 +138,12 @@ export const del = Commands.endpoint("delete", {
 
 /** The upgrade request: a JSON object, from `--body` or a file (`-`: standard input); `{}` when neither is given. */
 const UpgradeBody = Schema.parseJson(RuntimeUpgradeRequest)
+/** The server's default body limit: a larger request would be refused there. */
+const MAX_BODY_BYTES = 1024 * 1024
 
 const readBody = (path: string) =>
-  Effect.tryPromise({
-    try: async () => {
-      if (path !== "-") return Fs.readFile(path, "utf8")
-      const chunks: Array<Buffer> = []
-      for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-      return Buffer.concat(chunks).toString("utf8")
-    },
-    catch: (error) => new UsageError({ message: `--file: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` })
-  }).pipe(
+  Files.readFileOrStdin(path, MAX_BODY_BYTES, "1 MiB").pipe(
+    Effect.mapError((message) => new UsageError({ message: `--file: ${message}` })),
     Effect.flatMap((text) =>
       Effect.mapError(Schema.decode(UpgradeBody)(text), () => new UsageError({ message: `--file: ${path} does not hold a JSON object` }))
     )
