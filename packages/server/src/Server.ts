@@ -34,6 +34,7 @@ import { IdGenerator } from "./platform/Ids.js"
 import { CursorKey } from "./platform/Keyset.js"
 import { migrate } from "./platform/Migrator.js"
 import * as Outbound from "./platform/Outbound.js"
+import * as AddressGuard from "./platform/AddressGuard.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import * as SsoHttp from "./sso/Http.js"
@@ -75,6 +76,25 @@ const Storage = (options: ServerOptions) => {
 }
 
 /**
+ * The outbound guard, in private mode when configured, resolving user-supplied hosts through our DNS client when
+ * DNS servers are named (otherwise the system's `dns.lookup`).
+ */
+const OutboundLive = (options: ServerOptions) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* Config.ServerConfig
+    const guard = Outbound.layer({ allowPrivate: config.outboundAllowPrivate })
+    if (!(yield* DnsConfig.serversNamed(options))) return guard
+    const resolver = Layer.effect(
+      AddressGuard.AddressResolver,
+      Effect.map(Resolver.Resolver, (dns) => ({
+        resolve: (host: string) =>
+          dns.addresses(host).pipe(Effect.mapError((error) => new AddressGuard.ResolveError({ host, detail: error.message })))
+      }))
+    ).pipe(Layer.provide(Resolver.layer), Layer.provide(DnsConfig.layer(options)))
+    return guard.pipe(Layer.provide(resolver))
+  }))
+
+/**
  * What reaches other systems: the outbound guard, GitHub's client (settings from `ORGPLANE_CODEHOST_*` with the
  * options on top), and the durable engine background work runs on.
  */
@@ -83,7 +103,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
-    Layer.provideMerge(Outbound.layer())
+    Layer.provideMerge(OutboundLive(options))
   )
 
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */

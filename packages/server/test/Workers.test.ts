@@ -10,8 +10,8 @@ const clock = new TestServer.ShiftedClock()
 let server: TestServer.RunningServer
 let runtime: FakeWorkerRuntime.FakeWorkerRuntime
 beforeAll(async () => {
-  // A runtime that hangs is given up on after one second.
-  server = await TestServer.start({ clock, workerRuntimeTimeout: "1 second" })
+  // A runtime that hangs is given up on after one second; the fake runtimes are on loopback: private mode.
+  server = await TestServer.start({ clock, workerRuntimeTimeout: "1 second", outboundAllowPrivate: true })
   runtime = await FakeWorkerRuntime.start()
 })
 afterAll(async () => {
