@@ -34,7 +34,6 @@ import { IdGenerator } from "./platform/Ids.js"
 import { CursorKey } from "./platform/Keyset.js"
 import { migrate } from "./platform/Migrator.js"
 import * as Outbound from "./platform/Outbound.js"
-import * as AddressGuard from "./platform/AddressGuard.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import * as SsoHttp from "./sso/Http.js"
@@ -84,14 +83,7 @@ const OutboundLive = (options: ServerOptions) =>
     const config = yield* Config.ServerConfig
     const guard = Outbound.layer({ allowPrivate: config.outboundAllowPrivate })
     if (!(yield* DnsConfig.serversNamed(options))) return guard
-    const resolver = Layer.effect(
-      AddressGuard.AddressResolver,
-      Effect.map(Resolver.Resolver, (dns) => ({
-        resolve: (host: string) =>
-          dns.addresses(host).pipe(Effect.mapError((error) => new AddressGuard.ResolveError({ host, detail: error.message })))
-      }))
-    ).pipe(Layer.provide(Resolver.layer), Layer.provide(DnsConfig.layer(options)))
-    return guard.pipe(Layer.provide(resolver))
+    return guard.pipe(Layer.provide(Resolver.addressResolverLayer), Layer.provide(Resolver.layer), Layer.provide(DnsConfig.layer(options)))
   }))
 
 /**

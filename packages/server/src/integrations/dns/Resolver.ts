@@ -8,6 +8,7 @@ import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as DnsPacket from "dns-packet"
 import * as Dgram from "node:dgram"
 import * as NodeCrypto from "node:crypto"
+import { AddressResolver, ResolveError } from "../../platform/AddressGuard.js"
 import { DnsConfig, type DnsServer } from "./DnsConfig.js"
 
 /** What one server did instead of answering. */
@@ -148,3 +149,11 @@ export const make = Effect.gen(function*() {
 })
 
 export const layer = Layer.effect(Resolver, make)
+
+/** The outbound guard's resolver answered by this one (the server uses it when `ORGPLANE_DNS_SERVERS` is set). */
+export const addressResolverLayer = Layer.effect(
+  AddressResolver,
+  Effect.map(Resolver, (dns) => ({
+    resolve: (host: string) => dns.addresses(host).pipe(Effect.mapError((error) => new ResolveError({ host, detail: error.message })))
+  }))
+)
