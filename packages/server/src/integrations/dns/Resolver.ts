@@ -142,7 +142,7 @@ export const make = Effect.gen(function*() {
     })
   const txt = (name: string) => lookup(name, "TXT").pipe(Effect.withSpan("Resolver.txt", { attributes: { name } }))
   const addresses = (name: string) =>
-    Effect.map(Effect.all([lookup(name, "A"), lookup(name, "AAAA")]), ([v4, v6]) => [...v4, ...v6]).pipe(
+    Effect.map(Effect.all([lookup(name, "A"), lookup(name, "AAAA")], { concurrency: 2 }), ([v4, v6]) => [...v4, ...v6]).pipe(
       Effect.withSpan("Resolver.addresses", { attributes: { name } })
     )
   return Resolver.of({ txt, addresses })
