@@ -7,6 +7,8 @@ import { HttpClientRequest } from "@effect/platform"
 import { FakeDns } from "@orgplane/testkit"
 import { Effect, Layer } from "effect"
 import * as Http from "node:http"
+import * as Https from "node:https"
+import * as Tls from "node:tls"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as DnsConfig from "../src/integrations/dns/DnsConfig.js"
 import * as Resolver from "../src/integrations/dns/Resolver.js"
@@ -200,6 +202,51 @@ describe("a user-supplied destination, private mode on", () => {
     const next = await answered(true, HttpClientRequest.get(`http://pinned.example:${first.port}/next`))
     expect(text(next.body)).toBe("rebound")
     expect(first.hits).toHaveLength(1)
+  })
+})
+
+/** A self-signed certificate for `secure.example` (test only, never trusted: enough to see what the client sends). */
+const TLS_CERT = `-----BEGIN CERTIFICATE-----
+MIIBozCCAUqgAwIBAgIUBoVYh6HMBod1bg3TgsZtE171m64wCgYIKoZIzj0EAwIw
+GTEXMBUGA1UEAwwOc2VjdXJlLmV4YW1wbGUwIBcNMjYxMTIyMjIzODI5WhgPMjEy
+NjEwMjkyMjM4MjlaMBkxFzAVBgNVBAMMDnNlY3VyZS5leGFtcGxlMFkwEwYHKoZI
+zj0CAQYIKoZIzj0DAQcDQgAEnEVawxj5FM0F/DpldEeXVAOnRj6sxuy88Qj8tpYy
+k6Yb6FiohpdBArUMpQu4sJC0xCsBmJ0OeFr2uAIdW3j8FKNuMGwwHQYDVR0OBBYE
+FE/+QdXKZBB0Iwp98rN26jvO9b2ZMB8GA1UdIwQYMBaAFE/+QdXKZBB0Iwp98rN2
+6jvO9b2ZMA8GA1UdEwEB/wQFMAMBAf8wGQYDVR0RBBIwEIIOc2VjdXJlLmV4YW1w
+bGUwCgYIKoZIzj0EAwIDRwAwRAIgPg/1iNPYx7KecbHZwbqEZCu6oZEU4ckuci4X
+iMECYSkCIDhxZRcOew3r/SLa62AQpwICPf0Qd9x8CCi3gcvb3u58
+-----END CERTIFICATE-----`
+const TLS_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg4bpZA/u8BRK3H89n
+XILzTY2ctS2yY9TV5EFT8G6oCZuhRANCAAScRVrDGPkUzQX8OmV0R5dUA6dGPqzG
+7LzxCPy2ljKTphvoWKiGl0ECtQylC7iwkLTEKwGYnQ54Wva4Ah1bePwU
+-----END PRIVATE KEY-----`
+
+describe("https to a user-supplied name", () => {
+  it("connects to the pinned address while TLS still names the host (SNI)", async () => {
+    const names: Array<string> = []
+    const context = Tls.createSecureContext({ cert: TLS_CERT, key: TLS_KEY })
+    const server = Https.createServer({
+      cert: TLS_CERT,
+      key: TLS_KEY,
+      SNICallback: (servername, callback) => {
+        names.push(servername)
+        callback(null, context)
+      }
+    }, (_request, response) => response.end("secure"))
+    server.on("tlsClientError", () => {})
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as { port: number }).port
+    try {
+      dns.setAddresses("secure.example", ["127.0.0.1"])
+      // The certificate is not trusted, so the exchange fails after the handshake began: the server saw the name.
+      const error = await refused(true, HttpClientRequest.get(`https://secure.example:${port}/`))
+      expect(error).toMatchObject({ reason: "network", origin: `https://secure.example:${port}` })
+      expect(names).toEqual(["secure.example"])
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 })
 
