@@ -89,8 +89,8 @@ const ipv6Reason = (address: string): string | undefined => {
   if (zeros(0, 8)) return "the unspecified address"
   if (zeros(0, 7) && g[7] === 1) return "a loopback address"
   // ::ffff:a.b.c.d (mapped) and ::ffff:0:a.b.c.d (translated): the IPv4 address is what gets reached.
-  if (zeros(0, 5) && g[5] === 0xffff) return embedded("an IPv4-mapped form", g[6]!, g[7]!) ?? undefined
-  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return embedded("an IPv4-translated form", g[6]!, g[7]!) ?? undefined
+  if (zeros(0, 5) && g[5] === 0xffff) return embedded("an IPv4-mapped form", g[6]!, g[7]!)
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return embedded("an IPv4-translated form", g[6]!, g[7]!)
   if (zeros(0, 6)) return "an IPv4-compatible (deprecated) address"
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return embedded("a NAT64 form", g[6]!, g[7]!)
   if (g[0] === 0x2002) return embedded("a 6to4 form", g[1]!, g[2]!)

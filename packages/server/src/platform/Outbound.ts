@@ -1,7 +1,9 @@
 /**
  * The one way out: every request the server makes to a third party goes through this guard, which bounds its
- * time and the size of its answer, refuses redirects to other origins, names us in `user-agent`, and fails with
- * one typed error that never carries a path, a query or credentials.
+ * time and the size of its answer, names us in `user-agent`, and fails with one typed error that never carries a
+ * path, a query or credentials. Operator-configured destinations follow same-origin redirects only; user-supplied
+ * ones must be public (AddressGuard), are connected to the address checked, and follow redirects hop by hop under
+ * the reference's rules (see `Destination`).
  */
 import { Headers as HttpHeaders, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -355,7 +357,10 @@ const toClientRequest = async (input: string | URL | Request, init: RequestInit)
   return request
 }
 
-/** The guard over a client provided by the caller (tests, or another transport). */
+/**
+ * The guard over a client provided by the caller (tests, or another transport) for operator destinations; user
+ * destinations always connect through node:http agents of their own (the pinning needs their `lookup`).
+ */
 export const layerWithoutClient = (settings: Partial<Settings> = {}) => Layer.effect(Outbound, make(settings))
 
 /**
