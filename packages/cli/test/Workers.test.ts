@@ -10,7 +10,8 @@ let server: TestServer.RunningServer
 let runtime: FakeWorkerRuntime.FakeWorkerRuntime
 
 beforeAll(async () => {
-  ;[server, runtime] = await Promise.all([TestServer.start(), FakeWorkerRuntime.start()])
+  // The fake runtime listens on loopback, which only private mode lets the upgrade reach.
+  ;[server, runtime] = await Promise.all([TestServer.start({ outboundAllowPrivate: true }), FakeWorkerRuntime.start()])
 })
 afterAll(async () => {
   await Promise.all([server?.close(), runtime?.close()])

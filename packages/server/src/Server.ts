@@ -75,6 +75,18 @@ const Storage = (options: ServerOptions) => {
 }
 
 /**
+ * The outbound guard, in private mode when configured, resolving user-supplied hosts through our DNS client when
+ * DNS servers are named (otherwise the system's `dns.lookup`).
+ */
+const OutboundLive = (options: ServerOptions) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* Config.ServerConfig
+    const guard = Outbound.layer({ allowPrivate: config.outboundAllowPrivate })
+    if (!(yield* DnsConfig.serversNamed(options))) return guard
+    return guard.pipe(Layer.provide(Resolver.addressResolverLayer), Layer.provide(Resolver.layer), Layer.provide(DnsConfig.layer(options)))
+  }))
+
+/**
  * What reaches other systems: the outbound guard, GitHub's client (settings from `ORGPLANE_CODEHOST_*` with the
  * options on top), and the durable engine background work runs on.
  */
@@ -83,7 +95,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
-    Layer.provideMerge(Outbound.layer())
+    Layer.provideMerge(OutboundLive(options))
   )
 
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */

@@ -416,7 +416,7 @@ describe("Outbound", () => {
       const refused = yield* failure(outbound.execute(HttpClientRequest.get("http://127.0.0.1:1/x")))
       expect(refused).toMatchObject({ reason: "network", origin: "http://127.0.0.1:1" })
       expect(yield* failure(outbound.execute(HttpClientRequest.get("file:///etc/passwd")))).toMatchObject({ reason: "blocked" })
-      // User-supplied destinations wait for an address filter.
+      // User-supplied destinations: plain http to a loopback address is refused.
       expect(yield* failure(outbound.execute(HttpClientRequest.get(`${here.url}/fine`), { destination: "user" }))).toMatchObject({ reason: "blocked" })
     }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
 

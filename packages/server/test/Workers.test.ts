@@ -3,15 +3,15 @@
  * the creator, owners and admins only, the runtime's token (heartbeats, instances, revocation), the organization
  * boundary, and the upgrade forwarded to a fake runtime on 127.0.0.1 (up, hanging, down, redirecting, odd answers).
  */
-import { FakeWorkerRuntime, Http, TestServer } from "@orgplane/testkit"
+import { FakeDns, FakeWorkerRuntime, Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const clock = new TestServer.ShiftedClock()
 let server: TestServer.RunningServer
 let runtime: FakeWorkerRuntime.FakeWorkerRuntime
 beforeAll(async () => {
-  // A runtime that hangs is given up on after one second.
-  server = await TestServer.start({ clock, workerRuntimeTimeout: "1 second" })
+  // A runtime that hangs is given up on after one second; the fake runtimes are on loopback: private mode.
+  server = await TestServer.start({ clock, workerRuntimeTimeout: "1 second", outboundAllowPrivate: true })
   runtime = await FakeWorkerRuntime.start()
 })
 afterAll(async () => {
@@ -270,6 +270,45 @@ describe("a runtime upgrade", () => {
     expect(refused.status).toBe(502)
     expect(refused.body.error).toBe("worker_runtime_error")
     expect(refused.body.message).toContain("could not be reached")
+  })
+
+  it("is 502 without any request sent when the runtime's URL is loopback or private and private mode is off", async () => {
+    const dns = await FakeDns.start()
+    dns.setAddresses("runtime.example", ["127.0.0.1"])
+    dns.setAddresses("office.example", ["203.0.114.7", "10.1.2.3"])
+    const strict = await TestServer.start({ clock, dnsServers: dns.address, outboundAllowPrivate: false })
+    try {
+      const org = await Http.staffed(strict.url)
+      const port = new URL(runtime.url).port
+      const cases = [
+        [runtime.url, "https is required"],
+        [`https://127.0.0.1:${port}`, "127.0.0.1 is a loopback address"],
+        [`https://[::ffff:127.0.0.1]:${port}`, "IPv4-mapped form of 127.0.0.1"],
+        [`https://runtime.example:${port}`, "runtime.example resolves to 127.0.0.1, a loopback address"],
+        [`https://office.example:${port}`, "office.example resolves to 10.1.2.3, a private address"],
+        ["https://169.254.169.254", "link-local (cloud metadata)"]
+      ] as const
+      const on = Http.verbs(() => strict.url)
+      const before = runtime.requests.length
+      for (const [url, reason] of cases) {
+        const registered = Http.expectStatus<{ worker: any; token: string }>(
+          "registering a worker",
+          await on.post("/v1/workers", { token: org.member.token, body: { name: "Strict worker", destination: "local" } }),
+          201
+        )
+        const instance = { provider: "static", status: "running", url, credential: runtime.credential }
+        Http.expectStatus(url, await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance }), 201)
+        const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+        expect(answer.status, url).toBe(502)
+        expect(answer.body.error).toBe("worker_runtime_error")
+        expect(answer.body.message, url).toContain("The outbound URL is not allowed: ")
+        expect(answer.body.message, url).toContain(reason)
+      }
+      expect(runtime.requests.length).toBe(before)
+    } finally {
+      await strict.close()
+      await dns.stop()
+    }
   })
 
   it("is 409 without an instance, a URL or a credential", async () => {

@@ -48,6 +48,8 @@ export interface ServerSettings {
   readonly tracing: boolean
   /** Whole months of telemetry kept before the current one; older monthly partitions are dropped daily. */
   readonly telemetryRetentionMonths: number
+  /** Private mode of the outbound guard: user-supplied destinations may reach private addresses, over http too. */
+  readonly outboundAllowPrivate: boolean
 }
 
 /** 13 months: a year of history and the same month of the year before, for comparisons. */
@@ -86,7 +88,8 @@ export const environment = [
   ["ORGPLANE_LOG_LEVEL", "info", "Least severe log level written: debug, info, warn, error or none."],
   ["ORGPLANE_LOG_FORMAT", "pretty", "Log lines as pretty (for people), json or logfmt (for collectors)."],
   ["ORGPLANE_TRACING", "false", "Create tracing spans for requests and SQL statements (only useful with a tracer that exports them)."],
-  ["ORGPLANE_TELEMETRY_RETENTION_MONTHS", "13", "Whole months of telemetry events kept before the current one (1 to 120); older months are dropped daily, older events are not stored."]
+  ["ORGPLANE_TELEMETRY_RETENTION_MONTHS", "13", "Whole months of telemetry events kept before the current one (1 to 120); older months are dropped daily, older events are not stored."],
+  ["ORGPLANE_OUTBOUND_ALLOW_PRIVATE", "false", "Let user-supplied outbound URLs (MCP servers, worker runtimes) reach loopback, private and link-local addresses, over http too; only for a trusted network."]
 ] as const
 
 const plan = Config.string("ORGPLANE_DEFAULT_PLAN").pipe(
@@ -155,7 +158,8 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   telemetryRetentionMonths: Config.integer("ORGPLANE_TELEMETRY_RETENTION_MONTHS").pipe(
     Config.withDefault(defaultTelemetryRetentionMonths),
     Config.validate({ message: "must be a whole number of months from 1 to 120", validation: (n) => n >= 1 && n <= 120 })
-  )
+  ),
+  outboundAllowPrivate: Config.boolean("ORGPLANE_OUTBOUND_ALLOW_PRIVATE").pipe(Config.withDefault(false))
 }).pipe(Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })))
 
 /** A setting as code gives it: a secret as a plain string (or `Redacted`), a duration as a `DurationInput`. */

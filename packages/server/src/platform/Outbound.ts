@@ -1,12 +1,17 @@
 /**
  * The one way out: every request the server makes to a third party goes through this guard, which bounds its
- * time and the size of its answer, refuses redirects to other origins, names us in `user-agent`, and fails with
- * one typed error that never carries a path, a query or credentials.
+ * time and the size of its answer, names us in `user-agent`, and fails with one typed error that never carries a
+ * path, a query or credentials. Operator-configured destinations follow same-origin redirects only; user-supplied
+ * ones must be public (AddressGuard), are connected to the address checked, and follow redirects hop by hop under
+ * the reference's rules (see `Destination`).
  */
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Headers as HttpHeaders, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Cause, Chunk, Context, Data, Duration, Effect, Layer, Option, Runtime, Stream } from "effect"
+import type * as Dns from "node:dns"
+import * as Net from "node:net"
 import { VERSION } from "../Version.js"
+import { AddressResolver, blockedReason, system as systemResolver } from "./AddressGuard.js"
 
 export type OutboundReason = "timeout" | "network" | "too_large" | "blocked"
 
@@ -28,20 +33,27 @@ export interface Settings {
   /** Same-origin redirects followed before giving up (a renamed GitHub repository answers 301). */
   readonly maxRedirects: number
   readonly userAgent: string
+  /**
+   * Private mode (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`): user-supplied destinations may reach any address over http
+   * or https; only the scheme, credential and redirect rules remain (names are still resolved once and pinned).
+   */
+  readonly allowPrivate: boolean
 }
 
 export const defaults: Settings = {
   timeout: Duration.seconds(15),
   maxBodyBytes: 10 * 1024 * 1024,
   maxRedirects: 5,
-  userAgent: `orgplane/${VERSION}`
+  userAgent: `orgplane/${VERSION}`,
+  allowPrivate: false
 }
 
 /**
- * Who chose the destination. Operator-configured base URLs (GitHub, GitHub Enterprise Server, ...) are trusted.
- * `"user"` is the hook for destinations a user types (MCP servers): they need a DNS-resolving filter that
- * refuses private, loopback and link-local addresses, which does not exist yet, so they are refused outright
- * (`blocked`) until it does. See `allowPrivate`.
+ * Who chose the destination. Operator-configured base URLs (GitHub, GitHub Enterprise Server, ...) are trusted:
+ * any address, same-origin redirects only. `"user"`: a URL a user or a worker token supplied (MCP servers, worker
+ * runtimes): https only, no credentials in the URL, every address of the host public (`AddressGuard`), the
+ * connection pinned to the address checked, redirects re-checked hop by hop (see the server README, "Outbound
+ * requests"). Private mode (`Settings.allowPrivate`) keeps only the scheme, credential and redirect rules.
  */
 export type Destination = "operator" | "user"
 
@@ -73,6 +85,11 @@ export interface OutboundService {
    * rejects with a `TypeError` (as `fetch` does for network errors) whose `cause` is the `OutboundError`.
    */
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+  /**
+   * A web `fetch` with these options: `fetchWith({ destination: "user" })` for libraries calling user-supplied
+   * URLs (the MCP SDK's transport and auth helpers), with the same checks, pinning, redirect rules, cap and timeout.
+   */
+  readonly fetchWith: (options: RequestOptions) => (input: string | URL | Request, init?: RequestInit) => Promise<Response>
 }
 
 export class Outbound extends Context.Tag("@orgplane/server/Outbound")<Outbound, OutboundService>() {}
@@ -86,27 +103,44 @@ export const originOf = (url: string | URL) => {
   }
 }
 
-/**
- * Whether a destination may resolve to a private, loopback or link-local address. Operator-configured ones may
- * (a GitHub Enterprise Server on the company network); user-supplied ones may not, and since nothing checks
- * their addresses yet, they are not allowed at all.
- */
-export const allowPrivate = (destination: Destination) => destination === "operator"
-
-/** Only http(s), and for user-supplied destinations nothing at all yet (see `allowPrivate`). */
-const checkDestination = (destination: Destination, url: string): Effect.Effect<URL, OutboundError> => {
+/** Only http(s): the check every destination gets. */
+const checkScheme = (url: string): Effect.Effect<URL, OutboundError> => {
   const parsed = URL.canParse(url) ? new URL(url) : undefined
   if (parsed === undefined || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
     return Effect.fail(new OutboundError({ reason: "blocked", origin: originOf(url), message: "not an http(s) URL" }))
   }
-  if (!allowPrivate(destination)) {
-    return Effect.fail(new OutboundError({
-      reason: "blocked",
-      origin: parsed.origin,
-      message: "user-supplied destinations are refused until an address filter exists"
-    }))
-  }
   return Effect.succeed(parsed)
+}
+
+/** The start of every `blocked` message about a user-supplied destination, as the reference words it. */
+export const notAllowed = "The outbound URL is not allowed"
+
+const refuse = (url: URL, why: string) => new OutboundError({ reason: "blocked", origin: url.origin, message: `${notAllowed}: ${why}` })
+
+/** The address a connection to a user-supplied destination must use; undefined for an IP literal (nothing to look up). */
+type Pin = string | undefined
+
+/** A lookup that answers every name with the address already checked, so DNS cannot change between check and connect. */
+const pinnedLookup = (address: string): Net.LookupFunction => {
+  const family = Net.isIPv6(address) ? 6 : 4
+  return ((_hostname: string, options: Dns.LookupOptions, callback: (...args: Array<unknown>) => void) => {
+    if (options.all) callback(null, [{ address, family }])
+    else callback(null, address, family)
+  }) as Net.LookupFunction
+}
+
+/**
+ * Header names that carry credentials or session state: dropped when a redirect leaves the origin they were meant
+ * for (the reference's list: these names, and any name with a `-`/`_`-separated segment api-key, apikey, token,
+ * session or resume).
+ */
+export const isCredentialHeader = (name: string) => {
+  const lower = name.toLowerCase()
+  if (["authorization", "cookie", "proxy-authorization", "mcp-session-id", "last-event-id"].includes(lower)) return true
+  const segments = lower.split(/[-_]/)
+  return segments.some((segment, i) =>
+    segment === "apikey" || segment === "token" || segment === "session" || segment === "resume" || (segment === "api" && segments[i + 1] === "key")
+  )
 }
 
 const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
@@ -140,11 +174,23 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
     const config = { ...defaults, ...settings }
     // Scoped requests: the scope's end aborts the request, so a timeout or a refused body frees its socket.
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
+    const resolver = Option.getOrElse(yield* Effect.serviceOption(AddressResolver), () => systemResolver)
     // `fetch` runs in the layer's runtime: the same clock (so the same timeouts) as `execute`.
     const runtime = yield* Effect.runtime<never>()
 
-    const once = (request: HttpClientRequest.HttpClientRequest, maxBytes: number, origin: string) =>
-      client.execute(request).pipe(
+    /**
+     * A client whose agents connect to `pin` whatever the name (TLS still names the host: SNI and the certificate
+     * check use the URL's name). One per hop, closed with it: a kept-alive socket must not outlive its check.
+     */
+    const pinnedClient = (pin: string) =>
+      NodeHttpClient.makeAgent({ lookup: pinnedLookup(pin), keepAlive: false }).pipe(
+        Effect.flatMap((agent) => Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent)),
+        Effect.map(HttpClient.withScope)
+      )
+
+    const once = (request: HttpClientRequest.HttpClientRequest, maxBytes: number, origin: string, pin: Pin) =>
+      (pin === undefined ? Effect.succeed(client) : pinnedClient(pin)).pipe(
+        Effect.flatMap((via) => via.execute(request)),
         Effect.mapError((error) =>
           new OutboundError({
             reason: "network",
@@ -160,42 +206,121 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
         Effect.scoped
       )
 
+    /**
+     * The checks of a user-supplied URL (each hop of its redirects too), and the address to connect to: no
+     * credentials in it; unless private mode, https only and every address of its host public. A name is resolved
+     * once, here, and the connection pinned to the first address, so a rebinding DNS answer cannot reach anything
+     * that was not checked.
+     */
+    const checkUser = (url: URL): Effect.Effect<Pin, OutboundError> =>
+      Effect.gen(function*() {
+        if (url.username !== "" || url.password !== "") return yield* refuse(url, "it carries credentials")
+        if (!config.allowPrivate && url.protocol !== "https:") return yield* refuse(url, "https is required")
+        const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+        if (Net.isIP(host) !== 0) {
+          const why = config.allowPrivate ? undefined : blockedReason(host)
+          if (why !== undefined) return yield* refuse(url, `${host} is ${why}`)
+          return undefined
+        }
+        const addresses = yield* resolver.resolve(host).pipe(
+          Effect.mapError((error) => new OutboundError({ reason: "network", origin: url.origin, message: `resolving ${host} failed (${error.detail})` }))
+        )
+        if (addresses.length === 0) {
+          return yield* new OutboundError({ reason: "network", origin: url.origin, message: `${host} has no address` })
+        }
+        if (!config.allowPrivate) {
+          for (const address of addresses) {
+            const why = blockedReason(address)
+            if (why !== undefined) return yield* refuse(url, `${host} resolves to ${address}, ${why}`)
+          }
+        }
+        return addresses[0]
+      })
+
+    /** Operator destinations: redirects within the first origin only, as before. */
+    const operator = (request: HttpClientRequest.HttpClientRequest, first: URL, options: RequestOptions, maxBytes: number) => {
+      const origin = first.origin
+      const loop = (current: HttpClientRequest.HttpClientRequest, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
+        Effect.flatMap(once(current, maxBytes, origin, undefined), (response) => {
+          const location = response.headers["location"]
+          if (isRedirect(response.status) && options.followRedirects === false) {
+            return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `answered a redirect (${response.status}), which is not followed` }))
+          }
+          if (!isRedirect(response.status) || location === undefined) return Effect.succeed({ ...response, url: current.url })
+          const next = URL.canParse(location, current.url) ? new URL(location, current.url) : undefined
+          // Following another origin would carry our credentials (or our trust) somewhere the operator never named.
+          if (next === undefined || next.origin !== origin) {
+            return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `redirect to another origin (${next?.origin ?? "invalid"})` }))
+          }
+          if (redirects >= config.maxRedirects) {
+            return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `more than ${config.maxRedirects} redirects` }))
+          }
+          // As browsers do: a 303, or a 301/302 answering a POST, is followed with a GET without the body.
+          const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST")
+          const followed = toGet ? HttpClientRequest.get(next, { headers: current.headers }) : HttpClientRequest.setUrl(current, next)
+          return loop(followed, redirects + 1)
+        })
+      return loop(request, 0)
+    }
+
+    /**
+     * User destinations: every hop checked and pinned; at most `maxRedirects`, no URL twice, never https to http;
+     * a 303 (but for HEAD), or a 301/302 answering a POST, becomes a GET without body; leaving the origin drops the
+     * credential headers and is refused for anything but a GET or HEAD without body.
+     */
+    const user = (request: HttpClientRequest.HttpClientRequest, first: URL, options: RequestOptions, maxBytes: number) => {
+      const seen = new Set<string>([first.href])
+      const loop = (current: HttpClientRequest.HttpClientRequest, url: URL, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
+        Effect.gen(function*() {
+          const pin = yield* checkUser(url)
+          const response = yield* once(current, maxBytes, url.origin, pin)
+          const location = response.headers["location"]
+          if (!isRedirect(response.status) || location === undefined) return { ...response, url: current.url }
+          if (options.followRedirects === false) {
+            return yield* refuse(url, `it answered a redirect (${response.status}), which is not followed`)
+          }
+          const next = URL.canParse(location, url) ? new URL(location, url) : undefined
+          if (next === undefined || (next.protocol !== "https:" && next.protocol !== "http:")) {
+            return yield* refuse(url, "it redirects to something that is not an http(s) URL")
+          }
+          if (redirects >= config.maxRedirects) return yield* refuse(url, `more than ${config.maxRedirects} redirects`)
+          if (seen.has(next.href)) return yield* refuse(url, `a redirect loop (${next.origin} again)`)
+          seen.add(next.href)
+          if (url.protocol === "https:" && next.protocol === "http:") return yield* refuse(url, `a redirect from https to http (${next.origin})`)
+          const toGet = (response.status === 303 && current.method !== "HEAD") ||
+            ((response.status === 301 || response.status === 302) && current.method === "POST")
+          let followed = toGet
+            ? HttpClientRequest.get(next, { headers: HttpHeaders.remove(current.headers, ["content-type", "content-length"]) })
+            : HttpClientRequest.setUrl(current, next)
+          if (next.origin !== url.origin) {
+            if ((followed.method !== "GET" && followed.method !== "HEAD") || followed.body._tag !== "Empty") {
+              return yield* refuse(url, `a ${followed.method} request redirected to another origin (${next.origin})`)
+            }
+            // Without a body, the request is its method, URL and headers: made again without the credentials.
+            const kept = HttpHeaders.remove(followed.headers, Object.keys(followed.headers).filter(isCredentialHeader))
+            followed = HttpClientRequest.make(followed.method)(next, { headers: kept })
+          }
+          return yield* loop(followed, next, redirects + 1)
+        })
+      return loop(request, first, 0)
+    }
+
     const execute = (request: HttpClientRequest.HttpClientRequest, options: RequestOptions = {}) =>
-      Effect.flatMap(checkDestination(options.destination ?? "operator", request.url), (first) => {
-        const origin = first.origin
+      Effect.flatMap(checkScheme(request.url), (first) => {
         const maxBytes = options.maxBodyBytes ?? config.maxBodyBytes
         const timeout = options.timeout ?? config.timeout
-        const loop = (current: HttpClientRequest.HttpClientRequest, redirects: number): Effect.Effect<OutboundResponse, OutboundError> =>
-          Effect.flatMap(once(current, maxBytes, origin), (response) => {
-            const location = response.headers["location"]
-            if (isRedirect(response.status) && options.followRedirects === false) {
-              return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `answered a redirect (${response.status}), which is not followed` }))
-            }
-            if (!isRedirect(response.status) || location === undefined) return Effect.succeed({ ...response, url: current.url })
-            const next = URL.canParse(location, current.url) ? new URL(location, current.url) : undefined
-            // Following another origin would carry our credentials (or our trust) somewhere the operator never named.
-            if (next === undefined || next.origin !== origin) {
-              return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `redirect to another origin (${next?.origin ?? "invalid"})` }))
-            }
-            if (redirects >= config.maxRedirects) {
-              return Effect.fail(new OutboundError({ reason: "blocked", origin, message: `more than ${config.maxRedirects} redirects` }))
-            }
-            // As browsers do: a 303, or a 301/302 answering a POST, is followed with a GET without the body.
-            const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST")
-            const followed = toGet ? HttpClientRequest.get(next, { headers: current.headers }) : HttpClientRequest.setUrl(current, next)
-            return loop(followed, redirects + 1)
-          })
-        return loop(HttpClientRequest.setHeader(request, "user-agent", config.userAgent), 0).pipe(
+        const named = HttpClientRequest.setHeader(request, "user-agent", config.userAgent)
+        return (options.destination === "user" ? user(named, first, options, maxBytes) : operator(named, first, options, maxBytes)).pipe(
           Effect.timeoutFail({
             duration: timeout,
-            onTimeout: () => new OutboundError({ reason: "timeout", origin, message: `no complete answer within ${Duration.format(Duration.decode(timeout))}` })
+            onTimeout: () => new OutboundError({ reason: "timeout", origin: first.origin, message: `no complete answer within ${Duration.format(Duration.decode(timeout))}` })
           })
         )
       })
 
-    const fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const fetchWith = (options: RequestOptions) => async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
       const request = await toClientRequest(input, init)
-      const exit = await Runtime.runPromiseExit(runtime, execute(request), init.signal ? { signal: init.signal } : undefined)
+      const exit = await Runtime.runPromiseExit(runtime, execute(request, options), init.signal ? { signal: init.signal } : undefined)
       if (exit._tag === "Failure") {
         // Only the guard's own failures are expected; anything else (a defect, an interruption) is not a network error.
         const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
@@ -210,7 +335,7 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
       return response
     }
 
-    return { execute, fetch }
+    return { execute, fetch: fetchWith({}), fetchWith }
   })
 
 /** A web `fetch` call as an Effect request: the method, URL, headers and a body given as text or bytes. */
@@ -232,7 +357,10 @@ const toClientRequest = async (input: string | URL | Request, init: RequestInit)
   return request
 }
 
-/** The guard over a client provided by the caller (tests, or another transport). */
+/**
+ * The guard over a client provided by the caller (tests, or another transport) for operator destinations; user
+ * destinations always connect through node:http agents of their own (the pinning needs their `lookup`).
+ */
 export const layerWithoutClient = (settings: Partial<Settings> = {}) => Layer.effect(Outbound, make(settings))
 
 /**

@@ -59,8 +59,9 @@ export class WorkerRuntime extends Effect.Service<WorkerRuntime>()("@orgplane/se
           HttpClientRequest.setHeaders({ accept: "application/json", authorization: `Bearer ${Redacted.value(credential)}` }),
           HttpClientRequest.bodyText(JSON.stringify(body), "application/json")
         ),
-        // The runtime's URL comes from a worker token its creator handed out, not from the operator: see the README.
-        { timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false, destination: "operator" }
+        // The runtime's URL comes from a worker token its creator handed out, not from the operator: the guard
+        // refuses non-public addresses (and plain http) unless ORGPLANE_OUTBOUND_ALLOW_PRIVATE; see the README.
+        { timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false, destination: "user" }
       ).pipe(
         Effect.map((response): RuntimeAnswer => ({ status: response.status, body: readAnswer(response.body) })),
         Effect.mapError((error) => new WorkerRuntimeError({ message: describe(error) }))

@@ -63,6 +63,13 @@ const raw = Config.all({
   )
 })
 
+/**
+ * Whether DNS servers were named (`ORGPLANE_DNS_SERVERS` or the option) rather than taken from the system: then the
+ * outbound guard resolves through them too (tests point it at a fake DNS server).
+ */
+export const serversNamed = (options: Options = {}): Effect.Effect<boolean, ConfigError.ConfigError> =>
+  Effect.map(raw, (env) => (options.dnsServers ?? env.servers) !== undefined)
+
 /** The settings from the environment, with `options` on top. */
 export const settings = (options: Options = {}): Effect.Effect<DnsSettings, ConfigError.ConfigError> =>
   Effect.gen(function*() {

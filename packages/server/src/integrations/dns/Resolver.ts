@@ -8,6 +8,7 @@ import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as DnsPacket from "dns-packet"
 import * as Dgram from "node:dgram"
 import * as NodeCrypto from "node:crypto"
+import { AddressResolver, ResolveError } from "../../platform/AddressGuard.js"
 import { DnsConfig, type DnsServer } from "./DnsConfig.js"
 
 /** What one server did instead of answering. */
@@ -21,9 +22,11 @@ export interface ServerFailure {
 export class DnsLookupError extends Data.TaggedError("DnsLookupError")<{
   readonly queried: string
   readonly failures: ReadonlyArray<ServerFailure>
+  /** The record type asked for; TXT when not given. */
+  readonly type?: RecordType | undefined
 }> {
   override get message() {
-    return `No DNS server answered the TXT lookup of ${this.queried}: ${
+    return `No DNS server answered the ${this.type ?? "TXT"} lookup of ${this.queried}: ${
       this.failures.map((failure) => `${failure.server} ${failure.detail}`).join("; ")
     }.`
   }
@@ -35,7 +38,14 @@ export interface ResolverService {
    * TXT record.
    */
   readonly txt: (name: string) => Effect.Effect<ReadonlyArray<string>, DnsLookupError>
+  /**
+   * The IPv4 (A) then IPv6 (AAAA) addresses of `name`, for the outbound guard when `ORGPLANE_DNS_SERVERS` is set:
+   * `[]` when it has none. No CNAME chasing beyond what the server's recursive answer contains.
+   */
+  readonly addresses: (name: string) => Effect.Effect<ReadonlyArray<string>, DnsLookupError>
 }
+
+export type RecordType = "TXT" | "A" | "AAAA"
 
 export class Resolver extends Context.Tag("@orgplane/server/Resolver")<Resolver, ResolverService>() {}
 
@@ -54,7 +64,7 @@ type Outcome =
   | { readonly _tag: "Failure"; readonly failure: ServerFailure }
 
 /** One query to one server; never fails: a server's failure is an outcome, so the caller can go on to the next. */
-const ask = (server: DnsServer, name: string, timeout: Duration.Duration): Effect.Effect<Outcome> =>
+const ask = (server: DnsServer, name: string, timeout: Duration.Duration, type: RecordType = "TXT"): Effect.Effect<Outcome> =>
   Effect.async<Outcome>((resume) => {
     const id = NodeCrypto.randomInt(0, 65536)
     const socket = Dgram.createSocket(server.host.includes(":") ? "udp6" : "udp4")
@@ -88,7 +98,12 @@ const ask = (server: DnsServer, name: string, timeout: Duration.Duration): Effec
       if (rcode === RCODE_NXDOMAIN) return finish({ _tag: "Answer", records: [] })
       if (rcode !== RCODE_NOERROR) return fail("error", `answered with response code ${rcode}`)
       const records = (packet.answers ?? []).flatMap((answer) =>
-        answer.type === "TXT" && answer.name.toLowerCase() === name.toLowerCase() ? [text(answer.data)] : []
+        answer.type === "TXT" && type === "TXT" && answer.name.toLowerCase() === name.toLowerCase()
+          ? [text(answer.data)]
+          // Addresses: the recursive answer may reach them through CNAMEs, so their owner name is not checked.
+          : (answer.type === "A" || answer.type === "AAAA") && answer.type === type
+          ? [answer.data]
+          : []
       )
       finish({ _tag: "Answer", records })
     })
@@ -98,7 +113,7 @@ const ask = (server: DnsServer, name: string, timeout: Duration.Duration): Effec
         type: "query",
         id,
         flags: DnsPacket.RECURSION_DESIRED,
-        questions: [{ type: "TXT", name }]
+        questions: [{ type, name }]
       })
       socket.send(query, (error) => {
         if (error) fail("error", `could not be sent the query: ${(error as NodeJS.ErrnoException).code ?? error.message}`)
@@ -115,17 +130,30 @@ const ask = (server: DnsServer, name: string, timeout: Duration.Duration): Effec
 
 export const make = Effect.gen(function*() {
   const config = yield* DnsConfig
-  const txt = (name: string) =>
+  const lookup = (name: string, type: RecordType) =>
     Effect.gen(function*() {
       const failures: Array<ServerFailure> = []
       for (const server of config.servers) {
-        const outcome = yield* ask(server, name, config.timeout)
+        const outcome = yield* ask(server, name, config.timeout, type)
         if (outcome._tag === "Answer") return outcome.records
         failures.push(outcome.failure)
       }
-      return yield* new DnsLookupError({ queried: name, failures })
-    }).pipe(Effect.withSpan("Resolver.txt", { attributes: { name } }))
-  return Resolver.of({ txt })
+      return yield* new DnsLookupError({ queried: name, failures, type })
+    })
+  const txt = (name: string) => lookup(name, "TXT").pipe(Effect.withSpan("Resolver.txt", { attributes: { name } }))
+  const addresses = (name: string) =>
+    Effect.map(Effect.all([lookup(name, "A"), lookup(name, "AAAA")], { concurrency: 2 }), ([v4, v6]) => [...v4, ...v6]).pipe(
+      Effect.withSpan("Resolver.addresses", { attributes: { name } })
+    )
+  return Resolver.of({ txt, addresses })
 })
 
 export const layer = Layer.effect(Resolver, make)
+
+/** The outbound guard's resolver answered by this one (the server uses it when `ORGPLANE_DNS_SERVERS` is set). */
+export const addressResolverLayer = Layer.effect(
+  AddressResolver,
+  Effect.map(Resolver, (dns) => ({
+    resolve: (host: string) => dns.addresses(host).pipe(Effect.mapError((error) => new ResolveError({ host, detail: error.message })))
+  }))
+)
