@@ -9,8 +9,10 @@ import {
   ConfigObjectId,
   ConnectorInstanceAccessGrantId,
   ConnectorInstanceId,
+  ExternalMcpConnectionId,
   MarketplaceAccessGrantId,
   MarketplaceId,
+  McpConnectionAccessGrantId,
   MembershipId,
   PluginAccessGrantId,
   PluginId,
@@ -63,7 +65,17 @@ export class ConnectorInstanceAccessGrant extends Schema.Class<ConnectorInstance
   ...grantFields
 }) {}
 
-export type AccessGrant = ConfigObjectAccessGrant | PluginAccessGrant | MarketplaceAccessGrant | ConnectorInstanceAccessGrant
+export class McpConnectionAccessGrant extends Schema.Class<McpConnectionAccessGrant>("McpConnectionAccessGrant")({
+  id: McpConnectionAccessGrantId,
+  ...grantFields
+}) {}
+
+export type AccessGrant =
+  | ConfigObjectAccessGrant
+  | PluginAccessGrant
+  | MarketplaceAccessGrant
+  | ConnectorInstanceAccessGrant
+  | McpConnectionAccessGrant
 
 export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotations({ identifier: "ConfigObjectAccessGrantPage" })
 export const PluginAccessGrantPage = Page(PluginAccessGrant).annotations({ identifier: "PluginAccessGrantPage" })
@@ -76,6 +88,9 @@ export const PluginAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true
 export const ConnectorInstanceAccessGrantPage = Page(ConnectorInstanceAccessGrant).annotations({ identifier: "ConnectorInstanceAccessGrantPage" })
 export const ConnectorInstanceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorInstanceAccessGrant })
   .annotations({ identifier: "ConnectorInstanceAccessGrantResponse" })
+export const McpConnectionAccessGrantPage = Page(McpConnectionAccessGrant).annotations({ identifier: "McpConnectionAccessGrantPage" })
+export const McpConnectionAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnectionAccessGrant })
+export const McpConnectionGrantPath = Schema.Struct({ connectionId: ExternalMcpConnectionId, grantId: McpConnectionAccessGrantId })
 export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
   .annotations({ identifier: "MarketplaceAccessGrantResponse" })
 

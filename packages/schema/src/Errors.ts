@@ -4,6 +4,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Option, Schema, SchemaAST } from "effect"
+import { McpDiagnostic, ToolInspection } from "./McpDiagnostics.js"
 
 /** A literal member the constructor fills in, so `new Unauthorized()` needs no arguments. */
 const code = <const C extends string>(value: C) =>
@@ -84,7 +85,8 @@ export const ForbiddenReason = Schema.Literal(
   "membership_removed",
   "invitation_email_mismatch",
   "signup_disabled",
-  "insufficient_access"
+  "insufficient_access",
+  "tool_disabled"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -140,7 +142,8 @@ export const NotFoundCode = Schema.Literal(
   "desktop_policy_not_found",
   "sso_connection_not_found",
   "worker_not_found",
-  "memory_not_found"
+  "memory_not_found",
+  "connection_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -178,7 +181,8 @@ export const ConflictCode = Schema.Literal(
   "default_policy_required",
   "domain_verification_not_requested",
   "sso_domain_taken",
-  "worker_runtime_unavailable"
+  "worker_runtime_unavailable",
+  "mcp_connection_exists"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
@@ -212,12 +216,6 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>("Payloa
   message: Schema.String
 }) {}
 export const PayloadTooLargeResponse = wire(PayloadTooLarge, 413, "The request body is larger than this endpoint accepts.")
-
-export class ConnectionNotFound extends Schema.TaggedError<ConnectionNotFound>("ConnectionNotFound")("ConnectionNotFound", {
-  error: code("connection_not_found"),
-  message: Schema.String
-}) {}
-export const ConnectionNotFoundResponse = wire(ConnectionNotFound, 404, "No MCP connection with this id in the organization.")
 
 export class ConnectionNotReady extends Schema.TaggedError<ConnectionNotReady>("ConnectionNotReady")("ConnectionNotReady", {
   error: code("connection_not_ready"),
@@ -293,6 +291,32 @@ export const ServiceUnavailableResponse = wire(
   "A dependency of the server (its database) is not available right now; `Retry-After` says when to try again."
 )
 
+export class ConnectionValidationFailed extends Schema.TaggedError<ConnectionValidationFailed>("ConnectionValidationFailed")(
+  "ConnectionValidationFailed",
+  {
+    error: code("connection_validation_failed"),
+    message: Schema.String,
+    diagnostic: McpDiagnostic
+  }
+) {}
+export const ConnectionValidationFailedResponse = wire(
+  ConnectionValidationFailed,
+  502,
+  "The MCP server did not complete an MCP `initialize` with the connection's settings; `diagnostic` says what failed and what to do."
+)
+
+export class ToolExecutionFailed extends Schema.TaggedError<ToolExecutionFailed>("ToolExecutionFailed")("ToolExecutionFailed", {
+  error: code("tool_execution_failed"),
+  message: Schema.String,
+  diagnostic: McpDiagnostic,
+  inspection: ToolInspection
+}) {}
+export const ToolExecutionFailedResponse = wire(
+  ToolExecutionFailed,
+  502,
+  "The tool call failed at the MCP server or on the way to it (or the tool answered an error); `diagnostic` says what failed and whose move it is, `inspection` shows the `tools/call` exchange."
+)
+
 /** Every error class that can answer, with its wire schema: what clients use to turn an error back into its body. */
 export const ErrorResponses = [
   InvalidRequestResponse,
@@ -304,7 +328,8 @@ export const ErrorResponses = [
   ConflictResponse,
   RateLimitedResponse,
   PayloadTooLargeResponse,
-  ConnectionNotFoundResponse,
+  ConnectionValidationFailedResponse,
+  ToolExecutionFailedResponse,
   ConnectionNotReadyResponse,
   NeedsConnectionResponse,
   SuiteApiErrorResponse,

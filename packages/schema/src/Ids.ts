@@ -103,6 +103,8 @@ export const DesktopPolicyId = typeId("dpo", "DesktopPolicyId", "Desktop policy 
 export type DesktopPolicyId = typeof DesktopPolicyId.Type
 export const ExternalMcpConnectionId = typeId("emc", "ExternalMcpConnectionId", "External MCP connection id")
 export type ExternalMcpConnectionId = typeof ExternalMcpConnectionId.Type
+export const McpConnectionAccessGrantId = typeId("emg", "McpConnectionAccessGrantId", "MCP connection access grant id")
+export type McpConnectionAccessGrantId = typeof McpConnectionAccessGrantId.Type
 export const MemoryId = typeId("mem", "MemoryId", "Memory id")
 export type MemoryId = typeof MemoryId.Type
 export const MemoryContextId = typeId("mcx", "MemoryContextId", "Memory context id")
@@ -155,7 +157,8 @@ export const IdsByPrefix = {
   tsd: TelemetryDimensionId,
   wrk: WorkerId,
   wki: WorkerInstanceId,
-  wkt: WorkerTokenId
+  wkt: WorkerTokenId,
+  emg: McpConnectionAccessGrantId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

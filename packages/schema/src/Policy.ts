@@ -67,7 +67,18 @@ export const Policy = {
     capability: "change, delete, rotate the token of and upgrade the workers they registered (owners and admins: any worker)"
   },
   "workers.manageAny": { role: "admin", capability: "change, delete, rotate the token of and upgrade any worker of the organization" },
-  "telemetry.ingest": { role: "member", capability: "send telemetry events of their own use" }
+  "telemetry.ingest": { role: "member", capability: "send telemetry events of their own use" },
+  "mcp.read": {
+    role: "member",
+    capability: "read the external MCP connections granted to them and the curated MCP presets (owners and admins: every connection)"
+  },
+  "mcp.connectOwn": { role: "member", capability: "connect and disconnect their own account on the per-member MCP connections granted to them" },
+  "mcp.manage": {
+    role: "admin",
+    capability: "register, change, delete and grant external MCP connections, set their tool policy, and connect their shared credential"
+  },
+  "mcp.resolve": { role: "admin", capability: "resolve a URL, host or product name to an MCP server and its requirements" },
+  "mcp.callTools": { role: "admin", capability: "run one tool of an MCP connection granted to them, as a diagnostic" }
 } as const satisfies Record<string, Rule>
 
 export type Action = keyof typeof Policy

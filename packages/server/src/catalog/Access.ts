@@ -22,10 +22,12 @@ import {
   ConnectorInstanceAccessGrant,
   type ConnectorInstanceId,
   type CreateAccessGrantRequest,
+  type ExternalMcpConnectionId,
   Forbidden,
   hasRole,
   MarketplaceAccessGrant,
   type MarketplaceId,
+  McpConnectionAccessGrant,
   type MembershipId,
   NotFound,
   type OrganizationId,
@@ -49,12 +51,12 @@ type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.St
 /** One kind of shared resource: its table, its grant table and how it is named in messages. */
 export interface Kind<Id extends string, G> {
   /** As messages name it: "config object". */
-  readonly name: "config object" | "plugin" | "marketplace" | "connector instance"
-  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances"
-  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants" | "connector_instance_grants"
+  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection"
+  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections"
+  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants" | "connector_instance_grants" | "mcp_connection_grants"
   /** The grant table's column naming the resource. */
-  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id"
-  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia">
+  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id"
+  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg">
   readonly grant: GrantClass<G>
   readonly notFound: () => NotFound
   /** Phantom: the resource's id type. */
@@ -99,6 +101,21 @@ export const ConnectorInstanceKind: Kind<ConnectorInstanceId, ConnectorInstanceA
   grantPrefix: "cia",
   grant: ConnectorInstanceAccessGrant,
   notFound: () => new NotFound({ error: "connector_instance_not_found", message: "Connector instance not found." })
+}
+
+/**
+ * External MCP connections: any grant (whatever its role) lets a member use the connection; `manager` also lets
+ * them grant it. Owners and admins manage every connection, but running its tools still needs a grant that reaches
+ * them (`Access.usable`).
+ */
+export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAccessGrant> = {
+  name: "connection",
+  table: "mcp_connections",
+  grants: "mcp_connection_grants",
+  column: "mcp_connection_id",
+  grantPrefix: "emg",
+  grant: McpConnectionAccessGrant,
+  notFound: () => new NotFound({ error: "connection_not_found", message: "Unknown connection." })
 }
 
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
@@ -339,7 +356,8 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
       config_object_grants: makeList(ConfigObjectKind),
       plugin_grants: makeList(PluginKind),
       marketplace_grants: makeList(MarketplaceKind),
-      connector_instance_grants: makeList(ConnectorInstanceKind)
+      connector_instance_grants: makeList(ConnectorInstanceKind),
+      mcp_connection_grants: makeList(McpConnectionKind)
     }
 
     const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>

@@ -12,6 +12,7 @@ import sso from "./0009_sso.js"
 import memory from "./0010_memory.js"
 import telemetry from "./0011_telemetry.js"
 import workers from "./0012_workers.js"
+import mcpConnections from "./0013_mcp_connections.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -25,5 +26,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 9, name: "sso", up: sso },
   { id: 10, name: "memory", up: memory },
   { id: 11, name: "telemetry", up: telemetry },
-  { id: 12, name: "workers", up: workers }
+  { id: 12, name: "workers", up: workers },
+  { id: 13, name: "mcp_connections", up: mcpConnections }
 ]

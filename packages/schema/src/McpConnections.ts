@@ -1,0 +1,198 @@
+/**
+ * External MCP connections: an organization's registration of a remote MCP server (`emc_`), how it
+ * authenticates (`none`, `apikey`, `oauth`) and whose credential it uses (`shared`: one for the organization;
+ * `per_member`: each member connects their own account, OAuth only). Secrets (API keys, tokens, client secrets)
+ * go in and never come out.
+ */
+import { Schema } from "effect"
+import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { ExternalMcpConnectionId, MembershipId, OrganizationId } from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+export const McpAuthType = Schema.Literal("none", "apikey", "oauth").annotations({
+  identifier: "McpAuthType",
+  description: "How the MCP server authenticates the server's requests: `none`, `apikey` (sent as a Bearer token) or `oauth`."
+})
+export type McpAuthType = typeof McpAuthType.Type
+
+export const McpCredentialMode = Schema.Literal("shared", "per_member").annotations({
+  identifier: "McpCredentialMode",
+  description:
+    "Whose credential calls use: `shared` (one credential of the organization) or `per_member` (each member connects their own account; `oauth` only)."
+})
+export type McpCredentialMode = typeof McpCredentialMode.Type
+
+export const McpCredentialHealth = Schema.Literal("unknown", "ready", "reconnect_required").annotations({
+  identifier: "McpCredentialHealth",
+  description: "`ready` once a credential worked, `reconnect_required` once the server or its authorization server refused it, `unknown` before."
+})
+export type McpCredentialHealth = typeof McpCredentialHealth.Type
+
+/** Query members that carry secrets: refused in a connection URL (they would be stored and shown in clear). */
+export const SECRET_QUERY_MEMBERS: ReadonlyArray<string> = [
+  "access_token",
+  "api_key",
+  "client_secret",
+  "token",
+  "refresh_token",
+  "id_token",
+  "code_verifier"
+]
+
+/**
+ * The MCP endpoint's URL: http or https, at most 2048 characters, without credentials, fragment or a query member
+ * that carries a secret. The server also refuses `http` and non-public addresses unless private URLs are allowed
+ * (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`).
+ */
+export const McpServerUrl = Schema.Trim.pipe(
+  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
+  Schema.filter((text) => {
+    const url = URL.canParse(text) ? new URL(text) : undefined
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
+    if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
+    if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
+    for (const name of url.searchParams.keys()) {
+      if (SECRET_QUERY_MEMBERS.includes(name.toLowerCase())) return `must not carry a secret in its query (\`${name}\`)`
+    }
+    return true
+  })
+).annotations({
+  identifier: "McpServerUrl",
+  description:
+    "The MCP endpoint: https (http only where private URLs are allowed), at most 2048 characters, without credentials, fragment, or a query member carrying a secret (`access_token`, `api_key`, `client_secret`, `token`, `refresh_token`, `id_token`, `code_verifier`).",
+  jsonSchema: { type: "string", format: "uri", maxLength: 2048 }
+})
+
+export const McpConnectionName = TrimmedText(1, 255, "Connection name, unique in the organization (ignoring case)")
+
+export const McpScope = Schema.String.pipe(
+  Schema.pattern(/^[\x21\x23-\x5B\x5D-\x7E]{1,255}$/, { message: () => "must be an OAuth scope: 1 to 255 printable characters, no space, quote or backslash" })
+).annotations({ description: "An OAuth scope (RFC 6749 §3.3)." })
+
+export const McpRegistrationSource = Schema.Literal("pre_registered", "client_metadata", "dynamic").annotations({
+  identifier: "McpRegistrationSource",
+  description:
+    "How the server's OAuth client is known to the authorization server: `pre_registered` (an admin gave its id), `client_metadata` (a client ID metadata document the server publishes) or `dynamic` (RFC 7591 registration)."
+})
+export type McpRegistrationSource = typeof McpRegistrationSource.Type
+
+/** What is disabled of a connection's tools, by whom and when. */
+export class McpToolPolicy extends Schema.Class<McpToolPolicy>("McpToolPolicy")({
+  allDisabled: Schema.Boolean.annotations({ description: "Every tool is disabled." }),
+  disabledTools: Schema.Array(Schema.String).annotations({ description: "The tools disabled by name." }),
+  updatedByOrgMembershipId: Schema.NullOr(MembershipId).annotations({ description: "Who set the policy last; null while never set." }),
+  updatedAt: Schema.NullOr(Timestamp)
+}) {}
+
+export const McpToolName = TrimmedText(1, 255, "Tool name")
+
+export const UpdateMcpToolPolicyRequest = Schema.Struct({
+  allDisabled: Schema.Boolean,
+  disabledTools: Schema.Array(McpToolName).pipe(Schema.maxItems(500)).annotations({ description: "At most 500 tool names." })
+}).annotations(requestBody)
+
+/** The OAuth side of an `oauth` connection. Its client secret and tokens are never returned. */
+export const McpOAuthSettings = Schema.Struct({
+  clientConfigured: Schema.Boolean.annotations({ description: "Whether the server has an OAuth client for this connection." }),
+  clientId: Schema.NullOr(Schema.String),
+  registrationSource: Schema.NullOr(McpRegistrationSource),
+  authorizationServerIssuer: Schema.NullOr(Schema.String).annotations({
+    description: "The authorization server the connection uses; null until chosen (from discovery when the server names one)."
+  }),
+  requestedScopes: Schema.Array(Schema.String),
+  grantedScopes: Schema.Array(Schema.String).annotations({ description: "What the shared credential was granted (empty for `per_member`)." }),
+  issuerReviewRequired: Schema.Boolean.annotations({
+    description: "The MCP server now names another authorization server: tools stay blocked until an admin reconnects."
+  })
+}).annotations({ identifier: "McpOAuthSettings" })
+
+export class McpConnection extends Schema.Class<McpConnection>("McpConnection")({
+  id: ExternalMcpConnectionId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  url: Schema.String,
+  authType: McpAuthType,
+  credentialMode: McpCredentialMode,
+  connected: Schema.Boolean.annotations({
+    description: "`shared`: the organization's credential is in place (`none`: the server answered `initialize`). `per_member`: some member connected."
+  }),
+  connectedAt: Schema.NullOr(Timestamp),
+  connectedForMe: Schema.Boolean.annotations({
+    description: "Whether calls made by the caller have a credential: the shared one, or the caller's own for `per_member`."
+  }),
+  ready: Schema.Boolean.annotations({ description: "Whether the caller's tool calls can run now (they are refused with 409 `connection_not_ready` otherwise)." }),
+  notReadyReason: Schema.NullOr(Schema.String).annotations({ description: "Why not, and what to do; null when ready." }),
+  credentialHealth: McpCredentialHealth,
+  credentialHealthReason: Schema.NullOr(Schema.String),
+  needsReconnect: Schema.Boolean,
+  oauth: Schema.NullOr(McpOAuthSettings).annotations({ description: "Null unless `authType` is `oauth`." }),
+  oauthClientRequired: Schema.Boolean.annotations({
+    description: "The URL's preset needs an OAuth client an admin registered with the provider (no dynamic registration)."
+  }),
+  toolPolicy: McpToolPolicy,
+  createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}) {}
+
+export const McpConnectionResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnection }).annotations({
+  identifier: "McpConnectionResponse"
+})
+export const McpConnectionPage = Page(McpConnection).annotations({ identifier: "McpConnectionPage" })
+
+export const McpConnectionListQuery = Schema.Struct({
+  ...PageQueryFields,
+  scope: Schema.optionalWith(Schema.Literal("usable", "manageable"), { exact: true }).annotations({
+    description:
+      "`usable` (default): the connections a grant gives the caller. `manageable` (owners and admins): every connection of the organization."
+  })
+}).annotations(allErrors)
+export type McpConnectionListQuery = typeof McpConnectionListQuery.Type
+
+export const McpConnectionPath = Schema.Struct({ connectionId: ExternalMcpConnectionId })
+
+/** OAuth settings an admin gives: a pre-registered client, the issuer to use, the scopes to ask for. */
+export const McpOAuthInput = Schema.Struct({
+  clientId: Schema.optionalWith(TrimmedText(1, 512, "A client registered with the authorization server"), { exact: true }),
+  clientSecret: Schema.optionalWith(TrimmedText(1, 2048, "Its secret (for confidential clients); stored encrypted"), { exact: true }),
+  authorizationServerIssuer: Schema.optionalWith(McpServerUrl, { exact: true }).annotations({
+    description: "The authorization server to use when the MCP server names several."
+  }),
+  requestedScopes: Schema.optionalWith(Schema.Array(McpScope).pipe(Schema.maxItems(100)), { exact: true })
+}).annotations(requestBody)
+
+export const CreateMcpConnectionRequest = Schema.Struct({
+  name: McpConnectionName,
+  url: McpServerUrl,
+  authType: McpAuthType,
+  credentialMode: Schema.optionalWith(McpCredentialMode, { exact: true }).annotations({ description: "Default `shared`." }),
+  apiKey: Schema.optionalWith(TrimmedText(1, 4096, "The API key (`apikey` only), sent as a Bearer token; stored encrypted"), {
+    exact: true
+  }),
+  oauth: Schema.optionalWith(McpOAuthInput, { exact: true }).annotations({ description: "`oauth` only." })
+}).annotations(requestBody)
+export type CreateMcpConnectionRequest = typeof CreateMcpConnectionRequest.Type
+
+export const UpdateMcpConnectionRequest = Schema.Struct({
+  name: Schema.optionalWith(McpConnectionName, { exact: true }),
+  url: Schema.optionalWith(McpServerUrl, { exact: true }).annotations({
+    description: "A new URL drops the stored OAuth credentials (they were issued for the old server)."
+  }),
+  apiKey: Schema.optionalWith(TrimmedText(1, 4096, "A new API key (`apikey` only)"), { exact: true }),
+  oauth: Schema.optionalWith(McpOAuthInput, { exact: true })
+}).annotations(requestBody)
+export type UpdateMcpConnectionRequest = typeof UpdateMcpConnectionRequest.Type
+
+/** A curated MCP server: what `resolve` matches a product name or host against. */
+export class McpPreset extends Schema.Class<McpPreset>("McpPreset")({
+  presetId: Schema.String,
+  displayName: Schema.String,
+  description: Schema.String,
+  url: Schema.String,
+  authType: McpAuthType,
+  requiresOAuthClient: Schema.Boolean.annotations({
+    description: "The provider offers no dynamic registration: an admin registers an OAuth client and gives its id."
+  }),
+  authorizationServerIssuer: Schema.optionalWith(Schema.String, { exact: true }),
+  defaultOAuthScopes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+}) {}

@@ -1,0 +1,85 @@
+/**
+ * What the server tells an admin about an exchange with an external MCP server: the diagnostic of a failure (what
+ * failed, whose move it is, whether retrying can help) and the inspection of the actual `tools/call` HTTP request
+ * and response, with credential and session headers redacted.
+ */
+import { Schema } from "effect"
+import { Timestamp } from "./Common.js"
+
+/**
+ * The diagnostic of a failed exchange. `category` and `code` are machine-readable (the server README lists the
+ * values); `operatorAction` says what to do; `outbound` names where the request went without its path (hashed:
+ * paths can carry identifiers).
+ */
+export const McpDiagnostic = Schema.Struct({
+  referenceId: Schema.String.annotations({ description: "The request id of the call that failed: quote it to find the server's log line." }),
+  category: Schema.String.annotations({
+    description: "What kind of failure, for example `security_blocked`, `network_failure`, `request_timeout`, `endpoint_not_found`, `oauth_resource_rejected`, `provider_throttled`, `provider_unavailable`, `provider_tool_error`, `mcp_tool_input_invalid`, `mcp_protocol_failure`, `response_too_large`."
+  }),
+  code: Schema.String.annotations({ description: "The precise failure, for example `MCP_URL_BLOCKED`, `MCP_HTTP_429`, `MCP_PROVIDER_TOOL_ERROR`." }),
+  operatorAction: Schema.String.annotations({ description: "What to do about it, in a sentence." }),
+  message: Schema.String,
+  retryable: Schema.Boolean.annotations({ description: "Whether the same request may succeed later unchanged." }),
+  phase: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Where in the exchange it failed, for example `NETWORK_DNS`, `AUTH_TOKEN_ACQUISITION`, `MCP_INITIALIZE`, `MCP_TOOL_EXECUTION`."
+  }),
+  connectUrl: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Where to (re)connect the credential, when that is the fix."
+  }),
+  providerRequestId: Schema.optionalWith(Schema.String, { exact: true }),
+  providerCode: Schema.optionalWith(Schema.String, { exact: true }),
+  httpStatus: Schema.optionalWith(Schema.Int, { exact: true }).annotations({ description: "The MCP server's HTTP status." }),
+  providerStatus: Schema.optionalWith(Schema.Int, { exact: true }).annotations({
+    description: "The status the tool reported from the provider behind it (a tool error's own status)."
+  }),
+  payloadBytes: Schema.optionalWith(Schema.Int, { exact: true }),
+  jsonRpcCode: Schema.optionalWith(Schema.Int, { exact: true }),
+  outbound: Schema.optionalWith(
+    Schema.Struct({
+      origin: Schema.String,
+      pathHash: Schema.String.annotations({ description: "`sha256:` and the first 16 hex digits of the SHA-256 of the URL's path." })
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "McpDiagnostic" })
+export type McpDiagnostic = typeof McpDiagnostic.Type
+
+export const InspectedHeader = Schema.Struct({
+  name: Schema.String,
+  value: Schema.String.annotations({ description: "The value; `[redacted]` (after the scheme, for `authorization`) when redacted." }),
+  redacted: Schema.Boolean
+}).annotations({ identifier: "InspectedHeader" })
+
+export const InspectedBody = Schema.Struct({
+  text: Schema.String.annotations({ description: "The body as UTF-8, at most 512 KiB." }),
+  bytes: Schema.Int.annotations({ description: "The body's whole size in bytes." }),
+  truncated: Schema.Boolean,
+  unavailable: Schema.Boolean.annotations({ description: "Whether the body could not be read (it is then empty)." })
+}).annotations({ identifier: "InspectedBody" })
+
+export const ToolInspection = Schema.Struct({
+  diagnosis: Schema.Struct({
+    summary: Schema.String.annotations({ description: "Where the call ended, in a sentence." })
+  }),
+  request: Schema.optionalWith(
+    Schema.Struct({
+      method: Schema.String,
+      url: Schema.String.annotations({ description: "Without credentials or fragment; every query value is `[redacted]`." }),
+      startedAt: Timestamp,
+      headers: Schema.Array(InspectedHeader),
+      body: InspectedBody
+    }),
+    { exact: true }
+  ).annotations({ description: "The `tools/call` request as sent; absent when none was sent." }),
+  response: Schema.optionalWith(
+    Schema.Struct({
+      status: Schema.Int,
+      statusText: Schema.String,
+      durationMs: Schema.Int,
+      headers: Schema.Array(InspectedHeader),
+      body: InspectedBody
+    }),
+    { exact: true }
+  ).annotations({ description: "The response as received; absent when none came." })
+}).annotations({ identifier: "ToolInspection" })
+export type ToolInspection = typeof ToolInspection.Type
