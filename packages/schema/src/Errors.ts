@@ -182,7 +182,11 @@ export const ConflictCode = Schema.Literal(
   "domain_verification_not_requested",
   "sso_domain_taken",
   "worker_runtime_unavailable",
-  "mcp_connection_exists"
+  "mcp_connection_exists",
+  "oauth_issuer_required",
+  "oauth_client_required",
+  "mcp_connection_not_oauth",
+  "mcp_connection_not_per_member"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -232,6 +232,12 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
             AND membership_id = ${request.membershipId}
           RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /** Drops every member's credential of a per_member connection (an admin's disconnect); false when there was none. */
+    const dropAllMembers = (request: typeof Connection.Type) =>
+      sql`DELETE FROM mcp_member_credentials
+          WHERE organization_id = ${request.organizationId} AND mcp_connection_id = ${request.connectionId}
+          RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
+
     /** Records the OAuth client (and the authorization server's metadata) a connection uses from now on. */
     const setClient = execute({
       Request: OAuthClientColumns,
@@ -278,6 +284,7 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
       store,
       dropShared,
       dropMember,
+      dropAllMembers,
       setClient,
       insertAuthorization,
       lockAuthorization,

@@ -1,0 +1,95 @@
+/** Connecting OAuth MCP connections: connect (start an authorization), the callback, disconnect, the client metadata. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ConflictResponse,
+  ConnectionValidationFailedResponse,
+  ForbiddenResponse,
+  NotFoundResponse,
+  ServiceUnavailableResponse
+} from "./Errors.js"
+import {
+  McpClientMetadataDocument,
+  McpConnectResult,
+  McpDisconnectResult,
+  McpOAuthCallbackQuery,
+  McpOAuthCallbackResult
+} from "./McpAuthorization.js"
+import { McpConnectionPath } from "./McpConnections.js"
+import { requires } from "./Policy.js"
+import { MemberAuthentication } from "./Security.js"
+
+export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
+  .add(
+    HttpApiEndpoint.post("connect", "/v1/mcp-connections/:connectionId/connect")
+      .setPath(McpConnectionPath)
+      .addSuccess(McpConnectResult)
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(ConflictResponse)
+      .addError(ConnectionValidationFailedResponse)
+      .middleware(MemberAuthentication)
+      .pipe(requires("mcp.connectOwn", "mcp.manage"))
+      .annotate(OpenApi.Summary, "Connect an MCP connection")
+      .annotate(
+        OpenApi.Description,
+        "Starts connecting the caller's credential of an `oauth` connection: the organization's shared one (`shared`: `mcp.manage`) or the caller's own (`per_member`: `mcp.connectOwn`, and a grant of the connection must reach the caller). Answers `connected` when the credential is in place and not about to expire (refreshing it first if it is), otherwise `needs_auth` with the authorization server's URL to open in a browser: the server discovers the authorization server (RFC 9728, RFC 8414), registers its OAuth client if it has none (a client ID metadata document, else dynamic registration), and starts an authorization code flow with PKCE for the MCP URL as `resource`. The authorization server then sends the browser to `GET /v1/mcp-connections/oauth/callback`, which stores the tokens. An authorization URL works once, for 10 minutes.\n\nErrors: 403 `insufficient_role` (a member connecting a shared connection), `insufficient_access` (no grant reaches the caller); 404 `connection_not_found`; 409 `mcp_connection_not_oauth` (`none` and `apikey` connections are connected when created), `oauth_issuer_required` (the MCP server names several authorization servers: set `oauth.authorizationServerIssuer`), `oauth_client_required` (the authorization server offers no registration: register a client and set `oauth.clientId`); 502 `connection_validation_failed` when discovery or registration failed (`diagnostic` says where)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("callback", "/v1/mcp-connections/oauth/callback")
+      .setUrlParams(McpOAuthCallbackQuery)
+      .addSuccess(McpOAuthCallbackResult)
+      .addError(NotFoundResponse)
+      .addError(ConnectionValidationFailedResponse)
+      .addError(ServiceUnavailableResponse)
+      .annotate(OpenApi.Summary, "Complete an MCP authorization")
+      .annotate(
+        OpenApi.Description,
+        "Where the authorization server sends the browser back (the redirect URI registered for the server's OAuth client: `<ORGPLANE_PUBLIC_URL>/v1/mcp-connections/oauth/callback`). Public: the signed `state` names the pending authorization and authenticates the request. The server checks the signature (in constant time), that the authorization is neither used nor expired, and the issuer (`iss`, RFC 9207) when sent; exchanges the code with the PKCE verifier; and stores the tokens encrypted: the connection's shared credential, or the credential of the member who started it. Answers `{ok: true, connectionId, status: \"connected\"}`, which a browser shows as is.\n\nErrors: 400 `invalid_request` on `state` (missing, malformed, tampered, unknown, expired or already used: start again with `connect`), on `error` (the authorization server refused or the person denied: `access_denied`, with its description) or on `code` (missing, or refused by the token endpoint); 404 `connection_not_found` when the connection was deleted meanwhile; 502 `connection_validation_failed` when the token endpoint could not be reached."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("disconnect", "/v1/mcp-connections/:connectionId/disconnect")
+      .setPath(McpConnectionPath)
+      .addSuccess(McpDisconnectResult)
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(ConflictResponse)
+      .middleware(MemberAuthentication)
+      .pipe(requires("mcp.manage"))
+      .annotate(OpenApi.Summary, "Disconnect an MCP connection")
+      .annotate(
+        OpenApi.Description,
+        "Drops the OAuth credential of a connection: the shared one (its tokens, granted scopes and health), or for a `per_member` connection every member's own. The OAuth client stays registered. Calls are refused with 409 `connection_not_ready` until someone connects again. `removed` is false when nothing was connected. Members drop only their own with `DELETE /v1/mcp-connections/{connectionId}/my-account`.\n\nErrors: 404 `connection_not_found`; 409 `mcp_connection_not_oauth` for `none` and `apikey` connections (change or delete those instead)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("disconnectMine", "/v1/mcp-connections/:connectionId/my-account")
+      .setPath(McpConnectionPath)
+      .addSuccess(McpDisconnectResult)
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(ConflictResponse)
+      .middleware(MemberAuthentication)
+      .pipe(requires("mcp.connectOwn"))
+      .annotate(OpenApi.Summary, "Disconnect my MCP account")
+      .annotate(
+        OpenApi.Description,
+        "Drops the caller's own credential of a `per_member` connection. `removed` is false when the caller had none.\n\nErrors: 404 `connection_not_found` (also for a connection no grant gives the caller); 409 `mcp_connection_not_per_member` for a connection with a shared credential."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("clientMetadata", "/v1/mcp-connections/oauth/client-metadata.json")
+      .addSuccess(McpClientMetadataDocument)
+      .annotate(OpenApi.Summary, "OAuth client metadata document")
+      .annotate(
+        OpenApi.Description,
+        "The server's OAuth client ID metadata document: its own URL is the `client_id` the server uses with authorization servers that advertise `client_id_metadata_document_supported` (only when `ORGPLANE_PUBLIC_URL` is https). A public client (`token_endpoint_auth_method` `none`) named `orgplane`, with the callback as its one redirect URI. Public.\n\nErrors: none."
+      )
+  )
+  .annotate(OpenApi.Title, "MCP Authorization")
+  .annotate(
+    OpenApi.Description,
+    "Connecting `oauth` MCP connections: an authorization code flow with PKCE (S256) against the authorization server the MCP server names, with the MCP URL as `resource` (RFC 8707). Tokens are stored encrypted, never returned, and refreshed before they expire. Connect, disconnect and disconnect-my-account need credentials (401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization); the callback and the client metadata document are public. Connection ids are `emc_` TypeIDs (a malformed one is a 400)."
+  )
+{}

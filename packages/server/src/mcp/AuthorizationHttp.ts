@@ -1,0 +1,28 @@
+/** HTTP handlers of the MCP Authorization group. Thin: the OAuth service authorizes and decides. */
+import { HttpServerRequest } from "@effect/platform"
+import { Api, CurrentMember } from "@orgplane/schema"
+import { Effect, Layer } from "effect"
+import { ServerConfig } from "../platform/Config.js"
+import { group } from "../platform/HttpErrors.js"
+import { baseUrlOf, clientMetadataDocument, OAuth } from "./OAuth.js"
+
+/** The server's base URL for this request: `ORGPLANE_PUBLIC_URL`, else the address the request reached. */
+const baseUrl = Effect.gen(function*() {
+  const settings = yield* ServerConfig
+  const request = yield* HttpServerRequest.HttpServerRequest
+  return baseUrlOf(settings, request.headers.host)
+})
+
+export const McpAuthorizationHttp = group(Api, "mcpAuthorization", (handlers) =>
+  Effect.gen(function*() {
+    const oauth = yield* OAuth
+    return handlers
+      .handle("connect", ({ path }) =>
+        Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(baseUrl, (base) => oauth.connect(caller, path.connectionId, base))))
+      .handle("callback", ({ urlParams }) => oauth.callback(urlParams))
+      .handle("disconnect", ({ path }) => Effect.flatMap(CurrentMember, (caller) => oauth.disconnect(caller, path.connectionId)))
+      .handle("disconnectMine", ({ path }) => Effect.flatMap(CurrentMember, (caller) => oauth.disconnectMine(caller, path.connectionId)))
+      .handle("clientMetadata", () => Effect.map(baseUrl, clientMetadataDocument))
+  }))
+
+export const layer = McpAuthorizationHttp.pipe(Layer.provide(OAuth.Default))
