@@ -80,12 +80,27 @@ export const clientInformationOf = (
   ...(connection.oauthTokenEndpointAuthMethod === null ? {} : { token_endpoint_auth_method: connection.oauthTokenEndpointAuthMethod })
 })
 
-/** The stored authorization server metadata (`oauth_metadata`), if any. */
+/**
+ * The stored authorization server metadata (`oauth_metadata`), if any. The SQL client turns the names of a row's
+ * members into camelCase, JSON members included, so they are turned back into the RFC 8414 names here.
+ */
 export const metadataOf = (connection: Pick<CredentialConnection, "oauthMetadata">): AuthorizationServerMetadata | undefined => {
-  const metadata = connection.oauthMetadata
-  return metadata !== null && typeof metadata === "object" && typeof (metadata as { token_endpoint?: unknown }).token_endpoint === "string"
+  const stored = typeof connection.oauthMetadata === "string" ? safeParse(connection.oauthMetadata) : connection.oauthMetadata
+  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) return undefined
+  const metadata = Object.fromEntries(
+    Object.entries(stored).map(([key, value]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value])
+  )
+  return typeof metadata.token_endpoint === "string" && typeof metadata.issuer === "string"
     ? (metadata as AuthorizationServerMetadata)
     : undefined
+}
+
+const safeParse = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 /** Encrypts tokens from a token endpoint; the scopes granted are the answer's, else `fallbackScopes`. */

@@ -1,0 +1,467 @@
+/**
+ * OAuth for MCP connections over HTTP, against the MCP and OAuth fakes on loopback: connect → the authorization
+ * server's page (auto-approving, it redirects to our callback) → the callback → the credential stored, for each way
+ * of getting an OAuth client (pre-registered, dynamic registration; client ID metadata documents need an https
+ * public URL, so their choice is unit-tested), shared and per-member; the state's checks; a denied authorization;
+ * refresh before expiry, its compare-and-set under a real race (Postgres), and `invalid_grant`; disconnect.
+ */
+import { FakeMcp, FakeOAuth, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Effect } from "effect"
+import * as NodeCrypto from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as OAuth from "../src/mcp/OAuth.js"
+import * as Crypto from "../src/platform/Crypto.js"
+
+const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
+const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
+const encrypt = (text: string) => Effect.runSync(crypto.encrypt(text))
+const decrypt = (text: string) => Effect.runSync(crypto.decrypt(text))
+
+const clock = new TestServer.ShiftedClock()
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
+let org: Awaited<ReturnType<typeof Http.staffed>>
+let other: Awaited<ReturnType<typeof Http.staffed>>
+const fakes: Array<{ close: () => Promise<void> }> = []
+
+beforeAll(async () => {
+  server = await TestServer.startSharingDatabase({ outboundAllowPrivate: true, encryptionKeys: KEYS, clock })
+  org = await Http.staffed(server.url, "Acme")
+  other = await Http.staffed(server.url, "Other")
+})
+afterAll(async () => {
+  for (const fake of fakes) await fake.close()
+  await server.close()
+})
+
+const call = (method: string, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
+const ok = Http.expectStatus
+
+const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"
+const newConnectionId = () => `emc_${Math.floor(Math.random() * 8)}${Array.from({ length: 25 }, () => BASE32[Math.floor(Math.random() * 32)]).join("")}`
+
+const startMcp = async (options: FakeMcp.Options = { auth: "oauth" }) => {
+  const fake = await FakeMcp.start(options)
+  fakes.push(fake)
+  return fake
+}
+
+interface ConnectionOptions {
+  readonly organizationId?: string
+  readonly authType?: "oauth" | "apikey" | "none"
+  readonly credentialMode?: "shared" | "per_member"
+  readonly client?: { readonly id: string; readonly secret?: string }
+  readonly issuer?: string
+  readonly scopes?: ReadonlyArray<string>
+}
+
+/** A connection row as the connections service stores one (its create endpoint belongs to another change). */
+const createConnection = async (url: string, options: ConnectionOptions = {}) => {
+  const id = newConnectionId()
+  const organizationId = options.organizationId ?? org.organizationId
+  const at = new Date()
+  await server.sql((sql) =>
+    sql`INSERT INTO mcp_connections (id, organization_id, name, url, auth_type, credential_mode, api_key_ciphertext,
+          oauth_client_id, oauth_client_secret_ciphertext, oauth_registration_source, oauth_issuer, oauth_requested_scopes,
+          created_at, updated_at)
+        VALUES (${id}, ${organizationId}, ${`conn ${id}`}, ${url}, ${options.authType ?? "oauth"}, ${options.credentialMode ?? "shared"},
+          ${options.authType === "apikey" ? encrypt("key-1") : null}, ${options.client?.id ?? null},
+          ${options.client?.secret === undefined ? null : encrypt(options.client.secret)},
+          ${options.client === undefined ? null : "pre_registered"}, ${options.issuer ?? null},
+          ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(options.scopes ?? [])}::jsonb)), ${at}, ${at})`
+  )
+  return id
+}
+
+interface CredentialColumns {
+  readonly accessTokenCiphertext: string | null
+  readonly refreshTokenCiphertext: string | null
+  readonly credentialVersion: number
+  readonly credentialHealth: string
+  readonly credentialHealthReason: string | null
+  readonly grantedScopes: ReadonlyArray<string>
+  readonly connectedAt: Date | null
+}
+
+const sharedCredential = async (id: string) => {
+  const rows = await server.sql((sql) =>
+    sql<CredentialColumns & { oauthRegistrationSource: string | null; oauthClientId: string | null }>`
+      SELECT access_token_ciphertext, refresh_token_ciphertext, credential_version, credential_health, credential_health_reason,
+             granted_scopes, connected_at, oauth_registration_source, oauth_client_id
+      FROM mcp_connections WHERE organization_id = ${org.organizationId} AND id = ${id}`
+  )
+  return rows[0]
+}
+
+const memberCredential = async (id: string, membershipId: string) => {
+  const rows = await server.sql((sql) =>
+    sql<CredentialColumns>`
+      SELECT access_token_ciphertext, refresh_token_ciphertext, credential_version, credential_health, credential_health_reason,
+             granted_scopes, connected_at
+      FROM mcp_member_credentials
+      WHERE organization_id = ${org.organizationId} AND mcp_connection_id = ${id} AND membership_id = ${membershipId}`
+  )
+  return rows[0] as CredentialColumns | undefined
+}
+
+const connect = (token: string, id: string) => call("POST", `/v1/mcp-connections/${id}/connect`, { token })
+
+/** Opens the authorization URL as a browser would; the callback URL the authorization server redirects to. */
+const authorize = async (authorizeUrl: string) => {
+  const answer = await fetch(authorizeUrl, { redirect: "manual" })
+  expect(answer.status).toBe(302)
+  const location = new URL(answer.headers.get("location")!)
+  expect(location.origin).toBe(server.url)
+  expect(location.pathname).toBe(OAuth.CALLBACK_PATH)
+  return location
+}
+
+const followCallback = (location: URL) => call("GET", `${location.pathname}${location.search}`)
+
+/** The whole flow for one caller: connect, authorize (auto-approved), callback. */
+const connectFully = async (token: string, id: string) => {
+  const started = ok("connect", await connect(token, id), 200)
+  expect(started.status).toBe("needs_auth")
+  const callback = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
+  expect(callback).toEqual({ ok: true, connectionId: id, status: "connected" })
+}
+
+const tokenRequests = (oauth: FakeOAuth.FakeOAuth, grant: string) =>
+  oauth.requests.filter((request) => request.path === "/token" && request.params.grant_type === grant)
+
+describe("connect, end to end", () => {
+  it("with dynamic client registration: the shared credential is stored encrypted and works at the MCP server", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+
+    const stored = await sharedCredential(id)
+    expect(stored).toMatchObject({ credentialHealth: "ready", oauthRegistrationSource: "dynamic", credentialVersion: 1 })
+    expect(stored.connectedAt).not.toBeNull()
+    const accessToken = decrypt(stored.accessTokenCiphertext!)
+    expect(stored.accessTokenCiphertext).not.toContain(accessToken)
+    const grant = mcp.oauth!.verifyAccessToken(accessToken)
+    expect(grant).toMatchObject({ clientId: stored.oauthClientId, resource: mcp.url })
+    expect([...stored.grantedScopes].sort()).toEqual(["mcp:read", "mcp:write"])
+    // The registered client carries our callback, and the authorization used PKCE S256.
+    const client = mcp.oauth!.clients().get(stored.oauthClientId!)
+    expect(client?.redirect_uris).toEqual([`${server.url}${OAuth.CALLBACK_PATH}`])
+    const authorizeRequest = mcp.oauth!.requests.find((request) => request.path.startsWith("/authorize"))
+    expect(authorizeRequest?.params).toMatchObject({ code_challenge_method: "S256", resource: mcp.url })
+
+    // Connected: the next connect says so, without registering or authorizing again.
+    const again = ok("connect again", await connect(org.owner.token, id), 200)
+    expect(again).toEqual({ status: "connected", authorizeUrl: null })
+    expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
+  })
+
+  it("with a pre-registered confidential client: its secret authenticates the code exchange", async () => {
+    const oauth = await FakeOAuth.start({ dynamicRegistration: false })
+    fakes.push(oauth)
+    const mcp = await startMcp({ auth: { oauth: { authorizationServer: oauth } } })
+    oauth.addClient({
+      client_id: "orgplane-admin-registered",
+      client_secret: "s3cret",
+      redirect_uris: [`${server.url}${OAuth.CALLBACK_PATH}`],
+      token_endpoint_auth_method: "client_secret_basic"
+    })
+    const id = await createConnection(mcp.url, { client: { id: "orgplane-admin-registered", secret: "s3cret" }, scopes: ["mcp:read"] })
+    await connectFully(org.admin.token, id)
+
+    const stored = await sharedCredential(id)
+    expect(stored).toMatchObject({ credentialHealth: "ready", oauthRegistrationSource: "pre_registered", oauthClientId: "orgplane-admin-registered" })
+    expect(stored.grantedScopes).toEqual(["mcp:read"])
+    expect(oauth.verifyAccessToken(decrypt(stored.accessTokenCiphertext!))?.scopes).toEqual(["mcp:read"])
+    const exchange = tokenRequests(oauth, "authorization_code")
+    expect(exchange.length).toBe(1)
+    expect(exchange[0].status).toBe(200)
+    expect(exchange[0].headers.authorization).toMatch(/^Basic /)
+  })
+
+  it("without registration or a client: 409 oauth_client_required naming the callback", async () => {
+    const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { dynamicRegistration: false } } } })
+    const id = await createConnection(mcp.url)
+    const refused = ok("connect", await connect(org.admin.token, id), 409)
+    expect(refused.error).toBe("oauth_client_required")
+    expect(refused.message).toContain(`${server.url}${OAuth.CALLBACK_PATH}`)
+  })
+
+  it("per member: each member connects their own account, and one's token is never the other's", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    await connectFully(org.member.token, id)
+    // Another member still has to connect.
+    const admin = ok("admin connect", await connect(org.admin.token, id), 200)
+    expect(admin.status).toBe("needs_auth")
+    ok("admin callback", await followCallback(await authorize(admin.authorizeUrl)), 200)
+
+    const mine = await memberCredential(id, org.member.membership.id)
+    const theirs = await memberCredential(id, org.admin.membership.id)
+    expect(mine?.credentialHealth).toBe("ready")
+    expect(theirs?.credentialHealth).toBe("ready")
+    expect(decrypt(mine!.accessTokenCiphertext!)).not.toBe(decrypt(theirs!.accessTokenCiphertext!))
+    // Nothing shared was stored, and the owner is not connected.
+    expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
+    expect(ok("owner connect", await connect(org.owner.token, id), 200).status).toBe("needs_auth")
+    expect(ok("member again", await connect(org.member.token, id), 200).status).toBe("connected")
+
+    // Disconnecting my account drops mine only.
+    expect(ok("disconnect mine", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200))
+      .toEqual({ ok: true, removed: true })
+    expect(await memberCredential(id, org.member.membership.id)).toBeUndefined()
+    expect((await memberCredential(id, org.admin.membership.id))?.credentialHealth).toBe("ready")
+    expect(ok("member after", await connect(org.member.token, id), 200).status).toBe("needs_auth")
+    expect(ok("disconnect mine again", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200))
+      .toEqual({ ok: true, removed: false })
+  })
+})
+
+describe("who may connect", () => {
+  it("a member cannot connect a shared connection; another organization's connection is 404", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url)
+    expect(ok("member", await connect(org.member.token, id), 403).reason).toBe("insufficient_role")
+    expect(ok("other org", await connect(other.admin.token, id), 404).error).toBe("connection_not_found")
+    expect(ok("missing", await connect(org.admin.token, newConnectionId()), 404).error).toBe("connection_not_found")
+    expect(ok("no credentials", await call("POST", `/v1/mcp-connections/${id}/connect`), 401).error).toBe("unauthorized")
+  })
+
+  it("an API-key connection is not connected through OAuth: 409", async () => {
+    const id = await createConnection("http://127.0.0.1:9/mcp", { authType: "apikey" })
+    expect(ok("connect", await connect(org.admin.token, id), 409).error).toBe("mcp_connection_not_oauth")
+    expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 409).error)
+      .toBe("mcp_connection_not_oauth")
+    expect(ok("my account", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 409).error)
+      .toBe("mcp_connection_not_per_member")
+  })
+})
+
+describe("the callback", () => {
+  it("refuses a tampered, foreign or missing state", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url)
+    const started = ok("connect", await connect(org.admin.token, id), 200)
+    const location = await authorize(started.authorizeUrl)
+    const state = location.searchParams.get("state")!
+    const [orgId, authorizationId, signature] = state.split(".")
+
+    const tampered = new URL(location)
+    tampered.searchParams.set("state", `${orgId}.${authorizationId}x.${signature}`)
+    const refused = ok("tampered", await followCallback(tampered), 400)
+    expect(refused.details[0]).toMatchObject({ path: ["state"] })
+    expect(refused.details[0].message).toContain("not one this server issued")
+
+    const otherOrg = new URL(location)
+    otherOrg.searchParams.set("state", `${other.organizationId}.${authorizationId}.${signature}`)
+    ok("moved to another organization", await followCallback(otherOrg), 400)
+
+    const missing = new URL(location)
+    missing.searchParams.delete("state")
+    ok("no state", await followCallback(missing), 400)
+
+    // The genuine one still works, once.
+    ok("genuine", await followCallback(location), 200)
+    const reused = ok("reused", await followCallback(location), 400)
+    expect(reused.details[0].message).toContain("already used")
+    expect(tokenRequests(mcp.oauth!, "authorization_code").length).toBe(1)
+  })
+
+  it("refuses an authorization older than 10 minutes", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url)
+    const started = ok("connect", await connect(org.admin.token, id), 200)
+    const location = await authorize(started.authorizeUrl)
+    clock.advance("11 minutes")
+    try {
+      const refused = ok("expired", await followCallback(location), 400)
+      expect(refused.details[0].message).toContain("expired")
+    } finally {
+      clock.advance("-11 minutes")
+    }
+    expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
+  })
+
+  it("answers a denied authorization with a clear 400 and spends it", async () => {
+    const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { autoApprove: false } } } })
+    const id = await createConnection(mcp.url)
+    const started = ok("connect", await connect(org.admin.token, id), 200)
+    const pending = (await (await fetch(started.authorizeUrl)).json()) as { pending: string }
+    const denied = new URL(mcp.oauth!.deny(pending.pending))
+    const refused = ok("denied", await followCallback(denied), 400)
+    expect(refused.details[0]).toMatchObject({ path: ["error"] })
+    expect(refused.details[0].message).toContain("access_denied")
+    ok("denied again", await followCallback(denied), 400)
+    expect((await sharedCredential(id)).credentialHealth).toBe("unknown")
+  })
+
+  it("refuses a code the token endpoint rejects", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url)
+    const started = ok("connect", await connect(org.admin.token, id), 200)
+    const location = await authorize(started.authorizeUrl)
+    location.searchParams.set("code", "code_forged")
+    const refused = ok("forged code", await followCallback(location), 400)
+    expect(refused.details[0]).toMatchObject({ path: ["code"] })
+    expect(refused.details[0].message).toContain("invalid_grant")
+  })
+})
+
+describe("refresh", () => {
+  it("refreshes a token about to expire, with compare-and-set on the credential version", async () => {
+    const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { accessTokenLifetimeSeconds: 30 } } } })
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+    const before = await sharedCredential(id)
+    mcp.oauth!.expireAccessTokens()
+    expect(mcp.oauth!.verifyAccessToken(decrypt(before.accessTokenCiphertext!))).toBeUndefined()
+
+    // 30 s left is inside the refresh window: connect refreshes and answers connected.
+    expect(ok("connect", await connect(org.admin.token, id), 200)).toEqual({ status: "connected", authorizeUrl: null })
+    const after = await sharedCredential(id)
+    expect(after.credentialVersion).toBe(before.credentialVersion + 1)
+    expect(tokenRequests(mcp.oauth!, "refresh_token").length).toBe(1)
+    expect(mcp.oauth!.verifyAccessToken(decrypt(after.accessTokenCiphertext!))).toMatchObject({ resource: mcp.url })
+    expect(decrypt(after.refreshTokenCiphertext!)).not.toBe(decrypt(before.refreshTokenCiphertext!))
+  })
+
+  it("marks the credential reconnect_required when the authorization server answers invalid_grant", async () => {
+    const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { accessTokenLifetimeSeconds: 30 } } } })
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+    mcp.oauth!.setTokenMode({ _tag: "status", status: 400, error: "invalid_grant" })
+    const answer = ok("connect", await connect(org.admin.token, id), 200)
+    expect(answer.status).toBe("needs_auth")
+    expect(await sharedCredential(id)).toMatchObject({ credentialHealth: "reconnect_required", credentialHealthReason: "authorization_rejected" })
+
+    // Reconnecting makes it ready again.
+    mcp.oauth!.setTokenMode({ _tag: "ok" })
+    ok("callback", await followCallback(await authorize(answer.authorizeUrl)), 200)
+    expect(await sharedCredential(id)).toMatchObject({ credentialHealth: "ready", credentialHealthReason: null })
+  })
+
+  it.runIf(TestDatabase.onPostgres)("on Postgres: two concurrent refreshes both end with a working token, and the newest is stored", async () => {
+    const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { accessTokenLifetimeSeconds: 30 } } } })
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+    const before = await sharedCredential(id)
+    // The token endpoint is slow, so both requests read the same version and both reach it.
+    mcp.oauth!.setTokenMode({ _tag: "slow", ms: 300 })
+    const [first, second] = await Promise.all([connect(org.admin.token, id), connect(org.owner.token, id)])
+    expect(ok("first", first, 200)).toEqual({ status: "connected", authorizeUrl: null })
+    expect(ok("second", second, 200)).toEqual({ status: "connected", authorizeUrl: null })
+    mcp.oauth!.setTokenMode({ _tag: "ok" })
+
+    const refreshes = tokenRequests(mcp.oauth!, "refresh_token")
+    expect(refreshes.length).toBe(2)
+    // Rotation: one refresh won, the other's (already used) refresh token was refused.
+    expect(refreshes.map((request) => request.status).sort()).toEqual([200, 400])
+    const after = await sharedCredential(id)
+    expect(after).toMatchObject({ credentialHealth: "ready", credentialVersion: before.credentialVersion + 1 })
+    expect(mcp.oauth!.verifyAccessToken(decrypt(after.accessTokenCiphertext!))).toBeDefined()
+    // The stored refresh token is the newest: it refreshes again.
+    expect(ok("third", await connect(org.admin.token, id), 200).status).toBe("connected")
+    expect(tokenRequests(mcp.oauth!, "refresh_token").at(-1)?.status).toBe(200)
+  })
+})
+
+describe("disconnect", () => {
+  it("drops the shared credential (admins only); the client stays registered", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+    expect(ok("member", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.member.token }), 403).reason)
+      .toBe("insufficient_role")
+    expect(ok("other org", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: other.owner.token }), 404).error)
+      .toBe("connection_not_found")
+    expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 200))
+      .toEqual({ ok: true, removed: true })
+    const after = await sharedCredential(id)
+    expect(after).toMatchObject({ accessTokenCiphertext: null, refreshTokenCiphertext: null, credentialHealth: "unknown", connectedAt: null })
+    expect(after.oauthClientId).not.toBeNull()
+    expect(ok("connect", await connect(org.admin.token, id), 200).status).toBe("needs_auth")
+    expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
+  })
+
+  it("of a per-member connection, drops every member's credential", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    await connectFully(org.member.token, id)
+    expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.owner.token }), 200))
+      .toEqual({ ok: true, removed: true })
+    expect(await memberCredential(id, org.member.membership.id)).toBeUndefined()
+  })
+})
+
+describe("the client metadata document", () => {
+  it("names its own URL as client id and the callback as redirect URI", async () => {
+    const document = ok("document", await call("GET", OAuth.CLIENT_METADATA_PATH), 200)
+    expect(document).toEqual({
+      client_id: `${server.url}${OAuth.CLIENT_METADATA_PATH}`,
+      client_name: "orgplane",
+      client_uri: server.url,
+      redirect_uris: [`${server.url}${OAuth.CALLBACK_PATH}`],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      application_type: "web"
+    })
+  })
+})
+
+describe("choices (units)", () => {
+  const none = { oauthClientId: null, oauthRegistrationSource: null, oauthIssuer: null, oauthRedirectUri: null } as const
+  const callback = `https://orgplane.example${OAuth.CALLBACK_PATH}`
+
+  it("picks the registration: pre-registered, reused, client metadata document (https only), dynamic, else required", () => {
+    const everything = { registration_endpoint: "https://as.example/register", client_id_metadata_document_supported: true }
+    expect(OAuth.chooseRegistration({ ...none, oauthClientId: "admin", oauthRegistrationSource: "pre_registered" }, "https://as.example", everything, callback, "https://orgplane.example"))
+      .toEqual({ _tag: "existing", source: "pre_registered" })
+    expect(
+      OAuth.chooseRegistration(
+        { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthIssuer: "https://as.example", oauthRedirectUri: callback },
+        "https://as.example",
+        everything,
+        callback,
+        undefined
+      )
+    ).toEqual({ _tag: "existing", source: "dynamic" })
+    // A client registered with another authorization server is not reused.
+    expect(
+      OAuth.chooseRegistration(
+        { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthIssuer: "https://old.example", oauthRedirectUri: callback },
+        "https://as.example",
+        everything,
+        callback,
+        "https://orgplane.example"
+      )
+    ).toEqual({ _tag: "client_metadata", clientId: `https://orgplane.example${OAuth.CLIENT_METADATA_PATH}` })
+    expect(OAuth.chooseRegistration(none, "https://as.example", everything, callback, "http://orgplane.example")).toEqual({ _tag: "dynamic" })
+    expect(OAuth.chooseRegistration(none, "https://as.example", everything, callback, undefined)).toEqual({ _tag: "dynamic" })
+    expect(OAuth.chooseRegistration(none, "https://as.example", { client_id_metadata_document_supported: true }, callback, undefined))
+      .toEqual({ _tag: "required" })
+  })
+
+  it("picks the authorization server: the configured issuer, the single one named, or asks when several", () => {
+    expect(OAuth.chooseIssuer("https://chosen.example", { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
+      .toEqual({ issuer: "https://chosen.example" })
+    expect(OAuth.chooseIssuer(null, { authorization_servers: ["https://a.example"] }, "https://mcp.example/mcp")).toEqual({ issuer: "https://a.example" })
+    expect(OAuth.chooseIssuer(null, { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
+      .toEqual({ several: ["https://a.example", "https://b.example"] })
+    expect(OAuth.chooseIssuer(null, undefined, "https://mcp.example/mcp")).toEqual({ issuer: "https://mcp.example" })
+  })
+
+  it("signs states and refuses any change to them", () => {
+    const key = OAuth.stateKeyOf(NodeCrypto.randomBytes(32))
+    const state = OAuth.signState(key, "org_1", "moa_abc")
+    expect(OAuth.verifyState(key, state)).toEqual({ organizationId: "org_1", authorizationId: "moa_abc" })
+    expect(OAuth.verifyState(key, state.replace("org_1", "org_2"))).toBeUndefined()
+    expect(OAuth.verifyState(key, `${state}x`)).toBeUndefined()
+    expect(OAuth.verifyState(key, "org_1.moa_abc")).toBeUndefined()
+    expect(OAuth.verifyState(OAuth.stateKeyOf(NodeCrypto.randomBytes(32)), state)).toBeUndefined()
+  })
+
+  it("builds the base URL from ORGPLANE_PUBLIC_URL, else the request's host", () => {
+    expect(OAuth.baseUrlOf({ publicUrl: "https://orgplane.example/", host: "0.0.0.0", port: 8787 }, "evil.example")).toBe("https://orgplane.example")
+    expect(OAuth.baseUrlOf({ publicUrl: undefined, host: "0.0.0.0", port: 8787 }, "127.0.0.1:4000")).toBe("http://127.0.0.1:4000")
+    expect(OAuth.baseUrlOf({ publicUrl: undefined, host: "127.0.0.1", port: 8787 }, "bad host/../x")).toBe("http://127.0.0.1:8787")
+  })
+})
