@@ -17,8 +17,11 @@ interface Operation {
   readonly takesInput: boolean
 }
 
-/** Operations that answer no error at all: /health reads nothing, not even the database, and takes no input. */
-const cannotFail = new Set(["system.health"])
+/**
+ * Operations that answer no error at all: /health reads nothing, not even the database, and takes no input; the MCP
+ * OAuth client metadata document is built from the configuration alone.
+ */
+const cannotFail = new Set(["system.health", "mcpAuthorization.clientMetadata"])
 
 let server: TestServer.RunningServer
 let document: Record<string, any>

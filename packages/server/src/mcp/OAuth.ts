@@ -425,7 +425,9 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         return { status: "needs_auth", authorizeUrl: started.authorizationUrl.toString() } satisfies McpConnectResult
       })
 
-    const badState = (message: string) => InvalidRequest.field(["state"], message)
+    /** A refusal only the server can make: its detail carries a `code` (the README lists them). */
+    const refused = (path: string, code: string, message: string) => new InvalidRequest({ details: [{ message, path: [path], code }] })
+    const badState = (message: string, code = "oauth_state_invalid") => refused("state", code, message)
 
     const callback = (query: McpOAuthCallbackQuery) =>
       Effect.gen(function*() {
@@ -440,32 +442,33 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             onSome: Effect.succeed
           })
         )
-        if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect."))
+        if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
         const at = yield* now
         if (authorization.expiresAt.getTime() <= at.getTime()) {
-          return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect."))
+          return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect.", "oauth_authorization_expired"))
         }
         if (query.error !== undefined) {
           // Spent: a refusal cannot be followed by a code for the same state.
           yield* transaction(repository.markAuthorizationUsed(key, at))
           const description = query.error_description === undefined ? "" : `: ${query.error_description.slice(0, 300)}`
-          return yield* Effect.fail(InvalidRequest.field(
-            ["error"],
+          return yield* Effect.fail(refused(
+            "error",
+            query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
             query.error === "access_denied"
               ? `The authorization was denied (access_denied${description}). Nothing was connected.`
               : `The authorization server refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
           ))
         }
         if (query.code === undefined || query.code === "") {
-          return yield* Effect.fail(InvalidRequest.field(["code"], "The callback carries neither `code` nor `error`."))
+          return yield* Effect.fail(refused("code", "oauth_code_missing", "The callback carries neither `code` nor `error`."))
         }
         const connection = yield* findConnection(authorization.organizationId, authorization.mcpConnectionId)
         const metadata = metadataOf(connection)
         if (connection.oauthClientId !== authorization.oauthClientId || metadata === undefined || connection.oauthIssuer === null) {
-          return yield* Effect.fail(badState("The connection's OAuth client changed since this authorization started: start again with connect."))
+          return yield* Effect.fail(badState("The connection's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
         }
         if (query.iss !== undefined && query.iss !== (metadata.issuer ?? connection.oauthIssuer)) {
-          return yield* Effect.fail(InvalidRequest.field(["iss"], "The callback comes from another authorization server than the one the authorization started with."))
+          return yield* Effect.fail(refused("iss", "oauth_issuer_mismatch", "The callback comes from another authorization server than the one the authorization started with."))
         }
         const verifier = yield* Effect.orDie(crypto.decrypt(authorization.codeVerifierCiphertext))
         const secret = connection.oauthClientSecretCiphertext === null
@@ -486,8 +489,9 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
           catch: (cause) => cause
         }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | ConnectionValidationFailed> =>
           cause instanceof OAuthError
-            ? Effect.fail(InvalidRequest.field(
-              ["code"],
+            ? Effect.fail(refused(
+              "code",
+              "oauth_code_rejected",
               `The authorization server refused the code (${cause.errorCode}): start again with connect.`
             ))
             : Effect.flip(validationFailed("AUTH_TOKEN_ACQUISITION", issuer, "The token endpoint did not answer", cause))
@@ -501,7 +505,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         yield* transaction(Effect.gen(function*() {
           const locked = yield* repository.lockAuthorization(key)
           if (Option.isNone(locked) || locked.value.usedAt !== null) {
-            return yield* Effect.fail(badState("This authorization was already used: start again with connect."))
+            return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
           }
           yield* repository.markAuthorizationUsed(key, at)
           yield* repository.store(target, encrypted, at)
