@@ -192,14 +192,17 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
       return Effect.map(statement, (rows) => rows.length > 0)
     }
 
-    /** Stores the tokens of a completed authorization (a new credential: the version moves on, health `ready`). */
+    /**
+     * Stores the tokens of a completed authorization (a new credential: the version moves on, health `ready`). A
+     * shared credential connected again also ends an issuer review: the admin who connected chose the server.
+     */
     const store = (target: CredentialTarget, tokens: NewTokens, at: Date) =>
       target.membershipId === null
         ? sql`UPDATE mcp_connections SET access_token_ciphertext = ${tokens.accessTokenCiphertext},
                 refresh_token_ciphertext = ${tokens.refreshTokenCiphertext}, token_type = ${tokens.tokenType},
                 granted_scopes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tokens.grantedScopes)}::jsonb)), token_expires_at = ${tokens.tokenExpiresAt},
                 credential_version = credential_version + 1, credential_health = 'ready', credential_health_reason = NULL,
-                credential_checked_at = ${at}, connected_at = ${at}, updated_at = ${at}
+                credential_checked_at = ${at}, connected_at = ${at}, oauth_issuer_review_required_at = NULL, updated_at = ${at}
               WHERE organization_id = ${target.organizationId} AND id = ${target.connectionId}`.pipe(Effect.asVoid)
         : sql`INSERT INTO mcp_member_credentials (organization_id, mcp_connection_id, membership_id, access_token_ciphertext,
                 refresh_token_ciphertext, token_type, granted_scopes, token_expires_at, credential_version, credential_health,
