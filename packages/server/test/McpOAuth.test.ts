@@ -5,12 +5,19 @@
  * public URL, so their choice is unit-tested), shared and per-member; the state's checks; a denied authorization;
  * refresh before expiry, its compare-and-set under a real race (Postgres), and `invalid_grant`; disconnect.
  */
+import { SqlClient } from "@effect/sql"
+import type { MemberContext } from "@orgplane/schema"
 import { FakeMcp, FakeOAuth, Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect } from "effect"
+import { Effect, Either, Layer } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Credentials } from "../src/mcp/Credentials.js"
+import { CredentialsRepository } from "../src/mcp/CredentialsRepository.js"
 import * as OAuth from "../src/mcp/OAuth.js"
+import * as Session from "../src/mcp/Session.js"
+import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Crypto from "../src/platform/Crypto.js"
+import * as Outbound from "../src/platform/Outbound.js"
 
 const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
 const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
@@ -463,5 +470,70 @@ describe("choices (units)", () => {
     expect(OAuth.baseUrlOf({ publicUrl: "https://orgplane.example/", host: "0.0.0.0", port: 8787 }, "evil.example")).toBe("https://orgplane.example")
     expect(OAuth.baseUrlOf({ publicUrl: undefined, host: "0.0.0.0", port: 8787 }, "127.0.0.1:4000")).toBe("http://127.0.0.1:4000")
     expect(OAuth.baseUrlOf({ publicUrl: undefined, host: "127.0.0.1", port: 8787 }, "bad host/../x")).toBe("http://127.0.0.1:8787")
+  })
+})
+
+describe("Credentials.headersFor (the service, on the server's database)", () => {
+  const guard = Outbound.layer({ allowPrivate: true, timeout: "5 seconds" }).pipe(Layer.provide(AddressGuard.systemLayer))
+
+  /** The caller as the member middleware gives it (headersFor reads the membership id). */
+  const as = (joined: { readonly membership: { readonly id: string } }) =>
+    ({ _tag: "Member", membership: joined.membership, organization: { id: org.organizationId } }) as unknown as MemberContext
+
+  const headersFor = (caller: MemberContext, id: string) =>
+    server.sql((sql) =>
+      Effect.gen(function*() {
+        const repository = yield* CredentialsRepository
+        const credentials = yield* Credentials
+        const row = yield* Effect.flatten(repository.findConnection({ organizationId: org.organizationId as any, connectionId: id as any }))
+        return yield* Effect.either(credentials.headersFor(caller, row))
+      }).pipe(
+        Effect.provide(
+          Layer.merge(Credentials.Default, CredentialsRepository.Default).pipe(
+            Layer.provide(Layer.mergeAll(Layer.succeed(Crypto.Crypto, crypto), guard, Layer.succeed(SqlClient.SqlClient, sql)))
+          )
+        )
+      )
+    )
+
+  it("gives none nothing, an API key as a Bearer token, and each member their own OAuth token", async () => {
+    expect(await headersFor(as(org.admin), await createConnection("http://127.0.0.1:9/mcp", { authType: "none" }))).toEqual(Either.right({}))
+    expect(await headersFor(as(org.admin), await createConnection("http://127.0.0.1:9/mcp", { authType: "apikey" })))
+      .toEqual(Either.right({ authorization: "Bearer key-1" }))
+
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    await connectFully(org.member.token, id)
+    const mine = await headersFor(as(org.member), id)
+    expect(Either.isRight(mine)).toBe(true)
+    const header = Either.getOrThrow(mine).authorization!
+    expect(header).toBe(`Bearer ${decrypt((await memberCredential(id, org.member.membership.id))!.accessTokenCiphertext!)}`)
+    // The token works at the MCP server.
+    const checked = await Effect.runPromise(Effect.either(Session.check({ url: mcp.url, headers: { authorization: header } }).pipe(Effect.provide(guard))))
+    expect(checked._tag).toBe("Right")
+
+    // Someone who did not connect gets no credential, never the member's.
+    const theirs = await headersFor(as(org.admin), id)
+    expect(Either.isLeft(theirs)).toBe(true)
+    if (Either.isLeft(theirs)) {
+      expect(theirs.left).toMatchObject({ _tag: "ConnectionNotReady" })
+      expect((theirs.left as { message: string }).message).toContain(`/v1/mcp-connections/${id}/connect`)
+    }
+  })
+
+  it("refreshes a token about to expire before giving it, and refuses a credential the server rejected", async () => {
+    const mcp = await startMcp({ auth: { oauth: { authorizationServerOptions: { accessTokenLifetimeSeconds: 30 } } } })
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+    mcp.oauth!.expireAccessTokens()
+    const headers = Either.getOrThrow(await headersFor(as(org.member), id))
+    expect(tokenRequests(mcp.oauth!, "refresh_token").length).toBe(1)
+    expect(mcp.oauth!.verifyAccessToken(headers.authorization!.slice("Bearer ".length))).toBeDefined()
+
+    mcp.oauth!.setTokenMode({ _tag: "status", status: 400, error: "invalid_grant" })
+    const refused = await headersFor(as(org.member), id)
+    expect(Either.isLeft(refused)).toBe(true)
+    if (Either.isLeft(refused)) expect((refused.left as { message: string }).message).toMatch(/invalid_grant.*reconnect/)
+    expect(await sharedCredential(id)).toMatchObject({ credentialHealth: "reconnect_required", credentialHealthReason: "authorization_rejected" })
   })
 })
