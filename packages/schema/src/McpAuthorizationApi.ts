@@ -75,7 +75,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       .annotate(OpenApi.Summary, "Disconnect my MCP account")
       .annotate(
         OpenApi.Description,
-        "Drops the caller's own credential of a `per_member` connection. `removed` is false when the caller had none.\n\nErrors: 404 `connection_not_found` (also for a connection no grant gives the caller); 409 `mcp_connection_not_per_member` for a connection with a shared credential."
+        "Drops the caller's own credential of a `per_member` connection. `removed` is false when the caller had none.\n\nNo grant is needed: a member whose grant was revoked may still drop what they stored.\n\nErrors: 404 `connection_not_found`; 409 `mcp_connection_not_per_member` for a connection with a shared credential (or none)."
       )
   )
   .add(
