@@ -44,6 +44,7 @@ import { SystemHttp } from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
+import * as McpConnectionsHttp from "./mcp/Http.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -111,7 +112,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       SsoHttp.layer,
       WorkersHttp.layer,
       MemoryHttp.layer,
-      TelemetryHttp.layer
+      TelemetryHttp.layer,
+      McpConnectionsHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
