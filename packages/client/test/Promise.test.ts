@@ -180,6 +180,7 @@ describe("Promise client", () => {
       "invitations",
       "marketplaces",
       "mcpAuthorization",
+      "mcpConnections",
       "members",
       "memory",
       "organizations",
