@@ -6,13 +6,13 @@
  * refresh before expiry, its compare-and-set under a real race (Postgres), and `invalid_grant`; disconnect.
  */
 import { SqlClient } from "@effect/sql"
-import type { MemberContext } from "@orgplane/schema"
+import type { ExternalMcpConnectionId, MemberContext, OrganizationId } from "@orgplane/schema"
 import { FakeMcp, FakeOAuth, Http, TestDatabase, TestServer } from "@orgplane/testkit"
 import { Effect, Either, Layer } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Credentials } from "../src/mcp/Credentials.js"
-import { CredentialsRepository } from "../src/mcp/CredentialsRepository.js"
+import { ConnectionsRepository } from "../src/mcp/ConnectionsRepository.js"
 import * as OAuth from "../src/mcp/OAuth.js"
 import * as Session from "../src/mcp/Session.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
@@ -21,7 +21,6 @@ import * as Outbound from "../src/platform/Outbound.js"
 
 const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
 const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
-const encrypt = (text: string) => Effect.runSync(crypto.encrypt(text))
 const decrypt = (text: string) => Effect.runSync(crypto.decrypt(text))
 
 const clock = new TestServer.ShiftedClock()
@@ -53,31 +52,39 @@ const startMcp = async (options: FakeMcp.Options = { auth: "oauth" }) => {
 }
 
 interface ConnectionOptions {
-  readonly organizationId?: string
   readonly authType?: "oauth" | "apikey" | "none"
   readonly credentialMode?: "shared" | "per_member"
   readonly client?: { readonly id: string; readonly secret?: string }
-  readonly issuer?: string
   readonly scopes?: ReadonlyArray<string>
+  /** Grants the connection to the whole organization (a per-member connection is used only by those granted it). */
+  readonly orgWide?: boolean
 }
 
-/** A connection row as the connections service stores one (its create endpoint belongs to another change). */
-const createConnection = async (url: string, options: ConnectionOptions = {}) => {
-  const id = newConnectionId()
-  const organizationId = options.organizationId ?? org.organizationId
-  const at = new Date()
-  await server.sql((sql) =>
-    sql`INSERT INTO mcp_connections (id, organization_id, name, url, auth_type, credential_mode, api_key_ciphertext,
-          oauth_client_id, oauth_client_secret_ciphertext, oauth_registration_source, oauth_issuer, oauth_requested_scopes,
-          created_at, updated_at)
-        VALUES (${id}, ${organizationId}, ${`conn ${id}`}, ${url}, ${options.authType ?? "oauth"}, ${options.credentialMode ?? "shared"},
-          ${options.authType === "apikey" ? encrypt("key-1") : null}, ${options.client?.id ?? null},
-          ${options.client?.secret === undefined ? null : encrypt(options.client.secret)},
-          ${options.client === undefined ? null : "pre_registered"}, ${options.issuer ?? null},
-          ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(options.scopes ?? [])}::jsonb)), ${at}, ${at})`
-  )
-  return id
+let created = 0
+
+/** A connection created through the API by the owner (`apikey` ones with the key `key-1`). */
+const createConnection = async (url: string, options: ConnectionOptions = {}): Promise<string> => {
+  const oauth = {
+    ...(options.client === undefined ? {} : { clientId: options.client.id }),
+    ...(options.client?.secret === undefined ? {} : { clientSecret: options.client.secret }),
+    ...(options.scopes === undefined ? {} : { requestedScopes: options.scopes })
+  }
+  const body = {
+    name: `Connection ${++created}`,
+    url,
+    authType: options.authType ?? "oauth",
+    ...(options.credentialMode === undefined ? {} : { credentialMode: options.credentialMode }),
+    ...(options.authType === "apikey" ? { apiKey: "key-1" } : {}),
+    ...(Object.keys(oauth).length > 0 ? { oauth } : {})
+  }
+  const { item } = ok("creating a connection", await call("POST", "/v1/mcp-connections", { token: org.owner.token, body }), 201)
+  if (options.orgWide === true) {
+    ok("granting", await call("POST", `/v1/mcp-connections/${item.id}/access`, { token: org.owner.token, body: { role: "viewer", orgWide: true } }), 201)
+  }
+  return item.id
 }
+
+const view = async (token: string, id: string) => ok("reading the connection", await call("GET", `/v1/mcp-connections/${id}`, { token }), 200).item
 
 interface CredentialColumns {
   readonly accessTokenCiphertext: string | null
@@ -194,8 +201,10 @@ describe("connect, end to end", () => {
 
   it("per member: each member connects their own account, and one's token is never the other's", async () => {
     const mcp = await startMcp()
-    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    const id = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
     await connectFully(org.member.token, id)
+    expect(await view(org.member.token, id)).toMatchObject({ connectedForMe: true, ready: true, notReadyReason: null, connected: true })
+    expect(await view(org.admin.token, id)).toMatchObject({ connectedForMe: false, ready: false, notReadyReason: "Connect your account before using this MCP's tools." })
     // Another member still has to connect.
     const admin = ok("admin connect", await connect(org.admin.token, id), 200)
     expect(admin.status).toBe("needs_auth")
@@ -210,6 +219,7 @@ describe("connect, end to end", () => {
     expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
     expect(ok("owner connect", await connect(org.owner.token, id), 200).status).toBe("needs_auth")
     expect(ok("member again", await connect(org.member.token, id), 200).status).toBe("connected")
+    expect(await view(org.admin.token, id)).toMatchObject({ connectedForMe: true, ready: true })
 
     // Disconnecting my account drops mine only.
     expect(ok("disconnect mine", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200))
@@ -232,8 +242,20 @@ describe("who may connect", () => {
     expect(ok("no credentials", await call("POST", `/v1/mcp-connections/${id}/connect`), 401).error).toBe("unauthorized")
   })
 
+  it("a per-member connection is connected only by those a grant reaches", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    const refused = ok("not granted", await connect(org.member.token, id), 403)
+    expect(refused.reason).toBe("insufficient_access")
+    // Managing a connection is not using it: an admin without a grant has no account to connect either.
+    expect(ok("admin not granted", await connect(org.admin.token, id), 403).reason).toBe("insufficient_access")
+    ok("granting", await call("POST", `/v1/mcp-connections/${id}/access`, { token: org.owner.token, body: { role: "viewer", orgMembershipId: org.member.membership.id } }), 201)
+    expect(ok("granted", await connect(org.member.token, id), 200).status).toBe("needs_auth")
+  })
+
   it("an API-key connection is not connected through OAuth: 409", async () => {
-    const id = await createConnection("http://127.0.0.1:9/mcp", { authType: "apikey" })
+    const keyed = await startMcp({ auth: { apiKey: "key-1" } })
+    const id = await createConnection(keyed.url, { authType: "apikey" })
     expect(ok("connect", await connect(org.admin.token, id), 409).error).toBe("mcp_connection_not_oauth")
     expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 409).error)
       .toBe("mcp_connection_not_oauth")
@@ -277,12 +299,13 @@ describe("the callback", () => {
     const id = await createConnection(mcp.url)
     const started = ok("connect", await connect(org.admin.token, id), 200)
     const location = await authorize(started.authorizeUrl)
+    const before = clock.offsetMillis
     clock.advance("11 minutes")
     try {
       const refused = ok("expired", await followCallback(location), 400)
       expect(refused.details[0].message).toContain("expired")
     } finally {
-      clock.advance("-11 minutes")
+      clock.offsetMillis = before
     }
     expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
   })
@@ -390,7 +413,7 @@ describe("disconnect", () => {
 
   it("of a per-member connection, drops every member's credential", async () => {
     const mcp = await startMcp()
-    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    const id = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
     await connectFully(org.member.token, id)
     expect(ok("disconnect", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.owner.token }), 200))
       .toEqual({ ok: true, removed: true })
@@ -483,13 +506,13 @@ describe("Credentials.headersFor (the service, on the server's database)", () =>
   const headersFor = (caller: MemberContext, id: string) =>
     server.sql((sql) =>
       Effect.gen(function*() {
-        const repository = yield* CredentialsRepository
+        const connections = yield* ConnectionsRepository
         const credentials = yield* Credentials
-        const row = yield* Effect.flatten(repository.findConnection({ organizationId: org.organizationId as any, connectionId: id as any }))
+        const row = yield* Effect.flatten(connections.findRow(org.organizationId as OrganizationId, id as ExternalMcpConnectionId))
         return yield* Effect.either(credentials.headersFor(caller, row))
       }).pipe(
         Effect.provide(
-          Layer.merge(Credentials.Default, CredentialsRepository.Default).pipe(
+          Layer.merge(Credentials.Default, ConnectionsRepository.Default).pipe(
             Layer.provide(Layer.mergeAll(Layer.succeed(Crypto.Crypto, crypto), guard, Layer.succeed(SqlClient.SqlClient, sql)))
           )
         )
@@ -497,12 +520,14 @@ describe("Credentials.headersFor (the service, on the server's database)", () =>
     )
 
   it("gives none nothing, an API key as a Bearer token, and each member their own OAuth token", async () => {
-    expect(await headersFor(as(org.admin), await createConnection("http://127.0.0.1:9/mcp", { authType: "none" }))).toEqual(Either.right({}))
-    expect(await headersFor(as(org.admin), await createConnection("http://127.0.0.1:9/mcp", { authType: "apikey" })))
+    const open = await startMcp({ auth: "none" })
+    expect(await headersFor(as(org.admin), await createConnection(open.url, { authType: "none" }))).toEqual(Either.right({}))
+    const keyed = await startMcp({ auth: { apiKey: "key-1" } })
+    expect(await headersFor(as(org.admin), await createConnection(keyed.url, { authType: "apikey" })))
       .toEqual(Either.right({ authorization: "Bearer key-1" }))
 
     const mcp = await startMcp()
-    const id = await createConnection(mcp.url, { credentialMode: "per_member" })
+    const id = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
     await connectFully(org.member.token, id)
     const mine = await headersFor(as(org.member), id)
     expect(Either.isRight(mine)).toBe(true)

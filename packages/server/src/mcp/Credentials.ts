@@ -19,13 +19,14 @@ import { Outbound } from "../platform/Outbound.js"
 import type { Principal } from "../platform/Principal.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import type { McpConnectionRow } from "./ConnectionsRepository.js"
 import {
-  type CredentialConnectionRow,
   CredentialsRepository,
   type CredentialTarget,
   type NewTokens,
   type StoredCredential
 } from "./CredentialsRepository.js"
+import * as Readiness from "./Readiness.js"
 
 /** A token expiring within this window is refreshed before use. */
 export const REFRESH_WINDOW = Duration.seconds(60)
@@ -33,9 +34,9 @@ export const REFRESH_WINDOW = Duration.seconds(60)
 /** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before giving up. */
 const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
 
-/** The columns of a connection `headersFor` reads (ConnectionsRepository's row has them all). */
+/** The columns of a connection `headersFor` reads (of ConnectionsRepository's row). */
 export type CredentialConnection = Pick<
-  CredentialConnectionRow,
+  McpConnectionRow,
   | "id"
   | "organizationId"
   | "url"
@@ -54,15 +55,21 @@ export const connectPath = (connectionId: string) => `POST /v1/mcp-connections/$
 
 const notReady = (message: string) => new ConnectionNotReady({ message })
 
-/** Why a stored credential cannot be used now, or undefined when it can. */
-export const credentialProblem = (connection: Pick<CredentialConnection, "id" | "credentialMode">, credential: StoredCredential | undefined) => {
+/**
+ * Why a stored credential cannot be used now, or undefined when it can: the readiness message (Readiness.ts) with
+ * where to connect, or that the authorization server refused it.
+ */
+export const credentialProblem = (
+  connection: Pick<CredentialConnection, "id" | "credentialMode" | "oauthIssuerReviewRequiredAt">,
+  credential: StoredCredential | undefined
+) => {
+  if (connection.oauthIssuerReviewRequiredAt !== null) return Readiness.ISSUER_REVIEW
   const how = connection.credentialMode === "shared"
     ? `an admin connects it with ${connectPath(connection.id)}`
     : `connect your account with ${connectPath(connection.id)}`
   if (credential === undefined || credential.accessTokenCiphertext === null) {
-    return connection.credentialMode === "shared"
-      ? `The connection is not connected: ${how}.`
-      : `You have not connected your account to this connection: ${how}.`
+    const message = connection.credentialMode === "shared" ? Readiness.CONNECT_SHARED : Readiness.CONNECT_YOUR_ACCOUNT
+    return `${message} (${how})`
   }
   if (credential.credentialHealth === "reconnect_required") {
     return `The authorization server refused the stored credential${credential.credentialHealthReason ? ` (${credential.credentialHealthReason})` : ""}: reconnect (${how}).`
@@ -232,11 +239,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
     /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW`. */
     const accessToken = (principal: Principal, connection: CredentialConnection) =>
       Effect.gen(function*() {
-        if (connection.oauthIssuerReviewRequiredAt !== null) {
-          return yield* Effect.fail(notReady(
-            "The MCP server now names another authorization server: an admin must review it and reconnect before tools run."
-          ))
-        }
+        if (connection.oauthIssuerReviewRequiredAt !== null) return yield* Effect.fail(notReady(Readiness.ISSUER_REVIEW))
         const target = yield* targetOf(principal, connection)
         const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
         const problem = credentialProblem(connection, stored)

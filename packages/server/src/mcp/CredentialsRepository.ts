@@ -1,50 +1,20 @@
 /**
  * Storage of MCP connection credentials: the columns this area owns (the shared token columns and the `oauth_*`
- * client columns of `mcp_connections`, `mcp_member_credentials`, `mcp_oauth_authorizations`). Every write of a
+ * client columns of `mcp_connections`, `mcp_member_credentials`, `mcp_oauth_authorizations`). The connection row
+ * itself is read with ConnectionsRepository (`findRow`). Every write of a
  * token is a compare-and-set on `credential_version`, so a refresh never overwrites a newer one.
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import {
   ExternalMcpConnectionId,
-  McpAuthType,
   McpCredentialHealth,
-  McpCredentialMode,
   McpRegistrationSource,
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
-
-/** The columns of a connection that credentials and the OAuth flows read. */
-export const CredentialConnectionRow = Schema.Struct({
-  id: ExternalMcpConnectionId,
-  organizationId: OrganizationId,
-  url: Schema.String,
-  authType: McpAuthType,
-  credentialMode: McpCredentialMode,
-  apiKeyCiphertext: Schema.NullOr(Schema.String),
-  accessTokenCiphertext: Schema.NullOr(Schema.String),
-  refreshTokenCiphertext: Schema.NullOr(Schema.String),
-  tokenType: Schema.NullOr(Schema.String),
-  grantedScopes: Schema.Array(Schema.String),
-  tokenExpiresAt: Schema.NullOr(DateColumn),
-  credentialVersion: Schema.Number,
-  credentialHealth: McpCredentialHealth,
-  credentialHealthReason: Schema.NullOr(Schema.String),
-  connectedAt: Schema.NullOr(DateColumn),
-  oauthIssuer: Schema.NullOr(Schema.String),
-  oauthRequestedScopes: Schema.Array(Schema.String),
-  oauthClientId: Schema.NullOr(Schema.String),
-  oauthClientSecretCiphertext: Schema.NullOr(Schema.String),
-  oauthRegistrationSource: Schema.NullOr(McpRegistrationSource),
-  oauthTokenEndpointAuthMethod: Schema.NullOr(Schema.String),
-  oauthRedirectUri: Schema.NullOr(Schema.String),
-  oauthMetadata: Schema.NullOr(Schema.Unknown),
-  oauthIssuerReviewRequiredAt: Schema.NullOr(DateColumn)
-})
-export type CredentialConnectionRow = typeof CredentialConnectionRow.Type
 
 /** One stored OAuth credential: the shared one of a connection, or a member's own. */
 export const StoredCredential = Schema.Struct({
@@ -115,18 +85,6 @@ const Member = Schema.Struct({ ...Connection.fields, membershipId: MembershipId 
 export class CredentialsRepository extends Effect.Service<CredentialsRepository>()("@orgplane/server/mcp/CredentialsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-
-    const findConnection = findOne({
-      Request: Connection,
-      Result: CredentialConnectionRow,
-      execute: ({ connectionId, organizationId }) =>
-        sql`SELECT id, organization_id, url, auth_type, credential_mode, api_key_ciphertext, access_token_ciphertext,
-                   refresh_token_ciphertext, token_type, granted_scopes, token_expires_at, credential_version,
-                   credential_health, credential_health_reason, connected_at, oauth_issuer, oauth_requested_scopes,
-                   oauth_client_id, oauth_client_secret_ciphertext, oauth_registration_source,
-                   oauth_token_endpoint_auth_method, oauth_redirect_uri, oauth_metadata, oauth_issuer_review_required_at
-            FROM mcp_connections WHERE organization_id = ${organizationId} AND id = ${connectionId}`
-    })
 
     const findShared = findOne({
       Request: Connection,
@@ -280,7 +238,6 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
     return {
-      findConnection,
       find,
       compareAndSet,
       markReconnectRequired,

@@ -41,7 +41,9 @@ import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { clientInformationOf, Credentials, encryptTokens, metadataOf } from "./Credentials.js"
-import { type CredentialConnectionRow, CredentialsRepository, type CredentialTarget } from "./CredentialsRepository.js"
+import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
+import { CredentialsRepository, type CredentialTarget } from "./CredentialsRepository.js"
 import { pathHash } from "./Diagnostics.js"
 import { outboundErrorOf } from "./Session.js"
 
@@ -136,7 +138,7 @@ export type Registration =
  * (RFC 7591) when it has a registration endpoint; else an admin must register a client.
  */
 export const chooseRegistration = (
-  connection: Pick<CredentialConnectionRow, "oauthClientId" | "oauthRegistrationSource" | "oauthIssuer" | "oauthRedirectUri">,
+  connection: Pick<McpConnectionRow, "oauthClientId" | "oauthRegistrationSource" | "oauthIssuer" | "oauthRedirectUri">,
   issuer: string,
   metadata: Pick<AuthorizationServerMetadata, "registration_endpoint"> & { readonly client_id_metadata_document_supported?: unknown },
   callbackUrl: string,
@@ -232,6 +234,8 @@ const attempt = <A>(phase: string, url: string, what: string, run: () => Promise
 export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth", {
   effect: Effect.gen(function*() {
     const repository = yield* CredentialsRepository
+    const connections = yield* ConnectionsRepository
+    const access = yield* Access
     const credentials = yield* Credentials
     const crypto = yield* Crypto
     const settings = yield* ServerConfig
@@ -242,11 +246,11 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
 
     const findConnection = (organizationId: OrganizationId, connectionId: ExternalMcpConnectionId) =>
       Effect.flatMap(
-        orUnavailable(repository.findConnection({ organizationId, connectionId })),
+        orUnavailable(connections.findRow(organizationId, connectionId)),
         Option.match({ onNone: () => Effect.fail(connectionNotFound()), onSome: Effect.succeed })
       )
 
-    const oauthOnly = (connection: CredentialConnectionRow) =>
+    const oauthOnly = (connection: McpConnectionRow) =>
       connection.authType === "oauth"
         ? Effect.void
         : Effect.fail(new Conflict({
@@ -255,13 +259,14 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         }))
 
     /** Whose credential the caller connects, after the policy check for it. */
-    const targetFor = (principal: Principal, connection: CredentialConnectionRow) =>
+    const targetFor = (principal: Principal, connection: McpConnectionRow) =>
       Effect.gen(function*() {
         if (connection.credentialMode === "shared") {
           yield* authorize(principal, "mcp.manage")
           return { organizationId: connection.organizationId, connectionId: connection.id, membershipId: null } satisfies CredentialTarget
         }
         yield* authorize(principal, "mcp.connectOwn")
+        yield* orUnavailable(access.requireUsable(principal, McpConnectionKind, connection.id))
         if (principal._tag !== "Member") {
           return yield* Effect.fail(new Conflict({ error: "mcp_connection_not_per_member", message: "Background work has no account of its own." }))
         }
@@ -269,7 +274,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
       })
 
     /** Whether the caller's credential is in place and usable (refreshed first when it is about to expire). */
-    const alreadyConnected = (principal: Principal, connection: CredentialConnectionRow) =>
+    const alreadyConnected = (principal: Principal, connection: McpConnectionRow) =>
       credentials.accessToken(principal, connection).pipe(
         Effect.as(true),
         Effect.catchTag("ConnectionNotReady", () => Effect.succeed(false))
@@ -545,5 +550,5 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
 
     return { connect, callback, disconnect, disconnectMine } as const
   }),
-  dependencies: [CredentialsRepository.Default, Credentials.Default]
+  dependencies: [CredentialsRepository.Default, ConnectionsRepository.Default, Access.Default, Credentials.Default]
 }) {}
