@@ -1,0 +1,87 @@
+/**
+ * `orgplane mcp connections connect | disconnect`: connecting the OAuth credential of an MCP connection (the
+ * organization's shared one, or your own on a `per_member` connection) and dropping it.
+ */
+import type { OrgplaneApiClient } from "@orgplane/client"
+import { ExternalMcpConnectionId, McpConnectResult, McpDisconnectResult } from "@orgplane/schema"
+import { Duration, Effect } from "effect"
+import * as Commands from "../Commands.js"
+import { CommandFailed } from "../Errors.js"
+import * as Inputs from "../Inputs.js"
+import * as Output from "../Output.js"
+import * as Progress from "../Progress.js"
+
+const connectionId = Inputs.argument("connectionId", { schema: ExternalMcpConnectionId, description: "The connection (emc_…)." })
+
+/** How long `--wait` waits for the browser: an authorization URL is valid 10 minutes. */
+const WAIT_LIMIT = Duration.minutes(10)
+
+/** Polls the connection (every second, then every 2 s) until the caller's credential is in place, or gives up. */
+const awaitConnected = (client: OrgplaneApiClient, id: ExternalMcpConnectionId) =>
+  Progress.spinner("waiting for the authorization in the browser…", () =>
+    Effect.gen(function*() {
+      for (let round = 0;; round++) {
+        const { item } = yield* client.mcpConnections.get({ path: { connectionId: id } })
+        if (item.connectedForMe) return
+        yield* Effect.sleep(Duration.seconds(round < 30 ? 1 : 2))
+      }
+    }).pipe(
+      Effect.timeoutFail({
+        duration: WAIT_LIMIT,
+        onTimeout: () =>
+          new CommandFailed({
+            error: "connect_timeout",
+            message: "The authorization was not completed within 10 minutes: run connect again for a new URL."
+          })
+      })
+    ))
+
+export const connect = Commands.leaf("connect", {
+  summary: "Connect an OAuth MCP connection: the shared credential (admins), or your own account on a per-member connection.",
+  details: [
+    "Prints the authorization server's URL to open in a browser (valid 10 minutes, once), or that the connection is already connected. With --wait it then waits until the authorization is completed (up to 10 minutes; the URL goes to standard error)."
+  ],
+  inputs: {
+    connectionId,
+    wait: Inputs.boolean("wait", { description: "Wait until the authorization in the browser completed (up to 10 minutes)." })
+  },
+  run: (input) =>
+    Commands.withClient(input, (client) =>
+      Effect.gen(function*() {
+        const result = yield* client.mcpAuthorization.connect({ path: { connectionId: input.connectionId } })
+        if (result.status === "connected" || !input.wait) {
+          return yield* Output.emit(input.global, McpConnectResult, result, (value) =>
+            value.status === "connected"
+              ? `Connected: ${input.connectionId} has a usable credential.`
+              : `Open this URL in a browser to authorize (valid 10 minutes):\n${value.authorizeUrl}`)
+        }
+        yield* Output.note(`Open this URL in a browser to authorize (valid 10 minutes):\n${result.authorizeUrl}`)
+        yield* awaitConnected(client, input.connectionId)
+        yield* Output.emit(
+          input.global,
+          McpConnectResult,
+          { status: "connected", authorizeUrl: null },
+          () => `Connected: ${input.connectionId} has a usable credential.`
+        )
+      }))
+})
+
+export const disconnect = Commands.endpoint("disconnect", {
+  summary: "Disconnect an OAuth MCP connection: its shared credential (admins), or with --mine your own account.",
+  details: [
+    "Without --mine (owners and admins): drops the shared credential, or every member's on a per-member connection; the OAuth client stays registered. With --mine: drops only your own credential of a per-member connection."
+  ],
+  inputs: {
+    connectionId,
+    mine: Inputs.boolean("mine", { description: "Drop only your own account's credential (per-member connections)." })
+  },
+  call: (client, { connectionId, mine }) =>
+    mine
+      ? client.mcpAuthorization.disconnectMine({ path: { connectionId } })
+      : client.mcpAuthorization.disconnect({ path: { connectionId } }),
+  output: McpDisconnectResult,
+  human: ({ removed }, { connectionId, mine }) =>
+    removed
+      ? `Disconnected ${mine ? "your account from " : ""}${connectionId}.`
+      : `Nothing to disconnect: ${mine ? "you had not connected your account to" : "nothing was connected on"} ${connectionId}.`
+})
