@@ -168,6 +168,18 @@ describe("connect, end to end", () => {
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })
 
+  it("after the URL changes, connects through the new server's authorization server", async () => {
+    const first = await startMcp()
+    const second = await startMcp()
+    const id = await createConnection(first.url)
+    await connectFully(org.admin.token, id)
+    ok("moving", await call("PATCH", `/v1/mcp-connections/${id}`, { token: org.owner.token, body: { url: second.url } }), 200)
+    await connectFully(org.admin.token, id)
+    const stored = await sharedCredential(id)
+    expect(second.oauth!.verifyAccessToken(decrypt(stored.accessTokenCiphertext!))).toMatchObject({ resource: second.url })
+    expect(second.oauth!.clients().has(stored.oauthClientId!)).toBe(true)
+  })
+
   it("with a pre-registered confidential client: its secret authenticates the code exchange", async () => {
     const oauth = await FakeOAuth.start({ dynamicRegistration: false })
     fakes.push(oauth)
@@ -438,7 +450,9 @@ describe("the client metadata document", () => {
 })
 
 describe("choices (units)", () => {
-  const none = { oauthClientId: null, oauthRegistrationSource: null, oauthIssuer: null, oauthRedirectUri: null } as const
+  const none = { oauthClientId: null, oauthRegistrationSource: null, oauthMetadata: null, oauthRedirectUri: null } as const
+  /** Stored metadata as the SQL client reads it back (member names in camelCase). */
+  const storedBy = (issuer: string) => ({ issuer, tokenEndpoint: `${issuer}/token` })
   const callback = `https://orgplane.example${OAuth.CALLBACK_PATH}`
 
   it("picks the registration: pre-registered, reused, client metadata document (https only), dynamic, else required", () => {
@@ -447,7 +461,7 @@ describe("choices (units)", () => {
       .toEqual({ _tag: "existing", source: "pre_registered" })
     expect(
       OAuth.chooseRegistration(
-        { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthIssuer: "https://as.example", oauthRedirectUri: callback },
+        { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthMetadata: storedBy("https://as.example"), oauthRedirectUri: callback },
         "https://as.example",
         everything,
         callback,
@@ -457,7 +471,7 @@ describe("choices (units)", () => {
     // A client registered with another authorization server is not reused.
     expect(
       OAuth.chooseRegistration(
-        { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthIssuer: "https://old.example", oauthRedirectUri: callback },
+        { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthMetadata: storedBy("https://old.example"), oauthRedirectUri: callback },
         "https://as.example",
         everything,
         callback,

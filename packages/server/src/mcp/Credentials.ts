@@ -43,7 +43,6 @@ export type CredentialConnection = Pick<
   | "authType"
   | "credentialMode"
   | "apiKeyCiphertext"
-  | "oauthIssuer"
   | "oauthClientId"
   | "oauthClientSecretCiphertext"
   | "oauthTokenEndpointAuthMethod"
@@ -189,7 +188,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
           : yield* decrypt(connection.oauthClientSecretCiphertext, "OAuth client secret")
         const answer = yield* Effect.either(Effect.tryPromise({
           try: () =>
-            refreshAuthorization(connection.oauthIssuer ?? metadata.issuer, {
+            refreshAuthorization(metadata.issuer, {
               metadata,
               clientInformation: clientInformationOf(connection, secret),
               refreshToken,

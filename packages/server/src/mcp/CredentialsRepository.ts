@@ -67,7 +67,6 @@ export type AuthorizationRow = typeof AuthorizationRow.Type
 export const OAuthClientColumns = Schema.Struct({
   organizationId: OrganizationId,
   connectionId: ExternalMcpConnectionId,
-  oauthIssuer: Schema.String,
   oauthClientId: Schema.String,
   oauthClientSecretCiphertext: Schema.NullOr(Schema.String),
   oauthRegistrationSource: McpRegistrationSource,
@@ -199,11 +198,14 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
           WHERE organization_id = ${request.organizationId} AND mcp_connection_id = ${request.connectionId}
           RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
 
-    /** Records the OAuth client (and the authorization server's metadata) a connection uses from now on. */
+    /**
+     * Records the OAuth client and the authorization server's metadata (its issuer included) a connection uses from
+     * now on. `oauth_issuer` stays what an admin chose: a discovered issuer must not outlive a change of URL.
+     */
     const setClient = execute({
       Request: OAuthClientColumns,
       execute: (row) =>
-        sql`UPDATE mcp_connections SET oauth_issuer = ${row.oauthIssuer}, oauth_client_id = ${row.oauthClientId},
+        sql`UPDATE mcp_connections SET oauth_client_id = ${row.oauthClientId},
               oauth_client_secret_ciphertext = ${row.oauthClientSecretCiphertext},
               oauth_registration_source = ${row.oauthRegistrationSource},
               oauth_token_endpoint_auth_method = ${row.oauthTokenEndpointAuthMethod},

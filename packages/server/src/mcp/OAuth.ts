@@ -138,7 +138,7 @@ export type Registration =
  * (RFC 7591) when it has a registration endpoint; else an admin must register a client.
  */
 export const chooseRegistration = (
-  connection: Pick<McpConnectionRow, "oauthClientId" | "oauthRegistrationSource" | "oauthIssuer" | "oauthRedirectUri">,
+  connection: Pick<McpConnectionRow, "oauthClientId" | "oauthRegistrationSource" | "oauthMetadata" | "oauthRedirectUri">,
   issuer: string,
   metadata: Pick<AuthorizationServerMetadata, "registration_endpoint"> & { readonly client_id_metadata_document_supported?: unknown },
   callbackUrl: string,
@@ -148,7 +148,7 @@ export const chooseRegistration = (
     return { _tag: "existing", source: "pre_registered" }
   }
   if (
-    connection.oauthClientId !== null && connection.oauthRegistrationSource !== null && connection.oauthIssuer === issuer &&
+    connection.oauthClientId !== null && connection.oauthRegistrationSource !== null && metadataOf(connection)?.issuer === issuer &&
     connection.oauthRedirectUri === callbackUrl
   ) {
     return { _tag: "existing", source: connection.oauthRegistrationSource }
@@ -404,7 +404,6 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
           yield* repository.setClient({
             organizationId: connection.organizationId,
             connectionId: connection.id,
-            oauthIssuer: issuer,
             oauthClientId: client.clientId,
             oauthClientSecretCiphertext: client.secretCiphertext,
             oauthRegistrationSource: client.source,
@@ -469,17 +468,17 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         }
         const connection = yield* findConnection(authorization.organizationId, authorization.mcpConnectionId)
         const metadata = metadataOf(connection)
-        if (connection.oauthClientId !== authorization.oauthClientId || metadata === undefined || connection.oauthIssuer === null) {
+        if (connection.oauthClientId !== authorization.oauthClientId || metadata === undefined) {
           return yield* Effect.fail(badState("The connection's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
         }
-        if (query.iss !== undefined && query.iss !== (metadata.issuer ?? connection.oauthIssuer)) {
+        if (query.iss !== undefined && query.iss !== metadata.issuer) {
           return yield* Effect.fail(refused("iss", "oauth_issuer_mismatch", "The callback comes from another authorization server than the one the authorization started with."))
         }
         const verifier = yield* Effect.orDie(crypto.decrypt(authorization.codeVerifierCiphertext))
         const secret = connection.oauthClientSecretCiphertext === null
           ? undefined
           : yield* Effect.orDie(crypto.decrypt(connection.oauthClientSecretCiphertext))
-        const issuer = connection.oauthIssuer
+        const issuer = metadata.issuer
         const tokens = yield* Effect.tryPromise({
           try: () =>
             exchangeAuthorization(issuer, {
