@@ -168,6 +168,17 @@ describe("connect, end to end", () => {
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })
 
+  it("asks for the scopes the MCP server's challenge names when none were configured", async () => {
+    const mcp = await startMcp({ auth: { oauth: { requiredScopes: ["mcp:write"] } } })
+    const id = await createConnection(mcp.url)
+    await connectFully(org.admin.token, id)
+    // The challenge: an initialize without a token, answered 401 with the scope and the metadata's URL.
+    expect(mcp.requests.find((request) => request.rpcMethod === "initialize" && request.headers.authorization === undefined)?.status).toBe(401)
+    const authorizeRequest = mcp.oauth!.requests.find((request) => request.path.startsWith("/authorize"))
+    expect(authorizeRequest?.params.scope).toBe("mcp:write")
+    expect((await sharedCredential(id)).grantedScopes).toEqual(["mcp:write"])
+  })
+
   it("after the URL changes, connects through the new server's authorization server", async () => {
     const first = await startMcp()
     const second = await startMcp()
@@ -491,6 +502,13 @@ describe("choices (units)", () => {
     expect(OAuth.chooseIssuer(null, { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
       .toEqual({ several: ["https://a.example", "https://b.example"] })
     expect(OAuth.chooseIssuer(null, undefined, "https://mcp.example/mcp")).toEqual({ issuer: "https://mcp.example" })
+  })
+
+  it("asks for the configured scopes, else the challenge's, else the metadata's", () => {
+    expect(OAuth.scopesToRequest(["a"], "b c", ["d"])).toEqual(["a"])
+    expect(OAuth.scopesToRequest([], "b  c", ["d"])).toEqual(["b", "c"])
+    expect(OAuth.scopesToRequest([], undefined, ["d"])).toEqual(["d"])
+    expect(OAuth.scopesToRequest([], "", undefined)).toEqual([])
   })
 
   it("signs states and refuses any change to them", () => {

@@ -13,11 +13,13 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
   exchangeAuthorization,
+  extractWWWAuthenticateParams,
   registerClient,
   startAuthorization
 } from "@modelcontextprotocol/sdk/client/auth.js"
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import {
   Conflict,
   ConnectionValidationFailed,
@@ -40,6 +42,7 @@ import { Outbound, originOf } from "../platform/Outbound.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { VERSION } from "../Version.js"
 import { clientInformationOf, Credentials, encryptTokens, metadataOf } from "./Credentials.js"
 import { Access, McpConnectionKind } from "../catalog/Access.js"
 import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
@@ -160,6 +163,21 @@ export const chooseRegistration = (
   return { _tag: "required" }
 }
 
+/**
+ * The scopes an authorization asks for: those the admin set; else those the MCP server's challenge names; else its
+ * protected-resource metadata's `scopes_supported`; else none (the authorization server's default).
+ */
+export const scopesToRequest = (
+  configured: ReadonlyArray<string>,
+  challengeScope: string | undefined,
+  supported: ReadonlyArray<string> | undefined
+): ReadonlyArray<string> => {
+  if (configured.length > 0) return configured
+  const challenged = (challengeScope ?? "").split(" ").filter((scope) => scope !== "")
+  if (challenged.length > 0) return challenged
+  return supported ?? []
+}
+
 /** The token endpoint authentication a dynamically registered client asks for: public (PKCE) when allowed. */
 const authMethodFor = (metadata: AuthorizationServerMetadata): "none" | "client_secret_basic" | "client_secret_post" => {
   const supported = metadata.token_endpoint_auth_methods_supported
@@ -250,6 +268,27 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         Option.match({ onNone: () => Effect.fail(connectionNotFound()), onSome: Effect.succeed })
       )
 
+    /**
+     * What the MCP server answers an `initialize` without a token: on 401, the `WWW-Authenticate` challenge's
+     * `resource_metadata` and `scope` (MCP authorization); nothing otherwise, or when it cannot be reached.
+     */
+    const challengeOf = (url: string) =>
+      Effect.tryPromise(async () => {
+        const answer = await fetchFn(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "orgplane", version: VERSION } }
+          })
+        })
+        const params = answer.status === 401 ? extractWWWAuthenticateParams(answer) : {}
+        await answer.body?.cancel().catch(() => undefined)
+        return params
+      }).pipe(Effect.orElseSucceed((): { readonly resourceMetadataUrl?: URL; readonly scope?: string } => ({})))
+
     const oauthOnly = (connection: McpConnectionRow) =>
       connection.authType === "oauth"
         ? Effect.void
@@ -292,8 +331,16 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         if (yield* alreadyConnected(principal, connection)) return { status: "connected", authorizeUrl: null } satisfies McpConnectResult
 
         const callbackUrl = callbackUrlOf(baseUrl)
+        // The server's challenge to a request without a token names its metadata and the scopes it wants.
+        const challenge = yield* challengeOf(connection.url)
         // Discovery (RFC 9728): the MCP server's protected-resource metadata names its authorization servers.
-        const resourceMetadata = yield* Effect.tryPromise(() => discoverOAuthProtectedResourceMetadata(connection.url, {}, fetchFn)).pipe(
+        const resourceMetadata = yield* Effect.tryPromise(() =>
+          discoverOAuthProtectedResourceMetadata(
+            connection.url,
+            challenge.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: challenge.resourceMetadataUrl },
+            fetchFn
+          )
+        ).pipe(
           Effect.option,
           Effect.map(Option.getOrUndefined)
         )
@@ -384,9 +431,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             }))
         }
 
-        const requested = connection.oauthRequestedScopes.length > 0
-          ? connection.oauthRequestedScopes
-          : resourceMetadata?.scopes_supported ?? []
+        const requested = scopesToRequest(connection.oauthRequestedScopes, challenge.scope, resourceMetadata?.scopes_supported)
         const authorizationId = (yield* crypto.newToken("moa")).replace(/\./g, "")
         const state = signState(stateKey, connection.organizationId, authorizationId)
         const started = yield* attempt("AUTH_USER_OR_WORKLOAD", issuer, "The authorization could not be started", () =>
