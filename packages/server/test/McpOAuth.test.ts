@@ -430,6 +430,8 @@ describe("disconnect", () => {
     const after = await sharedCredential(id)
     expect(after).toMatchObject({ accessTokenCiphertext: null, refreshTokenCiphertext: null, credentialHealth: "unknown", connectedAt: null })
     expect(after.oauthClientId).not.toBeNull()
+    expect(ok("again", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 200))
+      .toEqual({ ok: true, removed: false })
     expect(ok("connect", await connect(org.admin.token, id), 200).status).toBe("needs_auth")
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })

@@ -176,13 +176,14 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
                 connected_at = EXCLUDED.connected_at, updated_at = EXCLUDED.updated_at
               WHERE mcp_member_credentials.organization_id = ${target.organizationId}`.pipe(Effect.asVoid)
 
-    /** Drops the shared credential (disconnect); false when the connection does not exist. */
+    /** Drops the shared credential (disconnect); false when there was none. */
     const dropShared = (request: typeof Connection.Type, at: Date) =>
       sql`UPDATE mcp_connections SET access_token_ciphertext = NULL, refresh_token_ciphertext = NULL, token_type = NULL,
             granted_scopes = '{}', token_expires_at = NULL, credential_version = credential_version + 1,
             credential_health = 'unknown', credential_health_reason = NULL, credential_checked_at = NULL,
             connected_at = NULL, updated_at = ${at}
           WHERE organization_id = ${request.organizationId} AND id = ${request.connectionId}
+            AND (access_token_ciphertext IS NOT NULL OR refresh_token_ciphertext IS NOT NULL OR credential_health <> 'unknown')
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
     /** Drops a member's own credential; false when there was none. */
