@@ -327,10 +327,17 @@ describe("the callback", () => {
     try {
       const refused = ok("expired", await followCallback(location), 400)
       expect(refused.details[0].message).toContain("expired")
+      // The next connect forgets the expired authorization; the new one stays.
+      ok("connect again", await connect(org.admin.token, id), 200)
     } finally {
       clock.offsetMillis = before
     }
     expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
+    const pending = await server.sql((sql) =>
+      sql<{ id: string }>`SELECT id FROM mcp_oauth_authorizations WHERE organization_id = ${org.organizationId} AND mcp_connection_id = ${id}`
+    )
+    expect(pending.length).toBe(1)
+    expect(location.searchParams.get("state")).not.toContain(pending[0].id)
   })
 
   it("answers a denied authorization with a clear 400 and spends it", async () => {

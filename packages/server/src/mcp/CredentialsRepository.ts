@@ -240,7 +240,15 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
           WHERE organization_id = ${request.organizationId} AND id = ${request.id} AND used_at IS NULL
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /** Forgets a connection's authorizations that expired (used or not): nothing can complete them any more. */
+    const deleteExpiredAuthorizations = (request: typeof Connection.Type, at: Date) =>
+      sql`DELETE FROM mcp_oauth_authorizations
+          WHERE organization_id = ${request.organizationId} AND mcp_connection_id = ${request.connectionId} AND expires_at < ${at}`.pipe(
+        Effect.asVoid
+      )
+
     return {
+      deleteExpiredAuthorizations,
       find,
       compareAndSet,
       markReconnectRequired,

@@ -457,6 +457,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             oauthMetadata: keptMetadata(metadata),
             at
           })
+          yield* repository.deleteExpiredAuthorizations({ organizationId: connection.organizationId, connectionId: connection.id }, at)
           yield* repository.insertAuthorization({
             organizationId: connection.organizationId,
             id: authorizationId,
