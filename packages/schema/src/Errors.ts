@@ -186,7 +186,8 @@ export const ConflictCode = Schema.Literal(
   "oauth_issuer_required",
   "oauth_client_required",
   "mcp_connection_not_oauth",
-  "mcp_connection_not_per_member"
+  "mcp_connection_not_per_member",
+  "oauth_issuer_review_required"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Credentials } from "../src/mcp/Credentials.js"
 import { ConnectionsRepository } from "../src/mcp/ConnectionsRepository.js"
 import * as OAuth from "../src/mcp/OAuth.js"
+import * as Readiness from "../src/mcp/Readiness.js"
 import * as Session from "../src/mcp/Session.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Crypto from "../src/platform/Crypto.js"
@@ -274,6 +275,28 @@ describe("who may connect", () => {
     expect(ok("admin not granted", await connect(org.admin.token, id), 403).reason).toBe("insufficient_access")
     ok("granting", await call("POST", `/v1/mcp-connections/${id}/access`, { token: org.owner.token, body: { role: "viewer", orgMembershipId: org.member.membership.id } }), 201)
     expect(ok("granted", await connect(org.member.token, id), 200).status).toBe("needs_auth")
+  })
+
+  it("stops members when the MCP server names another authorization server, until an admin connects", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
+    await connectFully(org.member.token, id)
+    // As if the tokens had come from another authorization server than the one the MCP server names now.
+    await server.sql((sql) =>
+      sql`UPDATE mcp_connections SET oauth_metadata = jsonb_set(oauth_metadata, '{issuer}', '"https://old-as.example"')
+          WHERE organization_id = ${org.organizationId} AND id = ${id}`
+    )
+    ok("disconnect mine", await call("DELETE", `/v1/mcp-connections/${id}/my-account`, { token: org.member.token }), 200)
+    const refused = ok("member", await connect(org.member.token, id), 409)
+    expect(refused.error).toBe("oauth_issuer_review_required")
+    expect(await view(org.member.token, id)).toMatchObject({ ready: false, notReadyReason: Readiness.ISSUER_REVIEW })
+    expect(ok("member again", await connect(org.member.token, id), 409).error).toBe("oauth_issuer_review_required")
+
+    // The admin connecting is the review.
+    expect(ok("admin", await connect(org.admin.token, id), 200).status).toBe("needs_auth")
+    expect((await view(org.admin.token, id)).oauth.issuerReviewRequired).toBe(false)
+    await connectFully(org.member.token, id)
+    expect(await view(org.member.token, id)).toMatchObject({ ready: true })
   })
 
   it("an API-key connection is not connected through OAuth: 409", async () => {

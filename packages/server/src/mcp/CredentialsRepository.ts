@@ -73,6 +73,8 @@ export const OAuthClientColumns = Schema.Struct({
   oauthTokenEndpointAuthMethod: Schema.NullOr(Schema.String),
   oauthRedirectUri: Schema.String,
   oauthMetadata: Schema.Unknown,
+  /** An admin connecting: ends an issuer review (they chose the authorization server now named). */
+  endReview: Schema.Boolean,
   at: DateColumn
 })
 export type OAuthClientColumns = typeof OAuthClientColumns.Type
@@ -211,6 +213,7 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
               oauth_registration_source = ${row.oauthRegistrationSource},
               oauth_token_endpoint_auth_method = ${row.oauthTokenEndpointAuthMethod},
               oauth_redirect_uri = ${row.oauthRedirectUri}, oauth_metadata = ${JSON.stringify(row.oauthMetadata)}::jsonb,
+              oauth_issuer_review_required_at = CASE WHEN ${row.endReview} THEN NULL ELSE oauth_issuer_review_required_at END,
               updated_at = ${row.at}
             WHERE organization_id = ${row.organizationId} AND id = ${row.connectionId}`
     })
@@ -240,6 +243,11 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
           WHERE organization_id = ${request.organizationId} AND id = ${request.id} AND used_at IS NULL
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /** Blocks the connection's tools until an admin reviews its authorization server (and connects). */
+    const requireIssuerReview = (request: typeof Connection.Type, at: Date) =>
+      sql`UPDATE mcp_connections SET oauth_issuer_review_required_at = COALESCE(oauth_issuer_review_required_at, ${at}), updated_at = ${at}
+          WHERE organization_id = ${request.organizationId} AND id = ${request.connectionId}`.pipe(Effect.asVoid)
+
     /** Forgets a connection's authorizations that expired (used or not): nothing can complete them any more. */
     const deleteExpiredAuthorizations = (request: typeof Connection.Type, at: Date) =>
       sql`DELETE FROM mcp_oauth_authorizations
@@ -248,6 +256,7 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
       )
 
     return {
+      requireIssuerReview,
       deleteExpiredAuthorizations,
       find,
       compareAndSet,

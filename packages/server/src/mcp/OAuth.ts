@@ -39,7 +39,7 @@ import { ServerConfig, type ServerSettings } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
 import { Outbound, originOf } from "../platform/Outbound.js"
-import { authorize, type Principal } from "../platform/Principal.js"
+import { authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { VERSION } from "../Version.js"
@@ -177,6 +177,9 @@ export const scopesToRequest = (
   if (challenged.length > 0) return challenged
   return supported ?? []
 }
+
+/** Issuers compare as URLs without a trailing slash (`https://as.example` and `https://as.example/` are one). */
+export const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "")
 
 /** The token endpoint authentication a dynamically registered client asks for: public (PKCE) when allowed. */
 const authMethodFor = (metadata: AuthorizationServerMetadata): "none" | "client_secret_basic" | "client_secret_post" => {
@@ -369,6 +372,20 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
           ))
         }
 
+        // The MCP server now names another authorization server than the one its tokens came from: an admin
+        // connecting is the review; anyone else is stopped, and so are the connection's tools, until one does.
+        const reviewing = can(principal, "mcp.manage")
+        const previous = metadataOf(connection)?.issuer
+        const changed = connection.oauthIssuer === null && previous !== undefined && sameIssuer(previous, metadata.issuer) === false
+        if (!reviewing && (changed || connection.oauthIssuerReviewRequiredAt !== null)) {
+          if (changed) yield* transaction(repository.requireIssuerReview({ organizationId: connection.organizationId, connectionId: connection.id }, yield* now))
+          return yield* Effect.fail(new Conflict({
+            error: "oauth_issuer_review_required",
+            message:
+              "The MCP server now names another authorization server than the one the connection used: an owner or admin must review it and connect before anyone connects or uses its tools."
+          }))
+        }
+
         // The client.
         const registration = chooseRegistration(connection, issuer, metadata, callbackUrl, settings.publicUrl?.replace(/\/+$/, ""))
         let client: {
@@ -455,6 +472,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             oauthTokenEndpointAuthMethod: client.authMethod,
             oauthRedirectUri: callbackUrl,
             oauthMetadata: keptMetadata(metadata),
+            endReview: reviewing,
             at
           })
           yield* repository.deleteExpiredAuthorizations({ organizationId: connection.organizationId, connectionId: connection.id }, at)
