@@ -44,12 +44,14 @@ import { SystemHttp } from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
+import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
+import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & {
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -95,6 +97,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
+    Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -111,7 +114,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       SsoHttp.layer,
       WorkersHttp.layer,
       MemoryHttp.layer,
-      TelemetryHttp.layer
+      TelemetryHttp.layer,
+      McpDiscoveryHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
