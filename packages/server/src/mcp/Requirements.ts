@@ -80,15 +80,16 @@ const withoutTrailingSlash = (value: string) => value.replace(/\/+$/, "")
 
 /**
  * Whether metadata naming `found` as its issuer may stand for the issuer the protected resource advertised: the
- * same URL but for a trailing slash, or the resource's own origin (servers that are their own authorization server).
+ * same URL but for a trailing slash; and for a server that is its own authorization server (it advertises its
+ * resource or the resource's origin), either of those two.
  */
 export const sameIssuer = (advertised: string, found: string, resource: string | undefined): boolean => {
   const a = withoutTrailingSlash(advertised)
   const f = withoutTrailingSlash(found)
   if (a === f) return true
-  if (resource === undefined) return false
-  const origin = URL.canParse(resource) ? new URL(resource).origin : undefined
-  return f === withoutTrailingSlash(resource) || (origin !== undefined && f === origin && a === origin)
+  if (resource === undefined || !URL.canParse(resource)) return false
+  const own = [withoutTrailingSlash(resource), new URL(resource).origin]
+  return own.includes(a) && own.includes(f)
 }
 
 const toServer = (metadata: AuthorizationServerMetadata) =>

@@ -57,7 +57,12 @@ export const classify = (query: string): Classified => {
   }
   if (text.includes(".") && !/\s/.test(text)) {
     const url = parse(`https://${text}`)
-    if (url === undefined || url.username !== "" || url.password !== "" || url.hash !== "" || text.includes("#") || !HOST.test(url.hostname)) {
+    // The host as typed, not as decoded: `exa%41mple.com` is not a host someone types.
+    const typedHost = text.split(/[/?#]/, 1)[0]!
+    if (
+      url === undefined || url.username !== "" || url.password !== "" || url.hash !== "" || text.includes("#") || typedHost.includes("%") ||
+      !HOST.test(url.hostname)
+    ) {
       return { kind: "invalid", reason: messages.unparsableHost }
     }
     if (url.port !== "" || url.pathname !== "/" || url.search !== "") {
