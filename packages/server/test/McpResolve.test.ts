@@ -207,7 +207,7 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     expect(result.attempted).toEqual([`${origin}/`, `${origin}/mcp`])
     expect(result.match.url).toBe(`${origin}/`)
     // The fast candidate had finished its whole discovery before the slow one answered initialize.
-    const fastLast = finished.findLastIndex((line) => line.includes("/mcp"))
+    const fastLast = finished.map((line) => line.includes("/mcp")).lastIndexOf(true)
     const slowInitialize = finished.indexOf("POST /")
     expect(fastLast).toBeGreaterThanOrEqual(0)
     expect(slowInitialize).toBeGreaterThan(fastLast)
