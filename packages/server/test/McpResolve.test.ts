@@ -186,18 +186,24 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
   })
 
   it("answers the first qualifying candidate in order of preference, not the first to finish", async () => {
-    // One origin: `/` served by a slow MCP server, `/mcp` by a fast one; both qualify.
-    const slow = await fake({ path: "/", slowMs: 600, name: "slow" })
-    const fast = await fake({ name: "fast" })
+    // One origin: `/` and `/mcp` served by two MCP servers behind a proxy that holds the `/` server's first
+    // request (its initialize) for 700 ms; both qualify.
+    const first = await fake({ path: "/", name: "first" })
+    const second = await fake({ name: "second" })
     const finished: Array<string> = []
+    let held = false
     const front = NodeHttp.createServer((request, response) => {
-      const target = request.url?.startsWith("/mcp") ? fast : slow
-      const upstream = NodeHttp.request(`${target.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(response)
-      })
+      const target = request.url?.startsWith("/mcp") ? second : first
+      const hold = !held && request.method === "POST" && request.url === "/"
+      if (hold) held = true
+      setTimeout(() => {
+        const upstream = NodeHttp.request(`${target.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(response)
+        })
+        request.pipe(upstream)
+      }, hold ? 700 : 0)
       response.on("finish", () => finished.push(`${request.method} ${request.url}`))
-      request.pipe(upstream)
     })
     await new Promise<void>((done) => front.listen(0, "127.0.0.1", done))
     fakes.push({ close: () => new Promise<void>((done) => front.close(() => done())) })
@@ -206,11 +212,13 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     const result = await resolved(`${origin}/`)
     expect(result.attempted).toEqual([`${origin}/`, `${origin}/mcp`])
     expect(result.match.url).toBe(`${origin}/`)
-    // The fast candidate had finished its whole discovery before the slow one answered initialize.
+    // The second candidate had finished its whole discovery before the first one answered initialize.
     const fastLast = finished.map((line) => line.includes("/mcp")).lastIndexOf(true)
     const slowInitialize = finished.indexOf("POST /")
     expect(fastLast).toBeGreaterThanOrEqual(0)
     expect(slowInitialize).toBeGreaterThan(fastLast)
+    // And the second candidate did qualify: it answered initialize.
+    expect(second.requests.some((request) => request.rpcMethod === "initialize" && request.status === 200)).toBe(true)
   })
 
   it("gives up on a hanging candidate after the probe timeout", async () => {

@@ -4,11 +4,13 @@
  * candidate wins, the suggested name; and how a presets file is read and an issuer compared.
  */
 import { McpDiscovery, McpPreset } from "@orgplane/schema"
-import { Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { BUILT_IN } from "../src/mcp/Presets.js"
 import { parsePresets } from "../src/mcp/PresetsConfig.js"
-import { sameIssuer } from "../src/mcp/Requirements.js"
+import { discover, sameIssuer } from "../src/mcp/Requirements.js"
+import * as AddressGuard from "../src/platform/AddressGuard.js"
+import * as Outbound from "../src/platform/Outbound.js"
 import { candidatesOf, classify, matchPreset, messages, qualifies, suggestedName, winnerOf } from "../src/mcp/Resolve.js"
 
 describe("classifying a query", () => {
@@ -227,5 +229,15 @@ describe("issuers", () => {
     expect(sameIssuer("https://mcp.example.com/mcp", "https://mcp.example.com", "https://mcp.example.com/mcp")).toBe(true)
     expect(sameIssuer("https://auth.example.com", "https://mcp.example.com", "https://mcp.example.com/mcp")).toBe(false)
     expect(sameIssuer("https://auth.example.com", "https://mcp.example.com/mcp", "https://mcp.example.com/mcp")).toBe(false)
+  })
+})
+
+describe("discovery of one endpoint", () => {
+  it("refuses to look at a URL that is not http(s), or carries credentials or a fragment", async () => {
+    const guard = Outbound.layer({ allowPrivate: true, timeout: "1 second" }).pipe(Layer.provide(AddressGuard.systemLayer))
+    for (const url of ["ftp://example.com/mcp", "not a url", "https://u:p@example.com/mcp", "https://example.com/mcp#x"]) {
+      const result = await Effect.runPromise(Effect.either(discover({ url, timeout: "1 second" })).pipe(Effect.provide(guard)))
+      expect([url, Either.isLeft(result) && result.left._tag]).toEqual([url, "DiscoveryRefused"])
+    }
   })
 })

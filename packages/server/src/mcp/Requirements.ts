@@ -38,7 +38,10 @@ export const MAX_TOOLS = 100
 /** Authorization servers looked at, at most, of those the protected resource names. */
 export const MAX_AUTHORIZATION_SERVERS = 5
 
-/** The guard refused the endpoint itself (not public, not https, a refused redirect): there is nothing to look at. */
+/**
+ * The endpoint cannot be looked at: not an http(s) URL without credentials and fragment, or the guard refused it
+ * (not public, not https, a refused redirect).
+ */
 export class DiscoveryRefused extends Data.TaggedError("DiscoveryRefused")<{ readonly message: string }> {}
 
 /** The whole discovery took longer than allowed. */
@@ -174,6 +177,13 @@ const manual = {
 export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, DiscoveryRefused | DiscoveryTimedOut, Outbound> => {
   const timeout = Duration.decode(options.timeout)
   return Effect.gen(function*() {
+    const target = URL.canParse(options.url) ? new URL(options.url) : undefined
+    if (target === undefined || (target.protocol !== "http:" && target.protocol !== "https:")) {
+      return yield* new DiscoveryRefused({ message: "An MCP server URL must use HTTP or HTTPS." })
+    }
+    if (target.username !== "" || target.password !== "" || target.hash !== "" || options.url.includes("#")) {
+      return yield* new DiscoveryRefused({ message: "An MCP server URL cannot contain credentials or a fragment." })
+    }
     const outbound = yield* Outbound
     const observed: Observed = { lastStatus: undefined, sawStatus: false, challengeScope: undefined, resourceMetadataUrl: undefined }
     const record = observing(observed)
