@@ -134,7 +134,7 @@ export const McpManualRequirement = Schema.Struct({
 export const McpDiscoveryWarning = Schema.Struct({
   code: Schema.String.annotations({
     description:
-      "`mcp_http_<status>`, `mcp_unreachable`, `mcp_tools_list_failed`, `oauth_resource_metadata_unavailable`, `oauth_server_metadata_unavailable` or `oauth_issuer_mismatch`."
+      "`mcp_http_<status>`, `mcp_unreachable`, `mcp_tools_list_failed`, `oauth_resource_metadata_unavailable`, `oauth_resource_mismatch`, `oauth_server_metadata_unavailable` or `oauth_issuer_mismatch`."
   }),
   message: Schema.String
 }).annotations({ identifier: "McpDiscoveryWarning" })

@@ -34,6 +34,28 @@ const fake = async (options: FakeMcp.Options = {}) => {
   return started
 }
 
+/**
+ * A reverse proxy on its own loopback origin: each request goes to the fake `route` picks, after `holdMs`; `finished`
+ * lists the requests answered, in order.
+ */
+const proxy = async (route: (request: NodeHttp.IncomingMessage) => { readonly to: FakeMcp.FakeMcp; readonly holdMs?: number }) => {
+  const finished: Array<string> = []
+  const front = NodeHttp.createServer((request, response) => {
+    const { holdMs, to } = route(request)
+    setTimeout(() => {
+      const upstream = NodeHttp.request(`${to.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(response)
+      })
+      request.pipe(upstream)
+    }, holdMs ?? 0)
+    response.on("finish", () => finished.push(`${request.method} ${request.url}`))
+  })
+  await new Promise<void>((done) => front.listen(0, "127.0.0.1", done))
+  fakes.push({ close: () => new Promise<void>((done) => front.close(() => done())) })
+  return { origin: `http://127.0.0.1:${(front.address() as Net.AddressInfo).port}`, finished }
+}
+
 const resolve = async (query: string, token = org.admin.token, url = server.url) =>
   Http.request(url, "POST", "/v1/mcp-connections/resolve", { token, body: { query } })
 
@@ -152,6 +174,17 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     expect(authentication.recommendedScopes).toEqual(["mcp:read", "mcp:write", "offline_access"])
   })
 
+  it("does not use protected-resource metadata about another resource", async () => {
+    // Behind a proxy on another origin, the fake's metadata names the fake's own URL as the resource.
+    const protectedServer = await fake({ auth: "oauth" })
+    const front = await proxy(() => ({ to: protectedServer }))
+    const discovery = (await resolved(`${front.origin}/mcp`)).match.discovery
+    expect(discovery.warnings.map((warning: any) => warning.code)).toEqual(["oauth_resource_mismatch"])
+    expect(discovery.authentication).toMatchObject({ kind: "manual_bearer", authorizationServers: [], refreshSupport: "unknown" })
+    expect(discovery.authentication).not.toHaveProperty("resource")
+    expect(protectedServer.oauth!.requests).toEqual([])
+  })
+
   it("prefers client ID metadata documents, and asks for a registered client when the server offers neither", async () => {
     const cimd = await fake({ auth: { oauth: { authorizationServerOptions: { clientIdMetadataDocuments: true, dynamicRegistration: false } } } })
     const withDocuments = (await resolved(cimd.url)).match.discovery
@@ -190,24 +223,13 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     // request (its initialize) for 700 ms; both qualify.
     const first = await fake({ path: "/", name: "first" })
     const second = await fake({ name: "second" })
-    const finished: Array<string> = []
     let held = false
-    const front = NodeHttp.createServer((request, response) => {
-      const target = request.url?.startsWith("/mcp") ? second : first
+    const front = await proxy((request) => {
       const hold = !held && request.method === "POST" && request.url === "/"
       if (hold) held = true
-      setTimeout(() => {
-        const upstream = NodeHttp.request(`${target.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers)
-          answer.pipe(response)
-        })
-        request.pipe(upstream)
-      }, hold ? 700 : 0)
-      response.on("finish", () => finished.push(`${request.method} ${request.url}`))
+      return { to: request.url?.startsWith("/mcp") ? second : first, holdMs: hold ? 700 : 0 }
     })
-    await new Promise<void>((done) => front.listen(0, "127.0.0.1", done))
-    fakes.push({ close: () => new Promise<void>((done) => front.close(() => done())) })
-    const origin = `http://127.0.0.1:${(front.address() as Net.AddressInfo).port}`
+    const { origin, finished } = front
 
     const result = await resolved(`${origin}/`)
     expect(result.attempted).toEqual([`${origin}/`, `${origin}/mcp`])

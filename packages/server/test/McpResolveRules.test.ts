@@ -8,7 +8,7 @@ import { Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { BUILT_IN } from "../src/mcp/Presets.js"
 import { parsePresets } from "../src/mcp/PresetsConfig.js"
-import { discover, sameIssuer } from "../src/mcp/Requirements.js"
+import { discover, resourceMatches, sameIssuer } from "../src/mcp/Requirements.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import { candidatesOf, classify, matchPreset, messages, qualifies, suggestedName, winnerOf } from "../src/mcp/Resolve.js"
@@ -229,6 +229,16 @@ describe("issuers", () => {
     expect(sameIssuer("https://mcp.example.com/mcp", "https://mcp.example.com", "https://mcp.example.com/mcp")).toBe(true)
     expect(sameIssuer("https://auth.example.com", "https://mcp.example.com", "https://mcp.example.com/mcp")).toBe(false)
     expect(sameIssuer("https://auth.example.com", "https://mcp.example.com/mcp", "https://mcp.example.com/mcp")).toBe(false)
+  })
+})
+
+describe("protected-resource metadata", () => {
+  it("is used only for its own resource: same origin, the endpoint's path within the resource's", () => {
+    expect(resourceMatches("https://mcp.example.com/mcp", "https://mcp.example.com/mcp")).toBe(true)
+    expect(resourceMatches("https://mcp.example.com/mcp", "https://mcp.example.com")).toBe(true)
+    expect(resourceMatches("https://mcp.example.com/mcp", "https://mcp.example.com/other")).toBe(false)
+    expect(resourceMatches("https://mcp.example.com/mcp", "https://evil.example.com/mcp")).toBe(false)
+    expect(resourceMatches("https://mcp.example.com/mcp", "not a url")).toBe(false)
   })
 })
 

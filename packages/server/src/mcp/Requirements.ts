@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
@@ -93,6 +94,15 @@ export const sameIssuer = (advertised: string, found: string, resource: string |
   if (resource === undefined || !URL.canParse(resource)) return false
   const own = [withoutTrailingSlash(resource), new URL(resource).origin]
   return own.includes(a) && own.includes(f)
+}
+
+/** Whether protected-resource metadata naming `resource` is about the endpoint `url` (same origin, the path within). */
+export const resourceMatches = (url: string, resource: string): boolean => {
+  try {
+    return checkResourceAllowed({ requestedResource: url, configuredResource: resource })
+  } catch {
+    return false
+  }
 }
 
 const toServer = (metadata: AuthorizationServerMetadata) =>
@@ -213,14 +223,19 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
     }
     const authRequired = initialize === "authentication_required"
     const protocolVersion = Either.isRight(initialized) ? initialized.right.protocolVersion : undefined
-
-    // Step 2: the protected-resource metadata (RFC 9728).
+    // The challenge is the one initialize got, whatever later requests answer.
     const resourceMetadataUrl = observed.resourceMetadataUrl
+    const challengeScope = observed.challengeScope
+
+    // Step 2: the protected-resource metadata (RFC 9728), used only when it is about this endpoint (§3.3).
     const prm = yield* Effect.option(Effect.tryPromise(() =>
       discoverOAuthProtectedResourceMetadata(url, { ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }), ...(protocolVersion === undefined ? {} : { protocolVersion }) }, fetchFn)
     ))
-    const resourceMetadata: OAuthProtectedResourceMetadata | undefined = prm._tag === "Some" ? prm.value : undefined
-    if (resourceMetadata === undefined && authRequired) {
+    let resourceMetadata: OAuthProtectedResourceMetadata | undefined = prm._tag === "Some" ? prm.value : undefined
+    if (resourceMetadata !== undefined && !resourceMatches(url, resourceMetadata.resource)) {
+      warnings.push({ code: "oauth_resource_mismatch", message: "The protected-resource metadata found is about another resource; it is not used." })
+      resourceMetadata = undefined
+    } else if (resourceMetadata === undefined && authRequired) {
       warnings.push({ code: "oauth_resource_metadata_unavailable", message: "The server's protected-resource metadata (RFC 9728) could not be read." })
     }
 
@@ -249,7 +264,7 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
     const servers = found.filter((server): server is McpAuthorizationServer => server !== undefined)
 
     // What it all means.
-    const requiredScopes = distinct((observed.challengeScope ?? "").split(/\s+/).filter((scope) => scope !== ""))
+    const requiredScopes = distinct((challengeScope ?? "").split(/\s+/).filter((scope) => scope !== ""))
     const refreshes = servers.some((server) => server.grantTypesSupported.includes("refresh_token"))
     const offersOffline = servers.some((server) => server.scopesSupported.includes("offline_access"))
     const recommendedScopes = distinct([
