@@ -5,7 +5,7 @@
  * in order of preference whatever finishes first, the probe timeout, the presets file, and who may call.
  */
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+import { FakeMcp, FakeOAuth, Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs"
 import * as NodeHttp from "node:http"
 import type * as Net from "node:net"
@@ -38,7 +38,7 @@ const fake = async (options: FakeMcp.Options = {}) => {
  * A reverse proxy on its own loopback origin: each request goes to the fake `route` picks, after `holdMs`; `finished`
  * lists the requests answered, in order.
  */
-const proxy = async (route: (request: NodeHttp.IncomingMessage) => { readonly to: FakeMcp.FakeMcp; readonly holdMs?: number }) => {
+const proxy = async (route: (request: NodeHttp.IncomingMessage) => { readonly to: { readonly origin: string }; readonly holdMs?: number }) => {
   const finished: Array<string> = []
   const front = NodeHttp.createServer((request, response) => {
     const { holdMs, to } = route(request)
@@ -183,6 +183,24 @@ describe("resolving an MCP server", { timeout: 60_000 }, () => {
     expect(discovery.authentication).toMatchObject({ kind: "manual_bearer", authorizationServers: [], refreshSupport: "unknown" })
     expect(discovery.authentication).not.toHaveProperty("resource")
     expect(protectedServer.oauth!.requests).toEqual([])
+  })
+
+  it("skips authorization servers whose metadata names another issuer, or has none", async () => {
+    const authorizationServer = await FakeOAuth.start()
+    fakes.push(authorizationServer)
+    // The resource names the proxy as its authorization server; the metadata behind it names the real issuer.
+    const front = await proxy(() => ({ to: { origin: authorizationServer.url } }))
+    const mismatched = await fake({ auth: { oauth: { authorizationServer: { ...authorizationServer, url: front.origin } } } })
+    const skipped = (await resolved(mismatched.url)).match.discovery
+    expect(skipped.warnings.map((warning: any) => warning.code)).toEqual(["oauth_issuer_mismatch"])
+    expect(skipped.authentication).toMatchObject({ kind: "oauth", authorizationServers: [], availableRegistrationMethods: ["pre_registered"], refreshSupport: "unknown" })
+    expect(skipped.status).toBe("manual_action_required")
+    expect(skipped.manualRequirements[0]).toMatchObject({ code: "oauth_client_registration", required: true })
+
+    const nowhere = await fake({ auth: { oauth: { authorizationServer: { ...authorizationServer, url: "http://127.0.0.1:9" } } } })
+    const missing = (await resolved(nowhere.url)).match.discovery
+    expect(missing.warnings.map((warning: any) => warning.code)).toEqual(["oauth_server_metadata_unavailable"])
+    expect(missing.authentication.authorizationServers).toEqual([])
   })
 
   it("prefers client ID metadata documents, and asks for a registered client when the server offers neither", async () => {

@@ -5,6 +5,7 @@
  */
 import { McpDiscovery, McpPreset } from "@orgplane/schema"
 import { Effect, Either, Layer } from "effect"
+import * as Fs from "node:fs"
 import { describe, expect, it } from "vitest"
 import { BUILT_IN } from "../src/mcp/Presets.js"
 import { parsePresets } from "../src/mcp/PresetsConfig.js"
@@ -150,6 +151,14 @@ describe("presets", () => {
     expect(error(JSON.stringify([{ ...preset, url: "ftp://x" }]))).toBe("[0].url is not an http(s) MCP server URL without credentials, fragment or secret")
     expect(error(JSON.stringify([preset, preset]))).toBe("[1].presetId \"acme\" appears twice")
     expect(error("[]")).toBe("accepted")
+  })
+
+  it("as the server README's example shows them", () => {
+    const readme = Fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
+    const example = /## Resolving MCP servers[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1]
+    expect(example).toBeDefined()
+    const parsed = parsePresets(example!)
+    expect(Either.isRight(parsed) && parsed.right.map((preset) => [preset.presetId, preset.defaultOAuthScopes])).toEqual([["acme", ["tools:read"]]])
   })
 })
 

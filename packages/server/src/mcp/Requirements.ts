@@ -241,27 +241,22 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
 
     // Step 3: the authorization servers' metadata (RFC 8414, OpenID Connect discovery).
     const advertised = (resourceMetadata?.authorization_servers ?? []).slice(0, MAX_AUTHORIZATION_SERVERS)
-    const found = yield* Effect.forEach(advertised, (issuer) =>
-      Effect.tryPromise(() => discoverAuthorizationServerMetadata(issuer, { fetchFn, ...(protocolVersion === undefined ? {} : { protocolVersion }) })).pipe(
-        Effect.map((metadata) => {
-          if (metadata === undefined) {
-            warnings.push({ code: "oauth_server_metadata_unavailable", message: `No authorization server metadata found for ${issuer.slice(0, 100)}.` })
-            return undefined
-          }
-          if (!sameIssuer(issuer, metadata.issuer, resourceMetadata?.resource)) {
-            warnings.push({ code: "oauth_issuer_mismatch", message: `The metadata found for ${issuer.slice(0, 100)} names another issuer; it is not used.` })
-            return undefined
-          }
-          return toServer(metadata)
-        }),
-        Effect.catchAll(() =>
-          Effect.sync(() => {
-            warnings.push({ code: "oauth_server_metadata_unavailable", message: `The authorization server metadata of ${issuer.slice(0, 100)} could not be read.` })
-            return undefined
-          })
-        )
-      ))
-    const servers = found.filter((server): server is McpAuthorizationServer => server !== undefined)
+    // At once; each answers a server or a warning, kept in the order advertised.
+    const found = yield* Effect.forEach(advertised, (issuer) => {
+      const shown = issuer.slice(0, 100)
+      return Effect.tryPromise(() => discoverAuthorizationServerMetadata(issuer, { fetchFn, ...(protocolVersion === undefined ? {} : { protocolVersion }) })).pipe(
+        Effect.map((metadata): McpAuthorizationServer | Warning =>
+          metadata === undefined
+            ? { code: "oauth_server_metadata_unavailable", message: `No authorization server metadata found for ${shown}.` }
+            : !sameIssuer(issuer, metadata.issuer, resourceMetadata?.resource)
+            ? { code: "oauth_issuer_mismatch", message: `The metadata found for ${shown} names another issuer; it is not used.` }
+            : toServer(metadata)
+        ),
+        Effect.orElseSucceed((): Warning => ({ code: "oauth_server_metadata_unavailable", message: `The authorization server metadata of ${shown} could not be read.` }))
+      )
+    }, { concurrency: "unbounded" })
+    for (const outcome of found) if (!(outcome instanceof McpAuthorizationServer)) warnings.push(outcome)
+    const servers = found.filter((outcome): outcome is McpAuthorizationServer => outcome instanceof McpAuthorizationServer)
 
     // What it all means.
     const requiredScopes = distinct((challengeScope ?? "").split(/\s+/).filter((scope) => scope !== ""))
