@@ -4,6 +4,7 @@
  * candidate wins, the suggested name; and how a presets file is read and an issuer compared.
  */
 import { McpDiscovery, McpPreset } from "@orgplane/schema"
+import { FakeMcp } from "@orgplane/testkit"
 import { Effect, Either, Layer } from "effect"
 import * as Fs from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -252,8 +253,27 @@ describe("protected-resource metadata", () => {
 })
 
 describe("discovery of one endpoint", () => {
+  const guard = Outbound.layer({ allowPrivate: true, timeout: "1 second" }).pipe(Layer.provide(AddressGuard.systemLayer))
+
+  it("reports an endpoint that answers, but not MCP, and one that does not answer at all", async () => {
+    const failing = await FakeMcp.start()
+    failing.setMode({ _tag: "status", status: 500 })
+    try {
+      const unsupported = await Effect.runPromise(discover({ url: failing.url, timeout: "2 seconds" }).pipe(Effect.provide(guard)))
+      expect(unsupported.server).toEqual({ url: failing.url, initialize: "failed" })
+      expect(unsupported.status).toBe("unsupported")
+      expect(unsupported.authentication.kind).toBe("unknown")
+      expect(unsupported.tools).toEqual({ visibility: "unavailable" })
+      expect(unsupported.warnings).toEqual([{ code: "mcp_http_500", message: "The MCP server failed (HTTP 500)." }])
+    } finally {
+      await failing.close()
+    }
+    const unreachable = await Effect.runPromise(discover({ url: "http://127.0.0.1:9/mcp", timeout: "2 seconds" }).pipe(Effect.provide(guard)))
+    expect(unreachable.status).toBe("unreachable")
+    expect(unreachable.warnings.map((warning) => warning.code)).toEqual(["mcp_unreachable"])
+  })
+
   it("refuses to look at a URL that is not http(s), or carries credentials or a fragment", async () => {
-    const guard = Outbound.layer({ allowPrivate: true, timeout: "1 second" }).pipe(Layer.provide(AddressGuard.systemLayer))
     for (const url of ["ftp://example.com/mcp", "not a url", "https://u:p@example.com/mcp", "https://example.com/mcp#x"]) {
       const result = await Effect.runPromise(Effect.either(discover({ url, timeout: "1 second" })).pipe(Effect.provide(guard)))
       expect([url, Either.isLeft(result) && result.left._tag]).toEqual([url, "DiscoveryRefused"])
