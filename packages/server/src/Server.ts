@@ -44,6 +44,7 @@ import { SystemHttp } from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
+import * as McpConnectionsHttp from "./mcp/Http.js"
 import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 
@@ -115,6 +116,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       WorkersHttp.layer,
       MemoryHttp.layer,
       TelemetryHttp.layer,
+      McpConnectionsHttp.layer,
       McpDiscoveryHttp.layer
     ]),
     Layer.provide(Authentication.layer),
