@@ -347,9 +347,10 @@ describe("MCP presets", { timeout: 60_000 }, () => {
       "- presetId: gone",
       "  displayName: Gone",
       "  description: Nothing answers here.",
-      "  url: http://127.0.0.1:9/mcp",
+      "  url: http://localhost:9/mcp",
       "  authType: oauth",
-      "  requiresOAuthClient: false",
+      "  requiresOAuthClient: true",
+      "  defaultOAuthScopes: [tools:read]",
       ""
     ].join("\n"))
     const custom = await TestServer.start({ outboundAllowPrivate: true, mcpPresetsFile: file, mcpProbeTimeout: "2 seconds" })
@@ -369,9 +370,16 @@ describe("MCP presets", { timeout: 60_000 }, () => {
       }
       // A preset whose endpoint does not answer: the preset, without a match.
       const gone = await resolved("Gone", custom.url, staffed.admin.token)
-      expect(gone).toEqual({ resolution: "preset", attempted: ["http://127.0.0.1:9/mcp"], preset: expect.objectContaining({ presetId: "gone" }) })
+      expect(gone).toEqual({ resolution: "preset", attempted: ["http://localhost:9/mcp"], preset: expect.objectContaining({ presetId: "gone" }) })
       // The built-in presets are replaced, not extended.
       expect((await resolved("linear", custom.url, staffed.admin.token)).resolution).not.toBe("preset")
+      // Connections read the same presets: a client to register, and the preset's scopes by default.
+      const created = Http.expectStatus<any>("creating a connection", await Http.request(custom.url, "POST", "/v1/mcp-connections", {
+        token: staffed.admin.token,
+        body: { name: "Gone", url: "http://localhost:9/mcp", authType: "oauth" }
+      }), 201)
+      expect(created.item.oauthClientRequired).toBe(true)
+      expect(created.item.oauth.requestedScopes).toEqual(["tools:read"])
     } finally {
       await custom.close()
     }
