@@ -181,6 +181,7 @@ describe("Promise client", () => {
       "marketplaces",
       "mcpAuthorization",
       "mcpConnections",
+      "mcpDiscovery",
       "members",
       "memory",
       "organizations",

@@ -45,13 +45,15 @@ import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
 import * as McpConnectionsHttp from "./mcp/Http.js"
+import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
+import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpAuthorizationHttp from "./mcp/AuthorizationHttp.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & {
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -97,6 +99,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
+    Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -115,6 +118,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       MemoryHttp.layer,
       TelemetryHttp.layer,
       McpConnectionsHttp.layer,
+      McpDiscoveryHttp.layer,
       McpAuthorizationHttp.layer
     ]),
     Layer.provide(Authentication.layer),
