@@ -10,6 +10,7 @@ import type { ExternalMcpConnectionId, MemberContext, OrganizationId } from "@or
 import { FakeMcp, FakeOAuth, Http, TestDatabase, TestServer } from "@orgplane/testkit"
 import { Effect, Either, Layer } from "effect"
 import * as NodeCrypto from "node:crypto"
+import * as NodeHttp from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Credentials } from "../src/mcp/Credentials.js"
 import { ConnectionsRepository } from "../src/mcp/ConnectionsRepository.js"
@@ -117,6 +118,18 @@ const memberCredential = async (id: string, membershipId: string) => {
   )
   return rows[0] as CredentialColumns | undefined
 }
+
+/** A POST with its own `Host` header (fetch always sends the URL's): how a server reached under another name sees it. */
+const postWithHost = (path: string, host: string, token: string) =>
+  new Promise<any>((resolve, reject) => {
+    const request = NodeHttp.request(`${server.url}${path}`, { method: "POST", headers: { host, authorization: `Bearer ${token}` } }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))))
+    })
+    request.on("error", reject)
+    request.end()
+  })
 
 const connect = (token: string, id: string) => call("POST", `/v1/mcp-connections/${id}/connect`, { token })
 
@@ -462,7 +475,11 @@ describe("disconnect", () => {
     expect(after.oauthClientId).not.toBeNull()
     expect(ok("again", await call("POST", `/v1/mcp-connections/${id}/disconnect`, { token: org.admin.token }), 200))
       .toEqual({ ok: true, removed: false })
-    expect(ok("connect", await connect(org.admin.token, id), 200).status).toBe("needs_auth")
+    // Reached under another name, the server keeps the callback its client was registered with.
+    const port = new URL(server.url).port
+    const renamed = await postWithHost(`/v1/mcp-connections/${id}/connect`, `localhost:${port}`, org.admin.token)
+    expect(renamed.status).toBe("needs_auth")
+    expect(new URL(renamed.authorizeUrl).searchParams.get("redirect_uri")).toBe(`${server.url}${OAuth.CALLBACK_PATH}`)
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })
 

@@ -333,7 +333,11 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         const target = yield* targetFor(principal, connection)
         if (yield* alreadyConnected(principal, connection)) return { status: "connected", authorizeUrl: null } satisfies McpConnectResult
 
-        const callbackUrl = callbackUrlOf(baseUrl)
+        // Without ORGPLANE_PUBLIC_URL the callback is where the request came in, which varies with how people reach
+        // the server (localhost, 127.0.0.1): once a client is registered, its redirect URI stays the connection's.
+        const callbackUrl = settings.publicUrl === undefined && connection.oauthRedirectUri !== null
+          ? connection.oauthRedirectUri
+          : callbackUrlOf(baseUrl)
         // The server's challenge to a request without a token names its metadata and the scopes it wants.
         const challenge = yield* challengeOf(connection.url)
         // Discovery (RFC 9728): the MCP server's protected-resource metadata names its authorization servers.
