@@ -490,4 +490,54 @@ describe("MCP connections", () => {
              (SELECT count(*)::int FROM mcp_member_credentials WHERE organization_id = ${org.organizationId}) AS credentials`)
     expect(counts).toEqual([{ grants: 0, credentials: 0 }])
   })
+
+  it("fill a resolved marketplace's cloud readiness: each declared server matched to a connection by URL, for the caller", async () => {
+    const org = await Http.staffed(server.url)
+    const ok = Http.expectStatus
+    const linear = await create(org.owner.token, { name: "Linear", url: "https://MCP.linear.app/mcp/", authType: "oauth", credentialMode: "per_member" })
+    const slack = await create(org.owner.token, {
+      name: "Slack",
+      url: "https://mcp.slack.com/mcp",
+      authType: "oauth",
+      oauth: { clientId: "slack-client" }
+    })
+    await grant(org.owner.token, linear.id, { orgMembershipId: org.member.membership.id })
+    const payload = {
+      mcpServers: {
+        linear: { url: "https://mcp.linear.app/mcp", authType: "oauth" },
+        slack: { url: "https://mcp.slack.com/mcp/", authType: "apikey" },
+        unknown: { url: "https://mcp.slack.com/other" },
+        local: { command: "npx some-server" }
+      }
+    }
+    const object = ok("mcp object", await post("/v1/config-objects", {
+      token: org.admin.token,
+      body: { input: { objectType: "mcp", normalizedPayloadJson: payload } }
+    }), 201).item
+    const plugin = ok("plugin", await post("/v1/plugins", { token: org.admin.token, body: { name: `Tools ${unique()}` } }), 201).item
+    ok("adding", await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.admin.token, body: { configObjectId: object.id } }), 201)
+    const market = ok("marketplace", await post("/v1/marketplaces", { token: org.admin.token, body: { name: `Market ${unique()}` } }), 201).item
+    ok("listing", await post(`/v1/marketplaces/${market.id}/plugins`, { token: org.admin.token, body: { pluginId: plugin.id } }), 201)
+    ok("viewer", await post(`/v1/marketplaces/${market.id}/access`, { token: org.admin.token, body: { orgWide: true, role: "viewer" } }), 201)
+
+    const readiness = async (token: string) =>
+      ok<any>("resolved", await get(`/v1/marketplaces/${market.id}/resolved`, { token }), 200).item.plugins[0].cloudReadiness.connections
+    const base = { configObjectId: object.id, connectedForMe: false }
+    // The admin sees every connection.
+    expect(await readiness(org.admin.token)).toEqual([
+      { ...base, id: linear.id, name: "Linear", serverName: "linear", url: "https://mcp.linear.app/mcp", authTypeMismatch: false, oauthClientConfigured: false, oauthClientRequired: false },
+      { ...base, id: slack.id, name: "Slack", serverName: "slack", url: "https://mcp.slack.com/mcp/", authTypeMismatch: true, oauthClientConfigured: true, oauthClientRequired: true },
+      { ...base, id: null, name: "unknown", serverName: "unknown", url: "https://mcp.slack.com/other", authTypeMismatch: false, oauthClientConfigured: false, oauthClientRequired: true }
+    ])
+    // The member only those granted to them; their own credential makes theirs connected.
+    await sql((sql) => sql`
+      INSERT INTO mcp_member_credentials (organization_id, mcp_connection_id, membership_id, access_token_ciphertext, updated_at)
+      VALUES (${org.organizationId}, ${linear.id}, ${org.member.membership.id}, 'ciphertext', now())`)
+    const forMember = await readiness(org.member.token)
+    expect(forMember.map((c: any) => [c.serverName, c.id, c.connectedForMe])).toEqual([
+      ["linear", linear.id, true],
+      ["slack", null, false],
+      ["unknown", null, false]
+    ])
+  })
 })

@@ -6,6 +6,8 @@
  * transaction: a transaction may run again, a request to a third party must not.
  */
 import {
+  type CloudConnection,
+  type ConfigObjectId,
   ConnectionValidationFailed,
   type CreateMcpConnectionRequest,
   type ExternalMcpConnectionId,
@@ -28,6 +30,7 @@ import { actingMembershipId, authorize, type Principal } from "../platform/Princ
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type McpConnectionRow, type McpConnectionView, type McpMemberCredentialRow, type Reader } from "./ConnectionsRepository.js"
+import * as CloudReadiness from "./CloudReadiness.js"
 import * as Diagnostics from "./Diagnostics.js"
 import * as Presets from "./Presets.js"
 import * as Readiness from "./Readiness.js"
@@ -94,6 +97,41 @@ export const present = (view: McpConnectionView, credential: McpMemberCredential
   }, true)
 }
 
+/** Rows as their reader sees them, with the reader's own credentials on the `per_member` ones read in one statement. */
+export const presentViews = (connections: ConnectionsRepository, principal: Principal, views: ReadonlyArray<McpConnectionView>) =>
+  Effect.gen(function*() {
+    const me = actingMembershipId(principal)
+    const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
+    const credentials = me === null || perMember.length === 0
+      ? []
+      : yield* connections.memberCredentials(principal.organization.id, me, perMember)
+    const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
+    return views.map((view) => present(view, byConnection.get(view.id)))
+  })
+
+/**
+ * The servers the `mcp` config objects `ids` declare, each matched to a connection the principal can see (for a
+ * member, one a grant reaches), by config object: three statements whatever the number of objects.
+ */
+export const cloudConnections = (
+  connections: ConnectionsRepository,
+  access: Access,
+  principal: Principal,
+  ids: ReadonlyArray<ConfigObjectId>
+) =>
+  Effect.gen(function*() {
+    const byObject = new Map<string, Array<typeof CloudConnection.Type>>()
+    if (ids.length === 0) return byObject
+    const definitions = yield* connections.mcpDefinitions(principal.organization.id, ids)
+    const usable = access.usable(principal, McpConnectionKind, "c")
+    const views = yield* connections.all(principal.organization.id, { usable, visible: access.visible(principal, McpConnectionKind, "c") })
+    const visible = yield* presentViews(connections, principal, views)
+    for (const definition of definitions) {
+      byObject.set(definition.configObjectId, CloudReadiness.match(definition.configObjectId, CloudReadiness.serversOf(definition.payload, definition.title), visible))
+    }
+    return byObject
+  })
+
 /** The credential rules of create and update, every broken one as a detail. */
 const credentialRules = (
   authType: McpConnectionRow["authType"],
@@ -137,17 +175,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
       return { usable, visible: scope === "usable" ? usable : access.visible(principal, McpConnectionKind, "c") }
     }
 
-    /** The reader's own credentials on these rows (per_member ones), in one statement. */
-    const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) =>
-      Effect.gen(function*() {
-        const me = actingMembershipId(principal)
-        const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
-        const credentials = me === null || perMember.length === 0
-          ? []
-          : yield* connections.memberCredentials(principal.organization.id, me, perMember)
-        const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
-        return views.map((view) => present(view, byConnection.get(view.id)))
-      })
+    const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) => presentViews(connections, principal, views)
 
     /** One connection as the principal sees it (visible: granted, or managed by them), or 404. */
     const read = (principal: Principal, id: ExternalMcpConnectionId) =>
