@@ -131,6 +131,12 @@ const apiKeyStdin = Inputs.boolean("api-key-stdin", {
   description: `Read the API key (\`apikey\`) from standard input (create: else ${CliConfig.MCP_API_KEY_VARIABLE}).`
 })
 
+/** Standard input holds one secret: a usage error when both secrets are asked from it. */
+const oneStdin = (input: { readonly apiKeyStdin: boolean; readonly clientSecretStdin: boolean }) =>
+  input.apiKeyStdin && input.clientSecretStdin
+    ? Effect.fail(new UsageError({ message: "--api-key-stdin and --client-secret-stdin cannot both read standard input" }))
+    : Effect.void
+
 const ApiKey = CreateMcpConnectionRequest.fields.apiKey.from
 const ClientSecret = OAuthFields.clientSecret.from
 
@@ -174,9 +180,7 @@ export const create = Commands.endpoint("create", {
   },
   call: (client, input) =>
     Effect.gen(function*() {
-      if (input.apiKeyStdin && input.clientSecretStdin) {
-        return yield* new UsageError({ message: "--api-key-stdin and --client-secret-stdin cannot both read standard input" })
-      }
+      yield* oneStdin(input)
       const apiKey = input.auth === "apikey" || input.apiKeyStdin
         ? yield* readSecret("the API key", "--api-key-stdin", input.apiKeyStdin, CliConfig.mcpApiKey, ApiKey)
         : undefined
@@ -244,9 +248,7 @@ export const update = Commands.endpoint("update", {
   },
   call: (client, input) =>
     Effect.gen(function*() {
-      if (input.apiKeyStdin && input.clientSecretStdin) {
-        return yield* new UsageError({ message: "--api-key-stdin and --client-secret-stdin cannot both read standard input" })
-      }
+      yield* oneStdin(input)
       const apiKey = yield* readSecret("the API key", "--api-key-stdin", input.apiKeyStdin, undefined, ApiKey)
       const clientSecret = yield* readSecret("the client secret", "--client-secret-stdin", input.clientSecretStdin, undefined, ClientSecret)
       const oauth = oauthPayload(input, clientSecret)
