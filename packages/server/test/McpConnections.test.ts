@@ -540,4 +540,27 @@ describe("MCP connections", () => {
       ["unknown", null, false]
     ])
   })
+
+  it("refuse a change whose live check raced another change of the URL or key (409 mcp_connection_changed)", async () => {
+    const org = await Http.staffed(server.url)
+    const slow = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+    const fast = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+    try {
+      const connection = await create(org.owner.token, { name: "Racy", url: slow.url, authType: "apikey", apiKey: API_KEY })
+      slow.setMode({ _tag: "slow", ms: 1500 })
+      const path = `/v1/mcp-connections/${connection.id}`
+      // The re-key is checked against the slow server; meanwhile the URL moves to the fast one.
+      const rekey = patch(path, { token: org.owner.token, body: { apiKey: API_KEY } })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const moved = await patch(path, { token: org.admin.token, body: { url: fast.url } })
+      expect(moved.status, moved.text).toBe(200)
+      const raced = await rekey
+      expect(raced.status, raced.text).toBe(409)
+      expect(raced.body.error).toBe("mcp_connection_changed")
+      expect((await get(path, { token: org.owner.token })).body.item.url).toBe(fast.url)
+    } finally {
+      await slow.close()
+      await fast.close()
+    }
+  })
 })

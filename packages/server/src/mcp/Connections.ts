@@ -8,6 +8,7 @@
 import {
   type CloudConnection,
   type ConfigObjectId,
+  Conflict,
   ConnectionValidationFailed,
   type CreateMcpConnectionRequest,
   type ExternalMcpConnectionId,
@@ -152,6 +153,12 @@ const credentialRules = (
   }
   return details
 }
+
+const changedMeanwhile = () =>
+  new Conflict({
+    error: "mcp_connection_changed",
+    message: "The connection's URL or key changed while this change was being checked; read it again and retry."
+  })
 
 const refuse = (details: ReadonlyArray<Detail>) =>
   details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
@@ -327,6 +334,10 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
           Effect.gen(function*() {
             const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
             if (Option.isNone(locked)) return yield* notFound()
+            // What was checked (or decided on) must still be what is stored: another change may have come between.
+            if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
+              return yield* changedMeanwhile()
+            }
             const at = yield* now
             yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
             if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
