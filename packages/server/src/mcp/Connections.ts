@@ -51,7 +51,9 @@ const requestId = Effect.gen(function*() {
 })
 
 /** The tool policy of a row, as the API answers it. */
-export const toolPolicyOf = (row: McpConnectionRow): McpToolPolicy =>
+export const toolPolicyOf = (
+  row: Pick<McpConnectionRow, "toolPolicyAllDisabled" | "toolPolicyDisabledTools" | "toolPolicyUpdatedByMembershipId" | "toolPolicyUpdatedAt">
+): McpToolPolicy =>
   new McpToolPolicy({
     allDisabled: row.toolPolicyAllDisabled,
     disabledTools: row.toolPolicyDisabledTools,
@@ -91,7 +93,7 @@ export const present = (view: McpConnectionView, credential: McpMemberCredential
       issuerReviewRequired: issuerReview
     },
     oauthClientRequired: view.authType === "oauth" && preset?.requiresOAuthClient === true,
-    toolPolicy: toolPolicyOf(view as unknown as McpConnectionRow),
+    toolPolicy: toolPolicyOf(view),
     createdByOrgMembershipId: view.createdByMembershipId,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt
@@ -364,14 +366,18 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
           Effect.gen(function*() {
             const locked = yield* connections.lockRow(organizationId, id)
             if (Option.isNone(locked)) return yield* notFound()
-            const at = yield* now
-            yield* connections.setToolPolicy({ organizationId, id }, at, {
+            const policy = new McpToolPolicy({
               allDisabled: input.allDisabled,
               disabledTools: [...new Set<string>(input.disabledTools)],
-              updatedBy: actingMembershipId(principal)
+              updatedByOrgMembershipId: actingMembershipId(principal),
+              updatedAt: yield* now
             })
-            const row = yield* connections.lockRow(organizationId, id)
-            return toolPolicyOf(Option.getOrThrow(row))
+            yield* connections.setToolPolicy({ organizationId, id }, policy.updatedAt!, {
+              allDisabled: policy.allDisabled,
+              disabledTools: policy.disabledTools,
+              updatedBy: policy.updatedByOrgMembershipId
+            })
+            return policy
           })
         )
       })
