@@ -5,9 +5,11 @@
  * (direct, team, organization-wide; owners and admins not exempt from `usable`), readiness for each state, tool
  * policy, the organization boundary and the cascade on delete.
  */
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
-import type { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { Access, McpConnectionKind } from "../src/catalog/Access.js"
+import * as Principal from "../src/platform/Principal.js"
 import * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -562,5 +564,49 @@ describe("MCP connections", () => {
       await slow.close()
       await fast.close()
     }
+  })
+
+  it("answer Access.requireUsable (the tool runner's check): 404 for a missing or foreign id, 403 naming the connection without a grant, whatever the role", async () => {
+    const org = await Http.staffed(server.url)
+    const other = await Http.owner(server.url, "Foreign")
+    const ours = await create(org.owner.token, { name: "Checked", url: "https://mcp.notion.com/mcp", authType: "oauth" })
+    const theirs = await create(other.token, { name: "Theirs", url: "https://mcp.notion.com/mcp", authType: "oauth" })
+    const principal = (who: { membership: { id: string; role?: string } }, role: string): any => ({
+      _tag: "Member",
+      organization: { id: org.organizationId },
+      membership: { ...who.membership, role },
+      user: {}
+    })
+    const check = (p: any, id: string) =>
+      sql((client) =>
+        Effect.either(Effect.flatMap(Access, (access) => access.requireUsable(p, McpConnectionKind, id as any))).pipe(
+          Effect.provide(Access.Default),
+          Effect.provideService(SqlClient.SqlClient, client)
+        )
+      )
+    const failure = (result: Either.Either<void, any>) =>
+      Either.isLeft(result) ? { error: result.left.error, reason: result.left.reason, message: result.left.message } : "passed"
+
+    for (const [who, role] of [[org.member, "member"], [org.admin, "admin"], [org.owner, "owner"]] as const) {
+      expect(failure(await check(principal(who, role), ours.id))).toMatchObject({
+        reason: "insufficient_access",
+        message: 'You have not been granted access to "Checked".'
+      })
+      expect(failure(await check(principal(who, role), theirs.id))).toMatchObject({ error: "connection_not_found", message: "Unknown connection." })
+      expect(failure(await check(principal(who, role), "emc_00000000000000000000000000"))).toMatchObject({ error: "connection_not_found" })
+    }
+    const system = Principal.system("test", { id: org.organizationId } as any)
+    expect(failure(await check(system, ours.id))).toBe("passed")
+
+    const teamId = Http.expectStatus<any>(
+      "team",
+      await post("/v1/teams", { token: org.owner.token, body: { name: `Usable ${unique()}`, memberIds: [org.admin.membership.id] } }),
+      201
+    ).team.id
+    await grant(org.owner.token, ours.id, { teamId })
+    expect(failure(await check(principal(org.admin, "admin"), ours.id))).toBe("passed")
+    expect(failure(await check(principal(org.owner, "owner"), ours.id))).toMatchObject({ reason: "insufficient_access" })
+    await grant(org.owner.token, ours.id, { orgWide: true })
+    expect(failure(await check(principal(org.member, "member"), ours.id))).toBe("passed")
   })
 })
