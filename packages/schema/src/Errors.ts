@@ -183,6 +183,7 @@ export const ConflictCode = Schema.Literal(
   "sso_domain_taken",
   "worker_runtime_unavailable",
   "mcp_connection_exists",
+  "mcp_connection_changed",
   "oauth_issuer_required",
   "oauth_client_required",
   "mcp_connection_not_oauth",
