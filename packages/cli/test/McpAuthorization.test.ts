@@ -4,12 +4,7 @@
  */
 import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Commands from "../src/Commands.js"
-import { make } from "../src/Cli.js"
 import { cleanup, fresh, json } from "./Harness.js"
-
-/** Whether the commands are in the tree (they join `mcp connections` when the connections CLI is merged). */
-const wired = Commands.leaves(make({ serveEnvironment: [] })).some(([path]) => path.join(" ") === "orgplane mcp connections connect")
 
 let server: TestServer.RunningServer
 let mcp: FakeMcp.FakeMcp
@@ -31,7 +26,7 @@ const authorizeInBrowser = async (authorizeUrl: string) => {
   expect(callback.status).toBe(200)
 }
 
-describe.runIf(wired)("orgplane mcp connections connect | disconnect", { timeout: 120_000 }, () => {
+describe("orgplane mcp connections connect | disconnect", { timeout: 120_000 }, () => {
   it("connects the shared credential, waits for the browser with --wait, and disconnects", async () => {
     const org = await Http.staffed(server.url)
     const created = Http.expectStatus("creating", await Http.request(server.url, "POST", "/v1/mcp-connections", {
@@ -47,7 +42,7 @@ describe.runIf(wired)("orgplane mcp connections connect | disconnect", { timeout
     const result = json(started)
     expect(result.status).toBe("needs_auth")
     await authorizeInBrowser(result.authorizeUrl)
-    const again = await cli(["mcp", "connections", "connect", id], env)
+    const again = await cli(["mcp", "connections", "connect", "docs"], env)
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toBe(`Connected: ${id} has a usable credential.\n`)
 

@@ -1,17 +1,17 @@
 /**
  * `orgplane mcp connections connect | disconnect`: connecting the OAuth credential of an MCP connection (the
- * organization's shared one, or your own on a `per_member` connection) and dropping it.
+ * organization's shared one, or your own on a `per_member` connection) and dropping it. The connection is named by
+ * its id (emc_…) or its name, like every `mcp connections` command.
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
-import { ExternalMcpConnectionId, McpConnectResult, McpDisconnectResult } from "@orgplane/schema"
+import { type ExternalMcpConnectionId, McpConnectResult, McpDisconnectResult } from "@orgplane/schema"
 import { Duration, Effect } from "effect"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
-
-const connectionId = Inputs.argument("connectionId", { schema: ExternalMcpConnectionId, description: "The connection (emc_…)." })
+import { connection, resolveConnection } from "./mcpConnectionArgument.js"
 
 /** How long `--wait` waits for the browser: an authorization URL is valid 10 minutes. */
 const WAIT_LIMIT = Duration.minutes(10)
@@ -42,46 +42,46 @@ export const connect = Commands.leaf("connect", {
     "Prints the authorization server's URL to open in a browser (valid 10 minutes, once), or that the connection is already connected. With --wait it then waits until the authorization is completed (up to 10 minutes; the URL goes to standard error)."
   ],
   inputs: {
-    connectionId,
+    connection,
     wait: Inputs.boolean("wait", { description: "Wait until the authorization in the browser completed (up to 10 minutes)." })
   },
   run: (input) =>
     Commands.withClient(input, (client) =>
       Effect.gen(function*() {
-        const result = yield* client.mcpAuthorization.connect({ path: { connectionId: input.connectionId } })
+        const connectionId = yield* resolveConnection(client, input.connection)
+        const connected = `Connected: ${connectionId} has a usable credential.`
+        const result = yield* client.mcpAuthorization.connect({ path: { connectionId } })
         if (result.status === "connected" || !input.wait) {
           return yield* Output.emit(input.global, McpConnectResult, result, (value) =>
             value.status === "connected"
-              ? `Connected: ${input.connectionId} has a usable credential.`
+              ? connected
               : `Open this URL in a browser to authorize (valid 10 minutes):\n${value.authorizeUrl}`)
         }
         yield* Output.note(`Open this URL in a browser to authorize (valid 10 minutes):\n${result.authorizeUrl}`)
-        yield* awaitConnected(client, input.connectionId)
-        yield* Output.emit(
-          input.global,
-          McpConnectResult,
-          { status: "connected", authorizeUrl: null },
-          () => `Connected: ${input.connectionId} has a usable credential.`
-        )
+        yield* awaitConnected(client, connectionId)
+        yield* Output.emit(input.global, McpConnectResult, { status: "connected", authorizeUrl: null }, () => connected)
       }))
 })
 
-export const disconnect = Commands.endpoint("disconnect", {
+export const disconnect = Commands.leaf("disconnect", {
   summary: "Disconnect an OAuth MCP connection: its shared credential (admins), or with --mine your own account.",
   details: [
     "Without --mine (owners and admins): drops the shared credential, or every member's on a per-member connection; the OAuth client stays registered. With --mine: drops only your own credential of a per-member connection."
   ],
   inputs: {
-    connectionId,
+    connection,
     mine: Inputs.boolean("mine", { description: "Drop only your own account's credential (per-member connections)." })
   },
-  call: (client, { connectionId, mine }) =>
-    mine
-      ? client.mcpAuthorization.disconnectMine({ path: { connectionId } })
-      : client.mcpAuthorization.disconnect({ path: { connectionId } }),
-  output: McpDisconnectResult,
-  human: ({ removed }, { connectionId, mine }) =>
-    removed
-      ? `Disconnected ${mine ? "your account from " : ""}${connectionId}.`
-      : `Nothing to disconnect: ${mine ? "you had not connected your account to" : "nothing was connected on"} ${connectionId}.`
+  run: (input) =>
+    Commands.withClient(input, (client) =>
+      Effect.gen(function*() {
+        const connectionId = yield* resolveConnection(client, input.connection)
+        const result = input.mine
+          ? yield* client.mcpAuthorization.disconnectMine({ path: { connectionId } })
+          : yield* client.mcpAuthorization.disconnect({ path: { connectionId } })
+        yield* Output.emit(input.global, McpDisconnectResult, result, ({ removed }) =>
+          removed
+            ? `Disconnected ${input.mine ? "your account from " : ""}${connectionId}.`
+            : `Nothing to disconnect: ${input.mine ? "you had not connected your account to" : "nothing was connected on"} ${connectionId}.`)
+      }))
 })

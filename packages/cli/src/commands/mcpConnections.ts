@@ -1,9 +1,8 @@
 /**
- * `orgplane mcp connections create | list | get | update | delete | grant | grants | revoke | tool-policy get|set`:
- * the organization's external MCP connections. A connection is named by its id (emc_…) or its name (any case).
+ * `orgplane mcp connections create | list | get | update | delete | grant | grants | revoke | tool-policy get|set`
+ * (and `connect | disconnect`, from mcpAuthorization.ts): the organization's external MCP connections. A connection is named by its id (emc_…) or its name (any case).
  * Secrets (API keys, OAuth client secrets) come from standard input or the environment, never from an argument.
  */
-import type { OrgplaneApiClient } from "@orgplane/client"
 import {
   AccessRole,
   CreateMcpConnectionRequest,
@@ -28,43 +27,8 @@ import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import { grantColumns, grantee, granteeInputs, granteePayload } from "./access.js"
-
-const connection = Inputs.argument("connection", {
-  placeholder: "<connection>",
-  description: "The connection: its id (emc_…) or its name (any case)."
-})
-
-const isConnectionId = Schema.is(ExternalMcpConnectionId)
-
-/** Every page of a list, in order. */
-const everyPage = (client: OrgplaneApiClient, scope: "usable" | "manageable") =>
-  Effect.gen(function*() {
-    const items: Array<McpConnection> = []
-    let cursor: string | undefined
-    do {
-      const page = yield* client.mcpConnections.list({ urlParams: { scope, limit: 100, ...(cursor === undefined ? {} : { cursor }) } })
-      items.push(...page.items)
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return items
-  })
-
-/**
- * The id a connection argument names: an id as is, else the connection of that name (ignoring case) among those
- * the caller manages (owners and admins) or, for members, those granted to them.
- */
-const resolveConnection = (client: OrgplaneApiClient, given: string) =>
-  Effect.gen(function*() {
-    if (isConnectionId(given)) return given
-    const all = yield* everyPage(client, "manageable").pipe(
-      Effect.catchIf((error) => (error as { _tag?: string })._tag === "Forbidden", () => everyPage(client, "usable"))
-    )
-    const found = all.find((item) => item.name.toLowerCase() === given.trim().toLowerCase())
-    if (found === undefined) {
-      return yield* new UsageError({ message: `<connection>: no MCP connection is named "${given.slice(0, 100)}" (give its name or its id, emc_…)` })
-    }
-    return found.id
-  })
+import { connect, disconnect } from "./mcpAuthorization.js"
+import { connection, resolveConnection } from "./mcpConnectionArgument.js"
 
 /** A secret from standard input (when `stdin`) or `fallback` (an environment variable), checked with the API's rule. */
 const readSecret = (
@@ -380,5 +344,5 @@ export const toolPolicy = Commands.group("tool-policy", "Read and set which of a
 export const connections = Commands.group(
   "connections",
   "Register remote MCP servers, grant their use, and disable their tools (owners and admins; members list and read those granted to them).",
-  [create, list, get, update, del, grant, grants, revoke, toolPolicy]
+  [create, list, get, update, del, grant, grants, revoke, toolPolicy, connect, disconnect]
 )
