@@ -164,6 +164,11 @@ describe("connect, end to end", () => {
 
     const stored = await sharedCredential(id)
     expect(stored).toMatchObject({ credentialHealth: "ready", oauthRegistrationSource: "dynamic", credentialVersion: 1 })
+    expect((await view(org.admin.token, id)).oauth).toMatchObject({
+      authorizationServerIssuer: mcp.oauth!.url,
+      registrationSource: "dynamic",
+      clientConfigured: true
+    })
     expect(stored.connectedAt).not.toBeNull()
     const accessToken = decrypt(stored.accessTokenCiphertext!)
     expect(stored.accessTokenCiphertext).not.toContain(accessToken)

@@ -33,6 +33,7 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type McpConnectionRow, type McpConnectionView, type McpMemberCredentialRow, type Reader } from "./ConnectionsRepository.js"
 import * as CloudReadiness from "./CloudReadiness.js"
+import { metadataOf } from "./Credentials.js"
 import * as Diagnostics from "./Diagnostics.js"
 import * as Presets from "./Presets.js"
 import { McpPresets } from "./PresetsConfig.js"
@@ -96,7 +97,8 @@ export const present = (
       clientConfigured: view.oauthClientId !== null,
       clientId: view.oauthClientId,
       registrationSource: view.oauthRegistrationSource,
-      authorizationServerIssuer: view.oauthIssuer,
+      // The admin's choice, else the one discovery found (kept with its metadata by the connect flow).
+      authorizationServerIssuer: view.oauthIssuer ?? metadataOf(view)?.issuer ?? null,
       requestedScopes: view.oauthRequestedScopes,
       grantedScopes: perMember ? [] : view.grantedScopes,
       issuerReviewRequired: issuerReview
