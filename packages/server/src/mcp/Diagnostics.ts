@@ -606,7 +606,7 @@ export const fromToolResult = (result: unknown, context: DiagnosticContext): Too
   const providerRequestId = structured.requestId ?? fromText.requestId
   const category = structured.category ?? fromText.category
   const payloadBytes = Buffer.byteLength(JSON.stringify(record.content ?? []), "utf8")
-  const invalid = (category !== undefined && invalidCategories.has(category)) || /^Input validation error: Invalid arguments for tool/.test(text.trim())
+  const invalid = (category !== undefined && invalidCategories.has(category)) || /^(Input validation error: Invalid arguments for tool|MCP error -32602\b)/.test(text.trim())
   const details = {
     ...(providerStatus === undefined ? {} : { providerStatus }),
     ...(providerCode === undefined ? {} : { providerCode }),

@@ -219,7 +219,10 @@ export const make = (options: { readonly now: () => number; readonly cap?: numbe
       sentAuthorization: requestHeaders.some(([name]) => name === "authorization"),
       sentSessionId: requestHeaders.some(([name]) => name === "mcp-session-id")
     }
-    last = exchange
+    // What the diagnostics look at is the request that failed: not the SDK's cancellation notice sent after it,
+    // nor the optional event stream (GET) or session end (DELETE) running beside the calls.
+    const tracked = rpcMethod !== "notifications/cancelled" && !(rpcMethod === undefined && (method === "GET" || method === "DELETE"))
+    if (tracked) last = exchange
     const isCall = rpcMethod === "tools/call"
     const startedMs = options.now()
     let mine = 0
@@ -239,13 +242,15 @@ export const make = (options: { readonly now: () => number; readonly cap?: numbe
     const answer = await fetch(input, init)
     const responseHeaders: Array<[string, string]> = []
     answer.headers.forEach((value, name) => responseHeaders.push([name, value]))
-    last = {
-      ...exchange,
+    if (tracked) {
+      last = {
+        ...exchange,
       response: {
         status: answer.status,
         contentType: answer.headers.get("content-type") ?? undefined,
         wwwAuthenticate: answer.headers.get("www-authenticate") ?? undefined,
-        headers: responseHeaders
+          headers: responseHeaders
+        }
       }
     }
     if (isCall && mine === attempt) {
