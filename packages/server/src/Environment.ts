@@ -4,11 +4,13 @@ import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
+import * as McpToolConfig from "./mcp/ToolConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
   ...CodeHostConfig.environment,
   ...Durable.environment,
   ...DnsConfig.environment,
-  ...WorkerRuntimeConfig.environment
+  ...WorkerRuntimeConfig.environment,
+  ...McpToolConfig.environment
 ]

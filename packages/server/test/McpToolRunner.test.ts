@@ -4,7 +4,7 @@
  * that is gone, refused credentials) as the diagnostic and inspection the API answers.
  */
 import { FakeMcp } from "@orgplane/testkit"
-import { Effect, Layer } from "effect"
+import { type Duration, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Outbound from "../src/platform/Outbound.js"
@@ -13,10 +13,10 @@ import * as ToolRunner from "../src/mcp/ToolRunner.js"
 
 const KEY = "sk-tool-runner-secret-4242"
 
-const layer = (toolTimeout: string, allowPrivate = true) =>
-  Layer.merge(Outbound.layer({ allowPrivate }).pipe(Layer.provide(AddressGuard.systemLayer)), ToolConfig.layer({ mcpToolTimeout: toolTimeout }))
+const layer = (toolTimeout: Duration.DurationInput, allowPrivate = true) =>
+  Layer.merge(Outbound.layer({ allowPrivate }).pipe(Layer.provide(AddressGuard.systemLayer)), Layer.orDie(ToolConfig.layer({ mcpToolTimeout: toolTimeout })))
 
-const run = (input: Partial<ToolRunner.RunInput> & { url: string; toolName: string }, options: { timeout?: string; allowPrivate?: boolean } = {}) =>
+const run = (input: Partial<ToolRunner.RunInput> & { url: string; toolName: string }, options: { timeout?: Duration.DurationInput; allowPrivate?: boolean } = {}) =>
   Effect.runPromise(
     Effect.either(
       ToolRunner.run({ headers: {}, arguments: {}, referenceId: "ref-1", sharedCredential: true, ...input }).pipe(
