@@ -1,0 +1,258 @@
+/**
+ * The credential an MCP call sends: `headersFor(principal, connection)` gives the request headers (none; an API key
+ * or an OAuth access token as `Authorization: Bearer …`), refreshing an OAuth token that expires within a minute
+ * first.
+ *
+ * A refresh reads the token and its `credential_version`, calls the token endpoint outside any transaction (the
+ * SDK's `refreshAuthorization` through the outbound guard), then writes with compare-and-set on the version read.
+ * When the write finds another version, another refresh won: its token is read back and used, so a newer refresh
+ * token is never overwritten. An authorization server that rotates refresh tokens refuses the loser's (already
+ * used) one with `invalid_grant`: before calling that a rejection the loser waits a moment for the winner's write.
+ */
+import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js"
+import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { ConnectionNotReady, type ServiceUnavailable } from "@orgplane/schema"
+import { Duration, Effect, Option } from "effect"
+import { Crypto } from "../platform/Crypto.js"
+import { Outbound } from "../platform/Outbound.js"
+import type { Principal } from "../platform/Principal.js"
+import { orUnavailable } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import {
+  type CredentialConnectionRow,
+  CredentialsRepository,
+  type CredentialTarget,
+  type NewTokens,
+  type StoredCredential
+} from "./CredentialsRepository.js"
+
+/** A token expiring within this window is refreshed before use. */
+export const REFRESH_WINDOW = Duration.seconds(60)
+
+/** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before giving up. */
+const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
+
+/** The columns of a connection `headersFor` reads (ConnectionsRepository's row has them all). */
+export type CredentialConnection = Pick<
+  CredentialConnectionRow,
+  | "id"
+  | "organizationId"
+  | "url"
+  | "authType"
+  | "credentialMode"
+  | "apiKeyCiphertext"
+  | "oauthIssuer"
+  | "oauthClientId"
+  | "oauthClientSecretCiphertext"
+  | "oauthTokenEndpointAuthMethod"
+  | "oauthMetadata"
+  | "oauthIssuerReviewRequiredAt"
+>
+
+export const connectPath = (connectionId: string) => `POST /v1/mcp-connections/${connectionId}/connect`
+
+const notReady = (message: string) => new ConnectionNotReady({ message })
+
+/** Why a stored credential cannot be used now, or undefined when it can. */
+export const credentialProblem = (connection: Pick<CredentialConnection, "id" | "credentialMode">, credential: StoredCredential | undefined) => {
+  const how = connection.credentialMode === "shared"
+    ? `an admin connects it with ${connectPath(connection.id)}`
+    : `connect your account with ${connectPath(connection.id)}`
+  if (credential === undefined || credential.accessTokenCiphertext === null) {
+    return connection.credentialMode === "shared"
+      ? `The connection is not connected: ${how}.`
+      : `You have not connected your account to this connection: ${how}.`
+  }
+  if (credential.credentialHealth === "reconnect_required") {
+    return `The authorization server refused the stored credential${credential.credentialHealthReason ? ` (${credential.credentialHealthReason})` : ""}: reconnect (${how}).`
+  }
+  return undefined
+}
+
+/** The OAuth client as the SDK's helpers take it. */
+export const clientInformationOf = (
+  connection: Pick<CredentialConnection, "oauthClientId" | "oauthTokenEndpointAuthMethod">,
+  secret: string | undefined
+): OAuthClientInformationMixed => ({
+  client_id: connection.oauthClientId ?? "",
+  ...(secret === undefined ? {} : { client_secret: secret }),
+  ...(connection.oauthTokenEndpointAuthMethod === null ? {} : { token_endpoint_auth_method: connection.oauthTokenEndpointAuthMethod })
+})
+
+/** The stored authorization server metadata (`oauth_metadata`), if any. */
+export const metadataOf = (connection: Pick<CredentialConnection, "oauthMetadata">): AuthorizationServerMetadata | undefined => {
+  const metadata = connection.oauthMetadata
+  return metadata !== null && typeof metadata === "object" && typeof (metadata as { token_endpoint?: unknown }).token_endpoint === "string"
+    ? (metadata as AuthorizationServerMetadata)
+    : undefined
+}
+
+/** Encrypts tokens from a token endpoint; the scopes granted are the answer's, else `fallbackScopes`. */
+export const encryptTokens = (tokens: OAuthTokens, at: Date, fallbackScopes: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const scopes = tokens.scope === undefined ? fallbackScopes : tokens.scope.split(" ").filter((scope) => scope !== "")
+    const result: NewTokens = {
+      accessTokenCiphertext: yield* crypto.encrypt(tokens.access_token),
+      refreshTokenCiphertext: tokens.refresh_token === undefined ? null : yield* crypto.encrypt(tokens.refresh_token),
+      tokenType: tokens.token_type,
+      grantedScopes: scopes,
+      tokenExpiresAt: tokens.expires_in === undefined ? null : new Date(at.getTime() + tokens.expires_in * 1000)
+    }
+    return result
+  })
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
+
+export class Credentials extends Effect.Service<Credentials>()("@orgplane/server/mcp/Credentials", {
+  effect: Effect.gen(function*() {
+    const repository = yield* CredentialsRepository
+    const crypto = yield* Crypto
+    const outbound = yield* Outbound
+    const fetchFn = outbound.fetchWith({ destination: "user" })
+
+    const decrypt = (ciphertext: string, what: string) =>
+      Effect.mapError(
+        crypto.decrypt(ciphertext),
+        () => notReady(`The stored ${what} cannot be decrypted (the server's encryption key changed): reconnect the connection.`)
+      )
+
+    const expiring = (credential: StoredCredential, at: Date) =>
+      credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
+
+    const expired = (credential: StoredCredential, at: Date) =>
+      credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
+
+    /** The access token of a usable credential read back after another refresh won. */
+    const usable = (connection: CredentialConnection, credential: Option.Option<StoredCredential>) => {
+      const value = Option.getOrUndefined(credential)
+      const problem = credentialProblem(connection, value)
+      return problem !== undefined || value === undefined || value.accessTokenCiphertext === null
+        ? Effect.fail(notReady(problem ?? "The connection has no credential."))
+        : decrypt(value.accessTokenCiphertext, "access token")
+    }
+
+    /** Waits for a concurrent refresh to move the credential past `version`; its credential, if one did. */
+    const awaitOtherRefresh = (target: CredentialTarget, version: number) =>
+      Effect.gen(function*() {
+        for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
+          const current = yield* orUnavailable(repository.find(target))
+          if (Option.isSome(current) && current.value.credentialVersion !== version) return current
+          yield* Effect.sleep(RACE_WAIT.interval)
+        }
+        return Option.none<StoredCredential>()
+      })
+
+    /**
+     * Refreshes a credential read at `credential.credentialVersion` and answers the access token to use: the new
+     * one, or the one a concurrent refresh stored.
+     */
+    const refresh = (
+      connection: CredentialConnection,
+      target: CredentialTarget,
+      credential: StoredCredential
+    ): Effect.Effect<string, ConnectionNotReady | ServiceUnavailable> =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const current = () =>
+          expired(credential, at) || credential.accessTokenCiphertext === null
+            ? Effect.fail(notReady(`The access token expired and cannot be refreshed: reconnect (${connectPath(connection.id)}).`))
+            : decrypt(credential.accessTokenCiphertext, "access token")
+        const metadata = metadataOf(connection)
+        if (credential.refreshTokenCiphertext === null || metadata === undefined || connection.oauthClientId === null) return yield* current()
+        const refreshToken = yield* decrypt(credential.refreshTokenCiphertext, "refresh token")
+        const secret = connection.oauthClientSecretCiphertext === null
+          ? undefined
+          : yield* decrypt(connection.oauthClientSecretCiphertext, "OAuth client secret")
+        const answer = yield* Effect.either(Effect.tryPromise({
+          try: () =>
+            refreshAuthorization(connection.oauthIssuer ?? metadata.issuer, {
+              metadata,
+              clientInformation: clientInformationOf(connection, secret),
+              refreshToken,
+              resource: new URL(connection.url),
+              fetchFn
+            }),
+          catch: (error) => error
+        }))
+        if (answer._tag === "Left") {
+          const error = answer.left
+          if (!(error instanceof InvalidGrantError)) {
+            yield* Effect.logWarning(`MCP connection ${connection.id}: token refresh failed: ${describe(error)}`)
+            // Still valid for a moment: use it, the next call tries again.
+            if (!expired(credential, at)) return yield* current()
+            return yield* Effect.fail(notReady(`The access token expired and the authorization server did not refresh it (${describe(error)}); retry later or reconnect.`))
+          }
+          // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
+          const other = yield* awaitOtherRefresh(target, credential.credentialVersion)
+          if (Option.isSome(other)) return yield* usable(connection, other)
+          const reason = "authorization_rejected"
+          const marked = yield* orUnavailable(repository.markReconnectRequired(target, credential.credentialVersion, reason, yield* now))
+          if (!marked) return yield* usable(connection, yield* orUnavailable(repository.find(target)))
+          return yield* Effect.fail(notReady(
+            `The authorization server refused to refresh the credential (invalid_grant): reconnect with ${connectPath(connection.id)}.`
+          ))
+        }
+        const tokens = yield* Effect.mapError(
+          Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes), Crypto, crypto),
+          (error) => notReady(`The refreshed credential cannot be stored: ${error.message}`)
+        )
+        const written = yield* orUnavailable(repository.compareAndSet(target, credential.credentialVersion, tokens, yield* now))
+        if (written) return answer.right.access_token
+        return yield* usable(connection, yield* orUnavailable(repository.find(target)))
+      })
+
+    /** The stored credential of the caller for this connection: the shared one, or the member's own. */
+    const targetOf = (principal: Principal, connection: CredentialConnection): Effect.Effect<CredentialTarget, ConnectionNotReady> => {
+      if (connection.credentialMode === "shared") {
+        return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: null })
+      }
+      if (principal._tag !== "Member") {
+        return Effect.fail(notReady("The connection uses each member's own account: background work has none."))
+      }
+      return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: principal.membership.id })
+    }
+
+    /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW`. */
+    const accessToken = (principal: Principal, connection: CredentialConnection) =>
+      Effect.gen(function*() {
+        if (connection.oauthIssuerReviewRequiredAt !== null) {
+          return yield* Effect.fail(notReady(
+            "The MCP server now names another authorization server: an admin must review it and reconnect before tools run."
+          ))
+        }
+        const target = yield* targetOf(principal, connection)
+        const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
+        const problem = credentialProblem(connection, stored)
+        if (problem !== undefined || stored === undefined || stored.accessTokenCiphertext === null) {
+          return yield* Effect.fail(notReady(problem ?? "The connection has no credential."))
+        }
+        if (expiring(stored, yield* now)) return yield* refresh(connection, target, stored)
+        return yield* decrypt(stored.accessTokenCiphertext, "access token")
+      })
+
+    /** The headers an MCP request of `principal` to this connection carries. */
+    const headersFor = (
+      principal: Principal,
+      connection: CredentialConnection
+    ): Effect.Effect<Record<string, string>, ConnectionNotReady | ServiceUnavailable> =>
+      Effect.gen(function*() {
+        switch (connection.authType) {
+          case "none":
+            return {}
+          case "apikey": {
+            if (connection.apiKeyCiphertext === null) {
+              return yield* Effect.fail(notReady("The connection has no API key: an admin sets one (PATCH /v1/mcp-connections/{connectionId})."))
+            }
+            return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, "API key")}` }
+          }
+          case "oauth":
+            return { authorization: `Bearer ${yield* accessToken(principal, connection)}` }
+        }
+      })
+
+    return { headersFor, accessToken } as const
+  }),
+  dependencies: [CredentialsRepository.Default]
+}) {}

@@ -1,0 +1,288 @@
+/**
+ * Storage of MCP connection credentials: the columns this area owns (the shared token columns and the `oauth_*`
+ * client columns of `mcp_connections`, `mcp_member_credentials`, `mcp_oauth_authorizations`). Every write of a
+ * token is a compare-and-set on `credential_version`, so a refresh never overwrites a newer one.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import {
+  ExternalMcpConnectionId,
+  McpAuthType,
+  McpCredentialHealth,
+  McpCredentialMode,
+  McpRegistrationSource,
+  MembershipId,
+  OrganizationId
+} from "@orgplane/schema"
+import { Effect, Option, Schema } from "effect"
+import { DateColumn, execute, findOne } from "../platform/Statements.js"
+
+/** The columns of a connection that credentials and the OAuth flows read. */
+export const CredentialConnectionRow = Schema.Struct({
+  id: ExternalMcpConnectionId,
+  organizationId: OrganizationId,
+  url: Schema.String,
+  authType: McpAuthType,
+  credentialMode: McpCredentialMode,
+  apiKeyCiphertext: Schema.NullOr(Schema.String),
+  accessTokenCiphertext: Schema.NullOr(Schema.String),
+  refreshTokenCiphertext: Schema.NullOr(Schema.String),
+  tokenType: Schema.NullOr(Schema.String),
+  grantedScopes: Schema.Array(Schema.String),
+  tokenExpiresAt: Schema.NullOr(DateColumn),
+  credentialVersion: Schema.Number,
+  credentialHealth: McpCredentialHealth,
+  credentialHealthReason: Schema.NullOr(Schema.String),
+  connectedAt: Schema.NullOr(DateColumn),
+  oauthIssuer: Schema.NullOr(Schema.String),
+  oauthRequestedScopes: Schema.Array(Schema.String),
+  oauthClientId: Schema.NullOr(Schema.String),
+  oauthClientSecretCiphertext: Schema.NullOr(Schema.String),
+  oauthRegistrationSource: Schema.NullOr(McpRegistrationSource),
+  oauthTokenEndpointAuthMethod: Schema.NullOr(Schema.String),
+  oauthRedirectUri: Schema.NullOr(Schema.String),
+  oauthMetadata: Schema.NullOr(Schema.Unknown),
+  oauthIssuerReviewRequiredAt: Schema.NullOr(DateColumn)
+})
+export type CredentialConnectionRow = typeof CredentialConnectionRow.Type
+
+/** One stored OAuth credential: the shared one of a connection, or a member's own. */
+export const StoredCredential = Schema.Struct({
+  accessTokenCiphertext: Schema.NullOr(Schema.String),
+  refreshTokenCiphertext: Schema.NullOr(Schema.String),
+  tokenType: Schema.NullOr(Schema.String),
+  grantedScopes: Schema.Array(Schema.String),
+  tokenExpiresAt: Schema.NullOr(DateColumn),
+  credentialVersion: Schema.Number,
+  credentialHealth: McpCredentialHealth,
+  credentialHealthReason: Schema.NullOr(Schema.String),
+  connectedAt: Schema.NullOr(DateColumn)
+})
+export type StoredCredential = typeof StoredCredential.Type
+
+/** Whose credential: the connection's shared one (`membershipId` null) or one member's. */
+export const CredentialTarget = Schema.Struct({
+  organizationId: OrganizationId,
+  connectionId: ExternalMcpConnectionId,
+  membershipId: Schema.NullOr(MembershipId)
+})
+export type CredentialTarget = typeof CredentialTarget.Type
+
+/** New tokens, encrypted. */
+export const NewTokens = Schema.Struct({
+  accessTokenCiphertext: Schema.String,
+  refreshTokenCiphertext: Schema.NullOr(Schema.String),
+  tokenType: Schema.String,
+  grantedScopes: Schema.Array(Schema.String),
+  tokenExpiresAt: Schema.NullOr(DateColumn)
+})
+export type NewTokens = typeof NewTokens.Type
+
+export const AuthorizationRow = Schema.Struct({
+  organizationId: OrganizationId,
+  id: Schema.String,
+  mcpConnectionId: ExternalMcpConnectionId,
+  membershipId: MembershipId,
+  target: Schema.Literal("shared", "member"),
+  codeVerifierCiphertext: Schema.String,
+  redirectUri: Schema.String,
+  oauthClientId: Schema.String,
+  createdAt: DateColumn,
+  expiresAt: DateColumn,
+  usedAt: Schema.NullOr(DateColumn)
+})
+export type AuthorizationRow = typeof AuthorizationRow.Type
+
+/** The OAuth client a connection uses, as registration or an admin left it. */
+export const OAuthClientColumns = Schema.Struct({
+  organizationId: OrganizationId,
+  connectionId: ExternalMcpConnectionId,
+  oauthIssuer: Schema.String,
+  oauthClientId: Schema.String,
+  oauthClientSecretCiphertext: Schema.NullOr(Schema.String),
+  oauthRegistrationSource: McpRegistrationSource,
+  oauthTokenEndpointAuthMethod: Schema.NullOr(Schema.String),
+  oauthRedirectUri: Schema.String,
+  oauthMetadata: Schema.Unknown,
+  at: DateColumn
+})
+export type OAuthClientColumns = typeof OAuthClientColumns.Type
+
+const Connection = Schema.Struct({ organizationId: OrganizationId, connectionId: ExternalMcpConnectionId })
+
+const Member = Schema.Struct({ ...Connection.fields, membershipId: MembershipId })
+
+export class CredentialsRepository extends Effect.Service<CredentialsRepository>()("@orgplane/server/mcp/CredentialsRepository", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findConnection = findOne({
+      Request: Connection,
+      Result: CredentialConnectionRow,
+      execute: ({ connectionId, organizationId }) =>
+        sql`SELECT id, organization_id, url, auth_type, credential_mode, api_key_ciphertext, access_token_ciphertext,
+                   refresh_token_ciphertext, token_type, granted_scopes, token_expires_at, credential_version,
+                   credential_health, credential_health_reason, connected_at, oauth_issuer, oauth_requested_scopes,
+                   oauth_client_id, oauth_client_secret_ciphertext, oauth_registration_source,
+                   oauth_token_endpoint_auth_method, oauth_redirect_uri, oauth_metadata, oauth_issuer_review_required_at
+            FROM mcp_connections WHERE organization_id = ${organizationId} AND id = ${connectionId}`
+    })
+
+    const findShared = findOne({
+      Request: Connection,
+      Result: StoredCredential,
+      execute: ({ connectionId, organizationId }) =>
+        sql`SELECT access_token_ciphertext, refresh_token_ciphertext, token_type, granted_scopes, token_expires_at,
+                   credential_version, credential_health, credential_health_reason, connected_at
+            FROM mcp_connections WHERE organization_id = ${organizationId} AND id = ${connectionId}`
+    })
+
+    const findMember = findOne({
+      Request: Member,
+      Result: StoredCredential,
+      execute: ({ connectionId, membershipId, organizationId }) =>
+        sql`SELECT access_token_ciphertext, refresh_token_ciphertext, token_type, granted_scopes, token_expires_at,
+                   credential_version, credential_health, credential_health_reason, connected_at
+            FROM mcp_member_credentials
+            WHERE organization_id = ${organizationId} AND mcp_connection_id = ${connectionId} AND membership_id = ${membershipId}`
+    })
+
+    /** The credential of a target as it is now. */
+    const find = (target: CredentialTarget): Effect.Effect<Option.Option<StoredCredential>, SqlError> =>
+      target.membershipId === null
+        ? findShared(target)
+        : findMember({ ...target, membershipId: target.membershipId })
+
+    /**
+     * Writes refreshed tokens if the credential is still at `version`; false when another refresh (or a reconnect)
+     * wrote first. A refresh that sent no new refresh token keeps the stored one.
+     */
+    const compareAndSet = (target: CredentialTarget, version: number, tokens: NewTokens, at: Date) => {
+      const set = sql`access_token_ciphertext = ${tokens.accessTokenCiphertext},
+              refresh_token_ciphertext = COALESCE(${tokens.refreshTokenCiphertext}, refresh_token_ciphertext),
+              token_type = ${tokens.tokenType}, granted_scopes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tokens.grantedScopes)}::jsonb)),
+              token_expires_at = ${tokens.tokenExpiresAt}, credential_version = credential_version + 1,
+              credential_health = 'ready', credential_health_reason = NULL, credential_checked_at = ${at}`
+      const statement = target.membershipId === null
+        ? sql`UPDATE mcp_connections SET ${set}, updated_at = ${at}
+              WHERE organization_id = ${target.organizationId} AND id = ${target.connectionId} AND credential_version = ${version}
+              RETURNING credential_version`
+        : sql`UPDATE mcp_member_credentials SET ${set}, updated_at = ${at}
+              WHERE organization_id = ${target.organizationId} AND mcp_connection_id = ${target.connectionId}
+                AND membership_id = ${target.membershipId} AND credential_version = ${version}
+              RETURNING credential_version`
+      return Effect.map(statement, (rows) => rows.length > 0)
+    }
+
+    /**
+     * Marks the credential `reconnect_required` if it is still at `version` (the version stays: a refresh that
+     * read the same version and got new tokens still writes them). False when it changed meanwhile.
+     */
+    const markReconnectRequired = (target: CredentialTarget, version: number, reason: string, at: Date) => {
+      const statement = target.membershipId === null
+        ? sql`UPDATE mcp_connections SET credential_health = 'reconnect_required', credential_health_reason = ${reason},
+                credential_checked_at = ${at}, updated_at = ${at}
+              WHERE organization_id = ${target.organizationId} AND id = ${target.connectionId} AND credential_version = ${version}
+              RETURNING id`
+        : sql`UPDATE mcp_member_credentials SET credential_health = 'reconnect_required', credential_health_reason = ${reason},
+                credential_checked_at = ${at}, updated_at = ${at}
+              WHERE organization_id = ${target.organizationId} AND mcp_connection_id = ${target.connectionId}
+                AND membership_id = ${target.membershipId} AND credential_version = ${version}
+              RETURNING membership_id`
+      return Effect.map(statement, (rows) => rows.length > 0)
+    }
+
+    /** Stores the tokens of a completed authorization (a new credential: the version moves on, health `ready`). */
+    const store = (target: CredentialTarget, tokens: NewTokens, at: Date) =>
+      target.membershipId === null
+        ? sql`UPDATE mcp_connections SET access_token_ciphertext = ${tokens.accessTokenCiphertext},
+                refresh_token_ciphertext = ${tokens.refreshTokenCiphertext}, token_type = ${tokens.tokenType},
+                granted_scopes = ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tokens.grantedScopes)}::jsonb)), token_expires_at = ${tokens.tokenExpiresAt},
+                credential_version = credential_version + 1, credential_health = 'ready', credential_health_reason = NULL,
+                credential_checked_at = ${at}, connected_at = ${at}, updated_at = ${at}
+              WHERE organization_id = ${target.organizationId} AND id = ${target.connectionId}`.pipe(Effect.asVoid)
+        : sql`INSERT INTO mcp_member_credentials (organization_id, mcp_connection_id, membership_id, access_token_ciphertext,
+                refresh_token_ciphertext, token_type, granted_scopes, token_expires_at, credential_version, credential_health,
+                credential_checked_at, connected_at, updated_at)
+              VALUES (${target.organizationId}, ${target.connectionId}, ${target.membershipId}, ${tokens.accessTokenCiphertext},
+                ${tokens.refreshTokenCiphertext}, ${tokens.tokenType}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(tokens.grantedScopes)}::jsonb)),
+                ${tokens.tokenExpiresAt}, 1, 'ready', ${at}, ${at}, ${at})
+              ON CONFLICT (organization_id, mcp_connection_id, membership_id) DO UPDATE SET
+                access_token_ciphertext = EXCLUDED.access_token_ciphertext,
+                refresh_token_ciphertext = EXCLUDED.refresh_token_ciphertext, token_type = EXCLUDED.token_type,
+                granted_scopes = EXCLUDED.granted_scopes, token_expires_at = EXCLUDED.token_expires_at,
+                credential_version = mcp_member_credentials.credential_version + 1, credential_health = 'ready',
+                credential_health_reason = NULL, credential_checked_at = EXCLUDED.credential_checked_at,
+                connected_at = EXCLUDED.connected_at, updated_at = EXCLUDED.updated_at
+              WHERE mcp_member_credentials.organization_id = ${target.organizationId}`.pipe(Effect.asVoid)
+
+    /** Drops the shared credential (disconnect); false when the connection does not exist. */
+    const dropShared = (request: typeof Connection.Type, at: Date) =>
+      sql`UPDATE mcp_connections SET access_token_ciphertext = NULL, refresh_token_ciphertext = NULL, token_type = NULL,
+            granted_scopes = '{}', token_expires_at = NULL, credential_version = credential_version + 1,
+            credential_health = 'unknown', credential_health_reason = NULL, credential_checked_at = NULL,
+            connected_at = NULL, updated_at = ${at}
+          WHERE organization_id = ${request.organizationId} AND id = ${request.connectionId}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** Drops a member's own credential; false when there was none. */
+    const dropMember = (request: typeof Member.Type) =>
+      sql`DELETE FROM mcp_member_credentials
+          WHERE organization_id = ${request.organizationId} AND mcp_connection_id = ${request.connectionId}
+            AND membership_id = ${request.membershipId}
+          RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** Records the OAuth client (and the authorization server's metadata) a connection uses from now on. */
+    const setClient = execute({
+      Request: OAuthClientColumns,
+      execute: (row) =>
+        sql`UPDATE mcp_connections SET oauth_issuer = ${row.oauthIssuer}, oauth_client_id = ${row.oauthClientId},
+              oauth_client_secret_ciphertext = ${row.oauthClientSecretCiphertext},
+              oauth_registration_source = ${row.oauthRegistrationSource},
+              oauth_token_endpoint_auth_method = ${row.oauthTokenEndpointAuthMethod},
+              oauth_redirect_uri = ${row.oauthRedirectUri}, oauth_metadata = ${JSON.stringify(row.oauthMetadata)}::jsonb,
+              updated_at = ${row.at}
+            WHERE organization_id = ${row.organizationId} AND id = ${row.connectionId}`
+    })
+
+    const insertAuthorization = execute({
+      Request: AuthorizationRow,
+      execute: (row) => sql`INSERT INTO mcp_oauth_authorizations ${sql.insert(row)}`
+    })
+
+    /** The authorization, locked for the transaction that uses it up. */
+    const lockAuthorization = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, id: Schema.String }),
+      Result: AuthorizationRow,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT * FROM mcp_oauth_authorizations WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+    })
+
+    const findAuthorization = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, id: Schema.String }),
+      Result: AuthorizationRow,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT * FROM mcp_oauth_authorizations WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
+    const markAuthorizationUsed = (request: { readonly organizationId: OrganizationId; readonly id: string }, at: Date) =>
+      sql`UPDATE mcp_oauth_authorizations SET used_at = ${at}
+          WHERE organization_id = ${request.organizationId} AND id = ${request.id} AND used_at IS NULL
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    return {
+      findConnection,
+      find,
+      compareAndSet,
+      markReconnectRequired,
+      store,
+      dropShared,
+      dropMember,
+      setClient,
+      insertAuthorization,
+      lockAuthorization,
+      findAuthorization,
+      markAuthorizationUsed
+    } as const
+  })
+}) {}
