@@ -1,0 +1,95 @@
+/**
+ * The tool call endpoint's service: the checks in their order (role, the connection in the organization, a grant
+ * reaching the caller, readiness, the tool policy), the caller's credential headers, then the tool runner outside
+ * any transaction. Nothing is stored.
+ */
+import {
+  type ExternalMcpConnectionId,
+  Forbidden,
+  type McpToolCallRequest,
+  type McpToolCallResponse,
+  type MemberContext,
+  ToolExecutionFailed
+} from "@orgplane/schema"
+import { Effect } from "effect"
+import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { authorize } from "../platform/Principal.js"
+import { currentRequestId } from "../platform/RequestLog.js"
+import { orUnavailable } from "../platform/Sql.js"
+import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
+import { Credentials } from "./Credentials.js"
+import * as Readiness from "./Readiness.js"
+import { ToolConfig } from "./ToolConfig.js"
+import * as ToolRunner from "./ToolRunner.js"
+import { ConnectionNotReady } from "@orgplane/schema"
+import { Outbound } from "../platform/Outbound.js"
+
+/** At most 100 characters of a value in a message. */
+const quote = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value)
+
+const day = (at: Date) => at.toISOString().slice(0, 10)
+
+/** The refusal of a tool the organization's policy disables, saying since when if known. */
+export const toolDisabled = (row: Pick<McpConnectionRow, "name" | "toolPolicyAllDisabled" | "toolPolicyUpdatedAt">, toolName: string) => {
+  const since = row.toolPolicyUpdatedAt === null ? "" : ` An admin changed the tool policy on ${day(row.toolPolicyUpdatedAt)}.`
+  const all = row.toolPolicyAllDisabled ? ` Every tool of "${quote(row.name)}" is disabled.` : ""
+  return new Forbidden({ reason: "tool_disabled", message: `"${quote(toolName)}" is disabled for your organization.${all}${since}` })
+}
+
+export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp/ToolCalls", {
+  effect: Effect.gen(function*() {
+    const repository = yield* ConnectionsRepository
+    const access = yield* Access
+    const credentials = yield* Credentials
+    const outbound = yield* Outbound
+    const config = yield* ToolConfig
+
+    const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
+      Effect.gen(function*() {
+        yield* authorize(caller, "mcp.callTools")
+        const organizationId = caller.organization.id
+        const { credential, row } = yield* orUnavailable(Effect.gen(function*() {
+          // 404 for a missing or another organization's connection, 403 unless a grant reaches the caller (admins too).
+          yield* access.requireUsable(caller, McpConnectionKind, connectionId)
+          const found = yield* repository.findRow(organizationId, connectionId)
+          if (found._tag === "None") return yield* Effect.fail(McpConnectionKind.notFound())
+          const row = found.value
+          const credential = row.credentialMode === "per_member"
+            ? yield* repository.findMemberCredential(organizationId, connectionId, caller.membership.id)
+            : undefined
+          return { row, credential: credential === undefined || credential._tag === "None" ? undefined : credential.value }
+        }))
+        const readiness = Readiness.of(row, credential)
+        if (!readiness.ready) return yield* Effect.fail(new ConnectionNotReady({ message: readiness.message ?? "The connection is not ready." }))
+        if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
+          return yield* Effect.fail(toolDisabled(row, request.toolName))
+        }
+        const headers = yield* credentials.headersFor(caller, row)
+        const referenceId = yield* currentRequestId
+        const run = yield* ToolRunner.run({
+          url: row.url,
+          headers,
+          toolName: request.toolName,
+          arguments: request.arguments,
+          referenceId,
+          sharedCredential: row.credentialMode === "shared",
+          authType: row.authType
+        }).pipe(
+          Effect.provideService(Outbound, outbound),
+          Effect.provideService(ToolConfig, config),
+          Effect.mapError((failure) =>
+            new ToolExecutionFailed({
+              message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+              diagnostic: failure.diagnostic,
+              inspection: failure.inspection
+            })
+          )
+        )
+        const response: McpToolCallResponse = run
+        return response
+      })
+
+    return { call } as const
+  }),
+  dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default]
+}) {}
