@@ -14,7 +14,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import type { McpDiagnostic } from "@orgplane/schema"
 import * as NodeCrypto from "node:crypto"
 import { originOf } from "../platform/Outbound.js"
-import type { Capture, Exchange } from "./Inspection.js"
+import { type Capture, type Exchange, mediaTypeOf } from "./Inspection.js"
 import { httpStatusOf, type McpSessionError, outboundErrorOf } from "./Session.js"
 
 /** Whose move it is. Not a member of the API's diagnostic (the spec's shape): it decides `operatorAction`'s text and goes to the log. */
@@ -189,8 +189,6 @@ const challengeOf = (header: string | undefined) => {
   return { bearer: /^\s*bearer\b/i.test(header) || /,\s*bearer\b/i.test(header), error }
 }
 
-const mediaType = (contentType: string | undefined) => contentType?.split(";")[0]?.trim().toLowerCase() ?? ""
-
 /**
  * The classification by the HTTP answer of the request that failed (the reference's table), or undefined when
  * it says nothing more than the status would.
@@ -282,7 +280,7 @@ const byResponse = (exchange: Exchange, phase: string): Classified | undefined =
     }
   }
   if (status >= 200 && status < 300 && mcp) {
-    const type = mediaType(response.contentType)
+    const type = mediaTypeOf(response.contentType)
     if (type === "text/html") {
       return {
         category: "unexpected_html",

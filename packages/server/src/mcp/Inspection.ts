@@ -87,6 +87,9 @@ export const inspectBody = (body: string | Uint8Array, cap = BODY_CAP): Inspecte
 
 export const unavailableBody: InspectedBody = { text: "", bytes: 0, truncated: false, unavailable: true }
 
+/** The media type of a `content-type` value, lower case, without parameters ("" for none). */
+export const mediaTypeOf = (contentType: string | null | undefined): string => contentType?.split(";")[0]?.trim().toLowerCase() ?? ""
+
 /** The JSON-RPC method of a request body (the first message's, for a batch), if it is JSON text. */
 export const rpcMethodOf = (body: unknown): string | undefined => {
   const text = typeof body === "string" ? body : undefined

@@ -60,8 +60,6 @@ export class ToolRunFailed extends Data.TaggedError("ToolRunFailed")<{
   }
 }
 
-const mediaType = (contentType: string | null) => contentType?.split(";")[0]?.trim().toLowerCase() ?? ""
-
 const failFetch = (reason: "timeout" | "too_large", url: string, message: string) =>
   new TypeError(`fetch failed: ${message}`, { cause: new OutboundError({ reason, origin: originOf(url), message }) })
 
@@ -81,7 +79,7 @@ export const limits = (requestMs: number) => (fetch: FetchLike): FetchLike => as
   }
   try {
     const response = await fetch(input, { ...init, ...(signal === undefined ? {} : { signal }) })
-    if (response.body === null || mediaType(response.headers.get("content-type")) === "text/event-stream") return response
+    if (response.body === null || Inspection.mediaTypeOf(response.headers.get("content-type")) === "text/event-stream") return response
     const bytes = new Uint8Array(await response.arrayBuffer())
     if (bytes.length > JSON_CAP) throw failFetch("too_large", url, `response body larger than ${JSON_CAP} bytes`)
     const copy = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers })
