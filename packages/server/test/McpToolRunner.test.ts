@@ -214,4 +214,42 @@ describe("the tool runner", () => {
     const none = await failed({ url: keyed.url, toolName: "echo" })
     expect(none.diagnostic).toMatchObject({ code: "MCP_PROVIDER_AUTH_REQUIRED", httpStatus: 401 })
   })
+
+  it("lists the tools page by page", async () => {
+    const paged = await FakeMcp.start({ extraTools: 30, toolsPageSize: 7 })
+    try {
+      const catalog = await Effect.runPromise(
+        ToolRunner.listTools({ url: paged.url, headers: {}, referenceId: "ref-2", sharedCredential: true }).pipe(Effect.provide(layer("10 seconds")))
+      )
+      expect(catalog.truncated).toBe(false)
+      expect(catalog.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["echo", "add", "fail", "tool_001", "tool_030"]))
+      expect(catalog.tools).toHaveLength(36)
+      expect(catalog.tools.find((tool) => tool.name === "delete_item")).toMatchObject({ title: "Delete an item", annotations: { destructiveHint: true } })
+      expect(paged.requests.filter((recorded) => recorded.rpcMethod === "tools/list")).toHaveLength(6)
+    } finally {
+      await paged.close()
+    }
+  })
+
+  it("stops listing at 20 pages and 2000 tools", async () => {
+    const huge = await FakeMcp.start({ extraTools: 2100, toolsPageSize: 100 })
+    try {
+      const catalog = await Effect.runPromise(
+        ToolRunner.listTools({ url: huge.url, headers: {}, referenceId: "ref-3", sharedCredential: true }).pipe(Effect.provide(layer("10 seconds")))
+      )
+      expect(catalog.truncated).toBe(true)
+      expect(catalog.tools).toHaveLength(2000)
+      expect(huge.requests.filter((recorded) => recorded.rpcMethod === "tools/list")).toHaveLength(20)
+    } finally {
+      await huge.close()
+    }
+  })
+
+  it("answers a tool list it cannot read with a diagnostic", async () => {
+    const outcome = await Effect.runPromise(
+      Effect.either(ToolRunner.listTools({ url: keyed.url, headers: {}, referenceId: "ref-4", sharedCredential: true }).pipe(Effect.provide(layer("10 seconds"))))
+    )
+    expect(outcome._tag).toBe("Left")
+    if (outcome._tag === "Left") expect(outcome.left.diagnostic).toMatchObject({ code: "MCP_PROVIDER_AUTH_REQUIRED", referenceId: "ref-4", phase: "MCP_INITIALIZE" })
+  })
 })

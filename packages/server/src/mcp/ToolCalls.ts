@@ -4,25 +4,28 @@
  * any transaction. Nothing is stored.
  */
 import {
+  ConnectionNotReady,
   type ExternalMcpConnectionId,
   Forbidden,
   type McpToolCallRequest,
   type McpToolCallResponse,
+  type McpToolCatalog,
   type MemberContext,
+  ToolCatalogFailed,
   ToolExecutionFailed
 } from "@orgplane/schema"
 import { Effect } from "effect"
 import { Access, McpConnectionKind } from "../catalog/Access.js"
 import { authorize } from "../platform/Principal.js"
 import { currentRequestId } from "../platform/RequestLog.js"
+import { Outbound } from "../platform/Outbound.js"
 import { orUnavailable } from "../platform/Sql.js"
+import { toolPolicyOf } from "./Connections.js"
 import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
 import { Credentials } from "./Credentials.js"
 import * as Readiness from "./Readiness.js"
 import { ToolConfig } from "./ToolConfig.js"
 import * as ToolRunner from "./ToolRunner.js"
-import { ConnectionNotReady } from "@orgplane/schema"
-import { Outbound } from "../platform/Outbound.js"
 
 /** At most 100 characters of a value in a message. */
 const quote = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value)
@@ -44,7 +47,8 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
     const outbound = yield* Outbound
     const config = yield* ToolConfig
 
-    const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
+    /** The checks a call and a listing share, in order, and the caller's credential headers. */
+    const prepare = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
       Effect.gen(function*() {
         yield* authorize(caller, "mcp.callTools")
         const organizationId = caller.organization.id
@@ -61,20 +65,26 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
         }))
         const readiness = Readiness.of(row, credential)
         if (!readiness.ready) return yield* Effect.fail(new ConnectionNotReady({ message: readiness.message ?? "The connection is not ready." }))
+        return { row }
+      })
+
+    const runnerInput = (row: McpConnectionRow, headers: Record<string, string>, referenceId: string) => ({
+      url: row.url,
+      headers,
+      referenceId,
+      sharedCredential: row.credentialMode === "shared",
+      authType: row.authType
+    })
+
+    const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
+      Effect.gen(function*() {
+        const { row } = yield* prepare(caller, connectionId)
         if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
           return yield* Effect.fail(toolDisabled(row, request.toolName))
         }
         const headers = yield* credentials.headersFor(caller, row)
         const referenceId = yield* currentRequestId
-        const run = yield* ToolRunner.run({
-          url: row.url,
-          headers,
-          toolName: request.toolName,
-          arguments: request.arguments,
-          referenceId,
-          sharedCredential: row.credentialMode === "shared",
-          authType: row.authType
-        }).pipe(
+        const run = yield* ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
           Effect.provideService(Outbound, outbound),
           Effect.provideService(ToolConfig, config),
           Effect.mapError((failure) =>
@@ -89,7 +99,32 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
         return response
       })
 
-    return { call } as const
+    const listTools = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
+      Effect.gen(function*() {
+        const { row } = yield* prepare(caller, connectionId)
+        const headers = yield* credentials.headersFor(caller, row)
+        const referenceId = yield* currentRequestId
+        const catalog = yield* ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
+          Effect.provideService(Outbound, outbound),
+          Effect.provideService(ToolConfig, config),
+          Effect.mapError((failure) =>
+            new ToolCatalogFailed({
+              message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+              diagnostic: failure.diagnostic
+            })
+          )
+        )
+        const disabled = new Set(row.toolPolicyDisabledTools)
+        const response: McpToolCatalog = {
+          referenceId,
+          truncated: catalog.truncated,
+          tools: catalog.tools.map((tool) => ({ ...tool, disabled: row.toolPolicyAllDisabled || disabled.has(tool.name) })),
+          policy: toolPolicyOf(row)
+        }
+        return response
+      })
+
+    return { call, listTools } as const
   }),
   dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default]
 }) {}

@@ -169,3 +169,116 @@ export const run = (input: RunInput): Effect.Effect<ToolRun, ToolRunFailed, Outb
     )
     return yield* new ToolRunFailed({ diagnostic, inspection, durationMs })
   })
+
+/** Bounds of a tool catalog read (the reference's): pages, tools, and the size of what one tool may carry. */
+export const CATALOG_LIMITS = {
+  pages: 20,
+  tools: 2000,
+  nameBytes: 512,
+  titleBytes: 4 * 1024,
+  descriptionBytes: 64 * 1024,
+  schemaBytes: 512 * 1024,
+  cursorBytes: 16 * 1024
+} as const
+
+export interface ListInput extends Omit<RunInput, "toolName" | "arguments"> {}
+
+/** One tool as listed: what a client needs to call it. */
+export interface ListedTool {
+  readonly name: string
+  readonly title?: string
+  readonly description?: string
+  readonly inputSchema: unknown
+  readonly annotations?: Readonly<Record<string, unknown>>
+}
+
+export interface ToolCatalog {
+  readonly referenceId: string
+  readonly tools: ReadonlyArray<ListedTool>
+  /** Whether the server had more than `CATALOG_LIMITS` let this read. */
+  readonly truncated: boolean
+}
+
+/** The catalog could not be read. */
+export class ToolCatalogReadFailed extends Data.TaggedError("ToolCatalogReadFailed")<{ readonly diagnostic: McpDiagnostic }> {
+  override get message() {
+    return this.diagnostic.message
+  }
+}
+
+const bytes = (value: unknown) => Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value) ?? "", "utf8")
+
+/** A tool's text cut to `max` bytes (on a character boundary). */
+const cut = (text: string, max: number) => (bytes(text) <= max ? text : Inspection.inspectBody(text, max).text)
+
+/**
+ * Reads the server's tool list (`tools/list`, page by page): at most `CATALOG_LIMITS.pages` pages and `tools`
+ * tools (then `truncated`); a tool whose name is too long or whose input schema is too large is left out, and a
+ * title or description too long is cut. Requests get 30 seconds each (or the tool timeout, if shorter).
+ */
+export const listTools = (input: ListInput): Effect.Effect<ToolCatalog, ToolCatalogReadFailed, Outbound | ToolConfig> =>
+  Effect.gen(function*() {
+    const { toolTimeout } = yield* ToolConfig
+    const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), Duration.toMillis(toolTimeout))
+    const clock = yield* Effect.clock
+    const inspector = Inspection.make({ now: () => clock.unsafeCurrentTimeMillis() })
+    const read = Effect.scoped(
+      Effect.flatMap(
+        Session.open({
+          url: input.url,
+          headers: input.headers,
+          timeout: Duration.millis(requestMs),
+          maxBodyBytes: SSE_CAP,
+          wrapFetch: (fetch) => inspector.wrap(limits(requestMs)(fetch))
+        }),
+        (client) =>
+          Effect.gen(function*() {
+            const tools: Array<ListedTool> = []
+            let cursor: string | undefined
+            let truncated = false
+            for (let page = 0; ; page++) {
+              if (page >= CATALOG_LIMITS.pages) {
+                truncated = true
+                break
+              }
+              const answer = yield* Session.request((signal) =>
+                client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: requestMs + 1000 })
+              )
+              for (const tool of answer.tools) {
+                if (tools.length >= CATALOG_LIMITS.tools) {
+                  truncated = true
+                  break
+                }
+                if (bytes(tool.name) > CATALOG_LIMITS.nameBytes || bytes(tool.inputSchema) > CATALOG_LIMITS.schemaBytes) continue
+                tools.push({
+                  name: tool.name,
+                  ...(tool.title === undefined ? {} : { title: cut(tool.title, CATALOG_LIMITS.titleBytes) }),
+                  ...(tool.description === undefined ? {} : { description: cut(tool.description, CATALOG_LIMITS.descriptionBytes) }),
+                  inputSchema: tool.inputSchema,
+                  ...(tool.annotations === undefined ? {} : { annotations: { ...tool.annotations } })
+                })
+              }
+              cursor = answer.nextCursor
+              if (truncated || cursor === undefined || cursor === "") break
+              if (bytes(cursor) > CATALOG_LIMITS.cursorBytes) {
+                truncated = true
+                break
+              }
+            }
+            return { referenceId: input.referenceId, tools, truncated }
+          })
+      )
+    )
+    const outcome = yield* Effect.either(read)
+    if (outcome._tag === "Right") return outcome.right
+    const failure = Diagnostics.classifySessionError(outcome.left, {
+      referenceId: input.referenceId,
+      url: input.url,
+      exchange: inspector.current().last,
+      credential: { mode: input.sharedCredential ? "shared" : "per_member", authType: input.authType ?? "none" }
+    })
+    yield* Effect.logWarning("MCP tool list failed").pipe(
+      Effect.annotateLogs({ referenceId: input.referenceId, code: failure.code, category: failure.category, phase: failure.phase ?? "", actionOwner: failure.owner })
+    )
+    return yield* new ToolCatalogReadFailed({ diagnostic: Diagnostics.toDiagnostic(failure) })
+  })

@@ -7,7 +7,9 @@ import { ToolCalls } from "./ToolCalls.js"
 export const McpToolsHttp = group(Api, "mcpTools", (handlers) =>
   Effect.gen(function*() {
     const tools = yield* ToolCalls
-    return handlers.handle("call", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => tools.call(caller, path.connectionId, payload)))
+    return handlers
+      .handle("call", ({ path, payload }) => Effect.flatMap(CurrentMember, (caller) => tools.call(caller, path.connectionId, payload)))
+      .handle("listTools", ({ path }) => Effect.flatMap(CurrentMember, (caller) => tools.listTools(caller, path.connectionId)))
   }))
 
 export const layer = McpToolsHttp.pipe(Layer.provide(ToolCalls.Default))
