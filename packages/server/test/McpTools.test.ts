@@ -211,6 +211,40 @@ describe("running an MCP tool", () => {
   })
 })
 
+describe("listing an MCP connection's tools", () => {
+  it("reads the server's list with the policy marked, for those granted it", async () => {
+    const { connection, org } = await setUp(keyed, { keyed: true, name: "Listed" })
+    const policy = `/v1/mcp-connections/${connection.id}/tool-policy`
+    expect((await request("PUT", policy, { token: org.owner.token, body: { allDisabled: false, disabledTools: ["delete_item"] } })).status).toBe(200)
+    const response = await get(`/v1/mcp-connections/${connection.id}/tools`, { token: org.admin.token })
+    expect(response.status, JSON.stringify(response.body)).toBe(200)
+    expect(response.body.referenceId).toBe(response.headers["x-request-id"])
+    expect(response.body.truncated).toBe(false)
+    expect(response.body.policy).toMatchObject({ allDisabled: false, disabledTools: ["delete_item"], updatedByOrgMembershipId: org.owner.membership.id })
+    const byName = Object.fromEntries(response.body.tools.map((tool: any) => [tool.name, tool]))
+    expect(byName["delete_item"]).toMatchObject({ disabled: true, annotations: { destructiveHint: true } })
+    expect(byName["echo"]).toMatchObject({ disabled: false, title: "Echo", inputSchema: { type: "object" } })
+    expect(JSON.stringify(response.body)).not.toContain(API_KEY)
+
+    const ungranted = await Http.staffed(server.url)
+    const other = await create(ungranted.owner.token, { name: "Nobody's", url: open.url, authType: "none" })
+    expect((await get(`/v1/mcp-connections/${other.id}/tools`, { token: ungranted.admin.token })).body.reason).toBe("insufficient_access")
+    expect((await get(`/v1/mcp-connections/${connection.id}/tools`, { token: ungranted.admin.token })).status).toBe(404)
+    expect((await get(`/v1/mcp-connections/${connection.id}/tools`, { token: org.member.token })).body.reason).toBe("insufficient_role")
+  })
+
+  it("answers 502 tool_catalog_failed with a diagnostic when the list cannot be read", async () => {
+    const doomed = await FakeMcp.start()
+    const { connection, org } = await setUp(doomed, { name: "Gone" })
+    await doomed.close()
+    const response = await get(`/v1/mcp-connections/${connection.id}/tools`, { token: org.admin.token })
+    expect(response.status).toBe(502)
+    expect(response.body.error).toBe("tool_catalog_failed")
+    expect(response.body.message).toMatch(/^Could not list the tools of "Gone": The MCP server could not be reached \(ECONNREFUSED\)\. Reference: .+\.$/)
+    expect(response.body.diagnostic).toMatchObject({ category: "network_failure", code: "MCP_ECONNREFUSED", retryable: true })
+  })
+})
+
 describe("running an MCP tool with a short tool timeout", () => {
   let short: TestServer.RunningServer
   let slow: FakeMcp.FakeMcp

@@ -9,6 +9,7 @@ import {
   type McpDiagnostic,
   McpToolCallRequest,
   McpToolCallResponse,
+  McpToolCatalog,
   ToolExecutionFailed,
   type ToolInspection
 } from "@orgplane/schema"
@@ -154,4 +155,27 @@ export const call = Commands.endpoint("call", {
       "",
       showInspection(inspection)
     ].join("\n")
+})
+
+export const tools = Commands.endpoint("tools", {
+  summary: "List the tools an MCP connection's server offers, with the ones the organization disables marked (owners and admins granted it).",
+  inputs: { connection: connectionArgument },
+  call: (client, input) =>
+    Effect.flatMap(resolveConnection(client, input.connection), (connectionId) => client.mcpTools.listTools({ path: { connectionId } })),
+  output: McpToolCatalog,
+  human: ({ tools, truncated }) =>
+    tools.length === 0
+      ? "The server lists no tools."
+      : [
+        Output.table(
+          ["name", "enabled", "hints", "description"],
+          tools.map((tool) => [
+            tool.name,
+            tool.disabled ? "no (policy)" : "yes",
+            Object.entries(tool.annotations ?? {}).filter(([key, value]) => key.endsWith("Hint") && value === true).map(([key]) => key.slice(0, -4)).join(",") || "-",
+            (tool.description ?? tool.title ?? "").split("\n")[0]!.slice(0, 80)
+          ])
+        ),
+        ...(truncated ? ["(the server lists more tools than were read: 20 pages, 2000 tools)"] : [])
+      ].join("\n")
 })
