@@ -179,6 +179,7 @@ describe("Promise client", () => {
       "desktopPolicies",
       "invitations",
       "marketplaces",
+      "mcpConnections",
       "members",
       "memory",
       "organizations",

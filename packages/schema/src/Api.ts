@@ -27,6 +27,7 @@ import { UsersApi } from "./UsersApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { TelemetryApi } from "./TelemetryApi.js"
+import { McpConnectionsApi } from "./McpConnectionsApi.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -107,6 +108,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(WorkerRuntimeApi)
   .add(MemoryApi)
   .add(TelemetryApi)
+  .add(McpConnectionsApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
   .annotateContext(

@@ -66,6 +66,7 @@ export const McpServerUrl = Schema.Trim.pipe(
 export const McpConnectionName = TrimmedText(1, 255, "Connection name, unique in the organization (ignoring case)")
 
 export const McpScope = Schema.String.pipe(
+  Schema.maxLength(255),
   Schema.pattern(/^[\x21\x23-\x5B\x5D-\x7E]{1,255}$/, { message: () => "must be an OAuth scope: 1 to 255 printable characters, no space, quote or backslash" })
 ).annotations({ description: "An OAuth scope (RFC 6749 §3.3)." })
 

@@ -45,6 +45,7 @@ import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
+import * as McpConnectionsHttp from "./mcp/Http.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -113,7 +114,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       SsoHttp.layer,
       WorkersHttp.layer,
       MemoryHttp.layer,
-      TelemetryHttp.layer
+      TelemetryHttp.layer,
+      McpConnectionsHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

@@ -33,7 +33,12 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
   // Cursors are opaque: only a `nextCursor` the list returned is one.
   { path: ["cursor"], message: "is not a cursor returned by this list with these filters" },
   // Must be the caller's actual password.
-  { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" }
+  { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" },
+  // MCP connections: the credential rules tie members together (the description states them), and every optional
+  // member is sent here; the URL's host must resolve (to public addresses) before anything is stored.
+  { operation: "mcpConnections.create", path: ["apiKey"], message: "is only for `authType: apikey`" },
+  { operation: "mcpConnections.create", path: ["oauth"], message: "is only for `authType: oauth`" },
+  { operation: "mcpConnections.create", path: ["url"], message: "The outbound URL is not allowed: x.example could not be resolved" }
 ]
 
 let server: TestServer.RunningServer

@@ -121,6 +121,10 @@ export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAcces
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
   new Forbidden({ reason: "insufficient_access", message: `Missing ${role} access for ${kind.name}.` })
 
+/** The refusal of a resource no grant gives the caller (`requireUsable`), naming it. */
+export const notGranted = (name: string) =>
+  new Forbidden({ reason: "insufficient_access", message: `You have not been granted access to "${name}".` })
+
 /** Whether the principal manages every resource of its organization: owners, admins and the system. */
 export const managesAll = (principal: Principal): boolean => restricted(principal) === undefined
 
@@ -194,6 +198,38 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
       const other = fallback(kind, alias, me)
       return other === undefined ? granted(kind, alias, me) : sql`(${granted(kind, alias, me)} OR ${other})`
     }
+
+    /**
+     * A boolean SQL expression: whether a grant (any role, not revoked) on row `alias` of `kind` reaches the
+     * principal: their own, one of their teams', or the organization-wide one. Unlike `visible`, owners and admins
+     * are not exempt: managing a resource is not using it (an MCP connection's tools run only for those granted it).
+     * The system: `true`.
+     */
+    const usable = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment =>
+      principal._tag === "System" ? sql`true` : granted(kind, alias, principal.membership.id)
+
+    const Usable = Schema.Struct({ name: Schema.String, usable: Schema.Boolean })
+
+    /**
+     * Fails unless the resource is the organization's (404, as for a missing one) and a grant reaches the principal
+     * (403 `insufficient_access`: 'You have not been granted access to "<name>".'), whatever their role.
+     */
+    const requireUsable = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+      Effect.flatMap(
+        findOne({
+          Request: Schema.String,
+          Result: Usable,
+          execute: (resourceId) =>
+            sql`SELECT ${kind.table === "config_objects" ? sql`r.title` : sql`r.name`} AS name, ${usable(principal, kind, "r")} AS usable FROM ${id(kind.table)} r
+                WHERE r.organization_id = ${principal.organization.id} AND r.id = ${resourceId}`
+        })(resource),
+        (found): Effect.Effect<void, NotFound | Forbidden> =>
+          Option.isNone(found)
+            ? Effect.fail(kind.notFound())
+            : found.value.usable
+            ? Effect.void
+            : Effect.fail(notGranted(found.value.name))
+      )
 
     /** An integer SQL expression: the principal's role on row `alias` (0 none, 1 viewer, 2 editor, 3 manager). */
     const rank = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
@@ -386,7 +422,7 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
         })
       )
 
-    return { visible, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
+    return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
   }),
   dependencies: [MembersRepository.Default]
 }) {}

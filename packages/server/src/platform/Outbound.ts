@@ -107,6 +107,13 @@ export interface OutboundService {
    * URLs (the MCP SDK's transport and auth helpers), with the same checks, pinning, redirect rules, cap and timeout.
    */
   readonly fetchWith: (options: RequestOptions) => (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+  /**
+   * The checks a user-supplied URL gets before its first request (http(s), no credentials; unless private mode,
+   * https and every address of its host public), without sending anything: for refusing a URL when it is stored
+   * rather than when it is first used. Fails with `blocked` ("The outbound URL is not allowed: …") or `network`
+   * (its host has no address, or resolving it failed).
+   */
+  readonly checkUser: (url: string) => Effect.Effect<void, OutboundError>
 }
 
 export class Outbound extends Context.Tag("@orgplane/server/Outbound")<Outbound, OutboundService>() {}
@@ -353,7 +360,9 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
       return response
     }
 
-    return { execute, fetch: fetchWith({}), fetchWith }
+    const checkUserUrl = (url: string) => Effect.asVoid(Effect.flatMap(checkScheme(url), checkUser))
+
+    return { execute, fetch: fetchWith({}), fetchWith, checkUser: checkUserUrl }
   })
 
 /** A web `fetch` call as an Effect request: the method, URL, headers and a body given as text or bytes. */

@@ -1,0 +1,359 @@
+/**
+ * External MCP connections: registered, changed, deleted, granted and given a tool policy by owners and admins;
+ * read by the members a grant reaches. Every answer is computed for its reader (connected for them, ready for them).
+ *
+ * `none` and `apikey` connections are checked live (an MCP `initialize`) before anything is written, outside any
+ * transaction: a transaction may run again, a request to a third party must not.
+ */
+import {
+  ConnectionValidationFailed,
+  type CreateMcpConnectionRequest,
+  type ExternalMcpConnectionId,
+  InvalidRequest,
+  McpConnection,
+  type McpConnectionListQuery,
+  type McpOAuthInput,
+  McpToolPolicy,
+  type UpdateMcpConnectionRequest,
+  type UpdateMcpToolPolicyRequest
+} from "@orgplane/schema"
+import { Effect, FiberRef, HashMap, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { ServerConfig } from "../platform/Config.js"
+import { Crypto } from "../platform/Crypto.js"
+import { makeId } from "../platform/Ids.js"
+import { notAllowed, Outbound } from "../platform/Outbound.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { ConnectionsRepository, type McpConnectionRow, type McpConnectionView, type McpMemberCredentialRow, type Reader } from "./ConnectionsRepository.js"
+import * as Diagnostics from "./Diagnostics.js"
+import * as Presets from "./Presets.js"
+import * as Readiness from "./Readiness.js"
+import * as Session from "./Session.js"
+
+type OAuthInput = typeof McpOAuthInput.Type
+type Detail = { readonly path: ReadonlyArray<string>; readonly message: string }
+
+/** The id of the request being served (`RequestLog` annotates its logs with it); a fresh one, logged, outside a request. */
+const requestId = Effect.gen(function*() {
+  const annotations = yield* FiberRef.get(FiberRef.currentLogAnnotations)
+  const current = HashMap.get(annotations, "requestId")
+  if (Option.isSome(current) && typeof current.value === "string") return current.value
+  const fresh = randomUUID()
+  yield* Effect.logInfo("MCP connection check outside a request").pipe(Effect.annotateLogs("referenceId", fresh))
+  return fresh
+})
+
+/** The tool policy of a row, as the API answers it. */
+export const toolPolicyOf = (row: McpConnectionRow): McpToolPolicy =>
+  new McpToolPolicy({
+    allDisabled: row.toolPolicyAllDisabled,
+    disabledTools: row.toolPolicyDisabledTools,
+    updatedByOrgMembershipId: row.toolPolicyUpdatedByMembershipId,
+    updatedAt: row.toolPolicyUpdatedAt
+  })
+
+/** The connection as its reader sees it: connected and ready for them, never a secret. */
+export const present = (view: McpConnectionView, credential: McpMemberCredentialRow | undefined): McpConnection => {
+  const perMember = view.credentialMode === "per_member"
+  const readiness = Readiness.forCaller(view, credential, view.usable)
+  const health = perMember ? credential?.credentialHealth ?? "unknown" : view.credentialHealth
+  const issuerReview = view.oauthIssuerReviewRequiredAt !== null
+  const preset = Presets.forUrl(Presets.BUILT_IN, view.url)
+  return new McpConnection({
+    id: view.id,
+    organizationId: view.organizationId,
+    name: view.name,
+    url: view.url,
+    authType: view.authType,
+    credentialMode: view.credentialMode,
+    connected: perMember ? view.anyMemberConnected : Readiness.sharedConnected(view),
+    connectedAt: perMember ? credential?.connectedAt ?? null : view.connectedAt,
+    connectedForMe: Readiness.connectedFor(view, credential),
+    ready: readiness.ready,
+    notReadyReason: readiness.message,
+    credentialHealth: health,
+    credentialHealthReason: perMember ? credential?.credentialHealthReason ?? null : view.credentialHealthReason,
+    needsReconnect: issuerReview || health === "reconnect_required",
+    oauth: view.authType !== "oauth" ? null : {
+      clientConfigured: view.oauthClientId !== null,
+      clientId: view.oauthClientId,
+      registrationSource: view.oauthRegistrationSource,
+      authorizationServerIssuer: view.oauthIssuer,
+      requestedScopes: view.oauthRequestedScopes,
+      grantedScopes: perMember ? [] : view.grantedScopes,
+      issuerReviewRequired: issuerReview
+    },
+    oauthClientRequired: view.authType === "oauth" && preset?.requiresOAuthClient === true,
+    toolPolicy: toolPolicyOf(view as unknown as McpConnectionRow),
+    createdByOrgMembershipId: view.createdByMembershipId,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt
+  }, true)
+}
+
+/** The credential rules of create and update, every broken one as a detail. */
+const credentialRules = (
+  authType: McpConnectionRow["authType"],
+  credentialMode: McpConnectionRow["credentialMode"],
+  input: { readonly apiKey?: string | undefined; readonly oauth?: OAuthInput | undefined },
+  hasApiKey: boolean,
+  hasClientId: boolean
+): Array<Detail> => {
+  const details: Array<Detail> = []
+  if (credentialMode === "per_member" && authType !== "oauth") {
+    details.push({ path: ["credentialMode"], message: "`per_member` needs `authType: oauth` (each member connects their own account)" })
+  }
+  if (authType === "apikey" && !hasApiKey) details.push({ path: ["apiKey"], message: "is required when `authType` is `apikey`" })
+  if (authType !== "apikey" && input.apiKey !== undefined) details.push({ path: ["apiKey"], message: "is only for `authType: apikey`" })
+  if (authType !== "oauth" && input.oauth !== undefined) details.push({ path: ["oauth"], message: "is only for `authType: oauth`" })
+  if (authType === "oauth" && input.oauth?.clientSecret !== undefined && !hasClientId) {
+    details.push({ path: ["oauth", "clientSecret"], message: "needs a `clientId`" })
+  }
+  return details
+}
+
+const refuse = (details: ReadonlyArray<Detail>) =>
+  details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
+
+export class Connections extends Effect.Service<Connections>()("@orgplane/server/Connections", {
+  effect: Effect.gen(function*() {
+    const connections = yield* ConnectionsRepository
+    const access = yield* Access
+    const crypto = yield* Crypto
+    const outbound = yield* Outbound
+    const config = yield* ServerConfig
+
+    const encrypt = (plaintext: string) => Effect.orDie(crypto.encrypt(plaintext))
+    const decrypt = (ciphertext: string) => Effect.orDie(crypto.decrypt(ciphertext))
+
+    const notFound = () => McpConnectionKind.notFound()
+
+    /** Usable: a grant reaches the reader. Visible: that, or the reader manages every connection. */
+    const readerOf = (principal: Principal, scope: "usable" | "manageable"): Reader => {
+      const usable = access.usable(principal, McpConnectionKind, "c")
+      return { usable, visible: scope === "usable" ? usable : access.visible(principal, McpConnectionKind, "c") }
+    }
+
+    /** The reader's own credentials on these rows (per_member ones), in one statement. */
+    const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) =>
+      Effect.gen(function*() {
+        const me = actingMembershipId(principal)
+        const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
+        const credentials = me === null || perMember.length === 0
+          ? []
+          : yield* connections.memberCredentials(principal.organization.id, me, perMember)
+        const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
+        return views.map((view) => present(view, byConnection.get(view.id)))
+      })
+
+    /** One connection as the principal sees it (visible: granted, or managed by them), or 404. */
+    const read = (principal: Principal, id: ExternalMcpConnectionId) =>
+      Effect.gen(function*() {
+        const view = yield* connections.viewRow(principal.organization.id, id, readerOf(principal, "manageable"))
+        if (Option.isNone(view)) return yield* notFound()
+        const [item] = yield* presentAll(principal, [view.value])
+        return item!
+      })
+
+    /**
+     * The URL rule only the server can check: unless private destinations are allowed, https and a host whose every
+     * address is public (an IP literal checked as is). A 400 on `url`.
+     */
+    const checkUrl = (url: string) =>
+      config.outboundAllowPrivate
+        ? Effect.void
+        : Effect.mapError(outbound.checkUser(url), (error) =>
+          InvalidRequest.field(
+            ["url"],
+            error.reason === "blocked" ? error.message : `${notAllowed}: ${new URL(url).hostname.slice(0, 100)} could not be resolved`
+          ))
+
+    /** An MCP `initialize` with these settings, or 502 `connection_validation_failed` with its diagnostic. */
+    const liveCheck = (name: string, url: string, apiKey: string | undefined) =>
+      Session.check({ url, headers: apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` } }).pipe(
+        Effect.provideService(Outbound, outbound),
+        Effect.catchTag("McpSessionError", (error) =>
+          Effect.gen(function*() {
+            const referenceId = yield* requestId
+            const diagnostic = Diagnostics.fromSessionError(error, { referenceId, url, phase: "MCP_INITIALIZE" })
+            yield* Effect.logInfo("MCP connection check failed").pipe(
+              Effect.annotateLogs({ referenceId, code: diagnostic.code, origin: diagnostic.outbound?.origin ?? "" })
+            )
+            return yield* new ConnectionValidationFailed({ message: `Could not connect to "${name}": ${diagnostic.message}`, diagnostic })
+          }))
+      )
+
+    /** Scopes to ask for: those given, else the URL's preset's defaults (Slack's, for example), else none. */
+    const scopesFor = (url: string, given: ReadonlyArray<string> | undefined) =>
+      given ?? Presets.forUrl(Presets.BUILT_IN, url)?.defaultOAuthScopes
+
+    const oauthChanges = (oauth: OAuthInput | undefined, url: string, defaultScopes: boolean) =>
+      Effect.gen(function*() {
+        const requestedScopes = defaultScopes ? scopesFor(url, oauth?.requestedScopes) : oauth?.requestedScopes
+        return {
+          clientId: oauth?.clientId,
+          clientSecretCiphertext: oauth?.clientSecret === undefined ? undefined : yield* encrypt(oauth.clientSecret),
+          issuer: oauth?.authorizationServerIssuer,
+          requestedScopes: requestedScopes === undefined ? undefined : [...new Set(requestedScopes)]
+        }
+      })
+
+    const create = (principal: Principal, input: CreateMcpConnectionRequest) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "mcp.manage")
+        const credentialMode = input.credentialMode ?? "shared"
+        yield* refuse(
+          credentialRules(input.authType, credentialMode, input, input.apiKey !== undefined, input.oauth?.clientId !== undefined)
+        )
+        yield* checkUrl(input.url)
+        const live = input.authType !== "oauth"
+        if (live) yield* liveCheck(input.name, input.url, input.apiKey)
+        const checkedAt = live ? yield* now : null
+        const apiKeyCiphertext = input.apiKey === undefined ? null : yield* encrypt(input.apiKey)
+        const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true) : undefined
+        const organizationId = principal.organization.id
+        const id = yield* makeId("emc")
+        return yield* transaction(
+          Effect.gen(function*() {
+            const at = yield* now
+            yield* connections.insert({
+              id,
+              organizationId,
+              name: input.name,
+              url: input.url,
+              authType: input.authType,
+              credentialMode,
+              apiKeyCiphertext,
+              connectedAt: checkedAt,
+              credentialHealth: live ? "ready" : "unknown",
+              credentialCheckedAt: checkedAt,
+              createdByMembershipId: actingMembershipId(principal),
+              createdAt: at,
+              updatedAt: at
+            })
+            if (oauth !== undefined) yield* connections.setOAuth({ organizationId, id }, at, oauth)
+            // Just written in this transaction: a missing row would be a bug.
+            return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
+          })
+        )
+      })
+
+    const list = (principal: Principal, query: McpConnectionListQuery) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "mcp.read")
+        const scope = query.scope ?? "usable"
+        if (scope === "manageable") yield* authorize(principal, "mcp.manage")
+        return yield* orUnavailable(
+          Effect.gen(function*() {
+            const page = yield* connections.list(principal.organization.id, query, readerOf(principal, scope))
+            return { items: yield* presentAll(principal, page.items), nextCursor: page.nextCursor }
+          })
+        )
+      })
+
+    const get = (principal: Principal, id: ExternalMcpConnectionId) =>
+      Effect.zipRight(
+        authorize(principal, "mcp.read"),
+        orUnavailable(Effect.map(read(principal, id), (item) => ({ ok: true as const, item })))
+      )
+
+    /** The row of a connection an owner or admin changes, read outside a transaction (checks come before writes). */
+    const managed = (principal: Principal, id: ExternalMcpConnectionId) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "mcp.manage")
+        const row = yield* orUnavailable(connections.findRow(principal.organization.id, id))
+        if (Option.isNone(row)) return yield* notFound()
+        return row.value
+      })
+
+    const update = (principal: Principal, id: ExternalMcpConnectionId, input: UpdateMcpConnectionRequest) =>
+      Effect.gen(function*() {
+        const row = yield* managed(principal, id)
+        const empty: Array<Detail> = []
+        if (input.name === undefined && input.url === undefined && input.apiKey === undefined && input.oauth === undefined) {
+          empty.push({ path: [], message: "give at least one of name, url, apiKey or oauth" })
+        }
+        if (input.oauth !== undefined && Object.keys(input.oauth).length === 0) {
+          empty.push({ path: ["oauth"], message: "give at least one of clientId, clientSecret, authorizationServerIssuer or requestedScopes" })
+        }
+        yield* refuse([
+          ...empty,
+          ...credentialRules(row.authType, row.credentialMode, input, true, input.oauth?.clientId !== undefined || row.oauthClientId !== null)
+        ])
+        const url = input.url ?? row.url
+        const urlChanged = input.url !== undefined && input.url !== row.url
+        if (urlChanged) yield* checkUrl(url)
+        const live = row.authType !== "oauth" && (urlChanged || input.apiKey !== undefined)
+        if (live) {
+          const apiKey = input.apiKey ?? (row.apiKeyCiphertext === null ? undefined : yield* decrypt(row.apiKeyCiphertext))
+          yield* liveCheck(input.name ?? row.name, url, apiKey)
+        }
+        const checkedAt = live ? yield* now : undefined
+        const apiKeyCiphertext = input.apiKey === undefined ? undefined : yield* encrypt(input.apiKey)
+        const oauth = row.authType === "oauth" && input.oauth !== undefined ? yield* oauthChanges(input.oauth, url, false) : undefined
+        const scoped = { organizationId: principal.organization.id, id: row.id }
+        return yield* transaction(
+          Effect.gen(function*() {
+            const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
+            if (Option.isNone(locked)) return yield* notFound()
+            const at = yield* now
+            yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
+            if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
+            if (oauth !== undefined) yield* connections.setOAuth(scoped, at, oauth)
+            return { ok: true as const, item: yield* read(principal, scoped.id) }
+          })
+        )
+      })
+
+    const remove = (principal: Principal, id: ExternalMcpConnectionId) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "mcp.manage")
+        const deleted = yield* transaction(connections.remove({ organizationId: principal.organization.id, id }))
+        if (!deleted) return yield* notFound()
+      })
+
+    const getToolPolicy = (principal: Principal, id: ExternalMcpConnectionId) => Effect.map(managed(principal, id), toolPolicyOf)
+
+    const setToolPolicy = (principal: Principal, id: ExternalMcpConnectionId, input: typeof UpdateMcpToolPolicyRequest.Type) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "mcp.manage")
+        const organizationId = principal.organization.id
+        return yield* transaction(
+          Effect.gen(function*() {
+            const locked = yield* connections.lockRow(organizationId, id)
+            if (Option.isNone(locked)) return yield* notFound()
+            const at = yield* now
+            yield* connections.setToolPolicy({ organizationId, id }, at, {
+              allDisabled: input.allDisabled,
+              disabledTools: [...new Set<string>(input.disabledTools)],
+              updatedBy: actingMembershipId(principal)
+            })
+            const row = yield* connections.lockRow(organizationId, id)
+            return toolPolicyOf(Option.getOrThrow(row))
+          })
+        )
+      })
+
+    /** Grants go through `Access` like every shared kind, behind the organization policy: owners and admins only. */
+    const grant = (principal: Principal, id: ExternalMcpConnectionId, input: Parameters<typeof access.grant>[3]) =>
+      Effect.zipRight(authorize(principal, "mcp.manage"), access.grant(principal, McpConnectionKind, id, input))
+
+    const listGrants = (principal: Principal, id: ExternalMcpConnectionId, query: Parameters<typeof access.listGrants>[3]) =>
+      Effect.zipRight(
+        authorize(principal, "mcp.manage"),
+        access.listGrants(principal, McpConnectionKind, id, query)
+      )
+
+    const revoke = (principal: Principal, id: ExternalMcpConnectionId, grantId: string) =>
+      Effect.zipRight(
+        authorize(principal, "mcp.manage"),
+        access.revoke(principal, McpConnectionKind, id, grantId)
+      )
+
+    return { create, list, get, update, remove, getToolPolicy, setToolPolicy, grant, listGrants, revoke } as const
+  }),
+  dependencies: [ConnectionsRepository.Default, Access.Default]
+}) {}
