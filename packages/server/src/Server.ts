@@ -46,6 +46,7 @@ import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
 import * as McpConnectionsHttp from "./mcp/Http.js"
+import * as McpToolsHttp from "./mcp/ToolsHttp.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -115,7 +116,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       WorkersHttp.layer,
       MemoryHttp.layer,
       TelemetryHttp.layer,
-      McpConnectionsHttp.layer
+      McpConnectionsHttp.layer,
+      McpToolsHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),
