@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { requestBody } from "./Common.js"
+import { JsonObject } from "./ConfigObjects.js"
 import { ConnectionNotReadyResponse, ForbiddenResponse, NotFoundResponse, ToolCatalogFailedResponse, ToolExecutionFailedResponse } from "./Errors.js"
 import { McpConnectionPath, McpToolName, McpToolPolicy } from "./McpConnections.js"
 import { ToolInspection } from "./McpDiagnostics.js"
@@ -14,9 +15,8 @@ export const TOOL_CALL_BODY_BYTES = 1024 * 1024
 
 export const McpToolCallRequest = Schema.Struct({
   toolName: McpToolName,
-  arguments: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    description: "The tool's arguments: a JSON object, sent as is (the tool's input schema decides what it accepts)."
-  })
+  /** The tool's arguments, sent as is (the tool's input schema decides what it accepts). */
+  arguments: JsonObject
 }).annotations({ ...requestBody, identifier: "McpToolCallRequest" })
 export type McpToolCallRequest = typeof McpToolCallRequest.Type
 
