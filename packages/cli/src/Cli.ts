@@ -26,6 +26,7 @@ import { whoami } from "./commands/whoami.js"
 import { workers } from "./commands/workers.js"
 import { admin } from "./commands/admin.js"
 import { telemetry } from "./commands/telemetry.js"
+import { mcp } from "./commands/mcp.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
@@ -57,7 +58,8 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       workers,
       memory,
       admin,
-      telemetry
+      telemetry,
+      mcp
     ]
   )
 
