@@ -56,7 +56,7 @@ const EXCERPT = 2000
 const excerpt = (body: ToolInspection extends { readonly request?: infer R } ? NonNullable<R> extends { readonly body: infer B } ? B : never : never) => {
   if (body.unavailable) return "  (body not available)"
   if (body.bytes === 0) return "  (empty body)"
-  const text = body.text.length > EXCERPT ? `${body.text.slice(0, EXCERPT)}…` : body.text
+  const text = (body.text.length > EXCERPT ? `${body.text.slice(0, EXCERPT)}…` : body.text).replace(/\s+$/, "")
   const cut = body.truncated || body.text.length > EXCERPT ? ` (${body.bytes} bytes, shown in part)` : ` (${body.bytes} bytes)`
   return `${text.split("\n").map((line) => `  ${line}`).join("\n")}\n ${cut}`
 }
