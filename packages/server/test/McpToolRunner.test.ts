@@ -202,6 +202,12 @@ describe("the tool runner", () => {
     expect(failure.inspection.diagnosis.summary).toBe("The MCP server could not be reached: the tool call was not sent.")
   })
 
+  it("answers a host name that does not resolve as a DNS failure", async () => {
+    const failure = await failed({ url: "http://mcp.nonexistent.invalid/mcp", toolName: "echo" })
+    expect(failure.diagnostic).toMatchObject({ category: "dns_failure", code: "MCP_ENOTFOUND", phase: "NETWORK_DNS", retryable: false })
+    expect(failure.inspection.diagnosis.summary).toBe("The MCP server could not be reached: the tool call was not sent.")
+  })
+
   it("tells a refused shared credential apart from a missing one, and names whose move it is", async () => {
     const wrong = await failed({ url: keyed.url, toolName: "echo", headers: { authorization: "Bearer wrong" }, authType: "apikey" })
     expect(wrong.diagnostic).toMatchObject({
