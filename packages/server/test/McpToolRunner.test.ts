@@ -151,6 +151,15 @@ describe("the tool runner", () => {
     misbehaving.setMode({ _tag: "ok" })
   })
 
+  it("waits for a slow tool call and times the exchange", async () => {
+    misbehaving.setMode({ _tag: "slow", ms: 400, rpcMethod: "tools/call" })
+    const run = await ok({ url: misbehaving.url, toolName: "echo", arguments: { text: "late" } })
+    expect(run.result).toMatchObject({ content: [{ text: "late" }] })
+    expect(run.inspection.response?.durationMs).toBeGreaterThanOrEqual(390)
+    expect(run.durationMs).toBeGreaterThanOrEqual(run.inspection.response!.durationMs)
+    misbehaving.setMode({ _tag: "ok" })
+  })
+
   it("times out a hanging tool call after the configured timeout", async () => {
     misbehaving.setMode({ _tag: "hang", rpcMethod: "tools/call" })
     const started = Date.now()
