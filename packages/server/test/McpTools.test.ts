@@ -122,13 +122,13 @@ describe("running an MCP tool", () => {
   it("answers 403 tool_disabled for a tool the policy disables, and for every tool when all are", async () => {
     const { connection, org } = await setUp(open)
     const policy = `/v1/mcp-connections/${connection.id}/tool-policy`
-    expect((await request("PUT", policy, { token: org.owner.token, body: { allDisabled: false, disabledTools: ["delete_item"] } })).status).toBe(200)
+    expect((await request("PUT", policy, { token: org.admin.token, body: { allDisabled: false, disabledTools: ["delete_item"] } })).status).toBe(200)
     const calls = () => open.requests.filter((recorded) => recorded.rpcMethod === "tools/call").length
     const before = calls()
     const disabled = await call(org.admin.token, connection.id, { toolName: "delete_item", arguments: { id: "1" } })
     expect(disabled.status).toBe(403)
     expect(disabled.body.reason).toBe("tool_disabled")
-    expect(disabled.body.message).toMatch(/^"delete_item" is disabled for your organization\. An admin changed the tool policy on \d{4}-\d{2}-\d{2}\.$/)
+    expect(disabled.body.message).toMatch(/^"delete_item" is disabled for your organization\. Admin changed the tool policy on \d{4}-\d{2}-\d{2}\.$/)
     // Refused before anything is sent.
     expect(calls()).toBe(before)
     expect((await call(org.admin.token, connection.id, { toolName: "echo", arguments: { text: "x" } })).status).toBe(200)

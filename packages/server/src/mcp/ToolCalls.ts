@@ -14,12 +14,13 @@ import {
   ToolCatalogFailed,
   ToolExecutionFailed
 } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Access, McpConnectionKind } from "../catalog/Access.js"
 import { authorize } from "../platform/Principal.js"
 import { currentRequestId } from "../platform/RequestLog.js"
 import { Outbound } from "../platform/Outbound.js"
 import { orUnavailable } from "../platform/Sql.js"
+import { MembersRepository } from "../staff/MembersRepository.js"
 import { toolPolicyOf } from "./Connections.js"
 import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
 import { Credentials } from "./Credentials.js"
@@ -32,9 +33,17 @@ const quote = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}â€
 
 const day = (at: Date) => at.toISOString().slice(0, 10)
 
-/** The refusal of a tool the organization's policy disables, saying since when if known. */
-export const toolDisabled = (row: Pick<McpConnectionRow, "name" | "toolPolicyAllDisabled" | "toolPolicyUpdatedAt">, toolName: string) => {
-  const since = row.toolPolicyUpdatedAt === null ? "" : ` An admin changed the tool policy on ${day(row.toolPolicyUpdatedAt)}.`
+/**
+ * The refusal of a tool the organization's policy disables, saying who changed the policy and when, if known
+ * (`by`: the member's name or email).
+ */
+export const toolDisabled = (
+  row: Pick<McpConnectionRow, "name" | "toolPolicyAllDisabled" | "toolPolicyUpdatedAt">,
+  toolName: string,
+  by: string | undefined
+) => {
+  const who = by === undefined ? "An admin" : quote(by)
+  const since = row.toolPolicyUpdatedAt === null ? "" : ` ${who} changed the tool policy on ${day(row.toolPolicyUpdatedAt)}.`
   const all = row.toolPolicyAllDisabled ? ` Every tool of "${quote(row.name)}" is disabled.` : ""
   return new Forbidden({ reason: "tool_disabled", message: `"${quote(toolName)}" is disabled for your organization.${all}${since}` })
 }
@@ -46,6 +55,7 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
     const credentials = yield* Credentials
     const outbound = yield* Outbound
     const config = yield* ToolConfig
+    const members = yield* MembersRepository
 
     /** The checks a call and a listing share, in order, and the caller's credential headers. */
     const prepare = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
@@ -80,7 +90,10 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
       Effect.gen(function*() {
         const { row } = yield* prepare(caller, connectionId)
         if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
-          return yield* Effect.fail(toolDisabled(row, request.toolName))
+          const editor = row.toolPolicyUpdatedByMembershipId === null
+            ? undefined
+            : Option.getOrUndefined(yield* orUnavailable(members.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
+          return yield* Effect.fail(toolDisabled(row, request.toolName, editor?.name ?? editor?.email ?? undefined))
         }
         const headers = yield* credentials.headersFor(caller, row)
         const referenceId = yield* currentRequestId
@@ -126,5 +139,5 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
 
     return { call, listTools } as const
   }),
-  dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default]
+  dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default, MembersRepository.Default]
 }) {}
