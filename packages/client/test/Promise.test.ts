@@ -180,6 +180,7 @@ describe("Promise client", () => {
       "invitations",
       "marketplaces",
       "mcpConnections",
+      "mcpDiscovery",
       "mcpTools",
       "members",
       "memory",

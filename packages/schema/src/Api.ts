@@ -28,6 +28,7 @@ import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
+import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
 
 const description = `The control-plane API of an organization workspace.
@@ -110,6 +111,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(MemoryApi)
   .add(TelemetryApi)
   .add(McpConnectionsApi)
+  .add(McpDiscoveryApi)
   .add(McpToolsApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)

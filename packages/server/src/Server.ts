@@ -46,13 +46,16 @@ import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
 import * as McpConnectionsHttp from "./mcp/Http.js"
+import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
+import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolsHttp from "./mcp/ToolsHttp.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpToolConfig.Options & {
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options &
+  McpToolConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -98,6 +101,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
+    Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(McpToolConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
@@ -117,6 +121,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       MemoryHttp.layer,
       TelemetryHttp.layer,
       McpConnectionsHttp.layer,
+      McpDiscoveryHttp.layer,
       McpToolsHttp.layer
     ]),
     Layer.provide(Authentication.layer),

@@ -240,6 +240,17 @@ const matrix: ReadonlyArray<Case<unknown>> = [
     setup: freshApiKey,
     request: (_, key) => ({ method: "DELETE", path: `/v1/api-keys/${key.id}` }),
     expect: managersNoContent
+  }),
+  // MCP discovery (a query that is not usable: answered without probing anything)
+  matrixCase({
+    name: "POST /v1/mcp-connections/resolve",
+    request: () => ({ method: "POST", path: "/v1/mcp-connections/resolve", body: { query: "!!!" } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "GET /v1/mcp-connections/presets",
+    request: () => ({ method: "GET", path: "/v1/mcp-connections/presets" }),
+    expect: everyone
   })
 ]
 

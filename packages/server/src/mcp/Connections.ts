@@ -13,6 +13,7 @@ import {
   McpConnection,
   type McpConnectionListQuery,
   type McpOAuthInput,
+  type McpPreset,
   McpToolPolicy,
   type UpdateMcpConnectionRequest,
   type UpdateMcpToolPolicyRequest
@@ -30,6 +31,7 @@ import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type McpConnectionRow, type McpConnectionView, type McpMemberCredentialRow, type Reader } from "./ConnectionsRepository.js"
 import * as Diagnostics from "./Diagnostics.js"
 import * as Presets from "./Presets.js"
+import { McpPresets } from "./PresetsConfig.js"
 import * as Readiness from "./Readiness.js"
 import * as Session from "./Session.js"
 
@@ -55,13 +57,20 @@ export const toolPolicyOf = (row: McpConnectionRow): McpToolPolicy =>
     updatedAt: row.toolPolicyUpdatedAt
   })
 
-/** The connection as its reader sees it: connected and ready for them, never a secret. */
-export const present = (view: McpConnectionView, credential: McpMemberCredentialRow | undefined): McpConnection => {
+/**
+ * The connection as its reader sees it: connected and ready for them, never a secret. `presets`: the server's
+ * (`McpPresets`, which `ORGPLANE_MCP_PRESETS_FILE` may replace), for `oauthClientRequired`.
+ */
+export const present = (
+  view: McpConnectionView,
+  credential: McpMemberCredentialRow | undefined,
+  presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
+): McpConnection => {
   const perMember = view.credentialMode === "per_member"
   const readiness = Readiness.forCaller(view, credential, view.usable)
   const health = perMember ? credential?.credentialHealth ?? "unknown" : view.credentialHealth
   const issuerReview = view.oauthIssuerReviewRequiredAt !== null
-  const preset = Presets.forUrl(Presets.BUILT_IN, view.url)
+  const preset = Presets.forUrl(presets, view.url)
   return new McpConnection({
     id: view.id,
     organizationId: view.organizationId,
@@ -125,6 +134,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
     const crypto = yield* Crypto
     const outbound = yield* Outbound
     const config = yield* ServerConfig
+    const presets = yield* McpPresets
 
     const encrypt = (plaintext: string) => Effect.orDie(crypto.encrypt(plaintext))
     const decrypt = (ciphertext: string) => Effect.orDie(crypto.decrypt(ciphertext))
@@ -146,7 +156,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
           ? []
           : yield* connections.memberCredentials(principal.organization.id, me, perMember)
         const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
-        return views.map((view) => present(view, byConnection.get(view.id)))
+        return views.map((view) => present(view, byConnection.get(view.id), presets))
       })
 
     /** One connection as the principal sees it (visible: granted, or managed by them), or 404. */
@@ -188,7 +198,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
 
     /** Scopes to ask for: those given, else the URL's preset's defaults (Slack's, for example), else none. */
     const scopesFor = (url: string, given: ReadonlyArray<string> | undefined) =>
-      given ?? Presets.forUrl(Presets.BUILT_IN, url)?.defaultOAuthScopes
+      given ?? Presets.forUrl(presets, url)?.defaultOAuthScopes
 
     const oauthChanges = (oauth: OAuthInput | undefined, url: string, defaultScopes: boolean) =>
       Effect.gen(function*() {

@@ -1,0 +1,179 @@
+/**
+ * Resolving an MCP server: what `POST /v1/mcp-connections/resolve` takes and answers, and the requirements
+ * discovery of one MCP endpoint (whether it answers MCP `initialize`, how it authenticates per RFC 9728 and
+ * RFC 8414 / OpenID Connect discovery, its tools, and what an admin must do by hand). Nothing here is stored.
+ */
+import { Schema } from "effect"
+import { requestBody } from "./Common.js"
+import { McpPreset } from "./McpConnections.js"
+
+export const ResolveMcpRequest = Schema.Struct({
+  query: Schema.String.pipe(
+    Schema.minLength(1, { message: () => "must be 1 to 200 characters long" }),
+    Schema.maxLength(200, { message: () => "must be 1 to 200 characters long" })
+  ).annotations({
+    description:
+      "What the admin typed: an MCP endpoint URL (`https://mcp.example.com/mcp`), a bare host (`example.com`) or a product name (`Linear`); 1 to 200 characters as sent (white space around it is ignored when it is read)."
+  })
+}).annotations({ ...requestBody, identifier: "ResolveMcpRequest" })
+export type ResolveMcpRequest = typeof ResolveMcpRequest.Type
+
+export const McpInitializeOutcome = Schema.Literal("succeeded", "authentication_required", "failed").annotations({
+  identifier: "McpInitializeOutcome",
+  description:
+    "How the MCP `initialize` without credentials went: `succeeded`; `authentication_required` (HTTP 401 or 403); `failed` (anything else, see `warnings`)."
+})
+
+export const McpDiscoveryStatus = Schema.Literal("ready", "manual_action_required", "unreachable", "unsupported").annotations({
+  identifier: "McpDiscoveryStatus",
+  description:
+    "`ready`: usable as is (it answered `initialize`, or it uses OAuth the server can set up by itself); `manual_action_required`: it needs something of an admin (a credential, an OAuth client registered by hand, a choice of authorization server: see `manualRequirements`); `unreachable`: no HTTP answer at all; `unsupported`: it answered, but not as an MCP server."
+})
+
+export const McpAuthenticationKind = Schema.Literal("none", "oauth", "manual_bearer", "unknown").annotations({
+  identifier: "McpAuthenticationKind",
+  description:
+    "`none`: it answered `initialize` without credentials; `oauth`: it advertises OAuth (protected-resource or authorization-server metadata); `manual_bearer`: it wants a credential and advertises no OAuth (an API key, sent as a Bearer token); `unknown`: it did not say."
+})
+
+export const McpRegistrationMethod = Schema.Literal("client_metadata", "dynamic", "pre_registered").annotations({
+  identifier: "McpRegistrationMethod",
+  description:
+    "How the server's OAuth client can be known to the authorization server: `client_metadata` (a client ID metadata document), `dynamic` (RFC 7591 registration) or `pre_registered` (an admin registers one by hand and gives its id)."
+})
+
+export const McpRefreshSupport = Schema.Literal("supported", "not_advertised", "unknown").annotations({
+  identifier: "McpRefreshSupport",
+  description:
+    "`supported`: an authorization server offers the `refresh_token` grant; `not_advertised`: none of those found does; `unknown`: none was found."
+})
+
+export const McpToolsVisibility = Schema.Literal("available_without_auth", "requires_auth", "unavailable").annotations({
+  identifier: "McpToolsVisibility",
+  description:
+    "`available_without_auth`: listed without credentials (`count` and `items` are present); `requires_auth`: the list needs a credential; `unavailable`: the server did not answer MCP."
+})
+
+export const McpManualRequirementCode = Schema.Literal(
+  "oauth_client_registration",
+  "api_key",
+  "authorization_server_selection",
+  "provider_access",
+  "network_trust"
+).annotations({
+  identifier: "McpManualRequirementCode",
+  description:
+    "`oauth_client_registration`: an OAuth client must be registered by hand; `api_key`: the server wants a credential and offers no OAuth; `authorization_server_selection`: several authorization servers, one must be chosen; `provider_access` and `network_trust`: advice, always present."
+})
+
+const strings = (description: string) => Schema.Array(Schema.String).annotations({ description })
+
+/** An authorization server the MCP server names, as its metadata (RFC 8414 or OpenID Connect discovery) describes it. */
+export class McpAuthorizationServer extends Schema.Class<McpAuthorizationServer>("McpAuthorizationServer")({
+  issuer: Schema.String,
+  authorizationEndpoint: Schema.String,
+  tokenEndpoint: Schema.String,
+  registrationEndpoint: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Its dynamic client registration endpoint (RFC 7591), when it has one."
+  }),
+  clientIdMetadataDocumentSupported: Schema.Boolean.annotations({
+    description: "Whether it accepts client ID metadata documents (its metadata says `client_id_metadata_document_supported: true`)."
+  }),
+  scopesSupported: strings("`scopes_supported`; empty when not advertised."),
+  grantTypesSupported: strings("`grant_types_supported`; empty when not advertised."),
+  codeChallengeMethodsSupported: strings("`code_challenge_methods_supported`; empty when not advertised."),
+  tokenEndpointAuthMethodsSupported: strings("`token_endpoint_auth_methods_supported`; empty when not advertised.")
+}) {}
+
+export const McpDiscoveryAuthentication = Schema.Struct({
+  kind: McpAuthenticationKind,
+  authorizationServers: Schema.Array(McpAuthorizationServer).annotations({
+    description: "The authorization servers (at most 5) whose metadata was found and names the issuer advertised."
+  }),
+  requiredScopes: strings("The scopes the server's `WWW-Authenticate` challenge asks for."),
+  recommendedScopes: strings(
+    "What to ask for: the required scopes, else the protected resource's `scopes_supported`; plus `offline_access` when an authorization server offers both it and refresh tokens."
+  ),
+  availableRegistrationMethods: Schema.Array(McpRegistrationMethod).annotations({
+    description: "Always `pre_registered`; `client_metadata` first when an authorization server accepts it; `dynamic` when one has a registration endpoint."
+  }),
+  recommendedRegistrationMethod: McpRegistrationMethod,
+  refreshSupport: McpRefreshSupport,
+  resource: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "The protected resource's identifier (its metadata's `resource`), when found."
+  }),
+  protectedResourceMetadataUrl: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Where the protected-resource metadata is, when the server's challenge named it (`resource_metadata`)."
+  })
+}).annotations({ identifier: "McpDiscoveryAuthentication" })
+
+export const McpDiscoveredTool = Schema.Struct({
+  name: Schema.String,
+  readOnlyHint: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  destructiveHint: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  openWorldHint: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({
+  identifier: "McpDiscoveredTool",
+  description:
+    "A tool and the hints its server declares (absent when it declares none; MCP reads an absent `readOnlyHint` as false, `destructiveHint` and `openWorldHint` as true)."
+})
+
+export const McpDiscoveryTools = Schema.Struct({
+  visibility: McpToolsVisibility,
+  count: Schema.optionalWith(Schema.Int, { exact: true }).annotations({ description: "How many tools were listed (at most 100 are read)." }),
+  items: Schema.optionalWith(Schema.Array(McpDiscoveredTool), { exact: true })
+}).annotations({ identifier: "McpDiscoveryTools" })
+
+export const McpManualRequirement = Schema.Struct({
+  code: McpManualRequirementCode,
+  label: Schema.String,
+  reason: Schema.String,
+  required: Schema.Boolean.annotations({ description: "Whether the connection cannot work without it (otherwise it is advice)." })
+}).annotations({ identifier: "McpManualRequirement" })
+
+export const McpDiscoveryWarning = Schema.Struct({
+  code: Schema.String.annotations({
+    description:
+      "`mcp_http_<status>`, `mcp_unreachable`, `mcp_tools_list_failed`, `oauth_resource_metadata_unavailable`, `oauth_resource_mismatch`, `oauth_server_metadata_unavailable` or `oauth_issuer_mismatch`."
+  }),
+  message: Schema.String
+}).annotations({ identifier: "McpDiscoveryWarning" })
+
+/** What a live look at one MCP endpoint found, without credentials and without changing anything. */
+export class McpDiscovery extends Schema.Class<McpDiscovery>("McpDiscovery")({
+  server: Schema.Struct({
+    url: Schema.String,
+    protocolVersion: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+      description: "The MCP protocol version negotiated in `initialize`, when it succeeded."
+    }),
+    initialize: McpInitializeOutcome
+  }),
+  status: McpDiscoveryStatus,
+  authentication: McpDiscoveryAuthentication,
+  tools: McpDiscoveryTools,
+  manualRequirements: Schema.Array(McpManualRequirement),
+  warnings: Schema.Array(McpDiscoveryWarning)
+}) {}
+
+export const McpResolution = Schema.Literal("preset", "discovered", "not_found").annotations({
+  identifier: "McpResolution",
+  description:
+    "`preset`: the query named a curated preset (`preset`; `match` too when its endpoint answered as MCP); `discovered`: a candidate endpoint answered as MCP (`match`); `not_found`: nothing did (`reason` says why when the query itself was not usable)."
+})
+
+export const McpResolveMatch = Schema.Struct({
+  url: Schema.String.annotations({ description: "The endpoint to register." }),
+  suggestedName: Schema.String.annotations({ description: "A connection name from the preset or the host (`mcp.vercel.com` → `Vercel`)." }),
+  discovery: McpDiscovery
+}).annotations({ identifier: "McpResolveMatch" })
+
+export const McpResolveResult = Schema.Struct({
+  resolution: McpResolution,
+  attempted: strings("The endpoints probed, in order of preference (at most 5)."),
+  reason: Schema.optionalWith(Schema.String, { exact: true }).annotations({ description: "Why the query could not be used (`not_found` only)." }),
+  preset: Schema.optionalWith(McpPreset, { exact: true }),
+  match: Schema.optionalWith(McpResolveMatch, { exact: true })
+}).annotations({ identifier: "McpResolveResult" })
+export type McpResolveResult = typeof McpResolveResult.Type
+
+export const McpPresetList = Schema.Struct({ presets: Schema.Array(McpPreset) }).annotations({ identifier: "McpPresetList" })

@@ -1,0 +1,15 @@
+/** HTTP handlers of the MCP discovery group (resolve, presets). Thin by design: the resolver checks the caller's role. */
+import { Api, CurrentMember } from "@orgplane/schema"
+import { Effect, Layer } from "effect"
+import { group } from "../platform/HttpErrors.js"
+import { McpResolver } from "./Resolve.js"
+
+export const McpDiscoveryHttp = group(Api, "mcpDiscovery", (handlers) =>
+  Effect.gen(function*() {
+    const resolver = yield* McpResolver
+    return handlers
+      .handle("resolve", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => resolver.resolve(caller, payload.query)))
+      .handle("presets", () => Effect.flatMap(CurrentMember, (caller) => resolver.presets(caller)))
+  }))
+
+export const layer = McpDiscoveryHttp.pipe(Layer.provide(McpResolver.Default))
