@@ -3,10 +3,12 @@
  * capture (only `tools/call`, retries, unreadable bodies, the grace after the call settles), the phase of a
  * request, and the classification of provider tool errors and HTTP answers.
  */
+import { ExternalMcpConnectionId } from "@orgplane/schema"
 import { describe, expect, it } from "vitest"
 import * as Diagnostics from "../src/mcp/Diagnostics.js"
 import * as Inspection from "../src/mcp/Inspection.js"
 import { McpSessionError } from "../src/mcp/Session.js"
+import { withConnectUrl } from "../src/mcp/ToolCalls.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
 const endpoint = "https://mcp.example.com/mcp"
@@ -327,5 +329,16 @@ describe("diagnosis", () => {
     })
     expect(Diagnostics.diagnose({ request: sent, response: answered(200) }, { ...base, category: "provider_tool_error", code: "MCP_PROVIDER_TOOL_ERROR", phase: "MCP_TOOL_EXECUTION" }).summary)
       .toContain("provider or tool failure")
+  })
+})
+
+describe("connectUrl", () => {
+  const base = { referenceId: "r", code: "MCP_OAUTH_HTTP_401", message: "m", operatorAction: "a", retryable: true }
+  const row = { id: ExternalMcpConnectionId.make("emc_01jbz5m6z3f0y8q8q8q8q8q8q8"), authType: "oauth" as const }
+  it("names where to connect again when an OAuth credential was refused", () => {
+    expect(withConnectUrl({ ...base, category: "oauth_resource_rejected" }, row).connectUrl).toBe(`/v1/mcp-connections/${row.id}/connect`)
+    expect(withConnectUrl({ ...base, category: "oauth_insufficient_scope" }, row).connectUrl).toBe(`/v1/mcp-connections/${row.id}/connect`)
+    expect(withConnectUrl({ ...base, category: "provider_throttled" }, row).connectUrl).toBeUndefined()
+    expect(withConnectUrl({ ...base, category: "oauth_resource_rejected" }, { ...row, authType: "apikey" }).connectUrl).toBeUndefined()
   })
 })

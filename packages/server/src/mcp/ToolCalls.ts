@@ -7,6 +7,7 @@ import {
   ConnectionNotReady,
   type ExternalMcpConnectionId,
   Forbidden,
+  type McpDiagnostic,
   type McpToolCallRequest,
   type McpToolCallResponse,
   type McpToolCatalog,
@@ -47,6 +48,16 @@ export const toolDisabled = (
   const all = row.toolPolicyAllDisabled ? ` Every tool of "${quote(row.name)}" is disabled.` : ""
   return new Forbidden({ reason: "tool_disabled", message: `"${quote(toolName)}" is disabled for your organization.${all}${since}` })
 }
+
+/**
+ * A refused OAuth credential is fixed by connecting again: the diagnostic names where (`connectUrl`, the API path
+ * that starts the connect flow for the caller: the organization's account on a shared connection, their own on a
+ * per-member one).
+ */
+export const withConnectUrl = (diagnostic: McpDiagnostic, row: Pick<McpConnectionRow, "id" | "authType">): McpDiagnostic =>
+  row.authType === "oauth" && (diagnostic.category === "oauth_resource_rejected" || diagnostic.category === "oauth_insufficient_scope")
+    ? { ...diagnostic, connectUrl: `/v1/mcp-connections/${row.id}/connect` }
+    : diagnostic
 
 export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp/ToolCalls", {
   effect: Effect.gen(function*() {
@@ -103,7 +114,7 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
           Effect.mapError((failure) =>
             new ToolExecutionFailed({
               message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-              diagnostic: failure.diagnostic,
+              diagnostic: withConnectUrl(failure.diagnostic, row),
               inspection: failure.inspection
             })
           )
@@ -123,7 +134,7 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
           Effect.mapError((failure) =>
             new ToolCatalogFailed({
               message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-              diagnostic: failure.diagnostic
+              diagnostic: withConnectUrl(failure.diagnostic, row)
             })
           )
         )
