@@ -32,6 +32,14 @@ export const codehostToken = optionalSecret(CODEHOST_TOKEN_VARIABLE)
 export const SSO_CLIENT_SECRET_VARIABLE = "ORGPLANE_SSO_CLIENT_SECRET"
 export const ssoClientSecret = optionalSecret(SSO_CLIENT_SECRET_VARIABLE)
 
+/** An MCP server's API key for `mcp connections create` (else --api-key-stdin), likewise kept off the command line. */
+export const MCP_API_KEY_VARIABLE = "ORGPLANE_MCP_API_KEY"
+export const mcpApiKey = optionalSecret(MCP_API_KEY_VARIABLE)
+
+/** An MCP connection's OAuth client secret for `mcp connections create` (else --client-secret-stdin). */
+export const MCP_CLIENT_SECRET_VARIABLE = "ORGPLANE_MCP_CLIENT_SECRET"
+export const mcpClientSecret = optionalSecret(MCP_CLIENT_SECRET_VARIABLE)
+
 /** `$ORGPLANE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/orgplane`, else `~/.config/orgplane`. */
 export const configDirectory = Config.all({
   explicit: optionalString("ORGPLANE_CONFIG_DIR"),

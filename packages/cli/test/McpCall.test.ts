@@ -90,7 +90,7 @@ describe("orgplane mcp", { timeout: 120_000 }, () => {
     expect(both.stderr).toContain("not both")
     const unknown = await cli(["mcp", "call", "No such connection", "echo"], env)
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain('no MCP connection named "No such connection"')
+    expect(unknown.stderr).toContain('no MCP connection is named "No such connection"')
   })
 
   it("lists a connection's tools", async () => {

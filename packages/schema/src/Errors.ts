@@ -182,7 +182,8 @@ export const ConflictCode = Schema.Literal(
   "domain_verification_not_requested",
   "sso_domain_taken",
   "worker_runtime_unavailable",
-  "mcp_connection_exists"
+  "mcp_connection_exists",
+  "mcp_connection_changed"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -93,7 +93,7 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       .annotate(OpenApi.Summary, "Update an MCP connection")
       .annotate(
         OpenApi.Description,
-        `Changes a connection's name, URL, API key or OAuth settings (at least one member; its \`authType\` and \`credentialMode\` stay). ${rules} A \`none\` or \`apikey\` connection is checked again when its URL or key changes. A new URL of an \`oauth\` connection drops its shared tokens, every member's credential, pending authorizations and a dynamically registered client (they were issued for the old server). An empty \`oauth\` object is 400.\n\nErrors: ${notFound}; 409 \`mcp_connection_exists\`; 502 \`connection_validation_failed\`.`
+        `Changes a connection's name, URL, API key or OAuth settings (at least one member; its \`authType\` and \`credentialMode\` stay). ${rules} A \`none\` or \`apikey\` connection is checked again when its URL or key changes. A new URL of an \`oauth\` connection drops its shared tokens, every member's credential, pending authorizations and a dynamically registered client (they were issued for the old server). An empty \`oauth\` object is 400.\n\nErrors: ${notFound}; 409 \`mcp_connection_exists\`, \`mcp_connection_changed\` when another change of its URL or key came in while this one was being checked (nothing is written: read it again and retry); 502 \`connection_validation_failed\`.`
       )
   )
   .add(

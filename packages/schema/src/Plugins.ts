@@ -265,7 +265,8 @@ export const ResolvedMarketplacePlugin = Schema.Struct({
       description: "Whether the plugin holds a skill, agent, command, context or custom object (something a cloud agent can read)."
     }),
     connections: Schema.Array(CloudConnection).annotations({
-      description: "The MCP servers its `mcp` objects need, each matched to a connection. Empty until external MCP connections exist."
+      description:
+        "The remote MCP servers its `mcp` objects declare (servers by name under `mcpServers` or `mcp`, or the object itself with a `url`; local `command` servers are left out), each matched to an external MCP connection of the organization by URL (scheme and host ignoring case, default port and trailing slash ignored). For a member, only connections a grant gives them match; `id` is null without a match. `connectedForMe` and the OAuth flags are the matched connection's, for the caller; `authTypeMismatch` says a server that names an `authType` got a connection of another."
     })
   })
 }).annotations({ identifier: "ResolvedMarketplacePlugin" })

@@ -317,7 +317,11 @@ describe("marketplaces", () => {
     expect(resolved.body.item.plugins).toHaveLength(2)
     expect(keys(first)).toEqual(["cloudReadiness", "componentCounts", "createdAt", "createdByOrgMembershipId", "deletedAt", "description", "extension", "id", "marketplaces", "memberCount", "name", "organizationId", "status", "updatedAt"])
     expect(first).toMatchObject({ id: guide.id, componentCounts: { skill: 2, command: 1, hook: 1 }, cloudReadiness: { hasInstructional: true, connections: [] } })
-    expect(second).toMatchObject({ id: tools.id, componentCounts: { hook: 1, mcp: 1 }, cloudReadiness: { hasInstructional: false, connections: [] } })
+    expect(second).toMatchObject({ id: tools.id, componentCounts: { hook: 1, mcp: 1 }, cloudReadiness: { hasInstructional: false } })
+    // The mcp object's server, which no connection of the organization serves.
+    expect(second.cloudReadiness.connections).toEqual([
+      expect.objectContaining({ configObjectId: objects.mcp, id: null, url: "https://example.com/mcp", connectedForMe: false })
+    ])
     const { cloudReadiness: _, componentCounts: __, ...plugin } = first
     expect(plugin).toEqual((await get(`/v1/plugins/${guide.id}`, { token: org.member.token })).body.item)
   })

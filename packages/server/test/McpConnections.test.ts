@@ -5,9 +5,11 @@
  * (direct, team, organization-wide; owners and admins not exempt from `usable`), readiness for each state, tool
  * policy, the organization boundary and the cascade on delete.
  */
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
-import type { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { Access, McpConnectionKind } from "../src/catalog/Access.js"
+import * as Principal from "../src/platform/Principal.js"
 import * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -489,5 +491,122 @@ describe("MCP connections", () => {
       SELECT (SELECT count(*)::int FROM mcp_connection_grants WHERE organization_id = ${org.organizationId}) AS grants,
              (SELECT count(*)::int FROM mcp_member_credentials WHERE organization_id = ${org.organizationId}) AS credentials`)
     expect(counts).toEqual([{ grants: 0, credentials: 0 }])
+  })
+
+  it("fill a resolved marketplace's cloud readiness: each declared server matched to a connection by URL, for the caller", async () => {
+    const org = await Http.staffed(server.url)
+    const ok = Http.expectStatus
+    const linear = await create(org.owner.token, { name: "Linear", url: "https://MCP.linear.app/mcp/", authType: "oauth", credentialMode: "per_member" })
+    const slack = await create(org.owner.token, {
+      name: "Slack",
+      url: "https://mcp.slack.com/mcp",
+      authType: "oauth",
+      oauth: { clientId: "slack-client" }
+    })
+    await grant(org.owner.token, linear.id, { orgMembershipId: org.member.membership.id })
+    const payload = {
+      mcpServers: {
+        linear: { url: "https://mcp.linear.app/mcp", authType: "oauth" },
+        slack: { url: "https://mcp.slack.com/mcp/", authType: "apikey" },
+        unknown: { url: "https://mcp.slack.com/other" },
+        local: { command: "npx some-server" }
+      }
+    }
+    const object = ok("mcp object", await post("/v1/config-objects", {
+      token: org.admin.token,
+      body: { input: { objectType: "mcp", normalizedPayloadJson: payload } }
+    }), 201).item
+    const plugin = ok("plugin", await post("/v1/plugins", { token: org.admin.token, body: { name: `Tools ${unique()}` } }), 201).item
+    ok("adding", await post(`/v1/plugins/${plugin.id}/config-objects`, { token: org.admin.token, body: { configObjectId: object.id } }), 201)
+    const market = ok("marketplace", await post("/v1/marketplaces", { token: org.admin.token, body: { name: `Market ${unique()}` } }), 201).item
+    ok("listing", await post(`/v1/marketplaces/${market.id}/plugins`, { token: org.admin.token, body: { pluginId: plugin.id } }), 201)
+    ok("viewer", await post(`/v1/marketplaces/${market.id}/access`, { token: org.admin.token, body: { orgWide: true, role: "viewer" } }), 201)
+
+    const readiness = async (token: string) =>
+      ok<any>("resolved", await get(`/v1/marketplaces/${market.id}/resolved`, { token }), 200).item.plugins[0].cloudReadiness.connections
+    const base = { configObjectId: object.id, connectedForMe: false }
+    // The admin sees every connection.
+    expect(await readiness(org.admin.token)).toEqual([
+      { ...base, id: linear.id, name: "Linear", serverName: "linear", url: "https://mcp.linear.app/mcp", authTypeMismatch: false, oauthClientConfigured: false, oauthClientRequired: false },
+      { ...base, id: slack.id, name: "Slack", serverName: "slack", url: "https://mcp.slack.com/mcp/", authTypeMismatch: true, oauthClientConfigured: true, oauthClientRequired: true },
+      { ...base, id: null, name: "unknown", serverName: "unknown", url: "https://mcp.slack.com/other", authTypeMismatch: false, oauthClientConfigured: false, oauthClientRequired: true }
+    ])
+    // The member only those granted to them; their own credential makes theirs connected.
+    await sql((sql) => sql`
+      INSERT INTO mcp_member_credentials (organization_id, mcp_connection_id, membership_id, access_token_ciphertext, updated_at)
+      VALUES (${org.organizationId}, ${linear.id}, ${org.member.membership.id}, 'ciphertext', now())`)
+    const forMember = await readiness(org.member.token)
+    expect(forMember.map((c: any) => [c.serverName, c.id, c.connectedForMe])).toEqual([
+      ["linear", linear.id, true],
+      ["slack", null, false],
+      ["unknown", null, false]
+    ])
+  })
+
+  it("refuse a change whose live check raced another change of the URL or key (409 mcp_connection_changed)", async () => {
+    const org = await Http.staffed(server.url)
+    const slow = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+    const fast = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+    try {
+      const connection = await create(org.owner.token, { name: "Racy", url: slow.url, authType: "apikey", apiKey: API_KEY })
+      slow.setMode({ _tag: "slow", ms: 1500 })
+      const path = `/v1/mcp-connections/${connection.id}`
+      // The re-key is checked against the slow server; meanwhile the URL moves to the fast one.
+      const rekey = patch(path, { token: org.owner.token, body: { apiKey: API_KEY } })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const moved = await patch(path, { token: org.admin.token, body: { url: fast.url } })
+      expect(moved.status, moved.text).toBe(200)
+      const raced = await rekey
+      expect(raced.status, raced.text).toBe(409)
+      expect(raced.body.error).toBe("mcp_connection_changed")
+      expect((await get(path, { token: org.owner.token })).body.item.url).toBe(fast.url)
+    } finally {
+      await slow.close()
+      await fast.close()
+    }
+  })
+
+  it("answer Access.requireUsable (the tool runner's check): 404 for a missing or foreign id, 403 naming the connection without a grant, whatever the role", async () => {
+    const org = await Http.staffed(server.url)
+    const other = await Http.owner(server.url, "Foreign")
+    const ours = await create(org.owner.token, { name: "Checked", url: "https://mcp.notion.com/mcp", authType: "oauth" })
+    const theirs = await create(other.token, { name: "Theirs", url: "https://mcp.notion.com/mcp", authType: "oauth" })
+    const principal = (who: { membership: { id: string; role?: string } }, role: string): any => ({
+      _tag: "Member",
+      organization: { id: org.organizationId },
+      membership: { ...who.membership, role },
+      user: {}
+    })
+    const check = (p: any, id: string) =>
+      sql((client) =>
+        Effect.either(Effect.flatMap(Access, (access) => access.requireUsable(p, McpConnectionKind, id as any))).pipe(
+          Effect.provide(Access.Default),
+          Effect.provideService(SqlClient.SqlClient, client)
+        )
+      )
+    const failure = (result: Either.Either<void, any>) =>
+      Either.isLeft(result) ? { error: result.left.error, reason: result.left.reason, message: result.left.message } : "passed"
+
+    for (const [who, role] of [[org.member, "member"], [org.admin, "admin"], [org.owner, "owner"]] as const) {
+      expect(failure(await check(principal(who, role), ours.id))).toMatchObject({
+        reason: "insufficient_access",
+        message: 'You have not been granted access to "Checked".'
+      })
+      expect(failure(await check(principal(who, role), theirs.id))).toMatchObject({ error: "connection_not_found", message: "Unknown connection." })
+      expect(failure(await check(principal(who, role), "emc_00000000000000000000000000"))).toMatchObject({ error: "connection_not_found" })
+    }
+    const system = Principal.system("test", { id: org.organizationId } as any)
+    expect(failure(await check(system, ours.id))).toBe("passed")
+
+    const teamId = Http.expectStatus<any>(
+      "team",
+      await post("/v1/teams", { token: org.owner.token, body: { name: `Usable ${unique()}`, memberIds: [org.admin.membership.id] } }),
+      201
+    ).team.id
+    await grant(org.owner.token, ours.id, { teamId })
+    expect(failure(await check(principal(org.admin, "admin"), ours.id))).toBe("passed")
+    expect(failure(await check(principal(org.owner, "owner"), ours.id))).toMatchObject({ reason: "insufficient_access" })
+    await grant(org.owner.token, ours.id, { orgWide: true })
+    expect(failure(await check(principal(org.member, "member"), ours.id))).toBe("passed")
   })
 })

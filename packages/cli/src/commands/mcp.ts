@@ -1,10 +1,11 @@
-/** `orgplane mcp …`: external MCP servers. */
+/** `orgplane mcp …`: external MCP servers: finding them, the organization's connections to them, running their tools. */
 import * as Commands from "../Commands.js"
+import { connections } from "./mcpConnections.js"
 import { call, tools } from "./mcpCall.js"
 import { presets, resolve } from "./mcpResolve.js"
 
 export const mcp = Commands.group(
   "mcp",
-  "Find external MCP servers and what connecting to them requires; run the tools of the organization's connections, as a diagnostic.",
-  [resolve, presets, call, tools]
+  "External MCP servers: find one and what it requires, register and grant connections, disable their tools, run a tool as a diagnostic.",
+  [resolve, presets, connections, call, tools]
 )

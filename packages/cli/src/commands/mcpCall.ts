@@ -3,9 +3,7 @@
  * granted the connection) and prints its result, then the `tools/call` exchange as the server inspected it; on
  * failure the diagnostic (code, category, what to do) with the exchange as far as it went.
  */
-import type { OrgplaneApiClient } from "@orgplane/client"
 import {
-  ExternalMcpConnectionId,
   type McpDiagnostic,
   McpToolCallRequest,
   McpToolCallResponse,
@@ -19,23 +17,7 @@ import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
-
-const connectionArgument = Inputs.argument("connection", { description: "The connection: its id (emc_…) or its name (any case)." })
-
-/** A connection id as given, or the id of the connection of that name among those the caller may use. */
-const resolveConnection = (client: OrgplaneApiClient, value: string) =>
-  Effect.gen(function*() {
-    if (Schema.is(ExternalMcpConnectionId)(value)) return value
-    const wanted = value.trim().toLowerCase()
-    let cursor: string | undefined
-    do {
-      const page = yield* client.mcpConnections.list({ urlParams: { scope: "usable", limit: 100, ...(cursor === undefined ? {} : { cursor }) } })
-      const found = page.items.find((item) => item.name.toLowerCase() === wanted)
-      if (found !== undefined) return found.id
-      cursor = page.nextCursor ?? undefined
-    } while (cursor !== undefined)
-    return yield* new UsageError({ message: `no MCP connection named "${value.slice(0, 100)}" is granted to you: give its id (emc_…)` })
-  })
+import { connection as connectionArgument, resolveConnection } from "./mcpConnections.js"
 
 /** The arguments: a JSON object. */
 const Arguments = Schema.parseJson(McpToolCallRequest.fields.arguments)

@@ -104,9 +104,9 @@ export const ConnectorInstanceKind: Kind<ConnectorInstanceId, ConnectorInstanceA
 }
 
 /**
- * External MCP connections: any grant (whatever its role) lets a member use the connection; `manager` also lets
- * them grant it. Owners and admins manage every connection, but running its tools still needs a grant that reaches
- * them (`Access.usable`).
+ * External MCP connections: any grant (whatever its role) lets a member use the connection; only owners and admins
+ * grant them (`mcp.manage`, checked before `grant`). Owners and admins manage every connection, but using it (its
+ * tools, readiness, the `usable` list) still needs a grant that reaches them (`usable`, `requireUsable`).
  */
 export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAccessGrant> = {
   name: "connection",

@@ -6,6 +6,8 @@ import type { SqlError } from "@effect/sql/SqlError"
 import {
   type AccessListQuery,
   type AccessRole,
+  type CloudConnection,
+  type ConfigObjectId,
   Conflict,
   type CreateAccessGrantRequest,
   type CreateMarketplaceRequest,
@@ -26,6 +28,9 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { cloudConnections } from "../mcp/Connections.js"
+import { McpPresets } from "../mcp/PresetsConfig.js"
+import { ConnectionsRepository } from "../mcp/ConnectionsRepository.js"
 import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "./Access.js"
 import { MarketplacesRepository } from "./MarketplacesRepository.js"
 import { MembershipsRepository } from "./MembershipsRepository.js"
@@ -42,15 +47,22 @@ const membershipNotFound = () =>
 /** Object types a cloud agent can read. */
 const instructional: ReadonlySet<ObjectType> = new Set(["skill", "agent", "command", "context", "custom"])
 
-/** A plugin as the resolved marketplace shows it: its active config objects counted per type, and its readiness. */
-const resolvePlugin = (plugin: Plugin) => {
+/** The ids of a plugin's active `mcp` config objects. */
+const mcpObjectsOf = (plugin: Plugin): ReadonlyArray<ConfigObjectId> =>
+  plugin.extension.manifest.contributions.filter((entry) => entry.objectType === "mcp").flatMap((entry) => entry.configObjectIds)
+
+/**
+ * A plugin as the resolved marketplace shows it: its active config objects counted per type, and its readiness:
+ * the MCP servers its `mcp` objects declare, matched to connections (`cloud`, by config object).
+ */
+const resolvePlugin = (cloud: ReadonlyMap<string, ReadonlyArray<typeof CloudConnection.Type>>) => (plugin: Plugin) => {
   const contributions = plugin.extension.manifest.contributions
   return {
     ...plugin,
     componentCounts: Object.fromEntries(contributions.map((entry) => [entry.objectType, entry.configObjectIds.length])),
     cloudReadiness: {
       hasInstructional: contributions.some((entry) => instructional.has(entry.objectType)),
-      connections: []
+      connections: mcpObjectsOf(plugin).flatMap((id) => cloud.get(id) ?? [])
     }
   }
 }
@@ -61,6 +73,8 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
     const plugins = yield* PluginsRepository
     const memberships = yield* MembershipsRepository
     const access = yield* Access
+    const mcpConnections = yield* ConnectionsRepository
+    const presets = yield* McpPresets
 
     /** The marketplace as it is now, which exists: this transaction checked or wrote it. */
     const read = (principal: Principal, id: MarketplaceId) =>
@@ -199,7 +213,10 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
         )
       )
 
-    /** Three statements: the marketplace with the caller's rank, its plugins with their manifests, its source. */
+    /**
+     * Six statements: the marketplace with the caller's rank, its plugins with their manifests, its source, and for
+     * the readiness the plugins' MCP definitions, the connections the caller sees, the caller's own credentials.
+     */
     const resolved = (principal: Principal, id: MarketplaceId) =>
       Effect.zipRight(
         authorize(principal, "catalog.read"),
@@ -208,9 +225,10 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
             const marketplace = yield* viewable(principal, id)
             const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
             const source = yield* marketplaces.source(principal.organization.id, id)
+            const cloud = yield* cloudConnections(mcpConnections, access, principal, [...new Set(listed.flatMap(mcpObjectsOf))], presets)
             return {
               ok: true as const,
-              item: { marketplace, plugins: listed.map(resolvePlugin), source: Option.getOrNull(source) }
+              item: { marketplace, plugins: listed.map(resolvePlugin(cloud)), source: Option.getOrNull(source) }
             }
           })
         )
@@ -227,5 +245,5 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
 
     return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
   }),
-  dependencies: [MarketplacesRepository.Default, PluginsRepository.Default, MembershipsRepository.Default, Access.Default]
+  dependencies: [MarketplacesRepository.Default, PluginsRepository.Default, MembershipsRepository.Default, Access.Default, ConnectionsRepository.Default]
 }) {}

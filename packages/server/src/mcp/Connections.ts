@@ -6,6 +6,9 @@
  * transaction: a transaction may run again, a request to a third party must not.
  */
 import {
+  type CloudConnection,
+  type ConfigObjectId,
+  Conflict,
   ConnectionValidationFailed,
   type CreateMcpConnectionRequest,
   type ExternalMcpConnectionId,
@@ -29,6 +32,7 @@ import { actingMembershipId, authorize, type Principal } from "../platform/Princ
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type McpConnectionRow, type McpConnectionView, type McpMemberCredentialRow, type Reader } from "./ConnectionsRepository.js"
+import * as CloudReadiness from "./CloudReadiness.js"
 import * as Diagnostics from "./Diagnostics.js"
 import * as Presets from "./Presets.js"
 import { McpPresets } from "./PresetsConfig.js"
@@ -49,7 +53,9 @@ const requestId = Effect.gen(function*() {
 })
 
 /** The tool policy of a row, as the API answers it. */
-export const toolPolicyOf = (row: McpConnectionRow): McpToolPolicy =>
+export const toolPolicyOf = (
+  row: Pick<McpConnectionRow, "toolPolicyAllDisabled" | "toolPolicyDisabledTools" | "toolPolicyUpdatedByMembershipId" | "toolPolicyUpdatedAt">
+): McpToolPolicy =>
   new McpToolPolicy({
     allDisabled: row.toolPolicyAllDisabled,
     disabledTools: row.toolPolicyDisabledTools,
@@ -96,12 +102,53 @@ export const present = (
       issuerReviewRequired: issuerReview
     },
     oauthClientRequired: view.authType === "oauth" && preset?.requiresOAuthClient === true,
-    toolPolicy: toolPolicyOf(view as unknown as McpConnectionRow),
+    toolPolicy: toolPolicyOf(view),
     createdByOrgMembershipId: view.createdByMembershipId,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt
   }, true)
 }
+
+/** Rows as their reader sees them, with the reader's own credentials on the `per_member` ones read in one statement. */
+export const presentViews = (
+  connections: ConnectionsRepository,
+  principal: Principal,
+  views: ReadonlyArray<McpConnectionView>,
+  presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
+) =>
+  Effect.gen(function*() {
+    const me = actingMembershipId(principal)
+    const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
+    const credentials = me === null || perMember.length === 0
+      ? []
+      : yield* connections.memberCredentials(principal.organization.id, me, perMember)
+    const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
+    return views.map((view) => present(view, byConnection.get(view.id), presets))
+  })
+
+/**
+ * The servers the `mcp` config objects `ids` declare, each matched to a connection the principal can see (for a
+ * member, one a grant reaches), by config object: three statements whatever the number of objects.
+ */
+export const cloudConnections = (
+  connections: ConnectionsRepository,
+  access: Access,
+  principal: Principal,
+  ids: ReadonlyArray<ConfigObjectId>,
+  presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
+) =>
+  Effect.gen(function*() {
+    const byObject = new Map<string, Array<typeof CloudConnection.Type>>()
+    if (ids.length === 0) return byObject
+    const definitions = yield* connections.mcpDefinitions(principal.organization.id, ids)
+    const usable = access.usable(principal, McpConnectionKind, "c")
+    const views = yield* connections.all(principal.organization.id, { usable, visible: access.visible(principal, McpConnectionKind, "c") })
+    const visible = yield* presentViews(connections, principal, views, presets)
+    for (const definition of definitions) {
+      byObject.set(definition.configObjectId, CloudReadiness.match(definition.configObjectId, CloudReadiness.serversOf(definition.payload, definition.title), visible))
+    }
+    return byObject
+  })
 
 /** The credential rules of create and update, every broken one as a detail. */
 const credentialRules = (
@@ -123,6 +170,12 @@ const credentialRules = (
   }
   return details
 }
+
+const changedMeanwhile = () =>
+  new Conflict({
+    error: "mcp_connection_changed",
+    message: "The connection's URL or key changed while this change was being checked; read it again and retry."
+  })
 
 const refuse = (details: ReadonlyArray<Detail>) =>
   details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
@@ -147,17 +200,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
       return { usable, visible: scope === "usable" ? usable : access.visible(principal, McpConnectionKind, "c") }
     }
 
-    /** The reader's own credentials on these rows (per_member ones), in one statement. */
-    const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) =>
-      Effect.gen(function*() {
-        const me = actingMembershipId(principal)
-        const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
-        const credentials = me === null || perMember.length === 0
-          ? []
-          : yield* connections.memberCredentials(principal.organization.id, me, perMember)
-        const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
-        return views.map((view) => present(view, byConnection.get(view.id), presets))
-      })
+    const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) => presentViews(connections, principal, views, presets)
 
     /** One connection as the principal sees it (visible: granted, or managed by them), or 404. */
     const read = (principal: Principal, id: ExternalMcpConnectionId) =>
@@ -309,6 +352,10 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
           Effect.gen(function*() {
             const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
             if (Option.isNone(locked)) return yield* notFound()
+            // What was checked (or decided on) must still be what is stored: another change may have come between.
+            if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
+              return yield* changedMeanwhile()
+            }
             const at = yield* now
             yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
             if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
@@ -335,14 +382,18 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
           Effect.gen(function*() {
             const locked = yield* connections.lockRow(organizationId, id)
             if (Option.isNone(locked)) return yield* notFound()
-            const at = yield* now
-            yield* connections.setToolPolicy({ organizationId, id }, at, {
+            const policy = new McpToolPolicy({
               allDisabled: input.allDisabled,
               disabledTools: [...new Set<string>(input.disabledTools)],
-              updatedBy: actingMembershipId(principal)
+              updatedByOrgMembershipId: actingMembershipId(principal),
+              updatedAt: yield* now
             })
-            const row = yield* connections.lockRow(organizationId, id)
-            return toolPolicyOf(Option.getOrThrow(row))
+            yield* connections.setToolPolicy({ organizationId, id }, policy.updatedAt!, {
+              allDisabled: policy.allDisabled,
+              disabledTools: policy.disabledTools,
+              updatedBy: policy.updatedByOrgMembershipId
+            })
+            return policy
           })
         )
       })

@@ -9,6 +9,7 @@
  */
 import { Model, SqlClient, type Statement } from "@effect/sql"
 import {
+  ConfigObjectId,
   Conflict,
   ExternalMcpConnectionId,
   McpAuthType,
@@ -92,6 +93,9 @@ export const McpConnectionView = Schema.Struct({
   anyMemberConnected: Schema.Boolean
 })
 export type McpConnectionView = typeof McpConnectionView.Type
+
+/** The latest content of an `mcp` config object. */
+const McpDefinition = Schema.Struct({ configObjectId: ConfigObjectId, title: Schema.String, payload: Schema.Unknown })
 
 /** Oldest first, over `mcp_connections_list_idx`. */
 const byCreation = Keyset.make<McpConnectionView>("mcp_connections", "asc", [
@@ -203,6 +207,32 @@ export class ConnectionsRepository extends Effect.Service<ConnectionsRepository>
     const list = (organizationId: OrganizationId, query: Keyset.PageQuery, reader: Reader) =>
       Keyset.page(byCreation, query, (page) => listStatement({ organizationId, page, reader }))
 
+    const allStatement = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, reader: ReaderRequest }),
+      Result: McpConnectionView,
+      execute: ({ organizationId, reader }) =>
+        sql`${viewSelect(reader)} WHERE c.organization_id = ${organizationId} AND ${reader.visible} ORDER BY c.created_at, c.id`
+    })
+
+    /** Every connection `reader` sees, oldest first (for matching by URL). */
+    const all = (organizationId: OrganizationId, reader: Reader) => allStatement({ organizationId, reader })
+
+    const definitionsStatement = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(Schema.String) }),
+      Result: McpDefinition,
+      execute: ({ ids, organizationId }) =>
+        sql`SELECT DISTINCT ON (v.config_object_id) v.config_object_id, o.title, v.normalized_payload_json AS payload
+            FROM config_object_versions v
+            JOIN config_objects o ON o.organization_id = v.organization_id AND o.id = v.config_object_id
+            WHERE v.organization_id = ${organizationId} AND o.object_type = 'mcp' AND o.deleted_at IS NULL
+              AND v.config_object_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+            ORDER BY v.config_object_id, v.number DESC`
+    })
+
+    /** The latest content of these `mcp` config objects (deleted ones left out), in one statement. */
+    const mcpDefinitions = (organizationId: OrganizationId, ids: ReadonlyArray<ConfigObjectId>) =>
+      ids.length === 0 ? Effect.succeed([]) : definitionsStatement({ organizationId, ids })
+
     const Insert = Schema.Struct({
       ...Scoped.fields,
       name: Schema.String,
@@ -312,6 +342,8 @@ export class ConnectionsRepository extends Effect.Service<ConnectionsRepository>
       memberCredentials,
       viewRow,
       list,
+      all,
+      mcpDefinitions,
       insert,
       update,
       setOAuth,
