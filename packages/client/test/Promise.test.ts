@@ -182,6 +182,7 @@ describe("Promise client", () => {
       "mcpAuthorization",
       "mcpConnections",
       "mcpDiscovery",
+      "mcpTools",
       "members",
       "memory",
       "organizations",

@@ -29,6 +29,7 @@ import { MemoryApi } from "./MemoryApi.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
+import { McpToolsApi } from "./McpToolsApi.js"
 import { McpAuthorizationApi } from "./McpAuthorizationApi.js"
 
 const description = `The control-plane API of an organization workspace.
@@ -112,6 +113,7 @@ export class Api extends HttpApi.make("orgplane")
   .add(TelemetryApi)
   .add(McpConnectionsApi)
   .add(McpDiscoveryApi)
+  .add(McpToolsApi)
   .add(McpAuthorizationApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)

@@ -355,3 +355,14 @@ export const WorkerRuntimeErrorResponse = wire(
   502,
   "The worker's runtime could not be reached or gave no usable answer (refused, timed out, redirected, too large); `message` says which."
 )
+
+export class ToolCatalogFailed extends Schema.TaggedError<ToolCatalogFailed>("ToolCatalogFailed")("ToolCatalogFailed", {
+  error: code("tool_catalog_failed"),
+  message: Schema.String,
+  diagnostic: McpDiagnostic
+}) {}
+export const ToolCatalogFailedResponse = wire(
+  ToolCatalogFailed,
+  502,
+  "The MCP server's tool list could not be read (on the way, at the server, or an answer out of bounds); `diagnostic` says what failed and whose move it is."
+)

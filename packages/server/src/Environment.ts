@@ -5,6 +5,7 @@ import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as McpToolConfig from "./mcp/ToolConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -12,5 +13,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Durable.environment,
   ...DnsConfig.environment,
   ...WorkerRuntimeConfig.environment,
-  ...McpPresetsConfig.environment
+  ...McpPresetsConfig.environment,
+  ...McpToolConfig.environment
 ]

@@ -43,17 +43,20 @@ import * as MemoryHttp from "./memory/Http.js"
 import { SystemHttp } from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
+import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
 import * as McpConnectionsHttp from "./mcp/Http.js"
 import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as McpToolsHttp from "./mcp/ToolsHttp.js"
 import * as McpAuthorizationHttp from "./mcp/AuthorizationHttp.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options & {
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options &
+  McpToolConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -100,6 +103,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
     Layer.provideMerge(McpPresetsConfig.layer(options)),
+    Layer.provideMerge(McpToolConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -119,6 +123,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       TelemetryHttp.layer,
       McpConnectionsHttp.layer,
       McpDiscoveryHttp.layer,
+      McpToolsHttp.layer,
       McpAuthorizationHttp.layer
     ]),
     Layer.provide(Authentication.layer),

@@ -105,8 +105,9 @@ describe("configuration", () => {
     const dns = ["dnsServers", "dnsTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const workerRuntime = ["workerRuntimeTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const mcp = ["mcpPresetsFile", "mcpProbeTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
+    const mcpTool = ["mcpToolTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     expect(rows.flatMap(([, option]) => option === undefined ? [] : [option]).sort()).toEqual(
-      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...mcp, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
+      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...mcp, ...mcpTool, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
     )
   })
 })

@@ -36,8 +36,9 @@
  * answers; `oversized` answers every MCP request 200 with a body of N bytes (not a JSON-RPC answer: the client must
  * cap before parsing), `application/json` or `text/event-stream` (one huge `data:` line), with `content-length`
  * unless `advertise: false` (chunked, so only counting the streamed bytes catches it); `status` answers a bare
- * status. The well-known documents are never
- * affected.
+ * status (with `headers` and a `body` if given). `slow`, `hang` and `status` may name an `rpcMethod`: then only
+ * requests of that JSON-RPC method misbehave (`tools/call`: the session initializes, the call hangs). The
+ * well-known documents are never affected.
  *
  * `requests` records every request: method, path, headers, the JSON-RPC method of a POST, the status answered.
  */
@@ -69,8 +70,8 @@ export type Auth =
 export type Mode =
   | { readonly _tag: "ok" }
   | { readonly _tag: "redirect"; readonly to: string; readonly status?: 307 | 308 }
-  | { readonly _tag: "slow"; readonly ms: number }
-  | { readonly _tag: "hang" }
+  | { readonly _tag: "slow"; readonly ms: number; readonly rpcMethod?: string }
+  | { readonly _tag: "hang"; readonly rpcMethod?: string }
   | {
     readonly _tag: "oversized"
     readonly bytes: number
@@ -79,7 +80,14 @@ export type Mode =
     /** Send `content-length` (default true); false: chunked. */
     readonly advertise?: boolean
   }
-  | { readonly _tag: "status"; readonly status: number }
+  | {
+    readonly _tag: "status"
+    readonly status: number
+    /** Only for requests of this JSON-RPC method (others are answered normally). */
+    readonly rpcMethod?: string
+    readonly headers?: Readonly<Record<string, string>>
+    readonly body?: string
+  }
 
 export interface Options {
   readonly auth?: Auth
@@ -306,7 +314,7 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
       })
     }
     if (target.pathname !== path) return json(response, 404, { error: "not_found" })
-    const current = mode
+    const current: Mode = "rpcMethod" in mode && mode.rpcMethod !== undefined && mode.rpcMethod !== record.rpcMethod ? { _tag: "ok" } : mode
     switch (current._tag) {
       case "redirect":
         response.writeHead(current.status ?? 307, { location: current.to })
@@ -314,8 +322,8 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
       case "hang":
         return
       case "status":
-        response.writeHead(current.status)
-        return response.end()
+        response.writeHead(current.status, { ...current.headers })
+        return response.end(current.body)
       case "slow":
         await wait(current.ms)
         break

@@ -29,6 +29,8 @@ import * as Output from "../Output.js"
 import { grantColumns, grantee, granteeInputs, granteePayload } from "./access.js"
 import { connect, disconnect } from "./mcpAuthorization.js"
 import { connection, resolveConnection } from "./mcpConnectionArgument.js"
+// The `<connection>` argument lives in mcpConnectionArgument.ts (mcpAuthorization.ts uses it too, without a cycle).
+export { connection, resolveConnection } from "./mcpConnectionArgument.js"
 
 /** A secret from standard input (when `stdin`) or `fallback` (an environment variable), checked with the API's rule. */
 const readSecret = (

@@ -23,7 +23,24 @@ export class OutboundError extends Data.TaggedError("OutboundError")<{
   readonly reason: OutboundReason
   readonly origin: string
   readonly message: string
+  /** The system's error code when there is one (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`, ...), for diagnostics. */
+  readonly code?: string | undefined
 }> {}
+
+/** The first `code` of a Node system error in a chain of causes (or an AggregateError's errors). */
+export const systemCodeOf = (error: unknown): string | undefined => {
+  const queue: Array<unknown> = [error]
+  for (let seen = 0; queue.length > 0 && seen < 10; seen++) {
+    const current = queue.shift()
+    if (current === null || typeof current !== "object") continue
+    const code = (current as { code?: unknown }).code
+    if (typeof code === "string" && /^[A-Z][A-Z0-9_]+$/.test(code)) return code
+    queue.push((current as { cause?: unknown }).cause)
+    const errors = (current as { errors?: unknown }).errors
+    if (Array.isArray(errors)) queue.push(...errors)
+  }
+  return undefined
+}
 
 export interface Settings {
   /** Longest a whole exchange may take: connecting, sending, the answer's headers and its whole body. */
@@ -202,7 +219,8 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
           new OutboundError({
             reason: "network",
             origin,
-            message: error._tag === "RequestError" ? `request failed (${error.reason})` : `response failed (${error.reason})`
+            message: error._tag === "RequestError" ? `request failed (${error.reason})` : `response failed (${error.reason})`,
+            code: systemCodeOf(error.cause)
           })
         ),
         Effect.flatMap((response) =>
@@ -230,10 +248,10 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
           return undefined
         }
         const addresses = yield* resolver.resolve(host).pipe(
-          Effect.mapError((error) => new OutboundError({ reason: "network", origin: url.origin, message: `resolving ${host} failed (${error.detail})` }))
+          Effect.mapError((error) => new OutboundError({ reason: "network", origin: url.origin, message: `resolving ${host} failed (${error.detail})`, code: /^E[A-Z_]+$/.test(error.detail) ? error.detail : "EDNS" }))
         )
         if (addresses.length === 0) {
-          return yield* new OutboundError({ reason: "network", origin: url.origin, message: `${host} has no address` })
+          return yield* new OutboundError({ reason: "network", origin: url.origin, message: `${host} has no address`, code: "ENOTFOUND" })
         }
         if (!config.allowPrivate) {
           for (const address of addresses) {

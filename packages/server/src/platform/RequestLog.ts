@@ -1,6 +1,6 @@
 /** One structured log line per request (method, route template, status, duration, request id), and the server's logger. */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, type ConfigError, Effect, FiberRef, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import { Cause, Clock, type ConfigError, Effect, FiberRef, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
 import { type LogFormat, observabilityConfig, type LogLevelName, type ServerSettings } from "./Config.js"
 import type { Routes } from "./Routes.js"
@@ -43,6 +43,15 @@ export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): Http
       HttpMiddleware.withLoggerDisabled
     )
   })
+
+/**
+ * The current request's id (the one its log line and `x-request-id` carry), read from the log annotation the
+ * middleware set; outside a request, a fresh one. For answers that quote it (`referenceId`).
+ */
+export const currentRequestId: Effect.Effect<string> = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) => {
+  const found = HashMap.get(annotations, "requestId")
+  return found._tag === "Some" && typeof found.value === "string" ? found.value : randomUUID()
+})
 
 const levels: Record<LogLevelName, LogLevel.LogLevel> = {
   debug: LogLevel.Debug,
