@@ -2,7 +2,7 @@
  * What each example does, checked. Their README commands run in CI too (`pnpm examples`, examples/run-all.ts);
  * here the same code runs in-process, with assertions.
  */
-import { Http, TestServer } from "@orgplane/testkit"
+import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest"
 import { markedCommands } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard } from "./src/onboard-team.js"
+import { diagnose } from "./src/diagnose-mcp.js"
 import { demoOrganization as publishingOrganization, publish } from "./src/publish-skill.js"
 import { main as webHandler } from "./src/web-handler.js"
 
@@ -119,6 +120,34 @@ describe("examples", { timeout: 120_000 }, () => {
       // A team that does not exist stops it before anything is published.
       await expect(publish({ baseUrl: server.url, apiKey, skillFile, team: "Nobody", log: () => {} })).rejects.toThrow(/no team named 'Nobody'/)
     } finally {
+      await server.close()
+    }
+  })
+
+  it("diagnose-mcp: registers a checked connection, grants it to the caller, runs a tool and reports failures with their diagnostic", async () => {
+    const server = await TestServer.start({ outboundAllowPrivate: true })
+    const mcp = await FakeMcp.start({ auth: { apiKey: "demo-key" } })
+    try {
+      const { apiKey } = await publishingOrganization(server.url)
+      const options = { baseUrl: server.url, apiKey, name: "Demo MCP", url: mcp.url, mcpApiKey: "demo-key", log: () => {} }
+      const first = await diagnose({ ...options, tool: "add", arguments: { a: 2, b: 3 } })
+      expect(first.ok).toBe(true)
+      expect(first.outcome).toMatchObject({ structuredContent: { sum: 5 } })
+      const authorization = first.inspection.request?.headers.find((header) => header.name === "authorization")
+      expect(authorization).toEqual({ name: "authorization", value: "Bearer [redacted]", redacted: true })
+      expect(JSON.stringify(first)).not.toContain("demo-key")
+      expect(first.inspection.response?.statusText).toBe("OK")
+
+      // Again: the same connection; a tool that fails answers its diagnostic instead of throwing.
+      const failed = await diagnose({ ...options, tool: "fail", arguments: {} })
+      expect(failed).toMatchObject({ connectionId: first.connectionId, ok: false, outcome: "MCP_PROVIDER_TOOL_ERROR" })
+
+      // A wrong key never gets stored: the live check refuses it.
+      await expect(diagnose({ ...options, name: "Wrong key", mcpApiKey: "nope", tool: "add", arguments: {} })).rejects.toMatchObject({
+        code: "connection_validation_failed"
+      })
+    } finally {
+      await mcp.close()
       await server.close()
     }
   })

@@ -5,6 +5,7 @@
  * ones must be public (AddressGuard), are connected to the address checked, and follow redirects hop by hop under
  * the reference's rules (see `Destination`).
  */
+import * as Http from "node:http"
 import { Headers as HttpHeaders, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Cause, Chunk, Context, Data, Duration, Effect, Layer, Option, Runtime, Stream } from "effect"
@@ -355,7 +356,9 @@ export const make = (settings: Partial<Settings> = {}): Effect.Effect<OutboundSe
       }
       const answer = exit.value
       const nullBody = answer.status === 204 || answer.status === 205 || answer.status === 304 || request.method === "HEAD"
-      const response = new Response(nullBody ? null : (answer.body as Uint8Array<ArrayBuffer>), { status: answer.status, headers: answer.headers })
+      // The reason phrase is not kept by the HTTP client: the standard one for the status stands in for it.
+      const statusText = Http.STATUS_CODES[answer.status] ?? ""
+      const response = new Response(nullBody ? null : (answer.body as Uint8Array<ArrayBuffer>), { status: answer.status, statusText, headers: answer.headers })
       Object.defineProperty(response, "url", { value: answer.url })
       return response
     }
