@@ -274,6 +274,54 @@ describe("connect, end to end", () => {
   })
 })
 
+describe("tool calls over OAuth", () => {
+  const toolCall = (token: string, id: string) =>
+    call("POST", `/v1/mcp-connections/${id}/tools/call`, { token, body: { toolName: "add", arguments: { a: 1, b: 2 } } })
+  /** The bearer token the MCP server received with the last tools/call. */
+  const lastToolCallToken = (mcp: FakeMcp.FakeMcp) =>
+    String(mcp.requests.filter((request) => request.rpcMethod === "tools/call").at(-1)?.headers.authorization).replace(/^Bearer /, "")
+
+  it("run with the shared token, and per member with the caller's own token (refreshed when about to expire)", async () => {
+    const mcp = await startMcp()
+    const shared = await createConnection(mcp.url, { orgWide: true })
+    expect((await toolCall(org.admin.token, shared)).body).toMatchObject({ error: "connection_not_ready" })
+    await connectFully(org.admin.token, shared)
+    const answer = ok("calling with the shared token", await toolCall(org.admin.token, shared), 200)
+    expect(answer.result.structuredContent).toEqual({ sum: 3 })
+    const sharedToken = lastToolCallToken(mcp)
+    expect(decrypt((await sharedCredential(shared)).accessTokenCiphertext!)).toBe(sharedToken)
+    expect(JSON.stringify(answer)).not.toContain(sharedToken)
+    expect(answer.inspection.request.headers).toContainEqual({ name: "authorization", value: "Bearer [redacted]", redacted: true })
+
+    const perMember = await createConnection(mcp.url, { credentialMode: "per_member", orgWide: true })
+    expect((await toolCall(org.owner.token, perMember)).body).toMatchObject({
+      error: "connection_not_ready",
+      message: "Connect your account before using this MCP's tools."
+    })
+    await connectFully(org.admin.token, perMember)
+    await connectFully(org.owner.token, perMember)
+    ok("the admin's call", await toolCall(org.admin.token, perMember), 200)
+    const adminToken = lastToolCallToken(mcp)
+    ok("the owner's call", await toolCall(org.owner.token, perMember), 200)
+    const ownerToken = lastToolCallToken(mcp)
+    expect(adminToken).toBe(decrypt((await memberCredential(perMember, org.admin.membership.id))!.accessTokenCiphertext!))
+    expect(ownerToken).toBe(decrypt((await memberCredential(perMember, org.owner.membership.id))!.accessTokenCiphertext!))
+    expect(adminToken).not.toBe(ownerToken)
+
+    // An hour later the admin's token has expired: the call refreshes it first and sends the new one.
+    const refreshes = tokenRequests(mcp.oauth!, "refresh_token").length
+    clock.offsetMillis += 3600 * 1000
+    try {
+      ok("the admin's call after expiry", await toolCall(org.admin.token, perMember), 200)
+    } finally {
+      clock.offsetMillis -= 3600 * 1000
+    }
+    expect(tokenRequests(mcp.oauth!, "refresh_token").length).toBe(refreshes + 1)
+    expect(lastToolCallToken(mcp)).not.toBe(adminToken)
+    expect(mcp.oauth!.verifyAccessToken(lastToolCallToken(mcp))).toBeDefined()
+  })
+})
+
 describe("who may connect", () => {
   it("a member cannot connect a shared connection; another organization's connection is 404", async () => {
     const mcp = await startMcp()
