@@ -24,6 +24,22 @@ import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 
+/** An OAuth credential's columns, the same in a connection's row (shared) and a member's. */
+const credentialColumns = {
+  accessTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
+  refreshTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
+  tokenType: Schema.NullOr(Schema.String),
+  grantedScopes: Schema.Array(Schema.String),
+  tokenExpiresAt: Schema.NullOr(DateColumn),
+  /** Compare-and-set counter: a refresh writes only if the version it read is still current. */
+  credentialVersion: Schema.Number,
+  credentialHealth: McpCredentialHealth,
+  credentialHealthReason: Schema.NullOr(Schema.String),
+  credentialCheckedAt: Schema.NullOr(DateColumn),
+  /** When the credential was stored (`apikey`, OAuth) or the last successful `initialize` (`none`). */
+  connectedAt: Schema.NullOr(DateColumn)
+}
+
 /** A row of `mcp_connections`, as stored (secrets encrypted). */
 export class McpConnectionRow extends Model.Class<McpConnectionRow>("McpConnectionRow")({
   id: Model.GeneratedByApp(ExternalMcpConnectionId),
@@ -34,19 +50,8 @@ export class McpConnectionRow extends Model.Class<McpConnectionRow>("McpConnecti
   credentialMode: McpCredentialMode,
   /** `apikey`: the key, sent as `Authorization: Bearer <key>`. */
   apiKeyCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  /** The shared OAuth credential (`oauth` + `shared`). */
-  accessTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  refreshTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  tokenType: Schema.NullOr(Schema.String),
-  grantedScopes: Schema.Array(Schema.String),
-  tokenExpiresAt: Schema.NullOr(DateColumn),
-  /** Compare-and-set counter of the shared credential: a refresh writes only if the version it read is current. */
-  credentialVersion: Schema.Number,
-  credentialHealth: McpCredentialHealth,
-  credentialHealthReason: Schema.NullOr(Schema.String),
-  credentialCheckedAt: Schema.NullOr(DateColumn),
-  /** `none`: the last successful `initialize`; `apikey` and shared `oauth`: when the credential was stored. */
-  connectedAt: Schema.NullOr(DateColumn),
+  /** The shared OAuth credential (`oauth` + `shared`); `connectedAt` is, for `none`, the last successful `initialize`. */
+  ...credentialColumns,
   oauthIssuer: Schema.NullOr(Schema.String),
   oauthRequestedScopes: Schema.Array(Schema.String),
   oauthClientId: Schema.NullOr(Schema.String),
@@ -71,16 +76,7 @@ export class McpMemberCredentialRow extends Model.Class<McpMemberCredentialRow>(
   organizationId: OrganizationId,
   mcpConnectionId: ExternalMcpConnectionId,
   membershipId: MembershipId,
-  accessTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  refreshTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  tokenType: Schema.NullOr(Schema.String),
-  grantedScopes: Schema.Array(Schema.String),
-  tokenExpiresAt: Schema.NullOr(DateColumn),
-  credentialVersion: Schema.Number,
-  credentialHealth: McpCredentialHealth,
-  credentialHealthReason: Schema.NullOr(Schema.String),
-  credentialCheckedAt: Schema.NullOr(DateColumn),
-  connectedAt: Schema.NullOr(DateColumn),
+  ...credentialColumns,
   updatedAt: DateColumn
 }) {}
 
