@@ -320,6 +320,43 @@ describe("tool calls over OAuth", () => {
     expect(lastToolCallToken(mcp)).not.toBe(adminToken)
     expect(mcp.oauth!.verifyAccessToken(lastToolCallToken(mcp))).toBeDefined()
   })
+  it("renew a token the MCP server refuses (401) and retry once; a credential that cannot be renewed needs reconnecting", async () => {
+    const mcp = await startMcp()
+    const id = await createConnection(mcp.url, { orgWide: true })
+    await connectFully(org.admin.token, id)
+    ok("first call", await toolCall(org.admin.token, id), 200)
+    const first = lastToolCallToken(mcp)
+    const toolCalls = () => mcp.requests.filter((request) => request.rpcMethod === "tools/call").length
+    /** Requests the MCP server refused that carried `token`. */
+    const refused = (token: string) => mcp.requests.filter((request) => request.headers.authorization === `Bearer ${token}` && request.status === 401).length
+
+    // The MCP server stops accepting the token (the stored one has an hour left): refreshed, and the call retried.
+    mcp.oauth!.expireAccessTokens()
+    const calls = toolCalls()
+    ok("after the server dropped the token", await toolCall(org.admin.token, id), 200)
+    expect(refused(first)).toBeGreaterThan(0)
+    expect(toolCalls()).toBe(calls + 1)
+    const second = lastToolCallToken(mcp)
+    expect(second).not.toBe(first)
+    expect(tokenRequests(mcp.oauth!, "refresh_token").length).toBe(1)
+    expect(await view(org.admin.token, id)).toMatchObject({ needsReconnect: false, ready: true })
+
+    // Dropped again, and now the refresh is refused too: the call's own failure, and the credential needs reconnecting.
+    mcp.oauth!.expireAccessTokens()
+    mcp.oauth!.setTokenMode({ _tag: "status", status: 400, error: "invalid_grant" })
+    const failed = await toolCall(org.admin.token, id)
+    expect(failed.status).toBe(502)
+    expect(failed.body.diagnostic).toMatchObject({ httpStatus: 401, connectUrl: `/v1/mcp-connections/${id}/connect` })
+    expect(refused(second)).toBeGreaterThan(0)
+    expect(toolCalls()).toBe(calls + 1)
+    expect(await view(org.admin.token, id)).toMatchObject({ needsReconnect: true, credentialHealth: "reconnect_required" })
+    expect((await toolCall(org.admin.token, id)).body).toMatchObject({ error: "connection_not_ready" })
+
+    // Connecting again fixes it.
+    mcp.oauth!.setTokenMode({ _tag: "ok" })
+    await connectFully(org.admin.token, id)
+    ok("after reconnecting", await toolCall(org.admin.token, id), 200)
+  })
 })
 
 describe("who may connect", () => {

@@ -269,7 +269,41 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
         }
       })
 
-    return { headersFor, accessToken } as const
+    /**
+     * After the MCP server refused the OAuth token a request carried (HTTP 401): the headers to retry with, once,
+     * when the credential could be renewed (another call already stored a newer token, or the refresh token gives
+     * one); otherwise none, and the credential is marked `reconnect_required` (reason `resource_rejected`, or
+     * `authorization_rejected` when the refresh itself was refused), which the connection's `needsReconnect` shows
+     * and which stops its calls until someone connects again.
+     */
+    const renewAfterRejection = (
+      principal: Principal,
+      connection: CredentialConnection,
+      rejected: Readonly<Record<string, string>>
+    ): Effect.Effect<Option.Option<Record<string, string>>, ConnectionNotReady | ServiceUnavailable> =>
+      Effect.gen(function*() {
+        if (connection.authType !== "oauth") return Option.none()
+        const target = yield* targetOf(principal, connection)
+        const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
+        if (stored === undefined || stored.accessTokenCiphertext === null || stored.credentialHealth === "reconnect_required") {
+          return Option.none()
+        }
+        const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, "access token")}`
+        if (current !== rejected["authorization"]) return Option.some({ authorization: current })
+        if (stored.refreshTokenCiphertext !== null) {
+          const renewed = yield* refresh(connection, target, stored).pipe(
+            Effect.map((token) => `Bearer ${token}`),
+            // A refused refresh has marked the credential already.
+            Effect.catchTag("ConnectionNotReady", () => Effect.succeed(undefined))
+          )
+          if (renewed === undefined) return Option.none()
+          if (renewed !== rejected["authorization"]) return Option.some({ authorization: renewed })
+        }
+        yield* orUnavailable(repository.markReconnectRequired(target, stored.credentialVersion, "resource_rejected", yield* now))
+        return Option.none()
+      })
+
+    return { headersFor, accessToken, renewAfterRejection } as const
   }),
   dependencies: [CredentialsRepository.Default]
 }) {}

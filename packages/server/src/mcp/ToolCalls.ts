@@ -97,6 +97,27 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
       authType: row.authType
     })
 
+    /**
+     * Runs `attempt` with the caller's headers; when the MCP server refused an OAuth token (401, nothing ran), once
+     * more with a renewed one if the credential can be renewed (`Credentials.renewAfterRejection`, which otherwise
+     * marks it `reconnect_required`).
+     */
+    const withRenewal = <A, E extends { readonly diagnostic: McpDiagnostic }, R>(
+      caller: MemberContext,
+      row: McpConnectionRow,
+      headers: Record<string, string>,
+      attempt: (headers: Record<string, string>) => Effect.Effect<A, E, R>
+    ) =>
+      Effect.catchIf(
+        attempt(headers),
+        (failure) => row.authType === "oauth" && failure.diagnostic.httpStatus === 401,
+        (failure) =>
+          Effect.flatMap(
+            credentials.renewAfterRejection(caller, row, headers),
+            Option.match({ onNone: () => Effect.fail(failure), onSome: attempt })
+          )
+      )
+
     const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
       Effect.gen(function*() {
         const { row } = yield* prepare(caller, connectionId)
@@ -108,16 +129,19 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
         }
         const headers = yield* credentials.headersFor(caller, row)
         const referenceId = yield* currentRequestId
-        const run = yield* ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
-          Effect.provideService(Outbound, outbound),
-          Effect.provideService(ToolConfig, config),
-          Effect.mapError((failure) =>
-            new ToolExecutionFailed({
-              message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-              diagnostic: withConnectUrl(failure.diagnostic, row),
-              inspection: failure.inspection
-            })
+        const attempt = (headers: Record<string, string>) =>
+          ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
+            Effect.mapError((failure) =>
+              new ToolExecutionFailed({
+                message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+                diagnostic: withConnectUrl(failure.diagnostic, row),
+                inspection: failure.inspection
+              })
+            )
           )
+        const run = yield* withRenewal(caller, row, headers, attempt).pipe(
+          Effect.provideService(Outbound, outbound),
+          Effect.provideService(ToolConfig, config)
         )
         const response: McpToolCallResponse = run
         return response
@@ -128,15 +152,18 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
         const { row } = yield* prepare(caller, connectionId)
         const headers = yield* credentials.headersFor(caller, row)
         const referenceId = yield* currentRequestId
-        const catalog = yield* ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
-          Effect.provideService(Outbound, outbound),
-          Effect.provideService(ToolConfig, config),
-          Effect.mapError((failure) =>
-            new ToolCatalogFailed({
-              message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-              diagnostic: withConnectUrl(failure.diagnostic, row)
-            })
+        const attempt = (headers: Record<string, string>) =>
+          ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
+            Effect.mapError((failure) =>
+              new ToolCatalogFailed({
+                message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+                diagnostic: withConnectUrl(failure.diagnostic, row)
+              })
+            )
           )
+        const catalog = yield* withRenewal(caller, row, headers, attempt).pipe(
+          Effect.provideService(Outbound, outbound),
+          Effect.provideService(ToolConfig, config)
         )
         const disabled = new Set(row.toolPolicyDisabledTools)
         const response: McpToolCatalog = {
