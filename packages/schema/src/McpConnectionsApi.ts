@@ -62,11 +62,11 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
     HttpApiEndpoint.get("list", "/v1/mcp-connections")
       .setUrlParams(McpConnectionListQuery)
       .addSuccess(McpConnectionPage)
-      .pipe(requires("mcp.read"))
+      .pipe(requires("mcp.read", "mcp.manage"))
       .annotate(OpenApi.Summary, "List MCP connections")
       .annotate(
         OpenApi.Description,
-        `The organization's MCP connections, oldest first. \`scope=usable\` (default): those a grant gives the caller, for every role (owners and admins are not exempt). \`scope=manageable\`: every connection, for owners and admins. Changes nothing. ${readiness}\n\nErrors: 403 \`insufficient_role\` for \`scope=manageable\` by a member.`
+        `The organization's MCP connections, oldest first. \`scope=usable\` (default): those a grant gives the caller, for every role (owners and admins are not exempt). \`scope=manageable\`: every connection, for owners and admins (\`mcp.manage\`). Changes nothing. ${readiness}\n\nErrors: 403 \`insufficient_role\` for \`scope=manageable\` by a member.`
       )
   )
   .add(

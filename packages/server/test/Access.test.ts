@@ -44,6 +44,18 @@ const freshInvitation = async (org: Org): Promise<{ id: string }> =>
 const freshApiKey = async (org: Org): Promise<{ id: string }> =>
   ok("creating an API key", await call("POST", "/v1/api-keys", { token: org.owner.token, body: { name: `key ${unique()}` } }), 201).apiKey
 
+/** An `oauth` MCP connection, granted to the whole organization (so members see it too). */
+const MCP_URL = "https://93.184.215.14/mcp"
+const freshMcpConnection = async (org: Org): Promise<{ id: string }> => {
+  const { item } = ok(
+    "creating an MCP connection",
+    await call("POST", "/v1/mcp-connections", { token: org.owner.token, body: { name: `MCP ${unique()}`, url: MCP_URL, authType: "oauth" } }),
+    201
+  )
+  ok("granting it", await call("POST", `/v1/mcp-connections/${item.id}/access`, { token: org.owner.token, body: { orgWide: true, role: "viewer" } }), 201)
+  return item
+}
+
 // Part 1: the role matrix ----------------------------------------------------------------------------------------
 
 interface Request {
@@ -251,6 +263,40 @@ const matrix: ReadonlyArray<Case<unknown>> = [
     name: "GET /v1/mcp-connections/presets",
     request: () => ({ method: "GET", path: "/v1/mcp-connections/presets" }),
     expect: everyone
+  }),
+  // MCP connections (OAuth ones: created without reaching the server; a public IP literal needs no DNS)
+  matrixCase({
+    name: "POST /v1/mcp-connections",
+    request: () => ({ method: "POST", path: "/v1/mcp-connections", body: { name: `MCP ${unique()}`, url: MCP_URL, authType: "oauth" } }),
+    expect: managersCreate
+  }),
+  matrixCase({
+    name: "GET /v1/mcp-connections",
+    request: () => ({ method: "GET", path: "/v1/mcp-connections" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/mcp-connections?scope=manageable",
+    request: () => ({ method: "GET", path: "/v1/mcp-connections?scope=manageable" }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "PATCH /v1/mcp-connections/:connectionId",
+    setup: freshMcpConnection,
+    request: (_, connection) => ({ method: "PATCH", path: `/v1/mcp-connections/${connection.id}`, body: { name: `MCP ${unique()}` } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "DELETE /v1/mcp-connections/:connectionId",
+    setup: freshMcpConnection,
+    request: (_, connection) => ({ method: "DELETE", path: `/v1/mcp-connections/${connection.id}` }),
+    expect: managersNoContent
+  }),
+  matrixCase({
+    name: "POST /v1/mcp-connections/:connectionId/access",
+    setup: freshMcpConnection,
+    request: (_, connection) => ({ method: "POST", path: `/v1/mcp-connections/${connection.id}/access`, body: { orgWide: true, role: "viewer" } }),
+    expect: managersCreate
   })
 ]
 
