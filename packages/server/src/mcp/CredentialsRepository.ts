@@ -8,26 +8,31 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import {
   ExternalMcpConnectionId,
-  McpCredentialHealth,
   McpRegistrationSource,
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
+import { McpMemberCredentialRow } from "./ConnectionsRepository.js"
 
-/** One stored OAuth credential: the shared one of a connection, or a member's own. */
-export const StoredCredential = Schema.Struct({
-  accessTokenCiphertext: Schema.NullOr(Schema.String),
-  refreshTokenCiphertext: Schema.NullOr(Schema.String),
-  tokenType: Schema.NullOr(Schema.String),
-  grantedScopes: Schema.Array(Schema.String),
-  tokenExpiresAt: Schema.NullOr(DateColumn),
-  credentialVersion: Schema.Number,
-  credentialHealth: McpCredentialHealth,
-  credentialHealthReason: Schema.NullOr(Schema.String),
-  connectedAt: Schema.NullOr(DateColumn)
-})
+/**
+ * One stored OAuth credential: the shared one of a connection, or a member's own (the credential columns the two
+ * tables share, as the member credential's row declares them).
+ */
+export const StoredCredential = Schema.Struct(McpMemberCredentialRow.fields).pipe(
+  Schema.pick(
+    "accessTokenCiphertext",
+    "refreshTokenCiphertext",
+    "tokenType",
+    "grantedScopes",
+    "tokenExpiresAt",
+    "credentialVersion",
+    "credentialHealth",
+    "credentialHealthReason",
+    "connectedAt"
+  )
+)
 export type StoredCredential = typeof StoredCredential.Type
 
 /** Whose credential: the connection's shared one (`membershipId` null) or one member's. */
