@@ -25,6 +25,7 @@ import { TeamsApi } from "./TeamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
+import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
@@ -115,6 +116,9 @@ export class Api extends HttpApi.make("orgplane")
   .add(McpDiscoveryApi)
   .add(McpToolsApi)
   .add(McpAuthorizationApi)
+  .add(SuiteClientsApi)
+  .add(SuiteConnectionsApi)
+  .add(CapabilitiesApi)
   .addError(InvalidRequestResponse)
   .addError(PayloadTooLargeResponse)
   .annotateContext(

@@ -143,7 +143,8 @@ export const NotFoundCode = Schema.Literal(
   "sso_connection_not_found",
   "worker_not_found",
   "memory_not_found",
-  "connection_not_found"
+  "connection_not_found",
+  "suite_client_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -188,7 +189,8 @@ export const ConflictCode = Schema.Literal(
   "oauth_client_required",
   "mcp_connection_not_oauth",
   "mcp_connection_not_per_member",
-  "oauth_issuer_review_required"
+  "oauth_issuer_review_required",
+  "suite_not_configured"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
@@ -241,9 +243,20 @@ export const NeedsConnectionResponse = wire(
 
 export class SuiteApiError extends Schema.TaggedError<SuiteApiError>("SuiteApiError")("SuiteApiError", {
   error: Schema.Literal("suite_a_api_error", "suite_b_api_error"),
-  message: Schema.String
+  message: Schema.String,
+  outcome: Schema.optionalWith(Schema.Literal("unknown"), { exact: true }).annotations({
+    description:
+      "Present on a change (a draft, a meeting link) whose request was sent but whose answer never came or could not be read: it may have happened. Look before retrying."
+  }),
+  retryable: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description: "Whether the same request may succeed later (a rate limit, an unavailable suite, a timeout of a read)."
+  })
 }) {}
-export const SuiteApiErrorResponse = wire(SuiteApiError, 502, "The external mail or calendar suite failed.")
+export const SuiteApiErrorResponse = wire(
+  SuiteApiError,
+  502,
+  "The external mail (`suite_a_api_error`) or calendar (`suite_b_api_error`) suite failed: `message` carries its status and the start of its answer."
+)
 
 export class CodeHostApiError extends Schema.TaggedError<CodeHostApiError>("CodeHostApiError")("CodeHostApiError", {
   error: code("codehost_api_error"),

@@ -78,7 +78,16 @@ export const Policy = {
     capability: "register, change, delete and grant external MCP connections, set their tool policy, and connect their shared credential"
   },
   "mcp.resolve": { role: "admin", capability: "resolve a URL, host or product name to an MCP server and its requirements" },
-  "mcp.callTools": { role: "admin", capability: "run one tool of an MCP connection granted to them, as a diagnostic" }
+  "mcp.callTools": { role: "admin", capability: "run one tool of an MCP connection granted to them, as a diagnostic" },
+  "capabilities.use": {
+    role: "member",
+    capability:
+      "connect their own mail and calendar suite accounts, and through them create mail drafts, read mail and add meeting links as themselves"
+  },
+  "capabilities.manage": {
+    role: "admin",
+    capability: "configure the organization's mail and calendar suite OAuth clients and which capabilities they enable"
+  }
 } as const satisfies Record<string, Rule>
 
 export type Action = keyof typeof Policy

@@ -50,13 +50,15 @@ import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolsHttp from "./mcp/ToolsHttp.js"
 import * as McpAuthorizationHttp from "./mcp/AuthorizationHttp.js"
+import * as CapabilitiesHttp from "./capabilities/Http.js"
+import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
 export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options &
-  McpToolConfig.Options & {
+  McpToolConfig.Options & CapabilityConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -104,6 +106,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
     Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(McpToolConfig.layer(options)),
+    Layer.provideMerge(CapabilityConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -124,7 +127,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       McpConnectionsHttp.layer,
       McpDiscoveryHttp.layer,
       McpToolsHttp.layer,
-      McpAuthorizationHttp.layer
+      McpAuthorizationHttp.layer,
+      CapabilitiesHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

@@ -88,8 +88,12 @@ export const clientMetadataDocument = (baseUrl: string): McpClientMetadataDocume
 
 // State ---------------------------------------------------------------------------------------------------------------
 
-/** The key that signs states: derived from the cursor key, so it is the instance's and never leaves it. */
-export const stateKeyOf = (cursorKey: Buffer) => NodeCrypto.createHmac("sha256", cursorKey).update("orgplane/mcp-oauth-state").digest()
+/**
+ * The key that signs states: derived from the cursor key, so it is the instance's and never leaves it; one per
+ * purpose, so a state of one flow is refused by another's callback.
+ */
+export const stateKeyOf = (cursorKey: Buffer, purpose = "orgplane/mcp-oauth-state") =>
+  NodeCrypto.createHmac("sha256", cursorKey).update(purpose).digest()
 
 const mac = (key: Buffer, organizationId: string, authorizationId: string) =>
   NodeCrypto.createHmac("sha256", key).update(`${organizationId}.${authorizationId}`).digest()

@@ -13,6 +13,7 @@ import memory from "./0010_memory.js"
 import telemetry from "./0011_telemetry.js"
 import workers from "./0012_workers.js"
 import mcpConnections from "./0013_mcp_connections.js"
+import suiteCapabilities from "./0014_suite_capabilities.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -27,5 +28,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 10, name: "memory", up: memory },
   { id: 11, name: "telemetry", up: telemetry },
   { id: 12, name: "workers", up: workers },
-  { id: 13, name: "mcp_connections", up: mcpConnections }
+  { id: 13, name: "mcp_connections", up: mcpConnections },
+  { id: 14, name: "suite_capabilities", up: suiteCapabilities }
 ]

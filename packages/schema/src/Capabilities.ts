@@ -1,0 +1,211 @@
+/**
+ * Capability passthroughs: a member's own delegated account at a mail suite (`suite-a`, Microsoft Graph's shapes) and
+ * a calendar suite (`suite-b`, Google Calendar's), the OAuth client an admin configures for each, and what the server
+ * does through them as the member: create a mail draft, read a mail message, add a video-meeting link to an event.
+ */
+import { Schema } from "effect"
+import { allErrors, Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { MembershipId } from "./Ids.js"
+
+// Suites and their OAuth clients --------------------------------------------------------------------------------------
+
+export const Suite = Schema.Literal("suite-a", "suite-b").annotations({
+  identifier: "Suite",
+  description: "`suite-a`: the mail suite (Microsoft 365 through Microsoft Graph); `suite-b`: the calendar suite (Google Workspace through Google Calendar)."
+})
+export type Suite = typeof Suite.Type
+
+export const SuiteFeature = Schema.Literal("mailDraft", "mailRead", "calendarWrite").annotations({
+  identifier: "SuiteFeature",
+  description:
+    "A capability an admin enables: `mailDraft` and `mailRead` on `suite-a`, `calendarWrite` on `suite-b`. Connecting asks for the scopes the enabled ones need."
+})
+export type SuiteFeature = typeof SuiteFeature.Type
+
+export const SuitePath = Schema.Struct({ suite: Suite })
+
+/** An http(s) endpoint of a suite (sovereign clouds, tests): no credentials, no fragment. */
+export const SuiteEndpointUrl = Schema.Trim.pipe(
+  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
+  Schema.filter((text) => {
+    const url = URL.canParse(text) ? new URL(text) : undefined
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
+    if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
+    if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
+    return true
+  })
+).annotations({
+  identifier: "SuiteEndpointUrl",
+  description: "An http(s) URL, at most 2048 characters, without credentials or fragment. https unless private addresses are allowed.",
+  jsonSchema: { type: "string", format: "uri", maxLength: 2048 }
+})
+
+export const SuiteTenant = Schema.Trim.pipe(
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/, {
+    message: () => "must be a directory tenant: its id, a domain, `organizations` or `common` (letters, digits, dots and hyphens)"
+  })
+).annotations({ description: "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`." })
+
+const optionalNull = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  Schema.optionalWith(Schema.NullOr(schema), { exact: true }).annotations({ description })
+
+/** Configuring a suite's OAuth client (PUT: the whole configuration; an omitted secret keeps the stored one). */
+export const SuiteClientRequest = Schema.Struct({
+  clientId: TrimmedText(1, 255, "The OAuth client (application) id registered with the suite"),
+  clientSecret: optionalNull(
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096)),
+    "The client secret, stored encrypted and never returned. Omitted: the stored one is kept; null: removed (a public client)."
+  ),
+  tenant: optionalNull(SuiteTenant, "suite-a only: the directory tenant whose accounts may connect. Default `organizations` (any work or school account)."),
+  features: Schema.Array(SuiteFeature).pipe(Schema.maxItems(3)).annotations({
+    description: "The capabilities enabled; each at most once and belonging to the suite. Empty: nothing can be used or connected."
+  }),
+  authorizationEndpoint: optionalNull(SuiteEndpointUrl, "The authorization endpoint. Default: the suite's (suite-a's for the tenant)."),
+  tokenEndpoint: optionalNull(SuiteEndpointUrl, "The token endpoint. Default: the suite's (suite-a's for the tenant)."),
+  apiBaseUrl: optionalNull(
+    SuiteEndpointUrl,
+    "The API base URL. Default `https://graph.microsoft.com/v1.0` (suite-a), `https://www.googleapis.com` (suite-b)."
+  )
+}).annotations({ ...requestBody, identifier: "SuiteClientRequest" })
+export type SuiteClientRequest = typeof SuiteClientRequest.Type
+
+export class SuiteClient extends Schema.Class<SuiteClient>("SuiteClient")({
+  suite: Suite,
+  clientId: Schema.String,
+  hasClientSecret: Schema.Boolean,
+  tenant: Schema.NullOr(Schema.String).annotations({ description: "suite-a's tenant; null on suite-b." }),
+  features: Schema.Array(SuiteFeature),
+  authorizationEndpoint: Schema.String.annotations({ description: "The endpoint in use (the configured one or the default)." }),
+  tokenEndpoint: Schema.String,
+  apiBaseUrl: Schema.String,
+  redirectUri: Schema.String.annotations({ description: "The redirect URI to register with the suite for this client." }),
+  scopes: Schema.Array(Schema.String).annotations({ description: "The scopes connecting asks for with the enabled features." }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  updatedByOrgMembershipId: Schema.NullOr(MembershipId)
+}) {}
+
+// A member's connection ------------------------------------------------------------------------------------------------
+
+export const SuiteConnectionStatus = Schema.Literal("not_connected", "connected", "reconnect_required").annotations({
+  identifier: "SuiteConnectionStatus",
+  description:
+    "`connected`: tokens are stored; `reconnect_required`: the suite refused them (revoked, expired refresh): connect again; `not_connected`: none."
+})
+
+export const SuiteFeatureState = Schema.Struct({
+  feature: SuiteFeature,
+  enabled: Schema.Boolean.annotations({ description: "The admin enabled it." }),
+  granted: Schema.Boolean.annotations({ description: "The caller's connection holds every scope it needs." })
+}).annotations({ identifier: "SuiteFeatureState" })
+
+export class SuiteConnection extends Schema.Class<SuiteConnection>("SuiteConnection")({
+  suite: Suite,
+  configured: Schema.Boolean.annotations({ description: "An admin configured the suite's OAuth client." }),
+  status: SuiteConnectionStatus,
+  grantedScopes: Schema.Array(Schema.String),
+  features: Schema.Array(SuiteFeatureState).annotations({ description: "The suite's features: enabled, and granted to this connection." }),
+  connectedAt: Schema.NullOr(Timestamp),
+  accessTokenExpiresAt: Schema.NullOr(Timestamp).annotations({ description: "Refreshed before use when a refresh token is held." })
+}) {}
+
+export const SuiteConnectResult = Schema.Struct({
+  status: Schema.Literal("connected", "needs_auth"),
+  authorizeUrl: Schema.NullOr(Schema.String).annotations({
+    description: "With `needs_auth`: the suite's page to open in a browser (valid 10 minutes, once). Null with `connected`."
+  }),
+  scopes: Schema.Array(Schema.String).annotations({ description: "The scopes asked for." })
+}).annotations({ identifier: "SuiteConnectResult" })
+export type SuiteConnectResult = typeof SuiteConnectResult.Type
+
+export const SuiteCallbackResult = Schema.Struct({
+  ok: Schema.Literal(true),
+  suite: Suite,
+  status: Schema.Literal("connected"),
+  grantedFeatures: Schema.Array(SuiteFeature).annotations({ description: "The enabled features the granted scopes cover." })
+}).annotations({ identifier: "SuiteCallbackResult" })
+
+export const SuiteDisconnectResult = Schema.Struct({
+  ok: Schema.Literal(true),
+  removed: Schema.Boolean.annotations({ description: "Whether there was a connection to drop." })
+}).annotations({ identifier: "SuiteDisconnectResult" })
+
+// Mail (suite-a) -------------------------------------------------------------------------------------------------------
+
+export const MAIL_BODY_MAX = 200_000
+
+const Recipients = (min: number, description: string) =>
+  Schema.Array(Email).pipe(Schema.minItems(min), Schema.maxItems(50)).annotations({ description })
+
+export const CreateMailDraftRequest = Schema.Struct({
+  to: Recipients(1, "1 to 50 addresses."),
+  subject: TrimmedText(1, 998, "The subject"),
+  body: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(MAIL_BODY_MAX)), { exact: true }).annotations({
+    description: "Plain text, at most 200000 characters. Default empty."
+  }),
+  cc: Schema.optionalWith(Recipients(0, "At most 50 addresses."), { exact: true }),
+  bcc: Schema.optionalWith(Recipients(0, "At most 50 addresses."), { exact: true })
+}).annotations({ ...requestBody, identifier: "CreateMailDraftRequest" })
+export type CreateMailDraftRequest = typeof CreateMailDraftRequest.Type
+
+export const MailRecipient = Schema.Struct({ name: Schema.String, address: Schema.String }).annotations({ identifier: "MailRecipient" })
+
+export class MailMessage extends Schema.Class<MailMessage>("MailMessage")({
+  id: Schema.String,
+  conversationId: Schema.String,
+  subject: Schema.String,
+  receivedDateTime: Schema.String,
+  preview: Schema.String,
+  from: Schema.NullOr(MailRecipient),
+  to: Schema.Array(MailRecipient),
+  webLink: Schema.String,
+  hasAttachments: Schema.Boolean,
+  cc: Schema.Array(MailRecipient),
+  body: Schema.String,
+  bodyContentType: Schema.String,
+  bodyTruncated: Schema.Boolean.annotations({ description: "The body was cut at 200000 characters." })
+}) {}
+
+export const MailDraftResult = Schema.Struct({ ok: Schema.Literal(true), draft: MailMessage }).annotations({ identifier: "MailDraftResult" })
+export const MailMessageResult = Schema.Struct({ ok: Schema.Literal(true), message: MailMessage }).annotations({
+  identifier: "MailMessageResult"
+})
+
+export const MailMessageId = Schema.String.pipe(
+  Schema.filter((id) => {
+    if (id.length < 1 || id.length > 512) return "must be 1 to 512 characters"
+    if (/[\s/\\?#]/.test(id)) return "must not contain white space, `/`, `\\`, `?` or `#`"
+    if (id === "." || id === "..") return "must not be `.` or `..`"
+    return true
+  })
+).annotations({
+  description: "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`.",
+  jsonSchema: { type: "string", minLength: 1, maxLength: 512, pattern: "^[^\\s/\\\\?#]+$" }
+})
+export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotations(allErrors)
+
+// Calendar (suite-b) ---------------------------------------------------------------------------------------------------
+
+export const CalendarEventPath = Schema.Struct({
+  eventId: TrimmedText(1, 512, "The primary calendar's event id")
+}).annotations(allErrors)
+
+export const CalendarEventPatch = Schema.Struct({
+  createMeetLink: Schema.Boolean.annotations({
+    description: "true: add a video-meeting link (kept if the event has one); false: change nothing and answer the event as it is."
+  })
+}).annotations({ ...requestBody, identifier: "CalendarEventPatch" })
+export type CalendarEventPatch = typeof CalendarEventPatch.Type
+
+export const CalendarEventResult = Schema.Struct({
+  ok: Schema.Literal(true),
+  eventId: Schema.String,
+  htmlLink: Schema.String,
+  summary: Schema.String,
+  start: Schema.String.annotations({ description: "The start's date-time, or its date for an all-day event." }),
+  end: Schema.String,
+  meetLink: Schema.NullOr(Schema.String).annotations({
+    description: "The video-meeting link; null while the suite has not created it yet (its conference request is pending)."
+  })
+}).annotations({ identifier: "CalendarEventResult" })
+export type CalendarEventResult = typeof CalendarEventResult.Type

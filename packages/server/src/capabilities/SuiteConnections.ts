@@ -1,0 +1,417 @@
+/**
+ * A member's own delegated connection to a suite: connect (an authorization code flow with PKCE S256 against the
+ * organization's OAuth client, with the scopes the enabled features need), the callback (signed state, code
+ * exchange, tokens stored encrypted), status, disconnect; and the access token a capability acts with
+ * (`use`), refreshed before it expires with compare-and-set on `credential_version`, as MCP credentials are
+ * (mcp/Credentials.ts): the loser of a refresh race uses the winner's token.
+ *
+ * The protocol work is the MCP SDK's OAuth client helpers (`startAuthorization`, `exchangeAuthorization`,
+ * `refreshAuthorization`) over the suite's configured endpoints, every request through the outbound guard as a
+ * user-supplied destination, within 15 seconds and 64 KiB. Nothing outside the database happens in a transaction.
+ */
+import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js"
+import { InvalidGrantError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
+import {
+  Conflict,
+  InvalidRequest,
+  type McpOAuthCallbackQuery,
+  type MemberContext,
+  NeedsConnection,
+  type Suite,
+  SuiteApiError,
+  SuiteConnection,
+  type SuiteConnectResult,
+  type SuiteFeature
+} from "@orgplane/schema"
+import { Duration, Effect, Option } from "effect"
+import { encryptTokens } from "../mcp/Credentials.js"
+import { signState, stateKeyOf, verifyState } from "../mcp/OAuth.js"
+import { Crypto } from "../platform/Crypto.js"
+import { CursorKey } from "../platform/Keyset.js"
+import { Outbound } from "../platform/Outbound.js"
+import { authorize } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { suiteCallbackUrl } from "./SuiteClients.js"
+import { type CredentialKey, type SuiteClientRow, type SuiteCredential, SuiteRepository } from "./SuiteRepository.js"
+import { apiErrorCode, authorizationExtras, endpointsOf, featuresOf, grants, needs, scopesFor } from "./Suites.js"
+
+/** How long an authorization URL stays valid. */
+export const AUTHORIZATION_TTL = Duration.minutes(10)
+
+/** A token expiring within this window is refreshed before use. */
+export const REFRESH_WINDOW = Duration.seconds(60)
+
+/** Token endpoint requests: the reference's 15 seconds and 64 KiB. */
+const TOKEN_REQUEST = { destination: "user" as const, timeout: Duration.seconds(15), maxBodyBytes: 64 * 1024 }
+
+/** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before believing it. */
+const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
+
+const connectPath = (suite: Suite) => `POST /v1/capabilities/${suite}/connection/connect`
+
+const needsConnection = (message: string) => new NeedsConnection({ message })
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
+
+/** The suite's endpoints as the SDK's helpers take an authorization server, and the organization's client. */
+export const oauthOf = (client: SuiteClientRow, secret: string | undefined) => {
+  const endpoints = endpointsOf(client)
+  const method = secret === undefined ? "none" : "client_secret_post"
+  const metadata: AuthorizationServerMetadata = {
+    issuer: new URL(endpoints.authorizationEndpoint).origin,
+    authorization_endpoint: endpoints.authorizationEndpoint,
+    token_endpoint: endpoints.tokenEndpoint,
+    response_types_supported: ["code"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: [method]
+  }
+  const clientInformation: OAuthClientInformationMixed = {
+    client_id: client.clientId,
+    ...(secret === undefined ? {} : { client_secret: secret }),
+    token_endpoint_auth_method: method
+  }
+  return { metadata, clientInformation }
+}
+
+/** What a capability acts with: the member's access token and the suite's API. */
+export interface Use {
+  readonly key: CredentialKey
+  readonly client: SuiteClientRow
+  readonly token: string
+  readonly apiBaseUrl: string
+}
+
+export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgplane/server/capabilities/SuiteConnections", {
+  effect: Effect.gen(function*() {
+    const repository = yield* SuiteRepository
+    const crypto = yield* Crypto
+    const stateKey = stateKeyOf(yield* CursorKey, "orgplane/suite-oauth-state")
+    const fetchFn = (yield* Outbound).fetchWith(TOKEN_REQUEST)
+
+    const keyOf = (member: MemberContext, suite: Suite): CredentialKey => ({
+      organizationId: member.organization.id,
+      suite,
+      membershipId: member.membership.id
+    })
+
+    const findClient = (member: MemberContext, suite: Suite) =>
+      Effect.map(orUnavailable(repository.findClient({ organizationId: member.organization.id, suite })), Option.getOrUndefined)
+
+    const secretOf = (client: SuiteClientRow) =>
+      client.clientSecretCiphertext === null ? Effect.succeed(undefined) : Effect.orDie(crypto.decrypt(client.clientSecretCiphertext))
+
+    const decryptToken = (suite: Suite, ciphertext: string) =>
+      Effect.mapError(
+        crypto.decrypt(ciphertext),
+        () => needsConnection(`Your stored ${suite} token cannot be decrypted (the server's encryption key changed): connect again with ${connectPath(suite)}.`)
+      )
+
+    const expiring = (credential: SuiteCredential, at: Date) =>
+      credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
+    const expired = (credential: SuiteCredential, at: Date) => credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
+
+    /** The token of a credential read back after another refresh won, if it is usable. */
+    const readBack = (key: CredentialKey) =>
+      Effect.gen(function*() {
+        const current = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
+        if (current === undefined || current.credentialHealth !== "ready" || expired(current, yield* now)) {
+          return yield* Effect.fail(needsConnection(`Your ${key.suite} connection is no longer usable: connect again with ${connectPath(key.suite)}.`))
+        }
+        return yield* decryptToken(key.suite, current.accessTokenCiphertext)
+      })
+
+    /** Waits for a concurrent refresh to move the credential past `version`; whether one did. */
+    const otherRefreshed = (key: CredentialKey, version: number) =>
+      Effect.gen(function*() {
+        for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
+          const current = yield* orUnavailable(repository.findCredential(key))
+          if (Option.isSome(current) && current.value.credentialVersion !== version) return true
+          yield* Effect.sleep(RACE_WAIT.interval)
+        }
+        return false
+      })
+
+    /**
+     * Refreshes a credential read at `credential.credentialVersion`; the access token to use: the new one, the one a
+     * concurrent refresh stored, or (when the suite could not be reached) the current one while it is still valid.
+     */
+    const refresh = (client: SuiteClientRow, key: CredentialKey, credential: SuiteCredential) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const suite = key.suite
+        const current = () =>
+          expired(credential, at)
+            ? Effect.fail(needsConnection(`Your ${suite} token expired and cannot be refreshed: connect again with ${connectPath(suite)}.`))
+            : decryptToken(suite, credential.accessTokenCiphertext)
+        if (credential.refreshTokenCiphertext === null) return yield* current()
+        const refreshToken = yield* decryptToken(suite, credential.refreshTokenCiphertext)
+        const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
+        const answer = yield* Effect.either(Effect.tryPromise({
+          try: () => refreshAuthorization(metadata.issuer, { metadata, clientInformation, refreshToken, fetchFn }),
+          catch: (error) => error
+        }))
+        if (answer._tag === "Left") {
+          const error = answer.left
+          if (error instanceof InvalidGrantError) {
+            // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
+            if (yield* otherRefreshed(key, credential.credentialVersion)) return yield* readBack(key)
+            const marked = yield* orUnavailable(repository.markReconnectRequired(key, credential.credentialVersion, "refresh_rejected", yield* now))
+            if (!marked) return yield* readBack(key)
+            return yield* Effect.fail(needsConnection(
+              `The ${suite} refused to refresh your connection (invalid_grant: revoked or expired): connect again with ${connectPath(suite)}.`
+            ))
+          }
+          yield* Effect.logWarning(`${suite} token refresh failed: ${describe(error)}`)
+          // Still valid for a moment: use it; the next call tries again.
+          if (!expired(credential, at)) return yield* current()
+          return yield* Effect.fail(new SuiteApiError({
+            error: apiErrorCode(suite),
+            message: error instanceof OAuthError
+              ? `Refreshing your ${suite} token failed: the suite refused the organization's OAuth client (${error.errorCode}); an admin checks its client id and secret.`
+              : `Refreshing your ${suite} token failed: the token endpoint did not answer (${describe(error)}).`,
+            retryable: !(error instanceof OAuthError)
+          }))
+        }
+        const tokens = yield* Effect.orDie(Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes), Crypto, crypto))
+        if (yield* orUnavailable(repository.compareAndSet(key, credential.credentialVersion, tokens, yield* now))) return answer.right.access_token
+        return yield* readBack(key)
+      })
+
+    /**
+     * What a capability of `feature` acts with, or 409 `needs_connection` saying why not: the suite is not
+     * configured, the feature is disabled, the member has not connected, the suite refused the stored tokens, or a
+     * scope the feature needs was not granted.
+     */
+    const use = (member: MemberContext, suite: Suite, feature: SuiteFeature) =>
+      Effect.gen(function*() {
+        const client = yield* findClient(member, suite)
+        if (client === undefined) {
+          return yield* Effect.fail(needsConnection(
+            `The ${suite} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
+          ))
+        }
+        const { need, what } = needs[feature]
+        if (!client.features.includes(feature)) {
+          return yield* Effect.fail(needsConnection(`An administrator has disabled ${what} (\`${feature}\`) for ${suite}.`))
+        }
+        const key = keyOf(member, suite)
+        const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
+        if (credential === undefined) {
+          return yield* Effect.fail(needsConnection(`You have not connected your ${suite} account: connect it with ${connectPath(suite)}.`))
+        }
+        if (credential.credentialHealth === "reconnect_required") {
+          return yield* Effect.fail(needsConnection(
+            `The ${suite} refused your stored connection (${credential.credentialHealthReason ?? "rejected"}): connect again with ${connectPath(suite)}.`
+          ))
+        }
+        if (!grants(suite, credential.grantedScopes, feature)) {
+          return yield* Effect.fail(needsConnection(
+            `Your ${suite} connection is missing the ${need.label} permission ${what} need: connect again with ${connectPath(suite)} to grant it.`
+          ))
+        }
+        const token = expiring(credential, yield* now)
+          ? yield* refresh(client, key, credential)
+          : yield* decryptToken(suite, credential.accessTokenCiphertext)
+        return { key, client, token, apiBaseUrl: endpointsOf(client).apiBaseUrl } satisfies Use
+      })
+
+    /**
+     * After the suite refused `used.token` with 401: a token to retry with once (a newer stored one, or a refreshed
+     * one), or 409 `needs_connection` with the credential marked `reconnect_required`.
+     */
+    const renew = (used: Use) =>
+      Effect.gen(function*() {
+        const suite = used.key.suite
+        const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
+        const refused = needsConnection(`The ${suite} refused your stored token: connect again with ${connectPath(suite)}.`)
+        if (stored === undefined || stored.credentialHealth !== "ready") return yield* Effect.fail(refused)
+        const current = yield* decryptToken(suite, stored.accessTokenCiphertext)
+        if (current !== used.token) return { ...used, token: current }
+        if (stored.refreshTokenCiphertext !== null) {
+          const renewed = yield* refresh(used.client, used.key, { ...stored, tokenExpiresAt: new Date(0) }).pipe(
+            Effect.catchTag("SuiteApiError", () => Effect.succeed(undefined))
+          )
+          if (renewed !== undefined && renewed !== used.token) return { ...used, token: renewed }
+        }
+        yield* orUnavailable(repository.markReconnectRequired(used.key, stored.credentialVersion, "token_rejected", yield* now))
+        return yield* Effect.fail(refused)
+      })
+
+    /** Marks the credential `reconnect_required`: the suite refused even a renewed token. */
+    const markRejected = (used: Use) =>
+      Effect.gen(function*() {
+        const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
+        if (stored === undefined) return
+        yield* orUnavailable(repository.markReconnectRequired(used.key, stored.credentialVersion, "token_rejected", yield* now))
+      })
+
+    const status = (member: MemberContext, suite: Suite) =>
+      Effect.gen(function*() {
+        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        const client = yield* findClient(member, suite)
+        const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(keyOf(member, suite))))
+        const granted = credential?.grantedScopes ?? []
+        return new SuiteConnection({
+          suite,
+          configured: client !== undefined,
+          status: credential === undefined ? "not_connected" : credential.credentialHealth === "ready" ? "connected" : "reconnect_required",
+          grantedScopes: granted,
+          features: featuresOf[suite].map((feature) => ({
+            feature,
+            enabled: client?.features.includes(feature) ?? false,
+            granted: credential !== undefined && grants(suite, granted, feature)
+          })),
+          connectedAt: credential?.connectedAt ?? null,
+          accessTokenExpiresAt: credential?.tokenExpiresAt ?? null
+        })
+      })
+
+    const connect = (member: MemberContext, suite: Suite, baseUrl: string) =>
+      Effect.gen(function*() {
+        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        const client = yield* findClient(member, suite)
+        if (client === undefined || client.features.length === 0) {
+          return yield* Effect.fail(new Conflict({
+            error: "suite_not_configured",
+            message: client === undefined
+              ? `The ${suite} is not set up in this organization: an admin configures its OAuth client first (PUT /v1/capabilities/${suite}/client).`
+              : `No capability of the ${suite} is enabled: an admin enables one first (PUT /v1/capabilities/${suite}/client).`
+          }))
+        }
+        const scopes = scopesFor(suite, client.features)
+        // Connected with every enabled feature's scopes, and usable (refreshed first when about to expire).
+        const usable = yield* Effect.forEach(client.features, (feature) => use(member, suite, feature), { discard: true }).pipe(
+          Effect.as(true),
+          Effect.catchTags({ NeedsConnection: () => Effect.succeed(false), SuiteApiError: () => Effect.succeed(false) })
+        )
+        if (usable) return { status: "connected", authorizeUrl: null, scopes } satisfies SuiteConnectResult
+
+        const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
+        const redirectUri = suiteCallbackUrl(baseUrl)
+        const authorizationId = (yield* crypto.newToken("soa")).replace(/\./g, "")
+        const started = yield* Effect.promise(() =>
+          startAuthorization(metadata.issuer, {
+            metadata,
+            clientInformation,
+            redirectUrl: redirectUri,
+            scope: scopes.join(" "),
+            state: signState(stateKey, member.organization.id, authorizationId)
+          })
+        )
+        const url = started.authorizationUrl
+        // The SDK asks for consent whenever `offline_access` is asked; suite-a gives a refresh token without it.
+        if (suite === "suite-a") url.searchParams.delete("prompt")
+        for (const [name, value] of Object.entries(authorizationExtras(suite))) url.searchParams.set(name, value)
+        const verifier = yield* Effect.orDie(crypto.encrypt(started.codeVerifier))
+        const at = yield* now
+        const key = keyOf(member, suite)
+        yield* transaction(Effect.gen(function*() {
+          yield* repository.deleteExpiredAuthorizations(key, at)
+          yield* repository.insertAuthorization({
+            organizationId: key.organizationId,
+            id: authorizationId,
+            suite,
+            membershipId: key.membershipId,
+            codeVerifierCiphertext: verifier,
+            redirectUri,
+            clientId: client.clientId,
+            requestedScopes: scopes,
+            createdAt: at,
+            expiresAt: new Date(at.getTime() + Duration.toMillis(AUTHORIZATION_TTL)),
+            usedAt: null
+          })
+        }))
+        return { status: "needs_auth", authorizeUrl: url.toString(), scopes } satisfies SuiteConnectResult
+      })
+
+    /** A refusal only the server can make: its detail carries a `code`. */
+    const refused = (path: string, code: string, message: string) => new InvalidRequest({ details: [{ message, path: [path], code }] })
+    const badState = (message: string, code = "oauth_state_invalid") => refused("state", code, message)
+
+    const callback = (query: McpOAuthCallbackQuery) =>
+      Effect.gen(function*() {
+        if (query.state === undefined || query.state === "") return yield* Effect.fail(badState("The callback carries no `state`: start again with connect."))
+        const named = verifyState(stateKey, query.state)
+        if (named === undefined) return yield* Effect.fail(badState("The `state` is not one this server issued: start again with connect."))
+        const authorizationKey = { organizationId: named.organizationId, id: named.authorizationId }
+        const authorization = Option.getOrUndefined(yield* orUnavailable(repository.findAuthorization(authorizationKey)))
+        if (authorization === undefined) {
+          return yield* Effect.fail(badState("The authorization is unknown (its suite client or member was removed, or it was replaced): start again with connect."))
+        }
+        const suite = authorization.suite
+        if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
+        const at = yield* now
+        if (authorization.expiresAt.getTime() <= at.getTime()) {
+          return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect.", "oauth_authorization_expired"))
+        }
+        if (query.error !== undefined) {
+          // Spent: a refusal cannot be followed by a code for the same state.
+          yield* transaction(repository.spendAuthorization(authorizationKey, at))
+          const description = query.error_description === undefined ? "" : `: ${query.error_description.slice(0, 300)}`
+          return yield* Effect.fail(refused(
+            "error",
+            query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
+            query.error === "access_denied"
+              ? `The authorization was denied (access_denied${description}). Nothing was connected.`
+              : `The ${suite} refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
+          ))
+        }
+        if (query.code === undefined || query.code === "") {
+          return yield* Effect.fail(refused("code", "oauth_code_missing", "The callback carries neither `code` nor `error`."))
+        }
+        const client = Option.getOrUndefined(yield* orUnavailable(repository.findClient({ organizationId: authorization.organizationId, suite })))
+        if (client === undefined || client.clientId !== authorization.clientId) {
+          return yield* Effect.fail(badState("The suite's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
+        }
+        const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
+        const verifier = yield* Effect.orDie(crypto.decrypt(authorization.codeVerifierCiphertext))
+        const tokens = yield* Effect.tryPromise({
+          try: () =>
+            exchangeAuthorization(metadata.issuer, {
+              metadata,
+              clientInformation,
+              authorizationCode: query.code!,
+              codeVerifier: verifier,
+              redirectUri: authorization.redirectUri,
+              fetchFn
+            }),
+          catch: (cause) => cause
+        }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
+          cause instanceof OAuthError
+            ? Effect.fail(refused("code", "oauth_code_rejected", `The ${suite} refused the code (${cause.errorCode}): start again with connect.`))
+            : Effect.fail(new SuiteApiError({
+              error: apiErrorCode(suite),
+              message: `The ${suite}'s token endpoint did not answer (${describe(cause)}): start again with connect.`,
+              retryable: true
+            }))
+        ))
+        const encrypted = yield* Effect.orDie(Effect.provideService(encryptTokens(tokens, at, authorization.requestedScopes), Crypto, crypto))
+        const key: CredentialKey = { organizationId: authorization.organizationId, suite, membershipId: authorization.membershipId }
+        yield* transaction(Effect.gen(function*() {
+          if (!(yield* repository.spendAuthorization(authorizationKey, at))) {
+            return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
+          }
+          yield* repository.storeCredential(key, encrypted, at)
+        }))
+        return {
+          ok: true,
+          suite,
+          status: "connected",
+          grantedFeatures: client.features.filter((feature) => grants(suite, encrypted.grantedScopes, feature))
+        } as const
+      })
+
+    const disconnect = (member: MemberContext, suite: Suite) =>
+      Effect.gen(function*() {
+        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        const removed = yield* transaction(repository.dropCredential(keyOf(member, suite)))
+        return { ok: true, removed } as const
+      })
+
+    return { use, renew, markRejected, status, connect, callback, disconnect } as const
+  }),
+  dependencies: [SuiteRepository.Default]
+}) {}
