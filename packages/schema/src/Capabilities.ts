@@ -134,8 +134,9 @@ export const SuiteDisconnectResult = Schema.Struct({
 
 export const MAIL_BODY_MAX = 200_000
 
-const Recipients = (min: number, description: string) =>
-  Schema.Array(Email).pipe(Schema.minItems(min), Schema.maxItems(50)).annotations({ description })
+const Recipients = (min: 0 | 1, description: string) =>
+  (min === 1 ? Schema.Array(Email).pipe(Schema.minItems(1), Schema.maxItems(50)) : Schema.Array(Email).pipe(Schema.maxItems(50)))
+    .annotations({ description })
 
 export const CreateMailDraftRequest = Schema.Struct({
   to: Recipients(1, "1 to 50 addresses."),
