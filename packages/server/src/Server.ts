@@ -7,7 +7,7 @@
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@orgplane/schema"
 import type { SqlClient } from "@effect/sql"
@@ -110,6 +110,12 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(OutboundLive(options))
   )
 
+/**
+ * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
+ * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400).
+ */
+const Routing = HttpRouter.setRouterConfig({ maxParamLength: 1024 })
+
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
@@ -134,7 +140,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
     Layer.provide(Platform),
     Layer.provideMerge(Integrations(options)),
     Layer.provideMerge(Storage(options)),
-    Layer.provideMerge(DatabaseStatus.Default)
+    Layer.provideMerge(DatabaseStatus.Default),
+    Layer.provide(Routing)
   )
 
 /** The address people type: a wildcard bind is reachable on loopback. */
