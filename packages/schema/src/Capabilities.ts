@@ -41,10 +41,14 @@ export const SuiteEndpointUrl = Schema.Trim.pipe(
 })
 
 export const SuiteTenant = Schema.Trim.pipe(
+  Schema.maxLength(255),
   Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/, {
     message: () => "must be a directory tenant: its id, a domain, `organizations` or `common` (letters, digits, dots and hyphens)"
   })
-).annotations({ description: "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`." })
+).annotations({
+  description: "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`.",
+  jsonSchema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$" }
+})
 
 const optionalNull = <S extends Schema.Schema.Any>(schema: S, description: string) =>
   Schema.optionalWith(Schema.NullOr(schema), { exact: true }).annotations({ description })

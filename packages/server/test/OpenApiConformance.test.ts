@@ -38,7 +38,14 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
   // member is sent here; the URL's host must resolve (to public addresses) before anything is stored.
   { operation: "mcpConnections.create", path: ["apiKey"], message: "is only for `authType: apikey`" },
   { operation: "mcpConnections.create", path: ["oauth"], message: "is only for `authType: oauth`" },
-  { operation: "mcpConnections.create", path: ["url"], message: "The outbound URL is not allowed: x.example could not be resolved" }
+  { operation: "mcpConnections.create", path: ["url"], message: "The outbound URL is not allowed: x.example could not be resolved" },
+  // Suite clients: a feature once (the array's items are a set), and endpoints that resolve to public addresses.
+  { operation: "suiteClients.put", path: ["features", 1], message: "`mailDraft` is listed twice" },
+  ...(["authorizationEndpoint", "tokenEndpoint", "apiBaseUrl"] as const).map((member) => ({
+    operation: "suiteClients.put",
+    path: [member],
+    message: "The outbound URL is not allowed: x.example could not be resolved"
+  }))
 ]
 
 let server: TestServer.RunningServer
