@@ -6,6 +6,7 @@ import * as Durable from "./platform/Durable.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
+import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -14,5 +15,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...DnsConfig.environment,
   ...WorkerRuntimeConfig.environment,
   ...McpPresetsConfig.environment,
-  ...McpToolConfig.environment
+  ...McpToolConfig.environment,
+  ...CapabilityConfig.environment
 ]
