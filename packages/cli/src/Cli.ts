@@ -27,6 +27,9 @@ import { workers } from "./commands/workers.js"
 import { admin } from "./commands/admin.js"
 import { telemetry } from "./commands/telemetry.js"
 import { mcp } from "./commands/mcp.js"
+import { connections } from "./commands/connections.js"
+import { mail } from "./commands/mail.js"
+import { calendar } from "./commands/calendar.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
@@ -37,7 +40,7 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, telemetry, the instance's metrics and external MCP connections.",
+    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, telemetry, the instance's metrics, external MCP connections, and your own mail and calendar accounts (connections, mail, calendar).",
     [
       Serve.make(options.serveEnvironment),
       auth,
@@ -59,7 +62,10 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       memory,
       admin,
       telemetry,
-      mcp
+      mcp,
+      connections,
+      mail,
+      calendar
     ]
   )
 

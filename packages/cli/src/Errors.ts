@@ -65,7 +65,15 @@ const originOf = (url: string) => {
 const codeForStatus = (status: number) =>
   status === 401 ? ExitCodes.unauthenticated : status === 404 ? ExitCodes.notFound : ExitCodes.error
 
-const hintFor = (status: number, error: string): string | undefined => {
+const hintFor = (status: number, error: string, detail?: string): string | undefined => {
+  if (error === "needs_connection") {
+    // The message names the suite (`/v1/capabilities/suite-a/...`); a capability of each suite says which it is.
+    const suite = /suite-[ab]/.exec(detail ?? "")?.[0]
+    return suite === undefined
+      ? "connect with 'orgplane connections suite-a connect' (mail) or 'orgplane connections suite-b connect' (calendar)"
+      : `run 'orgplane connections ${suite} connect'`
+  }
+  if (error === "suite_not_configured") return "ask an owner or admin to configure it with 'orgplane connections <suite> client set'"
   if (status === 401) return "log in with 'orgplane auth login'"
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
   if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
@@ -90,7 +98,7 @@ const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report =>
   const retry = error instanceof RateLimited && error.retryAfterSeconds !== undefined
     ? `retry in ${error.retryAfterSeconds} s`
     : undefined
-  const hint = retry ?? hintFor(status, name)
+  const hint = retry ?? hintFor(status, name, detail)
   return {
     code: codeForStatus(status),
     message: `${name} (${status})${detail ? `: ${detail}` : ""}${hint ? ` — ${hint}` : ""}`,
