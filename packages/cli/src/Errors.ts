@@ -66,14 +66,16 @@ const codeForStatus = (status: number) =>
   status === 401 ? ExitCodes.unauthenticated : status === 404 ? ExitCodes.notFound : ExitCodes.error
 
 const hintFor = (status: number, error: string, detail?: string): string | undefined => {
-  if (error === "needs_connection") {
-    // The message names the suite (`/v1/capabilities/suite-a/...`); a capability of each suite says which it is.
-    const suite = /suite-[ab]/.exec(detail ?? "")?.[0]
-    return suite === undefined
+  if (error === "needs_connection" || error === "suite_not_configured") {
+    // The message names the suite (`/v1/capabilities/suite-a/...`) and says whether connecting again would help.
+    const suite = /suite-[ab]/.exec(detail ?? "")?.[0] ?? "<suite>"
+    if (error === "suite_not_configured" || /\/client\)|disabled/.test(detail ?? "")) {
+      return `ask an owner or admin to configure it with 'orgplane connections ${suite} client set'`
+    }
+    return suite === "<suite>"
       ? "connect with 'orgplane connections suite-a connect' (mail) or 'orgplane connections suite-b connect' (calendar)"
       : `run 'orgplane connections ${suite} connect'`
   }
-  if (error === "suite_not_configured") return "ask an owner or admin to configure it with 'orgplane connections <suite> client set'"
   if (status === 401) return "log in with 'orgplane auth login'"
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
   if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
