@@ -65,11 +65,11 @@ const originOf = (url: string) => {
 const codeForStatus = (status: number) =>
   status === 401 ? ExitCodes.unauthenticated : status === 404 ? ExitCodes.notFound : ExitCodes.error
 
-const hintFor = (status: number, error: string, detail?: string): string | undefined => {
+const hintFor = (status: number, error: string, detail?: string, body: Record<string, unknown> = {}): string | undefined => {
   if (error === "needs_connection" || error === "suite_not_configured") {
-    // The message names the suite (`/v1/capabilities/suite-a/...`) and says whether connecting again would help.
-    const suite = /suite-[ab]/.exec(detail ?? "")?.[0] ?? "<suite>"
-    if (error === "suite_not_configured" || /\/client\)|disabled/.test(detail ?? "")) {
+    // `needs_connection` names the suite and the reason; `suite_not_configured` (connect) names the suite in its message.
+    const suite = typeof body.suite === "string" ? body.suite : /suite-[ab]/.exec(detail ?? "")?.[0] ?? "<suite>"
+    if (error === "suite_not_configured" || body.reason === "suite_not_configured" || body.reason === "feature_disabled") {
       return `ask an owner or admin to configure it with 'orgplane connections ${suite} client set'`
     }
     return suite === "<suite>"
@@ -100,7 +100,7 @@ const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report =>
   const retry = error instanceof RateLimited && error.retryAfterSeconds !== undefined
     ? `retry in ${error.retryAfterSeconds} s`
     : undefined
-  const hint = retry ?? hintFor(status, name, detail)
+  const hint = retry ?? hintFor(status, name, detail, body)
   return {
     code: codeForStatus(status),
     message: `${name} (${status})${detail ? `: ${detail}` : ""}${hint ? ` — ${hint}` : ""}`,

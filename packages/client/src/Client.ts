@@ -22,7 +22,7 @@ export interface ClientOptions {
   readonly apiKey?: string | undefined
   /** Time to wait for each attempt's response (default 30 seconds). A timeout counts as a transport failure. */
   readonly timeout?: Duration.DurationInput | undefined
-  /** Retries of transient failures: 429, 5xx and network errors (default 2). */
+  /** Retries of transient failures: 429, 5xx and network errors (default 2); not an answer whose body says `"retryable": false`. */
   readonly maxRetries?: number | undefined
   /** Delay before the first retry, doubled for each further one up to 5 seconds, with ±20% jitter (default 200 ms). */
   readonly retryDelay?: Duration.DurationInput | undefined
@@ -52,6 +52,17 @@ const retryAfter = (response: HttpClientResponse.HttpClientResponse, now: number
   const date = Date.parse(value)
   return Number.isNaN(date) ? undefined : Duration.millis(Math.max(0, date - now))
 }
+
+/**
+ * Whether an error body says retrying cannot help (`"retryable": false`). Read as bytes, which the response caches:
+ * the API client decodes the same bytes afterwards.
+ */
+const saysFinal = (response: HttpClientResponse.HttpClientResponse) =>
+  response.arrayBuffer.pipe(
+    Effect.flatMap((bytes) => Effect.try(() => JSON.parse(new TextDecoder().decode(bytes)) as unknown)),
+    Effect.map((body) => typeof body === "object" && body !== null && (body as { retryable?: unknown }).retryable === false),
+    Effect.orElseSucceed(() => false)
+  )
 
 /** Adds orgplane's headers, timeout and retry policy to an HttpClient. */
 export const configure = (options: ClientOptions) => (client: HttpClient.HttpClient): HttpClient.HttpClient => {
@@ -93,6 +104,8 @@ export const configure = (options: ClientOptions) => (client: HttpClient.HttpCli
             onSuccess: (response) => {
               if (retry >= maxRetries || !isRetryable(request.method, response.status)) return Effect.succeed(response)
               return Effect.gen(function*() {
+                // An answer that says it will not change (`"retryable": false`, as the suites' errors do) is final.
+                if (response.status >= 500 && (yield* saysFinal(response))) return response
                 const wait = retryAfter(response, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
                 if (wait !== undefined && Duration.greaterThan(wait, MAX_RETRY_AFTER)) return response
                 // Read the discarded body so its connection goes back to the pool.

@@ -53,6 +53,14 @@ describe("retries", () => {
     expect(fake.requests).toHaveLength(2)
   })
 
+  it("does not retry a GET whose error says it is not retryable, and still reports its body", async () => {
+    const final = { error: "suite_a_api_error", message: "Reading the message failed: 404 ErrorItemNotFound", retryable: false }
+    fake.script({ status: 502, body: final }, { status: 200, body: FakeServer.health })
+    const error = await rejection(withClient({ maxRetries: 2 }, (client) => client.capabilities.readMailMessage({ path: { messageId: "AAMkAD=" } })))
+    expect(error).toMatchObject({ status: 502, code: "suite_a_api_error", body: final })
+    expect(fake.requests).toHaveLength(1)
+  })
+
   it("does not retry a POST answered 503", async () => {
     fake.script({ status: 503, body: unavailable }, { status: 200, body: FakeServer.authResult })
     const error = await rejection(withClient({ maxRetries: 3 }, (client) => client.users.signIn(signIn)))

@@ -231,9 +231,27 @@ export class ConnectionNotReady extends Schema.TaggedError<ConnectionNotReady>("
 }) {}
 export const ConnectionNotReadyResponse = wire(ConnectionNotReady, 409, "The MCP connection lacks the credential it needs.")
 
+export const NeedsConnectionReason = Schema.Literal(
+  "suite_not_configured",
+  "feature_disabled",
+  "not_connected",
+  "reconnect_required",
+  "scope_missing",
+  "permission_denied"
+).annotations({
+  identifier: "NeedsConnectionReason",
+  description:
+    "Why: `suite_not_configured` and `feature_disabled` are an admin's to fix (the suite's OAuth client); `not_connected`, `reconnect_required` (the suite refused the stored tokens), `scope_missing` and `permission_denied` (the suite answered 403) the member's: connect again."
+})
+export type NeedsConnectionReason = typeof NeedsConnectionReason.Type
+
 export class NeedsConnection extends Schema.TaggedError<NeedsConnection>("NeedsConnection")("NeedsConnection", {
   error: code("needs_connection"),
-  message: Schema.String
+  message: Schema.String,
+  suite: Schema.optionalWith(Schema.Literal("suite-a", "suite-b"), { exact: true }).annotations({
+    description: "The suite whose connection is needed."
+  }),
+  reason: Schema.optionalWith(NeedsConnectionReason, { exact: true })
 }) {}
 export const NeedsConnectionResponse = wire(
   NeedsConnection,

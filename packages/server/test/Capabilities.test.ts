@@ -436,11 +436,11 @@ describe("needs_connection", () => {
   it("says which: not configured, feature disabled, not connected, a scope not granted", async () => {
     const org = await newOrg()
     const attempt = async () => ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
-    expect((await attempt()).message).toMatch(/not set up in this organization/)
+    expect(await attempt()).toMatchObject({ suite: "suite-a", reason: "suite_not_configured", message: expect.stringMatching(/not set up in this organization/) })
     await configure(org, "suite-a", { features: ["mailRead"] })
-    expect((await attempt()).message).toMatch(/administrator has disabled mail drafts/)
+    expect(await attempt()).toMatchObject({ reason: "feature_disabled", message: expect.stringMatching(/administrator has disabled mail drafts/) })
     await configure(org, "suite-a")
-    expect((await attempt()).message).toMatch(/have not connected your suite-a account/)
+    expect(await attempt()).toMatchObject({ reason: "not_connected", message: expect.stringMatching(/have not connected your account at the mail suite/) })
 
     // The member grants only Mail.Read.
     const manual = await FakeOAuth.start({ dynamicRegistration: false, autoApprove: false, scopesSupported: SCOPES })
@@ -452,7 +452,12 @@ describe("needs_connection", () => {
       const redirect = new URL(manual.approve(pending.pending, { scopes: ["offline_access", "Mail.Read"] }))
       expect(ok("callback", await followCallback(redirect), 200).grantedFeatures).toEqual(["mailRead"])
       const refused = await attempt()
-      expect(refused).toEqual({ error: "needs_connection", message: expect.stringMatching(/missing the Mail\.ReadWrite permission mail drafts need/) })
+      expect(refused).toEqual({
+        error: "needs_connection",
+        suite: "suite-a",
+        reason: "scope_missing",
+        message: expect.stringMatching(/missing the Mail\.ReadWrite permission mail drafts need/)
+      })
       expect(ok("status", await call("GET", "/v1/capabilities/suite-a/connection", { token: org.member.token }), 200).features).toEqual([
         { feature: "mailDraft", enabled: true, granted: false },
         { feature: "mailRead", enabled: true, granted: true }
@@ -468,7 +473,7 @@ describe("needs_connection", () => {
     const org = await connectedOrg()
     mail.setMode({ _tag: "status", status: 403 }, { times: 1 })
     const answer = ok("draft", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 409)
-    expect(answer.error).toBe("needs_connection")
+    expect(answer).toMatchObject({ error: "needs_connection", suite: "suite-a", reason: "permission_denied" })
     expect(answer.message).toMatch(/403.*lacks a permission/)
   })
 })
@@ -502,7 +507,7 @@ describe("tokens", () => {
     }), 200)
     oauth.expireAccessTokens()
     const refused = ok("meet", await meet(org.member.token, eventId), 409)
-    expect(refused.error).toBe("needs_connection")
+    expect(refused).toMatchObject({ error: "needs_connection", suite: "suite-b", reason: "reconnect_required" })
     expect((await credential(org, "suite-b", org.member.membership.id))!.credentialHealth).toBe("reconnect_required")
     expect(ok("status", await call("GET", "/v1/capabilities/suite-b/connection", { token: org.member.token }), 200).status).toBe("reconnect_required")
     // Connecting again makes it usable.

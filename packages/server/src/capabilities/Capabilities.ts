@@ -19,7 +19,7 @@ import { authorize } from "../platform/Principal.js"
 import * as Calendar from "./Calendar.js"
 import * as Mail from "./Mail.js"
 import { SuiteConnections, type Use } from "./SuiteConnections.js"
-import { apiErrorCode } from "./Suites.js"
+import { apiErrorCode, suiteName } from "./Suites.js"
 import { type Rejected, Upstream } from "./Upstream.js"
 import type * as UpstreamRequest from "./Upstream.js"
 
@@ -30,7 +30,9 @@ export class Capabilities extends Effect.Service<Capabilities>()("@orgplane/serv
 
     const forbidden = (suite: Suite, rejected: Rejected) =>
       new NeedsConnection({
-        message: `The ${suite} refused the request (403${rejected.message === "" ? "" : `: ${rejected.message}`}): your connection lacks a permission it needs; connect again with POST /v1/capabilities/${suite}/connection/connect.`
+        suite,
+        reason: "permission_denied",
+        message: `The ${suiteName(suite)} refused the request (403${rejected.message === "" ? "" : `: ${rejected.message}`}): your connection lacks a permission it needs; connect again with POST /v1/capabilities/${suite}/connection/connect.`
       })
 
     /** One request as the member, retried once with a renewed token after a 401. */
@@ -56,7 +58,9 @@ export class Capabilities extends Effect.Service<Capabilities>()("@orgplane/serv
                       : Effect.zipRight(
                         connections.markRejected(renewed),
                         Effect.fail(new NeedsConnection({
-                          message: `The ${suite} refused your token again after it was renewed: connect again with POST /v1/capabilities/${suite}/connection/connect.`
+                          suite,
+                          reason: "reconnect_required",
+                          message: `The ${suiteName(suite)} refused your token again after it was renewed: connect again with POST /v1/capabilities/${suite}/connection/connect.`
                         }))
                       ))
                 )))

@@ -18,6 +18,7 @@ import {
   type McpOAuthCallbackQuery,
   type MemberContext,
   NeedsConnection,
+  type NeedsConnectionReason,
   type Suite,
   SuiteApiError,
   SuiteConnection,
@@ -35,7 +36,7 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { suiteCallbackUrl } from "./SuiteClients.js"
 import { type CredentialKey, type SuiteClientRow, type SuiteCredential, SuiteRepository } from "./SuiteRepository.js"
-import { apiErrorCode, authorizationExtras, endpointsOf, featuresOf, grants, needs, scopesFor } from "./Suites.js"
+import { apiErrorCode, authorizationExtras, endpointsOf, featuresOf, grants, needs, scopesFor, suiteName } from "./Suites.js"
 
 /** How long an authorization URL stays valid. */
 export const AUTHORIZATION_TTL = Duration.minutes(10)
@@ -51,7 +52,7 @@ const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
 
 const connectPath = (suite: Suite) => `POST /v1/capabilities/${suite}/connection/connect`
 
-const needsConnection = (message: string) => new NeedsConnection({ message })
+const needsConnection = (suite: Suite, reason: NeedsConnectionReason, message: string) => new NeedsConnection({ message, suite, reason })
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
 
@@ -106,7 +107,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
     const decryptToken = (suite: Suite, ciphertext: string) =>
       Effect.mapError(
         crypto.decrypt(ciphertext),
-        () => needsConnection(`Your stored ${suite} token cannot be decrypted (the server's encryption key changed): connect again with ${connectPath(suite)}.`)
+        () => needsConnection(suite, "reconnect_required", `Your stored token for the ${suiteName(suite)} cannot be decrypted (the server's encryption key changed): connect again with ${connectPath(suite)}.`)
       )
 
     const expiring = (credential: SuiteCredential, at: Date) =>
@@ -118,7 +119,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
       Effect.gen(function*() {
         const current = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
         if (current === undefined || current.credentialHealth !== "ready" || expired(current, yield* now)) {
-          return yield* Effect.fail(needsConnection(`Your ${key.suite} connection is no longer usable: connect again with ${connectPath(key.suite)}.`))
+          return yield* Effect.fail(needsConnection(key.suite, "reconnect_required", `Your connection to the ${suiteName(key.suite)} is no longer usable: connect again with ${connectPath(key.suite)}.`))
         }
         return yield* decryptToken(key.suite, current.accessTokenCiphertext)
       })
@@ -144,7 +145,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         const suite = key.suite
         const current = () =>
           expired(credential, at)
-            ? Effect.fail(needsConnection(`Your ${suite} token expired and cannot be refreshed: connect again with ${connectPath(suite)}.`))
+            ? Effect.fail(needsConnection(suite, "reconnect_required", `Your token for the ${suiteName(suite)} expired and cannot be refreshed: connect again with ${connectPath(suite)}.`))
             : decryptToken(suite, credential.accessTokenCiphertext)
         if (credential.refreshTokenCiphertext === null) return yield* current()
         const refreshToken = yield* decryptToken(suite, credential.refreshTokenCiphertext)
@@ -161,7 +162,9 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             const marked = yield* orUnavailable(repository.markReconnectRequired(key, credential.credentialVersion, "refresh_rejected", yield* now))
             if (!marked) return yield* readBack(key)
             return yield* Effect.fail(needsConnection(
-              `The ${suite} refused to refresh your connection (invalid_grant: revoked or expired): connect again with ${connectPath(suite)}.`
+              suite,
+              "reconnect_required",
+              `The ${suiteName(suite)} refused to refresh your connection (invalid_grant: revoked or expired): connect again with ${connectPath(suite)}.`
             ))
           }
           yield* Effect.logWarning(`${suite} token refresh failed: ${describe(error)}`)
@@ -170,8 +173,8 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           return yield* Effect.fail(new SuiteApiError({
             error: apiErrorCode(suite),
             message: error instanceof OAuthError
-              ? `Refreshing your ${suite} token failed: the suite refused the organization's OAuth client (${error.errorCode}); an admin checks its client id and secret.`
-              : `Refreshing your ${suite} token failed: the token endpoint did not answer (${describe(error)}).`,
+              ? `Refreshing your token for the ${suiteName(suite)} failed: the suite refused the organization's OAuth client (${error.errorCode}); an admin checks its client id and secret.`
+              : `Refreshing your token for the ${suiteName(suite)} failed: the token endpoint did not answer (${describe(error)}).`,
             retryable: !(error instanceof OAuthError)
           }))
         }
@@ -190,26 +193,32 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         const client = yield* findClient(member, suite)
         if (client === undefined) {
           return yield* Effect.fail(needsConnection(
-            `The ${suite} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
+            suite,
+            "suite_not_configured",
+            `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
           ))
         }
         const { need, what } = needs[feature]
         if (!client.features.includes(feature)) {
-          return yield* Effect.fail(needsConnection(`An administrator has disabled ${what} (\`${feature}\`) for ${suite}.`))
+          return yield* Effect.fail(needsConnection(suite, "feature_disabled", `An administrator has disabled ${what} (\`${feature}\`) for the ${suiteName(suite)}.`))
         }
         const key = keyOf(member, suite)
         const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
         if (credential === undefined) {
-          return yield* Effect.fail(needsConnection(`You have not connected your ${suite} account: connect it with ${connectPath(suite)}.`))
+          return yield* Effect.fail(needsConnection(suite, "not_connected", `You have not connected your account at the ${suiteName(suite)}: connect it with ${connectPath(suite)}.`))
         }
         if (credential.credentialHealth === "reconnect_required") {
           return yield* Effect.fail(needsConnection(
-            `The ${suite} refused your stored connection (${credential.credentialHealthReason ?? "rejected"}): connect again with ${connectPath(suite)}.`
+            suite,
+            "reconnect_required",
+            `The ${suiteName(suite)} refused your stored connection (${credential.credentialHealthReason ?? "rejected"}): connect again with ${connectPath(suite)}.`
           ))
         }
         if (!grants(suite, credential.grantedScopes, feature)) {
           return yield* Effect.fail(needsConnection(
-            `Your ${suite} connection is missing the ${need.label} permission ${what} need: connect again with ${connectPath(suite)} to grant it.`
+            suite,
+            "scope_missing",
+            `Your connection to the ${suiteName(suite)} is missing the ${need.label} permission ${what} need: connect again with ${connectPath(suite)} to grant it.`
           ))
         }
         const token = expiring(credential, yield* now)
@@ -226,7 +235,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
       Effect.gen(function*() {
         const suite = used.key.suite
         const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
-        const refused = needsConnection(`The ${suite} refused your stored token: connect again with ${connectPath(suite)}.`)
+        const refused = needsConnection(suite, "reconnect_required", `The ${suiteName(suite)} refused your stored token: connect again with ${connectPath(suite)}.`)
         if (stored === undefined || stored.credentialHealth !== "ready") return yield* Effect.fail(refused)
         const current = yield* decryptToken(suite, stored.accessTokenCiphertext)
         if (current !== used.token) return { ...used, token: current }
@@ -277,8 +286,8 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           return yield* Effect.fail(new Conflict({
             error: "suite_not_configured",
             message: client === undefined
-              ? `The ${suite} is not set up in this organization: an admin configures its OAuth client first (PUT /v1/capabilities/${suite}/client).`
-              : `No capability of the ${suite} is enabled: an admin enables one first (PUT /v1/capabilities/${suite}/client).`
+              ? `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client first (PUT /v1/capabilities/${suite}/client).`
+              : `No capability of the ${suiteName(suite)} is enabled: an admin enables one first (PUT /v1/capabilities/${suite}/client).`
           }))
         }
         const scopes = scopesFor(suite, client.features)
@@ -356,7 +365,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
             query.error === "access_denied"
               ? `The authorization was denied (access_denied${description}). Nothing was connected.`
-              : `The ${suite} refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
+              : `The ${suiteName(suite)} refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
           ))
         }
         if (query.code === undefined || query.code === "") {
@@ -381,10 +390,10 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           catch: (cause) => cause
         }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
           cause instanceof OAuthError
-            ? Effect.fail(refused("code", "oauth_code_rejected", `The ${suite} refused the code (${cause.errorCode}): start again with connect.`))
+            ? Effect.fail(refused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
             : Effect.fail(new SuiteApiError({
               error: apiErrorCode(suite),
-              message: `The ${suite}'s token endpoint did not answer (${describe(cause)}): start again with connect.`,
+              message: `The ${suiteName(suite)}'s token endpoint did not answer (${describe(cause)}): start again with connect.`,
               retryable: true
             }))
         ))
