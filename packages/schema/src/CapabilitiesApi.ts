@@ -19,6 +19,7 @@ import {
   SuiteDisconnectResult,
   SuitePath
 } from "./Capabilities.js"
+import { MaxBodyBytes } from "./BodyLimit.js"
 import { Ok } from "./Common.js"
 import { ConflictResponse, ForbiddenResponse, NeedsConnectionResponse, NotFoundResponse, ServiceUnavailableResponse, SuiteApiErrorResponse } from "./Errors.js"
 import { McpOAuthCallbackQuery } from "./McpAuthorization.js"
@@ -131,19 +132,26 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
   )
 {}
 
+/**
+ * 4 MiB: a 200000-character body is up to 1.2 MB as JSON (six bytes for an escaped control character), beyond the
+ * server's default limit.
+ */
+export const DRAFT_BODY_BYTES = 4 * 1024 * 1024
+
 const capabilityErrors = "409 `needs_connection` when the caller has no usable connection (not connected, a scope not granted, the feature disabled by an admin, or the suite refused the stored tokens: connect again with `POST /v1/capabilities/{suite}/connection/connect`)"
 
 export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
   .add(
     HttpApiEndpoint.post("createMailDraft", "/v1/capabilities/suite-a/mail-drafts")
       .setPayload(CreateMailDraftRequest)
+      .annotate(MaxBodyBytes, DRAFT_BODY_BYTES)
       .addSuccess(MailDraftResult)
       .pipe(requires("capabilities.use"))
       .addError(SuiteApiErrorResponse)
       .annotate(OpenApi.Summary, "Create a mail draft")
       .annotate(
         OpenApi.Description,
-        `Creates a draft in the caller's mailbox (\`POST me/messages\`); it never sends it. Needs the \`mailDraft\` feature and the delegated \`Mail.ReadWrite\` permission. \`to\` holds 1 to 50 addresses, \`cc\` and \`bcc\` at most 50 each; \`subject\` is trimmed, 1 to 998 characters; \`body\` is plain text of at most 200000 characters. Answers the draft as a mail message.\n\nErrors: ${capabilityErrors}; 502 \`suite_a_api_error\` when the suite fails (its status and the start of its answer in \`message\`; \`outcome: "unknown"\` when the draft may have been created although no answer came).`
+        `Creates a draft in the caller's mailbox (\`POST me/messages\`); it never sends it. Needs the \`mailDraft\` feature and the delegated \`Mail.ReadWrite\` permission. \`to\` holds 1 to 50 addresses, \`cc\` and \`bcc\` at most 50 each; \`subject\` is trimmed, 1 to 998 characters; \`body\` is plain text of at most 200000 characters; the request may be up to 4 MiB, so any such body fits. Answers the draft as a mail message.\n\nErrors: ${capabilityErrors}; 502 \`suite_a_api_error\` when the suite fails (its status and the start of its answer in \`message\`; \`outcome: "unknown"\` when the draft may have been created although no answer came).`
       )
   )
   .add(

@@ -341,6 +341,9 @@ describe("mail drafts (suite-a)", () => {
       body: "y".repeat(200_000)
     }
     expect(ok("largest", await draft(org.member.token, largest), 200).draft.subject).toHaveLength(998)
+    // A body of 200000 control characters is 1.2 MB as JSON: still under the endpoint's limit.
+    const escaped = ok("escaped body", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s", body: "\u0001".repeat(200_000) }), 200)
+    expect(escaped.draft.body).toHaveLength(200_000)
   })
 })
 
