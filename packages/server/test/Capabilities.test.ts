@@ -518,6 +518,31 @@ describe("tokens", () => {
     expect(ok("meet", await meet(org.member.token, eventId), 200).ok).toBe(true)
   })
 
+  it("a token endpoint that fails: the current token while it lasts, then a retryable 502; a failed code exchange is a 502 too", async () => {
+    const org = await connectedOrg()
+    await expireSoon(org, "suite-a")
+    oauth.setTokenMode({ _tag: "status", status: 500 })
+    try {
+      ok("still valid", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 200)
+      await server.sql((sql) =>
+        sql`UPDATE suite_credentials SET token_expires_at = now() - interval '1 second' WHERE organization_id = ${org.organizationId} AND suite = 'suite-a'`
+      )
+      const failed = ok("expired", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 502)
+      expect(failed).toMatchObject({ error: "suite_a_api_error", retryable: true })
+      expect(failed.message).toMatch(/token endpoint answered server_error/)
+      // The member's connection is not blamed: it refreshes once the endpoint is back.
+      expect((await credential(org, "suite-a", org.member.membership.id))!.credentialHealth).toBe("ready")
+
+      const started = ok("connect", await connect(org.admin.token, "suite-a"), 200)
+      const exchange = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 502)
+      expect(exchange).toMatchObject({ error: "suite_a_api_error", retryable: true })
+      expect(await credential(org, "suite-a", org.admin.membership.id)).toBeUndefined()
+    } finally {
+      oauth.setTokenMode({ _tag: "ok" })
+    }
+    ok("back", await draft(org.member.token, { to: ["a@contoso.example"], subject: "s" }), 200)
+  })
+
   it.runIf(TestDatabase.onPostgres)("on Postgres: two concurrent refreshes of one member both act, and the newest refresh token is kept", async () => {
     const org = await connectedOrg()
     const before = (await credential(org, "suite-a", org.member.membership.id))!

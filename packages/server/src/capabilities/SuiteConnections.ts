@@ -54,6 +54,13 @@ const connectPath = (suite: Suite) => `POST /v1/capabilities/${suite}/connection
 
 const needsConnection = (suite: Suite, reason: NeedsConnectionReason, message: string) => new NeedsConnection({ message, suite, reason })
 
+/** The token endpoint's errors that say it failed, not that it refused (RFC 6749 §4.1.2.1's, also sent by token endpoints). */
+const TRANSIENT_OAUTH_ERRORS = new Set(["server_error", "temporarily_unavailable"])
+
+/** The token endpoint refused the organization's client itself: an admin's to fix. */
+const clientRefused = (error: unknown): error is OAuthError =>
+  error instanceof OAuthError && (error.errorCode === "invalid_client" || error.errorCode === "unauthorized_client")
+
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
 
 /** The suite's endpoints as the SDK's helpers take an authorization server, and the organization's client. */
@@ -170,12 +177,15 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           yield* Effect.logWarning(`${suite} token refresh failed: ${describe(error)}`)
           // Still valid for a moment: use it; the next call tries again.
           if (!expired(credential, at)) return yield* current()
+          const failing = `Refreshing your token for the ${suiteName(suite)} failed`
           return yield* Effect.fail(new SuiteApiError({
             error: apiErrorCode(suite),
-            message: error instanceof OAuthError
-              ? `Refreshing your token for the ${suiteName(suite)} failed: the suite refused the organization's OAuth client (${error.errorCode}); an admin checks its client id and secret.`
-              : `Refreshing your token for the ${suiteName(suite)} failed: the token endpoint did not answer (${describe(error)}).`,
-            retryable: !(error instanceof OAuthError)
+            message: clientRefused(error)
+              ? `${failing}: the suite refused the organization's OAuth client (${error.errorCode}); an admin checks its client id and secret.`
+              : error instanceof OAuthError
+              ? `${failing}: the token endpoint answered ${error.errorCode}.`
+              : `${failing}: the token endpoint did not answer (${describe(error)}).`,
+            retryable: !clientRefused(error)
           }))
         }
         const tokens = yield* Effect.orDie(Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes), Crypto, crypto))
@@ -389,11 +399,11 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             }),
           catch: (cause) => cause
         }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
-          cause instanceof OAuthError
+          cause instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(cause.errorCode)
             ? Effect.fail(refused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
             : Effect.fail(new SuiteApiError({
               error: apiErrorCode(suite),
-              message: `The ${suiteName(suite)}'s token endpoint did not answer (${describe(cause)}): start again with connect.`,
+              message: `The ${suiteName(suite)}'s token endpoint failed (${cause instanceof OAuthError ? cause.errorCode : describe(cause)}): start again with connect.`,
               retryable: true
             }))
         ))
