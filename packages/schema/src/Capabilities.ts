@@ -4,7 +4,7 @@
  * does through them as the member: create a mail draft, read a mail message, add a video-meeting link to an event.
  */
 import { Schema } from "effect"
-import { allErrors, Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, Email, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId } from "./Ids.js"
 
 // Suites and their OAuth clients --------------------------------------------------------------------------------------
@@ -27,13 +27,7 @@ export const SuitePath = Schema.Struct({ suite: Suite })
 /** An http(s) endpoint of a suite (sovereign clouds, tests): no credentials, no fragment. */
 export const SuiteEndpointUrl = Schema.Trim.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((text) => {
-    const url = URL.canParse(text) ? new URL(text) : undefined
-    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
-    if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
-    if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
-    return true
-  })
+  Schema.filter((text) => httpUrlProblem(text) ?? true)
 ).annotations({
   identifier: "SuiteEndpointUrl",
   description: "An http(s) URL, at most 2048 characters, without credentials or fragment. https unless private addresses are allowed.",

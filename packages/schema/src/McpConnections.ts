@@ -5,7 +5,7 @@
  * go in and never come out.
  */
 import { Schema } from "effect"
-import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { ExternalMcpConnectionId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 
@@ -47,11 +47,9 @@ export const SECRET_QUERY_MEMBERS: ReadonlyArray<string> = [
 export const McpServerUrl = Schema.Trim.pipe(
   Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
   Schema.filter((text) => {
-    const url = URL.canParse(text) ? new URL(text) : undefined
-    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
-    if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
-    if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
-    for (const name of url.searchParams.keys()) {
+    const problem = httpUrlProblem(text)
+    if (problem !== undefined) return problem
+    for (const name of new URL(text).searchParams.keys()) {
       if (SECRET_QUERY_MEMBERS.includes(name.toLowerCase())) return `must not carry a secret in its query (\`${name}\`)`
     }
     return true

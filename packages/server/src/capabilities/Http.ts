@@ -1,21 +1,12 @@
 /** HTTP handlers of the suite clients, suite connections and capabilities groups. Thin: the services decide. */
-import { HttpServerRequest } from "@effect/platform"
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
-import { baseUrlOf } from "../mcp/OAuth.js"
-import { ServerConfig } from "../platform/Config.js"
+import { requestBaseUrl as baseUrl } from "../mcp/AuthorizationHttp.js"
 import { group } from "../platform/HttpErrors.js"
 import { Capabilities } from "./Capabilities.js"
 import { SuiteClients } from "./SuiteClients.js"
 import { SuiteConnections } from "./SuiteConnections.js"
 import { Upstream } from "./Upstream.js"
-
-/** The server's base URL for this request: `ORGPLANE_PUBLIC_URL`, else the address the request reached. */
-const baseUrl = Effect.gen(function*() {
-  const settings = yield* ServerConfig
-  const request = yield* HttpServerRequest.HttpServerRequest
-  return baseUrlOf(settings, request.headers.host)
-})
 
 export const SuiteClientsHttp = group(Api, "suiteClients", (handlers) =>
   Effect.gen(function*() {

@@ -27,7 +27,7 @@ import {
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
 import { encryptTokens } from "../mcp/Credentials.js"
-import { signState, stateKeyOf, verifyState } from "../mcp/OAuth.js"
+import { badState, callbackRefused, checkCallback, signState, stateKeyOf } from "../mcp/OAuth.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
 import { Outbound } from "../platform/Outbound.js"
@@ -346,41 +346,17 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         return { status: "needs_auth", authorizeUrl: url.toString(), scopes } satisfies SuiteConnectResult
       })
 
-    /** A refusal only the server can make: its detail carries a `code`. */
-    const refused = (path: string, code: string, message: string) => new InvalidRequest({ details: [{ message, path: [path], code }] })
-    const badState = (message: string, code = "oauth_state_invalid") => refused("state", code, message)
-
     const callback = (query: McpOAuthCallbackQuery) =>
       Effect.gen(function*() {
-        if (query.state === undefined || query.state === "") return yield* Effect.fail(badState("The callback carries no `state`: start again with connect."))
-        const named = verifyState(stateKey, query.state)
-        if (named === undefined) return yield* Effect.fail(badState("The `state` is not one this server issued: start again with connect."))
-        const authorizationKey = { organizationId: named.organizationId, id: named.authorizationId }
-        const authorization = Option.getOrUndefined(yield* orUnavailable(repository.findAuthorization(authorizationKey)))
-        if (authorization === undefined) {
-          return yield* Effect.fail(badState("The authorization is unknown (its suite client or member was removed, or it was replaced): start again with connect."))
-        }
+        const { at, authorization, authorizationKey, code } = yield* checkCallback({
+          query,
+          key: stateKey,
+          find: (key) => orUnavailable(repository.findAuthorization(key)),
+          spend: (key, at) => transaction(repository.spendAuthorization(key, at)),
+          who: (authorization) => `The ${suiteName(authorization.suite)}`,
+          unknown: "its suite client or member was removed"
+        })
         const suite = authorization.suite
-        if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
-        const at = yield* now
-        if (authorization.expiresAt.getTime() <= at.getTime()) {
-          return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect.", "oauth_authorization_expired"))
-        }
-        if (query.error !== undefined) {
-          // Spent: a refusal cannot be followed by a code for the same state.
-          yield* transaction(repository.spendAuthorization(authorizationKey, at))
-          const description = query.error_description === undefined ? "" : `: ${query.error_description.slice(0, 300)}`
-          return yield* Effect.fail(refused(
-            "error",
-            query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
-            query.error === "access_denied"
-              ? `The authorization was denied (access_denied${description}). Nothing was connected.`
-              : `The ${suiteName(suite)} refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
-          ))
-        }
-        if (query.code === undefined || query.code === "") {
-          return yield* Effect.fail(refused("code", "oauth_code_missing", "The callback carries neither `code` nor `error`."))
-        }
         const client = Option.getOrUndefined(yield* orUnavailable(repository.findClient({ organizationId: authorization.organizationId, suite })))
         if (client === undefined || client.clientId !== authorization.clientId) {
           return yield* Effect.fail(badState("The suite's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
@@ -392,7 +368,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             exchangeAuthorization(metadata.issuer, {
               metadata,
               clientInformation,
-              authorizationCode: query.code!,
+              authorizationCode: code,
               codeVerifier: verifier,
               redirectUri: authorization.redirectUri,
               fetchFn
@@ -400,7 +376,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           catch: (cause) => cause
         }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
           cause instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(cause.errorCode)
-            ? Effect.fail(refused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
+            ? Effect.fail(callbackRefused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
             : Effect.fail(new SuiteApiError({
               error: apiErrorCode(suite),
               message: `The ${suiteName(suite)}'s token endpoint failed (${cause instanceof OAuthError ? cause.errorCode : describe(cause)}): start again with connect.`,

@@ -7,7 +7,7 @@ import { group } from "../platform/HttpErrors.js"
 import { baseUrlOf, clientMetadataDocument, OAuth } from "./OAuth.js"
 
 /** The server's base URL for this request: `ORGPLANE_PUBLIC_URL`, else the address the request reached. */
-const baseUrl = Effect.gen(function*() {
+export const requestBaseUrl = Effect.gen(function*() {
   const settings = yield* ServerConfig
   const request = yield* HttpServerRequest.HttpServerRequest
   return baseUrlOf(settings, request.headers.host)
@@ -18,11 +18,11 @@ export const McpAuthorizationHttp = group(Api, "mcpAuthorization", (handlers) =>
     const oauth = yield* OAuth
     return handlers
       .handle("connect", ({ path }) =>
-        Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(baseUrl, (base) => oauth.connect(caller, path.connectionId, base))))
+        Effect.flatMap(CurrentMember, (caller) => Effect.flatMap(requestBaseUrl, (base) => oauth.connect(caller, path.connectionId, base))))
       .handle("callback", ({ urlParams }) => oauth.callback(urlParams))
       .handle("disconnect", ({ path }) => Effect.flatMap(CurrentMember, (caller) => oauth.disconnect(caller, path.connectionId)))
       .handle("disconnectMine", ({ path }) => Effect.flatMap(CurrentMember, (caller) => oauth.disconnectMine(caller, path.connectionId)))
-      .handle("clientMetadata", () => Effect.map(baseUrl, clientMetadataDocument))
+      .handle("clientMetadata", () => Effect.map(requestBaseUrl, clientMetadataDocument))
   }))
 
 export const layer = McpAuthorizationHttp.pipe(Layer.provide(OAuth.Default))

@@ -116,6 +116,62 @@ export const verifyState = (
   return { organizationId: organizationId as OrganizationId, authorizationId }
 }
 
+// Callbacks -----------------------------------------------------------------------------------------------------------
+
+/** A refusal only the server can make: a 400 whose detail carries a `code` (the README lists them). */
+export const callbackRefused = (path: string, code: string, message: string) => new InvalidRequest({ details: [{ message, path: [path], code }] })
+export const badState = (message: string, code = "oauth_state_invalid") => callbackRefused("state", code, message)
+
+interface PendingAuthorization {
+  readonly usedAt: Date | null
+  readonly expiresAt: Date
+}
+
+/**
+ * The checks every OAuth callback makes, in order: a `state` this server signed with `key`; the pending authorization
+ * it names (`find`, else `unknown` says why it may be gone), neither used nor expired; an `error` from the
+ * authorization server (`who` names it) spends the authorization (`spend`) and is refused; otherwise a `code`. The
+ * authorization, its key, the code and the time of the checks.
+ */
+export const checkCallback = <A extends PendingAuthorization, E1, R1, E2, R2>(options: {
+  readonly query: McpOAuthCallbackQuery
+  readonly key: Buffer
+  readonly find: (key: { readonly organizationId: OrganizationId; readonly id: string }) => Effect.Effect<Option.Option<A>, E1, R1>
+  readonly spend: (key: { readonly organizationId: OrganizationId; readonly id: string }, at: Date) => Effect.Effect<unknown, E2, R2>
+  readonly who: (authorization: A) => string
+  readonly unknown: string
+}) =>
+  Effect.gen(function*() {
+    const { query } = options
+    if (query.state === undefined || query.state === "") return yield* Effect.fail(badState("The callback carries no `state`: start again with connect."))
+    const named = verifyState(options.key, query.state)
+    if (named === undefined) return yield* Effect.fail(badState("The `state` is not one this server issued: start again with connect."))
+    const authorizationKey = { organizationId: named.organizationId, id: named.authorizationId }
+    const authorization = Option.getOrUndefined(yield* options.find(authorizationKey))
+    if (authorization === undefined) return yield* Effect.fail(badState(`The authorization is unknown (${options.unknown}): start again with connect.`))
+    if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
+    const at = yield* now
+    if (authorization.expiresAt.getTime() <= at.getTime()) {
+      return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect.", "oauth_authorization_expired"))
+    }
+    if (query.error !== undefined) {
+      // Spent: a refusal cannot be followed by a code for the same state.
+      yield* options.spend(authorizationKey, at)
+      const description = query.error_description === undefined ? "" : `: ${query.error_description.slice(0, 300)}`
+      return yield* Effect.fail(callbackRefused(
+        "error",
+        query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
+        query.error === "access_denied"
+          ? `The authorization was denied (access_denied${description}). Nothing was connected.`
+          : `${options.who(authorization)} refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
+      ))
+    }
+    if (query.code === undefined || query.code === "") {
+      return yield* Effect.fail(callbackRefused("code", "oauth_code_missing", "The callback carries neither `code` nor `error`."))
+    }
+    return { authorization, authorizationKey, code: query.code, at }
+  })
+
 // Choices (pure) ----------------------------------------------------------------------------------------------------
 
 /** Which authorization server: the configured issuer, else the one the MCP server names; several → the admin picks. */
@@ -501,43 +557,18 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         return { status: "needs_auth", authorizeUrl: started.authorizationUrl.toString() } satisfies McpConnectResult
       })
 
-    /** A refusal only the server can make: its detail carries a `code` (the README lists them). */
-    const refused = (path: string, code: string, message: string) => new InvalidRequest({ details: [{ message, path: [path], code }] })
-    const badState = (message: string, code = "oauth_state_invalid") => refused("state", code, message)
+    const refused = callbackRefused
 
     const callback = (query: McpOAuthCallbackQuery) =>
       Effect.gen(function*() {
-        if (query.state === undefined || query.state === "") return yield* Effect.fail(badState("The callback carries no `state`: start again with connect."))
-        const named = verifyState(stateKey, query.state)
-        if (named === undefined) return yield* Effect.fail(badState("The `state` is not one this server issued: start again with connect."))
-        const key = { organizationId: named.organizationId, id: named.authorizationId }
-        const authorization = yield* Effect.flatMap(
-          orUnavailable(repository.findAuthorization(key)),
-          Option.match({
-            onNone: () => Effect.fail(badState("The authorization is unknown (its connection or member was removed): start again with connect.")),
-            onSome: Effect.succeed
-          })
-        )
-        if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
-        const at = yield* now
-        if (authorization.expiresAt.getTime() <= at.getTime()) {
-          return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect.", "oauth_authorization_expired"))
-        }
-        if (query.error !== undefined) {
-          // Spent: a refusal cannot be followed by a code for the same state.
-          yield* transaction(repository.markAuthorizationUsed(key, at))
-          const description = query.error_description === undefined ? "" : `: ${query.error_description.slice(0, 300)}`
-          return yield* Effect.fail(refused(
-            "error",
-            query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
-            query.error === "access_denied"
-              ? `The authorization was denied (access_denied${description}). Nothing was connected.`
-              : `The authorization server refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
-          ))
-        }
-        if (query.code === undefined || query.code === "") {
-          return yield* Effect.fail(refused("code", "oauth_code_missing", "The callback carries neither `code` nor `error`."))
-        }
+        const { at, authorization, authorizationKey: key, code } = yield* checkCallback({
+          query,
+          key: stateKey,
+          find: (key) => orUnavailable(repository.findAuthorization(key)),
+          spend: (key, at) => transaction(repository.markAuthorizationUsed(key, at)),
+          who: () => "The authorization server",
+          unknown: "its connection or member was removed"
+        })
         const connection = yield* findConnection(authorization.organizationId, authorization.mcpConnectionId)
         const metadata = metadataOf(connection)
         if (connection.oauthClientId !== authorization.oauthClientId || metadata === undefined) {
@@ -556,7 +587,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             exchangeAuthorization(issuer, {
               metadata,
               clientInformation: clientInformationOf(connection, secret),
-              authorizationCode: query.code!,
+              authorizationCode: code,
               codeVerifier: verifier,
               redirectUri: authorization.redirectUri,
               resource: new URL(connection.url),
