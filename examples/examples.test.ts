@@ -11,6 +11,7 @@ import { markedCommands } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard } from "./src/onboard-team.js"
 import { diagnose } from "./src/diagnose-mcp.js"
+import { draftMail, openInDemo, startDemoSuite } from "./src/draft-mail.js"
 import { demoOrganization as publishingOrganization, publish } from "./src/publish-skill.js"
 import { main as webHandler } from "./src/web-handler.js"
 
@@ -148,6 +149,72 @@ describe("examples", { timeout: 120_000 }, () => {
       })
     } finally {
       await mcp.close()
+      await server.close()
+    }
+  })
+
+  it("draft-mail: configures the OAuth client, connects once, drafts the file's text (never sent) and reads it back; needs_connection says why", async () => {
+    const server = await TestServer.start({ outboundAllowPrivate: true })
+    const demo = await startDemoSuite(server.url)
+    try {
+      const { apiKey } = await publishingOrganization(server.url)
+      const bodyFile = new URL("mail/weekly-notes.txt", import.meta.url).pathname
+      const text = Fs.readFileSync(bodyFile, "utf8")
+      const authorizations = () => demo.oauth.requests.filter((request) => request.path.startsWith("/authorize")).length
+      const lines: Array<string> = []
+      const options = {
+        baseUrl: server.url,
+        apiKey,
+        client: demo.client,
+        to: ["grace@example.com"],
+        subject: "Weekly notes",
+        bodyFile,
+        openAuthorizeUrl: openInDemo,
+        pollIntervalMs: 50,
+        log: (line: string) => lines.push(line)
+      }
+      const first = await draftMail(options)
+      if (!first.ok) throw new Error(`needs_connection: ${first.needsConnection.message}`)
+      expect(first).toMatchObject({ configuredClient: true, authorized: true, bodyTruncated: false })
+      expect(lines).toContain(`  redirect URI to register with the suite: ${server.url}/v1/capabilities/oauth/callback`)
+      expect(authorizations()).toBe(1)
+
+      // In the mailbox as a draft with the file's text; nothing but drafting and reading reached the suite.
+      const stored = demo.mail.drafts().find((draft) => draft.id === first.draftId)
+      expect(stored).toMatchObject({ isDraft: true, subject: "Weekly notes", body: { contentType: "text", content: text } })
+      expect(stored!.toRecipients).toEqual([{ emailAddress: { name: "grace@example.com", address: "grace@example.com" } }])
+      expect(demo.mail.requests.map((request) => `${request.method} ${request.path.split("?")[0]}`)).toEqual([
+        "POST /v1.0/me/messages",
+        `GET /v1.0/me/messages/${encodeURIComponent(first.draftId)}`
+      ])
+      expect(first.readBack).toEqual({ subject: "Weekly notes", body: text, to: ["grace@example.com"] })
+
+      // Again: the client and the connection are reused, no new authorization; a second draft.
+      const again = await draftMail({ ...options, subject: "Weekly notes, again" })
+      if (!again.ok) throw new Error(`needs_connection: ${again.needsConnection.message}`)
+      expect(again).toMatchObject({ configuredClient: false, authorized: false })
+      expect(again.draftId).not.toBe(first.draftId)
+      expect(authorizations()).toBe(1)
+      expect(demo.mail.drafts()).toHaveLength(2)
+
+      // An organization whose admin enabled reading only: the member connects, and drafting is refused with the reason.
+      const org = await Http.staffed(server.url, "Readers")
+      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.owner.token, body: { name: "mail" } })
+      const readOnly = await Http.request(server.url, "PUT", "/v1/capabilities/suite-a/client", {
+        token: org.owner.token,
+        body: { ...demo.client, features: ["mailRead"] }
+      })
+      expect(readOnly.status).toBe(200)
+      const refusedLines: Array<string> = []
+      const refused = await draftMail({ ...options, apiKey: key.body.key as string, log: (line) => refusedLines.push(line) })
+      expect(refused).toEqual({
+        ok: false,
+        needsConnection: { suite: "suite-a", reason: "feature_disabled", message: expect.stringMatching(/administrator has disabled mail drafts/) }
+      })
+      expect(refusedLines.at(-1)).toMatch(/^Cannot use the mail suite \(feature_disabled\): /)
+      expect(demo.mail.drafts()).toHaveLength(2)
+    } finally {
+      await demo.close()
       await server.close()
     }
   })
