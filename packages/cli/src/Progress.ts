@@ -3,8 +3,9 @@
  * Drawn only when stderr is a terminal (`Invocation.interactive`), and erased before anything else is printed, so
  * piped and captured output never sees it.
  */
-import { Clock, Effect, Fiber, Option, Ref } from "effect"
+import { Clock, Duration, Effect, Fiber, Option, Ref } from "effect"
 import { Invocation } from "./Commands.js"
+import { CommandFailed } from "./Errors.js"
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
@@ -41,3 +42,28 @@ export const spinner = <A, E, R, R2 = never>(
       Effect.ensuring(Effect.zipRight(Fiber.interruptAll(fibers), draw("")))
     )
   })
+
+/** How long `connect --wait` waits for the browser: an authorization URL is valid 10 minutes. */
+export const AUTHORIZATION_WAIT = Duration.minutes(10)
+
+/**
+ * Waits, with a spinner, until `done` says the authorization in the browser completed (asked every second, then
+ * every 2 s), for at most 10 minutes; then fails with `connect_timeout`.
+ */
+export const awaitAuthorization = <E, R>(done: Effect.Effect<boolean, E, R>) =>
+  spinner("waiting for the authorization in the browser…", () =>
+    Effect.gen(function*() {
+      for (let round = 0;; round++) {
+        if (yield* done) return
+        yield* Effect.sleep(Duration.seconds(round < 30 ? 1 : 2))
+      }
+    }).pipe(
+      Effect.timeoutFail({
+        duration: AUTHORIZATION_WAIT,
+        onTimeout: () =>
+          new CommandFailed({
+            error: "connect_timeout",
+            message: "The authorization was not completed within 10 minutes: run connect again for a new URL."
+          })
+      })
+    ))

@@ -16,10 +16,10 @@ import {
   type SuiteFeature,
   SuiteTenant
 } from "@orgplane/schema"
-import { Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
-import { CommandFailed, UsageError } from "../Errors.js"
+import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -32,9 +32,6 @@ const suites: Record<Suite, { readonly what: string; readonly features: Readonly
   "suite-a": { what: "the mail suite (Microsoft 365)", features: ["mailDraft", "mailRead"] },
   "suite-b": { what: "the calendar suite (Google Workspace)", features: ["calendarWrite"] }
 }
-
-/** How long `--wait` waits for the browser: an authorization URL is valid 10 minutes. */
-const WAIT_LIMIT = Duration.minutes(10)
 
 const yesNo = (value: boolean) => (value ? "yes" : "no")
 
@@ -70,26 +67,12 @@ const describeClient = (item: SuiteClient) =>
     ])
   ].join("\n")
 
-/** Polls the connection (every second, then every 2 s) until a new authorization covers every enabled feature, or gives up. */
+/** Waits until a new authorization covers every enabled feature (or gives up after 10 minutes). */
 const awaitConnected = (client: OrgplaneApiClient, suite: Suite, before: SuiteConnection) =>
-  Progress.spinner("waiting for the authorization in the browser…", () =>
-    Effect.gen(function*() {
-      for (let round = 0;; round++) {
-        const now = yield* client.suiteConnections.get({ path: { suite } })
-        const renewed = before.status !== "connected" || now.connectedAt?.getTime() !== before.connectedAt?.getTime()
-        if (now.status === "connected" && renewed && now.features.every((state) => !state.enabled || state.granted)) return now
-        yield* Effect.sleep(Duration.seconds(round < 30 ? 1 : 2))
-      }
-    }).pipe(
-      Effect.timeoutFail({
-        duration: WAIT_LIMIT,
-        onTimeout: () =>
-          new CommandFailed({
-            error: "connect_timeout",
-            message: "The authorization was not completed within 10 minutes: run connect again for a new URL."
-          })
-      })
-    ))
+  Progress.awaitAuthorization(Effect.map(client.suiteConnections.get({ path: { suite } }), (now) => {
+    const renewed = before.status !== "connected" || now.connectedAt?.getTime() !== before.connectedAt?.getTime()
+    return now.status === "connected" && renewed && now.features.every((state) => !state.enabled || state.granted)
+  }))
 
 const authorizeText = (url: string | null) => `Open this URL in a browser to authorize (valid 10 minutes):\n${url}`
 

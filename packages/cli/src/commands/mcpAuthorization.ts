@@ -5,36 +5,16 @@
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
 import { type ExternalMcpConnectionId, McpConnectResult, McpDisconnectResult } from "@orgplane/schema"
-import { Duration, Effect } from "effect"
+import { Effect } from "effect"
 import * as Commands from "../Commands.js"
-import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { connection, resolveConnection } from "./mcpConnectionArgument.js"
 
-/** How long `--wait` waits for the browser: an authorization URL is valid 10 minutes. */
-const WAIT_LIMIT = Duration.minutes(10)
-
-/** Polls the connection (every second, then every 2 s) until the caller's credential is in place, or gives up. */
+/** Waits until the caller's credential is in place (or gives up after 10 minutes). */
 const awaitConnected = (client: OrgplaneApiClient, id: ExternalMcpConnectionId) =>
-  Progress.spinner("waiting for the authorization in the browser…", () =>
-    Effect.gen(function*() {
-      for (let round = 0;; round++) {
-        const { item } = yield* client.mcpConnections.get({ path: { connectionId: id } })
-        if (item.connectedForMe) return
-        yield* Effect.sleep(Duration.seconds(round < 30 ? 1 : 2))
-      }
-    }).pipe(
-      Effect.timeoutFail({
-        duration: WAIT_LIMIT,
-        onTimeout: () =>
-          new CommandFailed({
-            error: "connect_timeout",
-            message: "The authorization was not completed within 10 minutes: run connect again for a new URL."
-          })
-      })
-    ))
+  Progress.awaitAuthorization(Effect.map(client.mcpConnections.get({ path: { connectionId: id } }), ({ item }) => item.connectedForMe))
 
 export const connect = Commands.leaf("connect", {
   summary: "Connect an OAuth MCP connection: the shared credential (admins), or your own account on a per-member connection.",
