@@ -256,7 +256,7 @@ export class NeedsConnection extends Schema.TaggedError<NeedsConnection>("NeedsC
 export const NeedsConnectionResponse = wire(
   NeedsConnection,
   409,
-  "The calling member has not connected the external account this capability acts through."
+  "The calling member has no usable connection to the external suite this capability acts through: `suite` names it and `reason` says why (an admin's to fix, or the member's: connect again)."
 )
 
 export class SuiteApiError extends Schema.TaggedError<SuiteApiError>("SuiteApiError")("SuiteApiError", {

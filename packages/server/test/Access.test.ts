@@ -253,6 +253,28 @@ const matrix: ReadonlyArray<Case<unknown>> = [
     request: (_, key) => ({ method: "DELETE", path: `/v1/api-keys/${key.id}` }),
     expect: managersNoContent
   }),
+  // Capability passthroughs: the suites' clients are for managers; a member's own connection and the capabilities for
+  // everyone (no client configured here: the capability answers every role needs_connection, past the role check).
+  matrixCase({
+    name: "PUT /v1/capabilities/:suite/client",
+    request: () => ({ method: "PUT", path: "/v1/capabilities/suite-b/client", body: { clientId: "client", features: ["calendarWrite"] } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "GET /v1/capabilities/:suite/connection",
+    request: () => ({ method: "GET", path: "/v1/capabilities/suite-a/connection" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "DELETE /v1/capabilities/:suite/connection",
+    request: () => ({ method: "DELETE", path: "/v1/capabilities/suite-a/connection" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "POST /v1/capabilities/suite-a/mail-drafts",
+    request: () => ({ method: "POST", path: "/v1/capabilities/suite-a/mail-drafts", body: { to: ["ada@example.com"], subject: "s" } }),
+    expect: { owner: 409, admin: 409, member: 409 }
+  }),
   // MCP discovery (a query that is not usable: answered without probing anything)
   matrixCase({
     name: "POST /v1/mcp-connections/resolve",
@@ -324,9 +346,10 @@ describe("the role matrix", () => {
   })
 
   it("documents the policy actions of every operation that acts in an organization", () => {
-    const organizationGroups = /^(members|teams|invitations|apiKeys|admin)\./
+    const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities)\./
+    const publicOperations = ["invitations.accept", "suiteConnections.callback"]
     const undocumented = operations.filter((operation) =>
-      organizationGroups.test(operation.id) && operation.id !== "invitations.accept" && operation.actions === undefined
+      organizationGroups.test(operation.id) && !publicOperations.includes(operation.id) && operation.actions === undefined
     )
     expect(undocumented.map((operation) => operation.id)).toEqual([])
   })
