@@ -13,7 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE"
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 const call = (method: Method, path: string, options: Http.Options = {}) => Http.request(server.url, method, path, options)
 
 type Org = Awaited<ReturnType<typeof Http.staffed>>
