@@ -1,7 +1,7 @@
 /** HTTP handlers of the suite clients, suite connections and capabilities groups. Thin: the services decide. */
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
-import { requestBaseUrl as baseUrl } from "../mcp/AuthorizationHttp.js"
+import { requestBaseUrl as baseUrl } from "../mcp/OAuth.js"
 import { group } from "../platform/HttpErrors.js"
 import { Capabilities } from "./Capabilities.js"
 import { SuiteClients } from "./SuiteClients.js"

@@ -13,7 +13,7 @@ import {
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
-import { notAllowed, Outbound } from "../platform/Outbound.js"
+import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -75,13 +75,7 @@ export class SuiteClients extends Effect.Service<SuiteClients>()("@orgplane/serv
 
     /** Unless private destinations are allowed, an endpoint must be https with public addresses: a 400 on it. */
     const checkEndpoint = (name: "authorizationEndpoint" | "tokenEndpoint" | "apiBaseUrl", url: string | null | undefined) =>
-      url === undefined || url === null || config.outboundAllowPrivate
-        ? Effect.void
-        : Effect.mapError(outbound.checkUser(url), (error) =>
-          InvalidRequest.field(
-            [name],
-            error.reason === "blocked" ? error.message : `${notAllowed}: ${new URL(url).hostname.slice(0, 100)} could not be resolved`
-          ))
+      url === undefined || url === null ? Effect.void : checkUserMember(outbound, config.outboundAllowPrivate, [name], url)
 
     const get = (principal: Principal, suite: Suite, baseUrl: string) =>
       Effect.gen(function*() {

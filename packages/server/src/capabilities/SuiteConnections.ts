@@ -26,7 +26,7 @@ import {
   type SuiteFeature
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
-import { encryptTokens } from "../mcp/Credentials.js"
+import { awaitOtherRefresh, encryptTokens, expired, expiring } from "../mcp/Credentials.js"
 import { badState, callbackRefused, checkCallback, signState, stateKeyOf } from "../mcp/OAuth.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
@@ -41,14 +41,10 @@ import { apiErrorCode, authorizationExtras, endpointsOf, featuresOf, grants, nee
 /** How long an authorization URL stays valid. */
 export const AUTHORIZATION_TTL = Duration.minutes(10)
 
-/** A token expiring within this window is refreshed before use. */
-export const REFRESH_WINDOW = Duration.seconds(60)
 
 /** Token endpoint requests: the reference's 15 seconds and 64 KiB. */
 const TOKEN_REQUEST = { destination: "user" as const, timeout: Duration.seconds(15), maxBodyBytes: 64 * 1024 }
 
-/** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before believing it. */
-const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
 
 const connectPath = (suite: Suite) => `POST /v1/capabilities/${suite}/connection/connect`
 
@@ -117,10 +113,6 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         () => needsConnection(suite, "reconnect_required", `Your stored token for the ${suiteName(suite)} cannot be decrypted (the server's encryption key changed): connect again with ${connectPath(suite)}.`)
       )
 
-    const expiring = (credential: SuiteCredential, at: Date) =>
-      credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
-    const expired = (credential: SuiteCredential, at: Date) => credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
-
     /** The token of a credential read back after another refresh won, if it is usable. */
     const readBack = (key: CredentialKey) =>
       Effect.gen(function*() {
@@ -129,17 +121,6 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           return yield* Effect.fail(needsConnection(key.suite, "reconnect_required", `Your connection to the ${suiteName(key.suite)} is no longer usable: connect again with ${connectPath(key.suite)}.`))
         }
         return yield* decryptToken(key.suite, current.accessTokenCiphertext)
-      })
-
-    /** Waits for a concurrent refresh to move the credential past `version`; whether one did. */
-    const otherRefreshed = (key: CredentialKey, version: number) =>
-      Effect.gen(function*() {
-        for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
-          const current = yield* orUnavailable(repository.findCredential(key))
-          if (Option.isSome(current) && current.value.credentialVersion !== version) return true
-          yield* Effect.sleep(RACE_WAIT.interval)
-        }
-        return false
       })
 
     /**
@@ -165,7 +146,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           const error = answer.left
           if (error instanceof InvalidGrantError) {
             // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
-            if (yield* otherRefreshed(key, credential.credentialVersion)) return yield* readBack(key)
+            if (Option.isSome(yield* awaitOtherRefresh(orUnavailable(repository.findCredential(key)), credential.credentialVersion))) return yield* readBack(key)
             const marked = yield* orUnavailable(repository.markReconnectRequired(key, credential.credentialVersion, "refresh_rejected", yield* now))
             if (!marked) return yield* readBack(key)
             return yield* Effect.fail(needsConnection(
@@ -194,26 +175,23 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
       })
 
     /**
-     * What a capability of `feature` acts with, or 409 `needs_connection` saying why not: the suite is not
-     * configured, the feature is disabled, the member has not connected, the suite refused the stored tokens, or a
-     * scope the feature needs was not granted.
+     * The access token of `credential` for `features` (refreshed first when it expires within a minute), or 409
+     * `needs_connection` saying why not: a feature is disabled, the member has not connected, the suite refused the
+     * stored tokens, or a scope a feature needs was not granted.
      */
-    const use = (member: MemberContext, suite: Suite, feature: SuiteFeature) =>
+    const tokenFor = (
+      client: SuiteClientRow,
+      key: CredentialKey,
+      credential: SuiteCredential | undefined,
+      features: ReadonlyArray<SuiteFeature>
+    ) =>
       Effect.gen(function*() {
-        const client = yield* findClient(member, suite)
-        if (client === undefined) {
-          return yield* Effect.fail(needsConnection(
-            suite,
-            "suite_not_configured",
-            `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
-          ))
+        const suite = key.suite
+        for (const feature of features) {
+          if (!client.features.includes(feature)) {
+            return yield* Effect.fail(needsConnection(suite, "feature_disabled", `An administrator has disabled ${needs[feature].what} (\`${feature}\`) for the ${suiteName(suite)}.`))
+          }
         }
-        const { need, what } = needs[feature]
-        if (!client.features.includes(feature)) {
-          return yield* Effect.fail(needsConnection(suite, "feature_disabled", `An administrator has disabled ${what} (\`${feature}\`) for the ${suiteName(suite)}.`))
-        }
-        const key = keyOf(member, suite)
-        const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
         if (credential === undefined) {
           return yield* Effect.fail(needsConnection(suite, "not_connected", `You have not connected your account at the ${suiteName(suite)}: connect it with ${connectPath(suite)}.`))
         }
@@ -224,16 +202,35 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             `The ${suiteName(suite)} refused your stored connection (${credential.credentialHealthReason ?? "rejected"}): connect again with ${connectPath(suite)}.`
           ))
         }
-        if (!grants(suite, credential.grantedScopes, feature)) {
-          return yield* Effect.fail(needsConnection(
-            suite,
-            "scope_missing",
-            `Your connection to the ${suiteName(suite)} is missing the ${need.label} permission ${what} need: connect again with ${connectPath(suite)} to grant it.`
-          ))
+        for (const feature of features) {
+          const { need, what } = needs[feature]
+          if (!grants(suite, credential.grantedScopes, feature)) {
+            return yield* Effect.fail(needsConnection(
+              suite,
+              "scope_missing",
+              `Your connection to the ${suiteName(suite)} is missing the ${need.label} permission ${what} need: connect again with ${connectPath(suite)} to grant it.`
+            ))
+          }
         }
-        const token = expiring(credential, yield* now)
+        return expiring(credential, yield* now)
           ? yield* refresh(client, key, credential)
           : yield* decryptToken(suite, credential.accessTokenCiphertext)
+      })
+
+    /** What a capability of `feature` acts with, or 409 `needs_connection` saying why not (`tokenFor`, or no client). */
+    const use = (member: MemberContext, suite: Suite, feature: SuiteFeature) =>
+      Effect.gen(function*() {
+        const client = yield* findClient(member, suite)
+        if (client === undefined) {
+          return yield* Effect.fail(needsConnection(
+            suite,
+            "suite_not_configured",
+            `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
+          ))
+        }
+        const key = keyOf(member, suite)
+        const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
+        const token = yield* tokenFor(client, key, credential, [feature])
         return { key, client, token, apiBaseUrl: endpointsOf(client).apiBaseUrl } satisfies Use
       })
 
@@ -302,7 +299,9 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         }
         const scopes = scopesFor(suite, client.features)
         // Connected with every enabled feature's scopes, and usable (refreshed first when about to expire).
-        const usable = yield* Effect.forEach(client.features, (feature) => use(member, suite, feature), { discard: true }).pipe(
+        const key = keyOf(member, suite)
+        const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
+        const usable = yield* tokenFor(client, key, credential, client.features).pipe(
           Effect.as(true),
           Effect.catchTags({ NeedsConnection: () => Effect.succeed(false), SuiteApiError: () => Effect.succeed(false) })
         )
@@ -326,7 +325,6 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         for (const [name, value] of Object.entries(authorizationExtras(suite))) url.searchParams.set(name, value)
         const verifier = yield* Effect.orDie(crypto.encrypt(started.codeVerifier))
         const at = yield* now
-        const key = keyOf(member, suite)
         yield* transaction(Effect.gen(function*() {
           yield* repository.deleteExpiredAuthorizations(key, at)
           yield* repository.insertAuthorization({

@@ -1,17 +1,8 @@
 /** HTTP handlers of the MCP Authorization group. Thin: the OAuth service authorizes and decides. */
-import { HttpServerRequest } from "@effect/platform"
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
-import { ServerConfig } from "../platform/Config.js"
 import { group } from "../platform/HttpErrors.js"
-import { baseUrlOf, clientMetadataDocument, OAuth } from "./OAuth.js"
-
-/** The server's base URL for this request: `ORGPLANE_PUBLIC_URL`, else the address the request reached. */
-export const requestBaseUrl = Effect.gen(function*() {
-  const settings = yield* ServerConfig
-  const request = yield* HttpServerRequest.HttpServerRequest
-  return baseUrlOf(settings, request.headers.host)
-})
+import { clientMetadataDocument, OAuth, requestBaseUrl } from "./OAuth.js"
 
 export const McpAuthorizationHttp = group(Api, "mcpAuthorization", (handlers) =>
   Effect.gen(function*() {

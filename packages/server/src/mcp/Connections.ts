@@ -27,7 +27,7 @@ import { Access, McpConnectionKind } from "../catalog/Access.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
-import { notAllowed, Outbound } from "../platform/Outbound.js"
+import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -217,14 +217,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
      * The URL rule only the server can check: unless private destinations are allowed, https and a host whose every
      * address is public (an IP literal checked as is). A 400 on `url`.
      */
-    const checkUrl = (url: string) =>
-      config.outboundAllowPrivate
-        ? Effect.void
-        : Effect.mapError(outbound.checkUser(url), (error) =>
-          InvalidRequest.field(
-            ["url"],
-            error.reason === "blocked" ? error.message : `${notAllowed}: ${new URL(url).hostname.slice(0, 100)} could not be resolved`
-          ))
+    const checkUrl = (url: string) => checkUserMember(outbound, config.outboundAllowPrivate, ["url"], url)
 
     /** An MCP `initialize` with these settings, or 502 `connection_validation_failed` with its diagnostic. */
     const liveCheck = (name: string, url: string, apiKey: string | undefined) =>

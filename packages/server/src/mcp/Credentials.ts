@@ -34,6 +34,33 @@ export const REFRESH_WINDOW = Duration.seconds(60)
 /** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before giving up. */
 const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
 
+// Token timing, for every stored OAuth credential (MCP connections' and the suites'): pure over its expiry.
+
+/** Whether the token expires within `REFRESH_WINDOW` (refresh it before use). */
+export const expiring = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
+  credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
+
+/** Whether the token has expired (no longer usable even for a moment). */
+export const expired = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
+  credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
+
+/**
+ * After a refresh refused with `invalid_grant`: waits for a concurrent refresh (with rotation, the one that spent
+ * the refresh token) to move the credential past `version`, reading it with `read`; that credential, if one did.
+ */
+export const awaitOtherRefresh = <C extends { readonly credentialVersion: number }, E, R>(
+  read: Effect.Effect<Option.Option<C>, E, R>,
+  version: number
+): Effect.Effect<Option.Option<C>, E, R> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
+      const current = yield* read
+      if (Option.isSome(current) && current.value.credentialVersion !== version) return current
+      yield* Effect.sleep(RACE_WAIT.interval)
+    }
+    return Option.none<C>()
+  })
+
 /** The columns of a connection `headersFor` reads (of ConnectionsRepository's row). */
 export type CredentialConnection = Pick<
   McpConnectionRow,
@@ -139,12 +166,6 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
         () => notReady(`The stored ${what} cannot be decrypted (the server's encryption key changed): reconnect the connection.`)
       )
 
-    const expiring = (credential: StoredCredential, at: Date) =>
-      credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
-
-    const expired = (credential: StoredCredential, at: Date) =>
-      credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
-
     /** The access token of a usable credential read back after another refresh won. */
     const usable = (connection: CredentialConnection, credential: Option.Option<StoredCredential>) => {
       const value = Option.getOrUndefined(credential)
@@ -153,17 +174,6 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
         ? Effect.fail(notReady(problem ?? "The connection has no credential."))
         : decrypt(value.accessTokenCiphertext, "access token")
     }
-
-    /** Waits for a concurrent refresh to move the credential past `version`; its credential, if one did. */
-    const awaitOtherRefresh = (target: CredentialTarget, version: number) =>
-      Effect.gen(function*() {
-        for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
-          const current = yield* orUnavailable(repository.find(target))
-          if (Option.isSome(current) && current.value.credentialVersion !== version) return current
-          yield* Effect.sleep(RACE_WAIT.interval)
-        }
-        return Option.none<StoredCredential>()
-      })
 
     /**
      * Refreshes a credential read at `credential.credentialVersion` and answers the access token to use: the new
@@ -206,7 +216,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
             return yield* Effect.fail(notReady(`The access token expired and the authorization server did not refresh it (${describe(error)}); retry later or reconnect.`))
           }
           // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
-          const other = yield* awaitOtherRefresh(target, credential.credentialVersion)
+          const other = yield* awaitOtherRefresh(orUnavailable(repository.find(target)), credential.credentialVersion)
           if (Option.isSome(other)) return yield* usable(connection, other)
           const reason = "authorization_rejected"
           const marked = yield* orUnavailable(repository.markReconnectRequired(target, credential.credentialVersion, reason, yield* now))

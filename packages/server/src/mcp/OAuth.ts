@@ -17,6 +17,7 @@ import {
   registerClient,
   startAuthorization
 } from "@modelcontextprotocol/sdk/client/auth.js"
+import { HttpServerRequest } from "@effect/platform"
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
@@ -72,6 +73,13 @@ export const baseUrlOf = (settings: Pick<ServerSettings, "publicUrl" | "host" | 
   if (host !== undefined && HOST.test(host)) return `http://${host}`
   return `http://${settings.host}:${settings.port}`
 }
+
+/** The server's base URL for the request being handled: `ORGPLANE_PUBLIC_URL`, else the address it reached. */
+export const requestBaseUrl = Effect.gen(function*() {
+  const settings = yield* ServerConfig
+  const request = yield* HttpServerRequest.HttpServerRequest
+  return baseUrlOf(settings, request.headers.host)
+})
 
 export const callbackUrlOf = (baseUrl: string) => `${baseUrl}${CALLBACK_PATH}`
 

@@ -11,6 +11,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Cause, Chunk, Context, Data, Duration, Effect, Layer, Option, Runtime, Stream } from "effect"
 import type * as Dns from "node:dns"
 import * as Net from "node:net"
+import { InvalidRequest } from "@orgplane/schema"
 import { VERSION } from "../Version.js"
 import { AddressResolver, blockedReason, system as systemResolver } from "./AddressGuard.js"
 
@@ -139,6 +140,19 @@ const checkScheme = (url: string): Effect.Effect<URL, OutboundError> => {
 
 /** The start of every `blocked` message about a user-supplied destination, as the reference words it. */
 export const notAllowed = "The outbound URL is not allowed"
+
+/**
+ * A user-supplied URL checked when it is stored (`checkUser`), as a 400 on the request member at `path`; nothing to
+ * check in private mode (the schema has checked scheme and credentials, and every address is allowed).
+ */
+export const checkUserMember = (outbound: OutboundService, allowPrivate: boolean, path: ReadonlyArray<string>, url: string) =>
+  allowPrivate
+    ? Effect.void
+    : Effect.mapError(outbound.checkUser(url), (error) =>
+      InvalidRequest.field(
+        path,
+        error.reason === "blocked" ? error.message : `${notAllowed}: ${new URL(url).hostname.slice(0, 100)} could not be resolved`
+      ))
 
 const refuse = (url: URL, why: string) => new OutboundError({ reason: "blocked", origin: url.origin, message: `${notAllowed}: ${why}` })
 
