@@ -4,12 +4,17 @@
  * first: run `pnpm build`), installs the tarballs with npm into a new project under the system's temporary folder,
  * outside the workspace (dependencies come from the npm registry, at the versions npm picks), then:
  *
- * - imports the client and the schema with `import` and with `require`, and typechecks both ways against the
- *   published declarations;
- * - embeds the server with its web handler on an in-memory database: sign-up, `/v1/me`, `/docs`;
- * - runs the installed `orgplane` binary (`npx orgplane --version`), and the CLI installed alone, globally, as
- *   people install a CLI (`npm install -g @orgplane/cli`; it bundles the other packages): `serve --data memory` on
- *   a free port, `auth signup` and `whoami` against it, and a stop with SIGTERM that must exit 0.
+ * - checks that the four packages carry one version (a fixed changesets group) and that the CLI's tarball stays
+ *   under 2 MB;
+ * - fails on any npm warning that a dependency wants another Node (EBADENGINE) while installing;
+ * - loads every package with `import`, and with `require` where its `exports` offer it, and typechecks both ways
+ *   against the published declarations;
+ * - embeds the server with its web handler on an in-memory database: sign-up, `/v1/me`, `/docs`, and `/health`
+ *   reporting the packages' version; the client's user agent carries it too;
+ * - runs the installed `orgplane` binary (`npx orgplane --version`: the version again), and the CLI installed
+ *   alone, globally, as people install a CLI (`npm install -g @orgplane/cli`; it bundles the other packages):
+ *   `serve --data memory` on a free port (`/health`: the version), `auth signup` and `whoami` against it, and a
+ *   stop with SIGTERM that must exit 0.
  *
  * This catches what the workspace hides: files missing from a tarball, wrong `exports`, dependencies that only
  * resolve inside the workspace, assets loaded at run time (PGlite's WebAssembly and data files).
@@ -29,6 +34,10 @@ import { fileURLToPath } from "node:url"
 
 const ROOT = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const PACKAGES = ["schema", "server", "client", "cli"]
+/** What each package must export, whichever way it is loaded. */
+const EXPORTS = { schema: ["Api", "openApiDocument"], server: ["makeWebHandler", "makeNodeListener"], client: ["createClient", "VERSION"], cli: ["run", "VERSION"] }
+/** The CLI's packed tarball: it bundles everything but PGlite, without source maps. */
+const CLI_TARBALL_LIMIT = 2_000_000
 const started = Date.now()
 const work = Fs.mkdtempSync(Path.join(Fs.realpathSync(Os.tmpdir()), "orgplane-pack-"))
 const tarballs = Path.join(work, "tarballs")
@@ -47,14 +56,27 @@ const environment = Object.fromEntries(
   Object.entries(process.env).filter(([name]) => name !== "DATABASE_URL" && !name.startsWith("ORGPLANE_"))
 )
 
-const run = (what, command, args, options = {}) => {
+const runWithOutput = (what, command, args, options = {}) => {
   const result = spawnSync(command, args, { encoding: "utf8", timeout: 120_000, ...options, env: { ...environment, ...options.env } })
   if (result.status !== 0) {
     const why = result.error?.code === "ETIMEDOUT" ? "timed out" : result.error ? result.error.message : `exited with ${result.status}`
     fail(`${what}: \`${[command, ...args].join(" ")}\` ${why}\n${result.stdout ?? ""}${result.stderr ?? ""}`)
   }
-  return result.stdout
+  return result
 }
+
+const run = (what, command, args, options = {}) => runWithOutput(what, command, args, options).stdout
+
+/** `npm install`, failing on a warning that a dependency does not support this Node (npm only warns). */
+const npmInstall = (what, args, options) => {
+  const { stdout, stderr } = runWithOutput(what, "npm", ["install", "--no-audit", "--no-fund", "--loglevel=warn", ...args], { timeout: 300_000, ...options })
+  const unsupported = `${stdout}\n${stderr}`.split("\n").filter((line) => line.includes("EBADENGINE"))
+  if (unsupported.length > 0) fail(`${what}: a dependency does not support Node ${process.version}:\n${unsupported.join("\n")}`)
+}
+
+/** The tarball of `@orgplane/<name>` (they all carry one version: checked first). */
+let version
+const tarballOf = (name) => Path.join(tarballs, `orgplane-${name}-${version}.tgz`)
 
 const step = async (name, body) => {
   const at = Date.now()
@@ -95,9 +117,20 @@ const main = async () => {
     }
   })
 
+  await step("one version for the four packages; the CLI's tarball under 2 MB", async () => {
+    const versions = PACKAGES.map((name) => JSON.parse(Fs.readFileSync(Path.join(ROOT, "packages", name, "package.json"), "utf8")).version)
+    if (new Set(versions).size !== 1) fail(`the packages' versions differ: ${PACKAGES.map((name, i) => `${name} ${versions[i]}`).join(", ")}`)
+    version = versions[0]
+    const cli = Fs.statSync(tarballOf("cli")).size
+    const unpacked = run("listing the CLI's tarball", "tar", ["tzvf", tarballOf("cli")]).split("\n").filter(Boolean)
+      .reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[2] ?? 0), 0)
+    console.log(`        @orgplane/cli ${version}: ${(cli / 1e6).toFixed(2)} MB packed, ${(unpacked / 1e6).toFixed(2)} MB unpacked`)
+    if (cli > CLI_TARBALL_LIMIT) fail(`the CLI's tarball is ${cli} bytes, over ${CLI_TARBALL_LIMIT}: what was added to the bundle or dist/?`)
+  })
+
   await step("tarballs hold every file their package.json points at, and nothing of the workspace", async () => {
     for (const name of PACKAGES) {
-      const tarball = Path.join(tarballs, `orgplane-${name}-${JSON.parse(Fs.readFileSync(Path.join(ROOT, "packages", name, "package.json"), "utf8")).version}.tgz`)
+      const tarball = tarballOf(name)
       if (!Fs.existsSync(tarball)) fail(`@orgplane/${name}: expected ${Path.basename(tarball)} in ${tarballs}`)
       const files = run(`listing ${tarball}`, "tar", ["tzf", tarball]).split("\n").filter(Boolean).map((file) => file.replace(/^package\//, ""))
       const manifest = JSON.parse(run(`reading ${tarball}`, "tar", ["xzf", tarball, "-O", "package/package.json"]))
@@ -107,6 +140,7 @@ const main = async () => {
       const missing = pointedAt(manifest).filter((path) => !files.includes(path))
       if (missing.length > 0) fail(`@orgplane/${name}: package.json points at files the tarball lacks: ${missing.join(", ")}`)
       if (!files.includes("README.md")) fail(`@orgplane/${name}: the tarball has no README.md`)
+      if (!files.includes("CHANGELOG.md")) fail(`@orgplane/${name}: the tarball has no CHANGELOG.md (is it in package.json's files?)`)
       if (!files.some((file) => /^LICEN[CS]E/i.test(file))) fail(`@orgplane/${name} declares the ${manifest.license} license but its tarball has no LICENSE file`)
     }
   })
@@ -114,33 +148,64 @@ const main = async () => {
   await step("npm install the tarballs into a new project", async () => {
     Fs.mkdirSync(app)
     Fs.writeFileSync(Path.join(app, "package.json"), JSON.stringify({ name: "orgplane-pack-check", private: true, type: "module" }, null, 2))
-    const files = Fs.readdirSync(tarballs).map((file) => Path.join(tarballs, file))
-    run("installing the tarballs", "npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...files], { cwd: app, timeout: 300_000 })
+    npmInstall("installing the tarballs", PACKAGES.map(tarballOf), { cwd: app })
   })
 
-  await step("the client and the schema load with import (ESM) and require (CommonJS)", async () => {
-    Fs.writeFileSync(
-      Path.join(app, "esm.mjs"),
-      `import { createClient, OrgplaneClient, paginate } from "@orgplane/client"
-import { Api } from "@orgplane/schema"
-const client = createClient({ baseUrl: "http://127.0.0.1:1" })
+  await step("every package loads with import, and with require where its exports offer it", async () => {
+    for (const name of PACKAGES) {
+      const exports = JSON.parse(Fs.readFileSync(Path.join(app, "node_modules", "@orgplane", name, "package.json"), "utf8")).exports["."]
+      const check = (module) => `const missing = ${JSON.stringify(EXPORTS[name])}.filter((key) => ${module}[key] === undefined)
+if (missing.length > 0) throw new Error("@orgplane/${name} lacks " + missing.join(", "))
+`
+      if (exports.import !== undefined) {
+        Fs.writeFileSync(Path.join(app, `load-${name}.mjs`), `const loaded = await import("@orgplane/${name}")\n${check("loaded")}`)
+        run(`loading @orgplane/${name} with import`, process.execPath, [`load-${name}.mjs`], { cwd: app })
+      }
+      if (exports.require !== undefined) {
+        Fs.writeFileSync(Path.join(app, `load-${name}.cjs`), `const loaded = require("@orgplane/${name}")\n${check("loaded")}`)
+        run(`loading @orgplane/${name} with require`, process.execPath, [`load-${name}.cjs`], { cwd: app })
+      }
+    }
+  })
+
+  await step("the client works with import and require, and its user agent carries the version", async () => {
+    // A server that answers every request like /health and reports the user agent it got.
+    const recorder = `const Http = require("node:http")
+const agents = []
+const server = Http.createServer((request, response) => {
+  agents.push(request.headers["user-agent"])
+  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, version: "x" }))
+})
+exports.start = () => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve("http://127.0.0.1:" + server.address().port)))
+exports.stop = () => new Promise((resolve) => server.close(resolve))
+exports.agents = agents
+`
+    Fs.writeFileSync(Path.join(app, "recorder.cjs"), recorder)
+    const body = (load) => `${load}
+const expected = "orgplane-client/${version} pack-check/1"
+const url = await recorder.start()
+const client = createClient({ baseUrl: url, userAgent: "pack-check/1" })
 if (typeof client.teams.list !== "function" || typeof paginate !== "function" || OrgplaneClient === undefined) throw new Error("the client is incomplete")
 if (Object.keys(Api.groups).length === 0) throw new Error("Api has no groups")
+await client.system.health()
 await client.close()
+await recorder.stop()
+if (recorder.agents[0] !== expected) throw new Error("user agent " + JSON.stringify(recorder.agents[0]) + ", expected " + expected)
 `
+    Fs.writeFileSync(
+      Path.join(app, "esm.mjs"),
+      body(`import { createClient, OrgplaneClient, paginate } from "@orgplane/client"
+import { Api } from "@orgplane/schema"
+import recorder from "./recorder.cjs"`)
     )
     Fs.writeFileSync(
       Path.join(app, "cjs.cjs"),
-      `const { createClient } = require("@orgplane/client")
+      `(async () => {\n${body(`const { createClient, OrgplaneClient, paginate } = require("@orgplane/client")
 const { Api } = require("@orgplane/schema")
-const client = createClient({ baseUrl: "http://127.0.0.1:1" })
-if (typeof client.teams.list !== "function") throw new Error("the client is incomplete")
-if (Object.keys(Api.groups).length === 0) throw new Error("Api has no groups")
-client.close()
-`
+const recorder = require("./recorder.cjs")`)}})().catch((error) => { console.error(error); process.exit(1) })\n`
     )
-    run("importing @orgplane/client with import", process.execPath, ["esm.mjs"], { cwd: app })
-    run("loading @orgplane/client with require", process.execPath, ["cjs.cjs"], { cwd: app })
+    run("using @orgplane/client with import", process.execPath, ["esm.mjs"], { cwd: app })
+    run("using @orgplane/client with require", process.execPath, ["cjs.cjs"], { cwd: app })
   })
 
   await step("TypeScript finds the published types (import and require)", async () => {
@@ -186,7 +251,7 @@ makeWebHandler({ databaseUrl: 42 })
     run("typechecking against the published declarations", process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: app })
   })
 
-  await step("the server embeds: web handler on an in-memory database, sign-up, /v1/me, /docs", async () => {
+  await step("the server embeds: web handler on an in-memory database, sign-up, /v1/me, /docs, /health's version", async () => {
     Fs.writeFileSync(
       Path.join(app, "embed.mjs"),
       `import { makeWebHandler } from "@orgplane/server"
@@ -207,6 +272,8 @@ try {
   if (me.user.email !== "pack@example.com") throw new Error("/v1/me answered " + JSON.stringify(me))
   await call("/docs", {}, 200)
   await call("/openapi.json", {}, 200)
+  const health = await (await call("/health", {}, 200)).json()
+  if (health.version !== ${JSON.stringify(version)}) throw new Error("/health answered " + JSON.stringify(health) + ", expected version ${version}")
 } finally {
   await dispose()
 }
@@ -216,20 +283,17 @@ try {
   })
 
   await step("npx orgplane --version", async () => {
-    const expected = JSON.parse(Fs.readFileSync(Path.join(ROOT, "packages/cli/package.json"), "utf8")).version
-    const version = run("npx orgplane --version", "npx", ["orgplane", "--version"], { cwd: app }).trim()
-    if (version !== expected) fail(`npx orgplane --version printed ${JSON.stringify(version)}, expected ${expected}`)
+    const printed = run("npx orgplane --version", "npx", ["orgplane", "--version"], { cwd: app }).trim()
+    if (printed !== version) fail(`npx orgplane --version printed ${JSON.stringify(printed)}, expected ${version}`)
   })
 
   await step("npm install -g the CLI alone (into a temporary prefix)", async () => {
-    const cli = Fs.readdirSync(tarballs).find((file) => file.startsWith("orgplane-cli-"))
-    run("installing the CLI alone", "npm", ["install", "-g", "--prefix", global, "--no-audit", "--no-fund", "--loglevel=error", Path.join(tarballs, cli)], {
-      cwd: work,
-      timeout: 300_000
-    })
+    npmInstall("installing the CLI alone", ["-g", "--prefix", global, tarballOf("cli")], { cwd: work })
+    const size = run("measuring the global install", "du", ["-sk", global]).split(/\s/)[0]
+    console.log(`        npm install -g @orgplane/cli: ${(Number(size) / 1024).toFixed(0)} MB on disk`)
   })
 
-  await step("that orgplane: serve --data memory, /docs, auth signup and whoami against it, stop", async () => {
+  await step("that orgplane: serve --data memory, /health's version, /docs, auth signup and whoami against it, stop", async () => {
     const bin = Path.join(global, "bin", "orgplane")
     if (!Fs.existsSync(bin)) fail(`npm install -g did not create ${bin}`)
     const port = await freePort()
@@ -244,7 +308,11 @@ try {
       const deadline = Date.now() + 60_000
       for (;;) {
         if (server.exitCode !== null) fail(`orgplane serve exited with ${server.exitCode} before answering\n${serverLog()}`)
-        if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) break
+        const health = await fetch(`${url}/health`).then((response) => (response.ok ? response.json() : undefined), () => undefined)
+        if (health !== undefined) {
+          if (health.version !== version) fail(`orgplane serve's /health answered ${JSON.stringify(health)}, expected version ${version}`)
+          break
+        }
         if (Date.now() > deadline) fail(`orgplane serve did not answer /health on ${url} within 60 s\n${serverLog()}`)
         await new Promise((resolve) => setTimeout(resolve, 200))
       }

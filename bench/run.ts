@@ -10,6 +10,7 @@ import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
 import * as Memory from "./memory.js"
+import { measurePlanning } from "./planning.js"
 import * as Telemetry from "./telemetry.js"
 
 const usage = `Usage: pnpm bench [requests]
@@ -770,6 +771,7 @@ const main = async () => {
   }
   printRatios(measured)
   if (seeded?.connectors !== undefined) await measureDiscovery(orgplane.url, seeded.key, seeded.connectors.largeInstanceId)
+  await measurePlanning()
 
   const rssAfter = [await orgplane.rss(), await baseline?.rss()]
   console.log(`\n${"server RSS".padEnd(LABEL)} |     at start  before load   after load`)

@@ -59,13 +59,11 @@ export const diagnose = async (options: DiagnoseOptions): Promise<DiagnoseReport
   const client = createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey })
   try {
     // 1. The connection: created (and checked live), or the one of that name found again.
-    const connection = await client.mcpConnections.create({
-      payload: {
-        name: options.name,
-        url: options.url,
-        ...(options.mcpApiKey === undefined ? { authType: "none" as const } : { authType: "apikey" as const, apiKey: options.mcpApiKey })
-      }
-    }).then(
+    // One call per `authType`: the request body is a union, one member per type.
+    const created = options.mcpApiKey === undefined
+      ? client.mcpConnections.create({ payload: { name: options.name, url: options.url, authType: "none" } })
+      : client.mcpConnections.create({ payload: { name: options.name, url: options.url, authType: "apikey", apiKey: options.mcpApiKey } })
+    const connection = await created.then(
       ({ item }) => item,
       async (error) => {
         if (!(error instanceof OrgplaneError && error.code === "mcp_connection_exists")) throw error

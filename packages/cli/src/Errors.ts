@@ -5,6 +5,7 @@
 import { HttpClientError, HttpApiSchema } from "@effect/platform"
 import { errorResponseOf, InvalidRequest, RateLimited } from "@orgplane/schema"
 import * as Output from "./Output.js"
+import { VERSION } from "./Version.js"
 import { Cause, ConfigError, Console, Data, Effect, ParseResult, Schema } from "effect"
 
 export const ExitCodes = {
@@ -32,6 +33,28 @@ export class Rejected extends Data.TaggedError("Rejected")<{
   readonly source: "flag" | "environment" | "profile"
   readonly profile: string
 }> {}
+
+/** What answers at the target URL is not an orgplane server (its `/health` is not orgplane's). */
+export class NotOrgplane extends Data.TaggedError("NotOrgplane")<{
+  readonly url: string
+  /** What it answered `GET /health` with, when it answered HTTP. */
+  readonly status: number | undefined
+}> {}
+
+/** An orgplane server answered with something this CLI cannot read: another version, or a bug. */
+export class UnreadableAnswer extends Data.TaggedError("UnreadableAnswer")<{
+  readonly url: string
+  readonly serverVersion: string
+  readonly cause: unknown
+}> {}
+
+/**
+ * A response the client could not decode: a body of the wrong shape for its status, or a status the endpoint does
+ * not have. Inputs are validated before anything is sent, so a parse error here is always a response's.
+ */
+export const isUnreadableResponse = (error: unknown) =>
+  ParseResult.isParseError(error) ||
+  (HttpClientError.isHttpClientError(error) && error._tag === "ResponseError" && error.reason === "Decode")
 
 /** `auth login` was refused: the server does not say which of the two was wrong. */
 export class WrongPassword extends Data.TaggedError("WrongPassword")<{}> {}
@@ -160,6 +183,26 @@ export const describe = (error: unknown): Effect.Effect<Report> =>
         ExitCodes.unauthenticated,
         "not_authenticated",
         `not logged in to ${error.url} (profile '${error.profile}') — run 'orgplane auth login', or set ORGPLANE_TOKEN or ORGPLANE_API_KEY`
+      )
+    }
+    if (error instanceof NotOrgplane) {
+      const answered = error.status === undefined ? "" : ` (GET /health answered ${error.status})`
+      return local(
+        ExitCodes.connection,
+        "not_orgplane",
+        `${error.url} is not an orgplane server${answered} — check --url, ORGPLANE_URL or the profile's URL`
+      )
+    }
+    if (error instanceof UnreadableAnswer) {
+      const status = HttpClientError.isHttpClientError(error.cause) && error.cause._tag === "ResponseError"
+        ? ` (${error.cause.response.status})`
+        : ""
+      return local(
+        ExitCodes.error,
+        "unexpected_response",
+        error.serverVersion === VERSION
+          ? `the orgplane server at ${error.url} sent an answer${status} this CLI cannot read, though both are version ${VERSION}: please report it`
+          : `the orgplane server at ${error.url} is version ${error.serverVersion} and sent an answer${status} this CLI (version ${VERSION}) cannot read — use the CLI of the server's version: npm install -g @orgplane/cli@${error.serverVersion}`
       )
     }
     if (error instanceof WrongPassword) {

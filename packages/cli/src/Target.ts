@@ -2,13 +2,14 @@
  * The server a command talks to and the credential it presents, resolved from flags, then the environment, then
  * the profile file; and the typed client built from them.
  */
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, type HttpClientError } from "@effect/platform"
 import * as Client from "@orgplane/client"
 import { Unauthorized } from "@orgplane/schema"
 import { Effect, Option, Redacted } from "effect"
 import * as CliConfig from "./Config.js"
-import { NotAuthenticated, Rejected, UsageError } from "./Errors.js"
+import { isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError } from "./Errors.js"
 import type { GlobalOptions } from "./GlobalOptions.js"
+import * as Probe from "./Probe.js"
 import * as Profiles from "./Profiles.js"
 import { VERSION } from "./Version.js"
 
@@ -100,15 +101,27 @@ export const connect = (target: Target, options: { readonly authenticated: boole
 
 /**
  * Runs a command's body against its resolved target. A 401 is told apart by the credential that was sent, so the
- * hint fits it (log in again, or replace the API key).
+ * hint fits it (log in again, or replace the API key). An answer that cannot be read, and a missing credential, are
+ * explained by asking who answers at the URL (see Probe.ts): nothing (the server is down), not orgplane (a wrong
+ * URL), or an orgplane server, whose version is then named.
  */
 export const run = <A, E, R>(global: GlobalOptions, body: (target: Target) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(resolve(global), (target) =>
-    Effect.catchIf(
-      body(target),
-      (error): error is E => error instanceof Unauthorized && Option.isSome(target.credential),
-      (error) => {
-        const credential = Option.getOrThrow(target.credential)
-        return new Rejected({ cause: error, kind: credential.kind, source: credential.source, profile: target.profileName })
-      }
-    ))
+    Effect.catchAll(body(target), (error) => explain(target, error)))
+
+type Explained<E> = E | Rejected | NotOrgplane | UnreadableAnswer | HttpClientError.RequestError
+
+const explain = <E>(target: Target, error: E): Effect.Effect<never, Explained<E>> => {
+  if (error instanceof Unauthorized && Option.isSome(target.credential)) {
+    const credential = target.credential.value
+    return Effect.fail(new Rejected({ cause: error, kind: credential.kind, source: credential.source, profile: target.profileName }))
+  }
+  if (error instanceof NotAuthenticated || isUnreadableResponse(error)) {
+    return Effect.flatMap(Probe.identify(target.url), (identity): Effect.Effect<never, Explained<E>> => {
+      if (identity._tag === "Other") return Effect.fail(new NotOrgplane({ url: target.url, status: identity.status }))
+      if (error instanceof NotAuthenticated) return Effect.fail(error)
+      return Effect.fail(new UnreadableAnswer({ url: target.url, serverVersion: identity.version, cause: error }))
+    })
+  }
+  return Effect.fail(error)
+}

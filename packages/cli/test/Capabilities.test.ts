@@ -13,13 +13,13 @@ import {
   SuiteConnectResult,
   SuiteDisconnectResult
 } from "@orgplane/schema"
-import { FakeOAuth, FakeSuites, Http, TestServer } from "@orgplane/testkit"
+import { FakeOAuth, FakeSuites, Http, TestServer, Wait } from "@orgplane/testkit"
 import { Schema } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { Readable } from "node:stream"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
-import { cleanup, fresh, json, type Result } from "./Harness.js"
+import { cleanup, fresh, json, type Output, type Result } from "./Harness.js"
 
 const GOOGLE = "https://www.googleapis.com/auth/"
 const SECRET_A = "suite-a-client-secret-from-stdin"
@@ -139,8 +139,9 @@ describe("orgplane connections, mail and calendar", { timeout: 120_000 }, () => 
     expect(again.stdout).toBe("Connected: your suite-a account is connected.\n")
 
     // suite-b with --wait: the URL on stderr, the browser completes meanwhile.
-    const waiting = cli(["connections", "suite-b", "connect", "--wait"], member)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const output: Output = { stdout: [], stderr: [] }
+    const waiting = cli(["connections", "suite-b", "connect", "--wait"], member, {}, output)
+    await Wait.until(() => output.stderr.join("").includes("Open this URL in a browser to authorize"), "the CLI's authorization URL")
     const other = Http.expectStatus("connect", await Http.request(server.url, "POST", "/v1/capabilities/suite-b/connection/connect", { token: org.member.token }), 200)
     await authorizeInBrowser(other.authorizeUrl)
     const waited = await waiting

@@ -4,6 +4,8 @@
  */
 import { Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs/promises"
+import * as NodeHttp from "node:http"
+import type * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, freePort, fresh, json, PASSWORD } from "./Harness.js"
@@ -187,6 +189,48 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     expect(anonymous.stderr.trim()).toBe(
       `error: not logged in to ${server.url} (profile 'default') — run 'orgplane auth login', or set ORGPLANE_TOKEN or ORGPLANE_API_KEY`
     )
+  })
+
+  it("tells a server that is down, a URL that is not orgplane, and an orgplane of another version apart", async () => {
+    // Something else answering HTTP: a web server with a 404 page for every path but /.
+    const other = NodeHttp.createServer((request, response) => {
+      response.writeHead(request.url === "/" ? 200 : 404, { "content-type": "text/html" }).end("<h1>not here</h1>")
+    })
+    // An orgplane of another version, whose /v1/me this CLI cannot read.
+    const newer = NodeHttp.createServer((request, response) => {
+      const body = request.url === "/health" ? { ok: true, version: "9.9.9" } : { me: "in a shape of the future" }
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body))
+    })
+    const listen = (server: NodeHttp.Server) =>
+      new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as Net.AddressInfo).port}`)))
+    const [otherUrl, newerUrl] = await Promise.all([listen(other), listen(newer)])
+    try {
+      const { cli } = await fresh()
+      const down = `http://127.0.0.1:${await freePort()}`
+      const [downAnonymous, wrong, wrongAnonymous, wrongJson, skewed] = await Promise.all([
+        cli(["whoami", "--url", down]),
+        cli(["whoami", "--url", otherUrl, "--token", "x"]),
+        cli(["auth", "login", "--url", otherUrl, "--email", "a@example.com", "--password", PASSWORD]),
+        cli(["members", "list", "--url", otherUrl, "--token", "x", "--json"]),
+        cli(["whoami", "--url", newerUrl, "--token", "x"])
+      ])
+      // Down, and no session for it: unreachable first, not "not logged in".
+      expect(downAnonymous.code).toBe(5)
+      expect(downAnonymous.stderr.trim()).toBe(`error: cannot reach ${down} — is the server running? ('orgplane serve' starts one)`)
+      const notOrgplane = `${otherUrl} is not an orgplane server (GET /health answered 404) — check --url, ORGPLANE_URL or the profile's URL`
+      expect(wrong.code).toBe(5)
+      expect(wrong.stderr.trim()).toBe(`error: ${notOrgplane}`)
+      expect(wrongAnonymous.code).toBe(5)
+      expect(wrongAnonymous.stderr.trim()).toBe(`error: ${notOrgplane}`)
+      expect(wrongJson.code).toBe(5)
+      expect(JSON.parse(wrongJson.stderr)).toEqual({ error: "not_orgplane", message: notOrgplane })
+      expect(skewed.code).toBe(1)
+      expect(skewed.stderr).toContain(`error: the orgplane server at ${newerUrl} is version 9.9.9 and sent an answer this CLI (version `)
+      expect(skewed.stderr).toContain("npm install -g @orgplane/cli@9.9.9")
+    } finally {
+      other.close()
+      newer.close()
+    }
   })
 
   it("bootstraps a workspace and claims it", async () => {

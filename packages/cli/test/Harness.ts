@@ -46,10 +46,20 @@ const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<str
   }
 }
 
-/** Runs `orgplane ...args` with exactly the variables in `env`. */
-export const invoke = (args: ReadonlyArray<string>, env: Record<string, string>, options: RunOptions = {}): Promise<Result> => {
-  const stdout: Array<string> = []
-  const stderr: Array<string> = []
+/** What a running command has printed so far, line by line, for a test waiting on a line before the command ends. */
+export interface Output {
+  readonly stdout: Array<string>
+  readonly stderr: Array<string>
+}
+
+/** Runs `orgplane ...args` with exactly the variables in `env`; `output` receives its lines as they are printed. */
+export const invoke = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: RunOptions = {},
+  output: Output = { stdout: [], stderr: [] }
+): Promise<Result> => {
+  const { stdout, stderr } = output
   return Effect.runPromise(
     Effect.flatMap(Effect.console, (base) =>
       run(["node", "orgplane", ...args], options).pipe(
@@ -67,8 +77,8 @@ export const fresh = async () => {
   const home = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-cli-"))
   homes.push(home)
   const configDir = Path.join(home, "config")
-  const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}) =>
-    invoke(args, { ORGPLANE_CONFIG_DIR: configDir, ...env }, options)
+  const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}, output?: Output) =>
+    invoke(args, { ORGPLANE_CONFIG_DIR: configDir, ...env }, options, output)
   return { home, configDir, cli }
 }
 

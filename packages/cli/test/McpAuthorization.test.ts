@@ -2,9 +2,9 @@
  * `orgplane mcp connections connect | disconnect`: the CLI in-process (Harness.ts) against a real server and the MCP
  * and OAuth fakes on loopback. The browser's part (opening the URL, the redirect to the callback) is plain `fetch`.
  */
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+import { FakeMcp, Http, TestServer, Wait } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cleanup, fresh, json } from "./Harness.js"
+import { cleanup, fresh, json, type Output } from "./Harness.js"
 
 let server: TestServer.RunningServer
 let mcp: FakeMcp.FakeMcp
@@ -52,8 +52,9 @@ describe("orgplane mcp connections connect | disconnect", { timeout: 120_000 }, 
     expect((await cli(["mcp", "connections", "disconnect", id], env)).stdout).toBe(`Nothing to disconnect: nothing was connected on ${id}.\n`)
 
     // --wait: the CLI prints the URL on stderr and polls; the browser completes an authorization meanwhile.
-    const waiting = cli(["mcp", "connections", "connect", id, "--wait"], env)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const output: Output = { stdout: [], stderr: [] }
+    const waiting = cli(["mcp", "connections", "connect", id, "--wait"], env, {}, output)
+    await Wait.until(() => output.stderr.join("").includes("Open this URL in a browser to authorize"), "the CLI's authorization URL")
     const other = Http.expectStatus("connect", await Http.request(server.url, "POST", `/v1/mcp-connections/${id}/connect`, { token: org.admin.token }), 200)
     await authorizeInBrowser(other.authorizeUrl)
     const waited = await waiting

@@ -8,14 +8,19 @@ import { cleanup, fresh, json } from "./Harness.js"
 
 let server: TestServer.RunningServer
 let keyed: FakeMcp.FakeMcp
+let media: FakeMcp.FakeMcp
 const API_KEY = "sk-cli-call-secret-31337"
 
 beforeAll(async () => {
   // The fake listens on loopback, which only private mode lets the server reach.
-  ;[server, keyed] = await Promise.all([TestServer.start({ outboundAllowPrivate: true }), FakeMcp.start({ auth: { apiKey: API_KEY } })])
+  ;[server, keyed, media] = await Promise.all([
+    TestServer.start({ outboundAllowPrivate: true }),
+    FakeMcp.start({ auth: { apiKey: API_KEY } }),
+    FakeMcp.start({ mediaTool: true })
+  ])
 })
 afterAll(async () => {
-  await Promise.all([server?.close(), keyed?.close()])
+  await Promise.all([server?.close(), keyed?.close(), media?.close()])
   await cleanup()
 })
 
@@ -58,6 +63,46 @@ describe("orgplane mcp", { timeout: 120_000 }, () => {
     expect(fromFile.code, fromFile.stderr).toBe(0)
     expect(fromFile.stdout).toContain("from a file")
     await Fs.rm(directory, { recursive: true, force: true })
+  })
+
+  it("shows images, audio, resource links and resources by type, MIME type, size and URI, never their base64; --json keeps it all", async () => {
+    const org = await Http.staffed(server.url)
+    const created = await Http.request(server.url, "POST", "/v1/mcp-connections", {
+      token: org.owner.token,
+      body: { name: "Media", url: media.url, authType: "none" }
+    })
+    const connection = Http.expectStatus<{ item: { id: string } }>("creating", created, 201).item
+    Http.expectStatus("granting", await Http.request(server.url, "POST", `/v1/mcp-connections/${connection.id}/access`, { token: org.owner.token, body: { role: "viewer", orgWide: true } }), 201)
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.admin.token }
+
+    const [human, asJson] = await Promise.all([cli(["mcp", "call", connection.id, "snapshot"], env), cli(["mcp", "call", connection.id, "snapshot", "--json"], env)])
+    expect(human.code, human.stderr).toBe(0)
+    const result = human.stdout.slice(0, human.stdout.indexOf("\nRequest:"))
+    expect(result.split("\n").slice(1)).toEqual([
+      "A snapshot of the board.",
+      "image (image/png, 852 bytes)",
+      "audio (audio/wav, 44 bytes)",
+      "resource link: board.pdf (The board) — https://files.example.com/board.pdf (application/pdf)",
+      "resource: file:///notes.txt (text/plain)",
+      "Embedded notes.",
+      "resource: file:///raw.bin (application/octet-stream, 44 bytes)",
+      ""
+    ])
+    // Nowhere, the exchange's body excerpt included: a long base64 run is shown as its size.
+    expect(human.stdout).not.toContain(FakeMcp.MEDIA.png.slice(0, 100))
+    expect(human.stdout).toMatch(/\[852 bytes of base64\]/)
+    expect(result).not.toContain(FakeMcp.MEDIA.wav)
+
+    expect(asJson.code, asJson.stderr).toBe(0)
+    expect(json(asJson).result.content).toEqual([
+      { type: "text", text: "A snapshot of the board." },
+      { type: "image", data: FakeMcp.MEDIA.png, mimeType: "image/png" },
+      { type: "audio", data: FakeMcp.MEDIA.wav, mimeType: "audio/wav" },
+      { type: "resource_link", uri: "https://files.example.com/board.pdf", name: "board.pdf", title: "The board", mimeType: "application/pdf" },
+      { type: "resource", resource: { uri: "file:///notes.txt", mimeType: "text/plain", text: "Embedded notes." } },
+      { type: "resource", resource: { uri: "file:///raw.bin", mimeType: "application/octet-stream", blob: FakeMcp.MEDIA.wav } }
+    ])
   })
 
   it("prints the diagnostic and the exchange of a failed call, and exits 1", async () => {

@@ -63,6 +63,38 @@ describe("orgplane mcp", { timeout: 120_000 }, () => {
     expect(member.stderr).toContain("insufficient_role")
   })
 
+  it("says the server refused to contact a URL, and why, exiting 1", async () => {
+    const guarded = await TestServer.start({ mcpProbeTimeout: "3 seconds" })
+    try {
+      const org = await Http.staffed(guarded.url)
+      const { cli } = await fresh()
+      const env = { ORGPLANE_URL: guarded.url, ORGPLANE_TOKEN: org.admin.token }
+      const [refused, asJson, plain] = await Promise.all([
+        cli(["mcp", "resolve", "https://127.0.0.1:9/mcp"], env),
+        cli(["mcp", "resolve", "https://127.0.0.1:9/mcp", "--json"], env),
+        cli(["mcp", "resolve", open.url], env)
+      ])
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toBe("")
+      expect(refused.stderr.trim()).toBe(
+        "error: the server's outbound guard refused to contact https://127.0.0.1:9/mcp (127.0.0.1 is a loopback address) — on a trusted network its operator can allow private addresses and plain http with ORGPLANE_OUTBOUND_ALLOW_PRIVATE"
+      )
+      // --json: the API's answer on stdout, then the error as JSON.
+      expect(asJson.code).toBe(1)
+      expect(json(asJson)).toEqual({
+        resolution: "not_found",
+        attempted: ["https://127.0.0.1:9/mcp"],
+        reason: "The outbound URL is not allowed: 127.0.0.1 is a loopback address",
+        refused: [{ url: "https://127.0.0.1:9/mcp", reason: "The outbound URL is not allowed: 127.0.0.1 is a loopback address" }]
+      })
+      expect(JSON.parse(asJson.stderr)).toMatchObject({ error: "destination_refused" })
+      expect(plain.code).toBe(1)
+      expect(plain.stderr).toContain(`refused to contact ${open.url} (https is required)`)
+    } finally {
+      await guarded.close()
+    }
+  })
+
   it("lists the presets", async () => {
     const org = await Http.staffed(server.url)
     const { cli } = await fresh()

@@ -1,19 +1,30 @@
 /**
  * The Effect-native orgplane client: `HttpApiClient` over the shared API definition, with credentials, a user
- * agent, a timeout, and retries of transient failures (only where repeating the request is safe).
+ * agent, extra headers, hooks, a timeout, an `Idempotency-Key` on every write that takes one, and retries of
+ * transient failures (only where repeating the request is safe: reads, and writes carrying a key).
  */
-import {
-  FetchHttpClient,
-  HttpApiClient,
-  HttpClient,
-  HttpClientError,
-  HttpClientRequest,
-  type HttpClientResponse
-} from "@effect/platform"
-import { Api } from "@orgplane/schema"
-import { Cause, Context, Duration, Effect, Layer, Random } from "effect"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { Api, apiOf, idempotencyKeyHeader, idempotentOperations, type IdempotentOperations } from "@orgplane/schema"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Function from "effect/Function"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import { type Hooks, perAttempt, trackCall } from "./Hooks.js"
+import { type ClientOf, lenient } from "./Requests.js"
+import { VERSION } from "./Version.js"
 
-export interface ClientOptions {
+export interface ClientOptions extends Hooks {
   /** For example `http://127.0.0.1:8787`. */
   readonly baseUrl: string
   /** A session token, sent as `Authorization: Bearer`. */
@@ -22,22 +33,71 @@ export interface ClientOptions {
   readonly apiKey?: string | undefined
   /** Time to wait for each attempt's response (default 30 seconds). A timeout counts as a transport failure. */
   readonly timeout?: Duration.DurationInput | undefined
-  /** Retries of transient failures: 429, 5xx and network errors (default 2); not an answer whose body says `"retryable": false`. */
+  /**
+   * Retries of transient failures (default 2): 429, and for reads and writes carrying an `Idempotency-Key` (every
+   * write that requires credentials) also 408, 5xx, network errors, timeouts and 409 `idempotency_key_in_use`; not an
+   * answer whose body says `"retryable": false`.
+   */
   readonly maxRetries?: number | undefined
   /** Delay before the first retry, doubled for each further one up to 5 seconds, with ±20% jitter (default 200 ms). */
   readonly retryDelay?: Duration.DurationInput | undefined
   /** Appended to the user agent, for example `my-script/1.0`. */
   readonly userAgent?: string | undefined
+  /** Headers sent with every request. The client's own (user agent, credentials) take precedence. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * The `fetch` to send requests with, for example undici's with a proxy agent, or a test double. Used whenever the
+   * client runs over fetch (`createClient`, `layerFetch`, or `FetchHttpClient.layer` provided to `make`).
+   */
+  readonly fetch?: typeof globalThis.fetch | undefined
 }
 
-export const VERSION = "0.0.0"
+export { VERSION }
 
-/** Methods whose repetition has no further effect: the only ones retried after a 5xx or a network error. */
+/** Methods whose repetition has no further effect: retried after a 5xx or a network error even without a key. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"])
 
-/** 429 means the server did nothing, so any method may retry it; 408 and 5xx only when repeating is harmless. */
-export const isRetryable = (method: string, status: number) =>
-  status === 429 || (IDEMPOTENT.has(method) && (status === 408 || status === 502 || status === 503 || status === 504 || status === 500))
+/**
+ * 429 means the server did nothing, so any request may retry it; 408 and 5xx only when repeating is harmless: a read,
+ * or a request carrying an `Idempotency-Key` (the server makes its change once, and answers every retry alike).
+ */
+export const isRetryable = (method: string, status: number, idempotencyKey = false) =>
+  status === 429 ||
+  ((idempotencyKey || IDEMPOTENT.has(method)) && (status === 408 || status === 502 || status === 503 || status === 504 || status === 500))
+
+/** The operations of each API that take an `Idempotency-Key`, read once per API definition. */
+const operationsOf = new WeakMap<HttpApi.HttpApi.Any, IdempotentOperations>()
+
+/** Whether a request (method and URL before the base URL is prepended, or a full URL) takes an `Idempotency-Key`. */
+const takesIdempotencyKey = (api: HttpApi.HttpApi.Any, method: string, url: string) => {
+  let operations = operationsOf.get(api)
+  if (operations === undefined) operationsOf.set(api, operations = idempotentOperations(api))
+  const path = /^[a-z][a-z0-9+.-]*:/i.test(url) ? new URL(url).pathname : url.split("?")[0]!
+  return operations.matches(method, path)
+}
+
+/** The `Idempotency-Key` the caller chose for the write of the current call, if any (see `withIdempotencyKey`). */
+export const CurrentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(undefined)
+
+/**
+ * Sends `key` as the `Idempotency-Key` of the write `effect` makes, instead of a fresh one: to retry a write yourself
+ * (say, after a restart) and have the server answer it once. Give each operation you mean its own key; wrap one call.
+ * `client.teams.create({ payload }).pipe(withIdempotencyKey(key))`
+ */
+export const withIdempotencyKey: {
+  (key: string): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, key: string): Effect.Effect<A, E, R>
+} = Function.dual(2, <A, E, R>(self: Effect.Effect<A, E, R>, key: string) => Effect.locally(self, CurrentIdempotencyKey, key))
+
+/**
+ * A write that takes a key gets one, once per call, so that every retry of the call sends the same key: the caller's
+ * (`withIdempotencyKey`, or a header already set), else a fresh UUID.
+ */
+const withKey = (api: HttpApi.HttpApi.Any) => (request: HttpClientRequest.HttpClientRequest) =>
+  request.headers[idempotencyKeyHeader] !== undefined || !takesIdempotencyKey(api, request.method, request.url)
+    ? Effect.succeed(request)
+    : Effect.map(FiberRef.get(CurrentIdempotencyKey), (key) =>
+      HttpClientRequest.setHeader(request, idempotencyKeyHeader, key ?? crypto.randomUUID()))
 
 const MAX_BACKOFF = Duration.seconds(5)
 
@@ -64,9 +124,22 @@ const saysFinal = (response: HttpClientResponse.HttpClientResponse) =>
     Effect.orElseSucceed(() => false)
   )
 
-/** Adds orgplane's headers, timeout and retry policy to an HttpClient. */
-export const configure = (options: ClientOptions) => (client: HttpClient.HttpClient): HttpClient.HttpClient => {
+/** Whether the answer is 409 `idempotency_key_in_use`: the first request with the key still runs. Read as `saysFinal` reads. */
+const keyInUse = (response: HttpClientResponse.HttpClientResponse) =>
+  response.status !== 409 ? Effect.succeed(false) : response.arrayBuffer.pipe(
+    Effect.flatMap((bytes) => Effect.try(() => JSON.parse(new TextDecoder().decode(bytes)) as unknown)),
+    Effect.map((body) => typeof body === "object" && body !== null && (body as { error?: unknown }).error === "idempotency_key_in_use"),
+    Effect.orElseSucceed(() => false)
+  )
+
+/**
+ * Adds orgplane's headers, hooks, timeout and retry policy to an HttpClient (and the given fetch, when it runs over
+ * fetch); given the API the client is built over (`Api`, or `apiOf(...)`), also an `Idempotency-Key` on each of its
+ * writes that takes one.
+ */
+export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => (client: HttpClient.HttpClient): HttpClient.HttpClient => {
   const headers: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
     "user-agent": `orgplane-client/${VERSION}${options.userAgent ? ` ${options.userAgent}` : ""}`
   }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
@@ -79,10 +152,16 @@ export const configure = (options: ClientOptions) => (client: HttpClient.HttpCli
     Effect.map(Random.nextRange(0.8, 1.2), (jitter) =>
       Duration.times(Duration.min(Duration.times(baseDelay, 2 ** retry), MAX_BACKOFF), jitter))
 
+  const fetch = options.fetch
   return client.pipe(
+    // Beneath the retries: each attempt goes through the hooks and the given fetch.
+    (client) => fetch === undefined ? client : HttpClient.transformResponse(client, Effect.provideService(FetchHttpClient.Fetch, fetch)),
+    perAttempt(options),
     HttpClient.mapRequest(HttpClientRequest.setHeaders(headers)),
+    api === undefined ? Function.identity : HttpClient.mapRequestEffect(withKey(api)),
     HttpClient.transform((send, request) => {
-      const idempotent = IDEMPOTENT.has(request.method)
+      const keyed = request.headers[idempotencyKeyHeader] !== undefined
+      const repeatable = keyed || IDEMPOTENT.has(request.method)
       // The timeout becomes a transport failure so that it stays in the client's error type and is retried like one.
       const attempt = Effect.timeoutFail(send, {
         duration: timeout,
@@ -98,12 +177,14 @@ export const configure = (options: ClientOptions) => (client: HttpClient.HttpCli
         attempt.pipe(
           Effect.matchEffect({
             onFailure: (error) =>
-              retry < maxRetries && idempotent && error._tag === "RequestError" && error.reason === "Transport"
+              retry < maxRetries && repeatable && error._tag === "RequestError" && error.reason === "Transport"
                 ? Effect.flatMap(backoff(retry), Effect.sleep).pipe(Effect.zipRight(loop(retry + 1)))
                 : Effect.fail(error),
             onSuccess: (response) => {
-              if (retry >= maxRetries || !isRetryable(request.method, response.status)) return Effect.succeed(response)
+              if (retry >= maxRetries) return Effect.succeed(response)
               return Effect.gen(function*() {
+                const again = isRetryable(request.method, response.status, keyed) || (keyed && (yield* keyInUse(response)))
+                if (!again) return response
                 // An answer that says it will not change (`"retryable": false`, as the suites' errors do) is final.
                 if (response.status >= 500 && (yield* saysFinal(response))) return response
                 const wait = retryAfter(response, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
@@ -118,15 +199,35 @@ export const configure = (options: ClientOptions) => (client: HttpClient.HttpCli
           })
         )
       return loop(0)
-    })
+    }),
+    trackCall
   )
 }
 
-/** Builds the typed client: `client.apiKeys.list({ urlParams: {} })`, one namespace per API group. */
-export const make = (options: ClientOptions) =>
-  HttpApiClient.make(Api, { baseUrl: options.baseUrl, transformClient: configure(options) })
+/** The typed client of any orgplane API (`Api`, or `apiOf(...)` some of its groups), with lenient methods. */
+export const makeWith = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>,
+  options: ClientOptions
+) =>
+  Effect.map(
+    HttpApiClient.make(api, { baseUrl: options.baseUrl, transformClient: configure(options, api) }),
+    (client) => lenient(api, client as HttpApiClient.Client<Groups, E, never>)
+  )
 
-export type OrgplaneApiClient = Effect.Effect.Success<ReturnType<typeof make>>
+/** Builds the typed client: `client.apiKeys.list()`, one namespace per API group. */
+export const make = (options: ClientOptions): Effect.Effect<OrgplaneApiClient, never, HttpClient.HttpClient> => makeWith(Api, options)
+
+/**
+ * A client of some groups only, `makeFor([MembersApi, TeamsApi], options)`: a bundle that uses it carries only their
+ * schemas, not the whole API's.
+ */
+export const makeFor = <const Groups extends ReadonlyArray<HttpApiGroup.HttpApiGroup.Any>>(groups: Groups, options: ClientOptions) =>
+  makeWith(apiOf(...groups), options)
+
+/** The Effect client of the whole API. */
+export type OrgplaneApiClient = ClientOf<ApiGroups, ApiError>
+type ApiGroups = typeof Api extends HttpApi.HttpApi<any, infer Groups, any, any> ? Groups : never
+type ApiError = typeof Api extends HttpApi.HttpApi<any, any, infer E, any> ? E : never
 
 export class OrgplaneClient extends Context.Tag("@orgplane/client/OrgplaneClient")<OrgplaneClient, OrgplaneApiClient>() {}
 

@@ -1,10 +1,10 @@
 import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Conflict, Forbidden, NotFound, OrganizationNotFound, Unauthorized } from "@orgplane/schema"
+import { Conflict, Forbidden, InvalidRequest, MembersApi, NotFound, OrganizationNotFound, Unauthorized } from "@orgplane/schema"
 import { TestServer } from "@orgplane/testkit"
 import { Chunk, Effect, Layer, Ref, Stream } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import { type ClientOptions, layer, layerFetch, OrgplaneClient, paginateStream } from "../src/index.js"
+import { type ClientOptions, layer, layerFetch, makeFor, OrgplaneClient, paginateStream } from "../src/index.js"
 import { password, uniqueEmail } from "./Helpers.js"
 
 let server: TestServer.RunningServer
@@ -113,6 +113,34 @@ describe("Effect client", () => {
         withClient({ token: lonely.session.token }, (client) => client.apiKeys.list({ urlParams: {} }))
       )
       expect(noOrganization).toBeInstanceOf(OrganizationNotFound)
+    }))
+
+  it.live("calls without arguments the methods whose requests need nothing", () =>
+    Effect.gen(function*() {
+      const { token } = yield* owner
+      const names = yield* withClient({ token }, (client) =>
+        Effect.all([
+          Effect.map(client.members.list(), (page) => page.items.map((member) => member.name)),
+          Effect.map(client.members.list({}), (page) => page.items.map((member) => member.name)),
+          Effect.map(client.members.list({ urlParams: {} }), (page) => page.items.map((member) => member.name)),
+          Effect.map(Stream.runCollect(paginateStream(client.members.list)), (items) => Chunk.toReadonlyArray(items).map((member) => member.name))
+        ]))
+      expect(names).toEqual([["Owner"], ["Owner"], ["Owner"], ["Owner"]])
+      // Still generic in withResponse, for the response's headers.
+      const [page, response] = yield* withClient({ token }, (client) => client.members.list({ withResponse: true }))
+      expect(page.items).toHaveLength(1)
+      expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
+    }))
+
+  it.live("a client of some groups only: their methods, with the errors every operation may answer", () =>
+    Effect.gen(function*() {
+      const { token } = yield* owner
+      const client = yield* makeFor([MembersApi], { baseUrl: server.url, token }).pipe(Effect.provide(FetchHttpClient.layer))
+      expect(Object.keys(client)).toEqual(["members"])
+      expect((yield* client.members.list()).items.map((member) => member.name)).toEqual(["Owner"])
+      // A 400 from the server decodes to the API-wide InvalidRequest.
+      const error = yield* Effect.flip(client.members.list({ urlParams: { cursor: "not-a-cursor" } }))
+      expect(error).toBeInstanceOf(InvalidRequest)
     }))
 
   it.live("validates the request before sending it", () =>

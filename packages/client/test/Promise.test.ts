@@ -1,10 +1,12 @@
 import { type AddressInfo, createServer } from "node:net"
-import { Conflict, NotFound, Unauthorized } from "@orgplane/schema"
+import { Conflict, MembersApi, NotFound, RolesApi, Unauthorized } from "@orgplane/schema"
 import { TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import {
   type ClientOptions,
+  type Closable,
   createClient,
+  createClientFor,
   type OrgplanePromiseClient,
   OrgplaneConnectionError,
   OrgplaneError,
@@ -14,7 +16,7 @@ import {
 import { password, rejection, uniqueEmail } from "./Helpers.js"
 
 let server: TestServer.RunningServer
-const clients: Array<OrgplanePromiseClient> = []
+const clients: Array<Closable> = []
 beforeAll(async () => {
   server = await TestServer.start()
 })
@@ -107,10 +109,86 @@ describe("Promise client", () => {
     expect(forbidden.body).toEqual({ reason: "session_required", message: expect.any(String) })
   })
 
-  it("rejects an invalid request before sending it", async () => {
-    const error = await rejection(client().apiKeys.list({ urlParams: { limit: 1000 } }))
-    expect(error).toBeInstanceOf(OrgplaneValidationError)
-    expect((error as OrgplaneValidationError).issues[0]?.path).toEqual(["limit"])
+  it("rejects an invalid request before sending it, with the details the server's 400 gives", async () => {
+    const { asOwner, token } = await owner()
+    /** The server's answer to the same request, sent as raw HTTP. */
+    const serverDetails = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      })
+      expect(response.status).toBe(400)
+      const answer = (await response.json()) as { error: string; details: unknown }
+      expect(answer.error).toBe("invalid_request")
+      return answer.details
+    }
+
+    const tooMany = (await rejection(asOwner.apiKeys.list({ urlParams: { limit: 1000 } }))) as OrgplaneValidationError
+    expect(tooMany).toBeInstanceOf(OrgplaneValidationError)
+    expect(tooMany.details).toEqual([{ path: ["limit"], message: "must be an integer from 1 to 100" }])
+    expect(tooMany.details).toEqual(await serverDetails("GET", "/v1/api-keys?limit=1000"))
+    expect(tooMany.message).toBe("invalid request: limit: must be an integer from 1 to 100")
+
+    const payload = { name: "", memberIds: ["om_nope", 3 as unknown as string] }
+    const unnamed = (await rejection(asOwner.teams.create({ payload }))) as OrgplaneValidationError
+    expect(unnamed.details).toEqual(await serverDetails("POST", "/v1/teams", payload))
+    expect(unnamed.details.map((detail) => detail.path)).toEqual([["name"], ["memberIds", 0], ["memberIds", 1]])
+    // One line: the first problems, then how many more.
+    expect(unnamed.message).toBe(
+      `invalid request: name: ${unnamed.details[0]!.message}; memberIds[0]: ${unnamed.details[1]!.message}; memberIds[1]: ${unnamed.details[2]!.message}`
+    )
+    expect(unnamed.message).not.toContain("\n")
+    expect(unnamed.message).not.toContain("<declaration schema>")
+
+    const fourProblems = { ...payload, memberIds: ["om_nope", "om_nada", "om_zilch"] }
+    const more = (await rejection(asOwner.teams.create({ payload: fourProblems }))) as OrgplaneValidationError
+    expect(more.details).toHaveLength(4)
+    expect(more.message).toMatch(/^invalid request: name: .+; memberIds\[0\]: .+; memberIds\[1\]: .+ \(and 1 more problem\)$/)
+  })
+
+  it("calls without arguments the methods whose requests need nothing", async () => {
+    const { asOwner } = await owner()
+    await asOwner.apiKeys.create({ payload: { name: "first" } })
+    const owners = ["Owner"]
+    expect((await asOwner.members.list()).items.map((member) => member.name)).toEqual(owners)
+    expect((await asOwner.members.list({})).items.map((member) => member.name)).toEqual(owners)
+    expect((await asOwner.members.list({ urlParams: {} })).items.map((member) => member.name)).toEqual(owners)
+    expect((await asOwner.apiKeys.list()).items.map((key) => key.name)).toEqual(["first"])
+    const walked = []
+    for await (const member of paginate(asOwner.members.list)) walked.push(member.name)
+    expect(walked).toEqual(owners)
+
+    // A part with required members left out (as plain JavaScript may) names them, and nothing is sent.
+    const { team } = await asOwner.teams.create({ payload: { name: "Core" } })
+    const noPath = (await rejection((asOwner.teams.get as (request?: unknown) => Promise<unknown>)({}))) as OrgplaneValidationError
+    expect(noPath).toBeInstanceOf(OrgplaneValidationError)
+    expect(noPath.details).toEqual([{ path: ["teamId"], message: "is missing" }])
+    expect((await asOwner.teams.get({ path: { teamId: team.id } })).team.name).toBe("Core")
+  })
+
+  it("a client of some groups only has their namespaces, typed, and the API-wide errors", async () => {
+    const { token } = await owner()
+    const members = createClientFor([MembersApi, RolesApi], { baseUrl: server.url, token })
+    clients.push(members)
+    expect(Object.keys(members).sort()).toEqual(["close", "members", "roles"])
+    // @ts-expect-error: not a group of this client
+    expect(members.teams).toBeUndefined()
+    expectTypeOf(members.members.list).toEqualTypeOf<OrgplanePromiseClient["members"]["list"]>()
+    expect((await members.members.list()).items.map((member) => member.name)).toEqual(["Owner"])
+    const invalid = (await rejection(members.members.list({ urlParams: { cursor: "not-a-cursor" } }))) as OrgplaneError
+    expect(invalid).toMatchObject({ status: 400, code: "invalid_request", tag: "InvalidRequest" })
+    expect(invalid.message).toBe(`400 invalid_request: cursor: ${(invalid.body as { details: Array<{ message: string }> }).details[0]!.message}`)
+  })
+
+  it("gives every error the server's request id", async () => {
+    const anonymous = (await rejection(client().users.me())) as OrgplaneError
+    expect(anonymous.requestId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(anonymous.requestId).toBe(anonymous.headers["x-request-id"])
+
+    // The server keeps a well-formed id the client sends.
+    const tagged = (await rejection(client({ headers: { "X-Request-Id": "trace-42" } }).users.me())) as OrgplaneError
+    expect(tagged.requestId).toBe("trace-42")
   })
 
   it("rejects with OrgplaneConnectionError when nothing answers", async () => {
@@ -140,7 +218,7 @@ describe("Promise client", () => {
 
     const cursors: Array<string | undefined> = []
     const list: typeof asOwner.apiKeys.list = (request, options) => {
-      cursors.push(request.urlParams.cursor)
+      cursors.push(request?.urlParams?.cursor)
       return asOwner.apiKeys.list(request, options)
     }
     const seen: Array<string> = []
@@ -160,7 +238,9 @@ describe("Promise client", () => {
 
   it("is typed from the Effect client", () => {
     const typed = client()
-    expectTypeOf(typed.apiKeys.list).parameter(0).toEqualTypeOf<{ readonly urlParams: { readonly cursor?: string; readonly limit?: number } }>()
+    expectTypeOf(typed.apiKeys.list).parameter(0).toEqualTypeOf<{ readonly urlParams?: { readonly cursor?: string; readonly limit?: number } } | undefined>()
+    expectTypeOf(typed.teams.get).parameter(0).toEqualTypeOf<{ readonly path: { readonly teamId: string } }>()
+    expectTypeOf(typed.users.me).parameter(0).toEqualTypeOf<{} | undefined>()
     expectTypeOf(typed.users.me).returns.resolves.toHaveProperty("user")
     expectTypeOf(typed.apiKeys.revoke).returns.resolves.toEqualTypeOf<void>()
     // @ts-expect-error: not an endpoint of the API

@@ -2,13 +2,14 @@
  * Access grants: who may view, edit or manage one config object, plugin or marketplace. A grant is direct (one
  * member), team-wide or organization-wide; revoking keeps the record with `removedAt`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, requestBody, Timestamp } from "./Common.js"
 import {
   ConfigObjectAccessGrantId,
   ConfigObjectId,
   ConnectorInstanceAccessGrantId,
   ConnectorInstanceId,
+  exampleId,
   ExternalMcpConnectionId,
   MarketplaceAccessGrantId,
   MarketplaceId,
@@ -19,6 +20,7 @@ import {
   TeamId
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { ada, exampleTime } from "./Examples.js"
 
 /** What a grant allows, lowest first: each role includes the ones before it. */
 export const AccessRole = Schema.Literal("viewer", "editor", "manager").annotations({
@@ -45,30 +47,42 @@ const grantFields = {
   removedAt: Schema.NullOr(Timestamp).annotations({ description: "When the grant was revoked; null while it applies." })
 }
 
-export class ConfigObjectAccessGrant extends Schema.Class<ConfigObjectAccessGrant>("ConfigObjectAccessGrant")({
+/** The example grant: the Platform team may edit. */
+const grantExample = <Id>(id: Id) => ({
+  id,
+  orgMembershipId: null,
+  teamId: exampleId("tem"),
+  orgWide: false,
+  role: "editor" as const,
+  createdByOrgMembershipId: ada.membershipId,
+  createdAt: exampleTime(150),
+  removedAt: null
+})
+
+export class ConfigObjectAccessGrant extends Schema.Class<ConfigObjectAccessGrant>("ConfigObjectAccessGrant")(Schema.Struct({
   id: ConfigObjectAccessGrantId,
   ...grantFields
-}) {}
+}).annotations({ examples: [grantExample(exampleId("coa"))] })) {}
 
-export class PluginAccessGrant extends Schema.Class<PluginAccessGrant>("PluginAccessGrant")({
+export class PluginAccessGrant extends Schema.Class<PluginAccessGrant>("PluginAccessGrant")(Schema.Struct({
   id: PluginAccessGrantId,
   ...grantFields
-}) {}
+}).annotations({ examples: [grantExample(exampleId("pag"))] })) {}
 
-export class MarketplaceAccessGrant extends Schema.Class<MarketplaceAccessGrant>("MarketplaceAccessGrant")({
+export class MarketplaceAccessGrant extends Schema.Class<MarketplaceAccessGrant>("MarketplaceAccessGrant")(Schema.Struct({
   id: MarketplaceAccessGrantId,
   ...grantFields
-}) {}
+}).annotations({ examples: [grantExample(exampleId("mag"))] })) {}
 
-export class ConnectorInstanceAccessGrant extends Schema.Class<ConnectorInstanceAccessGrant>("ConnectorInstanceAccessGrant")({
+export class ConnectorInstanceAccessGrant extends Schema.Class<ConnectorInstanceAccessGrant>("ConnectorInstanceAccessGrant")(Schema.Struct({
   id: ConnectorInstanceAccessGrantId,
   ...grantFields
-}) {}
+}).annotations({ examples: [grantExample(exampleId("cia"))] })) {}
 
-export class McpConnectionAccessGrant extends Schema.Class<McpConnectionAccessGrant>("McpConnectionAccessGrant")({
+export class McpConnectionAccessGrant extends Schema.Class<McpConnectionAccessGrant>("McpConnectionAccessGrant")(Schema.Struct({
   id: McpConnectionAccessGrantId,
   ...grantFields
-}) {}
+}).annotations({ examples: [grantExample(exampleId("emg"))] })) {}
 
 export type AccessGrant =
   | ConfigObjectAccessGrant
@@ -115,7 +129,7 @@ export const CreateAccessGrantRequest = Schema.Struct({
       "give exactly one of orgMembershipId, teamId or orgWide: true",
     { jsonSchema: { allOf: [{ oneOf: [{ required: ["orgMembershipId"] }, { required: ["teamId"] }, { required: ["orgWide"] }] }] } }
   )
-).annotations(requestBody)
+).annotations({ ...requestBody, examples: [{ teamId: exampleId("tem"), role: "editor" }] })
 export type CreateAccessGrantRequest = typeof CreateAccessGrantRequest.Type
 
 export const AccessListQuery = Schema.Struct({
@@ -123,7 +137,7 @@ export const AccessListQuery = Schema.Struct({
   includeRevoked: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
     description: "Also list revoked grants (default false)."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ includeRevoked: false }] })
 export type AccessListQuery = typeof AccessListQuery.Type
 
 export const ConfigObjectGrantPath = Schema.Struct({ configObjectId: ConfigObjectId, grantId: ConfigObjectAccessGrantId })

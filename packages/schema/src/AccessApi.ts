@@ -1,6 +1,8 @@
 /** The three access-grant operations every shared resource kind has: grant, list, revoke. */
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
-import type { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import type * as Schema from "effect/Schema"
 import { AccessListQuery, CreateAccessGrantRequest } from "./Access.js"
 import { NotFoundResponse } from "./Errors.js"
 import { type Action, requires } from "./Policy.js"

@@ -1,5 +1,5 @@
 /** Admin metrics: instance-wide counts of people, organizations, workers, activity and invitations, for the operator. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Timestamp } from "./Common.js"
 
 const Count = (description: string) => Schema.NonNegativeInt.annotations({ description })
@@ -10,14 +10,14 @@ const DayKey = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/)).annotat
 })
 
 /** One day of the 30-day activity series. */
-export class AdminActivityPoint extends Schema.Class<AdminActivityPoint>("AdminActivityPoint")({
+export class AdminActivityPoint extends Schema.Class<AdminActivityPoint>("AdminActivityPoint")(Schema.Struct({
   day: DayKey,
   activeUsers: Count("People active that day: a session created, or any telemetry event."),
   realActiveUsers: Count("People with task activity that day: a `task.started`, `task.completed` or `task.failed` event with a session id."),
   signups: Count("People whose account was created that day.")
-}) {}
+}).annotations({ examples: [{ day: "2026-11-02", activeUsers: 42, realActiveUsers: 31, signups: 3 }] })) {}
 
-export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("AdminMetricsSummary")({
+export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("AdminMetricsSummary")(Schema.Struct({
   totalUsers: Count("Every person with an account on the instance."),
   totalOrganizations: Count("Every organization on the instance, provisional ones included."),
   verifiedUsers: Count(
@@ -42,15 +42,47 @@ export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("Admi
   realActiveUsers30d: Count("People with task activity on any day of the 30-day series."),
   recurringUsers: Count("People active (any activity, task activity included) on at least 2 distinct UTC days of the last 90."),
   inviters: Count("Distinct people who ever created an invitation."),
-  medianHoursToFirstInvite: Schema.NullOr(Schema.Number).annotations({
+  medianHoursToFirstInvite: Schema.Number.annotations({
     description:
-      "Median over inviters of the hours from account creation to their first invitation (each floored at 0 and rounded to 0.1; an even count averages the two middle values); null without inviters."
+      "Median over inviters of the hours from account creation to their first invitation (each floored at 0 and rounded to 0.1; an even count averages the two middle values); 0 while nobody has invited anyone (`inviters` is 0)."
   }),
   billingLoaded: Schema.Boolean.annotations({ description: "Always true: paidUsers and unpaidUsers are computed from organization plans." }),
   activitySeries: Schema.Array(AdminActivityPoint).annotations({
     description: "30 daily points, oldest first: the UTC days from 29 days ago to today."
   })
-}) {}
+}).annotations({
+  examples: [{
+    totalUsers: 120,
+    totalOrganizations: 14,
+    verifiedUsers: 85,
+    recentUsers7d: 9,
+    recentUsers30d: 26,
+    totalWorkers: 37,
+    cloudWorkers: 12,
+    localWorkers: 25,
+    usersWithWorkers: 30,
+    usersWithoutWorkers: 90,
+    paidUsers: 96,
+    unpaidUsers: 24,
+    billingUnavailableUsers: 0,
+    adminCount: 2,
+    activeUsers1d: 42,
+    activeUsers7d: 71,
+    activeUsers30d: 98,
+    realActiveUsers1d: 31,
+    realActiveUsers7d: 58,
+    realActiveUsers30d: 80,
+    recurringUsers: 77,
+    inviters: 11,
+    medianHoursToFirstInvite: 2.5,
+    billingLoaded: true,
+    // The 30 days up to the examples' day, 2026-11-02.
+    activitySeries: Array.from({ length: 30 }, (_, index) => {
+      const day = new Date(Date.UTC(2026, 9, 4 + index)).toISOString().slice(0, 10)
+      return { day, activeUsers: 30 + (index % 7) * 2, realActiveUsers: 20 + (index % 5) * 2, signups: index % 4 }
+    })
+  }]
+})) {}
 
 export const AdminMetricsResponse = Schema.Struct({
   summary: AdminMetricsSummary,

@@ -1,5 +1,6 @@
 /** The whole orgplane control-plane API: every group, the shared errors and the OpenAPI description. */
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
@@ -12,7 +13,9 @@ import {
   ConnectorTargetsApi,
   WebhooksApi
 } from "./ConnectorsApi.js"
-import { InvalidRequestResponse, PayloadTooLargeResponse } from "./Errors.js"
+import { withApiErrors } from "./ApiOf.js"
+import { MAX_URL_LENGTH } from "./Errors.js"
+import { idempotencyKeyLifetimeHours, idempotencyKeyPattern, idempotentOperations } from "./Idempotency.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MarketplacesApi } from "./MarketplacesApi.js"
 import { MembersApi, RolesApi } from "./MembersApi.js"
@@ -27,11 +30,14 @@ import { UsersApi } from "./UsersApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
+import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
 import { McpAuthorizationApi } from "./McpAuthorizationApi.js"
+import { addExamples } from "./OpenApiExamples.js"
+import { addLinks } from "./OpenApiLinks.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -45,8 +51,31 @@ another organization answers 404 exactly like a missing one. Operations that use
 \`service_unavailable\` with \`Retry-After\` while it is unavailable. Each operation's description lists its own errors;
 its group's description, those all of the group's operations share.
 
+HTTP itself: a path answers a method it does not have with 405 \`method_not_allowed\` and an \`Allow\` header
+listing those it has (HEAD wherever GET is; OPTIONS is not served, so it answers 405 like any other). A URL (path
+and query) over ${MAX_URL_LENGTH} characters is 414 \`uri_too_long\`; a header block over the server's limit (16 KiB
+with Node's default) is 431 \`request_header_fields_too_large\`, or 414 when the request line alone is what is too
+long. A request body is JSON: \`Content-Type: application/json\` (parameters such as \`charset=utf-8\` allowed, a
+charset other than UTF-8 not) or an \`application/*+json\` type. Another media type, or a non-empty body without a
+\`Content-Type\`, is 415 \`unsupported_media_type\` on operations that take a body, answered before authentication
+like 413; operations without a request body ignore one (the signed webhook reads its own, as GitHub sent it).
+
 Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null. A cursor
-the list did not return (or returned for other filters) is 400 on \`cursor\`.`
+the list did not return (or returned for other filters) is 400 on \`cursor\`.
+
+Safe retries: every POST, PUT, PATCH and DELETE that requires credentials takes an optional \`Idempotency-Key\`
+header (1 to 255 printable ASCII characters; a UUID, say). The first answer the operation gives (a success or one of
+its own 4xx errors) is kept for ${idempotencyKeyLifetimeHours} hours for the credential that sent the key (and the organization it acts in),
+and the same key with the same request answers it again, byte for byte, with \`Idempotent-Replayed: true\`; the
+change and the key are committed together, so a retry after a 5xx or a lost connection never makes the change
+twice. The same key with another method, path, query or body is 422 \`idempotency_key_reused\`; while the first
+request runs, 409 \`idempotency_key_in_use\` with \`Retry-After\`. Answers of 429 and 5xx are not kept: a retry runs
+again. Operations open to anonymous callers (sign-up, sign-in, bootstrap, accepting an invitation, the webhook)
+ignore the header.
+
+Versions: \`info.version\` is the label of this API contract (\`dev\` until the contract is frozen), not the
+software's version; a server reports its own version in \`GET /health\` (\`{"ok": true, "version": "<version>"}\`), and
+the client and the CLI send theirs in \`user-agent\` (\`orgplane-client/<version> orgplane-cli/<version>\`).`
 
 /** Operations behind `OptionalAuthentication`: credentials are accepted, not required. */
 const optionalSecurity = new Set(["invitations.accept"])
@@ -56,11 +85,15 @@ const bodiless = new Set(["get", "head", "options"])
 
 /**
  * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`),
- * documents 400 only for operations that take input and 413 only for methods with a body (the API declares both
- * once, for every operation), marks optional credentials as such (an empty security requirement), and states the
- * policy actions (with their roles, from the policy table) of every operation that checks some.
+ * documents 400 only for operations that take input, 413 only for methods with a body and 415 only for operations
+ * with a request body (the API declares them once, for every operation, with 414 and 431, which any request can
+ * get), marks optional credentials as such (an empty security requirement), and states the policy actions (with
+ * their roles, from the policy table) of every operation that checks some. 405 belongs to no operation: the API's
+ * description states it. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings,
+ * discriminated request unions, no generated noise) and names its contact.
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
+  documentIdempotency(spec)
   for (const path of Object.values<any>(spec.paths ?? {})) {
     for (const [method, operation] of Object.entries<any>(path)) {
       if (optionalSecurity.has(operation.operationId)) operation.security = [...(operation.security ?? []), {}]
@@ -72,6 +105,7 @@ const transform = (spec: Record<string, any>): Record<string, any> => {
       const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined
       if (!takesInput) delete responses["400"]
       if (bodiless.has(method)) delete responses["413"]
+      if (operation.requestBody === undefined) delete responses["415"]
       const content = responses["400"]?.content?.["application/json"]
       const anyOf = content?.schema?.anyOf
       if (Array.isArray(anyOf)) {
@@ -83,10 +117,79 @@ const transform = (spec: Record<string, any>): Record<string, any> => {
   delete spec.components?.schemas?.HttpApiDecodeError
   delete spec.components?.schemas?.Issue
   delete spec.components?.schemas?.PropertyKey
-  return spec
+  return withContact(shapeDocument(spec))
 }
 
-export class Api extends HttpApi.make("orgplane")
+const writeMethods = new Set(["post", "put", "patch", "delete"])
+
+/** The `Idempotency-Key` header as an OpenAPI parameter. */
+const idempotencyKeyParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    `Makes retrying this write safe: the first answer (a success or one of this operation's 4xx errors) is kept for ${idempotencyKeyLifetimeHours} hours and a request with the same key and the same method, path, query and body answers it again, with \`Idempotent-Replayed: true\`. Keys are scoped to the credential that sends them.`,
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: idempotencyKeyPattern.source },
+  examples: { uuid: { summary: "A fresh UUID per operation", value: "3f6c2a9e-8d41-4b7a-9c0e-5a1d2b3c4e5f" } }
+}
+
+const idempotentReplayedHeader = {
+  description: "`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.",
+  schema: { type: "string", enum: ["true"] }
+}
+
+/** A schema reference removed from one response, and the response with it when nothing is left. */
+const dropSchema = (responses: Record<string, any>, status: string, ref: string) => {
+  const content = responses[status]?.content?.["application/json"]
+  if (content === undefined) return
+  const schema = content.schema
+  if (schema?.$ref === ref) {
+    delete responses[status]
+  } else if (Array.isArray(schema?.anyOf)) {
+    const kept = schema.anyOf.filter((member: any) => member.$ref !== ref)
+    content.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
+  }
+}
+
+/**
+ * The \`Idempotency-Key\` header on the operations that take it (\`idempotentOperations\`), with the
+ * \`Idempotent-Replayed\` header on the answers that may be replayed (2xx and the operation's own 4xx); the 409
+ * \`idempotency_*\` and 422 answers (declared once, for the whole API) stay only on those operations.
+ */
+const documentIdempotency = (spec: Record<string, any>) => {
+  const { ids } = idempotentOperations(Groups)
+  for (const path of Object.values<any>(spec.paths ?? {})) {
+    for (const [method, operation] of Object.entries<any>(path)) {
+      const responses = operation.responses ?? {}
+      if (!writeMethods.has(method) || !ids.has(operation.operationId)) {
+        dropSchema(responses, "409", "#/components/schemas/IdempotencyConflict")
+        dropSchema(responses, "422", "#/components/schemas/IdempotencyKeyReused")
+        continue
+      }
+      operation.parameters = [...(operation.parameters ?? []), idempotencyKeyParameter]
+      for (const [status, response] of Object.entries<any>(responses)) {
+        if (/^2/.test(status) || (/^4/.test(status) && !["401", "413", "422", "429"].includes(status))) {
+          response.headers = { ...response.headers, "Idempotent-Replayed": idempotentReplayedHeader }
+        }
+      }
+    }
+  }
+}
+
+/** Who answers for the API (the platform's annotations have no `contact`). */
+const withContact = (spec: Record<string, any>): Record<string, any> => ({
+  ...spec,
+  info: { ...spec.info, contact: { name: "orgplane" } }
+})
+
+/**
+ * Where the API is served: relative to the document (`/`, the origin it is served from) unless the server knows its
+ * public URL.
+ */
+const servers = (url = "/") => [{ url, description: url === "/" ? "The server that serves this document." : "This server." }]
+
+/** Every group and the shared errors; `Api` adds the document's description, whose examples are read from these. */
+const Groups = HttpApi.make("orgplane")
   .add(SystemApi)
   .add(UsersApi)
   .add(OrganizationsApi)
@@ -119,21 +222,24 @@ export class Api extends HttpApi.make("orgplane")
   .add(SuiteClientsApi)
   .add(SuiteConnectionsApi)
   .add(CapabilitiesApi)
-  .addError(InvalidRequestResponse)
-  .addError(PayloadTooLargeResponse)
-  .annotateContext(
-    OpenApi.annotations({
-      title: "orgplane control-plane API",
-      version: "dev",
-      description,
-      license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
-      transform
-    })
-  )
-{}
+  .pipe(withApiErrors)
 
-/** The OpenAPI 3.1 document of the API, with the given `info.version`. */
-export const openApiDocument = (version = "dev"): OpenApi.OpenAPISpec => {
+export class Api extends Groups.annotateContext(
+  OpenApi.annotations({
+    title: "orgplane control-plane API",
+    version: "dev",
+    description,
+    license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
+    servers: servers(),
+    transform: (spec) => addLinks(addExamples(Groups, transform(spec)))
+  })
+) {}
+
+/**
+ * The OpenAPI 3.1 document of the API, with the given `info.version`, served from `serverUrl` (default `/`: the origin
+ * the document is read from).
+ */
+export const openApiDocument = (version = "dev", serverUrl?: string): OpenApi.OpenAPISpec => {
   const spec = OpenApi.fromApi(Api)
-  return { ...spec, info: { ...spec.info, version } }
+  return { ...spec, info: { ...spec.info, version }, servers: servers(serverUrl?.replace(/\/+$/, "") || undefined) }
 }

@@ -1,6 +1,9 @@
 /** API keys: organization keys for scripts and integrations, managed by owners and admins. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { ApiKeyPage, CreateApiKeyRequest, CreatedApiKey } from "./ApiKeys.js"
 import { ApiKeyId } from "./Ids.js"

@@ -1,5 +1,5 @@
 /** An endpoint annotation: the largest request body it accepts, when that differs from the server's default. */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /**
  * Bytes of request body the endpoint accepts, read by the server's request guard before routing, for endpoints

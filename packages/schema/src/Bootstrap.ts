@@ -1,8 +1,18 @@
 /** Agent-first workspace setup: a provisional organization and one-time claim links for the humans who take it over. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Email, requestBody, Timestamp } from "./Common.js"
 import { Membership, Organization, OrganizationName, Role } from "./Organizations.js"
-import { BootstrapId, WorkspaceClaimId } from "./Ids.js"
+import { BootstrapId, exampleId, WorkspaceClaimId } from "./Ids.js"
+import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
+
+/** Claim link number `n` of the example bootstrap. */
+const claimLink = (n: number, role: Role) => {
+  const token = exampleToken("opc", n)
+  const url = new URL("https://orgplane.acme.example/workspace-claim")
+  url.searchParams.set("token", token)
+  if (role === "owner") url.searchParams.set("email", ada.email)
+  return { id: exampleId("wcl", n), role, token, url: url.toString(), expiresAt: exampleTime(7 * 24 * 60) }
+}
 
 /** The roles of a bootstrap's claim links: each once, owner among them. */
 export const ClaimRoles = Schema.Array(Role).pipe(
@@ -11,7 +21,9 @@ export const ClaimRoles = Schema.Array(Role).pipe(
   Schema.filter((roles) => new Set(roles).size === roles.length || "roles must not repeat", {
     jsonSchema: { uniqueItems: true }
   }),
-  Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner")
+  Schema.filter((roles) => roles.includes("owner") || "must include owner: a workspace always has an owner", {
+    jsonSchema: { contains: { const: "owner" } }
+  })
 )
 
 export const BootstrapWorkspaceRequest = Schema.Struct({
@@ -23,26 +35,34 @@ export const BootstrapWorkspaceRequest = Schema.Struct({
   ownerEmail: Schema.optionalWith(Email, { exact: true }).annotations({
     description: "Only used to prefill the owner claim link; not stored."
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ workspaceName: acme.name, claimRoles: ["owner", "admin"], ownerEmail: ada.email }] })
 
-export class ClaimLink extends Schema.Class<ClaimLink>("ClaimLink")({
+export class ClaimLink extends Schema.Class<ClaimLink>("ClaimLink")(Schema.Struct({
   id: WorkspaceClaimId,
   role: Role,
   token: Schema.String.annotations({ description: "One-time token; shown only here." }),
   url: Schema.String,
   expiresAt: Timestamp
-}) {}
+}).annotations({ examples: [claimLink(1, "owner")] })) {}
 
 export const BootstrapWorkspaceResult = Schema.Struct({
   ok: Schema.Literal(true),
   organization: Organization,
   setup: Schema.Struct({ id: BootstrapId, expiresAt: Timestamp }),
   claimLinks: Schema.Array(ClaimLink)
-}).annotations({ identifier: "BootstrapWorkspaceResult" })
+}).annotations({
+  identifier: "BootstrapWorkspaceResult",
+  examples: [{
+    ok: true,
+    organization: { id: acme.id, name: acme.name, plan: "free", provisional: true, createdAt: exampleTime() },
+    setup: { id: exampleId("wbt"), expiresAt: exampleTime(7 * 24 * 60) },
+    claimLinks: [claimLink(1, "owner"), claimLink(2, "admin")]
+  }]
+})
 
 export const AcceptClaimRequest = Schema.Struct({
   token: Schema.String.pipe(Schema.minLength(24), Schema.maxLength(255))
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ token: exampleToken("opc") }] })
 
 export const AcceptClaimResult = Schema.Struct({
   ok: Schema.Literal(true),

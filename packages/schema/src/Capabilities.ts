@@ -3,11 +3,20 @@
  * a calendar suite (`suite-b`, Google Calendar's), the OAuth client an admin configures for each, and what the server
  * does through them as the member: create a mail draft, read a mail message, add a video-meeting link to an event.
  */
-import { Schema } from "effect"
-import { allErrors, Email, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import * as Schema from "effect/Schema"
+import { allErrors, HTTP_URL_PATTERN, httpUrlProblem, MailAddress, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId } from "./Ids.js"
+import { ada, alan, exampleTime, grace } from "./Examples.js"
 
 // Suites and their OAuth clients --------------------------------------------------------------------------------------
+
+/** The example: the mail suite's client, with drafting and reading mail enabled. */
+const mailClient = {
+  clientId: "3f6c1e2a-8d4b-4c55-9e1f-2a7b6c9d0e12",
+  tenant: "organizations",
+  features: ["mailDraft", "mailRead"] as Array<"mailDraft" | "mailRead">,
+  scopes: ["offline_access", "Mail.ReadWrite", "Mail.Read"]
+}
 
 export const Suite = Schema.Literal("suite-a", "suite-b").annotations({
   identifier: "Suite",
@@ -31,7 +40,7 @@ export const SuiteEndpointUrl = Schema.Trim.pipe(
 ).annotations({
   identifier: "SuiteEndpointUrl",
   description: "An http(s) URL, at most 2048 characters, without credentials or fragment. https unless private addresses are allowed.",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048 }
+  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN }
 })
 
 export const SuiteTenant = Schema.Trim.pipe(
@@ -55,7 +64,13 @@ export const SuiteClientRequest = Schema.Struct({
     "The client secret, stored encrypted and never returned. Omitted: the stored one is kept; null: removed (a public client)."
   ),
   tenant: optionalNull(SuiteTenant, "suite-a only: the directory tenant whose accounts may connect. Default `organizations` (any work or school account)."),
-  features: Schema.Array(SuiteFeature).pipe(Schema.maxItems(3)).annotations({
+  features: Schema.Array(SuiteFeature).pipe(
+    Schema.maxItems(3),
+    Schema.filter((features) => {
+      const index = features.findIndex((feature, i) => features.indexOf(feature) !== i)
+      return index === -1 || { path: [index], message: `\`${features[index]}\` is listed twice` }
+    }, { jsonSchema: { uniqueItems: true } })
+  ).annotations({
     description: "The capabilities enabled; each at most once and belonging to the suite. Empty: nothing can be used or connected."
   }),
   authorizationEndpoint: optionalNull(SuiteEndpointUrl, "The authorization endpoint. Default: the suite's (suite-a's for the tenant)."),
@@ -64,10 +79,14 @@ export const SuiteClientRequest = Schema.Struct({
     SuiteEndpointUrl,
     "The API base URL. Default `https://graph.microsoft.com/v1.0` (suite-a), `https://www.googleapis.com` (suite-b)."
   )
-}).annotations({ ...requestBody, identifier: "SuiteClientRequest" })
+}).annotations({
+  ...requestBody,
+  identifier: "SuiteClientRequest",
+  examples: [{ clientId: mailClient.clientId, clientSecret: "Q8x~client-secret-from-the-suite", tenant: mailClient.tenant, features: mailClient.features }]
+})
 export type SuiteClientRequest = typeof SuiteClientRequest.Type
 
-export class SuiteClient extends Schema.Class<SuiteClient>("SuiteClient")({
+export class SuiteClient extends Schema.Class<SuiteClient>("SuiteClient")(Schema.Struct({
   suite: Suite,
   clientId: Schema.String,
   hasClientSecret: Schema.Boolean,
@@ -81,7 +100,23 @@ export class SuiteClient extends Schema.Class<SuiteClient>("SuiteClient")({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   updatedByOrgMembershipId: Schema.NullOr(MembershipId)
-}) {}
+}).annotations({
+  examples: [{
+    suite: "suite-a",
+    clientId: mailClient.clientId,
+    hasClientSecret: true,
+    tenant: mailClient.tenant,
+    features: mailClient.features,
+    authorizationEndpoint: "https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize",
+    tokenEndpoint: "https://login.microsoftonline.com/organizations/oauth2/v2.0/token",
+    apiBaseUrl: "https://graph.microsoft.com/v1.0",
+    redirectUri: "https://orgplane.acme.example/v1/capabilities/oauth/callback",
+    scopes: mailClient.scopes,
+    createdAt: exampleTime(700),
+    updatedAt: exampleTime(700),
+    updatedByOrgMembershipId: ada.membershipId
+  }]
+})) {}
 
 // A member's connection ------------------------------------------------------------------------------------------------
 
@@ -97,7 +132,7 @@ export const SuiteFeatureState = Schema.Struct({
   granted: Schema.Boolean.annotations({ description: "The caller's connection holds every scope it needs." })
 }).annotations({ identifier: "SuiteFeatureState" })
 
-export class SuiteConnection extends Schema.Class<SuiteConnection>("SuiteConnection")({
+export class SuiteConnection extends Schema.Class<SuiteConnection>("SuiteConnection")(Schema.Struct({
   suite: Suite,
   configured: Schema.Boolean.annotations({ description: "An admin configured the suite's OAuth client." }),
   status: SuiteConnectionStatus,
@@ -105,7 +140,20 @@ export class SuiteConnection extends Schema.Class<SuiteConnection>("SuiteConnect
   features: Schema.Array(SuiteFeatureState).annotations({ description: "The suite's features: enabled, and granted to this connection." }),
   connectedAt: Schema.NullOr(Timestamp),
   accessTokenExpiresAt: Schema.NullOr(Timestamp).annotations({ description: "Refreshed before use when a refresh token is held." })
-}) {}
+}).annotations({
+  examples: [{
+    suite: "suite-a",
+    configured: true,
+    status: "connected",
+    grantedScopes: mailClient.scopes,
+    features: [
+      { feature: "mailDraft", enabled: true, granted: true },
+      { feature: "mailRead", enabled: true, granted: true }
+    ],
+    connectedAt: exampleTime(710),
+    accessTokenExpiresAt: exampleTime(770)
+  }]
+})) {}
 
 export const SuiteConnectResult = Schema.Struct({
   status: Schema.Literal("connected", "needs_auth"),
@@ -113,7 +161,14 @@ export const SuiteConnectResult = Schema.Struct({
     description: "With `needs_auth`: the suite's page to open in a browser (valid 10 minutes, once). Null with `connected`."
   }),
   scopes: Schema.Array(Schema.String).annotations({ description: "The scopes asked for." })
-}).annotations({ identifier: "SuiteConnectResult" })
+}).annotations({
+  identifier: "SuiteConnectResult",
+  examples: [{
+    status: "needs_auth",
+    authorizeUrl: `https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize?response_type=code&client_id=${mailClient.clientId}&scope=offline_access%20Mail.ReadWrite%20Mail.Read&state=eyJ2IjoxfQ.p2Qs`,
+    scopes: mailClient.scopes
+  }]
+})
 export type SuiteConnectResult = typeof SuiteConnectResult.Type
 
 export const SuiteCallbackResult = Schema.Struct({
@@ -121,19 +176,19 @@ export const SuiteCallbackResult = Schema.Struct({
   suite: Suite,
   status: Schema.Literal("connected"),
   grantedFeatures: Schema.Array(SuiteFeature).annotations({ description: "The enabled features the granted scopes cover." })
-}).annotations({ identifier: "SuiteCallbackResult" })
+}).annotations({ identifier: "SuiteCallbackResult", examples: [{ ok: true, suite: "suite-a", status: "connected", grantedFeatures: mailClient.features }] })
 
 export const SuiteDisconnectResult = Schema.Struct({
   ok: Schema.Literal(true),
   removed: Schema.Boolean.annotations({ description: "Whether there was a connection to drop." })
-}).annotations({ identifier: "SuiteDisconnectResult" })
+}).annotations({ identifier: "SuiteDisconnectResult", examples: [{ ok: true, removed: true }] })
 
 // Mail (suite-a) -------------------------------------------------------------------------------------------------------
 
 export const MAIL_BODY_MAX = 200_000
 
 const Recipients = (min: 0 | 1, description: string) =>
-  (min === 1 ? Schema.Array(Email).pipe(Schema.minItems(1), Schema.maxItems(50)) : Schema.Array(Email).pipe(Schema.maxItems(50)))
+  (min === 1 ? Schema.Array(MailAddress).pipe(Schema.minItems(1), Schema.maxItems(50)) : Schema.Array(MailAddress).pipe(Schema.maxItems(50)))
     .annotations({ description })
 
 export const CreateMailDraftRequest = Schema.Struct({
@@ -144,12 +199,24 @@ export const CreateMailDraftRequest = Schema.Struct({
   }),
   cc: Schema.optionalWith(Recipients(0, "At most 50 addresses."), { exact: true }),
   bcc: Schema.optionalWith(Recipients(0, "At most 50 addresses."), { exact: true })
-}).annotations({ ...requestBody, identifier: "CreateMailDraftRequest" })
+}).annotations({
+  ...requestBody,
+  identifier: "CreateMailDraftRequest",
+  examples: [{
+    to: [grace.email],
+    subject: "Staging credentials rotated",
+    body: "Hi Grace,\n\nThe staging credentials were rotated this morning; the new ones are in the vault.\n\nAda",
+    cc: [alan.email]
+  }]
+})
 export type CreateMailDraftRequest = typeof CreateMailDraftRequest.Type
 
-export const MailRecipient = Schema.Struct({ name: Schema.String, address: Schema.String }).annotations({ identifier: "MailRecipient" })
+export const MailRecipient = Schema.Struct({ name: Schema.String, address: Schema.String }).annotations({
+  identifier: "MailRecipient",
+  examples: [{ name: ada.name, address: ada.email }]
+})
 
-export class MailMessage extends Schema.Class<MailMessage>("MailMessage")({
+export class MailMessage extends Schema.Class<MailMessage>("MailMessage")(Schema.Struct({
   id: Schema.String,
   conversationId: Schema.String,
   subject: Schema.String,
@@ -163,7 +230,21 @@ export class MailMessage extends Schema.Class<MailMessage>("MailMessage")({
   body: Schema.String,
   bodyContentType: Schema.String,
   bodyTruncated: Schema.Boolean.annotations({ description: "The body was cut at 200000 characters." })
-}) {}
+}).annotations({ examples: [{
+  id: "AAMkAGI2TG93AAA=",
+  conversationId: "AAQkAGI2TAAA=",
+  subject: "Staging credentials rotated",
+  receivedDateTime: "2026-11-02T11:05:00Z",
+  preview: "The staging credentials were rotated this morning; the new ones are in the vault.",
+  from: { name: grace.name, address: grace.email },
+  to: [{ name: ada.name, address: ada.email }],
+  webLink: "https://outlook.office365.com/owa/?ItemID=AAMkAGI2TG93AAA%3D&exvsurl=1&viewmodel=ReadMessageItem",
+  hasAttachments: false,
+  cc: [],
+  body: "Hi Ada,\n\nThe staging credentials were rotated this morning; the new ones are in the vault.\n\nGrace",
+  bodyContentType: "text",
+  bodyTruncated: false
+}] })) {}
 
 export const MailDraftResult = Schema.Struct({ ok: Schema.Literal(true), draft: MailMessage }).annotations({ identifier: "MailDraftResult" })
 export const MailMessageResult = Schema.Struct({ ok: Schema.Literal(true), message: MailMessage }).annotations({
@@ -179,21 +260,24 @@ export const MailMessageId = Schema.String.pipe(
   })
 ).annotations({
   description: "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`.",
-  jsonSchema: { type: "string", minLength: 1, maxLength: 512, pattern: "^[^\\s/\\\\?#]+$" }
+  jsonSchema: { type: "string", minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" }
 })
-export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotations(allErrors)
+export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotations({
+  ...allErrors,
+  examples: [{ messageId: "AAMkAGI2TG93AAA=" }]
+})
 
 // Calendar (suite-b) ---------------------------------------------------------------------------------------------------
 
 export const CalendarEventPath = Schema.Struct({
   eventId: TrimmedText(1, 512, "The primary calendar's event id")
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ eventId: "7kq0d2v5e1m8s9b3c4n6p0r2t4" }] })
 
 export const CalendarEventPatch = Schema.Struct({
   createMeetLink: Schema.Boolean.annotations({
     description: "true: add a video-meeting link (kept if the event has one); false: change nothing and answer the event as it is."
   })
-}).annotations({ ...requestBody, identifier: "CalendarEventPatch" })
+}).annotations({ ...requestBody, identifier: "CalendarEventPatch", examples: [{ createMeetLink: true }] })
 export type CalendarEventPatch = typeof CalendarEventPatch.Type
 
 export const CalendarEventResult = Schema.Struct({
@@ -206,5 +290,16 @@ export const CalendarEventResult = Schema.Struct({
   meetLink: Schema.NullOr(Schema.String).annotations({
     description: "The video-meeting link; null while the suite has not created it yet (its conference request is pending)."
   })
-}).annotations({ identifier: "CalendarEventResult" })
+}).annotations({
+  identifier: "CalendarEventResult",
+  examples: [{
+    ok: true,
+    eventId: "7kq0d2v5e1m8s9b3c4n6p0r2t4",
+    htmlLink: "https://www.google.com/calendar/event?eid=N2txMGQydjVlMW04czliM2M0bjZwMHIydDQgYWRhQGFjbWUuZXhhbXBsZQ",
+    summary: "Release review",
+    start: "2026-11-03T15:00:00+01:00",
+    end: "2026-11-03T15:30:00+01:00",
+    meetLink: "https://meet.google.com/abc-mnop-xyz"
+  }]
+})
 export type CalendarEventResult = typeof CalendarEventResult.Type

@@ -2,7 +2,9 @@
  * Capability passthroughs: the suites' OAuth clients (admins), a member's own connection to each suite, and the
  * three capabilities acting as the member.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   CalendarEventPatch,
   CalendarEventPath,
@@ -122,7 +124,7 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       .annotate(OpenApi.Summary, "Complete a suite authorization")
       .annotate(
         OpenApi.Description,
-        "Where the suite sends the browser back (the redirect URI to register: `<ORGPLANE_PUBLIC_URL>/v1/capabilities/oauth/callback`). Public: the signed `state` names the pending authorization. The server checks it, exchanges the code with the PKCE verifier, and stores the tokens encrypted as the connection of the member who started it, with the scopes the suite granted.\n\nErrors: 400 `invalid_request` with a detail `code`: on `state` `oauth_state_invalid`, `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed`; on `error` `oauth_access_denied` or `oauth_authorization_refused`; on `code` `oauth_code_missing` or `oauth_code_rejected`; 502 `suite_a_api_error` / `suite_b_api_error` when the token endpoint could not be reached."
+        "Where the suite sends the browser back (the redirect URI to register: `<ORGPLANE_PUBLIC_URL>/v1/capabilities/oauth/callback`). Public: the signed `state` names the pending authorization. The server checks it, exchanges the code with the PKCE verifier, and stores the tokens encrypted as the connection of the member who started it, with the scopes the suite granted.\n\n`state` is required, and so is `code` or `error` (the suite sends `state` back with either).\n\nErrors: 400 `invalid_request` on `state` when it is missing or empty; otherwise with a detail `code`: on `state` `oauth_state_invalid`, `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed`; on `error` `oauth_access_denied` or `oauth_authorization_refused`; on `code` `oauth_code_missing` or `oauth_code_rejected`; 502 `suite_a_api_error` / `suite_b_api_error` when the token endpoint could not be reached."
       )
   )
   .annotate(OpenApi.Title, "Suite connections")

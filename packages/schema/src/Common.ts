@@ -1,5 +1,7 @@
 /** Small value schemas shared by every area. */
-import { ParseResult, Schema } from "effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { exampleTime } from "./Examples.js"
 
 // `2030-01-01T00:00:00Z`, `2030-01-01T00:00:00.5+02:00`: RFC 3339's date-time, the profile of ISO 8601 that the
 // `date-time` format of JSON Schema names. Up to 9 fractional digits; lower-case `t` and `z` as RFC 3339 allows.
@@ -41,7 +43,9 @@ export const Timestamp = Schema.transformOrFail(Schema.String, Schema.ValidDateF
   encode: (date) => ParseResult.succeed(date.toISOString())
 }).annotations({
   identifier: "Timestamp",
+  examples: [exampleTime()],
   jsonSchema: {
+    examples: [exampleTime().toISOString()],
     type: "string",
     format: "date-time",
     maxLength: DATE_TIME_MAX_LENGTH,
@@ -50,12 +54,45 @@ export const Timestamp = Schema.transformOrFail(Schema.String, Schema.ValidDateF
   }
 })
 
-export const Email = Schema.Trim.pipe(
-  Schema.maxLength(254),
-  Schema.pattern(/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$/, {
-    message: () => "must be an email address"
-  })
-).annotations({ identifier: "Email", jsonSchema: { type: "string", format: "email", maxLength: 254 } })
+/**
+ * The rule the request guard applies to every string of every request (Postgres cannot store NUL in `text`), as a
+ * JSON Schema pattern: the OpenAPI document adds it to each request string that does not already exclude NUL.
+ */
+export const NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+// The dot-atom local part of RFC 5322 (no quoted strings), an `@`, and host-name labels (RFC 1123: letters, digits and
+// hyphens, neither first nor last a hyphen).
+const LOCAL_PART = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+
+/** An address schema: trimmed, at most 254 characters, matching `pattern`, which the OpenAPI document states as well. */
+const address = (identifier: string, pattern: string, description: string) =>
+  Schema.Trim.pipe(
+    Schema.maxLength(254),
+    Schema.pattern(new RegExp(pattern), { message: () => "must be an email address" })
+  ).annotations({ identifier, jsonSchema: { type: "string", format: "email", maxLength: 254, pattern, description } })
+
+/**
+ * The email address of an account (sign-up, sign-in, invitations, bootstrap): a dot-atom local part and a host name
+ * of one or more labels, the last one starting with a letter. A self-hosted control plane often runs on a private
+ * network, so `admin@localhost` and `ops@intranet` are accounts; IP literals and quoted local parts are not (see the
+ * server README, "Email addresses").
+ */
+export const Email = address(
+  "Email",
+  `^${LOCAL_PART}@(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`,
+  "An email address: `name@host`, the host one or more labels (`admin@localhost` and `ada@example.com` both are). Leading and trailing white space is removed first."
+)
+
+/**
+ * A recipient of a mail message the server drafts at a mail suite: the spec's address format (no leading dot, no
+ * consecutive dots, domain labels of letters, digits and hyphens, a final label of 2 or more letters).
+ */
+export const MailAddress = address(
+  "MailAddress",
+  `^${LOCAL_PART}@(?:${LABEL}\\.)+[A-Za-z]{2,63}$`,
+  "A mail address whose domain has at least two labels, the last of 2 or more letters (`ada@example.com`). Leading and trailing white space is removed first."
+)
 
 /** Request schemas report every bad member, not just the first. Query structs use it as is: unknown query parameters are ignored. */
 export const allErrors = { parseOptions: { errors: "all" as const } }
@@ -72,9 +109,10 @@ const TRIMMED = "Leading and trailing white space is removed first; the length l
 /**
  * Text people type (names, search text): trimmed, then `min` to `max` characters, without NUL (Postgres cannot store
  * it in `text`: it would be a 500 instead of a 400). The JSON Schema is written here because the one generated for
- * `Trim` describes the untrimmed string and drops the refinements.
+ * `Trim` describes the untrimmed string and drops the refinements. `pattern` documents a further refinement the caller
+ * adds (it must exclude NUL as well): the document cannot take it from a filter over this schema.
  */
-export const TrimmedText = (min: number, max: number, description?: string) => {
+export const TrimmedText = (min: number, max: number, description?: string, pattern = NO_NUL_PATTERN) => {
   const what = description?.replace(/\.$/, "")
   // One message for both bounds, without echoing the text back (it may be long).
   const message = () => `must be ${min} to ${max} characters long (after trimming white space)`
@@ -88,7 +126,7 @@ export const TrimmedText = (min: number, max: number, description?: string) => {
       type: "string",
       minLength: min,
       maxLength: max,
-      pattern: "^[^\\u0000]*$",
+      pattern,
       description: what === undefined ? TRIMMED : `${what}. ${TRIMMED}`
     }
   })
@@ -106,6 +144,12 @@ export const QueryInteger = (min: number, max: number, description: string) => {
     Schema.between(min, max, { message })
   ).annotations({ description, jsonSchema: { type: "integer", minimum: min, maximum: max, description } })
 }
+
+/**
+ * What `httpUrlProblem` accepts, as a JSON Schema pattern beside `format: uri`: an http(s) URL (scheme in lower case),
+ * no `@` in its authority (no credentials), no `#` (no fragment), no NUL.
+ */
+export const HTTP_URL_PATTERN = "^https?://[^/?#@\\u0000]*(?:[/?][^#\\u0000]*)?$"
 
 /** What is wrong with a URL the server will call, if anything: it must be http(s), without credentials or a fragment. */
 export const httpUrlProblem = (text: string): string | undefined => {

@@ -3,17 +3,19 @@
  * Each keeps an immutable version history; the object itself carries what is derived from its latest version
  * (title, description, search text).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
 import {
   ConfigObjectId,
   ConfigObjectVersionId,
+  exampleId,
   ConnectorInstanceId,
   MembershipId,
   OrganizationId,
   PluginId
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, exampleOf, exampleTime, grace } from "./Examples.js"
 
 export const ObjectType = Schema.Literal("skill", "agent", "command", "tool", "mcp", "hook", "context", "custom").annotations({
   identifier: "ObjectType",
@@ -29,6 +31,11 @@ export const SourceMode = Schema.Literal("cloud", "import", "connector").annotat
     "Where a config object comes from: `cloud` (written here), `import` (brought from elsewhere, for example a file), or `connector` (kept in sync from a code-hosting repository by a connector; only connector sync creates these)."
 })
 export type SourceMode = typeof SourceMode.Type
+
+/** The source modes a person may create with: `connector` objects are made by connector sync only. */
+export const CreatedSourceMode = Schema.Literal("cloud", "import").annotations({
+  message: () => "must be `cloud` or `import`: connector-managed config objects are created by connector sync"
+})
 
 export const ParserMode = Schema.Literal("markdown", "json", "yaml", "text").annotations({
   identifier: "ParserMode",
@@ -70,11 +77,24 @@ const SourceText = Schema.String.pipe(
     type: "string",
     minLength: 1,
     maxLength: MAX_SOURCE_BYTES,
+    // Something besides white space, and no NUL.
+    pattern: "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$",
     description: "The source as written; at most 1 MiB of UTF-8 (so at most 1048576 characters, fewer beyond ASCII). Stored as given."
   }
 })
 
-export class ConfigObjectVersion extends Schema.Class<ConfigObjectVersion>("ConfigObjectVersion")({
+/** The example skill's source, as its author wrote it. */
+const deploySkill = {
+  frontmatter: { name: "deploy-to-staging", description: "Deploys the current branch to the staging environment." },
+  body: "# Deploy to staging\n\nRun `make deploy ENV=staging` and post the preview URL in the pull request.\n"
+}
+const deploySkillSource = `---
+name: ${deploySkill.frontmatter.name}
+description: ${deploySkill.frontmatter.description}
+---
+${deploySkill.body}`
+
+export class ConfigObjectVersion extends Schema.Class<ConfigObjectVersion>("ConfigObjectVersion")(Schema.Struct({
   id: ConfigObjectVersionId,
   configObjectId: ConfigObjectId,
   number: Schema.Int.annotations({ description: "1 for the first version, then one more for each version after it." }),
@@ -96,9 +116,26 @@ export class ConfigObjectVersion extends Schema.Class<ConfigObjectVersion>("Conf
     description: "Whether this version records the object's deletion (it then carries no content)."
   }),
   createdAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("cov"),
+    configObjectId: exampleId("cob"),
+    number: 1,
+    schemaVersion: "1",
+    parserMode: "markdown",
+    normalizedPayloadJson: deploySkill,
+    rawSourceText: deploySkillSource,
+    metadata: null,
+    createdVia: "cloud",
+    createdByOrgMembershipId: grace.membershipId,
+    connectorSyncEventId: null,
+    sourceRevisionRef: "first version",
+    isDeletedVersion: false,
+    createdAt: exampleTime(120)
+  }]
+})) {}
 
-export class ConfigObject extends Schema.Class<ConfigObject>("ConfigObject")({
+export class ConfigObject extends Schema.Class<ConfigObject>("ConfigObject")(Schema.Struct({
   id: ConfigObjectId,
   organizationId: OrganizationId,
   objectType: ObjectType,
@@ -116,7 +153,27 @@ export class ConfigObject extends Schema.Class<ConfigObject>("ConfigObject")({
   updatedAt: Timestamp,
   deletedAt: Schema.NullOr(Timestamp),
   latestVersion: ConfigObjectVersion
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("cob"),
+    organizationId: acme.id,
+    objectType: "skill",
+    sourceMode: "cloud",
+    status: "active",
+    title: deploySkill.frontmatter.name,
+    description: deploySkill.frontmatter.description,
+    searchText: `${deploySkill.frontmatter.name} ${deploySkill.frontmatter.description} ${deploySkill.body}`,
+    currentFileName: "SKILL.md",
+    currentFileExtension: "md",
+    currentRelativePath: "skills/deploy-to-staging/SKILL.md",
+    createdByOrgMembershipId: grace.membershipId,
+    connectorInstanceId: null,
+    createdAt: exampleTime(120),
+    updatedAt: exampleTime(120),
+    deletedAt: null,
+    latestVersion: exampleOf(ConfigObjectVersion)
+  }]
+})) {}
 
 export const ConfigObjectPage = Page(ConfigObject).annotations({ identifier: "ConfigObjectPage" })
 export const ConfigObjectVersionPage = Page(ConfigObjectVersion).annotations({ identifier: "ConfigObjectVersionPage" })
@@ -156,21 +213,30 @@ const oneSource = <A extends { readonly rawSourceText?: string; readonly normali
     { jsonSchema: { allOf: [{ oneOf: [{ required: ["rawSourceText"] }, { required: ["normalizedPayloadJson"] }] }] } }
   ))
 
-export const RelativePath = TrimmedText(1, 1024, "Path of the source file, relative to where it came from").pipe(
+// The last character that trimming keeps is not a slash.
+export const RelativePath = TrimmedText(1, 1024, "Path of the source file, relative to where it came from", "^[^\\u0000]*[^/\\s\\u0000]\\s*$").pipe(
   Schema.filter((path) => !path.endsWith("/") || "must name a file, not a directory")
 )
 
 export const ConfigObjectInput = Schema.Struct({
   objectType: ObjectType,
-  sourceMode: Schema.optionalWith(SourceMode, { exact: true }).annotations({
-    description: "`cloud` (default) or `import`; `connector` is refused here: connector sync creates those."
+  sourceMode: Schema.optionalWith(CreatedSourceMode, { exact: true }).annotations({
+    description: "`cloud` (default) or `import`; `connector` objects are made by connector sync only."
   }),
   ...contentFields,
   relativePath: Schema.optionalWith(RelativePath, { exact: true }).annotations({
     description:
       "Where the source file lives (`skills/deploy/SKILL.md`); sets `currentRelativePath`, `currentFileName` and `currentFileExtension`."
   })
-}).pipe(oneSource).annotations(requestBody)
+}).pipe(oneSource).annotations({
+  ...requestBody,
+  examples: [{
+    objectType: "skill",
+    rawSourceText: deploySkillSource,
+    parserMode: "markdown",
+    relativePath: "skills/deploy-to-staging/SKILL.md"
+  }]
+})
 
 export const MAX_PLUGIN_IDS = 100
 
@@ -179,17 +245,20 @@ export const CreateConfigObjectRequest = Schema.Struct({
   pluginIds: Schema.optionalWith(Schema.Array(PluginId).pipe(Schema.maxItems(MAX_PLUGIN_IDS)), { exact: true }).annotations({
     description: "Plugins (`plg_`) to add the new object to, at most 100; the caller needs editor access on each. A repeated id is taken once."
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ input: exampleOf(ConfigObjectInput) }] })
 export type CreateConfigObjectRequest = typeof CreateConfigObjectRequest.Type
 
-export const VersionInput = Schema.Struct(contentFields).pipe(oneSource).annotations(requestBody)
+export const VersionInput = Schema.Struct(contentFields).pipe(oneSource).annotations({
+  ...requestBody,
+  examples: [{ rawSourceText: deploySkillSource.replace("ENV=staging`", "ENV=staging` (needs VPN access)"), parserMode: "markdown" }]
+})
 
 export const CreateVersionRequest = Schema.Struct({
   input: VersionInput,
   reason: Schema.optionalWith(TrimmedText(1, 255, "Why this version was made"), { exact: true }).annotations({
     description: "Why this version was made; kept as the version's `sourceRevisionRef`."
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ input: exampleOf(VersionInput), reason: "Mention the VPN" }] })
 export type CreateVersionRequest = typeof CreateVersionRequest.Type
 
 export const ConfigObjectListQuery = Schema.Struct({
@@ -212,7 +281,7 @@ export const ConfigObjectListQuery = Schema.Struct({
     ),
     { exact: true }
   )
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ objectType: "skill", status: "active", includeDeleted: false, q: "deploy staging" }] })
 export type ConfigObjectListQuery = typeof ConfigObjectListQuery.Type
 
 export const VersionListQuery = Schema.Struct({
@@ -220,7 +289,7 @@ export const VersionListQuery = Schema.Struct({
   includeDeleted: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
     description: "Also list versions that record a deletion (default false)."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ includeDeleted: false }] })
 export type VersionListQuery = typeof VersionListQuery.Type
 
 export const ConfigObjectPath = Schema.Struct({ configObjectId: ConfigObjectId })

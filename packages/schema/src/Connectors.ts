@@ -3,7 +3,7 @@
  * of it to the organization, targets (the branch an instance follows), mappings (which files of the branch become
  * which config objects, in which plugin), and what syncing them records.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, QueryInteger, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { JsonObject, ObjectType } from "./ConfigObjects.js"
 import {
@@ -20,12 +20,14 @@ import {
   ConnectorMappingId,
   ConnectorSyncEventId,
   ConnectorTargetId,
+  exampleId,
   MarketplaceId,
   MembershipId,
   OrganizationId,
   PluginId
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, ada, exampleOf, exampleTime } from "./Examples.js"
 
 export const ConnectorType = Schema.Literal("codehost").annotations({
   identifier: "ConnectorType",
@@ -50,12 +52,15 @@ export const RepositoryFullName = Schema.Trim.pipe(
 })
 
 /** A branch name, as git allows it (no `..`, no control characters, no leading `-` or `/`). */
-export const BranchName = TrimmedText(1, 255, "Branch name").pipe(
+export const BranchName = TrimmedText(1, 255, "Branch name", "^(?![-/])(?!.*\\.\\.)(?!.*(?:/|\\.lock)$)[^\\u0000-\\u001f\\u007f ~^:?*[\\\\]+$").pipe(
   Schema.filter((name) =>
     (/^[^\u0000-\u001f\u007f ~^:?*[\\]+$/.test(name) && !name.includes("..") && !name.startsWith("-") && !name.startsWith("/") &&
       !name.endsWith("/") && !name.endsWith(".lock")) || "is not a valid git branch name"
   )
 )
+
+/** The example repository: Acme's agent plugins on GitHub, through the app's installation. */
+const repository = { fullName: "acme/agent-plugins", login: "acme", installationId: 51234567, head: "9fceb02d0ae598e95dc970b74767f19372d61af8" }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Accounts
@@ -72,7 +77,7 @@ export const ConnectorAccountStatus = Schema.Literal("active", "disconnected").a
   description: "`disconnected` once GitHub reports the app uninstalled: its instances stop syncing."
 })
 
-export class ConnectorAccount extends Schema.Class<ConnectorAccount>("ConnectorAccount")({
+export class ConnectorAccount extends Schema.Class<ConnectorAccount>("ConnectorAccount")(Schema.Struct({
   id: ConnectorAccountId,
   organizationId: OrganizationId,
   connectorType: ConnectorType,
@@ -86,40 +91,68 @@ export class ConnectorAccount extends Schema.Class<ConnectorAccount>("ConnectorA
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("cac"),
+    organizationId: acme.id,
+    connectorType: "codehost",
+    kind: "app_installation",
+    remoteId: String(repository.installationId),
+    externalAccountRef: repository.login,
+    displayName: "Acme on GitHub",
+    status: "active",
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(200),
+    updatedAt: exampleTime(200)
+  }]
+})) {}
+
+export const ConnectorAccountDisplayName = TrimmedText(1, 255, "Name shown for the account")
+export const ConnectorAccountLogin = TrimmedText(1, 255, "The GitHub user or organization login")
 
 const accountFields = {
-  displayName: Schema.optionalWith(TrimmedText(1, 255, "Name shown for the account"), { exact: true }),
-  accountLogin: Schema.optionalWith(TrimmedText(1, 255, "The GitHub user or organization login"), { exact: true })
+  displayName: Schema.optionalWith(ConnectorAccountDisplayName, { exact: true }),
+  accountLogin: Schema.optionalWith(ConnectorAccountLogin, { exact: true })
 }
 
-/** An app installation (`installationId`) or a token (`token`): exactly one, matching `kind`. */
-export const CreateConnectorAccountRequest = Schema.Struct({
-  connectorType: connectorTypeInput,
-  kind: ConnectorAccountKind,
-  installationId: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)), { exact: true }).annotations({
-    description: "With `kind: app_installation`: the GitHub App installation id (from the installation's settings URL or its webhooks)."
+/** A GitHub App installation's id (from the installation's settings URL or its webhooks). */
+export const InstallationId = Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER)).annotations({
+  description: "The GitHub App installation id (from the installation's settings URL or its webhooks)."
+})
+
+/** A GitHub access token: stored encrypted, never returned. */
+export const CodehostToken = TrimmedText(1, 1000, "A GitHub access token that can read the repository contents; stored encrypted, never returned")
+
+/** An app installation (`installationId`) or a token (`token`): one member of the union per `kind`. */
+export const CreateConnectorAccountRequest = Schema.Union(
+  Schema.Struct({
+    connectorType: connectorTypeInput,
+    kind: Schema.Literal("app_installation"),
+    installationId: InstallationId,
+    ...accountFields
+  }).annotations({
+    ...requestBody,
+    identifier: "CreateAppInstallationAccountRequest",
+    description: "An installation of the server's GitHub App.",
+    examples: [{ kind: "app_installation", installationId: repository.installationId, displayName: "Acme on GitHub", accountLogin: repository.login }]
   }),
-  token: Schema.optionalWith(
-    TrimmedText(1, 1000, "With `kind: token`: a GitHub access token that can read the repository contents; stored encrypted, never returned"),
-    { exact: true }
-  ),
-  ...accountFields
-}).pipe(
-  Schema.filter((body) =>
-    body.installationId === undefined && body.token === undefined
-      ? "give installationId (kind app_installation) or token (kind token)"
-      : body.kind === "app_installation"
-      ? body.token === undefined || { path: ["token"], message: "an app_installation account takes installationId, not token" }
-      : body.installationId === undefined || { path: ["installationId"], message: "a token account takes token, not installationId" }, {
-    jsonSchema: { allOf: [{ oneOf: [{ required: ["installationId"] }, { required: ["token"] }] }] }
+  Schema.Struct({
+    connectorType: connectorTypeInput,
+    kind: Schema.Literal("token"),
+    token: CodehostToken,
+    ...accountFields
+  }).annotations({
+    ...requestBody,
+    identifier: "CreateTokenAccountRequest",
+    description: "An access token.",
+    examples: [{ kind: "token", token: "github_pat_11AAAAAAA0example0token", accountLogin: repository.login }]
   })
 ).annotations({ ...requestBody, identifier: "CreateConnectorAccountRequest" })
 export type CreateConnectorAccountRequest = typeof CreateConnectorAccountRequest.Type
 
 export const DisconnectConnectorAccountRequest = Schema.Struct({
   reason: Schema.optionalWith(TrimmedText(1, 255, "Why, for the record"), { exact: true })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ reason: "The plugins moved to another GitHub organization" }] })
 
 export const ConnectorAccountResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorAccount })
 export const ConnectorAccountDetail = Schema.Struct({ item: ConnectorAccount })
@@ -139,6 +172,19 @@ export const DisconnectConnectorAccountResponse = Schema.Struct({
     deletedMarketplaceCount: Schema.Int,
     reason: Schema.NullOr(Schema.String)
   })
+}).annotations({
+  examples: [{
+    ok: true,
+    item: {
+      disconnectedAccountId: exampleId("cac"),
+      deletedConnectorInstanceCount: 1,
+      deletedConfigObjectCount: 4,
+      deletedConnectorMappingCount: 2,
+      deletedPluginCount: 1,
+      deletedMarketplaceCount: 0,
+      reason: "The plugins moved to another GitHub organization"
+    }
+  }]
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -157,7 +203,7 @@ export const SyncStatus = Schema.Literal("queued", "running", "completed", "fail
 })
 export type SyncStatus = typeof SyncStatus.Type
 
-export class ConnectorInstance extends Schema.Class<ConnectorInstance>("ConnectorInstance")({
+export class ConnectorInstance extends Schema.Class<ConnectorInstance>("ConnectorInstance")(Schema.Struct({
   id: ConnectorInstanceId,
   organizationId: OrganizationId,
   connectorAccountId: ConnectorAccountId,
@@ -177,7 +223,24 @@ export class ConnectorInstance extends Schema.Class<ConnectorInstance>("Connecto
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("cin"),
+    organizationId: acme.id,
+    connectorAccountId: exampleId("cac"),
+    connectorType: "codehost",
+    remoteId: repository.fullName,
+    name: "Agent plugins",
+    status: "active",
+    instanceConfigJson: { autoImportNewPlugins: true },
+    lastSyncedAt: exampleTime(230),
+    lastSyncStatus: "completed",
+    lastSyncCursor: repository.head,
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(210),
+    updatedAt: exampleTime(230)
+  }]
+})) {}
 
 export const CreateConnectorInstanceRequest = Schema.Struct({
   connectorAccountId: ConnectorAccountId,
@@ -185,7 +248,10 @@ export const CreateConnectorInstanceRequest = Schema.Struct({
   name: TrimmedText(1, 255, "Name, unique in the organization"),
   remoteId: RepositoryFullName,
   config: Schema.optionalWith(JsonObject, { exact: true })
-}).annotations(requestBody)
+}).annotations({
+  ...requestBody,
+  examples: [{ connectorAccountId: exampleId("cac"), name: "Agent plugins", remoteId: repository.fullName, config: { autoImportNewPlugins: true } }]
+})
 export type CreateConnectorInstanceRequest = typeof CreateConnectorInstanceRequest.Type
 
 export const UpdateConnectorInstanceRequest = Schema.Struct({
@@ -200,7 +266,7 @@ export const UpdateConnectorInstanceRequest = Schema.Struct({
     { path: ["name"], message: "give at least one of remoteId, name or config" }, {
     jsonSchema: { minProperties: 1 }
   })
-).annotations(requestBody)
+).annotations({ ...requestBody, examples: [{ config: { autoImportNewPlugins: false } }] })
 export type UpdateConnectorInstanceRequest = typeof UpdateConnectorInstanceRequest.Type
 
 export const ConnectorInstanceResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorInstance })
@@ -210,7 +276,7 @@ export const ConnectorInstanceListQuery = Schema.Struct({
   ...PageQueryFields,
   connectorAccountId: Schema.optionalWith(ConnectorAccountId, { exact: true }),
   q: Schema.optionalWith(searchText("Text to look for in the name and repository."), { exact: true })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ connectorAccountId: exampleId("cac"), q: "plugins" }] })
 export type ConnectorInstanceListQuery = typeof ConnectorInstanceListQuery.Type
 export const ConnectorInstancePath = Schema.Struct({ connectorInstanceId: ConnectorInstanceId })
 
@@ -225,6 +291,17 @@ export const RemoveConnectorInstanceResponse = Schema.Struct({
       description: "Marketplaces the instance created that listed nothing else."
     })
   })
+}).annotations({
+  examples: [{
+    ok: true,
+    item: {
+      removedConnectorInstanceId: exampleId("cin"),
+      deletedConfigObjectCount: 4,
+      deletedConnectorMappingCount: 2,
+      deletedPluginCount: 1,
+      deletedMarketplaceCount: 0
+    }
+  }]
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -235,7 +312,7 @@ export const TargetKind = Schema.Literal("repository_branch").annotations({
   description: "`repository_branch`: one branch of the instance's repository."
 })
 
-export class ConnectorTarget extends Schema.Class<ConnectorTarget>("ConnectorTarget")({
+export class ConnectorTarget extends Schema.Class<ConnectorTarget>("ConnectorTarget")(Schema.Struct({
   id: ConnectorTargetId,
   connectorInstanceId: ConnectorInstanceId,
   connectorType: ConnectorType,
@@ -245,7 +322,19 @@ export class ConnectorTarget extends Schema.Class<ConnectorTarget>("ConnectorTar
   targetConfigJson: JsonObject.annotations({ description: "Free-form settings of the target; not read by the server." }),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("ctg"),
+    connectorInstanceId: exampleId("cin"),
+    connectorType: "codehost",
+    remoteId: repository.fullName,
+    targetKind: "repository_branch",
+    externalTargetRef: "main",
+    targetConfigJson: {},
+    createdAt: exampleTime(215),
+    updatedAt: exampleTime(215)
+  }]
+})) {}
 
 export const CreateConnectorTargetRequest = Schema.Struct({
   connectorType: connectorTypeInput,
@@ -255,7 +344,7 @@ export const CreateConnectorTargetRequest = Schema.Struct({
   }),
   externalTargetRef: BranchName.annotations({ description: "The branch to follow." }),
   config: Schema.optionalWith(JsonObject, { exact: true })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ externalTargetRef: "main" }] })
 export type CreateConnectorTargetRequest = typeof CreateConnectorTargetRequest.Type
 
 export const UpdateConnectorTargetRequest = Schema.Struct({
@@ -268,7 +357,7 @@ export const UpdateConnectorTargetRequest = Schema.Struct({
     { path: ["remoteId"], message: "give at least one of remoteId, externalTargetRef or config" }, {
     jsonSchema: { minProperties: 1 }
   })
-).annotations(requestBody)
+).annotations({ ...requestBody, examples: [{ externalTargetRef: "release/2026.11" }] })
 export type UpdateConnectorTargetRequest = typeof UpdateConnectorTargetRequest.Type
 
 export const ConnectorTargetResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorTarget })
@@ -288,7 +377,7 @@ export const MappingKind = Schema.Literal("path", "api", "custom").annotations({
 })
 export type MappingKind = typeof MappingKind.Type
 
-export class ConnectorMapping extends Schema.Class<ConnectorMapping>("ConnectorMapping")({
+export class ConnectorMapping extends Schema.Class<ConnectorMapping>("ConnectorMapping")(Schema.Struct({
   id: ConnectorMappingId,
   connectorInstanceId: ConnectorInstanceId,
   connectorTargetId: ConnectorTargetId,
@@ -304,7 +393,23 @@ export class ConnectorMapping extends Schema.Class<ConnectorMapping>("ConnectorM
   mappingConfigJson: Schema.NullOr(JsonObject),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("cmp"),
+    connectorInstanceId: exampleId("cin"),
+    connectorTargetId: exampleId("ctg"),
+    connectorType: "codehost",
+    remoteId: repository.fullName,
+    mappingKind: "path",
+    selector: "skills/**",
+    objectType: "skill",
+    pluginId: exampleId("plg"),
+    autoAddToPlugin: true,
+    mappingConfigJson: null,
+    createdAt: exampleTime(220),
+    updatedAt: exampleTime(220)
+  }]
+})) {}
 
 export const Selector = TrimmedText(1, 255, "A repository path, or a folder followed by `/**` for every file under it")
 
@@ -317,7 +422,10 @@ export const CreateConnectorMappingRequest = Schema.Struct({
   }),
   autoAddToPlugin: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({ description: "Default false." }),
   config: Schema.optionalWith(Schema.NullOr(JsonObject), { exact: true })
-}).annotations(requestBody)
+}).annotations({
+  ...requestBody,
+  examples: [{ mappingKind: "path", selector: "skills/**", objectType: "skill", pluginId: exampleId("plg"), autoAddToPlugin: true }]
+})
 export type CreateConnectorMappingRequest = typeof CreateConnectorMappingRequest.Type
 
 export const UpdateConnectorMappingRequest = Schema.Struct({
@@ -332,7 +440,7 @@ export const UpdateConnectorMappingRequest = Schema.Struct({
     { path: ["selector"], message: "give at least one of selector, objectType, pluginId, autoAddToPlugin or config" }, {
     jsonSchema: { minProperties: 1 }
   })
-).annotations(requestBody)
+).annotations({ ...requestBody, examples: [{ selector: "plugins/release/skills/**", autoAddToPlugin: false }] })
 export type UpdateConnectorMappingRequest = typeof UpdateConnectorMappingRequest.Type
 
 export const ConnectorMappingResponse = Schema.Struct({ ok: Schema.Literal(true), item: ConnectorMapping })
@@ -352,7 +460,10 @@ export const ConnectorMappingListQuery = Schema.Struct({
   objectType: Schema.optionalWith(ObjectType, { exact: true }),
   pluginId: Schema.optionalWith(PluginId, { exact: true }),
   q: Schema.optionalWith(searchText("Text to look for in the selector and remote id (case-insensitive substring)."), { exact: true })
-}).annotations(allErrors)
+}).annotations({
+  ...allErrors,
+  examples: [{ limit: 20, mappingKind: "path", objectType: "skill", pluginId: exampleId("plg"), q: "skills" }]
+})
 export type ConnectorMappingListQuery = typeof ConnectorMappingListQuery.Type
 export const ConnectorMappingPath = Schema.Struct({ connectorMappingId: ConnectorMappingId })
 
@@ -382,7 +493,7 @@ export const SyncSummary = Schema.Struct({
 }).annotations({ identifier: "SyncSummary" })
 export type SyncSummary = typeof SyncSummary.Type
 
-export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("ConnectorSyncEvent")({
+export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("ConnectorSyncEvent")(Schema.Struct({
   id: ConnectorSyncEventId,
   connectorInstanceId: ConnectorInstanceId,
   connectorTargetId: ConnectorTargetId,
@@ -398,7 +509,23 @@ export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("Connec
   createdAt: Timestamp,
   startedAt: Schema.NullOr(Timestamp),
   completedAt: Schema.NullOr(Timestamp).annotations({ description: "When it completed or failed." })
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("cse"),
+    connectorInstanceId: exampleId("cin"),
+    connectorTargetId: exampleId("ctg"),
+    eventType: "sync_now",
+    externalEventRef: null,
+    sourceRevisionRef: repository.head,
+    status: "completed",
+    attempts: 0,
+    lastError: null,
+    summary: { created: 3, updated: 1, deleted: 0, unchanged: 12, skipped: 0, warnings: [], importedPluginKeys: [] },
+    createdAt: exampleTime(225),
+    startedAt: exampleTime(226),
+    completedAt: exampleTime(230)
+  }]
+})) {}
 
 export const ConnectorSyncEventPath = Schema.Struct({ connectorSyncEventId: ConnectorSyncEventId })
 export const ConnectorSyncEventDetail = Schema.Struct({ item: ConnectorSyncEvent })
@@ -422,7 +549,7 @@ export const ResyncResponse = Schema.Struct({ ok: Schema.Literal(true), item: Co
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
 
-export class DiscoveryResult extends Schema.Class<DiscoveryResult>("DiscoveryResult")({
+export class DiscoveryResult extends Schema.Class<DiscoveryResult>("DiscoveryResult")(Schema.Struct({
   autoImportNewPlugins: Schema.Boolean.annotations({
     description: "The instance's `instanceConfigJson.autoImportNewPlugins` (default true)."
   }),
@@ -438,7 +565,26 @@ export class DiscoveryResult extends Schema.Class<DiscoveryResult>("DiscoveryRes
   steps: Schema.Array(DiscoveryStep),
   treeSummary: TreeSummary,
   warnings: Schema.Array(Schema.String)
-}) {}
+}).annotations({
+  examples: [{
+    autoImportNewPlugins: true,
+    classification: "claude_single_plugin_repo",
+    connectorInstance: exampleOf(ConnectorInstance),
+    connectorTarget: exampleOf(ConnectorTarget),
+    discoveredPlugins: [exampleOf(DiscoveredPlugin)],
+    marketplace: null,
+    repositoryFullName: repository.fullName,
+    sourceRevisionRef: repository.head,
+    steps: [
+      { id: "read_repository_structure", label: "Read the repository structure", status: "completed" },
+      { id: "check_marketplace_manifest", label: "Check for a marketplace manifest", status: "skipped" },
+      { id: "check_plugin_manifests", label: "Check plugin manifests", status: "completed" },
+      { id: "prepare_discovered_plugins", label: "Prepare the discovered plugins", status: "completed" }
+    ],
+    treeSummary: { scannedEntryCount: 17, strategy: "git-tree-recursive", truncated: false, walkedSubtrees: 0 },
+    warnings: []
+  }]
+})) {}
 
 export const DiscoveryResponse = Schema.Struct({ ok: Schema.Literal(true), item: DiscoveryResult }).annotations({
   identifier: "DiscoveryResponse"
@@ -463,7 +609,7 @@ export const DiscoveryTreeQuery = Schema.Struct({
   connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
     description: "The target whose tree to list; default: the instance's first target."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ limit: 100, prefix: "skills/", connectorTargetId: exampleId("ctg") }] })
 export type DiscoveryTreeQuery = typeof DiscoveryTreeQuery.Type
 
 export const TreeEntryPage = Schema.Struct({
@@ -478,7 +624,7 @@ export const ApplyDiscoveryRequest = Schema.Struct({
   connectorTargetId: Schema.optionalWith(ConnectorTargetId, { exact: true }).annotations({
     description: "The target discovered; default: the instance's first target."
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ keys: ["manifest:root"], connectorTargetId: exampleId("ctg") }] })
 export type ApplyDiscoveryRequest = typeof ApplyDiscoveryRequest.Type
 
 export const AppliedPlugin = Schema.Struct({
@@ -498,7 +644,25 @@ export const ApplyDiscoveryResponse = Schema.Struct({
     }),
     syncEvent: ConnectorSyncEvent.annotations({ description: "The sync that materializes the files (queued)." })
   })
-}).annotations({ identifier: "ApplyDiscoveryResponse" })
+}).annotations({
+  identifier: "ApplyDiscoveryResponse",
+  examples: [{
+    ok: true,
+    item: {
+      sourceRevisionRef: repository.head,
+      plugins: [{ key: "manifest:root", pluginId: exampleId("plg"), created: true, mappingIds: [exampleId("cmp")] }],
+      marketplaceId: null,
+      syncEvent: {
+        ...exampleOf(ConnectorSyncEvent),
+        eventType: "apply",
+        status: "queued",
+        summary: null,
+        startedAt: null,
+        completedAt: null
+      }
+    }
+  }]
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Webhook
@@ -507,14 +671,17 @@ export const WebhookIgnored = Schema.Struct({
   ok: Schema.Literal(true),
   accepted: Schema.Literal(false),
   reason: Schema.String.annotations({ description: "Why nothing was recorded, for example `no tracked branch`." })
-}).annotations({ identifier: "WebhookIgnored" })
+}).annotations({ identifier: "WebhookIgnored", examples: [{ ok: true, accepted: false, reason: "no tracked branch" }] })
 
 export const WebhookAccepted = Schema.Struct({
   ok: Schema.Literal(true),
   accepted: Schema.Literal(true),
   deliveryId: Schema.String.annotations({ description: "The delivery's `X-GitHub-Delivery`." }),
   queued: Schema.Literal(true)
-}).annotations({ identifier: "WebhookAccepted" })
+}).annotations({
+  identifier: "WebhookAccepted",
+  examples: [{ ok: true, accepted: true, deliveryId: "72d3162e-cc78-11e3-81ab-4c9367dc0958", queued: true }]
+})
 
 export const WebhookResponse = Schema.Union(WebhookAccepted, WebhookIgnored).annotations({ identifier: "WebhookResponse" })
 export type WebhookResponse = typeof WebhookResponse.Type

@@ -1,5 +1,8 @@
 /** The connector groups: accounts, instances (with their access grants), targets, mappings. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ConnectorInstanceAccessGrantPage,
   ConnectorInstanceAccessGrantResponse,

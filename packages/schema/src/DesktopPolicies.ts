@@ -1,9 +1,11 @@
 /** Desktop policies: switches of the desktop app set for members and teams, resolved into each member's effective policy. */
-import { Schema, SchemaAST } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { requestBody, Timestamp, TrimmedText } from "./Common.js"
-import { DesktopPolicyId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
+import { DesktopPolicyId, exampleId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { MemberIds } from "./Teams.js"
+import { acme, ada, alan, exampleTime } from "./Examples.js"
 
 /** The boolean switches of a policy document, each on (`true`) in the default policy. */
 export const DesktopPolicySwitches = [
@@ -45,6 +47,17 @@ const documentFields = {
   onboardingPromptDescriptions: Schema.optionalWith(OnboardingPromptDescriptions, { exact: true })
 }
 
+/** The example policy: contractors get no custom providers and no alpha updates, and one onboarding prompt. */
+const contractors = {
+  policyName: "Contractors",
+  policy: {
+    allowCustomProviders: false,
+    allowAlphaUpdates: false,
+    onboardingPrompts: ["Summarize the open pull requests assigned to me"],
+    onboardingPromptDescriptions: ["Review queue"]
+  }
+}
+
 /**
  * A policy document: a policy sets only the members it has; a member it leaves out is decided by a lower policy,
  * and in the end by the organization's default policy.
@@ -52,14 +65,16 @@ const documentFields = {
 export const DesktopPolicyDocument = Schema.Struct(documentFields).annotations({
   identifier: "DesktopPolicyDocument",
   description:
-    "The switches and onboarding prompts this policy sets. A member left out is not set by this policy: lower-priority policies and then the default policy decide it."
+    "The switches and onboarding prompts this policy sets. A member left out is not set by this policy: lower-priority policies and then the default policy decide it.",
+  examples: [contractors.policy]
 })
 export type DesktopPolicyDocument = typeof DesktopPolicyDocument.Type
 
 /** The document as a request sends it: strict (a misspelt switch is a 400, not a switch silently left unset). */
 export const DesktopPolicyDocumentInput = Schema.Struct(documentFields).annotations({
   ...requestBody,
-  description: DesktopPolicyDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string
+  description: DesktopPolicyDocument.ast.annotations[SchemaAST.DescriptionAnnotationId] as string,
+  examples: [contractors.policy]
 })
 
 export const DesktopPolicyName = TrimmedText(1, 255, "Policy name")
@@ -70,7 +85,7 @@ export const PolicyTeamIds = Schema.Array(TeamId).pipe(Schema.maxItems(500)).ann
   description: "Ids (`tem_`) of teams of the organization; at most 500 entries. A repeated id is taken once."
 })
 
-export class DesktopPolicy extends Schema.Class<DesktopPolicy>("DesktopPolicy")({
+export class DesktopPolicy extends Schema.Class<DesktopPolicy>("DesktopPolicy")(Schema.Struct({
   id: DesktopPolicyId,
   organizationId: OrganizationId,
   policyName: Schema.String,
@@ -86,7 +101,22 @@ export class DesktopPolicy extends Schema.Class<DesktopPolicy>("DesktopPolicy")(
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: Schema.NullOr(Timestamp)
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("dpo"),
+    organizationId: acme.id,
+    ...contractors,
+    isDefault: false,
+    isEnabled: true,
+    priority: 10,
+    memberIds: [alan.membershipId],
+    teamIds: [exampleId("tem")],
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(300),
+    updatedAt: exampleTime(300),
+    deletedAt: null
+  }]
+})) {}
 
 export const DesktopPolicyResponse = Schema.Struct({ desktopPolicy: DesktopPolicy }).annotations({
   identifier: "DesktopPolicyResponse"
@@ -103,7 +133,7 @@ export const CreateDesktopPolicyRequest = Schema.Struct({
   isEnabled: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({ description: "Default true." }),
   memberIds: Schema.optionalWith(MemberIds, { exact: true }),
   teamIds: Schema.optionalWith(PolicyTeamIds, { exact: true })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ ...contractors, priority: 10, memberIds: [alan.membershipId], teamIds: [exampleId("tem")] }] })
 export type CreateDesktopPolicyRequest = typeof CreateDesktopPolicyRequest.Type
 
 export const UpdateDesktopPolicyRequest = Schema.Struct({
@@ -119,7 +149,7 @@ export const UpdateDesktopPolicyRequest = Schema.Struct({
   teamIds: Schema.optionalWith(PolicyTeamIds, { exact: true }).annotations({
     description: "The policy's whole list of teams: replaces the current one."
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ priority: 20, isEnabled: false }] })
 export type UpdateDesktopPolicyRequest = typeof UpdateDesktopPolicyRequest.Type
 
 /** Which policy decided one setting of an effective policy. */
@@ -131,7 +161,38 @@ export const DesktopPolicySource = Schema.Struct({
   via: Schema.Literal("member", "team", "default").annotations({
     description: "How the policy reached the member: assigned directly, through a team, or as the default."
   })
-}).annotations({ identifier: "DesktopPolicySource" })
+}).annotations({ identifier: "DesktopPolicySource", examples: [{ desktopPolicyId: exampleId("dpo"), policyName: contractors.policyName, via: "team" }] })
+
+/** Alan's effective policy in the example: the contractors' policy (through his team) and the default for the rest. */
+const effectiveExample = () => {
+  const contractorsPolicy = { desktopPolicyId: exampleId("dpo"), policyName: contractors.policyName, via: "team" as const }
+  const defaultPolicy = { desktopPolicyId: exampleId("dpo", 2), policyName: "Default", via: "default" as const }
+  return {
+    policy: {
+      allowCustomProviders: false,
+      allowPartnerModel: true,
+      allowMultipleWorkspaces: true,
+      allowControlSettings: true,
+      allowManageExtensions: true,
+      allowBuiltInExtensions: true,
+      allowAlphaUpdates: false,
+      showWelcomePage: true,
+      onboardingPrompts: contractors.policy.onboardingPrompts,
+      onboardingPromptDescriptions: contractors.policy.onboardingPromptDescriptions
+    },
+    decidedBy: {
+      allowCustomProviders: contractorsPolicy,
+      allowPartnerModel: defaultPolicy,
+      allowMultipleWorkspaces: defaultPolicy,
+      allowControlSettings: defaultPolicy,
+      allowManageExtensions: defaultPolicy,
+      allowBuiltInExtensions: defaultPolicy,
+      allowAlphaUpdates: contractorsPolicy,
+      showWelcomePage: defaultPolicy,
+      onboardingPrompts: contractorsPolicy
+    }
+  }
+}
 
 export const EffectiveDesktopPolicy = Schema.Struct({
   policy: Schema.Struct({
@@ -157,7 +218,7 @@ export const EffectiveDesktopPolicy = Schema.Struct({
     showWelcomePage: DesktopPolicySource,
     onboardingPrompts: DesktopPolicySource.annotations({ description: "Decides the prompts and their descriptions." })
   }).annotations({ description: "Per setting, the policy that decided it." })
-}).annotations({ identifier: "EffectiveDesktopPolicy" })
+}).annotations({ identifier: "EffectiveDesktopPolicy", examples: [effectiveExample()] })
 export type EffectiveDesktopPolicy = typeof EffectiveDesktopPolicy.Type
 
 export const EffectiveDesktopPolicyResponse = Schema.Struct({ effectivePolicy: EffectiveDesktopPolicy }).annotations({

@@ -1,5 +1,8 @@
 /** Desktop policies (enterprise plan): owners and admins manage them; every member reads their effective policy. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   CreateDesktopPolicyRequest,
   DesktopPolicyListQuery,

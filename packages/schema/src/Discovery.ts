@@ -3,7 +3,7 @@
  * finds (with their component paths), its steps and summary, and the import plans a selected candidate becomes.
  * The discovery result itself (which embeds the connector instance and target) is composed in the connectors module.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { JsonObject } from "./ConfigObjects.js"
 
 export const TreeEntryKind = Schema.Literal("blob", "tree").annotations({
@@ -16,7 +16,7 @@ export type TreeEntryKind = typeof TreeEntryKind.Type
  * One entry of the repository tree. Folders are listed too (so a client can browse by `prefix`); a folder has the
  * sha of its git tree and, since git gives folders no size, `size` 0.
  */
-export class TreeEntry extends Schema.Class<TreeEntry>("TreeEntry")({
+export class TreeEntry extends Schema.Class<TreeEntry>("TreeEntry")(Schema.Struct({
   id: Schema.String.annotations({ description: "The entry's path: stable for one path, and the list's cursor." }),
   kind: TreeEntryKind,
   path: Schema.String.annotations({
@@ -24,7 +24,15 @@ export class TreeEntry extends Schema.Class<TreeEntry>("TreeEntry")({
   }),
   sha: Schema.String.annotations({ description: "The git object id of the file's blob or of the folder's tree." }),
   size: Schema.Int.annotations({ description: "The file's size in bytes; 0 for a folder." })
-}) {}
+}).annotations({
+  examples: [{
+    id: "skills/deploy-to-staging/SKILL.md",
+    kind: "blob",
+    path: "skills/deploy-to-staging/SKILL.md",
+    sha: "3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
+    size: 412
+  }]
+})) {}
 
 /** What a plugin can bring, in the order `componentKinds` lists them. */
 export const ComponentKind = Schema.Literal(
@@ -74,7 +82,7 @@ export const AgentPluginsSchemaVersion = Schema.Literal("1.0.0", "1.1.0").annota
 })
 export type AgentPluginsSchemaVersion = typeof AgentPluginsSchemaVersion.Type
 
-export class DiscoveredPlugin extends Schema.Class<DiscoveredPlugin>("DiscoveredPlugin")({
+export class DiscoveredPlugin extends Schema.Class<DiscoveredPlugin>("DiscoveredPlugin")(Schema.Struct({
   key: Schema.String.annotations({
     description:
       "Stable for the same repository layout: `marketplace:<root>` (or `marketplace:<entry name>` for an external entry), `manifest:<root>` or `agent-plugin:<root>`, with `root` for the repository root. Select candidates by it."
@@ -108,7 +116,23 @@ export class DiscoveredPlugin extends Schema.Class<DiscoveredPlugin>("Discovered
   sourceSchemaVersion: Schema.NullOr(AgentPluginsSchemaVersion).annotations({
     description: "The Agent Plugins version the manifest names; null for Claude plugins."
   })
-}) {}
+}).annotations({
+  examples: [{
+    key: "manifest:root",
+    rootPath: "",
+    displayName: "release-tooling",
+    description: "Skills and commands for shipping services.",
+    selectedByDefault: true,
+    supported: true,
+    manifestPath: ".claude-plugin/plugin.json",
+    warnings: [],
+    componentKinds: ["skill", "command"],
+    componentPaths: { agents: [], commands: ["commands"], hooks: [], lspServers: [], mcpServers: [], monitors: [], settings: [], skills: ["skills"] },
+    metadata: { name: "release-tooling", description: "Skills and commands for shipping services.", version: "1.2.0" },
+    sourceKind: "plugin_manifest",
+    sourceSchemaVersion: null
+  }]
+})) {}
 
 export const DiscoveryStepId = Schema.Literal(
   "read_repository_structure",

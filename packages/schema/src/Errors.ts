@@ -2,8 +2,10 @@
  * Every error body of the API, each a tagged error class (what handlers fail with and clients catch) and a wire
  * schema (what travels: exactly the spec's members, no `_tag`) annotated with its HTTP status.
  */
-import { HttpApiSchema } from "@effect/platform"
-import { Option, Schema, SchemaAST } from "effect"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import { McpDiagnostic, ToolInspection } from "./McpDiagnostics.js"
 
 /** A literal member the constructor fills in, so `new Unauthorized()` needs no arguments. */
@@ -219,11 +221,99 @@ export class RateLimited extends Schema.TaggedError<RateLimited>("RateLimited")(
 }
 export const RateLimitedResponse = wire(RateLimited, 429, "Too many requests; the `Retry-After` header says how many seconds to wait.")
 
+/** What a 409 about an `Idempotency-Key` names. */
+export const IdempotencyConflictCode = Schema.Literal("idempotency_key_in_use", "idempotency_response_lost").annotations({
+  identifier: "IdempotencyConflictCode"
+})
+export type IdempotencyConflictCode = typeof IdempotencyConflictCode.Type
+
+export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>("IdempotencyConflict")("IdempotencyConflict", {
+  error: IdempotencyConflictCode,
+  message: Schema.String
+}) {
+  /** Travels as the `Retry-After` header (with `idempotency_key_in_use`), not as a body member. */
+  retryAfterSeconds: number | undefined = undefined
+
+  /** Another request with the same key is running. */
+  static inUse(seconds: number): IdempotencyConflict {
+    const error = new IdempotencyConflict({
+      error: "idempotency_key_in_use",
+      message: "A request with this Idempotency-Key is still running; retry after it ends."
+    })
+    error.retryAfterSeconds = seconds
+    return error
+  }
+}
+export const IdempotencyConflictResponse = wire(
+  IdempotencyConflict,
+  409,
+  "About the `Idempotency-Key`: `idempotency_key_in_use`, a request with this key is still running (retry after `Retry-After` seconds); `idempotency_response_lost`, a request with this key made its change but its answer was lost before it could be stored: read the resource to see the outcome, and use a new key for a new attempt."
+)
+
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>("IdempotencyKeyReused")("IdempotencyKeyReused", {
+  error: code("idempotency_key_reused"),
+  message: Schema.String
+}) {}
+export const IdempotencyKeyReusedResponse = wire(
+  IdempotencyKeyReused,
+  422,
+  "The `Idempotency-Key` was used in the last 24 hours for a request with another method, path, query or body: a key names one request."
+)
+
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>("PayloadTooLarge")("PayloadTooLarge", {
   error: code("payload_too_large"),
   message: Schema.String
 }) {}
 export const PayloadTooLargeResponse = wire(PayloadTooLarge, 413, "The request body is larger than this endpoint accepts.")
+
+/**
+ * The path exists, but not with the request's method. Answered by the server with an `Allow` header listing the
+ * path's methods; no operation declares it (an operation is a path with its method).
+ */
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>("MethodNotAllowed")("MethodNotAllowed", {
+  error: code("method_not_allowed"),
+  message: Schema.String
+}) {}
+export const MethodNotAllowedResponse = wire(
+  MethodNotAllowed,
+  405,
+  "The path exists, but not with this method: the `Allow` header lists the methods it has."
+)
+
+/**
+ * Longest URL (path and query, as the request line carries it) the server reads, in characters: RFC 9110 asks
+ * servers to support at least 8000. Cursors (at most 2048) and path parameters (at most 1024) fit many times over.
+ */
+export const MAX_URL_LENGTH = 8192
+
+export class UriTooLong extends Schema.TaggedError<UriTooLong>("UriTooLong")("UriTooLong", {
+  error: code("uri_too_long"),
+  message: Schema.String
+}) {}
+export const UriTooLongResponse = wire(UriTooLong, 414, "The request's URL (path and query) is longer than the server accepts.")
+
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>("UnsupportedMediaType")("UnsupportedMediaType", {
+  error: code("unsupported_media_type"),
+  message: Schema.String
+}) {}
+export const UnsupportedMediaTypeResponse = wire(
+  UnsupportedMediaType,
+  415,
+  "The request body's `Content-Type` is not one this operation reads (or a body came without one); `message` names the media types it accepts."
+)
+
+export class RequestHeaderFieldsTooLarge extends Schema.TaggedError<RequestHeaderFieldsTooLarge>("RequestHeaderFieldsTooLarge")(
+  "RequestHeaderFieldsTooLarge",
+  {
+    error: code("request_header_fields_too_large"),
+    message: Schema.String
+  }
+) {}
+export const RequestHeaderFieldsTooLargeResponse = wire(
+  RequestHeaderFieldsTooLarge,
+  431,
+  "The request's header fields are larger than the server accepts."
+)
 
 export class ConnectionNotReady extends Schema.TaggedError<ConnectionNotReady>("ConnectionNotReady")("ConnectionNotReady", {
   error: code("connection_not_ready"),
@@ -364,7 +454,13 @@ export const ErrorResponses = [
   NotFoundResponse,
   ConflictResponse,
   RateLimitedResponse,
+  IdempotencyConflictResponse,
+  IdempotencyKeyReusedResponse,
   PayloadTooLargeResponse,
+  MethodNotAllowedResponse,
+  UriTooLongResponse,
+  UnsupportedMediaTypeResponse,
+  RequestHeaderFieldsTooLargeResponse,
   ConnectionValidationFailedResponse,
   ToolExecutionFailedResponse,
   ConnectionNotReadyResponse,

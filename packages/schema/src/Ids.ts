@@ -5,7 +5,8 @@
  * most `7` because 26 base32 characters hold 130 bits and a UUID only 128. Generation lives in the server
  * (`typeid-js`); this module only validates, so the client stays dependency-free.
  */
-import { Schema } from "effect"
+import type * as Branded from "effect/Brand"
+import * as Schema from "effect/Schema"
 
 const SUFFIX = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/
 
@@ -34,8 +35,36 @@ export const checkTypeId = (prefix: string, value: string): string | undefined =
   return undefined
 }
 
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+/** 2026-11-02T09:30:00Z, the instant of the examples: their ids start with it, as the server's start with theirs. */
+const EXAMPLE_MILLIS = 1793611800000n
+
+/**
+ * The suffix of example id number `n` of a prefix: a UUIDv7 (the examples' instant, version 7, the RFC 9562 variant)
+ * whose other bits come from the prefix and `n`, so every example id is valid, distinct and the same on every run.
+ */
+const exampleSuffix = (prefix: string, n: number): string => {
+  let state = 2166136261
+  for (const char of `${prefix}:${n}`) state = Math.imul(state ^ char.charCodeAt(0), 16777619) >>> 0
+  let bits = 0n
+  for (let round = 0; round < 3; round++) {
+    state = Math.imul(state ^ (state >>> 15), 2246822507) >>> 0
+    state = Math.imul(state ^ (state >>> 13), 3266489909) >>> 0
+    bits = (bits << 32n) | BigInt(state)
+  }
+  const random = bits & ((1n << 74n) - 1n)
+  let value = (EXAMPLE_MILLIS << 80n) | (7n << 76n) | ((random >> 62n) << 64n) | (2n << 62n) | (random & ((1n << 62n) - 1n))
+  let suffix = ""
+  for (let index = 0; index < 26; index++) {
+    suffix = ALPHABET[Number(value & 31n)] + suffix
+    value >>= 5n
+  }
+  return suffix
+}
+
 const typeId = <const Prefix extends string, const Brand extends string>(prefix: Prefix, brand: Brand, identifies: string) => {
   identified.set(prefix, identifies)
+  const example = `${prefix}_${exampleSuffix(prefix, 1)}` as Branded.Branded<string, Brand>
   return Schema.String.pipe(
     Schema.filter((value) => checkTypeId(prefix, value) ?? true, {
       identifier: brand,
@@ -44,10 +73,11 @@ const typeId = <const Prefix extends string, const Brand extends string>(prefix:
         type: "string",
         minLength: prefix.length + 27,
         maxLength: prefix.length + 27,
-        pattern: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$`
+        pattern: `^${prefix}_[0-7][0-9a-hjkmnp-tv-z]{25}$`,
+        examples: [example]
       }
     }),
-    Schema.brand(brand)
+    Schema.brand(brand, { examples: [example] })
   )
 }
 
@@ -163,3 +193,9 @@ export const IdsByPrefix = {
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */
 export type IdOf<P extends Prefix> = (typeof IdsByPrefix)[P]["Type"]
+
+/**
+ * Example id number `n` (from 1) of a prefix, for the API's examples: `exampleId("tem")` is the `TeamId` schema's own
+ * example; `exampleId("om", 2)` a second member, distinct from the first.
+ */
+export const exampleId = <P extends Prefix>(prefix: P, n = 1): IdOf<P> => `${prefix}_${exampleSuffix(prefix, n)}` as IdOf<P>

@@ -1,10 +1,11 @@
 /** Invitations: bringing a person into an organization by email. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, Email, requestBody, Timestamp } from "./Common.js"
-import { InvitationId, MembershipId, OrganizationId } from "./Ids.js"
+import { exampleId, InvitationId, MembershipId, OrganizationId } from "./Ids.js"
 import { Membership, Organization } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { Password, PersonName, Session, User } from "./Users.js"
+import { acme, ada, edsger, examplePassword, exampleTime, exampleToken } from "./Examples.js"
 
 export const InvitationStatus = Schema.Literal("pending", "accepted", "canceled", "expired").annotations({
   identifier: "InvitationStatus",
@@ -16,7 +17,7 @@ export const InvitableRole = Schema.Literal("admin", "member").annotations({
   description: "Invitations make members or admins; owners are made by an owner (role change or ownership transfer)."
 })
 
-export class Invitation extends Schema.Class<Invitation>("Invitation")({
+export class Invitation extends Schema.Class<Invitation>("Invitation")(Schema.Struct({
   id: InvitationId,
   organizationId: OrganizationId,
   email: Schema.String,
@@ -26,7 +27,19 @@ export class Invitation extends Schema.Class<Invitation>("Invitation")({
   acceptedByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   expiresAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("inv"),
+    organizationId: acme.id,
+    email: edsger.email,
+    role: "member",
+    status: "pending",
+    createdByOrgMembershipId: ada.membershipId,
+    acceptedByOrgMembershipId: null,
+    createdAt: exampleTime(30),
+    expiresAt: exampleTime(30 + 7 * 24 * 60)
+  }]
+})) {}
 
 export const InvitationPage = Page(Invitation).annotations({ identifier: "InvitationPage" })
 
@@ -43,10 +56,11 @@ export const InvitationPath = Schema.Struct({ invitationId: InvitationId })
 export const CreateInvitationRequest = Schema.Struct({
   email: Email,
   role: InvitableRole
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ email: edsger.email, role: "member" }] })
 
 const inviteToken = Schema.String.annotations({
-  description: "The invitation's secret, for `POST /v1/invitations/accept`. Shown only here; send it to the invitee."
+  description: "The invitation's secret, for `POST /v1/invitations/accept`. Shown only here; send it to the invitee.",
+  examples: [exampleToken("opi")]
 })
 
 /** 201: a new invitation. */
@@ -79,7 +93,7 @@ export const AcceptInvitationRequest = Schema.Struct({
     }),
     { exact: true }
   )
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ token: exampleToken("opi"), signUp: { name: edsger.name, password: examplePassword } }] })
 
 export const AcceptedInvitation = Schema.Struct({
   organization: Organization,
@@ -88,4 +102,12 @@ export const AcceptedInvitation = Schema.Struct({
   session: Schema.NullOr(Session).annotations({
     description: "The new account's session when `signUp` was given (always then); null when accepted while signed in."
   })
-}).annotations({ identifier: "AcceptedInvitation" })
+}).annotations({
+  identifier: "AcceptedInvitation",
+  examples: [{
+    organization: { id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() },
+    membership: { id: edsger.membershipId, organizationId: acme.id, userId: edsger.userId, role: "member", createdAt: exampleTime(40) },
+    user: { id: edsger.userId, email: edsger.email, name: edsger.name, createdAt: exampleTime(40) },
+    session: { token: exampleToken("ops", 4), expiresAt: exampleTime(40 + 30 * 24 * 60) }
+  }]
+})

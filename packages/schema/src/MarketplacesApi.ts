@@ -1,5 +1,8 @@
 /** Marketplaces: curated lists of plugins that members browse and install from. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { MarketplaceAccessGrantPage, MarketplaceAccessGrantResponse, MarketplaceGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"

@@ -1,5 +1,7 @@
 /** Connecting OAuth MCP connections: connect (start an authorization), the callback, disconnect, the client metadata. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ConflictResponse,
   ConnectionValidationFailedResponse,
@@ -45,7 +47,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       .annotate(OpenApi.Summary, "Complete an MCP authorization")
       .annotate(
         OpenApi.Description,
-        "Where the authorization server sends the browser back (the redirect URI registered for the server's OAuth client: `<ORGPLANE_PUBLIC_URL>/v1/mcp-connections/oauth/callback`). Public: the signed `state` names the pending authorization and authenticates the request. The server checks the signature (in constant time), that the authorization is neither used nor expired, and the issuer (`iss`, RFC 9207) when sent; exchanges the code with the PKCE verifier; and stores the tokens encrypted: the connection's shared credential, or the credential of the member who started it. Answers `{ok: true, connectionId, status: \"connected\"}`, which a browser shows as is.\n\nErrors: 400 `invalid_request`, its detail carrying a `code`: on `state` `oauth_state_invalid` (missing, malformed, tampered or unknown), `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed` (start again with `connect`); on `error` `oauth_access_denied` (the person denied) or `oauth_authorization_refused` (another error of the authorization server, with its description); on `code` `oauth_code_missing` or `oauth_code_rejected` (the token endpoint refused it); on `iss` `oauth_issuer_mismatch`; 404 `connection_not_found` when the connection was deleted meanwhile; 502 `connection_validation_failed` when the token endpoint could not be reached."
+        "Where the authorization server sends the browser back (the redirect URI registered for the server's OAuth client: `<ORGPLANE_PUBLIC_URL>/v1/mcp-connections/oauth/callback`). Public: the signed `state` names the pending authorization and authenticates the request. The server checks the signature (in constant time), that the authorization is neither used nor expired, and the issuer (`iss`, RFC 9207) when sent; exchanges the code with the PKCE verifier; and stores the tokens encrypted: the connection's shared credential, or the credential of the member who started it. Answers `{ok: true, connectionId, status: \"connected\"}`, which a browser shows as is.\n\n`state` is required, and so is `code` or `error` (an authorization server sends `state` back with either).\n\nErrors: 400 `invalid_request` on `state` when it is missing or empty; otherwise its detail carries a `code`: on `state` `oauth_state_invalid` (malformed, tampered or unknown), `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed` (start again with `connect`); on `error` `oauth_access_denied` (the person denied) or `oauth_authorization_refused` (another error of the authorization server, with its description); on `code` `oauth_code_missing` or `oauth_code_rejected` (the token endpoint refused it); on `iss` `oauth_issuer_mismatch`; 404 `connection_not_found` when the connection was deleted meanwhile; 502 `connection_validation_failed` when the token endpoint could not be reached."
       )
   )
   .add(

@@ -4,10 +4,11 @@
  * `per_member`: each member connects their own account, OAuth only). Secrets (API keys, tokens, client secrets)
  * go in and never come out.
  */
-import { Schema } from "effect"
-import { allErrors, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
-import { ExternalMcpConnectionId, MembershipId, OrganizationId } from "./Ids.js"
+import * as Schema from "effect/Schema"
+import { allErrors, HTTP_URL_PATTERN, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { exampleId, ExternalMcpConnectionId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, ada, exampleOf, exampleTime } from "./Examples.js"
 
 export const McpAuthType = Schema.Literal("none", "apikey", "oauth").annotations({
   identifier: "McpAuthType",
@@ -27,6 +28,9 @@ export const McpCredentialHealth = Schema.Literal("unknown", "ready", "reconnect
   description: "`ready` once a credential worked, `reconnect_required` once the server or its authorization server refused it, `unknown` before."
 })
 export type McpCredentialHealth = typeof McpCredentialHealth.Type
+
+/** The example connection: the organization's Linear MCP server, shared, through OAuth. */
+const linear = { name: "Linear", url: "https://mcp.linear.app/mcp", issuer: "https://mcp.linear.app" }
 
 /** Query members that carry secrets: refused in a connection URL (they would be stored and shown in clear). */
 export const SECRET_QUERY_MEMBERS: ReadonlyArray<string> = [
@@ -58,7 +62,7 @@ export const McpServerUrl = Schema.Trim.pipe(
   identifier: "McpServerUrl",
   description:
     "The MCP endpoint: https (http only where private URLs are allowed), at most 2048 characters, without credentials, fragment, or a query member carrying a secret (`access_token`, `api_key`, `client_secret`, `token`, `refresh_token`, `id_token`, `code_verifier`).",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048 }
+  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN }
 })
 
 export const McpConnectionName = TrimmedText(1, 255, "Connection name, unique in the organization (ignoring case)")
@@ -76,19 +80,21 @@ export const McpRegistrationSource = Schema.Literal("pre_registered", "client_me
 export type McpRegistrationSource = typeof McpRegistrationSource.Type
 
 /** What is disabled of a connection's tools, by whom and when. */
-export class McpToolPolicy extends Schema.Class<McpToolPolicy>("McpToolPolicy")({
+export class McpToolPolicy extends Schema.Class<McpToolPolicy>("McpToolPolicy")(Schema.Struct({
   allDisabled: Schema.Boolean.annotations({ description: "Every tool is disabled." }),
   disabledTools: Schema.Array(Schema.String).annotations({ description: "The tools disabled by name." }),
   updatedByOrgMembershipId: Schema.NullOr(MembershipId).annotations({ description: "Who set the policy last; null while never set." }),
   updatedAt: Schema.NullOr(Timestamp)
-}) {}
+}).annotations({
+  examples: [{ allDisabled: false, disabledTools: ["delete_issue"], updatedByOrgMembershipId: ada.membershipId, updatedAt: exampleTime(610) }]
+})) {}
 
 export const McpToolName = TrimmedText(1, 255, "Tool name")
 
 export const UpdateMcpToolPolicyRequest = Schema.Struct({
   allDisabled: Schema.Boolean,
   disabledTools: Schema.Array(McpToolName).pipe(Schema.maxItems(500)).annotations({ description: "At most 500 tool names." })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ allDisabled: false, disabledTools: ["delete_issue"] }] })
 
 /** The OAuth side of an `oauth` connection. Its client secret and tokens are never returned. */
 export const McpOAuthSettings = Schema.Struct({
@@ -103,9 +109,20 @@ export const McpOAuthSettings = Schema.Struct({
   issuerReviewRequired: Schema.Boolean.annotations({
     description: "The MCP server now names another authorization server: tools stay blocked until an admin reconnects."
   })
-}).annotations({ identifier: "McpOAuthSettings" })
+}).annotations({
+  identifier: "McpOAuthSettings",
+  examples: [{
+    clientConfigured: true,
+    clientId: "orgplane-acme",
+    registrationSource: "dynamic",
+    authorizationServerIssuer: linear.issuer,
+    requestedScopes: ["read", "write"],
+    grantedScopes: ["read", "write"],
+    issuerReviewRequired: false
+  }]
+})
 
-export class McpConnection extends Schema.Class<McpConnection>("McpConnection")({
+export class McpConnection extends Schema.Class<McpConnection>("McpConnection")(Schema.Struct({
   id: ExternalMcpConnectionId,
   organizationId: OrganizationId,
   name: Schema.String,
@@ -132,7 +149,30 @@ export class McpConnection extends Schema.Class<McpConnection>("McpConnection")(
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("emc"),
+    organizationId: acme.id,
+    name: linear.name,
+    url: linear.url,
+    authType: "oauth",
+    credentialMode: "shared",
+    connected: true,
+    connectedAt: exampleTime(605),
+    connectedForMe: true,
+    ready: true,
+    notReadyReason: null,
+    credentialHealth: "ready",
+    credentialHealthReason: null,
+    needsReconnect: false,
+    oauth: exampleOf(McpOAuthSettings),
+    oauthClientRequired: false,
+    toolPolicy: exampleOf(McpToolPolicy),
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(600),
+    updatedAt: exampleTime(610)
+  }]
+})) {}
 
 export const McpConnectionResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnection }).annotations({
   identifier: "McpConnectionResponse"
@@ -145,7 +185,7 @@ export const McpConnectionListQuery = Schema.Struct({
     description:
       "`usable` (default): the connections a grant gives the caller. `manageable` (owners and admins): every connection of the organization."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ scope: "manageable" }] })
 export type McpConnectionListQuery = typeof McpConnectionListQuery.Type
 
 export const McpConnectionPath = Schema.Struct({ connectionId: ExternalMcpConnectionId })
@@ -158,18 +198,57 @@ export const McpOAuthInput = Schema.Struct({
     description: "The authorization server to use when the MCP server names several."
   }),
   requestedScopes: Schema.optionalWith(Schema.Array(McpScope).pipe(Schema.maxItems(100)), { exact: true })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ requestedScopes: ["read", "write"] }] })
 
-export const CreateMcpConnectionRequest = Schema.Struct({
-  name: McpConnectionName,
-  url: McpServerUrl,
-  authType: McpAuthType,
-  credentialMode: Schema.optionalWith(McpCredentialMode, { exact: true }).annotations({ description: "Default `shared`." }),
-  apiKey: Schema.optionalWith(TrimmedText(1, 4096, "The API key (`apikey` only), sent as a Bearer token; stored encrypted"), {
-    exact: true
+/** A connection's API key (`apikey` connections), sent as a Bearer token; stored encrypted. */
+export const McpApiKey = TrimmedText(1, 4096, "The API key, sent as a Bearer token; stored encrypted")
+
+/** The OAuth settings of a new connection: a client secret comes with its client id. */
+const McpOAuthCreateInput = McpOAuthInput.pipe(
+  Schema.filter((oauth) => oauth.clientSecret === undefined || oauth.clientId !== undefined || { path: ["clientSecret"], message: "needs a `clientId`" }, {
+    jsonSchema: { dependentRequired: { clientSecret: ["clientId"] } }
+  })
+).annotations(requestBody)
+
+const connectionFields = { name: McpConnectionName, url: McpServerUrl }
+
+/** `shared`, the only credential mode of `none` and `apikey` connections. */
+const sharedOnly = Schema.optionalWith(
+  Schema.Literal("shared").annotations({ message: () => "`per_member` needs `authType: oauth` (each member connects their own account)" }),
+  { exact: true }
+).annotations({ description: "`shared` (the default and only mode: `per_member` needs `authType: oauth`)." })
+
+/** One member of the union per `authType`: each takes the credential members of its type, and only those. */
+export const CreateMcpConnectionRequest = Schema.Union(
+  Schema.Struct({ ...connectionFields, authType: Schema.Literal("none"), credentialMode: sharedOnly }).annotations({
+    ...requestBody,
+    identifier: "CreateNoneMcpConnectionRequest",
+    description: "A server that needs no credential.",
+    examples: [{ name: "Docs search", url: "https://mcp.docs.acme.example/mcp", authType: "none" }]
   }),
-  oauth: Schema.optionalWith(McpOAuthInput, { exact: true }).annotations({ description: "`oauth` only." })
-}).annotations(requestBody)
+  Schema.Struct({
+    ...connectionFields,
+    authType: Schema.Literal("apikey"),
+    credentialMode: sharedOnly,
+    apiKey: Schema.propertySignature(McpApiKey).annotations({ missingMessage: () => "is required when `authType` is `apikey`" })
+  }).annotations({
+    ...requestBody,
+    identifier: "CreateApiKeyMcpConnectionRequest",
+    description: "A server authenticated with an API key.",
+    examples: [{ name: "Build status", url: "https://mcp.ci.acme.example/mcp", authType: "apikey", apiKey: "ci_live_example_key" }]
+  }),
+  Schema.Struct({
+    ...connectionFields,
+    authType: Schema.Literal("oauth"),
+    credentialMode: Schema.optionalWith(McpCredentialMode, { exact: true }).annotations({ description: "Default `shared`." }),
+    oauth: Schema.optionalWith(McpOAuthCreateInput, { exact: true })
+  }).annotations({
+    ...requestBody,
+    identifier: "CreateOAuthMcpConnectionRequest",
+    description: "A server authorized with OAuth.",
+    examples: [{ name: linear.name, url: linear.url, authType: "oauth", credentialMode: "shared", oauth: { requestedScopes: ["read", "write"] } }]
+  })
+).annotations({ ...requestBody, identifier: "CreateMcpConnectionRequest" })
 export type CreateMcpConnectionRequest = typeof CreateMcpConnectionRequest.Type
 
 export const UpdateMcpConnectionRequest = Schema.Struct({
@@ -177,13 +256,22 @@ export const UpdateMcpConnectionRequest = Schema.Struct({
   url: Schema.optionalWith(McpServerUrl, { exact: true }).annotations({
     description: "A new URL drops the stored OAuth credentials (they were issued for the old server)."
   }),
-  apiKey: Schema.optionalWith(TrimmedText(1, 4096, "A new API key (`apikey` only)"), { exact: true }),
-  oauth: Schema.optionalWith(McpOAuthInput, { exact: true })
-}).annotations(requestBody)
+  apiKey: Schema.optionalWith(McpApiKey, { exact: true }).annotations({ description: "A new API key (`apikey` connections only)." }),
+  oauth: Schema.optionalWith(
+    McpOAuthInput.pipe(
+      Schema.filter((oauth) => Object.keys(oauth).length > 0 || "give at least one of clientId, clientSecret, authorizationServerIssuer or requestedScopes", {
+        jsonSchema: { minProperties: 1 }
+      })
+    ).annotations(requestBody),
+    { exact: true }
+  ).annotations({ description: "New OAuth settings (`oauth` connections only); a `clientSecret` needs a `clientId`, given here or stored." })
+}).pipe(
+  Schema.filter((body) => Object.keys(body).length > 0 || "give at least one of name, url, apiKey or oauth", { jsonSchema: { minProperties: 1 } })
+).annotations({ ...requestBody, examples: [{ name: "Linear (engineering)" }] })
 export type UpdateMcpConnectionRequest = typeof UpdateMcpConnectionRequest.Type
 
 /** A curated MCP server: what `resolve` matches a product name or host against. */
-export class McpPreset extends Schema.Class<McpPreset>("McpPreset")({
+export class McpPreset extends Schema.Class<McpPreset>("McpPreset")(Schema.Struct({
   presetId: Schema.String,
   displayName: Schema.String,
   description: Schema.String,
@@ -194,4 +282,13 @@ export class McpPreset extends Schema.Class<McpPreset>("McpPreset")({
   }),
   authorizationServerIssuer: Schema.optionalWith(Schema.String, { exact: true }),
   defaultOAuthScopes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
-}) {}
+}).annotations({
+  examples: [{
+    presetId: "linear",
+    displayName: "Linear",
+    description: "Linear issues, projects and cycles.",
+    url: linear.url,
+    authType: "oauth",
+    requiresOAuthClient: false
+  }]
+})) {}

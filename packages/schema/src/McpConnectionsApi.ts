@@ -1,5 +1,8 @@
 /** External MCP connections: registering, changing, granting and reading an organization's remote MCP servers. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { McpConnectionAccessGrantPage, McpConnectionAccessGrantResponse, McpConnectionGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { ConflictResponse, ConnectionValidationFailedResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
@@ -21,7 +24,7 @@ const notFound = "404 `connection_not_found` (also for another organization's co
 /** The rules create and update share, stated once. */
 const rules =
   "URL rules: http or https, at most 2048 characters, no credentials (`user:password@`), no fragment, no query member carrying a secret (`access_token`, `api_key`, `client_secret`, `token`, `refresh_token`, `id_token`, `code_verifier`, any case); unless private destinations are allowed (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`), https only, and a host that is an IP address or resolves to an address that is not public (loopback, private, link-local, metadata, ...) is refused with 400 on `url` (\"The outbound URL is not allowed: …\"). " +
-  "Credential rules: `per_member` needs `authType: oauth`; `apikey` needs `apiKey`, and `apiKey` is only for `apikey`; `oauth` settings are only for `oauth`; a `clientSecret` needs a `clientId` (given now or before). Each is 400 on the member at fault. " +
+  "Credential rules: `per_member` needs `authType: oauth`; `apikey` needs `apiKey`, and `apiKey` is only for `apikey`; `oauth` settings are only for `oauth`; a `clientSecret` needs a `clientId` (given now or before). On create the body's `authType` selects its members (the schema's union says which); on update the connection's stored `authType` does. Each is 400 on the member at fault. " +
   "`none` and `apikey`: the server first opens an MCP session with the settings (`initialize`, the key sent as `Authorization: Bearer <key>`), outside any transaction, and stores nothing when it fails (502 `connection_validation_failed` with a `diagnostic`); on success the connection is connected and its credential `ready`. " +
   "`oauth`: nothing is contacted; the settings are stored (a `clientId` makes its registration `pre_registered`; without `requestedScopes`, a preset's default scopes for the URL's host) and the connection waits for the OAuth connect flow. " +
   "Secrets (`apiKey`, `clientSecret`, tokens) are stored encrypted and never returned."

@@ -3,8 +3,9 @@
  * failed, whose move it is, whether retrying can help) and the inspection of the actual `tools/call` HTTP request
  * and response, with credential and session headers redacted.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Timestamp } from "./Common.js"
+import { exampleTime } from "./Examples.js"
 
 /**
  * The diagnostic of a failed exchange. `category` and `code` are machine-readable (the server README lists the
@@ -81,5 +82,37 @@ export const ToolInspection = Schema.Struct({
     }),
     { exact: true }
   ).annotations({ description: "The response as received; absent when none came." })
-}).annotations({ identifier: "ToolInspection" })
+}).annotations({
+  identifier: "ToolInspection",
+  examples: [{
+    diagnosis: { summary: "The tool ran and answered." },
+    request: {
+      method: "POST",
+      url: "https://mcp.linear.app/mcp",
+      startedAt: exampleTime(620),
+      headers: [
+        { name: "authorization", value: "Bearer [redacted]", redacted: true },
+        { name: "content-type", value: "application/json", redacted: false }
+      ],
+      body: {
+        text: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_issues","arguments":{"team":"Platform","limit":2}}}`,
+        bytes: 116,
+        truncated: false,
+        unavailable: false
+      }
+    },
+    response: {
+      status: 200,
+      statusText: "OK",
+      durationMs: 412,
+      headers: [{ name: "content-type", value: "application/json", redacted: false }],
+      body: {
+        text: `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"PLT-12 Rotate staging credentials"}]}}`,
+        bytes: 108,
+        truncated: false,
+        unavailable: false
+      }
+    }
+  }]
+})
 export type ToolInspection = typeof ToolInspection.Type

@@ -3,9 +3,10 @@
  * discovery of one MCP endpoint (whether it answers MCP `initialize`, how it authenticates per RFC 9728 and
  * RFC 8414 / OpenID Connect discovery, its tools, and what an admin must do by hand). Nothing here is stored.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { requestBody } from "./Common.js"
 import { McpPreset } from "./McpConnections.js"
+import { exampleOf } from "./Examples.js"
 
 export const ResolveMcpRequest = Schema.Struct({
   query: Schema.String.pipe(
@@ -15,7 +16,7 @@ export const ResolveMcpRequest = Schema.Struct({
     description:
       "What the admin typed: an MCP endpoint URL (`https://mcp.example.com/mcp`), a bare host (`example.com`) or a product name (`Linear`); 1 to 200 characters as sent (white space around it is ignored when it is read)."
   })
-}).annotations({ ...requestBody, identifier: "ResolveMcpRequest" })
+}).annotations({ ...requestBody, identifier: "ResolveMcpRequest", examples: [{ query: "Linear" }] })
 export type ResolveMcpRequest = typeof ResolveMcpRequest.Type
 
 export const McpInitializeOutcome = Schema.Literal("succeeded", "authentication_required", "failed").annotations({
@@ -69,7 +70,7 @@ export const McpManualRequirementCode = Schema.Literal(
 const strings = (description: string) => Schema.Array(Schema.String).annotations({ description })
 
 /** An authorization server the MCP server names, as its metadata (RFC 8414 or OpenID Connect discovery) describes it. */
-export class McpAuthorizationServer extends Schema.Class<McpAuthorizationServer>("McpAuthorizationServer")({
+export class McpAuthorizationServer extends Schema.Class<McpAuthorizationServer>("McpAuthorizationServer")(Schema.Struct({
   issuer: Schema.String,
   authorizationEndpoint: Schema.String,
   tokenEndpoint: Schema.String,
@@ -83,7 +84,19 @@ export class McpAuthorizationServer extends Schema.Class<McpAuthorizationServer>
   grantTypesSupported: strings("`grant_types_supported`; empty when not advertised."),
   codeChallengeMethodsSupported: strings("`code_challenge_methods_supported`; empty when not advertised."),
   tokenEndpointAuthMethodsSupported: strings("`token_endpoint_auth_methods_supported`; empty when not advertised.")
-}) {}
+}).annotations({
+  examples: [{
+    issuer: "https://mcp.linear.app",
+    authorizationEndpoint: "https://mcp.linear.app/authorize",
+    tokenEndpoint: "https://mcp.linear.app/token",
+    registrationEndpoint: "https://mcp.linear.app/register",
+    clientIdMetadataDocumentSupported: false,
+    scopesSupported: ["read", "write"],
+    grantTypesSupported: ["authorization_code", "refresh_token"],
+    codeChallengeMethodsSupported: ["S256"],
+    tokenEndpointAuthMethodsSupported: ["client_secret_basic", "none"]
+  }]
+})) {}
 
 export const McpDiscoveryAuthentication = Schema.Struct({
   kind: McpAuthenticationKind,
@@ -140,7 +153,7 @@ export const McpDiscoveryWarning = Schema.Struct({
 }).annotations({ identifier: "McpDiscoveryWarning" })
 
 /** What a live look at one MCP endpoint found, without credentials and without changing anything. */
-export class McpDiscovery extends Schema.Class<McpDiscovery>("McpDiscovery")({
+export class McpDiscovery extends Schema.Class<McpDiscovery>("McpDiscovery")(Schema.Struct({
   server: Schema.Struct({
     url: Schema.String,
     protocolVersion: Schema.optionalWith(Schema.String, { exact: true }).annotations({
@@ -153,7 +166,39 @@ export class McpDiscovery extends Schema.Class<McpDiscovery>("McpDiscovery")({
   tools: McpDiscoveryTools,
   manualRequirements: Schema.Array(McpManualRequirement),
   warnings: Schema.Array(McpDiscoveryWarning)
-}) {}
+}).annotations({
+  examples: [{
+    server: { url: "https://mcp.linear.app/mcp", initialize: "authentication_required" },
+    status: "ready",
+    authentication: {
+      kind: "oauth",
+      authorizationServers: [exampleOf(McpAuthorizationServer)],
+      requiredScopes: [],
+      recommendedScopes: ["read", "write"],
+      availableRegistrationMethods: ["dynamic", "pre_registered"],
+      recommendedRegistrationMethod: "dynamic",
+      refreshSupport: "supported",
+      resource: "https://mcp.linear.app/mcp",
+      protectedResourceMetadataUrl: "https://mcp.linear.app/.well-known/oauth-protected-resource"
+    },
+    tools: { visibility: "requires_auth" },
+    manualRequirements: [
+      {
+        code: "provider_access",
+        label: "Provider access",
+        reason: "Members need a Linear account with access to the workspace.",
+        required: false
+      },
+      {
+        code: "network_trust",
+        label: "Network trust",
+        reason: "The server sends members' requests to mcp.linear.app.",
+        required: false
+      }
+    ],
+    warnings: []
+  }]
+})) {}
 
 export const McpResolution = Schema.Literal("preset", "discovered", "not_found").annotations({
   identifier: "McpResolution",
@@ -167,13 +212,36 @@ export const McpResolveMatch = Schema.Struct({
   discovery: McpDiscovery
 }).annotations({ identifier: "McpResolveMatch" })
 
+export const McpRefusedCandidate = Schema.Struct({
+  url: Schema.String.annotations({ description: "The candidate endpoint." }),
+  reason: Schema.String.annotations({
+    description: "Why the outbound guard would not contact it, for example `The outbound URL is not allowed: 127.0.0.1 is a loopback address`."
+  })
+}).annotations({ identifier: "McpRefusedCandidate" })
+export type McpRefusedCandidate = typeof McpRefusedCandidate.Type
+
 export const McpResolveResult = Schema.Struct({
   resolution: McpResolution,
   attempted: strings("The endpoints probed, in order of preference (at most 5)."),
-  reason: Schema.optionalWith(Schema.String, { exact: true }).annotations({ description: "Why the query could not be used (`not_found` only)." }),
+  reason: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description:
+      "`not_found` only: why the query could not be used, or the outbound guard's refusal of the first candidate it refused (a private address outside private mode, plain http)."
+  }),
+  refused: Schema.optionalWith(Schema.Array(McpRefusedCandidate), { exact: true }).annotations({
+    description:
+      "The candidates of `attempted` the outbound guard refused to contact (a loopback, private or link-local address while `ORGPLANE_OUTBOUND_ALLOW_PRIVATE` is off, a refused redirect), with why; absent when it refused none."
+  }),
   preset: Schema.optionalWith(McpPreset, { exact: true }),
   match: Schema.optionalWith(McpResolveMatch, { exact: true })
-}).annotations({ identifier: "McpResolveResult" })
+}).annotations({
+  identifier: "McpResolveResult",
+  examples: [{
+    resolution: "preset",
+    attempted: ["https://mcp.linear.app/mcp"],
+    preset: exampleOf(McpPreset),
+    match: { url: "https://mcp.linear.app/mcp", suggestedName: "Linear", discovery: exampleOf(McpDiscovery) }
+  }]
+})
 export type McpResolveResult = typeof McpResolveResult.Type
 
 export const McpPresetList = Schema.Struct({ presets: Schema.Array(McpPreset) }).annotations({ identifier: "McpPresetList" })

@@ -1,5 +1,7 @@
 /** MCP discovery: resolving a URL, host or product name to an MCP server and its requirements; the curated presets. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ForbiddenResponse } from "./Errors.js"
 import { McpPresetList, McpResolveResult, ResolveMcpRequest } from "./McpDiscovery.js"
 import { requires } from "./Policy.js"
@@ -15,7 +17,7 @@ export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
       .annotate(OpenApi.Summary, "Resolve an MCP server")
       .annotate(
         OpenApi.Description,
-        "For the add-connection flow: reads the query as a URL, a bare host or a product name, matches the curated presets (by id, name or host), and otherwise probes at most 5 well-known candidate endpoints at once (`attempted`, in order of preference), each bounded by the probe timeout, through the outbound guard (a destination it refuses counts as no answer). The answer names the first candidate in order of preference (not the first to answer) that answered as MCP, or that asks for OAuth, or, unless the query was a bare product name, that asks for a credential; with its requirements discovery (MCP `initialize` without credentials, the protected-resource and authorization-server metadata, scopes, client registration methods, tools with their hints, what an admin must do). Always 200: a query that cannot be read answers `not_found` with `reason`. Side-effect free: it registers no OAuth client, stores no credential and creates no connection.\n\nErrors: 403 `insufficient_role` for members."
+        "For the add-connection flow: reads the query as a URL, a bare host (an IP address in any form is one) or a product name, matches the curated presets (by id, name or host), and otherwise probes at most 5 well-known candidate endpoints at once (`attempted`, in order of preference), each bounded by the probe timeout, through the outbound guard (a destination it refuses counts as no answer, and is listed in `refused` with why). The answer names the first candidate in order of preference (not the first to answer) that answered as MCP, or that asks for OAuth, or, unless the query was a bare product name, that asks for a credential; with its requirements discovery (MCP `initialize` without credentials, the protected-resource and authorization-server metadata, scopes, client registration methods, tools with their hints, what an admin must do). Always 200: a query that cannot be read answers `not_found` with `reason`, and so does one whose candidates the outbound guard refused (`reason` is the refusal of the first). Side-effect free: it registers no OAuth client, stores no credential and creates no connection.\n\nErrors: 403 `insufficient_role` for members."
       )
   )
   .add(

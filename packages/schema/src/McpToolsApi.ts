@@ -1,6 +1,8 @@
 /** Running one tool of an external MCP connection, as an admin's diagnostic: the result with the exchange inspected. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { requestBody } from "./Common.js"
 import { JsonObject } from "./ConfigObjects.js"
@@ -9,6 +11,7 @@ import { McpConnectionPath, McpToolName, McpToolPolicy } from "./McpConnections.
 import { ToolInspection } from "./McpDiagnostics.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { exampleOf } from "./Examples.js"
 
 /** Bytes of request body a tool call accepts: its arguments must fit in 1 MiB. */
 export const TOOL_CALL_BODY_BYTES = 1024 * 1024
@@ -17,7 +20,11 @@ export const McpToolCallRequest = Schema.Struct({
   toolName: McpToolName,
   /** The tool's arguments, sent as is (the tool's input schema decides what it accepts). */
   arguments: JsonObject
-}).annotations({ ...requestBody, identifier: "McpToolCallRequest" })
+}).annotations({
+  ...requestBody,
+  identifier: "McpToolCallRequest",
+  examples: [{ toolName: "list_issues", arguments: { team: "Platform", limit: 2 } }]
+})
 export type McpToolCallRequest = typeof McpToolCallRequest.Type
 
 export const McpToolCallResponse = Schema.Struct({
@@ -25,7 +32,15 @@ export const McpToolCallResponse = Schema.Struct({
   durationMs: Schema.Int.annotations({ description: "How long the whole run took (session, call, close), in milliseconds." }),
   result: Schema.Unknown.annotations({ description: "The MCP `CallToolResult` as the server sent it (`content`, `structuredContent`, ...)." }),
   inspection: ToolInspection
-}).annotations({ identifier: "McpToolCallResponse" })
+}).annotations({
+  identifier: "McpToolCallResponse",
+  examples: [{
+    referenceId: "req_01jbx2c9e4",
+    durationMs: 655,
+    result: { content: [{ type: "text", text: "PLT-12 Rotate staging credentials" }] },
+    inspection: exampleOf(ToolInspection)
+  }]
+})
 export type McpToolCallResponse = typeof McpToolCallResponse.Type
 
 export const McpListedTool = Schema.Struct({
@@ -37,14 +52,27 @@ export const McpListedTool = Schema.Struct({
     description: "The server's hints (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, ...): hints, not guarantees."
   }),
   disabled: Schema.Boolean.annotations({ description: "Whether the organization's tool policy disables it (a call answers 403 `tool_disabled`)." })
-}).annotations({ identifier: "McpListedTool" })
+}).annotations({
+  identifier: "McpListedTool",
+  examples: [{
+    name: "list_issues",
+    title: "List issues",
+    description: "Lists the issues of a team, newest first.",
+    inputSchema: { type: "object", properties: { team: { type: "string" }, limit: { type: "integer" } }, required: ["team"] },
+    annotations: { readOnlyHint: true },
+    disabled: false
+  }]
+})
 
 export const McpToolCatalog = Schema.Struct({
   referenceId: Schema.String.annotations({ description: "The request id: the server's log line for this read carries it." }),
   tools: Schema.Array(McpListedTool),
   truncated: Schema.Boolean.annotations({ description: "Whether the server listed more than was read (20 pages, 2000 tools)." }),
   policy: McpToolPolicy
-}).annotations({ identifier: "McpToolCatalog" })
+}).annotations({
+  identifier: "McpToolCatalog",
+  examples: [{ referenceId: "req_01jbx2d7m1", tools: [exampleOf(McpListedTool)], truncated: false, policy: exampleOf(McpToolPolicy) }]
+})
 export type McpToolCatalog = typeof McpToolCatalog.Type
 
 export class McpToolsApi extends HttpApiGroup.make("mcpTools")

@@ -1,11 +1,12 @@
 /** Members: memberships of an organization seen with the person's name and email. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, requestBody, searchText, Timestamp } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 import { Role } from "./Organizations.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, ada, exampleTime, grace } from "./Examples.js"
 
-export class Member extends Schema.Class<Member>("Member")({
+export class Member extends Schema.Class<Member>("Member")(Schema.Struct({
   id: MembershipId,
   organizationId: OrganizationId,
   userId: Schema.NullOr(UserId).annotations({
@@ -18,7 +19,18 @@ export class Member extends Schema.Class<Member>("Member")({
   removedAt: Schema.NullOr(Timestamp).annotations({
     description: "When the member was removed or left. A removed member keeps its id, so records that name it still resolve."
   })
-}) {}
+}).annotations({
+  examples: [{
+    id: grace.membershipId,
+    organizationId: acme.id,
+    userId: grace.userId,
+    name: grace.name,
+    email: grace.email,
+    role: "admin",
+    createdAt: exampleTime(5),
+    removedAt: null
+  }]
+})) {}
 
 export const MemberPage = Page(Member).annotations({ identifier: "MemberPage" })
 
@@ -32,16 +44,40 @@ export const MemberListQuery = Schema.Struct({
   includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
     description: "Also list removed members (default false)."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ role: "admin", q: "grace", includeRemoved: false }] })
 export type MemberListQuery = typeof MemberListQuery.Type
 
 export const MemberPath = Schema.Struct({ memberId: MembershipId })
 
 export const MemberResponse = Schema.Struct({ member: Member }).annotations({ identifier: "MemberResponse" })
 
-export const ChangeRoleRequest = Schema.Struct({ role: Role }).annotations(requestBody)
+export const ChangeRoleRequest = Schema.Struct({ role: Role }).annotations({ ...requestBody, examples: [{ role: "admin" }] })
 
 export const OwnershipTransfer = Schema.Struct({
   previousOwner: Member.annotations({ description: "The caller, now an admin." }),
   owner: Member
-}).annotations({ identifier: "OwnershipTransfer" })
+}).annotations({
+  identifier: "OwnershipTransfer",
+  examples: [{
+    previousOwner: {
+      id: ada.membershipId,
+      organizationId: acme.id,
+      userId: ada.userId,
+      name: ada.name,
+      email: ada.email,
+      role: "admin",
+      createdAt: exampleTime(),
+      removedAt: null
+    },
+    owner: {
+      id: grace.membershipId,
+      organizationId: acme.id,
+      userId: grace.userId,
+      name: grace.name,
+      email: grace.email,
+      role: "owner",
+      createdAt: exampleTime(5),
+      removedAt: null
+    }
+  }]
+})

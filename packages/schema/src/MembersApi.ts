@@ -1,5 +1,8 @@
 /** Members and roles: who belongs to the organization, with which role. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { Authentication, MemberAuthentication } from "./Security.js"

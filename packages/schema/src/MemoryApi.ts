@@ -1,5 +1,8 @@
 /** The memory bank: a person's own memories, saved and searched in the organization they act in. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { NotFoundResponse } from "./Errors.js"
 import {
   MemoryListQuery,

@@ -1,7 +1,8 @@
 /** Organizations, their plans, and memberships with their roles. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
+import { acme, ada, exampleTime } from "./Examples.js"
 
 export const Role = Schema.Literal("owner", "admin", "member").annotations({
   identifier: "Role",
@@ -17,7 +18,7 @@ export type Plan = typeof Plan.Type
 
 export const OrganizationName = TrimmedText(2, 120, "Organization name")
 
-export class Organization extends Schema.Class<Organization>("Organization")({
+export class Organization extends Schema.Class<Organization>("Organization")(Schema.Struct({
   id: OrganizationId,
   name: Schema.String,
   plan: Plan,
@@ -25,21 +26,26 @@ export class Organization extends Schema.Class<Organization>("Organization")({
     description: "True for a workspace created by bootstrap whose owner claim has not been redeemed yet."
   }),
   createdAt: Timestamp
-}) {}
+}).annotations({ examples: [{ id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() }] })) {}
 
-export class Membership extends Schema.Class<Membership>("Membership")({
+export class Membership extends Schema.Class<Membership>("Membership")(Schema.Struct({
   id: MembershipId,
   organizationId: OrganizationId,
   userId: Schema.NullOr(UserId),
   role: Role,
   createdAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{ id: ada.membershipId, organizationId: acme.id, userId: ada.userId, role: "owner", createdAt: exampleTime() }]
+})) {}
 
-export const CreateOrganizationRequest = Schema.Struct({ name: OrganizationName }).annotations(requestBody)
+export const CreateOrganizationRequest = Schema.Struct({ name: OrganizationName }).annotations({
+  ...requestBody,
+  examples: [{ name: acme.name }]
+})
 
 export const OrganizationWithMembership = Schema.Struct({
   organization: Organization,
   membership: Membership
 }).annotations({ identifier: "OrganizationWithMembership" })
 
-export const ChangePlanRequest = Schema.Struct({ plan: Plan }).annotations(requestBody)
+export const ChangePlanRequest = Schema.Struct({ plan: Plan }).annotations({ ...requestBody, examples: [{ plan: "enterprise" }] })

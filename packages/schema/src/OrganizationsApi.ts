@@ -1,5 +1,7 @@
 /** Organizations: creating one (the creator becomes its owner). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ForbiddenResponse } from "./Errors.js"
 import { CreateOrganizationRequest, OrganizationWithMembership } from "./Organizations.js"
 import { Authentication } from "./Security.js"

@@ -1,5 +1,5 @@
 /** Cursor pages: `{ items, nextCursor }`, with an opaque cursor and a bounded page size. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, QueryInteger } from "./Common.js"
 
 /**
@@ -14,7 +14,7 @@ export const Cursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2
 
 export const DEFAULT_LIMIT = 50
 
-export const Limit = QueryInteger(1, 100, `Page size, 1 to 100 (default ${DEFAULT_LIMIT}).`)
+export const Limit = QueryInteger(1, 100, `Page size, 1 to 100 (default ${DEFAULT_LIMIT}).`).annotations({ examples: [20] })
 
 /** Query members shared by every list endpoint. Spread into a list's own query struct. */
 export const PageQueryFields = {

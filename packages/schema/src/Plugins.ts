@@ -2,7 +2,7 @@
  * Plugins bundle config objects; marketplaces list plugins for members to find. Both are shared through access
  * grants (see Access.ts).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { ConfigObject, ObjectType } from "./ConfigObjects.js"
 import {
@@ -11,6 +11,7 @@ import {
   ConnectorAccountId,
   ConnectorInstanceId,
   ConnectorMappingId,
+  exampleId,
   MarketplaceId,
   MarketplacePluginId,
   MembershipId,
@@ -19,6 +20,7 @@ import {
   PluginId
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, ada, exampleOf, exampleTime, grace } from "./Examples.js"
 
 export const CatalogStatus = Schema.Literal("active", "archived", "deleted").annotations({
   identifier: "CatalogStatus",
@@ -63,7 +65,15 @@ export const PluginManifest = Schema.Struct({
     description: "The active config objects of the plugin (not archived or deleted), oldest membership first."
   }),
   contributions: Schema.Array(ManifestContribution).annotations({ description: "The same objects grouped by type, in type order." }),
-  setup: Schema.Struct({}).annotations({ description: "What installing the plugin needs; empty until MCP connections exist." }),
+  // `Struct({})` alone would be documented as "any value but null" (an object or an array): it is an empty object.
+  setup: Schema.Struct({}).annotations({
+    jsonSchema: {
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+      description: "What installing the plugin needs; empty until MCP connections exist."
+    }
+  }),
   lifecycle: Schema.Struct({ status: CatalogStatus, updatedAt: Timestamp })
 }).annotations({
   identifier: "PluginManifest",
@@ -72,7 +82,11 @@ export const PluginManifest = Schema.Struct({
 
 export const MarketplaceRef = Schema.Struct({ id: MarketplaceId, name: Schema.String }).annotations({ identifier: "MarketplaceRef" })
 
-export class Plugin extends Schema.Class<Plugin>("Plugin")({
+/** The example plugin: release tooling with the deploy skill, listed in the internal marketplace. */
+const releaseTooling = { id: exampleId("plg"), name: "Release tooling", description: "Skills and commands for shipping services." }
+const internalMarketplace = { id: exampleId("mkt"), name: "Acme internal" }
+
+export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
   id: PluginId,
   organizationId: OrganizationId,
   name: Schema.String,
@@ -92,7 +106,31 @@ export class Plugin extends Schema.Class<Plugin>("Plugin")({
     description: Schema.String,
     manifest: PluginManifest
   })
-}) {}
+}).annotations({
+  examples: [{
+    ...releaseTooling,
+    organizationId: acme.id,
+    status: "active",
+    createdByOrgMembershipId: grace.membershipId,
+    createdAt: exampleTime(130),
+    updatedAt: exampleTime(140),
+    deletedAt: null,
+    memberCount: 1,
+    marketplaces: [internalMarketplace],
+    extension: {
+      ...releaseTooling,
+      manifest: {
+        schemaVersion: 1,
+        ...releaseTooling,
+        source: { trusted: true, reference: `orgplane:plugin/${releaseTooling.id}` },
+        resources: [{ configObjectId: exampleId("cob"), objectType: "skill", title: "deploy-to-staging", versionId: exampleId("cov") }],
+        contributions: [{ objectType: "skill", configObjectIds: [exampleId("cob")] }],
+        setup: {},
+        lifecycle: { status: "active", updatedAt: exampleTime(140) }
+      }
+    }
+  }]
+})) {}
 
 export const PluginPage = Page(Plugin).annotations({ identifier: "PluginPage" })
 export const PluginDetail = Schema.Struct({ item: Plugin }).annotations({ identifier: "PluginDetail" })
@@ -101,15 +139,17 @@ export const PluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: Pl
 export const CreatePluginRequest = Schema.Struct({
   name: PluginName,
   description: Schema.optionalWith(CatalogDescription, { exact: true })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ name: releaseTooling.name, description: releaseTooling.description }] })
 export type CreatePluginRequest = typeof CreatePluginRequest.Type
 
 export const UpdatePluginRequest = Schema.Struct({
   name: Schema.optionalWith(PluginName, { exact: true }),
   description: Schema.optionalWith(CatalogDescription, { exact: true })
 }).pipe(
-  Schema.filter((body) => body.name !== undefined || body.description !== undefined || "give name, description or both")
-).annotations(requestBody)
+  Schema.filter((body) => body.name !== undefined || body.description !== undefined || "give name, description or both", {
+    jsonSchema: { minProperties: 1 }
+  })
+).annotations({ ...requestBody, examples: [{ description: "Skills, commands and agents for shipping services." }] })
 export type UpdatePluginRequest = typeof UpdatePluginRequest.Type
 
 export const CatalogListQueryFields = {
@@ -130,7 +170,7 @@ export const PluginListQuery = Schema.Struct({
   marketplaceId: Schema.optionalWith(MarketplaceId, { exact: true }).annotations({
     description: "Only plugins this marketplace lists."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ status: "active", includeDeleted: false, q: "release", marketplaceId: internalMarketplace.id }] })
 export type PluginListQuery = typeof PluginListQuery.Type
 
 export const MembershipListQuery = Schema.Struct({
@@ -138,10 +178,10 @@ export const MembershipListQuery = Schema.Struct({
   includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
     description: "Also list removed entries (default false)."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ includeRemoved: false }] })
 export type MembershipListQuery = typeof MembershipListQuery.Type
 
-export class PluginConfigObject extends Schema.Class<PluginConfigObject>("PluginConfigObject")({
+export class PluginConfigObject extends Schema.Class<PluginConfigObject>("PluginConfigObject")(Schema.Struct({
   id: PluginConfigObjectId,
   pluginId: PluginId,
   configObjectId: ConfigObjectId,
@@ -151,14 +191,29 @@ export class PluginConfigObject extends Schema.Class<PluginConfigObject>("Plugin
   createdAt: Timestamp,
   removedAt: Schema.NullOr(Timestamp),
   configObject: ConfigObject
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("pco"),
+    pluginId: releaseTooling.id,
+    configObjectId: exampleId("cob"),
+    membershipSource: "manual",
+    connectorMappingId: null,
+    createdByOrgMembershipId: grace.membershipId,
+    createdAt: exampleTime(135),
+    removedAt: null,
+    configObject: exampleOf(ConfigObject)
+  }]
+})) {}
 
 export const PluginConfigObjectPage = Page(PluginConfigObject).annotations({ identifier: "PluginConfigObjectPage" })
 export const PluginConfigObjectResponse = Schema.Struct({ ok: Schema.Literal(true), item: PluginConfigObject }).annotations({
   identifier: "PluginConfigObjectResponse"
 })
 
-export const AddPluginConfigObjectRequest = Schema.Struct({ configObjectId: ConfigObjectId }).annotations(requestBody)
+export const AddPluginConfigObjectRequest = Schema.Struct({ configObjectId: ConfigObjectId }).annotations({
+  ...requestBody,
+  examples: [{ configObjectId: exampleId("cob") }]
+})
 
 export const PluginPath = Schema.Struct({ pluginId: PluginId })
 export const PluginConfigObjectPath = Schema.Struct({ pluginId: PluginId, configObjectId: ConfigObjectId })
@@ -179,7 +234,7 @@ export const LogoUrl = TrimmedText(1, 2048, "Logo URL").pipe(
   }
 })
 
-export class Marketplace extends Schema.Class<Marketplace>("Marketplace")({
+export class Marketplace extends Schema.Class<Marketplace>("Marketplace")(Schema.Struct({
   id: MarketplaceId,
   organizationId: OrganizationId,
   name: Schema.String,
@@ -194,7 +249,21 @@ export class Marketplace extends Schema.Class<Marketplace>("Marketplace")({
     description: "Whether a manager may delete it: false while a connector or the service itself lists plugins in it."
   }),
   pluginCount: Schema.Int.annotations({ description: "How many plugins it lists (active memberships)." })
-}) {}
+}).annotations({
+  examples: [{
+    ...internalMarketplace,
+    organizationId: acme.id,
+    description: "What Acme's teams share with each other.",
+    logoUrl: "/logos/acme.png",
+    status: "active",
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(125),
+    updatedAt: exampleTime(140),
+    deletedAt: null,
+    canDelete: true,
+    pluginCount: 1
+  }]
+})) {}
 
 export const MarketplacePage = Page(Marketplace).annotations({ identifier: "MarketplacePage" })
 export const MarketplaceDetail = Schema.Struct({ item: Marketplace }).annotations({ identifier: "MarketplaceDetail" })
@@ -206,7 +275,10 @@ export const CreateMarketplaceRequest = Schema.Struct({
   name: MarketplaceName,
   description: Schema.optionalWith(CatalogDescription, { exact: true }),
   logoUrl: Schema.optionalWith(LogoUrl, { exact: true })
-}).annotations(requestBody)
+}).annotations({
+  ...requestBody,
+  examples: [{ name: internalMarketplace.name, description: "What Acme's teams share with each other.", logoUrl: "/logos/acme.png" }]
+})
 export type CreateMarketplaceRequest = typeof CreateMarketplaceRequest.Type
 
 export const UpdateMarketplaceRequest = Schema.Struct({
@@ -216,15 +288,17 @@ export const UpdateMarketplaceRequest = Schema.Struct({
 }).pipe(
   Schema.filter((body) =>
     body.name !== undefined || body.description !== undefined || body.logoUrl !== undefined ||
-    "give at least one of name, description and logoUrl"
-  )
-).annotations(requestBody)
+    "give at least one of name, description and logoUrl", { jsonSchema: { minProperties: 1 } })
+).annotations({ ...requestBody, examples: [{ logoUrl: "https://cdn.acme.example/logos/marketplace.png" }] })
 export type UpdateMarketplaceRequest = typeof UpdateMarketplaceRequest.Type
 
-export const MarketplaceListQuery = Schema.Struct(CatalogListQueryFields).annotations(allErrors)
+export const MarketplaceListQuery = Schema.Struct(CatalogListQueryFields).annotations({
+  ...allErrors,
+  examples: [{ status: "active", includeDeleted: false, q: "internal" }]
+})
 export type MarketplaceListQuery = typeof MarketplaceListQuery.Type
 
-export class MarketplacePlugin extends Schema.Class<MarketplacePlugin>("MarketplacePlugin")({
+export class MarketplacePlugin extends Schema.Class<MarketplacePlugin>("MarketplacePlugin")(Schema.Struct({
   id: MarketplacePluginId,
   marketplaceId: MarketplaceId,
   pluginId: PluginId,
@@ -233,14 +307,28 @@ export class MarketplacePlugin extends Schema.Class<MarketplacePlugin>("Marketpl
   createdAt: Timestamp,
   removedAt: Schema.NullOr(Timestamp),
   plugin: Plugin
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("mkp"),
+    marketplaceId: internalMarketplace.id,
+    pluginId: releaseTooling.id,
+    membershipSource: "manual",
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(140),
+    removedAt: null,
+    plugin: exampleOf(Plugin)
+  }]
+})) {}
 
 export const MarketplacePluginPage = Page(MarketplacePlugin).annotations({ identifier: "MarketplacePluginPage" })
 export const MarketplacePluginResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplacePlugin }).annotations({
   identifier: "MarketplacePluginResponse"
 })
 
-export const AddMarketplacePluginRequest = Schema.Struct({ pluginId: PluginId }).annotations(requestBody)
+export const AddMarketplacePluginRequest = Schema.Struct({ pluginId: PluginId }).annotations({
+  ...requestBody,
+  examples: [{ pluginId: releaseTooling.id }]
+})
 
 /** An MCP server a plugin's config objects need, matched to the organization's external MCP connections. */
 export const CloudConnection = Schema.Struct({
@@ -269,7 +357,14 @@ export const ResolvedMarketplacePlugin = Schema.Struct({
         "The remote MCP servers its `mcp` objects declare (servers by name under `mcpServers` or `mcp`, or the object itself with a `url`; local `command` servers are left out), each matched to an external MCP connection of the organization by URL (scheme and host ignoring case, default port and trailing slash ignored). For a member, only connections a grant gives them match; `id` is null without a match. `connectedForMe` and the OAuth flags are the matched connection's, for the caller; `authTypeMismatch` says a server that names an `authType` got a connection of another."
     })
   })
-}).annotations({ identifier: "ResolvedMarketplacePlugin" })
+}).annotations({
+  identifier: "ResolvedMarketplacePlugin",
+  examples: [{
+    ...exampleOf(Plugin),
+    componentCounts: { skill: 1 },
+    cloudReadiness: { hasInstructional: true, connections: [] }
+  }]
+})
 
 export const MarketplaceSource = Schema.Struct({
   connectorAccountId: ConnectorAccountId,
@@ -277,7 +372,16 @@ export const MarketplaceSource = Schema.Struct({
   accountLogin: Schema.String,
   repositoryFullName: Schema.String,
   branch: Schema.String
-}).annotations({ identifier: "MarketplaceSource" })
+}).annotations({
+  identifier: "MarketplaceSource",
+  examples: [{
+    connectorAccountId: exampleId("cac"),
+    connectorInstanceId: exampleId("cin"),
+    accountLogin: "acme",
+    repositoryFullName: "acme/agent-plugins",
+    branch: "main"
+  }]
+})
 
 export const ResolvedMarketplaceResponse = Schema.Struct({
   ok: Schema.Literal(true),

@@ -1,5 +1,8 @@
 /** Plugins: bundles of config objects, shared through access grants and listed in marketplaces. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { PluginAccessGrantPage, PluginAccessGrantResponse, PluginGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"

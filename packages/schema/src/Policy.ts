@@ -2,7 +2,8 @@
  * The policy table: every action in an organization with the lowest role that may take it. It is the one source of
  * the server's role checks, of `GET /v1/roles`, and of the role text in the OpenAPI document.
  */
-import { type HttpApiEndpoint, OpenApi } from "@effect/platform"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
 import type { Role } from "./Organizations.js"
 
 export interface Rule {

@@ -1,5 +1,5 @@
 /** The built-in roles and what each may do, derived from the policy table. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Role } from "./Organizations.js"
 import { actionsOf, Policy, Roles } from "./Policy.js"
 
@@ -33,10 +33,10 @@ const markdownRoles = RoleCapabilities.map(
 export const RolesDescription =
   `Roles are ordered \`owner\` > \`admin\` > \`member\`; a role may do everything the roles below it may.\n\n${markdownRoles}`
 
-export class RoleInfo extends Schema.Class<RoleInfo>("RoleInfo")({
+export class RoleInfo extends Schema.Class<RoleInfo>("RoleInfo")(Schema.Struct({
   role: Role,
   description: Schema.String,
   capabilities: Schema.Array(Schema.String)
-}) {}
+}).annotations({ examples: [RoleCapabilities[0]!] })) {}
 
 export const RoleList = Schema.Struct({ items: Schema.Array(RoleInfo) }).annotations({ identifier: "RoleList" })

@@ -3,8 +3,11 @@
  * and what a request knows about its caller once authenticated. The middleware tags live here so the API, the
  * server and the clients share them; the server implements them.
  */
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Context, Schema } from "effect"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
 import { OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
 import type { ApiKeyId, OrganizationId, SessionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"

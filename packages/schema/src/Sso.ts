@@ -1,7 +1,8 @@
 /** SSO: an organization's single sign-on connection (OIDC or SAML) and the proof, by a DNS TXT record, that it owns the connection's email domain. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { OrganizationId } from "./Ids.js"
+import { acme, exampleOf, exampleTime, exampleToken } from "./Examples.js"
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
@@ -23,7 +24,9 @@ export const SsoDomain = Schema.Trim.pipe(
     type: "string",
     format: "hostname",
     maxLength: 253,
-    description: "A domain name such as `example.com`: at least two labels, the last of letters only; stored lower-case."
+    pattern: "^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$",
+    description:
+      "An email domain such as `example.com`: at least two labels, the last of letters only (a top-level domain alone, such as `com`, is no organization's domain); stored lower-case. Leading and trailing white space is removed first."
   }
 })
 
@@ -40,16 +43,30 @@ export const HttpsUrl = (description: string) =>
         return "must be an absolute https:// URL"
       }
     })
-  ).annotations({ description, jsonSchema: { type: "string", format: "uri", maxLength: 2048, description } })
+  ).annotations({
+    description,
+    jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: "^https://[^/?#@\\u0000]*(?:[/?][^#\\u0000]*)?$", description }
+  })
 
 export const SsoProtocol = Schema.Literal("oidc", "saml").annotations({ identifier: "SsoProtocol" })
+
+/** The example connection: Acme's OpenID Provider, and a SAML identity provider for the other protocol. */
+const example = {
+  domain: "acme.example",
+  oidc: { issuer: "https://login.acme.example", clientId: "orgplane" },
+  saml: {
+    entityId: "https://idp.acme.example/saml/metadata",
+    ssoUrl: "https://idp.acme.example/saml/sso",
+    certificate: "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUSGc0Ii3rQmFjbWUgZXhhbXBsZSBjZXJ0aWZpY2F0ZTAK\nBggqhkjOPQQDAjAeMRwwGgYDVQQDDBNpZHAuYWNtZS5leGFtcGxlMB4XDTI2MTEw\n-----END CERTIFICATE-----"
+  }
+}
 export type SsoProtocol = typeof SsoProtocol.Type
 
 export const OidcSettingsInput = Schema.Struct({
   issuer: HttpsUrl("The OpenID Provider's issuer URL (its discovery document is at `<issuer>/.well-known/openid-configuration`)."),
   clientId: TrimmedText(1, 255, "The client id orgplane is registered under at the provider"),
   clientSecret: TrimmedText(1, 1024, "The client secret: stored encrypted, never answered")
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ ...example.oidc, clientSecret: "Zt8q-provider-issued-secret" }] })
 
 export const SamlSettingsInput = Schema.Struct({
   entityId: TrimmedText(1, 1024, "The identity provider's entity id"),
@@ -62,41 +79,53 @@ export const SamlSettingsInput = Schema.Struct({
     )
   ).annotations({
     description: "The identity provider's signing certificate, PEM.",
-    jsonSchema: { type: "string", maxLength: 16384, description: "The identity provider's signing certificate, PEM." }
+    jsonSchema: {
+      type: "string",
+      maxLength: 16384,
+      pattern: "^\\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\\s]+-----END CERTIFICATE-----\\s*$",
+      description: "The identity provider's signing certificate, PEM."
+    }
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [example.saml] })
 
-/** `protocol` with the settings of that protocol: `oidc` or `saml`, exactly one, matching it. */
-export const PutSsoConnectionRequest = Schema.Struct({
-  protocol: SsoProtocol,
-  domain: SsoDomain,
-  oidc: Schema.optionalWith(OidcSettingsInput, { exact: true }).annotations({ description: "With `protocol: oidc`." }),
-  saml: Schema.optionalWith(SamlSettingsInput, { exact: true }).annotations({ description: "With `protocol: saml`." })
-}).pipe(
-  Schema.filter((body) =>
-    body.oidc === undefined && body.saml === undefined
-      ? "give oidc settings (protocol oidc) or saml settings (protocol saml)"
-      : body.protocol === "oidc"
-      ? body.saml === undefined || { path: ["saml"], message: "protocol oidc takes oidc settings, not saml" }
-      : body.oidc === undefined || { path: ["oidc"], message: "protocol saml takes saml settings, not oidc" }, {
-    jsonSchema: { allOf: [{ oneOf: [{ required: ["oidc"] }, { required: ["saml"] }] }] }
+/** `protocol` with the settings of that protocol: one member of the union per protocol, told apart by `protocol`. */
+export const PutSsoConnectionRequest = Schema.Union(
+  Schema.Struct({
+    protocol: Schema.Literal("oidc"),
+    domain: SsoDomain,
+    oidc: OidcSettingsInput
+  }).annotations({
+    ...requestBody,
+    identifier: "PutOidcConnectionRequest",
+    description: "An OpenID Connect connection.",
+    examples: [{ protocol: "oidc", domain: example.domain, oidc: { ...example.oidc, clientSecret: "Zt8q-provider-issued-secret" } }]
+  }),
+  Schema.Struct({
+    protocol: Schema.Literal("saml"),
+    domain: SsoDomain,
+    saml: SamlSettingsInput
+  }).annotations({
+    ...requestBody,
+    identifier: "PutSamlConnectionRequest",
+    description: "A SAML connection.",
+    examples: [{ protocol: "saml", domain: example.domain, saml: example.saml }]
   })
 ).annotations({ ...requestBody, identifier: "PutSsoConnectionRequest" })
 export type PutSsoConnectionRequest = typeof PutSsoConnectionRequest.Type
 
-export class OidcSettings extends Schema.Class<OidcSettings>("OidcSettings")({
+export class OidcSettings extends Schema.Class<OidcSettings>("OidcSettings")(Schema.Struct({
   issuer: Schema.String,
   clientId: Schema.String,
   clientSecretSet: Schema.Literal(true).annotations({ description: "A client secret is stored (it is never answered)." })
-}) {}
+}).annotations({ examples: [{ ...example.oidc, clientSecretSet: true }] })) {}
 
-export class SamlSettings extends Schema.Class<SamlSettings>("SamlSettings")({
+export class SamlSettings extends Schema.Class<SamlSettings>("SamlSettings")(Schema.Struct({
   entityId: Schema.String,
   ssoUrl: Schema.String,
   certificate: Schema.String
-}) {}
+}).annotations({ examples: [example.saml] })) {}
 
-export class SsoConnection extends Schema.Class<SsoConnection>("SsoConnection")({
+export class SsoConnection extends Schema.Class<SsoConnection>("SsoConnection")(Schema.Struct({
   organizationId: OrganizationId,
   protocol: SsoProtocol,
   domain: Schema.String,
@@ -106,19 +135,39 @@ export class SsoConnection extends Schema.Class<SsoConnection>("SsoConnection")(
   domainVerifiedAt: Schema.NullOr(Timestamp),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    organizationId: acme.id,
+    protocol: "oidc",
+    domain: example.domain,
+    oidc: { ...example.oidc, clientSecretSet: true },
+    saml: null,
+    domainVerified: true,
+    domainVerifiedAt: exampleTime(500),
+    createdAt: exampleTime(480),
+    updatedAt: exampleTime(500)
+  }]
+})) {}
 
 export const SsoConnectionResponse = Schema.Struct({ ssoConnection: SsoConnection }).annotations({
   identifier: "SsoConnectionResponse"
 })
 
-export class DomainVerificationRecord extends Schema.Class<DomainVerificationRecord>("DomainVerificationRecord")({
+export class DomainVerificationRecord extends Schema.Class<DomainVerificationRecord>("DomainVerificationRecord")(Schema.Struct({
   domain: Schema.String,
   recordType: Schema.Literal("TXT"),
   recordName: Schema.String.annotations({ description: "Where to publish the record: `_orgplane-verification.<domain>`." }),
   recordValue: Schema.String.annotations({ description: "The exact TXT value to publish (carries a random token)." }),
   expiresAt: Timestamp.annotations({ description: "Verify before this instant; afterwards request a new record." })
-}) {}
+}).annotations({
+  examples: [{
+    domain: example.domain,
+    recordType: "TXT",
+    recordName: `_orgplane-verification.${example.domain}`,
+    recordValue: `orgplane-verification=${exampleToken("opv")}`,
+    expiresAt: exampleTime(490 + 24 * 60)
+  }]
+})) {}
 
 export const DomainVerificationResponse = Schema.Struct({ verification: DomainVerificationRecord }).annotations({
   identifier: "DomainVerificationResponse"
@@ -129,4 +178,8 @@ export const VerifyDomainResponse = Schema.Struct({
   domain: Schema.String,
   verifiedAt: Timestamp,
   ssoConnection: SsoConnection
-}).annotations({ identifier: "VerifyDomainResponse", description: "The organization's SSO domain is verified." })
+}).annotations({
+  identifier: "VerifyDomainResponse",
+  description: "The organization's SSO domain is verified.",
+  examples: [{ verified: true, domain: example.domain, verifiedAt: exampleTime(500), ssoConnection: exampleOf(SsoConnection) }]
+})

@@ -1,5 +1,8 @@
 /** SSO: the organization's SSO connection and the DNS verification of its email domain (enterprise plan). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ConflictResponse,
   DnsLookupFailedResponse,

@@ -1,10 +1,10 @@
 /** Liveness and readiness. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const Health = Schema.Struct({
   ok: Schema.Literal(true),
   version: Schema.String
-}).annotations({ identifier: "Health" })
+}).annotations({ identifier: "Health", examples: [{ ok: true, version: "1.4.0" }] })
 
 export const Ready = Schema.Struct({
   ok: Schema.Literal(true),

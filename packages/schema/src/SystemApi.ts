@@ -1,5 +1,7 @@
 /** System: liveness and readiness probes (public). */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ServiceUnavailableResponse } from "./Errors.js"
 import { Health, Ready } from "./System.js"
 

@@ -1,8 +1,9 @@
 /** Teams: named groups of members, used to grant access and assign policies to many members at once. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
-import { MembershipId, OrganizationId, TeamId } from "./Ids.js"
+import { exampleId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, ada, alan, exampleTime, grace } from "./Examples.js"
 
 export const TeamName = TrimmedText(1, 255, "Team name")
 
@@ -10,7 +11,7 @@ export const MemberIds = Schema.Array(MembershipId).pipe(Schema.maxItems(500)).a
   description: "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."
 })
 
-export class Team extends Schema.Class<Team>("Team")({
+export class Team extends Schema.Class<Team>("Team")(Schema.Struct({
   id: TeamId,
   organizationId: OrganizationId,
   name: Schema.String,
@@ -18,7 +19,17 @@ export class Team extends Schema.Class<Team>("Team")({
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("tem"),
+    organizationId: acme.id,
+    name: "Platform",
+    memberIds: [grace.membershipId, alan.membershipId],
+    createdByOrgMembershipId: ada.membershipId,
+    createdAt: exampleTime(20),
+    updatedAt: exampleTime(25)
+  }]
+})) {}
 
 export const TeamPage = Page(Team).annotations({ identifier: "TeamPage" })
 
@@ -28,7 +39,7 @@ export const TeamListQuery = Schema.Struct({
   memberId: Schema.optionalWith(MembershipId, { exact: true }).annotations({
     description: "Only teams this member belongs to."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ q: "plat", memberId: alan.membershipId }] })
 export type TeamListQuery = typeof TeamListQuery.Type
 
 export const TeamPath = Schema.Struct({ teamId: TeamId })
@@ -39,7 +50,7 @@ export const TeamResponse = Schema.Struct({ team: Team }).annotations({ identifi
 export const CreateTeamRequest = Schema.Struct({
   name: TeamName,
   memberIds: Schema.optionalWith(MemberIds, { exact: true })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ name: "Platform", memberIds: [grace.membershipId, alan.membershipId] }] })
 
 export const UpdateTeamRequest = Schema.Struct({
   name: Schema.optionalWith(TeamName, { exact: true }),
@@ -47,9 +58,11 @@ export const UpdateTeamRequest = Schema.Struct({
     description: "The team's whole membership: replaces the current one."
   })
 }).pipe(
-  Schema.filter((body) => body.name !== undefined || body.memberIds !== undefined || "give name, memberIds or both")
-).annotations(requestBody)
+  Schema.filter((body) => body.name !== undefined || body.memberIds !== undefined || "give name, memberIds or both", {
+    jsonSchema: { minProperties: 1 }
+  })
+).annotations({ ...requestBody, examples: [{ name: "Platform engineering" }] })
 
 export const AddTeamMembersRequest = Schema.Struct({
   memberIds: MemberIds.pipe(Schema.minItems(1))
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ memberIds: [alan.membershipId] }] })

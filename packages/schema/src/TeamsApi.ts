@@ -1,5 +1,8 @@
 /** Teams: named groups of members, used to grant access and assign policies to many members at once. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"

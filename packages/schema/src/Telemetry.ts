@@ -2,8 +2,9 @@
  * Telemetry: batches of events from the desktop app and workers. Collection is forgiving by design (the app never
  * breaks over telemetry): members an event does not define are dropped, not refused; only a malformed batch is 400.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, Timestamp, TrimmedText } from "./Common.js"
+import { exampleTime } from "./Examples.js"
 
 /** The event types stored; any other type is accepted and dropped. */
 export const TelemetryEventTypes = [
@@ -125,5 +126,23 @@ export type TelemetryEvent = typeof TelemetryEvent.Type
 
 export const IngestTelemetryRequest = Schema.Struct({
   events: Schema.Array(TelemetryEvent).pipe(Schema.minItems(1), Schema.maxItems(maxTelemetryEvents))
-}).annotations({ ...allErrors, identifier: "IngestTelemetryRequest", jsonSchema: { additionalProperties: true } })
+}).annotations({
+  ...allErrors,
+  identifier: "IngestTelemetryRequest",
+  jsonSchema: { additionalProperties: true },
+  examples: [{
+    events: [
+      { type: "session.started", timestamp: exampleTime(100), source: "app", sessionId: "s-7f3a9c" },
+      {
+        type: "task.completed",
+        timestamp: exampleTime(112),
+        source: "app",
+        sessionId: "s-7f3a9c",
+        durationMs: 41_250,
+        success: true,
+        dimensions: [{ type: "project", label: "Billing service", value: "billing-service" }]
+      }
+    ]
+  }]
+})
 export type IngestTelemetryRequest = typeof IngestTelemetryRequest.Type

@@ -1,5 +1,8 @@
 /** Telemetry ingest: the desktop app and workers post batches of events for the caller's organization and member. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { IngestTelemetryRequest, maxTelemetryEvents } from "./Telemetry.js"

@@ -1,9 +1,10 @@
 /** People: accounts, sessions, sign-up and sign-in, and the caller's own view of themselves. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { OrganizationId, UserId } from "./Ids.js"
 import { Membership, Organization, OrganizationWithMembership } from "./Organizations.js"
 import { Page } from "./Pagination.js"
+import { acme, ada, examplePassword, exampleTime, exampleToken } from "./Examples.js"
 
 export const PersonName = TrimmedText(1, 120, "A person's name")
 
@@ -14,23 +15,23 @@ export const Password = Schema.String.pipe(
   Schema.maxLength(256, passwordMessage)
 ).annotations({ description: "10 to 256 characters." })
 
-export class User extends Schema.Class<User>("User")({
+export class User extends Schema.Class<User>("User")(Schema.Struct({
   id: UserId,
   email: Schema.String,
   name: Schema.String,
   createdAt: Timestamp
-}) {}
+}).annotations({ examples: [{ id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() }] })) {}
 
-export class Session extends Schema.Class<Session>("Session")({
+export class Session extends Schema.Class<Session>("Session")(Schema.Struct({
   token: Schema.String.annotations({ description: "Send as `Authorization: Bearer <token>`. Shown only here." }),
   expiresAt: Timestamp
-}) {}
+}).annotations({ examples: [{ token: exampleToken("ops"), expiresAt: exampleTime(30 * 24 * 60) }] })) {}
 
 export const SignUpRequest = Schema.Struct({
   email: Email,
   password: Password,
   name: PersonName
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ email: ada.email, password: examplePassword, name: ada.name }] })
 
 export const SignInRequest = Schema.Struct({
   email: Email,
@@ -38,7 +39,7 @@ export const SignInRequest = Schema.Struct({
     Schema.minLength(1, { message: () => "must not be empty" }),
     Schema.maxLength(256, passwordMessage)
   )
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ email: ada.email, password: examplePassword }] })
 
 export const AuthResult = Schema.Struct({ user: User, session: Session }).annotations({ identifier: "AuthResult" })
 
@@ -51,9 +52,12 @@ export const Me = Schema.Struct({
   description: "The caller and their active organization (null until they create or join one)."
 })
 
-export const SwitchOrganizationRequest = Schema.Struct({ organizationId: OrganizationId }).annotations(requestBody)
+export const SwitchOrganizationRequest = Schema.Struct({ organizationId: OrganizationId }).annotations({
+  ...requestBody,
+  examples: [{ organizationId: acme.id }]
+})
 
-export const UpdateMeRequest = Schema.Struct({ name: PersonName }).annotations(requestBody)
+export const UpdateMeRequest = Schema.Struct({ name: PersonName }).annotations({ ...requestBody, examples: [{ name: "Ada King" }] })
 
 export const ChangePasswordRequest = Schema.Struct({
   currentPassword: Schema.String.pipe(
@@ -61,6 +65,6 @@ export const ChangePasswordRequest = Schema.Struct({
     Schema.maxLength(256, { message: () => "must be at most 256 characters" })
   ),
   newPassword: Password
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ currentPassword: examplePassword, newPassword: "a longer passphrase, 2026" }] })
 
 export const MyOrganizationPage = Page(OrganizationWithMembership).annotations({ identifier: "MyOrganizationPage" })

@@ -3,11 +3,12 @@
  * each runtime reports (the newest is "the" instance), the worker tokens runtimes authenticate with, and the
  * upgrade request the server forwards to a runtime.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { JsonObject } from "./ConfigObjects.js"
-import { OrganizationId, UserId, WorkerId } from "./Ids.js"
+import { exampleId, OrganizationId, UserId, WorkerId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { acme, exampleTime, exampleToken, grace } from "./Examples.js"
 
 /** Where a worker runs: on a member's machine or in the cloud. */
 export const WorkerDestination = Schema.Literal("local", "cloud").annotations({
@@ -72,10 +73,10 @@ export const RuntimeUrl = Schema.String.pipe(
   })
 ).annotations({
   description: "The runtime's base URL: http or https, without credentials, query or fragment; `/runtime/upgrade` is appended to it.",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048 }
+  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: "^https?://[^/?#@\\u0000]*(?:/[^?#\\u0000]*)?$" }
 })
 
-export class Worker extends Schema.Class<Worker>("Worker")({
+export class Worker extends Schema.Class<Worker>("Worker")(Schema.Struct({
   id: WorkerId,
   orgId: OrganizationId,
   createdByUserId: Schema.NullOr(UserId).annotations({ description: "The person who registered it; null once their account is gone." }),
@@ -91,17 +92,44 @@ export class Worker extends Schema.Class<Worker>("Worker")({
   lastActiveAt: Schema.NullOr(Timestamp).annotations({ description: "The last heartbeat that reported work in progress (`active: true`)." }),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    id: exampleId("wrk"),
+    orgId: acme.id,
+    createdByUserId: grace.userId,
+    isMine: true,
+    name: "Grace's laptop",
+    description: "Runs the nightly dependency updates.",
+    destination: "local",
+    status: "online",
+    imageVersion: "2026.11.1",
+    workspacePath: "/home/grace/work",
+    sandboxBackend: "docker",
+    lastHeartbeatAt: exampleTime(90),
+    lastActiveAt: exampleTime(85),
+    createdAt: exampleTime(60),
+    updatedAt: exampleTime(90)
+  }]
+})) {}
 
 /** What a runtime reported about where it runs. Its credential is stored encrypted and never returned. */
-export class WorkerInstance extends Schema.Class<WorkerInstance>("WorkerInstance")({
+export class WorkerInstance extends Schema.Class<WorkerInstance>("WorkerInstance")(Schema.Struct({
   provider: Schema.String,
   region: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   status: Schema.String,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}) {}
+}).annotations({
+  examples: [{
+    provider: "fly",
+    region: "fra",
+    url: "https://grace-worker.fly.dev",
+    status: "running",
+    createdAt: exampleTime(70),
+    updatedAt: exampleTime(70)
+  }]
+})) {}
 
 export const WorkerPage = Page(Worker).annotations({ identifier: "WorkerPage" })
 
@@ -110,7 +138,7 @@ export const WorkerListQuery = Schema.Struct({
   mine: Schema.optionalWith(Schema.Literal("true", "false"), { exact: true }).annotations({
     description: "`true`: only the workers the caller registered; `false` or absent: all of the organization's."
   })
-}).annotations(allErrors)
+}).annotations({ ...allErrors, examples: [{ mine: "true" }] })
 export type WorkerListQuery = typeof WorkerListQuery.Type
 
 /**
@@ -119,7 +147,7 @@ export type WorkerListQuery = typeof WorkerListQuery.Type
  */
 export const WorkerPath = Schema.Struct({
   id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({ description: "The worker's id (`wrk_…`)." })
-})
+}).annotations({ examples: [{ id: exampleId("wrk") }] })
 
 export const WorkerResponse = Schema.Struct({
   worker: Worker,
@@ -127,7 +155,8 @@ export const WorkerResponse = Schema.Struct({
 }).annotations({ identifier: "WorkerResponse" })
 
 export const WorkerToken = Schema.String.annotations({
-  description: "The worker token (`opw_…`): the runtime sends it as `Authorization: Bearer <token>` to `/v1/worker-runtime/*`. Shown only once."
+  description: "The worker token (`opw_…`): the runtime sends it as `Authorization: Bearer <token>` to `/v1/worker-runtime/*`. Shown only once.",
+  examples: [exampleToken("opw")]
 })
 
 export const RegisteredWorker = Schema.Struct({ worker: Worker, token: WorkerToken }).annotations({ identifier: "RegisteredWorker" })
@@ -138,7 +167,16 @@ export const RegisterWorkerRequest = Schema.Struct({
   destination: WorkerDestination,
   sandboxBackend: Schema.optionalWith(SandboxBackend, { exact: true }),
   workspacePath: Schema.optionalWith(WorkspacePath, { exact: true })
-}).annotations(requestBody)
+}).annotations({
+  ...requestBody,
+  examples: [{
+    name: "Grace's laptop",
+    description: "Runs the nightly dependency updates.",
+    destination: "local",
+    sandboxBackend: "docker",
+    workspacePath: "/home/grace/work"
+  }]
+})
 
 export const UpdateWorkerRequest = Schema.Struct({
   name: Schema.optionalWith(WorkerName, { exact: true }),
@@ -152,19 +190,21 @@ export const UpdateWorkerRequest = Schema.Struct({
     description: "The new sandbox backend; null clears it."
   })
 }).pipe(
-  Schema.filter((body) => Object.keys(body).length > 0 || "give name, description, workspacePath or sandboxBackend")
-).annotations(requestBody)
+  Schema.filter((body) => Object.keys(body).length > 0 || "give name, description, workspacePath or sandboxBackend", {
+    jsonSchema: { minProperties: 1 }
+  })
+).annotations({ ...requestBody, examples: [{ name: "Grace's workstation", description: null }] })
 export type UpdateWorkerRequest = typeof UpdateWorkerRequest.Type
 
 /** Any JSON object, passed to the runtime as is; arrays and scalars are refused. */
-export const RuntimeUpgradeRequest = JsonObject
+export const RuntimeUpgradeRequest = JsonObject.annotations({ examples: [{ version: "2026.11.2" }] })
 
 export const RuntimeUpgradeResponse = Schema.Struct({
   status: Schema.Int.annotations({ description: "The HTTP status the runtime answered with." }),
   body: Schema.Unknown.annotations({
     description: "The runtime's answer: its JSON as sent; text that is not JSON as `{message: <text>}`; an empty answer as null."
   })
-}).annotations({ identifier: "RuntimeUpgradeResponse" })
+}).annotations({ identifier: "RuntimeUpgradeResponse", examples: [{ status: 202, body: { upgrading: true, version: "2026.11.2" } }] })
 
 // The runtime's own operations (worker token) ------------------------------------------------------------------
 
@@ -174,7 +214,7 @@ export const HeartbeatRequest = Schema.Struct({
   active: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
     description: "Whether the runtime is working on something now; `true` moves `lastActiveAt`. Default false."
   })
-}).annotations(requestBody)
+}).annotations({ ...requestBody, examples: [{ status: "online", imageVersion: "2026.11.1", active: true }] })
 
 export const RegisterInstanceRequest = Schema.Struct({
   provider: InstanceProvider,
@@ -192,6 +232,15 @@ export const RegisterInstanceRequest = Schema.Struct({
     description:
       "The runtime's own secret: the server sends it as `Authorization: Bearer <credential>` when it calls the runtime. Stored encrypted; never returned."
   })
-}).annotations(requestBody)
+}).annotations({
+  ...requestBody,
+  examples: [{
+    provider: "fly",
+    region: "fra",
+    url: "https://grace-worker.fly.dev",
+    status: "running",
+    credential: "rt_9f2c4e7a1b8d3f60"
+  }]
+})
 
 export const WorkerInstanceResponse = Schema.Struct({ instance: WorkerInstance }).annotations({ identifier: "WorkerInstanceResponse" })

@@ -1,5 +1,8 @@
 /** Workers (members' operations) and Worker Runtime (the operations a worker's runtime calls with its token). */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse, WorkerRuntimeErrorResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication, WorkerAuthentication } from "./Security.js"

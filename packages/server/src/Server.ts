@@ -12,7 +12,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@orgplane/schema"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import * as CatalogHttp from "./catalog/Http.js"
 import * as ConnectorsHttp from "./connectors/Http.js"
 import * as IdentityHttp from "./identity/Http.js"
@@ -25,11 +25,14 @@ import { UsersRepository } from "./identity/UsersRepository.js"
 import { migrations } from "./migrations/index.js"
 import * as Config from "./platform/Config.js"
 import * as Crypto from "./platform/Crypto.js"
+import { clientErrorListener } from "./platform/ClientErrors.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
 import * as Durable from "./platform/Durable.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
+import * as Idempotency from "./platform/Idempotency.js"
+import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
 import { IdGenerator } from "./platform/Ids.js"
 import { CursorKey } from "./platform/Keyset.js"
 import { migrate } from "./platform/Migrator.js"
@@ -37,7 +40,9 @@ import * as Outbound from "./platform/Outbound.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import * as SsoHttp from "./sso/Http.js"
-import * as StaffHttp from "./staff/Http.js"
+import * as MembersHttp from "./members/Http.js"
+import * as TeamsHttp from "./teams/Http.js"
+import * as InvitationsHttp from "./invitations/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
 import * as MemoryHttp from "./memory/Http.js"
 import { SystemHttp } from "./system/Http.js"
@@ -73,7 +78,7 @@ export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.
 const Migrations = Layer.effectDiscard(migrate(migrations))
 
 /** Shared infrastructure: services that any area may use. */
-const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, CursorKey.Live)
+const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, CursorKey.Live, Idempotency.layer)
 
 /** The database, migrated, with the configuration. */
 const Storage = (options: ServerOptions) => {
@@ -118,11 +123,13 @@ const Routing = HttpRouter.setRouterConfig({ maxParamLength: 1024 })
 
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
-  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer).pipe(
+  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer).pipe(
     Layer.provide([
       SystemHttp,
       IdentityHttp.layer,
-      StaffHttp.layer,
+      MembersHttp.layer,
+      TeamsHttp.layer,
+      InvitationsHttp.layer,
       CatalogHttp.layer,
       ConnectorsHttp.layer,
       DesktopPoliciesHttp.layer,
@@ -169,6 +176,12 @@ const Started = (options: ServerOptions) =>
   ).pipe(Layer.provide(UsersRepository.Default))
 
 /**
+ * Node's HTTP server as the standalone server runs it: what its parser refuses (a request line or header block
+ * over its limit, malformed HTTP) is answered in the API's error shape (`platform/ClientErrors.ts`).
+ */
+export const createHttpServer = (): NodeServer => createServer().on("clientError", clientErrorListener)
+
+/**
  * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
  * request, written by the API's middleware (`HttpErrors.layer`), so the embedded modes log the same way.
  */
@@ -176,7 +189,7 @@ export const layer = (options: ServerOptions = {}) =>
   Layer.unwrapEffect(
     Effect.map(Config.ServerConfig, (settings) =>
       Layer.merge(HttpApiBuilder.serve(), Started(options)).pipe(
-        Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+        Layer.provide(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host }))
       ))
   ).pipe(Layer.provide(ApiLayer(options)), Layer.provide(RequestLog.layer(options)))
 

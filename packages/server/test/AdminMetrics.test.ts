@@ -219,9 +219,10 @@ describe("GET /v1/admin/metrics", () => {
 
 describe("who may read the metrics", () => {
   let server: TestServer.RunningServer
+  const clock = new TestServer.ShiftedClock()
   let owner: Awaited<ReturnType<typeof Http.owner>>
   beforeAll(async () => {
-    server = await TestServer.start()
+    server = await TestServer.start({ clock })
     owner = await Http.owner(server.url, "Operator")
   })
   afterAll(() => server.close())
@@ -246,12 +247,15 @@ describe("who may read the metrics", () => {
   })
 
   it("answers a summary generated now, in UTC with Z, with a series of the 30 days ending that day, oldest first", async () => {
-    const before = Date.now()
+    const before = clock.unsafeCurrentTimeMillis()
     const response = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
+    const after = clock.unsafeCurrentTimeMillis()
     expect(response.status).toBe(200)
     const { summary, generatedAt } = response.body
     expect(generatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
-    expect(Date.parse(generatedAt)).toBeGreaterThanOrEqual(before - 1000)
+    // Now on the server's clock: between the moments the request was sent and answered.
+    expect(Date.parse(generatedAt)).toBeGreaterThanOrEqual(before)
+    expect(Date.parse(generatedAt)).toBeLessThanOrEqual(after)
     const today = Date.parse(`${generatedAt.slice(0, 10)}T00:00:00Z`)
     expect(summary.activitySeries.map((point: any) => point.day)).toEqual(
       Array.from({ length: 30 }, (_, index) => new Date(today - (29 - index) * 86_400_000).toISOString().slice(0, 10))
@@ -260,5 +264,24 @@ describe("who may read the metrics", () => {
     expect(summary.activitySeries[29].signups).toBeGreaterThanOrEqual(1)
     expect(summary.activitySeries[29].activeUsers).toBe(summary.activeUsers1d)
     expect(summary.activeUsers1d).toBeGreaterThanOrEqual(1)
+  })
+})
+
+describe("an instance where nobody has invited anyone yet", () => {
+  let server: TestServer.RunningServer
+  beforeAll(async () => {
+    server = await TestServer.start()
+  })
+  afterAll(() => server.close())
+
+  it("answers 0 median hours to the first invitation (a number, as the spec has it), with 0 inviters", async () => {
+    const owner = await Http.owner(server.url, "Operator")
+    const before = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
+    expect(before.status).toBe(200)
+    expect(before.body.summary).toMatchObject({ inviters: 0, medianHoursToFirstInvite: 0 })
+    // The first invitation, made within the hour of signing up: one inviter, still 0 hours.
+    await Http.join(server.url, owner.token, "member")
+    const after = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
+    expect(after.body.summary).toMatchObject({ inviters: 1, medianHoursToFirstInvite: 0 })
   })
 })

@@ -16,15 +16,19 @@ const withServer = async (options: TestServer.Options, test: (url: string) => Pr
 }
 
 describe("configuration", () => {
-  it("sessions expire after the configured lifetime", () =>
-    withServer({ sessionTtl: Duration.seconds(1) }, async (url) => {
+  it("sessions expire after the configured lifetime", () => {
+    const clock = new TestServer.ShiftedClock()
+    return withServer({ sessionTtl: Duration.minutes(10), clock }, async (url) => {
       const user = await Http.signUp(url)
       expect((await Http.request(url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
-      await new Promise((resolve) => setTimeout(resolve, 1100))
+      clock.advance("9 minutes")
+      expect((await Http.request(url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
+      clock.advance("61 seconds")
       const expired = await Http.request(url, "GET", "/v1/me", { token: user.token })
       expect(expired.status).toBe(401)
       expect(expired.body).toEqual({ error: "unauthorized" })
-    }))
+    })
+  })
 
   it("sign-up can be disabled, except for the instance's first account", () =>
     withServer({ signupEnabled: false }, async (url) => {

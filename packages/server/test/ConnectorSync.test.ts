@@ -1,11 +1,12 @@
 /**
  * Sync of connector targets through HTTP, against FakeGitHub serving real git repositories: sync now, resync, the
- * event history, retries of transient failures, and what a sync materializes.
+ * event history, retries of transient failures, what a sync materializes, and the recovery of events left queued.
  */
 import { SqlClient } from "@effect/sql"
-import { Connectors, FakeGitHub, GitRepo, Http, TestServer } from "@orgplane/testkit"
-import { Effect } from "effect"
+import { Connectors, FakeGitHub, GitRepo, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { IdGenerator, makeId } from "../src/platform/Ids.js"
 
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 let fake: FakeGitHub.FakeGitHub
@@ -256,4 +257,48 @@ describe("sync events", () => {
     })
     expect((await get(`/v1/connector-instances/${instance.id}/sync-events`, { token: other.token })).status).toBe(404)
   })
+})
+
+describe("recovery", () => {
+  it("a server starting finds an event left queued (its recorder stopped after the commit) and runs its sync; a fresh one is left to its recorder", async () => {
+    // One database, two servers in turn: the first records, stops; the second starts on what it left.
+    const database = ManagedRuntime.make(TestDatabase.layer)
+    const shared = Layer.succeedContext((await database.runtime()).context)
+    try {
+      const first = await TestServer.start({ database: shared, codehostApiUrl: fake.url })
+      const followed = await Connectors.followRepository({ url: first.url, github: fake, files: { "skills/a/SKILL.md": skill("a") } })
+      cleanup.push(() => followed.repo.remove())
+      const { instance, org, target, token } = followed
+      ok("mapping", await Http.request(first.url, "POST", `/v1/connector-targets/${target.id}/mappings`, {
+        token,
+        body: { mappingKind: "path", selector: "skills/**", objectType: "skill" }
+      }), 201)
+      await first.close()
+
+      // Two events as a process leaves them that stopped after committing them, before starting their workflows:
+      // one recorded two minutes ago, one just now (its recorder may still be about to start it).
+      const [stale, fresh] = Effect.runSync(Effect.all([makeId("cse"), makeId("cse")]).pipe(Effect.provide(IdGenerator.Live)))
+      const recorded = [{ id: stale, at: new Date(Date.now() - 2 * 60_000) }, { id: fresh, at: new Date() }]
+      for (const { at, id } of recorded) {
+        await database.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql`INSERT INTO connector_sync_events (id, organization_id, connector_instance_id, connector_target_id, event_type,
+                status, attempts, summary_json, created_at)
+              VALUES (${id}, ${org.organization.id}, ${instance.id}, ${target.id}, 'resync', 'queued', 0, 'null'::jsonb, ${at})`))
+      }
+
+      const second = await TestServer.start({ database: shared, codehostApiUrl: fake.url })
+      try {
+        expect(await Connectors.settled(second.url, token, stale)).toMatchObject({
+          status: "completed",
+          summary: { created: 1, updated: 0, deleted: 0, skipped: 0 }
+        })
+        const left = ok("event", await Http.request(second.url, "GET", `/v1/connector-sync-events/${fresh}`, { token }), 200).item
+        expect(left.status).toBe("queued")
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await database.dispose()
+    }
+  }, 60_000)
 })

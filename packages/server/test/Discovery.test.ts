@@ -2,7 +2,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { DiscoveredPlugin } from "@orgplane/schema"
 import { Effect, Either } from "effect"
-import { discover, type DiscoveryOutcome, type Entry, filesFor, importPlans, selectorMatches } from "../src/connectors/Discovery.js"
+import { discover, type DiscoveryOutcome } from "../src/connectors/Discovery.js"
+import { filesFor, importPlans, selectorMatches } from "../src/connectors/ImportPlans.js"
+import type { Entry } from "../src/connectors/RepositoryTree.js"
 
 /** A repository: every file with its text (only manifests are ever read), and the folders git lists with them. */
 const repo = (files: Record<string, string>) => {
@@ -653,7 +655,8 @@ describe("selectors", () => {
 })
 
 describe("a large repository", () => {
-  it.effect("20,000 files with 200 plugins are discovered and planned well within 2 s", () =>
+  // How long this takes is a figure of `pnpm bench` (bench/planning.ts), not an assertion.
+  it.effect("20,000 files with 200 plugins are discovered and planned, each manifest read once", () =>
     Effect.gen(function*() {
       const entries: Array<Entry> = []
       for (let plugin = 0; plugin < 200; plugin++) {
@@ -665,13 +668,15 @@ describe("a large repository", () => {
         }
       }
       expect(entries).toHaveLength(20_000)
-      const started = performance.now()
-      const outcome = yield* discover({ entries, readText: (path) => Effect.succeed(json({ name: path.split("/")[1] })) })
+      const read: Array<string> = []
+      const outcome = yield* discover({
+        entries,
+        readText: (path) => Effect.sync(() => (read.push(path), json({ name: path.split("/")[1] })))
+      })
       const plans = outcome.candidates.flatMap((candidate) => importPlans(candidate, entries))
-      const elapsed = performance.now() - started
       expect(outcome.candidates).toHaveLength(200)
       expect(plans).toHaveLength(400)
       expect(plans.reduce((sum, plan) => sum + plan.files.length, 0)).toBe(200 * 60)
-      expect(elapsed).toBeLessThan(2_000)
+      expect(read.sort()).toEqual(entries.filter((entry) => entry.path.endsWith("/.claude-plugin/plugin.json")).map((entry) => entry.path).sort())
     }))
 })

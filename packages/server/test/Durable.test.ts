@@ -8,9 +8,10 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { TestDatabase } from "@orgplane/testkit"
-import { type Duration, Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { Cause, Clock, type Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Schedule, TestClock } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -25,6 +26,27 @@ const engine = TestDatabase.onPostgres
 
 // The engine runs on real time (its locks, polls and retries sleep), so no TestClock here.
 const Engine = Workflows.layerWithSetup.pipe(Layer.provideMerge(engine), Layer.provideMerge(TestDatabase.layer))
+
+describe("Durable.retry", () => {
+  it.effect("waits a growing, jittered delay before each attempt: from its base, doubling, at 80-120%", () =>
+    Effect.gen(function*() {
+      // On the test clock: each attempt runs at the instant its delay ends.
+      const attempts: Array<number> = []
+      const flaky = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        attempts.push(now)
+        return attempts.length < 4 ? Effect.fail("transient" as const) : Effect.succeed("done")
+      })
+      const running = yield* Effect.fork(flaky.pipe(Durable.retry({ base: "100 millis", times: 4, while: () => true })))
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(running)).toBe("done")
+      const gaps = attempts.slice(1).map((at, i) => at - attempts[i]!)
+      expect(gaps).toHaveLength(3)
+      gaps.forEach((gap, i) => {
+        expect(gap).toBeGreaterThanOrEqual(100 * 2 ** i * 0.8)
+        expect(gap).toBeLessThanOrEqual(100 * 2 ** i * 1.2)
+      })
+    }))
+})
 
 const runsOf = (executionId: string) =>
   Effect.map(Workflows.runs, (runs) => runs.filter((run) => run.executionId === executionId))
@@ -47,12 +69,9 @@ layer(Engine, { timeout: 60_000, excludeTestServices: true })(
         const result = yield* Workflows.Sync.execute(payload)
         expect(result).toEqual({ applied: "tree of acme/flaky@r1" })
         const fetches = (yield* runsOf(yield* Workflows.Sync.executionId(payload))).filter((run) => run.activity === "fetch")
-        // Each attempt is its own durable execution: 1 and 2 failed, 3 succeeded.
+        // Each attempt is its own durable execution: 1 and 2 failed, 3 succeeded. (The delays between them are
+        // Durable.retry's, checked on the test clock below.)
         expect(fetches.map((run) => run.attempt)).toEqual([1, 2, 3])
-        // Backoff from 100 ms, doubling, jittered to 80-120%: at least 80 ms, then at least 160 ms.
-        const gaps = fetches.slice(1).map((run, i) => new Date(run.at).getTime() - new Date(fetches[i].at).getTime())
-        expect(gaps[0]).toBeGreaterThanOrEqual(80)
-        expect(gaps[1]).toBeGreaterThanOrEqual(160)
       }))
 
     it.effect("fails at once on a permanent error, with the reason stored for anyone who polls", () =>
@@ -229,4 +248,23 @@ describe(`durable engine, across processes (${TestDatabase.onPostgres ? "Postgre
       expect(runs.filter((run) => run.activity === "apply" && run.pid === a.pid)).toHaveLength(20)
       expect(runs.filter((run) => run.activity === "done").every((run) => run.pid === a.pid)).toBe(true)
     }).pipe(Effect.scoped), 60_000)
+})
+
+describe("the cluster runner's port", () => {
+  it.live("taken by another process: the runner dies naming its port and ORGPLANE_CLUSTER_PORT, not the HTTP port", () =>
+    Effect.gen(function*() {
+      const taken = Net.createServer()
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void taken.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.async<void>((resume) => void taken.close(() => resume(Effect.void)))
+      )
+      const port = (taken.address() as Net.AddressInfo).port
+      const runner = Durable.layerCluster({ host: "127.0.0.1", listenHost: "127.0.0.1", port }, { sharding: testTuning })
+      const exit = yield* Effect.exit(Layer.build(runner.pipe(Layer.provide(TestDatabase.layer))))
+      const defect = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined
+      expect(defect).toBeInstanceOf(Durable.RunnerPortInUse)
+      expect((defect as Durable.RunnerPortInUse).message).toBe(
+        `port ${port} on 127.0.0.1 is already in use: it is the durable engine's runner port (with DATABASE_URL every server process is a runner; another one on this host?); choose another with ORGPLANE_CLUSTER_PORT (0 takes any free one)`
+      )
+    }).pipe(Effect.scoped), 30_000)
 })

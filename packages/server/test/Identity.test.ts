@@ -2,8 +2,10 @@ import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let server: TestServer.RunningServer
+/** The server's clock: API keys expire when it is moved past their expiry. */
+const clock = new TestServer.ShiftedClock()
 beforeAll(async () => {
-  server = await TestServer.start({ bootstrapPerHour: 1000 })
+  server = await TestServer.start({ bootstrapPerHour: 1000, clock })
 })
 afterAll(() => server.close())
 
@@ -140,15 +142,18 @@ describe("API keys", () => {
 
   it("stop working when they expire, and cannot be created already expired", async () => {
     const owner = await Http.owner(server.url, "Expiry")
-    const past = await post("/v1/api-keys", { token: owner.token, body: { name: "old", expiresAt: new Date(Date.now() - 1000).toISOString() } })
+    const now = clock.unsafeCurrentTimeMillis()
+    const past = await post("/v1/api-keys", { token: owner.token, body: { name: "old", expiresAt: new Date(now - 1000).toISOString() } })
     expect(past.status).toBe(400)
     expect(past.body.details[0].path).toEqual(["expiresAt"])
     const soon = await post("/v1/api-keys", {
       token: owner.token,
-      body: { name: "soon", expiresAt: new Date(Date.now() + 1500).toISOString() }
+      body: { name: "soon", expiresAt: new Date(now + 60_000).toISOString() }
     })
     expect((await get("/v1/me", { apiKey: soon.body.key })).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 1600))
+    clock.advance("55 seconds")
+    expect((await get("/v1/me", { apiKey: soon.body.key })).status).toBe(200)
+    clock.advance("6 seconds")
     expect((await get("/v1/me", { apiKey: soon.body.key })).status).toBe(401)
   })
 
@@ -205,7 +210,7 @@ describe("bootstrap", () => {
     expect(owner.url).toContain(`token=${owner.token}`)
     expect(owner.url).toContain("email=boss%40example.com")
     expect(admin.url).not.toContain("email=")
-    expect(new Date(owner.expiresAt).getTime() - Date.now()).toBeGreaterThan(23.9 * 3600_000)
+    expect(new Date(owner.expiresAt).getTime() - clock.unsafeCurrentTimeMillis()).toBeGreaterThan(23.9 * 3600_000)
     expect(Object.keys(response.body).sort()).toEqual(["claimLinks", "ok", "organization", "setup"])
   })
 

@@ -6,7 +6,7 @@
  * policy, the organization boundary and the cascade on delete.
  */
 import { SqlClient } from "@effect/sql"
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+import { FakeMcp, Http, TestServer, Wait } from "@orgplane/testkit"
 import { Effect, Either } from "effect"
 import { Access, McpConnectionKind } from "../src/catalog/Access.js"
 import * as Principal from "../src/platform/Principal.js"
@@ -179,9 +179,11 @@ describe("MCP connections", () => {
       ["credentialMode", "`per_member` needs `authType: oauth` (each member connects their own account)"]
     ])
     expect(await bad({ name: "A", url: open.url, authType: "apikey" })).toEqual([["apiKey", "is required when `authType` is `apikey`"]])
+    // Each `authType` is a member of the body's union, with its own credential members and no others.
+    const noneMembers = "is unexpected, expected: \"name\" | \"url\" | \"authType\" | \"credentialMode\""
     expect(await bad({ name: "A", url: open.url, authType: "none", apiKey: "k", oauth: { clientId: "c" } })).toEqual([
-      ["apiKey", "is only for `authType: apikey`"],
-      ["oauth", "is only for `authType: oauth`"]
+      ["apiKey", noneMembers],
+      ["oauth", noneMembers]
     ])
     expect(await bad({ name: "A", url: open.url, authType: "oauth", oauth: { clientSecret: "s" } })).toEqual([
       ["oauth.clientSecret", "needs a `clientId`"]
@@ -200,7 +202,11 @@ describe("MCP connections", () => {
       expect(details.map(([path]: [string]) => path), url).toEqual(["url"])
     }
     expect((await bad({ name: "A", url: "https://example.com/mcp?token=abc", authType: "oauth" }))[0][1]).toContain("`token`")
-    expect(await bad({ name: " ", url: "https://example.com/mcp", authType: "magic", extra: 1 })).toHaveLength(3)
+    expect(await bad({ name: " ", url: "https://example.com/mcp", authType: "none", extra: 1 })).toHaveLength(2)
+    // An unknown `authType` is reported alone: which members are right depends on it.
+    expect(await bad({ name: " ", url: "https://example.com/mcp", authType: "magic", extra: 1 })).toEqual([
+      ["authType", "Expected \"none\" | \"apikey\" | \"oauth\", actual \"magic\""]
+    ])
 
     // At least one change, and an empty oauth object is no change.
     const created = await create(org.owner.token, { name: "OAuth one", url: "https://mcp.example.com/mcp", authType: "oauth" })
@@ -549,13 +555,16 @@ describe("MCP connections", () => {
     const fast = await FakeMcp.start({ auth: { apiKey: API_KEY } })
     try {
       const connection = await create(org.owner.token, { name: "Racy", url: slow.url, authType: "apikey", apiKey: API_KEY })
-      slow.setMode({ _tag: "slow", ms: 1500 })
+      let answer = () => {}
+      slow.setMode({ _tag: "held", until: new Promise<void>((resolve) => (answer = resolve)) })
       const path = `/v1/mcp-connections/${connection.id}`
-      // The re-key is checked against the slow server; meanwhile the URL moves to the fast one.
+      // The re-key is checked against the slow server, held there; meanwhile the URL moves to the fast one.
+      const seen = slow.requests.length
       const rekey = patch(path, { token: org.owner.token, body: { apiKey: API_KEY } })
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await Wait.until(() => slow.requests.length > seen, "the re-key's live check")
       const moved = await patch(path, { token: org.admin.token, body: { url: fast.url } })
       expect(moved.status, moved.text).toBe(200)
+      answer()
       const raced = await rekey
       expect(raced.status, raced.text).toBe(409)
       expect(raced.body.error).toBe("mcp_connection_changed")

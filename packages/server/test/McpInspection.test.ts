@@ -5,10 +5,14 @@
  */
 import { ExternalMcpConnectionId } from "@orgplane/schema"
 import { describe, expect, it } from "vitest"
-import * as Diagnostics from "../src/mcp/Diagnostics.js"
+import type { CredentialContext } from "../src/mcp/Diagnostics.js"
+import { phaseOf } from "../src/mcp/ExchangePhase.js"
 import * as Inspection from "../src/mcp/Inspection.js"
 import { McpSessionError } from "../src/mcp/Session.js"
+import { classifySessionError, fromSessionError } from "../src/mcp/SessionErrors.js"
 import { withConnectUrl } from "../src/mcp/ToolCalls.js"
+import { diagnose } from "../src/mcp/ToolCallDiagnosis.js"
+import { fromToolResult } from "../src/mcp/ToolErrors.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
 const endpoint = "https://mcp.example.com/mcp"
@@ -82,9 +86,25 @@ describe("body capture", () => {
 const call = (id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } })
 
 describe("the inspector", () => {
+  /** A clock the test moves, with the inspector's timers on it. */
   const clock = () => {
     let now = 1_700_000_000_000
-    return { now: () => now, advance: (ms: number) => (now += ms) }
+    const timers = new Set<{ readonly at: number; readonly fire: () => void }>()
+    return {
+      now: () => now,
+      advance: (ms: number) => {
+        now += ms
+        for (const timer of [...timers].filter((timer) => timer.at <= now)) {
+          timers.delete(timer)
+          timer.fire()
+        }
+      },
+      after: (ms: number, fire: () => void) => {
+        const timer = { at: now + ms, fire }
+        timers.add(timer)
+        return () => void timers.delete(timer)
+      }
+    }
   }
 
   it("records only tools/call, with the duration to the response headers", async () => {
@@ -145,7 +165,8 @@ describe("the inspector", () => {
   })
 
   it("gives up on a response body a second after the call settles, and marks it truncated", async () => {
-    const inspector = Inspection.make({ now: Date.now })
+    const time = clock()
+    const inspector = Inspection.make({ now: time.now, after: time.after })
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(new TextEncoder().encode("partial"))
@@ -154,17 +175,19 @@ describe("the inspector", () => {
     })
     const fetch = inspector.wrap(async () => new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } }))
     await fetch(endpoint, { method: "POST", body: call() })
-    const started = Date.now()
-    const capture = await inspector.settle()
-    const waited = Date.now() - started
-    expect(waited).toBeGreaterThanOrEqual(900)
-    expect(waited).toBeLessThan(3000)
+    let settled = false
+    const settling = inspector.settle().finally(() => (settled = true))
+    time.advance(999)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(settled).toBe(false)
+    time.advance(1)
+    const capture = await settling
     expect(capture.response?.body).toEqual({ text: "partial", bytes: 7, truncated: true, unavailable: false })
   })
 })
 
 describe("phases", () => {
-  const phase = (url: string, rpcMethod?: string, bodyText?: string) => Diagnostics.phaseOf({ url, rpcMethod, bodyText }, endpoint)
+  const phase = (url: string, rpcMethod?: string, bodyText?: string) => phaseOf({ url, rpcMethod, bodyText }, endpoint)
   it("follows the URL and the body", () => {
     expect(phase("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")).toBe("AUTH_RESOURCE_DISCOVERY")
     expect(phase("https://auth.example.com/.well-known/oauth-authorization-server")).toBe("AUTH_ISSUER_DISCOVERY")
@@ -186,7 +209,7 @@ describe("provider tool errors", () => {
   const text = (value: string) => ({ content: [{ type: "text", text: value }], isError: true })
 
   it("reads the provider's status, code and request id from structuredContent", () => {
-    const { diagnostic, providerText } = Diagnostics.fromToolResult(
+    const { diagnostic, providerText } = fromToolResult(
       { ...text("Forbidden: secret detail"), structuredContent: { status: 403, code: "forbidden_scope", requestId: "abc-123" } },
       context
     )
@@ -204,7 +227,7 @@ describe("provider tool errors", () => {
   })
 
   it("reads JSON text, and a leading status", () => {
-    expect(Diagnostics.fromToolResult(text(JSON.stringify({ statusCode: 429, error: "rate_limited", transactionId: "t-9" })), context).diagnostic).toMatchObject({
+    expect(fromToolResult(text(JSON.stringify({ statusCode: 429, error: "rate_limited", transactionId: "t-9" })), context).diagnostic).toMatchObject({
       code: "MCP_PROVIDER_HTTP_429",
       category: "provider_throttled",
       retryable: true,
@@ -212,28 +235,28 @@ describe("provider tool errors", () => {
       providerCode: "rate_limited",
       providerRequestId: "t-9"
     })
-    expect(Diagnostics.fromToolResult(text("403 Forbidden: no access to repo"), context).diagnostic).toMatchObject({ code: "MCP_PROVIDER_HTTP_403", providerStatus: 403 })
+    expect(fromToolResult(text("403 Forbidden: no access to repo"), context).diagnostic).toMatchObject({ code: "MCP_PROVIDER_HTTP_403", providerStatus: 403 })
   })
 
   it("tells invalid arguments from other tool errors, and counts the payload", () => {
-    expect(Diagnostics.fromToolResult(text("Input validation error: Invalid arguments for tool echo: ..."), context).diagnostic).toMatchObject({
+    expect(fromToolResult(text("Input validation error: Invalid arguments for tool echo: ..."), context).diagnostic).toMatchObject({
       code: "MCP_PROVIDER_INVALID_PARAMS",
       category: "mcp_tool_input_invalid"
     })
-    expect(Diagnostics.fromToolResult({ ...text("nope"), structuredContent: { category: "validation_error" } }, context).diagnostic.code).toBe("MCP_PROVIDER_INVALID_PARAMS")
-    const plain = Diagnostics.fromToolResult(text("the tool failed"), context).diagnostic
+    expect(fromToolResult({ ...text("nope"), structuredContent: { category: "validation_error" } }, context).diagnostic.code).toBe("MCP_PROVIDER_INVALID_PARAMS")
+    const plain = fromToolResult(text("the tool failed"), context).diagnostic
     expect(plain).toMatchObject({ code: "MCP_PROVIDER_TOOL_ERROR", category: "provider_tool_error", phase: "MCP_TOOL_EXECUTION" })
     expect(plain.payloadBytes).toBe(Buffer.byteLength(JSON.stringify([{ type: "text", text: "the tool failed" }])))
   })
 
   it("never shows free text as a provider code or request id", () => {
-    const { diagnostic } = Diagnostics.fromToolResult({ ...text("x"), structuredContent: { status: 500, code: "has spaces and <html>", requestId: "a b" } }, context)
+    const { diagnostic } = fromToolResult({ ...text("x"), structuredContent: { status: 500, code: "has spaces and <html>", requestId: "a b" } }, context)
     expect(diagnostic.providerCode).toBeUndefined()
     expect(diagnostic.providerRequestId).toBeUndefined()
   })
 
   it("sanitizes and bounds the text for the log", () => {
-    const { providerText } = Diagnostics.fromToolResult(text(`line1\n\u0000Authorization: Bearer sk-abc ${"y".repeat(1000)}`), context)
+    const { providerText } = fromToolResult(text(`line1\n\u0000Authorization: Bearer sk-abc ${"y".repeat(1000)}`), context)
     expect(providerText.length).toBe(512)
     expect(providerText).not.toContain("sk-abc")
     expect(providerText).not.toMatch(/[\u0000-\u001f]/)
@@ -250,8 +273,8 @@ describe("classification by HTTP answer", () => {
     sentSessionId: options.session ?? false,
     response: { status, contentType: options.contentType, wwwAuthenticate: options.challenge, headers: options.headers ?? [] }
   })
-  const classify = (status: number, options: Parameters<typeof exchange>[1] = {}, credential?: Diagnostics.CredentialContext) =>
-    Diagnostics.classifySessionError(McpSessionError.of("request", new StreamableHTTPError(status, "Error POSTing")), {
+  const classify = (status: number, options: Parameters<typeof exchange>[1] = {}, credential?: CredentialContext) =>
+    classifySessionError(McpSessionError.of("request", new StreamableHTTPError(status, "Error POSTing")), {
       referenceId: "r",
       url: endpoint,
       exchange: exchange(status, options),
@@ -290,13 +313,13 @@ describe("classification by HTTP answer", () => {
   })
 
   it("recognizes html and other content types on a 2xx", () => {
-    const html = Diagnostics.classifySessionError(McpSessionError.of("request", new StreamableHTTPError(-1, "Unexpected content type: text/html")), {
+    const html = classifySessionError(McpSessionError.of("request", new StreamableHTTPError(-1, "Unexpected content type: text/html")), {
       referenceId: "r",
       url: endpoint,
       exchange: exchange(200, { contentType: "text/html; charset=utf-8" })
     })
     expect(html).toMatchObject({ code: "MCP_HTTP_HTML_RESPONSE", category: "unexpected_html" })
-    const other = Diagnostics.classifySessionError(McpSessionError.of("request", new StreamableHTTPError(-1, "Unexpected content type: text/plain")), {
+    const other = classifySessionError(McpSessionError.of("request", new StreamableHTTPError(-1, "Unexpected content type: text/plain")), {
       referenceId: "r",
       url: endpoint,
       exchange: exchange(200, { contentType: "text/plain" })
@@ -306,7 +329,7 @@ describe("classification by HTTP answer", () => {
 
   it("recognizes a protocol version the client does not support", () => {
     const error = McpSessionError.of("initialize", new Error("Server's protocol version is not supported: 1999-01-01"))
-    expect(Diagnostics.fromSessionError(error, { referenceId: "r", url: endpoint })).toMatchObject({ code: "MCP_UNSUPPORTED_VERSION", phase: "MCP_VERSION" })
+    expect(fromSessionError(error, { referenceId: "r", url: endpoint })).toMatchObject({ code: "MCP_UNSUPPORTED_VERSION", phase: "MCP_VERSION" })
   })
 })
 
@@ -315,19 +338,19 @@ describe("diagnosis", () => {
     const base = { referenceId: "r", message: "m", operatorAction: "a", retryable: false }
     const sent = { method: "POST", url: endpoint, startedAt: new Date(), headers: [], body: Inspection.inspectBody("{}") }
     const answered = (status: number) => ({ status, statusText: "", durationMs: 1, headers: [], body: Inspection.inspectBody("") })
-    expect(Diagnostics.diagnose({ request: sent, response: answered(200) }, undefined).layer).toBe("mcp_tool")
-    expect(Diagnostics.diagnose({ request: undefined, response: undefined }, { ...base, category: "security_blocked", code: "MCP_URL_BLOCKED" }).layer).toBe("internal")
-    expect(Diagnostics.diagnose({ request: undefined, response: undefined }, { ...base, category: "network_failure", code: "MCP_ECONNREFUSED", phase: "NETWORK_TCP" }).layer).toBe("network")
-    expect(Diagnostics.diagnose({ request: undefined, response: undefined }, { ...base, category: "http_failure", code: "MCP_HTTP_401", phase: "MCP_INITIALIZE" }).layer).toBe("mcp_connection")
-    expect(Diagnostics.diagnose({ request: sent, response: undefined }, { ...base, category: "request_timeout", code: "MCP_REQUEST_TIMEOUT" })).toEqual({
+    expect(diagnose({ request: sent, response: answered(200) }, undefined).layer).toBe("mcp_tool")
+    expect(diagnose({ request: undefined, response: undefined }, { ...base, category: "security_blocked", code: "MCP_URL_BLOCKED" }).layer).toBe("internal")
+    expect(diagnose({ request: undefined, response: undefined }, { ...base, category: "network_failure", code: "MCP_ECONNREFUSED", phase: "NETWORK_TCP" }).layer).toBe("network")
+    expect(diagnose({ request: undefined, response: undefined }, { ...base, category: "http_failure", code: "MCP_HTTP_401", phase: "MCP_INITIALIZE" }).layer).toBe("mcp_connection")
+    expect(diagnose({ request: sent, response: undefined }, { ...base, category: "request_timeout", code: "MCP_REQUEST_TIMEOUT" })).toEqual({
       layer: "network",
       summary: "The remote MCP did not respond to the tool call before the deadline."
     })
-    expect(Diagnostics.diagnose({ request: sent, response: answered(429) }, { ...base, category: "provider_throttled", code: "MCP_HTTP_429" })).toEqual({
+    expect(diagnose({ request: sent, response: answered(429) }, { ...base, category: "provider_throttled", code: "MCP_HTTP_429" })).toEqual({
       layer: "remote_http",
       summary: "The remote MCP returned HTTP 429 to the tool call."
     })
-    expect(Diagnostics.diagnose({ request: sent, response: answered(200) }, { ...base, category: "provider_tool_error", code: "MCP_PROVIDER_TOOL_ERROR", phase: "MCP_TOOL_EXECUTION" }).summary)
+    expect(diagnose({ request: sent, response: answered(200) }, { ...base, category: "provider_tool_error", code: "MCP_PROVIDER_TOOL_ERROR", phase: "MCP_TOOL_EXECUTION" }).summary)
       .toContain("provider or tool failure")
   })
 })

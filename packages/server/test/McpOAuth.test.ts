@@ -14,12 +14,15 @@ import * as NodeHttp from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Credentials } from "../src/mcp/Credentials.js"
 import { ConnectionsRepository } from "../src/mcp/ConnectionsRepository.js"
-import * as OAuth from "../src/mcp/OAuth.js"
+import * as OAuthChoices from "../src/mcp/OAuthChoices.js"
+import * as OAuthClientMetadata from "../src/mcp/OAuthClientMetadata.js"
 import * as Readiness from "../src/mcp/Readiness.js"
 import * as Session from "../src/mcp/Session.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Crypto from "../src/platform/Crypto.js"
+import * as OAuthState from "../src/platform/OAuthState.js"
 import * as Outbound from "../src/platform/Outbound.js"
+import * as PublicUrl from "../src/platform/PublicUrl.js"
 
 const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
 const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
@@ -139,7 +142,7 @@ const authorize = async (authorizeUrl: string) => {
   expect(answer.status).toBe(302)
   const location = new URL(answer.headers.get("location")!)
   expect(location.origin).toBe(server.url)
-  expect(location.pathname).toBe(OAuth.CALLBACK_PATH)
+  expect(location.pathname).toBe(OAuthClientMetadata.CALLBACK_PATH)
   return location
 }
 
@@ -177,7 +180,7 @@ describe("connect, end to end", () => {
     expect([...stored.grantedScopes].sort()).toEqual(["mcp:read", "mcp:write"])
     // The registered client carries our callback, and the authorization used PKCE S256.
     const client = mcp.oauth!.clients().get(stored.oauthClientId!)
-    expect(client?.redirect_uris).toEqual([`${server.url}${OAuth.CALLBACK_PATH}`])
+    expect(client?.redirect_uris).toEqual([`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`])
     const authorizeRequest = mcp.oauth!.requests.find((request) => request.path.startsWith("/authorize"))
     expect(authorizeRequest?.params).toMatchObject({ code_challenge_method: "S256", resource: mcp.url })
 
@@ -217,7 +220,7 @@ describe("connect, end to end", () => {
     oauth.addClient({
       client_id: "orgplane-admin-registered",
       client_secret: "s3cret",
-      redirect_uris: [`${server.url}${OAuth.CALLBACK_PATH}`],
+      redirect_uris: [`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`],
       token_endpoint_auth_method: "client_secret_basic"
     })
     const id = await createConnection(mcp.url, { client: { id: "orgplane-admin-registered", secret: "s3cret" }, scopes: ["mcp:read"] })
@@ -238,7 +241,7 @@ describe("connect, end to end", () => {
     const id = await createConnection(mcp.url)
     const refused = ok("connect", await connect(org.admin.token, id), 409)
     expect(refused.error).toBe("oauth_client_required")
-    expect(refused.message).toContain(`${server.url}${OAuth.CALLBACK_PATH}`)
+    expect(refused.message).toContain(`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`)
   })
 
   it("per member: each member connects their own account, and one's token is never the other's", async () => {
@@ -569,7 +572,7 @@ describe("disconnect", () => {
     const port = new URL(server.url).port
     const renamed = await postWithHost(`/v1/mcp-connections/${id}/connect`, `localhost:${port}`, org.admin.token)
     expect(renamed.status).toBe("needs_auth")
-    expect(new URL(renamed.authorizeUrl).searchParams.get("redirect_uri")).toBe(`${server.url}${OAuth.CALLBACK_PATH}`)
+    expect(new URL(renamed.authorizeUrl).searchParams.get("redirect_uri")).toBe(`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`)
     expect(mcp.oauth!.requests.filter((request) => request.path === "/register").length).toBe(1)
   })
 
@@ -585,12 +588,12 @@ describe("disconnect", () => {
 
 describe("the client metadata document", () => {
   it("names its own URL as client id and the callback as redirect URI", async () => {
-    const document = ok("document", await call("GET", OAuth.CLIENT_METADATA_PATH), 200)
+    const document = ok("document", await call("GET", OAuthClientMetadata.CLIENT_METADATA_PATH), 200)
     expect(document).toEqual({
-      client_id: `${server.url}${OAuth.CLIENT_METADATA_PATH}`,
+      client_id: `${server.url}${OAuthClientMetadata.CLIENT_METADATA_PATH}`,
       client_name: "orgplane",
       client_uri: server.url,
-      redirect_uris: [`${server.url}${OAuth.CALLBACK_PATH}`],
+      redirect_uris: [`${server.url}${OAuthClientMetadata.CALLBACK_PATH}`],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
@@ -603,14 +606,14 @@ describe("choices (units)", () => {
   const none = { oauthClientId: null, oauthRegistrationSource: null, oauthMetadata: null, oauthRedirectUri: null } as const
   /** Stored metadata as the SQL client reads it back (member names in camelCase). */
   const storedBy = (issuer: string) => ({ issuer, tokenEndpoint: `${issuer}/token` })
-  const callback = `https://orgplane.example${OAuth.CALLBACK_PATH}`
+  const callback = `https://orgplane.example${OAuthClientMetadata.CALLBACK_PATH}`
 
   it("picks the registration: pre-registered, reused, client metadata document (https only), dynamic, else required", () => {
     const everything = { registration_endpoint: "https://as.example/register", client_id_metadata_document_supported: true }
-    expect(OAuth.chooseRegistration({ ...none, oauthClientId: "admin", oauthRegistrationSource: "pre_registered" }, "https://as.example", everything, callback, "https://orgplane.example"))
+    expect(OAuthChoices.chooseRegistration({ ...none, oauthClientId: "admin", oauthRegistrationSource: "pre_registered" }, "https://as.example", everything, callback, "https://orgplane.example"))
       .toEqual({ _tag: "existing", source: "pre_registered" })
     expect(
-      OAuth.chooseRegistration(
+      OAuthChoices.chooseRegistration(
         { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthMetadata: storedBy("https://as.example"), oauthRedirectUri: callback },
         "https://as.example",
         everything,
@@ -620,50 +623,50 @@ describe("choices (units)", () => {
     ).toEqual({ _tag: "existing", source: "dynamic" })
     // A client registered with another authorization server is not reused.
     expect(
-      OAuth.chooseRegistration(
+      OAuthChoices.chooseRegistration(
         { oauthClientId: "dyn", oauthRegistrationSource: "dynamic", oauthMetadata: storedBy("https://old.example"), oauthRedirectUri: callback },
         "https://as.example",
         everything,
         callback,
         "https://orgplane.example"
       )
-    ).toEqual({ _tag: "client_metadata", clientId: `https://orgplane.example${OAuth.CLIENT_METADATA_PATH}` })
-    expect(OAuth.chooseRegistration(none, "https://as.example", everything, callback, "http://orgplane.example")).toEqual({ _tag: "dynamic" })
-    expect(OAuth.chooseRegistration(none, "https://as.example", everything, callback, undefined)).toEqual({ _tag: "dynamic" })
-    expect(OAuth.chooseRegistration(none, "https://as.example", { client_id_metadata_document_supported: true }, callback, undefined))
+    ).toEqual({ _tag: "client_metadata", clientId: `https://orgplane.example${OAuthClientMetadata.CLIENT_METADATA_PATH}` })
+    expect(OAuthChoices.chooseRegistration(none, "https://as.example", everything, callback, "http://orgplane.example")).toEqual({ _tag: "dynamic" })
+    expect(OAuthChoices.chooseRegistration(none, "https://as.example", everything, callback, undefined)).toEqual({ _tag: "dynamic" })
+    expect(OAuthChoices.chooseRegistration(none, "https://as.example", { client_id_metadata_document_supported: true }, callback, undefined))
       .toEqual({ _tag: "required" })
   })
 
   it("picks the authorization server: the configured issuer, the single one named, or asks when several", () => {
-    expect(OAuth.chooseIssuer("https://chosen.example", { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
+    expect(OAuthChoices.chooseIssuer("https://chosen.example", { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
       .toEqual({ issuer: "https://chosen.example" })
-    expect(OAuth.chooseIssuer(null, { authorization_servers: ["https://a.example"] }, "https://mcp.example/mcp")).toEqual({ issuer: "https://a.example" })
-    expect(OAuth.chooseIssuer(null, { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
+    expect(OAuthChoices.chooseIssuer(null, { authorization_servers: ["https://a.example"] }, "https://mcp.example/mcp")).toEqual({ issuer: "https://a.example" })
+    expect(OAuthChoices.chooseIssuer(null, { authorization_servers: ["https://a.example", "https://b.example"] }, "https://mcp.example/mcp"))
       .toEqual({ several: ["https://a.example", "https://b.example"] })
-    expect(OAuth.chooseIssuer(null, undefined, "https://mcp.example/mcp")).toEqual({ issuer: "https://mcp.example" })
+    expect(OAuthChoices.chooseIssuer(null, undefined, "https://mcp.example/mcp")).toEqual({ issuer: "https://mcp.example" })
   })
 
   it("asks for the configured scopes, else the challenge's, else the metadata's", () => {
-    expect(OAuth.scopesToRequest(["a"], "b c", ["d"])).toEqual(["a"])
-    expect(OAuth.scopesToRequest([], "b  c", ["d"])).toEqual(["b", "c"])
-    expect(OAuth.scopesToRequest([], undefined, ["d"])).toEqual(["d"])
-    expect(OAuth.scopesToRequest([], "", undefined)).toEqual([])
+    expect(OAuthChoices.scopesToRequest(["a"], "b c", ["d"])).toEqual(["a"])
+    expect(OAuthChoices.scopesToRequest([], "b  c", ["d"])).toEqual(["b", "c"])
+    expect(OAuthChoices.scopesToRequest([], undefined, ["d"])).toEqual(["d"])
+    expect(OAuthChoices.scopesToRequest([], "", undefined)).toEqual([])
   })
 
   it("signs states and refuses any change to them", () => {
-    const key = OAuth.stateKeyOf(NodeCrypto.randomBytes(32))
-    const state = OAuth.signState(key, "org_1", "moa_abc")
-    expect(OAuth.verifyState(key, state)).toEqual({ organizationId: "org_1", authorizationId: "moa_abc" })
-    expect(OAuth.verifyState(key, state.replace("org_1", "org_2"))).toBeUndefined()
-    expect(OAuth.verifyState(key, `${state}x`)).toBeUndefined()
-    expect(OAuth.verifyState(key, "org_1.moa_abc")).toBeUndefined()
-    expect(OAuth.verifyState(OAuth.stateKeyOf(NodeCrypto.randomBytes(32)), state)).toBeUndefined()
+    const key = OAuthState.stateKeyOf(NodeCrypto.randomBytes(32))
+    const state = OAuthState.signState(key, "org_1", "moa_abc")
+    expect(OAuthState.verifyState(key, state)).toEqual({ organizationId: "org_1", authorizationId: "moa_abc" })
+    expect(OAuthState.verifyState(key, state.replace("org_1", "org_2"))).toBeUndefined()
+    expect(OAuthState.verifyState(key, `${state}x`)).toBeUndefined()
+    expect(OAuthState.verifyState(key, "org_1.moa_abc")).toBeUndefined()
+    expect(OAuthState.verifyState(OAuthState.stateKeyOf(NodeCrypto.randomBytes(32)), state)).toBeUndefined()
   })
 
   it("builds the base URL from ORGPLANE_PUBLIC_URL, else the request's host", () => {
-    expect(OAuth.baseUrlOf({ publicUrl: "https://orgplane.example/", host: "0.0.0.0", port: 8787 }, "evil.example")).toBe("https://orgplane.example")
-    expect(OAuth.baseUrlOf({ publicUrl: undefined, host: "0.0.0.0", port: 8787 }, "127.0.0.1:4000")).toBe("http://127.0.0.1:4000")
-    expect(OAuth.baseUrlOf({ publicUrl: undefined, host: "127.0.0.1", port: 8787 }, "bad host/../x")).toBe("http://127.0.0.1:8787")
+    expect(PublicUrl.baseUrlOf({ publicUrl: "https://orgplane.example/", host: "0.0.0.0", port: 8787 }, "evil.example")).toBe("https://orgplane.example")
+    expect(PublicUrl.baseUrlOf({ publicUrl: undefined, host: "0.0.0.0", port: 8787 }, "127.0.0.1:4000")).toBe("http://127.0.0.1:4000")
+    expect(PublicUrl.baseUrlOf({ publicUrl: undefined, host: "127.0.0.1", port: 8787 }, "bad host/../x")).toBe("http://127.0.0.1:8787")
   })
 })
 

@@ -1,19 +1,23 @@
 /**
  * The pure rules of MCP resolve: how a query is classified (with the reference's messages), which presets it
  * matches, which candidates are tried in which order, which discovery qualifies (the "guessed" rule), which
- * candidate wins, the suggested name; and how a presets file is read and an issuer compared.
+ * candidate wins, the suggested name; how a presets file is read and an issuer compared; and, over generated odd
+ * queries, that resolving any of them answers (never a defect, always a result its schema encodes).
  */
-import { McpDiscovery, McpPreset } from "@orgplane/schema"
-import { FakeMcp } from "@orgplane/testkit"
-import { Effect, Either, Layer } from "effect"
+import { McpDiscovery, McpPreset, McpResolveResult } from "@orgplane/schema"
+import * as EffectVitest from "@effect/vitest"
+import { FakeMcp, Wait } from "@orgplane/testkit"
+import { Duration, Effect, Either, FastCheck, Fiber, Layer, ManagedRuntime, Option, Schema, TestClock } from "effect"
 import * as Fs from "node:fs"
-import { describe, expect, it } from "vitest"
+import * as Net from "node:net"
+import { afterAll, describe, expect, it } from "vitest"
 import { BUILT_IN } from "../src/mcp/Presets.js"
 import { parsePresets } from "../src/mcp/PresetsConfig.js"
 import { discover, resourceMatches, sameIssuer } from "../src/mcp/Requirements.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Outbound from "../src/platform/Outbound.js"
-import { candidatesOf, classify, matchPreset, messages, qualifies, suggestedName, winnerOf } from "../src/mcp/Resolve.js"
+import { McpPresets, McpProbeSettings } from "../src/mcp/PresetsConfig.js"
+import { candidatesOf, classify, matchPreset, messages, qualifies, resolve, suggestedName, winnerOf } from "../src/mcp/Resolve.js"
 
 describe("classifying a query", () => {
   it("reads http(s) URLs as URLs, in their serialized form (a bare origin gains /)", () => {
@@ -43,6 +47,28 @@ describe("classifying a query", () => {
     expect(classify("example.com:8443")).toEqual({ kind: "url", url: "https://example.com:8443/" })
     expect(classify("bücher.de")).toEqual({ kind: "domain", host: "xn--bcher-kva.de" })
     expect(classify("example.com/a%20b")).toEqual({ kind: "url", url: "https://example.com/a%20b" })
+  })
+
+  it("reads an IP address, in any form URL parsing reads as one, as an address (a host), never as a name", () => {
+    for (const query of ["127.0.0.1", "127.1", "0177.0.0.1", "0x7f.1", "0x7f000001.", "１２７.０.０.１", "１２７．０．０．１", "2130706433."]) {
+      expect([query, classify(query)]).toEqual([query, { kind: "address", host: "127.0.0.1" }])
+    }
+    for (const query of ["::1", "[::1]", "[0:0::1]", "::0:1"]) {
+      expect([query, classify(query)]).toEqual([query, { kind: "address", host: "[::1]" }])
+    }
+    expect(classify("::ffff:127.0.0.1")).toEqual({ kind: "address", host: "[::ffff:7f00:1]" })
+    expect(classify("8.8.8.8")).toEqual({ kind: "address", host: "8.8.8.8" })
+    // With a port, a path or a query: that https URL, as for a named host.
+    expect(classify("127.1:8080")).toEqual({ kind: "url", url: "https://127.0.0.1:8080/" })
+    expect(classify("[::1]/mcp")).toEqual({ kind: "url", url: "https://[::1]/mcp" })
+    expect(classify("::1/mcp")).toEqual({ kind: "invalid", reason: messages.unparsableHost })
+    // Without a dot or a colon it is a name, even a number URL parsing would read as an address.
+    expect(classify("42")).toEqual({ kind: "name", slug: "42" })
+    expect(classify("0x")).toEqual({ kind: "name", slug: "0x" })
+    // Not addresses: too many parts, a part too large, a zone, a percent-encoded host.
+    for (const query of ["1.2.3.4.5", "256.256.256.256", "[fe80::1%eth0]", "127.0.0.%31", "[::1"]) {
+      expect([query, classify(query).kind]).toEqual([query, "invalid"])
+    }
   })
 
   it("refuses hosts that are not DNS labels", () => {
@@ -92,6 +118,11 @@ describe("candidates", () => {
   it("a domain: the origin, /mcp, then mcp.<host>/mcp unless the host starts with mcp.", () => {
     expect(of("example.com")).toEqual(["https://example.com/", "https://example.com/mcp", "https://mcp.example.com/mcp"])
     expect(of("mcp.example.com")).toEqual(["https://mcp.example.com/", "https://mcp.example.com/mcp"])
+  })
+
+  it("an IP address: the origin, then /mcp; no mcp. guess, which would be no host", () => {
+    expect(of("127.1")).toEqual(["https://127.0.0.1/", "https://127.0.0.1/mcp"])
+    expect(of("::1")).toEqual(["https://[::1]/", "https://[::1]/mcp"])
   })
 
   it("a name: five guesses in order", () => {
@@ -273,10 +304,95 @@ describe("discovery of one endpoint", () => {
     expect(unreachable.warnings.map((warning) => warning.code)).toEqual(["mcp_unreachable"])
   })
 
+  EffectVitest.it.scoped("gives up on a candidate that hangs when the probe timeout passes, not before", () =>
+    Effect.gen(function*() {
+      const hanging = yield* Effect.acquireRelease(Effect.promise(() => FakeMcp.start()), (fake) => Effect.promise(fake.close))
+      hanging.setMode({ _tag: "hang" })
+      // An hour on the test clock: no real timer (the MCP SDK's own) comes near it while the test runs.
+      const settings = Layer.mergeAll(
+        Outbound.layer({ allowPrivate: true, timeout: "1 day" }).pipe(Layer.provide(AddressGuard.systemLayer)),
+        Layer.succeed(McpPresets, BUILT_IN),
+        Layer.succeed(McpProbeSettings, { timeout: Duration.hours(1) })
+      )
+      const resolving = yield* Effect.fork(resolve(hanging.url).pipe(Effect.provide(settings)))
+      // Real waits (Node's timers, not the test clock): the request reaching the fake, then pending work running.
+      yield* Effect.promise(() => Wait.until(() => hanging.requests.length > 0, "the probe's first request"))
+      yield* TestClock.adjust(Duration.minutes(59))
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(Option.isNone(yield* Fiber.poll(resolving))).toBe(true)
+      yield* TestClock.adjust(Duration.minutes(1))
+      expect(yield* Fiber.join(resolving)).toEqual({ resolution: "not_found", attempted: [hanging.url] })
+    }))
+
   it("refuses to look at a URL that is not http(s), or carries credentials or a fragment", async () => {
     for (const url of ["ftp://example.com/mcp", "not a url", "https://u:p@example.com/mcp", "https://example.com/mcp#x"]) {
       const result = await Effect.runPromise(Effect.either(discover({ url, timeout: "1 second" })).pipe(Effect.provide(guard)))
       expect([url, Either.isLeft(result) && result.left._tag]).toEqual([url, "DiscoveryRefused"])
     }
+  })
+})
+
+describe("odd queries", () => {
+  /** Pieces of hosts, addresses, URLs and names, in every order: the shapes that trip a classifier. */
+  const piece = FastCheck.constantFrom(
+    ".", ":", "::", "[", "]", "/", "?", "#", "%", "%31", "@", "-", "_", " ", "0", "1", "7f", "0x", "0177", "127", "255", "256",
+    "4294967296", "ffff", "１", "２７", "．", "。", "e", "mcp", "example", "com", "xn--", "é", "ü", "\u0000", "https://", "http://",
+    "ftp://", ":8080", "?token=x"
+  )
+  const query = FastCheck.oneof(
+    FastCheck.array(piece, { maxLength: 12 }).map((pieces) => pieces.join("")),
+    FastCheck.string({ maxLength: 60 }),
+    FastCheck.fullUnicodeString({ maxLength: 40 }),
+    FastCheck.ipV4Extended(),
+    FastCheck.ipV6(),
+    FastCheck.ipV6().map((address) => `[${address}]`),
+    FastCheck.domain(),
+    FastCheck.webUrl()
+  )
+  const bareHost = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, "")
+
+  it("are classified without throwing, into at most 5 http(s) candidates; an address is an IP address", () => {
+    FastCheck.assert(
+      FastCheck.property(query, (text) => {
+        const classified = classify(text)
+        const candidates = candidatesOf(classified)
+        expect(candidates.length).toBeLessThanOrEqual(5)
+        for (const candidate of candidates) {
+          expect(["http:", "https:"]).toContain(new URL(candidate).protocol)
+          expect(typeof suggestedName(candidate)).toBe("string")
+        }
+        if (classified.kind === "address") expect(Net.isIP(classified.host.replace(/^\[|\]$/g, ""))).not.toBe(0)
+        matchPreset(BUILT_IN, text)
+      }),
+      { numRuns: 3000 }
+    )
+  })
+
+  // The whole resolution, as the endpoint runs it, offline: names have no address, and queries whose candidates
+  // name a public address are left out (they would leave the machine); private ones are the guard's to refuse.
+  const offline = ManagedRuntime.make(Layer.mergeAll(
+    Outbound.layer({ allowPrivate: false, timeout: "1 second" }).pipe(
+      Layer.provide(Layer.succeed(AddressGuard.AddressResolver, { resolve: () => Effect.succeed([]) }))
+    ),
+    Layer.succeed(McpPresets, BUILT_IN),
+    Layer.succeed(McpProbeSettings, { timeout: Duration.seconds(1) })
+  ))
+  afterAll(() => offline.dispose())
+  const encode = Schema.encodeSync(McpResolveResult)
+
+  it("always resolve to an answer its schema encodes, with the guard's reason for a private address", async () => {
+    await FastCheck.assert(
+      FastCheck.asyncProperty(query, async (text) => {
+        const candidates = candidatesOf(classify(text))
+        FastCheck.pre(!candidates.some((candidate) => Net.isIP(bareHost(candidate)) !== 0 && AddressGuard.isPublic(bareHost(candidate))))
+        const result = await offline.runPromise(resolve(text))
+        encode(result)
+        if (candidates.length > 0 && Net.isIP(bareHost(candidates[0]!)) !== 0) {
+          expect(result).toMatchObject({ resolution: "not_found", attempted: candidates })
+          expect(result.reason).toMatch(/^The outbound URL is not allowed: /)
+        }
+      }),
+      { numRuns: 300 }
+    )
   })
 })

@@ -6,8 +6,8 @@
 import { FakeMcp } from "@orgplane/testkit"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Diagnostics from "../src/mcp/Diagnostics.js"
 import * as Session from "../src/mcp/Session.js"
+import { fromSessionError } from "../src/mcp/SessionErrors.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 
@@ -43,7 +43,7 @@ describe("MCP session", () => {
     const refused = await run(Session.check({ url: keyed.url, headers: { authorization: "Bearer wrong" } }))
     expect(refused._tag).toBe("Left")
     if (refused._tag === "Left") {
-      const diagnostic = Diagnostics.fromSessionError(refused.left, { referenceId: "r1", url: keyed.url, phase: "MCP_INITIALIZE" })
+      const diagnostic = fromSessionError(refused.left, { referenceId: "r1", url: keyed.url, phase: "MCP_INITIALIZE" })
       expect(diagnostic).toMatchObject({ code: "MCP_HTTP_401", httpStatus: 401, retryable: false, phase: "MCP_INITIALIZE" })
       expect(diagnostic.outbound?.pathHash).toMatch(/^sha256:[0-9a-f]{16}$/)
     }
@@ -53,7 +53,7 @@ describe("MCP session", () => {
     const refused = await run(Session.check({ url: open.url }), false)
     expect(refused._tag).toBe("Left")
     if (refused._tag === "Left") {
-      const diagnostic = Diagnostics.fromSessionError(refused.left, { referenceId: "r2", url: open.url })
+      const diagnostic = fromSessionError(refused.left, { referenceId: "r2", url: open.url })
       expect(diagnostic).toMatchObject({ category: "security_blocked", code: "MCP_URL_BLOCKED" })
     }
     expect(open.requests.filter((request) => request.rpcMethod === "initialize").length).toBe(1)

@@ -260,9 +260,7 @@ describe("running an MCP tool with a short tool timeout", () => {
   it("times out a hanging tool call", async () => {
     const { connection, org } = await setUp(slow, { url: short.url })
     slow.setMode({ _tag: "hang", rpcMethod: "tools/call" })
-    const started = Date.now()
     const body = failedWith(await call(org.admin.token, connection.id, { toolName: "echo", arguments: { text: "x" } }, short.url))
-    expect(Date.now() - started).toBeLessThan(10_000)
     expect(body.diagnostic).toMatchObject({ code: "MCP_REQUEST_TIMEOUT", category: "request_timeout", retryable: true, phase: "MCP_TOOL_EXECUTION" })
     expect(body.inspection.request.method).toBe("POST")
     expect(body.inspection.response).toBeUndefined()

@@ -10,7 +10,7 @@ import { Effect, Exit, Layer } from "effect"
 import { IdGenerator } from "../src/platform/Ids.js"
 import { CursorKey } from "../src/platform/Keyset.js"
 import * as Principal from "../src/platform/Principal.js"
-import { Teams } from "../src/staff/Teams.js"
+import { Teams } from "../src/teams/Teams.js"
 
 const at = new Date("2026-01-01T00:00:00Z")
 const organization = new Organization({

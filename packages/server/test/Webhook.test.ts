@@ -1,11 +1,14 @@
 /**
  * The GitHub webhook through HTTP, delivered by FakeGitHub and signed like GitHub's: signature checks before
  * anything is parsed, which deliveries count (pushes to followed branches of active app-installation instances,
- * uninstalls, removed repositories, renames), redeliveries, and bodies the receiver must refuse without a 500.
+ * uninstalls, removed repositories, renames), redeliveries, bodies the receiver must refuse without a 500, and a
+ * transaction run again after a serialization failure (the sync starts once, after the commit).
  */
-import { FakeGitHub, GitRepo, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Connectors, FakeGitHub, GitRepo, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SyncWorkflow } from "../src/connectors/Sync.js"
 
 const path = "/v1/webhooks/connectors/codehost"
 const zero = "0".repeat(40)
@@ -347,4 +350,69 @@ describe("a sick database", () => {
       await close()
     }
   })
+})
+
+describe("a serialization failure", () => {
+  it("runs the transaction again without starting a second sync: one event, its own execution, completed", async () => {
+    // A server of its own: the only workflow executions on its database are this test's.
+    const own = await TestServer.startSharingDatabase({
+      codehostApiUrl: fake.url,
+      codehostAppId: fake.appId,
+      codehostPrivateKey: fake.privateKeyPem,
+      codehostWebhookSecret: fake.webhookSecret
+    })
+    try {
+      const verbs = Http.verbs(() => own.url)
+      const token = (await Http.owner(own.url)).token
+      const installationId = newInstallation()
+      fake.addInstallation(installationId, ["acme/plugins"])
+      const account = ok("account", await verbs.post("/v1/connector-accounts", {
+        token,
+        body: { kind: "app_installation", installationId, accountLogin: "acme" }
+      }), 201).item
+      const instance = ok("instance", await verbs.post("/v1/connector-instances", {
+        token,
+        body: { connectorAccountId: account.id, name: "Serialized", remoteId: "acme/plugins" }
+      }), 201).item
+      ok("target", await verbs.post(`/v1/connector-instances/${instance.id}/targets`, { token, body: { externalTargetRef: "main" } }), 201)
+
+      // The delivery's first COMMIT fails as a serialization failure would (a deferred trigger on the event's row),
+      // so the webhook's transaction runs twice; the sequence counts the attempts (sequences ignore rollbacks).
+      const deliveryId = NodeCrypto.randomUUID()
+      await own.sql((sql) => sql`CREATE SEQUENCE test_webhook_commits`)
+      await own.sql((sql) =>
+        sql.unsafe(`CREATE FUNCTION test_fail_first_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF NEW.external_event_ref = '${deliveryId}' THEN
+              IF nextval('test_webhook_commits') = 1 THEN
+                RAISE EXCEPTION 'could not serialize access (forced by the test)' USING ERRCODE = '40001';
+              END IF;
+            END IF;
+            RETURN NULL;
+          END $$`)
+      )
+      await own.sql((sql) =>
+        sql.unsafe(`CREATE CONSTRAINT TRIGGER test_fail_first_commit AFTER INSERT ON connector_sync_events
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_first_commit()`)
+      )
+
+      const answer = await fake.deliver("push", push(installationId), { url: `${own.url}${path}`, deliveryId })
+      expect(answer.status).toBe(200)
+      expect(JSON.parse(answer.body)).toEqual({ ok: true, accepted: true, deliveryId, queued: true })
+      expect(await own.sql((sql) => sql`SELECT last_value::int AS attempts FROM test_webhook_commits`)).toEqual([{ attempts: 2 }])
+
+      const events = ok("events", await verbs.get(`/v1/connector-instances/${instance.id}/sync-events`, { token }), 200).items as Array<any>
+      expect(events.map((event) => event.externalEventRef)).toEqual([deliveryId])
+      expect(await Connectors.settled(own.url, token, events[0].id)).toMatchObject({ status: "completed", sourceRevisionRef: head })
+
+      // Every workflow execution the engine ever received is that event's: the rolled-back attempt started none.
+      const executionId = await Effect.runPromise(SyncWorkflow.executionId({ organizationId: account.organizationId, syncEventId: events[0].id }))
+      const executions = await own.sql((sql) =>
+        sql<{ entityId: string }>`SELECT DISTINCT entity_id FROM orgplane_cluster_messages WHERE entity_type = ${`Workflow/${SyncWorkflow.name}`}`
+      )
+      expect(executions).toEqual([{ entityId: executionId }])
+    } finally {
+      await own.close()
+    }
+  }, 60_000)
 })

@@ -72,6 +72,8 @@ export type Mode =
   | { readonly _tag: "redirect"; readonly to: string; readonly status?: 307 | 308 }
   | { readonly _tag: "slow"; readonly ms: number; readonly rpcMethod?: string }
   | { readonly _tag: "hang"; readonly rpcMethod?: string }
+  /** Holds each request until `until` settles, then answers it normally: a slow server whose pace the test sets. */
+  | { readonly _tag: "held"; readonly until: Promise<unknown>; readonly rpcMethod?: string }
   | {
     readonly _tag: "oversized"
     readonly bytes: number
@@ -102,6 +104,8 @@ export interface Options {
   readonly extraTools?: number
   /** Page size of `tools/list` (default: one page). */
   readonly toolsPageSize?: number
+  /** Adds the tool `snapshot`, whose result holds every kind of content: text, image, audio, resource link, resource. */
+  readonly mediaTool?: boolean
   /** `serverInfo.name`; default "fake-mcp". */
   readonly name?: string
 }
@@ -140,9 +144,28 @@ interface Catalogue {
   readonly name: string
   readonly extraTools: number
   readonly pageSize: number | undefined
+  readonly mediaTool: boolean
   /** Every tool as `tools/list` shows it, known once the fake has started. */
   tools: ReadonlyArray<Tool>
 }
+
+/** 852 bytes standing for a PNG: its signature, then bytes of a fixed pseudo-random sequence. */
+const pngBytes = () => {
+  const bytes = Buffer.alloc(852)
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes)
+  let state = 12345
+  for (let i = 8; i < bytes.length; i++) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff
+    bytes[i] = (state >> 16) & 0xff
+  }
+  return bytes.toString("base64")
+}
+
+/** The media `snapshot` answers, base64: an image (852 bytes) and 44 bytes of silent WAV header. */
+export const MEDIA = {
+  png: pngBytes(),
+  wav: "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA="
+} as const
 
 const buildServer = (catalogue: Catalogue): McpServer => {
   const server = new McpServer({ name: catalogue.name, version: "1.0.0" })
@@ -185,6 +208,18 @@ const buildServer = (catalogue: Catalogue): McpServer => {
     { description: "Answers a text of `bytes` bytes.", inputSchema: { bytes: z.number().int().min(0) }, annotations: { readOnlyHint: true } },
     async ({ bytes }) => ({ content: [{ type: "text", text: "x".repeat(bytes) }] })
   )
+  if (catalogue.mediaTool) {
+    server.registerTool("snapshot", { description: "Answers one content item of each kind.", annotations: { readOnlyHint: true } }, async () => ({
+      content: [
+        { type: "text", text: "A snapshot of the board." },
+        { type: "image", data: MEDIA.png, mimeType: "image/png" },
+        { type: "audio", data: MEDIA.wav, mimeType: "audio/wav" },
+        { type: "resource_link", uri: "https://files.example.com/board.pdf", name: "board.pdf", title: "The board", mimeType: "application/pdf" },
+        { type: "resource", resource: { uri: "file:///notes.txt", mimeType: "text/plain", text: "Embedded notes." } },
+        { type: "resource", resource: { uri: "file:///raw.bin", mimeType: "application/octet-stream", blob: MEDIA.wav } }
+      ]
+    }))
+  }
   for (let index = 1; index <= catalogue.extraTools; index++) {
     const toolName = `tool_${String(index).padStart(3, "0")}`
     server.registerTool(toolName, { description: `Generated tool ${index}.`, annotations: { readOnlyHint: true } }, async () => ({
@@ -234,7 +269,7 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
   const path = options.path ?? "/mcp"
   const name = options.name ?? "fake-mcp"
   const auth = options.auth ?? "none"
-  const catalogue: Catalogue = { name, extraTools: options.extraTools ?? 0, pageSize: options.toolsPageSize, tools: [] }
+  const catalogue: Catalogue = { name, extraTools: options.extraTools ?? 0, pageSize: options.toolsPageSize, mediaTool: options.mediaTool ?? false, tools: [] }
   catalogue.tools = await listAll(catalogue)
   const requests: Array<RecordedRequest> = []
   const timers = new Set<NodeJS.Timeout>()
@@ -326,6 +361,9 @@ export const start = async (options: Options = {}): Promise<FakeMcp> => {
         return response.end(current.body)
       case "slow":
         await wait(current.ms)
+        break
+      case "held":
+        await current.until.then(() => undefined, () => undefined)
         break
       case "oversized":
       case "ok":

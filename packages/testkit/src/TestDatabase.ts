@@ -45,6 +45,23 @@ export const makeTemplate: Effect.Effect<Blob> = Effect.scoped(
       })
     ).pipe(Effect.orDie)
 
+/**
+ * Test files of vitest's "no-database" project (see vitest.config.ts) run without the template and without the
+ * tenancy check: one of them that starts a database is misfiled, and fails here rather than go unchecked.
+ */
+const refuseOutsideDatabaseProject = Config.string("ORGPLANE_TEST_PROJECT").pipe(
+  Config.withDefault("database"),
+  Effect.orDie,
+  Effect.flatMap((project) =>
+    project === "no-database"
+      ? Effect.dieMessage(
+        "This test file starts a test database but is listed in vitest.config.ts as running without one (the " +
+          "\"no-database\" project, which skips the tenancy check): remove it from that list."
+      )
+      : Effect.void
+  )
+)
+
 /** The Postgres URL the tests should use, from `DATABASE_URL`, if any. */
 export const postgresUrl = Config.option(Config.redacted("DATABASE_URL")).pipe(
   Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
@@ -84,6 +101,7 @@ export const freshPostgres = (url: Redacted.Redacted) =>
  */
 export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> = Layer.unwrapEffect(
   Effect.gen(function*() {
+    yield* refuseOutsideDatabaseProject
     const url = yield* Effect.orDie(postgresUrl)
     if (Option.isSome(url)) {
       return Layer.effectDiscard(migrate(migrations)).pipe(Layer.provideMerge(freshPostgres(url.value)))
@@ -98,6 +116,7 @@ export const layer: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown
  * take down and bring back, and a database layer for a server that connects through it with the given timeouts.
  */
 export const behindProxy = async (timeouts: Database.Timeouts & { readonly maxConnections?: number }) => {
+  await Effect.runPromise(refuseOutsideDatabaseProject)
   const scope = Effect.runSync(Scope.make())
   const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.extend(effect, scope))
   const postgres = Effect.runSync(Effect.orDie(postgresUrl))

@@ -2,10 +2,9 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { ApiLayer, type ServerOptions } from "@orgplane/server"
+import { ApiLayer, createHttpServer, type ServerOptions } from "@orgplane/server"
 import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import * as TestDatabase from "./TestDatabase.js"
 
 /** Settings that keep tests fast and isolated: cheap password hashing, an encryption key of this process. */
@@ -49,7 +48,8 @@ const logging = (logger: Logger.Logger<unknown, unknown> | undefined) =>
 const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined, logger: Logger.Logger<unknown, unknown> | undefined) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    // The standalone server's Node server: what its parser refuses is answered in the error shape, as in production.
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
     clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock)),
     Layer.provide(logging(logger))
   )

@@ -43,7 +43,7 @@ export const metrics = Commands.endpoint("metrics", {
         ["task users 1d / 7d / 30d", `${s.realActiveUsers1d} / ${s.realActiveUsers7d} / ${s.realActiveUsers30d}`],
         ["recurring users (90 days)", String(s.recurringUsers)],
         ["inviters", String(s.inviters)],
-        ["median hours to first invite", s.medianHoursToFirstInvite === null ? "-" : String(s.medianHoursToFirstInvite)]
+        ["median hours to first invite", s.inviters === 0 ? "-" : String(s.medianHoursToFirstInvite)]
       ]),
       "",
       `Last 30 days (${first} to ${last}, UTC):`,

@@ -35,11 +35,15 @@ const readArguments = (path: string) =>
 /** At most this many characters of a body in the human output. */
 const EXCERPT = 2000
 
+/** A run this long of base64 characters (an image, a file) is shown as its size: a hex digest (64) stays. */
+const BASE64_RUN = /[A-Za-z0-9+/]{100,}={0,2}/g
+
 const excerpt = (body: ToolInspection extends { readonly request?: infer R } ? NonNullable<R> extends { readonly body: infer B } ? B : never : never) => {
   if (body.unavailable) return "  (body not available)"
   if (body.bytes === 0) return "  (empty body)"
-  const text = (body.text.length > EXCERPT ? `${body.text.slice(0, EXCERPT)}…` : body.text).replace(/\s+$/, "")
-  const cut = body.truncated || body.text.length > EXCERPT ? ` (${body.bytes} bytes, shown in part)` : ` (${body.bytes} bytes)`
+  const shown = body.text.replace(BASE64_RUN, (run) => `[${decodedBytes(run)} bytes of base64]`)
+  const text = (shown.length > EXCERPT ? `${shown.slice(0, EXCERPT)}…` : shown).replace(/\s+$/, "")
+  const cut = body.truncated || shown.length > EXCERPT ? ` (${body.bytes} bytes, shown in part)` : ` (${body.bytes} bytes)`
   return `${text.split("\n").map((line) => `  ${line}`).join("\n")}\n ${cut}`
 }
 
@@ -85,20 +89,62 @@ export const showDiagnostic = (diagnostic: McpDiagnostic) =>
     ["reference", diagnostic.referenceId]
   ])
 
+/** How many bytes a base64 string stands for. */
+const decodedBytes = (base64: string) => {
+  const clean = base64.replace(/\s+/g, "")
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding)
+}
+
+const size = (bytes: number) =>
+  bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+
+const stringOf = (record: Record<string, unknown>, key: string) => (typeof record[key] === "string" ? record[key] as string : undefined)
+
+/**
+ * One item of a tool result's `content`, for a terminal: text as it is; an image, audio or binary resource by its
+ * MIME type and size, never its base64; a resource link or embedded resource by its URI (`--json` has it all).
+ */
+export const showContent = (item: unknown): string => {
+  if (typeof item !== "object" || item === null) return JSON.stringify(item)
+  const record = item as Record<string, unknown>
+  const type = stringOf(record, "type")
+  const mime = stringOf(record, "mimeType")
+  switch (type) {
+    case "text":
+      return stringOf(record, "text") ?? ""
+    case "image":
+    case "audio": {
+      const data = stringOf(record, "data") ?? ""
+      return `${type} (${mime ?? "no MIME type"}, ${size(decodedBytes(data))})`
+    }
+    case "resource_link": {
+      const name = stringOf(record, "name")
+      const title = stringOf(record, "title")
+      return `resource link: ${name ?? "-"}${title !== undefined && title !== name ? ` (${title})` : ""} — ${stringOf(record, "uri") ?? "?"}${mime === undefined ? "" : ` (${mime})`}`
+    }
+    case "resource": {
+      const resource = (typeof record.resource === "object" && record.resource !== null ? record.resource : {}) as Record<string, unknown>
+      const uri = stringOf(resource, "uri") ?? "?"
+      const resourceMime = stringOf(resource, "mimeType")
+      const text = stringOf(resource, "text")
+      const blob = stringOf(resource, "blob")
+      if (text !== undefined) return `resource: ${uri}${resourceMime === undefined ? "" : ` (${resourceMime})`}\n${text}`
+      return `resource: ${uri} (${[resourceMime, blob === undefined ? undefined : size(decodedBytes(blob))].filter((part) => part !== undefined).join(", ") || "no content"})`
+    }
+    default:
+      return `${type ?? "content"}: ${JSON.stringify(item).slice(0, 200)}`
+  }
+}
+
 const showResult = (result: unknown) => {
   const content = (result as { content?: unknown } | null)?.content
-  const texts = Array.isArray(content)
-    ? content.flatMap((item: unknown) =>
-      typeof item === "object" && item !== null && (item as { type?: unknown }).type === "text" && typeof (item as { text?: unknown }).text === "string"
-        ? [(item as { text: string }).text]
-        : []
-    )
-    : []
+  const items = Array.isArray(content) ? content.map(showContent) : []
   const structured = (result as { structuredContent?: unknown } | null)?.structuredContent
   return [
-    ...texts,
+    ...items,
     ...(structured === undefined ? [] : [`structuredContent: ${JSON.stringify(structured, null, 2)}`]),
-    ...(texts.length === 0 && structured === undefined ? [JSON.stringify(result, null, 2)] : [])
+    ...(items.length === 0 && structured === undefined ? [JSON.stringify(result, null, 2)] : [])
   ].join("\n")
 }
 

@@ -5,16 +5,18 @@
  */
 import {
   AccessRole,
-  CreateMcpConnectionRequest,
   ExternalMcpConnectionId,
   type McpConnection,
   McpConnectionAccessGrantId,
   McpConnectionAccessGrantPage,
+  McpApiKey,
   McpConnectionAccessGrantResponse,
+  McpConnectionName,
   McpConnectionPage,
   McpConnectionResponse,
   McpOAuthInput,
   McpScope,
+  McpServerUrl,
   McpToolName,
   McpToolPolicy,
   UpdateMcpConnectionRequest
@@ -103,7 +105,7 @@ const oneStdin = (input: { readonly apiKeyStdin: boolean; readonly clientSecretS
     ? Effect.fail(new UsageError({ message: "--api-key-stdin and --client-secret-stdin cannot both read standard input" }))
     : Effect.void
 
-const ApiKey = CreateMcpConnectionRequest.fields.apiKey.from
+const ApiKey = McpApiKey
 const ClientSecret = OAuthFields.clientSecret.from
 
 /** One line per connection state: connected for me, ready or why not. */
@@ -137,8 +139,8 @@ export const create = Commands.endpoint("create", {
     `The API key comes from standard input with --api-key-stdin, else from ${CliConfig.MCP_API_KEY_VARIABLE}; an OAuth client secret from standard input with --client-secret-stdin, else from ${CliConfig.MCP_CLIENT_SECRET_VARIABLE}. Neither is ever an argument; both are stored encrypted and never shown. Nobody may use the new connection until it is granted ('mcp connections grant').`
   ],
   inputs: {
-    name: Inputs.argument("name", { schema: CreateMcpConnectionRequest.fields.name, description: "Its name, unique in the organization (any case)." }),
-    url: Inputs.text("mcp-url", { placeholder: "<url>", description: "The MCP endpoint (https; often ending in /mcp). (--url names the orgplane server.)", schema: CreateMcpConnectionRequest.fields.url }),
+    name: Inputs.argument("name", { schema: McpConnectionName, description: "Its name, unique in the organization (any case)." }),
+    url: Inputs.text("mcp-url", { placeholder: "<url>", description: "The MCP endpoint (https; often ending in /mcp). (--url names the orgplane server.)", schema: McpServerUrl }),
     auth: Inputs.choice("auth", ["none", "apikey", "oauth"], { description: "How the server authenticates: none, apikey (a Bearer key) or oauth." }),
     perMember: Inputs.boolean("per-member", { description: "Each member connects their own account (`oauth` only); default: one shared credential." }),
     apiKeyStdin,
@@ -157,16 +159,24 @@ export const create = Commands.endpoint("create", {
         ? yield* readSecret("the client secret", "--client-secret-stdin", input.clientSecretStdin, CliConfig.mcpClientSecret, ClientSecret)
         : undefined
       const oauth = oauthPayload(input, clientSecret)
-      return yield* client.mcpConnections.create({
-        payload: {
-          name: input.name,
-          url: input.url,
-          authType: input.auth,
-          ...(input.perMember ? { credentialMode: "per_member" as const } : {}),
-          ...(apiKey === undefined ? {} : { apiKey }),
-          ...(oauth === undefined ? {} : { oauth })
-        }
-      })
+      if (input.auth !== "oauth" && (input.perMember || oauth !== undefined)) {
+        return yield* new UsageError({ message: "--per-member, --client-id, --client-secret-stdin, --issuer and --scope are only for --auth oauth" })
+      }
+      if (input.auth !== "apikey" && apiKey !== undefined) return yield* new UsageError({ message: "--api-key-stdin is only for --auth apikey" })
+      // One call per `authType`: the request body is a union, one member per type.
+      const base = { name: input.name, url: input.url }
+      if (input.auth === "oauth") {
+        return yield* client.mcpConnections.create({
+          payload: {
+            ...base,
+            authType: "oauth",
+            ...(input.perMember ? { credentialMode: "per_member" as const } : {}),
+            ...(oauth === undefined ? {} : { oauth })
+          }
+        })
+      }
+      if (input.auth === "apikey") return yield* client.mcpConnections.create({ payload: { ...base, authType: "apikey", apiKey: apiKey! } })
+      return yield* client.mcpConnections.create({ payload: { ...base, authType: "none" } })
     }),
   output: McpConnectionResponse,
   human: ({ item }) => `Created ${describe(item)}\nGrant it before anyone uses it: orgplane mcp connections grant ${item.id} --org-wide`
@@ -207,8 +217,8 @@ export const update = Commands.endpoint("update", {
   ],
   inputs: {
     connection,
-    name: Inputs.optional(Inputs.text("name", { placeholder: "<name>", description: "A new name.", schema: CreateMcpConnectionRequest.fields.name })),
-    url: Inputs.optional(Inputs.text("mcp-url", { placeholder: "<url>", description: "A new MCP endpoint.", schema: CreateMcpConnectionRequest.fields.url })),
+    name: Inputs.optional(Inputs.text("name", { placeholder: "<name>", description: "A new name.", schema: McpConnectionName })),
+    url: Inputs.optional(Inputs.text("mcp-url", { placeholder: "<url>", description: "A new MCP endpoint.", schema: McpServerUrl })),
     apiKeyStdin,
     ...oauthInputs
   },

@@ -31,12 +31,12 @@ const inputs = {
   json: Inputs.boolean("json", { description: "Log JSON lines instead of text." })
 }
 
-/** The failure's cause, down the chain, when it is a Node system error with this code. */
-const systemError = (error: unknown, code: string): boolean => {
+/** The failure, or one of its causes down the chain, that `test` picks. */
+const inChain = (error: unknown, test: (error: { readonly code?: unknown; readonly _tag?: unknown }) => boolean): unknown => {
   for (let current = error; typeof current === "object" && current !== null; current = (current as { cause?: unknown }).cause) {
-    if ((current as { code?: unknown }).code === code) return true
+    if (test(current)) return current
   }
-  return false
+  return undefined
 }
 
 /** How this CLI is typed where it runs: `pnpm orgplane` from a clone (running its TypeScript sources), else `orgplane`. */
@@ -66,7 +66,10 @@ export const make = (environment?: Environment) =>
           yield* Layer.build(server.layer({ ...overrides, cliCommand: cliCommand() })).pipe(
             Effect.catchAllCause((cause) => {
               const error = Cause.squash(cause)
-              return systemError(error, "EADDRINUSE")
+              // The durable engine's runner port (with DATABASE_URL) says so itself; any other port in use is the HTTP one.
+              const runner = inChain(error, (current) => current._tag === "RunnerPortInUse")
+              if (runner instanceof Error) return new CommandFailed({ error: "port_in_use", message: runner.message })
+              return inChain(error, (current) => current.code === "EADDRINUSE") !== undefined
                 ? new CommandFailed({
                   error: "port_in_use",
                   message: `port ${settings.port} on ${settings.host} is already in use: choose another with --port <n> or ORGPLANE_PORT (--port 0 takes any free one)`

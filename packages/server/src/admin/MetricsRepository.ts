@@ -87,7 +87,8 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
                WHERE m.organization_id = ${operatorOrganizationId} AND m.removed_at IS NULL
                  AND m.user_id IS NOT NULL AND m.role IN ('owner', 'admin'))::int AS admin_count,
             (SELECT count(*) FROM invite_hours)::int AS inviters,
-            (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hours)::numeric, 2)::float8 FROM invite_hours)
+            -- The median of no rows is NULL: 0 without inviters, as the schema says.
+            COALESCE((SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hours)::numeric, 2)::float8 FROM invite_hours), 0)
               AS median_hours_to_first_invite`
     })
 

@@ -1,8 +1,8 @@
 /** HTTP handlers of the suite clients, suite connections and capabilities groups. Thin: the services decide. */
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
-import { requestBaseUrl as baseUrl } from "../mcp/OAuth.js"
 import { group } from "../platform/HttpErrors.js"
+import { requestBaseUrl as baseUrl } from "../platform/PublicUrl.js"
 import { Capabilities } from "./Capabilities.js"
 import { SuiteClients } from "./SuiteClients.js"
 import { SuiteConnections } from "./SuiteConnections.js"

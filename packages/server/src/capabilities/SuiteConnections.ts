@@ -3,7 +3,7 @@
  * organization's OAuth client, with the scopes the enabled features need), the callback (signed state, code
  * exchange, tokens stored encrypted), status, disconnect; and the access token a capability acts with
  * (`use`), refreshed before it expires with compare-and-set on `credential_version`, as MCP credentials are
- * (mcp/Credentials.ts): the loser of a refresh race uses the winner's token.
+ * (with the same timing rules, platform/TokenTiming.ts): the loser of a refresh race uses the winner's token.
  *
  * The protocol work is the MCP SDK's OAuth client helpers (`startAuthorization`, `exchangeAuthorization`,
  * `refreshAuthorization`) over the suite's configured endpoints, every request through the outbound guard as a
@@ -26,21 +26,19 @@ import {
   type SuiteFeature
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
-import { awaitOtherRefresh, encryptTokens, expired, expiring } from "../mcp/Credentials.js"
-import { badState, callbackRefused, checkCallback, signState, stateKeyOf } from "../mcp/OAuth.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
+import { AUTHORIZATION_TTL, badState, callbackRefused, checkCallback } from "../platform/OAuthCallback.js"
+import { signState, stateKeyOf } from "../platform/OAuthState.js"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
+import { encryptTokens } from "../platform/StoredCredential.js"
 import { now } from "../platform/Time.js"
+import { awaitOtherRefresh, expired, expiring } from "../platform/TokenTiming.js"
 import { suiteCallbackUrl } from "./SuiteClients.js"
 import { type CredentialKey, type SuiteClientRow, type SuiteCredential, SuiteRepository } from "./SuiteRepository.js"
 import { apiErrorCode, authorizationExtras, endpointsOf, featuresOf, grants, needs, scopesFor, suiteName } from "./Suites.js"
-
-/** How long an authorization URL stays valid. */
-export const AUTHORIZATION_TTL = Duration.minutes(10)
-
 
 /** Token endpoint requests: the reference's 15 seconds and 64 KiB. */
 const TOKEN_REQUEST = { destination: "user" as const, timeout: Duration.seconds(15), maxBodyBytes: 64 * 1024 }

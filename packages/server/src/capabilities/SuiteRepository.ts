@@ -6,9 +6,8 @@
 import { SqlClient } from "@effect/sql"
 import { MembershipId, OrganizationId, Suite, SuiteFeature } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { StoredCredential } from "../mcp/CredentialsRepository.js"
-import type { NewTokens } from "../mcp/CredentialsRepository.js"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
+import { type NewTokens, StoredCredential } from "../platform/StoredCredential.js"
 
 export const SuiteClientRow = Schema.Struct({
   organizationId: OrganizationId,
@@ -26,7 +25,7 @@ export const SuiteClientRow = Schema.Struct({
 })
 export type SuiteClientRow = typeof SuiteClientRow.Type
 
-/** A member's credential: the token columns MCP credentials have (mcp/CredentialsRepository.ts); a row always holds a token. */
+/** A member's credential: the token columns MCP credentials have (platform/StoredCredential.ts); a row always holds a token. */
 export const SuiteCredential = StoredCredential.pipe(Schema.omit("accessTokenCiphertext", "credentialHealth", "connectedAt"), Schema.extend(Schema.Struct({
   accessTokenCiphertext: Schema.String,
   credentialHealth: Schema.Literal("ready", "reconnect_required"),

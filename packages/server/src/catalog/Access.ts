@@ -40,11 +40,10 @@ import { makeId } from "../platform/Ids.js"
 import * as Keyset from "../platform/Keyset.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
-import { classRow, findAll, findOne, single, trustedClassRow } from "../platform/Statements.js"
+import { classRow, findAll, findOne, single, trustedClassRow, withColumns } from "../platform/Statements.js"
 import { now } from "../platform/Time.js"
-import { memberNotFound } from "../staff/Members.js"
-import { teamNotFound } from "../staff/Teams.js"
-import { MembersRepository } from "../staff/MembersRepository.js"
+import { memberNotFound, Memberships } from "../identity/Memberships.js"
+import { teamNotFound } from "../teams/Teams.js"
 
 type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.Struct.Fields; new(props: any, options?: boolean): G }
 
@@ -121,6 +120,31 @@ export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAcces
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
   new Forbidden({ reason: "insufficient_access", message: `Missing ${role} access for ${kind.name}.` })
 
+/** Whether a rank (`rank`'s value: 0 none, 1 viewer, 2 editor, 3 manager) is at least `role`. */
+const reaches = (rank: number, role: AccessRole) => rank >= AccessRoles.indexOf(role) + 1
+
+/**
+ * A resource's row read with the principal's rank on it, in one statement: its statement selects
+ * `${access.rank(principal, kind, alias)} AS access_rank` beside the row's columns; `requireRanked` decides.
+ */
+export const ranked = <A>(row: Schema.Schema<A, unknown>) => withColumns(row, { accessRank: Schema.Int })
+export interface Ranked<A> {
+  readonly row: A
+  readonly accessRank: number
+}
+
+/**
+ * `require` for a row read with the principal's rank on a resource of `kind` (`ranked`): the row when the rank is
+ * at least `role`, `notFound` when no row was read, 403 `insufficient_access` otherwise.
+ */
+export const requireRanked = <A>(kind: Kind<any, any>, role: AccessRole, notFound: () => NotFound = kind.notFound) =>
+(found: Option.Option<Ranked<A>>): Effect.Effect<A, NotFound | Forbidden> =>
+  Option.isNone(found)
+    ? Effect.fail(notFound())
+    : reaches(found.value.accessRank, role)
+    ? Effect.succeed(found.value.row)
+    : Effect.fail(insufficientAccess(kind, role))
+
 /** The refusal of a resource no grant gives the caller (`requireUsable`), naming it. */
 export const notGranted = (name: string) =>
   new Forbidden({ reason: "insufficient_access", message: `You have not been granted access to "${name}".` })
@@ -155,7 +179,7 @@ const grantsByCreation = <G extends { readonly createdAt: Date; readonly id: str
 export class Access extends Effect.Service<Access>()("@orgplane/server/Access", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const members = yield* MembersRepository
+    const memberships = yield* Memberships
     const id = (name: string) => sql.literal(name)
 
     /** The grants of `kind` on the row `alias` that apply to member `me` and are not revoked (alias `g`). */
@@ -268,7 +292,7 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
       Effect.flatMap(rankOf(principal, kind, resource, options.lock ?? false), (found): Effect.Effect<void, NotFound | Forbidden> =>
         Option.isNone(found)
           ? Effect.fail(kind.notFound())
-          : found.value.rank >= AccessRoles.indexOf(role) + 1
+          : reaches(found.value.rank, role)
           ? Effect.void
           : Effect.fail(insufficientAccess(kind, role)))
 
@@ -323,7 +347,7 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
         const organizationId = principal.organization.id
         if (input.orgWide) yield* authorize(principal, "catalog.grantOrgWide")
         if (input.orgMembershipId !== undefined) {
-          const missing = yield* members.missingActive(organizationId, [input.orgMembershipId])
+          const missing = yield* memberships.missingActive(organizationId, [input.orgMembershipId])
           if (missing.length > 0) return yield* memberNotFound(input.orgMembershipId)
         }
         if (input.teamId !== undefined) {
@@ -424,5 +448,5 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/Access", 
 
     return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
   }),
-  dependencies: [MembersRepository.Default]
+  dependencies: [Memberships.Default]
 }) {}

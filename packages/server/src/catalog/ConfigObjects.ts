@@ -9,7 +9,6 @@ import {
   type ConfigObjectVersionId,
   type CreateConfigObjectRequest,
   type CreateVersionRequest,
-  InvalidRequest,
   NotFound,
   type PluginId,
   type VersionListQuery
@@ -21,18 +20,10 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "./Access.js"
 import { ConfigObjectsRepository, type ObjectState } from "./ConfigObjectsRepository.js"
-import { MembershipsRepository } from "./MembershipsRepository.js"
+import { ContentsRepository } from "./ContentsRepository.js"
 import { derive, fileOf, parse } from "./Parsing.js"
 
 const versionNotFound = () => new NotFound({ error: "config_object_version_not_found", message: "Config object version not found." })
-const connectorRefused = () =>
-  new InvalidRequest({
-    details: [{
-      message: "Connector-managed config objects must be created through connector sync.",
-      path: ["input", "sourceMode"],
-      code: "connector_managed"
-    }]
-  })
 
 const DEFAULT_SCHEMA_VERSION = "1"
 
@@ -40,7 +31,7 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
   effect: Effect.gen(function*() {
     const objects = yield* ConfigObjectsRepository
     const access = yield* Access
-    const memberships = yield* MembershipsRepository
+    const memberships = yield* ContentsRepository
 
     const read = (principal: Principal, id: ConfigObjectId) =>
       Effect.flatMap(objects.find(principal.organization.id, id), Option.match({
@@ -75,7 +66,6 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
         yield* authorize(principal, "catalog.create")
         const { input } = request
         const sourceMode = input.sourceMode ?? "cloud"
-        if (sourceMode === "connector") return yield* connectorRefused()
         const parsed = yield* parse(input.objectType, input)
         const pluginIds = Array.dedupe(request.pluginIds ?? [])
         return yield* transaction(
@@ -273,5 +263,5 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
 
     return { create, list, get, createVersion, listVersions, getVersion, archive, restore, remove } as const
   }),
-  dependencies: [ConfigObjectsRepository.Default, Access.Default, MembershipsRepository.Default]
+  dependencies: [ConfigObjectsRepository.Default, Access.Default, ContentsRepository.Default]
 }) {}

@@ -33,7 +33,7 @@ import { McpPresets } from "../mcp/PresetsConfig.js"
 import { ConnectionsRepository } from "../mcp/ConnectionsRepository.js"
 import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "./Access.js"
 import { MarketplacesRepository } from "./MarketplacesRepository.js"
-import { MembershipsRepository } from "./MembershipsRepository.js"
+import { ContentsRepository } from "./ContentsRepository.js"
 import { PluginsRepository } from "./PluginsRepository.js"
 
 const managedMarketplace = () =>
@@ -71,7 +71,7 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
   effect: Effect.gen(function*() {
     const marketplaces = yield* MarketplacesRepository
     const plugins = yield* PluginsRepository
-    const memberships = yield* MembershipsRepository
+    const memberships = yield* ContentsRepository
     const access = yield* Access
     const mcpConnections = yield* ConnectionsRepository
     const presets = yield* McpPresets
@@ -245,5 +245,5 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
 
     return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
   }),
-  dependencies: [MarketplacesRepository.Default, PluginsRepository.Default, MembershipsRepository.Default, Access.Default, ConnectionsRepository.Default]
+  dependencies: [MarketplacesRepository.Default, PluginsRepository.Default, ContentsRepository.Default, Access.Default, ConnectionsRepository.Default]
 }) {}

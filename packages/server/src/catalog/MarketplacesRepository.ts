@@ -19,7 +19,7 @@ import {
 import { Effect, Option } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
-import { likePattern } from "../staff/MembersRepository.js"
+import { likePattern } from "../platform/Statements.js"
 import { pluginColumns, toPlugin } from "./PluginsRepository.js"
 
 type Row = { readonly [column: string]: unknown }

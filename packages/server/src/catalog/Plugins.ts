@@ -26,7 +26,7 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "./Access.js"
 import { ConfigObjectsRepository } from "./ConfigObjectsRepository.js"
-import { MembershipsRepository } from "./MembershipsRepository.js"
+import { ContentsRepository } from "./ContentsRepository.js"
 import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
 
 const membershipNotFound = () =>
@@ -36,7 +36,7 @@ export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/Plugins
   effect: Effect.gen(function*() {
     const plugins = yield* PluginsRepository
     const configObjects = yield* ConfigObjectsRepository
-    const memberships = yield* MembershipsRepository
+    const memberships = yield* ContentsRepository
     const access = yield* Access
 
     /** The plugin as it is now, which exists: this transaction checked or wrote it. */
@@ -222,5 +222,5 @@ export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/Plugins
       revoke
     } as const
   }),
-  dependencies: [PluginsRepository.Default, ConfigObjectsRepository.Default, MembershipsRepository.Default, Access.Default]
+  dependencies: [PluginsRepository.Default, ConfigObjectsRepository.Default, ContentsRepository.Default, Access.Default]
 }) {}

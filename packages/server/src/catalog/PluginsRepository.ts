@@ -23,7 +23,7 @@ import {
 import { Effect, Option } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
-import { likePattern } from "../staff/MembersRepository.js"
+import { likePattern } from "../platform/Statements.js"
 
 type Row = { readonly [column: string]: unknown }
 

@@ -30,7 +30,7 @@ import {
   type UpdateConnectorTargetRequest
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
-import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted } from "../catalog/Access.js"
+import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../catalog/Access.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -69,12 +69,12 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/C
         authorize(principal, "connectors.manage"),
         Effect.gen(function*() {
           // Encrypted before the transaction: nothing that cannot be repeated belongs inside one.
-          const tokenCiphertext = input.token !== undefined ? yield* Effect.orDie(crypto.encrypt(input.token)) : null
+          const tokenCiphertext = input.kind === "token" ? yield* Effect.orDie(crypto.encrypt(input.token)) : null
           return yield* transaction(
             Effect.gen(function*() {
               const id = yield* makeId("cac")
               const at = yield* now
-              const remoteId = input.installationId !== undefined ? String(input.installationId) : null
+              const remoteId = input.kind === "app_installation" ? String(input.installationId) : null
               yield* repository.insertAccount({
                 id,
                 organizationId: principal.organization.id,
@@ -186,9 +186,20 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/C
         orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
       )
 
-    /** The instance, when the caller has `role` on it (404 for another organization's, 403 without the role). */
+    /**
+     * The instance, when the caller has `role` on it (404 for another organization's, 403 without the role): one
+     * statement reads it with the caller's rank. With `lock`, its row stays locked for the rest of the transaction.
+     */
     const instanceWith = (principal: Principal, id: ConnectorInstanceId, role: AccessRole, lock = false) =>
-      Effect.zipRight(access.require(principal, ConnectorInstanceKind, id, role, { lock }), readInstance(principal, id))
+      Effect.flatMap(
+        repository.findInstanceRanked({
+          organizationId: principal.organization.id,
+          id,
+          rank: access.rank(principal, ConnectorInstanceKind, "i"),
+          lock
+        }),
+        requireRanked(ConnectorInstanceKind, role)
+      )
 
     const getInstance = (principal: Principal, id: ConnectorInstanceId) =>
       Effect.zipRight(
@@ -280,15 +291,18 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/C
 
     /**
      * The target, when the caller has `role` on its instance: 404 when it is missing or another organization's,
-     * 403 `insufficient_access` without the role.
+     * 403 `insufficient_access` without the role. One statement, as `instanceWith`; `lock` locks the instance.
      */
     const targetWith = (principal: Principal, id: ConnectorTargetId, role: AccessRole, lock = false) =>
-      Effect.gen(function*() {
-        const target = yield* repository.findTarget(principal.organization.id, id)
-        if (Option.isNone(target)) return yield* targetNotFound()
-        yield* access.require(principal, ConnectorInstanceKind, target.value.connectorInstanceId, role, { lock })
-        return target.value
-      })
+      Effect.flatMap(
+        repository.findTargetRanked({
+          organizationId: principal.organization.id,
+          id,
+          rank: access.rank(principal, ConnectorInstanceKind, "i"),
+          lock
+        }),
+        requireRanked(ConnectorInstanceKind, role, targetNotFound)
+      )
 
     const getTarget = (principal: Principal, id: ConnectorTargetId) =>
       Effect.zipRight(
@@ -361,12 +375,15 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/C
 
     /** The mapping, when the caller has `role` on its instance (as `targetWith`). */
     const mappingWith = (principal: Principal, id: ConnectorMappingId, role: AccessRole, lock = false) =>
-      Effect.gen(function*() {
-        const mapping = yield* mappings.find(principal.organization.id, id)
-        if (Option.isNone(mapping)) return yield* mappingNotFound()
-        yield* access.require(principal, ConnectorInstanceKind, mapping.value.connectorInstanceId, role, { lock })
-        return mapping.value
-      })
+      Effect.flatMap(
+        mappings.findRanked({
+          organizationId: principal.organization.id,
+          id,
+          rank: access.rank(principal, ConnectorInstanceKind, "i"),
+          lock
+        }),
+        requireRanked(ConnectorInstanceKind, role, mappingNotFound)
+      )
 
     const getMapping = (principal: Principal, id: ConnectorMappingId) =>
       Effect.zipRight(

@@ -1,26 +1,72 @@
-/**
- * Storage of connector accounts, instances and targets. Every statement names the organization; the webhook's
- * lookups by installation and repository return the organization of each row they find.
- */
-import { SqlClient, type Statement } from "@effect/sql"
+/** Storage of connector accounts, instances and targets. Every statement names the organization. */
+import { Model, SqlClient, type Statement } from "@effect/sql"
 import {
   ConnectorAccount,
-  type ConnectorAccountId,
+  ConnectorAccountId,
   type ConnectorAccountListQuery,
   ConnectorInstance,
-  type ConnectorInstanceId,
+  ConnectorInstanceId,
   type ConnectorInstanceListQuery,
   ConnectorTarget,
-  type ConnectorTargetId,
+  ConnectorTargetId,
   type ConnectorTargetListQuery,
-  type OrganizationId
+  JsonObject,
+  MembershipId,
+  OrganizationId
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { ranked } from "../catalog/Access.js"
 import * as Keyset from "../platform/Keyset.js"
-import { first } from "../platform/Sql.js"
-import { likePattern } from "../staff/MembersRepository.js"
+import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow, withColumns } from "../platform/Statements.js"
 
-type Row = { readonly [column: string]: unknown }
+/** A JSON column written from its object (Postgres casts the text to `jsonb`). */
+const JsonColumn = Schema.parseJson(JsonObject)
+
+export class ConnectorAccountRow extends Model.Class<ConnectorAccountRow>("ConnectorAccountRow")({
+  id: Model.GeneratedByApp(ConnectorAccountId),
+  organizationId: OrganizationId,
+  connectorType: ConnectorAccount.fields.connectorType,
+  kind: ConnectorAccount.fields.kind,
+  remoteId: ConnectorAccount.fields.remoteId,
+  externalAccountRef: ConnectorAccount.fields.externalAccountRef,
+  displayName: ConnectorAccount.fields.displayName,
+  status: ConnectorAccount.fields.status,
+  /** A token account's token, encrypted (platform/Crypto). */
+  tokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
+  createdByMembershipId: Schema.NullOr(MembershipId),
+  createdAt: DateColumn,
+  updatedAt: DateColumn
+}) {}
+
+export class ConnectorInstanceRow extends Model.Class<ConnectorInstanceRow>("ConnectorInstanceRow")({
+  id: Model.GeneratedByApp(ConnectorInstanceId),
+  organizationId: OrganizationId,
+  connectorAccountId: ConnectorAccountId,
+  connectorType: ConnectorInstance.fields.connectorType,
+  remoteId: ConnectorInstance.fields.remoteId,
+  name: ConnectorInstance.fields.name,
+  status: ConnectorInstance.fields.status,
+  instanceConfigJson: JsonColumn,
+  lastSyncedAt: Schema.NullOr(DateColumn),
+  lastSyncStatus: ConnectorInstance.fields.lastSyncStatus,
+  lastSyncCursor: ConnectorInstance.fields.lastSyncCursor,
+  createdByMembershipId: Schema.NullOr(MembershipId),
+  createdAt: DateColumn,
+  updatedAt: DateColumn
+}) {}
+
+export class ConnectorTargetRow extends Model.Class<ConnectorTargetRow>("ConnectorTargetRow")({
+  id: Model.GeneratedByApp(ConnectorTargetId),
+  organizationId: OrganizationId,
+  connectorInstanceId: ConnectorInstanceId,
+  connectorType: ConnectorTarget.fields.connectorType,
+  remoteId: ConnectorTarget.fields.remoteId,
+  targetKind: ConnectorTarget.fields.targetKind,
+  externalTargetRef: ConnectorTarget.fields.externalTargetRef,
+  targetConfigJson: JsonColumn,
+  createdAt: DateColumn,
+  updatedAt: DateColumn
+}) {}
 
 const newestAccounts = Keyset.make<ConnectorAccount>("connector_accounts", "desc", [
   { column: "a.created_at", value: (account) => account.createdAt.toISOString() },
@@ -35,22 +81,46 @@ const oldestTargets = Keyset.make<ConnectorTarget>("connector_targets", "asc", [
   { column: "t.id", value: (target) => target.id }
 ])
 
-export const toAccount = (row: Row) => new ConnectorAccount(row as any, true)
-/**
- * JSON columns are read as text and parsed here: the SQL client's result-name transform would camel-case the
- * members of a parsed object (a config's `auto_import` would come back as `autoImport`).
- */
-export const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+/** The resources as read by `accountColumns`, `instanceColumns` and `targetColumnsOf` (JSON columns as text). */
+const Account = classRow(ConnectorAccount)
+const Instance = classRow(ConnectorInstance, { json: ["instanceConfigJson"] })
+export const Target = classRow(ConnectorTarget, { json: ["targetConfigJson"] })
 
-export const toInstance = (row: Row) =>
-  new ConnectorInstance({ ...row, instanceConfigJson: parseJson(row.instanceConfigJson) } as any, true)
-export const toTarget = (row: Row) => new ConnectorTarget({ ...row, targetConfigJson: parseJson(row.targetConfigJson) } as any, true)
+/** The columns of target row `t` that make a `ConnectorTarget` (read with `Target`). */
+export const targetColumnsOf = (sql: SqlClient.SqlClient) =>
+  sql`t.id, t.connector_instance_id, t.connector_type, t.remote_id, t.target_kind,
+      t.external_target_ref, t.target_config_json::text AS target_config_json, t.created_at, t.updated_at`
 
 /** An account row with what only the server sees: the encrypted token. */
 export interface AccountRecord {
   readonly account: ConnectorAccount
   readonly tokenCiphertext: string | null
 }
+
+const Scoped = <I extends Schema.Schema.Any>(id: I) => Schema.Struct({ organizationId: OrganizationId, id })
+/** One resource read with the caller's access rank (an `Access.rank` expression), locked when `lock`. */
+const RankedRequest = <I extends Schema.Schema.Any>(id: I) =>
+  Schema.Struct({ organizationId: OrganizationId, id, rank: Fragment, lock: Schema.Boolean })
+const Id = <I extends Schema.Schema.Any>(id: I) => Schema.Struct({ id })
+
+/** What an instance's update may change (absent: unchanged). */
+const InstanceChanges = Schema.Struct({
+  remoteId: Schema.optionalWith(ConnectorInstanceRow.fields.remoteId, { exact: true }),
+  name: Schema.optionalWith(ConnectorInstanceRow.fields.name, { exact: true }),
+  instanceConfigJson: Schema.optionalWith(JsonColumn, { exact: true }),
+  status: Schema.optionalWith(ConnectorInstanceRow.fields.status, { exact: true })
+})
+const TargetChanges = Schema.Struct({
+  remoteId: Schema.optionalWith(ConnectorTargetRow.fields.remoteId, { exact: true }),
+  externalTargetRef: Schema.optionalWith(ConnectorTargetRow.fields.externalTargetRef, { exact: true }),
+  targetConfigJson: Schema.optionalWith(JsonColumn, { exact: true })
+})
+
+/** The SET list of an update: the given columns (encoded), and the time of the change. */
+const setOf = (changes: object, at: Date): Record<string, unknown> => ({
+  ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+  updatedAt: at
+})
 
 export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()("@orgplane/server/ConnectorsRepository", {
   effect: Effect.gen(function*() {
@@ -61,104 +131,131 @@ export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()
     const instanceColumns = sql`i.id, i.organization_id, i.connector_account_id, i.connector_type, i.remote_id, i.name,
       i.status, i.instance_config_json::text AS instance_config_json, i.last_synced_at, i.last_sync_status, i.last_sync_cursor,
       i.created_by_membership_id AS created_by_org_membership_id, i.created_at, i.updated_at`
-    const targetColumns = sql`t.id, t.connector_instance_id, t.connector_type, t.remote_id, t.target_kind,
-      t.external_target_ref, t.target_config_json::text AS target_config_json, t.created_at, t.updated_at`
+    const targetColumns = targetColumnsOf(sql)
+    const lockClause = (lock: boolean, alias: string) => (lock ? sql`FOR UPDATE OF ${sql.literal(alias)}` : sql``)
 
     // Accounts
 
+    const insertAccountRow = execute({
+      Request: ConnectorAccountRow.insert,
+      execute: (row) => sql`INSERT INTO connector_accounts ${sql.insert(row)}`
+    })
     const insertAccount = (row: {
       readonly id: ConnectorAccountId
       readonly organizationId: OrganizationId
-      readonly kind: "app_installation" | "token"
+      readonly kind: ConnectorAccount["kind"]
       readonly remoteId: string | null
       readonly externalAccountRef: string | null
       readonly displayName: string
       readonly tokenCiphertext: string | null
-      readonly createdByMembershipId: string | null
+      readonly createdByMembershipId: MembershipId | null
       readonly at: Date
     }) =>
-      sql`INSERT INTO connector_accounts ${
-        sql.insert({
-          id: row.id,
-          organizationId: row.organizationId,
-          connectorType: "codehost",
-          kind: row.kind,
-          remoteId: row.remoteId,
-          externalAccountRef: row.externalAccountRef,
-          displayName: row.displayName,
-          status: "active",
-          tokenCiphertext: row.tokenCiphertext,
-          createdByMembershipId: row.createdByMembershipId,
-          createdAt: row.at,
-          updatedAt: row.at
-        })
-      }`
+      insertAccountRow({
+        id: row.id,
+        organizationId: row.organizationId,
+        connectorType: "codehost",
+        kind: row.kind,
+        remoteId: row.remoteId,
+        externalAccountRef: row.externalAccountRef,
+        displayName: row.displayName,
+        status: "active",
+        tokenCiphertext: row.tokenCiphertext,
+        createdByMembershipId: row.createdByMembershipId,
+        createdAt: row.at,
+        updatedAt: row.at
+      })
 
+    const findAccountRow = findOne({
+      Request: Schema.Struct({ ...Scoped(ConnectorAccountId).fields, lock: Schema.Boolean }),
+      Result: withColumns(Account, { tokenCiphertext: Schema.NullOr(Schema.String) }),
+      execute: ({ id, lock, organizationId }) =>
+        sql`SELECT ${accountColumns}, a.token_ciphertext FROM connector_accounts a
+            WHERE a.organization_id = ${organizationId} AND a.id = ${id} ${lockClause(lock, "a")}`
+    })
     const findAccount = (organizationId: OrganizationId, id: ConnectorAccountId, lock = false) =>
-      sql<Row>`SELECT ${accountColumns}, a.token_ciphertext FROM connector_accounts a
-               WHERE a.organization_id = ${organizationId} AND a.id = ${id} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-        Effect.map((rows) =>
-          Option.map(first(rows), ({ tokenCiphertext, ...row }): AccountRecord => ({
-            account: toAccount(row),
-            tokenCiphertext: tokenCiphertext as string | null
-          }))
-        )
+      Effect.map(
+        findAccountRow({ organizationId, id, lock }),
+        Option.map(({ row, tokenCiphertext }): AccountRecord => ({ account: row, tokenCiphertext }))
       )
 
+    const listAccountRows = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest }),
+      Result: trustedClassRow(ConnectorAccount),
+      execute: ({ organizationId, page }) =>
+        sql`SELECT ${accountColumns} FROM connector_accounts a
+            WHERE a.organization_id = ${organizationId} AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
     const listAccounts = (organizationId: OrganizationId, query: ConnectorAccountListQuery) =>
-      Keyset.page(newestAccounts, query, (page) =>
-        sql<Row>`SELECT ${accountColumns} FROM connector_accounts a
-                 WHERE a.organization_id = ${organizationId} AND ${page.after}
-                 ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toAccount))))
+      Keyset.page(newestAccounts, query, (page) => listAccountRows({ organizationId, page }))
 
-    const deleteAccount = (organizationId: OrganizationId, id: ConnectorAccountId) =>
-      sql`DELETE FROM connector_accounts WHERE organization_id = ${organizationId} AND id = ${id}`
-
-    /** The active app-installation accounts of an installation, in every organization (the webhook's first lookup). */
-    const accountsOfInstallation = (installationId: string) =>
-      sql<{ organizationId: OrganizationId; id: ConnectorAccountId; status: string }>`
-        SELECT a.organization_id, a.id, a.status FROM connector_accounts a
-        WHERE a.remote_id = ${installationId} AND a.kind = 'app_installation'`
-
-    const setAccountStatus = (organizationId: OrganizationId, id: ConnectorAccountId, status: string, at: Date) =>
-      sql`UPDATE connector_accounts SET status = ${status}, updated_at = ${at}
-          WHERE organization_id = ${organizationId} AND id = ${id}`
+    const deleteAccountRow = execute({
+      Request: Scoped(ConnectorAccountId),
+      execute: ({ id, organizationId }) => sql`DELETE FROM connector_accounts WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+    const deleteAccount = (organizationId: OrganizationId, id: ConnectorAccountId) => deleteAccountRow({ organizationId, id })
 
     // Instances
 
+    const insertInstanceRow = execute({
+      Request: ConnectorInstanceRow.insert,
+      execute: (row) => sql`INSERT INTO connector_instances ${sql.insert(row)}`
+    })
     const insertInstance = (row: {
       readonly id: ConnectorInstanceId
       readonly organizationId: OrganizationId
       readonly connectorAccountId: ConnectorAccountId
       readonly remoteId: string
       readonly name: string
-      readonly config: object
-      readonly createdByMembershipId: string | null
+      readonly config: JsonObject
+      readonly createdByMembershipId: MembershipId | null
       readonly at: Date
     }) =>
-      sql`INSERT INTO connector_instances ${
-        sql.insert({
-          id: row.id,
-          organizationId: row.organizationId,
-          connectorAccountId: row.connectorAccountId,
-          connectorType: "codehost",
-          remoteId: row.remoteId,
-          name: row.name,
-          status: "active",
-          instanceConfigJson: JSON.stringify(row.config),
-          createdByMembershipId: row.createdByMembershipId,
-          createdAt: row.at,
-          updatedAt: row.at
-        })
-      }`
+      insertInstanceRow({
+        id: row.id,
+        organizationId: row.organizationId,
+        connectorAccountId: row.connectorAccountId,
+        connectorType: "codehost",
+        remoteId: row.remoteId,
+        name: row.name,
+        status: "active",
+        instanceConfigJson: row.config,
+        lastSyncedAt: null,
+        lastSyncStatus: null,
+        lastSyncCursor: null,
+        createdByMembershipId: row.createdByMembershipId,
+        createdAt: row.at,
+        updatedAt: row.at
+      })
 
-    const findInstance = (organizationId: OrganizationId, id: ConnectorInstanceId) =>
-      sql<Row>`SELECT ${instanceColumns} FROM connector_instances i
-               WHERE i.organization_id = ${organizationId} AND i.id = ${id}`.pipe(Effect.map((rows) => Option.map(first(rows), toInstance)))
+    const findInstanceRow = findOne({
+      Request: Scoped(ConnectorInstanceId),
+      Result: Instance,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${instanceColumns} FROM connector_instances i WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
+    })
+    const findInstance = (organizationId: OrganizationId, id: ConnectorInstanceId) => findInstanceRow({ organizationId, id })
 
-    const listInstances = (organizationId: OrganizationId, query: ConnectorInstanceListQuery, visible: Statement.Fragment) =>
-      Keyset.page(newestInstances, query, (page) =>
-        sql<Row>`SELECT ${instanceColumns} FROM connector_instances i WHERE ${
+    /** The instance with the caller's rank on it (`rank`: an `Access.rank` expression over alias `i`); locked with `lock`. */
+    const findInstanceRanked = findOne({
+      Request: RankedRequest(ConnectorInstanceId),
+      Result: ranked(Instance),
+      execute: ({ id, lock, organizationId, rank }) =>
+        sql`SELECT ${rank} AS access_rank, ${instanceColumns} FROM connector_instances i
+            WHERE i.organization_id = ${organizationId} AND i.id = ${id} ${lockClause(lock, "i")}`
+    })
+
+    const listInstanceRows = findAll({
+      Request: Schema.Struct({
+        organizationId: OrganizationId,
+        query: Schema.Struct({ connectorAccountId: Schema.optional(ConnectorAccountId), q: Schema.optional(Schema.String) }),
+        visible: Fragment,
+        page: Keyset.PageRequest
+      }),
+      Result: trustedClassRow(ConnectorInstance, { json: ["instanceConfigJson"] }),
+      execute: ({ organizationId, page, query, visible }) =>
+        sql`SELECT ${instanceColumns} FROM connector_instances i WHERE ${
           sql.and([
             sql`i.organization_id = ${organizationId}`,
             query.connectorAccountId !== undefined ? sql`i.connector_account_id = ${query.connectorAccountId}` : sql`true`,
@@ -168,194 +265,136 @@ export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()
             visible,
             page.after
           ])
-        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toInstance))))
+        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
+    /** The instances the `visible` expression (over alias `i`) lets through, filtered, newest first. */
+    const listInstances = (organizationId: OrganizationId, query: ConnectorInstanceListQuery, visible: Statement.Fragment) =>
+      Keyset.page(newestInstances, query, (page) =>
+        listInstanceRows({ organizationId, query: { connectorAccountId: query.connectorAccountId, q: query.q }, visible, page }))
 
+    /** The ids of the account's instances, locked. */
+    const instanceIdsOfAccountRows = findAll({
+      Request: Scoped(ConnectorAccountId),
+      Result: Id(ConnectorInstanceId),
+      execute: ({ id, organizationId }) =>
+        sql`SELECT id FROM connector_instances
+            WHERE organization_id = ${organizationId} AND connector_account_id = ${id} ORDER BY id FOR UPDATE`
+    })
     const instanceIdsOfAccount = (organizationId: OrganizationId, accountId: ConnectorAccountId) =>
-      sql<{ id: ConnectorInstanceId }>`SELECT id FROM connector_instances
-        WHERE organization_id = ${organizationId} AND connector_account_id = ${accountId} ORDER BY id FOR UPDATE`.pipe(
-        Effect.map((rows) => rows.map((row) => row.id))
-      )
+      Effect.map(instanceIdsOfAccountRows({ organizationId, id: accountId }), (rows) => rows.map((row) => row.id))
 
-    const updateInstance = (
-      organizationId: OrganizationId,
-      id: ConnectorInstanceId,
-      changes: {
-        readonly remoteId?: string
-        readonly name?: string
-        readonly instanceConfigJson?: object
-        readonly status?: string
-        readonly lastSyncedAt?: Date
-        readonly lastSyncStatus?: string
-        readonly lastSyncCursor?: string
-      },
-      at: Date
-    ) => {
-      const set: Record<string, unknown> = { updatedAt: at }
-      for (const [key, value] of Object.entries(changes)) {
-        if (value !== undefined) set[key] = key === "instanceConfigJson" ? JSON.stringify(value) : value
-      }
-      return sql`UPDATE connector_instances SET ${sql.update(set)}
-                 WHERE organization_id = ${organizationId} AND id = ${id}`
-    }
+    const updateInstanceRow = execute({
+      Request: Schema.Struct({ ...Scoped(ConnectorInstanceId).fields, changes: InstanceChanges, at: DateColumn }),
+      execute: ({ at, changes, id, organizationId }) =>
+        sql`UPDATE connector_instances SET ${sql.update(setOf(changes, at))} WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+    const updateInstance = (organizationId: OrganizationId, id: ConnectorInstanceId, changes: typeof InstanceChanges.Type, at: Date) =>
+      updateInstanceRow({ organizationId, id, changes, at })
 
     // Targets
 
+    const insertTargetRow = execute({
+      Request: ConnectorTargetRow.insert,
+      execute: (row) => sql`INSERT INTO connector_targets ${sql.insert(row)}`
+    })
     const insertTarget = (row: {
       readonly id: ConnectorTargetId
       readonly organizationId: OrganizationId
       readonly connectorInstanceId: ConnectorInstanceId
       readonly remoteId: string
       readonly externalTargetRef: string
-      readonly config: object
+      readonly config: JsonObject
       readonly at: Date
     }) =>
-      sql`INSERT INTO connector_targets ${
-        sql.insert({
-          id: row.id,
-          organizationId: row.organizationId,
-          connectorInstanceId: row.connectorInstanceId,
-          connectorType: "codehost",
-          remoteId: row.remoteId,
-          targetKind: "repository_branch",
-          externalTargetRef: row.externalTargetRef,
-          targetConfigJson: JSON.stringify(row.config),
-          createdAt: row.at,
-          updatedAt: row.at
-        })
-      }`
-
-    /** A target with its instance's id, found by the target's id alone (the instance decides access). */
-    const findTarget = (organizationId: OrganizationId, id: ConnectorTargetId) =>
-      sql<Row>`SELECT ${targetColumns} FROM connector_targets t
-               WHERE t.organization_id = ${organizationId} AND t.id = ${id}`.pipe(Effect.map((rows) => Option.map(first(rows), toTarget)))
-
-    const listTargets = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
-      Keyset.page(oldestTargets, query, (page) =>
-        sql<Row>`SELECT ${targetColumns} FROM connector_targets t
-                 WHERE t.organization_id = ${organizationId} AND t.connector_instance_id = ${instanceId} AND ${page.after}
-                 ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toTarget))))
-
-    /** Every target of an instance, oldest first (discovery reads the first; sync runs them all). */
-    const targetsOf = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      sql<Row>`SELECT ${targetColumns} FROM connector_targets t
-               WHERE t.organization_id = ${organizationId} AND t.connector_instance_id = ${instanceId}
-               ORDER BY t.created_at, t.id`.pipe(Effect.map((rows) => rows.map(toTarget)))
-
-    const updateTarget = (
-      organizationId: OrganizationId,
-      id: ConnectorTargetId,
-      changes: { readonly remoteId?: string; readonly externalTargetRef?: string; readonly targetConfigJson?: object },
-      at: Date
-    ) => {
-      const set: Record<string, unknown> = { updatedAt: at }
-      for (const [key, value] of Object.entries(changes)) {
-        if (value !== undefined) set[key] = key === "targetConfigJson" ? JSON.stringify(value) : value
-      }
-      return sql`UPDATE connector_targets SET ${sql.update(set)} WHERE organization_id = ${organizationId} AND id = ${id}`
-    }
-
-    /**
-     * The targets a webhook for `repository` concerns: on instances of the given accounts (one organization's
-     * accounts of the delivering installation), with the instance and account states the webhook checks.
-     */
-    const targetsOfRepository = (organizationId: OrganizationId, accountIds: ReadonlyArray<ConnectorAccountId>, repository: string) =>
-      sql<Row & { instanceStatus: string; accountStatus: string }>`
-        SELECT ${targetColumns}, i.status AS instance_status, a.status AS account_status
-        FROM connector_targets t
-        JOIN connector_instances i ON i.organization_id = t.organization_id AND i.id = t.connector_instance_id
-        JOIN connector_accounts a ON a.organization_id = i.organization_id AND a.id = i.connector_account_id
-        WHERE t.organization_id = ${organizationId} AND lower(t.remote_id) = lower(${repository})
-          AND i.connector_account_id IN ${sql.in(accountIds)}
-        ORDER BY t.created_at, t.id`
-
-    // The webhook's changes, one organization's accounts of the delivering installation at a time.
-
-    /**
-     * Records a webhook delivery as handled; false when it already was. Not a tenant row: the delivery is claimed
-     * before the organizations it concerns are known. A concurrent claim of the same id waits for this one's
-     * transaction, then finds the row (or takes it, when this one rolled back).
-     */
-    const claimDelivery = (deliveryId: string, event: string, at: Date) =>
-      sql<{ deliveryId: string }>`INSERT INTO codehost_deliveries (delivery_id, event, received_at)
-        VALUES (${deliveryId}, ${event}, ${at}) ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
-
-    /** Disables the active instances of these accounts; their ids. */
-    const disableInstancesOfAccounts = (organizationId: OrganizationId, accountIds: ReadonlyArray<ConnectorAccountId>, at: Date) =>
-      sql<{ id: ConnectorInstanceId }>`UPDATE connector_instances SET status = 'disabled', updated_at = ${at}
-        WHERE organization_id = ${organizationId} AND connector_account_id IN ${sql.in(accountIds)} AND status = 'active'
-        RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
-
-    /**
-     * Disables the active instances of these accounts that follow one of `repositories` (full names, any case),
-     * by their own repository or by one of their targets'; their ids.
-     */
-    const disableInstancesOfRepositories = (
-      organizationId: OrganizationId,
-      accountIds: ReadonlyArray<ConnectorAccountId>,
-      repositories: ReadonlyArray<string>,
-      at: Date
-    ) => {
-      const names = sql.in(repositories.map((name) => name.toLowerCase()))
-      return sql<{ id: ConnectorInstanceId }>`UPDATE connector_instances i SET status = 'disabled', updated_at = ${at}
-        WHERE i.organization_id = ${organizationId} AND i.connector_account_id IN ${sql.in(accountIds)} AND i.status = 'active'
-          AND (lower(i.remote_id) IN ${names} OR EXISTS (
-            SELECT 1 FROM connector_targets t
-            WHERE t.organization_id = i.organization_id AND t.connector_instance_id = i.id AND lower(t.remote_id) IN ${names}))
-        RETURNING i.id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
-    }
-
-    /**
-     * Renames a repository in the instances and targets of these accounts (matched in any case); how many of each
-     * changed. A target that would collide with one the instance already has under the new name keeps the old name.
-     */
-    const renameRepository = (
-      organizationId: OrganizationId,
-      accountIds: ReadonlyArray<ConnectorAccountId>,
-      from: string,
-      to: string,
-      at: Date
-    ) =>
-      Effect.gen(function*() {
-        const instances = yield* sql<{ id: ConnectorInstanceId }>`UPDATE connector_instances SET remote_id = ${to}, updated_at = ${at}
-          WHERE organization_id = ${organizationId} AND connector_account_id IN ${sql.in(accountIds)}
-            AND lower(remote_id) = lower(${from})
-          RETURNING id`
-        const targets = yield* sql<{ id: ConnectorTargetId }>`UPDATE connector_targets t SET remote_id = ${to}, updated_at = ${at}
-          FROM connector_instances i
-          WHERE t.organization_id = ${organizationId} AND i.organization_id = t.organization_id AND i.id = t.connector_instance_id
-            AND i.connector_account_id IN ${sql.in(accountIds)} AND lower(t.remote_id) = lower(${from})
-            AND NOT EXISTS (
-              SELECT 1 FROM connector_targets other
-              WHERE other.organization_id = t.organization_id AND other.connector_instance_id = t.connector_instance_id AND other.id <> t.id
-                AND lower(other.remote_id) = lower(${to}) AND other.external_target_ref = t.external_target_ref)
-          RETURNING t.id`
-        return { instances: instances.length, targets: targets.length }
+      insertTargetRow({
+        id: row.id,
+        organizationId: row.organizationId,
+        connectorInstanceId: row.connectorInstanceId,
+        connectorType: "codehost",
+        remoteId: row.remoteId,
+        targetKind: "repository_branch",
+        externalTargetRef: row.externalTargetRef,
+        targetConfigJson: row.config,
+        createdAt: row.at,
+        updatedAt: row.at
       })
+
+    const findTargetRow = findOne({
+      Request: Scoped(ConnectorTargetId),
+      Result: Target,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${targetColumns} FROM connector_targets t WHERE t.organization_id = ${organizationId} AND t.id = ${id}`
+    })
+    /** A target with its instance's id, found by the target's id alone (the instance decides access). */
+    const findTarget = (organizationId: OrganizationId, id: ConnectorTargetId) => findTargetRow({ organizationId, id })
+
+    /**
+     * A target with the caller's rank on its instance (`rank`: an `Access.rank` expression over the instance's
+     * alias `i`); with `lock`, the instance's row is locked.
+     */
+    const findTargetRanked = findOne({
+      Request: RankedRequest(ConnectorTargetId),
+      Result: ranked(Target),
+      execute: ({ id, lock, organizationId, rank }) =>
+        sql`SELECT ${rank} AS access_rank, ${targetColumns} FROM connector_targets t
+            JOIN connector_instances i ON i.organization_id = t.organization_id AND i.id = t.connector_instance_id
+            WHERE t.organization_id = ${organizationId} AND t.id = ${id} ${lockClause(lock, "i")}`
+    })
+
+    /** Syncs of one target write one at a time: two events of a target never create the same object twice. */
+    const lockTarget = execute({
+      Request: Scoped(ConnectorTargetId),
+      execute: ({ id, organizationId }) => sql`SELECT id FROM connector_targets WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+    })
+
+    const listTargetRows = findAll({
+      Request: Schema.Struct({ ...Scoped(ConnectorInstanceId).fields, page: Keyset.PageRequest }),
+      Result: trustedClassRow(ConnectorTarget, { json: ["targetConfigJson"] }),
+      execute: ({ id, organizationId, page }) =>
+        sql`SELECT ${targetColumns} FROM connector_targets t
+            WHERE t.organization_id = ${organizationId} AND t.connector_instance_id = ${id} AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
+    const listTargets = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
+      Keyset.page(oldestTargets, query, (page) => listTargetRows({ organizationId, id: instanceId, page }))
+
+    const targetsOfRows = findAll({
+      Request: Scoped(ConnectorInstanceId),
+      Result: Target,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${targetColumns} FROM connector_targets t
+            WHERE t.organization_id = ${organizationId} AND t.connector_instance_id = ${id}
+            ORDER BY t.created_at, t.id`
+    })
+    /** Every target of an instance, oldest first (discovery reads the first; sync runs them all). */
+    const targetsOf = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) => targetsOfRows({ organizationId, id: instanceId })
+
+    const updateTargetRow = execute({
+      Request: Schema.Struct({ ...Scoped(ConnectorTargetId).fields, changes: TargetChanges, at: DateColumn }),
+      execute: ({ at, changes, id, organizationId }) =>
+        sql`UPDATE connector_targets SET ${sql.update(setOf(changes, at))} WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+    const updateTarget = (organizationId: OrganizationId, id: ConnectorTargetId, changes: typeof TargetChanges.Type, at: Date) =>
+      updateTargetRow({ organizationId, id, changes, at })
 
     return {
       insertAccount,
       findAccount,
       listAccounts,
       deleteAccount,
-      accountsOfInstallation,
-      setAccountStatus,
       insertInstance,
       findInstance,
+      findInstanceRanked,
       listInstances,
       instanceIdsOfAccount,
       updateInstance,
       insertTarget,
       findTarget,
+      findTargetRanked,
+      lockTarget,
       listTargets,
       targetsOf,
-      updateTarget,
-      targetsOfRepository,
-      claimDelivery,
-      disableInstancesOfAccounts,
-      disableInstancesOfRepositories,
-      renameRepository
+      updateTarget
     } as const
   })
 }) {}

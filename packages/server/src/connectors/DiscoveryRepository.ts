@@ -4,25 +4,25 @@
  */
 import { SqlClient } from "@effect/sql"
 import {
-  type ConnectorInstanceId,
-  type ConnectorMappingId,
-  type ConnectorSyncEventId,
-  type ConnectorTargetId,
+  ConnectorInstanceId,
+  ConnectorMappingId,
+  ConnectorSyncEventId,
+  ConnectorTargetId,
   DiscoveredMarketplace,
   DiscoveredPlugin,
   DiscoveryStep,
-  type MarketplaceId,
-  type ObjectType,
-  type OrganizationId,
-  type PluginId,
+  MarketplaceId,
+  ObjectType,
+  OrganizationId,
+  PluginId,
   RepositoryClassification,
   TreeEntry,
   TreeSummary
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { first } from "../platform/Sql.js"
-import type { Entry } from "./Discovery.js"
+import { DateColumn, execute, findAll, findOne, single, trusted, trustedClassRow, withColumns } from "../platform/Statements.js"
+import type { Entry } from "./RepositoryTree.js"
 
 /** What is kept of a discovery: everything of `DiscoveryResult` but the instance and target, read fresh each time. */
 export const StoredDiscovery = Schema.Struct({
@@ -73,26 +73,81 @@ export const prefixEnd = (prefix: string): string | undefined => {
   return undefined
 }
 
-interface PositionedEntry {
-  readonly position: number
-  readonly entry: TreeEntry
-}
+/** A page's entry with its position in the tree. */
+const PositionedEntry = withColumns(trustedClassRow(TreeEntry), { position: Schema.Int })
+type PositionedEntry = typeof PositionedEntry.Type
 
 /** Tree entries in path order; the cursor is the position (short, whatever the path's length). */
 const byPosition = Keyset.make<PositionedEntry>("connector_tree_entries", "asc", [
-  { column: "e.position", value: (row) => String(row.position), compare: (value, sql) => sql`${value}::int` }
+  { column: "e.position", value: (entry) => String(entry.position), compare: (value, sql) => sql`${value}::int` }
 ])
+
+/** One stored commit of a target. */
+const AtRevision = Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId, revision: Schema.String })
+const ResultText = Schema.Struct({ resultJson: Schema.String })
+
+/** A tree entry as `connector_tree_entries` holds it: its position in path order, `kind` for the entry's type. */
+interface TreeRow {
+  readonly position: number
+  readonly path: string
+  readonly kind: Entry["type"]
+  readonly sha: string
+  readonly size: number
+}
+
+const OfInstance = Schema.Struct({ organizationId: OrganizationId, instanceId: ConnectorInstanceId })
+const Held = Schema.Struct({ held: Schema.Boolean })
 
 export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("@orgplane/server/DiscoveryRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const atRevision = ({ organizationId, revision, targetId }: typeof AtRevision.Encoded) =>
+      sql`organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}`
 
+    const findRow = findOne({
+      Request: AtRevision,
+      Result: ResultText,
+      execute: (at) => sql`SELECT result_json::text AS result_json FROM connector_discoveries WHERE ${atRevision(at)}`
+    })
     /** The stored discovery of a target at a commit; none when missing, or stored in a form this server no longer reads. */
     const find = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
-      sql<{ resultJson: string }>`SELECT result_json::text AS result_json FROM connector_discoveries
-        WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}`.pipe(
-        Effect.map((rows) => Option.flatMap(first(rows), (row) => decodeStored(row.resultJson)))
-      )
+      Effect.map(findRow({ organizationId, targetId, revision }), Option.flatMap((row) => decodeStored(row.resultJson)))
+
+    const lockStored = findOne({
+      Request: AtRevision,
+      Result: ResultText,
+      execute: (at) => sql`SELECT result_json::text AS result_json FROM connector_discoveries WHERE ${atRevision(at)} FOR UPDATE`
+    })
+    const deleteStored = execute({
+      Request: AtRevision,
+      execute: (at) => sql`DELETE FROM connector_discoveries WHERE ${atRevision(at)}`
+    })
+    const insertStored = findOne({
+      Request: Schema.Struct({ ...AtRevision.fields, resultJson: Schema.String, at: DateColumn }),
+      Result: Schema.Struct({ sourceRevisionRef: Schema.String }),
+      execute: ({ at, organizationId, resultJson, revision, targetId }) =>
+        sql`INSERT INTO connector_discoveries ${
+          sql.insert({ organizationId, connectorTargetId: targetId, sourceRevisionRef: revision, resultJson, createdAt: at })
+        } ON CONFLICT (connector_target_id, source_revision_ref) DO NOTHING RETURNING source_revision_ref`
+    })
+    // One JSON parameter per batch, not eight parameters per row: a large tree is a few statements.
+    const insertEntries = execute({
+      Request: Schema.Struct({ ...AtRevision.fields, rows: trusted<ReadonlyArray<TreeRow>>() }),
+      execute: ({ organizationId, revision, rows, targetId }) =>
+        sql`INSERT INTO connector_tree_entries (organization_id, connector_target_id, source_revision_ref, position, path, kind, sha, size)
+            SELECT ${organizationId}, ${targetId}, ${revision}, r.position, r.path, r.kind, r.sha, r.size
+            FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(position integer, path text, kind text, sha text, size bigint)`
+    })
+    const forgetOld = execute({
+      Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId }),
+      execute: ({ organizationId, targetId }) =>
+        sql`DELETE FROM connector_discoveries d
+            WHERE d.organization_id = ${organizationId} AND d.connector_target_id = ${targetId}
+              AND d.source_revision_ref NOT IN (
+                SELECT k.source_revision_ref FROM connector_discoveries k
+                WHERE k.organization_id = ${organizationId} AND k.connector_target_id = ${targetId}
+                ORDER BY k.created_at DESC, k.source_revision_ref LIMIT ${keptRevisions})`
+    })
 
     /**
      * Stores a discovery and its tree (sorted here into path order), then forgets all but the newest
@@ -108,56 +163,56 @@ export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("
       readonly at: Date
     }) =>
       Effect.gen(function*() {
-        const { organizationId, targetId, revision } = input
-        const existing = yield* sql<{ resultJson: string }>`SELECT result_json::text AS result_json FROM connector_discoveries
-          WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}
-          FOR UPDATE`
-        if (existing.length > 0) {
-          if (Option.isSome(decodeStored(existing[0].resultJson))) return
-          yield* sql`DELETE FROM connector_discoveries
-            WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}`
+        const at = { organizationId: input.organizationId, targetId: input.targetId, revision: input.revision }
+        const existing = yield* lockStored(at)
+        if (Option.isSome(existing)) {
+          if (Option.isSome(decodeStored(existing.value.resultJson))) return
+          yield* deleteStored(at)
         }
-        const inserted = yield* sql`INSERT INTO connector_discoveries ${
-          sql.insert({
-            organizationId,
-            connectorTargetId: targetId,
-            sourceRevisionRef: revision,
-            resultJson: encodeStored(input.result),
-            createdAt: input.at
-          })
-        } ON CONFLICT (connector_target_id, source_revision_ref) DO NOTHING RETURNING source_revision_ref`
-        if (inserted.length === 0) return
+        const inserted = yield* insertStored({ ...at, resultJson: encodeStored(input.result), at: input.at })
+        if (Option.isNone(inserted)) return
         const sorted = [...input.entries].sort((a, b) => byteOrder(a.path, b.path))
-        // One JSON parameter per batch, not eight parameters per row: a large tree is a few statements.
         for (let start = 0; start < sorted.length; start += insertBatch) {
-          const rows = sorted.slice(start, start + insertBatch).map((entry, i) => ({
+          const rows = sorted.slice(start, start + insertBatch).map((entry, i): TreeRow => ({
             position: start + i,
             path: entry.path,
             kind: entry.type,
             sha: entry.sha,
             size: entry.size
           }))
-          yield* sql`INSERT INTO connector_tree_entries (organization_id, connector_target_id, source_revision_ref, position, path, kind, sha, size)
-            SELECT ${organizationId}, ${targetId}, ${revision}, r.position, r.path, r.kind, r.sha, r.size
-            FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(position integer, path text, kind text, sha text, size bigint)`
+          yield* insertEntries({ ...at, rows })
         }
-        yield* sql`DELETE FROM connector_discoveries d
-          WHERE d.organization_id = ${organizationId} AND d.connector_target_id = ${targetId}
-            AND d.source_revision_ref NOT IN (
-              SELECT k.source_revision_ref FROM connector_discoveries k
-              WHERE k.organization_id = ${organizationId} AND k.connector_target_id = ${targetId}
-              ORDER BY k.created_at DESC, k.source_revision_ref LIMIT ${keptRevisions})`
+        yield* forgetOld(at)
       })
 
+    const entriesRows = findAll({
+      Request: AtRevision,
+      Result: trusted<Entry>(),
+      execute: (at) =>
+        sql`SELECT path, kind AS type, sha, size::float8 AS size FROM connector_tree_entries
+            WHERE ${atRevision(at)} ORDER BY position`
+    })
     /** The whole stored tree of a target at a commit, in path order. */
     const entries = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
-      sql<{ path: string; kind: "blob" | "tree"; sha: string; size: string | number }>`
-        SELECT path, kind, sha, size FROM connector_tree_entries
-        WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}
-        ORDER BY position`.pipe(
-        Effect.map((rows) => rows.map((row): Entry => ({ path: row.path, type: row.kind, sha: row.sha, size: Number(row.size) })))
-      )
+      entriesRows({ organizationId, targetId, revision })
 
+    const pageRows = findAll({
+      Request: Schema.Struct({ ...AtRevision.fields, prefix: Schema.optional(Schema.String), page: Keyset.PageRequest }),
+      Result: PositionedEntry,
+      execute: ({ page, prefix, ...at }) => {
+        const firstAtOrAfter = (path: string) =>
+          sql`(SELECT position FROM connector_tree_entries WHERE ${atRevision(at)} AND path COLLATE "C" >= ${path}
+               ORDER BY path COLLATE "C" LIMIT 1)`
+        const end = prefix === undefined ? undefined : prefixEnd(prefix)
+        const range = sql.and([
+          prefix === undefined ? sql`true` : sql`e.position >= ${firstAtOrAfter(prefix)}`,
+          end === undefined ? sql`true` : sql`e.position < coalesce(${firstAtOrAfter(end)}, 2147483647)`
+        ])
+        return sql`SELECT e.position, e.path AS id, e.kind, e.path, e.sha, e.size::float8 AS size FROM connector_tree_entries e
+                   WHERE ${atRevision(at)} AND ${range} AND ${page.after}
+                   ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+      }
+    })
     /**
      * A page of the stored tree, optionally of the paths starting with `prefix`. Positions follow path order, so a
      * prefix is one run of positions: its bounds come from the path index, and the page from the primary key.
@@ -168,90 +223,146 @@ export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("
       revision: string,
       query: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly prefix?: string | undefined }
     ) => {
-      const scope = sql`organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}`
-      const firstAtOrAfter = (path: string) =>
-        sql`(SELECT position FROM connector_tree_entries WHERE ${scope} AND path COLLATE "C" >= ${path}
-             ORDER BY path COLLATE "C" LIMIT 1)`
-      const end = query.prefix === undefined ? undefined : prefixEnd(query.prefix)
-      const range = sql.and([
-        query.prefix === undefined ? sql`true` : sql`e.position >= ${firstAtOrAfter(query.prefix)}`,
-        end === undefined ? sql`true` : sql`e.position < coalesce(${firstAtOrAfter(end)}, 2147483647)`
-      ])
       // The cursor is bound to the commit and the prefix: a cursor of another listing is a 400 on `cursor`.
       const binding = { cursor: query.cursor, limit: query.limit, prefix: query.prefix, target: targetId, revision }
-      return Keyset.page(byPosition, binding, (page) =>
-        sql<{ position: number; path: string; kind: "blob" | "tree"; sha: string; size: string | number }>`
-          SELECT e.position, e.path, e.kind, e.sha, e.size FROM connector_tree_entries e
-          WHERE ${scope} AND ${range} AND ${page.after}
-          ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(
-          Effect.map((rows) =>
-            rows.map((row): PositionedEntry => ({
-              position: row.position,
-              entry: new TreeEntry({ id: row.path, kind: row.kind, path: row.path, sha: row.sha, size: Number(row.size) }, true)
-            }))
-          )
-        )).pipe(Effect.map(({ items, nextCursor }) => ({ items: items.map((row) => row.entry), nextCursor })))
+      return Keyset.page(byPosition, binding, (page) => pageRows({ organizationId, targetId, revision, prefix: query.prefix, page })).pipe(
+        Effect.map(({ items, nextCursor }) => ({ items: items.map((entry) => entry.row), nextCursor }))
+      )
     }
 
     // Apply
 
+    const OfCandidate = Schema.Struct({ ...OfInstance.fields, key: Schema.String })
+
+    const pluginOfCandidateRow = findOne({
+      Request: OfCandidate,
+      Result: Schema.Struct({ id: PluginId }),
+      execute: ({ instanceId, key, organizationId }) =>
+        sql`SELECT id FROM plugins
+            WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
+              AND connector_candidate_key = ${key} AND deleted_at IS NULL FOR UPDATE`
+    })
     /** The live plugin the instance created for a candidate, locked; none when it has none (or deleted it). */
     const pluginOfCandidate = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, key: string) =>
-      sql<{ id: PluginId }>`SELECT id FROM plugins
-        WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
-          AND connector_candidate_key = ${key} AND deleted_at IS NULL FOR UPDATE`.pipe(Effect.map((rows) => Option.map(first(rows), (row) => row.id)))
+      Effect.map(pluginOfCandidateRow({ organizationId, instanceId, key }), Option.map((row) => row.id))
 
+    const markPluginOfCandidateRow = execute({
+      Request: Schema.Struct({ ...OfCandidate.fields, pluginId: PluginId }),
+      execute: ({ instanceId, key, organizationId, pluginId }) =>
+        sql`UPDATE plugins SET connector_instance_id = ${instanceId}, connector_candidate_key = ${key}
+            WHERE organization_id = ${organizationId} AND id = ${pluginId}`
+    })
     const markPluginOfCandidate = (organizationId: OrganizationId, pluginId: PluginId, instanceId: ConnectorInstanceId, key: string) =>
-      sql`UPDATE plugins SET connector_instance_id = ${instanceId}, connector_candidate_key = ${key}
-          WHERE organization_id = ${organizationId} AND id = ${pluginId}`
+      markPluginOfCandidateRow({ organizationId, pluginId, instanceId, key })
 
+    const pluginNameHeldByRow = single({
+      Request: Schema.Struct({ ...OfInstance.fields, name: Schema.String }),
+      Result: Held,
+      execute: ({ instanceId, name, organizationId }) =>
+        sql`SELECT EXISTS (SELECT 1 FROM plugins
+              WHERE organization_id = ${organizationId} AND lower(name) = lower(${name}) AND deleted_at IS NULL
+                AND connector_instance_id = ${instanceId}) AS held`
+    })
     /** Whether a live plugin of this instance holds the name (compared as the catalog does, ignoring case). */
     const pluginNameHeldBy = (organizationId: OrganizationId, name: string, instanceId: ConnectorInstanceId) =>
-      sql<{ held: boolean }>`SELECT EXISTS (SELECT 1 FROM plugins
-        WHERE organization_id = ${organizationId} AND lower(name) = lower(${name}) AND deleted_at IS NULL
-          AND connector_instance_id = ${instanceId}) AS held`.pipe(Effect.map((rows) => rows[0]?.held === true))
+      Effect.map(pluginNameHeldByRow({ organizationId, instanceId, name }), (row) => row.held)
 
+    const marketplaceOfInstanceRow = findOne({
+      Request: OfInstance,
+      Result: Schema.Struct({ id: MarketplaceId }),
+      execute: ({ instanceId, organizationId }) =>
+        sql`SELECT id FROM marketplaces
+            WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId} AND deleted_at IS NULL
+            ORDER BY created_at, id LIMIT 1 FOR UPDATE`
+    })
     /** The live marketplace the instance created, locked; none when it has none. */
     const marketplaceOfInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      sql<{ id: MarketplaceId }>`SELECT id FROM marketplaces
-        WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId} AND deleted_at IS NULL
-        ORDER BY created_at, id LIMIT 1 FOR UPDATE`.pipe(Effect.map((rows) => Option.map(first(rows), (row) => row.id)))
+      Effect.map(marketplaceOfInstanceRow({ organizationId, instanceId }), Option.map((row) => row.id))
 
+    const markMarketplaceOfInstanceRow = execute({
+      Request: Schema.Struct({ ...OfInstance.fields, marketplaceId: MarketplaceId }),
+      execute: ({ instanceId, marketplaceId, organizationId }) =>
+        sql`UPDATE marketplaces SET connector_instance_id = ${instanceId}
+            WHERE organization_id = ${organizationId} AND id = ${marketplaceId}`
+    })
     const markMarketplaceOfInstance = (organizationId: OrganizationId, marketplaceId: MarketplaceId, instanceId: ConnectorInstanceId) =>
-      sql`UPDATE marketplaces SET connector_instance_id = ${instanceId}
-          WHERE organization_id = ${organizationId} AND id = ${marketplaceId}`
+      markMarketplaceOfInstanceRow({ organizationId, marketplaceId, instanceId })
 
+    const findMappingRow = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId, selector: Schema.String, objectType: ObjectType }),
+      Result: Schema.Struct({ id: ConnectorMappingId, pluginDeleted: Schema.Boolean }),
+      execute: ({ objectType, organizationId, selector, targetId }) =>
+        sql`SELECT m.id, coalesce(p.deleted_at IS NOT NULL, false) AS plugin_deleted FROM connector_mappings m
+            LEFT JOIN plugins p ON p.organization_id = m.organization_id AND p.id = m.plugin_id
+            WHERE m.organization_id = ${organizationId} AND m.connector_target_id = ${targetId}
+              AND m.selector = ${selector} AND m.object_type = ${objectType}`
+    })
     /** The mapping of a target with this selector and object type (unique), if any, and whether its plugin is deleted. */
     const findMapping = (organizationId: OrganizationId, targetId: ConnectorTargetId, selector: string, objectType: ObjectType) =>
-      sql<{ id: ConnectorMappingId; pluginDeleted: boolean }>`
-        SELECT m.id, coalesce(p.deleted_at IS NOT NULL, false) AS plugin_deleted FROM connector_mappings m
-        LEFT JOIN plugins p ON p.organization_id = m.organization_id AND p.id = m.plugin_id
-        WHERE m.organization_id = ${organizationId} AND m.connector_target_id = ${targetId}
-          AND m.selector = ${selector} AND m.object_type = ${objectType}`.pipe(Effect.map(first))
+      findMappingRow({ organizationId, targetId, selector, objectType })
 
+    const repointMappingRow = execute({
+      Request: Schema.Struct({ organizationId: OrganizationId, id: ConnectorMappingId, pluginId: PluginId, at: DateColumn }),
+      execute: ({ at, id, organizationId, pluginId }) =>
+        sql`UPDATE connector_mappings SET plugin_id = ${pluginId}, auto_add_to_plugin = true, updated_at = ${at}
+            WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
     const repointMapping = (organizationId: OrganizationId, id: ConnectorMappingId, pluginId: PluginId, at: Date) =>
-      sql`UPDATE connector_mappings SET plugin_id = ${pluginId}, auto_add_to_plugin = true, updated_at = ${at}
-          WHERE organization_id = ${organizationId} AND id = ${id}`
+      repointMappingRow({ organizationId, id, pluginId, at })
 
     // Auto-import (see migration 0007)
 
+    const lockInstanceRow = execute({
+      Request: OfInstance,
+      execute: ({ instanceId, organizationId }) =>
+        sql`SELECT id FROM connector_instances WHERE organization_id = ${organizationId} AND id = ${instanceId} FOR UPDATE`
+    })
     /** Locks the instance's row for the rest of the transaction (no access check: for the sync, which acts for the system). */
-    const lockInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      sql`SELECT id FROM connector_instances WHERE organization_id = ${organizationId} AND id = ${instanceId} FOR UPDATE`
+    const lockInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) => lockInstanceRow({ organizationId, instanceId })
 
+    const appliedRow = single({
+      Request: OfInstance,
+      Result: Schema.Struct({ applied: Schema.Boolean }),
+      execute: ({ instanceId, organizationId }) =>
+        sql`SELECT EXISTS (SELECT 1 FROM plugins
+              WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
+                AND connector_candidate_key IS NOT NULL AND deleted_at IS NULL) AS applied`
+    })
     /** Whether a discovery was applied to the instance: it has a live plugin made for a candidate. */
     const applied = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      sql<{ applied: boolean }>`SELECT EXISTS (SELECT 1 FROM plugins
-        WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
-          AND connector_candidate_key IS NOT NULL AND deleted_at IS NULL) AS applied`.pipe(Effect.map((rows) => rows[0]?.applied === true))
+      Effect.map(appliedRow({ organizationId, instanceId }), (row) => row.applied)
 
+    const CandidateKey = Schema.Struct({ candidateKey: Schema.String })
+
+    const knownKeysRows = findAll({
+      Request: OfInstance,
+      Result: CandidateKey,
+      execute: ({ instanceId, organizationId }) =>
+        sql`SELECT candidate_key FROM connector_candidate_keys
+            WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}`
+    })
     /** The candidate keys the instance has decided on (offered by an apply or imported by a sync). */
     const knownKeys = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      sql<{ candidateKey: string }>`SELECT candidate_key FROM connector_candidate_keys
-        WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}`.pipe(
-        Effect.map((rows) => new Set(rows.map((row) => row.candidateKey)))
-      )
+      Effect.map(knownKeysRows({ organizationId, instanceId }), (rows) => new Set(rows.map((row) => row.candidateKey)))
 
+    const recordKeysRows = execute({
+      Request: Schema.Struct({
+        ...OfInstance.fields,
+        keys: Schema.Array(Schema.String),
+        syncEventId: Schema.NullOr(ConnectorSyncEventId),
+        at: DateColumn
+      }),
+      execute: ({ at, instanceId, keys, organizationId, syncEventId }) =>
+        keys.length === 0 ? Effect.void : sql`INSERT INTO connector_candidate_keys ${
+          sql.insert(keys.map((candidateKey) => ({
+            organizationId,
+            connectorInstanceId: instanceId,
+            candidateKey,
+            connectorSyncEventId: syncEventId,
+            createdAt: at
+          })))
+        } ON CONFLICT (organization_id, connector_instance_id, candidate_key) DO NOTHING`
+    })
     /** Records keys as decided; a key recorded before keeps its first record. */
     const recordKeys = (
       organizationId: OrganizationId,
@@ -259,24 +370,19 @@ export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("
       keys: ReadonlyArray<string>,
       syncEventId: ConnectorSyncEventId | null,
       at: Date
-    ) =>
-      keys.length === 0 ? Effect.void : sql`INSERT INTO connector_candidate_keys ${
-        sql.insert(keys.map((candidateKey) => ({
-          organizationId,
-          connectorInstanceId: instanceId,
-          candidateKey,
-          connectorSyncEventId: syncEventId,
-          createdAt: at
-        })))
-      } ON CONFLICT (organization_id, connector_instance_id, candidate_key) DO NOTHING`.pipe(Effect.asVoid)
+    ) => recordKeysRows({ organizationId, instanceId, keys, syncEventId, at })
 
+    const importedByRows = findAll({
+      Request: Schema.Struct({ ...OfInstance.fields, syncEventId: ConnectorSyncEventId }),
+      Result: CandidateKey,
+      execute: ({ instanceId, organizationId, syncEventId }) =>
+        sql`SELECT candidate_key FROM connector_candidate_keys
+            WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
+              AND connector_sync_event_id = ${syncEventId} ORDER BY candidate_key COLLATE "C"`
+    })
     /** The keys a sync event imported, in key order. */
     const importedBy = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, syncEventId: ConnectorSyncEventId) =>
-      sql<{ candidateKey: string }>`SELECT candidate_key FROM connector_candidate_keys
-        WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
-          AND connector_sync_event_id = ${syncEventId} ORDER BY candidate_key COLLATE "C"`.pipe(
-        Effect.map((rows) => rows.map((row) => row.candidateKey))
-      )
+      Effect.map(importedByRows({ organizationId, instanceId, syncEventId }), (rows) => rows.map((row) => row.candidateKey))
 
     return {
       find,

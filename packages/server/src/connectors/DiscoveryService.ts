@@ -24,10 +24,10 @@ import { Effect, Option } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Access, type Kind, MarketplaceKind, PluginKind } from "../catalog/Access.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
-import { MembershipsRepository } from "../catalog/MembershipsRepository.js"
+import { ContentsRepository } from "../catalog/ContentsRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { type Credential, GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
-import { MembersRepository } from "../staff/MembersRepository.js"
+import { Memberships } from "../identity/Memberships.js"
 import { type IdGenerator, makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -35,7 +35,9 @@ import { now } from "../platform/Time.js"
 import { CodeHostAccess, toApiError } from "./CodeHostAccess.js"
 import { Connectors, targetNotFound } from "./Connectors.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
-import { discover, type Entry, importPlans } from "./Discovery.js"
+import { discover } from "./Discovery.js"
+import { importPlans } from "./ImportPlans.js"
+import type { Entry } from "./RepositoryTree.js"
 import { DiscoveryRepository, type StoredDiscovery } from "./DiscoveryRepository.js"
 import { MappingsRepository } from "./MappingsRepository.js"
 import { instanceDisabled, Sync, targetRequired } from "./Sync.js"
@@ -55,8 +57,8 @@ export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgpl
     const mappings = yield* MappingsRepository
     const plugins = yield* PluginsRepository
     const marketplaces = yield* MarketplacesRepository
-    const memberships = yield* MembershipsRepository
-    const members = yield* MembersRepository
+    const memberships = yield* ContentsRepository
+    const members = yield* Memberships
     const access = yield* Access
     const codeHost = yield* CodeHostAccess
     const gitHub = yield* GitHub
@@ -423,8 +425,8 @@ export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgpl
     MappingsRepository.Default,
     PluginsRepository.Default,
     MarketplacesRepository.Default,
-    MembershipsRepository.Default,
-    MembersRepository.Default,
+    ContentsRepository.Default,
+    Memberships.Default,
     Access.Default,
     CodeHostAccess.Default
   ]

@@ -3,27 +3,30 @@
  * materialized objects lost their file), and the writes of one batch, each batch one transaction keyed by the
  * source binding so that running it twice (an activity re-run after a crash) writes nothing twice.
  */
-import { SqlClient } from "@effect/sql"
 import {
-  type ConfigObjectId,
+  ConfigObjectId,
   type ConnectorInstance,
   type ConnectorMapping,
+  ConnectorMappingId,
   type ConnectorSyncEventId,
   type ConnectorTargetId,
   MAX_SOURCE_BYTES,
   type ObjectType,
   type OrganizationId,
-  type ParserMode,
-  type PluginId
+  type ParserMode
 } from "@orgplane/schema"
 import { Effect, Either, Option, Schema } from "effect"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
-import { MembershipsRepository } from "../catalog/MembershipsRepository.js"
+import { ContentsRepository } from "../catalog/ContentsRepository.js"
 import { derive, fileOf, parse, parserModes } from "../catalog/Parsing.js"
 import { makeId } from "../platform/Ids.js"
-import { first, transaction } from "../platform/Sql.js"
+import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { type Entry, filesFor } from "./Discovery.js"
+import { ConnectorsRepository } from "./ConnectorsRepository.js"
+import { filesFor } from "./ImportPlans.js"
+import { MappingsRepository } from "./MappingsRepository.js"
+import type { Entry } from "./RepositoryTree.js"
+import { type Binding, SourceBindingsRepository } from "./SourceBindingsRepository.js"
 
 /** Files per materialize activity (and per transaction). */
 export const batchSize = 50
@@ -36,7 +39,7 @@ const schemaVersion = "1"
 
 /** A mapped file to create or update. */
 export const PlannedFile = Schema.Struct({
-  mappingId: Schema.String,
+  mappingId: ConnectorMappingId,
   path: Schema.String,
   blobSha: Schema.String,
   size: Schema.Number
@@ -44,7 +47,7 @@ export const PlannedFile = Schema.Struct({
 export type PlannedFile = typeof PlannedFile.Type
 
 /** A materialized object whose file is gone (or no longer mapped). */
-export const PlannedDeletion = Schema.Struct({ mappingId: Schema.String, path: Schema.String, configObjectId: Schema.String })
+export const PlannedDeletion = Schema.Struct({ mappingId: ConnectorMappingId, path: Schema.String, configObjectId: ConfigObjectId })
 export type PlannedDeletion = typeof PlannedDeletion.Type
 
 export const Plan = Schema.Struct({
@@ -75,13 +78,6 @@ export const add = (a: BatchResult, b: BatchResult): BatchResult => ({
   skipped: a.skipped + b.skipped,
   warnings: [...a.warnings, ...b.warnings].slice(0, maxWarnings)
 })
-
-export interface Binding {
-  readonly configObjectId: string
-  readonly connectorMappingId: string
-  readonly path: string
-  readonly blobSha: string
-}
 
 /**
  * The plan of a sync: every file a `path` mapping takes (Discovery's `filesFor`: the selector, narrowed by object
@@ -159,68 +155,27 @@ export interface SyncContext {
   readonly revision: string
 }
 
-interface ObjectState {
-  readonly status: string
-  readonly objectType: ObjectType
-  readonly number: number
-  readonly rawSourceText: string | null
-  readonly connectorSyncEventId: string | null
-  readonly schemaVersion: string
-  readonly parserMode: ParserMode
-}
-
 export class Materializer extends Effect.Service<Materializer>()("@orgplane/server/Materializer", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const objects = yield* ConfigObjectsRepository
-    const memberships = yield* MembershipsRepository
+    const memberships = yield* ContentsRepository
+    const repository = yield* ConnectorsRepository
+    const mappings = yield* MappingsRepository
+    const bindings = yield* SourceBindingsRepository
 
-    const bindingsOf = (organizationId: OrganizationId, targetId: ConnectorTargetId) =>
-      sql<Binding>`SELECT config_object_id, connector_mapping_id, path, blob_sha FROM connector_source_bindings
-                   WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId}`
-
-    /** Syncs of one target write one at a time: two events of a target never create the same object twice. */
-    const lockTarget = (organizationId: OrganizationId, targetId: ConnectorTargetId) =>
-      sql`SELECT id FROM connector_targets WHERE organization_id = ${organizationId} AND id = ${targetId} FOR UPDATE`
-
-    const bindingOf = (organizationId: OrganizationId, mappingId: string, path: string) =>
-      sql<Binding>`SELECT config_object_id, connector_mapping_id, path, blob_sha FROM connector_source_bindings
-                   WHERE organization_id = ${organizationId} AND connector_mapping_id = ${mappingId} AND path = ${path}`.pipe(
-        Effect.map(first)
-      )
-
-    /** The object with its latest version (a deletion record included), row-locked. */
-    const stateOf = (organizationId: OrganizationId, id: string) =>
-      sql<ObjectState>`SELECT c.status, c.object_type, v.number, v.raw_source_text, v.connector_sync_event_id,
-                              v.schema_version, v.parser_mode
-                       FROM config_objects c
-                       JOIN config_object_versions v ON v.organization_id = c.organization_id AND v.config_object_id = c.id
-                       WHERE c.organization_id = ${organizationId} AND c.id = ${id}
-                       ORDER BY v.number DESC LIMIT 1 FOR UPDATE OF c`.pipe(Effect.map(first))
-
-    const mappingsById = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed(new Map<string, { objectType: ObjectType; pluginId: PluginId | null; autoAddToPlugin: boolean; config: string | null }>())
-        : sql<{ id: string; objectType: ObjectType; pluginId: PluginId | null; autoAddToPlugin: boolean; config: string | null }>`
-            SELECT id, object_type, plugin_id, auto_add_to_plugin, mapping_config_json::text AS config FROM connector_mappings
-            WHERE organization_id = ${organizationId} AND ${sql.in("id", ids)}`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.id, row]))))
-
-    const upsertBinding = (context: SyncContext, file: PlannedFile, configObjectId: string, at: Date) =>
-      sql`INSERT INTO connector_source_bindings ${
-        sql.insert({
-          configObjectId,
-          organizationId: context.organizationId,
-          connectorInstanceId: context.instance.id,
-          connectorTargetId: context.targetId,
-          connectorMappingId: file.mappingId,
-          path: file.path,
-          blobSha: file.blobSha,
-          sourceRevisionRef: context.revision,
-          createdAt: at,
-          updatedAt: at
-        })
-      } ON CONFLICT (config_object_id) DO UPDATE SET blob_sha = EXCLUDED.blob_sha,
-          source_revision_ref = EXCLUDED.source_revision_ref, updated_at = EXCLUDED.updated_at`
+    const upsertBinding = (context: SyncContext, file: PlannedFile, configObjectId: ConfigObjectId, at: Date) =>
+      bindings.upsert({
+        configObjectId,
+        organizationId: context.organizationId,
+        connectorInstanceId: context.instance.id,
+        connectorTargetId: context.targetId,
+        connectorMappingId: file.mappingId,
+        path: file.path,
+        blobSha: file.blobSha,
+        sourceRevisionRef: context.revision,
+        createdAt: at,
+        updatedAt: at
+      })
 
     /**
      * Writes one batch of read files in one transaction. A file whose object's latest version is this event's was
@@ -229,8 +184,9 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
     const materialize = (context: SyncContext, files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content }>) =>
       transaction(Effect.gen(function*() {
         const { organizationId } = context
-        yield* lockTarget(organizationId, context.targetId)
-        const mappings = yield* mappingsById(organizationId, [...new Set(files.map(({ file }) => file.mappingId))])
+        yield* repository.lockTarget({ organizationId, id: context.targetId })
+        const mapped = yield* mappings.byIds({ organizationId, ids: [...new Set(files.map(({ file }) => file.mappingId))] })
+        const byId = new Map(mapped.map((mapping) => [mapping.id, mapping]))
         const at = yield* now
         const createdBy = context.instance.createdByOrgMembershipId
         let result = emptyResult
@@ -238,22 +194,21 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
           result = add(result, { ...emptyResult, ...change })
         }
         for (const { content, file } of files) {
-          const mapping = mappings.get(file.mappingId)
+          const mapping = byId.get(file.mappingId)
           // The mapping was deleted after the plan: its files are no longer synced.
           if (mapping === undefined) continue
           if (content._tag === "Skip") {
             count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`] })
             continue
           }
-          const config = mapping.config === null ? null : JSON.parse(mapping.config) as Record<string, unknown> | null
-          const parserMode = parserModeOf(mapping.objectType, file.path, config?.parserMode)
+          const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
           const parsed = parse(mapping.objectType, { rawSourceText: content.text, parserMode })
           if (Either.isLeft(parsed)) {
             const detail = parsed.left.details?.[0]?.message ?? parsed.left.message
             count({ skipped: 1, warnings: [`${file.path}: cannot be read as ${parserMode} (${detail})`] })
             continue
           }
-          const binding = yield* bindingOf(organizationId, file.mappingId, file.path)
+          const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
           const derived = derive(mapping.objectType, parsed.right, undefined, at)
           const version = {
             organizationId,
@@ -296,8 +251,8 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
             count({ created: 1 })
             continue
           }
-          const id = binding.value.configObjectId as ConfigObjectId
-          const state = yield* stateOf(organizationId, id)
+          const id = binding.value.configObjectId
+          const state = yield* bindings.stateOf(organizationId, id)
           if (Option.isNone(state)) return yield* Effect.dieMessage(`config object ${id} of a binding has no version`)
           if (state.value.connectorSyncEventId === context.eventId) {
             // Written by an earlier run of this batch.
@@ -323,18 +278,18 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
     const remove = (context: SyncContext, deletions: ReadonlyArray<PlannedDeletion>) =>
       transaction(Effect.gen(function*() {
         const { organizationId } = context
-        yield* lockTarget(organizationId, context.targetId)
+        yield* repository.lockTarget({ organizationId, id: context.targetId })
         const at = yield* now
         let deleted = 0
         for (const deletion of deletions) {
-          const binding = yield* bindingOf(organizationId, deletion.mappingId, deletion.path)
+          const binding = yield* bindings.bindingOf(organizationId, deletion.mappingId, deletion.path)
           if (Option.isSome(binding) && binding.value.configObjectId === deletion.configObjectId) {
-            const state = yield* stateOf(organizationId, deletion.configObjectId)
+            const state = yield* bindings.stateOf(organizationId, deletion.configObjectId)
             if (Option.isSome(state) && state.value.status !== "deleted") {
               yield* objects.insertVersion({
                 id: yield* makeId("cov"),
                 organizationId,
-                configObjectId: deletion.configObjectId as ConfigObjectId,
+                configObjectId: deletion.configObjectId,
                 number: state.value.number + 1,
                 schemaVersion: state.value.schemaVersion,
                 parserMode: state.value.parserMode,
@@ -348,10 +303,9 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
                 isDeletedVersion: true,
                 createdAt: at
               })
-              yield* objects.setStatus(organizationId, deletion.configObjectId as ConfigObjectId, "deleted", at)
+              yield* objects.setStatus(organizationId, deletion.configObjectId, "deleted", at)
             }
-            yield* sql`DELETE FROM connector_source_bindings
-                       WHERE organization_id = ${organizationId} AND config_object_id = ${deletion.configObjectId}`
+            yield* bindings.remove(organizationId, deletion.configObjectId)
           }
           // Counted on a re-run too: the binding is gone because this batch removed it.
           deleted++
@@ -359,7 +313,13 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
         return { ...emptyResult, deleted }
       }))
 
-    return { bindingsOf, materialize, remove } as const
+    return { materialize, remove } as const
   }),
-  dependencies: [ConfigObjectsRepository.Default, MembershipsRepository.Default]
+  dependencies: [
+    ConfigObjectsRepository.Default,
+    ContentsRepository.Default,
+    ConnectorsRepository.Default,
+    MappingsRepository.Default,
+    SourceBindingsRepository.Default
+  ]
 }) {}

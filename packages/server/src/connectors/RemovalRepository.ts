@@ -12,8 +12,10 @@
  * Plugins and marketplaces people made and pointed mappings at are never deleted.
  */
 import { SqlClient } from "@effect/sql"
-import type { ConnectorInstanceId, OrganizationId } from "@orgplane/schema"
-import { Effect } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { ConnectorInstanceId, MarketplaceId, OrganizationId, PluginId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import { execute, findAll, single } from "../platform/Statements.js"
 
 export interface RemovalCounts {
   readonly deletedConfigObjectCount: number
@@ -22,68 +24,147 @@ export interface RemovalCounts {
   readonly deletedMarketplaceCount: number
 }
 
+const Instance = Schema.Struct({ organizationId: OrganizationId, instanceId: ConnectorInstanceId })
+const Count = Schema.Struct({ count: Schema.Int })
+
+type Statement = Effect.Effect<unknown, SqlError>
+
 export class RemovalRepository extends Effect.Service<RemovalRepository>()("@orgplane/server/RemovalRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    /** A statement over one instance's rows. */
+    const ofInstance = (statement: (org: string, instanceId: string) => Statement) =>
+      execute({ Request: Instance, execute: ({ instanceId, organizationId }) => statement(organizationId, instanceId) })
+    /** A DELETE over one instance's rows, answering how many it deleted. */
+    const countedOfInstance = (table: string, column: string) =>
+      single({
+        Request: Instance,
+        Result: Count,
+        execute: ({ instanceId, organizationId }) =>
+          sql`WITH d AS (DELETE FROM ${sql.literal(table)} WHERE organization_id = ${organizationId} AND ${sql.literal(column)} = ${instanceId} RETURNING 1)
+              SELECT count(*)::int AS count FROM d`
+      })
+    /** A statement over some rows of one organization, by id; nothing when there are none. */
+    const byIds = <A extends string>(id: Schema.Schema<A, string>, statement: (org: string, ids: ReadonlyArray<string>) => Statement) =>
+      execute({
+        Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(id) }),
+        execute: ({ ids, organizationId }) => (ids.length === 0 ? Effect.void : statement(organizationId, ids))
+      })
+
+    const objects = (org: string, instanceId: string) =>
+      sql`SELECT id FROM config_objects WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    const mappings = (org: string, instanceId: string) =>
+      sql`SELECT id FROM connector_mappings WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    const targets = (org: string, instanceId: string) =>
+      sql`SELECT id FROM connector_targets WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+
+    const deleteBindings = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_source_bindings WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    )
+    const deleteMemberships = ofInstance((org, instanceId) =>
+      sql`DELETE FROM plugin_config_objects WHERE organization_id = ${org}
+          AND (config_object_id IN (${objects(org, instanceId)}) OR connector_mapping_id IN (${mappings(org, instanceId)}))`
+    )
+    const deleteObjectGrants = ofInstance((org, instanceId) =>
+      sql`DELETE FROM config_object_grants WHERE organization_id = ${org} AND config_object_id IN (${objects(org, instanceId)})`
+    )
+    const deleteVersions = ofInstance((org, instanceId) =>
+      sql`DELETE FROM config_object_versions WHERE organization_id = ${org} AND config_object_id IN (${objects(org, instanceId)})`
+    )
+    const deleteObjects = countedOfInstance("config_objects", "connector_instance_id")
+    const deleteMappings = countedOfInstance("connector_mappings", "connector_instance_id")
+    const deleteTreeEntries = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_tree_entries WHERE organization_id = ${org} AND connector_target_id IN (${targets(org, instanceId)})`
+    )
+    const deleteDiscoveries = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_discoveries WHERE organization_id = ${org} AND connector_target_id IN (${targets(org, instanceId)})`
+    )
+    const deleteEvents = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_sync_events WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    )
+
+    /** Plugins the instance created that hold nothing else now, and no other instance maps to; locked. */
+    const doomedPlugins = findAll({
+      Request: Instance,
+      Result: Schema.Struct({ id: PluginId }),
+      execute: ({ instanceId, organizationId }) =>
+        sql`SELECT p.id FROM plugins p
+            WHERE p.organization_id = ${organizationId} AND p.connector_instance_id = ${instanceId}
+              AND NOT EXISTS (SELECT 1 FROM plugin_config_objects pm
+                              WHERE pm.organization_id = p.organization_id AND pm.plugin_id = p.id AND pm.removed_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM connector_mappings om
+                              WHERE om.organization_id = p.organization_id AND om.plugin_id = p.id)
+            FOR UPDATE`
+    })
+    const deletePlugins = byIds(PluginId, (org, ids) =>
+      Effect.all([
+        sql`DELETE FROM marketplace_plugins WHERE organization_id = ${org} AND plugin_id IN ${sql.in(ids)}`,
+        sql`DELETE FROM plugin_grants WHERE organization_id = ${org} AND plugin_id IN ${sql.in(ids)}`,
+        sql`DELETE FROM plugin_config_objects WHERE organization_id = ${org} AND plugin_id IN ${sql.in(ids)}`,
+        sql`DELETE FROM plugins WHERE organization_id = ${org} AND id IN ${sql.in(ids)}`
+      ], { discard: true })
+    )
+    const untiePlugins = ofInstance((org, instanceId) =>
+      sql`UPDATE plugins SET connector_instance_id = NULL WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    )
+
+    /** Marketplaces the instance created that list nothing now; locked. */
+    const doomedMarketplaces = findAll({
+      Request: Instance,
+      Result: Schema.Struct({ id: MarketplaceId }),
+      execute: ({ instanceId, organizationId }) =>
+        sql`SELECT m.id FROM marketplaces m
+            WHERE m.organization_id = ${organizationId} AND m.connector_instance_id = ${instanceId}
+              AND NOT EXISTS (SELECT 1 FROM marketplace_plugins mp
+                              WHERE mp.organization_id = m.organization_id AND mp.marketplace_id = m.id AND mp.removed_at IS NULL)
+            FOR UPDATE`
+    })
+    const deleteMarketplaces = byIds(MarketplaceId, (org, ids) =>
+      Effect.all([
+        sql`DELETE FROM marketplace_plugins WHERE organization_id = ${org} AND marketplace_id IN ${sql.in(ids)}`,
+        sql`DELETE FROM marketplace_grants WHERE organization_id = ${org} AND marketplace_id IN ${sql.in(ids)}`,
+        sql`DELETE FROM marketplaces WHERE organization_id = ${org} AND id IN ${sql.in(ids)}`
+      ], { discard: true })
+    )
+    const untieMarketplaces = ofInstance((org, instanceId) =>
+      sql`UPDATE marketplaces SET connector_instance_id = NULL WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    )
+
+    const deleteTargets = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_targets WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    )
+    const deleteInstanceGrants = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_instance_grants WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+    )
+    const deleteInstance = ofInstance((org, instanceId) =>
+      sql`DELETE FROM connector_instances WHERE organization_id = ${org} AND id = ${instanceId}`
+    )
+
     const remove = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
       Effect.gen(function*() {
-        const org = organizationId
-        const objects = sql`SELECT id FROM config_objects WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
-        const mappings = sql`SELECT id FROM connector_mappings WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
-        const targets = sql`SELECT id FROM connector_targets WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+        const instance = { organizationId, instanceId }
+        yield* deleteBindings(instance)
+        yield* deleteMemberships(instance)
+        yield* deleteObjectGrants(instance)
+        yield* deleteVersions(instance)
+        const objectCount = yield* deleteObjects(instance)
+        const mappingCount = yield* deleteMappings(instance)
+        yield* deleteTreeEntries(instance)
+        yield* deleteDiscoveries(instance)
+        yield* deleteEvents(instance)
 
-        yield* sql`DELETE FROM connector_source_bindings WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
-        yield* sql`DELETE FROM plugin_config_objects WHERE organization_id = ${org}
-                   AND (config_object_id IN (${objects}) OR connector_mapping_id IN (${mappings}))`
-        yield* sql`DELETE FROM config_object_grants WHERE organization_id = ${org} AND config_object_id IN (${objects})`
-        yield* sql`DELETE FROM config_object_versions WHERE organization_id = ${org} AND config_object_id IN (${objects})`
-        const [objectCount] = yield* sql<{ count: number }>`
-          WITH d AS (DELETE FROM config_objects WHERE organization_id = ${org} AND connector_instance_id = ${instanceId} RETURNING 1)
-          SELECT count(*)::int AS count FROM d`
-        const [mappingCount] = yield* sql<{ count: number }>`
-          WITH d AS (DELETE FROM connector_mappings WHERE organization_id = ${org} AND connector_instance_id = ${instanceId} RETURNING 1)
-          SELECT count(*)::int AS count FROM d`
-        yield* sql`DELETE FROM connector_tree_entries WHERE organization_id = ${org} AND connector_target_id IN (${targets})`
-        yield* sql`DELETE FROM connector_discoveries WHERE organization_id = ${org} AND connector_target_id IN (${targets})`
-        yield* sql`DELETE FROM connector_sync_events WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+        const pluginIds = (yield* doomedPlugins(instance)).map((row) => row.id)
+        yield* deletePlugins({ organizationId, ids: pluginIds })
+        yield* untiePlugins(instance)
 
-        // Plugins the instance created that hold nothing else now, and no other instance maps to.
-        const doomedPlugins = yield* sql<{ id: string }>`
-          SELECT p.id FROM plugins p
-          WHERE p.organization_id = ${org} AND p.connector_instance_id = ${instanceId}
-            AND NOT EXISTS (SELECT 1 FROM plugin_config_objects pm
-                            WHERE pm.organization_id = p.organization_id AND pm.plugin_id = p.id AND pm.removed_at IS NULL)
-            AND NOT EXISTS (SELECT 1 FROM connector_mappings om
-                            WHERE om.organization_id = p.organization_id AND om.plugin_id = p.id)
-          FOR UPDATE`
-        const pluginIds = doomedPlugins.map((row) => row.id)
-        if (pluginIds.length > 0) {
-          yield* sql`DELETE FROM marketplace_plugins WHERE organization_id = ${org} AND plugin_id IN ${sql.in(pluginIds)}`
-          yield* sql`DELETE FROM plugin_grants WHERE organization_id = ${org} AND plugin_id IN ${sql.in(pluginIds)}`
-          yield* sql`DELETE FROM plugin_config_objects WHERE organization_id = ${org} AND plugin_id IN ${sql.in(pluginIds)}`
-          yield* sql`DELETE FROM plugins WHERE organization_id = ${org} AND id IN ${sql.in(pluginIds)}`
-        }
-        yield* sql`UPDATE plugins SET connector_instance_id = NULL WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
+        const marketplaceIds = (yield* doomedMarketplaces(instance)).map((row) => row.id)
+        yield* deleteMarketplaces({ organizationId, ids: marketplaceIds })
+        yield* untieMarketplaces(instance)
 
-        // Marketplaces the instance created that list nothing now.
-        const doomedMarketplaces = yield* sql<{ id: string }>`
-          SELECT m.id FROM marketplaces m
-          WHERE m.organization_id = ${org} AND m.connector_instance_id = ${instanceId}
-            AND NOT EXISTS (SELECT 1 FROM marketplace_plugins mp
-                            WHERE mp.organization_id = m.organization_id AND mp.marketplace_id = m.id AND mp.removed_at IS NULL)
-          FOR UPDATE`
-        const marketplaceIds = doomedMarketplaces.map((row) => row.id)
-        if (marketplaceIds.length > 0) {
-          yield* sql`DELETE FROM marketplace_plugins WHERE organization_id = ${org} AND marketplace_id IN ${sql.in(marketplaceIds)}`
-          yield* sql`DELETE FROM marketplace_grants WHERE organization_id = ${org} AND marketplace_id IN ${sql.in(marketplaceIds)}`
-          yield* sql`DELETE FROM marketplaces WHERE organization_id = ${org} AND id IN ${sql.in(marketplaceIds)}`
-        }
-        yield* sql`UPDATE marketplaces SET connector_instance_id = NULL WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
-
-        yield* sql`DELETE FROM connector_targets WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
-        yield* sql`DELETE FROM connector_instance_grants WHERE organization_id = ${org} AND connector_instance_id = ${instanceId}`
-        yield* sql`DELETE FROM connector_instances WHERE organization_id = ${org} AND id = ${instanceId}`
+        yield* deleteTargets(instance)
+        yield* deleteInstanceGrants(instance)
+        yield* deleteInstance(instance)
         return {
           deletedConfigObjectCount: objectCount.count,
           deletedConnectorMappingCount: mappingCount.count,

@@ -10,6 +10,13 @@
  * commit (after mappings changed, say) runs again. "Sync now" also answers the target's newest event when it
  * completed at the same head and no mapping of the target changed since it started (the API's "already synced").
  *
+ * The event is recorded first and its workflow started once the recording transaction has committed, never inside
+ * it: a transaction may run again (a serialization failure), and a workflow started for a row that was rolled
+ * back would be an execution without its event, the retry's event a second one. The row is the durable record:
+ * when a process stops (or the start fails) after the commit, the event stays `queued`, and the recovery
+ * (SyncRecovery.ts) starts the workflows of events queued for longer than `recoveryPolicy.after`. Starting one
+ * twice is harmless: the engine runs one execution per event id.
+ *
  * The implementation (`layer`) lives with the workflow in SyncWorkflow.ts.
  */
 import {
@@ -27,7 +34,12 @@ import {
   type OrganizationId,
   type SyncEventType
 } from "@orgplane/schema"
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Workflow from "@effect/workflow/Workflow"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import type { IdGenerator } from "../platform/Ids.js"
+import type { CursorKey } from "../platform/Keyset.js"
 import type { Principal } from "../platform/Principal.js"
 import { Context, type Effect, Schema } from "effect"
 import { OrganizationId as OrganizationIdSchema, ConnectorSyncEventId as SyncEventIdSchema } from "@orgplane/schema"
@@ -56,33 +68,54 @@ export interface Enqueued {
   readonly created: boolean
 }
 
+/** An event's organization and id: what its workflow is started with. */
+export interface EventRef {
+  readonly organizationId: OrganizationId
+  readonly id: ConnectorSyncEventId
+}
+
+/** What recording an event and starting its workflow use. */
+export type Requirements = SqlClient.SqlClient | IdGenerator | WorkflowEngine
+
 export interface SyncService {
   /**
-   * Records a sync event and starts its workflow (no access check: callers have done theirs). `push`, `sync_now`
-   * with a revision dedupe on (target, revision) while pending; `resync` and `apply` always create a new event.
-   *
-   * The event is written in the caller's transaction when there is one, but the workflow starts at once: call it
-   * once the rows the sync reads (mappings, targets) are committed, ideally after the transaction.
+   * Records a sync event (no access check: callers have done theirs) in its own transaction, then starts its
+   * workflow: for callers outside a transaction, once the rows the sync reads (mappings, targets) are committed.
+   * `push`, `sync_now` with a revision dedupe on (target, revision) while pending; `resync` and `apply` always
+   * create a new event. A pending event found is started again too (see `start`).
    */
-  readonly enqueue: (input: EnqueueInput) => Effect.Effect<Enqueued, ServiceUnavailable>
+  readonly enqueue: (input: EnqueueInput) => Effect.Effect<Enqueued, ServiceUnavailable, Requirements>
+  /** Records a sync event as `enqueue` does, in the caller's transaction; `start` it after the commit. */
+  readonly record: (input: EnqueueInput) => Effect.Effect<Enqueued, SqlError, SqlClient.SqlClient | IdGenerator>
+  /**
+   * Starts the workflows of recorded events, after the transaction that recorded them committed. Never fails: a
+   * start that fails is logged, and the event, still `queued`, is left to the recovery.
+   */
+  readonly start: (events: ReadonlyArray<EventRef>) => Effect.Effect<void, never, WorkflowEngine>
   readonly syncNow: (
     caller: Caller,
     instanceId: ConnectorInstanceId
   ) => Effect.Effect<
     { readonly ok: true; readonly items: ReadonlyArray<ConnectorSyncEvent> },
-    NotFound | Forbidden | Conflict | CodeHostApiError | ServiceUnavailable
+    NotFound | Forbidden | Conflict | CodeHostApiError | ServiceUnavailable,
+    Requirements
   >
   readonly resync: (
     caller: Caller,
     targetId: ConnectorTargetId
-  ) => Effect.Effect<{ readonly ok: true; readonly item: ConnectorSyncEvent }, NotFound | Forbidden | Conflict | ServiceUnavailable>
+  ) => Effect.Effect<
+    { readonly ok: true; readonly item: ConnectorSyncEvent },
+    NotFound | Forbidden | Conflict | ServiceUnavailable,
+    Requirements
+  >
   readonly listEvents: (
     caller: Caller,
     instanceId: ConnectorInstanceId,
     query: ConnectorSyncEventListQuery
   ) => Effect.Effect<
     { readonly items: ReadonlyArray<ConnectorSyncEvent>; readonly nextCursor: string | null },
-    NotFound | Forbidden | InvalidRequest | ServiceUnavailable
+    NotFound | Forbidden | InvalidRequest | ServiceUnavailable,
+    SqlClient.SqlClient | CursorKey
   >
   readonly getEvent: (
     caller: Caller,

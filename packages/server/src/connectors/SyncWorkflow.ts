@@ -1,11 +1,10 @@
 /**
  * The `Sync` service and the body of `SyncWorkflow` (see Sync.ts): an event is recorded, then its workflow runs in
  * the durable engine, once per event id, surviving restarts and moving to another server process when its runner
- * goes away.
+ * goes away (the workflows start after the commit, and the recovery starts those left queued: SyncRecovery.ts).
  */
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import * as Activity from "@effect/workflow/Activity"
-import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import {
   Conflict,
   type ConnectorInstance,
@@ -21,11 +20,10 @@ import {
   SyncEventType
 } from "@orgplane/schema"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
-import { Access, ConnectorInstanceKind } from "../catalog/Access.js"
+import { Access, ConnectorInstanceKind, requireRanked } from "../catalog/Access.js"
 import { GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
 import * as Durable from "../platform/Durable.js"
-import { IdGenerator } from "../platform/Ids.js"
-import { CursorKey } from "../platform/Keyset.js"
+import type { IdGenerator } from "../platform/Ids.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { CodeHostAccess, toApiError } from "./CodeHostAccess.js"
@@ -47,7 +45,9 @@ import {
   type SyncContext,
   tooLarge
 } from "./Materializer.js"
+import { SourceBindingsRepository } from "./SourceBindingsRepository.js"
 import { type EnqueueInput, instanceDisabled, Sync, SyncWorkflow, targetRequired } from "./Sync.js"
+import * as SyncRecovery from "./SyncRecovery.js"
 import { SyncEventsRepository } from "./SyncEventsRepository.js"
 
 export const syncEventNotFound = () =>
@@ -61,32 +61,29 @@ const make = Effect.gen(function*() {
   const access = yield* Access
   const codehost = yield* CodeHostAccess
   const github = yield* GitHub
-  // Captured so that `enqueue` asks nothing of its callers' context.
-  const context = yield* Effect.context<WorkflowEngine | SqlClient.SqlClient | IdGenerator | CursorKey>()
 
-  /**
-   * Records the event (in the caller's transaction, if any) and, when it is new, starts its workflow. Call it
-   * after any enclosing transaction has written what the sync reads (the workflow waits a little for an event it
-   * cannot see yet, but not for the caller's other rows).
-   */
+  const record = (input: EnqueueInput) => events.record(input)
+  const start = SyncRecovery.start
+
+  /** Records the event in a transaction of its own and, once it is committed, starts its workflow. */
   const enqueue = (input: EnqueueInput) =>
-    Effect.gen(function*() {
-      const recorded = yield* transaction(events.record(input))
+    Effect.tap(transaction(events.record(input)), (recorded) =>
       // A pending event found is started again too: the engine runs one execution per event id, so this only
       // matters when the process that recorded it stopped before starting its workflow.
-      yield* SyncWorkflow.execute({ organizationId: input.organizationId, syncEventId: recorded.event.id }, { discard: true })
-      return recorded
-    }).pipe(Effect.provide(context))
+      start([{ organizationId: input.organizationId, id: recorded.event.id }]))
 
   const syncNow = (principal: Principal, instanceId: ConnectorInstanceId) =>
     Effect.gen(function*() {
       yield* authorize(principal, "connectors.read")
       const organizationId = principal.organization.id
       const { instance, targets } = yield* orUnavailable(Effect.gen(function*() {
-        yield* access.require(principal, ConnectorInstanceKind, instanceId, "editor")
-        const instance = yield* repository.findInstance(organizationId, instanceId)
-        if (Option.isNone(instance)) return yield* ConnectorInstanceKind.notFound()
-        return { instance: instance.value, targets: yield* repository.targetsOf(organizationId, instanceId) }
+        const instance = yield* repository.findInstanceRanked({
+          organizationId,
+          id: instanceId,
+          rank: access.rank(principal, ConnectorInstanceKind, "i"),
+          lock: false
+        }).pipe(Effect.flatMap(requireRanked(ConnectorInstanceKind, "editor")))
+        return { instance, targets: yield* repository.targetsOf(organizationId, instanceId) }
       }))
       if (instance.status !== "active") return yield* instanceDisabled()
       if (targets.length === 0) return yield* targetRequired()
@@ -116,12 +113,15 @@ const make = Effect.gen(function*() {
       yield* authorize(principal, "connectors.read")
       const organizationId = principal.organization.id
       const { instance, target } = yield* orUnavailable(Effect.gen(function*() {
-        const target = yield* repository.findTarget(organizationId, targetId)
-        if (Option.isNone(target)) return yield* targetNotFound()
-        yield* access.require(principal, ConnectorInstanceKind, target.value.connectorInstanceId, "editor")
-        const instance = yield* repository.findInstance(organizationId, target.value.connectorInstanceId)
+        const target = yield* repository.findTargetRanked({
+          organizationId,
+          id: targetId,
+          rank: access.rank(principal, ConnectorInstanceKind, "i"),
+          lock: false
+        }).pipe(Effect.flatMap(requireRanked(ConnectorInstanceKind, "editor", targetNotFound)))
+        const instance = yield* repository.findInstance(organizationId, target.connectorInstanceId)
         if (Option.isNone(instance)) return yield* targetNotFound()
-        return { instance: instance.value, target: target.value }
+        return { instance: instance.value, target }
       }))
       if (instance.status !== "active") return yield* instanceDisabled()
       const { event } = yield* enqueue({
@@ -141,7 +141,7 @@ const make = Effect.gen(function*() {
         access.require(principal, ConnectorInstanceKind, instanceId, "viewer"),
         events.list(principal.organization.id, instanceId, query)
       ))
-    ).pipe(Effect.provide(context))
+    )
 
   const getEvent = (principal: Principal, eventId: ConnectorSyncEventId) =>
     Effect.zipRight(
@@ -154,7 +154,7 @@ const make = Effect.gen(function*() {
       }))
     )
 
-  return Sync.of({ enqueue, syncNow, resync, listEvents, getEvent })
+  return Sync.of({ enqueue, record, start, syncNow, resync, listEvents, getEvent })
 })
 
 /**
@@ -187,6 +187,7 @@ type SyncRequirements =
   | GitHub
   | Materializer
   | MappingsRepository
+  | SourceBindingsRepository
   | DiscoveryService
   | DiscoveryRepository
   | SqlClient.SqlClient
@@ -207,7 +208,8 @@ const work = Effect.gen(function*() {
   const mappings = yield* MappingsRepository
   const discovery = yield* DiscoveryService
   const discoveries = yield* DiscoveryRepository
-  return { events, repository, codehost, github, materializer, mappings, discovery, discoveries }
+  const bindings = yield* SourceBindingsRepository
+  return { events, repository, codehost, github, materializer, mappings, discovery, discoveries, bindings }
 })
 
 /** The event's instance and target as they are now, or why the sync has nothing to do. */
@@ -322,7 +324,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       "plan",
       Plan,
       Effect.gen(function*() {
-        const { discoveries, github, mappings, materializer } = yield* work
+        const { bindings: sources, discoveries, github, mappings } = yield* work
         const { instance, target } = yield* loaded
         const stored = yield* fromStorage(orUnavailable(discoveries.entries(organizationId, target.id, revision)))
         const entries = stored.length > 0 ? stored : yield* github.tree(yield* credentialOf(instance), target.remoteId, revision).pipe(
@@ -331,7 +333,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
         )
         const [mapped, bindings] = yield* fromStorage(orUnavailable(Effect.all([
           mappings.ofTarget(organizationId, target.id),
-          materializer.bindingsOf(organizationId, target.id)
+          sources.bindingsOf(organizationId, target.id)
         ])))
         return plan(entries, mapped, bindings, started.eventType === "resync")
       })
@@ -425,14 +427,15 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
   )
 }
 
-/** `Sync`, with the workflow's handler registered in the engine. */
-export const layer = Layer.effect(Sync, make).pipe(
-  Layer.merge(SyncWorkflow.toLayer(execute)),
+/** `Sync`, with the workflow's handler registered in the engine, then the recovery. */
+export const layer = SyncRecovery.layer.pipe(
+  Layer.provideMerge(Layer.merge(Layer.effect(Sync, make), SyncWorkflow.toLayer(execute))),
   Layer.provide([
     SyncEventsRepository.Default,
     CodeHostAccess.Default,
     ConnectorsRepository.Default,
     MappingsRepository.Default,
+    SourceBindingsRepository.Default,
     Materializer.Default,
     DiscoveryService.Default,
     DiscoveryRepository.Default,

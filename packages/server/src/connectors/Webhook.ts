@@ -1,29 +1,28 @@
 /**
  * The GitHub App's webhook receiver: a delivery is verified against the raw body, then what it means for the
  * installation's connector accounts, instances and targets is done in one transaction with the delivery's id
- * recorded, so a redelivery is answered without doing the work twice.
+ * recorded, so a redelivery is answered without doing the work twice. A push records its sync events in that
+ * transaction; their workflows start once it has committed (see Sync.ts), so a transaction run again after a
+ * serialization failure starts nothing twice.
  *
  * Webhooks concern app installations only: a delivery names its installation, and token accounts have none.
  * Instances of token accounts sync on request (`POST /v1/connector-instances/{id}/sync`).
  */
 import {
   type ConnectorAccountId,
-  type ConnectorInstanceId,
-  type ConnectorTargetId,
   InvalidRequest,
   type OrganizationId,
   ServiceUnavailable,
   WebhookRejected,
   type WebhookResponse
 } from "@orgplane/schema"
-import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import { CodeHostConfig } from "../integrations/codehost/CodeHostConfig.js"
 import { verifySignature } from "../integrations/codehost/Webhooks.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { ConnectorsRepository } from "./ConnectorsRepository.js"
-import { Sync } from "./Sync.js"
+import { WebhookRepository } from "./WebhookRepository.js"
+import { type EventRef, Sync } from "./Sync.js"
 
 /** A delivery as received: the body's text exactly as it came, and the headers GitHub sets. */
 export interface Delivery {
@@ -70,9 +69,8 @@ const headerMissing = (name: string) => InvalidRequest.field(["headers", name], 
 export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/Webhook", {
   effect: Effect.gen(function*() {
     const config = yield* CodeHostConfig
-    const repository = yield* ConnectorsRepository
+    const repository = yield* WebhookRepository
     const sync = yield* Sync
-    const sql = yield* SqlClient.SqlClient
 
     /** The installation's accounts, one organization at a time; only the active ones when `active`. */
     const accountsByOrganization = (installationId: string, active: boolean) =>
@@ -89,7 +87,10 @@ export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/Webhook
 
     const notConnected = "the installation is not connected to any organization"
 
-    /** A push to a followed branch queues a sync of the pushed commit for every target that follows it. */
+    /**
+     * A push to a followed branch records a sync of the pushed commit for every target that follows it; answers the
+     * events, whose workflows start after the commit.
+     */
     const push = (payload: Json, installationId: string, deliveryId: string) =>
       Effect.gen(function*() {
         const ref = payload.ref
@@ -101,23 +102,24 @@ export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/Webhook
         const branch = ref.slice(branchPrefix.length)
         const accounts = yield* accountsByOrganization(installationId, true)
         if (accounts.size === 0) return yield* ignore(notConnected)
-        let queued = 0
+        const queued: Array<EventRef> = []
         for (const [organizationId, accountIds] of accounts) {
           const targets = yield* repository.targetsOfRepository(organizationId, accountIds, fullName)
-          for (const target of targets) {
-            if (target.externalTargetRef !== branch || target.instanceStatus !== "active" || target.accountStatus !== "active") continue
-            yield* sync.enqueue({
+          for (const { accountStatus, instanceStatus, row: target } of targets) {
+            if (target.externalTargetRef !== branch || instanceStatus !== "active" || accountStatus !== "active") continue
+            const { event } = yield* sync.record({
               organizationId,
-              connectorInstanceId: target.connectorInstanceId as ConnectorInstanceId,
-              connectorTargetId: target.id as ConnectorTargetId,
+              connectorInstanceId: target.connectorInstanceId,
+              connectorTargetId: target.id,
               eventType: "push",
               revision: after,
               externalEventRef: deliveryId
             })
-            queued++
+            queued.push({ organizationId, id: event.id })
           }
         }
-        if (queued === 0) return yield* ignore("no active instance follows this branch")
+        if (queued.length === 0) return yield* ignore("no active instance follows this branch")
+        return queued
       })
 
     /** The app was uninstalled: its accounts are disconnected and their instances disabled; what they imported stays. */
@@ -169,17 +171,22 @@ export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/Webhook
         if (renamed === 0) return yield* ignore("no instance follows this repository")
       })
 
-    /** The work of a relevant delivery, or `undefined` for the events and actions this receiver does not handle. */
+    const nothingToStart: ReadonlyArray<EventRef> = []
+
+    /**
+     * The work of a relevant delivery, answering the sync events it recorded, or `undefined` for the events and
+     * actions this receiver does not handle.
+     */
     const workOf = (event: string, payload: Json, installationId: string, deliveryId: string) => {
       const action = payload.action
       if (event === "push") return push(payload, installationId, deliveryId)
-      if (event === "installation" && action === "deleted") return installationDeleted(installationId)
-      if (event === "installation_repositories" && action === "removed") return repositoriesRemoved(payload, installationId)
-      if (event === "repository" && action === "renamed") return repositoryRenamed(payload, installationId)
+      if (event === "installation" && action === "deleted") return Effect.as(installationDeleted(installationId), nothingToStart)
+      if (event === "installation_repositories" && action === "removed") return Effect.as(repositoriesRemoved(payload, installationId), nothingToStart)
+      if (event === "repository" && action === "renamed") return Effect.as(repositoryRenamed(payload, installationId), nothingToStart)
       return undefined
     }
 
-    const receive = (delivery: Delivery): Effect.Effect<WebhookResponse, WebhookRejected | ServiceUnavailable | InvalidRequest> =>
+    const receive = (delivery: Delivery) =>
       Effect.gen(function*() {
         if (config.webhookSecret === undefined) {
           return yield* new ServiceUnavailable({ message: "No webhook secret is configured (ORGPLANE_CODEHOST_WEBHOOK_SECRET): deliveries cannot be verified." })
@@ -220,17 +227,17 @@ export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/Webhook
         return yield* transaction(
           Effect.gen(function*() {
             // Taken first: a concurrent redelivery waits on this row, then finds it.
-            if (!(yield* repository.claimDelivery(deliveryId, event, yield* now))) return accepted
-            yield* work
-            return accepted
+            if (!(yield* repository.claimDelivery(deliveryId, event, yield* now))) return nothingToStart
+            return yield* work
           })
         ).pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
+          // Committed: the events are recorded, their workflows may start.
+          Effect.flatMap((recorded) => Effect.as(sync.start(recorded), accepted)),
           Effect.catchTag("Ignored", ({ reason }) => Effect.succeed(ignored(reason)))
         )
-      })
+      }) satisfies Effect.Effect<WebhookResponse, WebhookRejected | ServiceUnavailable | InvalidRequest, unknown>
 
     return { receive } as const
   }),
-  dependencies: [ConnectorsRepository.Default]
+  dependencies: [WebhookRepository.Default]
 }) {}

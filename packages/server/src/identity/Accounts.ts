@@ -20,6 +20,7 @@ import { RateLimiter } from "../platform/RateLimiter.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
+import { toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
@@ -50,6 +51,13 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
         return new Session({ token, expiresAt })
       })
 
+    /** A new account, in the caller's transaction; 409 `email_taken` when the email has one. */
+    const createUser = (input: { readonly email: string; readonly name: string; readonly passwordHash: string }, at: Date) =>
+      Effect.gen(function*() {
+        const id = yield* makeId("usr")
+        return toUser(yield* users.insert({ id, ...input, createdAt: at, updatedAt: at }))
+      })
+
     const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }) =>
       Effect.gen(function*() {
         // A closed instance still lets its very first account in: someone has to invite the others.
@@ -59,16 +67,8 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
         const passwordHash = yield* crypto.hashPassword(input.password)
         return yield* transaction(
           Effect.gen(function*() {
-            const createdAt = yield* now
-            const user = yield* users.insert({
-              id: yield* makeId("usr"),
-              email: input.email,
-              name: input.name,
-              passwordHash,
-              createdAt,
-              updatedAt: createdAt
-            })
-            return { user: toUser(user), session: yield* startSession(user.id, null) }
+            const user = yield* createUser({ email: input.email, name: input.name, passwordHash }, yield* now)
+            return { user, session: yield* startSession(user.id, null) }
           })
         )
       })
@@ -94,12 +94,12 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
     const switchOrganization = (actor: Actor, sessionId: SessionId, organizationId: OrganizationId) =>
       transaction(
         Effect.gen(function*() {
-          const membership = yield* memberships.findActive(organizationId, { userId: actor.user.id })
-          if (Option.isNone(membership)) return yield* new OrganizationNotFound()
+          const member = yield* memberships.findActive(organizationId, { userId: actor.user.id })
+          if (Option.isNone(member)) return yield* new OrganizationNotFound()
           const organization = yield* organizations.find(organizationId)
           if (Option.isNone(organization)) return yield* new OrganizationNotFound()
           yield* memberships.activate(sessionId, organizationId)
-          return { user: actor.user, organization: organization.value, membership: membership.value }
+          return { user: actor.user, organization: organization.value, membership: toMembership(member.value) }
         })
       )
 
@@ -147,6 +147,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accou
       me,
       switchOrganization,
       startSession,
+      createUser,
       updateName,
       changePassword,
       listOrganizations

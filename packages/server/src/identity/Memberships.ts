@@ -1,7 +1,8 @@
 /**
  * The membership lifecycle in one place: joining, role changes, leaving or being removed, the organization's
- * membership lock, and which organization a session acts in. Services decide who may do what; this module makes
- * the change the same way for all of them.
+ * membership lock, and which organization a session acts in; and the way every other area reads memberships
+ * (`MembershipsRepository` is the table's one repository). Services decide who may do what; this module
+ * makes the change the same way for all of them.
  *
  * The lock: every transaction that changes an organization's memberships (role changes, removals, ownership
  * transfers, invitations and their acceptance, bootstrap claims) first takes the row lock of the organization,
@@ -9,14 +10,25 @@
  * concurrent changes of one organization queue instead of racing. The organization is locked before the
  * memberships and invitations it guards (a bootstrap claim locks its own claim row first: nothing else locks
  * those), which keeps these transactions free of deadlocks.
+ *
+ * The re-read is a statement of its own, after the one that took the lock: under READ COMMITTED a statement sees
+ * the rows committed when it started, so a statement that waited for the lock would decide on the state from
+ * before the wait.
  */
-import type { MembershipId, OrganizationId, Role, SessionId, UserId } from "@orgplane/schema"
-import { Effect } from "effect"
+import { type MembershipId, NotFound, type OrganizationId, type Role, type SessionId, type UserId } from "@orgplane/schema"
+import { Effect, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { now } from "../platform/Time.js"
-import { MembershipsRepository } from "./MembershipsRepository.js"
+import { MembershipsRepository, toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
+
+/** 404 `member_not_found`, naming the id when the caller gave one that is not a member. */
+export const memberNotFound = (id?: string) =>
+  new NotFound({
+    error: "member_not_found",
+    message: id === undefined ? "Member not found." : `${id} is not a member of this organization.`
+  })
 
 export class Memberships extends Effect.Service<Memberships>()("@orgplane/server/Memberships", {
   effect: Effect.gen(function*() {
@@ -34,12 +46,16 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
     /** Takes the organization's membership lock until the transaction ends (see the module comment). */
     const lock = (organizationId: OrganizationId) => Effect.asVoid(organizations.lock(organizationId))
 
-    /** Takes the lock, then reads the active membership a decision depends on, as it is now. */
-    const lockAndRead = (
-      organizationId: OrganizationId,
-      who: { readonly userId: UserId } | { readonly id: MembershipId }
-    ) =>
-      Effect.zipRight(lock(organizationId), memberships.findActive(organizationId, who))
+    /** Takes the lock, then reads the person's active membership as it is now. */
+    const lockAndRead = (organizationId: OrganizationId, who: { readonly userId: UserId }) =>
+      Effect.zipRight(lock(organizationId), Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership)))
+
+    /**
+     * Takes the lock, then reads in one statement what a change of one member by another decides on: both members
+     * as they are now and the organization's number of owners (`ChangeState`).
+     */
+    const lockForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
+      Effect.zipRight(lock(organizationId), memberships.findForChange(organizationId, ids))
 
     const changeRole = (organizationId: OrganizationId, id: MembershipId, role: Role) =>
       Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt }))
@@ -60,10 +76,14 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       join,
       lock,
       lockAndRead,
+      lockForChange,
       changeRole,
       remove,
       activate,
+      find: memberships.find,
       findActive: memberships.findActive,
+      list: memberships.list,
+      missingActive: memberships.missingActive,
       wasRemoved: memberships.wasRemoved,
       oldestOrganizationOf: memberships.oldestOrganizationOf,
       listForUser: memberships.listForUser

@@ -1,6 +1,13 @@
-/** Storage of memberships: who belongs to which organization, with which role. */
+/**
+ * Storage of memberships: who belongs to which organization, with which role. The table's one repository (its row,
+ * every write, the reads); other areas reach it through the `Memberships` service. A membership is written as a
+ * `MembershipRow` and read as the API's `Member` (the row with its person's name and email); `toMembership`
+ * narrows a member to the `Membership` the identity endpoints answer.
+ */
 import { Model, SqlClient } from "@effect/sql"
 import {
+  Member,
+  MemberListQuery,
   Membership,
   MembershipId,
   OrganizationId,
@@ -11,7 +18,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
+import { classRow, DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
 import { OrganizationRow, toOrganization } from "./OrganizationsRepository.js"
 
 export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
@@ -24,14 +31,21 @@ export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
   removedAt: Schema.NullOr(DateColumn)
 }) {}
 
-/** The API's membership from a row (decoded, so valid: the class does not check it again). */
+/** The API's membership from a member or a row (decoded, so valid: the class does not check it again). */
 export const toMembership = (row: Pick<MembershipRow, "id" | "organizationId" | "userId" | "role" | "createdAt">) =>
   new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId, role: row.role, createdAt: row.createdAt }, true)
+
+/** An organization's members, oldest first. */
+const oldestFirst = Keyset.make<Member>("members", "asc", [{ column: "m.id", value: (member) => member.id }])
 
 /** A user's organizations, oldest membership first. */
 const myOrganizations = Keyset.make<typeof OrganizationWithMembership.Type>("my-organizations", "asc", [
   { column: "m.id", value: (entry) => entry.membership.id }
 ])
+
+const MemberRow = classRow(Member)
+/** Lists skip validating each row: see `trustedClassRow`. */
+const MemberListRow = trustedClassRow(Member)
 
 /** A membership row with its organization's columns, prefixed. */
 const MyOrganizationRow = Schema.Struct({
@@ -112,35 +126,119 @@ const toMembershipOf = (row: CallerRow) =>
     }
     : { organization: null, membership: null }
 
+/** Whose active membership to find: by its id, its person, or its person's email (case-insensitive). */
+export type Who = { readonly id: MembershipId } | { readonly userId: UserId } | { readonly email: string }
+
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: MembershipId })
-const ScopedUser = Schema.Struct({ organizationId: OrganizationId, userId: UserId })
+const ScopedWho = Schema.Struct({
+  organizationId: OrganizationId,
+  who: Schema.Union(
+    Schema.Struct({ id: MembershipId }),
+    Schema.Struct({ userId: UserId }),
+    Schema.Struct({ email: Schema.String })
+  )
+})
+
+/** What a change of one member by another decides on: both as they are now, and how many owners there are. */
+export interface ChangeState {
+  /** The member making the change; none when they have left. */
+  readonly caller: Option.Option<Member>
+  /** The member changed; none when there is no such active member. */
+  readonly target: Option.Option<Member>
+  /** The organization's active owners. */
+  readonly owners: number
+}
 
 export class MembershipsRepository extends Effect.Service<MembershipsRepository>()("@orgplane/server/MembershipsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /** A member's columns: the membership `m` with its person `u`. */
+    const member = sql`m.id, m.organization_id, m.user_id, u.name, u.email, m.role, m.created_at, m.removed_at`
+    const members = sql`memberships m LEFT JOIN users u ON u.id = m.user_id`
+    const select = sql`SELECT ${member} FROM ${members}`
 
     const insertRow = execute({ Request: MembershipRow.insert, execute: (row) => sql`INSERT INTO memberships ${sql.insert(row)}` })
     const insert = (row: Omit<typeof MembershipRow.insert.Type, "updatedAt" | "removedAt">) =>
       Effect.as(insertRow({ ...row, updatedAt: row.createdAt, removedAt: null }), toMembership(row))
 
-    const findActiveById = findOne({
+    /** The member with this id in the organization, removed or not. */
+    const find = findOne({
       Request: Scoped,
-      Result: MembershipRow,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT * FROM memberships WHERE organization_id = ${organizationId} AND id = ${id} AND removed_at IS NULL`
+      Result: MemberRow,
+      execute: ({ id, organizationId }) => sql`${select} WHERE m.organization_id = ${organizationId} AND m.id = ${id}`
     })
-    const findActiveOfUser = findOne({
-      Request: ScopedUser,
-      Result: MembershipRow,
-      execute: ({ organizationId, userId }) =>
-        sql`SELECT * FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId} AND removed_at IS NULL`
+
+    const findActiveRow = findOne({
+      Request: ScopedWho,
+      Result: MemberRow,
+      execute: ({ organizationId, who }) =>
+        sql`${select} WHERE m.organization_id = ${organizationId} AND ${
+          "id" in who ? sql`m.id = ${who.id}` : "userId" in who ? sql`m.user_id = ${who.userId}` : sql`lower(u.email) = lower(${who.email})`
+        } AND m.removed_at IS NULL`
     })
-    /** The active membership of a user (or with an id) in the organization. */
-    const findActive = (organizationId: OrganizationId, who: { readonly userId: UserId } | { readonly id: MembershipId }) =>
-      Effect.map(
-        "userId" in who ? findActiveOfUser({ organizationId, userId: who.userId }) : findActiveById({ organizationId, id: who.id }),
-        Option.map(toMembership)
-      )
+    /** The active member with this id, person or email in the organization. */
+    const findActive = (organizationId: OrganizationId, who: Who) => findActiveRow({ organizationId, who })
+
+    const forChangeRows = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, callerId: MembershipId, targetId: MembershipId }),
+      Result: Schema.Struct({ member: MemberRow, owners: Schema.Int }),
+      execute: ({ callerId, organizationId, targetId }) =>
+        Effect.map(
+          sql<{ readonly owners: unknown }>`
+            SELECT ${member},
+                   (SELECT count(*)::int FROM memberships o
+                    WHERE o.organization_id = ${organizationId} AND o.role = 'owner' AND o.removed_at IS NULL) AS owners
+            FROM ${members}
+            WHERE m.organization_id = ${organizationId} AND m.id IN (${callerId}, ${targetId}) AND m.removed_at IS NULL`,
+          (rows) => rows.map((row) => ({ member: row, owners: row.owners }))
+        )
+    })
+    /**
+     * In one statement, what a change of `targetId` by `callerId` decides on (see `ChangeState`). Run it under the
+     * membership lock, after the statement that took it.
+     */
+    const findForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
+      Effect.map(forChangeRows({ organizationId, ...ids }), (rows): ChangeState => ({
+        caller: Option.fromNullable(rows.find((row) => row.member.id === ids.callerId)?.member),
+        target: Option.fromNullable(rows.find((row) => row.member.id === ids.targetId)?.member),
+        owners: rows[0]?.owners ?? 0
+      }))
+
+    const listRows = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, query: Schema.typeSchema(MemberListQuery), page: Keyset.PageRequest }),
+      Result: MemberListRow,
+      execute: ({ organizationId, page, query }) =>
+        sql`${select} WHERE ${
+          sql.and([
+            sql`m.organization_id = ${organizationId}`,
+            query.includeRemoved ? sql`true` : sql`m.removed_at IS NULL`,
+            query.role ? sql`m.role = ${query.role}` : sql`true`,
+            query.q ? sql`(u.name ILIKE ${likePattern(query.q)} OR u.email ILIKE ${likePattern(query.q)})` : sql`true`,
+            page.after
+          ])
+        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
+
+    /** The organization's members, oldest first. */
+    const list = (organizationId: OrganizationId, query: MemberListQuery) =>
+      Keyset.page(oldestFirst, query, (page) => listRows({ organizationId, query, page }))
+
+    /**
+     * Which of `ids` are not active members of the organization. The found rows stay share-locked until the
+     * transaction ends, so a member being added to a team cannot be removed from the organization meanwhile.
+     */
+    const missingActive = (organizationId: OrganizationId, ids: ReadonlyArray<MembershipId>) =>
+      ids.length === 0
+        ? Effect.succeed([] as ReadonlyArray<MembershipId>)
+        : sql<{ id: MembershipId }>`
+            SELECT id FROM memberships
+            WHERE organization_id = ${organizationId} AND removed_at IS NULL AND id IN ${sql.in(ids)}
+            FOR SHARE`.pipe(
+            Effect.map((rows) => {
+              const found = new Set(rows.map((row) => row.id))
+              return ids.filter((id) => !found.has(id))
+            })
+          )
 
     /** Whether the user was a member of the organization and has been removed (and is not a member again). */
     const wasRemoved = (organizationId: OrganizationId, userId: UserId) =>
@@ -157,15 +255,15 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       )
 
     const listForUserRows = findAll({
-        Request: Schema.Struct({ userId: UserId, page: Keyset.PageRequest }),
-        Result: MyOrganizationRow,
-        execute: ({ page, userId: id }) =>
-          sql`SELECT m.*, o.name AS organization_name, o.plan AS organization_plan,
-                     o.provisional AS organization_provisional, o.created_at AS organization_created_at
-              FROM memberships m JOIN organizations o ON o.id = m.organization_id
-              WHERE m.user_id = ${id} AND m.removed_at IS NULL AND ${page.after}
-              ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-      })
+      Request: Schema.Struct({ userId: UserId, page: Keyset.PageRequest }),
+      Result: MyOrganizationRow,
+      execute: ({ page, userId: id }) =>
+        sql`SELECT m.*, o.name AS organization_name, o.plan AS organization_plan,
+                   o.provisional AS organization_provisional, o.created_at AS organization_created_at
+            FROM memberships m JOIN organizations o ON o.id = m.organization_id
+            WHERE m.user_id = ${id} AND m.removed_at IS NULL AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
 
     /** The user's organizations with their membership in each. */
     const listForUser = (userId: UserId, query: Keyset.PageQuery) =>
@@ -192,6 +290,18 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         ], { discard: true })
     })
 
-    return { insert, findActive, wasRemoved, oldestOrganizationOf, listForUser, changeRole, remove } as const
+    return {
+      insert,
+      find,
+      findActive,
+      findForChange,
+      list,
+      missingActive,
+      wasRemoved,
+      oldestOrganizationOf,
+      listForUser,
+      changeRole,
+      remove
+    } as const
   })
 }) {}

@@ -75,7 +75,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
         return updated.value
       })
 
-    return { insertWithMember, create, requireOperator, setPlan } as const
+    return { insertWithMember, create, find: organizations.find, requireOperator, setPlan } as const
   }),
   dependencies: [OrganizationsRepository.Default, Memberships.Default]
 }) {}

@@ -2,7 +2,9 @@
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
-import { clientMetadataDocument, OAuth, requestBaseUrl } from "./OAuth.js"
+import { requestBaseUrl } from "../platform/PublicUrl.js"
+import { OAuth } from "./OAuth.js"
+import { clientMetadataDocument } from "./OAuthClientMetadata.js"
 
 export const McpAuthorizationHttp = group(Api, "mcpAuthorization", (handlers) =>
   Effect.gen(function*() {

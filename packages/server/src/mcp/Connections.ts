@@ -34,11 +34,11 @@ import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type McpConnectionRow, type McpConnectionView, type McpMemberCredentialRow, type Reader } from "./ConnectionsRepository.js"
 import * as CloudReadiness from "./CloudReadiness.js"
 import { metadataOf } from "./Credentials.js"
-import * as Diagnostics from "./Diagnostics.js"
 import * as Presets from "./Presets.js"
 import { McpPresets } from "./PresetsConfig.js"
 import * as Readiness from "./Readiness.js"
 import * as Session from "./Session.js"
+import { fromSessionError } from "./SessionErrors.js"
 
 type OAuthInput = typeof McpOAuthInput.Type
 type Detail = { readonly path: ReadonlyArray<string>; readonly message: string }
@@ -152,22 +152,18 @@ export const cloudConnections = (
     return byObject
   })
 
-/** The credential rules of create and update, every broken one as a detail. */
+/**
+ * The credential members a change may give, by the connection's stored `authType` (so the schema cannot say them),
+ * every broken rule as a detail. A new connection's are the schema's: one union member per `authType`.
+ */
 const credentialRules = (
-  authType: McpConnectionRow["authType"],
-  credentialMode: McpConnectionRow["credentialMode"],
-  input: { readonly apiKey?: string | undefined; readonly oauth?: OAuthInput | undefined },
-  hasApiKey: boolean,
-  hasClientId: boolean
+  row: Pick<McpConnectionRow, "authType" | "oauthClientId">,
+  input: { readonly apiKey?: string | undefined; readonly oauth?: OAuthInput | undefined }
 ): Array<Detail> => {
   const details: Array<Detail> = []
-  if (credentialMode === "per_member" && authType !== "oauth") {
-    details.push({ path: ["credentialMode"], message: "`per_member` needs `authType: oauth` (each member connects their own account)" })
-  }
-  if (authType === "apikey" && !hasApiKey) details.push({ path: ["apiKey"], message: "is required when `authType` is `apikey`" })
-  if (authType !== "apikey" && input.apiKey !== undefined) details.push({ path: ["apiKey"], message: "is only for `authType: apikey`" })
-  if (authType !== "oauth" && input.oauth !== undefined) details.push({ path: ["oauth"], message: "is only for `authType: oauth`" })
-  if (authType === "oauth" && input.oauth?.clientSecret !== undefined && !hasClientId) {
+  if (row.authType !== "apikey" && input.apiKey !== undefined) details.push({ path: ["apiKey"], message: "is only for `authType: apikey`" })
+  if (row.authType !== "oauth" && input.oauth !== undefined) details.push({ path: ["oauth"], message: "is only for `authType: oauth`" })
+  if (row.authType === "oauth" && input.oauth?.clientSecret !== undefined && input.oauth.clientId === undefined && row.oauthClientId === null) {
     details.push({ path: ["oauth", "clientSecret"], message: "needs a `clientId`" })
   }
   return details
@@ -226,7 +222,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
         Effect.catchTag("McpSessionError", (error) =>
           Effect.gen(function*() {
             const referenceId = yield* requestId
-            const diagnostic = Diagnostics.fromSessionError(error, { referenceId, url, phase: "MCP_INITIALIZE" })
+            const diagnostic = fromSessionError(error, { referenceId, url, phase: "MCP_INITIALIZE" })
             yield* Effect.logInfo("MCP connection check failed").pipe(
               Effect.annotateLogs({ referenceId, code: diagnostic.code, origin: diagnostic.outbound?.origin ?? "" })
             )
@@ -252,15 +248,14 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
     const create = (principal: Principal, input: CreateMcpConnectionRequest) =>
       Effect.gen(function*() {
         yield* authorize(principal, "mcp.manage")
+        // The schema's union gives each `authType` its credential members, and only those.
         const credentialMode = input.credentialMode ?? "shared"
-        yield* refuse(
-          credentialRules(input.authType, credentialMode, input, input.apiKey !== undefined, input.oauth?.clientId !== undefined)
-        )
+        const apiKey = input.authType === "apikey" ? input.apiKey : undefined
         yield* checkUrl(input.url)
         const live = input.authType !== "oauth"
-        if (live) yield* liveCheck(input.name, input.url, input.apiKey)
+        if (live) yield* liveCheck(input.name, input.url, apiKey)
         const checkedAt = live ? yield* now : null
-        const apiKeyCiphertext = input.apiKey === undefined ? null : yield* encrypt(input.apiKey)
+        const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey)
         const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true) : undefined
         const organizationId = principal.organization.id
         const id = yield* makeId("emc")
@@ -320,17 +315,8 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
     const update = (principal: Principal, id: ExternalMcpConnectionId, input: UpdateMcpConnectionRequest) =>
       Effect.gen(function*() {
         const row = yield* managed(principal, id)
-        const empty: Array<Detail> = []
-        if (input.name === undefined && input.url === undefined && input.apiKey === undefined && input.oauth === undefined) {
-          empty.push({ path: [], message: "give at least one of name, url, apiKey or oauth" })
-        }
-        if (input.oauth !== undefined && Object.keys(input.oauth).length === 0) {
-          empty.push({ path: ["oauth"], message: "give at least one of clientId, clientSecret, authorizationServerIssuer or requestedScopes" })
-        }
-        yield* refuse([
-          ...empty,
-          ...credentialRules(row.authType, row.credentialMode, input, true, input.oauth?.clientId !== undefined || row.oauthClientId !== null)
-        ])
+        // The stored `authType` decides which credential members apply (the schema refuses an empty change).
+        yield* refuse(credentialRules(row, input))
         const url = input.url ?? row.url
         const urlChanged = input.url !== undefined && input.url !== row.url
         if (urlChanged) yield* checkUrl(url)

@@ -23,22 +23,7 @@ import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
-
-/** An OAuth credential's columns, the same in a connection's row (shared) and a member's. */
-const credentialColumns = {
-  accessTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  refreshTokenCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
-  tokenType: Schema.NullOr(Schema.String),
-  grantedScopes: Schema.Array(Schema.String),
-  tokenExpiresAt: Schema.NullOr(DateColumn),
-  /** Compare-and-set counter: a refresh writes only if the version it read is still current. */
-  credentialVersion: Schema.Number,
-  credentialHealth: McpCredentialHealth,
-  credentialHealthReason: Schema.NullOr(Schema.String),
-  credentialCheckedAt: Schema.NullOr(DateColumn),
-  /** When the credential was stored (`apikey`, OAuth) or the last successful `initialize` (`none`). */
-  connectedAt: Schema.NullOr(DateColumn)
-}
+import { credentialColumns } from "../platform/StoredCredential.js"
 
 /** A row of `mcp_connections`, as stored (secrets encrypted). */
 export class McpConnectionRow extends Model.Class<McpConnectionRow>("McpConnectionRow")({

@@ -11,55 +11,19 @@
  */
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js"
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
-import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { ConnectionNotReady, type ServiceUnavailable } from "@orgplane/schema"
-import { Duration, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { Outbound } from "../platform/Outbound.js"
 import type { Principal } from "../platform/Principal.js"
 import { orUnavailable } from "../platform/Sql.js"
+import { encryptTokens, type StoredCredential } from "../platform/StoredCredential.js"
 import { now } from "../platform/Time.js"
+import { awaitOtherRefresh, expired, expiring } from "../platform/TokenTiming.js"
 import type { McpConnectionRow } from "./ConnectionsRepository.js"
-import {
-  CredentialsRepository,
-  type CredentialTarget,
-  type NewTokens,
-  type StoredCredential
-} from "./CredentialsRepository.js"
+import { CredentialsRepository, type CredentialTarget } from "./CredentialsRepository.js"
 import * as Readiness from "./Readiness.js"
-
-/** A token expiring within this window is refreshed before use. */
-export const REFRESH_WINDOW = Duration.seconds(60)
-
-/** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before giving up. */
-const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
-
-// Token timing, for every stored OAuth credential (MCP connections' and the suites'): pure over its expiry.
-
-/** Whether the token expires within `REFRESH_WINDOW` (refresh it before use). */
-export const expiring = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
-  credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
-
-/** Whether the token has expired (no longer usable even for a moment). */
-export const expired = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
-  credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
-
-/**
- * After a refresh refused with `invalid_grant`: waits for a concurrent refresh (with rotation, the one that spent
- * the refresh token) to move the credential past `version`, reading it with `read`; that credential, if one did.
- */
-export const awaitOtherRefresh = <C extends { readonly credentialVersion: number }, E, R>(
-  read: Effect.Effect<Option.Option<C>, E, R>,
-  version: number
-): Effect.Effect<Option.Option<C>, E, R> =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
-      const current = yield* read
-      if (Option.isSome(current) && current.value.credentialVersion !== version) return current
-      yield* Effect.sleep(RACE_WAIT.interval)
-    }
-    return Option.none<C>()
-  })
 
 /** The columns of a connection `headersFor` reads (of ConnectionsRepository's row). */
 export type CredentialConnection = Pick<
@@ -135,21 +99,6 @@ const safeParse = (text: string): unknown => {
     return undefined
   }
 }
-
-/** Encrypts tokens from a token endpoint; the scopes granted are the answer's, else `fallbackScopes`. */
-export const encryptTokens = (tokens: OAuthTokens, at: Date, fallbackScopes: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const crypto = yield* Crypto
-    const scopes = tokens.scope === undefined ? fallbackScopes : tokens.scope.split(" ").filter((scope) => scope !== "")
-    const result: NewTokens = {
-      accessTokenCiphertext: yield* crypto.encrypt(tokens.access_token),
-      refreshTokenCiphertext: tokens.refresh_token === undefined ? null : yield* crypto.encrypt(tokens.refresh_token),
-      tokenType: tokens.token_type,
-      grantedScopes: scopes,
-      tokenExpiresAt: tokens.expires_in === undefined ? null : new Date(at.getTime() + tokens.expires_in * 1000)
-    }
-    return result
-  })
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
 
@@ -245,7 +194,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
       return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: principal.membership.id })
     }
 
-    /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW`. */
+    /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW` (platform/TokenTiming.ts). */
     const accessToken = (principal: Principal, connection: CredentialConnection) =>
       Effect.gen(function*() {
         if (connection.oauthIssuerReviewRequiredAt !== null) return yield* Effect.fail(notReady(Readiness.ISSUER_REVIEW))

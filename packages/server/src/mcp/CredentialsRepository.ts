@@ -14,26 +14,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
-import { McpMemberCredentialRow } from "./ConnectionsRepository.js"
-
-/**
- * One stored OAuth credential: the shared one of a connection, or a member's own (the credential columns the two
- * tables share, as the member credential's row declares them).
- */
-export const StoredCredential = Schema.Struct(McpMemberCredentialRow.fields).pipe(
-  Schema.pick(
-    "accessTokenCiphertext",
-    "refreshTokenCiphertext",
-    "tokenType",
-    "grantedScopes",
-    "tokenExpiresAt",
-    "credentialVersion",
-    "credentialHealth",
-    "credentialHealthReason",
-    "connectedAt"
-  )
-)
-export type StoredCredential = typeof StoredCredential.Type
+import { NewTokens, StoredCredential } from "../platform/StoredCredential.js"
 
 /** Whose credential: the connection's shared one (`membershipId` null) or one member's. */
 export const CredentialTarget = Schema.Struct({
@@ -42,16 +23,6 @@ export const CredentialTarget = Schema.Struct({
   membershipId: Schema.NullOr(MembershipId)
 })
 export type CredentialTarget = typeof CredentialTarget.Type
-
-/** New tokens, encrypted. */
-export const NewTokens = Schema.Struct({
-  accessTokenCiphertext: Schema.String,
-  refreshTokenCiphertext: Schema.NullOr(Schema.String),
-  tokenType: Schema.String,
-  grantedScopes: Schema.Array(Schema.String),
-  tokenExpiresAt: Schema.NullOr(DateColumn)
-})
-export type NewTokens = typeof NewTokens.Type
 
 export const AuthorizationRow = Schema.Struct({
   organizationId: OrganizationId,

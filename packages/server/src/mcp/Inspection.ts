@@ -192,10 +192,19 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
 
 /**
  * A new inspector for one tool run. `now` gives milliseconds since the epoch (the Effect clock, so tests can
- * control it); `cap` is the body cap (512 KiB).
+ * control it); `after` runs `fire` once `ms` have passed on that clock and answers a cancel (a timer by default);
+ * `cap` is the body cap (512 KiB).
  */
-export const make = (options: { readonly now: () => number; readonly cap?: number }): Inspector => {
+export const make = (options: {
+  readonly now: () => number
+  readonly after?: (ms: number, fire: () => void) => () => void
+  readonly cap?: number
+}): Inspector => {
   const cap = options.cap ?? BODY_CAP
+  const after = options.after ?? ((ms: number, fire: () => void) => {
+    const timer = setTimeout(fire, ms)
+    return () => clearTimeout(timer)
+  })
   let request: InspectedRequest | undefined
   let response: InspectedResponse | undefined
   let last: Exchange | undefined
@@ -280,9 +289,9 @@ export const make = (options: { readonly now: () => number; readonly cap?: numbe
 
   const settle = async (): Promise<Capture> => {
     if (pending !== undefined) {
-      const timer = setTimeout(release, SETTLE_GRACE_MS)
+      const cancel = after(SETTLE_GRACE_MS, release)
       await pending
-      clearTimeout(timer)
+      cancel()
     }
     return current()
   }

@@ -1,13 +1,13 @@
 /**
  * OAuth for MCP connections: connect (discover the authorization server, register or pick the OAuth client, start
  * an authorization code flow with PKCE), the callback (check the signed state, exchange the code, store the
- * tokens), disconnect, and the client ID metadata document. The protocol work is the MCP SDK's
- * (`@modelcontextprotocol/sdk/client/auth.js`), every request through the outbound guard as a user-supplied
- * destination; nothing outside the database happens inside a transaction.
+ * tokens), and disconnect. The choices are OAuthChoices' (pure), what the server publishes OAuthClientMetadata's.
+ * The protocol work is the MCP SDK's (`@modelcontextprotocol/sdk/client/auth.js`), every request through the
+ * outbound guard as a user-supplied destination; nothing outside the database happens inside a transaction.
  *
- * `state` is `<organization id>.<authorization id>.<HMAC-SHA256>`: the organization and the pending authorization,
- * signed with a key derived from the instance's cursor key, checked in constant time. The row it names holds the
- * PKCE verifier (encrypted), whose credential the tokens become, and its expiry (10 minutes); it is used once.
+ * `state` is signed (platform/OAuthState.ts) and checked as every callback checks it (platform/OAuthCallback.ts). The
+ * pending authorization it names holds the PKCE verifier (encrypted), whose credential the tokens become, and its
+ * expiry (10 minutes); it is used once.
  */
 import {
   discoverAuthorizationServerMetadata,
@@ -17,308 +17,40 @@ import {
   registerClient,
   startAuthorization
 } from "@modelcontextprotocol/sdk/client/auth.js"
-import { HttpServerRequest } from "@effect/platform"
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
-import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import {
   Conflict,
-  ConnectionValidationFailed,
+  type ConnectionValidationFailed,
   type ExternalMcpConnectionId,
-  InvalidRequest,
-  type McpClientMetadataDocument,
+  type InvalidRequest,
   type McpConnectResult,
-  type McpDiagnostic,
   type McpOAuthCallbackQuery,
   type McpRegistrationSource,
   NotFound,
   type OrganizationId
 } from "@orgplane/schema"
-import { Duration, Effect, FiberRef, HashMap, Option } from "effect"
-import * as NodeCrypto from "node:crypto"
-import { ServerConfig, type ServerSettings } from "../platform/Config.js"
+import { Duration, Effect, Option } from "effect"
+import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
-import { Outbound, originOf } from "../platform/Outbound.js"
+import { AUTHORIZATION_TTL, badState, callbackRefused, checkCallback } from "../platform/OAuthCallback.js"
+import { signState, stateKeyOf } from "../platform/OAuthState.js"
+import { Outbound } from "../platform/Outbound.js"
 import { authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
+import { encryptTokens } from "../platform/StoredCredential.js"
 import { now } from "../platform/Time.js"
 import { VERSION } from "../Version.js"
-import { clientInformationOf, Credentials, encryptTokens, metadataOf } from "./Credentials.js"
 import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { clientInformationOf, Credentials, metadataOf } from "./Credentials.js"
 import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
 import { CredentialsRepository, type CredentialTarget } from "./CredentialsRepository.js"
-import { pathHash } from "./Diagnostics.js"
-import { outboundErrorOf } from "./Session.js"
-
-/** How long an authorization URL stays valid. */
-export const AUTHORIZATION_TTL = Duration.minutes(10)
-
-export const CALLBACK_PATH = "/v1/mcp-connections/oauth/callback"
-export const CLIENT_METADATA_PATH = "/v1/mcp-connections/oauth/client-metadata.json"
+import { callbackUrlOf } from "./OAuthClientMetadata.js"
+import { authMethodFor, chooseIssuer, chooseRegistration, keptMetadata, sameIssuer, scopesToRequest } from "./OAuthChoices.js"
+import { attempt, validationFailed } from "./OAuthFailures.js"
 
 const connectionNotFound = () => new NotFound({ error: "connection_not_found", message: "The MCP connection does not exist." })
-
-// The base URL ------------------------------------------------------------------------------------------------------
-
-const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
-
-/**
- * The server's base URL for the callback and the client metadata document: `ORGPLANE_PUBLIC_URL`, else the address
- * the request reached (its `Host`, over http: a server without a public URL is a local one), else the configured
- * host and port.
- */
-export const baseUrlOf = (settings: Pick<ServerSettings, "publicUrl" | "host" | "port">, host: string | undefined): string => {
-  if (settings.publicUrl !== undefined) return settings.publicUrl.replace(/\/+$/, "")
-  if (host !== undefined && HOST.test(host)) return `http://${host}`
-  return `http://${settings.host}:${settings.port}`
-}
-
-/** The server's base URL for the request being handled: `ORGPLANE_PUBLIC_URL`, else the address it reached. */
-export const requestBaseUrl = Effect.gen(function*() {
-  const settings = yield* ServerConfig
-  const request = yield* HttpServerRequest.HttpServerRequest
-  return baseUrlOf(settings, request.headers.host)
-})
-
-export const callbackUrlOf = (baseUrl: string) => `${baseUrl}${CALLBACK_PATH}`
-
-export const clientMetadataDocument = (baseUrl: string): McpClientMetadataDocument => ({
-  client_id: `${baseUrl}${CLIENT_METADATA_PATH}`,
-  client_name: "orgplane",
-  client_uri: baseUrl,
-  redirect_uris: [callbackUrlOf(baseUrl)],
-  grant_types: ["authorization_code", "refresh_token"],
-  response_types: ["code"],
-  token_endpoint_auth_method: "none",
-  application_type: "web"
-})
-
-// State ---------------------------------------------------------------------------------------------------------------
-
-/**
- * The key that signs states: derived from the cursor key, so it is the instance's and never leaves it; one per
- * purpose, so a state of one flow is refused by another's callback.
- */
-export const stateKeyOf = (cursorKey: Buffer, purpose = "orgplane/mcp-oauth-state") =>
-  NodeCrypto.createHmac("sha256", cursorKey).update(purpose).digest()
-
-const mac = (key: Buffer, organizationId: string, authorizationId: string) =>
-  NodeCrypto.createHmac("sha256", key).update(`${organizationId}.${authorizationId}`).digest()
-
-export const signState = (key: Buffer, organizationId: string, authorizationId: string) =>
-  `${organizationId}.${authorizationId}.${mac(key, organizationId, authorizationId).toString("base64url")}`
-
-/** The organization and authorization a state names, if its signature is ours (compared in constant time). */
-export const verifyState = (
-  key: Buffer,
-  state: string
-): { readonly organizationId: OrganizationId; readonly authorizationId: string } | undefined => {
-  const parts = state.split(".")
-  if (parts.length !== 3) return undefined
-  const [organizationId, authorizationId, signature] = parts
-  if (organizationId === "" || authorizationId === "") return undefined
-  const expected = mac(key, organizationId, authorizationId)
-  const given = Buffer.from(signature, "base64url")
-  if (given.length !== expected.length || !NodeCrypto.timingSafeEqual(given, expected)) return undefined
-  return { organizationId: organizationId as OrganizationId, authorizationId }
-}
-
-// Callbacks -----------------------------------------------------------------------------------------------------------
-
-/** A refusal only the server can make: a 400 whose detail carries a `code` (the README lists them). */
-export const callbackRefused = (path: string, code: string, message: string) => new InvalidRequest({ details: [{ message, path: [path], code }] })
-export const badState = (message: string, code = "oauth_state_invalid") => callbackRefused("state", code, message)
-
-interface PendingAuthorization {
-  readonly usedAt: Date | null
-  readonly expiresAt: Date
-}
-
-/**
- * The checks every OAuth callback makes, in order: a `state` this server signed with `key`; the pending authorization
- * it names (`find`, else `unknown` says why it may be gone), neither used nor expired; an `error` from the
- * authorization server (`who` names it) spends the authorization (`spend`) and is refused; otherwise a `code`. The
- * authorization, its key, the code and the time of the checks.
- */
-export const checkCallback = <A extends PendingAuthorization, E1, R1, E2, R2>(options: {
-  readonly query: McpOAuthCallbackQuery
-  readonly key: Buffer
-  readonly find: (key: { readonly organizationId: OrganizationId; readonly id: string }) => Effect.Effect<Option.Option<A>, E1, R1>
-  readonly spend: (key: { readonly organizationId: OrganizationId; readonly id: string }, at: Date) => Effect.Effect<unknown, E2, R2>
-  readonly who: (authorization: A) => string
-  readonly unknown: string
-}) =>
-  Effect.gen(function*() {
-    const { query } = options
-    if (query.state === undefined || query.state === "") return yield* Effect.fail(badState("The callback carries no `state`: start again with connect."))
-    const named = verifyState(options.key, query.state)
-    if (named === undefined) return yield* Effect.fail(badState("The `state` is not one this server issued: start again with connect."))
-    const authorizationKey = { organizationId: named.organizationId, id: named.authorizationId }
-    const authorization = Option.getOrUndefined(yield* options.find(authorizationKey))
-    if (authorization === undefined) return yield* Effect.fail(badState(`The authorization is unknown (${options.unknown}): start again with connect.`))
-    if (authorization.usedAt !== null) return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
-    const at = yield* now
-    if (authorization.expiresAt.getTime() <= at.getTime()) {
-      return yield* Effect.fail(badState("This authorization expired (they last 10 minutes): start again with connect.", "oauth_authorization_expired"))
-    }
-    if (query.error !== undefined) {
-      // Spent: a refusal cannot be followed by a code for the same state.
-      yield* options.spend(authorizationKey, at)
-      const description = query.error_description === undefined ? "" : `: ${query.error_description.slice(0, 300)}`
-      return yield* Effect.fail(callbackRefused(
-        "error",
-        query.error === "access_denied" ? "oauth_access_denied" : "oauth_authorization_refused",
-        query.error === "access_denied"
-          ? `The authorization was denied (access_denied${description}). Nothing was connected.`
-          : `${options.who(authorization)} refused the authorization (${query.error.slice(0, 100)}${description}). Nothing was connected.`
-      ))
-    }
-    if (query.code === undefined || query.code === "") {
-      return yield* Effect.fail(callbackRefused("code", "oauth_code_missing", "The callback carries neither `code` nor `error`."))
-    }
-    return { authorization, authorizationKey, code: query.code, at }
-  })
-
-// Choices (pure) ----------------------------------------------------------------------------------------------------
-
-/** Which authorization server: the configured issuer, else the one the MCP server names; several → the admin picks. */
-export const chooseIssuer = (
-  configured: string | null,
-  resourceMetadata: Pick<OAuthProtectedResourceMetadata, "authorization_servers"> | undefined,
-  mcpUrl: string
-): { readonly issuer: string } | { readonly several: ReadonlyArray<string> } => {
-  if (configured !== null) return { issuer: configured }
-  const servers = resourceMetadata?.authorization_servers ?? []
-  if (servers.length === 1) return { issuer: servers[0] }
-  if (servers.length > 1) return { several: servers }
-  // No protected-resource metadata: the MCP server's origin is its own authorization server (MCP 2025-03-26).
-  return { issuer: new URL(mcpUrl).origin }
-}
-
-export type Registration =
-  | { readonly _tag: "existing"; readonly source: McpRegistrationSource }
-  | { readonly _tag: "client_metadata"; readonly clientId: string }
-  | { readonly _tag: "dynamic" }
-  | { readonly _tag: "required" }
-
-/**
- * The OAuth client to use, in order: one an admin registered (`pre_registered`); one registered before with this
- * authorization server and callback; a client ID metadata document when the authorization server supports them and
- * the server's public URL is https (the authorization server must be able to fetch it); dynamic registration
- * (RFC 7591) when it has a registration endpoint; else an admin must register a client.
- */
-export const chooseRegistration = (
-  connection: Pick<McpConnectionRow, "oauthClientId" | "oauthRegistrationSource" | "oauthMetadata" | "oauthRedirectUri">,
-  issuer: string,
-  metadata: Pick<AuthorizationServerMetadata, "registration_endpoint"> & { readonly client_id_metadata_document_supported?: unknown },
-  callbackUrl: string,
-  publicBaseUrl: string | undefined
-): Registration => {
-  if (connection.oauthClientId !== null && (connection.oauthRegistrationSource === "pre_registered" || connection.oauthRegistrationSource === null)) {
-    return { _tag: "existing", source: "pre_registered" }
-  }
-  if (
-    connection.oauthClientId !== null && connection.oauthRegistrationSource !== null && metadataOf(connection)?.issuer === issuer &&
-    connection.oauthRedirectUri === callbackUrl
-  ) {
-    return { _tag: "existing", source: connection.oauthRegistrationSource }
-  }
-  if (metadata.client_id_metadata_document_supported === true && publicBaseUrl !== undefined && publicBaseUrl.startsWith("https://")) {
-    return { _tag: "client_metadata", clientId: clientMetadataDocument(publicBaseUrl).client_id }
-  }
-  if (typeof metadata.registration_endpoint === "string") return { _tag: "dynamic" }
-  return { _tag: "required" }
-}
-
-/**
- * The scopes an authorization asks for: those the admin set; else those the MCP server's challenge names; else its
- * protected-resource metadata's `scopes_supported`; else none (the authorization server's default).
- */
-export const scopesToRequest = (
-  configured: ReadonlyArray<string>,
-  challengeScope: string | undefined,
-  supported: ReadonlyArray<string> | undefined
-): ReadonlyArray<string> => {
-  if (configured.length > 0) return configured
-  const challenged = (challengeScope ?? "").split(" ").filter((scope) => scope !== "")
-  if (challenged.length > 0) return challenged
-  return supported ?? []
-}
-
-/** Issuers compare as URLs without a trailing slash (`https://as.example` and `https://as.example/` are one). */
-export const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, "") === b.replace(/\/+$/, "")
-
-/** The token endpoint authentication a dynamically registered client asks for: public (PKCE) when allowed. */
-const authMethodFor = (metadata: AuthorizationServerMetadata): "none" | "client_secret_basic" | "client_secret_post" => {
-  const supported = metadata.token_endpoint_auth_methods_supported
-  if (supported === undefined || supported.includes("none")) return "none"
-  return supported.includes("client_secret_post") && !supported.includes("client_secret_basic") ? "client_secret_post" : "client_secret_basic"
-}
-
-/** The endpoints and capabilities kept in `oauth_metadata` (what refresh and the callback need). */
-const keptMetadata = (metadata: AuthorizationServerMetadata) => {
-  const keys = [
-    "issuer",
-    "authorization_endpoint",
-    "token_endpoint",
-    "registration_endpoint",
-    "revocation_endpoint",
-    "scopes_supported",
-    "response_types_supported",
-    "grant_types_supported",
-    "code_challenge_methods_supported",
-    "token_endpoint_auth_methods_supported",
-    "client_id_metadata_document_supported"
-  ]
-  const record = metadata as Record<string, unknown>
-  return Object.fromEntries(keys.filter((key) => record[key] !== undefined).map((key) => [key, record[key]]))
-}
-
-// Diagnostics ---------------------------------------------------------------------------------------------------------
-
-const referenceId = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) =>
-  Option.match(HashMap.get(annotations, "requestId"), { onNone: () => "unknown", onSome: String }))
-
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
-
-/** A failed exchange with the MCP server's metadata or its authorization server, as a 502 with a diagnostic. */
-const validationFailed = (phase: string, url: string, what: string, cause: unknown) =>
-  Effect.map(referenceId, (reference) => {
-    const outbound = outboundErrorOf(cause)
-    const classified: Pick<McpDiagnostic, "category" | "code" | "retryable" | "operatorAction"> = outbound?.reason === "blocked"
-      ? {
-        category: "security_blocked",
-        code: "MCP_URL_BLOCKED",
-        retryable: false,
-        operatorAction: "The authorization server's address is refused by the outbound guard: check the MCP server's metadata."
-      }
-      : outbound?.reason === "timeout"
-      ? { category: "request_timeout", code: `MCP_${phase}_TIMEOUT`, retryable: true, operatorAction: "Retry later." }
-      : outbound !== undefined
-      ? { category: "network_failure", code: `MCP_${phase}_NETWORK`, retryable: true, operatorAction: "Retry later; check that the server is reachable." }
-      : {
-        category: "oauth_failure",
-        code: `MCP_${phase}`,
-        retryable: false,
-        operatorAction: "Check the connection's OAuth settings (issuer, client) against the provider's documentation."
-      }
-    return new ConnectionValidationFailed({
-      message: `${what}: ${outbound?.message ?? describe(cause)}`,
-      diagnostic: {
-        referenceId: reference,
-        phase,
-        message: what,
-        outbound: { origin: originOf(url), pathHash: pathHash(url) },
-        ...classified
-      }
-    })
-  })
-
-const attempt = <A>(phase: string, url: string, what: string, run: () => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: (cause) => cause }).pipe(Effect.catchAll((cause) => Effect.flip(validationFailed(phase, url, what, cause))))
-
-// The service ---------------------------------------------------------------------------------------------------------
 
 export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth", {
   effect: Effect.gen(function*() {

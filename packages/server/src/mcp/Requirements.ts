@@ -28,8 +28,8 @@ import {
 } from "@orgplane/schema"
 import { Data, Duration, Effect, Either } from "effect"
 import { Outbound } from "../platform/Outbound.js"
-import * as Diagnostics from "./Diagnostics.js"
 import * as Session from "./Session.js"
+import { fromSessionError } from "./SessionErrors.js"
 
 /** Largest answer read during discovery. */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -217,7 +217,7 @@ export const discover = (options: DiscoverOptions): Effect.Effect<McpDiscovery, 
       if (status === 401 || status === 403) initialize = "authentication_required"
       else {
         initialize = "failed"
-        const diagnostic = Diagnostics.fromSessionError(error, { referenceId: "discovery", url, phase: "MCP_INITIALIZE" })
+        const diagnostic = fromSessionError(error, { referenceId: "discovery", url, phase: "MCP_INITIALIZE" })
         warnings.push({ code: status === undefined ? "mcp_unreachable" : `mcp_http_${status}`, message: diagnostic.message })
       }
     }

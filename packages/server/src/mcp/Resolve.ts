@@ -1,11 +1,11 @@
 /**
- * Resolving what an admin typed to an MCP server (the reference's §1.3): classify the query (URL, bare host,
- * product name), match a curated preset, otherwise build at most 5 candidate endpoints in order of preference,
+ * Resolving what an admin typed to an MCP server (the reference's §1.3): classify the query (URL, bare host, IP
+ * address, product name), match a curated preset, otherwise build at most 5 candidate endpoints in order of preference,
  * discover them all at once (each bounded by the probe timeout), and answer the first in order of preference,
  * not the first to answer, that qualifies. The rules are pure functions, tested one by one; `resolve` runs them.
  */
 import { type MemberContext, type McpDiscovery, type McpPreset, type McpResolveResult, SECRET_QUERY_MEMBERS } from "@orgplane/schema"
-import { type Duration, Effect, Option } from "effect"
+import { type Duration, Effect } from "effect"
 import * as Net from "node:net"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize } from "../platform/Principal.js"
@@ -18,6 +18,8 @@ export const MAX_CANDIDATES = 5
 export type Classified =
   | { readonly kind: "url"; readonly url: string }
   | { readonly kind: "domain"; readonly host: string }
+  /** An IP address in any form URL parsing reads as one (`127.1`, `0x7f.1`, `[::1]`, `::1`), as a URL host: `127.0.0.1`, `[::1]`. */
+  | { readonly kind: "address"; readonly host: string }
   | { readonly kind: "name"; readonly slug: string }
   | { readonly kind: "invalid"; readonly reason: string }
 
@@ -37,12 +39,28 @@ const HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 &_'-]{0,63}$/
 
 const parse = (text: string) => (URL.canParse(text) ? new URL(text) : undefined)
+
+/** A host typed without a scheme, as an https URL; an IPv6 address typed without its brackets gets them. */
+const parseBare = (text: string) => parse(`https://${Net.isIPv6(text) ? `[${text}]` : text}`)
+
+/**
+ * Text that may be a host: it has a dot (or a character URL parsing reads as one, such as `．`) or a colon. Without
+ * one it is a name, even a number URL parsing would read as an address (`42`, `0x`: products, not `0.0.0.42`).
+ */
+const hostLike = /[.:\u3002\uff0e\uff61]/
+
+/** Whether a parsed URL's host is an IP address (URL parsing has normalized every IPv4 form to dotted decimal). */
+const isAddress = (hostname: string) => hostname.startsWith("[") || Net.isIPv4(hostname)
 const carriesSecret = (url: URL) => [...url.searchParams.keys()].some((name) => SECRET_QUERY_MEMBERS.includes(name.toLowerCase()))
 
 /** Lower case, letters and digits only: how names and preset ids are compared. */
 export const normalize = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, "")
 
-/** What the query is. A host typed with a path or a query (`example.com/mcp`) is read as that https URL. */
+/**
+ * What the query is. A host typed with a path or a query (`example.com/mcp`) is read as that https URL. An IP address
+ * is a host too, never a name (`mcp.127.0.0.1` is no host at all): whatever URL parsing reads as one, full-width
+ * digits, octal, hexadecimal and shortened forms included, as long as it looks like a host (`hostLike`).
+ */
 export const classify = (query: string): Classified => {
   const text = query.trim()
   if (text === "") return { kind: "invalid", reason: messages.empty }
@@ -55,13 +73,14 @@ export const classify = (query: string): Classified => {
     if (carriesSecret(url)) return { kind: "invalid", reason: messages.secret }
     return { kind: "url", url: url.href }
   }
-  if (text.includes(".") && !/\s/.test(text)) {
-    const url = parse(`https://${text}`)
+  if (hostLike.test(text) && !/\s/.test(text)) {
+    const url = parseBare(text)
+    const address = url !== undefined && isAddress(url.hostname)
     // The host as typed, not as decoded: `exa%41mple.com` is not a host someone types.
     const typedHost = text.split(/[/?#]/, 1)[0]!
     if (
       url === undefined || url.username !== "" || url.password !== "" || url.hash !== "" || text.includes("#") || typedHost.includes("%") ||
-      !HOST.test(url.hostname)
+      (!address && !HOST.test(url.hostname))
     ) {
       return { kind: "invalid", reason: messages.unparsableHost }
     }
@@ -69,7 +88,7 @@ export const classify = (query: string): Classified => {
       if (carriesSecret(url)) return { kind: "invalid", reason: messages.secret }
       return { kind: "url", url: url.href }
     }
-    return { kind: "domain", host: url.hostname }
+    return address ? { kind: "address", host: url.hostname } : { kind: "domain", host: url.hostname }
   }
   if (NAME.test(text)) {
     const slug = normalize(text)
@@ -109,13 +128,17 @@ export const candidatesOf = (classified: Classified): ReadonlyArray<string> => {
       if (!host.startsWith("mcp.")) urls.push(`https://mcp.${host}/mcp`)
       break
     }
+    case "address":
+      urls.push(`https://${classified.host}/`, `https://${classified.host}/mcp`)
+      break
     case "name": {
       const slug = classified.slug
       urls.push(`https://mcp.${slug}.com/mcp`, `https://mcp.${slug}.com/`, `https://mcp.${slug}.dev/mcp`, `https://mcp.${slug}.io/mcp`, `https://mcp.${slug}.ai/mcp`)
       break
     }
   }
-  return [...new Set(urls.map((url) => new URL(url).href))].slice(0, MAX_CANDIDATES)
+  // Serialized as URL parsing does; a guess that is no URL at all is no candidate (never a failure).
+  return [...new Set(urls.flatMap((url) => URL.canParse(url) ? [new URL(url).href] : []))].slice(0, MAX_CANDIDATES)
 }
 
 /**
@@ -147,13 +170,26 @@ export const suggestedName = (url: string): string => {
   return first.charAt(0).toUpperCase() + first.slice(1)
 }
 
-/** One candidate's discovery; a refusal by the guard, a timeout or anything unexpected is no answer. */
-const probe = (url: string, timeout: Duration.Duration) =>
+/** One candidate's probe: its discovery, or why the guard refused it. */
+interface Probed {
+  readonly discovery?: McpDiscovery
+  readonly refused?: string
+}
+
+/** One candidate's discovery; a refusal by the guard (kept, to be reported), a timeout or anything unexpected is no answer. */
+const probe = (url: string, timeout: Duration.Duration): Effect.Effect<Probed, never, Outbound> =>
   Requirements.discover({ url, timeout }).pipe(
-    Effect.option,
-    Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("MCP discovery failed unexpectedly", defect), Option.none())),
-    Effect.map(Option.getOrUndefined)
+    Effect.map((discovery): Probed => ({ discovery })),
+    Effect.catchTag("DiscoveryRefused", (error) => Effect.succeed<Probed>({ refused: error.message })),
+    Effect.orElseSucceed((): Probed => ({})),
+    Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("MCP discovery failed unexpectedly", defect), {}))
   )
+
+/** `refused` for the answer: the candidates the guard refused, when there are any. */
+const refusals = (urls: ReadonlyArray<string>, probed: ReadonlyArray<Probed>) => {
+  const refused = urls.flatMap((url, i) => (probed[i]?.refused === undefined ? [] : [{ url, reason: probed[i]!.refused! }]))
+  return refused.length === 0 ? {} : { refused }
+}
 
 /** The whole resolution of a query. Always an answer: a query that cannot be used is `not_found` with `reason`. */
 export const resolve = (query: string): Effect.Effect<McpResolveResult, never, Outbound | McpPresets | McpProbeSettings> =>
@@ -164,10 +200,12 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
     const { timeout } = yield* McpProbeSettings
     const preset = matchPreset(presets, query)
     if (preset !== undefined) {
-      const discovery = yield* probe(preset.url, timeout)
+      const probed = yield* probe(preset.url, timeout)
+      const discovery = probed.discovery
       return {
         resolution: "preset",
         attempted: [preset.url],
+        ...refusals([preset.url], [probed]),
         preset,
         ...(discovery !== undefined && qualifies(discovery, false)
           ? { match: { url: preset.url, suggestedName: preset.displayName, discovery } }
@@ -175,11 +213,22 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
       }
     }
     const candidates = candidatesOf(classified)
-    const results = yield* Effect.forEach(candidates, (url) => probe(url, timeout), { concurrency: "unbounded" })
+    const probed = yield* Effect.forEach(candidates, (url) => probe(url, timeout), { concurrency: "unbounded" })
+    const results = probed.map((result) => result.discovery)
     const winner = winnerOf(results, classified.kind === "name")
-    if (winner === -1) return { resolution: "not_found", attempted: candidates }
+    if (winner === -1) {
+      // `reason`: the guard's refusal of the most preferred candidate it refused (a private address outside private
+      // mode, http); `refused`: every refusal, by candidate.
+      const first = probed.find((result) => result.refused !== undefined)?.refused
+      return { resolution: "not_found", attempted: candidates, ...(first === undefined ? {} : { reason: first }), ...refusals(candidates, probed) }
+    }
     const url = candidates[winner]!
-    return { resolution: "discovered", attempted: candidates, match: { url, suggestedName: suggestedName(url), discovery: results[winner]! } }
+    return {
+      resolution: "discovered",
+      attempted: candidates,
+      ...refusals(candidates, probed),
+      match: { url, suggestedName: suggestedName(url), discovery: results[winner]! }
+    }
   })
 
 /**

@@ -16,7 +16,7 @@ import { Data, Duration, Effect, type Scope } from "effect"
 import { VERSION } from "../Version.js"
 import { Outbound, OutboundError } from "../platform/Outbound.js"
 
-/** Where the SDK failed: the error it threw, kept whole for the diagnostics (`Diagnostics.ts`). */
+/** Where the SDK failed: the error it threw, kept whole for the diagnostics (`SessionErrors.ts`). */
 export class McpSessionError extends Data.TaggedError("McpSessionError")<{
   readonly stage: "initialize" | "request"
   readonly cause: unknown

@@ -21,7 +21,7 @@ import { authorize } from "../platform/Principal.js"
 import { currentRequestId } from "../platform/RequestLog.js"
 import { Outbound } from "../platform/Outbound.js"
 import { orUnavailable } from "../platform/Sql.js"
-import { MembersRepository } from "../staff/MembersRepository.js"
+import { Memberships } from "../identity/Memberships.js"
 import { toolPolicyOf } from "./Connections.js"
 import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
 import { Credentials } from "./Credentials.js"
@@ -66,7 +66,7 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
     const credentials = yield* Credentials
     const outbound = yield* Outbound
     const config = yield* ToolConfig
-    const members = yield* MembersRepository
+    const memberships = yield* Memberships
 
     /** The checks a call and a listing share, in order, and the caller's credential headers. */
     const prepare = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
@@ -124,7 +124,7 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
         if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
           const editor = row.toolPolicyUpdatedByMembershipId === null
             ? undefined
-            : Option.getOrUndefined(yield* orUnavailable(members.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
+            : Option.getOrUndefined(yield* orUnavailable(memberships.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
           return yield* Effect.fail(toolDisabled(row, request.toolName, editor?.name ?? editor?.email ?? undefined))
         }
         const headers = yield* credentials.headersFor(caller, row)
@@ -177,5 +177,5 @@ export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp
 
     return { call, listTools } as const
   }),
-  dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default, MembersRepository.Default]
+  dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default, Memberships.Default]
 }) {}

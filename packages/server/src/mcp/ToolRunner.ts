@@ -12,10 +12,13 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpDiagnostic, ToolInspection } from "@orgplane/schema"
 import { Data, Duration, Effect } from "effect"
 import { Outbound, OutboundError, originOf } from "../platform/Outbound.js"
-import * as Diagnostics from "./Diagnostics.js"
+import { type CredentialContext, deadline, type DiagnosticContext, toDiagnostic } from "./Diagnostics.js"
 import * as Inspection from "./Inspection.js"
 import * as Session from "./Session.js"
+import { classifySessionError } from "./SessionErrors.js"
+import { diagnose } from "./ToolCallDiagnosis.js"
 import { ToolConfig } from "./ToolConfig.js"
+import { fromToolResult } from "./ToolErrors.js"
 
 /** Largest JSON answer read. */
 export const JSON_CAP = 4 * 1024 * 1024
@@ -100,11 +103,11 @@ export const run = (input: RunInput): Effect.Effect<ToolRun, ToolRunFailed, Outb
     const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), toolMs)
     const started = now()
     const inspector = Inspection.make({ now })
-    const credential: Diagnostics.CredentialContext = {
+    const credential: CredentialContext = {
       mode: input.sharedCredential ? "shared" : "per_member",
       authType: input.authType ?? "none"
     }
-    const context = (): Diagnostics.DiagnosticContext => ({
+    const context = (): DiagnosticContext => ({
       referenceId: input.referenceId,
       url: input.url,
       exchange: inspector.current().last,
@@ -134,18 +137,18 @@ export const run = (input: RunInput): Effect.Effect<ToolRun, ToolRunFailed, Outb
     const capture = yield* Effect.promise(() => inspector.settle())
     const durationMs = Math.max(0, Math.round(now() - started))
 
-    let failure: ReturnType<typeof Diagnostics.classifySessionError> | undefined
+    let failure: ReturnType<typeof classifySessionError> | undefined
     let providerText: string | undefined
     if (outcome._tag === "Left") {
-      failure = outcome.left === "deadline" ? Diagnostics.deadline(context()) : Diagnostics.classifySessionError(outcome.left, context())
+      failure = outcome.left === "deadline" ? deadline(context()) : classifySessionError(outcome.left, context())
     } else if (outcome.right.isError === true) {
-      const diagnosis = Diagnostics.fromToolResult(outcome.right, context())
+      const diagnosis = fromToolResult(outcome.right, context())
       failure = diagnosis.diagnostic
       providerText = diagnosis.providerText
     }
 
-    const diagnostic = failure === undefined ? undefined : Diagnostics.toDiagnostic(failure)
-    const { layer, summary } = Diagnostics.diagnose(capture, diagnostic)
+    const diagnostic = failure === undefined ? undefined : toDiagnostic(failure)
+    const { layer, summary } = diagnose(capture, diagnostic)
     const inspection: ToolInspection = {
       diagnosis: { summary },
       ...(capture.request === undefined ? {} : { request: capture.request }),
@@ -271,7 +274,7 @@ export const listTools = (input: ListInput): Effect.Effect<ToolCatalog, ToolCata
     )
     const outcome = yield* Effect.either(read)
     if (outcome._tag === "Right") return outcome.right
-    const failure = Diagnostics.classifySessionError(outcome.left, {
+    const failure = classifySessionError(outcome.left, {
       referenceId: input.referenceId,
       url: input.url,
       exchange: inspector.current().last,
@@ -280,5 +283,5 @@ export const listTools = (input: ListInput): Effect.Effect<ToolCatalog, ToolCata
     yield* Effect.logWarning("MCP tool list failed").pipe(
       Effect.annotateLogs({ referenceId: input.referenceId, code: failure.code, category: failure.category, phase: failure.phase ?? "", actionOwner: failure.owner })
     )
-    return yield* new ToolCatalogReadFailed({ diagnostic: Diagnostics.toDiagnostic(failure) })
+    return yield* new ToolCatalogReadFailed({ diagnostic: toDiagnostic(failure) })
   })

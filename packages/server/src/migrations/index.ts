@@ -14,6 +14,7 @@ import telemetry from "./0011_telemetry.js"
 import workers from "./0012_workers.js"
 import mcpConnections from "./0013_mcp_connections.js"
 import suiteCapabilities from "./0014_suite_capabilities.js"
+import idempotencyKeys from "./0015_idempotency_keys.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -29,5 +30,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 11, name: "telemetry", up: telemetry },
   { id: 12, name: "workers", up: workers },
   { id: 13, name: "mcp_connections", up: mcpConnections },
-  { id: 14, name: "suite_capabilities", up: suiteCapabilities }
+  { id: 14, name: "suite_capabilities", up: suiteCapabilities },
+  { id: 15, name: "idempotency_keys", up: idempotencyKeys }
 ]

@@ -74,7 +74,7 @@ export const environment = [
   ["ORGPLANE_DB_POOL_SIZE", "10", "Connections to DATABASE_URL (the embedded database always uses one)."],
   ["ORGPLANE_DB_CONNECT_TIMEOUT", "5 seconds", "Longest wait for a database connection; then the request answers 503."],
   ["ORGPLANE_DB_STATEMENT_TIMEOUT", "10 seconds", "Longest a statement may run; then the request answers 503 (the client gives up 1 second later)."],
-  ["ORGPLANE_VERSION", "the package version", "Version reported by /health and the OpenAPI document (for example a build or commit id)."],
+  ["ORGPLANE_VERSION", "the package version", "Version reported by /health (for example a build or commit id); the OpenAPI document keeps the API contract's label, dev."],
   ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
   ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up. When false, only the first account signs up; everyone else joins by invitation."],
   ["ORGPLANE_DEFAULT_PLAN", "free", "Plan of new organizations: free, team or enterprise."],

@@ -1,6 +1,7 @@
 /**
  * Secrets: random tokens and their hashes (what we store instead of session tokens, API keys and claim tokens),
- * password hashing with scrypt, and AES-256-GCM encryption of third-party credentials at rest with rotatable keys.
+ * password hashing with scrypt, AES-256-GCM encryption of third-party credentials at rest with rotatable keys, and
+ * HMAC-SHA256 signatures of what the server hands out and takes back (cursors, OAuth states).
  */
 import { Context, Data, Effect, Layer, Redacted } from "effect"
 import * as NodeCrypto from "node:crypto"
@@ -41,6 +42,21 @@ export const parseKeys = (value: string): ReadonlyArray<EncryptionKey> =>
     if (key.length !== 32) throw new KeyConfigurationError(`Encryption key ${entry.slice(0, colon)} must be 32 bytes`)
     return { id: entry.slice(0, colon), key }
   })
+
+const hmac = (key: Buffer, message: string) => NodeCrypto.createHmac("sha256", key).update(message).digest()
+
+/** A key for one purpose, derived from `key`: a signature made for one purpose is refused by every other. */
+export const deriveKey = (key: Buffer, purpose: string): Buffer => hmac(key, purpose)
+
+/** The HMAC-SHA256 of `message`, its first `bytes` bytes (all 32 by default), in base64url. */
+export const sign = (key: Buffer, message: string, bytes = 32): string => hmac(key, message).subarray(0, bytes).toString("base64url")
+
+/** Whether `signature` is `sign(key, message, bytes)`, compared in constant time. */
+export const verifySignature = (key: Buffer, message: string, signature: string, bytes = 32): boolean => {
+  const expected = hmac(key, message).subarray(0, bytes)
+  const given = Buffer.from(signature, "base64url")
+  return given.length === expected.length && NodeCrypto.timingSafeEqual(given, expected)
+}
 
 export interface CryptoService {
   /** A fresh secret: the prefix, `_`, then 32 random bytes in base64url. */

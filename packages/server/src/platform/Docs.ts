@@ -1,22 +1,51 @@
 /**
- * `GET /openapi.json` (the OpenAPI 3.1 document generated from the API) and `GET /docs` (the Scalar reference UI).
- * The UI's script ships inside @effect/platform; it is served once from `/docs/scalar.js` with long caching instead
- * of being inlined into every page, so `/docs` is small and works offline.
+ * `GET /openapi.json` (the OpenAPI 3.1 document of the API, whose `info.version` is the API contract's label, `dev`,
+ * not the software's version: that one is `/health`'s) and `GET /docs` (the Scalar reference UI).
+ *
+ * The page is self-contained, for air-gapped and self-hosted installs: its one script is served from here
+ * (`/docs/scalar.js`, cached), its configuration turns off what would reach outside (Scalar's web fonts, its
+ * telemetry) and what only Scalar's cloud offers (the button opening its hosted API client, the toolbar that
+ * shares, deploys or generates SDKs there), and its Content-Security-Policy lets the browser load nothing from
+ * anywhere else.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { openApiDocument } from "@orgplane/schema"
 import { Effect } from "effect"
+import { ServerConfig } from "./Config.js"
+import * as Fs from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import { ServerConfig } from "./Config.js"
+import * as Zlib from "node:zlib"
 
-const loadScalar = Effect.promise(async () => {
-  const require = createRequire(import.meta.url)
-  const root = Path.dirname(require.resolve("@effect/platform/package.json"))
-  const module = await import(pathToFileURL(Path.join(root, "dist/esm/internal/httpApiScalar.js")).href)
-  return module.javascript as string
-})
+/** Scalar's options, as its standalone script (1.39) reads them from `data-configuration`. */
+export const scalarConfiguration = {
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: true,
+  showToolbar: "never"
+} as const
+
+/**
+ * Every fetch directive allows this origin only. Scalar injects its styles inline, draws some icons from data URLs
+ * and compiles WebAssembly (`'wasm-unsafe-eval'` allows that, not JavaScript's eval).
+ */
+export const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'self'"
+].join("; ")
+
+const escapeAttribute = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
 
 const page = `<!doctype html>
 <html>
@@ -26,10 +55,43 @@ const page = `<!doctype html>
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <script id="api-reference" data-url="/openapi.json"></script>
+    <script id="api-reference" data-url="/openapi.json" data-configuration="${escapeAttribute(JSON.stringify(scalarConfiguration))}"></script>
     <script src="/docs/scalar.js"></script>
   </body>
 </html>`
+
+interface ScalarScript {
+  /** The script as brotli, when it ships compressed. */
+  readonly brotli: Uint8Array | undefined
+  readonly text: Effect.Effect<string>
+}
+
+/**
+ * The CLI's bundle carries the script beside it, brotli-compressed (see the CLI's tsup.config.ts); everywhere else
+ * it is read from the @effect/platform package, which ships it.
+ */
+const loadScalar: Effect.Effect<ScalarScript> = Effect.gen(function*() {
+  const beside = yield* Effect.promise(() => Fs.readFile(new URL("./scalar.js.br", import.meta.url)).catch(() => undefined))
+  if (beside !== undefined) {
+    const text = yield* Effect.cached(Effect.sync(() => Zlib.brotliDecompressSync(beside).toString("utf8")))
+    return { brotli: beside, text }
+  }
+  const source = yield* Effect.promise(async () => {
+    const require = createRequire(import.meta.url)
+    const root = Path.dirname(require.resolve("@effect/platform/package.json"))
+    const module = await import(pathToFileURL(Path.join(root, "dist/esm/internal/httpApiScalar.js")).href)
+    return module.javascript as string
+  })
+  return { brotli: undefined, text: Effect.succeed(source) }
+})
+
+/** Whether `accept-encoding` accepts brotli (listed, and not with `q=0`). */
+export const acceptsBrotli = (header: string | undefined) =>
+  (header ?? "").split(",").some((entry) => {
+    const [coding, ...parameters] = entry.trim().toLowerCase().split(";").map((part) => part.trim())
+    const q = parameters.find((parameter) => parameter.startsWith("q="))
+    return coding === "br" && (q === undefined || Number(q.slice(2)) > 0)
+  })
 
 /** The routes served beside the API (the request log names them by these paths). */
 export const routes = [["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/docs/scalar.js"]] as const
@@ -37,17 +99,34 @@ export const routes = [["GET", "/openapi.json"], ["GET", "/docs"], ["GET", "/doc
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
-    const document = HttpServerResponse.unsafeJson(openApiDocument(settings.version))
+    // `info.version` stays the API contract's label (`dev`); `servers` names ORGPLANE_PUBLIC_URL when it is set, else
+    // `/` (the origin the document is read from).
+    const document = HttpServerResponse.unsafeJson(openApiDocument(undefined, settings.publicUrl))
     const scalar = yield* Effect.cached(loadScalar)
+    const scriptHeaders = { "cache-control": "public, max-age=86400", vary: "accept-encoding" }
     yield* router.get("/openapi.json", Effect.succeed(document))
-    yield* router.get("/docs", Effect.succeed(HttpServerResponse.html(page)))
+    yield* router.get(
+      "/docs",
+      Effect.succeed(
+        HttpServerResponse.text(page, {
+          contentType: "text/html; charset=utf-8",
+          headers: { "content-security-policy": contentSecurityPolicy }
+        })
+      )
+    )
     yield* router.get(
       "/docs/scalar.js",
-      Effect.map(scalar, (source) =>
-        HttpServerResponse.text(source, {
-          contentType: "text/javascript; charset=utf-8",
-          headers: { "cache-control": "public, max-age=86400" }
-        }))
+      Effect.gen(function*() {
+        const script = yield* scalar
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (script.brotli !== undefined && acceptsBrotli(request.headers["accept-encoding"])) {
+          return HttpServerResponse.uint8Array(script.brotli, {
+            contentType: "text/javascript; charset=utf-8",
+            headers: { ...scriptHeaders, "content-encoding": "br" }
+          })
+        }
+        return HttpServerResponse.text(yield* script.text, { contentType: "text/javascript; charset=utf-8", headers: scriptHeaders })
+      })
     )
   })
 )

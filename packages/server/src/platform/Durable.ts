@@ -30,7 +30,7 @@ import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import { SqlClient } from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
-import { Config, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Config, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { ServerConfig } from "./Config.js"
 import { PoolSize } from "./Database.js"
 
@@ -60,6 +60,30 @@ export const clusterConfig: Config.Config<ClusterSettings> = Config.all({
     Config.validate({ message: "must be a port number (0 for a free one)", validation: (n) => n >= 0 && n <= 65535 })
   )
 }).pipe(Config.map(({ host, listenHost, port }) => ({ host, port, listenHost: Option.getOrElse(listenHost, () => host) })))
+
+/**
+ * The runner could not bind its port because something else holds it: most often another server process on the
+ * same host with `DATABASE_URL`, whose runner took the same `ORGPLANE_CLUSTER_PORT`. Its message names that port
+ * and that variable (the HTTP port is fine), and `serve` prints it as it is.
+ */
+export class RunnerPortInUse extends Data.TaggedError("RunnerPortInUse")<{
+  readonly host: string
+  readonly port: number
+  readonly cause: unknown
+}> {
+  override get message() {
+    return `port ${this.port} on ${this.host} is already in use: it is the durable engine's runner port (with DATABASE_URL every server process is a runner; another one on this host?); choose another with ORGPLANE_CLUSTER_PORT (0 takes any free one)`
+  }
+}
+
+/** Whether `error`, or an error it was caused by, is a Node system error `EADDRINUSE`. */
+const addressInUse = (error: unknown): boolean => {
+  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < 5; depth++) {
+    if ((current as { code?: unknown }).code === "EADDRINUSE") return true
+    current = (current as { cause?: unknown }).cause
+  }
+  return false
+}
 
 /** Sharding settings; tests shorten the lock and poll intervals so a lost runner's work moves within seconds. */
 export type Tuning = Partial<ShardingConfig.ShardingConfig["Type"]>
@@ -128,7 +152,11 @@ export const layerCluster = (
 ): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
-      const server = yield* NodeSocketServer.make({ host: settings.listenHost, port: settings.port }).pipe(Effect.orDie)
+      const server = yield* NodeSocketServer.make({ host: settings.listenHost, port: settings.port }).pipe(
+        Effect.catchAll((error) =>
+          Effect.die(addressInUse(error) ? new RunnerPortInUse({ host: settings.listenHost, port: settings.port, cause: error }) : error)
+        )
+      )
       const port = server.address._tag === "TcpAddress" ? server.address.port : settings.port
       const config = shardingConfig(options.sharding, Option.some(RunnerAddress.make(settings.host, port)))
       const protocol = layerClientProtocol.pipe(Layer.provide(RpcSerialization.layerMsgPack))

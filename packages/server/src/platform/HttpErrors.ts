@@ -3,17 +3,30 @@
  * encodes declared errors:
  * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
- * - an unknown route → 404 `not_found`; a rate limit → 429 with `Retry-After`;
+ * - an unknown route → 404 `not_found`, or 405 `method_not_allowed` with `Allow` when the path exists with other
+ *   methods; a rate limit → 429 with `Retry-After`;
  * - the database unavailable → 503 `service_unavailable` with `Retry-After` (see Unavailable.ts);
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
- * - what the request guard refuses (a body too large, too deep, or carrying NUL) → 413 or 400, like the rest.
- * Around it all, the per-request log line (`RequestLog`).
+ * - what the request guard refuses (a URL too long, a body of a media type the operation does not read, too large,
+ *   too deep, or carrying NUL) → 414, 415, 413 or 400, like the rest.
+ * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`.
  */
-import { type HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
-import { Api, errorResponseOf, InvalidRequest, RateLimited, RateLimitedResponse } from "@orgplane/schema"
+import { type HttpApi, HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  Api,
+  errorResponseOf,
+  idempotentOperations,
+  InvalidRequest,
+  invalidRequestDetails,
+  MethodNotAllowed,
+  MethodNotAllowedResponse,
+  RateLimited,
+  RateLimitedResponse
+} from "@orgplane/schema"
 import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as Docs from "./Docs.js"
+import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
 import * as Routes from "./Routes.js"
@@ -25,13 +38,19 @@ export const HandlerReturned = FiberRef.unsafeMake(false)
 const markReturned = (handler: (request: any) => Effect.Effect<any, any, any>) => (request: any) =>
   Effect.tap(handler(request), () => FiberRef.set(HandlerReturned, true))
 
-/** Passes every handler through `markReturned`, however `handle` calls are chained. */
-const instrument = <H extends object>(handlers: H): H =>
+/**
+ * Passes every handler through `markReturned`, and those of operations that take an `Idempotency-Key` through
+ * `Idempotency.around`, however `handle` calls are chained.
+ */
+const instrument = <H extends object>(handlers: H, takesKey: (endpoint: string) => boolean): H =>
   new Proxy(handlers, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
       if ((property === "handle" || property === "handleRaw") && typeof value === "function") {
-        return (name: string, handler: any, options?: any) => instrument(value.call(target, name, markReturned(handler), options))
+        return (name: string, handler: any, options?: any) => {
+          const marked = markReturned(handler)
+          return instrument(value.call(target, name, takesKey(name) ? Idempotency.around(marked) : marked, options), takesKey)
+        }
       }
       return value
     }
@@ -39,85 +58,39 @@ const instrument = <H extends object>(handlers: H): H =>
 
 /**
  * `HttpApiBuilder.group`, with every handler marked as it returns, so a response that fails its own schema is
- * reported as the server's bug (500) and not as the caller's (400). Every group of the server is built with it.
+ * reported as the server's bug (500) and not as the caller's (400), and taking part in idempotency keys where the
+ * operation does. Every group of the server is built with it.
  */
-export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) =>
-  (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers)))) as any
+export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) => {
+  const { ids } = idempotentOperations(api)
+  const prefix = api.groups[name]?.topLevel ? "" : `${name}.`
+  return (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers, (endpoint) => ids.has(`${prefix}${endpoint}`))))
+}) as any
 
 const internalError = HttpServerResponse.unsafeJson(
   { error: "internal_error", message: "The server failed to handle this request." },
   { status: 500 }
 )
 
-const expected = /^Expected (.+), actual (.+)$/s
-
-/** Longest actual value quoted back in a message: a hostile 10 MB string must not come back as a 10 MB error. */
-const maxQuoted = 100
-
-/** Details listed before the rest are summarized, for bodies with thousands of bad members. */
-const maxDetails = 50
-
-/** Longest message or path key: schema messages are shorter; only a caller's text could make one longer. */
-const maxText = 500
-
-const ellipsis = (text: string, max = maxText) => text.length > max ? `${text.slice(0, max)}…` : text
-
-/** `"aaaa…" (10485760 characters)`: the start of a long actual value and its length. */
-const shorten = (actual: string) => {
-  if (actual.length <= maxQuoted + 2) return actual
-  if (actual.startsWith("\"") && actual.endsWith("\"")) {
-    let length = actual.length - 2
-    try {
-      length = (JSON.parse(actual) as string).length
-    } catch {
-      // not a JSON string after all: its formatted length will do
-    }
-    return `"${actual.slice(1, maxQuoted + 1)}…" (${length} characters)`
-  }
-  return `${actual.slice(0, maxQuoted)}… (${actual.length} characters)`
-}
-
-const shortenMessage = (message: string) => {
-  const parts = expected.exec(message)
-  return parts === null ? ellipsis(message) : `Expected ${parts[1]}, actual ${shorten(parts[2])}`
-}
-
-/**
- * One detail per bad field. A value that fails every member of a union (say a role that is none of the literals)
- * comes as one issue per member: they become one "Expected "a", "b" or "c", actual ..." detail. Actual values and
- * keys quoted back are shortened, and past `maxDetails` the rest is counted, so the error stays small whatever the
- * request.
- */
-export const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) => {
-  const byPath = new Map<string, { path: Array<string | number>; messages: Array<string> }>()
-  for (const issue of error.issues) {
-    const path = issue.path.map((key) => typeof key === "number" ? key : ellipsis(String(key), maxQuoted))
-    const key = JSON.stringify(path)
-    const entry = byPath.get(key) ?? { path, messages: [] }
-    entry.messages.push(issue.message)
-    byPath.set(key, entry)
-  }
-  const details = [...byPath.values()].flatMap(({ messages, path }) => {
-    const parts = messages.map((message) => expected.exec(message))
-    const actual = parts[0]?.[2]
-    if (messages.length > 1 && parts.every((part) => part !== null && part[2] === actual)) {
-      const options = parts.map((part) => part![1])
-      return [{ message: shortenMessage(`Expected ${options.slice(0, -1).join(", ")} or ${options.at(-1)}, actual ${actual}`), path }]
-    }
-    return messages.map((message) => ({ message: shortenMessage(message), path }))
-  })
-  if (details.length <= maxDetails) return new InvalidRequest({ details })
-  return new InvalidRequest({
-    details: [
-      ...details.slice(0, maxDetails),
-      { message: `${details.length - maxDetails} more problems not listed.`, path: [] }
-    ]
-  })
-}
+/** The spec's 400 for a request that fails its schema: the details are worded by `@orgplane/schema`, like the client's. */
+export const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) =>
+  new InvalidRequest({ details: invalidRequestDetails(error.issues) })
 
 const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
+const encodeMethodNotAllowed = Schema.encodeSync(MethodNotAllowedResponse)
 
-const handle = (cause: Cause.Cause<unknown>) =>
+/** 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. */
+const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>) => {
+  const full = request.url.split("?", 1)[0]!
+  // Quote at most 100 characters of what the caller sent.
+  const path = full.length > 100 ? `${full.slice(0, 100)}…` : full
+  return HttpServerResponse.unsafeJson(
+    encodeMethodNotAllowed(new MethodNotAllowed({ message: `${path} does not take ${request.method}; it takes ${allowed.join(", ")}.` })),
+    { status: 405, headers: { allow: allowed.join(", ") } }
+  )
+}
+
+const handle = (routes: Routes.Routes) => (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
     if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
     const failure = Cause.failureOption(cause)
@@ -132,6 +105,8 @@ const handle = (cause: Cause.Cause<unknown>) =>
     }
     if (HttpServerError.isServerError(error)) {
       if (error._tag === "RouteNotFound") {
+        const allowed = routes.methods(error.request.url)
+        if (allowed.length > 0) return methodNotAllowed(error.request, allowed)
         return HttpServerResponse.unsafeJson(
           { error: "not_found", message: `No route for ${error.request.method} ${error.request.url}` },
           { status: 404 }
@@ -154,11 +129,16 @@ const handle = (cause: Cause.Cause<unknown>) =>
     return internalError
   })
 
+const nosniff = (_: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff"))
+
 export interface Options {
   /** Default body limit of the request guard (the server passes `ORGPLANE_MAX_BODY_BYTES`). */
   readonly maxBodyBytes?: number | undefined
   /** Routes served beside the API, so their requests are logged under their path rather than `unknown`. */
   readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
+  /** A middleware between the request guard and routing (the server's: idempotency keys). */
+  readonly inner?: (<E, R>(app: HttpApp.Default<E, R>) => HttpApp.Default<E, R>) | undefined
 }
 
 /**
@@ -172,14 +152,15 @@ export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer
   const log = RequestLog.make(routes)
   return HttpApiBuilder.middleware(api as typeof Api, (app) =>
     log(
-      Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(app)).pipe(
-        Effect.catchAllCause(handle),
-        Effect.map(HttpServerResponse.setHeader("x-content-type-options", "nosniff"))
+      // A pre-response handler, so that declared errors (encoded after every middleware) say it too.
+      Effect.zipRight(HttpApp.appendPreResponseHandler(nosniff), Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(options.inner === undefined ? app : options.inner(app)))).pipe(
+        Effect.catchAllCause(handle(routes))
       )
     ) as typeof app)
 }
 
 
-export const layer: Layer.Layer<never, never, ServerConfig> = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (settings) => layerFor(Api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes }))
+export const layer: Layer.Layer<never, never, ServerConfig | Idempotency.Idempotency> = Layer.unwrapEffect(
+  Effect.map(Effect.all([ServerConfig, Idempotency.Idempotency]), ([settings, idempotency]) =>
+    layerFor(Api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes, inner: Idempotency.middleware(idempotency) }))
 )

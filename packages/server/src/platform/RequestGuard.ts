@@ -1,6 +1,17 @@
-/** Transport hygiene, before routing and authentication: body size, JSON nesting depth, NUL characters. */
+/**
+ * Transport hygiene, before routing and authentication: URL length, body media type and size, JSON nesting depth,
+ * NUL characters.
+ */
 import { type HttpApp, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest, type HttpServerResponse, UrlParams } from "@effect/platform"
-import { InvalidRequest, MaxBodyBytes, PayloadTooLarge, RawBody } from "@orgplane/schema"
+import {
+  InvalidRequest,
+  MAX_URL_LENGTH,
+  MaxBodyBytes,
+  PayloadTooLarge,
+  RawBody,
+  UnsupportedMediaType,
+  UriTooLong
+} from "@orgplane/schema"
 import { Context, Effect, Option, Stream } from "effect"
 import { Readable } from "node:stream"
 import type { Routes } from "./Routes.js"
@@ -24,17 +35,65 @@ export interface Options {
   readonly maxBodyBytes: number
 }
 
-/** How the platform decodes a body of this content type (`HttpApiBuilder` picks the same way). */
+/** A `Content-Type` value read: `type/subtype` in lower case, and its charset parameter when it has one. */
+export interface MediaType {
+  readonly essence: string
+  readonly charset: string | undefined
+}
+
+const token = "[!#$%&'*+.^_`|~0-9a-z-]+"
+const essencePattern = new RegExp(`^${token}/${token}$`)
+
+/** A `Content-Type` header's media type (RFC 9110 §8.3.1), or undefined when it is not one. */
+export const parseMediaType = (value: string): MediaType | undefined => {
+  const [type = "", ...parameters] = value.toLowerCase().split(";")
+  const essence = type.trim()
+  if (!essencePattern.test(essence)) return undefined
+  let charset: string | undefined
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf("=")
+    if (equals !== -1 && parameter.slice(0, equals).trim() === "charset") charset = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, "$1")
+  }
+  return { essence, charset }
+}
+
+/** `application/json` and the structured-syntax `+json` types (`application/merge-patch+json`): JSON, whatever their name. */
+export const isJson = (essence: string) => essence === "application/json" || /^application\/[^/]+\+json$/.test(essence)
+
+/**
+ * Whether a body of `media` is one an operation reading `accepted` (its payload's media types) decodes. JSON is read
+ * as UTF-8 (RFC 8259 §8.1): a JSON type naming another charset is not accepted.
+ */
+export const accepts = (accepted: ReadonlyArray<string>, media: MediaType): boolean =>
+  accepted.some((type) =>
+    type === "application/json"
+      ? isJson(media.essence) && (media.charset === undefined || media.charset === "utf-8" || media.charset === "utf8")
+      : parseMediaType(type)?.essence === media.essence
+  )
+
+/** How the platform decodes a body of this media type (`HttpApiBuilder` picks the same way; without one, as JSON). */
 type BodyKind = "json" | "multipart" | "form" | "text" | "bytes"
 
-const bodyKind = (contentType: string | undefined): BodyKind => {
-  const type = contentType?.toLowerCase().trim() ?? "application/json"
-  if (type.includes("application/json")) return "json"
-  if (type.includes("multipart/form-data")) return "multipart"
-  if (type.includes("x-www-form-urlencoded")) return "form"
-  if (type.startsWith("text/")) return "text"
+const bodyKind = (media: MediaType | undefined): BodyKind => {
+  if (media === undefined || isJson(media.essence)) return "json"
+  if (media.essence === "multipart/form-data") return "multipart"
+  if (media.essence === "application/x-www-form-urlencoded") return "form"
+  if (media.essence.startsWith("text/")) return "text"
   return "bytes"
 }
+
+/** `"text/plain"`, quoted and cut short: a header value sent back in a message. */
+const quote = (value: string) => JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)
+
+const unsupported = (accepted: ReadonlyArray<string>, contentType: string | undefined, media: MediaType | undefined) => {
+  const reads = `This operation reads ${accepted.join(" or ")}`
+  if (contentType === undefined) return new UnsupportedMediaType({ message: `${reads}; the request body came without a Content-Type.` })
+  const why = media !== undefined && isJson(media.essence) ? " (JSON is read as UTF-8)" : ""
+  return new UnsupportedMediaType({ message: `${reads}, not ${quote(contentType.trim())}${why}.` })
+}
+
+const uriTooLong = (length: number) =>
+  new UriTooLong({ message: `The URL is ${length} characters long; at most ${MAX_URL_LENGTH} are accepted.` })
 
 /** Whether `text` opens more than `max` arrays or objects at once, counting only brackets outside strings. */
 export const exceedsDepth = (text: string, max: number): boolean => {
@@ -175,15 +234,20 @@ const decoder = new TextDecoder()
 const withBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: Uint8Array,
-  text: string | undefined
+  text: string | undefined,
+  contentType: string | undefined
 ): HttpServerRequest.HttpServerRequest => {
   const decoded = () => text ??= decoder.decode(body)
   const fail = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  // The platform picks its decoder by the header's text: a `+json` type it would read as bytes is named as JSON.
+  const headers = contentType === undefined ? {} : { headers: { value: { ...request.headers, "content-type": contentType } } }
   return Object.create(request, {
+    ...headers,
     text: { get: () => Effect.sync(decoded) },
     json: { get: () => Effect.try({ try: () => decoded() === "" ? null : JSON.parse(decoded()) as unknown, catch: fail }) },
     urlParamsBody: { get: () => Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(decoded())), catch: fail }) },
-    arrayBuffer: { get: () => Effect.sync(() => body.slice().buffer as ArrayBuffer) },
+    // A copy of exactly the body: a Node Buffer's `slice` shares (and `.buffer` exposes) its whole memory pool.
+    arrayBuffer: { get: () => Effect.sync(() => new Uint8Array(body).buffer as ArrayBuffer) },
     stream: { get: () => Stream.succeed(body) }
   })
 }
@@ -214,32 +278,50 @@ const checkBody = (kind: BodyKind, body: Uint8Array, text: string): InvalidReque
 
 const tooLarge = (limit: number) => new PayloadTooLarge({ message: `The request body is larger than ${limit} bytes.` })
 
+type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooLong
+
 /**
- * The guard as an `HttpApp` middleware. A request without a body pays one `indexOf` on its URL; one with a body
- * (on a known route) is read here, capped at the endpoint's limit, checked, and handed on already read.
+ * The guard as an `HttpApp` middleware. A request without a body pays a length check and one `indexOf` on its URL;
+ * one with a body (on a known route) has its media type checked against what the operation reads, and is read
+ * here, capped at the endpoint's limit, checked, and handed on already read.
+ *
+ * Media types: an operation whose payload schema reads the body accepts its payload's media types (JSON, with
+ * `+json` types and a UTF-8 charset, for every payload of this API); anything else is 415, and so is a non-empty
+ * body without `Content-Type`, while an empty one passes (to the schema, which says what is missing). An operation
+ * without a payload (and a raw-body endpoint, whose handler owns every check of what it reads) does not look at
+ * the media type.
  */
-export const make = (routes: Routes, options: Options) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | InvalidRequest | PayloadTooLarge | HttpServerError.RequestError, R> =>
+export const make = (routes: Routes, options: Options) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | Refusal | HttpServerError.RequestError, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    if (request.url.length > MAX_URL_LENGTH) return Effect.fail(uriTooLong(request.url.length))
     const nuls = urlNuls(routes, request.method, request.url)
     if (nuls.length > 0) return Effect.fail(nulRequest(nuls))
     if (!HttpMethod.hasBody(request.method)) return app
     const match = routes.find(request.method, request.url)
-    // An unknown route answers 404 without its body being read.
+    // An unknown route answers 404 (or 405) without its body being read.
     if (match === undefined) return app
+    const accepted = match.route.mediaTypes
+    const contentType = request.headers["content-type"]
+    const media = contentType === undefined ? undefined : parseMediaType(contentType)
+    if (accepted.length > 0 && contentType !== undefined && (media === undefined || !accepts(accepted, media))) {
+      return Effect.fail(unsupported(accepted, contentType, media))
+    }
     const limit = Option.getOrElse(Context.getOption(match.route.annotations, MaxBodyBytes), () => options.maxBodyBytes)
     const capped = HttpIncomingMessage.withMaxBodySize(app, Option.some(limit))
     const declared = request.headers["content-length"]
     if (declared !== undefined && Number(declared) > limit) return Effect.fail(tooLarge(limit))
-    const kind = bodyKind(request.headers["content-type"])
+    const kind = bodyKind(media)
     // A raw-body endpoint (a signed webhook) gets its bytes untouched: only the size is checked.
     const raw = Context.getOption(match.route.annotations, RawBody).pipe(Option.isSome)
     // Multipart parts are streamed by the platform, which enforces the same limit itself.
     if (kind === "multipart" && !raw) return capped
-    return Effect.flatMap(readBody(request, limit), (body): Effect.Effect<HttpServerResponse.HttpServerResponse, E | InvalidRequest | PayloadTooLarge, R> => {
+    return Effect.flatMap(readBody(request, limit), (body): Effect.Effect<HttpServerResponse.HttpServerResponse, E | Refusal, R> => {
       if (body === undefined) return Effect.fail(tooLarge(limit))
+      if (accepted.length > 0 && contentType === undefined && body.length > 0) return Effect.fail(unsupported(accepted, contentType, media))
       const text = !raw && (kind === "json" || kind === "form") ? decoder.decode(body) : undefined
       const invalid = raw ? undefined : checkBody(kind, body, text ?? "")
       if (invalid !== undefined) return Effect.fail(invalid)
-      return Effect.provideService(capped, HttpServerRequest.HttpServerRequest, withBody(request, body, text))
+      const decodedAs = !raw && kind === "json" && contentType !== undefined ? "application/json" : undefined
+      return Effect.provideService(capped, HttpServerRequest.HttpServerRequest, withBody(request, body, text, decodedAs))
     })
   })

@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { ServiceUnavailable } from "@orgplane/schema"
-import { Cause, Effect, Option, Schedule } from "effect"
+import { Cause, Effect, FiberRef, Option, Schedule } from "effect"
 import { reportAvailable, reportUnavailable } from "./DatabaseStatus.js"
 
 /** The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). */
@@ -151,10 +151,66 @@ export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
   Effect.flatMap(enclosingTransaction, (enclosed) => settle(effect, enclosed))
 
 /**
+ * A party to a request's outermost transactions: the request's idempotency key (Idempotency.ts), which commits
+ * with the change or not at all. Services know nothing of it: `transaction` asks the fiber's `TransactionParties`.
+ */
+export interface TransactionParty {
+  /** The value this transaction committed in an earlier run of the same request: answered without running it again. */
+  readonly committedBefore: Option.Option<unknown>
+  /** Runs last inside the transaction, on its connection: a failure rolls the whole transaction back. */
+  readonly beforeCommit: Effect.Effect<void, SqlError>
+  /** Asked on another connection after the COMMIT got no answer: whether it committed after all (None: cannot tell). */
+  readonly committed: Effect.Effect<Option.Option<boolean>>
+  /** What became of the transaction: its value, committed (`true`) or perhaps (`"unknown"`: nobody could tell). */
+  readonly settled: (value: unknown, committed: true | "unknown") => Effect.Effect<void>
+}
+
+/** Enlists each outermost transaction of the fiber with a party (or none: undefined). */
+export const TransactionParties = FiberRef.unsafeMake<Effect.Effect<TransactionParty | undefined> | undefined>(undefined)
+
+/** The outermost transaction's body, run again after a serialization failure or deadlock. */
+const retried = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
+  sql.withTransaction(effect).pipe(
+    Effect.sandbox,
+    Effect.retry({ schedule: retryPolicy, while: isConcurrencyFailure }),
+    Effect.unsandbox
+  )
+
+/**
+ * The outermost transaction with a party. When its COMMIT fails for want of the database after the body and the
+ * party's part ran, the change may have committed all the same (the answer to COMMIT was lost): the party looks,
+ * and a transaction that did commit succeeds with its value.
+ */
+const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>, party: TransactionParty) =>
+  Effect.suspend((): Effect.Effect<A, E | SqlError, R> => {
+    if (Option.isSome(party.committedBefore)) return Effect.succeed(party.committedBefore.value as A)
+    let ran: Option.Option<A> = Option.none()
+    const body = Effect.suspend(() => {
+      ran = Option.none()
+      return Effect.tap(effect, (value) => Effect.map(party.beforeCommit, () => (ran = Option.some(value))))
+    })
+    return Effect.matchCauseEffect(retried(sql, body), {
+      onSuccess: (value) => Effect.as(party.settled(value, true), value),
+      onFailure: (cause) => {
+        const error = sqlErrorOf(cause)
+        if (Option.isNone(ran) || error === undefined || classify(error) !== "unavailable") return Effect.failCause(cause)
+        const value = ran.value
+        return Effect.flatMap(party.committed, (committed) =>
+          Option.isNone(committed)
+            ? Effect.zipRight(party.settled(value, "unknown"), Effect.failCause(cause))
+            : committed.value
+            ? Effect.as(party.settled(value, true), value)
+            : Effect.failCause(cause))
+      }
+    })
+  })
+
+/**
  * Runs `effect` in one transaction, then settles what is left of SqlError. A serialization failure or deadlock
  * runs the whole of `effect` again (up to `transactionAttempts` in all, see `retryPolicy`), so `effect` must not
  * do anything outside the database that cannot be repeated. Nested in another transaction it is a savepoint and
- * never retries on its own: only the outermost transaction can start over.
+ * never retries on its own: only the outermost transaction can start over. The outermost transaction of a request
+ * with an `Idempotency-Key` also commits the key (see `TransactionParty`).
  */
 export const transaction = <A, E, R>(
   effect: Effect.Effect<A, E, R>
@@ -163,11 +219,7 @@ export const transaction = <A, E, R>(
     Effect.flatMap(enclosingTransaction, (enclosed) =>
       enclosed
         ? settle(sql.withTransaction(effect), true)
-        : settle(
-          sql.withTransaction(effect).pipe(
-            Effect.sandbox,
-            Effect.retry({ schedule: retryPolicy, while: isConcurrencyFailure }),
-            Effect.unsandbox
-          ),
-          false
-        )))
+        : Effect.flatMap(FiberRef.get(TransactionParties), (enlist) =>
+          enlist === undefined
+            ? settle(retried(sql, effect), false)
+            : Effect.flatMap(enlist, (party) => settle(party === undefined ? retried(sql, effect) : withParty(sql, effect, party), false)))))

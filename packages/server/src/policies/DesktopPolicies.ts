@@ -21,7 +21,7 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { MembersRepository } from "../staff/MembersRepository.js"
+import { Memberships } from "../identity/Memberships.js"
 import { DesktopPoliciesRepository } from "./DesktopPoliciesRepository.js"
 import { builtIn, completeDefault, defaultDocument, resolve } from "./Effective.js"
 
@@ -36,7 +36,7 @@ const quoted = (ids: ReadonlyArray<string>) => ids.join(", ")
 export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplane/server/DesktopPolicies", {
   effect: Effect.gen(function*() {
     const policies = yield* DesktopPoliciesRepository
-    const members = yield* MembersRepository
+    const memberships = yield* Memberships
 
     /** The plan first (an organization without it learns that whoever asks), then the role. */
     const manage = (principal: Principal) =>
@@ -71,7 +71,7 @@ export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplan
         const organizationId = principal.organization.id
         const memberIds = input.memberIds === undefined ? undefined : Array.dedupe(input.memberIds)
         const teamIds = input.teamIds === undefined ? undefined : Array.dedupe(input.teamIds)
-        const missingMembers = memberIds === undefined ? [] : yield* members.missingActive(organizationId, memberIds)
+        const missingMembers = memberIds === undefined ? [] : yield* memberships.missingActive(organizationId, memberIds)
         if (missingMembers.length > 0) {
           return yield* new NotFound({
             error: "member_not_found",
@@ -194,5 +194,5 @@ export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplan
 
     return { create, list, get, update, remove, effective } as const
   }),
-  dependencies: [DesktopPoliciesRepository.Default, MembersRepository.Default]
+  dependencies: [DesktopPoliciesRepository.Default, Memberships.Default]
 }) {}

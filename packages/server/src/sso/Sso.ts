@@ -73,8 +73,9 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/Sso", {
       Effect.gen(function*() {
         yield* allowed(principal)
         // Encrypted outside the transaction: a retried transaction must not need it again.
-        // The schema guarantees the settings of the protocol, and only those.
-        const { oidc, saml } = input
+        // The schema's union guarantees the settings of the protocol, and only those.
+        const oidc = input.protocol === "oidc" ? input.oidc : undefined
+        const saml = input.protocol === "saml" ? input.saml : undefined
         const secret = oidc !== undefined ? yield* Effect.orDie(crypto.encrypt(oidc.clientSecret)) : null
         return yield* transaction(
           Effect.gen(function*() {

@@ -229,16 +229,17 @@ const fromTokenExchange = (installationId: number, error: unknown) => {
  * The token cache for `@octokit/auth-app`. Its own cache keeps every token 59 minutes whatever GitHub said; this
  * one keeps a token until `tokenRefreshMarginMs` before the `expires_at` GitHub gave (a GitHub Enterprise Server
  * may issue shorter ones), and lets a token GitHub refused be dropped. auth-app stores
- * `token|createdAt|expiresAt|...` strings under the installation id. Time is the wall clock, as auth-app's.
+ * `token|createdAt|expiresAt|...` strings under the installation id. `now` is the service's Effect clock, so tests
+ * can move past an expiry instead of waiting for it.
  */
-export const tokenCache = (maxEntries = 10_000) => {
+export const tokenCache = (now: () => number, maxEntries = 10_000) => {
   const entries = new Map<string, string>()
   return {
     get: (key: string) => {
       const value = entries.get(key)
       if (value === undefined) return undefined as unknown as string
       const expiresAt = Date.parse(value.split("|")[2] ?? "")
-      if (!(expiresAt - tokenRefreshMarginMs > Date.now())) {
+      if (!(expiresAt - tokenRefreshMarginMs > now())) {
         entries.delete(key)
         return undefined as unknown as string
       }
@@ -268,7 +269,8 @@ const repositoryPath = (fullName: string) => {
 export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound> = Effect.gen(function*() {
   const config = yield* CodeHostConfig
   const outbound = yield* Outbound
-  const cache = tokenCache()
+  const clock = yield* Effect.clock
+  const cache = tokenCache(() => clock.unsafeCurrentTimeMillis())
 
   const appAuth = (app: CodeHostApp) =>
     createAppAuth({

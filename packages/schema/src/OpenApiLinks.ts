@@ -1,0 +1,120 @@
+/**
+ * OpenAPI links (Link Objects) from each create operation to the operations that take what it created, read off the
+ * document itself, so that stateful tools (Schemathesis, clients that follow links) can chain them: a `201` response
+ * whose body carries a resource id links to every operation with a path parameter of that id's TypeID prefix.
+ */
+
+type Document = Record<string, any>
+
+interface Operation {
+  readonly id: string
+  readonly path: string
+  readonly operation: Document
+  /** Path parameter name → the TypeID prefix it takes (undefined: not an id). */
+  readonly pathIds: ReadonlyMap<string, string | undefined>
+}
+
+/**
+ * Path parameters that take ids without saying so in their schema: the spec's worker ids are plain strings (any
+ * string is accepted and a non-worker id answers 404), so the document cannot show their prefix.
+ */
+const untypedIds: ReadonlyArray<{ readonly path: RegExp; readonly parameter: string; readonly prefix: string }> = [
+  { path: /^\/v1\/workers\/\{id\}/, parameter: "id", prefix: "wrk" }
+]
+
+const TYPE_ID = /^\^([a-z]+)_\[0-7\]/
+
+/** A schema with its `$ref`s and single-member `allOf` wrappers resolved. */
+const resolver = (spec: Document) => {
+  const resolve = (schema: Document | undefined): Document | undefined => {
+    if (schema === undefined) return undefined
+    if (typeof schema.$ref === "string") return resolve(spec.components?.schemas?.[schema.$ref.replace("#/components/schemas/", "")])
+    if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return resolve(schema.allOf[0])
+    return schema
+  }
+  return resolve
+}
+
+/** The TypeID prefix a string schema takes, from its pattern (`^tem_[0-7]…`). */
+const prefixOf = (schema: Document | undefined): string | undefined =>
+  typeof schema?.pattern === "string" ? TYPE_ID.exec(schema.pattern)?.[1] : undefined
+
+/** Every operation of the document with its path parameters' id prefixes. */
+export const operationsOf = (spec: Document): Array<Operation> => {
+  const resolve = resolver(spec)
+  return Object.entries<Document>(spec.paths ?? {}).flatMap(([path, item]) =>
+    Object.values<Document>(item).map((operation) => ({
+      id: operation.operationId,
+      path,
+      operation,
+      pathIds: new Map(
+        (operation.parameters ?? []).filter((p: Document) => p.in === "path").map((p: Document) => [
+          p.name as string,
+          prefixOf(resolve(p.schema)) ??
+            untypedIds.find((entry) => entry.path.test(path) && entry.parameter === p.name)?.prefix
+        ])
+      )
+    }))
+  )
+}
+
+/**
+ * The resource ids a response body carries, as JSON pointers with their prefix: the `id` of the body itself or of one
+ * of its members (`/id`, `/team/id`, `/item/id`), not of lists or deeper records (those are references, not what was
+ * created).
+ */
+export const createdIds = (spec: Document, schema: Document | undefined): Array<{ readonly pointer: string; readonly prefix: string }> => {
+  const resolve = resolver(spec)
+  const own = (object: Document | undefined, at: string) => {
+    const prefix = prefixOf(resolve(object?.properties?.id))
+    return prefix === undefined ? [] : [{ pointer: `${at}/id`, prefix }]
+  }
+  const body = resolve(schema)
+  if (body?.type !== "object") return []
+  return [
+    ...own(body, ""),
+    ...Object.entries<Document>(body.properties ?? {}).flatMap(([name, member]) => {
+      const resolved = resolve(member)
+      return resolved?.type === "object" ? own(resolved, `/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`) : []
+    })
+  ]
+}
+
+/**
+ * Adds `links` to the `201` response of every operation that creates something: for each id it carries, a link to
+ * every other operation whose path takes an id of that prefix, with that parameter from the response body and the
+ * target's other path parameters from the create's own path (same name) or the body (same prefix). An operation
+ * whose parameters cannot all be given that way is not linked.
+ */
+export const addLinks = (spec: Document): Document => {
+  const operations = operationsOf(spec)
+  for (const create of operations) {
+    const response = create.operation.responses?.["201"]
+    const created = createdIds(spec, response?.content?.["application/json"]?.schema)
+    if (created.length === 0) continue
+    const links: Record<string, Document> = {}
+    for (const target of operations) {
+      if (target === create) continue
+      for (const { pointer, prefix } of created) {
+        if (![...target.pathIds.values()].includes(prefix)) continue
+        const parameters: Record<string, string> = {}
+        for (const [name, takes] of target.pathIds) {
+          if (takes === prefix) parameters[name] = `$response.body#${pointer}`
+          else if (create.pathIds.has(name) && create.pathIds.get(name) === takes) parameters[name] = `$request.path.${name}`
+          else {
+            const other = created.find((id) => id.prefix === takes && takes !== undefined)
+            if (other !== undefined) parameters[name] = `$response.body#${other.pointer}`
+          }
+        }
+        if (Object.keys(parameters).length < target.pathIds.size || links[target.id] !== undefined) continue
+        links[target.id] = {
+          operationId: target.id,
+          parameters,
+          ...(typeof target.operation.summary === "string" ? { description: target.operation.summary } : {})
+        }
+      }
+    }
+    if (Object.keys(links).length > 0) response.links = links
+  }
+  return spec
+}

@@ -1,0 +1,144 @@
+/** The Claude marketplace layout: `.claude-plugin/marketplace.json` and the plugins its entries point at. */
+import type { DiscoveredMarketplace } from "@orgplane/schema"
+import { Effect } from "effect"
+import { claudeManifestPathOf } from "./ClaudePlugins.js"
+import { type Draft, rootKey, type Stage } from "./PluginCandidates.js"
+import { conventionalPaths, declaredPaths, emptyPaths, mergePaths } from "./PluginComponents.js"
+import { clamp, isObject, type Manifest, type ManifestReader, nonBlank, readManifests } from "./PluginManifests.js"
+import { isFolder, normalizePath, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
+
+const EXTERNAL_ENTRY = "Marketplace entry points at an external source and cannot be auto-mapped from this connected repo yet."
+export const MARKETPLACE_PATH = ".claude-plugin/marketplace.json"
+
+/** Where a marketplace entry's plugin lives in this repository, or why it is not here. */
+type EntrySource = { readonly _tag: "Local"; readonly root: string } | { readonly _tag: "External" } | {
+  readonly _tag: "Invalid"
+  readonly problem: string
+}
+
+const entrySource = (entry: Record<string, unknown>, pluginRoot: string | null): EntrySource => {
+  const source = entry.source
+  const local = (path: string): EntrySource => {
+    // A source that climbs out of the repository cannot be read from this connection.
+    const root = resolveDeclared("", path)
+    return root === undefined ? { _tag: "Invalid", problem: `its source \`${clamp(path)}\` is outside the repository` } : { _tag: "Local", root }
+  }
+  if (typeof source === "string") {
+    if (source.includes("://") || source.startsWith("git@")) return { _tag: "External" }
+    // Claude's `metadata.pluginRoot` is prepended to sources that are bare names (`formatter` for `./plugins/formatter`).
+    const bare = !source.startsWith("./") && !source.startsWith("../") && !source.startsWith("/") && source.trim() !== "."
+    return local(pluginRoot !== null && bare ? `${pluginRoot}/${source}` : source)
+  }
+  if (isObject(source) && source.url === undefined && source.repo === undefined && typeof source.path === "string") {
+    return local(source.path)
+  }
+  return { _tag: "External" }
+}
+
+export interface MarketplaceFound {
+  readonly marketplace: DiscoveredMarketplace
+  readonly entries: ReadonlyArray<unknown>
+  readonly pluginRoot: string | null
+}
+
+export const readMarketplace = (manifest: Manifest): MarketplaceFound | string => {
+  if (manifest._tag === "Unusable") return `${manifest.problem}, so it was not used.`
+  const value = manifest.value
+  if (!Array.isArray(value.plugins)) return `\`${MARKETPLACE_PATH}\` has no \`plugins\` list, so it was not used.`
+  const metadata = isObject(value.metadata) ? value.metadata : {}
+  const owner = isObject(value.owner) ? nonBlank(value.owner.name) ?? nonBlank(value.owner.login) : nonBlank(value.owner)
+  return {
+    marketplace: {
+      name: nonBlank(value.name),
+      description: nonBlank(value.description) ?? nonBlank(metadata.description),
+      owner,
+      version: nonBlank(value.version) ?? nonBlank(metadata.version),
+      manifestPath: MARKETPLACE_PATH,
+      entryCount: value.plugins.length
+    },
+    entries: value.plugins,
+    pluginRoot: nonBlank(metadata.pluginRoot) === null ? null : normalizePath(nonBlank(metadata.pluginRoot)!)
+  }
+}
+
+export const marketplaceStage = <E, R>(input: ManifestReader<E, R>, index: TreeIndex, found: MarketplaceFound): Effect.Effect<Stage, E, R> =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    type Planned = { readonly entry: Record<string, unknown>; readonly number: number; readonly source: EntrySource }
+    const planned: Array<Planned> = []
+    const roots = new Map<string, number>()
+    found.entries.forEach((entry, i) => {
+      if (!isObject(entry)) {
+        warnings.push(`Marketplace entry ${i + 1} is not an object; it is ignored.`)
+        return
+      }
+      const source = entrySource(entry, found.pluginRoot)
+      if (source._tag === "Local") {
+        // Two entries for one folder would be one plugin imported twice: the first one stands.
+        const first = roots.get(source.root)
+        if (first !== undefined) {
+          warnings.push(`Marketplace entries ${first} and ${i + 1} both point at \`${clamp(source.root || "./")}\`; entry ${i + 1} is ignored.`)
+          return
+        }
+        roots.set(source.root, i + 1)
+      }
+      planned.push({ entry, number: i + 1, source })
+    })
+    const manifestPaths = planned.flatMap(({ source }) => {
+      const path = source._tag === "Local" ? claudeManifestPathOf(index, source.root) : null
+      return path === null ? [] : [path]
+    })
+    const reads = yield* readManifests(input, index, manifestPaths)
+    warnings.push(...reads.warnings)
+
+    const drafts = planned.map(({ entry, number, source }): Draft => {
+      const name = nonBlank(entry.name)
+      const description = nonBlank(entry.description)
+      if (source._tag !== "Local") {
+        const problem = source._tag === "External" ? EXTERNAL_ENTRY : `Marketplace entry ${number} cannot be used: ${source.problem}.`
+        warnings.push(problem)
+        return {
+          key: `marketplace:${name ?? number}`,
+          rootPath: "",
+          displayName: name ?? `Marketplace plugin ${number}`,
+          description,
+          supported: false,
+          manifestPath: null,
+          warnings: [problem],
+          componentPaths: emptyPaths(),
+          metadata: entry,
+          sourceKind: "marketplace_entry",
+          sourceSchemaVersion: null
+        }
+      }
+      const root = source.root
+      const candidateWarnings: Array<string> = []
+      const manifestPath = claudeManifestPathOf(index, root)
+      const manifest = manifestPath === null ? undefined : reads.manifests.get(manifestPath)
+      if (manifestPath !== null && manifest === undefined) candidateWarnings.push(`\`${manifestPath}\` was not read (too many manifests).`)
+      // As for a plugin's own manifest: Claude Code would not load the plugin, so it is not offered.
+      if (manifest?._tag === "Unusable") candidateWarnings.push(`${manifest.problem}; fix it to import this plugin.`)
+      const manifestValue = manifest?._tag === "Read" ? manifest.value : undefined
+      // A missing folder would import nothing: say so instead of offering an empty plugin.
+      const present = isFolder(index, root)
+      if (!present) candidateWarnings.push(`Marketplace entry ${number} points at \`${clamp(root)}\`, which this branch does not have.`)
+      const fromEntry = declaredPaths(index, root, entry, `Marketplace entry ${number}`)
+      const fromManifest = manifestValue === undefined ? undefined : declaredPaths(index, root, manifestValue, `\`${manifestPath}\``)
+      candidateWarnings.push(...fromEntry.warnings, ...(fromManifest?.warnings ?? []))
+      return {
+        key: `marketplace:${rootKey(root)}`,
+        rootPath: root,
+        displayName: name ?? nonBlank(manifestValue?.name),
+        description: description ?? nonBlank(manifestValue?.description),
+        supported: present && manifest?._tag !== "Unusable",
+        manifestPath: manifest === undefined ? null : manifestPath,
+        warnings: candidateWarnings,
+        componentPaths: mergePaths(index, conventionalPaths(index, root), fromManifest?.paths ?? emptyPaths(), fromEntry.paths),
+        // Claude Code reads a marketplace entry and its plugin.json together, the manifest winning: so does metadata.
+        metadata: { ...entry, ...manifestValue },
+        sourceKind: "marketplace_entry",
+        sourceSchemaVersion: null
+      }
+    })
+    return { classification: "claude_marketplace_repo" as const, drafts, warnings }
+  })

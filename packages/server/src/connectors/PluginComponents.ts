@@ -1,0 +1,122 @@
+/** The components a plugin holds, by kind: conventional places, paths its manifest declares, and merging them. */
+import type { ComponentKind, ComponentPaths } from "@orgplane/schema"
+import { clamp, isObject } from "./PluginManifests.js"
+import { baseName, isFile, isFolder, isMarkdown, join, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
+
+export type ComponentKey = keyof ComponentPaths
+export type MutablePaths = { [K in ComponentKey]: Array<string> }
+
+export const emptyPaths = (): MutablePaths => ({
+  agents: [],
+  commands: [],
+  hooks: [],
+  lspServers: [],
+  mcpServers: [],
+  monitors: [],
+  settings: [],
+  skills: []
+})
+
+/** Each key with the kind it lists, in the order `componentKinds` uses. */
+const kindOrder: ReadonlyArray<readonly [ComponentKey, ComponentKind]> = [
+  ["skills", "skill"],
+  ["commands", "command"],
+  ["agents", "agent"],
+  ["hooks", "hook"],
+  ["mcpServers", "mcp_server"],
+  ["lspServers", "lsp_server"],
+  ["monitors", "monitor"],
+  ["settings", "settings"]
+]
+
+/** Where a Claude plugin keeps its components when its manifest says nothing (relative to the plugin's folder). */
+const conventionalFolders: ReadonlyArray<readonly [ComponentKey, ReadonlyArray<string>]> = [
+  ["skills", ["skills", ".claude/skills"]],
+  ["commands", ["commands", ".claude/commands"]],
+  ["agents", ["agents", ".claude/agents"]]
+]
+const conventionalFiles: ReadonlyArray<readonly [ComponentKey, string]> = [
+  ["hooks", "hooks/hooks.json"],
+  ["mcpServers", ".mcp.json"],
+  ["lspServers", ".lsp.json"],
+  ["monitors", "monitors/monitors.json"],
+  ["settings", "settings.json"]
+]
+
+export const conventionalPaths = (index: TreeIndex, root: string): MutablePaths => {
+  const paths = emptyPaths()
+  for (const [key, folders] of conventionalFolders) {
+    for (const folder of folders) if (isFolder(index, join(root, folder))) paths[key].push(join(root, folder))
+  }
+  for (const [key, file] of conventionalFiles) if (isFile(index, join(root, file))) paths[key].push(join(root, file))
+  return paths
+}
+
+/** What a declared path of each kind may be: folders of Markdown (or one file), hook folders, or single files. */
+const acceptsDeclared: Readonly<Record<ComponentKey, (index: TreeIndex, path: string) => boolean>> = {
+  skills: (index, path) => isFolder(index, path) || (isFile(index, path) && baseName(path) === "SKILL.md"),
+  commands: (index, path) => isFolder(index, path) || (isFile(index, path) && isMarkdown(path)),
+  agents: (index, path) => isFolder(index, path) || (isFile(index, path) && isMarkdown(path)),
+  hooks: (index, path) => isFolder(index, path) || isFile(index, path),
+  mcpServers: isFile,
+  lspServers: isFile,
+  monitors: isFile,
+  settings: isFile
+}
+
+/** Keys whose manifest value may also be the definitions themselves rather than a path. */
+const inlineable = new Set<ComponentKey>(["hooks", "mcpServers", "lspServers"])
+
+/**
+ * The component paths a manifest (or marketplace entry) declares, resolved from the plugin's folder. Claude's
+ * manifests take a path or a list of paths; anything declared that the tree does not have is a warning on the
+ * candidate, where the original dropped it silently.
+ */
+export const declaredPaths = (index: TreeIndex, root: string, source: Record<string, unknown>, where: string) => {
+  const paths = emptyPaths()
+  const warnings: Array<string> = []
+  for (const [key] of kindOrder) {
+    const value = source[key]
+    if (value === undefined || value === null) continue
+    if (isObject(value) && inlineable.has(key)) {
+      warnings.push(`${where} defines ${key} inline; orgplane imports ${key} only from files, so these are not imported.`)
+      continue
+    }
+    const listed = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined
+    if (listed === undefined) {
+      warnings.push(`${where} declares ${key} as something other than a path or a list of paths; it is ignored.`)
+      continue
+    }
+    for (const declared of listed) {
+      if (typeof declared !== "string") {
+        warnings.push(`${where} lists a ${key} entry that is not a path; it is ignored.`)
+        continue
+      }
+      const resolved = resolveDeclared(root, declared)
+      if (resolved === undefined) {
+        warnings.push(`${where} declares ${key} path \`${clamp(declared)}\` outside the plugin's folder; it is ignored.`)
+      } else if (!acceptsDeclared[key](index, resolved)) {
+        warnings.push(`${where} declares ${key} path \`${clamp(declared)}\`, which this branch does not have; it is ignored.`)
+      } else paths[key].push(resolved)
+    }
+  }
+  return { paths, warnings }
+}
+
+/**
+ * Several sources of paths in one list per kind: Claude Code loads declared paths in addition to the conventional
+ * folders, so both count. Duplicates go, and so does a path inside a folder already listed for the same kind (it
+ * would make two mappings import the same files).
+ */
+export const mergePaths = (index: TreeIndex, ...sources: ReadonlyArray<MutablePaths>): MutablePaths => {
+  const merged = emptyPaths()
+  for (const [key] of kindOrder) {
+    const all = [...new Set(sources.flatMap((source) => source[key]))]
+    const folders = all.filter((path) => isFolder(index, path))
+    merged[key] = all.filter((path) => !folders.some((folder) => folder !== path && (folder === "" || path.startsWith(`${folder}/`))))
+  }
+  return merged
+}
+
+export const kindsOf = (paths: ComponentPaths): Array<ComponentKind> =>
+  kindOrder.filter(([key]) => paths[key].length > 0).map(([, kind]) => kind)

@@ -1,0 +1,180 @@
+/**
+ * Invitations: owners and admins invite an email as a member or an admin; the invitee accepts with the token,
+ * signed in as that email or by signing up in the same call.
+ */
+import {
+  type Actor,
+  Conflict,
+  Forbidden,
+  type InvitationId,
+  type InvitationListQuery,
+  InvalidRequest,
+  type MemberContext,
+  NotFound,
+  type Role,
+  type Session,
+  type SessionId,
+  Unauthorized,
+  type User
+} from "@orgplane/schema"
+import { Duration, Effect, Option } from "effect"
+import { Accounts } from "../identity/Accounts.js"
+import { Memberships } from "../identity/Memberships.js"
+import { Organizations } from "../identity/Organizations.js"
+import { Crypto } from "../platform/Crypto.js"
+import { makeId } from "../platform/Ids.js"
+import { authorize } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { InvitationsRepository } from "./InvitationsRepository.js"
+
+export const INVITE_TOKEN_PREFIX = "opi"
+export const INVITATION_TTL = Duration.days(7)
+
+const invitationNotFound = (message = "Invitation not found.") => new NotFound({ error: "invitation_not_found", message })
+const memberExists = () => new Conflict({ error: "member_exists", message: "This person is already a member of the organization." })
+
+/** Who accepts an invitation: the signed-in person, or a new account made from `signUp`. */
+type Joiner =
+  | { readonly _tag: "SignedIn"; readonly user: User; readonly sessionId: SessionId }
+  | { readonly _tag: "SignUp"; readonly name: string; readonly passwordHash: string }
+
+export class Invitations extends Effect.Service<Invitations>()("@orgplane/server/Invitations", {
+  effect: Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const invitations = yield* InvitationsRepository
+    const memberships = yield* Memberships
+    const organizations = yield* Organizations
+    const accounts = yield* Accounts
+
+    const create = (caller: MemberContext, input: { readonly email: string; readonly role: Exclude<Role, "owner"> }) =>
+      Effect.zipRight(
+        authorize(caller, "invitations.manage"),
+        transaction(
+          Effect.gen(function*() {
+            const organizationId = caller.organization.id
+            yield* memberships.lock(organizationId)
+            if (Option.isSome(yield* memberships.findActive(organizationId, { email: input.email }))) return yield* memberExists()
+            const at = yield* now
+            const inviteToken = yield* crypto.newToken(INVITE_TOKEN_PREFIX)
+            const changes = {
+              role: input.role,
+              tokenHash: crypto.hashToken(inviteToken),
+              createdByMembershipId: caller.membership.id,
+              expiresAt: new Date(at.getTime() + Duration.toMillis(INVITATION_TTL))
+            }
+            const pending = yield* invitations.lockPendingFor({ organizationId, email: input.email, at })
+            let id: InvitationId
+            if (Option.isSome(pending)) {
+              id = pending.value.id
+              yield* invitations.refresh({ organizationId, id, changes, at })
+            } else {
+              id = yield* makeId("inv")
+              yield* invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes })
+            }
+            const invitation = Option.getOrThrow(yield* invitations.lock({ organizationId, id, at }))
+            return Option.isSome(pending)
+              ? { invitation, inviteToken, refreshed: true as const }
+              : { invitation, inviteToken, refreshed: false as const }
+          })
+        )
+      )
+
+    const list = (caller: MemberContext, query: InvitationListQuery) =>
+      Effect.zipRight(
+        authorize(caller, "invitations.manage"),
+        Effect.flatMap(now, (at) => orUnavailable(invitations.list(caller.organization.id, query, at)))
+      )
+
+    const cancel = (caller: MemberContext, id: InvitationId) =>
+      Effect.zipRight(
+        authorize(caller, "invitations.manage"),
+        transaction(
+          Effect.gen(function*() {
+            const at = yield* now
+            const organizationId = caller.organization.id
+            const found = yield* invitations.lock({ organizationId, id, at })
+            if (Option.isNone(found)) return yield* invitationNotFound()
+            if (found.value.status !== "pending") {
+              return yield* new Conflict({
+                error: "invitation_not_pending",
+                message: `This invitation is ${found.value.status}; only pending invitations can be canceled.`
+              })
+            }
+            yield* invitations.cancel({ organizationId, id, at })
+            return { invitation: Option.getOrThrow(yield* invitations.lock({ organizationId, id, at })) }
+          })
+        )
+      )
+
+    /**
+     * Accepts as the signed-in `actor` (a session whose account has the invited email) or, with `signUp`, creates
+     * that account. Everything happens in one transaction: the membership, the invitation's status, the account.
+     */
+    const accept = (
+      actor: Option.Option<Actor>,
+      input: { readonly token: string; readonly signUp?: { readonly name: string; readonly password: string } | undefined }
+    ) =>
+      Effect.gen(function*() {
+        // Who joins, decided before any storage work: the signed-in session's person, or a new account.
+        let joiner: Joiner
+        if (Option.isSome(actor)) {
+          const { credential, user } = actor.value
+          if (credential._tag !== "Session") {
+            return yield* new Forbidden({ reason: "session_required", message: "Accept an invitation with a session, not an API key." })
+          }
+          if (input.signUp !== undefined) {
+            return yield* InvalidRequest.field(["signUp"], "must be omitted when signed in: the invitation joins the signed-in account")
+          }
+          joiner = { _tag: "SignedIn", user, sessionId: credential.sessionId }
+        } else if (input.signUp !== undefined) {
+          joiner = { _tag: "SignUp", name: input.signUp.name, passwordHash: yield* crypto.hashPassword(input.signUp.password) }
+        } else {
+          return yield* new Unauthorized()
+        }
+        return yield* transaction(
+          Effect.gen(function*() {
+            const at = yield* now
+            const tokenHash = crypto.hashToken(input.token)
+            const unusable = () => invitationNotFound("This invitation is unknown, used, canceled or expired.")
+            // Locks in the order every membership change takes them: the organization, then the invitation.
+            const organizationId = yield* invitations.organizationOf(tokenHash)
+            if (Option.isNone(organizationId)) return yield* unusable()
+            yield* memberships.lock(organizationId.value)
+            const found = yield* invitations.lockRedeemable({ organizationId: organizationId.value, tokenHash, at })
+            if (Option.isNone(found)) return yield* unusable()
+            const invitation = found.value
+
+            let user: User
+            if (joiner._tag === "SignedIn") {
+              user = joiner.user
+              if (user.email.toLowerCase() !== invitation.email.toLowerCase()) {
+                return yield* new Forbidden({
+                  reason: "invitation_email_mismatch",
+                  message: "This invitation was sent to another email address: sign in with that account."
+                })
+              }
+              if (Option.isSome(yield* memberships.findActive(invitation.organizationId, { userId: user.id }))) {
+                return yield* memberExists()
+              }
+            } else {
+              user = yield* accounts.createUser({ email: invitation.email, name: joiner.name, passwordHash: joiner.passwordHash }, at)
+            }
+            const membership = yield* memberships.join({ organizationId: invitation.organizationId, userId: user.id, role: invitation.role })
+            yield* invitations.markAccepted({ organizationId: invitation.organizationId, id: invitation.id, membershipId: membership.id, at })
+            let session: Session | null = null
+            if (joiner._tag === "SignedIn") {
+              yield* memberships.activate(joiner.sessionId, invitation.organizationId)
+            } else {
+              session = yield* accounts.startSession(user.id, invitation.organizationId)
+            }
+            const organization = Option.getOrThrow(yield* organizations.find(invitation.organizationId))
+            return { organization, membership, user, session }
+          })
+        )
+      })
+
+    return { create, list, cancel, accept } as const
+  }),
+  dependencies: [InvitationsRepository.Default, Memberships.Default, Organizations.Default, Accounts.Default]
+}) {}

@@ -1,0 +1,36 @@
+/**
+ * When a stored OAuth token is refreshed (MCP connections' and the suites'), pure over its expiry, and how the loser of
+ * a refresh race waits for the winner's write.
+ */
+import { Duration, Effect, Option } from "effect"
+
+/** A token expiring within this window is refreshed before use. */
+export const REFRESH_WINDOW = Duration.seconds(60)
+
+/** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before giving up. */
+const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
+
+/** Whether the token expires within `REFRESH_WINDOW` (refresh it before use). */
+export const expiring = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
+  credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() - at.getTime() <= Duration.toMillis(REFRESH_WINDOW)
+
+/** Whether the token has expired (no longer usable even for a moment). */
+export const expired = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
+  credential.tokenExpiresAt !== null && credential.tokenExpiresAt.getTime() <= at.getTime()
+
+/**
+ * After a refresh refused with `invalid_grant`: waits for a concurrent refresh (with rotation, the one that spent
+ * the refresh token) to move the credential past `version`, reading it with `read`; that credential, if one did.
+ */
+export const awaitOtherRefresh = <C extends { readonly credentialVersion: number }, E, R>(
+  read: Effect.Effect<Option.Option<C>, E, R>,
+  version: number
+): Effect.Effect<Option.Option<C>, E, R> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
+      const current = yield* read
+      if (Option.isSome(current) && current.value.credentialVersion !== version) return current
+      yield* Effect.sleep(RACE_WAIT.interval)
+    }
+    return Option.none<C>()
+  })

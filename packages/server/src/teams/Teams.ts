@@ -1,0 +1,117 @@
+/** Teams: created and changed by owners and admins (or the system), read by every member. */
+import { type MembershipId, NotFound, type OrganizationId, type TeamId, type TeamListQuery } from "@orgplane/schema"
+import { Array, Effect, Option } from "effect"
+import { memberNotFound, Memberships } from "../identity/Memberships.js"
+import { makeId } from "../platform/Ids.js"
+import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { TeamsRepository } from "./TeamsRepository.js"
+
+export const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
+
+export class Teams extends Effect.Service<Teams>()("@orgplane/server/Teams", {
+  effect: Effect.gen(function*() {
+    const teams = yield* TeamsRepository
+    const memberships = yield* Memberships
+
+    const read = (principal: Principal, id: TeamId) =>
+      Effect.flatMap(teams.find({ organizationId: principal.organization.id, id }), Option.match({
+        onNone: () => Effect.fail(teamNotFound()),
+        onSome: (team) => Effect.succeed({ team })
+      }))
+
+    /** Fails with 404 `member_not_found` unless every id is an active member; locks them against removal. */
+    const requireActive = (principal: Principal, ids: ReadonlyArray<MembershipId>) =>
+      Effect.flatMap(memberships.missingActive(principal.organization.id, ids), (missing) =>
+        missing.length === 0 ? Effect.void : Effect.fail(memberNotFound(missing[0])))
+
+    /** A change to one existing team, in a transaction holding the team's lock; answers the new team. */
+    const change = <E, R>(principal: Principal, id: TeamId, apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>) =>
+      Effect.zipRight(
+        authorize(principal, "teams.manage"),
+        transaction(
+          Effect.gen(function*() {
+            const team = { organizationId: principal.organization.id, id }
+            if (!(yield* teams.lock(team))) return yield* teamNotFound()
+            const at = yield* now
+            yield* apply(team, at)
+            yield* teams.touch({ ...team, at })
+            return yield* read(principal, id)
+          })
+        )
+      )
+
+    const create = (principal: Principal, input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }) =>
+      Effect.zipRight(
+        authorize(principal, "teams.manage"),
+        transaction(
+          Effect.gen(function*() {
+            const memberIds = Array.dedupe(input.memberIds ?? [])
+            yield* requireActive(principal, memberIds)
+            const id = yield* makeId("tem")
+            const at = yield* now
+            const organizationId = principal.organization.id
+            yield* teams.insert({
+              id,
+              organizationId,
+              name: input.name,
+              createdByMembershipId: actingMembershipId(principal),
+              createdAt: at,
+              updatedAt: at
+            })
+            yield* teams.addMembers({ organizationId, id, memberIds, at })
+            return yield* read(principal, id)
+          })
+        )
+      )
+
+    const list = (principal: Principal, query: TeamListQuery) =>
+      Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
+
+    const get = (principal: Principal, id: TeamId) =>
+      Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
+
+    const update = (
+      principal: Principal,
+      id: TeamId,
+      input: { readonly name?: string | undefined; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }
+    ) =>
+      change(principal, id, (team, at) =>
+        Effect.gen(function*() {
+          if (input.name !== undefined) yield* teams.rename(team, input.name, at)
+          if (input.memberIds !== undefined) {
+            const memberIds = Array.dedupe(input.memberIds)
+            yield* requireActive(principal, memberIds)
+            yield* teams.keepOnlyMembers({ ...team, memberIds })
+            yield* teams.addMembers({ ...team, memberIds, at })
+          }
+        }))
+
+    const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
+      change(principal, id, (team, at) => {
+        const unique = Array.dedupe(memberIds)
+        return Effect.zipRight(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
+      })
+
+    /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
+    const removeMember = (principal: Principal, id: TeamId, memberId: MembershipId) =>
+      Effect.asVoid(change(principal, id, (team) =>
+        Effect.gen(function*() {
+          if (Option.isNone(yield* memberships.find({ organizationId: team.organizationId, id: memberId }))) {
+            return yield* memberNotFound(memberId)
+          }
+          yield* teams.removeMembers({ ...team, memberIds: [memberId] })
+        })))
+
+    const remove = (principal: Principal, id: TeamId) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "teams.manage")
+        const removed = yield* orUnavailable(teams.remove({ organizationId: principal.organization.id, id }))
+        if (!removed) return yield* teamNotFound()
+      })
+
+    return { create, list, get, update, addMembers, removeMember, remove } as const
+  }),
+  dependencies: [TeamsRepository.Default, Memberships.Default]
+}) {}
