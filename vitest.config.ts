@@ -15,6 +15,7 @@ const withoutDatabase = [
     "AddressGuard",
     "Crypto",
     "Discovery",
+    "DnsResolver",
     "GitHubClient",
     "HttpErrors",
     "McpInspection",
@@ -26,6 +27,7 @@ const withoutDatabase = [
     "Parsing",
     "RequestGuard",
     "ServiceKeys",
+    "TokenTiming",
     "WorkerRuntime"
   ].map((name) => `packages/server/test/${name}.test.ts`)
 ]

@@ -3,7 +3,8 @@
  * says how to get the next one. `--limit` and `--cursor` are checked with the API's own `Limit` and `Cursor`.
  */
 import { Cursor, Limit, type Page } from "@orgplane/schema"
-import { Effect, Option, type Schema } from "effect"
+import { paginateStream, type PageRequest } from "@orgplane/client"
+import { Chunk, Effect, Option, type Schema, Stream } from "effect"
 import * as Inputs from "./Inputs.js"
 import * as Output from "./Output.js"
 
@@ -29,22 +30,22 @@ export interface PageParams {
   readonly limit?: number
 }
 
-/** The page at `--cursor` (else the first); with `--all`, every item of every page as one page without a cursor. */
+/**
+ * The page at `--cursor` (else the first); with `--all`, every item of every page from there as one page without a
+ * cursor, walked by the client's `paginateStream`.
+ */
 export const fetch = <A, E, R>(
   paging: Paging,
   page: (params: PageParams) => Effect.Effect<Page<A>, E, R>
-): Effect.Effect<Page<A>, E, R> =>
-  Effect.gen(function*() {
-    const params = (cursor: Option.Option<string>) => ({ ...Inputs.ifSome("cursor", cursor), ...Inputs.ifSome("limit", paging.limit) })
-    let result = yield* page(params(paging.cursor))
-    if (!paging.all) return result
-    const items = [...result.items]
-    while (result.nextCursor !== null) {
-      result = yield* page(params(Option.some(result.nextCursor)))
-      items.push(...result.items)
-    }
-    return { items, nextCursor: null }
-  })
+): Effect.Effect<Page<A>, E, R> => {
+  const params = (cursor: Option.Option<string>) => ({ ...Inputs.ifSome("cursor", cursor), ...Inputs.ifSome("limit", paging.limit) })
+  if (!paging.all) return page(params(paging.cursor))
+  const list = (request?: PageRequest) => page(params(Option.fromNullable(request?.urlParams?.cursor)))
+  return paginateStream(list, { urlParams: Inputs.ifSome("cursor", paging.cursor) }).pipe(
+    Stream.runCollect,
+    Effect.map((items): Page<A> => ({ items: Chunk.toReadonlyArray(items), nextCursor: null }))
+  )
+}
 
 /** A word as a shell would read it back: quoted when it has anything but plain characters. */
 export const quote = (word: string) => /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`

@@ -68,6 +68,10 @@ describe.concurrent("orgplane members, teams and invitations", { timeout: 120_00
     expect(onePage.stderr).toMatch(/^More members: orgplane members list --cursor \S+ \(or --all\)$/m)
     expect(json(everyPage).items).toHaveLength(3)
     expect(json(everyPage).nextCursor).toBeNull()
+    // --all from a --cursor: every page after that one.
+    const cursor = /--cursor (\S+)/.exec(onePage.stderr)![1]!
+    const rest = await cli(["members", "list", "--limit", "1", "--cursor", cursor, "--all", "--json"], env)
+    expect(json(rest)).toEqual({ items: json(everyPage).items.slice(1), nextCursor: null })
     expect(notAdmin.code).toBe(1)
     expect(notAdmin.stderr).toMatch(/^error: member_not_admin \(409\)/)
     expect(memberInvites.code).toBe(1)

@@ -121,13 +121,26 @@ describe("retries", () => {
     expect(read).toBeUndefined()
   })
 
-  it("retries a keyed write answered 409 idempotency_key_in_use, after its Retry-After, but no other 409", async () => {
-    fake.script({ status: 409, headers: { "retry-after": "1" }, body: keyInUse }, { status: 201, body: team })
-    const started = Date.now()
-    await withClient({ token: "tok_123", maxRetries: 1 }, (client) => client.teams.create(createTeam))
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
-    expect(fake.requests).toHaveLength(2)
+  it.effect("retries a keyed write answered 409 idempotency_key_in_use once its Retry-After has passed", () =>
+    Effect.gen(function*() {
+      fake.script({ status: 409, headers: { "retry-after": "1" }, body: keyInUse }, { status: 201, body: team })
+      // On the test clock, as "waits as long as Retry-After asks": not sent again a millisecond early.
+      const start = yield* Clock.currentTimeMillis
+      const creating = yield* Effect.fork(
+        Effect.flatMap(OrgplaneClient, (client) => client.teams.create(createTeam)).pipe(
+          Effect.provide(layerFetch({ baseUrl: fake.url, token: "tok_123", retryDelay: 1, maxRetries: 1 }))
+        )
+      )
+      yield* sleepingUntil(start + 1000)
+      yield* TestClock.adjust("999 millis")
+      expect(fake.requests).toHaveLength(1)
+      yield* TestClock.adjust("1 millis")
+      expect((yield* Fiber.join(creating)).team.name).toBe("Platform")
+      expect(fake.requests).toHaveLength(2)
+      expect(keysSent()[1]).toBe(keysSent()[0])
+    }))
 
+  it("retries no other 409", async () => {
     const exists = { error: "team_exists", message: "A team with this name exists." }
     fake.script({ status: 409, body: exists }, { status: 201, body: team })
     const error = await rejection(withClient({ token: "tok_123", maxRetries: 2 }, (client) => client.teams.create(createTeam)))

@@ -12,7 +12,6 @@ export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
     HttpApiEndpoint.post("resolve", "/v1/mcp-connections/resolve")
       .setPayload(ResolveMcpRequest)
       .addSuccess(McpResolveResult)
-      .addError(ForbiddenResponse)
       .pipe(requires("mcp.resolve"))
       .annotate(OpenApi.Summary, "Resolve an MCP server")
       .annotate(
@@ -30,6 +29,7 @@ export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
         "The curated MCP servers `resolve` matches: the built-in list, or the operator's (`ORGPLANE_MCP_PRESETS_FILE`). Changes nothing.\n\nErrors: none beyond the group's."
       )
   )
+  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "MCP discovery")
   .annotate(

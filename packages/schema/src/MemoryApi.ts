@@ -3,7 +3,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { NotFoundResponse } from "./Errors.js"
+import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import {
   MemoryListQuery,
   MemoryPage,
@@ -75,6 +75,7 @@ export class MemoryApi extends HttpApiGroup.make("memory")
         "Deletes one of the caller's memories with its snippets, for good.\n\nErrors: 404 `memory_not_found` for an unknown id, another person's memory, or one saved in another organization."
       )
   )
+  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Memory")
   .annotate(

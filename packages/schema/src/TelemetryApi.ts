@@ -3,6 +3,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { ForbiddenResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { IngestTelemetryRequest, maxTelemetryEvents } from "./Telemetry.js"
@@ -28,6 +29,7 @@ The batch is written in one transaction (all or nothing). Unlike write failures 
 Errors: 400 \`invalid_request\` for a batch of 0 or more than ${maxTelemetryEvents} events, a missing or malformed \`timestamp\` (an ISO 8601 date-time with an offset or \`Z\`), a member of the wrong type or beyond its limits.`
       )
   )
+  .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)
   .annotate(OpenApi.Title, "Telemetry")
   .annotate(

@@ -20,6 +20,8 @@ interface Operation {
   readonly statuses: ReadonlyArray<string>
   readonly takesInput: boolean
   readonly hasRequestBody: boolean
+  /** The policy actions the operation checks (`x-orgplane-actions`), if any. */
+  readonly actions: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -46,7 +48,8 @@ beforeAll(async () => {
       tags: operation.tags ?? [],
       statuses: Object.keys(operation.responses ?? {}),
       takesInput: (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined,
-      hasRequestBody: operation.requestBody !== undefined
+      hasRequestBody: operation.requestBody !== undefined,
+      actions: operation["x-orgplane-actions"]
     }))
   )
 })
@@ -85,6 +88,13 @@ describe("the served OpenAPI document", () => {
       !cannotFail.has(operation.id) && !operation.statuses.some((status) => !status.startsWith("2"))
     )
     expect(silent.map((operation) => operation.name)).toEqual([])
+  })
+
+  it("documents 403 for every operation that checks a policy action, even one every member may take", () => {
+    // The policy table may change; the check then refuses with 403 `insufficient_role`, never a 500.
+    const checked = operations.filter((operation) => operation.actions !== undefined)
+    expect(checked.length).toBeGreaterThan(20)
+    expect(checked.filter((operation) => !operation.statuses.includes("403")).map((operation) => operation.name)).toEqual([])
   })
 
   it("documents 400 only for operations that take input", () => {

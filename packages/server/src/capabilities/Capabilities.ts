@@ -43,7 +43,7 @@ export class Capabilities extends Effect.Service<Capabilities>()("@orgplane/serv
       request: (use: Use) => Omit<UpstreamRequest.Request, "token" | "suite">
     ) =>
       Effect.gen(function*() {
-        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        yield* authorize(member, "capabilities.use")
         const first = yield* connections.use(member, suite, feature)
         const send = (use: Use) => upstream.send({ ...request(use), suite, token: use.token })
         return yield* send(first).pipe(

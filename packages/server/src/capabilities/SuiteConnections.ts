@@ -264,7 +264,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
 
     const status = (member: MemberContext, suite: Suite) =>
       Effect.gen(function*() {
-        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        yield* authorize(member, "capabilities.use")
         const client = yield* findClient(member, suite)
         const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(keyOf(member, suite))))
         const granted = credential?.grantedScopes ?? []
@@ -285,7 +285,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
 
     const connect = (member: MemberContext, suite: Suite, baseUrl: string) =>
       Effect.gen(function*() {
-        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        yield* authorize(member, "capabilities.use")
         const client = yield* findClient(member, suite)
         if (client === undefined || client.features.length === 0) {
           return yield* Effect.fail(new Conflict({
@@ -397,7 +397,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
 
     const disconnect = (member: MemberContext, suite: Suite) =>
       Effect.gen(function*() {
-        yield* Effect.orDie(authorize(member, "capabilities.use"))
+        yield* authorize(member, "capabilities.use")
         const removed = yield* transaction(repository.dropCredential(keyOf(member, suite)))
         return { ok: true, removed } as const
       })

@@ -16,10 +16,10 @@ import {
   type MembershipListQuery,
   type OrganizationId
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
-import { likePattern } from "../platform/Statements.js"
+import { classRow, likePattern, trustedClassRow } from "../platform/Statements.js"
 import { pluginColumns, toPlugin } from "./PluginsRepository.js"
 
 type Row = { readonly [column: string]: unknown }
@@ -39,7 +39,9 @@ const byAddition = Keyset.make<MarketplacePlugin>("marketplace_plugins", "asc", 
 export const marketplaceExists = (name: string) =>
   new Conflict({ error: "marketplace_exists", message: `The organization already has a marketplace named "${name}".` })
 
-const toMarketplace = (row: Row) => new Marketplace(row as any, true)
+/** A row of `columns` as the API's marketplace: validated when read one by one, taken as typed in lists. */
+const toMarketplace: (row: Row) => Marketplace = Schema.decodeUnknownSync(classRow(Marketplace))
+const toListedMarketplace: (row: Row) => Marketplace = Schema.decodeUnknownSync(trustedClassRow(Marketplace))
 
 /** A row of `membershipColumns` + `pluginColumns` as the API's membership. */
 const toMembership = (row: Row) =>
@@ -103,7 +105,7 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
             visible,
             page.after
           ])
-        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toMarketplace))))
+        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toListedMarketplace))))
 
     const insert = (row: {
       readonly id: MarketplaceId

@@ -243,7 +243,7 @@ export class McpResolver extends Effect.Service<McpResolver>()("@orgplane/server
       resolve: (caller: MemberContext, query: string) =>
         Effect.zipRight(authorize(caller, "mcp.resolve"), Effect.provide(resolve(query), context)),
       presets: (caller: MemberContext) =>
-        Effect.as(Effect.orDie(authorize(caller, "mcp.read")), { presets })
+        Effect.as(authorize(caller, "mcp.read"), { presets })
     }
   })
 }) {}

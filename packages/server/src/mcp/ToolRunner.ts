@@ -10,7 +10,7 @@
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { McpDiagnostic, ToolInspection } from "@orgplane/schema"
-import { Data, Duration, Effect } from "effect"
+import { Cause, Data, Duration, Effect, Exit } from "effect"
 import { Outbound, OutboundError, originOf } from "../platform/Outbound.js"
 import { type CredentialContext, deadline, type DiagnosticContext, toDiagnostic } from "./Diagnostics.js"
 import * as Inspection from "./Inspection.js"
@@ -67,30 +67,32 @@ const failFetch = (reason: "timeout" | "too_large", url: string, message: string
   new TypeError(`fetch failed: ${message}`, { cause: new OutboundError({ reason, origin: originOf(url), message }) })
 
 /**
- * The runner's limits around the guarded fetch: requests other than `tools/call` end after `requestMs`, and a
- * non-event-stream answer over `JSON_CAP` is refused (`too_large`), as the guard would have.
+ * The runner's limits around the guarded fetch: requests other than `tools/call` end after `requestMs` (an
+ * `Effect.timeoutFail` whose interruption aborts the fetch through its signal), and a non-event-stream answer over
+ * `JSON_CAP` is refused (`too_large`), as the guard would have. The SDK calls it as a Promise; a failure rejects with
+ * the error itself (the SDK's own abort included), as a fetch would.
  */
-export const limits = (requestMs: number) => (fetch: FetchLike): FetchLike => async (input, init) => {
+export const limits = (requestMs: number) => (fetch: FetchLike): FetchLike => (input, init) => {
   const url = input instanceof URL ? input.href : String(input)
   const isCall = Inspection.rpcMethodOf(init?.body) === "tools/call"
-  let timer: NodeJS.Timeout | undefined
-  let signal = init?.signal ?? undefined
-  if (!isCall) {
-    const controller = new AbortController()
-    timer = setTimeout(() => controller.abort(failFetch("timeout", url, `no complete answer within ${Math.round(requestMs / 1000)}s`)), requestMs)
-    signal = signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal])
-  }
-  try {
-    const response = await fetch(input, { ...init, ...(signal === undefined ? {} : { signal }) })
-    if (response.body === null || Inspection.mediaTypeOf(response.headers.get("content-type")) === "text/event-stream") return response
-    const bytes = new Uint8Array(await response.arrayBuffer())
-    if (bytes.length > JSON_CAP) throw failFetch("too_large", url, `response body larger than ${JSON_CAP} bytes`)
-    const copy = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers })
-    Object.defineProperty(copy, "url", { value: response.url })
-    return copy
-  } finally {
-    if (timer !== undefined) clearTimeout(timer)
-  }
+  const send = Effect.tryPromise({
+    try: async (signal) => {
+      const given = init?.signal ?? undefined
+      const response = await fetch(input, { ...init, signal: given === undefined ? signal : AbortSignal.any([given, signal]) })
+      if (response.body === null || Inspection.mediaTypeOf(response.headers.get("content-type")) === "text/event-stream") return response
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      if (bytes.length > JSON_CAP) throw failFetch("too_large", url, `response body larger than ${JSON_CAP} bytes`)
+      const copy = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers })
+      Object.defineProperty(copy, "url", { value: response.url })
+      return copy
+    },
+    catch: (error) => error
+  })
+  const limited = isCall ? send : Effect.timeoutFail(send, {
+    duration: Duration.millis(requestMs),
+    onTimeout: () => failFetch("timeout", url, `no complete answer within ${Math.round(requestMs / 1000)}s`)
+  })
+  return Effect.runPromiseExit(limited).then((exit) => Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)))
 }
 
 /** Runs the tool; fails with `ToolRunFailed` (diagnostic and inspection) for anything but a successful result. */

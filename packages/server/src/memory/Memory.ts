@@ -37,8 +37,8 @@ export const anyWordQuery = (text: string): string =>
     .filter((token) => token !== "" && token !== "\"\"" && token.toLowerCase() !== "or")
     .join(" or ")
 
-/** Every member may use their own memory bank: a refusal here would be a bug in the policy table, not an answer. */
-const allowed = (caller: MemberContext) => Effect.orDie(authorize(caller, "memory.use"))
+/** Every member may use their own memory bank, as long as the policy table says so (else 403 `insufficient_role`). */
+const allowed = (caller: MemberContext) => authorize(caller, "memory.use")
 
 export class MemoryBank extends Effect.Service<MemoryBank>()("@orgplane/server/MemoryBank", {
   effect: Effect.gen(function*() {

@@ -2,13 +2,13 @@
  * When a stored OAuth token is refreshed (MCP connections' and the suites'), pure over its expiry, and how the loser of
  * a refresh race waits for the winner's write.
  */
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Option, Schedule } from "effect"
 
 /** A token expiring within this window is refreshed before use. */
 export const REFRESH_WINDOW = Duration.seconds(60)
 
 /** How long a refresh refused with `invalid_grant` waits for a concurrent refresh's write before giving up. */
-const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
+export const RACE_WAIT = { attempts: 10, interval: Duration.millis(100) }
 
 /** Whether the token expires within `REFRESH_WINDOW` (refresh it before use). */
 export const expiring = (credential: { readonly tokenExpiresAt: Date | null }, at: Date) =>
@@ -20,17 +20,18 @@ export const expired = (credential: { readonly tokenExpiresAt: Date | null }, at
 
 /**
  * After a refresh refused with `invalid_grant`: waits for a concurrent refresh (with rotation, the one that spent
- * the refresh token) to move the credential past `version`, reading it with `read`; that credential, if one did.
+ * the refresh token) to move the credential past `version`, reading it with `read` every `RACE_WAIT.interval`, at most
+ * `RACE_WAIT.attempts` times; that credential, if one did.
  */
 export const awaitOtherRefresh = <C extends { readonly credentialVersion: number }, E, R>(
   read: Effect.Effect<Option.Option<C>, E, R>,
   version: number
-): Effect.Effect<Option.Option<C>, E, R> =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < RACE_WAIT.attempts; attempt++) {
-      const current = yield* read
-      if (Option.isSome(current) && current.value.credentialVersion !== version) return current
-      yield* Effect.sleep(RACE_WAIT.interval)
-    }
-    return Option.none<C>()
-  })
+): Effect.Effect<Option.Option<C>, E, R> => {
+  const moved = (current: Option.Option<C>) => Option.isSome(current) && current.value.credentialVersion !== version
+  const waiting = Schedule.recurWhile((current: Option.Option<C>) => !moved(current)).pipe(
+    Schedule.intersect(Schedule.spaced(RACE_WAIT.interval)),
+    Schedule.intersect(Schedule.recurs(RACE_WAIT.attempts - 1)),
+    Schedule.passthrough
+  )
+  return read.pipe(Effect.repeat(waiting), Effect.map((last) => moved(last) ? last : Option.none<C>()))
+}

@@ -63,8 +63,7 @@ export class Telemetry extends Effect.Service<Telemetry>()("@orgplane/server/Tel
 
     const ingest = (caller: MemberContext, request: IngestTelemetryRequest) =>
       Effect.gen(function*() {
-        // Every member may (the policy table says so); a refusal here would be a bug in that table, not a 403.
-        yield* Effect.orDie(authorize(caller, "telemetry.ingest"))
+        yield* authorize(caller, "telemetry.ingest")
         const receivedAt = yield* now
         const oldest = startOf(firstKeptMonth(receivedAt, telemetryRetentionMonths)).getTime()
         const newest = receivedAt.getTime() + futureToleranceMs

@@ -1,13 +1,11 @@
 /**
- * A DNS client for the lookups orgplane makes itself (the SSO domain's TXT record): queries encoded with
- * `dns-packet`, sent over UDP to the configured servers in order, each with a timeout; a server that is
- * unreachable, silent, or answers SERVFAIL/REFUSED/garbage makes it ask the next. No TCP fallback: a truncated
- * answer is read as far as it goes (a verification record fits a UDP answer many times over).
+ * A DNS client for the lookups orgplane makes itself (the SSO domain's TXT record, and the outbound guard's addresses
+ * when `ORGPLANE_DNS_SERVERS` is set): Node's `dns` `Resolver` (c-ares) pointed at one configured server at a time,
+ * in order, one try each within the timeout; a server that is unreachable, silent, or answers SERVFAIL/REFUSED/garbage
+ * makes it ask the next. A name that does not exist (NXDOMAIN) or has no record of the type is an answer: none.
  */
 import { Context, Data, Duration, Effect, Layer } from "effect"
-import * as DnsPacket from "dns-packet"
-import * as Dgram from "node:dgram"
-import * as NodeCrypto from "node:crypto"
+import * as Dns from "node:dns"
 import { AddressResolver, ResolveError } from "../../platform/AddressGuard.js"
 import { DnsConfig, type DnsServer } from "./DnsConfig.js"
 
@@ -49,84 +47,58 @@ export type RecordType = "TXT" | "A" | "AAAA"
 
 export class Resolver extends Context.Tag("@orgplane/server/Resolver")<Resolver, ResolverService>() {}
 
-const RCODE_NOERROR = 0
-const RCODE_SERVFAIL = 2
-const RCODE_NXDOMAIN = 3
-const RCODE_REFUSED = 5
-
+/** `host:port`, IPv6 in brackets: how failures name a server, and the form `Resolver.setServers` takes. */
 const label = (server: DnsServer) => server.host.includes(":") ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`
-
-const text = (data: DnsPacket.TxtData): string =>
-  Array.isArray(data) ? data.map(text).join("") : Buffer.isBuffer(data) ? data.toString("utf8") : data
 
 type Outcome =
   | { readonly _tag: "Answer"; readonly records: ReadonlyArray<string> }
   | { readonly _tag: "Failure"; readonly failure: ServerFailure }
 
-/** One query to one server; never fails: a server's failure is an outcome, so the caller can go on to the next. */
+/** What c-ares's error code says the server did (`ENOTFOUND`/`ENODATA`, an answer without records, are not here). */
+const failureOf = (code: string | undefined, timeout: Duration.Duration): Pick<ServerFailure, "reason" | "detail"> => {
+  switch (code) {
+    case Dns.SERVFAIL:
+      return { reason: "servfail", detail: "answered SERVFAIL" }
+    case Dns.REFUSED:
+      return { reason: "refused", detail: "answered REFUSED" }
+    case Dns.TIMEOUT:
+      return { reason: "timeout", detail: `did not answer within ${Duration.format(timeout)}` }
+    case Dns.CONNREFUSED:
+      return { reason: "unreachable", detail: "refused the connection (no DNS server there)" }
+    case Dns.BADRESP:
+      return { reason: "malformed", detail: "sent an answer that is not a DNS message" }
+    default:
+      return { reason: "error", detail: `failed: ${code ?? "unknown error"}` }
+  }
+}
+
+/**
+ * One query to one server, tried once within `timeout`; never fails: a server's failure is an outcome, so the caller
+ * can go on to the next. A resolver of its own per query, so that interrupting it cancels this query only.
+ */
 const ask = (server: DnsServer, name: string, timeout: Duration.Duration, type: RecordType = "TXT"): Effect.Effect<Outcome> =>
-  Effect.async<Outcome>((resume) => {
-    const id = NodeCrypto.randomInt(0, 65536)
-    const socket = Dgram.createSocket(server.host.includes(":") ? "udp6" : "udp4")
-    let done = false
-    const finish = (outcome: Outcome) => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      socket.close()
-      resume(Effect.succeed(outcome))
-    }
-    const fail = (reason: ServerFailure["reason"], detail: string) =>
-      finish({ _tag: "Failure", failure: { server: label(server), reason, detail } })
-    const timer = setTimeout(() => fail("timeout", `did not answer within ${Duration.format(timeout)}`), Duration.toMillis(timeout))
-    socket.on("error", (error: NodeJS.ErrnoException) =>
-      fail(error.code === "ECONNREFUSED" ? "unreachable" : "error", error.code === "ECONNREFUSED" ? "refused the connection (no DNS server there)" : `failed: ${error.code ?? error.message}`))
-    socket.on("message", (message) => {
-      let packet: DnsPacket.DecodedPacket
-      try {
-        packet = DnsPacket.decode(message)
-      } catch {
-        return fail("malformed", "sent an answer that is not a DNS message")
-      }
-      // Someone else's answer (or a spoofing attempt): keep waiting for ours.
-      if (packet.id !== id || packet.type !== "response") return
-      const question = packet.questions?.[0]
-      if (question === undefined || question.name.toLowerCase() !== name.toLowerCase()) return
-      const rcode = (packet.flags ?? 0) & 0xf
-      if (rcode === RCODE_SERVFAIL) return fail("servfail", "answered SERVFAIL")
-      if (rcode === RCODE_REFUSED) return fail("refused", "answered REFUSED")
-      if (rcode === RCODE_NXDOMAIN) return finish({ _tag: "Answer", records: [] })
-      if (rcode !== RCODE_NOERROR) return fail("error", `answered with response code ${rcode}`)
-      const records = (packet.answers ?? []).flatMap((answer) =>
-        answer.type === "TXT" && type === "TXT" && answer.name.toLowerCase() === name.toLowerCase()
-          ? [text(answer.data)]
-          // Addresses: the recursive answer may reach them through CNAMEs, so their owner name is not checked.
-          : (answer.type === "A" || answer.type === "AAAA") && answer.type === type
-          ? [answer.data]
-          : []
+  Effect.tryPromise({
+    try: (signal) => {
+      const resolver = new Dns.promises.Resolver({ timeout: Math.max(1, Duration.toMillis(timeout)), tries: 1 })
+      resolver.setServers([label(server)])
+      signal.addEventListener("abort", () => resolver.cancel(), { once: true })
+      return type === "TXT"
+        ? resolver.resolveTxt(name).then((records) => records.map((strings) => strings.join("")))
+        : type === "A"
+        ? resolver.resolve4(name)
+        : resolver.resolve6(name)
+    },
+    catch: (error) => (error as NodeJS.ErrnoException).code
+  }).pipe(
+    Effect.map((records): Outcome => ({ _tag: "Answer", records })),
+    Effect.catchAll((code): Effect.Effect<Outcome> =>
+      Effect.succeed(
+        code === Dns.NOTFOUND || code === Dns.NODATA
+          ? { _tag: "Answer", records: [] }
+          : { _tag: "Failure", failure: { server: label(server), ...failureOf(code, timeout) } }
       )
-      finish({ _tag: "Answer", records })
-    })
-    // Connected, so an ICMP "port unreachable" surfaces as ECONNREFUSED instead of a silent timeout.
-    socket.connect(server.port, server.host, () => {
-      const query = DnsPacket.encode({
-        type: "query",
-        id,
-        flags: DnsPacket.RECURSION_DESIRED,
-        questions: [{ type, name }]
-      })
-      socket.send(query, (error) => {
-        if (error) fail("error", `could not be sent the query: ${(error as NodeJS.ErrnoException).code ?? error.message}`)
-      })
-    })
-    return Effect.sync(() => {
-      if (!done) {
-        done = true
-        clearTimeout(timer)
-        socket.close()
-      }
-    })
-  })
+    )
+  )
 
 export const make = Effect.gen(function*() {
   const config = yield* DnsConfig
