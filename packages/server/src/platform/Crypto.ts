@@ -90,7 +90,7 @@ const describeFailure = (failure: OpenFailure) => {
     case "Malformed":
       return "it is not a ciphertext of this server"
     case "OldFormat":
-      return "it is a v1 ciphertext, not bound to its row, which the start-up upgrade should have rewritten"
+      return "it is a v1 ciphertext (not bound to its row) that the start-up upgrade could not rewrite"
     case "NotAuthentic":
       return `it does not authenticate with key "${failure.keyId}" at this place: it was altered, or moved from another row, column or organization`
   }
