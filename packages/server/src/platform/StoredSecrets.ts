@@ -6,8 +6,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either } from "effect"
-import { type Keyring, keyIdOf } from "./Crypto.js"
+import { Data, Effect, Either } from "effect"
+import { type Keyring, keyIdOf, loadKeys, makeKeyring } from "./Crypto.js"
 import { LOCK_KEY } from "./Migrator.js"
 import { allSecretColumns, bind, type SecretColumn } from "./SecretColumns.js"
 
@@ -200,4 +200,35 @@ export const rotate = (keyring: Keyring, options: RotateOptions = {}) =>
         })
       }
     })
+  })
+
+/** The local rotation refuses a database its migrations have not reached: `orgplane serve` of this version migrates it. */
+export class DatabaseNotMigrated extends Data.TaggedError("DatabaseNotMigrated")<{ readonly message: string }> {}
+
+/** The rotation refuses to run without a key to rotate to. */
+export class NoEncryptionKey extends Data.TaggedError("NoEncryptionKey")<{ readonly message: string }> {}
+
+/**
+ * `orgplane keys rotate`: against the configured database (DATABASE_URL, or the embedded one in ORGPLANE_DATA_DIR,
+ * which no server may have open), with the configured keys, after checking that the schema is this version's.
+ */
+export const rotateConfigured = (options: RotateOptions & { readonly latestMigration: number }) =>
+  Effect.gen(function*() {
+    const keys = yield* loadKeys
+    if (keys.length === 0) {
+      return yield* new NoEncryptionKey({ message: "No encryption key is configured: set ORGPLANE_ENCRYPTION_KEYS (the new key first)." })
+    }
+    const sql = yield* SqlClient.SqlClient
+    const applied = yield* sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM orgplane_migrations`.pipe(
+      Effect.map(([row]) => row?.latest ?? 0),
+      Effect.catchTag("SqlError", () => Effect.succeed(0))
+    )
+    if (applied < options.latestMigration) {
+      return yield* new DatabaseNotMigrated({
+        message: `The database is not migrated to this version (migration ${applied} of ${options.latestMigration}): start \`orgplane serve\` of this version once, then rotate.`
+      })
+    }
+    const keyring = makeKeyring(keys)
+    const report = yield* rotate(keyring, options)
+    return { keyId: keyring.current!.id, ...report }
   })
