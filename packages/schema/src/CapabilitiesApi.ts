@@ -23,7 +23,16 @@ import {
 } from "./Capabilities.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { Ok } from "./Common.js"
-import { ConflictResponse, ForbiddenResponse, NeedsConnectionResponse, NotFoundResponse, ServiceUnavailableResponse, SuiteApiErrorResponse, storedCredentialUnreadable, StoredCredentialUnreadableResponse } from "./Errors.js"
+import {
+  ConflictResponse,
+  ForbiddenResponse,
+  NeedsConnectionResponse,
+  NotFoundResponse,
+  ServiceUnavailableResponse,
+  SuiteApiErrorResponse,
+  storedCredentialUnreadable,
+  StoredCredentialUnreadableResponse
+} from "./Errors.js"
 import { McpOAuthCallbackQuery } from "./McpAuthorization.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"

@@ -5,7 +5,14 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { McpConnectionAccessGrantPage, McpConnectionAccessGrantResponse, McpConnectionGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
-import { ConflictResponse, ConnectionValidationFailedResponse, ForbiddenResponse, NotFoundResponse, storedCredentialUnreadable, StoredCredentialUnreadableResponse } from "./Errors.js"
+import {
+  ConflictResponse,
+  ConnectionValidationFailedResponse,
+  ForbiddenResponse,
+  NotFoundResponse,
+  storedCredentialUnreadable,
+  StoredCredentialUnreadableResponse
+} from "./Errors.js"
 import {
   CreateMcpConnectionRequest,
   McpConnectionListQuery,

@@ -174,7 +174,9 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             retryable: !clientRefused(error)
           }))
         }
-        const tokens = yield* Effect.orDie(Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindingsOf(key)), Crypto, crypto))
+        const tokens = yield* Effect.orDie(
+          Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindingsOf(key)), Crypto, crypto)
+        )
         if (yield* orUnavailable(repository.compareAndSet(key, credential.credentialVersion, tokens, yield* now))) return answer.right.access_token
         return yield* readBack(key)
       })

@@ -248,8 +248,10 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
     Effect.flatMap(work, ({ codehost }) =>
       fromStorage(orUnavailable(codehost.credentialOf(organizationId, instance))).pipe(
         // A disconnected account, or a token that does not decrypt (logged once where it was read): retrying won't help.
-        Effect.catchIf((error): error is Conflict | StoredCredentialUnreadable => error instanceof Conflict || error instanceof StoredCredentialUnreadable, (error) =>
-          Effect.fail(new SyncFailure({ message: error.message, transient: false })))
+        Effect.catchIf(
+          (error): error is Conflict | StoredCredentialUnreadable => error instanceof Conflict || error instanceof StoredCredentialUnreadable,
+          (error) => Effect.fail(new SyncFailure({ message: error.message, transient: false }))
+        )
       ))
 
   const body = Effect.gen(function*() {

@@ -241,7 +241,9 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
         const requestedScopes = defaultScopes ? scopesFor(url, oauth?.requestedScopes) : oauth?.requestedScopes
         return {
           clientId: oauth?.clientId,
-          clientSecretCiphertext: oauth?.clientSecret === undefined ? undefined : yield* encrypt(oauth.clientSecret, SecretColumns.mcpOAuthClientSecret, organizationId, id),
+          clientSecretCiphertext: oauth?.clientSecret === undefined
+            ? undefined
+            : yield* encrypt(oauth.clientSecret, SecretColumns.mcpOAuthClientSecret, organizationId, id),
           issuer: oauth?.authorizationServerIssuer,
           requestedScopes: requestedScopes === undefined ? undefined : [...new Set(requestedScopes)]
         }

@@ -241,7 +241,9 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             )
             client = {
               clientId: registered.client_id,
-              secretCiphertext: registered.client_secret === undefined ? null : yield* encrypt(registered.client_secret, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id)),
+              secretCiphertext: registered.client_secret === undefined
+                ? null
+                : yield* encrypt(registered.client_secret, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id)),
               secret: registered.client_secret,
               source: "dynamic",
               authMethod: registered.token_endpoint_auth_method ?? method

@@ -77,7 +77,9 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/Sso", {
         // The schema's union guarantees the settings of the protocol, and only those.
         const oidc = input.protocol === "oidc" ? input.oidc : undefined
         const saml = input.protocol === "saml" ? input.saml : undefined
-        const secret = oidc !== undefined ? yield* Effect.orDie(crypto.encrypt(oidc.clientSecret, bind(SecretColumns.ssoClientSecret, principal.organization.id))) : null
+        const secret = oidc !== undefined
+          ? yield* Effect.orDie(crypto.encrypt(oidc.clientSecret, bind(SecretColumns.ssoClientSecret, principal.organization.id)))
+          : null
         return yield* transaction(
           Effect.gen(function*() {
             const organizationId = principal.organization.id
