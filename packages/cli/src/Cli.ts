@@ -17,6 +17,7 @@ import { marketplaces } from "./commands/marketplaces.js"
 import { members } from "./commands/members.js"
 import { orgs } from "./commands/orgs.js"
 import { plugins } from "./commands/plugins.js"
+import { keys } from "./commands/keys.js"
 import * as Serve from "./commands/serve.js"
 import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
@@ -40,9 +41,10 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, telemetry, the instance's metrics, external MCP connections, and your own mail and calendar accounts (connections, mail, calendar).",
+    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, telemetry, the instance's metrics, external MCP connections, and your own mail and calendar accounts (connections, mail, calendar).",
     [
       Serve.make(options.serveEnvironment),
+      keys,
       auth,
       whoami,
       orgs,

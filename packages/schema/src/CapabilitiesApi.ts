@@ -23,7 +23,16 @@ import {
 } from "./Capabilities.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { Ok } from "./Common.js"
-import { ConflictResponse, ForbiddenResponse, NeedsConnectionResponse, NotFoundResponse, ServiceUnavailableResponse, SuiteApiErrorResponse } from "./Errors.js"
+import {
+  ConflictResponse,
+  ForbiddenResponse,
+  NeedsConnectionResponse,
+  NotFoundResponse,
+  ServiceUnavailableResponse,
+  SuiteApiErrorResponse,
+  storedCredentialUnreadable,
+  StoredCredentialUnreadableResponse
+} from "./Errors.js"
 import { McpOAuthCallbackQuery } from "./McpAuthorization.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
@@ -96,12 +105,13 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       .addError(ConflictResponse)
       .addError(ServiceUnavailableResponse)
       .addError(ForbiddenResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .middleware(MemberAuthentication)
       .pipe(requires("capabilities.use"))
       .annotate(OpenApi.Summary, "Connect my suite account")
       .annotate(
         OpenApi.Description,
-        "Answers `connected` when the caller's connection is usable and holds the scopes of every enabled feature; otherwise `needs_auth` with the suite's authorization URL to open in a browser: an authorization code flow with PKCE (S256) asking for the enabled features' scopes and a refresh token, with a signed `state` that works once for 10 minutes. The suite then sends the browser to `GET /v1/capabilities/oauth/callback`.\n\nErrors: 409 `suite_not_configured` while an admin has not configured the suite's OAuth client or enabled any feature."
+        "Answers `connected` when the caller's connection is usable and holds the scopes of every enabled feature; otherwise `needs_auth` with the suite's authorization URL to open in a browser: an authorization code flow with PKCE (S256) asking for the enabled features' scopes and a refresh token, with a signed `state` that works once for 10 minutes. The suite then sends the browser to `GET /v1/capabilities/oauth/callback`.\n\nErrors: 409 `suite_not_configured` while an admin has not configured the suite's OAuth client or enabled any feature." + " " + storedCredentialUnreadable
       )
   )
   .add(
@@ -124,10 +134,11 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       .addSuccess(SuiteCallbackResult)
       .addError(ServiceUnavailableResponse)
       .addError(SuiteApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Complete a suite authorization")
       .annotate(
         OpenApi.Description,
-        "Where the suite sends the browser back (the redirect URI to register: `<ORGPLANE_PUBLIC_URL>/v1/capabilities/oauth/callback`). Public: the signed `state` names the pending authorization. The server checks it, exchanges the code with the PKCE verifier, and stores the tokens encrypted as the connection of the member who started it, with the scopes the suite granted.\n\n`state` is required, and so is `code` or `error` (the suite sends `state` back with either).\n\nErrors: 400 `invalid_request` on `state` when it is missing or empty; otherwise with a detail `code`: on `state` `oauth_state_invalid`, `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed`; on `error` `oauth_access_denied` or `oauth_authorization_refused`; on `code` `oauth_code_missing` or `oauth_code_rejected`; 502 `suite_a_api_error` / `suite_b_api_error` when the token endpoint could not be reached."
+        "Where the suite sends the browser back (the redirect URI to register: `<ORGPLANE_PUBLIC_URL>/v1/capabilities/oauth/callback`). Public: the signed `state` names the pending authorization. The server checks it, exchanges the code with the PKCE verifier, and stores the tokens encrypted as the connection of the member who started it, with the scopes the suite granted.\n\n`state` is required, and so is `code` or `error` (the suite sends `state` back with either).\n\nErrors: 400 `invalid_request` on `state` when it is missing or empty; otherwise with a detail `code`: on `state` `oauth_state_invalid`, `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed`; on `error` `oauth_access_denied` or `oauth_authorization_refused`; on `code` `oauth_code_missing` or `oauth_code_rejected`; 502 `suite_a_api_error` / `suite_b_api_error` when the token endpoint could not be reached." + " " + storedCredentialUnreadable
       )
   )
   .annotate(OpenApi.Title, "Suite connections")
@@ -153,10 +164,11 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       .addSuccess(MailDraftResult)
       .pipe(requires("capabilities.use"))
       .addError(SuiteApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Create a mail draft")
       .annotate(
         OpenApi.Description,
-        `Creates a draft in the caller's mailbox (\`POST me/messages\`); it never sends it. Needs the \`mailDraft\` feature and the delegated \`Mail.ReadWrite\` permission. \`to\` holds 1 to 50 addresses, \`cc\` and \`bcc\` at most 50 each; \`subject\` is trimmed, 1 to 998 characters; \`body\` is plain text of at most 200000 characters; the request may be up to 4 MiB, so any such body fits. Answers the draft as a mail message.\n\nErrors: ${capabilityErrors}; 502 \`suite_a_api_error\` when the suite fails (its status and the start of its answer in \`message\`; \`outcome: "unknown"\` when the draft may have been created although no answer came).`
+        `Creates a draft in the caller's mailbox (\`POST me/messages\`); it never sends it. Needs the \`mailDraft\` feature and the delegated \`Mail.ReadWrite\` permission. \`to\` holds 1 to 50 addresses, \`cc\` and \`bcc\` at most 50 each; \`subject\` is trimmed, 1 to 998 characters; \`body\` is plain text of at most 200000 characters; the request may be up to 4 MiB, so any such body fits. Answers the draft as a mail message.\n\nErrors: ${capabilityErrors}; 502 \`suite_a_api_error\` when the suite fails (its status and the start of its answer in \`message\`; \`outcome: "unknown"\` when the draft may have been created although no answer came). ${storedCredentialUnreadable}`
       )
   )
   .add(
@@ -165,10 +177,11 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       .addSuccess(MailMessageResult)
       .pipe(requires("capabilities.use"))
       .addError(SuiteApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Read a mail message")
       .annotate(
         OpenApi.Description,
-        `Reads one message of the caller's mailbox with its body as plain text (\`Prefer: outlook.body-content-type="text"\`), cut at 200000 characters (\`bodyTruncated\`). Needs the \`mailRead\` feature and \`Mail.Read\` (or \`Mail.ReadWrite\`).\n\nErrors: ${capabilityErrors}; 502 \`suite_a_api_error\` when the suite fails, a missing message included (\`404\` in \`message\`).`
+        `Reads one message of the caller's mailbox with its body as plain text (\`Prefer: outlook.body-content-type="text"\`), cut at 200000 characters (\`bodyTruncated\`). Needs the \`mailRead\` feature and \`Mail.Read\` (or \`Mail.ReadWrite\`).\n\nErrors: ${capabilityErrors}; 502 \`suite_a_api_error\` when the suite fails, a missing message included (\`404\` in \`message\`). ${storedCredentialUnreadable}`
       )
   )
   .add(
@@ -178,10 +191,11 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       .addSuccess(CalendarEventResult)
       .pipe(requires("capabilities.use"))
       .addError(SuiteApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Add a meeting link to an event")
       .annotate(
         OpenApi.Description,
-        `With \`createMeetLink: true\`, asks the calendar to add a video-meeting link to an existing event of the caller's primary calendar (a conference request on the event itself, so no second event is created; an event that has a link keeps it). \`false\` changes nothing and answers the event as it is. Needs the \`calendarWrite\` feature and the \`calendar.events\` scope. \`meetLink\` is the event's meeting link, or the first video entry point of its conference; null while the conference is still being created.\n\nErrors: ${capabilityErrors}; 502 \`suite_b_api_error\` when the calendar fails (\`outcome: "unknown"\` when the change may have been made although no answer came).`
+        `With \`createMeetLink: true\`, asks the calendar to add a video-meeting link to an existing event of the caller's primary calendar (a conference request on the event itself, so no second event is created; an event that has a link keeps it). \`false\` changes nothing and answers the event as it is. Needs the \`calendarWrite\` feature and the \`calendar.events\` scope. \`meetLink\` is the event's meeting link, or the first video entry point of its conference; null while the conference is still being created.\n\nErrors: ${capabilityErrors}; 502 \`suite_b_api_error\` when the calendar fails (\`outcome: "unknown"\` when the change may have been made although no answer came). ${storedCredentialUnreadable}`
       )
   )
   .addError(NeedsConnectionResponse)

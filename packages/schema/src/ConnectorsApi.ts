@@ -61,7 +61,9 @@ import {
   ForbiddenResponse,
   NotFoundResponse,
   ServiceUnavailableResponse,
-  WebhookRejectedResponse
+  WebhookRejectedResponse,
+  storedCredentialUnreadable,
+  StoredCredentialUnreadableResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
@@ -236,11 +238,12 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(CodeHostApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Discover plugins in the repository")
       .annotate(
         OpenApi.Description,
-        `Reads the head of the target's branch and its whole tree (completing a listing GitHub cut short folder by folder, as \`treeSummary\` reports), reads the manifests it finds, and answers the plugin candidates with how the repository is laid out. The result is kept per commit: asking again before the branch moves reads only the head. Needs viewer access. Changes nothing but that cache.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 \`connector_target_required\` (the instance has no target yet), \`codehost_not_configured\` (an app installation account on a server without the app's settings), \`connector_account_disconnected\`; 502 \`codehost_api_error\` (GitHub refused or failed: missing branch, revoked token, rate limit).`
+        `Reads the head of the target's branch and its whole tree (completing a listing GitHub cut short folder by folder, as \`treeSummary\` reports), reads the manifests it finds, and answers the plugin candidates with how the repository is laid out. The result is kept per commit: asking again before the branch moves reads only the head. Needs viewer access. Changes nothing but that cache.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 \`connector_target_required\` (the instance has no target yet), \`codehost_not_configured\` (an app installation account on a server without the app's settings), \`connector_account_disconnected\`; 502 \`codehost_api_error\` (GitHub refused or failed: missing branch, revoked token, rate limit). ${storedCredentialUnreadable}`
       )
   )
   .add(
@@ -251,11 +254,12 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(CodeHostApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Page through the discovered tree")
       .annotate(
         OpenApi.Description,
-        `The files and folders of the branch at its head, in path order (byte order), optionally under a \`prefix\`; the same tree discovery scans (and reads it the same way when discovery has not run at this commit). A cursor stays valid for its commit: once the branch moves, a page of the old listing answers 400 on \`cursor\`. Needs viewer access. Changes nothing but the discovery cache.\n\nErrors: 400 \`invalid_request\`; 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 as for discovery; 502 \`codehost_api_error\`.`
+        `The files and folders of the branch at its head, in path order (byte order), optionally under a \`prefix\`; the same tree discovery scans (and reads it the same way when discovery has not run at this commit). A cursor stays valid for its commit: once the branch moves, a page of the old listing answers 400 on \`cursor\`. Needs viewer access. Changes nothing but the discovery cache.\n\nErrors: 400 \`invalid_request\`; 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 as for discovery; 502 \`codehost_api_error\`. ${storedCredentialUnreadable}`
       )
   )
   .add(
@@ -266,11 +270,12 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(CodeHostApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Import discovered plugins")
       .annotate(
         OpenApi.Description,
-        `Imports the selected candidates of the discovery at the branch head: in one transaction, a plugin per candidate (the one this instance created earlier for the same key is reused), a marketplace listing them for a marketplace repository (reused likewise), and one mapping per component folder or file (with \`autoAddToPlugin\`); then queues a sync (\`apply\`) that materializes the files. Applying the same selection again creates nothing new. Needs editor access.\n\nErrors: 400 \`invalid_request\` for a key that is not a supported candidate (with its index in \`details\`); 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 as for discovery, \`connector_instance_disabled\`, \`plugin_exists\` or \`marketplace_exists\` (a name taken by a plugin or marketplace the instance did not create); 502 \`codehost_api_error\`.`
+        `Imports the selected candidates of the discovery at the branch head: in one transaction, a plugin per candidate (the one this instance created earlier for the same key is reused), a marketplace listing them for a marketplace repository (reused likewise), and one mapping per component folder or file (with \`autoAddToPlugin\`); then queues a sync (\`apply\`) that materializes the files. Applying the same selection again creates nothing new. Needs editor access.\n\nErrors: 400 \`invalid_request\` for a key that is not a supported candidate (with its index in \`details\`); 403 \`insufficient_access\`; ${instanceNotFound}, \`connector_target_not_found\`; 409 as for discovery, \`connector_instance_disabled\`, \`plugin_exists\` or \`marketplace_exists\` (a name taken by a plugin or marketplace the instance did not create); 502 \`codehost_api_error\`. ${storedCredentialUnreadable}`
       )
   )
   .add(
@@ -280,11 +285,12 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(CodeHostApiErrorResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .pipe(requires("connectors.read"))
       .annotate(OpenApi.Summary, "Sync now")
       .annotate(
         OpenApi.Description,
-        `Reads the head of every target's branch and queues a sync (\`sync_now\`) of each; a target whose head is already queued, running or synced answers that event instead (nothing runs twice). The sync runs in the background: follow it with \`GET /v1/connector-sync-events/{id}\`. Needs editor access. No body.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}; 409 \`connector_instance_disabled\`, \`connector_target_required\`, \`codehost_not_configured\`, \`connector_account_disconnected\`; 502 \`codehost_api_error\`.`
+        `Reads the head of every target's branch and queues a sync (\`sync_now\`) of each; a target whose head is already queued, running or synced answers that event instead (nothing runs twice). The sync runs in the background: follow it with \`GET /v1/connector-sync-events/{id}\`. Needs editor access. No body.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}; 409 \`connector_instance_disabled\`, \`connector_target_required\`, \`codehost_not_configured\`, \`connector_account_disconnected\`; 502 \`codehost_api_error\`. ${storedCredentialUnreadable}`
       )
   )
   .add(

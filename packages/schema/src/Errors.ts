@@ -418,6 +418,26 @@ export const ServiceUnavailableResponse = wire(
   "A dependency of the server (its database) is not available right now; `Retry-After` says when to try again."
 )
 
+/**
+ * A stored secret the operation needs cannot be decrypted: a server-side problem (a key no longer configured, or a
+ * ciphertext altered or moved from another row), so a 500 that names it, not a blind `internal_error`.
+ */
+export class StoredCredentialUnreadable extends Schema.TaggedError<StoredCredentialUnreadable>("StoredCredentialUnreadable")(
+  "StoredCredentialUnreadable",
+  {
+    error: code("stored_credential_unreadable"),
+    message: Schema.String
+  }
+) {}
+/** The sentence an operation's description adds when it reads a stored secret. */
+export const storedCredentialUnreadable =
+  "500 `stored_credential_unreadable` when a secret it needs (`message` names which, never its value) is stored encrypted and does not decrypt with the server's keys (see the server's log): an operator restores the key, or an admin sets the secret again."
+export const StoredCredentialUnreadableResponse = wire(
+  StoredCredentialUnreadable,
+  500,
+  "A credential this operation needs is stored encrypted and cannot be decrypted with the server's keys: the key it was written with is no longer configured, or the stored value was altered or moved from another row or organization. `message` names the credential (never its value); the server's log names the key. Retrying does not help: an operator restores the key (`ORGPLANE_ENCRYPTION_KEYS`), or an admin sets the credential again."
+)
+
 export class ConnectionValidationFailed extends Schema.TaggedError<ConnectionValidationFailed>("ConnectionValidationFailed")(
   "ConnectionValidationFailed",
   {
@@ -470,7 +490,8 @@ export const ErrorResponses = [
   WebhookRejectedResponse,
   DomainVerificationFailedResponse,
   DnsLookupFailedResponse,
-  ServiceUnavailableResponse
+  ServiceUnavailableResponse,
+  StoredCredentialUnreadableResponse
 ] as const
 
 export class WorkerRuntimeError extends Schema.TaggedError<WorkerRuntimeError>("WorkerRuntimeError")("WorkerRuntimeError", {

@@ -7,7 +7,9 @@ import {
   ConnectionValidationFailedResponse,
   ForbiddenResponse,
   NotFoundResponse,
-  ServiceUnavailableResponse
+  ServiceUnavailableResponse,
+  storedCredentialUnreadable,
+  StoredCredentialUnreadableResponse
 } from "./Errors.js"
 import {
   McpClientMetadataDocument,
@@ -29,12 +31,13 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       .addError(ForbiddenResponse)
       .addError(ConflictResponse)
       .addError(ConnectionValidationFailedResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .middleware(MemberAuthentication)
       .pipe(requires("mcp.connectOwn", "mcp.manage"))
       .annotate(OpenApi.Summary, "Connect an MCP connection")
       .annotate(
         OpenApi.Description,
-        "Starts connecting the caller's credential of an `oauth` connection: the organization's shared one (`shared`: `mcp.manage`) or the caller's own (`per_member`: `mcp.connectOwn`, and a grant of the connection must reach the caller). Answers `connected` when the credential is in place and not about to expire (refreshing it first if it is), otherwise `needs_auth` with the authorization server's URL to open in a browser: the server discovers the authorization server (RFC 9728, RFC 8414), registers its OAuth client if it has none (a client ID metadata document, else dynamic registration), and starts an authorization code flow with PKCE for the MCP URL as `resource`. The authorization server then sends the browser to `GET /v1/mcp-connections/oauth/callback`, which stores the tokens. An authorization URL works once, for 10 minutes.\n\nErrors: 403 `insufficient_role` (a member connecting a shared connection), `insufficient_access` (no grant reaches the caller); 404 `connection_not_found`; 409 `mcp_connection_not_oauth` (`none` and `apikey` connections are connected when created), `oauth_issuer_required` (the MCP server names several authorization servers: set `oauth.authorizationServerIssuer`), `oauth_client_required` (the authorization server offers no registration: register a client and set `oauth.clientId`), `oauth_issuer_review_required` (the MCP server now names another authorization server than the one its tokens came from: until an owner or admin connects, which is their review, nobody else may, and the connection's tools are blocked); 502 `connection_validation_failed` when discovery or registration failed (`diagnostic` says where)."
+        "Starts connecting the caller's credential of an `oauth` connection: the organization's shared one (`shared`: `mcp.manage`) or the caller's own (`per_member`: `mcp.connectOwn`, and a grant of the connection must reach the caller). Answers `connected` when the credential is in place and not about to expire (refreshing it first if it is), otherwise `needs_auth` with the authorization server's URL to open in a browser: the server discovers the authorization server (RFC 9728, RFC 8414), registers its OAuth client if it has none (a client ID metadata document, else dynamic registration), and starts an authorization code flow with PKCE for the MCP URL as `resource`. The authorization server then sends the browser to `GET /v1/mcp-connections/oauth/callback`, which stores the tokens. An authorization URL works once, for 10 minutes.\n\nErrors: 403 `insufficient_role` (a member connecting a shared connection), `insufficient_access` (no grant reaches the caller); 404 `connection_not_found`; 409 `mcp_connection_not_oauth` (`none` and `apikey` connections are connected when created), `oauth_issuer_required` (the MCP server names several authorization servers: set `oauth.authorizationServerIssuer`), `oauth_client_required` (the authorization server offers no registration: register a client and set `oauth.clientId`), `oauth_issuer_review_required` (the MCP server now names another authorization server than the one its tokens came from: until an owner or admin connects, which is their review, nobody else may, and the connection's tools are blocked); 502 `connection_validation_failed` when discovery or registration failed (`diagnostic` says where)." + " " + storedCredentialUnreadable
       )
   )
   .add(
@@ -44,10 +47,11 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       .addError(NotFoundResponse)
       .addError(ConnectionValidationFailedResponse)
       .addError(ServiceUnavailableResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Complete an MCP authorization")
       .annotate(
         OpenApi.Description,
-        "Where the authorization server sends the browser back (the redirect URI registered for the server's OAuth client: `<ORGPLANE_PUBLIC_URL>/v1/mcp-connections/oauth/callback`). Public: the signed `state` names the pending authorization and authenticates the request. The server checks the signature (in constant time), that the authorization is neither used nor expired, and the issuer (`iss`, RFC 9207) when sent; exchanges the code with the PKCE verifier; and stores the tokens encrypted: the connection's shared credential, or the credential of the member who started it. Answers `{ok: true, connectionId, status: \"connected\"}`, which a browser shows as is.\n\n`state` is required, and so is `code` or `error` (an authorization server sends `state` back with either).\n\nErrors: 400 `invalid_request` on `state` when it is missing or empty; otherwise its detail carries a `code`: on `state` `oauth_state_invalid` (malformed, tampered or unknown), `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed` (start again with `connect`); on `error` `oauth_access_denied` (the person denied) or `oauth_authorization_refused` (another error of the authorization server, with its description); on `code` `oauth_code_missing` or `oauth_code_rejected` (the token endpoint refused it); on `iss` `oauth_issuer_mismatch`; 404 `connection_not_found` when the connection was deleted meanwhile; 502 `connection_validation_failed` when the token endpoint could not be reached."
+        "Where the authorization server sends the browser back (the redirect URI registered for the server's OAuth client: `<ORGPLANE_PUBLIC_URL>/v1/mcp-connections/oauth/callback`). Public: the signed `state` names the pending authorization and authenticates the request. The server checks the signature (in constant time), that the authorization is neither used nor expired, and the issuer (`iss`, RFC 9207) when sent; exchanges the code with the PKCE verifier; and stores the tokens encrypted: the connection's shared credential, or the credential of the member who started it. Answers `{ok: true, connectionId, status: \"connected\"}`, which a browser shows as is.\n\n`state` is required, and so is `code` or `error` (an authorization server sends `state` back with either).\n\nErrors: 400 `invalid_request` on `state` when it is missing or empty; otherwise its detail carries a `code`: on `state` `oauth_state_invalid` (malformed, tampered or unknown), `oauth_authorization_expired`, `oauth_authorization_used`, `oauth_client_changed` (start again with `connect`); on `error` `oauth_access_denied` (the person denied) or `oauth_authorization_refused` (another error of the authorization server, with its description); on `code` `oauth_code_missing` or `oauth_code_rejected` (the token endpoint refused it); on `iss` `oauth_issuer_mismatch`; 404 `connection_not_found` when the connection was deleted meanwhile; 502 `connection_validation_failed` when the token endpoint could not be reached." + " " + storedCredentialUnreadable
       )
   )
   .add(

@@ -5,7 +5,14 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { McpConnectionAccessGrantPage, McpConnectionAccessGrantResponse, McpConnectionGrantPath } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
-import { ConflictResponse, ConnectionValidationFailedResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import {
+  ConflictResponse,
+  ConnectionValidationFailedResponse,
+  ForbiddenResponse,
+  NotFoundResponse,
+  storedCredentialUnreadable,
+  StoredCredentialUnreadableResponse
+} from "./Errors.js"
 import {
   CreateMcpConnectionRequest,
   McpConnectionListQuery,
@@ -92,11 +99,12 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(ConnectionValidationFailedResponse)
+      .addError(StoredCredentialUnreadableResponse)
       .pipe(requires("mcp.manage"))
       .annotate(OpenApi.Summary, "Update an MCP connection")
       .annotate(
         OpenApi.Description,
-        `Changes a connection's name, URL, API key or OAuth settings (at least one member; its \`authType\` and \`credentialMode\` stay). ${rules} A \`none\` or \`apikey\` connection is checked again when its URL or key changes. A new URL of an \`oauth\` connection drops its shared tokens, every member's credential, pending authorizations and a dynamically registered client (they were issued for the old server). An empty \`oauth\` object is 400.\n\nErrors: ${notFound}; 409 \`mcp_connection_exists\`, \`mcp_connection_changed\` when another change of its URL or key came in while this one was being checked (nothing is written: read it again and retry); 502 \`connection_validation_failed\`.`
+        `Changes a connection's name, URL, API key or OAuth settings (at least one member; its \`authType\` and \`credentialMode\` stay). ${rules} A \`none\` or \`apikey\` connection is checked again when its URL or key changes. A new URL of an \`oauth\` connection drops its shared tokens, every member's credential, pending authorizations and a dynamically registered client (they were issued for the old server). An empty \`oauth\` object is 400.\n\nErrors: ${notFound}; 409 \`mcp_connection_exists\`, \`mcp_connection_changed\` when another change of its URL or key came in while this one was being checked (nothing is written: read it again and retry); 502 \`connection_validation_failed\`. ${storedCredentialUnreadable}`
       )
   )
   .add(

@@ -39,6 +39,7 @@ import { migrate } from "./platform/Migrator.js"
 import * as Outbound from "./platform/Outbound.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
+import * as StoredSecrets from "./platform/StoredSecrets.js"
 import * as SsoHttp from "./sso/Http.js"
 import * as MembersHttp from "./members/Http.js"
 import * as TeamsHttp from "./teams/Http.js"
@@ -77,15 +78,23 @@ export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.
 
 const Migrations = Layer.effectDiscard(migrate(migrations))
 
+/**
+ * After the migrations, before serving: stored secrets of the old unbound format rewritten bound to their rows
+ * (platform/StoredSecrets.ts). Not a migration: migrations run without the keys, which only the configuration has.
+ */
+const UpgradeSecrets = Layer.effectDiscard(Effect.flatMap(Crypto.Crypto, (crypto) => StoredSecrets.upgradeV1(crypto.keyring))).pipe(
+  Layer.provide(Crypto.layer)
+)
+
 /** Shared infrastructure: services that any area may use. */
 const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, CursorKey.Live, Idempotency.layer)
 
-/** The database, migrated, with the configuration. */
+/** The database, migrated (stored secrets upgraded), with the configuration. */
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
   const db = (database ?? Database.layer).pipe(Layer.provide(config))
-  return Layer.provideMerge(Migrations, Layer.merge(db, config))
+  return Layer.provideMerge(UpgradeSecrets, Layer.provideMerge(Migrations, Layer.merge(db, config)))
 }
 
 /**

@@ -11,10 +11,11 @@ import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Crypto from "../src/platform/Crypto.js"
+import { bind, type Binding, bindTokens, SecretColumns, SuiteTokens } from "../src/platform/SecretColumns.js"
 
 const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
 const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
-const decrypt = (text: string) => Effect.runSync(crypto.decrypt(text))
+const decrypt = (text: string, binding: Binding) => Effect.runSync(crypto.decrypt(text, binding))
 
 const CALLBACK_PATH = "/v1/capabilities/oauth/callback"
 const GOOGLE_EVENTS = "https://www.googleapis.com/auth/calendar.events"
@@ -99,7 +100,7 @@ const credential = async (org: Org, suite: Suite, membershipId: string) => {
     }>`SELECT access_token_ciphertext, refresh_token_ciphertext, credential_version, credential_health, credential_health_reason, granted_scopes
        FROM suite_credentials WHERE organization_id = ${org.organizationId} AND suite = ${suite} AND membership_id = ${membershipId}`
   )
-  return rows[0]
+  return rows[0] === undefined ? undefined : { ...rows[0], at: bindTokens(SuiteTokens, org.organizationId, suite, membershipId) }
 }
 
 const expireSoon = (org: Org, suite: Suite) =>
@@ -146,7 +147,7 @@ describe("the suites' OAuth clients", () => {
       sql<{ clientSecretCiphertext: string }>`SELECT client_secret_ciphertext FROM suite_clients WHERE organization_id = ${org.organizationId}`
     )
     expect(rows[0]!.clientSecretCiphertext).not.toContain("suite-secret")
-    expect(decrypt(rows[0]!.clientSecretCiphertext)).toBe("suite-secret")
+    expect(decrypt(rows[0]!.clientSecretCiphertext, bind(SecretColumns.suiteClientSecret, org.organizationId, "suite-a"))).toBe("suite-secret")
 
     // Omitting the secret keeps it; null removes it.
     const { clientSecret: _, ...withoutSecret } = clientBody("suite-a")
@@ -223,7 +224,7 @@ describe("a member's connection", () => {
     const callback = ok("callback", await followCallback(await authorize(started.authorizeUrl)), 200)
     expect(callback).toEqual({ ok: true, suite: "suite-a", status: "connected", grantedFeatures: ["mailDraft", "mailRead"] })
     const stored = (await credential(org, "suite-a", org.member.membership.id))!
-    const token = decrypt(stored.accessTokenCiphertext)
+    const token = decrypt(stored.accessTokenCiphertext!, stored.at.access)
     expect(stored.accessTokenCiphertext).not.toContain(token)
     expect(oauth.verifyAccessToken(token)?.clientId).toBe("suite-client")
     // The exchange authenticated the client with its secret and proved the verifier.
@@ -494,7 +495,7 @@ describe("tokens", () => {
     expect(tokenRequests("refresh_token").length).toBe(refreshes + 1)
     const after = (await credential(org, "suite-a", org.member.membership.id))!
     expect(after.credentialVersion).toBe(before.credentialVersion + 1)
-    expect(decrypt(after.accessTokenCiphertext)).not.toBe(decrypt(before.accessTokenCiphertext))
+    expect(decrypt(after.accessTokenCiphertext!, after.at.access)).not.toBe(decrypt(before.accessTokenCiphertext!, before.at.access))
   })
 
   it("a 401 renews the token once and retries; a refused refresh marks the connection reconnect_required", async () => {
@@ -506,7 +507,7 @@ describe("tokens", () => {
 
     // The refresh token is spent behind the server's back: the next refresh is refused (invalid_grant).
     const stored = (await credential(org, "suite-b", org.member.membership.id))!
-    const refreshToken = decrypt(stored.refreshTokenCiphertext!)
+    const refreshToken = decrypt(stored.refreshTokenCiphertext!, stored.at.refresh)
     ok("spend", await Http.request(oauth.url, "POST", "/token", {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       rawBody: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: "suite-client", client_secret: "suite-secret" }).toString()

@@ -20,13 +20,17 @@ import * as Readiness from "../src/mcp/Readiness.js"
 import * as Session from "../src/mcp/Session.js"
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Crypto from "../src/platform/Crypto.js"
+import { type Binding, bindTokens, McpMemberTokens, McpSharedTokens, type TokenBindings } from "../src/platform/SecretColumns.js"
 import * as OAuthState from "../src/platform/OAuthState.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import * as PublicUrl from "../src/platform/PublicUrl.js"
 
 const KEYS = `test:${NodeCrypto.randomBytes(32).toString("base64")}`
 const crypto = await Effect.runPromise(Crypto.make({ passwordCost: 10, keys: Crypto.parseKeys(KEYS) }))
-const decrypt = (text: string) => Effect.runSync(crypto.decrypt(text))
+const decrypt = (text: string, binding: Binding) => Effect.runSync(crypto.decrypt(text, binding))
+/** The access token of a credential read with `sharedCredential` or `memberCredential`. */
+const decryptAccess = (credential: { readonly accessTokenCiphertext: string | null; readonly at: TokenBindings } | undefined) =>
+  decrypt(credential!.accessTokenCiphertext!, credential!.at.access)
 
 const clock = new TestServer.ShiftedClock()
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
@@ -108,7 +112,7 @@ const sharedCredential = async (id: string) => {
              granted_scopes, connected_at, oauth_registration_source, oauth_client_id
       FROM mcp_connections WHERE organization_id = ${org.organizationId} AND id = ${id}`
   )
-  return rows[0]
+  return { ...rows[0]!, at: bindTokens(McpSharedTokens, org.organizationId, id) }
 }
 
 const memberCredential = async (id: string, membershipId: string) => {
@@ -119,7 +123,9 @@ const memberCredential = async (id: string, membershipId: string) => {
       FROM mcp_member_credentials
       WHERE organization_id = ${org.organizationId} AND mcp_connection_id = ${id} AND membership_id = ${membershipId}`
   )
-  return rows[0] as CredentialColumns | undefined
+  return rows[0] === undefined
+    ? undefined
+    : { ...(rows[0] as CredentialColumns), at: bindTokens(McpMemberTokens, org.organizationId, id, membershipId) }
 }
 
 /** A POST with its own `Host` header (fetch always sends the URL's): how a server reached under another name sees it. */
@@ -173,7 +179,7 @@ describe("connect, end to end", () => {
       clientConfigured: true
     })
     expect(stored.connectedAt).not.toBeNull()
-    const accessToken = decrypt(stored.accessTokenCiphertext!)
+    const accessToken = decrypt(stored!.accessTokenCiphertext!, stored!.at.access)
     expect(stored.accessTokenCiphertext).not.toContain(accessToken)
     const grant = mcp.oauth!.verifyAccessToken(accessToken)
     expect(grant).toMatchObject({ clientId: stored.oauthClientId, resource: mcp.url })
@@ -209,7 +215,7 @@ describe("connect, end to end", () => {
     ok("moving", await call("PATCH", `/v1/mcp-connections/${id}`, { token: org.owner.token, body: { url: second.url } }), 200)
     await connectFully(org.admin.token, id)
     const stored = await sharedCredential(id)
-    expect(second.oauth!.verifyAccessToken(decrypt(stored.accessTokenCiphertext!))).toMatchObject({ resource: second.url })
+    expect(second.oauth!.verifyAccessToken(decrypt(stored!.accessTokenCiphertext!, stored!.at.access))).toMatchObject({ resource: second.url })
     expect(second.oauth!.clients().has(stored.oauthClientId!)).toBe(true)
   })
 
@@ -229,7 +235,7 @@ describe("connect, end to end", () => {
     const stored = await sharedCredential(id)
     expect(stored).toMatchObject({ credentialHealth: "ready", oauthRegistrationSource: "pre_registered", oauthClientId: "orgplane-admin-registered" })
     expect(stored.grantedScopes).toEqual(["mcp:read"])
-    expect(oauth.verifyAccessToken(decrypt(stored.accessTokenCiphertext!))?.scopes).toEqual(["mcp:read"])
+    expect(oauth.verifyAccessToken(decrypt(stored!.accessTokenCiphertext!, stored!.at.access))?.scopes).toEqual(["mcp:read"])
     const exchange = tokenRequests(oauth, "authorization_code")
     expect(exchange.length).toBe(1)
     expect(exchange[0].status).toBe(200)
@@ -259,7 +265,7 @@ describe("connect, end to end", () => {
     const theirs = await memberCredential(id, org.admin.membership.id)
     expect(mine?.credentialHealth).toBe("ready")
     expect(theirs?.credentialHealth).toBe("ready")
-    expect(decrypt(mine!.accessTokenCiphertext!)).not.toBe(decrypt(theirs!.accessTokenCiphertext!))
+    expect(decrypt(mine!.accessTokenCiphertext!, mine!.at.access)).not.toBe(decrypt(theirs!.accessTokenCiphertext!, theirs!.at.access))
     // Nothing shared was stored, and the owner is not connected.
     expect((await sharedCredential(id)).accessTokenCiphertext).toBeNull()
     expect(ok("owner connect", await connect(org.owner.token, id), 200).status).toBe("needs_auth")
@@ -292,7 +298,7 @@ describe("tool calls over OAuth", () => {
     const answer = ok("calling with the shared token", await toolCall(org.admin.token, shared), 200)
     expect(answer.result.structuredContent).toEqual({ sum: 3 })
     const sharedToken = lastToolCallToken(mcp)
-    expect(decrypt((await sharedCredential(shared)).accessTokenCiphertext!)).toBe(sharedToken)
+    expect(decryptAccess(await sharedCredential(shared))).toBe(sharedToken)
     expect(JSON.stringify(answer)).not.toContain(sharedToken)
     expect(answer.inspection.request.headers).toContainEqual({ name: "authorization", value: "Bearer [redacted]", redacted: true })
 
@@ -307,8 +313,8 @@ describe("tool calls over OAuth", () => {
     const adminToken = lastToolCallToken(mcp)
     ok("the owner's call", await toolCall(org.owner.token, perMember), 200)
     const ownerToken = lastToolCallToken(mcp)
-    expect(adminToken).toBe(decrypt((await memberCredential(perMember, org.admin.membership.id))!.accessTokenCiphertext!))
-    expect(ownerToken).toBe(decrypt((await memberCredential(perMember, org.owner.membership.id))!.accessTokenCiphertext!))
+    expect(adminToken).toBe(decryptAccess(await memberCredential(perMember, org.admin.membership.id)))
+    expect(ownerToken).toBe(decryptAccess(await memberCredential(perMember, org.owner.membership.id)))
     expect(adminToken).not.toBe(ownerToken)
 
     // An hour later the admin's token has expired: the call refreshes it first and sends the new one.
@@ -501,15 +507,15 @@ describe("refresh", () => {
     await connectFully(org.admin.token, id)
     const before = await sharedCredential(id)
     mcp.oauth!.expireAccessTokens()
-    expect(mcp.oauth!.verifyAccessToken(decrypt(before.accessTokenCiphertext!))).toBeUndefined()
+    expect(mcp.oauth!.verifyAccessToken(decrypt(before!.accessTokenCiphertext!, before!.at.access))).toBeUndefined()
 
     // 30 s left is inside the refresh window: connect refreshes and answers connected.
     expect(ok("connect", await connect(org.admin.token, id), 200)).toEqual({ status: "connected", authorizeUrl: null })
     const after = await sharedCredential(id)
     expect(after.credentialVersion).toBe(before.credentialVersion + 1)
     expect(tokenRequests(mcp.oauth!, "refresh_token").length).toBe(1)
-    expect(mcp.oauth!.verifyAccessToken(decrypt(after.accessTokenCiphertext!))).toMatchObject({ resource: mcp.url })
-    expect(decrypt(after.refreshTokenCiphertext!)).not.toBe(decrypt(before.refreshTokenCiphertext!))
+    expect(mcp.oauth!.verifyAccessToken(decrypt(after!.accessTokenCiphertext!, after!.at.access))).toMatchObject({ resource: mcp.url })
+    expect(decrypt(after!.refreshTokenCiphertext!, after!.at.refresh)).not.toBe(decrypt(before!.refreshTokenCiphertext!, before!.at.refresh))
   })
 
   it("marks the credential reconnect_required when the authorization server answers invalid_grant", async () => {
@@ -545,7 +551,7 @@ describe("refresh", () => {
     expect(refreshes.map((request) => request.status).sort()).toEqual([200, 400])
     const after = await sharedCredential(id)
     expect(after).toMatchObject({ credentialHealth: "ready", credentialVersion: before.credentialVersion + 1 })
-    expect(mcp.oauth!.verifyAccessToken(decrypt(after.accessTokenCiphertext!))).toBeDefined()
+    expect(mcp.oauth!.verifyAccessToken(decrypt(after!.accessTokenCiphertext!, after!.at.access))).toBeDefined()
     // The stored refresh token is the newest: it refreshes again.
     expect(ok("third", await connect(org.admin.token, id), 200).status).toBe("connected")
     expect(tokenRequests(mcp.oauth!, "refresh_token").at(-1)?.status).toBe(200)
@@ -706,7 +712,7 @@ describe("Credentials.headersFor (the service, on the server's database)", () =>
     const mine = await headersFor(as(org.member), id)
     expect(Either.isRight(mine)).toBe(true)
     const header = Either.getOrThrow(mine).authorization!
-    expect(header).toBe(`Bearer ${decrypt((await memberCredential(id, org.member.membership.id))!.accessTokenCiphertext!)}`)
+    expect(header).toBe(`Bearer ${decryptAccess(await memberCredential(id, org.member.membership.id))}`)
     // The token works at the MCP server.
     const checked = await Effect.runPromise(Effect.either(Session.check({ url: mcp.url, headers: { authorization: header } }).pipe(Effect.provide(guard))))
     expect(checked._tag).toBe("Right")

@@ -13,6 +13,7 @@ import {
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -89,7 +90,7 @@ export class SuiteClients extends Effect.Service<SuiteClients>()("@orgplane/serv
         yield* checkEndpoint("apiBaseUrl", request.apiBaseUrl)
         const secret = request.clientSecret === undefined || request.clientSecret === null
           ? request.clientSecret
-          : yield* Effect.orDie(crypto.encrypt(request.clientSecret))
+          : yield* Effect.orDie(crypto.encrypt(request.clientSecret, bind(SecretColumns.suiteClientSecret, principal.organization.id, suite)))
         const organizationId = principal.organization.id
         const at = yield* now
         const row = yield* transaction(Effect.gen(function*() {

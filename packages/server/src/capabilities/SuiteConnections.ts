@@ -33,6 +33,7 @@ import { signState, stateKeyOf } from "../platform/OAuthState.js"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
+import { bind, bindTokens, SecretColumns, type TokenBindings, SuiteTokens } from "../platform/SecretColumns.js"
 import { encryptTokens } from "../platform/StoredCredential.js"
 import { now } from "../platform/Time.js"
 import { awaitOtherRefresh, expired, expiring } from "../platform/TokenTiming.js"
@@ -99,16 +100,22 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
       membershipId: member.membership.id
     })
 
+    const tokenBindingsOf = (key: CredentialKey) => bindTokens(SuiteTokens, key.organizationId, key.suite, key.membershipId)
+
     const findClient = (member: MemberContext, suite: Suite) =>
       Effect.map(orUnavailable(repository.findClient({ organizationId: member.organization.id, suite })), Option.getOrUndefined)
 
+    /** The client's secret; one that does not decrypt is 500 `stored_credential_unreadable` (an admin sets it again). */
     const secretOf = (client: SuiteClientRow) =>
-      client.clientSecretCiphertext === null ? Effect.succeed(undefined) : Effect.orDie(crypto.decrypt(client.clientSecretCiphertext))
+      client.clientSecretCiphertext === null
+        ? Effect.succeed(undefined)
+        : crypto.decrypt(client.clientSecretCiphertext, bind(SecretColumns.suiteClientSecret, client.organizationId, client.suite))
 
-    const decryptToken = (suite: Suite, ciphertext: string) =>
+    /** A member's stored token; one that does not decrypt (logged once) is the member's to fix: connect again. */
+    const decryptToken = (key: CredentialKey, token: keyof TokenBindings, ciphertext: string) =>
       Effect.mapError(
-        crypto.decrypt(ciphertext),
-        () => needsConnection(suite, "reconnect_required", `Your stored token for the ${suiteName(suite)} cannot be decrypted (the server's encryption key changed): connect again with ${connectPath(suite)}.`)
+        crypto.decrypt(ciphertext, tokenBindingsOf(key)[token]),
+        () => needsConnection(key.suite, "reconnect_required", `Your stored token for the ${suiteName(key.suite)} cannot be decrypted with this server's encryption keys: connect again with ${connectPath(key.suite)}.`)
       )
 
     /** The token of a credential read back after another refresh won, if it is usable. */
@@ -118,7 +125,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         if (current === undefined || current.credentialHealth !== "ready" || expired(current, yield* now)) {
           return yield* Effect.fail(needsConnection(key.suite, "reconnect_required", `Your connection to the ${suiteName(key.suite)} is no longer usable: connect again with ${connectPath(key.suite)}.`))
         }
-        return yield* decryptToken(key.suite, current.accessTokenCiphertext)
+        return yield* decryptToken(key, "access", current.accessTokenCiphertext)
       })
 
     /**
@@ -132,9 +139,9 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         const current = () =>
           expired(credential, at)
             ? Effect.fail(needsConnection(suite, "reconnect_required", `Your token for the ${suiteName(suite)} expired and cannot be refreshed: connect again with ${connectPath(suite)}.`))
-            : decryptToken(suite, credential.accessTokenCiphertext)
+            : decryptToken(key, "access", credential.accessTokenCiphertext)
         if (credential.refreshTokenCiphertext === null) return yield* current()
-        const refreshToken = yield* decryptToken(suite, credential.refreshTokenCiphertext)
+        const refreshToken = yield* decryptToken(key, "refresh", credential.refreshTokenCiphertext)
         const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
         const answer = yield* Effect.either(Effect.tryPromise({
           try: () => refreshAuthorization(metadata.issuer, { metadata, clientInformation, refreshToken, fetchFn }),
@@ -167,7 +174,9 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
             retryable: !clientRefused(error)
           }))
         }
-        const tokens = yield* Effect.orDie(Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes), Crypto, crypto))
+        const tokens = yield* Effect.orDie(
+          Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindingsOf(key)), Crypto, crypto)
+        )
         if (yield* orUnavailable(repository.compareAndSet(key, credential.credentialVersion, tokens, yield* now))) return answer.right.access_token
         return yield* readBack(key)
       })
@@ -212,7 +221,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         }
         return expiring(credential, yield* now)
           ? yield* refresh(client, key, credential)
-          : yield* decryptToken(suite, credential.accessTokenCiphertext)
+          : yield* decryptToken(key, "access", credential.accessTokenCiphertext)
       })
 
     /** What a capability of `feature` acts with, or 409 `needs_connection` saying why not (`tokenFor`, or no client). */
@@ -242,7 +251,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
         const refused = needsConnection(suite, "reconnect_required", `The ${suiteName(suite)} refused your stored token: connect again with ${connectPath(suite)}.`)
         if (stored === undefined || stored.credentialHealth !== "ready") return yield* Effect.fail(refused)
-        const current = yield* decryptToken(suite, stored.accessTokenCiphertext)
+        const current = yield* decryptToken(used.key, "access", stored.accessTokenCiphertext)
         if (current !== used.token) return { ...used, token: current }
         if (stored.refreshTokenCiphertext !== null) {
           const renewed = yield* refresh(used.client, used.key, { ...stored, tokenExpiresAt: new Date(0) }).pipe(
@@ -321,7 +330,7 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
         // The SDK asks for consent whenever `offline_access` is asked; suite-a gives a refresh token without it.
         if (suite === "suite-a") url.searchParams.delete("prompt")
         for (const [name, value] of Object.entries(authorizationExtras(suite))) url.searchParams.set(name, value)
-        const verifier = yield* Effect.orDie(crypto.encrypt(started.codeVerifier))
+        const verifier = yield* Effect.orDie(crypto.encrypt(started.codeVerifier, bind(SecretColumns.suiteCodeVerifier, key.organizationId, authorizationId)))
         const at = yield* now
         yield* transaction(Effect.gen(function*() {
           yield* repository.deleteExpiredAuthorizations(key, at)
@@ -358,7 +367,10 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
           return yield* Effect.fail(badState("The suite's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
         }
         const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
-        const verifier = yield* Effect.orDie(crypto.decrypt(authorization.codeVerifierCiphertext))
+        const verifier = yield* crypto.decrypt(
+          authorization.codeVerifierCiphertext,
+          bind(SecretColumns.suiteCodeVerifier, authorization.organizationId, authorization.id)
+        )
         const tokens = yield* Effect.tryPromise({
           try: () =>
             exchangeAuthorization(metadata.issuer, {
@@ -379,8 +391,10 @@ export class SuiteConnections extends Effect.Service<SuiteConnections>()("@orgpl
               retryable: true
             }))
         ))
-        const encrypted = yield* Effect.orDie(Effect.provideService(encryptTokens(tokens, at, authorization.requestedScopes), Crypto, crypto))
         const key: CredentialKey = { organizationId: authorization.organizationId, suite, membershipId: authorization.membershipId }
+        const encrypted = yield* Effect.orDie(
+          Effect.provideService(encryptTokens(tokens, at, authorization.requestedScopes, tokenBindingsOf(key)), Crypto, crypto)
+        )
         yield* transaction(Effect.gen(function*() {
           if (!(yield* repository.spendAuthorization(authorizationKey, at))) {
             return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))

@@ -10,6 +10,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { Credential, type GitHubError } from "../integrations/codehost/GitHub.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 
@@ -29,7 +30,8 @@ export class CodeHostAccess extends Effect.Service<CodeHostAccess>()("@orgplane/
 
     /**
      * The credential of the instance's account: 409 `connector_account_disconnected` for a disconnected account.
-     * A token that no configured key decrypts any more is a defect of the server's configuration (500, logged).
+     * A token that does not decrypt (its key is gone, or the value was altered or moved from another row) is 500
+     * `stored_credential_unreadable`, logged once with the key problem.
      */
     const credentialOf = (organizationId: OrganizationId, instance: ConnectorInstance) =>
       Effect.gen(function*() {
@@ -38,7 +40,10 @@ export class CodeHostAccess extends Effect.Service<CodeHostAccess>()("@orgplane/
         )
         if (record.account.status !== "active") return yield* Effect.fail(accountDisconnected())
         if (record.account.kind === "token") {
-          const token = yield* Effect.orDie(crypto.decrypt(record.tokenCiphertext ?? ""))
+          const token = yield* crypto.decrypt(
+            record.tokenCiphertext ?? "",
+            bind(SecretColumns.connectorToken, organizationId, record.account.id)
+          )
           return Credential.token(token)
         }
         return Credential.installation(Number(record.account.remoteId))

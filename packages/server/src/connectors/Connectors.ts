@@ -33,6 +33,7 @@ import { Effect, Option } from "effect"
 import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../catalog/Access.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
@@ -68,11 +69,13 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/C
       Effect.zipRight(
         authorize(principal, "connectors.manage"),
         Effect.gen(function*() {
-          // Encrypted before the transaction: nothing that cannot be repeated belongs inside one.
-          const tokenCiphertext = input.kind === "token" ? yield* Effect.orDie(crypto.encrypt(input.token)) : null
+          // Encrypted before the transaction (nothing that cannot be repeated belongs inside one), bound to the row.
+          const id = yield* makeId("cac")
+          const tokenCiphertext = input.kind === "token"
+            ? yield* Effect.orDie(crypto.encrypt(input.token, bind(SecretColumns.connectorToken, principal.organization.id, id)))
+            : null
           return yield* transaction(
             Effect.gen(function*() {
-              const id = yield* makeId("cac")
               const at = yield* now
               const remoteId = input.kind === "app_installation" ? String(input.installationId) : null
               yield* repository.insertAccount({

@@ -31,6 +31,7 @@ import {
   type InvalidRequest,
   type NotFound,
   type ServiceUnavailable,
+  type StoredCredentialUnreadable,
   type OrganizationId,
   type SyncEventType
 } from "@orgplane/schema"
@@ -97,7 +98,7 @@ export interface SyncService {
     instanceId: ConnectorInstanceId
   ) => Effect.Effect<
     { readonly ok: true; readonly items: ReadonlyArray<ConnectorSyncEvent> },
-    NotFound | Forbidden | Conflict | CodeHostApiError | ServiceUnavailable,
+    NotFound | Forbidden | Conflict | CodeHostApiError | ServiceUnavailable | StoredCredentialUnreadable,
     Requirements
   >
   readonly resync: (

@@ -17,6 +17,7 @@ import {
   NotFound,
   type OrganizationId,
   ServiceUnavailable,
+  StoredCredentialUnreadable,
   SyncEventType
 } from "@orgplane/schema"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
@@ -246,8 +247,11 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
   const credentialOf = (instance: ConnectorInstance) =>
     Effect.flatMap(work, ({ codehost }) =>
       fromStorage(orUnavailable(codehost.credentialOf(organizationId, instance))).pipe(
-        Effect.catchIf((error): error is Conflict => error instanceof Conflict, (error) =>
-          Effect.fail(new SyncFailure({ message: error.message, transient: false })))
+        // A disconnected account, or a token that does not decrypt (logged once where it was read): retrying won't help.
+        Effect.catchIf(
+          (error): error is Conflict | StoredCredentialUnreadable => error instanceof Conflict || error instanceof StoredCredentialUnreadable,
+          (error) => Effect.fail(new SyncFailure({ message: error.message, transient: false }))
+        )
       ))
 
   const body = Effect.gen(function*() {
@@ -306,7 +310,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
           syncEventId
         }).pipe(
           Effect.mapError((error) =>
-            error instanceof ServiceUnavailable || error instanceof Conflict
+            error instanceof ServiceUnavailable || error instanceof Conflict || error instanceof StoredCredentialUnreadable
               ? new SyncFailure({ message: error.message, transient: error instanceof ServiceUnavailable })
               : fromGitHub(error)
           )

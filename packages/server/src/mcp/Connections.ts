@@ -26,6 +26,7 @@ import { randomUUID } from "node:crypto"
 import { Access, McpConnectionKind } from "../catalog/Access.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, type SecretColumn, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
@@ -187,8 +188,9 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
     const config = yield* ServerConfig
     const presets = yield* McpPresets
 
-    const encrypt = (plaintext: string) => Effect.orDie(crypto.encrypt(plaintext))
-    const decrypt = (ciphertext: string) => Effect.orDie(crypto.decrypt(ciphertext))
+    /** Encrypts a secret of connection `id` for `column`: fails only without a configured key (a defect, 500). */
+    const encrypt = (plaintext: string, column: SecretColumn, organizationId: string, id: string) =>
+      Effect.orDie(crypto.encrypt(plaintext, bind(column, organizationId, id)))
 
     const notFound = () => McpConnectionKind.notFound()
 
@@ -234,12 +236,14 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
     const scopesFor = (url: string, given: ReadonlyArray<string> | undefined) =>
       given ?? Presets.forUrl(presets, url)?.defaultOAuthScopes
 
-    const oauthChanges = (oauth: OAuthInput | undefined, url: string, defaultScopes: boolean) =>
+    const oauthChanges = (oauth: OAuthInput | undefined, url: string, defaultScopes: boolean, organizationId: string, id: string) =>
       Effect.gen(function*() {
         const requestedScopes = defaultScopes ? scopesFor(url, oauth?.requestedScopes) : oauth?.requestedScopes
         return {
           clientId: oauth?.clientId,
-          clientSecretCiphertext: oauth?.clientSecret === undefined ? undefined : yield* encrypt(oauth.clientSecret),
+          clientSecretCiphertext: oauth?.clientSecret === undefined
+            ? undefined
+            : yield* encrypt(oauth.clientSecret, SecretColumns.mcpOAuthClientSecret, organizationId, id),
           issuer: oauth?.authorizationServerIssuer,
           requestedScopes: requestedScopes === undefined ? undefined : [...new Set(requestedScopes)]
         }
@@ -255,10 +259,10 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
         const live = input.authType !== "oauth"
         if (live) yield* liveCheck(input.name, input.url, apiKey)
         const checkedAt = live ? yield* now : null
-        const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey)
-        const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true) : undefined
         const organizationId = principal.organization.id
         const id = yield* makeId("emc")
+        const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey, SecretColumns.mcpApiKey, organizationId, id)
+        const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true, organizationId, id) : undefined
         return yield* transaction(
           Effect.gen(function*() {
             const at = yield* now
@@ -322,12 +326,19 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
         if (urlChanged) yield* checkUrl(url)
         const live = row.authType !== "oauth" && (urlChanged || input.apiKey !== undefined)
         if (live) {
-          const apiKey = input.apiKey ?? (row.apiKeyCiphertext === null ? undefined : yield* decrypt(row.apiKeyCiphertext))
+          const apiKey = input.apiKey ??
+            (row.apiKeyCiphertext === null
+              ? undefined
+              : yield* crypto.decrypt(row.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, principal.organization.id, row.id)))
           yield* liveCheck(input.name ?? row.name, url, apiKey)
         }
         const checkedAt = live ? yield* now : undefined
-        const apiKeyCiphertext = input.apiKey === undefined ? undefined : yield* encrypt(input.apiKey)
-        const oauth = row.authType === "oauth" && input.oauth !== undefined ? yield* oauthChanges(input.oauth, url, false) : undefined
+        const apiKeyCiphertext = input.apiKey === undefined
+          ? undefined
+          : yield* encrypt(input.apiKey, SecretColumns.mcpApiKey, principal.organization.id, row.id)
+        const oauth = row.authType === "oauth" && input.oauth !== undefined
+          ? yield* oauthChanges(input.oauth, url, false, principal.organization.id, row.id)
+          : undefined
         const scoped = { organizationId: principal.organization.id, id: row.id }
         return yield* transaction(
           Effect.gen(function*() {

@@ -15,6 +15,7 @@ import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@
 import { ConnectionNotReady, type ServiceUnavailable } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
 import { Outbound } from "../platform/Outbound.js"
 import type { Principal } from "../platform/Principal.js"
 import { orUnavailable } from "../platform/Sql.js"
@@ -22,7 +23,7 @@ import { encryptTokens, type StoredCredential } from "../platform/StoredCredenti
 import { now } from "../platform/Time.js"
 import { awaitOtherRefresh, expired, expiring } from "../platform/TokenTiming.js"
 import type { McpConnectionRow } from "./ConnectionsRepository.js"
-import { CredentialsRepository, type CredentialTarget } from "./CredentialsRepository.js"
+import { CredentialsRepository, type CredentialTarget, tokenBindings } from "./CredentialsRepository.js"
 import * as Readiness from "./Readiness.js"
 
 /** The columns of a connection `headersFor` reads (of ConnectionsRepository's row). */
@@ -109,19 +110,20 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
     const outbound = yield* Outbound
     const fetchFn = outbound.fetchWith({ destination: "user" })
 
-    const decrypt = (ciphertext: string, what: string) =>
-      Effect.mapError(
-        crypto.decrypt(ciphertext),
-        () => notReady(`The stored ${what} cannot be decrypted (the server's encryption key changed): reconnect the connection.`)
-      )
+    /**
+     * A stored secret of the connection; one that does not decrypt (logged once, naming the key problem) makes the
+     * connection not ready, with the reason, as a missing credential does.
+     */
+    const decrypt = (ciphertext: string, binding: Binding) =>
+      Effect.mapError(crypto.decrypt(ciphertext, binding), (error) => notReady(error.message))
 
     /** The access token of a usable credential read back after another refresh won. */
-    const usable = (connection: CredentialConnection, credential: Option.Option<StoredCredential>) => {
+    const usable = (connection: CredentialConnection, target: CredentialTarget, credential: Option.Option<StoredCredential>) => {
       const value = Option.getOrUndefined(credential)
       const problem = credentialProblem(connection, value)
       return problem !== undefined || value === undefined || value.accessTokenCiphertext === null
         ? Effect.fail(notReady(problem ?? "The connection has no credential."))
-        : decrypt(value.accessTokenCiphertext, "access token")
+        : decrypt(value.accessTokenCiphertext, tokenBindings(target).access)
     }
 
     /**
@@ -138,13 +140,13 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
         const current = () =>
           expired(credential, at) || credential.accessTokenCiphertext === null
             ? Effect.fail(notReady(`The access token expired and cannot be refreshed: reconnect (${connectPath(connection.id)}).`))
-            : decrypt(credential.accessTokenCiphertext, "access token")
+            : decrypt(credential.accessTokenCiphertext, tokenBindings(target).access)
         const metadata = metadataOf(connection)
         if (credential.refreshTokenCiphertext === null || metadata === undefined || connection.oauthClientId === null) return yield* current()
-        const refreshToken = yield* decrypt(credential.refreshTokenCiphertext, "refresh token")
+        const refreshToken = yield* decrypt(credential.refreshTokenCiphertext, tokenBindings(target).refresh)
         const secret = connection.oauthClientSecretCiphertext === null
           ? undefined
-          : yield* decrypt(connection.oauthClientSecretCiphertext, "OAuth client secret")
+          : yield* decrypt(connection.oauthClientSecretCiphertext, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id))
         const answer = yield* Effect.either(Effect.tryPromise({
           try: () =>
             refreshAuthorization(metadata.issuer, {
@@ -166,21 +168,21 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
           }
           // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
           const other = yield* awaitOtherRefresh(orUnavailable(repository.find(target)), credential.credentialVersion)
-          if (Option.isSome(other)) return yield* usable(connection, other)
+          if (Option.isSome(other)) return yield* usable(connection, target, other)
           const reason = "authorization_rejected"
           const marked = yield* orUnavailable(repository.markReconnectRequired(target, credential.credentialVersion, reason, yield* now))
-          if (!marked) return yield* usable(connection, yield* orUnavailable(repository.find(target)))
+          if (!marked) return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
           return yield* Effect.fail(notReady(
             `The authorization server refused to refresh the credential (invalid_grant): reconnect with ${connectPath(connection.id)}.`
           ))
         }
         const tokens = yield* Effect.mapError(
-          Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes), Crypto, crypto),
+          Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindings(target)), Crypto, crypto),
           (error) => notReady(`The refreshed credential cannot be stored: ${error.message}`)
         )
         const written = yield* orUnavailable(repository.compareAndSet(target, credential.credentialVersion, tokens, yield* now))
         if (written) return answer.right.access_token
-        return yield* usable(connection, yield* orUnavailable(repository.find(target)))
+        return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
       })
 
     /** The stored credential of the caller for this connection: the shared one, or the member's own. */
@@ -205,7 +207,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
           return yield* Effect.fail(notReady(problem ?? "The connection has no credential."))
         }
         if (expiring(stored, yield* now)) return yield* refresh(connection, target, stored)
-        return yield* decrypt(stored.accessTokenCiphertext, "access token")
+        return yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)
       })
 
     /** The headers an MCP request of `principal` to this connection carries. */
@@ -221,7 +223,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
             if (connection.apiKeyCiphertext === null) {
               return yield* Effect.fail(notReady("The connection has no API key: an admin sets one (PATCH /v1/mcp-connections/{connectionId})."))
             }
-            return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, "API key")}` }
+            return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, connection.organizationId, connection.id))}` }
           }
           case "oauth":
             return { authorization: `Bearer ${yield* accessToken(principal, connection)}` }
@@ -247,7 +249,7 @@ export class Credentials extends Effect.Service<Credentials>()("@orgplane/server
         if (stored === undefined || stored.accessTokenCiphertext === null || stored.credentialHealth === "reconnect_required") {
           return Option.none()
         }
-        const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, "access token")}`
+        const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)}`
         if (current !== rejected["authorization"]) return Option.some({ authorization: current })
         if (stored.refreshTokenCiphertext !== null) {
           const renewed = yield* refresh(connection, target, stored).pipe(

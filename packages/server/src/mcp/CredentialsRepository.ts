@@ -13,6 +13,7 @@ import {
   OrganizationId
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
+import { bindTokens, McpMemberTokens, McpSharedTokens, type TokenBindings } from "../platform/SecretColumns.js"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { NewTokens, StoredCredential } from "../platform/StoredCredential.js"
 
@@ -23,6 +24,12 @@ export const CredentialTarget = Schema.Struct({
   membershipId: Schema.NullOr(MembershipId)
 })
 export type CredentialTarget = typeof CredentialTarget.Type
+
+/** Where a credential's tokens are bound: the connection's own row (shared), or the member's. */
+export const tokenBindings = (target: CredentialTarget): TokenBindings =>
+  target.membershipId === null
+    ? bindTokens(McpSharedTokens, target.organizationId, target.connectionId)
+    : bindTokens(McpMemberTokens, target.organizationId, target.connectionId, target.membershipId)
 
 export const AuthorizationRow = Schema.Struct({
   organizationId: OrganizationId,

@@ -33,6 +33,7 @@ import {
 import { Duration, Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
 import { CursorKey } from "../platform/Keyset.js"
 import { AUTHORIZATION_TTL, badState, callbackRefused, checkCallback } from "../platform/OAuthCallback.js"
 import { signState, stateKeyOf } from "../platform/OAuthState.js"
@@ -45,7 +46,7 @@ import { VERSION } from "../Version.js"
 import { Access, McpConnectionKind } from "../catalog/Access.js"
 import { clientInformationOf, Credentials, metadataOf } from "./Credentials.js"
 import { ConnectionsRepository, type McpConnectionRow } from "./ConnectionsRepository.js"
-import { CredentialsRepository, type CredentialTarget } from "./CredentialsRepository.js"
+import { CredentialsRepository, type CredentialTarget, tokenBindings } from "./CredentialsRepository.js"
 import { callbackUrlOf } from "./OAuthClientMetadata.js"
 import { authMethodFor, chooseIssuer, chooseRegistration, keptMetadata, sameIssuer, scopesToRequest } from "./OAuthChoices.js"
 import { attempt, validationFailed } from "./OAuthFailures.js"
@@ -63,7 +64,8 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
     const stateKey = stateKeyOf(yield* CursorKey)
     const fetchFn = (yield* Outbound).fetchWith({ destination: "user" })
 
-    const encrypt = (plaintext: string) => Effect.orDie(crypto.encrypt(plaintext))
+    /** Fails only without a configured key (a defect, 500). */
+    const encrypt = (plaintext: string, binding: Binding) => Effect.orDie(crypto.encrypt(plaintext, binding))
 
     const findConnection = (organizationId: OrganizationId, connectionId: ExternalMcpConnectionId) =>
       Effect.flatMap(
@@ -206,7 +208,10 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
               secretCiphertext: connection.oauthClientSecretCiphertext,
               secret: connection.oauthClientSecretCiphertext === null
                 ? undefined
-                : yield* Effect.orDie(crypto.decrypt(connection.oauthClientSecretCiphertext)),
+                : yield* crypto.decrypt(
+                  connection.oauthClientSecretCiphertext,
+                  bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id)
+                ),
               source: registration.source,
               authMethod: connection.oauthTokenEndpointAuthMethod
             }
@@ -236,7 +241,9 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             )
             client = {
               clientId: registered.client_id,
-              secretCiphertext: registered.client_secret === undefined ? null : yield* encrypt(registered.client_secret),
+              secretCiphertext: registered.client_secret === undefined
+                ? null
+                : yield* encrypt(registered.client_secret, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id)),
               secret: registered.client_secret,
               source: "dynamic",
               authMethod: registered.token_endpoint_auth_method ?? method
@@ -264,7 +271,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             state,
             resource: new URL(connection.url)
           }))
-        const verifier = yield* encrypt(started.codeVerifier)
+        const verifier = yield* encrypt(started.codeVerifier, bind(SecretColumns.mcpCodeVerifier, connection.organizationId, authorizationId))
         const at = yield* now
         yield* transaction(Effect.gen(function*() {
           yield* repository.setClient({
@@ -317,10 +324,13 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
         if (query.iss !== undefined && query.iss !== metadata.issuer) {
           return yield* Effect.fail(refused("iss", "oauth_issuer_mismatch", "The callback comes from another authorization server than the one the authorization started with."))
         }
-        const verifier = yield* Effect.orDie(crypto.decrypt(authorization.codeVerifierCiphertext))
+        const verifier = yield* crypto.decrypt(
+          authorization.codeVerifierCiphertext,
+          bind(SecretColumns.mcpCodeVerifier, authorization.organizationId, authorization.id)
+        )
         const secret = connection.oauthClientSecretCiphertext === null
           ? undefined
-          : yield* Effect.orDie(crypto.decrypt(connection.oauthClientSecretCiphertext))
+          : yield* crypto.decrypt(connection.oauthClientSecretCiphertext, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id))
         const issuer = metadata.issuer
         const tokens = yield* Effect.tryPromise({
           try: () =>
@@ -343,12 +353,12 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             ))
             : Effect.flip(validationFailed("AUTH_TOKEN_ACQUISITION", issuer, "The token endpoint did not answer", cause))
         ))
-        const encrypted = yield* Effect.orDie(Effect.provideService(encryptTokens(tokens, at, []), Crypto, crypto))
         const target: CredentialTarget = {
           organizationId: authorization.organizationId,
           connectionId: authorization.mcpConnectionId,
           membershipId: authorization.target === "member" ? authorization.membershipId : null
         }
+        const encrypted = yield* Effect.orDie(Effect.provideService(encryptTokens(tokens, at, [], tokenBindings(target)), Crypto, crypto))
         yield* transaction(Effect.gen(function*() {
           const locked = yield* repository.lockAuthorization(key)
           if (Option.isNone(locked) || locked.value.usedAt !== null) {

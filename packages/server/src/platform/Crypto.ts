@@ -1,14 +1,16 @@
 /**
  * Secrets: random tokens and their hashes (what we store instead of session tokens, API keys and claim tokens),
- * password hashing with scrypt, AES-256-GCM encryption of third-party credentials at rest with rotatable keys, and
- * HMAC-SHA256 signatures of what the server hands out and takes back (cursors, OAuth states).
+ * password hashing with scrypt, AES-256-GCM encryption of third-party credentials at rest (bound to their row) with
+ * rotatable keys, and HMAC-SHA256 signatures of what the server hands out and takes back (cursors, OAuth states).
  */
-import { Context, Data, Effect, Layer, Redacted } from "effect"
+import { StoredCredentialUnreadable } from "@orgplane/schema"
+import { Context, Data, Effect, Either, Layer, Redacted } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { promisify } from "node:util"
 import { ServerConfig } from "./Config.js"
+import type { Binding } from "./SecretColumns.js"
 
 const scrypt = promisify(NodeCrypto.scrypt) as (
   password: NodeCrypto.BinaryLike,
@@ -58,6 +60,128 @@ export const verifySignature = (key: Buffer, message: string, signature: string,
   return given.length === expected.length && NodeCrypto.timingSafeEqual(given, expected)
 }
 
+/**
+ * The stored form of an encrypted secret, `v2:<key id>:<iv>:<tag>:<ciphertext>` (base64url parts): AES-256-GCM whose
+ * additional authenticated data is the secret's place (`SecretColumns.ts`: table, column, organization, row), so a
+ * ciphertext copied to another column, row or organization fails to decrypt like a tampered one. `v1` (no
+ * additional data) was written before 0.1.0's binding; the start-up upgrade (StoredSecrets.ts) rewrites it as v2 and
+ * `decrypt` refuses it.
+ */
+export const FORMAT = "v2"
+
+/** What a v2 ciphertext authenticates besides itself: unambiguous (a JSON array), versioned with the format. */
+export const additionalData = (binding: Binding): Buffer =>
+  Buffer.from(JSON.stringify(["orgplane-secret", FORMAT, binding.column.table, binding.column.column, binding.organizationId, ...binding.row]), "utf8")
+
+/** The key id a stored ciphertext names (its second part), if it has one. */
+export const keyIdOf = (ciphertext: string): string | undefined => ciphertext.split(":")[1]
+
+/** Why a stored ciphertext cannot be opened, in words for the log (never the secret). */
+export type OpenFailure =
+  | { readonly _tag: "UnknownKey"; readonly keyId: string }
+  | { readonly _tag: "Malformed" }
+  | { readonly _tag: "OldFormat" }
+  | { readonly _tag: "NotAuthentic"; readonly keyId: string }
+
+const describeFailure = (failure: OpenFailure) => {
+  switch (failure._tag) {
+    case "UnknownKey":
+      return `it was encrypted with key "${failure.keyId}", which ORGPLANE_ENCRYPTION_KEYS does not list`
+    case "Malformed":
+      return "it is not a ciphertext of this server"
+    case "OldFormat":
+      return "it is a v1 ciphertext (not bound to its row) that the start-up upgrade could not rewrite"
+    case "NotAuthentic":
+      return `it does not authenticate with key "${failure.keyId}" at this place: it was altered, or moved from another row, column or organization`
+  }
+}
+
+const sealWith = (key: EncryptionKey, plaintext: string, aad: Buffer | undefined, version: string) => {
+  const iv = NodeCrypto.randomBytes(12)
+  const cipher = NodeCrypto.createCipheriv("aes-256-gcm", key.key, iv)
+  if (aad !== undefined) cipher.setAAD(aad)
+  const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
+  return [version, key.id, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":")
+}
+
+const openWith = (
+  keys: ReadonlyMap<string, Buffer>,
+  ciphertext: string,
+  version: string,
+  aad: Buffer | undefined
+): Either.Either<string, OpenFailure> => {
+  const parts = ciphertext.split(":")
+  const [given, kid, iv, tag, body] = parts
+  if (parts.length !== 5 || kid === undefined || iv === undefined || tag === undefined || body === undefined) {
+    return Either.left({ _tag: "Malformed" })
+  }
+  if (given !== version) return Either.left(given === "v1" ? { _tag: "OldFormat" } : { _tag: "Malformed" })
+  const key = keys.get(kid)
+  if (key === undefined) return Either.left({ _tag: "UnknownKey", keyId: kid })
+  try {
+    const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
+    if (aad !== undefined) decipher.setAAD(aad)
+    decipher.setAuthTag(Buffer.from(tag, "base64url"))
+    return Either.right(Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8"))
+  } catch {
+    return Either.left({ _tag: "NotAuthentic", keyId: kid })
+  }
+}
+
+/** The keys as a value: the first encrypts, all decrypt. What the service, the upgrade and the rotation share. */
+export interface Keyring {
+  /** The key new ciphertexts are written with, if any is configured. */
+  readonly current: EncryptionKey | undefined
+  /** Encrypts `plaintext` bound to `binding` with the current key. */
+  readonly seal: (plaintext: string, binding: Binding) => Either.Either<string, CryptoError>
+  /** Decrypts a v2 ciphertext at `binding`. */
+  readonly open: (ciphertext: string, binding: Binding) => Either.Either<string, OpenFailure>
+  /** Decrypts a v1 ciphertext (unbound): only the start-up upgrade does, to rewrite it as v2. */
+  readonly openV1: (ciphertext: string) => Either.Either<string, OpenFailure>
+  /** True when the ciphertext was not written as v2 with the current key: re-encrypt it. */
+  readonly needsRotation: (ciphertext: string) => boolean
+}
+
+export const makeKeyring = (keys: ReadonlyArray<EncryptionKey>): Keyring => {
+  const [current] = keys
+  const byId = new Map(keys.map((key) => [key.id, key.key]))
+  return {
+    current,
+    seal: (plaintext, binding) =>
+      current === undefined
+        ? Either.left(new CryptoError({ message: "No encryption key: set ORGPLANE_ENCRYPTION_KEYS" }))
+        : Either.right(sealWith(current, plaintext, additionalData(binding), FORMAT)),
+    open: (ciphertext, binding) => openWith(byId, ciphertext, FORMAT, additionalData(binding)),
+    openV1: (ciphertext) => openWith(byId, ciphertext, "v1", undefined),
+    needsRotation: (ciphertext) => !ciphertext.startsWith(`${FORMAT}:`) || keyIdOf(ciphertext) !== current?.id
+  }
+}
+
+/** A v1 ciphertext, as servers before the binding wrote them: for tests of the upgrade only. */
+export const sealV1 = (key: EncryptionKey, plaintext: string): string => sealWith(key, plaintext, undefined, "v1")
+
+/**
+ * The answer for a stored secret that does not decrypt, after one error line in the log naming its place and the
+ * key problem (never the secret): what `decrypt` fails with, declared by the operations that read secrets.
+ */
+export const unreadable = (binding: Binding, failure: OpenFailure): Effect.Effect<never, StoredCredentialUnreadable> =>
+  Effect.zipRight(
+    Effect.logError(`Stored secret unreadable: ${binding.column.table}.${binding.column.column}: ${describeFailure(failure)}`).pipe(
+      Effect.annotateLogs({
+        table: binding.column.table,
+        column: binding.column.column,
+        organizationId: binding.organizationId,
+        row: binding.row.join("/"),
+        keyId: "keyId" in failure ? failure.keyId : ""
+      })
+    ),
+    Effect.fail(
+      new StoredCredentialUnreadable({
+        message: `The stored ${binding.column.holds.replace(/^the /, "")} cannot be decrypted with this server's encryption keys (the server's log says why): an operator checks ORGPLANE_ENCRYPTION_KEYS, or an admin sets the credential again.`
+      })
+    )
+  )
+
 export interface CryptoService {
   /** A fresh secret: the prefix, `_`, then 32 random bytes in base64url. */
   readonly newToken: (prefix: string) => Effect.Effect<string>
@@ -66,10 +190,13 @@ export interface CryptoService {
   readonly hashPassword: (password: string) => Effect.Effect<string>
   /** Constant-time. `stored` undefined still spends a full hash, so unknown emails take as long as wrong passwords. */
   readonly verifyPassword: (password: string, stored: string | undefined) => Effect.Effect<boolean>
-  readonly encrypt: (plaintext: string) => Effect.Effect<string, CryptoError>
-  readonly decrypt: (ciphertext: string) => Effect.Effect<string, CryptoError>
+  /** Encrypts a secret for its place (`SecretColumns.ts`); fails only when no key is configured. */
+  readonly encrypt: (plaintext: string, binding: Binding) => Effect.Effect<string, CryptoError>
+  /** Decrypts the secret stored at `binding`; a failure is logged once and answered as `stored_credential_unreadable`. */
+  readonly decrypt: (ciphertext: string, binding: Binding) => Effect.Effect<string, StoredCredentialUnreadable>
   /** True when the ciphertext was written with a key other than the current one: re-encrypt it. */
   readonly needsRotation: (ciphertext: string) => boolean
+  readonly keyring: Keyring
 }
 
 export class Crypto extends Context.Tag("@orgplane/server/Crypto")<Crypto, CryptoService>() {}
@@ -101,41 +228,18 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
         return NodeCrypto.timingSafeEqual(expected, actual) && stored !== undefined
       })
 
-    const [current] = options.keys
-    const byId = new Map(options.keys.map((key) => [key.id, key.key]))
+    const keyring = makeKeyring(options.keys)
 
     return {
       newToken: (prefix) => Effect.sync(() => `${prefix}_${NodeCrypto.randomBytes(32).toString("base64url")}`),
       hashToken: (token) => NodeCrypto.createHash("sha256").update(token).digest("hex"),
       hashPassword,
       verifyPassword,
-      encrypt: (plaintext) =>
-        Effect.suspend(() => {
-          if (!current) return Effect.fail(new CryptoError({ message: "No encryption key: set ORGPLANE_ENCRYPTION_KEYS" }))
-          const iv = NodeCrypto.randomBytes(12)
-          const cipher = NodeCrypto.createCipheriv("aes-256-gcm", current.key, iv)
-          const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-          return Effect.succeed(
-            ["v1", current.id, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":")
-          )
-        }),
-      decrypt: (ciphertext) =>
-        Effect.suspend(() => {
-          const [version, kid, iv, tag, body] = ciphertext.split(":")
-          const key = byId.get(kid)
-          if (version !== "v1" || !key || iv === undefined || tag === undefined || body === undefined) {
-            return Effect.fail(new CryptoError({ message: `Cannot decrypt: not a v1 ciphertext of a known key (${kid})` }))
-          }
-          return Effect.try({
-            try: () => {
-              const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
-              decipher.setAuthTag(Buffer.from(tag, "base64url"))
-              return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8")
-            },
-            catch: (cause) => new CryptoError({ message: "Cannot decrypt: the ciphertext was altered or is incomplete", cause })
-          })
-        }),
-      needsRotation: (ciphertext) => ciphertext.split(":")[1] !== current?.id
+      encrypt: (plaintext, binding) => Effect.suspend(() => keyring.seal(plaintext, binding)),
+      decrypt: (ciphertext, binding) =>
+        Effect.suspend(() => Either.match(keyring.open(ciphertext, binding), { onLeft: (failure) => unreadable(binding, failure), onRight: Effect.succeed })),
+      needsRotation: keyring.needsRotation,
+      keyring
     }
   })
 
@@ -144,7 +248,7 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
  * beside the data folder; else (in memory) a key for this process only. With DATABASE_URL and no keys, encrypting
  * fails with a message naming the variable.
  */
-const loadKeys = Effect.gen(function*() {
+export const loadKeys = Effect.gen(function*() {
   const settings = yield* ServerConfig
   if (settings.encryptionKeys !== undefined) return parseKeys(Redacted.value(settings.encryptionKeys))
   if (settings.databaseUrl !== undefined) {

@@ -12,8 +12,11 @@ export interface Migration {
   readonly up: Effect.Effect<unknown, SqlError, SqlClient.SqlClient>
 }
 
-/** Arbitrary but fixed: identifies orgplane's migration lock among other advisory locks. */
-const LOCK_KEY = 7_402_318_771
+/**
+ * Arbitrary but fixed: identifies orgplane's migration lock among other advisory locks (the start-up upgrade of
+ * stored secrets takes it too).
+ */
+export const LOCK_KEY = 7_402_318_771
 
 /** Applies the missing migrations in id order and returns the ones it applied. */
 export const migrate = (migrations: ReadonlyArray<Migration>) =>

@@ -7,6 +7,7 @@ import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { McpCredentialHealth } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import { Crypto } from "./Crypto.js"
+import type { TokenBindings } from "./SecretColumns.js"
 import { DateColumn } from "./Statements.js"
 
 /** An OAuth credential's columns, the same in an MCP connection's row (shared) and an MCP member's. */
@@ -51,14 +52,17 @@ export const NewTokens = Schema.Struct({
 })
 export type NewTokens = typeof NewTokens.Type
 
-/** Encrypts tokens from a token endpoint; the scopes granted are the answer's, else `fallbackScopes`. */
-export const encryptTokens = (tokens: OAuthTokens, at: Date, fallbackScopes: ReadonlyArray<string>) =>
+/**
+ * Encrypts tokens from a token endpoint for the row they are stored in (`where`); the scopes granted are the
+ * answer's, else `fallbackScopes`.
+ */
+export const encryptTokens = (tokens: OAuthTokens, at: Date, fallbackScopes: ReadonlyArray<string>, where: TokenBindings) =>
   Effect.gen(function*() {
     const crypto = yield* Crypto
     const scopes = tokens.scope === undefined ? fallbackScopes : tokens.scope.split(" ").filter((scope) => scope !== "")
     const result: NewTokens = {
-      accessTokenCiphertext: yield* crypto.encrypt(tokens.access_token),
-      refreshTokenCiphertext: tokens.refresh_token === undefined ? null : yield* crypto.encrypt(tokens.refresh_token),
+      accessTokenCiphertext: yield* crypto.encrypt(tokens.access_token, where.access),
+      refreshTokenCiphertext: tokens.refresh_token === undefined ? null : yield* crypto.encrypt(tokens.refresh_token, where.refresh),
       tokenType: tokens.token_type,
       grantedScopes: scopes,
       tokenExpiresAt: tokens.expires_in === undefined ? null : new Date(at.getTime() + tokens.expires_in * 1000)

@@ -19,6 +19,7 @@ import { Duration, Effect, Option } from "effect"
 import { sessionOf } from "../identity/Authentication.js"
 import { Resolver } from "../integrations/dns/Resolver.js"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -76,7 +77,9 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/Sso", {
         // The schema's union guarantees the settings of the protocol, and only those.
         const oidc = input.protocol === "oidc" ? input.oidc : undefined
         const saml = input.protocol === "saml" ? input.saml : undefined
-        const secret = oidc !== undefined ? yield* Effect.orDie(crypto.encrypt(oidc.clientSecret)) : null
+        const secret = oidc !== undefined
+          ? yield* Effect.orDie(crypto.encrypt(oidc.clientSecret, bind(SecretColumns.ssoClientSecret, principal.organization.id)))
+          : null
         return yield* transaction(
           Effect.gen(function*() {
             const organizationId = principal.organization.id

@@ -18,6 +18,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Crypto } from "../platform/Crypto.js"
+import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -192,16 +193,17 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/Workers
         if (Option.isNone(target)) {
           return yield* unavailable("The worker has no instance yet: start its runtime with the worker's token, and retry once it has registered its instance.")
         }
-        const { runtimeCredentialCiphertext, url } = target.value
+        const { instanceId, runtimeCredentialCiphertext, url } = target.value
         if (url === null) {
           return yield* unavailable("The worker's instance has no URL yet: let its runtime register its instance with a url, then retry.")
         }
         if (runtimeCredentialCiphertext === null) {
           return yield* unavailable("The worker's instance registered no runtime credential: let its runtime register its instance with a credential, then retry.")
         }
-        const credential = yield* crypto.decrypt(runtimeCredentialCiphertext).pipe(
+        // Unreadable (logged once, naming the key problem): a new registration by the runtime stores a fresh one.
+        const credential = yield* crypto.decrypt(runtimeCredentialCiphertext, bind(SecretColumns.workerRuntimeCredential, organizationId, instanceId)).pipe(
           Effect.mapError(() =>
-            unavailable("The runtime's stored credential cannot be decrypted (were the encryption keys changed?): let its runtime register its instance again, then retry.")
+            unavailable("The runtime's stored credential cannot be decrypted with this server's encryption keys (the server's log says why): let its runtime register its instance again, then retry.")
           )
         )
         return yield* runtime.upgrade(url, Redacted.make(credential), body)
@@ -227,12 +229,14 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/Workers
 
     const registerInstance = (caller: WorkerCaller, input: typeof RegisterInstanceRequest.Type) =>
       Effect.gen(function*() {
-        // Encrypted before the transaction: a retried transaction must not need it again.
-        const ciphertext = input.credential === undefined ? null : yield* Effect.orDie(crypto.encrypt(input.credential))
+        // Encrypted before the transaction (a retried transaction must not need it again), bound to the new row.
+        const id = yield* makeId("wki")
+        const ciphertext = input.credential === undefined
+          ? null
+          : yield* Effect.orDie(crypto.encrypt(input.credential, bind(SecretColumns.workerRuntimeCredential, caller.organizationId, id)))
         return yield* transaction(
           Effect.gen(function*() {
             const at = yield* now
-            const id = yield* makeId("wki")
             yield* workers.insertInstance({
               id,
               organizationId: caller.organizationId,

@@ -67,6 +67,8 @@ const Reader = { userId: UserId, at: DateColumn }
 
 /** The latest instance with its stored credential (encrypted), for the forwarding client only. */
 export const RuntimeTarget = Schema.Struct({
+  /** The instance's id: its credential is bound to it. */
+  instanceId: Schema.String,
   url: Schema.NullOr(Schema.String),
   runtimeCredentialCiphertext: Schema.NullOr(Schema.String)
 })
@@ -186,7 +188,7 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
     const runtimeTarget = findOne({
       Request: Scoped,
       Result: RuntimeTarget,
-      execute: ({ id, organizationId }) => sql`SELECT url, runtime_credential_ciphertext ${latest(organizationId, id)}`
+      execute: ({ id, organizationId }) => sql`SELECT id AS instance_id, url, runtime_credential_ciphertext ${latest(organizationId, id)}`
     })
 
     // Tokens ------------------------------------------------------------------------------------------------------

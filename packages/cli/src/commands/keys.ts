@@ -1,0 +1,76 @@
+/**
+ * `orgplane keys rotate`: re-encrypts every stored secret with the newest encryption key. A local command, like
+ * `serve`: it opens the database the server uses (DATABASE_URL, or the embedded one) with the server's own
+ * configuration (ORGPLANE_ENCRYPTION_KEYS), and never goes through the HTTP API, so that the keys stay on the
+ * server's side and no API credential can trigger it. The server is imported only when the command runs.
+ */
+import type { ServerOptions } from "@orgplane/server"
+import { Console, Effect, Layer, Schema } from "effect"
+import * as Commands from "../Commands.js"
+import { CommandFailed } from "../Errors.js"
+import * as Inputs from "../Inputs.js"
+import * as Output from "../Output.js"
+
+const BatchSize = Schema.compose(
+  Schema.NumberFromString,
+  Schema.Int.pipe(Schema.between(1, 10_000, { message: () => "must be an integer from 1 to 10000" }))
+)
+
+const rotate = Commands.leaf("rotate", {
+  summary: "Re-encrypt every stored secret with the newest encryption key (the first of ORGPLANE_ENCRYPTION_KEYS).",
+  details: [
+    "Rotating a key: put the new key first in ORGPLANE_ENCRYPTION_KEYS, keeping the old ones after it (kid:base64key,...), restart the servers so that they write with it, run this command with the same settings, then drop the old keys. It runs against the server's database directly (DATABASE_URL, or the embedded database in --data, which no running server may have open), in batches of --batch-size secrets, one transaction each: interrupted, it keeps what it did, and running it again does the rest. A secret that does not decrypt with any configured key is left as it is and counted as unreadable (the log names its place)."
+  ],
+  global: false,
+  inputs: {
+    data: Inputs.optional(Inputs.text("data", {
+      placeholder: "<dir>",
+      description: "Embedded database folder (overrides ORGPLANE_DATA_DIR; default ./.orgplane/data). Stop the server using it first."
+    })),
+    databaseUrl: Inputs.optional(Inputs.secret("database-url", {
+      placeholder: "<url>",
+      description: "Postgres URL instead of the embedded database (overrides DATABASE_URL)."
+    })),
+    batchSize: Inputs.optional(Inputs.text("batch-size", {
+      placeholder: "<n>",
+      description: "Secrets per transaction (default 500).",
+      schema: BatchSize
+    })),
+    json: Inputs.boolean("json", { description: "Print the report as JSON." })
+  },
+  run: (flags) =>
+    Effect.gen(function*() {
+      const overrides: ServerOptions = {
+        ...Inputs.ifSome("dataDir", flags.data),
+        ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
+      }
+      const server = yield* Effect.promise(() => import("@orgplane/server"))
+      const config = server.configLayer(overrides)
+      const report = yield* server.StoredSecrets.rotateConfigured({
+        latestMigration: Math.max(...server.migrations.map((migration) => migration.id)),
+        batchSize: flags.batchSize._tag === "Some" ? flags.batchSize.value : undefined
+      }).pipe(
+        Effect.provide(server.Database.layer.pipe(Layer.provideMerge(config))),
+        Effect.catchTags({
+          DatabaseNotMigrated: (error) => new CommandFailed({ error: "database_not_migrated", message: error.message }),
+          NoEncryptionKey: (error) => new CommandFailed({ error: "no_encryption_key", message: error.message })
+        })
+      )
+      if (flags.json) return yield* Output.json(report)
+      yield* Console.log(Output.table(
+        ["TABLE", "COLUMN", "REWRITTEN", "UNREADABLE", "CHANGED MEANWHILE"],
+        report.columns.map((column) => [
+          column.table,
+          column.column,
+          String(column.rewritten),
+          String(column.unreadable),
+          String(column.changedMeanwhile)
+        ])
+      ))
+      yield* Output.note(
+        `Re-encrypted ${report.rewritten} stored secret(s) with key "${report.keyId}"; ${report.unreadable} unreadable left as they are.`
+      )
+    })
+})
+
+export const keys = Commands.group("keys", "Manage the keys that encrypt stored secrets (local, like serve).", [rotate])

@@ -1,0 +1,101 @@
+/**
+ * `orgplane keys rotate` against a database a server wrote secrets into (the embedded one in a data folder, or a
+ * fresh database on the Postgres at DATABASE_URL): the report, the keys in the database, a second run with nothing
+ * to do, a server with the new key alone, and the refusal of a database that was never migrated.
+ */
+import { Database } from "@orgplane/server"
+import { FakeMcp, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cleanup, fresh, json } from "./Harness.js"
+
+const API_KEY = "sk-rotated-secret-123"
+const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
+
+let mcp: FakeMcp.FakeMcp
+let other: FakeMcp.FakeMcp
+const scope = Effect.runSync(Scope.make())
+
+beforeAll(async () => {
+  mcp = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+  other = await FakeMcp.start({ auth: { apiKey: API_KEY } })
+})
+afterAll(async () => {
+  await mcp?.close()
+  await other?.close()
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await cleanup()
+})
+
+/** Where the CLI and the servers find the database: a data folder, or a fresh Postgres database. */
+const newDatabase = async (home: string) => {
+  const url = Effect.runSync(Effect.orDie(TestDatabase.postgresUrl))
+  if (Option.isSome(url)) {
+    const fresh = Redacted.value(await Effect.runPromise(Scope.extend(TestDatabase.freshPostgresUrl(url.value), scope)))
+    return { flags: ["--database-url", fresh], layer: () => Database.layerUrl(Redacted.make(fresh), { maxConnections: 2 }) }
+  }
+  const dataDir = Path.join(home, "data")
+  await Fs.mkdir(dataDir, { recursive: true })
+  return { flags: ["--data", dataDir], layer: () => Database.layerEmbedded({ dataDir }) }
+}
+
+describe("orgplane keys rotate", { timeout: 180_000 }, () => {
+  it("re-encrypts every stored secret with the newest key, then finds nothing to do", async () => {
+    const { cli, home } = await fresh()
+    const database = await newDatabase(home)
+    const old = newKey("old")
+    const rotated = newKey("new")
+
+    let server = await TestServer.start({ database: database.layer(), encryptionKeys: old, outboundAllowPrivate: true })
+    const org = await Http.staffed(server.url)
+    const ids: Array<string> = []
+    for (const name of ["One", "Two", "Three"]) {
+      const created = await Http.request(server.url, "POST", "/v1/mcp-connections", {
+        token: org.owner.token,
+        body: { name, url: mcp.url, authType: "apikey", apiKey: API_KEY }
+      })
+      ids.push(Http.expectStatus<{ item: { id: string } }>("creating", created, 201).item.id)
+    }
+    await server.close()
+
+    const env = { ORGPLANE_ENCRYPTION_KEYS: `${rotated},${old}` }
+    const first = await cli(["keys", "rotate", ...database.flags, "--batch-size", "2", "--json"], env)
+    expect(first.stderr).toBe("")
+    expect(first.code).toBe(0)
+    const report = json(first)
+    expect(report).toMatchObject({ keyId: "new", rewritten: 3, unreadable: 0 })
+    expect(report.columns).toContainEqual({ table: "mcp_connections", column: "api_key_ciphertext", rewritten: 3, unreadable: 0, changedMeanwhile: 0 })
+
+    const second = await cli(["keys", "rotate", ...database.flags], env)
+    expect(second.code).toBe(0)
+    expect(second.stdout).toContain("TABLE")
+    expect(second.stderr).toContain(`Re-encrypted 0 stored secret(s) with key "new"; 0 unreadable left as they are.`)
+
+    // The old key can go.
+    server = await TestServer.start({ database: database.layer(), encryptionKeys: rotated, outboundAllowPrivate: true })
+    try {
+      for (const id of ids) {
+        const moved = await Http.request(server.url, "PATCH", `/v1/mcp-connections/${id}`, { token: org.owner.token, body: { url: other.url } })
+        expect(moved.status).toBe(200)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("refuses a database that was never migrated, and (with DATABASE_URL) a missing key", async () => {
+    const { cli, home } = await fresh()
+    const database = await newDatabase(home)
+    const refused = await cli(["keys", "rotate", ...database.flags], { ORGPLANE_ENCRYPTION_KEYS: newKey("k") })
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("not migrated to this version")
+    if (database.flags[0] === "--database-url") {
+      const keyless = await cli(["keys", "rotate", ...database.flags], {})
+      expect(keyless.code).not.toBe(0)
+      expect(keyless.stderr).toContain("ORGPLANE_ENCRYPTION_KEYS")
+    }
+  })
+})
