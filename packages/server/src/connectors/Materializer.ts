@@ -18,10 +18,11 @@ import {
 import { Effect, Either, Option, Schema } from "effect"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
-import { derive, fileOf, parse, parserModes } from "../catalog/Parsing.js"
+import { fileOf, parserModes } from "../catalog/Parsing.js"
 import { makeId } from "../platform/Ids.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { readComponent } from "./ClaudeContent.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { filesFor } from "./ImportPlans.js"
 import { MappingsRepository } from "./MappingsRepository.js"
@@ -202,19 +203,19 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
             continue
           }
           const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
-          const parsed = parse(mapping.objectType, { rawSourceText: content.text, parserMode })
-          if (Either.isLeft(parsed)) {
-            const detail = parsed.left.details?.[0]?.message ?? parsed.left.message
-            count({ skipped: 1, warnings: [`${file.path}: cannot be read as ${parserMode} (${detail})`] })
+          const read = readComponent(mapping.objectType, file.path, content.text, parserMode, at)
+          if (Either.isLeft(read)) {
+            count({ skipped: 1, warnings: [`${file.path}: ${read.left}`] })
             continue
           }
+          const { derived, metadata, notes, parsed } = read.right
+          if (notes.length > 0) count({ warnings: notes })
           const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
-          const derived = derive(mapping.objectType, parsed.right, undefined, at)
           const version = {
             organizationId,
             schemaVersion,
-            ...parsed.right,
-            metadata: null,
+            ...parsed,
+            metadata,
             createdVia: "connector" as const,
             createdByMembershipId: createdBy,
             sourceRevisionRef: context.revision,
@@ -259,7 +260,7 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
             count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
             continue
           }
-          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.right.rawSourceText) {
+          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.rawSourceText) {
             yield* upsertBinding(context, file, id, at)
             count({ unchanged: 1 })
             continue
