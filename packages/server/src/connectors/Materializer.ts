@@ -13,7 +13,8 @@ import {
   MAX_SOURCE_BYTES,
   type ObjectType,
   type OrganizationId,
-  type ParserMode
+  type ParserMode,
+  SkippedFile
 } from "@orgplane/schema"
 import { Effect, Either, Option, Schema } from "effect"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
@@ -27,6 +28,7 @@ import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { filesFor } from "./ImportPlans.js"
 import { MappingsRepository } from "./MappingsRepository.js"
 import type { Entry } from "./RepositoryTree.js"
+import { SkippedFilesRepository } from "./SkippedFilesRepository.js"
 import { type Binding, SourceBindingsRepository } from "./SourceBindingsRepository.js"
 
 /** Files per materialize activity (and per transaction). */
@@ -65,11 +67,13 @@ export const BatchResult = Schema.Struct({
   deleted: Schema.Number,
   unchanged: Schema.Number,
   skipped: Schema.Number,
-  warnings: Schema.Array(Schema.String)
+  warnings: Schema.Array(Schema.String),
+  // Journaled results of syncs that ran before skipped files were listed have none.
+  skippedFiles: Schema.optionalWith(Schema.Array(SkippedFile), { default: () => [] })
 })
 export type BatchResult = typeof BatchResult.Type
 
-export const emptyResult: BatchResult = { created: 0, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [] }
+export const emptyResult: BatchResult = { created: 0, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [], skippedFiles: [] }
 
 export const add = (a: BatchResult, b: BatchResult): BatchResult => ({
   created: a.created + b.created,
@@ -77,7 +81,8 @@ export const add = (a: BatchResult, b: BatchResult): BatchResult => ({
   deleted: a.deleted + b.deleted,
   unchanged: a.unchanged + b.unchanged,
   skipped: a.skipped + b.skipped,
-  warnings: [...a.warnings, ...b.warnings].slice(0, maxWarnings)
+  warnings: [...a.warnings, ...b.warnings].slice(0, maxWarnings),
+  skippedFiles: [...a.skippedFiles, ...b.skippedFiles].slice(0, maxWarnings)
 })
 
 /**
@@ -163,6 +168,19 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
     const repository = yield* ConnectorsRepository
     const mappings = yield* MappingsRepository
     const bindings = yield* SourceBindingsRepository
+    const skippedFiles = yield* SkippedFilesRepository
+
+    /** Records a file this sync could not import, for its plugin to show until a sync imports it or it is gone. */
+    const skip = (context: SyncContext, file: PlannedFile, reason: string, at: Date) =>
+      skippedFiles.record({
+        organizationId: context.organizationId,
+        connectorTargetId: context.targetId,
+        connectorMappingId: file.mappingId,
+        path: file.path,
+        reason,
+        connectorSyncEventId: context.eventId,
+        createdAt: at
+      })
 
     const upsertBinding = (context: SyncContext, file: PlannedFile, configObjectId: ConfigObjectId, at: Date) =>
       bindings.upsert({
@@ -199,13 +217,15 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
           // The mapping was deleted after the plan: its files are no longer synced.
           if (mapping === undefined) continue
           if (content._tag === "Skip") {
-            count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`] })
+            yield* skip(context, file, content.reason, at)
+            count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`], skippedFiles: [{ path: file.path, reason: content.reason, connectorMappingId: file.mappingId }] })
             continue
           }
           const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
           const read = readComponent(mapping.objectType, file.path, content.text, parserMode, at)
           if (Either.isLeft(read)) {
-            count({ skipped: 1, warnings: [`${file.path}: ${read.left}`] })
+            yield* skip(context, file, read.left, at)
+            count({ skipped: 1, warnings: [`${file.path}: ${read.left}`], skippedFiles: [{ path: file.path, reason: read.left, connectorMappingId: file.mappingId }] })
             continue
           }
           const { derived, metadata, notes, parsed } = read.right
@@ -314,13 +334,18 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
         return { ...emptyResult, deleted }
       }))
 
-    return { materialize, remove } as const
+    /** At the end of a sync: what earlier syncs skipped and this one did not is imported, or gone. */
+    const settle = (organizationId: OrganizationId, targetId: ConnectorTargetId, eventId: ConnectorSyncEventId) =>
+      skippedFiles.settle({ organizationId, targetId, eventId })
+
+    return { materialize, remove, settle } as const
   }),
   dependencies: [
     ConfigObjectsRepository.Default,
     ContentsRepository.Default,
     ConnectorsRepository.Default,
     MappingsRepository.Default,
-    SourceBindingsRepository.Default
+    SourceBindingsRepository.Default,
+    SkippedFilesRepository.Default
   ]
 }) {}
