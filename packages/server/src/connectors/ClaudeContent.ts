@@ -218,9 +218,9 @@ export const readComponent = (
         : objectType === "agent"
         ? text(frontmatter.name) ?? file
         : objectType === "hook"
-        ? hooksTitle(payload) ?? undefined
-        : objectType === "mcp"
-        ? mcpTitle(payload) ?? undefined
+        ? hooksTitle(payload) ?? baseName(path)
+        : objectType === "mcp" // A file that is one server itself is named after the file.
+        ? mcpTitle(payload) ?? `MCP: ${baseName(path).replace(/\.(json|ya?ml)$/i, "")}`
         : undefined
       const description = text(frontmatter.description) ?? (markdownKinds.has(objectType) ? firstLine(String(payload.body ?? "")) : text(payload.description))
       const derived = derive(objectType === "skill" ? "custom" : objectType, parsed, {
