@@ -14,6 +14,7 @@ const withoutDatabase = [
   ...[
     "AddressGuard",
     "Crypto",
+    "ClaudeContent",
     "Discovery",
     "DnsResolver",
     "GitHubClient",

@@ -314,7 +314,8 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(tree.stdout).toMatch(/--limit <n>\s+Page size, 1 to 500/)
     expect(apply.stdout).toMatch(/--select <key>\.\.\.\s+.*Repeatable\./)
     expect(apply.stdout).toMatch(/--all-supported\s+Every supported candidate/)
-    expect(sync.stdout).toMatch(/--wait\s+Wait until the sync completed or failed \(exit 1 when it failed\)/)
+    expect(sync.stdout).toMatch(/--wait\s+Wait until the sync completed or failed \(exit 1 when it failed or skipped files\)/)
+    expect(sync.stdout).toMatch(/--allow-partial\s+With --wait, exit 0 when the sync completed but skipped files/)
     expect(syncs.stdout).toMatch(/^  list /m)
     expect(syncs.stdout).toMatch(/^  get /m)
   })
@@ -435,6 +436,24 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(queued.code, queued.stderr).toBe(0)
     expect(queued.stdout.trim()).toMatch(new RegExp(`^Queued resync cse_\\w{26} of target ${target.id}\\.$`))
     expect(queued.stderr).toMatch(/Follow it with 'orgplane connectors syncs get cse_\w{26}', or pass --wait\./)
+  })
+
+  it("exits 1 when a sync it waits for skipped files, naming them, unless --allow-partial", async () => {
+    const { cli, env, target } = await followed("Connectors Partial Sync Org", "acme/partial")
+    // README.md is not an MCP definition: the sync cannot import it.
+    const mapped = await cli(["connectors", "mappings", "add", target.id, "--selector", "README.md", "--object-type", "mcp", "--json"], env)
+    expect(mapped.code, mapped.stderr).toBe(0)
+    const partial = await cli(["connectors", "resync", target.id, "--wait", "--json"], env)
+    expect(partial.code).toBe(1)
+    const printed = Schema.decodeUnknownSync(ResyncResponse)(JSON.parse(partial.stdout)).item
+    expect(printed).toMatchObject({ status: "completed", summary: { outcome: "partial", skipped: 1, skippedFiles: [{ path: "README.md" }] } })
+    expect(JSON.parse(partial.stderr)).toMatchObject({ error: "sync_partial" })
+    expect(JSON.parse(partial.stderr).message).toContain(`sync ${printed.id} of ${target.id} skipped 1 file`)
+
+    const accepted = await cli(["connectors", "resync", target.id, "--wait", "--allow-partial"], env)
+    expect(accepted.code, accepted.stderr).toBe(0)
+    expect(accepted.stdout).toMatch(/^summary +partial: 0 created, 0 updated, 0 deleted, 0 unchanged, 1 skipped$/m)
+    expect(accepted.stdout).toMatch(/^skipped +README\.md: cannot be read as json \(is not valid JSON/m)
   })
 
   it("exits 1 when a sync it waits for fails, after printing it", async () => {

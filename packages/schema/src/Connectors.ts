@@ -477,7 +477,25 @@ export const SyncEventType = Schema.Literal("push", "sync_now", "resync", "apply
 })
 export type SyncEventType = typeof SyncEventType.Type
 
+export const SyncOutcome = Schema.Literal("complete", "partial").annotations({
+  identifier: "SyncOutcome",
+  description:
+    "`complete` when every mapped file was imported (or was unchanged, or deleted as its file was); `partial` when some were skipped (`skippedFiles` says which and why) or the import of new plugins could not run. `orgplane connectors sync --wait` exits non-zero on a partial sync unless given `--allow-partial`."
+})
+export type SyncOutcome = typeof SyncOutcome.Type
+
+export const SkippedFile = Schema.Struct({
+  path: Schema.String.annotations({ description: "The file, from the repository root." }),
+  reason: Schema.String.annotations({ description: "Why it was not imported, naming the field when one is at fault." }),
+  connectorMappingId: ConnectorMappingId
+}).annotations({ identifier: "SkippedFile" })
+export type SkippedFile = typeof SkippedFile.Type
+
 export const SyncSummary = Schema.Struct({
+  outcome: Schema.optionalWith(SyncOutcome, { default: () => "complete" as const }),
+  skippedFiles: Schema.optionalWith(Schema.Array(SkippedFile), { default: () => [] }).annotations({
+    description: "At most 100: the skipped files with their reasons (summaries stored before 0.1.0 have none)."
+  }),
   created: Schema.Int.annotations({ description: "Config objects created." }),
   updated: Schema.Int.annotations({ description: "Config objects given a new version." }),
   deleted: Schema.Int.annotations({ description: "Config objects whose file disappeared: a deleted version was written and the object soft-deleted." }),
@@ -520,7 +538,7 @@ export class ConnectorSyncEvent extends Schema.Class<ConnectorSyncEvent>("Connec
     status: "completed",
     attempts: 0,
     lastError: null,
-    summary: { created: 3, updated: 1, deleted: 0, unchanged: 12, skipped: 0, warnings: [], importedPluginKeys: [] },
+    summary: { outcome: "complete", skippedFiles: [], created: 3, updated: 1, deleted: 0, unchanged: 12, skipped: 0, warnings: [], importedPluginKeys: [] },
     createdAt: exampleTime(225),
     startedAt: exampleTime(226),
     completedAt: exampleTime(230)

@@ -86,6 +86,26 @@ export const MarketplaceRef = Schema.Struct({ id: MarketplaceId, name: Schema.St
 const releaseTooling = { id: exampleId("plg"), name: "Release tooling", description: "Skills and commands for shipping services." }
 const internalMarketplace = { id: exampleId("mkt"), name: "Acme internal" }
 
+export const PluginSourceMetadata = Schema.Struct({
+  version: Schema.NullOr(Schema.String),
+  author: Schema.NullOr(Schema.String).annotations({ description: "The author's name (`author.name`, or `author` when it is text)." }),
+  homepage: Schema.NullOr(Schema.String),
+  repository: Schema.NullOr(Schema.String),
+  license: Schema.NullOr(Schema.String),
+  keywords: Schema.Array(Schema.String),
+  category: Schema.NullOr(Schema.String)
+}).annotations({
+  identifier: "PluginSourceMetadata",
+  description:
+    "What the repository says of a plugin a discovery apply made: `plugin.json` and its marketplace entry together, `plugin.json` winning, as Claude Code reads them. Members the repository does not give are null (keywords empty)."
+})
+export type PluginSourceMetadata = typeof PluginSourceMetadata.Type
+
+export const PluginSkippedFile = Schema.Struct({
+  path: Schema.String.annotations({ description: "The file, from the repository root." }),
+  reason: Schema.String
+}).annotations({ identifier: "PluginSkippedFile" })
+
 export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
   id: PluginId,
   organizationId: OrganizationId,
@@ -97,6 +117,13 @@ export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
   updatedAt: Timestamp,
   deletedAt: Schema.NullOr(Timestamp),
   memberCount: Schema.Int.annotations({ description: "How many config objects the plugin holds (active memberships)." }),
+  sourceMetadata: Schema.NullOr(PluginSourceMetadata).annotations({
+    description: "Version, author and the like from the repository, for a plugin a discovery apply made; null for one people made."
+  }),
+  skippedFiles: Schema.Array(PluginSkippedFile).annotations({
+    description:
+      "Files of the plugin's connector mappings that the last sync of their repository could not import, with the reason (at most 100, by path): a plugin that lists some is missing components its repository has."
+  }),
   marketplaces: Schema.Array(MarketplaceRef).annotations({
     description: "The marketplaces (not deleted) that list the plugin, by name."
   }),
@@ -116,6 +143,8 @@ export class Plugin extends Schema.Class<Plugin>("Plugin")(Schema.Struct({
     updatedAt: exampleTime(140),
     deletedAt: null,
     memberCount: 1,
+    sourceMetadata: null,
+    skippedFiles: [],
     marketplaces: [internalMarketplace],
     extension: {
       ...releaseTooling,

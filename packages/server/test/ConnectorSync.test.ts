@@ -75,7 +75,7 @@ describe("sync now", () => {
       status: "completed",
       attempts: 0,
       lastError: null,
-      summary: { created: 3, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [], importedPluginKeys: [] }
+      summary: { created: 3, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [] }
     })
 
     const objects = await objectsOf(token, instance.id)
@@ -113,7 +113,7 @@ describe("sync now", () => {
     const [second] = await syncNow(token, instance.id)
     expect(second.id).not.toBe(first.id)
     const done = await settled(token, second.id)
-    expect(done.summary).toEqual({ created: 1, updated: 1, deleted: 1, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [] })
+    expect(done.summary).toEqual({ created: 1, updated: 1, deleted: 1, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [] })
     // b and d only.
     expect(blobReads() - reads).toBe(2)
 
@@ -174,19 +174,29 @@ describe("resync", () => {
     const response = ok("resync", await post(`/v1/connector-targets/${target.id}/resync`, { token }), 202)
     expect(response.item).toMatchObject({ eventType: "resync", connectorTargetId: target.id, status: "queued" })
     const done = await settled(token, response.item.id)
-    expect(done.summary).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [] })
+    expect(done.summary).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 1, skipped: 0, warnings: [], importedPluginKeys: [], outcome: "complete", skippedFiles: [] })
     expect(blobReads() - reads).toBe(2)
     expect((await objectsOf(token, instance.id)).get("skills/a/SKILL.md").status).toBe("active")
   })
 
-  it("skips files it cannot read with a warning", async () => {
-    const { token, instance, target } = await setup({ "mcp/good.json": "{\"command\": \"x\"}", "mcp/bad.json": "{ not json" })
-    await mapping(token, target.id, { selector: "mcp/**", objectType: "mcp" })
+  it("skips files it cannot read: a partial sync naming them, shown on their plugin until a sync imports them", async () => {
+    const { repo, token, instance, target } = await setup({ "mcp/good.json": "{\"command\": \"x\"}", "mcp/bad.json": "{ not json" })
+    const plugin = ok("plugin", await post("/v1/plugins", { token, body: { name: `Servers ${unique()}` } }), 201).item
+    const mapped = await mapping(token, target.id, { selector: "mcp/**", objectType: "mcp", pluginId: plugin.id, autoAddToPlugin: true })
     const [event] = await syncNow(token, instance.id)
     const done = await settled(token, event.id)
-    expect(done.summary).toMatchObject({ created: 1, skipped: 1 })
-    expect(done.summary.warnings).toHaveLength(1)
-    expect(done.summary.warnings[0]).toContain("mcp/bad.json")
+    expect(done.summary).toMatchObject({ outcome: "partial", created: 1, skipped: 1 })
+    expect(done.summary.skippedFiles).toEqual([{ path: "mcp/bad.json", reason: expect.stringMatching(/^cannot be read as json \(is not valid JSON/), connectorMappingId: mapped.id }])
+    expect(done.summary.warnings).toEqual([`mcp/bad.json: ${done.summary.skippedFiles[0].reason}`])
+    const partial = ok("plugin", await get(`/v1/plugins/${plugin.id}`, { token }), 200).item
+    expect(partial).toMatchObject({ memberCount: 1, skippedFiles: [{ path: "mcp/bad.json", reason: done.summary.skippedFiles[0].reason }] })
+
+    await repo.commitFiles({ "mcp/bad.json": "{\"mcpServers\": {\"fixed\": {\"command\": \"y\"}}}" })
+    const [fixed] = await syncNow(token, instance.id)
+    expect((await settled(token, fixed.id)).summary).toMatchObject({ outcome: "complete", created: 1, skipped: 0, skippedFiles: [] })
+    const whole = ok("plugin", await get(`/v1/plugins/${plugin.id}`, { token }), 200).item
+    expect(whole).toMatchObject({ memberCount: 2, skippedFiles: [] })
+    expect(whole.extension.manifest.resources.map((resource: any) => resource.title).sort()).toEqual(["MCP: fixed", "MCP: good"])
   })
 })
 

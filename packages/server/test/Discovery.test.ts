@@ -267,7 +267,7 @@ describe("a Claude marketplace", () => {
       })
       expect(get(outcome, "marketplace:10")).toMatchObject({ displayName: "Marketplace plugin 10", supported: false })
       expect(outcome.warnings).toEqual([
-        "Marketplace entries 1 and 7 both point at `plugins/alpha`; entry 7 is ignored.",
+        "Marketplace entries 1 and 7 both point at `plugins/alpha` and entry 7 lists no components of its own; it is ignored.",
         "Marketplace entry 9 is not an object; it is ignored.",
         external,
         "Marketplace entry 10 cannot be used: its source `../elsewhere` is outside the repository."
@@ -314,6 +314,45 @@ describe("a Claude marketplace", () => {
       const empty = yield* discover({ entries: noList.entries, readText: noList.readText })
       expect(empty.classification).toBe("unsupported")
       expect(empty.warnings[0]).toBe("`.claude-plugin/marketplace.json` has no `plugins` list, so it was not used.")
+    }))
+})
+
+describe("a marketplace whose entries share one source", () => {
+  // The shape of a skills collection: one folder of skills, several plugins each listing some of them.
+  const shared = () =>
+    repo({
+      ".claude-plugin/marketplace.json": json({
+        name: "skill-shelf",
+        plugins: [
+          { name: "documents", source: "./", strict: false, skills: ["./skills/sheets", "./skills/slides"] },
+          { name: "examples", source: "./", strict: false, skills: ["./skills/poster", "./skills/missing"] },
+          { name: "api", source: "./", strict: false, skills: ["./skills/api-guide"] }
+        ]
+      }),
+      "skills/sheets/SKILL.md": "---\nname: sheets\n---\n",
+      "skills/sheets/scripts/recalc.py": "print(1)",
+      "skills/slides/SKILL.md": "---\nname: slides\n---\n",
+      "skills/poster/SKILL.md": "---\nname: poster\n---\n",
+      "skills/api-guide/SKILL.md": "---\nname: api-guide\n---\n",
+      "skills/unlisted/SKILL.md": "---\nname: unlisted\n---\n"
+    })
+
+  it.effect("stay several plugins, each with the skills its entry lists", () =>
+    Effect.gen(function*() {
+      const { entries, readText } = shared()
+      const outcome = yield* discover({ entries, readText })
+      expect(outcome.candidates.map((candidate) => [candidate.key, candidate.displayName, candidate.componentPaths.skills])).toEqual([
+        ["marketplace:root#documents", "documents", ["skills/sheets", "skills/slides"]],
+        ["marketplace:root#examples", "examples", ["skills/poster"]],
+        ["marketplace:root#api", "api", ["skills/api-guide"]]
+      ])
+      expect(get(outcome, "marketplace:root#examples").warnings).toEqual([
+        "Marketplace entry 2 (examples) declares skills path `./skills/missing`, which this branch does not have; it is ignored."
+      ])
+      expect(importPlans(get(outcome, "marketplace:root#documents"), entries)).toEqual([
+        { objectType: "skill", selector: "skills/sheets/**", files: [file("skills/sheets/SKILL.md")] },
+        { objectType: "skill", selector: "skills/slides/**", files: [file("skills/slides/SKILL.md")] }
+      ])
     }))
 })
 

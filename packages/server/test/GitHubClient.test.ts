@@ -2,7 +2,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { FakeGitHub, GitRepo, TestServer } from "@orgplane/testkit"
-import { ConfigProvider, Effect, Either, Layer, Redacted } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Redacted, Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Http from "node:http"
@@ -11,7 +11,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import * as CodeHostConfig from "../src/integrations/codehost/CodeHostConfig.js"
-import { Credential, GitHub, layer as gitHubLayer, tokenRefreshMarginMs } from "../src/integrations/codehost/GitHub.js"
+import { Credential, GitHub, layer as gitHubLayer, tokenRefreshMarginMs, undecodable } from "../src/integrations/codehost/GitHub.js"
 import { verifySignature } from "../src/integrations/codehost/Webhooks.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import { VERSION } from "../src/Version.js"
@@ -539,4 +539,17 @@ describe("CodeHostConfig", () => {
       expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_API_URL: "https://user:pass@ghe.example.com/api/v3" }))).toBe(true)
       expect(yield* Effect.promise(() => refused({ ORGPLANE_CODEHOST_API_URL: "ftp://ghe.example.com" }))).toBe(true)
     }))
+})
+
+describe("an answer the client cannot decode", () => {
+  it("names the tree entry and the field instead of refusing the whole tree", () => {
+    const Tree = Schema.Struct({
+      tree: Schema.Array(Schema.Struct({ path: Schema.String, type: Schema.Literal("blob", "tree", "commit"), sha: Schema.String }))
+    })
+    const json = { tree: [{ path: "a.md", type: "blob", sha: "1" }, { path: "skills/odd", type: "symlink", sha: "2" }] }
+    const error = Either.flip(Schema.decodeUnknownEither(Tree)(json)).pipe(Either.getOrThrow)
+    expect(undecodable(json, error)).toMatch(/^entry `skills\/odd`, field `tree\[1\]\.type`: Expected "blob", actual "symlink"$/)
+    const missing = Either.flip(Schema.decodeUnknownEither(Tree)({})).pipe(Either.getOrThrow)
+    expect(undecodable({}, missing)).toBe("field `tree`: is missing")
+  })
 })

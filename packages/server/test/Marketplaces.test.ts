@@ -315,7 +315,7 @@ describe("marketplaces", () => {
     expect(resolved.body.item.marketplace).toMatchObject({ pluginCount: 2, canDelete: true })
     const [first, second] = resolved.body.item.plugins
     expect(resolved.body.item.plugins).toHaveLength(2)
-    expect(keys(first)).toEqual(["cloudReadiness", "componentCounts", "createdAt", "createdByOrgMembershipId", "deletedAt", "description", "extension", "id", "marketplaces", "memberCount", "name", "organizationId", "status", "updatedAt"])
+    expect(keys(first)).toEqual(["cloudReadiness", "componentCounts", "createdAt", "createdByOrgMembershipId", "deletedAt", "description", "extension", "id", "marketplaces", "memberCount", "name", "organizationId", "skippedFiles", "sourceMetadata", "status", "updatedAt"])
     expect(first).toMatchObject({ id: guide.id, componentCounts: { skill: 2, command: 1, hook: 1 }, cloudReadiness: { hasInstructional: true, connections: [] } })
     expect(second).toMatchObject({ id: tools.id, componentCounts: { hook: 1, mcp: 1 }, cloudReadiness: { hasInstructional: false } })
     // The mcp object's server, which no connection of the organization serves.

@@ -111,6 +111,8 @@ const pluginFields = [
   "memberCount",
   "name",
   "organizationId",
+  "skippedFiles",
+  "sourceMetadata",
   "status",
   "updatedAt"
 ]
@@ -147,7 +149,10 @@ describe("plugins", () => {
       createdByOrgMembershipId: org.member.membership.id,
       deletedAt: null,
       memberCount: 0,
-      marketplaces: []
+      marketplaces: [],
+      // A plugin people made has no repository behind it.
+      sourceMetadata: null,
+      skippedFiles: []
     })
     expect(keys(plugin.extension)).toEqual(["description", "id", "manifest", "name"])
     expect(keys(plugin.extension.manifest)).toEqual(manifestFields)

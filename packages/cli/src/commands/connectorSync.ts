@@ -209,7 +209,7 @@ const finished = (event: ConnectorSyncEvent) => event.status !== "queued" && eve
 const summaryOf = (event: ConnectorSyncEvent) =>
   event.summary === null
     ? "-"
-    : `${event.summary.created} created, ${event.summary.updated} updated, ${event.summary.deleted} deleted, ${event.summary.unchanged} unchanged, ${event.summary.skipped} skipped`
+    : `${event.summary.outcome === "partial" ? "partial: " : ""}${event.summary.created} created, ${event.summary.updated} updated, ${event.summary.deleted} deleted, ${event.summary.unchanged} unchanged, ${event.summary.skipped} skipped`
 
 const eventColumns: ReadonlyArray<readonly [string, (event: ConnectorSyncEvent) => string]> = [
   ["id", (event) => event.id],
@@ -236,7 +236,9 @@ const eventFields = (event: ConnectorSyncEvent) =>
     ["attempts", String(event.attempts)],
     ["error", event.lastError ?? "-"],
     ["summary", summaryOf(event)],
-    ...(event.summary?.warnings ?? []).map((warning) => ["warning", warning] as const),
+    ...(event.summary?.skippedFiles ?? []).map((file) => ["skipped", `${file.path}: ${file.reason}`] as const),
+    ...(event.summary?.warnings ?? []).filter((warning) => !(event.summary?.skippedFiles ?? []).some((file) => warning === `${file.path}: ${file.reason}`))
+      .map((warning) => ["warning", warning] as const),
     ["created", Output.date(event.createdAt)],
     ["started", Output.date(event.startedAt)],
     ["completed", Output.date(event.completedAt)]
@@ -259,21 +261,39 @@ const awaitAll = (client: OrgplaneApiClient, events: ReadonlyArray<ConnectorSync
       return current
     }))
 
-/** With `--wait`, a failed sync fails the command (exit 1) after the result is printed. */
-const failedOf = (events: ReadonlyArray<ConnectorSyncEvent>) => {
+/**
+ * With `--wait`, a failed sync fails the command (exit 1) after the result is printed; so does a partial one (some
+ * files skipped) unless `--allow-partial` accepts it.
+ */
+const failedOf = (events: ReadonlyArray<ConnectorSyncEvent>, allowPartial: boolean) => {
   const failed = events.filter((event) => event.status === "failed")
-  return failed.length === 0
-    ? Effect.void
-    : Effect.fail(
+  if (failed.length > 0) {
+    return Effect.fail(
       new CommandFailed({
         error: "sync_failed",
         message: failed.map((event) => `sync ${event.id} of ${event.connectorTargetId} failed: ${event.lastError ?? "no reason given"}`).join("; ")
       })
     )
+  }
+  const partial = events.filter((event) => event.summary?.outcome === "partial")
+  return partial.length === 0 || allowPartial
+    ? Effect.void
+    : Effect.fail(
+      new CommandFailed({
+        error: "sync_partial",
+        message: `${
+          partial.map((event) => `sync ${event.id} of ${event.connectorTargetId} skipped ${plural(event.summary!.skipped, "file")}`).join("; ")
+        } (see 'orgplane connectors syncs get <eventId>'; --allow-partial accepts a partial sync)`
+      })
+    )
 }
 
 const wait = Inputs.boolean("wait", {
-  description: "Wait until the sync completed or failed (exit 1 when it failed), showing progress on a terminal."
+  description: "Wait until the sync completed or failed (exit 1 when it failed or skipped files), showing progress on a terminal."
+})
+
+const allowPartial = Inputs.boolean("allow-partial", {
+  description: "With --wait, exit 0 when the sync completed but skipped files it could not import (they are listed)."
 })
 
 /** On stderr, for syncs still queued or running: how to follow them. */
@@ -292,7 +312,7 @@ export const sync = Commands.leaf("sync", {
   details: [
     "A target whose head is already queued, running or synced answers that sync instead: nothing runs twice. The sync runs on the server; --wait follows it to the end."
   ],
-  inputs: { instanceId, wait },
+  inputs: { instanceId, wait, allowPartial },
   run: (input) =>
     Commands.withClient(input, (client) =>
       Effect.gen(function*() {
@@ -300,7 +320,7 @@ export const sync = Commands.leaf("sync", {
         const result = input.wait ? { ...queued, items: yield* awaitAll(client, queued.items) } : queued
         yield* Output.emit(input.global, SyncNowResponse, result, ({ items }) =>
           items.length === 0 ? "No targets to sync." : eventTable(items))
-        if (input.wait) return yield* failedOf(result.items)
+        if (input.wait) return yield* failedOf(result.items, input.allowPartial)
         yield* followHint(input.global, result.items)
       }))
 })
@@ -308,7 +328,7 @@ export const sync = Commands.leaf("sync", {
 export const resync = Commands.leaf("resync", {
   summary: "Queue a full sync of a target: every mapped file is read and compared again (needs editor access).",
   details: ["Restores config objects edited or deleted by hand. Always a new sync; --wait follows it to the end."],
-  inputs: { targetId, wait },
+  inputs: { targetId, wait, allowPartial },
   run: (input) =>
     Commands.withClient(input, (client) =>
       Effect.gen(function*() {
@@ -316,7 +336,7 @@ export const resync = Commands.leaf("resync", {
         const result = input.wait ? { ...queued, item: (yield* awaitAll(client, [queued.item]))[0]! } : queued
         yield* Output.emit(input.global, ResyncResponse, result, ({ item }) =>
           input.wait ? eventFields(item) : `Queued resync ${item.id} of target ${item.connectorTargetId}.`)
-        if (input.wait) return yield* failedOf([result.item])
+        if (input.wait) return yield* failedOf([result.item], input.allowPartial)
         yield* followHint(input.global, [result.item])
       }))
 })

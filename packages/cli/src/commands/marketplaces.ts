@@ -194,12 +194,14 @@ export const resolved = Commands.endpoint("resolved", {
       fieldsOf(item.marketplace, [["source", item.source === null ? "-" : `${item.source.repositoryFullName}@${item.source.branch}`]]),
       "",
       item.plugins.length === 0 ? "No plugins." : Output.table(
-        ["plugin", "name", "status", "holds", "instructional"],
+        ["plugin", "name", "status", "holds", "skipped", "instructional"],
         item.plugins.map((plugin) => [
           plugin.id,
           plugin.name,
           plugin.status,
           Object.entries(plugin.componentCounts).map(([type, count]) => plural(count, type)).join(", ") || "-",
+          // Files its repository has that the last sync could not import: `plugins get` lists them with reasons.
+          plugin.skippedFiles.length === 0 ? "-" : plural(plugin.skippedFiles.length, "file"),
           plugin.cloudReadiness.hasInstructional ? "yes" : "no"
         ])
       )

@@ -17,7 +17,8 @@ import {
   PluginListQuery,
   PluginName,
   PluginPage,
-  PluginResponse
+  PluginResponse,
+  type PluginSourceMetadata
 } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
@@ -80,6 +81,18 @@ export const list = Commands.list("list", {
   ]
 })
 
+/** What the repository says of a plugin a discovery apply made: the members it gives. */
+const sourceFields = (metadata: PluginSourceMetadata | null): Array<readonly [string, string]> =>
+  metadata === null ? [] : [
+    ["version", metadata.version],
+    ["author", metadata.author],
+    ["homepage", metadata.homepage],
+    ["repository", metadata.repository],
+    ["license", metadata.license],
+    ["category", metadata.category],
+    ["keywords", metadata.keywords.length === 0 ? null : metadata.keywords.join(", ")]
+  ].flatMap(([label, value]) => value === null ? [] : [[label!, value] as const])
+
 export const get = Commands.endpoint("get", {
   summary: "Show a plugin: its config objects as its manifest lists them, and the marketplaces that list it.",
   inputs: { pluginId },
@@ -94,6 +107,8 @@ export const get = Commands.endpoint("get", {
         ["description", item.description === "" ? "-" : item.description],
         ["status", statusOf(item)],
         ["objects", String(item.memberCount)],
+        ...sourceFields(item.sourceMetadata),
+        ...item.skippedFiles.map((file) => ["skipped", `${file.path}: ${file.reason}`] as const),
         ["marketplaces", item.marketplaces.map((marketplace) => `${marketplace.name} (${marketplace.id})`).join(", ") || "-"],
         ["created", Output.date(item.createdAt)],
         ["updated", Output.date(item.updatedAt)]

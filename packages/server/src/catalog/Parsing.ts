@@ -92,7 +92,7 @@ const loneSurrogatePath = (value: unknown): Path | undefined => {
  * What a parser produced, made plain JSON (YAML can give values JSON has no words for, such as `.inf`) and checked
  * for what storage refuses: NUL, lone surrogates, and nesting deeper than any request may.
  */
-const storable = (value: unknown, at: Path): Either.Either<unknown, InvalidRequest> => {
+export const storable = (value: unknown, at: Path): Either.Either<unknown, InvalidRequest> => {
   if (deeperThan(value, maxDepth)) {
     return Either.left(invalid([{ message: `must not nest more than ${maxDepth} levels deep`, path: at, code: "payload_too_deep" }]))
   }
@@ -145,16 +145,23 @@ interface Markdown {
 /** Leading blank lines and trailing white space go; indentation of the first line stays (it may be code). */
 const tidyBody = (body: string) => body.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd()
 
-const parseMarkdown = (text: string, frontMatterCode: string): Either.Either<Markdown, InvalidRequest> => {
+/** A Markdown source's front matter text (null when it has none) and its body, tidied. */
+export const splitMarkdown = (text: string): { readonly frontMatter: string | null; readonly body: string } => {
   const source = text.replace(/^\uFEFF/, "").replace(/^(?:[ \t]*\r?\n)+/, "")
   const match = FRONT_MATTER.exec(source)
-  if (match === null) return Either.right({ frontmatter: null, body: tidyBody(source) })
+  if (match === null) return { frontMatter: null, body: tidyBody(source) }
+  return { frontMatter: match[1] ?? "", body: tidyBody(source.slice(match[0].length)) }
+}
+
+const parseMarkdown = (text: string, frontMatterCode: string): Either.Either<Markdown, InvalidRequest> => {
+  const { body, frontMatter } = splitMarkdown(text)
+  if (frontMatter === null) return Either.right({ frontmatter: null, body })
   const at: Path = [...RAW, "frontmatter"]
-  return Either.flatMap(parseYaml(match[1] ?? "", at, frontMatterCode), (value) =>
+  return Either.flatMap(parseYaml(frontMatter, at, frontMatterCode), (value) =>
     value === null || value === undefined
-      ? Either.right({ frontmatter: {}, body: tidyBody(source.slice(match[0].length)) })
+      ? Either.right({ frontmatter: {}, body })
       : isObject(value)
-      ? Either.right({ frontmatter: value, body: tidyBody(source.slice(match[0].length)) })
+      ? Either.right({ frontmatter: value, body })
       : Either.left(invalid([{ message: "front matter must be a YAML mapping of names to values", path: at, code: frontMatterCode }])))
 }
 

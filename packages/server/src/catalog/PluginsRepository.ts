@@ -18,7 +18,8 @@ import {
   type PluginConfigObject,
   type PluginConfigObjectId,
   type PluginId,
-  type PluginListQuery
+  type PluginListQuery,
+  type PluginSourceMetadata
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import * as Keyset from "../platform/Keyset.js"
@@ -60,7 +61,14 @@ export const pluginColumns = (
                               WHERE lv.organization_id = pc.organization_id AND lv.config_object_id = pc.id
                               ORDER BY lv.number DESC LIMIT 1) pcv ON true
                 WHERE pcm.organization_id = ${of.organizationId} AND pcm.plugin_id = ${of.id}
-                  AND pcm.removed_at IS NULL AND pc.status = 'active'), '[]'::json) AS resources`
+                  AND pcm.removed_at IS NULL AND pc.status = 'active'), '[]'::json) AS resources,
+      p.source_metadata::text AS source_metadata,
+      COALESCE((SELECT json_agg(json_build_array(sk.path, sk.reason) ORDER BY sk.path)
+                FROM (SELECT sf.path, sf.reason FROM connector_skipped_files sf
+                      JOIN connector_mappings sm ON sm.organization_id = sf.organization_id AND sm.id = sf.connector_mapping_id
+                      WHERE sf.organization_id = ${of.organizationId} AND sm.organization_id = ${of.organizationId}
+                        AND sm.plugin_id = ${of.id}
+                      ORDER BY sf.path LIMIT 100) sk), '[]'::json) AS skipped_files`
 
 /** A row of `pluginColumns` as the API's resource (trusted: the response schema still checks it on the way out). */
 export const toPlugin = (row: Row): Plugin => {
@@ -87,6 +95,9 @@ export const toPlugin = (row: Row): Plugin => {
       updatedAt: row.updatedAt as Date,
       deletedAt: row.deletedAt as Date | null,
       memberCount: row.memberCount as number,
+      // As text: the result-name transform would camel-case the members of a parsed object.
+      sourceMetadata: row.sourceMetadata === null ? null : JSON.parse(row.sourceMetadata as string),
+      skippedFiles: (row.skippedFiles as ReadonlyArray<[string, string]>).map(([path, reason]) => ({ path, reason })),
       marketplaces: (row.marketplaceRefs as ReadonlyArray<[MarketplaceId, string]>).map(([id, name]) => ({ id, name })),
       extension: {
         id,
@@ -189,6 +200,11 @@ export class PluginsRepository extends Effect.Service<PluginsRepository>()("@org
         })
       }`.pipe(catchUniqueViolation(() => pluginExists(row.name)))
 
+    /** What the repository says of a plugin a discovery apply made (see `PluginSourceMetadata`). */
+    const setSourceMetadata = (organizationId: OrganizationId, id: PluginId, metadata: PluginSourceMetadata | null) =>
+      sql`UPDATE plugins SET source_metadata = ${metadata === null ? null : JSON.stringify(metadata)}::jsonb
+          WHERE organization_id = ${organizationId} AND id = ${id}`
+
     /** The plugin's name and status, locking its row for the rest of the transaction; none when the organization has no such plugin. */
     const lock = (organizationId: OrganizationId, id: PluginId) =>
       sql<{ readonly name: string; readonly status: Plugin["status"] }>`
@@ -245,6 +261,6 @@ export class PluginsRepository extends Effect.Service<PluginsRepository>()("@org
         Effect.map((rows) => Option.fromNullable(rows[0]))
       )
 
-    return { view, find, list, insert, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership } as const
+    return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership } as const
   })
 }) {}

@@ -3,7 +3,7 @@ import type { DiscoveredMarketplace } from "@orgplane/schema"
 import { Effect } from "effect"
 import { claudeManifestPathOf } from "./ClaudePlugins.js"
 import { type Draft, rootKey, type Stage } from "./PluginCandidates.js"
-import { conventionalPaths, declaredPaths, emptyPaths, mergePaths } from "./PluginComponents.js"
+import { conventionalPaths, declaredPaths, emptyPaths, kindsOf, mergePaths } from "./PluginComponents.js"
 import { clamp, isObject, type Manifest, type ManifestReader, nonBlank, readManifests } from "./PluginManifests.js"
 import { isFolder, normalizePath, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
 
@@ -34,6 +34,9 @@ const entrySource = (entry: Record<string, unknown>, pluginRoot: string | null):
   }
   return { _tag: "External" }
 }
+
+const componentKeys = ["skills", "commands", "agents", "hooks", "mcpServers", "lspServers", "monitors", "settings"] as const
+const listsComponents = (entry: Record<string, unknown>) => componentKeys.some((key) => entry[key] !== undefined && entry[key] !== null)
 
 export interface MarketplaceFound {
   readonly marketplace: DiscoveredMarketplace
@@ -66,7 +69,8 @@ export const marketplaceStage = <E, R>(input: ManifestReader<E, R>, index: TreeI
     const warnings: Array<string> = []
     type Planned = { readonly entry: Record<string, unknown>; readonly number: number; readonly source: EntrySource }
     const planned: Array<Planned> = []
-    const roots = new Map<string, number>()
+    const firsts = new Map<string, number>()
+    const sharing = new Map<string, number>()
     found.entries.forEach((entry, i) => {
       if (!isObject(entry)) {
         warnings.push(`Marketplace entry ${i + 1} is not an object; it is ignored.`)
@@ -74,13 +78,15 @@ export const marketplaceStage = <E, R>(input: ManifestReader<E, R>, index: TreeI
       }
       const source = entrySource(entry, found.pluginRoot)
       if (source._tag === "Local") {
-        // Two entries for one folder would be one plugin imported twice: the first one stands.
-        const first = roots.get(source.root)
-        if (first !== undefined) {
-          warnings.push(`Marketplace entries ${first} and ${i + 1} both point at \`${clamp(source.root || "./")}\`; entry ${i + 1} is ignored.`)
+        // Entries sharing a folder are several plugins when they list their components; a later one listing
+        // nothing would be the first one imported twice.
+        const first = firsts.get(source.root)
+        if (first !== undefined && !listsComponents(entry)) {
+          warnings.push(`Marketplace entries ${first} and ${i + 1} both point at \`${clamp(source.root || "./")}\` and entry ${i + 1} lists no components of its own; it is ignored.`)
           return
         }
-        roots.set(source.root, i + 1)
+        if (first === undefined) firsts.set(source.root, i + 1)
+        sharing.set(source.root, (sharing.get(source.root) ?? 0) + 1)
       }
       planned.push({ entry, number: i + 1, source })
     })
@@ -122,18 +128,24 @@ export const marketplaceStage = <E, R>(input: ManifestReader<E, R>, index: TreeI
       // A missing folder would import nothing: say so instead of offering an empty plugin.
       const present = isFolder(index, root)
       if (!present) candidateWarnings.push(`Marketplace entry ${number} points at \`${clamp(root)}\`, which this branch does not have.`)
-      const fromEntry = declaredPaths(index, root, entry, `Marketplace entry ${number}`)
+      const fromEntry = declaredPaths(index, root, entry, `Marketplace entry ${number}${name === null ? "" : ` (${clamp(name)})`}`)
       const fromManifest = manifestValue === undefined ? undefined : declaredPaths(index, root, manifestValue, `\`${manifestPath}\``)
       candidateWarnings.push(...fromEntry.warnings, ...(fromManifest?.warnings ?? []))
+      // Several entries sharing one folder (`"source": "./"` with a `skills` list each) are several plugins: each
+      // holds what its entry lists, not the folder's every component (an entry listing nothing gets the folder's).
+      const shared = (sharing.get(root) ?? 0) > 1
+      const listed = kindsOf(fromEntry.paths).length > 0
       return {
-        key: `marketplace:${rootKey(root)}`,
+        key: shared ? `marketplace:${rootKey(root)}#${name ?? number}` : `marketplace:${rootKey(root)}`,
         rootPath: root,
         displayName: name ?? nonBlank(manifestValue?.name),
         description: description ?? nonBlank(manifestValue?.description),
         supported: present && manifest?._tag !== "Unusable",
         manifestPath: manifest === undefined ? null : manifestPath,
         warnings: candidateWarnings,
-        componentPaths: mergePaths(index, conventionalPaths(index, root), fromManifest?.paths ?? emptyPaths(), fromEntry.paths),
+        componentPaths: shared && listed
+          ? mergePaths(index, fromEntry.paths)
+          : mergePaths(index, conventionalPaths(index, root), fromManifest?.paths ?? emptyPaths(), fromEntry.paths),
         // Claude Code reads a marketplace entry and its plugin.json together, the manifest winning: so does metadata.
         metadata: { ...entry, ...manifestValue },
         sourceKind: "marketplace_entry",

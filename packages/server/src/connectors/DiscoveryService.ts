@@ -37,6 +37,7 @@ import { Connectors, targetNotFound } from "./Connectors.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { discover } from "./Discovery.js"
 import { importPlans } from "./ImportPlans.js"
+import { sourceMetadataOf } from "./PluginMetadata.js"
 import type { Entry } from "./RepositoryTree.js"
 import { DiscoveryRepository, type StoredDiscovery } from "./DiscoveryRepository.js"
 import { MappingsRepository } from "./MappingsRepository.js"
@@ -243,6 +244,8 @@ export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgpl
             yield* discoveries.markPluginOfCandidate(organizationId, pluginId, instance.id, candidate.key)
             yield* grant(PluginKind, pluginId, at)
           }
+          // Applied again, a plugin takes the repository's metadata as it is now.
+          yield* plugins.setSourceMetadata(organizationId, pluginId, sourceMetadataOf(candidate.metadata))
           const mappingIds: Array<ConnectorMappingId> = []
           for (const plan of importPlans(candidate, entries)) {
             const mapping = yield* discoveries.findMapping(organizationId, targetId, plan.selector, plan.objectType)

@@ -13,19 +13,22 @@ import {
   MAX_SOURCE_BYTES,
   type ObjectType,
   type OrganizationId,
-  type ParserMode
+  type ParserMode,
+  SkippedFile
 } from "@orgplane/schema"
 import { Effect, Either, Option, Schema } from "effect"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
-import { derive, fileOf, parse, parserModes } from "../catalog/Parsing.js"
+import { fileOf, parserModes } from "../catalog/Parsing.js"
 import { makeId } from "../platform/Ids.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { readComponent } from "./ClaudeContent.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { filesFor } from "./ImportPlans.js"
 import { MappingsRepository } from "./MappingsRepository.js"
 import type { Entry } from "./RepositoryTree.js"
+import { SkippedFilesRepository } from "./SkippedFilesRepository.js"
 import { type Binding, SourceBindingsRepository } from "./SourceBindingsRepository.js"
 
 /** Files per materialize activity (and per transaction). */
@@ -64,11 +67,13 @@ export const BatchResult = Schema.Struct({
   deleted: Schema.Number,
   unchanged: Schema.Number,
   skipped: Schema.Number,
-  warnings: Schema.Array(Schema.String)
+  warnings: Schema.Array(Schema.String),
+  // Journaled results of syncs that ran before skipped files were listed have none.
+  skippedFiles: Schema.optionalWith(Schema.Array(SkippedFile), { default: () => [] })
 })
 export type BatchResult = typeof BatchResult.Type
 
-export const emptyResult: BatchResult = { created: 0, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [] }
+export const emptyResult: BatchResult = { created: 0, updated: 0, deleted: 0, unchanged: 0, skipped: 0, warnings: [], skippedFiles: [] }
 
 export const add = (a: BatchResult, b: BatchResult): BatchResult => ({
   created: a.created + b.created,
@@ -76,7 +81,8 @@ export const add = (a: BatchResult, b: BatchResult): BatchResult => ({
   deleted: a.deleted + b.deleted,
   unchanged: a.unchanged + b.unchanged,
   skipped: a.skipped + b.skipped,
-  warnings: [...a.warnings, ...b.warnings].slice(0, maxWarnings)
+  warnings: [...a.warnings, ...b.warnings].slice(0, maxWarnings),
+  skippedFiles: [...a.skippedFiles, ...b.skippedFiles].slice(0, maxWarnings)
 })
 
 /**
@@ -162,6 +168,19 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
     const repository = yield* ConnectorsRepository
     const mappings = yield* MappingsRepository
     const bindings = yield* SourceBindingsRepository
+    const skippedFiles = yield* SkippedFilesRepository
+
+    /** Records a file this sync could not import, for its plugin to show until a sync imports it or it is gone. */
+    const skip = (context: SyncContext, file: PlannedFile, reason: string, at: Date) =>
+      skippedFiles.record({
+        organizationId: context.organizationId,
+        connectorTargetId: context.targetId,
+        connectorMappingId: file.mappingId,
+        path: file.path,
+        reason,
+        connectorSyncEventId: context.eventId,
+        createdAt: at
+      })
 
     const upsertBinding = (context: SyncContext, file: PlannedFile, configObjectId: ConfigObjectId, at: Date) =>
       bindings.upsert({
@@ -198,23 +217,25 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
           // The mapping was deleted after the plan: its files are no longer synced.
           if (mapping === undefined) continue
           if (content._tag === "Skip") {
-            count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`] })
+            yield* skip(context, file, content.reason, at)
+            count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`], skippedFiles: [{ path: file.path, reason: content.reason, connectorMappingId: file.mappingId }] })
             continue
           }
           const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
-          const parsed = parse(mapping.objectType, { rawSourceText: content.text, parserMode })
-          if (Either.isLeft(parsed)) {
-            const detail = parsed.left.details?.[0]?.message ?? parsed.left.message
-            count({ skipped: 1, warnings: [`${file.path}: cannot be read as ${parserMode} (${detail})`] })
+          const read = readComponent(mapping.objectType, file.path, content.text, parserMode, at)
+          if (Either.isLeft(read)) {
+            yield* skip(context, file, read.left, at)
+            count({ skipped: 1, warnings: [`${file.path}: ${read.left}`], skippedFiles: [{ path: file.path, reason: read.left, connectorMappingId: file.mappingId }] })
             continue
           }
+          const { derived, metadata, notes, parsed } = read.right
+          if (notes.length > 0) count({ warnings: notes })
           const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
-          const derived = derive(mapping.objectType, parsed.right, undefined, at)
           const version = {
             organizationId,
             schemaVersion,
-            ...parsed.right,
-            metadata: null,
+            ...parsed,
+            metadata,
             createdVia: "connector" as const,
             createdByMembershipId: createdBy,
             sourceRevisionRef: context.revision,
@@ -259,7 +280,7 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
             count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
             continue
           }
-          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.right.rawSourceText) {
+          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.rawSourceText) {
             yield* upsertBinding(context, file, id, at)
             count({ unchanged: 1 })
             continue
@@ -313,13 +334,18 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
         return { ...emptyResult, deleted }
       }))
 
-    return { materialize, remove } as const
+    /** At the end of a sync: what earlier syncs skipped and this one did not is imported, or gone. */
+    const settle = (organizationId: OrganizationId, targetId: ConnectorTargetId, eventId: ConnectorSyncEventId) =>
+      skippedFiles.settle({ organizationId, targetId, eventId })
+
+    return { materialize, remove, settle } as const
   }),
   dependencies: [
     ConfigObjectsRepository.Default,
     ContentsRepository.Default,
     ConnectorsRepository.Default,
     MappingsRepository.Default,
-    SourceBindingsRepository.Default
+    SourceBindingsRepository.Default,
+    SkippedFilesRepository.Default
   ]
 }) {}

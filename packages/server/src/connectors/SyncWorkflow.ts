@@ -387,6 +387,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
     // 6. finish.
     const done = {
       ...summary,
+      outcome: summary.skipped > 0 || imported.warning !== null ? "partial" as const : "complete" as const,
       warnings: [...(imported.warning === null ? [] : [imported.warning]), ...summary.warnings].slice(0, maxWarnings),
       importedPluginKeys: imported.keys
     }
@@ -394,10 +395,10 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       "finish",
       Schema.Void,
       Effect.gen(function*() {
-        const { events } = yield* work
-        const { instance } = yield* loaded
+        const { events, materializer } = yield* work
+        const { instance, target } = yield* loaded
         yield* fromStorage(transaction(Effect.zipRight(
-          events.complete(organizationId, syncEventId, done),
+          Effect.zipRight(materializer.settle(organizationId, target.id, syncEventId), events.complete(organizationId, syncEventId, done)),
           events.recordOnInstance(organizationId, instance.id, { status: "completed", revision })
         )))
       })

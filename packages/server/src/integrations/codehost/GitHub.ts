@@ -6,7 +6,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { createAppAuth } from "@octokit/auth-app"
 import { request as octokitRequest } from "@octokit/request"
-import { Context, Data, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Data, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import { Outbound, OutboundError } from "../../platform/Outbound.js"
 import { CodeHostConfig, type CodeHostApp } from "./CodeHostConfig.js"
 
@@ -115,6 +115,26 @@ const CommitResponse = Schema.Struct({
   sha: Schema.String,
   commit: Schema.Struct({ tree: Schema.Struct({ sha: Schema.String }) })
 })
+
+/**
+ * What of an answer did not decode: the first problem's field, and the entry it is in named by its `path` when it
+ * has one (a tree entry), so one odd entry is told rather than "unexpected response" for the whole tree.
+ */
+export const undecodable = (json: unknown, error: ParseResult.ParseError): string => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  if (issue === undefined) return "it does not match what orgplane reads"
+  const at = issue.path
+  let entry: unknown = json
+  let named: string | undefined
+  for (const [i, key] of at.entries()) {
+    if (typeof entry !== "object" || entry === null) break
+    entry = (entry as Record<PropertyKey, unknown>)[key]
+    const path = typeof entry === "object" && entry !== null && i < at.length - 1 ? (entry as { path?: unknown }).path : undefined
+    if (typeof path === "string") named = path
+  }
+  const field = at.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("").replace(/^\./, "")
+  return `${named === undefined ? "" : `entry \`${named.slice(0, 200)}\`, `}field \`${field || "(root)"}\`: ${issue.message.slice(0, 200)}`
+}
 
 const TreeResponse = Schema.Struct({
   sha: Schema.String,
@@ -318,9 +338,20 @@ export const make: Effect.Effect<GitHubService, never, CodeHostConfig | Outbound
         if (response.status === 401 && credential._tag === "Installation") cache.forget(credential.installationId)
         return yield* fromStatus(what, response.status, response.headers, text)
       }
-      return yield* Schema.decodeUnknown(Schema.parseJson(schema))(text).pipe(
-        Effect.mapError(() =>
-          new CodeHostError({ status: response.status, transient: false, message: `${what}: unexpected response`, retryAfterSeconds: null })
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        return yield* new CodeHostError({ status: response.status, transient: false, message: `${what}: unexpected response (not JSON)`, retryAfterSeconds: null })
+      }
+      return yield* Schema.decodeUnknown(schema)(json).pipe(
+        Effect.mapError((error) =>
+          new CodeHostError({
+            status: response.status,
+            transient: false,
+            message: `${what}: unexpected response (${undecodable(json, error)})`,
+            retryAfterSeconds: null
+          })
         )
       )
     })
