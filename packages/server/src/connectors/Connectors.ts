@@ -1,7 +1,7 @@
 /**
  * Connector accounts, instances, targets and mappings. Owners and admins connect accounts and create instances
  * (`connectors.manage`); everything about one instance is decided by the caller's role on it (see
- * catalog/Access.ts: viewer reads, editor changes, manager removes and shares).
+ * access/Access.ts: viewer reads, editor changes, manager removes and shares).
  */
 import {
   type AccessListQuery,
@@ -30,7 +30,7 @@ import {
   type UpdateConnectorTargetRequest
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
-import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../catalog/Access.js"
+import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../access/Access.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"

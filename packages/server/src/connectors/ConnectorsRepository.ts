@@ -15,7 +15,7 @@ import {
   OrganizationId
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
-import { ranked } from "../catalog/Access.js"
+import { ranked } from "../access/Access.js"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow, withColumns } from "../platform/Statements.js"
 

@@ -22,7 +22,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Access, type Kind, MarketplaceKind, PluginKind } from "../catalog/Access.js"
+import { Access, type Kind, MarketplaceKind, PluginKind } from "../access/Access.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"

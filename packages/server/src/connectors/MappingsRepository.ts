@@ -13,7 +13,7 @@ import {
   type PluginId
 } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { ranked } from "../catalog/Access.js"
+import { ranked } from "../access/Access.js"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow } from "../platform/Statements.js"

@@ -23,7 +23,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, FiberRef, HashMap, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { Access, McpConnectionKind } from "../access/Access.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
