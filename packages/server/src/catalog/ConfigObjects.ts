@@ -27,7 +27,7 @@ const versionNotFound = () => new NotFound({ error: "config_object_version_not_f
 
 const DEFAULT_SCHEMA_VERSION = "1"
 
-export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/server/ConfigObjects", {
+export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/server/catalog/ConfigObjects", {
   effect: Effect.gen(function*() {
     const objects = yield* ConfigObjectsRepository
     const access = yield* Access

@@ -67,7 +67,7 @@ const resolvePlugin = (cloud: ReadonlyMap<string, ReadonlyArray<typeof CloudConn
   }
 }
 
-export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/server/Marketplaces", {
+export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/server/catalog/Marketplaces", {
   effect: Effect.gen(function*() {
     const marketplaces = yield* MarketplacesRepository
     const plugins = yield* PluginsRepository

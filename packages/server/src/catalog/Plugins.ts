@@ -32,7 +32,7 @@ import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
 const membershipNotFound = () =>
   new NotFound({ error: "plugin_membership_not_found", message: "The config object is not in this plugin." })
 
-export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/Plugins", {
+export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/catalog/Plugins", {
   effect: Effect.gen(function*() {
     const plugins = yield* PluginsRepository
     const configObjects = yield* ConfigObjectsRepository

@@ -53,7 +53,7 @@ const instanceExists = (name: string) =>
 const targetExists = () =>
   new Conflict({ error: "connector_target_exists", message: "The instance already follows this branch of this repository." })
 
-export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/Connectors", {
+export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/connectors/Connectors", {
   effect: Effect.gen(function*() {
     const repository = yield* ConnectorsRepository
     const mappings = yield* MappingsRepository

@@ -122,7 +122,7 @@ const setOf = (changes: object, at: Date): Record<string, unknown> => ({
   updatedAt: at
 })
 
-export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()("@orgplane/server/ConnectorsRepository", {
+export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()("@orgplane/server/connectors/ConnectorsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

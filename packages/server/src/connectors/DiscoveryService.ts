@@ -49,7 +49,7 @@ const clip = (text: string, max: number) => ([...text].length > max ? [...text].
 const autoImportNewPlugins = (instance: ConnectorInstance) =>
   (instance.instanceConfigJson as { readonly autoImportNewPlugins?: unknown }).autoImportNewPlugins !== false
 
-export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgplane/server/DiscoveryService", {
+export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgplane/server/connectors/DiscoveryService", {
   effect: Effect.gen(function*() {
     const connectors = yield* Connectors
     const repository = yield* ConnectorsRepository

@@ -178,7 +178,7 @@ const changedMeanwhile = () =>
 const refuse = (details: ReadonlyArray<Detail>) =>
   details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
 
-export class Connections extends Effect.Service<Connections>()("@orgplane/server/Connections", {
+export class Connections extends Effect.Service<Connections>()("@orgplane/server/mcp/Connections", {
   effect: Effect.gen(function*() {
     const connections = yield* ConnectionsRepository
     const access = yield* Access

@@ -72,7 +72,7 @@ export interface CryptoService {
   readonly needsRotation: (ciphertext: string) => boolean
 }
 
-export class Crypto extends Context.Tag("@orgplane/server/Crypto")<Crypto, CryptoService>() {}
+export class Crypto extends Context.Tag("@orgplane/server/platform/Crypto")<Crypto, CryptoService>() {}
 
 const SCRYPT_R = 8
 const SCRYPT_P = 1

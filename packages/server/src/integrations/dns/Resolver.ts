@@ -47,7 +47,7 @@ export interface ResolverService {
 
 export type RecordType = "TXT" | "A" | "AAAA"
 
-export class Resolver extends Context.Tag("@orgplane/server/Resolver")<Resolver, ResolverService>() {}
+export class Resolver extends Context.Tag("@orgplane/server/integrations/dns/Resolver")<Resolver, ResolverService>() {}
 
 const RCODE_NOERROR = 0
 const RCODE_SERVFAIL = 2

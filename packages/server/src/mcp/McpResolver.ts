@@ -235,7 +235,7 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
  * The MCP discovery operations as the API offers them: the caller's role checked (owners and admins resolve; every
  * member reads the presets), nothing read from or written to the database.
  */
-export class McpResolver extends Effect.Service<McpResolver>()("@orgplane/server/McpResolver", {
+export class McpResolver extends Effect.Service<McpResolver>()("@orgplane/server/mcp/McpResolver", {
   effect: Effect.gen(function*() {
     const context = yield* Effect.context<Outbound | McpPresets | McpProbeSettings>()
     const presets = yield* McpPresets

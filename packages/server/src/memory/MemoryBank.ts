@@ -40,7 +40,7 @@ export const anyWordQuery = (text: string): string =>
 /** Every member may use their own memory bank: a refusal here would be a bug in the policy table, not an answer. */
 const allowed = (caller: MemberContext) => Effect.orDie(authorize(caller, "memory.use"))
 
-export class MemoryBank extends Effect.Service<MemoryBank>()("@orgplane/server/MemoryBank", {
+export class MemoryBank extends Effect.Service<MemoryBank>()("@orgplane/server/memory/MemoryBank", {
   effect: Effect.gen(function*() {
     const memories = yield* MemoryRepository
 
