@@ -13,6 +13,7 @@ import { Api } from "@orgplane/schema"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
+import * as AdminHttp from "./admin/Http.js"
 import * as CatalogHttp from "./catalog/Http.js"
 import * as ConnectorsHttp from "./connectors/Http.js"
 import * as IdentityHttp from "./identity/Http.js"
@@ -46,16 +47,13 @@ import * as TeamsHttp from "./teams/Http.js"
 import * as InvitationsHttp from "./invitations/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
 import * as MemoryHttp from "./memory/Http.js"
-import { SystemHttp } from "./system/Http.js"
+import * as SystemHttp from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
-import * as McpConnectionsHttp from "./mcp/Http.js"
-import * as McpDiscoveryHttp from "./mcp/DiscoveryHttp.js"
+import * as McpHttp from "./mcp/Http.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
-import * as McpToolsHttp from "./mcp/ToolsHttp.js"
-import * as McpAuthorizationHttp from "./mcp/AuthorizationHttp.js"
 import * as CapabilitiesHttp from "./capabilities/Http.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 
@@ -134,8 +132,9 @@ const Routing = HttpRouter.setRouterConfig({ maxParamLength: 1024 })
 export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer).pipe(
     Layer.provide([
-      SystemHttp,
+      SystemHttp.layer,
       IdentityHttp.layer,
+      AdminHttp.layer,
       MembersHttp.layer,
       TeamsHttp.layer,
       InvitationsHttp.layer,
@@ -146,10 +145,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       WorkersHttp.layer,
       MemoryHttp.layer,
       TelemetryHttp.layer,
-      McpConnectionsHttp.layer,
-      McpDiscoveryHttp.layer,
-      McpToolsHttp.layer,
-      McpAuthorizationHttp.layer,
+      McpHttp.layer,
       CapabilitiesHttp.layer
     ]),
     Layer.provide(Authentication.layer),

@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { FakeMcp, Http, TestServer, Wait } from "@orgplane/testkit"
 import { Effect, Either } from "effect"
-import { Access, McpConnectionKind } from "../src/catalog/Access.js"
+import { Access, McpConnectionKind } from "../src/access/Access.js"
 import * as Principal from "../src/platform/Principal.js"
 import * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

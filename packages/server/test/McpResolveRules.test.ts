@@ -17,7 +17,7 @@ import { discover, resourceMatches, sameIssuer } from "../src/mcp/Requirements.j
 import * as AddressGuard from "../src/platform/AddressGuard.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import { McpPresets, McpProbeSettings } from "../src/mcp/PresetsConfig.js"
-import { candidatesOf, classify, matchPreset, messages, qualifies, resolve, suggestedName, winnerOf } from "../src/mcp/Resolve.js"
+import { candidatesOf, classify, matchPreset, messages, qualifies, resolve, suggestedName, winnerOf } from "../src/mcp/McpResolver.js"
 
 describe("classifying a query", () => {
   it("reads http(s) URLs as URLs, in their serialized form (a bare origin gains /)", () => {

@@ -10,7 +10,7 @@ import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { MetricsRepository } from "./MetricsRepository.js"
 
-export class Metrics extends Effect.Service<Metrics>()("@orgplane/server/Metrics", {
+export class Metrics extends Effect.Service<Metrics>()("@orgplane/server/admin/Metrics", {
   effect: Effect.gen(function*() {
     const organizations = yield* Organizations
     const repository = yield* MetricsRepository

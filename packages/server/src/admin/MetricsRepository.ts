@@ -43,7 +43,7 @@ export const ActivityRow = Schema.Struct({
 const Request = Schema.Struct({ now: Schema.DateFromSelf, operatorOrganizationId: Schema.NullOr(Schema.String) })
 type Request = typeof Request.Type
 
-export class MetricsRepository extends Effect.Service<MetricsRepository>()("@orgplane/server/MetricsRepository", {
+export class MetricsRepository extends Effect.Service<MetricsRepository>()("@orgplane/server/admin/MetricsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const marker = sql.unsafe("/* instance-wide: admin metrics */")

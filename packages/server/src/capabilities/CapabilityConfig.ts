@@ -6,7 +6,7 @@ export interface CapabilitySettings {
   readonly timeout: Duration.Duration
 }
 
-export class CapabilityConfig extends Context.Tag("@orgplane/server/CapabilityConfig")<CapabilityConfig, CapabilitySettings>() {}
+export class CapabilityConfig extends Context.Tag("@orgplane/server/capabilities/CapabilityConfig")<CapabilityConfig, CapabilitySettings>() {}
 
 /** 30 seconds, as the reference gives each Graph and Calendar request. */
 export const defaultTimeout = Duration.seconds(30)

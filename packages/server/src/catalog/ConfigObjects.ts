@@ -18,7 +18,7 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "./Access.js"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "../access/Access.js"
 import { ConfigObjectsRepository, type ObjectState } from "./ConfigObjectsRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
 import { derive, fileOf, parse } from "./Parsing.js"
@@ -27,7 +27,7 @@ const versionNotFound = () => new NotFound({ error: "config_object_version_not_f
 
 const DEFAULT_SCHEMA_VERSION = "1"
 
-export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/server/ConfigObjects", {
+export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/server/catalog/ConfigObjects", {
   effect: Effect.gen(function*() {
     const objects = yield* ConfigObjectsRepository
     const access = yield* Access

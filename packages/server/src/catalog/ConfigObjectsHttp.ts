@@ -2,7 +2,7 @@
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
-import { Access, ConfigObjectKind } from "./Access.js"
+import { Access, ConfigObjectKind } from "../access/Access.js"
 import { ConfigObjects } from "./ConfigObjects.js"
 
 export const ConfigObjectsHttp = group(Api, "configObjects", (handlers) =>

@@ -139,7 +139,7 @@ export const toVersion = (row: JoinedRow, prefix?: string): ConfigObjectVersion 
   )
 }
 
-export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsRepository>()("@orgplane/server/ConfigObjectsRepository", {
+export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsRepository>()("@orgplane/server/catalog/ConfigObjectsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -31,7 +31,7 @@ import { now } from "../platform/Time.js"
 import { cloudConnections } from "../mcp/Connections.js"
 import { McpPresets } from "../mcp/PresetsConfig.js"
 import { ConnectionsRepository } from "../mcp/ConnectionsRepository.js"
-import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "./Access.js"
+import { Access, insufficientAccess, MarketplaceKind, PluginKind, pluginDeleted } from "../access/Access.js"
 import { MarketplacesRepository } from "./MarketplacesRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
 import { PluginsRepository } from "./PluginsRepository.js"
@@ -67,7 +67,7 @@ const resolvePlugin = (cloud: ReadonlyMap<string, ReadonlyArray<typeof CloudConn
   }
 }
 
-export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/server/Marketplaces", {
+export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/server/catalog/Marketplaces", {
   effect: Effect.gen(function*() {
     const marketplaces = yield* MarketplacesRepository
     const plugins = yield* PluginsRepository

@@ -59,7 +59,7 @@ const toMembership = (row: Row) =>
     true
   )
 
-export class MarketplacesRepository extends Effect.Service<MarketplacesRepository>()("@orgplane/server/MarketplacesRepository", {
+export class MarketplacesRepository extends Effect.Service<MarketplacesRepository>()("@orgplane/server/catalog/MarketplacesRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const plugin = pluginColumns(sql)

@@ -24,7 +24,7 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "./Access.js"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "../access/Access.js"
 import { ConfigObjectsRepository } from "./ConfigObjectsRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
 import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
@@ -32,7 +32,7 @@ import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
 const membershipNotFound = () =>
   new NotFound({ error: "plugin_membership_not_found", message: "The config object is not in this plugin." })
 
-export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/Plugins", {
+export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/catalog/Plugins", {
   effect: Effect.gen(function*() {
     const plugins = yield* PluginsRepository
     const configObjects = yield* ConfigObjectsRepository

@@ -138,7 +138,7 @@ const byAddition = Keyset.make<MembershipRow>("plugin_config_objects", "asc", [
 export const pluginExists = (name: string) =>
   new Conflict({ error: "plugin_exists", message: `The organization already has a plugin named "${name}".` })
 
-export class PluginsRepository extends Effect.Service<PluginsRepository>()("@orgplane/server/PluginsRepository", {
+export class PluginsRepository extends Effect.Service<PluginsRepository>()("@orgplane/server/catalog/PluginsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = pluginColumns(sql)

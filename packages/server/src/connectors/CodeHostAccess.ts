@@ -23,7 +23,7 @@ export const accountDisconnected = () =>
 export const toApiError = (error: GitHubError): CodeHostApiError | Conflict =>
   error._tag === "CodeHostNotConfigured" ? notConfigured(error.message) : new CodeHostApiError({ message: error.message })
 
-export class CodeHostAccess extends Effect.Service<CodeHostAccess>()("@orgplane/server/CodeHostAccess", {
+export class CodeHostAccess extends Effect.Service<CodeHostAccess>()("@orgplane/server/connectors/CodeHostAccess", {
   effect: Effect.gen(function*() {
     const repository = yield* ConnectorsRepository
     const crypto = yield* Crypto

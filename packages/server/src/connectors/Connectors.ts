@@ -1,7 +1,7 @@
 /**
  * Connector accounts, instances, targets and mappings. Owners and admins connect accounts and create instances
  * (`connectors.manage`); everything about one instance is decided by the caller's role on it (see
- * catalog/Access.ts: viewer reads, editor changes, manager removes and shares).
+ * access/Access.ts: viewer reads, editor changes, manager removes and shares).
  */
 import {
   type AccessListQuery,
@@ -30,7 +30,7 @@ import {
   type UpdateConnectorTargetRequest
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
-import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../catalog/Access.js"
+import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../access/Access.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
@@ -54,7 +54,7 @@ const instanceExists = (name: string) =>
 const targetExists = () =>
   new Conflict({ error: "connector_target_exists", message: "The instance already follows this branch of this repository." })
 
-export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/Connectors", {
+export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/connectors/Connectors", {
   effect: Effect.gen(function*() {
     const repository = yield* ConnectorsRepository
     const mappings = yield* MappingsRepository

@@ -15,7 +15,7 @@ import {
   OrganizationId
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
-import { ranked } from "../catalog/Access.js"
+import { ranked } from "../access/Access.js"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow, withColumns } from "../platform/Statements.js"
 
@@ -122,7 +122,7 @@ const setOf = (changes: object, at: Date): Record<string, unknown> => ({
   updatedAt: at
 })
 
-export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()("@orgplane/server/ConnectorsRepository", {
+export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()("@orgplane/server/connectors/ConnectorsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

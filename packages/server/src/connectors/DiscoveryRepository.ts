@@ -98,7 +98,7 @@ interface TreeRow {
 const OfInstance = Schema.Struct({ organizationId: OrganizationId, instanceId: ConnectorInstanceId })
 const Held = Schema.Struct({ held: Schema.Boolean })
 
-export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("@orgplane/server/DiscoveryRepository", {
+export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("@orgplane/server/connectors/DiscoveryRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const atRevision = ({ organizationId, revision, targetId }: typeof AtRevision.Encoded) =>

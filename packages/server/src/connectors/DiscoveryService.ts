@@ -22,7 +22,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Access, type Kind, MarketplaceKind, PluginKind } from "../catalog/Access.js"
+import { Access, type Kind, MarketplaceKind, PluginKind } from "../access/Access.js"
 import { MarketplacesRepository } from "../catalog/MarketplacesRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
@@ -50,7 +50,7 @@ const clip = (text: string, max: number) => ([...text].length > max ? [...text].
 const autoImportNewPlugins = (instance: ConnectorInstance) =>
   (instance.instanceConfigJson as { readonly autoImportNewPlugins?: unknown }).autoImportNewPlugins !== false
 
-export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgplane/server/DiscoveryService", {
+export class DiscoveryService extends Effect.Service<DiscoveryService>()("@orgplane/server/connectors/DiscoveryService", {
   effect: Effect.gen(function*() {
     const connectors = yield* Connectors
     const repository = yield* ConnectorsRepository

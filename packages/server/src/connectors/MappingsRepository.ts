@@ -13,7 +13,7 @@ import {
   type PluginId
 } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { ranked } from "../catalog/Access.js"
+import { ranked } from "../access/Access.js"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow } from "../platform/Statements.js"
@@ -74,7 +74,7 @@ const Changes = Schema.Struct({
   mappingConfigJson: Schema.optionalWith(NullableJsonColumn, { exact: true })
 })
 
-export class MappingsRepository extends Effect.Service<MappingsRepository>()("@orgplane/server/MappingsRepository", {
+export class MappingsRepository extends Effect.Service<MappingsRepository>()("@orgplane/server/connectors/MappingsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`m.id, m.connector_instance_id, m.connector_target_id, m.connector_type, m.remote_id, m.mapping_kind,

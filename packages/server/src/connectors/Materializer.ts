@@ -161,7 +161,7 @@ export interface SyncContext {
   readonly revision: string
 }
 
-export class Materializer extends Effect.Service<Materializer>()("@orgplane/server/Materializer", {
+export class Materializer extends Effect.Service<Materializer>()("@orgplane/server/connectors/Materializer", {
   effect: Effect.gen(function*() {
     const objects = yield* ConfigObjectsRepository
     const memberships = yield* ContentsRepository

@@ -29,7 +29,7 @@ const Count = Schema.Struct({ count: Schema.Int })
 
 type Statement = Effect.Effect<unknown, SqlError>
 
-export class RemovalRepository extends Effect.Service<RemovalRepository>()("@orgplane/server/RemovalRepository", {
+export class RemovalRepository extends Effect.Service<RemovalRepository>()("@orgplane/server/connectors/RemovalRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

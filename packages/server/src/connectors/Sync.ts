@@ -124,7 +124,7 @@ export interface SyncService {
   ) => Effect.Effect<{ readonly item: ConnectorSyncEvent }, NotFound | Forbidden | ServiceUnavailable>
 }
 
-export class Sync extends Context.Tag("@orgplane/server/Sync")<Sync, SyncService>() {}
+export class Sync extends Context.Tag("@orgplane/server/connectors/Sync")<Sync, SyncService>() {}
 
 /** One sync: the event says which target, revision and kind; its id is the execution id. */
 export const SyncWorkflow = Workflow.make({

@@ -72,7 +72,7 @@ export type QueuedEvent = typeof QueuedEvent.Type
 const Scoped = QueuedEvent
 const Updated = Schema.Struct({ id: ConnectorSyncEventId })
 
-export class SyncEventsRepository extends Effect.Service<SyncEventsRepository>()("@orgplane/server/SyncEventsRepository", {
+export class SyncEventsRepository extends Effect.Service<SyncEventsRepository>()("@orgplane/server/connectors/SyncEventsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`e.id, e.connector_instance_id, e.connector_target_id, e.event_type, e.external_event_ref,

@@ -21,7 +21,7 @@ import {
   SyncEventType
 } from "@orgplane/schema"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
-import { Access, ConnectorInstanceKind, requireRanked } from "../catalog/Access.js"
+import { Access, ConnectorInstanceKind, requireRanked } from "../access/Access.js"
 import { GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
 import * as Durable from "../platform/Durable.js"
 import type { IdGenerator } from "../platform/Ids.js"

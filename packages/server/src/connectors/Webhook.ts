@@ -66,7 +66,7 @@ const installationOf = (payload: Json): string | undefined => {
 
 const headerMissing = (name: string) => InvalidRequest.field(["headers", name], `The \`${name}\` header is required.`)
 
-export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/Webhook", {
+export class Webhook extends Effect.Service<Webhook>()("@orgplane/server/connectors/Webhook", {
   effect: Effect.gen(function*() {
     const config = yield* CodeHostConfig
     const repository = yield* WebhookRepository

@@ -30,7 +30,7 @@ export const SESSION_TOKEN_PREFIX = "ops"
 const PASSWORD_CHANGES_PER_WINDOW = 10
 const PASSWORD_CHANGE_WINDOW = Duration.minutes(15)
 
-export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/Accounts", {
+export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/identity/Accounts", {
   effect: Effect.gen(function*() {
     const settings = yield* ServerConfig
     const crypto = yield* Crypto

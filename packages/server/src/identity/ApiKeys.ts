@@ -12,7 +12,7 @@ export const API_KEY_PREFIX = "opk"
 /** How much of the key is kept in clear, to recognise it in lists: the prefix and 8 characters. */
 const DISPLAY_LENGTH = API_KEY_PREFIX.length + 1 + 8
 
-export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/ApiKeys", {
+export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identity/ApiKeys", {
   effect: Effect.gen(function*() {
     const crypto = yield* Crypto
     const apiKeys = yield* ApiKeysRepository

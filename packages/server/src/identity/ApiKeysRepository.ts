@@ -38,7 +38,7 @@ const ResolvedKey = Schema.Struct({ apiKeyId: ApiKeyId, keyOrganizationId: Organ
 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: ApiKeyId })
 
-export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@orgplane/server/ApiKeysRepository", {
+export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@orgplane/server/identity/ApiKeysRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

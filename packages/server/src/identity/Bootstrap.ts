@@ -30,7 +30,7 @@ const CLAIM_TTL = Duration.hours(24)
 
 const claimNotFound = () => new NotFound({ error: "claim_not_found", message: "This claim link is unknown, used or expired." })
 
-export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/Bootstrap", {
+export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/identity/Bootstrap", {
   effect: Effect.gen(function*() {
     const settings = yield* ServerConfig
     const crypto = yield* Crypto

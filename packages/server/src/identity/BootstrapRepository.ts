@@ -27,7 +27,7 @@ export class ClaimRow extends Model.Class<ClaimRow>("ClaimRow")({
   claimedAt: Schema.NullOr(DateColumn)
 }) {}
 
-export class BootstrapRepository extends Effect.Service<BootstrapRepository>()("@orgplane/server/BootstrapRepository", {
+export class BootstrapRepository extends Effect.Service<BootstrapRepository>()("@orgplane/server/identity/BootstrapRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -1,8 +1,7 @@
-/** HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Admin (its metrics: admin/). Thin by design. */
+/** HTTP handlers of the identity groups: Users, Organizations, API Keys and Bootstrap. Thin by design. */
 import { HttpServerRequest } from "@effect/platform"
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer, Option } from "effect"
-import { Metrics } from "../admin/Metrics.js"
 import { ServerConfig } from "../platform/Config.js"
 import { group } from "../platform/HttpErrors.js"
 import { Accounts } from "./Accounts.js"
@@ -63,17 +62,6 @@ export const BootstrapHttp = group(Api, "bootstrap", (handlers) =>
           bootstrap.acceptClaim({ token: payload.token, userId: actor.user.id, sessionId })))
   }))
 
-export const AdminHttp = group(Api, "admin", (handlers) =>
-  Effect.gen(function*() {
-    const organizations = yield* Organizations
-    const metrics = yield* Metrics
-    return handlers
-      .handle("setPlan", ({ path, payload }) =>
-        Effect.flatMap(CurrentMember, (caller) =>
-          Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
-      .handle("metrics", () => Effect.flatMap(CurrentMember, metrics.summary))
-  }))
-
-export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, AdminHttp).pipe(
-  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default, Metrics.Default])
+export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp).pipe(
+  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default])
 )

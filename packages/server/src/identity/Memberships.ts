@@ -30,7 +30,7 @@ export const memberNotFound = (id?: string) =>
     message: id === undefined ? "Member not found." : `${id} is not a member of this organization.`
   })
 
-export class Memberships extends Effect.Service<Memberships>()("@orgplane/server/Memberships", {
+export class Memberships extends Effect.Service<Memberships>()("@orgplane/server/identity/Memberships", {
   effect: Effect.gen(function*() {
     const organizations = yield* OrganizationsRepository
     const memberships = yield* MembershipsRepository

@@ -149,7 +149,7 @@ export interface ChangeState {
   readonly owners: number
 }
 
-export class MembershipsRepository extends Effect.Service<MembershipsRepository>()("@orgplane/server/MembershipsRepository", {
+export class MembershipsRepository extends Effect.Service<MembershipsRepository>()("@orgplane/server/identity/MembershipsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     /** A member's columns: the membership `m` with its person `u`. */

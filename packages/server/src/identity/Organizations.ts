@@ -9,7 +9,7 @@ import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 
-export class Organizations extends Effect.Service<Organizations>()("@orgplane/server/Organizations", {
+export class Organizations extends Effect.Service<Organizations>()("@orgplane/server/identity/Organizations", {
   effect: Effect.gen(function*() {
     const settings = yield* ServerConfig
     const organizations = yield* OrganizationsRepository

@@ -21,7 +21,7 @@ export const toOrganization = (row: Pick<OrganizationRow, "id" | "name" | "plan"
   new Organization({ id: row.id, name: row.name, plan: row.plan, provisional: row.provisional, createdAt: row.createdAt }, true)
 
 export class OrganizationsRepository extends Effect.Service<OrganizationsRepository>()(
-  "@orgplane/server/OrganizationsRepository",
+  "@orgplane/server/identity/OrganizationsRepository",
   {
     effect: Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

@@ -17,7 +17,7 @@ export class SessionRow extends Model.Class<SessionRow>("SessionRow")({
 
 const ResolvedSession = Schema.Struct({ sessionId: SessionId, ...CallerColumns.fields })
 
-export class SessionsRepository extends Effect.Service<SessionsRepository>()("@orgplane/server/SessionsRepository", {
+export class SessionsRepository extends Effect.Service<SessionsRepository>()("@orgplane/server/identity/SessionsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

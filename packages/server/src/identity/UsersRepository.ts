@@ -20,7 +20,7 @@ export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">
 
 const emailTaken = () => new Conflict({ error: "email_taken", message: "An account with this email already exists." })
 
-export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplane/server/UsersRepository", {
+export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplane/server/identity/UsersRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -39,7 +39,7 @@ type Joiner =
   | { readonly _tag: "SignedIn"; readonly user: User; readonly sessionId: SessionId }
   | { readonly _tag: "SignUp"; readonly name: string; readonly passwordHash: string }
 
-export class Invitations extends Effect.Service<Invitations>()("@orgplane/server/Invitations", {
+export class Invitations extends Effect.Service<Invitations>()("@orgplane/server/invitations/Invitations", {
   effect: Effect.gen(function*() {
     const crypto = yield* Crypto
     const invitations = yield* InvitationsRepository

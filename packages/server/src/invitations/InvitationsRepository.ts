@@ -41,7 +41,7 @@ const Changes = Schema.Struct({
   expiresAt: DateColumn
 })
 
-export class InvitationsRepository extends Effect.Service<InvitationsRepository>()("@orgplane/server/InvitationsRepository", {
+export class InvitationsRepository extends Effect.Service<InvitationsRepository>()("@orgplane/server/invitations/InvitationsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -23,7 +23,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, FiberRef, HashMap, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { Access, McpConnectionKind } from "../access/Access.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, type SecretColumn, SecretColumns } from "../platform/SecretColumns.js"
@@ -179,7 +179,7 @@ const changedMeanwhile = () =>
 const refuse = (details: ReadonlyArray<Detail>) =>
   details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
 
-export class Connections extends Effect.Service<Connections>()("@orgplane/server/Connections", {
+export class Connections extends Effect.Service<Connections>()("@orgplane/server/mcp/Connections", {
   effect: Effect.gen(function*() {
     const connections = yield* ConnectionsRepository
     const access = yield* Access

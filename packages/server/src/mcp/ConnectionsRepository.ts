@@ -106,7 +106,7 @@ export interface OAuthChanges {
   readonly requestedScopes?: ReadonlyArray<string> | undefined
 }
 
-export class ConnectionsRepository extends Effect.Service<ConnectionsRepository>()("@orgplane/server/ConnectionsRepository", {
+export class ConnectionsRepository extends Effect.Service<ConnectionsRepository>()("@orgplane/server/mcp/ConnectionsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

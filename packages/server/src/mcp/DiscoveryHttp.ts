@@ -2,7 +2,7 @@
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
-import { McpResolver } from "./Resolve.js"
+import { McpResolver } from "./McpResolver.js"
 
 export const McpDiscoveryHttp = group(Api, "mcpDiscovery", (handlers) =>
   Effect.gen(function*() {

@@ -10,14 +10,14 @@ import * as Fs from "node:fs/promises"
 import * as Yaml from "yaml"
 import { BUILT_IN } from "./Presets.js"
 
-export class McpPresets extends Context.Tag("@orgplane/server/McpPresets")<McpPresets, ReadonlyArray<McpPreset>>() {}
+export class McpPresets extends Context.Tag("@orgplane/server/mcp/PresetsConfig/McpPresets")<McpPresets, ReadonlyArray<McpPreset>>() {}
 
 export interface ProbeSettings {
   /** Longest one candidate's discovery may take, every request of it included; then it counts as no answer. */
   readonly timeout: Duration.Duration
 }
 
-export class McpProbeSettings extends Context.Tag("@orgplane/server/McpProbeSettings")<McpProbeSettings, ProbeSettings>() {}
+export class McpProbeSettings extends Context.Tag("@orgplane/server/mcp/PresetsConfig/McpProbeSettings")<McpProbeSettings, ProbeSettings>() {}
 
 /** 8 seconds, as the reference's resolve: candidates are probed at once, so this bounds the whole request. */
 export const defaultProbeTimeout = Duration.seconds(8)

@@ -4,7 +4,7 @@
  * token; a `shared` one needs to be connected. Whether a grant reaches the caller is checked before this
  * (`Access.requireUsable`, or `forCaller` here for answers).
  */
-import { notGranted } from "../catalog/Access.js"
+import { notGranted } from "../access/Access.js"
 import type { McpConnectionRow, McpMemberCredentialRow } from "./ConnectionsRepository.js"
 
 export interface Readiness {

@@ -16,7 +16,7 @@ import {
   ToolExecutionFailed
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
-import { Access, McpConnectionKind } from "../catalog/Access.js"
+import { Access, McpConnectionKind } from "../access/Access.js"
 import { authorize } from "../platform/Principal.js"
 import { currentRequestId } from "../platform/RequestLog.js"
 import { Outbound } from "../platform/Outbound.js"

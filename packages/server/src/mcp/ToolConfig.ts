@@ -6,7 +6,7 @@ export interface ToolSettings {
   readonly toolTimeout: Duration.Duration
 }
 
-export class ToolConfig extends Context.Tag("@orgplane/server/McpToolConfig")<ToolConfig, ToolSettings>() {}
+export class ToolConfig extends Context.Tag("@orgplane/server/mcp/ToolConfig")<ToolConfig, ToolSettings>() {}
 
 /** 120 seconds, as the reference allows a tool call. */
 export const defaultToolTimeout = Duration.seconds(120)

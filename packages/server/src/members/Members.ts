@@ -33,7 +33,7 @@ interface Locked {
   readonly owners: number
 }
 
-export class Members extends Effect.Service<Members>()("@orgplane/server/Members", {
+export class Members extends Effect.Service<Members>()("@orgplane/server/members/Members", {
   effect: Effect.gen(function*() {
     const memberships = yield* Memberships
 

@@ -2,7 +2,7 @@
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
-import { MemoryBank } from "./Memory.js"
+import { MemoryBank } from "./MemoryBank.js"
 
 export const MemoryHttp = group(Api, "memory", (handlers) =>
   Effect.gen(function*() {

@@ -66,7 +66,7 @@ const ContextRead = Schema.Struct({
 
 const columns = "m.id, m.content, m.tags, m.source, m.scope, m.created_at, m.updated_at"
 
-export class MemoryRepository extends Effect.Service<MemoryRepository>()("@orgplane/server/MemoryRepository", {
+export class MemoryRepository extends Effect.Service<MemoryRepository>()("@orgplane/server/memory/MemoryRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = sql.literal(`'${CONFIG}'::regconfig`)

@@ -132,7 +132,7 @@ export interface AddressResolverService {
  * Where the outbound guard asks for a name's addresses. Without one provided it uses the system's resolver
  * (`system`); the server provides its own DNS client's when `ORGPLANE_DNS_SERVERS` is set.
  */
-export class AddressResolver extends Context.Tag("@orgplane/server/AddressResolver")<AddressResolver, AddressResolverService>() {}
+export class AddressResolver extends Context.Tag("@orgplane/server/platform/AddressGuard")<AddressResolver, AddressResolverService>() {}
 
 /** `dns.lookup` (what Node would use to connect: /etc/hosts, then the system's resolvers), every address, in order. */
 export const system: AddressResolverService = {

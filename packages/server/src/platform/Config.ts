@@ -63,7 +63,7 @@ export type LogLevelName = typeof logLevels[number]
 export const logFormats = ["pretty", "json", "logfmt"] as const
 export type LogFormat = typeof logFormats[number]
 
-export class ServerConfig extends Context.Tag("@orgplane/server/ServerConfig")<ServerConfig, ServerSettings>() {}
+export class ServerConfig extends Context.Tag("@orgplane/server/platform/Config")<ServerConfig, ServerSettings>() {}
 
 /** The documented environment variables, shared by `--help` and the README. */
 export const environment = [

@@ -199,7 +199,7 @@ export interface CryptoService {
   readonly keyring: Keyring
 }
 
-export class Crypto extends Context.Tag("@orgplane/server/Crypto")<Crypto, CryptoService>() {}
+export class Crypto extends Context.Tag("@orgplane/server/platform/Crypto")<Crypto, CryptoService>() {}
 
 const SCRYPT_R = 8
 const SCRYPT_P = 1

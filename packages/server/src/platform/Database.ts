@@ -68,7 +68,7 @@ class Client extends Pg.Client {
  * How many connections the server's pool may open: 1 for the embedded database. The durable engine reads it to
  * choose between the in-process runner and a cluster runner (which keeps one connection for its shard locks).
  */
-export class PoolSize extends Context.Tag("@orgplane/server/PoolSize")<PoolSize, number>() {}
+export class PoolSize extends Context.Tag("@orgplane/server/platform/Database")<PoolSize, number>() {}
 
 /**
  * Our own pool, so that connections have timeouts: `@effect/sql-pg` exposes neither the statement nor the query

@@ -17,7 +17,7 @@ export const describe = (failure: unknown): string => {
   return parts.length === 0 ? "unknown cause" : parts.join(": ")
 }
 
-export class DatabaseStatus extends Effect.Service<DatabaseStatus>()("@orgplane/server/DatabaseStatus", {
+export class DatabaseStatus extends Effect.Service<DatabaseStatus>()("@orgplane/server/platform/DatabaseStatus", {
   effect: Effect.gen(function*() {
     const down = yield* Ref.make(false)
     return {

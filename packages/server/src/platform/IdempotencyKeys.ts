@@ -6,7 +6,7 @@
 import * as ClusterCron from "@effect/cluster/ClusterCron"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cron, Duration, Effect, Layer, Option } from "effect"
+import { Cron, Duration, Effect, Option } from "effect"
 import { now } from "./Time.js"
 
 /** How long a key and its answer are kept. */
@@ -158,13 +158,12 @@ export const deleteExpired = (options: { readonly now: Date }): Effect.Effect<nu
 export const schedule = Cron.unsafeParse("41 * * * *", "UTC")
 
 /** The job, once per cluster, on the durable engine's cron. */
-export const expiryLayer = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const run = Effect.gen(function*() {
-      const deleted = yield* deleteExpired({ now: yield* now })
-      if (deleted > 0) yield* Effect.logDebug(`Deleted ${deleted} expired idempotency keys`)
-    }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-    return ClusterCron.make({ name: "idempotency-keys-expiry", cron: schedule, execute: run })
+export const expiryLayer = ClusterCron.make({
+  name: "idempotency-keys-expiry",
+  cron: schedule,
+  // Its requirement (the database) is the layer's, taken from where it is provided.
+  execute: Effect.gen(function*() {
+    const deleted = yield* deleteExpired({ now: yield* now })
+    if (deleted > 0) yield* Effect.logDebug(`Deleted ${deleted} expired idempotency keys`)
   })
-)
+})

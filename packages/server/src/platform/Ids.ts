@@ -3,7 +3,7 @@ import type { IdOf, Prefix } from "@orgplane/schema"
 import { Context, Effect, Layer } from "effect"
 import { typeid } from "typeid-js"
 
-export class IdGenerator extends Context.Tag("@orgplane/server/IdGenerator")<IdGenerator, {
+export class IdGenerator extends Context.Tag("@orgplane/server/platform/Ids")<IdGenerator, {
   /** A new TypeID with the given prefix. Later ids sort after earlier ones. */
   readonly make: (prefix: Prefix) => Effect.Effect<string>
 }>() {

@@ -52,7 +52,7 @@ export interface PageQuery {
 }
 
 /** The instance's secret for signing cursors. */
-export class CursorKey extends Context.Tag("@orgplane/server/CursorKey")<CursorKey, Buffer>() {
+export class CursorKey extends Context.Tag("@orgplane/server/platform/Keyset")<CursorKey, Buffer>() {
   /**
    * Read from `instance_settings`, generated on first start: every server process of an instance signs and
    * accepts the same cursors, across restarts.

@@ -118,7 +118,7 @@ export interface OutboundService {
   readonly checkUser: (url: string) => Effect.Effect<void, OutboundError>
 }
 
-export class Outbound extends Context.Tag("@orgplane/server/Outbound")<Outbound, OutboundService>() {}
+export class Outbound extends Context.Tag("@orgplane/server/platform/Outbound")<Outbound, OutboundService>() {}
 
 /** The scheme, host and port of a URL: all an error may say about where a request went. */
 export const originOf = (url: string | URL) => {

@@ -9,7 +9,7 @@ export interface Decision {
   readonly retryAfterSeconds: number
 }
 
-export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server/RateLimiter", {
+export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server/platform/RateLimiter", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

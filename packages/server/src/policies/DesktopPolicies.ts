@@ -33,7 +33,7 @@ const defaultRequired = (what: string) =>
 
 const quoted = (ids: ReadonlyArray<string>) => ids.join(", ")
 
-export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplane/server/DesktopPolicies", {
+export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplane/server/policies/DesktopPolicies", {
   effect: Effect.gen(function*() {
     const policies = yield* DesktopPoliciesRepository
     const memberships = yield* Memberships

@@ -44,7 +44,7 @@ export interface NewPolicy {
 }
 
 export class DesktopPoliciesRepository extends Effect.Service<DesktopPoliciesRepository>()(
-  "@orgplane/server/DesktopPoliciesRepository",
+  "@orgplane/server/policies/DesktopPoliciesRepository",
   {
     effect: Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

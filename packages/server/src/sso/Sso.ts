@@ -60,7 +60,7 @@ export const toConnection = (row: SsoConnectionRow) =>
     updatedAt: row.updatedAt
   })
 
-export class Sso extends Effect.Service<Sso>()("@orgplane/server/Sso", {
+export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
   effect: Effect.gen(function*() {
     const repository = yield* SsoRepository
     const crypto = yield* Crypto

@@ -29,7 +29,7 @@ const Scoped = Schema.Struct({ organizationId: OrganizationId })
 export const domainTaken = (domain: string) =>
   new Conflict({ error: "sso_domain_taken", message: `Another organization has already verified ${domain}.` })
 
-export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/server/SsoRepository", {
+export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/server/sso/SsoRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -29,7 +29,7 @@ export const readiness = <E>(check: Effect.Effect<unknown, E>, status: DatabaseS
     })
   )
 
-export const SystemHttp = group(Api, "system", (handlers) =>
+export const layer = group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
     const sql = yield* SqlClient.SqlClient

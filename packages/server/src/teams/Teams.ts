@@ -10,7 +10,7 @@ import { TeamsRepository } from "./TeamsRepository.js"
 
 export const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
 
-export class Teams extends Effect.Service<Teams>()("@orgplane/server/Teams", {
+export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams", {
   effect: Effect.gen(function*() {
     const teams = yield* TeamsRepository
     const memberships = yield* Memberships

@@ -27,7 +27,7 @@ const teamExists = (name: string) =>
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: TeamId })
 const Members = Schema.Struct({ ...Scoped.fields, memberIds: Schema.Array(MembershipId) })
 
-export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplane/server/TeamsRepository", {
+export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplane/server/teams/TeamsRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const select = sql`

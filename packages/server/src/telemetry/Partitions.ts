@@ -69,7 +69,7 @@ export const createRange = (first: Month, last: Month): Effect.Effect<void, SqlE
   Effect.forEach(Array.from({ length: Math.max(0, last - first + 1) }, (_, index) => first + index), create, { discard: true })
 
 /** The partitions this process knows exist, so ingest creates a month's partition at most once per process. */
-export class Partitions extends Effect.Service<Partitions>()("@orgplane/server/TelemetryPartitions", {
+export class Partitions extends Effect.Service<Partitions>()("@orgplane/server/telemetry/Partitions", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const known = new Set<Month>()

@@ -7,7 +7,7 @@
 import * as ClusterCron from "@effect/cluster/ClusterCron"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cron, Effect, Layer } from "effect"
+import { Cron, Effect } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { now } from "../platform/Time.js"
 import { list, type Month, monthOf, monthOfPartition, Partitions } from "./Partitions.js"
@@ -37,18 +37,17 @@ export const dropExpired = (
 export const schedule = Cron.unsafeParse("17 3 * * *", "UTC")
 
 /** The daily job, once per cluster. */
-export const layer = Layer.unwrapEffect(
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+export const layer = ClusterCron.make({
+  name: "telemetry-retention",
+  cron: schedule,
+  // Its requirements (the database, Partitions, the configuration) are the layer's, taken from where it is provided.
+  execute: Effect.gen(function*() {
     const partitions = yield* Partitions
     const { telemetryRetentionMonths: months } = yield* ServerConfig
-    const run = Effect.gen(function*() {
-      const at = yield* now
-      const dropped = yield* dropExpired({ now: at, months })
-      yield* partitions.forget(dropped.flatMap((name) => monthOfPartition(name) ?? []))
-      if (dropped.length > 0) yield* Effect.logInfo(`Telemetry retention dropped ${dropped.join(", ")}`)
-      yield* partitions.ensureRange(firstKeptMonth(at, months), monthOf(at) + 1)
-    }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-    return ClusterCron.make({ name: "telemetry-retention", cron: schedule, execute: run })
+    const at = yield* now
+    const dropped = yield* dropExpired({ now: at, months })
+    yield* partitions.forget(dropped.flatMap((name) => monthOfPartition(name) ?? []))
+    if (dropped.length > 0) yield* Effect.logInfo(`Telemetry retention dropped ${dropped.join(", ")}`)
+    yield* partitions.ensureRange(firstKeptMonth(at, months), monthOf(at) + 1)
   })
-)
+})

@@ -50,7 +50,7 @@ class MissingPartition extends Data.TaggedError("MissingPartition") {}
 /** Postgres found no partition for a row (check_violation, "no partition of relation ... found for row"). */
 const isMissingPartition = (error: unknown) => isSqlError(error) && pgCode(error) === "23514"
 
-export class Telemetry extends Effect.Service<Telemetry>()("@orgplane/server/Telemetry", {
+export class Telemetry extends Effect.Service<Telemetry>()("@orgplane/server/telemetry/Telemetry", {
   effect: Effect.gen(function*() {
     const repository = yield* TelemetryRepository
     const partitions = yield* Partitions

@@ -33,7 +33,7 @@ export interface DimensionRow {
   readonly metadata?: unknown
 }
 
-export class TelemetryRepository extends Effect.Service<TelemetryRepository>()("@orgplane/server/TelemetryRepository", {
+export class TelemetryRepository extends Effect.Service<TelemetryRepository>()("@orgplane/server/telemetry/TelemetryRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

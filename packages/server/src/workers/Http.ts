@@ -3,7 +3,7 @@ import { Api, CurrentMember, CurrentWorker } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import * as Authentication from "./Authentication.js"
-import { WorkerRuntime } from "./Runtime.js"
+import { Runtime } from "./Runtime.js"
 import { Workers } from "./Workers.js"
 import { WorkersRepository } from "./WorkersRepository.js"
 
@@ -32,6 +32,6 @@ export const WorkerRuntimeHttp = group(Api, "workerRuntime", (handlers) =>
 export const layer = Layer.mergeAll(WorkersHttp, WorkerRuntimeHttp).pipe(
   Layer.provide(Authentication.layer),
   Layer.provide(Workers.Default),
-  Layer.provide(WorkerRuntime.Default),
+  Layer.provide(Runtime.Default),
   Layer.provide(WorkersRepository.Default)
 )

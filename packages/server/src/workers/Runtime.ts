@@ -47,7 +47,7 @@ const describe = (error: OutboundError): string => {
   }
 }
 
-export class WorkerRuntime extends Effect.Service<WorkerRuntime>()("@orgplane/server/WorkerRuntime", {
+export class Runtime extends Effect.Service<Runtime>()("@orgplane/server/workers/Runtime", {
   effect: Effect.gen(function*() {
     const outbound = yield* Outbound
     const { timeout } = yield* RuntimeConfig

@@ -6,7 +6,7 @@ export interface RuntimeSettings {
   readonly timeout: Duration.Duration
 }
 
-export class RuntimeConfig extends Context.Tag("@orgplane/server/WorkerRuntimeConfig")<RuntimeConfig, RuntimeSettings>() {}
+export class RuntimeConfig extends Context.Tag("@orgplane/server/workers/RuntimeConfig")<RuntimeConfig, RuntimeSettings>() {}
 
 /** 30 seconds: an upgrade may have to pull an image before the runtime answers. */
 export const defaultTimeout = Duration.seconds(30)

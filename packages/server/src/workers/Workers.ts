@@ -23,7 +23,7 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { WorkerRuntime } from "./Runtime.js"
+import { Runtime } from "./Runtime.js"
 import { WorkersRepository } from "./WorkersRepository.js"
 
 /** Worker tokens: `opw_` and 32 random bytes. Only their SHA-256 is stored. */
@@ -41,11 +41,11 @@ const userOf = (principal: Principal): UserId | null => principal._tag === "Memb
 /** A user id no row has, for the system's `isMine` (always false). */
 const NOBODY = "usr_00000000000000000000000000" as UserId
 
-export class Workers extends Effect.Service<Workers>()("@orgplane/server/Workers", {
+export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers/Workers", {
   effect: Effect.gen(function*() {
     const workers = yield* WorkersRepository
     const crypto = yield* Crypto
-    const runtime = yield* WorkerRuntime
+    const runtime = yield* Runtime
 
     /** The worker id `raw` names, or 404: the spec's ids are plain strings, and one of another shape names no worker. */
     const parseId = (raw: string) => isWorkerId(raw) ? Effect.succeed(raw) : Effect.fail(workerNotFound())

@@ -73,7 +73,7 @@ export const RuntimeTarget = Schema.Struct({
   runtimeCredentialCiphertext: Schema.NullOr(Schema.String)
 })
 
-export class WorkersRepository extends Effect.Service<WorkersRepository>()("@orgplane/server/WorkersRepository", {
+export class WorkersRepository extends Effect.Service<WorkersRepository>()("@orgplane/server/workers/WorkersRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

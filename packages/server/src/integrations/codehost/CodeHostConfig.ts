@@ -21,7 +21,7 @@ export interface CodeHostSettings {
   readonly webhookSecret: Redacted.Redacted<string> | undefined
 }
 
-export class CodeHostConfig extends Context.Tag("@orgplane/server/CodeHostConfig")<CodeHostConfig, CodeHostSettings>() {}
+export class CodeHostConfig extends Context.Tag("@orgplane/server/integrations/codehost/CodeHostConfig")<CodeHostConfig, CodeHostSettings>() {}
 
 export const defaultApiUrl = "https://api.github.com"
 

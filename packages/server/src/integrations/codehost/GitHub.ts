@@ -98,7 +98,7 @@ export interface GitHubService {
   readonly compare: (credential: Credential, fullName: string, base: string, head: string) => Effect.Effect<Comparison, GitHubError>
 }
 
-export class GitHub extends Context.Tag("@orgplane/server/GitHub")<GitHub, GitHubService>() {}
+export class GitHub extends Context.Tag("@orgplane/server/integrations/codehost/GitHub")<GitHub, GitHubService>() {}
 
 /** GitHub lists at most this many files in a comparison. */
 export const compareFileLimit = 300

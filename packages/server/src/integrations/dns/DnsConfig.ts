@@ -18,7 +18,7 @@ export interface DnsSettings {
   readonly timeout: Duration.Duration
 }
 
-export class DnsConfig extends Context.Tag("@orgplane/server/DnsConfig")<DnsConfig, DnsSettings>() {}
+export class DnsConfig extends Context.Tag("@orgplane/server/integrations/dns/DnsConfig")<DnsConfig, DnsSettings>() {}
 
 export const defaultTimeout = Duration.seconds(2)
 

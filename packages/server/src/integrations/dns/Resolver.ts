@@ -45,7 +45,7 @@ export interface ResolverService {
 
 export type RecordType = "TXT" | "A" | "AAAA"
 
-export class Resolver extends Context.Tag("@orgplane/server/Resolver")<Resolver, ResolverService>() {}
+export class Resolver extends Context.Tag("@orgplane/server/integrations/dns/Resolver")<Resolver, ResolverService>() {}
 
 /** `host:port`, IPv6 in brackets: how failures name a server, and the form `Resolver.setServers` takes. */
 const label = (server: DnsServer) => server.host.includes(":") ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`

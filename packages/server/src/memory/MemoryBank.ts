@@ -40,7 +40,7 @@ export const anyWordQuery = (text: string): string =>
 /** Every member may use their own memory bank, as long as the policy table says so (else 403 `insufficient_role`). */
 const allowed = (caller: MemberContext) => authorize(caller, "memory.use")
 
-export class MemoryBank extends Effect.Service<MemoryBank>()("@orgplane/server/MemoryBank", {
+export class MemoryBank extends Effect.Service<MemoryBank>()("@orgplane/server/memory/MemoryBank", {
   effect: Effect.gen(function*() {
     const memories = yield* MemoryRepository
 

@@ -176,7 +176,7 @@ const grantsByCreation = <G extends { readonly createdAt: Date; readonly id: str
     { column: "g.id", value: (grant) => grant.id }
   ])
 
-export class Access extends Effect.Service<Access>()("@orgplane/server/Access", {
+export class Access extends Effect.Service<Access>()("@orgplane/server/access/Access", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const memberships = yield* Memberships

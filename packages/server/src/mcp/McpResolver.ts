@@ -233,15 +233,15 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
 
 /**
  * The MCP discovery operations as the API offers them: the caller's role checked (owners and admins resolve; every
- * member reads the presets), nothing read from or written to the database.
+ * member reads the presets), nothing read from or written to the database. `resolve` takes the outbound guard, the
+ * presets and the probe timeout from its caller's context (its requirements say so), like the database, rather than
+ * from one captured when the service was built.
  */
-export class McpResolver extends Effect.Service<McpResolver>()("@orgplane/server/McpResolver", {
+export class McpResolver extends Effect.Service<McpResolver>()("@orgplane/server/mcp/McpResolver", {
   effect: Effect.gen(function*() {
-    const context = yield* Effect.context<Outbound | McpPresets | McpProbeSettings>()
     const presets = yield* McpPresets
     return {
-      resolve: (caller: MemberContext, query: string) =>
-        Effect.zipRight(authorize(caller, "mcp.resolve"), Effect.provide(resolve(query), context)),
+      resolve: (caller: MemberContext, query: string) => Effect.zipRight(authorize(caller, "mcp.resolve"), resolve(query)),
       presets: (caller: MemberContext) =>
         Effect.as(authorize(caller, "mcp.read"), { presets })
     }

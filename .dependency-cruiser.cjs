@@ -1,0 +1,131 @@
+/**
+ * The server's dependency rule, checked by `pnpm lint:deps` (dependency-cruiser) in CI after the typecheck.
+ *
+ * packages/server/src has three kinds of folders:
+ * - shared: platform/ and integrations/ (what every area may use); they import each other, never an area;
+ * - migrations/: imports platform/ at most;
+ * - areas: every other folder. An area imports platform/, integrations/, @orgplane/schema, its own files, and of
+ *   another area only the modules it declares below: the services it depends on (each area's `dependsOn`). Anything
+ *   else of another area (its repositories, its handlers, its helpers) is a violation, and so is a folder that is not
+ *   declared here (a new area states what it depends on, even if nothing).
+ * The files at the root of src/ (Server.ts composes everything, index.ts re-exports) are free; any file may read
+ * src/Version.ts (the package's version).
+ *
+ * The declared dependencies between areas form no cycle, and no-folder-cycles checks the imports themselves: no two
+ * folders import each other, directly or through others.
+ */
+const src = "^packages/server/src/"
+
+/** Folders any area may import. */
+const shared = ["platform", "integrations"]
+
+/**
+ * Each area and the modules of other areas it may import (paths under src/, without `.ts`). Keep the lists short:
+ * a module listed here is another area's public surface.
+ */
+const areas = {
+  access: ["identity/Memberships", "teams/Teams"],
+  admin: ["identity/Organizations"],
+  capabilities: [],
+  catalog: [
+    "access/Access",
+    // A marketplace's cloud readiness reads the organization's MCP connections and the presets.
+    "mcp/Connections",
+    "mcp/ConnectionsRepository",
+    "mcp/PresetsConfig"
+  ],
+  connectors: [
+    "access/Access",
+    "identity/Memberships",
+    "catalog/Parsing",
+    // Discovery's apply and the sync's materializer write catalog rows inside the connectors' own transactions
+    // (a target's files become config objects, plugins and marketplaces in one commit), so they use catalog's
+    // repositories rather than its services, whose methods each end their own transaction.
+    "catalog/ConfigObjectsRepository",
+    "catalog/ContentsRepository",
+    "catalog/MarketplacesRepository",
+    "catalog/PluginsRepository"
+  ],
+  identity: [],
+  invitations: ["identity/Accounts", "identity/Memberships", "identity/Organizations"],
+  mcp: ["access/Access", "identity/Memberships"],
+  members: ["identity/Memberships"],
+  memory: [],
+  policies: ["identity/Memberships"],
+  sso: ["identity/Authentication"],
+  system: [],
+  teams: ["identity/Memberships"],
+  telemetry: [],
+  workers: []
+}
+
+const alternatives = (names) => names.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")
+const version = `${src}Version\\.ts$`
+
+const areaRules = Object.entries(areas).map(([area, modules]) => ({
+  name: `area-${area}`,
+  severity: "error",
+  comment: `${area}/ imports platform/, integrations/, its own files and, of other areas, only ` +
+    (modules.length === 0 ? "nothing" : modules.join(", ")) +
+    " (declared in .dependency-cruiser.cjs: add a service there, or move a shared engine to platform/)",
+  from: { path: `${src}${area}/` },
+  to: {
+    path: src,
+    pathNot: [
+      `${src}(${alternatives([...shared, area])})/`,
+      version,
+      ...(modules.length === 0 ? [] : [`${src}(${alternatives(modules)})\\.ts$`])
+    ]
+  }
+}))
+
+const declared = alternatives([...shared, "migrations", ...Object.keys(areas)])
+
+module.exports = {
+  forbidden: [
+    ...areaRules,
+    {
+      name: "shared-imports-no-area",
+      severity: "error",
+      comment: "platform/ and integrations/ are what every area uses: they import each other and nothing area-specific",
+      from: { path: `${src}(${alternatives(shared)})/` },
+      to: { path: src, pathNot: [`${src}(${alternatives(shared)})/`, version] }
+    },
+    {
+      name: "migrations-import-platform-only",
+      severity: "error",
+      comment: "migrations are forward-only history: they may use platform/ helpers, never an area's code",
+      from: { path: `${src}migrations/` },
+      to: { path: src, pathNot: [`${src}(migrations|platform)/`, version] }
+    },
+    {
+      name: "undeclared-folder",
+      severity: "error",
+      comment: "every folder of packages/server/src is shared, migrations or an area declared in .dependency-cruiser.cjs",
+      from: { path: `${src}[^/]+/`, pathNot: `${src}(${declared})/` },
+      to: {}
+    },
+    {
+      name: "no-folder-cycles",
+      severity: "error",
+      comment: "no two folders of packages/server/src import each other, directly or through other folders",
+      scope: "folder",
+      from: { path: src },
+      to: { circular: true }
+    },
+    {
+      name: "no-module-cycles",
+      severity: "error",
+      comment: "no module of the server imports itself through others",
+      from: { path: src },
+      to: { circular: true }
+    }
+  ],
+  options: {
+    includeOnly: "^packages/server/src/",
+    doNotFollow: { path: "node_modules" },
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: [".ts", ".js"] }
+  }
+}
