@@ -15,6 +15,7 @@ import workers from "./0012_workers.js"
 import mcpConnections from "./0013_mcp_connections.js"
 import suiteCapabilities from "./0014_suite_capabilities.js"
 import idempotencyKeys from "./0015_idempotency_keys.js"
+import componentFiles from "./0017_component_files.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -31,5 +32,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 12, name: "workers", up: workers },
   { id: 13, name: "mcp_connections", up: mcpConnections },
   { id: 14, name: "suite_capabilities", up: suiteCapabilities },
-  { id: 15, name: "idempotency_keys", up: idempotencyKeys }
+  { id: 15, name: "idempotency_keys", up: idempotencyKeys },
+  // 16 is taken by a change on another branch (secrets).
+  { id: 17, name: "component_files", up: componentFiles }
 ]
