@@ -57,6 +57,10 @@ const readFolder = async (root: string): Promise<Record<string, Uint8Array>> => 
   return files
 }
 
+/** `examples/marketplace/` committed into a throwaway repository (remove it when done). */
+export const demoRepository = async () =>
+  GitRepo.withFiles(await readFolder(Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "marketplace")), "the demo marketplace")
+
 export const importLocalMarketplace = async (options: ImportOptions): Promise<ImportReport> => {
   const log = options.log ?? ((line: string) => console.log(line))
   const fullName = `local/${Path.basename(options.repository.dir).replace(/[^A-Za-z0-9._-]/g, "-") || "marketplace"}`
@@ -158,10 +162,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error("with ORGPLANE_URL: ORGPLANE_API_KEY and --port (the port of the server's ORGPLANE_CODEHOST_API_URL) are needed")
     process.exit(2)
   }
-  const here = Path.dirname(fileURLToPath(import.meta.url))
   const cwd = process.env.INIT_CWD ?? process.cwd()
   const repository = folder === undefined
-    ? await GitRepo.withFiles(await readFolder(Path.join(here, "..", "marketplace")), "the demo marketplace")
+    ? await demoRepository()
     : await GitRepo.open(Path.resolve(cwd, folder))
   const github = await FakeGitHub.start(port === undefined ? {} : { port: Number(port) })
   const local = given === "" ? await startLocalServer({ codehostApiUrl: github.url }) : undefined
