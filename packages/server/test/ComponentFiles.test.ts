@@ -213,6 +213,16 @@ describe("component files", () => {
     expect(await response.json()).toMatchObject({ error: "config_object_not_found" })
   })
 
+  it("removing the instance removes its objects with their versions' file lists", async () => {
+    const { instance, token } = await setup()
+    await sync(token, instance.id)
+    const pdf = (await objectsOf(token, instance.id)).get("tools/skills/pdf/SKILL.md")
+    const removed = await post(`/v1/connector-instances/${instance.id}/remove`, { token })
+    expect(removed.status, removed.text).toBe(200)
+    const list = await get(`/v1/config-objects/${pdf.id}/versions/${pdf.latestVersion.id}/files`, { token })
+    expect(list.status).toBe(404)
+  })
+
   it("a path over 1024 characters is a 400 naming it", async () => {
     const { instance, token } = await setup()
     await sync(token, instance.id)
