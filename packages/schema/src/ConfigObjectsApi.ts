@@ -160,7 +160,11 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
     HttpApiEndpoint.get("getVersionFile", "/v1/config-objects/:configObjectId/versions/:versionId/files/content")
       .setPath(ConfigObjectVersionPath)
       .setUrlParams(ComponentFileQuery)
-      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
+      .addSuccess(
+        HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }).annotations({
+          examples: [new TextEncoder().encode("#!/bin/sh\nset -e\n./deploy.sh staging\n")]
+        })
+      )
       .addError(NotFoundResponse)
       .pipe(requires("catalog.read"))
       .annotate(OpenApi.Summary, "Get a config object version's file")
