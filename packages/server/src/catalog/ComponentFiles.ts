@@ -22,7 +22,7 @@ export const fileNotFound = () =>
     message: "The version stores no file at this path (an entry's content is the version's rawSourceText; omitted files are not stored)."
   })
 
-export class ComponentFiles extends Effect.Service<ComponentFiles>()("@orgplane/server/ComponentFiles", {
+export class ComponentFiles extends Effect.Service<ComponentFiles>()("@orgplane/server/catalog/ComponentFiles", {
   effect: Effect.gen(function*() {
     const objects = yield* ConfigObjectsRepository
     const files = yield* ComponentFilesRepository
