@@ -41,6 +41,7 @@ const areas = {
     // Discovery's apply and the sync's materializer write catalog rows inside the connectors' own transactions
     // (a target's files become config objects, plugins and marketplaces in one commit), so they use catalog's
     // repositories rather than its services, whose methods each end their own transaction.
+    "catalog/ComponentFilesRepository",
     "catalog/ConfigObjectsRepository",
     "catalog/ContentsRepository",
     "catalog/MarketplacesRepository",

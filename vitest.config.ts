@@ -13,6 +13,7 @@ const withoutDatabase = [
   ...["Bundle", "Options", "Readme", "Retry"].map((name) => `packages/client/test/${name}.test.ts`),
   ...[
     "AddressGuard",
+    "ComponentFileSelection",
     "Crypto",
     "ClaudeContent",
     "Discovery",

@@ -2,7 +2,7 @@
  * What each example does, checked. Their README commands run in CI too (`pnpm examples`, examples/run-all.ts);
  * here the same code runs in-process, with assertions.
  */
-import { FakeMcp, Http, TestServer } from "@orgplane/testkit"
+import { FakeGitHub, FakeMcp, Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -11,6 +11,7 @@ import { markedCommands } from "./run-all.js"
 import { startHost, tour } from "./src/embed-node-host.js"
 import { demoOrganization, onboard } from "./src/onboard-team.js"
 import { diagnose } from "./src/diagnose-mcp.js"
+import { demoRepository, importLocalMarketplace } from "./src/local-marketplace.js"
 import { draftMail, openInDemo, startDemoSuite } from "./src/draft-mail.js"
 import { demoOrganization as publishingOrganization, publish } from "./src/publish-skill.js"
 import { main as webHandler } from "./src/web-handler.js"
@@ -216,6 +217,30 @@ describe("examples", { timeout: 120_000 }, () => {
     } finally {
       await demo.close()
       await server.close()
+    }
+  })
+
+  it("local-marketplace: a local repository served on loopback is discovered, synced and downloaded as the repository has it", async () => {
+    const github = await FakeGitHub.start()
+    const server = await TestServer.start({ codehostApiUrl: github.url })
+    const repository = await demoRepository()
+    const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "orgplane-plugins-"))
+    try {
+      const org = await Http.owner(server.url)
+      const key = await Http.request(server.url, "POST", "/v1/api-keys", { token: org.token, body: { name: "importing" } })
+      const report = await importLocalMarketplace({ baseUrl: server.url, apiKey: key.body.key, github, repository, out, log: () => {} })
+      expect(report.sync).toEqual({ created: 3, skipped: 0, warnings: [] })
+      expect(report.plugins).toEqual([{ name: "release-tools", components: 3, files: 7 }])
+      expect(report.identical).toBe(true)
+      const plugin = Path.join(import.meta.dirname, "marketplace", "plugins", "release-tools")
+      for (const path of ["skills/changelog/SKILL.md", "skills/changelog/references/style.md", "skills/changelog/scripts/commits.sh", "hooks/scripts/check-version.sh"]) {
+        expect(Fs.readFileSync(Path.join(out, "release-tools", path), "utf8")).toBe(Fs.readFileSync(Path.join(plugin, path), "utf8"))
+      }
+    } finally {
+      Fs.rmSync(out, { recursive: true, force: true })
+      await repository.remove()
+      await server.close()
+      await github.close()
     }
   })
 

@@ -1,6 +1,7 @@
 /** Config objects: versioned configuration items with immutable versions and access grants. */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ConfigObjectAccessGrantPage,
@@ -9,6 +10,13 @@ import {
 } from "./Access.js"
 import { accessEndpoints } from "./AccessApi.js"
 import { MaxBodyBytes } from "./BodyLimit.js"
+import {
+  ComponentFileList,
+  ComponentFileQuery,
+  MAX_COMPONENT_FILE_BYTES,
+  MAX_COMPONENT_FILES,
+  MAX_COMPONENT_FILES_BYTES
+} from "./ComponentFiles.js"
 import {
   ConfigObjectDetail,
   ConfigObjectListQuery,
@@ -130,6 +138,39 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       .annotate(
         OpenApi.Description,
         "One version of the object. Needs viewer access. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`, `config_object_version_not_found`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listVersionFiles", "/v1/config-objects/:configObjectId/versions/:versionId/files")
+      .setPath(ConfigObjectVersionPath)
+      .addSuccess(ComponentFileList)
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "List a config object version's files")
+      .annotate(
+        OpenApi.Description,
+        [
+          "The files of one version as a connector sync stored them from the repository: the component's entry file (its content is the version's `rawSourceText`), then the files it carries: for a skill every file of its folder (`references/`, `scripts/`, assets, binary files included) except those of a skill nested in it; for hooks, agents and commands the files their text names under `${CLAUDE_PLUGIN_ROOT}/` (a named folder gives its files). Paths are relative to the plugin's folder, so a desktop writes them all under one folder to lay the plugin out as the repository has it.",
+          `Limits: a file over ${MAX_COMPONENT_FILE_BYTES} bytes, or one that would take the version's stored files past ${MAX_COMPONENT_FILES_BYTES} bytes, is listed with \`omitted\` and not stored; so is a named file missing from the repository. A version carries at most ${MAX_COMPONENT_FILES} files (the rest are reported in the sync's warnings). Versions made by hand list nothing. Needs viewer access. Changes nothing.`,
+          "Errors: 403 `insufficient_access`; 404 `config_object_not_found`, `config_object_version_not_found`."
+        ].join("\n\n")
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getVersionFile", "/v1/config-objects/:configObjectId/versions/:versionId/files/content")
+      .setPath(ConfigObjectVersionPath)
+      .setUrlParams(ComponentFileQuery)
+      .addSuccess(
+        HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }).annotations({
+          examples: [new TextEncoder().encode("#!/bin/sh\nset -e\n./deploy.sh staging\n")]
+        })
+      )
+      .addError(NotFoundResponse)
+      .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Summary, "Get a config object version's file")
+      .annotate(
+        OpenApi.Description,
+        "The stored bytes of one file of the version's list, exactly as the repository has them, with the file's `mediaType` as `Content-Type` and its SHA-256 in `ETag`. Needs viewer access. Changes nothing.\n\nErrors: 403 `insufficient_access`; 404 `config_object_not_found`, `config_object_version_not_found`, `config_object_file_not_found` for a path the version does not list, its entry (read `rawSourceText`) or an omitted file."
       )
   )
   .add(

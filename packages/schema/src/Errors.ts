@@ -131,6 +131,7 @@ export const NotFoundCode = Schema.Literal(
   "claim_not_found",
   "config_object_not_found",
   "config_object_version_not_found",
+  "config_object_file_not_found",
   "plugin_not_found",
   "marketplace_not_found",
   "plugin_membership_not_found",

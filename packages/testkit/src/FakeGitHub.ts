@@ -27,6 +27,8 @@ export interface Options {
   readonly basePath?: string
   readonly appId?: number
   readonly webhookSecret?: string
+  /** The loopback port to listen on (default: a free one), for a server others are told about in advance. */
+  readonly port?: number
 }
 
 export interface LoggedRequest {
@@ -534,7 +536,13 @@ export const start = async (options: Options = {}): Promise<FakeGitHub> => {
       )
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
   origin = `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}`
 
   const deliver: FakeGitHub["deliver"] = async (event, payload, deliverOptions) => {

@@ -146,6 +146,32 @@ export const create = async (): Promise<GitRepo> => {
   }
 }
 
+/**
+ * An existing repository of yours (a work tree's folder or a bare repository), to serve as it is: FakeGitHub reads its
+ * branches and objects with git. `write` and `commit` are refused (commit in the repository yourself) and `remove`
+ * leaves it alone.
+ */
+export const open = async (path: string): Promise<GitRepo> => {
+  const dir = await Fs.realpath(path)
+  const run = (...args: ReadonlyArray<string>) => git(dir, args)
+  await run("rev-parse", "--git-dir")
+  const refused = () => Promise.reject(new Error(`${dir} is opened as it is: commit in it with git`))
+  const head = async (branch = "HEAD") => (await run("rev-parse", "--verify", "--quiet", `${branch}^{commit}`)).trim()
+  return {
+    dir,
+    write: refused,
+    commit: refused,
+    commitFiles: refused,
+    branch: async (name) => {
+      await run("branch", name, await head())
+    },
+    checkout: refused,
+    head,
+    git: run,
+    remove: () => Promise.resolve()
+  }
+}
+
 /** A repository whose first commit on `main` holds `files`. */
 export const withFiles = async (files: Files, message = "initial"): Promise<GitRepo> => {
   const repo = await create()

@@ -1,6 +1,6 @@
 /**
  * `orgplane plugins create | list | get | update | archive | restore | delete | objects | add-object |
- * remove-object`: named bundles of config objects that desktop apps install. Access is per plugin (see
+ * remove-object | download`: named bundles of config objects that desktop apps install. Access is per plugin (see
  * `orgplane access`); a plugin listed in a marketplace is visible to whoever can view the marketplace.
  */
 import type { OrgplaneApiClient } from "@orgplane/client"
@@ -25,6 +25,7 @@ import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import { ifOn, requireSome, statusOf } from "./catalog.js"
+import { download } from "./pluginFiles.js"
 
 const pluginId = Inputs.argument("pluginId", { schema: PluginId, description: "The plugin (plg_…)." })
 const configObjectId = Inputs.argument("configObjectId", { schema: ConfigObjectId, description: "The config object (cob_…)." })
@@ -223,5 +224,5 @@ export const removeObject = Commands.endpoint("remove-object", {
 export const plugins = Commands.group(
   "plugins",
   "Manage plugins: bundles of config objects that desktop apps install (access per plugin).",
-  [create, list, get, update, archive, restore, del, objects, addObject, removeObject]
+  [create, list, get, update, archive, restore, del, objects, addObject, removeObject, download]
 )

@@ -17,6 +17,7 @@ import {
   SkippedFile
 } from "@orgplane/schema"
 import { Effect, Either, Option, Schema } from "effect"
+import { ComponentFilesRepository } from "../catalog/ComponentFilesRepository.js"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
 import { fileOf, parserModes } from "../catalog/Parsing.js"
@@ -24,10 +25,12 @@ import { makeId } from "../platform/Ids.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { readComponent } from "./ClaudeContent.js"
+import { filesChanged } from "./ComponentFileSelection.js"
+import { type FilesOfComponent, fingerprintOf, sameList } from "./ComponentFileStore.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { filesFor } from "./ImportPlans.js"
 import { MappingsRepository } from "./MappingsRepository.js"
-import type { Entry } from "./RepositoryTree.js"
+import { type Entry, indexOf } from "./RepositoryTree.js"
 import { SkippedFilesRepository } from "./SkippedFilesRepository.js"
 import { type Binding, SourceBindingsRepository } from "./SourceBindingsRepository.js"
 
@@ -97,6 +100,7 @@ export const plan = (
   full: boolean
 ): Plan => {
   const sizes = new Map(entries.map((entry) => [entry.path, entry.size]))
+  const index = indexOf(entries)
   const bound = new Map(bindings.map((binding) => [`${binding.connectorMappingId}\n${binding.path}`, binding]))
   const upserts: Array<PlannedFile> = []
   const kept = new Set<string>()
@@ -107,7 +111,11 @@ export const plan = (
       const key = `${mapping.id}\n${file.path}`
       kept.add(key)
       const binding = bound.get(key)
-      if (!full && binding !== undefined && binding.blobSha === file.sha) unchanged++
+      // An entry as it was still changes when a file it carries did (a skill's script, a hook's script).
+      if (
+        !full && binding !== undefined && binding.blobSha === file.sha &&
+        !filesChanged(index, mapping.objectType, file.path, fingerprintOf(binding.filesJson))
+      ) unchanged++
       else upserts.push({ mappingId: mapping.id, path: file.path, blobSha: file.sha, size: sizes.get(file.path) ?? 0 })
     }
   }
@@ -182,7 +190,15 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
         createdAt: at
       })
 
-    const upsertBinding = (context: SyncContext, file: PlannedFile, configObjectId: ConfigObjectId, at: Date) =>
+    const componentFiles = yield* ComponentFilesRepository
+
+    const upsertBinding = (
+      context: SyncContext,
+      file: PlannedFile,
+      configObjectId: ConfigObjectId,
+      at: Date,
+      files: FilesOfComponent | undefined
+    ) =>
       bindings.upsert({
         configObjectId,
         organizationId: context.organizationId,
@@ -192,6 +208,7 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
         path: file.path,
         blobSha: file.blobSha,
         sourceRevisionRef: context.revision,
+        filesJson: files === undefined ? null : JSON.stringify(files.fingerprint),
         createdAt: at,
         updatedAt: at
       })
@@ -200,7 +217,10 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
      * Writes one batch of read files in one transaction. A file whose object's latest version is this event's was
      * written by an earlier run of the same batch: it is counted again, not written again.
      */
-    const materialize = (context: SyncContext, files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content }>) =>
+    const materialize = (
+      context: SyncContext,
+      files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content; readonly files?: FilesOfComponent | undefined }>
+    ) =>
       transaction(Effect.gen(function*() {
         const { organizationId } = context
         yield* repository.lockTarget({ organizationId, id: context.targetId })
@@ -212,7 +232,7 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
         const count = (change: Partial<BatchResult>) => {
           result = add(result, { ...emptyResult, ...change })
         }
-        for (const { content, file } of files) {
+        for (const { content, file, files: carried } of files) {
           const mapping = byId.get(file.mappingId)
           // The mapping was deleted after the plan: its files are no longer synced.
           if (mapping === undefined) continue
@@ -231,6 +251,8 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
           const { derived, metadata, notes, parsed } = read.right
           if (notes.length > 0) count({ warnings: notes })
           const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
+          // What the component carries is reported whether or not it changed: an omitted file stays omitted.
+          if (carried !== undefined && carried.warnings.length > 0) count({ warnings: carried.warnings })
           const version = {
             organizationId,
             schemaVersion,
@@ -257,8 +279,10 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
               createdAt: at,
               updatedAt: at
             })
-            yield* objects.insertVersion({ ...version, id: yield* makeId("cov"), configObjectId: id, number: 1 })
-            yield* upsertBinding(context, file, id, at)
+            const versionId = yield* makeId("cov")
+            yield* objects.insertVersion({ ...version, id: versionId, configObjectId: id, number: 1 })
+            if (carried !== undefined) yield* componentFiles.insertList(organizationId, versionId, carried.rows)
+            yield* upsertBinding(context, file, id, at, carried)
             if (mapping.pluginId !== null && mapping.autoAddToPlugin) {
               yield* memberships.addConfigObjects({
                 organizationId,
@@ -280,16 +304,19 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
             count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
             continue
           }
-          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.rawSourceText) {
-            yield* upsertBinding(context, file, id, at)
+          const sameFiles = carried === undefined || sameList(yield* componentFiles.latestListOf(organizationId, id), carried.rows)
+          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.rawSourceText && sameFiles) {
+            yield* upsertBinding(context, file, id, at, carried)
             count({ unchanged: 1 })
             continue
           }
-          yield* objects.insertVersion({ ...version, id: yield* makeId("cov"), configObjectId: id, number: state.value.number + 1 })
+          const versionId = yield* makeId("cov")
+          yield* objects.insertVersion({ ...version, id: versionId, configObjectId: id, number: state.value.number + 1 })
+          if (carried !== undefined) yield* componentFiles.insertList(organizationId, versionId, carried.rows)
           yield* objects.updateDerived(organizationId, id, derived, at)
           // A file back (or a resync) restores an object deleted by hand or by an earlier sync.
           if (state.value.status === "deleted") yield* objects.setStatus(organizationId, id, "active", at)
-          yield* upsertBinding(context, file, id, at)
+          yield* upsertBinding(context, file, id, at, carried)
           count({ updated: 1 })
         }
         return result
@@ -341,6 +368,7 @@ export class Materializer extends Effect.Service<Materializer>()("@orgplane/serv
     return { materialize, remove, settle } as const
   }),
   dependencies: [
+    ComponentFilesRepository.Default,
     ConfigObjectsRepository.Default,
     ContentsRepository.Default,
     ConnectorsRepository.Default,

@@ -69,6 +69,11 @@ export class RemovalRepository extends Effect.Service<RemovalRepository>()("@org
     const deleteObjectGrants = ofInstance((org, instanceId) =>
       sql`DELETE FROM config_object_grants WHERE organization_id = ${org} AND config_object_id IN (${objects(org, instanceId)})`
     )
+    // The files the versions list (migration 0016); their bytes stay in component_file_contents, shared by content.
+    const deleteVersionFiles = ofInstance((org, instanceId) =>
+      sql`DELETE FROM config_object_version_files WHERE organization_id = ${org} AND config_object_version_id IN (
+            SELECT id FROM config_object_versions WHERE organization_id = ${org} AND config_object_id IN (${objects(org, instanceId)}))`
+    )
     const deleteVersions = ofInstance((org, instanceId) =>
       sql`DELETE FROM config_object_versions WHERE organization_id = ${org} AND config_object_id IN (${objects(org, instanceId)})`
     )
@@ -147,6 +152,7 @@ export class RemovalRepository extends Effect.Service<RemovalRepository>()("@org
         yield* deleteBindings(instance)
         yield* deleteMemberships(instance)
         yield* deleteObjectGrants(instance)
+        yield* deleteVersionFiles(instance)
         yield* deleteVersions(instance)
         const objectCount = yield* deleteObjects(instance)
         const mappingCount = yield* deleteMappings(instance)

@@ -1,6 +1,6 @@
 /**
  * Storage of the mapped files the last sync of a target could not import (`connector_skipped_files`), so that a
- * plugin shows what it is missing between syncs (see migration 0018).
+ * plugin shows what it is missing between syncs (see migration 0017).
  */
 import { SqlClient } from "@effect/sql"
 import { ConnectorMappingId, ConnectorSyncEventId, ConnectorTargetId, OrganizationId } from "@orgplane/schema"

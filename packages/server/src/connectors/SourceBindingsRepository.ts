@@ -25,6 +25,8 @@ export class SourceBindingRow extends Model.Class<SourceBindingRow>("SourceBindi
   path: Schema.String,
   blobSha: Schema.String,
   sourceRevisionRef: Schema.String,
+  /** The files the object was last made with (`ComponentFileSelection.Fingerprint` as JSON); null before 0016. */
+  filesJson: Schema.NullOr(Schema.String),
   createdAt: DateColumn,
   updatedAt: DateColumn
 }) {}
@@ -34,7 +36,8 @@ export const Binding = Schema.Struct({
   configObjectId: ConfigObjectId,
   connectorMappingId: ConnectorMappingId,
   path: Schema.String,
-  blobSha: Schema.String
+  blobSha: Schema.String,
+  filesJson: Schema.NullOr(Schema.String)
 })
 export type Binding = typeof Binding.Type
 
@@ -50,7 +53,7 @@ export const ObjectState = Schema.Struct({
 })
 export type ObjectState = typeof ObjectState.Type
 
-const bindingColumns = "config_object_id, connector_mapping_id, path, blob_sha"
+const bindingColumns = "config_object_id, connector_mapping_id, path, blob_sha, files_json"
 
 export class SourceBindingsRepository extends Effect.Service<SourceBindingsRepository>()("@orgplane/server/connectors/SourceBindingsRepository", {
   effect: Effect.gen(function*() {
@@ -82,7 +85,7 @@ export class SourceBindingsRepository extends Effect.Service<SourceBindingsRepos
       Request: SourceBindingRow.insert,
       execute: (row) =>
         sql`INSERT INTO connector_source_bindings ${sql.insert(row)}
-            ON CONFLICT (config_object_id) DO UPDATE SET blob_sha = EXCLUDED.blob_sha,
+            ON CONFLICT (config_object_id) DO UPDATE SET blob_sha = EXCLUDED.blob_sha, files_json = EXCLUDED.files_json,
               source_revision_ref = EXCLUDED.source_revision_ref, updated_at = EXCLUDED.updated_at`
     })
 

@@ -22,17 +22,20 @@ import {
 } from "@orgplane/schema"
 import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { Access, ConnectorInstanceKind, requireRanked } from "../access/Access.js"
+import { ComponentFilesRepository } from "../catalog/ComponentFilesRepository.js"
 import { GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
 import * as Durable from "../platform/Durable.js"
 import type { IdGenerator } from "../platform/Ids.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { CodeHostAccess, toApiError } from "./CodeHostAccess.js"
+import { readComponentFiles } from "./ComponentFileStore.js"
 import { targetNotFound } from "./Connectors.js"
 import { ConnectorsRepository } from "./ConnectorsRepository.js"
 import { DiscoveryRepository } from "./DiscoveryRepository.js"
 import { DiscoveryService } from "./DiscoveryService.js"
 import { MappingsRepository } from "./MappingsRepository.js"
+import { indexOf } from "./RepositoryTree.js"
 import {
   add,
   BatchResult,
@@ -183,6 +186,7 @@ const fromStorage = <A, E, R>(effect: Effect.Effect<A, E | ServiceUnavailable, R
 /** What the steps use. */
 type SyncRequirements =
   | SyncEventsRepository
+  | ComponentFilesRepository
   | ConnectorsRepository
   | CodeHostAccess
   | GitHub
@@ -253,6 +257,17 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
           (error) => Effect.fail(new SyncFailure({ message: error.message, transient: false }))
         )
       ))
+
+  /** The tree at the revision: the one a discovery of the commit stored, else GitHub's. */
+  const entriesAt = (instance: ConnectorInstance, targetId: ConnectorTargetId, remoteId: string, revision: string) =>
+    Effect.gen(function*() {
+      const { discoveries, github } = yield* work
+      const stored = yield* fromStorage(orUnavailable(discoveries.entries(organizationId, targetId, revision)))
+      return stored.length > 0 ? stored : yield* github.tree(yield* credentialOf(instance), remoteId, revision).pipe(
+        Effect.mapError(fromGitHub),
+        Effect.map((tree) => tree.entries.map((entry) => ({ ...entry, size: entry.size ?? 0 })))
+      )
+    })
 
   const body = Effect.gen(function*() {
     // 1. start: running, unless there is nothing to do. An event not visible yet (its recording transaction has
@@ -328,13 +343,9 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       "plan",
       Plan,
       Effect.gen(function*() {
-        const { bindings: sources, discoveries, github, mappings } = yield* work
+        const { bindings: sources, mappings } = yield* work
         const { instance, target } = yield* loaded
-        const stored = yield* fromStorage(orUnavailable(discoveries.entries(organizationId, target.id, revision)))
-        const entries = stored.length > 0 ? stored : yield* github.tree(yield* credentialOf(instance), target.remoteId, revision).pipe(
-          Effect.mapError(fromGitHub),
-          Effect.map((tree) => tree.entries.map((entry) => ({ ...entry, size: entry.size ?? 0 })))
-        )
+        const entries = yield* entriesAt(instance, target.id, target.remoteId, revision)
         const [mapped, bindings] = yield* fromStorage(orUnavailable(Effect.all([
           mappings.ofTarget(organizationId, target.id),
           sources.bindingsOf(organizationId, target.id)
@@ -369,7 +380,29 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
                 Effect.mapError(fromGitHub),
                 Effect.map((bytes) => ({ file, content: contentOf(bytes) }))
               ), { concurrency: 4 })
-          return yield* fromStorage(materializer.materialize(sync, read))
+          // The files each component carries, one component at a time (ComponentFileStore.ts).
+          const { mappings } = yield* work
+          const types = new Map(
+            (yield* fromStorage(orUnavailable(mappings.byIds({ organizationId, ids: [...new Set(files.map((file) => file.mappingId))] }))))
+              .map((mapping) => [mapping.id, mapping.objectType])
+          )
+          const index = indexOf(yield* entriesAt(sync.instance, sync.targetId, sync.repository, sync.revision))
+          const withFiles = yield* Effect.forEach(read, (item) => {
+            const objectType = types.get(item.file.mappingId)
+            if (item.content._tag !== "Text" || objectType === undefined) return Effect.succeed(item)
+            return fromStorage(readComponentFiles({
+              organizationId,
+              credential,
+              repository: sync.repository,
+              index,
+              objectType,
+              entryPath: item.file.path,
+              text: item.content.text
+            }).pipe(
+              Effect.mapError((error) => error instanceof ServiceUnavailable ? error : fromGitHub(error))
+            )).pipe(Effect.map((carried) => ({ ...item, files: carried })))
+          })
+          return yield* fromStorage(materializer.materialize(sync, withFiles))
         })
       )
       summary = add(summary, result)
@@ -442,6 +475,7 @@ export const layer = SyncRecovery.layer.pipe(
     MappingsRepository.Default,
     SourceBindingsRepository.Default,
     Materializer.Default,
+    ComponentFilesRepository.Default,
     DiscoveryService.Default,
     DiscoveryRepository.Default,
     Access.Default

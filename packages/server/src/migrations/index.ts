@@ -15,7 +15,8 @@ import workers from "./0012_workers.js"
 import mcpConnections from "./0013_mcp_connections.js"
 import suiteCapabilities from "./0014_suite_capabilities.js"
 import idempotencyKeys from "./0015_idempotency_keys.js"
-import connectorSkippedFiles from "./0018_connector_skipped_files.js"
+import componentFiles from "./0016_component_files.js"
+import connectorSkippedFiles from "./0017_connector_skipped_files.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -33,5 +34,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 13, name: "mcp_connections", up: mcpConnections },
   { id: 14, name: "suite_capabilities", up: suiteCapabilities },
   { id: 15, name: "idempotency_keys", up: idempotencyKeys },
-  { id: 18, name: "connector_skipped_files", up: connectorSkippedFiles }
+  { id: 16, name: "component_files", up: componentFiles },
+  { id: 17, name: "connector_skipped_files", up: connectorSkippedFiles }
 ]
