@@ -153,7 +153,7 @@ describe.concurrent("orgplane config-objects, plugins, marketplaces and access",
     expect(grantTable.stdout.split("\n")[0]).toMatch(/^ID\s+ROLE\s+TO\s+CREATED\s+REVOKED$/)
     expect(grantTable.stdout).toMatch(new RegExp(`^${granted.id}\\s+viewer\\s+team ${teamId}\\s+\\d{4}-\\S+\\s+-$`, "m"))
     expect(resolved.code, resolved.stderr).toBe(0)
-    expect(resolved.stdout).toMatch(new RegExp(`^${plugin.id}\\s+Deploy tools\\s+active\\s+1 skill\\s+yes$`, "m"))
+    expect(resolved.stdout).toMatch(new RegExp(`^${plugin.id}\\s+Deploy tools\\s+active\\s+1 skill\\s+-\\s+yes$`, "m"))
 
     // Revoking: the member loses the marketplace, the plugin and the skill at once; the record stays.
     const revoked = await cli(["access", "revoke", marketplace.id, granted.id], env)
