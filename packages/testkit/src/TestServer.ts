@@ -67,12 +67,26 @@ export type Options = ServerOptions & {
   readonly logger?: Logger.Logger<unknown, unknown> | undefined
 }
 
+/**
+ * Servers of one test file start one after another: an embedded database's start (its WebAssembly Postgres, the
+ * template's restore) takes a core, and several at once on a loaded machine outlast the first connection's timeout.
+ */
+let starting: Promise<void> = Promise.resolve()
+
 /** Starts a server on a free loopback port, on a fresh database. */
 export const start = async ({ clock, logger, ...options }: Options = {}): Promise<RunningServer> => {
-  const runtime = ManagedRuntime.make(serverLayer(options, clock, logger))
-  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
-  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
-  return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
+  const previous = starting
+  let done = () => {}
+  starting = new Promise((resolve) => (done = resolve))
+  await previous
+  try {
+    const runtime = ManagedRuntime.make(serverLayer(options, clock, logger))
+    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+    return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
+  } finally {
+    done()
+  }
 }
 
 /**
