@@ -149,7 +149,9 @@ export const marketplaceStage = <E, R>(input: ManifestReader<E, R>, index: TreeI
         // Claude Code reads a marketplace entry and its plugin.json together, the manifest winning: so does metadata.
         metadata: { ...entry, ...manifestValue },
         sourceKind: "marketplace_entry",
-        sourceSchemaVersion: null
+        sourceSchemaVersion: null,
+        // Only what the candidate would take: a shared folder's entry that lists its own does not use the manifest's.
+        skippedFiles: shared && listed ? fromEntry.skipped : [...(fromManifest?.skipped ?? []), ...fromEntry.skipped]
       }
     })
     return { classification: "claude_marketplace_repo" as const, drafts, warnings }
