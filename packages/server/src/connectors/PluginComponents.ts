@@ -1,6 +1,7 @@
 /** The components a plugin holds, by kind: conventional places, paths its manifest declares, and merging them. */
 import type { ComponentKind, ComponentPaths, DiscoveredSkippedFile } from "@orgplane/schema"
-import { clamp, isObject } from "./PluginManifests.js"
+import { Schema } from "effect"
+import { clamp, ManifestObject, member } from "./PluginManifests.js"
 import { baseName, isFile, isFolder, isMarkdown, join, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
 
 export type ComponentKey = keyof ComponentPaths
@@ -94,17 +95,20 @@ export const declaredPaths = (index: TreeIndex, root: string, source: Record<str
   for (const [key] of kindOrder) {
     const value = source[key]
     if (value === undefined || value === null) continue
-    if (isObject(value) && inlineable.has(key)) {
+    if (inlineable.has(key) && member(ManifestObject, value) !== null) {
       warnings.push(`${where} defines ${key} inline; orgplane imports ${key} only from files, so these are not imported.`)
       continue
     }
-    const listed = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined
-    if (listed === undefined) {
+    // A path, or a list of them (each entry checked on its own below, so one wrong entry is ignored alone).
+    const path = member(Schema.String, value)
+    const listed = path !== null ? [path] : member(Schema.Array(Schema.Unknown), value)
+    if (listed === null) {
       warnings.push(`${where} declares ${key} as something other than a path or a list of paths; it is ignored.`)
       continue
     }
-    for (const declared of listed) {
-      if (typeof declared !== "string") {
+    for (const entry of listed) {
+      const declared = member(Schema.String, entry)
+      if (declared === null) {
         warnings.push(`${where} lists a ${key} entry that is not a path; it is ignored.`)
         continue
       }
