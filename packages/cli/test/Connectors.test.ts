@@ -34,8 +34,9 @@ let github: FakeGitHub.FakeGitHub
 const repos: Array<GitRepo.GitRepo> = []
 
 /** A repository holding one Claude plugin at its root, served as `fullName` to `token`. */
-const pluginRepository = async (fullName: string, token: string) => {
+const pluginRepository = async (fullName: string, token: string, extra: GitRepo.Files = {}) => {
   const repo = await GitRepo.withFiles({
+    ...extra,
     ".claude-plugin/plugin.json": JSON.stringify({ name: "deploy-tools", description: "Deploys things." }),
     "skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploys the service.\n---\n\nRun the deploy script.\n",
     "commands/ship.md": "---\ndescription: Ships it.\n---\n\nShip the release.\n",
@@ -71,10 +72,10 @@ const GITHUB_TOKEN = "ghp_cli_test_secret_0123456789"
  * An organization whose owner connected a token account (through the CLI) to `fullName` (a plugin repository) and
  * made an instance following its `main` branch.
  */
-const followed = async (organization: string, fullName: string) => {
+const followed = async (organization: string, fullName: string, extra: GitRepo.Files = {}) => {
   const owner = await Http.owner(server.url, organization)
   const token = `ghp_cli_${fullName.replace(/\W/g, "_")}_0123456789`
-  await pluginRepository(fullName, token)
+  await pluginRepository(fullName, token, extra)
   const { cli } = await fresh()
   const env = as(owner.token)
   const account = decoded(ConnectorAccountResponse, await cli(["connectors", "accounts", "connect", "--json"], { ...env, ORGPLANE_CODEHOST_TOKEN: token })).item
@@ -350,6 +351,16 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(badResync.stderr).toContain("targetId")
   })
 
+  it("shows with the discovery the files each candidate will not import, and why", async () => {
+    const { cli, env, instance } = await followed("Connectors Skipped Org", "acme/lossy-tools", {
+      ".lsp.json": JSON.stringify({ go: { command: "gopls" } })
+    })
+    const shown = await cli(["connectors", "discover", instance.id], env)
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toMatch(/^manifest:root\s+deploy-tools\s+skill,command,lsp_server\s+yes\s+yes\s+0\s+1$/m)
+    expect(shown.stdout).toMatch(/^skipped: manifest:root: \.lsp\.json: orgplane does not import LSP server configurations$/m)
+  })
+
   // The tests below need the server's discovery and sync handlers (branches helper/discovery and helper/sync).
   it("discovers a repository, lists its tree, applies a candidate and follows its sync to the end", async () => {
     const { cli, env, instance, target } = await followed("Connectors Discovery Org", "acme/deploy-tools")
@@ -387,8 +398,9 @@ describe.concurrent("orgplane connectors", { timeout: 120_000 }, () => {
     expect(shown.stdout).toMatch(new RegExp(`^branch +main \\(${target.id}\\)$`, "m"))
     expect(shown.stdout).toMatch(new RegExp(`^revision +${discovered.sourceRevisionRef}$`, "m"))
     expect(shown.stdout).toMatch(/^classification +claude_single_plugin_repo$/m)
-    expect(shown.stdout).toMatch(/^KEY\s+NAME\s+KINDS\s+SUPPORTED\s+DEFAULT\s+WARNINGS$/m)
-    expect(shown.stdout).toMatch(/^manifest:root\s+deploy-tools\s+skill,command\s+yes\s+yes\s+0$/m)
+    expect(shown.stdout).toMatch(/^KEY\s+NAME\s+KINDS\s+SUPPORTED\s+DEFAULT\s+WARNINGS\s+SKIPPED$/m)
+    expect(shown.stdout).toMatch(/^manifest:root\s+deploy-tools\s+skill,command\s+yes\s+yes\s+0\s+0$/m)
+    expect(shown.stdout).not.toContain("skipped:")
     expect(shown.stderr.trim()).toBe(`Import: orgplane connectors apply ${instance.id} --select <key> (or --all-supported)`)
 
     // The tree, by prefix and page by page; the hint repeats the prefix.

@@ -76,6 +76,15 @@ export const DiscoveredPluginSourceKind = Schema.Literal("marketplace_entry", "p
   })
 export type DiscoveredPluginSourceKind = typeof DiscoveredPluginSourceKind.Type
 
+/** A file a candidate's components name that its import will not take, known from the tree and the manifests alone. */
+export const DiscoveredSkippedFile = Schema.Struct({
+  path: Schema.String.annotations({
+    description: "The file, from the repository root (a path declared outside the plugin's folder: as the manifest wrote it)."
+  }),
+  reason: Schema.String.annotations({ description: "Why it will not be imported, naming the manifest and the field when one is at fault." })
+}).annotations({ identifier: "DiscoveredSkippedFile" })
+export type DiscoveredSkippedFile = typeof DiscoveredSkippedFile.Type
+
 export const AgentPluginsSchemaVersion = Schema.Literal("1.0.0", "1.1.0").annotations({
   identifier: "AgentPluginsSchemaVersion",
   description: "The Agent Plugins specification versions orgplane reads."
@@ -115,6 +124,10 @@ export class DiscoveredPlugin extends Schema.Class<DiscoveredPlugin>("Discovered
   sourceKind: DiscoveredPluginSourceKind,
   sourceSchemaVersion: Schema.NullOr(AgentPluginsSchemaVersion).annotations({
     description: "The Agent Plugins version the manifest names; null for Claude plugins."
+  }),
+  skippedFiles: Schema.optionalWith(Schema.Array(DiscoveredSkippedFile), { default: () => [] }).annotations({
+    description:
+      "The files its components name that importing it will not take, with the reason, as far as the tree and the manifests tell (a file over the size limit, a declared path missing from the branch, outside the plugin's folder or of a type its kind does not take, a kind orgplane does not import). What only reading a file tells (not UTF-8, unreadable front matter) the sync reports. Discoveries stored before 0.1.0 have none."
   })
 }).annotations({
   examples: [{
@@ -130,7 +143,8 @@ export class DiscoveredPlugin extends Schema.Class<DiscoveredPlugin>("Discovered
     componentPaths: { agents: [], commands: ["commands"], hooks: [], lspServers: [], mcpServers: [], monitors: [], settings: [], skills: ["skills"] },
     metadata: { name: "release-tooling", description: "Skills and commands for shipping services.", version: "1.2.0" },
     sourceKind: "plugin_manifest",
-    sourceSchemaVersion: null
+    sourceSchemaVersion: null,
+    skippedFiles: [{ path: "commands/release-notes.txt", reason: "`.claude-plugin/plugin.json` declares it as commands, which take Markdown files only" }]
   }]
 })) {}
 

@@ -159,6 +159,42 @@ describe("discovery", () => {
     expect(names).toEqual(["two", "Two (plugins/twin)"])
   })
 
+  it("lists per candidate the files it will not import, with the reason and the file, stored discoveries included", async () => {
+    const org = await Http.owner(server.url)
+    const { instance, target } = await connect(org.token, {
+      ".claude-plugin/plugin.json": json({ name: "lossy", commands: ["./extra/notes.txt", "./gone.md", "../../outside.md", "./extra/ok.md"] }),
+      "skills/small/SKILL.md": "---\nname: small\n---\n",
+      // One byte over MAX_SOURCE_BYTES: the sync would skip it; discovery knows from the tree's size.
+      "skills/big/SKILL.md": `---\nname: big\n---\n${"x".repeat(1024 * 1024)}`,
+      "extra/notes.txt": "notes",
+      "extra/ok.md": "# ok",
+      ".lsp.json": json({ go: { command: "gopls" } }),
+      "README.md": "# readme"
+    })
+    const item = await discover(org.token, instance.id)
+    const [candidate] = item.discoveredPlugins
+    expect(candidate).toMatchObject({ key: "manifest:root", supported: true })
+    expect(candidate.skippedFiles).toEqual([
+      { path: "extra/notes.txt", reason: "`.claude-plugin/plugin.json` declares it as commands, which take Markdown files or folders only" },
+      { path: "gone.md", reason: "`.claude-plugin/plugin.json` declares it as commands, but this branch does not have it" },
+      { path: "../../outside.md", reason: "`.claude-plugin/plugin.json` declares it as commands, outside the plugin's folder" },
+      { path: "skills/big/SKILL.md", reason: "larger than 1048576 bytes" },
+      { path: ".lsp.json", reason: "orgplane does not import LSP server configurations" }
+    ])
+    // What it imports is not listed, nor what no component names.
+    const listed = candidate.skippedFiles.map((file: { path: string }) => file.path)
+    for (const path of ["skills/small/SKILL.md", "extra/ok.md", "README.md"]) expect(listed).not.toContain(path)
+
+    // The stored discovery answers the same, and one stored before the field existed decodes with none.
+    expect((await discover(org.token, instance.id)).discoveredPlugins[0].skippedFiles).toEqual(candidate.skippedFiles)
+    await sql((sql) =>
+      sql`UPDATE connector_discoveries
+          SET result_json = jsonb_set(result_json, '{discoveredPlugins,0}', (result_json -> 'discoveredPlugins' -> 0) - 'skippedFiles')
+          WHERE organization_id = ${org.organization.id} AND connector_target_id = ${target.id}`
+    )
+    expect((await discover(org.token, instance.id)).discoveredPlugins[0].skippedFiles).toEqual([])
+  })
+
   it("finds a marketplace's local entries and marks external ones unsupported", async () => {
     const org = await Http.owner(server.url)
     const { instance } = await connect(org.token, marketplaceRepo)

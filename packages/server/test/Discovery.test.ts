@@ -719,3 +719,48 @@ describe("a large repository", () => {
       expect(read.sort()).toEqual(entries.filter((entry) => entry.path.endsWith("/.claude-plugin/plugin.json")).map((entry) => entry.path).sort())
     }))
 })
+
+describe("manifest members of the wrong type (decoded with Schema, leniently)", () => {
+  it.effect("a marketplace ignores wrong-typed members, tells local from external sources, and names the field at fault", () =>
+    Effect.gen(function*() {
+      const { entries, readText } = repo({
+        ".claude-plugin/marketplace.json": json({
+          name: 7,
+          owner: ["Acme"],
+          metadata: "not an object",
+          plugins: [
+            { name: "here", source: { source: "local", path: "./plugins/here" }, commands: 5 },
+            { name: "nulled", source: { path: "./plugins/here", url: null } },
+            { name: "listed", source: "./plugins/listed", commands: ["./c.md", 7], description: "  " }
+          ]
+        }),
+        "plugins/here/commands/a.md": "# a",
+        "plugins/listed/c.md": "# c"
+      })
+      const outcome = yield* discover({ entries, readText })
+      expect(outcome.marketplace).toMatchObject({ name: null, owner: null, description: null, entryCount: 3 })
+      expect(get(outcome, "marketplace:plugins/here")).toMatchObject({
+        supported: true,
+        warnings: ["Marketplace entry 1 (here) declares commands as something other than a path or a list of paths; it is ignored."]
+      })
+      // A `url` member, even null, names another repository.
+      expect(get(outcome, "marketplace:nulled")).toMatchObject({ supported: false })
+      expect(get(outcome, "marketplace:plugins/listed")).toMatchObject({
+        description: null,
+        componentPaths: { ...none, commands: ["plugins/listed/c.md"] },
+        warnings: ["Marketplace entry 3 (listed) lists a commands entry that is not a path; it is ignored."]
+      })
+    }))
+
+  it.effect("a marketplace whose plugins is not a list, or a manifest that is a list, is not used", () =>
+    Effect.gen(function*() {
+      const { entries, readText } = repo({
+        ".claude-plugin/marketplace.json": json({ name: "m", plugins: { one: {} } }),
+        ".claude-plugin/plugin.json": json(["not", "an", "object"])
+      })
+      const outcome = yield* discover({ entries, readText })
+      expect(outcome.warnings).toContain("`.claude-plugin/marketplace.json` has no `plugins` list, so it was not used.")
+      expect(get(outcome, "manifest:root")).toMatchObject({ supported: false })
+      expect(get(outcome, "manifest:root").warnings[0]).toContain("is not a JSON object")
+    }))
+})

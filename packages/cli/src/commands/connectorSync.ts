@@ -72,14 +72,15 @@ const treeLine = ({ treeSummary: tree }: DiscoveryResult) =>
 
 const candidateRows = (candidates: ReadonlyArray<DiscoveredPlugin>) =>
   Output.table(
-    ["key", "name", "kinds", "supported", "default", "warnings"],
+    ["key", "name", "kinds", "supported", "default", "warnings", "skipped"],
     candidates.map((candidate) => [
       candidate.key,
       candidate.displayName,
       candidate.componentKinds.length === 0 ? "-" : candidate.componentKinds.join(","),
       yesNo(candidate.supported),
       yesNo(candidate.selectedByDefault),
-      String(candidate.warnings.length)
+      String(candidate.warnings.length),
+      String(candidate.skippedFiles.length)
     ])
   )
 
@@ -103,8 +104,13 @@ const describeDiscovery = (item: DiscoveryResult) => {
     ...item.warnings.filter((warning) => !ofCandidates.some(([, text]) => text === warning)).map((warning) => `warning: ${warning}`),
     ...ofCandidates.map(([key, warning]) => `warning: ${key}: ${warning}`)
   ]
+  // What each candidate's import will not take, file by file, as far as discovery knows (the sync may skip more).
+  const skipped = item.discoveredPlugins.flatMap((candidate) =>
+    candidate.skippedFiles.map((file) => `skipped: ${candidate.key}: ${file.path}: ${file.reason}`)
+  )
   const candidates = item.discoveredPlugins.length === 0 ? "No plugin candidates." : candidateRows(item.discoveredPlugins)
-  return [header, "", candidates, ...(warnings.length === 0 ? [] : ["", ...warnings])].join("\n")
+  const notes = [...skipped, ...warnings]
+  return [header, "", candidates, ...(notes.length === 0 ? [] : ["", ...notes])].join("\n")
 }
 
 export const discover = Commands.leaf("discover", {

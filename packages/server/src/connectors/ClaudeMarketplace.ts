@@ -1,10 +1,19 @@
 /** The Claude marketplace layout: `.claude-plugin/marketplace.json` and the plugins its entries point at. */
 import type { DiscoveredMarketplace } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { claudeManifestPathOf } from "./ClaudePlugins.js"
 import { type Draft, rootKey, type Stage } from "./PluginCandidates.js"
 import { conventionalPaths, declaredPaths, emptyPaths, kindsOf, mergePaths } from "./PluginComponents.js"
-import { clamp, isObject, type Manifest, type ManifestReader, nonBlank, readManifests } from "./PluginManifests.js"
+import {
+  clamp,
+  isObject,
+  type Manifest,
+  ManifestObject,
+  type ManifestReader,
+  member,
+  nonBlank,
+  readManifests
+} from "./PluginManifests.js"
 import { isFolder, normalizePath, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
 
 const EXTERNAL_ENTRY = "Marketplace entry points at an external source and cannot be auto-mapped from this connected repo yet."
@@ -16,6 +25,19 @@ type EntrySource = { readonly _tag: "Local"; readonly root: string } | { readonl
   readonly problem: string
 }
 
+/**
+ * A source object naming a folder of this repository: a `path` string and neither `url` nor `repo` (those name
+ * another repository, whatever else they hold). Other members are ignored, as Claude Code ignores them.
+ */
+const LocalSourceObject = Schema.Struct({
+  path: Schema.String,
+  url: Schema.optional(Schema.Never),
+  repo: Schema.optional(Schema.Never)
+})
+
+/** What discovery reads of `.claude-plugin/marketplace.json` besides the members read one by one: its `plugins`. */
+const MarketplaceManifest = Schema.Struct({ plugins: Schema.Array(Schema.Unknown) })
+
 const entrySource = (entry: Record<string, unknown>, pluginRoot: string | null): EntrySource => {
   const source = entry.source
   const local = (path: string): EntrySource => {
@@ -23,15 +45,15 @@ const entrySource = (entry: Record<string, unknown>, pluginRoot: string | null):
     const root = resolveDeclared("", path)
     return root === undefined ? { _tag: "Invalid", problem: `its source \`${clamp(path)}\` is outside the repository` } : { _tag: "Local", root }
   }
-  if (typeof source === "string") {
-    if (source.includes("://") || source.startsWith("git@")) return { _tag: "External" }
+  const text = member(Schema.String, source)
+  if (text !== null) {
+    if (text.includes("://") || text.startsWith("git@")) return { _tag: "External" }
     // Claude's `metadata.pluginRoot` is prepended to sources that are bare names (`formatter` for `./plugins/formatter`).
-    const bare = !source.startsWith("./") && !source.startsWith("../") && !source.startsWith("/") && source.trim() !== "."
-    return local(pluginRoot !== null && bare ? `${pluginRoot}/${source}` : source)
+    const bare = !text.startsWith("./") && !text.startsWith("../") && !text.startsWith("/") && text.trim() !== "."
+    return local(pluginRoot !== null && bare ? `${pluginRoot}/${text}` : text)
   }
-  if (isObject(source) && source.url === undefined && source.repo === undefined && typeof source.path === "string") {
-    return local(source.path)
-  }
+  const folder = member(LocalSourceObject, source)
+  if (folder !== null) return local(folder.path)
   return { _tag: "External" }
 }
 
@@ -47,9 +69,12 @@ export interface MarketplaceFound {
 export const readMarketplace = (manifest: Manifest): MarketplaceFound | string => {
   if (manifest._tag === "Unusable") return `${manifest.problem}, so it was not used.`
   const value = manifest.value
-  if (!Array.isArray(value.plugins)) return `\`${MARKETPLACE_PATH}\` has no \`plugins\` list, so it was not used.`
-  const metadata = isObject(value.metadata) ? value.metadata : {}
-  const owner = isObject(value.owner) ? nonBlank(value.owner.name) ?? nonBlank(value.owner.login) : nonBlank(value.owner)
+  const listed = member(MarketplaceManifest, value)
+  if (listed === null) return `\`${MARKETPLACE_PATH}\` has no \`plugins\` list, so it was not used.`
+  const metadata = member(ManifestObject, value.metadata) ?? {}
+  // The owner: an object naming it (`name`, else `login`), or the name itself.
+  const ownerObject = member(ManifestObject, value.owner)
+  const owner = ownerObject !== null ? nonBlank(ownerObject.name) ?? nonBlank(ownerObject.login) : nonBlank(value.owner)
   return {
     marketplace: {
       name: nonBlank(value.name),
@@ -57,9 +82,9 @@ export const readMarketplace = (manifest: Manifest): MarketplaceFound | string =
       owner,
       version: nonBlank(value.version) ?? nonBlank(metadata.version),
       manifestPath: MARKETPLACE_PATH,
-      entryCount: value.plugins.length
+      entryCount: listed.plugins.length
     },
-    entries: value.plugins,
+    entries: listed.plugins,
     pluginRoot: nonBlank(metadata.pluginRoot) === null ? null : normalizePath(nonBlank(metadata.pluginRoot)!)
   }
 }
@@ -149,7 +174,9 @@ export const marketplaceStage = <E, R>(input: ManifestReader<E, R>, index: TreeI
         // Claude Code reads a marketplace entry and its plugin.json together, the manifest winning: so does metadata.
         metadata: { ...entry, ...manifestValue },
         sourceKind: "marketplace_entry",
-        sourceSchemaVersion: null
+        sourceSchemaVersion: null,
+        // Only what the candidate would take: a shared folder's entry that lists its own does not use the manifest's.
+        skippedFiles: shared && listed ? fromEntry.skipped : [...(fromManifest?.skipped ?? []), ...fromEntry.skipped]
       }
     })
     return { classification: "claude_marketplace_repo" as const, drafts, warnings }

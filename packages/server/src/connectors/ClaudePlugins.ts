@@ -51,7 +51,8 @@ export const claudeStage = <E, R>(input: ManifestReader<E, R>, index: TreeIndex,
         supported: true,
         warnings: declared.warnings,
         componentPaths: mergePaths(index, conventionalPaths(index, root), declared.paths),
-        metadata: manifest.value
+        metadata: manifest.value,
+        skippedFiles: declared.skipped
       }
     })
     const single = drafts.length === 1 && drafts[0]!.rootPath === ""

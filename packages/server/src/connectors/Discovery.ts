@@ -102,7 +102,7 @@ export const discover = <E, R>(input: DiscoveryInput<E, R>): Effect.Effect<Disco
     const classification = stage?.classification ?? "unsupported"
     warnings.push(...(stage?.warnings ?? []))
     if (classification === "unsupported") warnings.push(unsupportedWarning(index))
-    const candidates = finish(stage?.drafts ?? [])
+    const candidates = finish(stage?.drafts ?? [], input.entries)
     return {
       classification,
       candidates,

@@ -1,5 +1,12 @@
 /** The import plans a selected candidate becomes, and the files of a tree a mapping's selector imports. */
-import type { DiscoveredPlugin, ImportObjectType, ImportPlan, ObjectType } from "@orgplane/schema"
+import {
+  type ComponentPaths,
+  type DiscoveredSkippedFile,
+  type ImportObjectType,
+  type ImportPlan,
+  MAX_SOURCE_BYTES,
+  type ObjectType
+} from "@orgplane/schema"
 import type { ComponentKey } from "./PluginComponents.js"
 import { type Entry, filesBelow, indexOf, isFile, isMarkdown, normalizePath } from "./RepositoryTree.js"
 
@@ -69,7 +76,10 @@ const importedKinds: ReadonlyArray<readonly [ComponentKey, ImportObjectType]> = 
  * for a file (an Agent plugin's `SKILL.md`, a hooks or MCP file, a declared command file). A plan matching no files
  * yet is kept: its mapping picks files up in later syncs. An unsupported candidate has none.
  */
-export const importPlans = (candidate: DiscoveredPlugin, entries: ReadonlyArray<Entry>): Array<ImportPlan> => {
+export const importPlans = (
+  candidate: { readonly supported: boolean; readonly componentPaths: ComponentPaths },
+  entries: ReadonlyArray<Entry>
+): Array<ImportPlan> => {
   if (!candidate.supported) return []
   const index = indexOf(entries)
   return importedKinds.flatMap(([key, objectType]) =>
@@ -78,4 +88,34 @@ export const importPlans = (candidate: DiscoveredPlugin, entries: ReadonlyArray<
       return { objectType, selector, files: filesFor(objectType, selector, entries) }
     })
   )
+}
+
+/** The component kinds a candidate may list that orgplane does not import, as a reason names them. */
+const notImportedKinds: ReadonlyArray<readonly [ComponentKey, string]> = [
+  ["lspServers", "LSP server configurations"],
+  ["monitors", "monitor configurations"],
+  ["settings", "plugin settings"]
+]
+
+/**
+ * The files a supported candidate names that its import will not take, as the tree tells without reading them:
+ * entry files over `MAX_SOURCE_BYTES` (the sync's reason, word for word) and the files of kinds orgplane does not
+ * import. The declared paths it cannot use come from the manifests (`declaredPaths`); what only a file's content
+ * tells (not UTF-8, front matter that cannot be read) only the sync knows.
+ */
+export const skippedAtDiscovery = (
+  candidate: { readonly supported: boolean; readonly componentPaths: ComponentPaths },
+  entries: ReadonlyArray<Entry>
+): Array<DiscoveredSkippedFile> => {
+  if (!candidate.supported) return []
+  const index = indexOf(entries)
+  const oversized = [
+    ...new Set(importPlans(candidate, entries).flatMap((plan) => plan.files.map((file) => file.path)))
+  ].filter((path) => (index.blobs.get(path)?.size ?? 0) > MAX_SOURCE_BYTES)
+    .map((path) => ({ path, reason: `larger than ${MAX_SOURCE_BYTES} bytes` }))
+  const notImported = notImportedKinds.flatMap(([key, what]) =>
+    candidate.componentPaths[key].flatMap((path) => (isFile(index, path) ? [path] : filesBelow(index, path)))
+      .map((path) => ({ path, reason: `orgplane does not import ${what}` }))
+  )
+  return [...oversized, ...notImported]
 }

@@ -4,11 +4,13 @@ import {
   type ComponentPaths,
   DiscoveredPlugin,
   type DiscoveredPluginSourceKind,
+  type DiscoveredSkippedFile,
   type JsonObject,
   type RepositoryClassification
 } from "@orgplane/schema"
+import { skippedAtDiscovery } from "./ImportPlans.js"
 import { emptyPaths, kindsOf } from "./PluginComponents.js"
-import { baseName } from "./RepositoryTree.js"
+import { baseName, type Entry } from "./RepositoryTree.js"
 
 export interface Draft {
   readonly key: string
@@ -22,6 +24,8 @@ export interface Draft {
   readonly metadata: JsonObject
   readonly sourceKind: DiscoveredPluginSourceKind
   readonly sourceSchemaVersion: AgentPluginsSchemaVersion | null
+  /** Declared paths its import will not take (`declaredPaths`); `finish` adds what the tree tells. */
+  readonly skippedFiles?: ReadonlyArray<DiscoveredSkippedFile>
 }
 
 export const rootKey = (root: string) => (root === "" ? "root" : root)
@@ -31,7 +35,7 @@ export const rootKey = (root: string) => (root === "" ? "root" : root)
  * root plugin, an external entry named like a local folder): the later one gets `#2`, `#3`, in discovery order, so
  * the same layout always gives the same keys.
  */
-export const finish = (drafts: ReadonlyArray<Draft>): Array<DiscoveredPlugin> => {
+export const finish = (drafts: ReadonlyArray<Draft>, entries: ReadonlyArray<Entry>): Array<DiscoveredPlugin> => {
   const seen = new Map<string, number>()
   return drafts.map((draft) => {
     const count = (seen.get(draft.key) ?? 0) + 1
@@ -51,7 +55,9 @@ export const finish = (drafts: ReadonlyArray<Draft>): Array<DiscoveredPlugin> =>
       componentPaths: unsupported ? emptyPaths() : draft.componentPaths,
       metadata: draft.metadata,
       sourceKind: draft.sourceKind,
-      sourceSchemaVersion: draft.sourceSchemaVersion
+      sourceSchemaVersion: draft.sourceSchemaVersion,
+      // An unsupported candidate imports nothing: its warnings say why, file by file would repeat them.
+      skippedFiles: unsupported ? [] : [...(draft.skippedFiles ?? []), ...skippedAtDiscovery(draft, entries)]
     })
   })
 }

@@ -1,6 +1,7 @@
 /** The components a plugin holds, by kind: conventional places, paths its manifest declares, and merging them. */
-import type { ComponentKind, ComponentPaths } from "@orgplane/schema"
-import { clamp, isObject } from "./PluginManifests.js"
+import type { ComponentKind, ComponentPaths, DiscoveredSkippedFile } from "@orgplane/schema"
+import { Schema } from "effect"
+import { clamp, ManifestObject, member } from "./PluginManifests.js"
 import { baseName, isFile, isFolder, isMarkdown, join, resolveDeclared, type TreeIndex } from "./RepositoryTree.js"
 
 export type ComponentKey = keyof ComponentPaths
@@ -64,6 +65,20 @@ const acceptsDeclared: Readonly<Record<ComponentKey, (index: TreeIndex, path: st
   settings: isFile
 }
 
+/** Why a declared path the tree has is not taken for its kind (`acceptsDeclared` refused it). */
+const refusedAs = (key: ComponentKey, index: TreeIndex, path: string): string => {
+  if (isFolder(index, path)) return "take a file, not a folder"
+  switch (key) {
+    case "skills":
+      return "take `SKILL.md` files or folders only"
+    case "commands":
+    case "agents":
+      return "take Markdown files or folders only"
+    default:
+      return "take a file or a folder"
+  }
+}
+
 /** Keys whose manifest value may also be the definitions themselves rather than a path. */
 const inlineable = new Set<ComponentKey>(["hooks", "mcpServers", "lspServers"])
 
@@ -75,32 +90,45 @@ const inlineable = new Set<ComponentKey>(["hooks", "mcpServers", "lspServers"])
 export const declaredPaths = (index: TreeIndex, root: string, source: Record<string, unknown>, where: string) => {
   const paths = emptyPaths()
   const warnings: Array<string> = []
+  // The declared paths that will not be imported, for the candidate's `skippedFiles`.
+  const skipped: Array<DiscoveredSkippedFile> = []
   for (const [key] of kindOrder) {
     const value = source[key]
     if (value === undefined || value === null) continue
-    if (isObject(value) && inlineable.has(key)) {
+    if (inlineable.has(key) && member(ManifestObject, value) !== null) {
       warnings.push(`${where} defines ${key} inline; orgplane imports ${key} only from files, so these are not imported.`)
       continue
     }
-    const listed = typeof value === "string" ? [value] : Array.isArray(value) ? value : undefined
-    if (listed === undefined) {
+    // A path, or a list of them (each entry checked on its own below, so one wrong entry is ignored alone).
+    const path = member(Schema.String, value)
+    const listed = path !== null ? [path] : member(Schema.Array(Schema.Unknown), value)
+    if (listed === null) {
       warnings.push(`${where} declares ${key} as something other than a path or a list of paths; it is ignored.`)
       continue
     }
-    for (const declared of listed) {
-      if (typeof declared !== "string") {
+    for (const entry of listed) {
+      const declared = member(Schema.String, entry)
+      if (declared === null) {
         warnings.push(`${where} lists a ${key} entry that is not a path; it is ignored.`)
         continue
       }
       const resolved = resolveDeclared(root, declared)
       if (resolved === undefined) {
         warnings.push(`${where} declares ${key} path \`${clamp(declared)}\` outside the plugin's folder; it is ignored.`)
+        skipped.push({ path: clamp(declared), reason: `${where} declares it as ${key}, outside the plugin's folder` })
       } else if (!acceptsDeclared[key](index, resolved)) {
         warnings.push(`${where} declares ${key} path \`${clamp(declared)}\`, which this branch does not have; it is ignored.`)
+        const present = isFile(index, resolved) || isFolder(index, resolved)
+        skipped.push({
+          path: resolved,
+          reason: present
+            ? `${where} declares it as ${key}, which ${refusedAs(key, index, resolved)}`
+            : `${where} declares it as ${key}, but this branch does not have it`
+        })
       } else paths[key].push(resolved)
     }
   }
-  return { paths, warnings }
+  return { paths, warnings, skipped }
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Plugin manifests: reading them from a tree, at most so many at once, and what makes one unusable. */
 import { type JsonObject, MAX_SOURCE_BYTES } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { exceedsDepth, maxDepth, nulPaths } from "../platform/RequestGuard.js"
 import type { TreeIndex } from "./RepositoryTree.js"
 
@@ -21,8 +21,24 @@ export type Manifest =
 /** Error messages quote at most 100 characters of what they got. */
 export const clamp = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+/**
+ * A JSON object as manifests hold them: any members, each left unknown for the schema of its field (a JSON array is
+ * not one, though a record's schema would take it).
+ */
+export const ManifestObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+  Schema.filter((value) => !Array.isArray(value), { message: () => "an object, not a list" })
+)
+export const isObject = Schema.is(ManifestObject)
+
+/** A text member as Claude Code uses one: a string with something besides white space, trimmed. */
+export const NonBlank = Schema.Trim.pipe(Schema.nonEmptyString())
+
+/**
+ * A member decoded leniently, as Claude Code reads manifests: its value when `schema` decodes it, else null (a
+ * missing member and one of the wrong type alike; callers that warn about a wrong type say so themselves).
+ */
+export const member = <A, I>(schema: Schema.Schema<A, I>, value: unknown): A | null =>
+  Option.getOrNull(Schema.decodeUnknownOption(schema)(value))
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
@@ -57,7 +73,7 @@ const parseManifest = (path: string, text: string | null): Manifest => {
   } catch (error) {
     return unusable(`is not valid JSON (${clamp((error as Error).message)})`)
   }
-  if (!isObject(value)) return unusable("is not a JSON object")
+  if (!Schema.is(ManifestObject)(value)) return unusable("is not a JSON object")
   if (nulPaths(value).length > 0 || hasLoneSurrogate(value)) {
     return unusable("contains the NUL character or a lone UTF-16 surrogate")
   }
@@ -102,8 +118,4 @@ export const readManifests = <E, R>(
 }
 
 /** A string member, trimmed; null when it is missing, not a string or blank. */
-export const nonBlank = (value: unknown): string | null => {
-  if (typeof value !== "string") return null
-  const trimmed = value.trim()
-  return trimmed === "" ? null : trimmed
-}
+export const nonBlank = (value: unknown): string | null => member(NonBlank, value)
