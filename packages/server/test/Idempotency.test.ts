@@ -187,12 +187,13 @@ describe("a write with an Idempotency-Key", () => {
     const count = (key: string) =>
       server.sql((sql) => Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = ${key}`, (rows) => rows[0]!.n))
     expect((await post("/v1/teams", { token: org.token, body: { name: "Fresh" }, headers: keyed("k-fresh") })).status).toBe(201)
-    const deleted = await server.sql((sql) =>
+    // The job's statement, an hour on. The server's own cron (at :41 on the moved clock) may have run it first: what
+    // is asserted is what is left, whoever deleted it.
+    await server.sql((sql) =>
       IdempotencyKeys.deleteExpired({ now: new Date(clock.unsafeCurrentTimeMillis() + 3_600_000) }).pipe(
         Effect.provideService(SqlClient.SqlClient, sql)
       )
     )
-    expect(deleted).toBeGreaterThan(0)
     // Every other test's keys are a day old by now; k-expiry was made anew an hour ago, k-fresh just now.
     expect([await count("k-reused"), await count("k-expiry"), await count("k-fresh")]).toEqual([0, 1, 1])
   })
