@@ -114,7 +114,7 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     const { cli, configDir } = await fresh()
 
     const login = await cli(["auth", "login", "--url", server.url, "--email", user.email, "--json"], { ORGPLANE_PASSWORD: PASSWORD })
-    expect(login.code).toBe(0)
+    expect(login.code, login.stderr).toBe(0)
     const token = json(login).session.token
     const file = Path.join(configDir, "config.json")
     expect(JSON.parse(await Fs.readFile(file, "utf8")).profiles.default.token).toBe(token)
