@@ -27,6 +27,7 @@ import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
+import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
@@ -213,6 +214,7 @@ const Groups = HttpApi.make("orgplane")
   .add(SsoApi)
   .add(WorkersApi)
   .add(WorkerRuntimeApi)
+  .add(WorkerActivityApi)
   .add(MemoryApi)
   .add(TelemetryApi)
   .add(McpConnectionsApi)

@@ -67,6 +67,10 @@ export const Policy = {
     role: "member",
     capability: "change, delete, rotate the token of and upgrade the workers they registered (owners and admins: any worker)"
   },
+  "workers.readActivity": {
+    role: "member",
+    capability: "read the heartbeats and online/offline transitions of the workers they registered (owners and admins: any worker)"
+  },
   "workers.manageAny": { role: "admin", capability: "change, delete, rotate the token of and upgrade any worker of the organization" },
   "telemetry.ingest": { role: "member", capability: "send telemetry events of their own use" },
   "mcp.read": {

@@ -18,18 +18,30 @@ export const WorkerDestination = Schema.Literal("local", "cloud").annotations({
 
 /**
  * A worker's state. `provisioning` from registration until its runtime's first heartbeat; then what the runtime
- * reports (`online`, `offline`, `error`). An `online` worker whose last heartbeat is older than
- * `HEARTBEAT_STALE_MILLIS` reads as `offline`: a runtime that died cannot say so itself.
+ * reports (`online`, `offline`, `error`). An `online` worker whose connectivity is `offline` (no heartbeat for
+ * `ORGPLANE_WORKER_OFFLINE_AFTER`, 3 minutes by default) reads as `offline`: a runtime that died cannot say so itself.
  */
 export const WorkerStatus = Schema.Literal("provisioning", "online", "offline", "error").annotations({
   identifier: "WorkerStatus",
   description:
-    "`provisioning` until the runtime's first heartbeat, then what the runtime reports: `online`, `offline` or `error`. An `online` worker without a heartbeat for 3 minutes reads as `offline`."
+    "`provisioning` until the runtime's first heartbeat, then what the runtime reports: `online`, `offline` or `error`. An `online` worker without a heartbeat for `ORGPLANE_WORKER_OFFLINE_AFTER` (3 minutes by default) reads as `offline`."
 })
 export type WorkerStatus = typeof WorkerStatus.Type
 
-/** 3 minutes: a runtime heartbeats about every 30 seconds, so this survives a few lost beats. */
+/** 3 minutes, the default of `ORGPLANE_WORKER_OFFLINE_AFTER`: a runtime beats every 30 seconds, so this survives a few lost beats. */
 export const HEARTBEAT_STALE_MILLIS = 3 * 60 * 1000
+
+/**
+ * Whether the server hears from a worker's runtime, derived on read from when its last heartbeat arrived (the
+ * server's clock, not the runtime's): `online` within two heartbeat intervals, `stale` until the offline bound,
+ * `offline` after it, and before any heartbeat.
+ */
+export const WorkerConnectivity = Schema.Literal("online", "stale", "offline").annotations({
+  identifier: "WorkerConnectivity",
+  description:
+    "Derived on read from when the last heartbeat arrived (the server's clock): `online` within two heartbeat intervals (`ORGPLANE_WORKER_HEARTBEAT_INTERVAL`, 30 seconds by default: 1 minute), `stale` from then until `ORGPLANE_WORKER_OFFLINE_AFTER` (3 minutes by default), `offline` after that and before the first heartbeat."
+})
+export type WorkerConnectivity = typeof WorkerConnectivity.Type
 
 /** The statuses a runtime reports in its heartbeat (`provisioning` is the server's own). */
 export const ReportedWorkerStatus = Schema.Literal("online", "offline", "error").annotations({
@@ -88,10 +100,19 @@ export class Worker extends Schema.Class<Worker>("Worker")(Schema.Struct({
   imageVersion: Schema.NullOr(Schema.String).annotations({ description: "The runtime's version, as its last heartbeat reported it." }),
   workspacePath: Schema.NullOr(Schema.String),
   sandboxBackend: Schema.NullOr(Schema.String),
-  lastHeartbeatAt: Schema.NullOr(Timestamp),
-  lastActiveAt: Schema.NullOr(Timestamp).annotations({ description: "The last heartbeat that reported work in progress (`active: true`)." }),
+  lastHeartbeatAt: Schema.NullOr(Timestamp).annotations({
+    description: "The newest `sentAt` a heartbeat reported (the runtime's clock; the time of arrival for a heartbeat without one). Never moves backwards."
+  }),
+  lastActiveAt: Schema.NullOr(Timestamp).annotations({
+    description: "The runtime's last activity: the newest `lastActivityAt` it reported, or the `sentAt` of a heartbeat with `active: true`."
+  }),
   createdAt: Timestamp,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  connectivity: WorkerConnectivity,
+  lastSeenAt: Schema.NullOr(Timestamp).annotations({
+    description: "When the server received the heartbeat that set `lastHeartbeatAt` (its own clock); `connectivity` is derived from it."
+  }),
+  openSessions: Schema.NullOr(Schema.Int).annotations({ description: "The open sessions the last heartbeat reported, or null when it reported none." })
 }).annotations({
   examples: [{
     id: exampleId("wrk"),
@@ -108,7 +129,10 @@ export class Worker extends Schema.Class<Worker>("Worker")(Schema.Struct({
     lastHeartbeatAt: exampleTime(90),
     lastActiveAt: exampleTime(85),
     createdAt: exampleTime(60),
-    updatedAt: exampleTime(90)
+    updatedAt: exampleTime(90),
+    connectivity: "online",
+    lastSeenAt: exampleTime(90),
+    openSessions: 2
   }]
 })) {}
 
@@ -208,13 +232,68 @@ export const RuntimeUpgradeResponse = Schema.Struct({
 
 // The runtime's own operations (worker token) ------------------------------------------------------------------
 
+/** 5 minutes: a heartbeat's `sentAt` may be this far ahead of the server's clock (skew), no further. */
+export const HEARTBEAT_MAX_CLOCK_AHEAD_MILLIS = 5 * 60 * 1000
+
+/** Open sessions a heartbeat may report. */
+export const MAX_OPEN_SESSIONS = 1_000_000
+
 export const HeartbeatRequest = Schema.Struct({
   status: Schema.optionalWith(ReportedWorkerStatus, { exact: true }).annotations({ description: "Default `online`." }),
   imageVersion: Schema.optionalWith(ImageVersion, { exact: true }),
   active: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
-    description: "Whether the runtime is working on something now; `true` moves `lastActiveAt`. Default false."
+    description: "Whether the runtime is working on something now; `true` moves `lastActiveAt` to `lastActivityAt`, or to `sentAt` without it. Default false."
+  }),
+  sentAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
+    description:
+      "When the runtime sent the heartbeat, by its clock. Heartbeats are ordered by it: one not newer than the last applied changes nothing. At most 5 minutes ahead of the server's clock (400 otherwise); any past time is accepted. Without it, the time the server received the heartbeat."
+  }),
+  lastActivityAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
+    description: "When the runtime last did something, by its clock; not after `sentAt` (400 otherwise). Moves `lastActiveAt` forward, whatever `active` says."
+  }),
+  openSessions: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(0, MAX_OPEN_SESSIONS, { message: () => `must be an integer from 0 to ${MAX_OPEN_SESSIONS}` })).annotations({
+      jsonSchema: { type: "integer", minimum: 0, maximum: MAX_OPEN_SESSIONS }
+    }),
+    { exact: true }
+  ).annotations({ description: "The sessions open on the runtime now." })
+}).annotations({
+  ...requestBody,
+  examples: [{
+    status: "online",
+    imageVersion: "2026.11.1",
+    active: true,
+    sentAt: exampleTime(90),
+    lastActivityAt: exampleTime(89),
+    openSessions: 2
+  }]
+})
+
+/** What the server did with a heartbeat: `applied` is false for a late one (not newer than the last), which changed nothing. */
+export const HeartbeatReceipt = Schema.Struct({
+  applied: Schema.Boolean.annotations({
+    description: "Whether the heartbeat was recorded: false when its `sentAt` is not newer than the worker's `lastHeartbeatAt` (a late or repeated heartbeat), which changed nothing."
+  }),
+  workerId: WorkerId,
+  connectivity: WorkerConnectivity,
+  lastHeartbeatAt: Timestamp,
+  lastActiveAt: Schema.NullOr(Timestamp),
+  openSessions: Schema.NullOr(Schema.Int),
+  heartbeatIntervalSeconds: Schema.Int.annotations({
+    description: "How often the server expects a heartbeat (`ORGPLANE_WORKER_HEARTBEAT_INTERVAL`): a runtime should beat at least this often."
   })
-}).annotations({ ...requestBody, examples: [{ status: "online", imageVersion: "2026.11.1", active: true }] })
+}).annotations({
+  identifier: "HeartbeatReceipt",
+  examples: [{
+    applied: true,
+    workerId: exampleId("wrk"),
+    connectivity: "online",
+    lastHeartbeatAt: exampleTime(90),
+    lastActiveAt: exampleTime(89),
+    openSessions: 2,
+    heartbeatIntervalSeconds: 30
+  }]
+})
 
 export const RegisterInstanceRequest = Schema.Struct({
   provider: InstanceProvider,

@@ -3,10 +3,11 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { ConflictResponse, ForbiddenResponse, NotFoundResponse, WorkerRuntimeErrorResponse } from "./Errors.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse, RateLimitedResponse, WorkerRuntimeErrorResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication, WorkerAuthentication } from "./Security.js"
 import {
+  HeartbeatReceipt,
   HeartbeatRequest,
   RegisteredWorker,
   RegisterInstanceRequest,
@@ -121,11 +122,12 @@ export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
   .add(
     HttpApiEndpoint.post("heartbeat", "/v1/worker-runtime/heartbeat")
       .setPayload(HeartbeatRequest)
-      .addSuccess(HttpApiSchema.NoContent)
+      .addSuccess(HeartbeatReceipt)
+      .addError(RateLimitedResponse)
       .annotate(OpenApi.Summary, "Report a worker heartbeat")
       .annotate(
         OpenApi.Description,
-        "The runtime says it is alive: records the heartbeat's time, the reported status (default `online`) and, when given, the runtime's version; `active: true` also records it as active now. 204.\n\nErrors: none beyond the group's."
+        "The runtime says it is alive. Heartbeats are ordered by `sentAt` (the runtime's clock; the time of arrival without one): a heartbeat newer than the worker's `lastHeartbeatAt` records its time, the reported status (default `online`), the runtime's version when given, its open sessions and activity (`lastActiveAt` only moves forward), keeps it in the worker's activity (the last 100), and, when the worker was offline or never seen, records its transition to `online`; one that is not newer (late, or repeated) changes nothing and answers `applied: false`. Both answer 200 with the worker's resulting times. A runtime should beat every `heartbeatIntervalSeconds` of the answer (`ORGPLANE_WORKER_HEARTBEAT_INTERVAL`, 30 seconds by default).\n\nErrors: 400 `invalid_request` for a `sentAt` more than 5 minutes ahead of the server's clock (check the runtime's clock) or a `lastActivityAt` after `sentAt`; 429 `rate_limited` with `Retry-After` past `ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE` heartbeats (12 by default) of one worker in a minute."
       )
   )
   .add(

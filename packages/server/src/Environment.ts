@@ -3,6 +3,7 @@ import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
+import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
@@ -14,6 +15,7 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Durable.environment,
   ...DnsConfig.environment,
   ...WorkerRuntimeConfig.environment,
+  ...WorkerActivityConfig.environment,
   ...McpPresetsConfig.environment,
   ...McpToolConfig.environment,
   ...CapabilityConfig.environment

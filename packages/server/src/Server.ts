@@ -49,6 +49,7 @@ import * as DesktopPoliciesHttp from "./policies/Http.js"
 import * as MemoryHttp from "./memory/Http.js"
 import * as SystemHttp from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
+import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as TelemetryHttp from "./telemetry/Http.js"
@@ -61,7 +62,8 @@ import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options &
+export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & WorkerActivityConfig.Options &
+  McpPresetsConfig.Options &
   McpToolConfig.Options & CapabilityConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
@@ -116,6 +118,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CodeHostConfig.layer(options)),
     Layer.provideMerge(DnsConfig.layer(options)),
     Layer.provideMerge(WorkerRuntimeConfig.layer(options)),
+    Layer.provideMerge(WorkerActivityConfig.layer(options)),
     Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(McpToolConfig.layer(options)),
     Layer.provideMerge(CapabilityConfig.layer(options)),

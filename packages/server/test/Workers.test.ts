@@ -138,7 +138,7 @@ describe("workers", () => {
     const id = registered.worker.id
 
     const beat = await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { imageVersion: "1.4.2", active: true } })
-    expect(beat.status).toBe(204)
+    expect(beat.status).toBe(200)
     const afterBeat = (await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker
     expect(afterBeat).toMatchObject({ status: "online", imageVersion: "1.4.2" })
     expect(afterBeat.lastHeartbeatAt).not.toBeNull()
@@ -147,7 +147,7 @@ describe("workers", () => {
     // An online worker that stops beating reads as offline.
     clock.advance("4 minutes")
     expect((await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker.status).toBe("offline")
-    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { status: "error" } })).status).toBe(204)
+    expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: { status: "error" } })).status).toBe(200)
     const errored = (await get(`/v1/workers/${id}`, { token: org.member.token })).body.worker
     expect(errored).toMatchObject({ status: "error", imageVersion: "1.4.2", lastActiveAt: afterBeat.lastActiveAt })
 
@@ -181,7 +181,7 @@ describe("workers", () => {
     expect(rotated.status).toBe(201)
     expect(rotated.body.token).not.toBe(registered.token)
     expect((await post("/v1/worker-runtime/heartbeat", { token: registered.token, body: {} })).status).toBe(401)
-    expect((await post("/v1/worker-runtime/heartbeat", { token: rotated.body.token, body: {} })).status).toBe(204)
+    expect((await post("/v1/worker-runtime/heartbeat", { token: rotated.body.token, body: {} })).status).toBe(200)
   })
 
   it("refuse the runtime operations without a valid worker token", async () => {

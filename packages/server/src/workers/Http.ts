@@ -2,6 +2,7 @@
 import { Api, CurrentMember, CurrentWorker } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
+import { Activity, offlineCheckLayer } from "./Activity.js"
 import * as Authentication from "./Authentication.js"
 import { Runtime } from "./Runtime.js"
 import { Workers } from "./Workers.js"
@@ -24,14 +25,22 @@ export const WorkersHttp = group(Api, "workers", (handlers) =>
 export const WorkerRuntimeHttp = group(Api, "workerRuntime", (handlers) =>
   Effect.gen(function*() {
     const workers = yield* Workers
+    const activity = yield* Activity
     return handlers
-      .handle("heartbeat", ({ payload }) => Effect.flatMap(CurrentWorker, (caller) => workers.heartbeat(caller, payload)))
+      .handle("heartbeat", ({ payload }) => Effect.flatMap(CurrentWorker, (caller) => activity.heartbeat(caller, payload)))
       .handle("registerInstance", ({ payload }) => Effect.flatMap(CurrentWorker, (caller) => workers.registerInstance(caller, payload)))
   }))
 
-export const layer = Layer.mergeAll(WorkersHttp, WorkerRuntimeHttp).pipe(
+export const WorkerActivityHttp = group(Api, "workerActivity", (handlers) =>
+  Effect.gen(function*() {
+    const activity = yield* Activity
+    return handlers.handle("list", ({ path, urlParams }) => Effect.flatMap(CurrentMember, (caller) => activity.list(caller, path.id, urlParams)))
+  }))
+
+export const layer = Layer.mergeAll(WorkersHttp, WorkerRuntimeHttp, WorkerActivityHttp, offlineCheckLayer).pipe(
   Layer.provide(Authentication.layer),
   Layer.provide(Workers.Default),
+  Layer.provide(Activity.Default),
   Layer.provide(Runtime.Default),
   Layer.provide(WorkersRepository.Default)
 )

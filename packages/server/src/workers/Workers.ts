@@ -5,7 +5,6 @@
 import {
   Conflict,
   Forbidden,
-  type HeartbeatRequest,
   NotFound,
   type OrganizationId,
   type RegisterInstanceRequest,
@@ -23,6 +22,7 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { ActivityConfig, bounds } from "./ActivityConfig.js"
 import { Runtime } from "./Runtime.js"
 import { WorkersRepository } from "./WorkersRepository.js"
 
@@ -46,6 +46,11 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
     const workers = yield* WorkersRepository
     const crypto = yield* Crypto
     const runtime = yield* Runtime
+    const activity = yield* ActivityConfig
+
+    /** Who reads, now: `isMine` and the connectivity bounds. */
+    const readerOf = (principal: Principal) =>
+      Effect.map(now, (at) => ({ userId: userOf(principal) ?? NOBODY, ...bounds(activity, at) }))
 
     /** The worker id `raw` names, or 404: the spec's ids are plain strings, and one of another shape names no worker. */
     const parseId = (raw: string) => isWorkerId(raw) ? Effect.succeed(raw) : Effect.fail(workerNotFound())
@@ -53,8 +58,7 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
     const read = (principal: Principal, id: WorkerId) =>
       Effect.gen(function*() {
         const organizationId = principal.organization.id
-        const at = yield* now
-        const worker = yield* workers.find({ organizationId, id, userId: userOf(principal) ?? NOBODY, at })
+        const worker = yield* workers.find({ organizationId, id, ...yield* readerOf(principal) })
         if (Option.isNone(worker)) return yield* workerNotFound()
         const instance = yield* workers.latestInstance({ organizationId, id })
         return { worker: worker.value, instance: Option.getOrNull(instance) }
@@ -124,7 +128,7 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
       Effect.zipRight(
         authorize(principal, "workers.read"),
         orUnavailable(
-          Effect.flatMap(now, (at) => workers.list(principal.organization.id, { userId: userOf(principal) ?? NOBODY, at }, query))
+          Effect.flatMap(readerOf(principal), (reader) => workers.list(principal.organization.id, reader, query))
         )
       )
 
@@ -184,7 +188,7 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
         const organizationId = principal.organization.id
         const target = yield* orUnavailable(
           Effect.gen(function*() {
-            const worker = yield* workers.find({ organizationId, id, userId: userOf(principal) ?? NOBODY, at: yield* now })
+            const worker = yield* workers.find({ organizationId, id, ...yield* readerOf(principal) })
             if (Option.isNone(worker)) return yield* workerNotFound()
             yield* mayManage(principal, worker.value.createdByUserId)
             return yield* workers.runtimeTarget({ organizationId, id })
@@ -210,22 +214,6 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
       })
 
     // The runtime's side ------------------------------------------------------------------------------------------
-
-    const heartbeat = (caller: WorkerCaller, input: typeof HeartbeatRequest.Type) =>
-      transaction(
-        Effect.gen(function*() {
-          const at = yield* now
-          yield* workers.heartbeat({
-            organizationId: caller.organizationId,
-            id: caller.workerId,
-            at,
-            status: input.status ?? "online",
-            imageVersion: input.imageVersion ?? null,
-            active: input.active ?? false
-          })
-          yield* workers.touchToken({ organizationId: caller.organizationId, id: caller.tokenId, at })
-        })
-      )
 
     const registerInstance = (caller: WorkerCaller, input: typeof RegisterInstanceRequest.Type) =>
       Effect.gen(function*() {
@@ -255,6 +243,6 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
         )
       })
 
-    return { register, list, get, update, remove, rotateToken, upgradeRuntime, heartbeat, registerInstance } as const
+    return { register, list, get, update, remove, rotateToken, upgradeRuntime, registerInstance } as const
   })
 }) {}

@@ -1,7 +1,6 @@
 /** Storage of workers, the instances their runtimes report, and their tokens (only the tokens' hashes are kept). */
 import { Model, SqlClient } from "@effect/sql"
 import {
-  HEARTBEAT_STALE_MILLIS,
   MembershipId,
   OrganizationId,
   UserId,
@@ -62,8 +61,17 @@ const byCreation = Keyset.make<Worker>("workers", "asc", [
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: WorkerId })
 type Scoped = typeof Scoped.Type
 
-/** Who reads: `isMine` compares with the user, and `online` without a recent heartbeat reads as `offline`. */
-const Reader = { userId: UserId, at: DateColumn }
+/**
+ * Who reads and when: `isMine` compares with the user; `connectivity` is `online` when last seen after
+ * `staleBefore`, `offline` when never seen or at or before `offlineBefore` (an `online` status then reads as
+ * `offline`), `stale` between (ActivityConfig.bounds).
+ */
+const Reader = { userId: Schema.String, staleBefore: DateColumn, offlineBefore: DateColumn }
+export interface Reader {
+  readonly userId: string
+  readonly staleBefore: Date
+  readonly offlineBefore: Date
+}
 
 /** The latest instance with its stored credential (encrypted), for the forwarding client only. */
 export const RuntimeTarget = Schema.Struct({
@@ -77,41 +85,42 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const select = (userId: string, at: Date) => {
-      const staleBefore = new Date(at.getTime() - HEARTBEAT_STALE_MILLIS)
+    const select = ({ offlineBefore, staleBefore, userId }: Reader) => {
+      const offline = sql`(w.last_seen_at IS NULL OR w.last_seen_at <= ${offlineBefore})`
       return sql`
         SELECT w.id, w.organization_id AS org_id, w.created_by_user_id,
                (w.created_by_user_id IS NOT NULL AND w.created_by_user_id = ${userId}) AS is_mine,
                w.name, w.description, w.destination,
-               CASE WHEN w.status = 'online' AND (w.last_heartbeat_at IS NULL OR w.last_heartbeat_at < ${staleBefore})
-                    THEN 'offline' ELSE w.status END AS status,
+               CASE WHEN w.status = 'online' AND ${offline} THEN 'offline' ELSE w.status END AS status,
                w.image_version, w.workspace_path, w.sandbox_backend, w.last_heartbeat_at, w.last_active_at,
-               w.created_at, w.updated_at
+               w.created_at, w.updated_at,
+               CASE WHEN ${offline} THEN 'offline' WHEN w.last_seen_at <= ${staleBefore} THEN 'stale' ELSE 'online' END AS connectivity,
+               w.last_seen_at, w.open_sessions
         FROM workers w`
     }
 
     const find = findOne({
       Request: Schema.Struct({ ...Scoped.fields, ...Reader }),
       Result: classRow(Worker),
-      execute: ({ at, id, organizationId, userId }) =>
-        sql`${select(userId, at)} WHERE w.organization_id = ${organizationId} AND w.id = ${id} AND w.deleted_at IS NULL`
+      execute: ({ id, organizationId, ...reader }) =>
+        sql`${select(reader)} WHERE w.organization_id = ${organizationId} AND w.id = ${id} AND w.deleted_at IS NULL`
     })
 
     const listRows = findAll({
       Request: Schema.Struct({ organizationId: OrganizationId, ...Reader, mine: Schema.Boolean, page: Keyset.PageRequest }),
       Result: trustedClassRow(Worker),
-      execute: ({ at, mine, organizationId, page, userId }) =>
-        sql`${select(userId, at)} WHERE ${
+      execute: ({ mine, organizationId, page, ...reader }) =>
+        sql`${select(reader)} WHERE ${
           sql.and([
             sql`w.organization_id = ${organizationId}`,
             sql`w.deleted_at IS NULL`,
-            mine ? sql`w.created_by_user_id = ${userId}` : sql`true`,
+            mine ? sql`w.created_by_user_id = ${reader.userId}` : sql`true`,
             page.after
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
 
-    const list = (organizationId: OrganizationId, reader: { readonly userId: UserId; readonly at: Date }, query: WorkerListQuery) =>
+    const list = (organizationId: OrganizationId, reader: Reader, query: WorkerListQuery) =>
       Keyset.page(byCreation, query, (page) => listRows({ organizationId, ...reader, mine: query.mine === "true", page }))
 
     /** Locks a worker that is not deleted; its creator (user), or undefined when there is no such worker. */
@@ -146,25 +155,68 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
         sql`UPDATE workers SET deleted_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
     })
 
-    const heartbeat = execute({
+    /** The creator of a worker that is not deleted (none: no such worker). */
+    const creatorOf = findOne({
+      Request: Scoped,
+      Result: Schema.Struct({ createdByUserId: Schema.NullOr(UserId) }),
+      execute: ({ id, organizationId }) =>
+        sql`SELECT created_by_user_id FROM workers WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL`
+    })
+
+    /** Locks a worker that is not deleted for a heartbeat: its recorded state, or undefined when there is none. */
+    const lockForHeartbeat = ({ id, organizationId }: Scoped) =>
+      sql<{ activityState: "online" | "offline" }>`
+        SELECT activity_state FROM workers
+        WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
+        Effect.map((rows) => rows[0])
+      )
+
+    /**
+     * Applies a heartbeat only when its `sentAt` is newer than the stored one: the guard is in the statement, so
+     * concurrent heartbeats leave the newest `sentAt` whatever order they commit in, and `last_active_at` only moves
+     * forward. The worker's resulting times when applied; none for a late heartbeat (nothing changed).
+     */
+    const heartbeat = findOne({
       Request: Schema.Struct({
         ...Scoped.fields,
-        at: DateColumn,
+        receivedAt: DateColumn,
+        sentAt: DateColumn,
         status: Schema.String,
         imageVersion: Schema.NullOr(Schema.String),
-        active: Schema.Boolean
+        activeAt: Schema.NullOr(DateColumn),
+        openSessions: Schema.NullOr(Schema.Int)
       }),
+      Result: Schema.Struct({ lastHeartbeatAt: DateColumn, lastActiveAt: Schema.NullOr(DateColumn), openSessions: Schema.NullOr(Schema.Int) }),
       // `updatedAt` moves when what the worker reports changes, not with every beat.
-      execute: ({ active, at, id, imageVersion, organizationId, status }) =>
+      execute: ({ activeAt, id, imageVersion, openSessions, organizationId, receivedAt, sentAt, status }) =>
         sql`UPDATE workers SET
               updated_at = CASE WHEN status IS DISTINCT FROM ${status}
                                   OR (${imageVersion}::text IS NOT NULL AND image_version IS DISTINCT FROM ${imageVersion}::text)
-                                THEN ${at}::timestamptz ELSE updated_at END,
+                                THEN ${receivedAt}::timestamptz ELSE updated_at END,
               status = ${status},
               image_version = COALESCE(${imageVersion}::text, image_version),
-              last_heartbeat_at = ${at},
-              last_active_at = CASE WHEN ${active} THEN ${at}::timestamptz ELSE last_active_at END
-            WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL`
+              last_heartbeat_at = ${sentAt},
+              last_seen_at = GREATEST(last_seen_at, ${receivedAt}::timestamptz),
+              last_active_at = GREATEST(last_active_at, ${activeAt}::timestamptz),
+              open_sessions = COALESCE(${openSessions}::integer, open_sessions),
+              activity_state = 'online'
+            WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL
+              AND (last_heartbeat_at IS NULL OR last_heartbeat_at < ${sentAt}::timestamptz)
+            RETURNING last_heartbeat_at, last_active_at, open_sessions`
+    })
+
+    /** The worker's times as they stand (for the answer to a late heartbeat). */
+    const heartbeatState = findOne({
+      Request: Scoped,
+      Result: Schema.Struct({
+        lastHeartbeatAt: DateColumn,
+        lastActiveAt: Schema.NullOr(DateColumn),
+        openSessions: Schema.NullOr(Schema.Int),
+        lastSeenAt: Schema.NullOr(DateColumn)
+      }),
+      execute: ({ id, organizationId }) =>
+        sql`SELECT last_heartbeat_at, last_active_at, open_sessions, last_seen_at FROM workers
+            WHERE organization_id = ${organizationId} AND id = ${id} AND last_heartbeat_at IS NOT NULL`
     })
 
     // Instances ---------------------------------------------------------------------------------------------------
@@ -229,7 +281,10 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
       insert,
       update,
       softDelete,
+      creatorOf,
+      lockForHeartbeat,
       heartbeat,
+      heartbeatState,
       insertInstance,
       latestInstance,
       runtimeTarget,
