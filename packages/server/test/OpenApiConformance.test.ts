@@ -33,6 +33,8 @@ interface Request {
 const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path: Path; readonly message: string }> = [
   // Cursors are opaque: only a `nextCursor` the list returned is one.
   { path: ["cursor"], message: "is not a cursor returned by this list with these filters" },
+  // A heartbeat's sentAt may be at most 5 minutes ahead of the server's clock (the document's dates are a month ahead).
+  { operation: "workerRuntime.heartbeat", path: ["sentAt"], message: "is more than 5 minutes ahead of the server's clock: check the runtime's clock" },
   // Must be the caller's actual password.
   { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" },
   // MCP connections: the URL's host must resolve (to public addresses) before anything is stored.
