@@ -44,6 +44,17 @@ const freshInvitation = async (org: Org): Promise<{ id: string }> =>
 const freshApiKey = async (org: Org): Promise<{ id: string }> =>
   ok("creating an API key", await call("POST", "/v1/api-keys", { token: org.owner.token, body: { name: `key ${unique()}` } }), 201).apiKey
 
+/** A worker the organization's member registered, with one heartbeat of its runtime. */
+const freshMembersWorker = async (org: Org): Promise<{ id: string }> => {
+  const { token, worker } = ok(
+    "registering a worker",
+    await call("POST", "/v1/workers", { token: org.member.token, body: { name: `Worker ${unique()}`, destination: "local" } }),
+    201
+  )
+  ok("a heartbeat", await call("POST", "/v1/worker-runtime/heartbeat", { token, body: { openSessions: 1 } }), 200)
+  return worker
+}
+
 /** An `oauth` MCP connection, granted to the whole organization (so members see it too). */
 const MCP_URL = "https://93.184.215.14/mcp"
 const freshMcpConnection = async (org: Org): Promise<{ id: string }> => {
@@ -284,6 +295,18 @@ const matrix: ReadonlyArray<Case<unknown>> = [
   matrixCase({
     name: "GET /v1/mcp-connections/presets",
     request: () => ({ method: "GET", path: "/v1/mcp-connections/presets" }),
+    expect: everyone
+  }),
+  // Workers and their activity (the member's own worker: its creator, owners and admins read the activity)
+  matrixCase({
+    name: "GET /v1/workers",
+    request: () => ({ method: "GET", path: "/v1/workers" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/workers/:id/activity of the member's worker",
+    setup: freshMembersWorker,
+    request: (_, worker) => ({ method: "GET", path: `/v1/workers/${worker.id}/activity` }),
     expect: everyone
   }),
   // MCP connections (OAuth ones: created without reaching the server; a public IP literal needs no DNS)
