@@ -90,4 +90,42 @@ describe("orgplane workers", { timeout: 120_000 }, () => {
     expect(both.code).toBe(2)
     expect(both.stderr).toContain("not both")
   })
+
+  it("shows a worker's connectivity and its activity: heartbeats and transitions, as a table and as JSON", async () => {
+    const org = await Http.staffed(server.url)
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.member.token }
+    const { token, worker } = json(await cli(["workers", "register", "Builder", "--json"], env))
+    const beat = await Http.request(server.url, "POST", "/v1/worker-runtime/heartbeat", {
+      token,
+      body: { active: true, openSessions: 2, imageVersion: "3.1.4" }
+    })
+    expect(beat.status).toBe(200)
+
+    const listed = await cli(["workers", "list"], env)
+    expect(listed.stdout).toMatch(/CONNECTIVITY/i)
+    expect(listed.stdout).toMatch(/Builder\s+local\s+online\s+online/)
+    const read = await cli(["workers", "get", worker.id], env)
+    expect(read.stdout).toContain("connectivity: online")
+    expect(read.stdout).toContain("open sessions: 2")
+
+    const table = await cli(["workers", "activity", worker.id], env)
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stdout).toContain("online, active, 2 open sessions, version 3.1.4")
+    expect(table.stdout).toContain("offline -> online (a heartbeat arrived)")
+    const asJson = await cli(["workers", "activity", worker.id, "--json"], env)
+    const page = json(asJson)
+    expect(page.items.map((entry: any) => entry.kind).sort()).toEqual(["heartbeat", "transition"])
+    expect(page.nextCursor).toBeNull()
+    const transitions = json(await cli(["workers", "activity", worker.id, "--kind", "transition", "--json"], env))
+    expect(transitions.items).toEqual([expect.objectContaining({ kind: "transition", from: "offline", to: "online", cause: "heartbeat" })])
+
+    // Another member may not read it; an admin may.
+    const stranger = await Http.join(server.url, org.owner.token, "member", "Stranger")
+    const refused = await cli(["workers", "activity", worker.id], { ...env, ORGPLANE_TOKEN: stranger.token })
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("insufficient_access")
+    expect((await cli(["workers", "activity", worker.id, "--json"], { ...env, ORGPLANE_TOKEN: org.admin.token })).code).toBe(0)
+    expect((await cli(["workers", "activity", worker.id, "--kind", "sometimes"], env)).code).toBe(2)
+  })
 })

@@ -1,7 +1,7 @@
 /**
- * `orgplane workers register | list | get | update | rotate-token | delete | upgrade`: the active organization's
- * workers. Any member registers and reads them; a worker's creator, owners and admins change, delete, rotate the
- * token of and upgrade it.
+ * `orgplane workers register | list | get | update | rotate-token | delete | upgrade | activity`: the active
+ * organization's workers. Any member registers and reads them; a worker's creator, owners and admins change, delete,
+ * rotate the token of and upgrade it, and read its activity.
  */
 import {
   RegisteredWorker,
@@ -10,6 +10,8 @@ import {
   RuntimeUpgradeResponse,
   SandboxBackend,
   type Worker,
+  type WorkerActivityEntry,
+  WorkerActivityPage,
   WorkerDestination,
   WorkerId,
   WorkerPage,
@@ -26,7 +28,7 @@ import * as Output from "../Output.js"
 const workerId = Inputs.argument("workerId", { schema: WorkerId, description: "The worker (wrk_…)." })
 
 const describe = (worker: Worker) =>
-  `${worker.name} (${worker.id}): ${worker.destination}, ${worker.status}${worker.isMine ? ", yours" : ""}`
+  `${worker.name} (${worker.id}): ${worker.destination}, ${worker.status} (${worker.connectivity})${worker.isMine ? ", yours" : ""}`
 
 const description = Inputs.optional(Inputs.text("description", { schema: RegisterWorkerRequest.fields.description.from }))
 const sandboxBackend = Inputs.optional(Inputs.text("sandbox-backend", { placeholder: "<slug>", schema: SandboxBackend }))
@@ -70,6 +72,7 @@ export const list = Commands.list("list", {
     ["name", (worker) => worker.name],
     ["destination", (worker) => worker.destination],
     ["status", (worker) => worker.status],
+    ["connectivity", (worker) => worker.connectivity],
     ["mine", (worker) => (worker.isMine ? "yes" : "no")],
     ["last heartbeat", (worker) => (worker.lastHeartbeatAt === null ? "never" : Output.date(worker.lastHeartbeatAt))]
   ]
@@ -80,6 +83,9 @@ const showWorker = ({ instance, worker }: typeof WorkerResponse.Type) =>
     describe(worker),
     ...(worker.description !== null ? [`  description: ${worker.description}`] : []),
     `  runtime version: ${worker.imageVersion ?? "unknown"}; last heartbeat: ${worker.lastHeartbeatAt?.toISOString() ?? "never"}`,
+    `  connectivity: ${worker.connectivity}; last seen: ${worker.lastSeenAt?.toISOString() ?? "never"}; open sessions: ${
+      worker.openSessions ?? "unknown"
+    }`,
     ...(worker.workspacePath !== null ? [`  workspace: ${worker.workspacePath}`] : []),
     ...(worker.sandboxBackend !== null ? [`  sandbox: ${worker.sandboxBackend}`] : []),
     instance === null
@@ -171,8 +177,37 @@ export const upgrade = Commands.endpoint("upgrade", {
   human: ({ body, status }) => `The runtime answered ${status}:\n${JSON.stringify(body, null, 2)}`
 })
 
+/** What an activity entry says, beyond its time and kind. */
+const detail = (entry: WorkerActivityEntry) =>
+  entry.kind === "transition"
+    ? `${entry.from} -> ${entry.to} (${entry.cause === "heartbeat" ? "a heartbeat arrived" : "no heartbeat"})`
+    : [
+      entry.status,
+      entry.active ? "active" : "idle",
+      ...(entry.openSessions === null ? [] : [`${entry.openSessions} open sessions`]),
+      ...(entry.imageVersion === null ? [] : [`version ${entry.imageVersion}`]),
+      `sent ${Output.date(entry.sentAt)}`
+    ].join(", ")
+
+export const activity = Commands.list("activity", {
+  summary: "Show a worker's recent heartbeats (the last 100) and its online/offline transitions, newest first (its creator, owners and admins).",
+  noun: "activity entries",
+  inputs: {
+    workerId,
+    kind: Inputs.optional(Inputs.choice("kind", ["heartbeat", "transition"] as const, { description: "Only heartbeats or only transitions." }))
+  },
+  call: (client, input, page) =>
+    client.workerActivity.list({ path: { id: input.workerId }, urlParams: { ...Inputs.ifSome("kind", input.kind), ...page } }),
+  output: WorkerActivityPage,
+  columns: [
+    ["at", (entry) => Output.date(entry.at)],
+    ["kind", (entry) => entry.kind],
+    ["detail", detail]
+  ]
+})
+
 export const workers = Commands.group(
   "workers",
   "Manage the active organization's workers (any member registers and reads; creators, owners and admins change them).",
-  [register, list, get, update, rotateToken, del, upgrade]
+  [register, list, get, update, rotateToken, del, upgrade, activity]
 )
