@@ -277,6 +277,7 @@ describe("Promise client", () => {
       "telemetry",
       "users",
       "webhooks",
+      "workerActivity",
       "workerRuntime",
       "workers"
     ])

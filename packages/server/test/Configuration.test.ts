@@ -108,11 +108,12 @@ describe("configuration", () => {
     const cluster = ["host", "listenHost", "port"] satisfies ReadonlyArray<keyof Durable.ClusterSettings>
     const dns = ["dnsServers", "dnsTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const workerRuntime = ["workerRuntimeTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
+    const workerActivity = ["workerHeartbeatInterval", "workerOfflineAfter", "workerHeartbeatsPerMinute"] satisfies ReadonlyArray<keyof ServerOptions>
     const mcp = ["mcpPresetsFile", "mcpProbeTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const mcpTool = ["mcpToolTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const capability = ["capabilityTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     expect(rows.flatMap(([, option]) => option === undefined ? [] : [option]).sort()).toEqual(
-      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...mcp, ...mcpTool, ...capability, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
+      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...workerActivity, ...mcp, ...mcpTool, ...capability, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
     )
   })
 })
