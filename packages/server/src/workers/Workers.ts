@@ -1,6 +1,7 @@
 /**
  * Workers: registered and read by every member; changed, deleted, given a new token and upgraded by their creator,
- * owners and admins. The runtime side (instances here; heartbeats in Activity.ts) acts as the worker its token belongs to.
+ * owners and admins. The runtime side (instances here; heartbeats in Activity.ts) acts as the worker its token
+ * belongs to.
  */
 import {
   Conflict,
