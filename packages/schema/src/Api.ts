@@ -32,6 +32,7 @@ import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./Capabil
 import { MemoryApi } from "./MemoryApi.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
+import { TemplatesApi } from "./TemplatesApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
@@ -214,6 +215,7 @@ const Groups = HttpApi.make("orgplane")
   .add(WorkersApi)
   .add(WorkerRuntimeApi)
   .add(MemoryApi)
+  .add(TemplatesApi)
   .add(TelemetryApi)
   .add(McpConnectionsApi)
   .add(McpDiscoveryApi)

@@ -149,6 +149,12 @@ export const WorkerInstanceId = typeId("wki", "WorkerInstanceId", "Worker instan
 export type WorkerInstanceId = typeof WorkerInstanceId.Type
 export const WorkerTokenId = typeId("wkt", "WorkerTokenId", "Worker token id")
 export type WorkerTokenId = typeof WorkerTokenId.Type
+export const TemplateId = typeId("tpl", "TemplateId", "Template id")
+export type TemplateId = typeof TemplateId.Type
+export const TemplateVersionId = typeId("tpv", "TemplateVersionId", "Template version id")
+export type TemplateVersionId = typeof TemplateVersionId.Type
+export const TemplateAccessGrantId = typeId("tpa", "TemplateAccessGrantId", "Template access grant id")
+export type TemplateAccessGrantId = typeof TemplateAccessGrantId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -188,7 +194,10 @@ export const IdsByPrefix = {
   wrk: WorkerId,
   wki: WorkerInstanceId,
   wkt: WorkerTokenId,
-  emg: McpConnectionAccessGrantId
+  emg: McpConnectionAccessGrantId,
+  tpl: TemplateId,
+  tpv: TemplateVersionId,
+  tpa: TemplateAccessGrantId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

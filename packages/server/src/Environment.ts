@@ -7,6 +7,7 @@ import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
+import * as TemplateSchemas from "./templates/SchemaRegistry.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -16,5 +17,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...WorkerRuntimeConfig.environment,
   ...McpPresetsConfig.environment,
   ...McpToolConfig.environment,
-  ...CapabilityConfig.environment
+  ...CapabilityConfig.environment,
+  ...TemplateSchemas.environment
 ]
