@@ -58,6 +58,7 @@ export const TemplateDocument = Schema.Unknown.pipe(
 ).annotations({
   identifier: "TemplateDocument",
   jsonSchema: {
+    type: ["object", "array", "string", "number", "boolean", "null"],
     description:
       "Any JSON value: object, array, string, number, boolean or null; at most 256 KiB (262144 bytes of UTF-8) as compact JSON, at most 63 levels deep, no NUL or lone surrogate in its strings. Member order is kept."
   }

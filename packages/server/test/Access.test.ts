@@ -371,10 +371,24 @@ const matrix: ReadonlyArray<Case<unknown>> = [
     expect: { owner: 204, admin: 204, member: 204 }
   }),
   matrixCase({
-    name: "POST /v1/templates/:templateId/access org-wide on a member's",
+    name: "POST /v1/templates/:templateId/access to the admin, on a member's",
     setup: (org) => freshTemplate(org, "member"),
-    request: (_, template) => ({ method: "POST", path: `/v1/templates/${template.id}/access`, body: { orgWide: true, role: "viewer" } }),
-    expect: { owner: 201, admin: 201, member: 403 }
+    request: (org, template) => ({
+      method: "POST",
+      path: `/v1/templates/${template.id}/access`,
+      body: { orgMembershipId: org.admin.membership.id, role: "viewer" }
+    }),
+    expect: { owner: 201, admin: 201, member: 201 }
+  }),
+  matrixCase({
+    name: "POST /v1/templates/:templateId/access on the owner's",
+    setup: (org) => freshTemplate(org),
+    request: (org, template) => ({
+      method: "POST",
+      path: `/v1/templates/${template.id}/access`,
+      body: { orgMembershipId: org.member.membership.id, role: "viewer" }
+    }),
+    expect: { owner: 201, admin: 201, member: 404 }
   })
 ]
 

@@ -54,7 +54,7 @@ export interface Registry {
   readonly versions: ReadonlyArray<string>
 }
 
-export class TemplateSchemas extends Context.Tag("@orgplane/server/templates/SchemaRegistry/TemplateSchemas")<TemplateSchemas, Registry>() {}
+export class TemplateSchemas extends Context.Tag("@orgplane/server/templates/SchemaRegistry")<TemplateSchemas, Registry>() {}
 
 /** The most violations a 400 lists: a large document against a strict schema could otherwise give thousands. */
 export const MAX_VIOLATIONS = 100
