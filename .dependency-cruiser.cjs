@@ -57,6 +57,7 @@ const areas = {
   system: [],
   teams: ["identity/Memberships"],
   telemetry: [],
+  templates: ["access/Access"],
   workers: []
 }
 

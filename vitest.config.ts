@@ -29,6 +29,7 @@ const withoutDatabase = [
     "Parsing",
     "RequestGuard",
     "ServiceKeys",
+    "TemplateSchemas",
     "TokenTiming",
     "WorkerRuntime"
   ].map((name) => `packages/server/test/${name}.test.ts`)

@@ -23,6 +23,7 @@ import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
 import { policies } from "./commands/policies.js"
 import { memory } from "./commands/memory.js"
+import { templates } from "./commands/templates.js"
 import { whoami } from "./commands/whoami.js"
 import { workers } from "./commands/workers.js"
 import { admin } from "./commands/admin.js"
@@ -41,7 +42,7 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, telemetry, the instance's metrics, external MCP connections, and your own mail and calendar accounts (connections, mail, calendar).",
+    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, and your own mail and calendar accounts (connections, mail, calendar).",
     [
       Serve.make(options.serveEnvironment),
       keys,
@@ -62,6 +63,7 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       bootstrap,
       workers,
       memory,
+      templates,
       admin,
       telemetry,
       mcp,

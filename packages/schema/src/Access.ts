@@ -17,7 +17,9 @@ import {
   MembershipId,
   PluginAccessGrantId,
   PluginId,
-  TeamId
+  TeamId,
+  TemplateAccessGrantId,
+  TemplateId
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { ada, exampleTime } from "./Examples.js"
@@ -84,7 +86,13 @@ export class McpConnectionAccessGrant extends Schema.Class<McpConnectionAccessGr
   ...grantFields
 }).annotations({ examples: [grantExample(exampleId("emg"))] })) {}
 
+export class TemplateAccessGrant extends Schema.Class<TemplateAccessGrant>("TemplateAccessGrant")(Schema.Struct({
+  id: TemplateAccessGrantId,
+  ...grantFields
+}).annotations({ examples: [grantExample(exampleId("tpa"))] })) {}
+
 export type AccessGrant =
+  | TemplateAccessGrant
   | ConfigObjectAccessGrant
   | PluginAccessGrant
   | MarketplaceAccessGrant
@@ -105,6 +113,9 @@ export const ConnectorInstanceAccessGrantResponse = Schema.Struct({ ok: Schema.L
 export const McpConnectionAccessGrantPage = Page(McpConnectionAccessGrant).annotations({ identifier: "McpConnectionAccessGrantPage" })
 export const McpConnectionAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnectionAccessGrant })
 export const McpConnectionGrantPath = Schema.Struct({ connectionId: ExternalMcpConnectionId, grantId: McpConnectionAccessGrantId })
+export const TemplateAccessGrantPage = Page(TemplateAccessGrant).annotations({ identifier: "TemplateAccessGrantPage" })
+export const TemplateAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: TemplateAccessGrant })
+  .annotations({ identifier: "TemplateAccessGrantResponse" })
 export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
   .annotations({ identifier: "MarketplaceAccessGrantResponse" })
 
@@ -143,4 +154,5 @@ export type AccessListQuery = typeof AccessListQuery.Type
 export const ConfigObjectGrantPath = Schema.Struct({ configObjectId: ConfigObjectId, grantId: ConfigObjectAccessGrantId })
 export const PluginGrantPath = Schema.Struct({ pluginId: PluginId, grantId: PluginAccessGrantId })
 export const ConnectorInstanceGrantPath = Schema.Struct({ connectorInstanceId: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId })
+export const TemplateGrantPath = Schema.Struct({ templateId: TemplateId, grantId: TemplateAccessGrantId })
 export const MarketplaceGrantPath = Schema.Struct({ marketplaceId: MarketplaceId, grantId: MarketplaceAccessGrantId })

@@ -33,6 +33,7 @@ import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./Capabil
 import { MemoryApi } from "./MemoryApi.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
+import { TemplatesApi } from "./TemplatesApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
@@ -216,6 +217,7 @@ const Groups = HttpApi.make("orgplane")
   .add(WorkerRuntimeApi)
   .add(WorkerActivityApi)
   .add(MemoryApi)
+  .add(TemplatesApi)
   .add(TelemetryApi)
   .add(McpConnectionsApi)
   .add(McpDiscoveryApi)

@@ -147,7 +147,9 @@ export const NotFoundCode = Schema.Literal(
   "worker_not_found",
   "memory_not_found",
   "connection_not_found",
-  "suite_client_not_found"
+  "suite_client_not_found",
+  "template_not_found",
+  "template_version_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 

@@ -153,6 +153,12 @@ export const WorkerHeartbeatId = typeId("whb", "WorkerHeartbeatId", "Worker hear
 export type WorkerHeartbeatId = typeof WorkerHeartbeatId.Type
 export const WorkerActivityEventId = typeId("wae", "WorkerActivityEventId", "Worker activity event id")
 export type WorkerActivityEventId = typeof WorkerActivityEventId.Type
+export const TemplateId = typeId("tpl", "TemplateId", "Template id")
+export type TemplateId = typeof TemplateId.Type
+export const TemplateVersionId = typeId("tpv", "TemplateVersionId", "Template version id")
+export type TemplateVersionId = typeof TemplateVersionId.Type
+export const TemplateAccessGrantId = typeId("tpa", "TemplateAccessGrantId", "Template access grant id")
+export type TemplateAccessGrantId = typeof TemplateAccessGrantId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -194,7 +200,10 @@ export const IdsByPrefix = {
   wkt: WorkerTokenId,
   emg: McpConnectionAccessGrantId,
   whb: WorkerHeartbeatId,
-  wae: WorkerActivityEventId
+  wae: WorkerActivityEventId,
+  tpl: TemplateId,
+  tpv: TemplateVersionId,
+  tpa: TemplateAccessGrantId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

@@ -27,6 +27,11 @@ export const Policy = {
     role: "member",
     capability: "read connector accounts, and the connector instances shared with them (owners and admins: all of them)"
   },
+  "templates.read": {
+    role: "member",
+    capability: "read, instantiate, change and share the templates they created or were granted (owners and admins: all of them)"
+  },
+  "templates.create": { role: "member", capability: "create templates, which they then manage" },
   "desktopPolicies.readEffective": { role: "member", capability: "read their own effective desktop policy" },
   "memory.use": { role: "member", capability: "save, search, list and delete their own memories (nobody reads another person's)" },
   "members.leave": { role: "member", capability: "leave the organization" },

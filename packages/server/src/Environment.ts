@@ -8,6 +8,7 @@ import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
+import * as TemplateSchemas from "./templates/SchemaRegistry.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -18,5 +19,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...WorkerActivityConfig.environment,
   ...McpPresetsConfig.environment,
   ...McpToolConfig.environment,
-  ...CapabilityConfig.environment
+  ...CapabilityConfig.environment,
+  ...TemplateSchemas.environment
 ]

@@ -47,6 +47,8 @@ import * as TeamsHttp from "./teams/Http.js"
 import * as InvitationsHttp from "./invitations/Http.js"
 import * as DesktopPoliciesHttp from "./policies/Http.js"
 import * as MemoryHttp from "./memory/Http.js"
+import * as TemplatesHttp from "./templates/Http.js"
+import * as TemplateSchemas from "./templates/SchemaRegistry.js"
 import * as SystemHttp from "./system/Http.js"
 import * as WorkersHttp from "./workers/Http.js"
 import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
@@ -64,7 +66,7 @@ import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
  */
 export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & WorkerActivityConfig.Options &
   McpPresetsConfig.Options &
-  McpToolConfig.Options & CapabilityConfig.Options & {
+  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -122,6 +124,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(McpToolConfig.layer(options)),
     Layer.provideMerge(CapabilityConfig.layer(options)),
+    Layer.provideMerge(TemplateSchemas.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -147,6 +150,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       SsoHttp.layer,
       WorkersHttp.layer,
       MemoryHttp.layer,
+      TemplatesHttp.layer,
       TelemetryHttp.layer,
       McpHttp.layer,
       CapabilitiesHttp.layer

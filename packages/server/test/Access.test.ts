@@ -54,6 +54,13 @@ const freshMembersWorker = async (org: Org): Promise<{ id: string }> => {
   ok("a heartbeat", await call("POST", "/v1/worker-runtime/heartbeat", { token, body: { openSessions: 1 } }), 200)
   return worker
 }
+/** A template of `who` (the owner by default), shared with nobody. */
+const freshTemplate = async (org: Org, who: Role = "owner"): Promise<{ id: string }> =>
+  ok(
+    "creating a template",
+    await call("POST", "/v1/templates", { token: org[who].token, body: { name: `Template ${unique()}`, kind: "workspace", document: { a: 1 } } }),
+    201
+  ).template
 
 /** An `oauth` MCP connection, granted to the whole organization (so members see it too). */
 const MCP_URL = "https://93.184.215.14/mcp"
@@ -342,6 +349,68 @@ const matrix: ReadonlyArray<Case<unknown>> = [
     setup: freshMcpConnection,
     request: (_, connection) => ({ method: "POST", path: `/v1/mcp-connections/${connection.id}/access`, body: { orgWide: true, role: "viewer" } }),
     expect: managersCreate
+  }),
+  // Templates: any member creates; the creator, owners and admins change and delete; a template nobody shared with a
+  // member answers them 404 like a missing one.
+  matrixCase({
+    name: "POST /v1/templates",
+    request: () => ({ method: "POST", path: "/v1/templates", body: { name: `Template ${unique()}`, kind: "workspace", document: {} } }),
+    expect: { owner: 201, admin: 201, member: 201 }
+  }),
+  matrixCase({
+    name: "GET /v1/templates",
+    request: () => ({ method: "GET", path: "/v1/templates" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/templates/:templateId the owner's",
+    setup: (org) => freshTemplate(org),
+    request: (_, template) => ({ method: "GET", path: `/v1/templates/${template.id}` }),
+    expect: { owner: 200, admin: 200, member: 404 }
+  }),
+  matrixCase({
+    name: "PATCH /v1/templates/:templateId the owner's",
+    setup: (org) => freshTemplate(org),
+    request: (_, template) => ({ method: "PATCH", path: `/v1/templates/${template.id}`, body: { document: { a: 2 } } }),
+    expect: { owner: 200, admin: 200, member: 404 }
+  }),
+  matrixCase({
+    name: "PATCH /v1/templates/:templateId a member's",
+    setup: (org) => freshTemplate(org, "member"),
+    request: (_, template) => ({ method: "PATCH", path: `/v1/templates/${template.id}`, body: { name: `Renamed ${unique()}` } }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "DELETE /v1/templates/:templateId the owner's",
+    setup: (org) => freshTemplate(org),
+    request: (_, template) => ({ method: "DELETE", path: `/v1/templates/${template.id}` }),
+    expect: { owner: 204, admin: 204, member: 404 }
+  }),
+  matrixCase({
+    name: "DELETE /v1/templates/:templateId a member's",
+    setup: (org) => freshTemplate(org, "member"),
+    request: (_, template) => ({ method: "DELETE", path: `/v1/templates/${template.id}` }),
+    expect: { owner: 204, admin: 204, member: 204 }
+  }),
+  matrixCase({
+    name: "POST /v1/templates/:templateId/access to the admin, on a member's",
+    setup: (org) => freshTemplate(org, "member"),
+    request: (org, template) => ({
+      method: "POST",
+      path: `/v1/templates/${template.id}/access`,
+      body: { orgMembershipId: org.admin.membership.id, role: "viewer" }
+    }),
+    expect: { owner: 201, admin: 201, member: 201 }
+  }),
+  matrixCase({
+    name: "POST /v1/templates/:templateId/access on the owner's",
+    setup: (org) => freshTemplate(org),
+    request: (org, template) => ({
+      method: "POST",
+      path: `/v1/templates/${template.id}/access`,
+      body: { orgMembershipId: org.member.membership.id, role: "viewer" }
+    }),
+    expect: { owner: 201, admin: 201, member: 404 }
   })
 ]
 
@@ -369,7 +438,7 @@ describe("the role matrix", () => {
   })
 
   it("documents the policy actions of every operation that acts in an organization", () => {
-    const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities)\./
+    const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities|templates)\./
     const publicOperations = ["invitations.accept", "suiteConnections.callback"]
     const undocumented = operations.filter((operation) =>
       organizationGroups.test(operation.id) && !publicOperations.includes(operation.id) && operation.actions === undefined

@@ -217,6 +217,8 @@ class CannotProduce extends Error {}
 const validValue = (schema: JsonSchema, path: Path = []): unknown => {
   const resolved = resolve(schema)
   if (Array.isArray(resolved.enum)) return resolved.enum[0]
+  // Any JSON value (a template's document): bounded by the body size and nesting limits, like an open object.
+  if (Array.isArray(resolved.type) && resolved.type.includes("object")) return {}
   if ("const" in resolved) return resolved.const
   switch (resolved.type) {
     case "boolean":

@@ -1,10 +1,11 @@
 /**
- * Who may do what to one config object, plugin, marketplace or connector instance: the one place that answers it,
- * for every kind.
+ * Who may do what to one config object, plugin, marketplace, connector instance, MCP connection or template: the one
+ * place that answers it, for every kind.
  *
  * - Organization owners and admins (and the system) are managers of everything.
  * - Otherwise a member's role is the highest of the grants that apply to them (their own, their teams', the
  *   organization-wide one) that are not revoked.
+ * - A template's creator manages it whatever the grants say.
  * - When no grant applies, a plugin listed (not removed) in a marketplace the member can view is viewable, and a
  *   config object in a plugin (not deleted) the member can view is viewable.
  *
@@ -33,7 +34,9 @@ import {
   type OrganizationId,
   PluginAccessGrant,
   type PluginId,
-  type Prefix
+  type Prefix,
+  TemplateAccessGrant,
+  type TemplateId
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { makeId } from "../platform/Ids.js"
@@ -50,12 +53,23 @@ type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.St
 /** One kind of shared resource: its table, its grant table and how it is named in messages. */
 export interface Kind<Id extends string, G> {
   /** As messages name it: "config object". */
-  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection"
-  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections"
-  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants" | "connector_instance_grants" | "mcp_connection_grants"
+  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection" | "template"
+  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections" | "templates"
+  readonly grants:
+    | "config_object_grants"
+    | "plugin_grants"
+    | "marketplace_grants"
+    | "connector_instance_grants"
+    | "mcp_connection_grants"
+    | "template_grants"
   /** The grant table's column naming the resource. */
-  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id"
-  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg">
+  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id" | "template_id"
+  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg" | "tpa">
+  /**
+   * Whether the member in the resource's `created_by_membership_id` manages it whatever its grants say (their own
+   * manager grant revoked included): "the creator keeps access".
+   */
+  readonly creatorManages?: true
   readonly grant: GrantClass<G>
   readonly notFound: () => NotFound
   /** Phantom: the resource's id type. */
@@ -115,6 +129,18 @@ export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAcces
   grantPrefix: "emg",
   grant: McpConnectionAccessGrant,
   notFound: () => new NotFound({ error: "connection_not_found", message: "Unknown connection." })
+}
+
+/** Templates: private to their creator, who manages them for good, until shared with grants. */
+export const TemplateKind: Kind<TemplateId, TemplateAccessGrant> = {
+  name: "template",
+  table: "templates",
+  grants: "template_grants",
+  column: "template_id",
+  grantPrefix: "tpa",
+  grant: TemplateAccessGrant,
+  notFound: () => new NotFound({ error: "template_not_found", message: "Template not found." }),
+  creatorManages: true
 }
 
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
@@ -208,6 +234,9 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
                     AND vpc.removed_at IS NULL AND vp.deleted_at IS NULL
                     AND (${granted(PluginKind, "vp", me)} OR ${viaMarketplace("vp", me)}))`
 
+    /** Whether member `me` created row `alias` (of a kind whose creator manages it). */
+    const createdBy = (alias: string, me: MembershipId) => sql`${id(alias)}.created_by_membership_id = ${me}`
+
     /** The viewer fallback of a kind, or undefined for kinds without one. */
     const fallback = (kind: Kind<any, any>, alias: string, me: MembershipId): Statement.Fragment | undefined =>
       kind.table === "plugins" ? viaMarketplace(alias, me) : kind.table === "config_objects" ? viaPlugin(alias, me) : undefined
@@ -219,7 +248,7 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
     const visible = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
       const me = restricted(principal)
       if (me === undefined) return sql`true`
-      const other = fallback(kind, alias, me)
+      const other = kind.creatorManages ? createdBy(alias, me) : fallback(kind, alias, me)
       return other === undefined ? granted(kind, alias, me) : sql`(${granted(kind, alias, me)} OR ${other})`
     }
 
@@ -260,6 +289,7 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
       const me = restricted(principal)
       if (me === undefined) return sql`3`
       const grants = sql`(SELECT max(CASE g.role WHEN 'manager' THEN 3 WHEN 'editor' THEN 2 ELSE 1 END) FROM ${applying(kind, alias, me)})`
+      if (kind.creatorManages) return sql`CASE WHEN ${createdBy(alias, me)} THEN 3 ELSE COALESCE(${grants}, 0) END`
       const other = fallback(kind, alias, me)
       return other === undefined
         ? sql`COALESCE(${grants}, 0)`
@@ -417,7 +447,8 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
       plugin_grants: makeList(PluginKind),
       marketplace_grants: makeList(MarketplaceKind),
       connector_instance_grants: makeList(ConnectorInstanceKind),
-      mcp_connection_grants: makeList(McpConnectionKind)
+      mcp_connection_grants: makeList(McpConnectionKind),
+      template_grants: makeList(TemplateKind)
     }
 
     const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
