@@ -11,6 +11,8 @@ import {
   ConnectorInstanceId,
   exampleId,
   ExternalMcpConnectionId,
+  LlmProviderAccessGrantId,
+  LlmProviderId,
   MarketplaceAccessGrantId,
   MarketplaceId,
   McpConnectionAccessGrantId,
@@ -84,12 +86,18 @@ export class McpConnectionAccessGrant extends Schema.Class<McpConnectionAccessGr
   ...grantFields
 }).annotations({ examples: [grantExample(exampleId("emg"))] })) {}
 
+export class LlmProviderAccessGrant extends Schema.Class<LlmProviderAccessGrant>("LlmProviderAccessGrant")(Schema.Struct({
+  id: LlmProviderAccessGrantId,
+  ...grantFields
+}).annotations({ examples: [grantExample(exampleId("lpg"))] })) {}
+
 export type AccessGrant =
   | ConfigObjectAccessGrant
   | PluginAccessGrant
   | MarketplaceAccessGrant
   | ConnectorInstanceAccessGrant
   | McpConnectionAccessGrant
+  | LlmProviderAccessGrant
 
 export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotations({ identifier: "ConfigObjectAccessGrantPage" })
 export const PluginAccessGrantPage = Page(PluginAccessGrant).annotations({ identifier: "PluginAccessGrantPage" })
@@ -105,6 +113,10 @@ export const ConnectorInstanceAccessGrantResponse = Schema.Struct({ ok: Schema.L
 export const McpConnectionAccessGrantPage = Page(McpConnectionAccessGrant).annotations({ identifier: "McpConnectionAccessGrantPage" })
 export const McpConnectionAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: McpConnectionAccessGrant })
 export const McpConnectionGrantPath = Schema.Struct({ connectionId: ExternalMcpConnectionId, grantId: McpConnectionAccessGrantId })
+export const LlmProviderAccessGrantPage = Page(LlmProviderAccessGrant).annotations({ identifier: "LlmProviderAccessGrantPage" })
+export const LlmProviderAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: LlmProviderAccessGrant })
+  .annotations({ identifier: "LlmProviderAccessGrantResponse" })
+export const LlmProviderGrantPath = Schema.Struct({ llmProviderId: LlmProviderId, grantId: LlmProviderAccessGrantId })
 export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
   .annotations({ identifier: "MarketplaceAccessGrantResponse" })
 

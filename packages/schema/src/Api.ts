@@ -33,6 +33,7 @@ import { MemoryApi } from "./MemoryApi.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
+import { LlmProvidersApi } from "./LlmProvidersApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
 import { McpAuthorizationApi } from "./McpAuthorizationApi.js"
@@ -216,6 +217,7 @@ const Groups = HttpApi.make("orgplane")
   .add(MemoryApi)
   .add(TelemetryApi)
   .add(McpConnectionsApi)
+  .add(LlmProvidersApi)
   .add(McpDiscoveryApi)
   .add(McpToolsApi)
   .add(McpAuthorizationApi)

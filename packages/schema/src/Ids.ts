@@ -149,6 +149,10 @@ export const WorkerInstanceId = typeId("wki", "WorkerInstanceId", "Worker instan
 export type WorkerInstanceId = typeof WorkerInstanceId.Type
 export const WorkerTokenId = typeId("wkt", "WorkerTokenId", "Worker token id")
 export type WorkerTokenId = typeof WorkerTokenId.Type
+export const LlmProviderId = typeId("llp", "LlmProviderId", "LLM provider id")
+export type LlmProviderId = typeof LlmProviderId.Type
+export const LlmProviderAccessGrantId = typeId("lpg", "LlmProviderAccessGrantId", "LLM provider access grant id")
+export type LlmProviderAccessGrantId = typeof LlmProviderAccessGrantId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -188,7 +192,9 @@ export const IdsByPrefix = {
   wrk: WorkerId,
   wki: WorkerInstanceId,
   wkt: WorkerTokenId,
-  emg: McpConnectionAccessGrantId
+  emg: McpConnectionAccessGrantId,
+  llp: LlmProviderId,
+  lpg: LlmProviderAccessGrantId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

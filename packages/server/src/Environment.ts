@@ -5,6 +5,7 @@ import * as Config from "./platform/Config.js"
 import * as Durable from "./platform/Durable.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as LlmConfig from "./llm/LlmConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 
@@ -15,6 +16,7 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...DnsConfig.environment,
   ...WorkerRuntimeConfig.environment,
   ...McpPresetsConfig.environment,
+  ...LlmConfig.environment,
   ...McpToolConfig.environment,
   ...CapabilityConfig.environment
 ]

@@ -56,13 +56,15 @@ import * as McpHttp from "./mcp/Http.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as CapabilitiesHttp from "./capabilities/Http.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
+import * as LlmProvidersHttp from "./llm/Http.js"
+import * as LlmConfig from "./llm/LlmConfig.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
  * optional: what is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
 export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & McpPresetsConfig.Options &
-  McpToolConfig.Options & CapabilityConfig.Options & {
+  McpToolConfig.Options & CapabilityConfig.Options & LlmConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -119,6 +121,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(McpPresetsConfig.layer(options)),
     Layer.provideMerge(McpToolConfig.layer(options)),
     Layer.provideMerge(CapabilityConfig.layer(options)),
+    Layer.provideMerge(LlmConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -146,7 +149,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       MemoryHttp.layer,
       TelemetryHttp.layer,
       McpHttp.layer,
-      CapabilitiesHttp.layer
+      CapabilitiesHttp.layer,
+      LlmProvidersHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

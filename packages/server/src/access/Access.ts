@@ -23,6 +23,8 @@ import {
   type ConnectorInstanceId,
   type CreateAccessGrantRequest,
   type ExternalMcpConnectionId,
+  LlmProviderAccessGrant,
+  type LlmProviderId,
   Forbidden,
   hasRole,
   MarketplaceAccessGrant,
@@ -50,12 +52,18 @@ type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.St
 /** One kind of shared resource: its table, its grant table and how it is named in messages. */
 export interface Kind<Id extends string, G> {
   /** As messages name it: "config object". */
-  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection"
-  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections"
-  readonly grants: "config_object_grants" | "plugin_grants" | "marketplace_grants" | "connector_instance_grants" | "mcp_connection_grants"
+  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection" | "LLM provider"
+  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections" | "llm_providers"
+  readonly grants:
+    | "config_object_grants"
+    | "plugin_grants"
+    | "marketplace_grants"
+    | "connector_instance_grants"
+    | "mcp_connection_grants"
+    | "llm_provider_grants"
   /** The grant table's column naming the resource. */
-  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id"
-  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg">
+  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id" | "llm_provider_id"
+  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg" | "lpg">
   readonly grant: GrantClass<G>
   readonly notFound: () => NotFound
   /** Phantom: the resource's id type. */
@@ -115,6 +123,21 @@ export const McpConnectionKind: Kind<ExternalMcpConnectionId, McpConnectionAcces
   grantPrefix: "emg",
   grant: McpConnectionAccessGrant,
   notFound: () => new NotFound({ error: "connection_not_found", message: "Unknown connection." })
+}
+
+/**
+ * LLM providers: any grant (whatever its role) lets a member use the provider (read it, connect); `manager` also
+ * lets them change, test, grant and delete it. Owners and admins manage every provider, but connecting still needs
+ * a grant that reaches them (`usable`, `requireUsable`); a provider's creator gets a manager grant.
+ */
+export const LlmProviderKind: Kind<LlmProviderId, LlmProviderAccessGrant> = {
+  name: "LLM provider",
+  table: "llm_providers",
+  grants: "llm_provider_grants",
+  column: "llm_provider_id",
+  grantPrefix: "lpg",
+  grant: LlmProviderAccessGrant,
+  notFound: () => new NotFound({ error: "llm_provider_not_found", message: "LLM provider not found." })
 }
 
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
@@ -417,7 +440,8 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
       plugin_grants: makeList(PluginKind),
       marketplace_grants: makeList(MarketplaceKind),
       connector_instance_grants: makeList(ConnectorInstanceKind),
-      mcp_connection_grants: makeList(McpConnectionKind)
+      mcp_connection_grants: makeList(McpConnectionKind),
+      llm_provider_grants: makeList(LlmProviderKind)
     }
 
     const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
