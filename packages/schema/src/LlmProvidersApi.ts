@@ -30,7 +30,7 @@ import {
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 
-const notFound = "404 `llm_provider_not_found` (also for another organization's provider, and for a member without any grant on it)"
+const notFound = "404 `llm_provider_not_found` (also for another organization's provider, and for a member no grant on it reaches)"
 const manager =
   "Needs manager access on the provider: owners and admins have it on every provider, its creator and members granted `manager` on theirs (403 `insufficient_access` otherwise)."
 const urlRule =

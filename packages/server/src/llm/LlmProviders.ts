@@ -26,7 +26,7 @@ import {
 } from "@orgplane/schema"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { Access, LlmProviderKind } from "../access/Access.js"
+import { Access, insufficientAccess, LlmProviderKind } from "../access/Access.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -236,14 +236,19 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
         return { items: page.items.map(viewToApi), nextCursor: page.nextCursor }
       })
 
-    /** Locks the row after checking manager access (404 / 403 `insufficient_access`). */
-    const lockManaged = (principal: Principal, id: LlmProviderId) =>
+    /**
+     * The row as the principal may manage it: 404 when missing, another organization's, or no grant reaches a
+     * member (as `get`); 403 `insufficient_access` without manager access. With `lock`, locked for the transaction.
+     */
+    const managed = (principal: Principal, id: LlmProviderId, options: { readonly lock: boolean }) =>
       Effect.gen(function*() {
-        yield* access.require(principal, LlmProviderKind, id, "manager", { lock: true })
-        const row = yield* repository.lock(principal.organization.id, id)
-        if (Option.isNone(row)) return yield* LlmProviderKind.notFound()
-        return row.value
+        if (options.lock) yield* repository.lock(principal.organization.id, id)
+        const found = yield* repository.view(principal.organization.id, id, reader(principal))
+        if (Option.isNone(found) || found.value.accessRank < 1) return yield* LlmProviderKind.notFound()
+        if (found.value.accessRank < 3) return yield* insufficientAccess(LlmProviderKind, "manager")
+        return found.value as unknown as LlmProviderRow
       })
+    const lockManaged = (principal: Principal, id: LlmProviderId) => managed(principal, id, { lock: true })
 
     const update = (principal: Principal, id: LlmProviderId, input: UpdateLlmProviderRequest) =>
       Effect.gen(function*() {
@@ -327,10 +332,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
     const test = (principal: Principal, id: LlmProviderId) =>
       Effect.gen(function*() {
         yield* authorize(principal, "llmProviders.use")
-        yield* orUnavailable(access.require(principal, LlmProviderKind, id, "manager"))
-        const found = yield* orUnavailable(repository.view(principal.organization.id, id, reader(principal)))
-        if (Option.isNone(found)) return yield* LlmProviderKind.notFound()
-        const row = found.value as unknown as LlmProviderRow
+        const row = yield* orUnavailable(managed(principal, id, { lock: false }))
         const secrets = yield* secretsOf(row)
         const offered = new Set(yield* listModels(outbound, {
           apiStyle: row.apiStyle,
