@@ -193,13 +193,13 @@ export const LlmCredentialInput = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("api_key"),
     apiKey: Secret("The API key")
-  }).annotations(requestBody),
+  }).annotations({ ...requestBody, identifier: "LlmApiKeyCredential" }),
   Schema.Struct({
     type: Schema.Literal("oauth"),
     accessToken: Secret("The OAuth access token"),
     refreshToken: Schema.optionalWith(Secret("The OAuth refresh token"), { exact: true }),
     expiresAt: Schema.optionalWith(Schema.NullOr(Timestamp), { exact: true })
-  }).annotations(requestBody)
+  }).annotations({ ...requestBody, identifier: "LlmOAuthCredential" })
 ).annotations({
   identifier: "LlmCredentialInput",
   description:

@@ -16,7 +16,7 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...DnsConfig.environment,
   ...WorkerRuntimeConfig.environment,
   ...McpPresetsConfig.environment,
-  ...LlmConfig.environment,
   ...McpToolConfig.environment,
-  ...CapabilityConfig.environment
+  ...CapabilityConfig.environment,
+  ...LlmConfig.environment
 ]

@@ -111,8 +111,9 @@ describe("configuration", () => {
     const mcp = ["mcpPresetsFile", "mcpProbeTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const mcpTool = ["mcpToolTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const capability = ["capabilityTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
+    const llm = ["llmCatalogFile", "llmConnectPerMinute"] satisfies ReadonlyArray<keyof ServerOptions>
     expect(rows.flatMap(([, option]) => option === undefined ? [] : [option]).sort()).toEqual(
-      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...mcp, ...mcpTool, ...capability, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
+      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...mcp, ...mcpTool, ...capability, ...llm, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
     )
   })
 })
