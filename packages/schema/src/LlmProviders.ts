@@ -153,6 +153,9 @@ export const LlmHeaders = Schema.Record({ key: Schema.String, value: LlmHeaderVa
   })
 ).annotations({
   identifier: "LlmHeaders",
+  // The names are checked by the filter above (which JSON Schema cannot say of a map's keys): documented as an open
+  // object with its bounds.
+  jsonSchema: { type: "object", additionalProperties: true, maxProperties: 16 },
   description:
     "Extra headers every request to the provider carries (for example `OpenAI-Organization`, `HTTP-Referer`): at most 16, names of 1 to 64 letters, digits or `-` (each once, ignoring case; not `authorization`, `x-api-key`, `anthropic-version`, `host`, `content-*`, `cookie`, ...), values of 1 to 1024 printable ASCII characters. Values are treated as credentials: stored encrypted, never read back (reads list the names only), given out by the connect read."
 })
@@ -216,14 +219,14 @@ export const CreateLlmProviderRequest = Schema.Struct({
   baseUrl: Schema.optionalWith(LlmBaseUrl, { exact: true }),
   headers: Schema.optionalWith(LlmHeaders, { exact: true }),
   models: LlmModelInputs,
-  credential: Schema.optionalWith(LlmCredentialInput, { exact: true })
+  apiKey: Schema.optionalWith(Secret("The API key, stored encrypted (OAuth tokens: `PUT .../credential`)"), { exact: true })
 }).annotations({
   ...requestBody,
   examples: [{
     name: "OpenAI (engineering)",
     catalogProviderId: "openai",
     models: [{ id: "gpt-4o" }, { id: "gpt-4o-mini", name: "GPT-4o mini (default)" }],
-    credential: { type: "api_key", apiKey: "sk-proj-example" }
+    apiKey: "sk-proj-example"
   }]
 })
 export type CreateLlmProviderRequest = typeof CreateLlmProviderRequest.Type
@@ -234,13 +237,17 @@ export const UpdateLlmProviderRequest = Schema.Struct({
   headers: Schema.optionalWith(LlmHeaders, { exact: true }).annotations({ description: "Replaces every extra header (`{}` removes them all)." }),
   models: Schema.optionalWith(LlmModelInputs, { exact: true }).annotations({ description: "Replaces the whole allow-list." })
 }).pipe(
-  Schema.filter((body) => Object.keys(body).length > 0 || "give at least one of name, baseUrl, headers or models")
+  Schema.filter((body) => Object.keys(body).length > 0 || "give at least one of name, baseUrl, headers or models", {
+    jsonSchema: { minProperties: 1 }
+  })
 ).annotations({ ...requestBody, examples: [{ models: [{ id: "gpt-4o", contextWindow: 64000 }] }] })
 export type UpdateLlmProviderRequest = typeof UpdateLlmProviderRequest.Type
 
-export const SetLlmCredentialRequest = Schema.Struct({ credential: LlmCredentialInput }).annotations({
-  ...requestBody,
-  examples: [{ credential: { type: "oauth" as const, accessToken: "at-example", refreshToken: "rt-example", expiresAt: exampleTime(600) } }]
+export const SetLlmCredentialRequest = LlmCredentialInput.annotations({
+  examples: [
+    { type: "api_key" as const, apiKey: "sk-proj-example" },
+    { type: "oauth" as const, accessToken: "at-example", refreshToken: "rt-example", expiresAt: exampleTime(600) }
+  ]
 })
 export type SetLlmCredentialRequest = typeof SetLlmCredentialRequest.Type
 

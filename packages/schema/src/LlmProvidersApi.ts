@@ -74,7 +74,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       .annotate(OpenApi.Summary, "Register an LLM provider")
       .annotate(
         OpenApi.Description,
-        `Registers a model provider for the organization, from the catalog (\`catalogProviderId\`: its API style and base URL are the defaults, each allowed model must be one of its models and takes its figures, which \`name\`, \`contextWindow\`, \`maxOutputTokens\` and \`cost\` override) or custom (\`apiStyle\` and \`baseUrl\` required, figures as given). The creator gets a \`manager\` grant: they keep access. The credential may come now or later (\`PUT .../credential\`). Nothing is contacted: \`POST .../test\` checks the credential. ${urlRule} ${secrets}\n\nErrors: 400 on \`catalogProviderId\` for a provider the catalog does not have, on \`models\` for a model it does not list, on \`apiStyle\`/\`baseUrl\` when a custom provider lacks them; 409 \`llm_provider_exists\` when the organization has a provider of that name (ignoring case).`
+        `Registers a model provider for the organization, from the catalog (\`catalogProviderId\`: its API style and base URL are the defaults, each allowed model must be one of its models and takes its figures, which \`name\`, \`contextWindow\`, \`maxOutputTokens\` and \`cost\` override) or custom (\`apiStyle\` and \`baseUrl\` required, figures as given). The creator gets a \`manager\` grant: they keep access. An API key may come now (\`apiKey\`) or later, and OAuth tokens only later (\`PUT .../credential\`). Nothing is contacted: \`POST .../test\` checks the credential. ${urlRule} ${secrets}\n\nErrors: 400 on \`catalogProviderId\` for a provider the catalog does not have, on \`models\` for a model it does not list, on \`apiStyle\`/\`baseUrl\` when a custom provider lacks them; 409 \`llm_provider_exists\` when the organization has a provider of that name (ignoring case).`
       )
   )
   .add(
@@ -124,7 +124,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       .annotate(OpenApi.Summary, "Replace an LLM provider's credential")
       .annotate(
         OpenApi.Description,
-        `Replaces the credential (an API key, or OAuth tokens): write-only, stored encrypted, never read back. The answer shows the credential's kind and expiry only. ${manager}\n\nErrors: 403 \`insufficient_access\`; ${notFound}.`
+        `Replaces the credential: an API key (\`type: api_key\`) or OAuth tokens (\`type: oauth\`, with an optional refresh token and expiry); write-only, stored encrypted, never read back. The answer shows the credential's kind and expiry only. ${manager}\n\nErrors: 403 \`insufficient_access\`; ${notFound}.`
       )
   )
   .add(

@@ -62,7 +62,7 @@ const freshLlmProvider = async (org: Org, grant: "orgWide" | "none" = "orgWide")
     "creating an LLM provider",
     await call("POST", "/v1/llm-providers", {
       token: org.owner.token,
-      body: { name: `LLM ${unique()}`, apiStyle: "openai-compatible", baseUrl: "https://93.184.215.14/v1", models: [{ id: "m" }], credential: { type: "api_key", apiKey: "sk-matrix" } }
+      body: { name: `LLM ${unique()}`, apiStyle: "openai-compatible", baseUrl: "https://93.184.215.14/v1", models: [{ id: "m" }], apiKey: "sk-matrix" }
     }),
     201
   )
@@ -376,7 +376,7 @@ const matrix: ReadonlyArray<Case<unknown>> = [
   matrixCase({
     name: "PUT /v1/llm-providers/:llmProviderId/credential (not granted)",
     setup: (org) => freshLlmProvider(org, "none"),
-    request: (_, provider) => ({ method: "PUT", path: `/v1/llm-providers/${provider.id}/credential`, body: { credential: { type: "api_key", apiKey: "sk-new" } } }),
+    request: (_, provider) => ({ method: "PUT", path: `/v1/llm-providers/${provider.id}/credential`, body: { type: "api_key", apiKey: "sk-new" } }),
     expect: { owner: 200, admin: 200, member: 404 }
   }),
   matrixCase({

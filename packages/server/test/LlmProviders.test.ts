@@ -57,7 +57,7 @@ const createOpenAi = async (token: string, body: Record<string, unknown> = {}) =
         baseUrl: openai.baseUrl,
         headers: { "OpenAI-Organization": HEADER_SECRET },
         models: [{ id: "gpt-4o" }, { id: "gpt-4o-mini", name: "Mini", contextWindow: 64000 }],
-        credential: { type: "api_key", apiKey: openai.apiKey },
+        apiKey: openai.apiKey,
         ...body
       }
     })),
@@ -155,7 +155,7 @@ describe("LLM providers", () => {
         apiStyle: "anthropic",
         baseUrl: `${anthropic.baseUrl}/`,
         models: [{ id: "claude-test-large", contextWindow: 200000, cost: { input: 3, output: 15 } }, { id: "claude-test-medium" }],
-        credential: { type: "api_key", apiKey: anthropic.apiKey }
+        apiKey: anthropic.apiKey
       }
     })), 201).item
     expect(created).toMatchObject({ source: "custom", catalogProviderId: null, baseUrl: anthropic.baseUrl, headerNames: [] })
@@ -179,7 +179,7 @@ describe("LLM providers", () => {
     // OAuth tokens: the access token travels as a Bearer token.
     const replaced = await seen(put(`/v1/llm-providers/${created.id}/credential`, {
       token: org.owner.token,
-      body: { credential: { type: "oauth", accessToken: anthropic.apiKey, refreshToken: "refresh-secret-0193", expiresAt: "2030-01-01T00:00:00.000Z" } }
+      body: { type: "oauth", accessToken: anthropic.apiKey, refreshToken: "refresh-secret-0193", expiresAt: "2030-01-01T00:00:00.000Z" }
     }))
     expect(replaced.status).toBe(200)
     expect(replaced.body.item.credential).toMatchObject({ type: "oauth", expiresAt: "2030-01-01T00:00:00.000Z" })
@@ -255,7 +255,7 @@ describe("LLM providers", () => {
 
     // A wrong key: the provider's 401 quotes it; the answer does not.
     const wrongKey = "sk-wrong-key-that-must-not-leak-4411"
-    await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { credential: { type: "api_key", apiKey: wrongKey } } }))
+    await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { type: "api_key", apiKey: wrongKey } }))
     const refused = await seen(post(`/v1/llm-providers/${provider.id}/test`, { token: org.owner.token }))
     expect(refused.status).toBe(502)
     expect(refused.body).toMatchObject({ error: "llm_provider_api_error", upstreamStatus: 401, retryable: false })
@@ -282,7 +282,7 @@ describe("LLM providers", () => {
     expect(unreachable.body.message).toContain("could not be reached")
 
     // Without a credential there is nothing to test or connect with.
-    const bare = await createOpenAi(org.owner.token, { credential: undefined })
+    const bare = await createOpenAi(org.owner.token, { apiKey: undefined })
     expect(bare.credential).toBeNull()
     expect((await seen(post(`/v1/llm-providers/${bare.id}/test`, { token: org.owner.token }))).body.error).toBe("llm_provider_no_credential")
     expect((await connect(org.owner.token, bare.id)).status).toBe(409)
@@ -309,7 +309,7 @@ describe("LLM providers", () => {
     const answers = [
       await get(path, { token: mine.owner.token }),
       await patch(path, { token: mine.owner.token, body: { name: "Mine now" } }),
-      await put(`${path}/credential`, { token: mine.owner.token, body: { credential: { type: "api_key", apiKey: "k-123456" } } }),
+      await put(`${path}/credential`, { token: mine.owner.token, body: { type: "api_key", apiKey: "k-123456" } }),
       await connect(mine.owner.token, provider.id),
       await post(`${path}/test`, { token: mine.owner.token }),
       await post(`${path}/access`, { token: mine.owner.token, body: { orgWide: true, role: "viewer" } }),
@@ -348,14 +348,19 @@ describe("LLM providers", () => {
     await bad({ ...base, headers: { "X-Nul": "a\u0000b" } }, ["headers.X-Nul"])
     await bad({ ...base, headers: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`X-H${i}`, "v"])) }, ["headers"])
     await bad({ ...base, headers: { "bad name": "v" } }, ["headers.bad name"])
-    await bad({ ...base, credential: { type: "api_key" } }, ["credential.apiKey"])
-    await bad({ ...base, credential: { type: "api_key", apiKey: "has space" } }, ["credential.apiKey"])
+    await bad({ ...base, apiKey: "has space" }, ["apiKey"])
+    await bad({ ...base, apiKey: 7 }, ["apiKey"])
     await bad({ ...base, extra: true }, ["extra"])
     await bad({ name: "P", models: [{ id: "m" }] }, ["apiStyle", "baseUrl"])
     await bad({ name: "P", catalogProviderId: "no-such-provider", models: [{ id: "m" }] }, ["catalogProviderId"])
     await bad({ name: "P", catalogProviderId: "openai", models: [{ id: "gpt-4o" }, { id: "not-an-openai-model" }] }, ["models.1.id"])
 
     const provider = await createOpenAi(org.owner.token)
+    const noKey = await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { type: "api_key" } }))
+    expect(noKey.status).toBe(400)
+    expect(noKey.body.details.map((detail: any) => detail.path.join("."))).toContain("apiKey")
+    const mixed = await seen(put(`/v1/llm-providers/${provider.id}/credential`, { token: org.owner.token, body: { type: "oauth", apiKey: "k-1234" } }))
+    expect(mixed.status).toBe(400)
     const empty = await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.owner.token, body: {} }))
     expect(empty.status).toBe(400)
     const wrongModel = await seen(patch(`/v1/llm-providers/${provider.id}`, { token: org.owner.token, body: { models: [{ id: "nope" }] } }))

@@ -197,7 +197,7 @@ export const get = Commands.endpoint("get", {
 export const create = Commands.endpoint("create", {
   summary: "Register an LLM provider from the catalog (--catalog) or custom (--api-style and --base-url) (owners and admins).",
   details: [
-    `The credential comes from standard input (--api-key-stdin), a JSON file (--credential-file, for OAuth tokens), or ${CliConfig.LLM_API_KEY_VARIABLE}; it may also be set later ('llm-providers set-credential'). You keep access to what you create; grant it to others with 'llm-providers grant'.`
+    `The API key comes from standard input (--api-key-stdin) or ${CliConfig.LLM_API_KEY_VARIABLE}; it may also be set later, and OAuth tokens only then ('llm-providers set-credential --credential-file'). You keep access to what you create; grant it to others with 'llm-providers grant'.`
   ],
   inputs: {
     name: Inputs.argument("name", { schema: LlmProviderName, description: "The provider's name, unique in the organization." }),
@@ -206,14 +206,14 @@ export const create = Commands.endpoint("create", {
     baseUrl: Inputs.optional(Inputs.text("base-url", { placeholder: "<url>", description: "The API's base URL (custom providers; overrides the catalog's).", schema: LlmBaseUrl })),
     ...modelInputs,
     headersFile,
-    ...credentialInputs
+    apiKeyStdin: credentialInputs.apiKeyStdin
   },
   call: (client, input) =>
     Effect.gen(function*() {
       const models = yield* modelsOf(input)
       if (models === undefined) return yield* new UsageError({ message: "give at least one --model (or --models-file)" })
       const headers = yield* headersOf(input.headersFile)
-      const credential = yield* credentialOf(input, true)
+      const credential = yield* credentialOf({ apiKeyStdin: input.apiKeyStdin, credentialFile: Option.none() }, true)
       return yield* client.llmProviders.create({
         payload: {
           name: input.name,
@@ -222,7 +222,7 @@ export const create = Commands.endpoint("create", {
           ...Inputs.ifSome("baseUrl", input.baseUrl),
           models,
           ...(headers === undefined ? {} : { headers }),
-          ...(credential === undefined ? {} : { credential })
+          ...(credential?.type === "api_key" ? { apiKey: credential.apiKey } : {})
         }
       })
     }),
@@ -267,7 +267,7 @@ export const setCredential = Commands.endpoint("set-credential", {
         return yield* new UsageError({ message: `give the credential: --api-key-stdin, --credential-file or ${CliConfig.LLM_API_KEY_VARIABLE}` })
       }
       const llmProviderId = yield* resolveProvider(client, input.provider)
-      return yield* client.llmProviders.setCredential({ path: { llmProviderId }, payload: { credential } })
+      return yield* client.llmProviders.setCredential({ path: { llmProviderId }, payload: credential })
     }),
   output: LlmProviderResponse,
   human: ({ item }) => `Stored a new ${item.credential?.type ?? ""} credential for LLM provider ${item.name} (${item.id}).`

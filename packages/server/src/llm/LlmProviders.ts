@@ -187,7 +187,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
         const id = yield* makeId("llp")
         const organizationId = principal.organization.id
         const headers = input.headers ?? {}
-        const credential = input.credential === undefined ? undefined : yield* encryptCredential(organizationId, id, input.credential)
+        const credential = input.apiKey === undefined ? undefined : yield* encryptCredential(organizationId, id, { type: "api_key", apiKey: input.apiKey })
         const headersCiphertext = yield* encryptHeaders(organizationId, id, headers)
         return yield* transaction(Effect.gen(function*() {
           const at = yield* now
@@ -277,7 +277,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
     const setCredential = (principal: Principal, id: LlmProviderId, input: SetLlmCredentialRequest) =>
       Effect.gen(function*() {
         yield* authorize(principal, "llmProviders.use")
-        const credential = yield* encryptCredential(principal.organization.id, id, input.credential)
+        const credential = yield* encryptCredential(principal.organization.id, id, input)
         return yield* transaction(Effect.gen(function*() {
           yield* lockManaged(principal, id)
           yield* repository.setCredential(principal.organization.id, id, credential, yield* now)
