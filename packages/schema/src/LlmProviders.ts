@@ -196,13 +196,17 @@ export const LlmCredentialInput = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("api_key"),
     apiKey: Secret("The API key")
-  }).annotations({ ...requestBody, identifier: "LlmApiKeyCredential" }),
+  }).annotations({ ...requestBody, identifier: "LlmApiKeyCredential", examples: [{ type: "api_key" as const, apiKey: "sk-proj-example" }] }),
   Schema.Struct({
     type: Schema.Literal("oauth"),
     accessToken: Secret("The OAuth access token"),
     refreshToken: Schema.optionalWith(Secret("The OAuth refresh token"), { exact: true }),
     expiresAt: Schema.optionalWith(Schema.NullOr(Timestamp), { exact: true })
-  }).annotations({ ...requestBody, identifier: "LlmOAuthCredential" })
+  }).annotations({
+    ...requestBody,
+    identifier: "LlmOAuthCredential",
+    examples: [{ type: "oauth" as const, accessToken: "at-example", refreshToken: "rt-example", expiresAt: exampleTime(600) }]
+  })
 ).annotations({
   identifier: "LlmCredentialInput",
   description:
@@ -243,12 +247,8 @@ export const UpdateLlmProviderRequest = Schema.Struct({
 ).annotations({ ...requestBody, examples: [{ models: [{ id: "gpt-4o", contextWindow: 64000 }] }] })
 export type UpdateLlmProviderRequest = typeof UpdateLlmProviderRequest.Type
 
-export const SetLlmCredentialRequest = LlmCredentialInput.annotations({
-  examples: [
-    { type: "api_key" as const, apiKey: "sk-proj-example" },
-    { type: "oauth" as const, accessToken: "at-example", refreshToken: "rt-example", expiresAt: exampleTime(600) }
-  ]
-})
+/** The body of `PUT .../credential`: the credential itself (its members carry the examples). */
+export const SetLlmCredentialRequest = LlmCredentialInput
 export type SetLlmCredentialRequest = typeof SetLlmCredentialRequest.Type
 
 // ----- Reads -----
