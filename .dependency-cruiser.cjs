@@ -49,6 +49,7 @@ const areas = {
   ],
   identity: [],
   invitations: ["identity/Accounts", "identity/Memberships", "identity/Organizations"],
+  llm: ["access/Access"],
   mcp: ["access/Access", "identity/Memberships"],
   members: ["identity/Memberships"],
   memory: [],

@@ -32,6 +32,7 @@ import { mcp } from "./commands/mcp.js"
 import { connections } from "./commands/connections.js"
 import { mail } from "./commands/mail.js"
 import { calendar } from "./commands/calendar.js"
+import { llmProviders } from "./commands/llmProviders.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
@@ -42,7 +43,7 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, and your own mail and calendar accounts (connections, mail, calendar).",
+    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar).",
     [
       Serve.make(options.serveEnvironment),
       keys,
@@ -67,6 +68,7 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       admin,
       telemetry,
       mcp,
+      llmProviders,
       connections,
       mail,
       calendar

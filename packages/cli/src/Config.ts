@@ -40,6 +40,10 @@ export const mcpApiKey = optionalSecret(MCP_API_KEY_VARIABLE)
 export const MCP_CLIENT_SECRET_VARIABLE = "ORGPLANE_MCP_CLIENT_SECRET"
 export const mcpClientSecret = optionalSecret(MCP_CLIENT_SECRET_VARIABLE)
 
+/** An LLM provider's API key for `llm-providers create | set-credential` (else --api-key-stdin or --credential-file). */
+export const LLM_API_KEY_VARIABLE = "ORGPLANE_LLM_API_KEY"
+export const llmApiKey = optionalSecret(LLM_API_KEY_VARIABLE)
+
 /** A suite's OAuth client secret for `connections suite-a|suite-b client set` (else --client-secret-stdin). */
 export const SUITE_CLIENT_SECRET_VARIABLE = "ORGPLANE_SUITE_CLIENT_SECRET"
 export const suiteClientSecret = optionalSecret(SUITE_CLIENT_SECRET_VARIABLE)

@@ -11,6 +11,8 @@ import {
   ConnectorInstanceId,
   exampleId,
   ExternalMcpConnectionId,
+  LlmProviderAccessGrantId,
+  LlmProviderId,
   MarketplaceAccessGrantId,
   MarketplaceId,
   McpConnectionAccessGrantId,
@@ -90,6 +92,10 @@ export class TemplateAccessGrant extends Schema.Class<TemplateAccessGrant>("Temp
   id: TemplateAccessGrantId,
   ...grantFields
 }).annotations({ examples: [grantExample(exampleId("tpa"))] })) {}
+export class LlmProviderAccessGrant extends Schema.Class<LlmProviderAccessGrant>("LlmProviderAccessGrant")(Schema.Struct({
+  id: LlmProviderAccessGrantId,
+  ...grantFields
+}).annotations({ examples: [grantExample(exampleId("lpg"))] })) {}
 
 export type AccessGrant =
   | TemplateAccessGrant
@@ -98,6 +104,7 @@ export type AccessGrant =
   | MarketplaceAccessGrant
   | ConnectorInstanceAccessGrant
   | McpConnectionAccessGrant
+  | LlmProviderAccessGrant
 
 export const ConfigObjectAccessGrantPage = Page(ConfigObjectAccessGrant).annotations({ identifier: "ConfigObjectAccessGrantPage" })
 export const PluginAccessGrantPage = Page(PluginAccessGrant).annotations({ identifier: "PluginAccessGrantPage" })
@@ -116,6 +123,10 @@ export const McpConnectionGrantPath = Schema.Struct({ connectionId: ExternalMcpC
 export const TemplateAccessGrantPage = Page(TemplateAccessGrant).annotations({ identifier: "TemplateAccessGrantPage" })
 export const TemplateAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: TemplateAccessGrant })
   .annotations({ identifier: "TemplateAccessGrantResponse" })
+export const LlmProviderAccessGrantPage = Page(LlmProviderAccessGrant).annotations({ identifier: "LlmProviderAccessGrantPage" })
+export const LlmProviderAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: LlmProviderAccessGrant })
+  .annotations({ identifier: "LlmProviderAccessGrantResponse" })
+export const LlmProviderGrantPath = Schema.Struct({ llmProviderId: LlmProviderId, grantId: LlmProviderAccessGrantId })
 export const MarketplaceAccessGrantResponse = Schema.Struct({ ok: Schema.Literal(true), item: MarketplaceAccessGrant })
   .annotations({ identifier: "MarketplaceAccessGrantResponse" })
 

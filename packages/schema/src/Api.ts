@@ -35,6 +35,7 @@ import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
 import { McpConnectionsApi } from "./McpConnectionsApi.js"
+import { LlmProvidersApi } from "./LlmProvidersApi.js"
 import { McpDiscoveryApi } from "./McpDiscoveryApi.js"
 import { McpToolsApi } from "./McpToolsApi.js"
 import { McpAuthorizationApi } from "./McpAuthorizationApi.js"
@@ -220,6 +221,7 @@ const Groups = HttpApi.make("orgplane")
   .add(TemplatesApi)
   .add(TelemetryApi)
   .add(McpConnectionsApi)
+  .add(LlmProvidersApi)
   .add(McpDiscoveryApi)
   .add(McpToolsApi)
   .add(McpAuthorizationApi)

@@ -149,7 +149,9 @@ export const NotFoundCode = Schema.Literal(
   "connection_not_found",
   "suite_client_not_found",
   "template_not_found",
-  "template_version_not_found"
+  "template_version_not_found",
+  "llm_provider_not_found",
+  "llm_catalog_provider_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -195,7 +197,9 @@ export const ConflictCode = Schema.Literal(
   "mcp_connection_not_oauth",
   "mcp_connection_not_per_member",
   "oauth_issuer_review_required",
-  "suite_not_configured"
+  "suite_not_configured",
+  "llm_provider_exists",
+  "llm_provider_no_credential"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
@@ -467,6 +471,22 @@ export const ToolExecutionFailedResponse = wire(
   "The tool call failed at the MCP server or on the way to it (or the tool answered an error); `diagnostic` says what failed and whose move it is, `inspection` shows the `tools/call` exchange."
 )
 
+export class LlmProviderApiError extends Schema.TaggedError<LlmProviderApiError>("LlmProviderApiError")("LlmProviderApiError", {
+  error: code("llm_provider_api_error"),
+  message: Schema.String,
+  upstreamStatus: Schema.optionalWith(Schema.Int, { exact: true }).annotations({
+    description: "The HTTP status the provider answered with; absent when it gave no answer (unreachable, timed out, refused by the outbound guard)."
+  }),
+  retryable: Schema.Boolean.annotations({
+    description: "Whether the same request may succeed later (a rate limit, a 5xx, a timeout or an unreachable provider)."
+  })
+}) {}
+export const LlmProviderApiErrorResponse = wire(
+  LlmProviderApiError,
+  502,
+  "The LLM provider refused or failed the request orgplane made with the stored credential, or could not be reached: `message` carries its status and the start of its answer, with the credential scrubbed from it."
+)
+
 /** Every error class that can answer, with its wire schema: what clients use to turn an error back into its body. */
 export const ErrorResponses = [
   InvalidRequestResponse,
@@ -494,7 +514,8 @@ export const ErrorResponses = [
   DomainVerificationFailedResponse,
   DnsLookupFailedResponse,
   ServiceUnavailableResponse,
-  StoredCredentialUnreadableResponse
+  StoredCredentialUnreadableResponse,
+  LlmProviderApiErrorResponse
 ] as const
 
 export class WorkerRuntimeError extends Schema.TaggedError<WorkerRuntimeError>("WorkerRuntimeError")("WorkerRuntimeError", {

@@ -159,6 +159,10 @@ export const TemplateVersionId = typeId("tpv", "TemplateVersionId", "Template ve
 export type TemplateVersionId = typeof TemplateVersionId.Type
 export const TemplateAccessGrantId = typeId("tpa", "TemplateAccessGrantId", "Template access grant id")
 export type TemplateAccessGrantId = typeof TemplateAccessGrantId.Type
+export const LlmProviderId = typeId("llp", "LlmProviderId", "LLM provider id")
+export type LlmProviderId = typeof LlmProviderId.Type
+export const LlmProviderAccessGrantId = typeId("lpg", "LlmProviderAccessGrantId", "LLM provider access grant id")
+export type LlmProviderAccessGrantId = typeof LlmProviderAccessGrantId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -203,7 +207,9 @@ export const IdsByPrefix = {
   wae: WorkerActivityEventId,
   tpl: TemplateId,
   tpv: TemplateVersionId,
-  tpa: TemplateAccessGrantId
+  tpa: TemplateAccessGrantId,
+  llp: LlmProviderId,
+  lpg: LlmProviderAccessGrantId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

@@ -94,6 +94,12 @@ export const Policy = {
     capability:
       "connect their own mail and calendar suite accounts, and through them create mail drafts, read mail and add meeting links as themselves"
   },
+  "llmProviders.use": {
+    role: "member",
+    capability:
+      "read the LLM provider catalog and the LLM providers granted to them, and connect to them (the credential a client needs); manage the providers they created or were granted manager access to"
+  },
+  "llmProviders.create": { role: "admin", capability: "register LLM providers of the organization, which they then manage" },
   "capabilities.manage": {
     role: "admin",
     capability: "configure the organization's mail and calendar suite OAuth clients and which capabilities they enable"

@@ -6,6 +6,7 @@ import * as Durable from "./platform/Durable.js"
 import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
 import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as LlmConfig from "./llm/LlmConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 import * as TemplateSchemas from "./templates/SchemaRegistry.js"
@@ -20,5 +21,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...McpPresetsConfig.environment,
   ...McpToolConfig.environment,
   ...CapabilityConfig.environment,
-  ...TemplateSchemas.environment
+  ...TemplateSchemas.environment,
+  ...LlmConfig.environment
 ]

@@ -59,6 +59,8 @@ import * as McpHttp from "./mcp/Http.js"
 import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
 import * as CapabilitiesHttp from "./capabilities/Http.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
+import * as LlmProvidersHttp from "./llm/Http.js"
+import * as LlmConfig from "./llm/LlmConfig.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -66,7 +68,7 @@ import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
  */
 export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & WorkerActivityConfig.Options &
   McpPresetsConfig.Options &
-  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & {
+  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & LlmConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -125,6 +127,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(McpToolConfig.layer(options)),
     Layer.provideMerge(CapabilityConfig.layer(options)),
     Layer.provideMerge(TemplateSchemas.layer(options)),
+    Layer.provideMerge(LlmConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -153,7 +156,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       TemplatesHttp.layer,
       TelemetryHttp.layer,
       McpHttp.layer,
-      CapabilitiesHttp.layer
+      CapabilitiesHttp.layer,
+      LlmProvidersHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

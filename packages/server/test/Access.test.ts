@@ -74,6 +74,22 @@ const freshMcpConnection = async (org: Org): Promise<{ id: string }> => {
   return item
 }
 
+/** An LLM provider with a credential (a public IP literal base URL: nothing is contacted), granted as `grant` says. */
+const freshLlmProvider = async (org: Org, grant: "orgWide" | "none" = "orgWide"): Promise<{ id: string }> => {
+  const { item } = ok(
+    "creating an LLM provider",
+    await call("POST", "/v1/llm-providers", {
+      token: org.owner.token,
+      body: { name: `LLM ${unique()}`, apiStyle: "openai-compatible", baseUrl: "https://93.184.215.14/v1", models: [{ id: "m" }], apiKey: "sk-matrix" }
+    }),
+    201
+  )
+  if (grant === "orgWide") {
+    ok("granting it", await call("POST", `/v1/llm-providers/${item.id}/access`, { token: org.owner.token, body: { orgWide: true, role: "viewer" } }), 201)
+  }
+  return item
+}
+
 // Part 1: the role matrix ----------------------------------------------------------------------------------------
 
 interface Request {
@@ -411,6 +427,55 @@ const matrix: ReadonlyArray<Case<unknown>> = [
       body: { orgMembershipId: org.member.membership.id, role: "viewer" }
     }),
     expect: { owner: 201, admin: 201, member: 404 }
+  }),
+  // LLM providers: owners and admins register and manage them; members use the ones granted to them.
+  matrixCase({
+    name: "GET /v1/llm-provider-catalog",
+    request: () => ({ method: "GET", path: "/v1/llm-provider-catalog?provider=openai" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "POST /v1/llm-providers",
+    request: () => ({
+      method: "POST",
+      path: "/v1/llm-providers",
+      body: { name: `LLM ${unique()}`, catalogProviderId: "anthropic", models: [{ id: "claude-sonnet-4-5" }] }
+    }),
+    expect: managersCreate
+  }),
+  matrixCase({
+    name: "GET /v1/llm-providers",
+    request: () => ({ method: "GET", path: "/v1/llm-providers" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/llm-providers?scope=manageable",
+    request: () => ({ method: "GET", path: "/v1/llm-providers?scope=manageable" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/llm-providers/:llmProviderId (granted to the organization)",
+    setup: freshLlmProvider,
+    request: (_, provider) => ({ method: "GET", path: `/v1/llm-providers/${provider.id}` }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "GET /v1/llm-providers/:llmProviderId/connect (granted to the organization)",
+    setup: freshLlmProvider,
+    request: (_, provider) => ({ method: "GET", path: `/v1/llm-providers/${provider.id}/connect` }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "PUT /v1/llm-providers/:llmProviderId/credential (not granted)",
+    setup: (org) => freshLlmProvider(org, "none"),
+    request: (_, provider) => ({ method: "PUT", path: `/v1/llm-providers/${provider.id}/credential`, body: { type: "api_key", apiKey: "sk-new" } }),
+    expect: { owner: 200, admin: 200, member: 404 }
+  }),
+  matrixCase({
+    name: "DELETE /v1/llm-providers/:llmProviderId (not granted)",
+    setup: (org) => freshLlmProvider(org, "none"),
+    request: (_, provider) => ({ method: "DELETE", path: `/v1/llm-providers/${provider.id}` }),
+    expect: { owner: 204, admin: 204, member: 404 }
   })
 ]
 

@@ -113,8 +113,9 @@ describe("configuration", () => {
     const mcpTool = ["mcpToolTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const capability = ["capabilityTimeout"] satisfies ReadonlyArray<keyof ServerOptions>
     const templates = ["templateSchemasDir"] satisfies ReadonlyArray<keyof ServerOptions>
+    const llm = ["llmCatalogFile", "llmConnectPerMinute"] satisfies ReadonlyArray<keyof ServerOptions>
     expect(rows.flatMap(([, option]) => option === undefined ? [] : [option]).sort()).toEqual(
-      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...workerActivity, ...mcp, ...mcpTool, ...capability, ...templates, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
+      [...Object.keys(settings), ...codehost, ...dns, ...workerRuntime, ...workerActivity, ...mcp, ...mcpTool, ...capability, ...templates, ...llm, ...cluster.map((name) => `durable.cluster.${name}`)].sort()
     )
   })
 })

@@ -39,6 +39,13 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
   { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" },
   // MCP connections: the URL's host must resolve (to public addresses) before anything is stored.
   { operation: "mcpConnections.create", path: ["url"], message: "The outbound URL is not allowed: x.example could not be resolved" },
+  // LLM providers: a catalog provider must be one the catalog has; a base URL must resolve (to public addresses); a
+  // generated allow-list repeats its one model.
+  { operation: "llmProviders.create", path: ["catalogProviderId"], message: "is not a provider of the LLM catalog (GET /v1/llm-provider-catalog lists them)" },
+  ...(["llmProviders.create", "llmProviders.update"] as const).flatMap((operation) => [
+    { operation, path: ["baseUrl"], message: "The outbound URL is not allowed: x.example could not be resolved" },
+    { operation, path: ["models"], message: "must name each model once" }
+  ]),
   // Suite clients: the features of the path's suite (which a body schema cannot name), and endpoints that resolve to
   // public addresses.
   { operation: "suiteClients.put", path: ["features", 2], message: "`calendarWrite` is not a feature of suite-a (mailDraft, mailRead)" },

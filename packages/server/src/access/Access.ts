@@ -24,6 +24,8 @@ import {
   type ConnectorInstanceId,
   type CreateAccessGrantRequest,
   type ExternalMcpConnectionId,
+  LlmProviderAccessGrant,
+  type LlmProviderId,
   Forbidden,
   hasRole,
   MarketplaceAccessGrant,
@@ -53,8 +55,8 @@ type GrantClass<G> = Schema.Schema<G, any, never> & { readonly fields: Schema.St
 /** One kind of shared resource: its table, its grant table and how it is named in messages. */
 export interface Kind<Id extends string, G> {
   /** As messages name it: "config object". */
-  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection" | "template"
-  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections" | "templates"
+  readonly name: "config object" | "plugin" | "marketplace" | "connector instance" | "connection" | "template" | "LLM provider"
+  readonly table: "config_objects" | "plugins" | "marketplaces" | "connector_instances" | "mcp_connections" | "templates" | "llm_providers"
   readonly grants:
     | "config_object_grants"
     | "plugin_grants"
@@ -62,9 +64,10 @@ export interface Kind<Id extends string, G> {
     | "connector_instance_grants"
     | "mcp_connection_grants"
     | "template_grants"
+    | "llm_provider_grants"
   /** The grant table's column naming the resource. */
-  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id" | "template_id"
-  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg" | "tpa">
+  readonly column: "config_object_id" | "plugin_id" | "marketplace_id" | "connector_instance_id" | "mcp_connection_id" | "template_id" | "llm_provider_id"
+  readonly grantPrefix: Extract<Prefix, "coa" | "pag" | "mag" | "cia" | "emg" | "tpa" | "lpg">
   /**
    * Whether the member in the resource's `created_by_membership_id` manages it whatever its grants say (their own
    * manager grant revoked included): "the creator keeps access".
@@ -141,6 +144,21 @@ export const TemplateKind: Kind<TemplateId, TemplateAccessGrant> = {
   grant: TemplateAccessGrant,
   notFound: () => new NotFound({ error: "template_not_found", message: "Template not found." }),
   creatorManages: true
+}
+
+/**
+ * LLM providers: any grant (whatever its role) lets a member use the provider (read it, connect); `manager` also
+ * lets them change, test, grant and delete it. Owners and admins manage every provider, but connecting still needs
+ * a grant that reaches them (`usable`, `requireUsable`); a provider's creator gets a manager grant.
+ */
+export const LlmProviderKind: Kind<LlmProviderId, LlmProviderAccessGrant> = {
+  name: "LLM provider",
+  table: "llm_providers",
+  grants: "llm_provider_grants",
+  column: "llm_provider_id",
+  grantPrefix: "lpg",
+  grant: LlmProviderAccessGrant,
+  notFound: () => new NotFound({ error: "llm_provider_not_found", message: "LLM provider not found." })
 }
 
 export const insufficientAccess = (kind: Kind<any, any>, role: AccessRole) =>
@@ -448,7 +466,8 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
       marketplace_grants: makeList(MarketplaceKind),
       connector_instance_grants: makeList(ConnectorInstanceKind),
       mcp_connection_grants: makeList(McpConnectionKind),
-      template_grants: makeList(TemplateKind)
+      template_grants: makeList(TemplateKind),
+      llm_provider_grants: makeList(LlmProviderKind)
     }
 
     const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>

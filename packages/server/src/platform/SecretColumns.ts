@@ -62,7 +62,9 @@ export const SecretColumns = {
   suiteClientSecret: column("suite_clients", "client_secret_ciphertext", ["suite"], "the suite client's secret"),
   suiteAccessToken: column("suite_credentials", "access_token_ciphertext", ["suite", "membership_id"], "the member's suite access token"),
   suiteRefreshToken: column("suite_credentials", "refresh_token_ciphertext", ["suite", "membership_id"], "the member's suite refresh token"),
-  suiteCodeVerifier: column("suite_authorizations", "code_verifier_ciphertext", ["id"], "the suite authorization's PKCE verifier")
+  suiteCodeVerifier: column("suite_authorizations", "code_verifier_ciphertext", ["id"], "the suite authorization's PKCE verifier"),
+  llmCredential: column("llm_providers", "credential_ciphertext", ["id"], "the LLM provider's credential"),
+  llmHeaders: column("llm_providers", "headers_ciphertext", ["id"], "the LLM provider's extra headers")
 } as const
 
 /** The list the upgrade and the rotation walk. */
