@@ -75,6 +75,7 @@ export const SsoFailureCode = Schema.Literal(
   "email_domain_not_verified",
   "identity_mismatch",
   "identity_deprovisioned",
+  "membership_required",
   "intent_expired",
   "configuration_changed",
   "assertion_expired",
@@ -84,7 +85,7 @@ export const SsoFailureCode = Schema.Literal(
 ).annotations({
   identifier: "SsoFailureCode",
   description:
-    "`issuer_mismatch` (the provider's discovery document or token names another issuer), `audience_mismatch` (the token is for another client or SP), `signature_invalid`, `token_expired`, `nonce_mismatch`, `replayed` (a state, code or response used twice), `idp_error` (the provider answered an error), `idp_unreachable`, `discovery_invalid` (the discovery document is not JSON or lacks endpoints), `response_invalid`, `email_missing`, `email_not_verified` (the provider says `email_verified: false`), `email_domain_not_verified` (the email's domain is not a verified domain of the connection), `identity_mismatch` (a test completed by another person than the admin who started it), `identity_deprovisioned` (directory sync deactivated the person), `intent_expired`, `configuration_changed` (the connection changed since the test started), and the SAML ones: `assertion_expired`, `in_response_to_mismatch`, `destination_mismatch`, `unsupported_algorithm`."
+    "`issuer_mismatch` (the provider's discovery document or token names another issuer), `audience_mismatch` (the token is for another client or SP), `signature_invalid`, `token_expired`, `nonce_mismatch`, `replayed` (a state, code or response used twice), `idp_error` (the provider answered an error), `idp_unreachable`, `discovery_invalid` (the discovery document is not JSON or lacks endpoints), `response_invalid`, `email_missing`, `email_not_verified` (the provider says `email_verified: false`), `email_domain_not_verified` (the email's domain is not a verified domain of the connection), `identity_mismatch` (a test completed by another person than the admin who started it), `identity_deprovisioned` (directory sync deactivated the person), `membership_required` (the person is not a member and the connection's JIT is off), `intent_expired`, `configuration_changed` (the connection changed since the test started), and the SAML ones: `assertion_expired`, `in_response_to_mismatch`, `destination_mismatch`, `unsupported_algorithm`."
 })
 export type SsoFailureCode = typeof SsoFailureCode.Type
 

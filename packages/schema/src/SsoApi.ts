@@ -15,6 +15,7 @@ import {
   NotFoundResponse,
   PlanRequiredResponse,
   RateLimitedResponse,
+  ServiceUnavailableResponse,
   SsoSignInFailedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
@@ -35,6 +36,7 @@ import {
   SsoSignInRequest,
   SsoTestPath,
   SsoTestResponse,
+  StartedSsoTest,
   StartedSsoSignIn,
 
   UpdateSsoConnectionRequest,
@@ -182,6 +184,19 @@ export class SsoApi extends HttpApiGroup.make("sso")
       )
   )
   .add(
+    HttpApiEndpoint.post("startTest", "/v1/sso/connections/:connectionId/tests")
+      .setPath(SsoConnectionPath)
+      .addSuccess(StartedSsoTest, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Test an SSO connection")
+      .annotate(
+        OpenApi.Description,
+        `Starts a test of the connection's current revision: a single-use intent, bound to the caller, that expires in 5 minutes. Open \`authorizationUrl\` in a browser and sign in at the provider as yourself; the provider sends the browser to the callback, which records the report (claims received, the profile the mapping made, or a failure with its \`code\`) and never signs anyone in. The test succeeds only for the caller (the provider's email must be the caller's, else \`identity_mismatch\`). Needs a session (API keys answer 403 \`session_required\`).\n\nErrors: ${notFound}; 409 \`sso_client_secret_required\` for an OIDC connection without a secret (one migrated from the single-connection model).`
+      )
+  )
+  .add(
     HttpApiEndpoint.get("getTest", "/v1/sso/connections/:connectionId/tests/:testId")
       .setPath(SsoTestPath)
       .addSuccess(SsoTestResponse)
@@ -232,10 +247,11 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .setUrlParams(SsoCallbackQuery)
       .addSuccess(SsoCallbackResult)
       .addError(SsoSignInFailedResponse)
+      .addError(ConflictResponse)
       .annotate(OpenApi.Summary, "Complete an OIDC sign-in or test")
       .annotate(
         OpenApi.Description,
-        "Where the OpenID Provider sends the browser back (the redirect URL every OIDC connection answers in `sp.redirectUrl`: `<ORGPLANE_PUBLIC_URL>/v1/sso/oidc/callback`). Public: the signed `state` names the single-use intent. The server exchanges the code (PKCE verifier, the connection's client authentication), lets openid-client validate the ID token (issuer, audience, signature, expiry, nonce), reads userinfo when the token lacks claims, and applies the mapping and the connection's rules. A test: records its report and answers `{purpose: \"test\", ok, test}` (a failed test is a 200 with `ok: false`: the test ran). A sign-in: a one-time code, valid 2 minutes, answered as `{purpose: \"sign_in\", ok: true, code}` or, when the sign-in named a `returnTo`, by a 302 to `returnTo?code=<code>` (a refusal: `returnTo?error=<code>`). The session token never travels in a URL.\n\nErrors: 401 `sso_sign_in_failed` with `code` (`replayed` for a state already used or unknown, `intent_expired`, `issuer_mismatch`, `audience_mismatch`, `signature_invalid`, `token_expired`, `nonce_mismatch`, `idp_error`, `idp_unreachable`, `discovery_invalid`, `email_missing`, `email_not_verified`, `email_domain_not_verified`, `identity_deprovisioned`, ...)."
+        "Where the OpenID Provider sends the browser back (the redirect URL every OIDC connection answers in `sp.redirectUrl`: `<ORGPLANE_PUBLIC_URL>/v1/sso/oidc/callback`). Public: the signed `state` names the single-use intent. The server exchanges the code (PKCE verifier, the connection's client authentication), lets openid-client validate the ID token (issuer, audience, signature, expiry, nonce), reads userinfo when the token lacks claims, and applies the mapping and the connection's rules. A test: records its report and answers `{purpose: \"test\", ok, test}` (a failed test is a 200 with `ok: false`: the test ran). A sign-in: a one-time code, valid 2 minutes, answered as `{purpose: \"sign_in\", ok: true, code}` or, when the sign-in named a `returnTo`, by a 302 to `returnTo?code=<code>` (a refusal: `returnTo?error=<code>`). The session token never travels in a URL.\n\nErrors: 401 `sso_sign_in_failed` with `code` (`replayed` for a state already used or unknown, `intent_expired`, `issuer_mismatch`, `audience_mismatch`, `signature_invalid`, `token_expired`, `nonce_mismatch`, `idp_error`, `idp_unreachable`, `discovery_invalid`, `email_missing`, `email_not_verified`, `email_domain_not_verified`, `identity_deprovisioned`, `membership_required`, ...); 409 `email_taken` when two first sign-ins of the same new person raced (sign in again)."
       )
   )
   .add(
@@ -249,9 +265,10 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
         "Turns the callback's one-time code into a session, as password sign-in gives: `{user, session}`, acting in the connection's organization and recording which connection authenticated it. A code works once, for 2 minutes.\n\nErrors: 401 `sso_sign_in_failed` with `code` `replayed` (used, unknown or expired code)."
       )
   )
+  .addError(ServiceUnavailableResponse)
   .annotate(OpenApi.Title, "SSO sign-in")
   .annotate(
     OpenApi.Description,
-    "Signing in through an organization's SSO connection. Public: no credentials; what authenticates each step is the signed state or the one-time code."
+    "Signing in through an organization's SSO connection. Public: no credentials; what authenticates each step is the signed state or the one-time code. Every operation answers 503 `service_unavailable` when the database is unavailable."
   )
 {}

@@ -45,7 +45,7 @@ export const ApiKeysHttp = group(Api, "apiKeys", (handlers) =>
   }))
 
 /** The address a request came from, for per-client limits. */
-const clientAddress = Effect.gen(function*() {
+export const clientAddress = Effect.gen(function*() {
   const settings = yield* ServerConfig
   const request = yield* HttpServerRequest.HttpServerRequest
   const forwarded = settings.trustProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined

@@ -3,12 +3,15 @@ import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
+import { clientAddress } from "../identity/Http.js"
+import { SignIn } from "./SignIn.js"
 import { Sso } from "./Sso.js"
 
 
 export const SsoHttp = group(Api, "sso", (handlers) =>
   Effect.gen(function*() {
     const sso = yield* Sso
+    const signIn = yield* SignIn
     const member = CurrentMember
     return handlers
       .handle("listDomains", () => Effect.flatMap(member, sso.listDomains))
@@ -28,7 +31,20 @@ export const SsoHttp = group(Api, "sso", (handlers) =>
         Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.activateConnection(caller, path.connectionId, base))))
       .handle("deactivateConnection", ({ path }) =>
         Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.deactivateConnection(caller, path.connectionId, base))))
+      .handle("startTest", ({ path }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => signIn.startTest(caller, path.connectionId, base))))
       .handle("getTest", ({ path }) => Effect.flatMap(member, (caller) => sso.getTest(caller, path.connectionId, path.testId)))
   }))
 
-export const layer = SsoHttp.pipe(Layer.provide(Sso.Default))
+export const SsoSignInHttp = group(Api, "ssoSignIn", (handlers) =>
+  Effect.gen(function*() {
+    const signIn = yield* SignIn
+    return handlers
+      .handle("discover", ({ payload }) => Effect.flatMap(clientAddress, (address) => signIn.discover(address, payload.email)))
+      .handle("start", ({ payload }) =>
+        Effect.flatMap(clientAddress, (address) => Effect.flatMap(requestBaseUrl, (base) => signIn.start(address, payload, base))))
+      .handle("oidcCallback", ({ urlParams }) => Effect.flatMap(requestBaseUrl, (base) => signIn.oidcCallback(urlParams, base)))
+      .handle("exchange", ({ payload }) => signIn.exchange(payload.code))
+  }))
+
+export const layer = Layer.merge(SsoHttp, SsoSignInHttp).pipe(Layer.provide(SignIn.Default), Layer.provide(Sso.Default))

@@ -107,7 +107,7 @@ export const toTestReport = (connectionId: SsoConnectionId, test: StoredTest) =>
     status: test.status,
     startedAt: new Date(test.startedAt),
     completedAt: test.completedAt === null ? null : new Date(test.completedAt),
-    claims: test.claims,
+    claims: test.claimsJson === null ? null : JSON.parse(test.claimsJson),
     profile: test.profile,
     failure: test.failure
   })

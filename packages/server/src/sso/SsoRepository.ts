@@ -73,7 +73,8 @@ export const StoredTest = Schema.Struct({
   status: Schema.Literal("pending", "succeeded", "failed"),
   startedAt: Schema.String,
   completedAt: Schema.NullOr(Schema.String),
-  claims: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** The claims as JSON text: the SQL client camel-cases the keys of JSON objects it reads, and claims are kept as sent. */
+  claimsJson: Schema.NullOr(Schema.String),
   profile: Schema.NullOr(SsoProfile),
   failure: Schema.NullOr(SsoFailure)
 })
