@@ -198,21 +198,27 @@ const samlCommon = {
   })
 }
 
-export const SamlSettingsInput = Schema.Union(
-  Schema.Struct({ source: Schema.Literal("metadataUrl"), url: IdpUrl("The IdP's metadata URL (refetched on a schedule)."), ...samlCommon })
-    .annotations({ identifier: "SamlMetadataUrlInput" }),
-  Schema.Struct({ source: Schema.Literal("metadataXml"), xml: TrimmedText(1, 1_000_000, "The IdP's metadata document, XML."), ...samlCommon })
-    .annotations({ identifier: "SamlMetadataXmlInput" }),
-  Schema.Struct({
-    source: Schema.Literal("manual"),
-    entityId: TrimmedText(1, 1024, "The identity provider's entity id"),
-    ssoUrl: IdpUrl("The identity provider's single sign-on URL."),
-    certificates: Schema.Array(PemCertificate).pipe(Schema.minItems(1), Schema.maxItems(5)).annotations({
-      description: "One or more signing certificates (two during a rotation)."
+/**
+ * The IdP of a SAML connection, by `source`: `metadataUrl` with `url`, `metadataXml` with `xml`, or `manual` with
+ * `entityId`, `ssoUrl` and `certificates` (the server answers 400 on a member the source needs and lacks; members of
+ * other sources are ignored).
+ */
+export const SamlSettingsInput = Schema.Struct({
+  source: Schema.Literal("metadataUrl", "metadataXml", "manual").annotations({
+    description: "`metadataUrl` (with `url`; refetched on a schedule), `metadataXml` (with `xml`) or `manual` (with `entityId`, `ssoUrl`, `certificates`)."
+  }),
+  url: Schema.optionalWith(IdpUrl("The IdP's metadata URL (`metadataUrl`)."), { exact: true }),
+  xml: Schema.optionalWith(TrimmedText(1, 1_000_000, "The IdP's metadata document, XML (`metadataXml`)."), { exact: true }),
+  entityId: Schema.optionalWith(TrimmedText(1, 1024, "The identity provider's entity id (`manual`)"), { exact: true }),
+  ssoUrl: Schema.optionalWith(IdpUrl("The identity provider's single sign-on URL (`manual`)."), { exact: true }),
+  certificates: Schema.optionalWith(
+    Schema.Array(PemCertificate).pipe(Schema.minItems(1), Schema.maxItems(5)).annotations({
+      description: "One or more signing certificates (`manual`; two during a rotation)."
     }),
-    ...samlCommon
-  }).annotations({ identifier: "SamlManualInput" })
-).annotations({ identifier: "SamlSettingsInput", description: "The IdP: by metadata URL, by metadata XML, or by hand." })
+    { exact: true }
+  ),
+  ...samlCommon
+}).annotations({ identifier: "SamlSettingsInput", description: "The IdP: by metadata URL, by metadata XML, or by hand." })
 export type SamlSettingsInput = typeof SamlSettingsInput.Type
 
 export class OidcSettings extends Schema.Class<OidcSettings>("OidcSettings")(Schema.Struct({
@@ -377,12 +383,19 @@ export const CreateSsoConnectionRequest = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("oidc"), ...connectionCommon, oidc: OidcSettingsInput }).annotations({
     ...requestBody,
     identifier: "CreateOidcConnectionRequest",
-    description: "An OpenID Connect connection."
+    description: "An OpenID Connect connection.",
+    examples: [{
+      kind: "oidc",
+      name: "Acme Okta",
+      domains: [example.domain],
+      oidc: { issuer: example.issuer, clientId: example.clientId, clientSecret: "Zt8q-provider-issued-secret" }
+    }]
   }),
   Schema.Struct({ kind: Schema.Literal("saml"), ...connectionCommon, saml: SamlSettingsInput }).annotations({
     ...requestBody,
     identifier: "CreateSamlConnectionRequest",
-    description: "A SAML connection."
+    description: "A SAML connection.",
+    examples: [{ kind: "saml", name: "Acme ADFS", domains: [example.domain], saml: { source: "metadataUrl", url: example.saml.entityId } }]
   })
 ).annotations({
   ...requestBody,
@@ -484,12 +497,24 @@ export const SsoDiscovery = Schema.Struct({
   examples: [{ method: "sso", connectionId: exampleId("ssc"), required: true }]
 })
 
+/** A loopback URL (any port: the CLI's listener) or a path on this server: nothing else, so no open redirect. */
+const RETURN_TO = /^(?:\/(?![/\\])[^\u0000-\u001f]*|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?\/[^\u0000-\u001f]*)$/
+
 export const SsoSignInRequest = Schema.Struct({
   email: TrimmedText(3, 320, "The email of the person signing in (its domain picks the connection; sent as `login_hint`)"),
-  returnTo: Schema.optionalWith(TrimmedText(1, 2048, "Where the browser goes with the one-time `code`"), { exact: true }).annotations({
-    description:
-      "Where the callback sends the browser with `?code=<one-time code>`: a loopback URL (`http://127.0.0.1:<port>/…` or `http://localhost:<port>/…`, as the CLI uses) or a URL on this server's own origin. Without it the callback answers the code as JSON."
-  })
+  returnTo: Schema.optionalWith(
+    Schema.Trim.pipe(
+      Schema.maxLength(2048),
+      Schema.pattern(RETURN_TO, {
+        message: () => "must be a loopback URL (http://127.0.0.1:<port>/…, http://localhost:<port>/…) or a path on this server (/…)"
+      })
+    ).annotations({
+      jsonSchema: { type: "string", maxLength: 2048, pattern: RETURN_TO.source },
+      description:
+        "Where the callback sends the browser with `?code=<one-time code>`: a loopback URL (`http://127.0.0.1:<port>/…` or `http://localhost:<port>/…`, as the CLI uses) or a path on this server's origin (`/app/sso-done`). Without it the callback answers the code as JSON."
+    }),
+    { exact: true }
+  )
 }).annotations({ ...requestBody, identifier: "SsoSignInRequest", examples: [{ email: ada.email, returnTo: "http://127.0.0.1:53682/callback" }] })
 
 export const StartedSsoSignIn = Schema.Struct({
@@ -506,7 +531,7 @@ export const SsoCallbackQuery = Schema.Struct({
   iss: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   error: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(255)), { exact: true }),
   error_description: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true })
-}).annotations({ identifier: "SsoCallbackQuery" })
+}).annotations({ examples: [{ state: `${acme.id}.${exampleId("ssi")}.c2lnbmF0dXJl`, code: "SplxlOBeZQQYbYS6WxSbIA", iss: example.issuer }] })
 export type SsoCallbackQuery = typeof SsoCallbackQuery.Type
 
 export const SsoCallbackResult = Schema.Struct({

@@ -45,12 +45,12 @@ import {
 import { AuthResult } from "./Users.js"
 
 const notFound = "404 `sso_connection_not_found` (also for another organization's connection)"
-const domainPath = Schema.Struct({ domain: SsoDomain })
+const domainPath = Schema.Struct({ domain: SsoDomain.annotations({ examples: ["acme.example"] }) })
 const SsoDomainQuery = Schema.Struct({
   domain: Schema.optionalWith(SsoDomain, { exact: true }).annotations({
     description: "The domain; default: the organization's only unverified domain."
   })
-}).annotations({ identifier: "SsoDomainQuery" })
+}).annotations({ examples: [{ domain: "acme.example" }] })
 
 
 export class SsoApi extends HttpApiGroup.make("sso")

@@ -150,7 +150,7 @@ ALTER TABLE sessions ADD COLUMN sso_connection_id text;
 ALTER TABLE sessions ADD COLUMN authenticated_organization_id text REFERENCES organizations (id) ON DELETE CASCADE;
 `)
 
-  const old = yield* sql<OldRow>`SELECT * FROM sso_connections_0009`
+  const old = yield* sql.unsafe<OldRow>("/* instance-wide: migration 0018 moves every organization's single connection */ SELECT * FROM sso_connections_0009")
   for (const row of old) {
     yield* sql`INSERT INTO sso_domains ${
       sql.insert({

@@ -16,8 +16,7 @@ import {
   type SsoFailureCode,
   type SsoProfile,
   SsoSignInFailed,
-  type UserId,
-  InvalidRequest
+  type UserId
 } from "@orgplane/schema"
 import { HttpServerResponse } from "@effect/platform"
 import { Duration, Effect, Option } from "effect"
@@ -57,17 +56,8 @@ export const domainOf = (email: string) => {
   return at < 1 ? undefined : email.slice(at + 1).trim().toLowerCase()
 }
 
-/**
- * Where a sign-in may send the browser with its code: a loopback URL (any port: the CLI's listener, as `gh auth
- * login` does) or this server's own origin. Everything else is an open redirect.
- */
-export const returnToAllowed = (returnTo: string, base: string) => {
-  if (!URL.canParse(returnTo)) return false
-  const url = new URL(returnTo)
-  if (url.username !== "" || url.password !== "" || url.hash !== "") return false
-  if (url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)) return true
-  return url.origin === new URL(base).origin
-}
+/** The absolute URL of a sign-in's `returnTo` (the schema allows loopback URLs and paths of this server only). */
+export const returnToUrl = (returnTo: string, base: string) => new URL(returnTo, `${base}/`).href
 
 export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignIn", {
   effect: Effect.gen(function*() {
@@ -198,9 +188,6 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
     const start = (address: string, input: { readonly email: string; readonly returnTo?: string | undefined }, base: string) =>
       Effect.gen(function*() {
         yield* limit(address)
-        if (input.returnTo !== undefined && !returnToAllowed(input.returnTo, base)) {
-          return yield* InvalidRequest.field(["returnTo"], "must be a loopback URL (http://127.0.0.1:<port>/…) or a URL on this server's origin")
-        }
         const domain = domainOf(input.email)
         const found = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
         if (Option.isNone(found)) {
@@ -211,7 +198,7 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         }
         const connection = found.value
         const engine = yield* Effect.mapError(engineOf(connection), refused)
-        const { row, secrets } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: input.email.trim(), returnTo: input.returnTo ?? null })
+        const { row, secrets } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: input.email.trim(), returnTo: input.returnTo === undefined ? null : returnToUrl(input.returnTo, base) })
         const started = yield* Effect.mapError(engine.start(connection, secrets, base), refused)
         yield* orUnavailable(transaction(Effect.gen(function*() {
           yield* intents.insert(row)

@@ -175,19 +175,28 @@ const storedSaml = (input: SamlSettingsInput, path: ReadonlyArray<string>): Effe
     if (common.allowIdpInitiated && common.relayStateAllowList.length === 0) {
       return yield* InvalidRequest.field([...path, "relayStateAllowList"], "must list at least one RelayState when allowIdpInitiated is true")
     }
+    const needs = { metadataUrl: ["url"], metadataXml: ["xml"], manual: ["entityId", "ssoUrl", "certificates"] } as const
+    const members = ["url", "xml", "entityId", "ssoUrl", "certificates"] as const
+    // Members another source takes are ignored (not stored); those this source needs are required.
+    const details = members.flatMap((member) =>
+      (needs[input.source] as ReadonlyArray<string>).includes(member) && input[member] === undefined
+        ? [{ path: [...path, member], message: `is required with source ${input.source}` }]
+        : []
+    )
+    if (details.length > 0) return yield* new InvalidRequest({ details })
     switch (input.source) {
       case "metadataUrl":
-        return { source: "metadataUrl", metadataUrl: input.url, metadataXml: null, entityId: null, ssoUrl: null, certificates: [], ...common }
+        return { source: "metadataUrl", metadataUrl: input.url!, metadataXml: null, entityId: null, ssoUrl: null, certificates: [], ...common }
       case "metadataXml":
-        return { source: "metadataXml", metadataUrl: null, metadataXml: input.xml, entityId: null, ssoUrl: null, certificates: [], ...common }
+        return { source: "metadataXml", metadataUrl: null, metadataXml: input.xml!, entityId: null, ssoUrl: null, certificates: [], ...common }
       case "manual": {
-        const certificates = yield* Effect.forEach(input.certificates, (pem, index) => parseCertificate(pem, [...path, "certificates", index]))
+        const certificates = yield* Effect.forEach(input.certificates!, (pem, index) => parseCertificate(pem, [...path, "certificates", index]))
         return {
           source: "manual",
           metadataUrl: null,
           metadataXml: null,
-          entityId: input.entityId,
-          ssoUrl: input.ssoUrl,
+          entityId: input.entityId!,
+          ssoUrl: input.ssoUrl!,
           certificates: certificates.map((certificate) => certificate.pem),
           ...common
         }
