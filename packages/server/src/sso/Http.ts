@@ -3,7 +3,7 @@ import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
-import { clientAddress } from "../identity/Http.js"
+import { clientAddress } from "../platform/ClientAddress.js"
 import { SignIn } from "./SignIn.js"
 import { Sso } from "./Sso.js"
 
