@@ -54,7 +54,8 @@ const areas = {
   members: ["identity/Memberships"],
   memory: [],
   policies: ["identity/Memberships"],
-  sso: ["identity/Authentication"],
+  // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).
+  sso: ["identity/Authentication", "identity/Accounts", "identity/Memberships", "identity/UsersRepository", "teams/TeamsRepository"],
   system: [],
   teams: ["identity/Memberships"],
   telemetry: [],

@@ -22,39 +22,51 @@ afterAll(async () => {
   await cleanup()
 })
 
-const CERTIFICATE = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ0FGRUJBQkU=\n-----END CERTIFICATE-----\n"
+/** A real self-signed certificate (P-256, CN=idp.test.example, valid until 2036-11-20 16:08:55 UTC). */
+const CERTIFICATE = `-----BEGIN CERTIFICATE-----
+MIIBjDCCATGgAwIBAgIUBw1u0wg9up7yADNwRn72EWf7KWwwCgYIKoZIzj0EAwIw
+GzEZMBcGA1UEAwwQaWRwLnRlc3QuZXhhbXBsZTAeFw0yNjExMjMxNjA4NTVaFw0z
+NjExMjAxNjA4NTVaMBsxGTAXBgNVBAMMEGlkcC50ZXN0LmV4YW1wbGUwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAAQxuD7PXcfyjloNcu/Yze3XPMIimU+JuwMe94NJ
+h1FUSLIRr2Mr4gTaVMiVgRM1PamzvkkbXT93Gf3eA0+8vR/xo1MwUTAdBgNVHQ4E
+FgQUFtOPPGg0fq4DvnGmUVlaCSwkQt4wHwYDVR0jBBgwFoAUFtOPPGg0fq4DvnGm
+UVlaCSwkQt4wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNJADBGAiEA1g5x
+GDS2Os1hV8+GbRMFszUVjzxTq8/sJr1/p6jd2BECIQCbG1hCTQm9eRm5R1WRiasK
+83Ecs1zec56Vd1aG5YixmQ==
+-----END CERTIFICATE-----
+`
 
 describe("orgplane sso", { timeout: 120_000 }, () => {
-  it("sets an OIDC connection with the secret from the environment, verifies its domain, switches to SAML, deletes it", async () => {
+  it("creates an OIDC connection with the secret from the environment, verifies its domain, adds a SAML one, deletes it", async () => {
     const owner = await Http.owner(server.url, "SSO Org")
     const { cli, home } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
     const domain = `cli-${Math.random().toString(36).slice(2, 8)}.example`
+    const create = ["sso", "connections", "create", "Okta", "--domain", domain, "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"]
 
-    const noSecret = await cli(["sso", "set", "--domain", domain, "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"], env)
+    const noSecret = await cli(create, env)
     expect(noSecret.code).toBe(2)
     expect(noSecret.stderr).toContain("ORGPLANE_SSO_CLIENT_SECRET")
-    const badDomain = await cli(["sso", "set", "--domain", "not a domain", "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"], env)
+    const badDomain = await cli(["sso", "connections", "create", "Okta", "--domain", "not a domain", "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"], env)
     expect(badDomain.code).toBe(2)
     expect(badDomain.stderr).toContain("--domain")
 
-    const set = await cli(
-      ["sso", "set", "--domain", domain, "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app", "--json"],
-      { ...env, ORGPLANE_SSO_CLIENT_SECRET: "cli-secret-value" }
-    )
-    expect(set.code, set.stderr).toBe(0)
-    expect(json(set).ssoConnection).toMatchObject({ protocol: "oidc", domain, oidc: { clientId: "app", clientSecretSet: true } })
-    expect(set.stdout).not.toContain("cli-secret-value")
+    const created = await cli([...create, "--json"], { ...env, ORGPLANE_SSO_CLIENT_SECRET: "cli-secret-value" })
+    expect(created.code, created.stderr).toBe(0)
+    const connection = json(created).connection
+    expect(connection).toMatchObject({ kind: "oidc", state: "draft", domains: [{ domain, verified: false }], oidc: { clientId: "app", clientSecretSet: true } })
+    expect(created.stdout).not.toContain("cli-secret-value")
 
-    const shown = await cli(["sso", "get"], env)
+    const shown = await cli(["sso", "connections", "get", connection.id], env)
     expect(shown.code, shown.stderr).toBe(0)
-    expect(shown.stdout).toContain(`SSO (oidc) for ${domain}: domain not verified.`)
+    expect(shown.stdout).toContain(`Okta (${connection.id}): oidc, draft, revision 1`)
+    expect(shown.stdout).toContain(`${domain} (not verified)`)
 
     const requested = await cli(["sso", "request-verification", "--json"], env)
     expect(requested.code, requested.stderr).toBe(0)
     const record = json(requested).verification
     expect(record.recordName).toBe(`_orgplane-verification.${domain}`)
-    const human = await cli(["sso", "request-verification"], env)
+    const human = await cli(["sso", "request-verification", "--domain", domain], env)
     expect(human.stdout).toContain(`${record.recordName} TXT "${record.recordValue}"`)
 
     const missing = await cli(["sso", "verify", "--json"], env)
@@ -65,23 +77,39 @@ describe("orgplane sso", { timeout: 120_000 }, () => {
     dns.setTxt(record.recordName, [record.recordValue])
     const verified = await cli(["sso", "verify", "--json"], env)
     expect(verified.code, verified.stderr).toBe(0)
-    expect(json(verified)).toMatchObject({ verified: true, domain, ssoConnection: { domainVerified: true } })
+    expect(json(verified)).toMatchObject({ verified: true, domain })
+    expect(json(await cli(["sso", "domains", "--json"], env)).domains).toMatchObject([{ domain, verified: true }])
+
+    const untested = await cli(["sso", "connections", "activate", connection.id], env)
+    expect(untested.code).toBe(1)
+    expect(untested.stderr + untested.stdout).toContain("sso_connection_untested")
 
     const file = Path.join(home, "idp.pem")
     await Fs.writeFile(file, CERTIFICATE)
     const saml = await cli(
-      ["sso", "set", "--domain", domain, "--saml-entity-id", "urn:idp", "--saml-sso-url", "https://idp.example.com/sso", "--saml-certificate-file", file, "--json"],
+      ["sso", "connections", "create", "ADFS", "--domain", domain, "--saml-entity-id", "urn:idp", "--saml-sso-url", "https://idp.example.com/sso", "--saml-certificate-file", file, "--json"],
       env
     )
     expect(saml.code, saml.stderr).toBe(0)
-    expect(json(saml).ssoConnection).toMatchObject({ protocol: "saml", oidc: null, domainVerified: true })
-    const both = await cli(["sso", "set", "--domain", domain, "--oidc-issuer", "https://x.example", "--saml-entity-id", "urn:idp"], env)
+    expect(json(saml).connection).toMatchObject({
+      kind: "saml",
+      oidc: null,
+      domains: [{ domain, verified: true }],
+      saml: { certificates: [{ subject: "CN=idp.test.example", notAfter: "2036-11-20T16:08:55.000Z" }] }
+    })
+    const both = await cli(["sso", "connections", "create", "X", "--oidc-issuer", "https://x.example", "--saml-entity-id", "urn:idp"], env)
     expect(both.code).toBe(2)
 
-    const deleted = await cli(["sso", "delete", "--json"], env)
+    const renamed = await cli(["sso", "connections", "update", connection.id, "--name", "Okta (prod)", "--jit-role", "admin", "--json"], env)
+    expect(renamed.code, renamed.stderr).toBe(0)
+    expect(json(renamed).connection).toMatchObject({ name: "Okta (prod)", jit: { defaultRole: "admin" }, configRevision: 1 })
+    const listed = await cli(["sso", "connections", "list", "--json"], env)
+    expect(json(listed).connections.map((c: { name: string }) => c.name)).toEqual(["Okta (prod)", "ADFS"])
+
+    const deleted = await cli(["sso", "connections", "delete", connection.id, "--json"], env)
     expect(deleted.code, deleted.stderr).toBe(0)
     expect(json(deleted)).toEqual({ ok: true })
-    const gone = await cli(["sso", "get", "--json"], env)
+    const gone = await cli(["sso", "connections", "get", connection.id, "--json"], env)
     expect(gone.code).toBe(4)
     expect(gone.stderr + gone.stdout).toContain("sso_connection_not_found")
   })
@@ -89,7 +117,7 @@ describe("orgplane sso", { timeout: 120_000 }, () => {
   it("reports the enterprise plan requirement", async () => {
     const owner = await Http.owner(free.url)
     const { cli } = await fresh()
-    const result = await cli(["sso", "get", "--json"], { ORGPLANE_URL: free.url, ORGPLANE_TOKEN: owner.token })
+    const result = await cli(["sso", "connections", "list", "--json"], { ORGPLANE_URL: free.url, ORGPLANE_TOKEN: owner.token })
     expect(result.code).toBe(1)
     expect(result.stderr + result.stdout).toContain("enterprise_plan_required")
   })

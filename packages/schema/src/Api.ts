@@ -22,7 +22,7 @@ import { MembersApi, RolesApi } from "./MembersApi.js"
 import { OrganizationsApi } from "./OrganizationsApi.js"
 import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions } from "./Policy.js"
-import { SsoApi } from "./SsoApi.js"
+import { SsoApi, SsoSignInApi } from "./SsoApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
@@ -214,6 +214,7 @@ const Groups = HttpApi.make("orgplane")
   .add(AdminApi)
   .add(DesktopPoliciesApi)
   .add(SsoApi)
+  .add(SsoSignInApi)
   .add(WorkersApi)
   .add(WorkerRuntimeApi)
   .add(WorkerActivityApi)

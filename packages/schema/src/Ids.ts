@@ -163,6 +163,10 @@ export const LlmProviderId = typeId("llp", "LlmProviderId", "LLM provider id")
 export type LlmProviderId = typeof LlmProviderId.Type
 export const LlmProviderAccessGrantId = typeId("lpg", "LlmProviderAccessGrantId", "LLM provider access grant id")
 export type LlmProviderAccessGrantId = typeof LlmProviderAccessGrantId.Type
+export const SsoConnectionId = typeId("ssc", "SsoConnectionId", "SSO connection id")
+export type SsoConnectionId = typeof SsoConnectionId.Type
+export const SsoIntentId = typeId("ssi", "SsoIntentId", "SSO sign-in or test intent id")
+export type SsoIntentId = typeof SsoIntentId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -209,7 +213,9 @@ export const IdsByPrefix = {
   tpv: TemplateVersionId,
   tpa: TemplateAccessGrantId,
   llp: LlmProviderId,
-  lpg: LlmProviderAccessGrantId
+  lpg: LlmProviderAccessGrantId,
+  ssc: SsoConnectionId,
+  ssi: SsoIntentId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

@@ -9,6 +9,7 @@ import {
   RateLimited,
   Session,
   type SessionId,
+  type SsoConnectionId,
   Unauthorized,
   type UserId
 } from "@orgplane/schema"
@@ -41,13 +42,17 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     const limiter = yield* RateLimiter
 
     /** Issues a session for the user; the plaintext token exists only in the return value. */
-    const startSession = (userId: UserId, activeOrganizationId: OrganizationId | null) =>
+    const startSession = (
+      userId: UserId,
+      activeOrganizationId: OrganizationId | null,
+      sso?: { readonly connectionId: SsoConnectionId; readonly organizationId: OrganizationId }
+    ) =>
       Effect.gen(function*() {
         const createdAt = yield* now
         const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(settings.sessionTtl))
         const token = yield* crypto.newToken(SESSION_TOKEN_PREFIX)
         const id = yield* makeId("ses")
-        yield* sessions.insert({ id, userId, tokenHash: crypto.hashToken(token), activeOrganizationId, createdAt, expiresAt })
+        yield* sessions.insert({ id, userId, tokenHash: crypto.hashToken(token), activeOrganizationId, createdAt, expiresAt, sso })
         return new Session({ token, expiresAt })
       })
 

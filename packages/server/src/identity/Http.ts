@@ -1,8 +1,7 @@
 /** HTTP handlers of the identity groups: Users, Organizations, API Keys and Bootstrap. Thin by design. */
-import { HttpServerRequest } from "@effect/platform"
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
-import { Effect, Layer, Option } from "effect"
-import { ServerConfig } from "../platform/Config.js"
+import { Effect, Layer } from "effect"
+import { clientAddress } from "../platform/ClientAddress.js"
 import { group } from "../platform/HttpErrors.js"
 import { Accounts } from "./Accounts.js"
 import { ApiKeys } from "./ApiKeys.js"
@@ -43,14 +42,6 @@ export const ApiKeysHttp = group(Api, "apiKeys", (handlers) =>
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => apiKeys.list(caller, urlParams)))
       .handle("revoke", ({ path }) => Effect.flatMap(CurrentMember, (caller) => apiKeys.revoke(caller, path.apiKeyId)))
   }))
-
-/** The address a request came from, for per-client limits. */
-const clientAddress = Effect.gen(function*() {
-  const settings = yield* ServerConfig
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const forwarded = settings.trustProxy ? request.headers["x-forwarded-for"]?.split(",")[0]?.trim() : undefined
-  return forwarded || Option.getOrElse(request.remoteAddress, () => "unknown")
-})
 
 export const BootstrapHttp = group(Api, "bootstrap", (handlers) =>
   Effect.gen(function*() {

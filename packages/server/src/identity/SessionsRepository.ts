@@ -1,6 +1,6 @@
 /** Storage of sessions (not tenant-scoped: a session belongs to a person): only the token's hash is kept. */
 import { Model, SqlClient } from "@effect/sql"
-import { OrganizationId, SessionId, UserId } from "@orgplane/schema"
+import { OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
@@ -12,7 +12,10 @@ export class SessionRow extends Model.Class<SessionRow>("SessionRow")({
   activeOrganizationId: Schema.NullOr(OrganizationId),
   createdAt: DateColumn,
   expiresAt: DateColumn,
-  revokedAt: Schema.NullOr(DateColumn)
+  revokedAt: Schema.NullOr(DateColumn),
+  /** The SSO connection that authenticated the session, and its organization; null for password sign-in. */
+  ssoConnectionId: Schema.NullOr(SsoConnectionId),
+  authenticatedOrganizationId: Schema.NullOr(OrganizationId)
 }) {}
 
 const ResolvedSession = Schema.Struct({ sessionId: SessionId, ...CallerColumns.fields })
@@ -22,7 +25,19 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
     const sql = yield* SqlClient.SqlClient
 
     const insertRow = execute({ Request: SessionRow.insert, execute: (row) => sql`INSERT INTO sessions ${sql.insert(row)}` })
-    const insert = (row: Omit<typeof SessionRow.insert.Type, "revokedAt">) => insertRow({ ...row, revokedAt: null })
+    const insert = (
+      row: Omit<typeof SessionRow.insert.Type, "revokedAt" | "ssoConnectionId" | "authenticatedOrganizationId"> & {
+        readonly sso?: { readonly connectionId: SsoConnectionId; readonly organizationId: OrganizationId } | undefined
+      }
+    ) => {
+      const { sso, ...columns } = row
+      return insertRow({
+        ...columns,
+        revokedAt: null,
+        ssoConnectionId: sso?.connectionId ?? null,
+        authenticatedOrganizationId: sso?.organizationId ?? null
+      })
+    }
 
     /**
      * Authentication in one statement: the live session with this token hash, its person, and the membership the

@@ -17,6 +17,7 @@ import suiteCapabilities from "./0014_suite_capabilities.js"
 import idempotencyKeys from "./0015_idempotency_keys.js"
 import componentFiles from "./0016_component_files.js"
 import connectorSkippedFiles from "./0017_connector_skipped_files.js"
+import ssoConnections from "./0018_sso_connections.js"
 import llmProviders from "./0019_llm_providers.js"
 import templates from "./0020_templates.js"
 import workerActivity from "./0021_worker_activity.js"
@@ -39,6 +40,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 15, name: "idempotency_keys", up: idempotencyKeys },
   { id: 16, name: "component_files", up: componentFiles },
   { id: 17, name: "connector_skipped_files", up: connectorSkippedFiles },
+  { id: 18, name: "sso_connections", up: ssoConnections },
   { id: 19, name: "llm_providers", up: llmProviders },
   { id: 20, name: "templates", up: templates },
   { id: 21, name: "worker_activity", up: workerActivity }

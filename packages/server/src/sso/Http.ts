@@ -2,17 +2,49 @@
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
+import { requestBaseUrl } from "../platform/PublicUrl.js"
+import { clientAddress } from "../platform/ClientAddress.js"
+import { SignIn } from "./SignIn.js"
 import { Sso } from "./Sso.js"
+
 
 export const SsoHttp = group(Api, "sso", (handlers) =>
   Effect.gen(function*() {
     const sso = yield* Sso
+    const signIn = yield* SignIn
+    const member = CurrentMember
     return handlers
-      .handle("put", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => sso.put(caller, payload)))
-      .handle("get", () => Effect.flatMap(CurrentMember, (caller) => sso.get(caller)))
-      .handle("delete", () => Effect.flatMap(CurrentMember, (caller) => sso.remove(caller)))
-      .handle("requestDomainVerification", () => Effect.flatMap(CurrentMember, (caller) => sso.requestDomainVerification(caller)))
-      .handle("verifyDomain", () => Effect.flatMap(CurrentMember, (caller) => sso.verifyDomain(caller)))
+      .handle("listDomains", () => Effect.flatMap(member, sso.listDomains))
+      .handle("requestDomainVerification", ({ urlParams }) =>
+        Effect.flatMap(member, (caller) => sso.requestDomainVerification(caller, urlParams.domain)))
+      .handle("verifyDomain", ({ urlParams }) => Effect.flatMap(member, (caller) => sso.verifyDomain(caller, urlParams.domain)))
+      .handle("deleteDomain", ({ path }) => Effect.flatMap(member, (caller) => sso.deleteDomain(caller, path.domain)))
+      .handle("createConnection", ({ payload }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.createConnection(caller, payload, base))))
+      .handle("listConnections", () => Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.listConnections(caller, base))))
+      .handle("getConnection", ({ path }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.getConnection(caller, path.connectionId, base))))
+      .handle("updateConnection", ({ path, payload }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.updateConnection(caller, path.connectionId, payload, base))))
+      .handle("deleteConnection", ({ path }) => Effect.flatMap(member, (caller) => sso.deleteConnection(caller, path.connectionId)))
+      .handle("activateConnection", ({ path }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.activateConnection(caller, path.connectionId, base))))
+      .handle("deactivateConnection", ({ path }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => sso.deactivateConnection(caller, path.connectionId, base))))
+      .handle("startTest", ({ path }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => signIn.startTest(caller, path.connectionId, base))))
+      .handle("getTest", ({ path }) => Effect.flatMap(member, (caller) => sso.getTest(caller, path.connectionId, path.testId)))
   }))
 
-export const layer = SsoHttp.pipe(Layer.provide(Sso.Default))
+export const SsoSignInHttp = group(Api, "ssoSignIn", (handlers) =>
+  Effect.gen(function*() {
+    const signIn = yield* SignIn
+    return handlers
+      .handle("discover", ({ payload }) => Effect.flatMap(clientAddress, (address) => signIn.discover(address, payload.email)))
+      .handle("start", ({ payload }) =>
+        Effect.flatMap(clientAddress, (address) => Effect.flatMap(requestBaseUrl, (base) => signIn.start(address, payload, base))))
+      .handle("oidcCallback", ({ urlParams }) => Effect.flatMap(requestBaseUrl, (base) => signIn.oidcCallback(urlParams, base)))
+      .handle("exchange", ({ payload }) => signIn.exchange(payload.code))
+  }))
+
+export const layer = Layer.merge(SsoHttp, SsoSignInHttp).pipe(Layer.provide(SignIn.Default), Layer.provide(Sso.Default))

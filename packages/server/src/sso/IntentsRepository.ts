@@ -1,0 +1,132 @@
+/**
+ * Storage of SSO intents (a test or a sign-in between its start and the provider's answer, then a sign-in's
+ * one-time code) and of identity links (a connection's subject → a person), with the deprovisioning hook.
+ */
+import { SqlClient } from "@effect/sql"
+import { OrganizationId, SsoConnectionId, SsoIntentId, UserId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import { DateColumn, findOne } from "../platform/Statements.js"
+
+export const SsoIntentRow = Schema.Struct({
+  id: SsoIntentId,
+  organizationId: OrganizationId,
+  connectionId: SsoConnectionId,
+  purpose: Schema.Literal("test", "sign_in"),
+  configRevision: Schema.Number,
+  nonce: Schema.String,
+  codeVerifierCiphertext: Schema.NullOr(Schema.String),
+  samlRequestId: Schema.NullOr(Schema.String),
+  userId: Schema.NullOr(UserId),
+  loginHint: Schema.NullOr(Schema.String),
+  returnTo: Schema.NullOr(Schema.String),
+  createdAt: DateColumn,
+  expiresAt: DateColumn,
+  consumedAt: Schema.NullOr(DateColumn),
+  exchangeCodeHash: Schema.NullOr(Schema.String),
+  exchangeUserId: Schema.NullOr(UserId),
+  exchangeExpiresAt: Schema.NullOr(DateColumn),
+  exchangedAt: Schema.NullOr(DateColumn)
+})
+export type SsoIntentRow = typeof SsoIntentRow.Type
+
+export const SsoIdentityRow = Schema.Struct({
+  organizationId: OrganizationId,
+  connectionId: SsoConnectionId,
+  subject: Schema.String,
+  userId: UserId,
+  email: Schema.String,
+  deprovisionedAt: Schema.NullOr(DateColumn)
+})
+export type SsoIdentityRow = typeof SsoIdentityRow.Type
+
+const Scoped = Schema.Struct({ organizationId: OrganizationId, id: SsoIntentId })
+
+export class IntentsRepository extends Effect.Service<IntentsRepository>()("@orgplane/server/sso/IntentsRepository", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = (row: SsoIntentRow) => sql`INSERT INTO sso_intents ${sql.insert(row)}`.pipe(Effect.asVoid)
+
+    const setSamlRequestId = (key: typeof Scoped.Type, samlRequestId: string) =>
+      sql`UPDATE sso_intents SET saml_request_id = ${samlRequestId} WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(
+        Effect.asVoid
+      )
+
+    /** The intent locked for the rest of the transaction. */
+    const lock = findOne({
+      Request: Scoped,
+      Result: SsoIntentRow,
+      execute: ({ id, organizationId }) => sql`SELECT * FROM sso_intents WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+    })
+
+    /** Spends the intent: true when it was not spent yet (single use even between two racing callbacks). */
+    const consume = (key: typeof Scoped.Type, at: Date) =>
+      sql`UPDATE sso_intents SET consumed_at = ${at}
+          WHERE organization_id = ${key.organizationId} AND id = ${key.id} AND consumed_at IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    /** Gives a completed sign-in its one-time code (hashed) for the person it signed in. */
+    const setExchange = (key: typeof Scoped.Type, code: { readonly hash: string; readonly userId: UserId; readonly expiresAt: Date }) =>
+      sql`UPDATE sso_intents SET exchange_code_hash = ${code.hash}, exchange_user_id = ${code.userId}, exchange_expires_at = ${code.expiresAt}
+          WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(Effect.asVoid)
+
+    /** Spends a one-time code: the intent it belongs to, if it was live and unspent. */
+    const exchange = (hash: string, at: Date) =>
+      Effect.flatMap(
+        sql`UPDATE sso_intents SET exchanged_at = ${at}
+            WHERE organization_id = (SELECT organization_id FROM sso_intents WHERE exchange_code_hash = ${hash})
+              AND exchange_code_hash = ${hash} AND exchanged_at IS NULL AND exchange_expires_at > ${at}
+            RETURNING *`,
+        (rows) => Effect.map(Schema.decodeUnknown(Schema.Array(SsoIntentRow))(rows), (decoded) => decoded[0])
+      ).pipe(Effect.orDie)
+
+    /** Drops intents that can no longer be used (expired an hour ago), for the connection's organization. */
+    const prune = (organizationId: OrganizationId, before: Date) =>
+      sql`DELETE FROM sso_intents WHERE organization_id = ${organizationId} AND expires_at < ${before}
+            AND (exchange_expires_at IS NULL OR exchange_expires_at < ${before})`.pipe(Effect.asVoid)
+
+    // Identity links
+
+    const findIdentity = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, connectionId: SsoConnectionId, subject: Schema.String }),
+      Result: SsoIdentityRow,
+      execute: ({ connectionId, organizationId, subject }) =>
+        sql`SELECT organization_id, connection_id, subject, user_id, email, deprovisioned_at FROM sso_identities
+            WHERE organization_id = ${organizationId} AND connection_id = ${connectionId} AND subject = ${subject}`
+    })
+
+    const upsertIdentity = (row: Omit<SsoIdentityRow, "deprovisionedAt"> & { readonly claims: unknown; readonly at: Date }) =>
+      sql`INSERT INTO sso_identities ${
+        sql.insert({
+          organizationId: row.organizationId,
+          connectionId: row.connectionId,
+          subject: row.subject,
+          userId: row.userId,
+          email: row.email,
+          claims: JSON.stringify(row.claims),
+          deprovisionedAt: null,
+          createdAt: row.at,
+          lastSignInAt: row.at
+        })
+      } ON CONFLICT (organization_id, connection_id, subject) DO UPDATE SET
+          email = EXCLUDED.email, claims = EXCLUDED.claims, last_sign_in_at = EXCLUDED.last_sign_in_at
+        WHERE sso_identities.organization_id = ${row.organizationId}`.pipe(Effect.asVoid)
+
+    /**
+     * The deprovisioning hook for directory sync (SCIM, issue to come): an identity deprovisioned here is refused at
+     * sign-in (`identity_deprovisioned`) until it is provisioned again (`deprovisioned` false).
+     */
+    const setDeprovisioned = (key: { readonly organizationId: OrganizationId; readonly userId: UserId }, at: Date | null) =>
+      sql`UPDATE sso_identities SET deprovisioned_at = ${at} WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`.pipe(
+        Effect.asVoid
+      )
+
+    /** Whether directory sync deprovisioned the person in the organization (any of their identities). */
+    const isDeprovisioned = (key: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+      sql`SELECT 1 FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}
+            AND deprovisioned_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
+
+    return { insert, setSamlRequestId, lock, consume, setExchange, exchange, prune, findIdentity, upsertIdentity, setDeprovisioned, isDeprovisioned } as const
+  })
+}) {}
