@@ -122,6 +122,16 @@ describe("IdP settings", () => {
     expect(await refusal(saml.fetchIdpMetadata(`${idp.url}/no-such-path`))).toMatchObject({ code: "metadata_unreachable" })
     expect(await refusal(saml.fetchIdpMetadata("ftp://127.0.0.1/metadata"))).toMatchObject({ code: "metadata_unreachable" })
   })
+
+  it("the metadata URL is fetched through the outbound guard: a loopback IdP is refused outside private mode", async () => {
+    const guarded = ManagedRuntime.make(Saml.Live.pipe(Layer.provide(Outbound.layer()), Layer.provide(AddressGuard.systemLayer)))
+    try {
+      const error = await guarded.runPromise(Effect.flip(Effect.flatMap(Saml, (engine) => engine.fetchIdpMetadata(idp.metadataUrl))))
+      expect(error).toMatchObject({ code: "metadata_unreachable", message: expect.stringContaining(Outbound.notAllowed) })
+    } finally {
+      await guarded.dispose()
+    }
+  })
 })
 
 describe("SP metadata and the AuthnRequest", () => {
