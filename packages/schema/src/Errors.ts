@@ -88,7 +88,9 @@ export const ForbiddenReason = Schema.Literal(
   "invitation_email_mismatch",
   "signup_disabled",
   "insufficient_access",
-  "tool_disabled"
+  "tool_disabled",
+  "sso_required",
+  "sso_session_required"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -144,6 +146,8 @@ export const NotFoundCode = Schema.Literal(
   "connector_sync_event_not_found",
   "desktop_policy_not_found",
   "sso_connection_not_found",
+  "sso_domain_not_found",
+  "sso_test_not_found",
   "worker_not_found",
   "memory_not_found",
   "connection_not_found",
@@ -185,6 +189,14 @@ export const ConflictCode = Schema.Literal(
   "default_policy_required",
   "domain_verification_not_requested",
   "sso_domain_taken",
+  "sso_domain_required",
+  "sso_domain_in_use",
+  "sso_domain_not_verified",
+  "sso_connection_active",
+  "sso_connection_untested",
+  "sso_domain_served",
+  "sso_client_secret_required",
+  "sso_kind_mismatch",
   "worker_runtime_unavailable",
   "mcp_connection_exists",
   "mcp_connection_changed",
@@ -375,6 +387,18 @@ export const CodeHostApiErrorResponse = wire(
   CodeHostApiError,
   502,
   "The code host (GitHub) failed or refused the request orgplane made for this one; `message` says how (for example a missing branch, a revoked token, a rate limit)."
+)
+
+/** A sign-in through SSO that the provider's answer or the connection's rules refused: `code` says why (`SsoFailureCode`). */
+export class SsoSignInFailed extends Schema.TaggedError<SsoSignInFailed>("SsoSignInFailed")("SsoSignInFailed", {
+  error: code("sso_sign_in_failed"),
+  code: Schema.String,
+  message: Schema.String
+}) {}
+export const SsoSignInFailedResponse = wire(
+  SsoSignInFailed,
+  401,
+  "The SSO sign-in was refused: `code` is the stable reason (`issuer_mismatch`, `nonce_mismatch`, `replayed`, `email_domain_not_verified`, `idp_error`, ...), `message` says it in words."
 )
 
 export class DomainVerificationFailed extends Schema.TaggedError<DomainVerificationFailed>("DomainVerificationFailed")(

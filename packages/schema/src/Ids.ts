@@ -149,6 +149,10 @@ export const WorkerInstanceId = typeId("wki", "WorkerInstanceId", "Worker instan
 export type WorkerInstanceId = typeof WorkerInstanceId.Type
 export const WorkerTokenId = typeId("wkt", "WorkerTokenId", "Worker token id")
 export type WorkerTokenId = typeof WorkerTokenId.Type
+export const SsoConnectionId = typeId("ssc", "SsoConnectionId", "SSO connection id")
+export type SsoConnectionId = typeof SsoConnectionId.Type
+export const SsoIntentId = typeId("ssi", "SsoIntentId", "SSO sign-in or test intent id")
+export type SsoIntentId = typeof SsoIntentId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -188,7 +192,9 @@ export const IdsByPrefix = {
   wrk: WorkerId,
   wki: WorkerInstanceId,
   wkt: WorkerTokenId,
-  emg: McpConnectionAccessGrantId
+  emg: McpConnectionAccessGrantId,
+  ssc: SsoConnectionId,
+  ssi: SsoIntentId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

@@ -46,7 +46,7 @@ export const Policy = {
   "desktopPolicies.manage": { role: "admin", capability: "create, read, change and delete desktop policies (enterprise plan)" },
   "sso.manage": {
     role: "admin",
-    capability: "configure the organization's SSO connection and verify its email domain (enterprise plan)"
+    capability: "configure, test, activate and delete the organization's SSO connections and verify its email domains (enterprise plan)"
   },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "organizations.setPlan": {

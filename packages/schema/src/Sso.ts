@@ -1,8 +1,11 @@
-/** SSO: an organization's single sign-on connection (OIDC or SAML) and the proof, by a DNS TXT record, that it owns the connection's email domain. */
+/**
+ * SSO: an organization's verified email domains (proved by a DNS TXT record) and its sign-in connections (OIDC or
+ * SAML), each tested before it goes live, with JIT membership and attribute mapping.
+ */
 import * as Schema from "effect/Schema"
-import { requestBody, Timestamp, TrimmedText } from "./Common.js"
-import { OrganizationId } from "./Ids.js"
-import { acme, exampleOf, exampleTime, exampleToken } from "./Examples.js"
+import { HTTP_URL_PATTERN, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { exampleId, OrganizationId, SsoConnectionId, SsoIntentId, TeamId } from "./Ids.js"
+import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
@@ -30,128 +33,398 @@ export const SsoDomain = Schema.Trim.pipe(
   }
 })
 
-/** An absolute `https:` URL without credentials or fragment, at most 2048 characters. */
-export const HttpsUrl = (description: string) =>
+/** An http(s) URL of an identity provider, at most 2048 characters, without credentials or fragment. */
+export const IdpUrl = (description: string) =>
   Schema.Trim.pipe(
     Schema.maxLength(2048, { message: () => "must be at most 2048 characters long" }),
-    Schema.filter((text) => {
-      try {
-        const url = new URL(text)
-        return (url.protocol === "https:" && url.username === "" && url.password === "" && url.hash === "") ||
-          "must be an https:// URL without credentials or fragment"
-      } catch {
-        return "must be an absolute https:// URL"
-      }
-    })
+    Schema.filter((text) => httpUrlProblem(text) ?? true)
   ).annotations({
-    description,
-    jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: "^https://[^/?#@\\u0000]*(?:[/?][^#\\u0000]*)?$", description }
+    description:
+      `${description} An http(s) URL without credentials or fragment; it is fetched through the outbound guard, so https to a public address unless the server allows private addresses.`,
+    jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN, description }
   })
 
-export const SsoProtocol = Schema.Literal("oidc", "saml").annotations({ identifier: "SsoProtocol" })
+export const SsoConnectionKind = Schema.Literal("oidc", "saml").annotations({ identifier: "SsoConnectionKind" })
+export type SsoConnectionKind = typeof SsoConnectionKind.Type
 
-/** The example connection: Acme's OpenID Provider, and a SAML identity provider for the other protocol. */
+export const SsoConnectionState = Schema.Literal("draft", "active", "inactive").annotations({
+  identifier: "SsoConnectionState",
+  description:
+    "`draft`: created, never active; `active`: people of its domains sign in through it; `inactive`: deactivated. Only a successful test of the current `configRevision` with every domain verified lets a connection become `active`."
+})
+export type SsoConnectionState = typeof SsoConnectionState.Type
+
+/**
+ * Why a test or a sign-in failed, stable for scripts. The OIDC engine and the protocol-neutral flow answer these;
+ * the SAML engine adds its own (`assertion_expired`, `in_response_to_mismatch`, `destination_mismatch`,
+ * `unsupported_algorithm`, `response_invalid`) to this one list.
+ */
+export const SsoFailureCode = Schema.Literal(
+  "issuer_mismatch",
+  "audience_mismatch",
+  "signature_invalid",
+  "token_expired",
+  "nonce_mismatch",
+  "replayed",
+  "idp_error",
+  "idp_unreachable",
+  "discovery_invalid",
+  "response_invalid",
+  "email_missing",
+  "email_not_verified",
+  "email_domain_not_verified",
+  "identity_mismatch",
+  "identity_deprovisioned",
+  "intent_expired",
+  "configuration_changed",
+  "assertion_expired",
+  "in_response_to_mismatch",
+  "destination_mismatch",
+  "unsupported_algorithm"
+).annotations({
+  identifier: "SsoFailureCode",
+  description:
+    "`issuer_mismatch` (the provider's discovery document or token names another issuer), `audience_mismatch` (the token is for another client or SP), `signature_invalid`, `token_expired`, `nonce_mismatch`, `replayed` (a state, code or response used twice), `idp_error` (the provider answered an error), `idp_unreachable`, `discovery_invalid` (the discovery document is not JSON or lacks endpoints), `response_invalid`, `email_missing`, `email_not_verified` (the provider says `email_verified: false`), `email_domain_not_verified` (the email's domain is not a verified domain of the connection), `identity_mismatch` (a test completed by another person than the admin who started it), `identity_deprovisioned` (directory sync deactivated the person), `intent_expired`, `configuration_changed` (the connection changed since the test started), and the SAML ones: `assertion_expired`, `in_response_to_mismatch`, `destination_mismatch`, `unsupported_algorithm`."
+})
+export type SsoFailureCode = typeof SsoFailureCode.Type
+
+// Mapping and JIT ----------------------------------------------------------------------------------------------------
+
+const claimName = (description: string) => TrimmedText(1, 255, description)
+
+export const SsoGroupRule = Schema.Struct({
+  group: TrimmedText(1, 255, "A group name (or id) as the identity provider sends it."),
+  teamId: TeamId
+}).annotations({ identifier: "SsoGroupRule", description: "A person in `group` joins the team at sign-in." })
+
+export const SsoMapping = Schema.Struct({
+  email: claimName("The claim (OIDC) or attribute (SAML) holding the email."),
+  name: claimName("The claim or attribute holding the full name."),
+  givenName: claimName("The claim or attribute holding the given name."),
+  familyName: claimName("The claim or attribute holding the family name."),
+  groups: claimName("The claim or attribute holding the groups."),
+  groupRules: Schema.Array(SsoGroupRule).pipe(Schema.maxItems(100)).annotations({
+    description: "Group → team rules applied at each sign-in (teams are joined, never left, by sign-in)."
+  })
+}).annotations({
+  identifier: "SsoMapping",
+  description:
+    "Where the profile comes from. Defaults for OIDC: `email`, `name`, `given_name`, `family_name`, `groups`; for SAML: `email`, `displayName`, `givenName`, `surname`, `groups`."
+})
+export type SsoMapping = typeof SsoMapping.Type
+
+export const SsoMappingInput = Schema.partialWith(SsoMapping, { exact: true }).annotations({ identifier: "SsoMappingInput" })
+
+export const SsoJitRole = Schema.Literal("member", "admin").annotations({ identifier: "SsoJitRole" })
+
+export const SsoJit = Schema.Struct({
+  enabled: Schema.Boolean.annotations({ description: "Whether a person new to the organization becomes a member at sign-in." }),
+  defaultRole: SsoJitRole.annotations({ description: "The role of a member made at sign-in (default `member`)." }),
+  defaultTeamIds: Schema.Array(TeamId).pipe(Schema.maxItems(20)).annotations({
+    description: "Teams a member made at sign-in joins."
+  })
+}).annotations({ identifier: "SsoJit" })
+export type SsoJit = typeof SsoJit.Type
+
+export const SsoJitInput = Schema.partialWith(SsoJit, { exact: true }).annotations({ identifier: "SsoJitInput" })
+
+// Identity provider settings -------------------------------------------------------------------------------------------
+
+export const TokenEndpointAuthMethod = Schema.Literal("client_secret_basic", "client_secret_post").annotations({
+  identifier: "TokenEndpointAuthMethod"
+})
+
+export const OidcEndpoints = Schema.Struct({
+  authorization: IdpUrl("The authorization endpoint."),
+  token: IdpUrl("The token endpoint."),
+  jwks: IdpUrl("The JSON Web Key Set of the provider's signing keys."),
+  userinfo: Schema.optionalWith(IdpUrl("The userinfo endpoint."), { exact: true })
+}).annotations({ identifier: "OidcEndpoints" })
+
 const example = {
   domain: "acme.example",
-  oidc: { issuer: "https://login.acme.example", clientId: "orgplane" },
+  issuer: "https://login.acme.example",
+  clientId: "orgplane",
   saml: {
     entityId: "https://idp.acme.example/saml/metadata",
-    ssoUrl: "https://idp.acme.example/saml/sso",
-    certificate: "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUSGc0Ii3rQmFjbWUgZXhhbXBsZSBjZXJ0aWZpY2F0ZTAK\nBggqhkjOPQQDAjAeMRwwGgYDVQQDDBNpZHAuYWNtZS5leGFtcGxlMB4XDTI2MTEw\n-----END CERTIFICATE-----"
+    ssoUrl: "https://idp.acme.example/saml/sso"
   }
 }
-export type SsoProtocol = typeof SsoProtocol.Type
 
 export const OidcSettingsInput = Schema.Struct({
-  issuer: HttpsUrl("The OpenID Provider's issuer URL (its discovery document is at `<issuer>/.well-known/openid-configuration`)."),
-  clientId: TrimmedText(1, 255, "The client id orgplane is registered under at the provider"),
-  clientSecret: TrimmedText(1, 1024, "The client secret: stored encrypted, never answered")
-}).annotations({ ...requestBody, examples: [{ ...example.oidc, clientSecret: "Zt8q-provider-issued-secret" }] })
-
-export const SamlSettingsInput = Schema.Struct({
-  entityId: TrimmedText(1, 1024, "The identity provider's entity id"),
-  ssoUrl: HttpsUrl("The identity provider's single sign-on (HTTP-Redirect or HTTP-POST binding) URL."),
-  certificate: Schema.Trim.pipe(
-    Schema.maxLength(16384, { message: () => "must be at most 16384 characters long" }),
-    Schema.filter((pem) =>
-      /^-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----$/.test(pem) ||
-      "must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)"
-    )
-  ).annotations({
-    description: "The identity provider's signing certificate, PEM.",
-    jsonSchema: {
-      type: "string",
-      maxLength: 16384,
-      pattern: "^\\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\\s]+-----END CERTIFICATE-----\\s*$",
-      description: "The identity provider's signing certificate, PEM."
-    }
-  })
-}).annotations({ ...requestBody, examples: [example.saml] })
-
-/** `protocol` with the settings of that protocol: one member of the union per protocol, told apart by `protocol`. */
-export const PutSsoConnectionRequest = Schema.Union(
-  Schema.Struct({
-    protocol: Schema.Literal("oidc"),
-    domain: SsoDomain,
-    oidc: OidcSettingsInput
-  }).annotations({
-    ...requestBody,
-    identifier: "PutOidcConnectionRequest",
-    description: "An OpenID Connect connection.",
-    examples: [{ protocol: "oidc", domain: example.domain, oidc: { ...example.oidc, clientSecret: "Zt8q-provider-issued-secret" } }]
+  issuer: IdpUrl("The OpenID Provider's issuer (its discovery document is at `<issuer>/.well-known/openid-configuration`, and must name this issuer)."),
+  endpoints: Schema.optionalWith(OidcEndpoints, { exact: true }).annotations({
+    description: "Manual endpoints, for a provider without discovery: no discovery document is fetched then."
   }),
-  Schema.Struct({
-    protocol: Schema.Literal("saml"),
-    domain: SsoDomain,
-    saml: SamlSettingsInput
-  }).annotations({
-    ...requestBody,
-    identifier: "PutSamlConnectionRequest",
-    description: "A SAML connection.",
-    examples: [{ protocol: "saml", domain: example.domain, saml: example.saml }]
+  clientId: TrimmedText(1, 255, "The client id orgplane is registered under at the provider"),
+  clientSecret: TrimmedText(1, 1024, "The client secret: stored encrypted, never answered"),
+  scopes: Schema.optionalWith(Schema.Array(TrimmedText(1, 100, "A scope")).pipe(Schema.minItems(1), Schema.maxItems(20)), { exact: true })
+    .annotations({ description: "Default `openid email profile`; `openid` is always added." }),
+  tokenEndpointAuthMethod: Schema.optionalWith(TokenEndpointAuthMethod, { exact: true }).annotations({
+    description: "How orgplane authenticates at the token endpoint (default `client_secret_basic`)."
   })
-).annotations({ ...requestBody, identifier: "PutSsoConnectionRequest" })
-export type PutSsoConnectionRequest = typeof PutSsoConnectionRequest.Type
+}).annotations({ identifier: "OidcSettingsInput" })
+
+/** The same, on update: `clientSecret` may be left out to keep the stored one. */
+export const OidcSettingsPatch = Schema.Struct({
+  ...OidcSettingsInput.fields,
+  clientSecret: Schema.optionalWith(OidcSettingsInput.fields.clientSecret, { exact: true })
+}).annotations({ identifier: "OidcSettingsPatch" })
+
+export const PemCertificate = Schema.Trim.pipe(
+  Schema.maxLength(16384, { message: () => "must be at most 16384 characters long" }),
+  Schema.filter((pem) =>
+    /^-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----$/.test(pem) ||
+    "must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)"
+  )
+).annotations({
+  identifier: "PemCertificate",
+  description: "A signing certificate, PEM.",
+  jsonSchema: {
+    type: "string",
+    maxLength: 16384,
+    pattern: "^\\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\\s]+-----END CERTIFICATE-----\\s*$",
+    description: "A signing certificate, PEM."
+  }
+})
+
+const samlCommon = {
+  allowIdpInitiated: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description: "Accept sign-ins the IdP starts (default false); needs `relayStateAllowList`."
+  }),
+  relayStateAllowList: Schema.optionalWith(Schema.Array(TrimmedText(1, 2048, "A RelayState allowed")).pipe(Schema.maxItems(20)), {
+    exact: true
+  })
+}
+
+export const SamlSettingsInput = Schema.Union(
+  Schema.Struct({ source: Schema.Literal("metadataUrl"), url: IdpUrl("The IdP's metadata URL (refetched on a schedule)."), ...samlCommon })
+    .annotations({ identifier: "SamlMetadataUrlInput" }),
+  Schema.Struct({ source: Schema.Literal("metadataXml"), xml: TrimmedText(1, 1_000_000, "The IdP's metadata document, XML."), ...samlCommon })
+    .annotations({ identifier: "SamlMetadataXmlInput" }),
+  Schema.Struct({
+    source: Schema.Literal("manual"),
+    entityId: TrimmedText(1, 1024, "The identity provider's entity id"),
+    ssoUrl: IdpUrl("The identity provider's single sign-on URL."),
+    certificates: Schema.Array(PemCertificate).pipe(Schema.minItems(1), Schema.maxItems(5)).annotations({
+      description: "One or more signing certificates (two during a rotation)."
+    }),
+    ...samlCommon
+  }).annotations({ identifier: "SamlManualInput" })
+).annotations({ identifier: "SamlSettingsInput", description: "The IdP: by metadata URL, by metadata XML, or by hand." })
+export type SamlSettingsInput = typeof SamlSettingsInput.Type
 
 export class OidcSettings extends Schema.Class<OidcSettings>("OidcSettings")(Schema.Struct({
   issuer: Schema.String,
+  endpoints: Schema.NullOr(Schema.Struct({
+    authorization: Schema.String,
+    token: Schema.String,
+    jwks: Schema.String,
+    userinfo: Schema.NullOr(Schema.String)
+  })).annotations({ description: "Manual endpoints; null when discovered from the issuer." }),
   clientId: Schema.String,
-  clientSecretSet: Schema.Literal(true).annotations({ description: "A client secret is stored (it is never answered)." })
-}).annotations({ examples: [{ ...example.oidc, clientSecretSet: true }] })) {}
+  clientSecretSet: Schema.Boolean.annotations({
+    description: "A client secret is stored (it is never answered). False for a connection migrated from the single-connection model: set it before testing."
+  }),
+  scopes: Schema.Array(Schema.String),
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod
+})) {}
+
+export const SamlCertificate = Schema.Struct({
+  pem: Schema.String,
+  subject: Schema.String,
+  notAfter: Timestamp.annotations({ description: "When the certificate expires: rotate before." })
+}).annotations({ identifier: "SamlCertificate" })
 
 export class SamlSettings extends Schema.Class<SamlSettings>("SamlSettings")(Schema.Struct({
-  entityId: Schema.String,
-  ssoUrl: Schema.String,
-  certificate: Schema.String
-}).annotations({ examples: [example.saml] })) {}
+  source: Schema.Literal("metadataUrl", "metadataXml", "manual"),
+  metadataUrl: Schema.NullOr(Schema.String),
+  metadataXml: Schema.NullOr(Schema.String),
+  entityId: Schema.NullOr(Schema.String).annotations({ description: "The IdP's entity id (from the metadata, or given)." }),
+  ssoUrl: Schema.NullOr(Schema.String),
+  certificates: Schema.Array(SamlCertificate),
+  allowIdpInitiated: Schema.Boolean,
+  relayStateAllowList: Schema.Array(Schema.String)
+})) {}
+
+export const SsoServiceProvider = Schema.Struct({
+  redirectUrl: Schema.NullOr(Schema.String).annotations({
+    description: "OIDC: the redirect (callback) URL to register at the provider."
+  }),
+  entityId: Schema.NullOr(Schema.String).annotations({ description: "SAML: orgplane's SP entity id." }),
+  acsUrl: Schema.NullOr(Schema.String).annotations({ description: "SAML: the Assertion Consumer Service URL." }),
+  metadataUrl: Schema.NullOr(Schema.String).annotations({ description: "SAML: orgplane's SP metadata." })
+}).annotations({ identifier: "SsoServiceProvider", description: "What to give the identity provider." })
+
+// Profiles and tests ---------------------------------------------------------------------------------------------------
+
+/** What a protocol engine makes of a successful sign-in, before the mapping's checks. */
+export const SsoProfile = Schema.Struct({
+  subject: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  emailVerified: Schema.NullOr(Schema.Boolean),
+  name: Schema.NullOr(Schema.String),
+  givenName: Schema.NullOr(Schema.String),
+  familyName: Schema.NullOr(Schema.String),
+  groups: Schema.Array(Schema.String)
+}).annotations({ identifier: "SsoProfile", description: "The person as the mapping read them from the provider's claims or attributes." })
+export type SsoProfile = typeof SsoProfile.Type
+
+export const SsoFailure = Schema.Struct({ code: SsoFailureCode, message: Schema.String }).annotations({ identifier: "SsoFailure" })
+export type SsoFailure = typeof SsoFailure.Type
+
+export const SsoTestStatus = Schema.Literal("pending", "succeeded", "failed").annotations({ identifier: "SsoTestStatus" })
+
+export class SsoTestReport extends Schema.Class<SsoTestReport>("SsoTestReport")(Schema.Struct({
+  id: SsoIntentId,
+  connectionId: SsoConnectionId,
+  configRevision: Schema.Number,
+  status: SsoTestStatus,
+  startedAt: Timestamp,
+  completedAt: Schema.NullOr(Timestamp),
+  claims: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    description: "The claims (OIDC) or attributes (SAML) received, as the provider sent them."
+  }),
+  profile: Schema.NullOr(SsoProfile),
+  failure: Schema.NullOr(SsoFailure)
+}).annotations({
+  examples: [{
+    id: exampleId("ssi"),
+    connectionId: exampleId("ssc"),
+    configRevision: 2,
+    status: "succeeded",
+    startedAt: exampleTime(510),
+    completedAt: exampleTime(511),
+    claims: { sub: "00u1ada", email: ada.email, email_verified: true, name: ada.name },
+    profile: {
+      subject: "00u1ada",
+      email: ada.email,
+      emailVerified: true,
+      name: ada.name,
+      givenName: null,
+      familyName: null,
+      groups: []
+    },
+    failure: null
+  }]
+})) {}
+
+export const SsoTestResponse = Schema.Struct({ test: SsoTestReport }).annotations({ identifier: "SsoTestResponse" })
+
+export const SsoConnectionDomain = Schema.Struct({ domain: Schema.String, verified: Schema.Boolean }).annotations({
+  identifier: "SsoConnectionDomain"
+})
 
 export class SsoConnection extends Schema.Class<SsoConnection>("SsoConnection")(Schema.Struct({
+  id: SsoConnectionId,
   organizationId: OrganizationId,
-  protocol: SsoProtocol,
-  domain: Schema.String,
+  kind: SsoConnectionKind,
+  name: Schema.String,
+  state: SsoConnectionState,
+  domains: Schema.Array(SsoConnectionDomain),
+  jit: SsoJit,
+  mapping: SsoMapping,
   oidc: Schema.NullOr(OidcSettings).annotations({ description: "The OIDC settings; null for SAML." }),
   saml: Schema.NullOr(SamlSettings).annotations({ description: "The SAML settings; null for OIDC." }),
-  domainVerified: Schema.Boolean,
-  domainVerifiedAt: Schema.NullOr(Timestamp),
+  sp: SsoServiceProvider,
+  configRevision: Schema.Number.annotations({ description: "Bumped by every change of settings: a new revision needs a new test." }),
+  lastTest: Schema.NullOr(SsoTestReport).annotations({ description: "The latest test, of whatever revision." }),
   createdAt: Timestamp,
   updatedAt: Timestamp
 }).annotations({
   examples: [{
+    id: exampleId("ssc"),
     organizationId: acme.id,
-    protocol: "oidc",
-    domain: example.domain,
-    oidc: { ...example.oidc, clientSecretSet: true },
+    kind: "oidc",
+    name: "Acme Okta",
+    state: "draft",
+    domains: [{ domain: example.domain, verified: true }],
+    jit: { enabled: true, defaultRole: "member", defaultTeamIds: [] },
+    mapping: { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: "groups", groupRules: [] },
+    oidc: new OidcSettings({
+      issuer: example.issuer,
+      endpoints: null,
+      clientId: example.clientId,
+      clientSecretSet: true,
+      scopes: ["openid", "email", "profile"],
+      tokenEndpointAuthMethod: "client_secret_basic"
+    }),
     saml: null,
-    domainVerified: true,
-    domainVerifiedAt: exampleTime(500),
+    sp: { redirectUrl: "https://orgplane.acme.example/v1/sso/oidc/callback", entityId: null, acsUrl: null, metadataUrl: null },
+    configRevision: 1,
+    lastTest: null,
     createdAt: exampleTime(480),
-    updatedAt: exampleTime(500)
+    updatedAt: exampleTime(480)
   }]
 })) {}
 
-export const SsoConnectionResponse = Schema.Struct({ ssoConnection: SsoConnection }).annotations({
-  identifier: "SsoConnectionResponse"
+export const SsoConnectionResponse = Schema.Struct({ connection: SsoConnection }).annotations({ identifier: "SsoConnectionResponse" })
+export const SsoConnectionList = Schema.Struct({ connections: Schema.Array(SsoConnection) }).annotations({
+  identifier: "SsoConnectionList"
 })
+
+const connectionCommon = {
+  name: TrimmedText(1, 100, "A name for people: `Okta`, `Entra (new tenant)`"),
+  domains: Schema.optionalWith(Schema.Array(SsoDomain).pipe(Schema.maxItems(50)), { exact: true }).annotations({
+    description: "Email domains the connection serves; each becomes a domain of the organization to verify, if it is not one yet."
+  }),
+  jit: Schema.optionalWith(SsoJitInput, { exact: true }),
+  mapping: Schema.optionalWith(SsoMappingInput, { exact: true })
+}
+
+export const CreateSsoConnectionRequest = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("oidc"), ...connectionCommon, oidc: OidcSettingsInput }).annotations({
+    ...requestBody,
+    identifier: "CreateOidcConnectionRequest",
+    description: "An OpenID Connect connection."
+  }),
+  Schema.Struct({ kind: Schema.Literal("saml"), ...connectionCommon, saml: SamlSettingsInput }).annotations({
+    ...requestBody,
+    identifier: "CreateSamlConnectionRequest",
+    description: "A SAML connection."
+  })
+).annotations({
+  ...requestBody,
+  identifier: "CreateSsoConnectionRequest",
+  examples: [{
+    kind: "oidc",
+    name: "Acme Okta",
+    domains: [example.domain],
+    oidc: { issuer: example.issuer, clientId: example.clientId, clientSecret: "Zt8q-provider-issued-secret" }
+  }, {
+    kind: "saml",
+    name: "Acme ADFS",
+    domains: [example.domain],
+    saml: { source: "metadataUrl", url: `${example.saml.entityId}` }
+  }]
+})
+export type CreateSsoConnectionRequest = typeof CreateSsoConnectionRequest.Type
+
+export const UpdateSsoConnectionRequest = Schema.Struct({
+  name: Schema.optionalWith(connectionCommon.name, { exact: true }),
+  domains: connectionCommon.domains,
+  jit: connectionCommon.jit,
+  mapping: connectionCommon.mapping,
+  oidc: Schema.optionalWith(OidcSettingsPatch, { exact: true }).annotations({ description: "OIDC connections only." }),
+  saml: Schema.optionalWith(SamlSettingsInput, { exact: true }).annotations({ description: "SAML connections only." })
+}).pipe(Schema.filter((patch) => Object.keys(patch).length > 0 || "must change something")).annotations({
+  ...requestBody,
+  identifier: "UpdateSsoConnectionRequest",
+  jsonSchema: { minProperties: 1 },
+  examples: [{ name: "Acme Okta (production)" }, { jit: { defaultRole: "member", enabled: true } }]
+})
+export type UpdateSsoConnectionRequest = typeof UpdateSsoConnectionRequest.Type
+
+export const SsoConnectionPath = Schema.Struct({ connectionId: SsoConnectionId })
+export const SsoTestPath = Schema.Struct({ connectionId: SsoConnectionId, testId: SsoIntentId })
+
+export const StartedSsoTest = Schema.Struct({
+  test: SsoTestReport,
+  authorizationUrl: Schema.String.annotations({ description: "Open in a browser, signed in at the IdP as yourself." }),
+  expiresAt: Timestamp
+}).annotations({ identifier: "StartedSsoTest" })
+
+// Domains --------------------------------------------------------------------------------------------------------------
 
 export class DomainVerificationRecord extends Schema.Class<DomainVerificationRecord>("DomainVerificationRecord")(Schema.Struct({
   domain: Schema.String,
@@ -173,13 +446,81 @@ export const DomainVerificationResponse = Schema.Struct({ verification: DomainVe
   identifier: "DomainVerificationResponse"
 })
 
+export class SsoOrganizationDomain extends Schema.Class<SsoOrganizationDomain>("SsoOrganizationDomain")(Schema.Struct({
+  domain: Schema.String,
+  verified: Schema.Boolean,
+  verifiedAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp
+}).annotations({ examples: [{ domain: example.domain, verified: true, verifiedAt: exampleTime(500), createdAt: exampleTime(470) }] })) {}
+
+export const SsoDomainList = Schema.Struct({ domains: Schema.Array(SsoOrganizationDomain) }).annotations({ identifier: "SsoDomainList" })
+
 export const VerifyDomainResponse = Schema.Struct({
   verified: Schema.Literal(true),
   domain: Schema.String,
-  verifiedAt: Timestamp,
-  ssoConnection: SsoConnection
+  verifiedAt: Timestamp
 }).annotations({
   identifier: "VerifyDomainResponse",
-  description: "The organization's SSO domain is verified.",
-  examples: [{ verified: true, domain: example.domain, verifiedAt: exampleTime(500), ssoConnection: exampleOf(SsoConnection) }]
+  description: "The domain is verified.",
+  examples: [{ verified: true, domain: example.domain, verifiedAt: exampleTime(500) }]
 })
+
+// Sign-in --------------------------------------------------------------------------------------------------------------
+
+export const SsoDiscoverRequest = Schema.Struct({
+  email: TrimmedText(3, 320, "The email of the person signing in")
+}).annotations({ ...requestBody, identifier: "SsoDiscoverRequest", examples: [{ email: ada.email }] })
+
+export const SsoDiscovery = Schema.Struct({
+  method: Schema.Literal("sso", "password").annotations({
+    description: "`sso`: sign in through `connectionId`; `password`: no active connection serves the email's domain."
+  }),
+  connectionId: Schema.NullOr(SsoConnectionId),
+  required: Schema.Boolean.annotations({ description: "The organization refuses password sign-in for this domain (except its owners' break-glass)." })
+}).annotations({
+  identifier: "SsoDiscovery",
+  description: "Depends on the email's domain only: the same answer whether or not the person has an account.",
+  examples: [{ method: "sso", connectionId: exampleId("ssc"), required: true }]
+})
+
+export const SsoSignInRequest = Schema.Struct({
+  email: TrimmedText(3, 320, "The email of the person signing in (its domain picks the connection; sent as `login_hint`)"),
+  returnTo: Schema.optionalWith(TrimmedText(1, 2048, "Where the browser goes with the one-time `code`"), { exact: true }).annotations({
+    description:
+      "Where the callback sends the browser with `?code=<one-time code>`: a loopback URL (`http://127.0.0.1:<port>/…` or `http://localhost:<port>/…`, as the CLI uses) or a URL on this server's own origin. Without it the callback answers the code as JSON."
+  })
+}).annotations({ ...requestBody, identifier: "SsoSignInRequest", examples: [{ email: ada.email, returnTo: "http://127.0.0.1:53682/callback" }] })
+
+export const StartedSsoSignIn = Schema.Struct({
+  authorizationUrl: Schema.String,
+  expiresAt: Timestamp
+}).annotations({
+  identifier: "StartedSsoSignIn",
+  examples: [{ authorizationUrl: "https://login.acme.example/authorize?client_id=orgplane&response_type=code", expiresAt: exampleTime(515) }]
+})
+
+export const SsoCallbackQuery = Schema.Struct({
+  state: TrimmedText(1, 2048, "The state orgplane sent"),
+  code: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(4096)), { exact: true }),
+  iss: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
+  error: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(255)), { exact: true }),
+  error_description: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true })
+}).annotations({ identifier: "SsoCallbackQuery" })
+export type SsoCallbackQuery = typeof SsoCallbackQuery.Type
+
+export const SsoCallbackResult = Schema.Struct({
+  purpose: Schema.Literal("test", "sign_in"),
+  ok: Schema.Boolean,
+  test: Schema.NullOr(SsoTestReport).annotations({ description: "The test's report (tests)." }),
+  code: Schema.NullOr(Schema.String).annotations({
+    description: "Sign-in without `returnTo`: the one-time code to exchange with `POST /v1/sso/sign-in/exchange` within 2 minutes."
+  }),
+  failure: Schema.NullOr(SsoFailure)
+}).annotations({
+  identifier: "SsoCallbackResult",
+  examples: [{ purpose: "sign_in", ok: true, test: null, code: exampleToken("ssx"), failure: null }]
+})
+
+export const SsoExchangeRequest = Schema.Struct({
+  code: TrimmedText(1, 256, "The one-time code the callback gave")
+}).annotations({ ...requestBody, identifier: "SsoExchangeRequest", examples: [{ code: exampleToken("ssx") }] })

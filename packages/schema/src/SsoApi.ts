@@ -1,75 +1,196 @@
-/** SSO: the organization's SSO connection and the DNS verification of its email domain (enterprise plan). */
+/**
+ * SSO: the organization's verified domains and sign-in connections (enterprise plan; owners and admins), and the
+ * public sign-in flow (`SsoSignInApi`: home-realm discovery, start, the IdP's callback, the one-time code exchange).
+ */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Schema from "effect/Schema"
 import {
   ConflictResponse,
   DnsLookupFailedResponse,
   DomainVerificationFailedResponse,
   ForbiddenResponse,
   NotFoundResponse,
-  PlanRequiredResponse
+  PlanRequiredResponse,
+  RateLimitedResponse,
+  SsoSignInFailedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
-import { DomainVerificationResponse, PutSsoConnectionRequest, SsoConnectionResponse, VerifyDomainResponse } from "./Sso.js"
+import {
+  CreateSsoConnectionRequest,
+  DomainVerificationResponse,
+  SsoCallbackQuery,
+  SsoCallbackResult,
+  SsoConnectionList,
+  SsoConnectionPath,
+  SsoConnectionResponse,
+  SsoDiscoverRequest,
+  SsoDiscovery,
+  SsoDomain,
+  SsoDomainList,
+  SsoExchangeRequest,
+  SsoSignInRequest,
+  SsoTestPath,
+  SsoTestResponse,
+  StartedSsoSignIn,
+
+  UpdateSsoConnectionRequest,
+  VerifyDomainResponse
+} from "./Sso.js"
+import { AuthResult } from "./Users.js"
+
+const notFound = "404 `sso_connection_not_found` (also for another organization's connection)"
+const domainPath = Schema.Struct({ domain: SsoDomain })
+const SsoDomainQuery = Schema.Struct({
+  domain: Schema.optionalWith(SsoDomain, { exact: true }).annotations({
+    description: "The domain; default: the organization's only unverified domain."
+  })
+}).annotations({ identifier: "SsoDomainQuery" })
+
 
 export class SsoApi extends HttpApiGroup.make("sso")
   .add(
-    HttpApiEndpoint.put("put", "/v1/sso/connection")
-      .setPayload(PutSsoConnectionRequest)
-      .addSuccess(SsoConnectionResponse)
+    HttpApiEndpoint.get("listDomains", "/v1/sso/domains")
+      .addSuccess(SsoDomainList)
       .pipe(requires("sso.manage"))
-      .annotate(OpenApi.Summary, "Set the SSO connection")
+      .annotate(OpenApi.Summary, "List the SSO domains")
       .annotate(
         OpenApi.Description,
-        "Creates or replaces the organization's SSO connection: `protocol` `oidc` with `oidc` settings (issuer, client id, client secret) or `saml` with `saml` settings (entity id, sign-on URL, certificate), and the email `domain`. The OIDC client secret is stored encrypted and never answered (`clientSecretSet`). Keeping the domain keeps its verification; a new domain must be verified again. Sign-in through SSO is not offered yet: this stores what it will use.\n\nErrors: none beyond the group's."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/v1/sso/connection")
-      .addSuccess(SsoConnectionResponse)
-      .addError(NotFoundResponse)
-      .pipe(requires("sso.manage"))
-      .annotate(OpenApi.Summary, "Get the SSO connection")
-      .annotate(
-        OpenApi.Description,
-        "The organization's SSO connection with its domain's verification state, without secrets. Changes nothing.\n\nErrors: 404 `sso_connection_not_found`."
-      )
-  )
-  .add(
-    HttpApiEndpoint.del("delete", "/v1/sso/connection")
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFoundResponse)
-      .pipe(requires("sso.manage"))
-      .annotate(OpenApi.Summary, "Delete the SSO connection")
-      .annotate(
-        OpenApi.Description,
-        "Deletes the organization's SSO connection with its secrets and its domain verification.\n\nErrors: 404 `sso_connection_not_found`."
+        "The organization's email domains with their verification state, oldest first (at most 50; not paginated). A domain is added by naming it in `request-domain-verification` or in a connection's `domains`. Changes nothing.\n\nErrors: none beyond the group's."
       )
   )
   .add(
     HttpApiEndpoint.post("requestDomainVerification", "/v1/sso/request-domain-verification")
+      .setUrlParams(SsoDomainQuery)
       .addSuccess(DomainVerificationResponse)
+      .addError(ConflictResponse)
       .pipe(requires("sso.manage"))
       .annotate(OpenApi.Summary, "Request SSO domain verification")
       .annotate(
         OpenApi.Description,
-        "Answers the DNS TXT record to publish to prove the organization owns its SSO domain: `recordName` `_orgplane-verification.<domain>`, `recordValue` `orgplane-verification=<random token>`, and when the request expires (7 days). Asking again before then answers the same record; afterwards, a new one. No body.\n\nErrors: 404 `organization_not_found` when the organization has no SSO connection."
+        "Answers the DNS TXT record to publish to prove the organization owns a domain: `recordName` `_orgplane-verification.<domain>`, `recordValue` `orgplane-verification=<random token>`, and when the request expires (7 days). Asking again before then answers the same record; afterwards, a new one. No body. The query parameter `domain` names the domain (added to the organization's domains if new); without it, the organization's only unverified domain.\n\nErrors: 409 `sso_domain_required` without `domain` when the organization has no unverified domain or several."
       )
   )
   .add(
     HttpApiEndpoint.post("verifyDomain", "/v1/sso/verify-domain")
+      .setUrlParams(SsoDomainQuery)
       .addSuccess(VerifyDomainResponse)
+      .addError(NotFoundResponse)
       .addError(ConflictResponse)
       .addError(DomainVerificationFailedResponse)
       .addError(DnsLookupFailedResponse)
       .pipe(requires("sso.manage"))
-      .annotate(OpenApi.Summary, "Verify the SSO domain")
+      .annotate(OpenApi.Summary, "Verify an SSO domain")
       .annotate(
         OpenApi.Description,
-        "Looks up the TXT records at the requested record name and marks the organization's SSO domain verified when one of them is the expected value. No body; a session bearer token (API keys answer 403 `session_required`). Success: `{verified: true, domain, verifiedAt, ssoConnection}`; verifying a verified domain again answers the same.\n\nErrors: 404 `organization_not_found` when the organization has no SSO connection; 409 `domain_verification_not_requested` when no record was requested or the request expired, `domain_verification_failed` when no TXT record at `recordName` holds `expectedValue` (the body names both, and the values found), `sso_domain_taken` when another organization verified the domain first; 502 `dns_lookup_failed` when no DNS server answered (unreachable, timeout, SERVFAIL, REFUSED)."
+        "Looks up the TXT records at the requested record name and marks the domain verified when one of them is the expected value. No body (as the spec gives it); the query parameter `domain` names the domain, else the organization's only unverified domain; a session bearer token (API keys answer 403 `session_required`). Success: `{verified: true, domain, verifiedAt}`; verifying a verified domain again answers the same.\n\nErrors: 404 `sso_domain_not_found` when the named domain is not one of the organization's; 409 `sso_domain_required` without `domain` when no domain or several are unverified, `domain_verification_not_requested` when no record was requested or the request expired, `domain_verification_failed` when no TXT record at `recordName` holds `expectedValue` (the body names both, and the values found), `sso_domain_taken` when another organization verified the domain first; 502 `dns_lookup_failed` when no DNS server answered."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteDomain", "/v1/sso/domains/:domain")
+      .setPath(domainPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Delete an SSO domain")
+      .annotate(
+        OpenApi.Description,
+        "Removes a domain (and its verification) from the organization and from its connections.\n\nErrors: 404 `sso_domain_not_found`; 409 `sso_domain_in_use` while an active connection serves it (deactivate the connection first)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("createConnection", "/v1/sso/connections")
+      .setPayload(CreateSsoConnectionRequest)
+      .addSuccess(SsoConnectionResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Create an SSO connection")
+      .annotate(
+        OpenApi.Description,
+        "Creates a `draft` connection: `kind` `oidc` with `oidc` settings (issuer, or manual `endpoints`; client id and secret; scopes; token endpoint authentication) or `saml` with `saml` settings (metadata URL, metadata XML or manual entity id, SSO URL and certificates). The client secret is stored encrypted and never answered (`clientSecretSet`). Nothing is fetched yet: the provider is reached by the test (`POST /v1/sso/connections/{connectionId}/tests`). `sp` answers what to register at the provider. `jit` defaults to enabled with role `member` and no teams; `mapping` to the protocol's usual claim names. Several connections may serve the same domains; only one may be active per domain.\n\nErrors: 400 on a team of `jit.defaultTeamIds` or `mapping.groupRules` that is not the organization's, or a SAML certificate that does not parse; 404 none."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listConnections", "/v1/sso/connections")
+      .addSuccess(SsoConnectionList)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "List the SSO connections")
+      .annotate(OpenApi.Description, "The organization's connections, oldest first (at most 50; not paginated). Changes nothing.\n\nErrors: none beyond the group's.")
+  )
+  .add(
+    HttpApiEndpoint.get("getConnection", "/v1/sso/connections/:connectionId")
+      .setPath(SsoConnectionPath)
+      .addSuccess(SsoConnectionResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Get an SSO connection")
+      .annotate(OpenApi.Description, `One connection with its settings (no secret), its domains and its latest test. Changes nothing.\n\nErrors: ${notFound}.`)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateConnection", "/v1/sso/connections/:connectionId")
+      .setPath(SsoConnectionPath)
+      .setPayload(UpdateSsoConnectionRequest)
+      .addSuccess(SsoConnectionResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Update an SSO connection")
+      .annotate(
+        OpenApi.Description,
+        `Changes the fields given. A change of \`domains\`, \`mapping\`, \`oidc\` or \`saml\` bumps \`configRevision\`, so the connection needs a new test before it can be activated. An active connection takes changes of \`name\` and \`jit\` only: a settings change would serve an untested configuration (or cut sign-in), so it answers 409 \`sso_connection_active\`; the way is to create a second connection, test it, activate it (which needs the domains free: deactivate the old one first, in that order, seconds apart) and delete the old one. \`oidc.clientSecret\` left out keeps the stored secret.\n\nErrors: 400 on \`oidc\` for a SAML connection or \`saml\` for an OIDC one, and on teams that are not the organization's; ${notFound}; 409 \`sso_connection_active\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteConnection", "/v1/sso/connections/:connectionId")
+      .setPath(SsoConnectionPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Delete an SSO connection")
+      .annotate(
+        OpenApi.Description,
+        `Deletes the connection with its secret, its pending intents and its identity links (people keep their accounts and memberships; sessions it authenticated keep running until they expire). The organization's domains stay.\n\nErrors: ${notFound}.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("activateConnection", "/v1/sso/connections/:connectionId/activate")
+      .setPath(SsoConnectionPath)
+      .addSuccess(SsoConnectionResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Activate an SSO connection")
+      .annotate(
+        OpenApi.Description,
+        `Makes the connection serve sign-in for its domains. No body. Activating an active connection answers it as is.\n\nErrors: ${notFound}; 409 \`sso_connection_untested\` without a successful test of the current \`configRevision\`, \`sso_domain_not_verified\` when the connection has no domain or one is not verified, \`sso_domain_served\` when another active connection of the organization serves one of its domains.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("deactivateConnection", "/v1/sso/connections/:connectionId/deactivate")
+      .setPath(SsoConnectionPath)
+      .addSuccess(SsoConnectionResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Deactivate an SSO connection")
+      .annotate(
+        OpenApi.Description,
+        `Stops sign-in through the connection (state \`inactive\`). No body. Deactivating a connection that is not active answers it as is.\n\nErrors: ${notFound}.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getTest", "/v1/sso/connections/:connectionId/tests/:testId")
+      .setPath(SsoTestPath)
+      .addSuccess(SsoTestResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Get an SSO test report")
+      .annotate(
+        OpenApi.Description,
+        `A test's report: \`pending\` until the provider sends the browser back (or forever, if nobody finishes it), then \`succeeded\` or \`failed\`. Changes nothing.\n\nErrors: ${notFound}; 404 \`sso_test_not_found\`.`
       )
   )
   .addError(ForbiddenResponse)
@@ -78,6 +199,59 @@ export class SsoApi extends HttpApiGroup.make("sso")
   .annotate(OpenApi.Title, "SSO")
   .annotate(
     OpenApi.Description,
-    "The SSO connection of the caller's active organization and the verification of its email domain. Owners and admins only, on the enterprise plan: every operation answers 402 `enterprise_plan_required` with `feature` `sso` otherwise (checked before the role). Every operation needs credentials: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+    "The SSO domains and connections of the caller's active organization. Owners and admins only, on the enterprise plan: every operation answers 402 `enterprise_plan_required` with `feature` `sso` otherwise (checked before the role). Every operation needs credentials: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+  )
+{}
+
+export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
+  .add(
+    HttpApiEndpoint.post("discover", "/v1/sso/discover")
+      .setPayload(SsoDiscoverRequest)
+      .addSuccess(SsoDiscovery)
+      .addError(RateLimitedResponse)
+      .annotate(OpenApi.Summary, "Find where an email signs in")
+      .annotate(
+        OpenApi.Description,
+        "Home-realm discovery: given an email, answers whether it signs in through SSO (the active connection serving its domain) or with a password. The answer depends on the domain alone, so it says nothing about whether the person has an account. Public; 30 requests per minute per client address.\n\nErrors: 429 `rate_limited`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("start", "/v1/sso/sign-in")
+      .setPayload(SsoSignInRequest)
+      .addSuccess(StartedSsoSignIn, { status: 201 })
+      .addError(SsoSignInFailedResponse)
+      .addError(RateLimitedResponse)
+      .annotate(OpenApi.Summary, "Start an SSO sign-in")
+      .annotate(
+        OpenApi.Description,
+        "Starts signing in through the active connection serving the email's domain: answers the provider's authorization URL to open in a browser (PKCE, state and nonce always), valid once for 5 minutes. After the provider, the callback gives a one-time code (on `returnTo`, or as JSON) that `POST /v1/sso/sign-in/exchange` turns into a session. Public; 30 requests per minute per client address.\n\nErrors: 400 on `returnTo` when it is neither a loopback URL nor on this server's origin; 401 `sso_sign_in_failed` with `code` `email_domain_not_verified` when no active connection serves the domain; 429 `rate_limited`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("oidcCallback", "/v1/sso/oidc/callback")
+      .setUrlParams(SsoCallbackQuery)
+      .addSuccess(SsoCallbackResult)
+      .addError(SsoSignInFailedResponse)
+      .annotate(OpenApi.Summary, "Complete an OIDC sign-in or test")
+      .annotate(
+        OpenApi.Description,
+        "Where the OpenID Provider sends the browser back (the redirect URL every OIDC connection answers in `sp.redirectUrl`: `<ORGPLANE_PUBLIC_URL>/v1/sso/oidc/callback`). Public: the signed `state` names the single-use intent. The server exchanges the code (PKCE verifier, the connection's client authentication), lets openid-client validate the ID token (issuer, audience, signature, expiry, nonce), reads userinfo when the token lacks claims, and applies the mapping and the connection's rules. A test: records its report and answers `{purpose: \"test\", ok, test}` (a failed test is a 200 with `ok: false`: the test ran). A sign-in: a one-time code, valid 2 minutes, answered as `{purpose: \"sign_in\", ok: true, code}` or, when the sign-in named a `returnTo`, by a 302 to `returnTo?code=<code>` (a refusal: `returnTo?error=<code>`). The session token never travels in a URL.\n\nErrors: 401 `sso_sign_in_failed` with `code` (`replayed` for a state already used or unknown, `intent_expired`, `issuer_mismatch`, `audience_mismatch`, `signature_invalid`, `token_expired`, `nonce_mismatch`, `idp_error`, `idp_unreachable`, `discovery_invalid`, `email_missing`, `email_not_verified`, `email_domain_not_verified`, `identity_deprovisioned`, ...)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("exchange", "/v1/sso/sign-in/exchange")
+      .setPayload(SsoExchangeRequest)
+      .addSuccess(AuthResult)
+      .addError(SsoSignInFailedResponse)
+      .annotate(OpenApi.Summary, "Exchange an SSO sign-in code")
+      .annotate(
+        OpenApi.Description,
+        "Turns the callback's one-time code into a session, as password sign-in gives: `{user, session}`, acting in the connection's organization and recording which connection authenticated it. A code works once, for 2 minutes.\n\nErrors: 401 `sso_sign_in_failed` with `code` `replayed` (used, unknown or expired code)."
+      )
+  )
+  .annotate(OpenApi.Title, "SSO sign-in")
+  .annotate(
+    OpenApi.Description,
+    "Signing in through an organization's SSO connection. Public: no credentials; what authenticates each step is the signed state or the one-time code."
   )
 {}

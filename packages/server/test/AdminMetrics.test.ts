@@ -73,8 +73,8 @@ beforeAll(async () => {
     ] as const
   const sso = (organizationId: string, domain: string, verifiedAt: string | null) =>
     [
-      `INSERT INTO sso_connections (organization_id, protocol, domain, oidc_issuer, oidc_client_id, oidc_client_secret_ciphertext, domain_verified_at, created_at, updated_at)
-       VALUES ($1, 'oidc', $2, 'https://idp.example.com', 'client', 'x', $3, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
+      `INSERT INTO sso_domains (organization_id, domain, verified_at, created_at, updated_at)
+       VALUES ($1, $2, $3, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`,
       [organizationId, domain, verifiedAt]
     ] as const
 

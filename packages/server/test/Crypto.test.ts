@@ -100,7 +100,7 @@ describe("Crypto", () => {
   it.effect("fails to encrypt, as a typed error, without a key", () =>
     Effect.gen(function*() {
       const crypto = yield* make({ passwordCost: 10, keys: [] })
-      expect(yield* Effect.flip(crypto.encrypt("secret", bind(SecretColumns.ssoClientSecret, "org_a")))).toBeInstanceOf(CryptoError)
+      expect(yield* Effect.flip(crypto.encrypt("secret", bind(SecretColumns.ssoClientSecret, "org_a", "ssc_a")))).toBeInstanceOf(CryptoError)
     }))
 
   it.effect("hashes passwords with a salt and verifies them", () =>

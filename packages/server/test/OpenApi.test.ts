@@ -274,7 +274,7 @@ describe("the document's hygiene", () => {
 
   it("tells request unions apart by their discriminator", () => {
     const unions = Object.fromEntries(
-      ["mcpConnections.create", "connectorAccounts.create", "sso.put"].map((id) => {
+      ["mcpConnections.create", "connectorAccounts.create", "sso.createConnection"].map((id) => {
         const body = operation(id).requestBody.content["application/json"].schema
         return [id, { propertyName: body.discriminator?.propertyName, values: Object.keys(body.discriminator?.mapping ?? {}).sort() }]
       })
@@ -282,7 +282,7 @@ describe("the document's hygiene", () => {
     expect(unions).toEqual({
       "mcpConnections.create": { propertyName: "authType", values: ["apikey", "none", "oauth"] },
       "connectorAccounts.create": { propertyName: "kind", values: ["app_installation", "token"] },
-      "sso.put": { propertyName: "protocol", values: ["oidc", "saml"] }
+      "sso.createConnection": { propertyName: "kind", values: ["oidc", "saml"] }
     })
   })
 
@@ -331,12 +331,12 @@ describe("values the document calls valid, which the server once refused", () =>
     expect(matches("SsoDomain", "example.com")).toBe(true)
     const owner = await Http.owner(server.url, "Domains")
     const put = (domain: string) =>
-      Http.request(server.url, "PUT", "/v1/sso/connection", {
+      Http.request(server.url, "POST", "/v1/sso/connections", {
         token: owner.token,
-        body: { protocol: "oidc", domain, oidc: { issuer: "https://idp.example", clientId: "orgplane", clientSecret: "secret" } }
+        body: { kind: "oidc", name: "IdP", domains: [domain], oidc: { issuer: "https://idp.example", clientId: "orgplane", clientSecret: "secret" } }
       })
     const tld = await put("com")
-    expect([tld.status, tld.body.details?.map((detail: JsonSchema) => detail.path)]).toEqual([400, [["domain"]]])
+    expect([tld.status, tld.body.details?.map((detail: JsonSchema) => detail.path)]).toEqual([400, [["domains", 0]]])
     // Decoded: what follows is the plan's check (SSO is an enterprise feature), not a refusal of the domain.
     const domain = await put("example.com")
     expect(domain.status).not.toBe(400)

@@ -570,9 +570,9 @@ describe("the OpenAPI document and the server agree", () => {
     )
     expect(operations.filter((operation) => operation.body !== undefined).length).toBeGreaterThanOrEqual(10)
     // Request unions are checked member by member: MCP connections by `authType`, connector accounts by `kind`, SSO
-    // connections by `protocol`.
+    // connections by `kind`.
     const unions = operations.filter((operation) => variantsOf(operation.body).length > 1).map((operation) => operation.id)
-    expect(unions).toEqual(expect.arrayContaining(["mcpConnections.create", "connectorAccounts.create", "sso.put"]))
+    expect(unions).toEqual(expect.arrayContaining(["mcpConnections.create", "connectorAccounts.create", "sso.createConnection"]))
   })
 
   it("names an unknown body member, nested ones included, with the members it may have", async () => {

@@ -25,23 +25,43 @@ afterAll(async () => {
 })
 
 const { del, get, post } = Http.verbs(() => server.url)
-const put = (path: string, options: Http.Options, url = server.url) => Http.request(url, "PUT", path, options)
+const patch = (path: string, options: Http.Options) => Http.request(server.url, "PATCH", path, options)
 
-const CERTIFICATE = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ0FGRUJBQkU=\n-----END CERTIFICATE-----"
-const oidc = (domain: string) => ({
-  protocol: "oidc",
-  domain,
+/** A real self-signed certificate (P-256, CN=idp.test.example, valid until 2036-11-20 16:08:55 UTC). */
+const CERTIFICATE = `-----BEGIN CERTIFICATE-----
+MIIBjDCCATGgAwIBAgIUBw1u0wg9up7yADNwRn72EWf7KWwwCgYIKoZIzj0EAwIw
+GzEZMBcGA1UEAwwQaWRwLnRlc3QuZXhhbXBsZTAeFw0yNjExMjMxNjA4NTVaFw0z
+NjExMjAxNjA4NTVaMBsxGTAXBgNVBAMMEGlkcC50ZXN0LmV4YW1wbGUwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAAQxuD7PXcfyjloNcu/Yze3XPMIimU+JuwMe94NJ
+h1FUSLIRr2Mr4gTaVMiVgRM1PamzvkkbXT93Gf3eA0+8vR/xo1MwUTAdBgNVHQ4E
+FgQUFtOPPGg0fq4DvnGmUVlaCSwkQt4wHwYDVR0jBBgwFoAUFtOPPGg0fq4DvnGm
+UVlaCSwkQt4wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNJADBGAiEA1g5x
+GDS2Os1hV8+GbRMFszUVjzxTq8/sJr1/p6jd2BECIQCbG1hCTQm9eRm5R1WRiasK
+83Ecs1zec56Vd1aG5YixmQ==
+-----END CERTIFICATE-----`
+const oidc = (domains: ReadonlyArray<string>, name = "Okta") => ({
+  kind: "oidc",
+  name,
+  domains,
   oidc: { issuer: "https://login.example.com", clientId: "orgplane", clientSecret: "s3cret-value" }
 })
 let domains = 0
 const newDomain = () => `corp${++domains}-${Math.random().toString(36).slice(2, 8)}.example`
 
+const someId = "ssc_01jc0000000000000000000000"
 const routes: ReadonlyArray<readonly [string, string, unknown?]> = [
-  ["PUT", "/v1/sso/connection", oidc("acme.example")],
-  ["GET", "/v1/sso/connection"],
-  ["DELETE", "/v1/sso/connection"],
-  ["POST", "/v1/sso/request-domain-verification"],
-  ["POST", "/v1/sso/verify-domain"]
+  ["GET", "/v1/sso/domains"],
+  ["POST", "/v1/sso/request-domain-verification?domain=acme.example"],
+  ["POST", "/v1/sso/verify-domain?domain=acme.example"],
+  ["DELETE", "/v1/sso/domains/acme.example"],
+  ["POST", "/v1/sso/connections", oidc(["acme.example"])],
+  ["GET", "/v1/sso/connections"],
+  ["GET", `/v1/sso/connections/${someId}`],
+  ["PATCH", `/v1/sso/connections/${someId}`, { name: "x" }],
+  ["DELETE", `/v1/sso/connections/${someId}`],
+  ["POST", `/v1/sso/connections/${someId}/activate`],
+  ["POST", `/v1/sso/connections/${someId}/deactivate`],
+  ["GET", `/v1/sso/connections/${someId}/tests/ssi_01jc0000000000000000000000`]
 ]
 
 describe("SSO", () => {
@@ -56,31 +76,69 @@ describe("SSO", () => {
     }
   })
 
-  it("lets owners and admins set, read and delete the connection; members get 403; the secret is never answered", async () => {
+  it("lets owners and admins create, list, read, change and delete connections; members get 403; the secret is never answered", async () => {
     const org = await Http.staffed(server.url)
     const domain = newDomain()
-    const created = await put("/v1/sso/connection", { token: org.admin.token, body: oidc(`  ${domain.toUpperCase()} `) })
-    expect(created.status).toBe(200)
-    expect(created.body.ssoConnection).toMatchObject({
+    const created = await post("/v1/sso/connections", { token: org.admin.token, body: oidc([`  ${domain.toUpperCase()} `]) })
+    expect(created.status).toBe(201)
+    const connection = created.body.connection
+    expect(connection).toMatchObject({
       organizationId: org.organizationId,
-      protocol: "oidc",
-      domain,
-      oidc: { issuer: "https://login.example.com", clientId: "orgplane", clientSecretSet: true },
+      kind: "oidc",
+      name: "Okta",
+      state: "draft",
+      domains: [{ domain, verified: false }],
+      jit: { enabled: true, defaultRole: "member", defaultTeamIds: [] },
+      mapping: { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: "groups", groupRules: [] },
+      oidc: {
+        issuer: "https://login.example.com",
+        endpoints: null,
+        clientId: "orgplane",
+        clientSecretSet: true,
+        scopes: ["openid", "email", "profile"],
+        tokenEndpointAuthMethod: "client_secret_basic"
+      },
       saml: null,
-      domainVerified: false,
-      domainVerifiedAt: null
+      sp: { redirectUrl: `${server.url}/v1/sso/oidc/callback`, entityId: null, acsUrl: null, metadataUrl: null },
+      configRevision: 1,
+      lastTest: null
     })
+    expect(connection.id).toMatch(/^ssc_[0-9a-z]{26}$/)
     expect(created.text).not.toContain("s3cret-value")
-    const read = await get("/v1/sso/connection", { token: org.owner.token })
+    const read = await get(`/v1/sso/connections/${connection.id}`, { token: org.owner.token })
     expect(read.body).toEqual(created.body)
-    expect(read.text).not.toContain("s3cret-value")
+    expect((await get("/v1/sso/connections", { token: org.owner.token })).body.connections).toEqual([connection])
+    expect((await get("/v1/sso/domains", { token: org.owner.token })).body.domains).toMatchObject([{ domain, verified: false, verifiedAt: null }])
 
-    const saml = await put("/v1/sso/connection", {
+    const saml = await post("/v1/sso/connections", {
       token: org.owner.token,
-      body: { protocol: "saml", domain, saml: { entityId: "urn:idp", ssoUrl: "https://idp.example.com/sso", certificate: CERTIFICATE } }
+      body: { kind: "saml", name: "ADFS", domains: [domain], saml: { source: "manual", entityId: "urn:idp", ssoUrl: "https://idp.example.com/sso", certificates: [CERTIFICATE] } }
     })
-    expect(saml.status).toBe(200)
-    expect(saml.body.ssoConnection).toMatchObject({ protocol: "saml", oidc: null, saml: { entityId: "urn:idp", certificate: CERTIFICATE } })
+    expect(saml.status).toBe(201)
+    expect(saml.body.connection).toMatchObject({
+      kind: "saml",
+      oidc: null,
+      saml: {
+        source: "manual",
+        entityId: "urn:idp",
+        certificates: [{ pem: CERTIFICATE, subject: "CN=idp.test.example", notAfter: "2036-11-20T16:08:55.000Z" }],
+        allowIdpInitiated: false,
+        relayStateAllowList: []
+      },
+      sp: { redirectUrl: null }
+    })
+    expect(saml.body.connection.sp.acsUrl).toBe(`${server.url}/v1/sso/saml/${saml.body.connection.id}/acs`)
+
+    // A name changes nothing to test; a settings change bumps the revision.
+    const renamed = await patch(`/v1/sso/connections/${connection.id}`, { token: org.admin.token, body: { name: "Okta (prod)" } })
+    expect(renamed.body.connection).toMatchObject({ name: "Okta (prod)", configRevision: 1 })
+    const remapped = await patch(`/v1/sso/connections/${connection.id}`, { token: org.admin.token, body: { mapping: { email: "upn" } } })
+    expect(remapped.body.connection).toMatchObject({ configRevision: 2, mapping: { email: "upn", name: "name" } })
+    const wrongKind = await patch(`/v1/sso/connections/${connection.id}`, {
+      token: org.admin.token,
+      body: { saml: { source: "metadataUrl", url: "https://idp.example.com/metadata" } }
+    })
+    expect([wrongKind.status, wrongKind.body.details?.[0]?.path]).toEqual([400, ["saml"]])
 
     for (const [method, path, body] of routes) {
       const response = await Http.request(server.url, method, path, { token: org.member.token, ...(body === undefined ? {} : { body }) })
@@ -88,26 +146,59 @@ describe("SSO", () => {
       expect(response.body.reason).toBe("insufficient_role")
     }
 
-    expect((await del("/v1/sso/connection", { token: org.admin.token })).status).toBe(204)
-    const gone = await get("/v1/sso/connection", { token: org.owner.token })
-    expect(gone.status).toBe(404)
-    expect(gone.body.error).toBe("sso_connection_not_found")
-    expect((await del("/v1/sso/connection", { token: org.admin.token })).status).toBe(404)
+    expect((await del(`/v1/sso/connections/${connection.id}`, { token: org.admin.token })).status).toBe(204)
+    const gone = await get(`/v1/sso/connections/${connection.id}`, { token: org.owner.token })
+    expect([gone.status, gone.body.error]).toEqual([404, "sso_connection_not_found"])
+    expect((await del(`/v1/sso/connections/${connection.id}`, { token: org.admin.token })).status).toBe(404)
   })
 
-  it("answers 404 organization_not_found for domain verification without a connection", async () => {
+  it("refuses a certificate that does not parse and teams of another organization with 400, and saves nothing", async () => {
+    const org = await Http.owner(server.url)
+    const other = await Http.owner(server.url, "Other")
+    const team = await post("/v1/teams", { token: other.token, body: { name: "Theirs" } })
+    const bad = await post("/v1/sso/connections", {
+      token: org.token,
+      body: {
+        kind: "saml",
+        name: "Broken",
+        saml: { source: "manual", entityId: "urn:idp", ssoUrl: "https://idp.example.com/sso", certificates: [CERTIFICATE, "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ0FGRUJBQkU=\n-----END CERTIFICATE-----"] }
+      }
+    })
+    expect([bad.status, bad.body.details]).toEqual([400, [{ path: ["saml", "certificates", 1], message: "is not a certificate that parses (PEM, X.509)" }]])
+    const foreign = await post("/v1/sso/connections", { token: org.token, body: { ...oidc([newDomain()]), jit: { defaultTeamIds: [team.body.team.id] } } })
+    expect([foreign.status, foreign.body.details?.[0]?.path]).toEqual([400, ["jit", "defaultTeamIds", 0]])
+    expect((await get("/v1/sso/connections", { token: org.token })).body.connections).toEqual([])
+    expect((await get("/v1/sso/domains", { token: org.token })).body.domains).toEqual([])
+  })
+
+  it("refuses activation without a successful test of the current revision, naming the way", async () => {
+    const org = await Http.owner(server.url)
+    const created = (await post("/v1/sso/connections", { token: org.token, body: oidc([newDomain()]) })).body.connection
+    const refused = await post(`/v1/sso/connections/${created.id}/activate`, { token: org.token })
+    expect([refused.status, refused.body.error]).toEqual([409, "sso_connection_untested"])
+    expect(refused.body.message).toContain(`/v1/sso/connections/${created.id}/tests`)
+    // Deactivating a connection that is not active answers it as is.
+    const deactivated = await post(`/v1/sso/connections/${created.id}/deactivate`, { token: org.token })
+    expect([deactivated.status, deactivated.body.connection.state]).toEqual([200, "draft"])
+  })
+
+  it("answers 409 sso_domain_required for the body-less domain operations when no domain or several are unverified", async () => {
     const org = await Http.owner(server.url)
     for (const path of ["/v1/sso/request-domain-verification", "/v1/sso/verify-domain"]) {
       const response = await post(path, { token: org.token })
-      expect(response.status, path).toBe(404)
-      expect(response.body).toEqual({ error: "organization_not_found" })
+      expect([path, response.status, response.body.error]).toEqual([path, 409, "sso_domain_required"])
     }
+    await post("/v1/sso/connections", { token: org.token, body: oidc([newDomain(), newDomain()]) })
+    const several = await post("/v1/sso/request-domain-verification", { token: org.token })
+    expect([several.status, several.body.error]).toEqual([409, "sso_domain_required"])
+    const unknown = await post(`/v1/sso/verify-domain?domain=${newDomain()}`, { token: org.token })
+    expect([unknown.status, unknown.body.error]).toEqual([404, "sso_domain_not_found"])
   })
 
   it("verifies the domain when the TXT record is published, and says what it queried and expected when it is not", async () => {
     const org = await Http.owner(server.url)
     const domain = newDomain()
-    await put("/v1/sso/connection", { token: org.token, body: oidc(domain) })
+    const connection = (await post("/v1/sso/connections", { token: org.token, body: oidc([domain]) })).body.connection
 
     const early = await post("/v1/sso/verify-domain", { token: org.token })
     expect(early.status).toBe(409)
@@ -119,8 +210,9 @@ describe("SSO", () => {
     expect(record).toMatchObject({ domain, recordType: "TXT", recordName: `_orgplane-verification.${domain}` })
     expect(record.recordValue).toMatch(/^orgplane-verification=opv_[A-Za-z0-9_-]{43}$/)
     expect(new Date(record.expiresAt).getTime()).toBeGreaterThan(Date.now())
-    // Asking again before it expires answers the same record.
+    // Asking again before it expires answers the same record, with or without naming the domain.
     expect((await post("/v1/sso/request-domain-verification", { token: org.token })).body.verification).toEqual(record)
+    expect((await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token: org.token })).body.verification).toEqual(record)
 
     const absent = await post("/v1/sso/verify-domain", { token: org.token })
     expect(absent.status).toBe(409)
@@ -142,27 +234,22 @@ describe("SSO", () => {
       expectedValue: record.recordValue,
       foundValues: ["v=spf1 -all", "orgplane-verification=opv_wrong"]
     })
-    expect((await get("/v1/sso/connection", { token: org.token })).body.ssoConnection.domainVerified).toBe(false)
+    expect((await get(`/v1/sso/connections/${connection.id}`, { token: org.token })).body.connection.domains).toEqual([{ domain, verified: false }])
 
     dns.setTxt(record.recordName, ["v=spf1 -all", record.recordValue])
     const verified = await post("/v1/sso/verify-domain", { token: org.token })
     expect(verified.status).toBe(200)
-    expect(verified.body).toMatchObject({ verified: true, domain, ssoConnection: { domain, domainVerified: true } })
-    expect(verified.body.ssoConnection.domainVerifiedAt).toBe(verified.body.verifiedAt)
+    expect(verified.body).toMatchObject({ verified: true, domain })
     expect(dns.queries).toContain(record.recordName)
-
-    // Replacing the settings with the same domain keeps the verification; a new domain drops it.
-    const same = await put("/v1/sso/connection", { token: org.token, body: oidc(domain) })
-    expect(same.body.ssoConnection.domainVerified).toBe(true)
-    const moved = await put("/v1/sso/connection", { token: org.token, body: oidc(newDomain()) })
-    expect(moved.body.ssoConnection).toMatchObject({ domainVerified: false, domainVerifiedAt: null })
+    expect((await get(`/v1/sso/connections/${connection.id}`, { token: org.token })).body.connection.domains).toEqual([{ domain, verified: true }])
+    const again = await post(`/v1/sso/verify-domain?domain=${domain}`, { token: org.token })
+    expect(again.body).toEqual(verified.body)
   })
 
   it("answers 403 session_required to an API key on verify-domain", async () => {
     const org = await Http.owner(server.url)
-    await put("/v1/sso/connection", { token: org.token, body: oidc(newDomain()) })
     const key = await post("/v1/api-keys", { token: org.token, body: { name: "k" } })
-    expect((await post("/v1/sso/request-domain-verification", { apiKey: key.body.key })).status).toBe(200)
+    expect((await post(`/v1/sso/request-domain-verification?domain=${newDomain()}`, { apiKey: key.body.key })).status).toBe(200)
     const byKey = await post("/v1/sso/verify-domain", { apiKey: key.body.key })
     expect(byKey.status).toBe(403)
     expect(byKey.body.reason).toBe("session_required")
@@ -172,9 +259,8 @@ describe("SSO", () => {
     const first = await Http.owner(server.url)
     const second = await Http.owner(server.url, "Second")
     const domain = newDomain()
-    for (const org of [first, second]) await put("/v1/sso/connection", { token: org.token, body: oidc(domain) })
-    const one = (await post("/v1/sso/request-domain-verification", { token: first.token })).body.verification
-    const two = (await post("/v1/sso/request-domain-verification", { token: second.token })).body.verification
+    const one = (await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token: first.token })).body.verification
+    const two = (await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token: second.token })).body.verification
     expect(two.recordValue).not.toBe(one.recordValue)
     dns.setTxt(one.recordName, [one.recordValue, two.recordValue])
     expect((await post("/v1/sso/verify-domain", { token: first.token })).status).toBe(200)
@@ -183,24 +269,27 @@ describe("SSO", () => {
     expect(taken.body.error).toBe("sso_domain_taken")
   })
 
-  it("keeps each organization's connection to itself", async () => {
+  it("keeps each organization's connections and domains to itself", async () => {
     const mine = await Http.owner(server.url)
     const theirs = await Http.owner(server.url, "Theirs")
     const domain = newDomain()
-    await put("/v1/sso/connection", { token: mine.token, body: oidc(domain) })
+    const connection = (await post("/v1/sso/connections", { token: mine.token, body: oidc([domain]) })).body.connection
     const record = (await post("/v1/sso/request-domain-verification", { token: mine.token })).body.verification
     dns.setTxt(record.recordName, [record.recordValue])
-    expect((await get("/v1/sso/connection", { token: theirs.token })).status).toBe(404)
-    expect((await post("/v1/sso/verify-domain", { token: theirs.token })).status).toBe(404)
-    expect((await del("/v1/sso/connection", { token: theirs.token })).status).toBe(404)
-    expect((await get("/v1/sso/connection", { token: mine.token })).body.ssoConnection).toMatchObject({ domain, domainVerified: false })
+    expect((await get(`/v1/sso/connections/${connection.id}`, { token: theirs.token })).status).toBe(404)
+    expect((await patch(`/v1/sso/connections/${connection.id}`, { token: theirs.token, body: { name: "x" } })).status).toBe(404)
+    expect((await post(`/v1/sso/connections/${connection.id}/activate`, { token: theirs.token })).status).toBe(404)
+    expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token: theirs.token })).status).toBe(404)
+    expect((await del(`/v1/sso/domains/${domain}`, { token: theirs.token })).status).toBe(404)
+    expect((await del(`/v1/sso/connections/${connection.id}`, { token: theirs.token })).status).toBe(404)
+    expect((await get("/v1/sso/connections", { token: theirs.token })).body.connections).toEqual([])
+    expect((await get(`/v1/sso/connections/${connection.id}`, { token: mine.token })).body.connection).toMatchObject({ name: "Okta", domains: [{ domain, verified: false }] })
   })
 
   it("answers 502 dns_lookup_failed, not 500, when DNS servers are down or fail; asks the next server", async () => {
     for (const [url, failing] of [[down.url, dead.address], [server.url, dns.address]] as const) {
       const org = await Http.owner(url)
-      await put("/v1/sso/connection", { token: org.token, body: oidc(newDomain()) }, url)
-      const record = (await Http.request(url, "POST", "/v1/sso/request-domain-verification", { token: org.token })).body.verification
+      const record = (await Http.request(url, "POST", `/v1/sso/request-domain-verification?domain=${newDomain()}`, { token: org.token })).body.verification
       if (url === server.url) dns.failWith("SERVFAIL")
       try {
         const failed = await Http.request(url, "POST", "/v1/sso/verify-domain", { token: org.token })
@@ -213,8 +302,7 @@ describe("SSO", () => {
       }
     }
     const org = await Http.owner(fallback.url)
-    await put("/v1/sso/connection", { token: org.token, body: oidc(newDomain()) }, fallback.url)
-    const record = (await Http.request(fallback.url, "POST", "/v1/sso/request-domain-verification", { token: org.token })).body.verification
+    const record = (await Http.request(fallback.url, "POST", `/v1/sso/request-domain-verification?domain=${newDomain()}`, { token: org.token })).body.verification
     dns.setTxt(record.recordName, [record.recordValue])
     expect((await Http.request(fallback.url, "POST", "/v1/sso/verify-domain", { token: org.token })).status).toBe(200)
   })
@@ -225,8 +313,7 @@ describe("SSO", () => {
     const waiting = await TestServer.start({ defaultPlan: "enterprise", dnsServers: silent.address, dnsTimeout: "200 millis" })
     try {
       const org = await Http.owner(waiting.url)
-      await put("/v1/sso/connection", { token: org.token, body: oidc(newDomain()) }, waiting.url)
-      const record = (await Http.request(waiting.url, "POST", "/v1/sso/request-domain-verification", { token: org.token })).body.verification
+      const record = (await Http.request(waiting.url, "POST", `/v1/sso/request-domain-verification?domain=${newDomain()}`, { token: org.token })).body.verification
       const failed = await Http.request(waiting.url, "POST", "/v1/sso/verify-domain", { token: org.token })
       expect(failed.status).toBe(502)
       expect(failed.body).toEqual({
@@ -250,22 +337,23 @@ describe("SSO", () => {
     const org = await Http.owner(server.url)
     const cases: ReadonlyArray<unknown> = [
       {},
-      { protocol: "oidc", domain: "not a domain", oidc: { issuer: "https://x.example", clientId: "c", clientSecret: "s" } },
-      { protocol: "oidc", domain: "example.com", oidc: { issuer: "http://insecure.example", clientId: "c", clientSecret: "s" } },
-      { protocol: "oidc", domain: "example.com", oidc: { issuer: "https://x.example", clientId: "", clientSecret: "s" } },
-      { protocol: "oidc", domain: "example.com" },
-      { protocol: "saml", domain: "example.com", saml: { entityId: "e", ssoUrl: "https://x.example", certificate: "nope" } },
-      { protocol: "ldap", domain: "example.com" },
-      { ...oidc("example.com"), extra: true }
+      { kind: "oidc", name: "x", domains: ["not a domain"], oidc: { issuer: "https://x.example", clientId: "c", clientSecret: "s" } },
+      { kind: "oidc", name: "x", oidc: { issuer: "ftp://x.example", clientId: "c", clientSecret: "s" } },
+      { kind: "oidc", name: "x", oidc: { issuer: "https://x.example", clientId: "", clientSecret: "s" } },
+      { kind: "oidc", name: "x" },
+      { kind: "saml", name: "x", saml: { source: "manual", entityId: "e", ssoUrl: "https://x.example", certificates: ["nope"] } },
+      { kind: "saml", name: "x", saml: { source: "metadataUrl", url: "https://x.example/m", allowIdpInitiated: true } },
+      { kind: "ldap", name: "x" },
+      { ...oidc(["example.com"]), extra: true }
     ]
     for (const body of cases) {
-      const response = await put("/v1/sso/connection", { token: org.token, body })
+      const response = await post("/v1/sso/connections", { token: org.token, body })
       expect(response.status, JSON.stringify(body)).toBe(400)
       expect(response.body.error).toBe("invalid_request")
       expect(response.body.details.length).toBeGreaterThan(0)
     }
-    const domainPath = await put("/v1/sso/connection", { token: org.token, body: oidc("-bad-.example") })
-    expect(domainPath.body.details.some((detail: { path: ReadonlyArray<string> }) => detail.path.includes("domain"))).toBe(true)
-    expect((await get("/v1/sso/connection", { token: org.token })).status).toBe(404)
+    const domainPath = await post("/v1/sso/connections", { token: org.token, body: oidc(["-bad-.example"]) })
+    expect(domainPath.body.details.some((detail: { path: ReadonlyArray<string> }) => detail.path.includes("domains"))).toBe(true)
+    expect((await get("/v1/sso/connections", { token: org.token })).body.connections).toEqual([])
   })
 })

@@ -46,7 +46,11 @@ export const CrossOrganizationKeys: Readonly<Record<string, string>> = {
   "invitations.token_hash": "the invitation's secret link: whoever holds it learns the organization from the row",
   "workspace_claims.token_hash": "a claim link's secret: whoever holds it learns the workspace from the row",
   "worker_tokens.token_hash": "a worker's secret token: the worker's organization comes from the row",
-  "memberships.user_id": "a person's own memberships, in every organization (sign-in picks one, a session its active one)"
+  "memberships.user_id": "a person's own memberships, in every organization (sign-in picks one, a session its active one)",
+  "sso_connection_domains.domain":
+    "home-realm discovery: an email's domain finds the one active connection serving it (a partial unique index), in whatever organization",
+  "sso_domains.domain": "SSO enforcement at password sign-in: an email's domain finds the organization that verified it (one at most)",
+  "sso_intents.exchange_code_hash": "an SSO sign-in's one-time code: whoever holds it learns the organization from the row"
 }
 
 /**

@@ -1,14 +1,20 @@
 /**
- * `orgplane sso set | get | delete | request-verification | verify`: the active organization's SSO connection and
- * the DNS verification of its email domain (enterprise plan; owners and admins).
+ * `orgplane sso domains | request-verification | verify | connections …`: the active organization's SSO domains and
+ * their DNS verification, and its SSO connections (enterprise plan; owners and admins).
  */
 import {
   DomainVerificationResponse,
   OidcSettingsInput,
-  SamlSettingsInput,
-  SsoConnection,
+  PemCertificate,
+  type SsoConnection,
+  SsoConnectionId,
+  SsoConnectionList,
   SsoConnectionResponse,
   SsoDomain,
+  SsoDomainList,
+  SsoJitRole,
+  TeamId,
+  UpdateSsoConnectionRequest,
   VerifyDomainResponse
 } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
@@ -23,10 +29,11 @@ const SECRET_VARIABLE = CliConfig.SSO_CLIENT_SECRET_VARIABLE
 const readStdin = Effect.mapError(Files.readStdin, (message) => new UsageError({ message: `--client-secret-stdin: ${message}` }))
 
 /** The client secret from stdin or the environment, checked with the API's rule; the message never quotes it. */
-const readSecret = (stdin: boolean) =>
+const readSecret = (stdin: boolean, required: boolean) =>
   Effect.gen(function*() {
     const text = stdin ? yield* readStdin : Option.getOrUndefined(yield* Effect.orDie(CliConfig.ssoClientSecret))
     if (text === undefined) {
+      if (!required) return undefined
       return yield* new UsageError({ message: `give the OIDC client secret with --client-secret-stdin or ${SECRET_VARIABLE}` })
     }
     const value = Redacted.isRedacted(text) ? Redacted.value(text) : text
@@ -39,113 +46,270 @@ const readSecret = (stdin: boolean) =>
 const MAX_CERTIFICATE_BYTES = 256 * 1024
 
 const readCertificate = (path: string) =>
-  Effect.mapError(
-    Files.readFile(path, MAX_CERTIFICATE_BYTES, "256 KiB"),
-    (message) => new UsageError({ message: `--saml-certificate-file: ${message}` })
+  Effect.flatMap(
+    Effect.mapError(Files.readFile(path, MAX_CERTIFICATE_BYTES, "256 KiB"), (message) => new UsageError({ message: `--saml-certificate-file: ${message}` })),
+    (text) =>
+      Schema.decode(PemCertificate)(text).pipe(
+        Effect.mapError(() => new UsageError({ message: `--saml-certificate-file ${path}: not a PEM certificate of at most 16384 characters` }))
+      )
   )
 
-const describe = (connection: SsoConnection) =>
+export const describe = (connection: SsoConnection) =>
   [
-    `SSO (${connection.protocol}) for ${connection.domain}: domain ${
-      connection.domainVerified ? `verified ${connection.domainVerifiedAt?.toISOString()}` : "not verified"
-    }.`,
-    ...(connection.oidc ? [`  issuer: ${connection.oidc.issuer}`, `  client id: ${connection.oidc.clientId} (secret stored)`] : []),
-    ...(connection.saml ? [`  entity id: ${connection.saml.entityId}`, `  sign-on URL: ${connection.saml.ssoUrl}`] : [])
+    `${connection.name} (${connection.id}): ${connection.kind}, ${connection.state}, revision ${connection.configRevision}`,
+    `  domains: ${connection.domains.length === 0 ? "none" : connection.domains.map((d) => `${d.domain}${d.verified ? "" : " (not verified)"}`).join(", ")}`,
+    ...(connection.oidc
+      ? [
+        `  issuer: ${connection.oidc.issuer}`,
+        `  client id: ${connection.oidc.clientId} (${connection.oidc.clientSecretSet ? "secret stored" : "no secret: set one"})`,
+        `  redirect URL to register: ${connection.sp.redirectUrl}`
+      ]
+      : []),
+    ...(connection.saml
+      ? [
+        `  IdP: ${connection.saml.source}${connection.saml.entityId ? ` ${connection.saml.entityId}` : ""}`,
+        ...connection.saml.certificates.map((c) => `  certificate ${c.subject}, expires ${c.notAfter.toISOString()}`),
+        `  ACS URL: ${connection.sp.acsUrl}`,
+        `  SP entity id / metadata: ${connection.sp.entityId}`
+      ]
+      : []),
+    `  JIT: ${connection.jit.enabled ? `on, role ${connection.jit.defaultRole}` : "off"}`,
+    `  last test: ${
+      connection.lastTest === null
+        ? "none"
+        : `${connection.lastTest.status} (revision ${connection.lastTest.configRevision})${
+          connection.lastTest.failure ? `: ${connection.lastTest.failure.code}: ${connection.lastTest.failure.message}` : ""
+        }`
+    }`
   ].join("\n")
 
-export const set = Commands.endpoint("set", {
-  summary: "Create or replace the SSO connection: OIDC or SAML settings and the email domain (owners and admins).",
+const connectionId = Inputs.argument("connectionId", { schema: SsoConnectionId, description: "The connection (ssc_…)." })
+const domainFlag = Inputs.optional(Inputs.text("domain", { placeholder: "<domain>", description: "The domain (default: the organization's only unverified one).", schema: SsoDomain }))
+
+const shared = {
+  domains: Inputs.repeatedText("domain", { placeholder: "<domain>", description: "An email domain the connection serves.", schema: Schema.Array(SsoDomain) }),
+  jitRole: Inputs.optional(Inputs.choice("jit-role", SsoJitRole.literals, { description: "The role of members made at sign-in (default member)." })),
+  noJit: Inputs.boolean("no-jit", { description: "Do not make members at sign-in (people must be members already)." }),
+  jitTeams: Inputs.repeatedText("jit-team", { placeholder: "<teamId>", description: "A team members made at sign-in join.", schema: Schema.Array(TeamId) }),
+  clientSecretStdin: Inputs.boolean("client-secret-stdin", {
+    description: `Read the OIDC client secret from standard input (else ${SECRET_VARIABLE}).`
+  })
+}
+
+const jitOf = (input: { readonly jitRole: Option.Option<"member" | "admin">; readonly noJit: boolean; readonly jitTeams: ReadonlyArray<TeamId> }) => {
+  const jit = {
+    ...(input.noJit ? { enabled: false } : {}),
+    ...Inputs.ifSome("defaultRole", input.jitRole),
+    ...(input.jitTeams.length > 0 ? { defaultTeamIds: input.jitTeams } : {})
+  }
+  return Object.keys(jit).length === 0 ? {} : { jit }
+}
+
+export const create = Commands.endpoint("create", {
+  summary: "Create a draft SSO connection: OIDC (issuer, client id, secret) or SAML (metadata URL, XML file, or entity id, SSO URL and certificates).",
   details: [
-    `OIDC: --oidc-issuer and --oidc-client-id, with the client secret from standard input (--client-secret-stdin) or ${SECRET_VARIABLE}, never from an argument; it is stored encrypted and never shown again. SAML: --saml-entity-id, --saml-sso-url and --saml-certificate-file. Keeping the domain keeps its verification.`
+    `OIDC: --oidc-issuer and --oidc-client-id, with the client secret from standard input (--client-secret-stdin) or ${SECRET_VARIABLE}, never from an argument; it is stored encrypted and never shown again. SAML: --saml-metadata-url, or --saml-metadata-file, or --saml-entity-id with --saml-sso-url and --saml-certificate-file (repeatable). Then verify its domains, test it and activate it.`
   ],
   inputs: {
-    domain: Inputs.text("domain", { placeholder: "<domain>", description: "The email domain people sign in with.", schema: SsoDomain }),
+    name: Inputs.argument("name", { description: "A name for people (`Okta`)." }),
+    ...shared,
     issuer: Inputs.optional(Inputs.text("oidc-issuer", { placeholder: "<url>", schema: OidcSettingsInput.fields.issuer })),
     clientId: Inputs.optional(Inputs.text("oidc-client-id", { placeholder: "<id>", schema: OidcSettingsInput.fields.clientId })),
-    clientSecretStdin: Inputs.boolean("client-secret-stdin", {
-      description: `Read the OIDC client secret from standard input (else ${SECRET_VARIABLE}).`
-    }),
-    entityId: Inputs.optional(Inputs.text("saml-entity-id", { placeholder: "<id>", schema: SamlSettingsInput.fields.entityId })),
-    ssoUrl: Inputs.optional(Inputs.text("saml-sso-url", { placeholder: "<url>", schema: SamlSettingsInput.fields.ssoUrl })),
-    certificateFile: Inputs.optional(Inputs.text("saml-certificate-file", {
+    authMethod: Inputs.optional(Inputs.choice("oidc-token-auth", ["client_secret_basic", "client_secret_post"], {
+      description: "How orgplane authenticates at the token endpoint (default client_secret_basic)."
+    })),
+    metadataUrl: Inputs.optional(Inputs.text("saml-metadata-url", { placeholder: "<url>", description: "The IdP's metadata URL." })),
+    metadataFile: Inputs.optional(Inputs.text("saml-metadata-file", { placeholder: "<file>", description: "A file holding the IdP's metadata XML." })),
+    entityId: Inputs.optional(Inputs.text("saml-entity-id", { placeholder: "<id>", description: "The IdP's entity id." })),
+    ssoUrl: Inputs.optional(Inputs.text("saml-sso-url", { placeholder: "<url>", description: "The IdP's single sign-on URL." })),
+    certificateFiles: Inputs.repeatedText("saml-certificate-file", {
       placeholder: "<file>",
-      description: "A file holding the identity provider's signing certificate (PEM)."
-    }))
+      description: "A file holding an IdP signing certificate (PEM); repeat during a rotation."
+    })
   },
-  call: (client, { certificateFile, clientId, clientSecretStdin, domain, entityId, issuer, ssoUrl }) =>
+  call: (client, input) =>
     Effect.gen(function*() {
-      const oidc = Option.isSome(issuer) || Option.isSome(clientId)
-      const saml = Option.isSome(entityId) || Option.isSome(ssoUrl) || Option.isSome(certificateFile)
+      const common = { name: input.name, ...(input.domains.length > 0 ? { domains: input.domains } : {}), ...jitOf(input) }
+      const oidc = Option.isSome(input.issuer) || Option.isSome(input.clientId)
+      const saml = Option.isSome(input.metadataUrl) || Option.isSome(input.metadataFile) || Option.isSome(input.entityId) ||
+        Option.isSome(input.ssoUrl) || input.certificateFiles.length > 0
       if (oidc === saml) {
         return yield* new UsageError({
-          message: "give OIDC settings (--oidc-issuer, --oidc-client-id) or SAML settings (--saml-entity-id, --saml-sso-url, --saml-certificate-file), not both"
+          message: "give OIDC settings (--oidc-issuer, --oidc-client-id) or SAML settings (--saml-metadata-url, --saml-metadata-file, or --saml-entity-id, --saml-sso-url, --saml-certificate-file), not both"
         })
       }
       if (oidc) {
-        if (Option.isNone(issuer) || Option.isNone(clientId)) {
+        if (Option.isNone(input.issuer) || Option.isNone(input.clientId)) {
           return yield* new UsageError({ message: "OIDC needs --oidc-issuer and --oidc-client-id" })
         }
-        const clientSecret = yield* readSecret(clientSecretStdin)
-        return yield* client.sso.put({
-          payload: { protocol: "oidc", domain, oidc: { issuer: issuer.value, clientId: clientId.value, clientSecret } }
+        const clientSecret = (yield* readSecret(input.clientSecretStdin, true))!
+        return yield* client.sso.createConnection({
+          payload: {
+            kind: "oidc",
+            ...common,
+            oidc: {
+              issuer: input.issuer.value,
+              clientId: input.clientId.value,
+              clientSecret,
+              ...Inputs.ifSome("tokenEndpointAuthMethod", input.authMethod)
+            }
+          }
         })
       }
-      if (Option.isNone(entityId) || Option.isNone(ssoUrl) || Option.isNone(certificateFile)) {
-        return yield* new UsageError({ message: "SAML needs --saml-entity-id, --saml-sso-url and --saml-certificate-file" })
+      if (Option.isSome(input.metadataUrl)) {
+        return yield* client.sso.createConnection({ payload: { kind: "saml", ...common, saml: { source: "metadataUrl", url: input.metadataUrl.value } } })
       }
-      const certificate = yield* Schema.decode(SamlSettingsInput.fields.certificate)(yield* readCertificate(certificateFile.value)).pipe(
-        Effect.mapError(() => new UsageError({ message: "--saml-certificate-file: not a PEM certificate of at most 16384 characters" }))
-      )
-      return yield* client.sso.put({
-        payload: { protocol: "saml", domain, saml: { entityId: entityId.value, ssoUrl: ssoUrl.value, certificate } }
+      if (Option.isSome(input.metadataFile)) {
+        const xml = yield* Effect.mapError(
+          Files.readFile(input.metadataFile.value, 1_000_000, "1 MB"),
+          (message) => new UsageError({ message: `--saml-metadata-file: ${message}` })
+        )
+        return yield* client.sso.createConnection({ payload: { kind: "saml", ...common, saml: { source: "metadataXml", xml } } })
+      }
+      if (Option.isNone(input.entityId) || Option.isNone(input.ssoUrl) || input.certificateFiles.length === 0) {
+        return yield* new UsageError({ message: "manual SAML needs --saml-entity-id, --saml-sso-url and --saml-certificate-file" })
+      }
+      const certificates = yield* Effect.forEach(input.certificateFiles, readCertificate)
+      return yield* client.sso.createConnection({
+        payload: { kind: "saml", ...common, saml: { source: "manual", entityId: input.entityId.value, ssoUrl: input.ssoUrl.value, certificates } }
       })
     }),
   output: SsoConnectionResponse,
-  human: ({ ssoConnection }) => describe(ssoConnection)
+  human: ({ connection }) => `Created:\n${describe(connection)}`
+})
+
+export const list = Commands.endpoint("list", {
+  summary: "List the organization's SSO connections.",
+  inputs: {},
+  call: (client) => client.sso.listConnections(),
+  output: SsoConnectionList,
+  human: ({ connections }) => connections.length === 0 ? "No SSO connections." : connections.map(describe).join("\n")
 })
 
 export const get = Commands.endpoint("get", {
-  summary: "Show the SSO connection and whether its domain is verified (never the client secret).",
-  inputs: {},
-  call: (client) => client.sso.get(),
+  summary: "Show an SSO connection (never its client secret).",
+  inputs: { connectionId },
+  call: (client, { connectionId }) => client.sso.getConnection({ path: { connectionId } }),
   output: SsoConnectionResponse,
-  human: ({ ssoConnection }) => describe(ssoConnection)
+  human: ({ connection }) => describe(connection)
+})
+
+export const update = Commands.endpoint("update", {
+  summary: "Change an SSO connection's name, domains, JIT settings or OIDC client secret.",
+  details: [
+    "A change of domains or of the client secret makes the connection need a new test; an active connection refuses such changes (create a second connection instead)."
+  ],
+  inputs: {
+    connectionId,
+    name: Inputs.optional(Inputs.text("name", { placeholder: "<name>", description: "A new name." })),
+    ...shared
+  },
+  call: (client, input) =>
+    Effect.gen(function*() {
+      const secret = yield* readSecret(input.clientSecretStdin, input.clientSecretStdin)
+      const current = secret === undefined ? undefined : (yield* client.sso.getConnection({ path: { connectionId: input.connectionId } })).connection
+      if (current !== undefined && current.oidc === null) return yield* new UsageError({ message: "a client secret is for OIDC connections" })
+      const payload = {
+        ...Inputs.ifSome("name", input.name),
+        ...(input.domains.length > 0 ? { domains: input.domains } : {}),
+        ...jitOf(input),
+        ...(current?.oidc && secret !== undefined
+          ? {
+            oidc: {
+              issuer: current.oidc.issuer,
+              clientId: current.oidc.clientId,
+              clientSecret: secret,
+              scopes: current.oidc.scopes,
+              tokenEndpointAuthMethod: current.oidc.tokenEndpointAuthMethod,
+              ...(current.oidc.endpoints === null ? {} : {
+                endpoints: {
+                  authorization: current.oidc.endpoints.authorization,
+                  token: current.oidc.endpoints.token,
+                  jwks: current.oidc.endpoints.jwks,
+                  ...(current.oidc.endpoints.userinfo === null ? {} : { userinfo: current.oidc.endpoints.userinfo })
+                }
+              })
+            }
+          }
+          : {})
+      }
+      const checked = yield* Schema.validate(Schema.typeSchema(UpdateSsoConnectionRequest))(payload).pipe(
+        Effect.mapError(() => new UsageError({ message: "give something to change (--name, --domain, --jit-role, --no-jit, --jit-team, --client-secret-stdin)" }))
+      )
+      return yield* client.sso.updateConnection({ path: { connectionId: input.connectionId }, payload: checked })
+    }),
+  output: SsoConnectionResponse,
+  human: ({ connection }) => `Updated:\n${describe(connection)}`
 })
 
 const Deleted = Schema.Struct({ ok: Schema.Literal(true) })
 
 export const del = Commands.endpoint("delete", {
-  summary: "Delete the SSO connection with its secret and its domain verification.",
-  inputs: {},
-  call: (client) => client.sso.delete().pipe(Effect.as({ ok: true as const })),
+  summary: "Delete an SSO connection with its secret and identity links.",
+  inputs: { connectionId },
+  call: (client, { connectionId }) => client.sso.deleteConnection({ path: { connectionId } }).pipe(Effect.as({ ok: true as const })),
   output: Deleted,
   human: () => "Deleted the SSO connection."
 })
 
-export const requestVerification = Commands.endpoint("request-verification", {
-  summary: "Show the DNS TXT record to publish to prove the organization owns its SSO domain.",
+export const activate = Commands.endpoint("activate", {
+  summary: "Activate an SSO connection (after a successful test of its current revision, with its domains verified).",
+  inputs: { connectionId },
+  call: (client, { connectionId }) => client.sso.activateConnection({ path: { connectionId } }),
+  output: SsoConnectionResponse,
+  human: ({ connection }) => `Activated:\n${describe(connection)}`
+})
+
+export const deactivate = Commands.endpoint("deactivate", {
+  summary: "Deactivate an SSO connection: nobody signs in through it any more.",
+  inputs: { connectionId },
+  call: (client, { connectionId }) => client.sso.deactivateConnection({ path: { connectionId } }),
+  output: SsoConnectionResponse,
+  human: ({ connection }) => `Deactivated:\n${describe(connection)}`
+})
+
+export const domains = Commands.endpoint("domains", {
+  summary: "List the organization's SSO domains and whether each is verified.",
   inputs: {},
-  call: (client) => client.sso.requestDomainVerification(),
+  call: (client) => client.sso.listDomains(),
+  output: SsoDomainList,
+  human: ({ domains }) =>
+    domains.length === 0 ? "No domains." : domains.map((d) => `${d.domain}: ${d.verified ? `verified ${d.verifiedAt?.toISOString()}` : "not verified"}`).join("\n")
+})
+
+export const requestVerification = Commands.endpoint("request-verification", {
+  summary: "Show the DNS TXT record to publish to prove the organization owns a domain.",
+  inputs: { domain: domainFlag },
+  call: (client, { domain }) => client.sso.requestDomainVerification({ urlParams: Option.isSome(domain) ? { domain: domain.value } : {} }),
   output: DomainVerificationResponse,
   human: ({ verification }) =>
     [
-      `Publish this DNS record, then run \`orgplane sso verify\` before ${verification.expiresAt.toISOString()}:`,
+      `Publish this DNS record, then run \`orgplane sso verify --domain ${verification.domain}\` before ${verification.expiresAt.toISOString()}:`,
       `  ${verification.recordName} TXT "${verification.recordValue}"`
     ].join("\n")
 })
 
 export const verify = Commands.endpoint("verify", {
-  summary: "Look the TXT record up and mark the SSO domain verified (a signed-in session, not an API key).",
-  inputs: {},
-  call: (client) => client.sso.verifyDomain(),
+  summary: "Look the TXT record up and mark the domain verified (a signed-in session, not an API key).",
+  inputs: { domain: domainFlag },
+  call: (client, { domain }) => client.sso.verifyDomain({ urlParams: Option.isSome(domain) ? { domain: domain.value } : {} }),
   output: VerifyDomainResponse,
   human: ({ domain, verifiedAt }) => `Verified ${domain} (${verifiedAt.toISOString()}).`
 })
 
-export const sso = Commands.group("sso", "Manage the organization's SSO connection and verify its domain (enterprise plan; owners and admins).", [
-  set,
+export const connections = Commands.group("connections", "The organization's SSO connections.", [
+  create,
+  list,
   get,
+  update,
   del,
+  activate,
+  deactivate
+])
+
+export const sso = Commands.group("sso", "Manage the organization's SSO domains and connections (enterprise plan; owners and admins).", [
+  domains,
   requestVerification,
-  verify
+  verify,
+  connections
 ])

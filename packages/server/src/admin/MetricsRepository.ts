@@ -71,7 +71,7 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
             (SELECT count(*) FROM organizations)::int AS total_organizations,
             (SELECT count(DISTINCT m.user_id)
                FROM memberships m
-               JOIN sso_connections s ON s.organization_id = m.organization_id AND s.domain_verified_at IS NOT NULL
+               JOIN sso_domains s ON s.organization_id = m.organization_id AND s.verified_at IS NOT NULL
                JOIN users u ON u.id = m.user_id
                WHERE m.removed_at IS NULL AND lower(split_part(u.email, '@', 2)) = lower(s.domain))::int AS verified_users,
             (SELECT count(*) FROM users, clock WHERE created_at >= clock.now - interval '7 days')::int AS recent_users7d,

@@ -17,6 +17,7 @@ import suiteCapabilities from "./0014_suite_capabilities.js"
 import idempotencyKeys from "./0015_idempotency_keys.js"
 import componentFiles from "./0016_component_files.js"
 import connectorSkippedFiles from "./0017_connector_skipped_files.js"
+import ssoConnections from "./0018_sso_connections.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -35,5 +36,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 14, name: "suite_capabilities", up: suiteCapabilities },
   { id: 15, name: "idempotency_keys", up: idempotencyKeys },
   { id: 16, name: "component_files", up: componentFiles },
-  { id: 17, name: "connector_skipped_files", up: connectorSkippedFiles }
+  { id: 17, name: "connector_skipped_files", up: connectorSkippedFiles },
+  { id: 18, name: "sso_connections", up: ssoConnections }
 ]

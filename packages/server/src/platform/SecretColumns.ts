@@ -40,7 +40,8 @@ export const bind = (column: SecretColumn, organizationId: string, ...row: Reado
 
 export const SecretColumns = {
   connectorToken: column("connector_accounts", "token_ciphertext", ["id"], "the connector account's token"),
-  ssoClientSecret: column("sso_connections", "oidc_client_secret_ciphertext", [], "the SSO connection's OIDC client secret"),
+  ssoClientSecret: column("sso_connections", "oidc_client_secret_ciphertext", ["id"], "the SSO connection's OIDC client secret"),
+  ssoCodeVerifier: column("sso_intents", "code_verifier_ciphertext", ["id"], "the SSO sign-in's PKCE verifier"),
   workerRuntimeCredential: column("worker_instances", "runtime_credential_ciphertext", ["id"], "the worker's runtime credential"),
   mcpApiKey: column("mcp_connections", "api_key_ciphertext", ["id"], "the MCP connection's API key"),
   mcpAccessToken: column("mcp_connections", "access_token_ciphertext", ["id"], "the MCP connection's access token"),

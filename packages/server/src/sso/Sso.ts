@@ -1,29 +1,51 @@
 /**
- * SSO connections (enterprise plan; owners and admins): their settings, with the OIDC client secret encrypted, and
- * the verification of their email domain by a TXT record looked up through the Resolver.
+ * SSO management (enterprise plan; owners and admins): the organization's domains and their verification by a TXT
+ * record looked up through the Resolver, and its connections: create (draft), change (a settings change bumps the
+ * revision and needs a new test; an active connection refuses it), activate (after a successful test of the current
+ * revision, with its domains verified), deactivate, delete.
  */
 import {
   Conflict,
+  type CreateSsoConnectionRequest,
   DnsLookupFailed,
   DomainVerificationFailed,
   DomainVerificationRecord,
+  InvalidRequest,
+  type MemberContext,
   NotFound,
   OidcSettings,
-  OrganizationNotFound,
-  type MemberContext,
-  type PutSsoConnectionRequest,
+  type OrganizationId,
   SamlSettings,
-  SsoConnection
+  type SamlSettingsInput,
+  SsoConnection,
+  type SsoConnectionId,
+  type SsoConnectionKind,
+  type SsoIntentId,
+  type SsoJit,
+  type SsoMapping,
+  SsoOrganizationDomain,
+  SsoTestReport,
+  type UpdateSsoConnectionRequest
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
+import * as NodeCrypto from "node:crypto"
 import { sessionOf } from "../identity/Authentication.js"
 import { Resolver } from "../integrations/dns/Resolver.js"
 import { Crypto } from "../platform/Crypto.js"
+import { makeId } from "../platform/Ids.js"
+import { authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
-import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { type SsoConnectionRow, SsoRepository } from "./SsoRepository.js"
+import {
+  type ConnectionDomainRow,
+  MAX_PER_ORGANIZATION,
+  type SsoConnectionRow,
+  SsoRepository,
+  type StoredOidc,
+  type StoredSaml,
+  type StoredTest
+} from "./SsoRepository.js"
 
 /** How long a requested TXT record may take to be published and checked. */
 export const verificationTtl = Duration.days(7)
@@ -31,8 +53,29 @@ export const verificationTtl = Duration.days(7)
 export const recordNameOf = (domain: string) => `_orgplane-verification.${domain}`
 export const recordValueOf = (token: string) => `orgplane-verification=${token}`
 
-const connectionNotFound = () =>
-  new NotFound({ error: "sso_connection_not_found", message: "The organization has no SSO connection." })
+/** Where the OpenID Provider sends the browser back, for every OIDC connection of the server. */
+export const oidcRedirectUrl = (base: string) => `${base}/v1/sso/oidc/callback`
+/** SAML: the SP's URLs of one connection (the SAML engine serves them). */
+export const samlUrls = (base: string, id: SsoConnectionId) => ({
+  entityId: `${base}/v1/sso/saml/${id}/metadata`,
+  acsUrl: `${base}/v1/sso/saml/${id}/acs`,
+  metadataUrl: `${base}/v1/sso/saml/${id}/metadata`
+})
+
+export const DEFAULT_SCOPES = ["openid", "email", "profile"] as const
+
+export const defaultMapping = (kind: SsoConnectionKind): SsoMapping =>
+  kind === "oidc"
+    ? { email: "email", name: "name", givenName: "given_name", familyName: "family_name", groups: "groups", groupRules: [] }
+    : { email: "email", name: "displayName", givenName: "givenName", familyName: "surname", groups: "groups", groupRules: [] }
+
+export const defaultJit: SsoJit = { enabled: true, defaultRole: "member", defaultTeamIds: [] }
+
+export const connectionNotFound = () =>
+  new NotFound({ error: "sso_connection_not_found", message: "No such SSO connection in this organization." })
+
+const domainNotFound = (domain: string) =>
+  new NotFound({ error: "sso_domain_not_found", message: `${domain} is not a domain of this organization.` })
 
 const notRequested = (domain: string, expired: boolean) =>
   new Conflict({
@@ -42,23 +85,117 @@ const notRequested = (domain: string, expired: boolean) =>
       : `No verification of ${domain} was requested: request a record with POST /v1/sso/request-domain-verification first.`
   })
 
-/** The API's view of a row: settings without the secret. */
-export const toConnection = (row: SsoConnectionRow) =>
+/** A PEM certificate's subject and expiry (node:crypto); a certificate that does not parse is a 400 on `path`. */
+export const parseCertificate = (pem: string, path: ReadonlyArray<string | number>) =>
+  Effect.try({
+    try: () => {
+      const certificate = new NodeCrypto.X509Certificate(pem)
+      return { pem, subject: certificate.subject.replace(/\n/g, ", "), notAfter: new Date(certificate.validTo) }
+    },
+    catch: () => InvalidRequest.field(path, "is not a certificate that parses (PEM, X.509)")
+  })
+
+/** The certificates as answered: those that no longer parse (none should: they were checked) are left out. */
+const answeredCertificates = (pems: ReadonlyArray<string>) =>
+  pems.flatMap((pem) => Option.toArray(Option.getRight(Effect.runSync(Effect.either(parseCertificate(pem, []))))))
+
+export const toTestReport = (connectionId: SsoConnectionId, test: StoredTest) =>
+  new SsoTestReport({
+    id: test.id,
+    connectionId,
+    configRevision: test.configRevision,
+    status: test.status,
+    startedAt: new Date(test.startedAt),
+    completedAt: test.completedAt === null ? null : new Date(test.completedAt),
+    claims: test.claims,
+    profile: test.profile,
+    failure: test.failure
+  })
+
+/** The API's view of a connection: settings without the secret, with its domains and the SP's URLs on `base`. */
+export const toConnection = (row: SsoConnectionRow, domains: ReadonlyArray<ConnectionDomainRow>, base: string) =>
   new SsoConnection({
+    id: row.id,
     organizationId: row.organizationId,
-    protocol: row.protocol,
-    domain: row.domain,
-    oidc: row.protocol === "oidc"
-      ? new OidcSettings({ issuer: row.oidcIssuer ?? "", clientId: row.oidcClientId ?? "", clientSecretSet: true })
-      : null,
-    saml: row.protocol === "saml"
-      ? new SamlSettings({ entityId: row.samlEntityId ?? "", ssoUrl: row.samlSsoUrl ?? "", certificate: row.samlCertificate ?? "" })
-      : null,
-    domainVerified: row.domainVerifiedAt !== null,
-    domainVerifiedAt: row.domainVerifiedAt,
+    kind: row.kind,
+    name: row.name,
+    state: row.state,
+    domains: domains.filter((domain) => domain.connectionId === row.id).map(({ domain, verified }) => ({ domain, verified })),
+    jit: row.jit,
+    mapping: row.mapping,
+    oidc: row.oidc === null ? null : new OidcSettings({
+      issuer: row.oidc.issuer,
+      endpoints: row.oidc.endpoints,
+      clientId: row.oidc.clientId,
+      clientSecretSet: row.oidcClientSecretCiphertext !== null,
+      scopes: row.oidc.scopes,
+      tokenEndpointAuthMethod: row.oidc.tokenEndpointAuthMethod
+    }),
+    saml: row.saml === null ? null : new SamlSettings({
+      source: row.saml.source,
+      metadataUrl: row.saml.metadataUrl,
+      metadataXml: row.saml.metadataXml,
+      entityId: row.saml.entityId,
+      ssoUrl: row.saml.ssoUrl,
+      certificates: answeredCertificates(row.saml.certificates),
+      allowIdpInitiated: row.saml.allowIdpInitiated,
+      relayStateAllowList: row.saml.relayStateAllowList
+    }),
+    sp: row.kind === "oidc"
+      ? { redirectUrl: oidcRedirectUrl(base), entityId: null, acsUrl: null, metadataUrl: null }
+      : { redirectUrl: null, ...samlUrls(base, row.id) },
+    configRevision: row.configRevision,
+    lastTest: row.lastTest === null ? null : toTestReport(row.id, row.lastTest),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt
   })
+
+/** OIDC settings as stored, from the request (scopes always include `openid`). */
+const storedOidc = (input: {
+  readonly issuer: string
+  readonly endpoints?: { readonly authorization: string; readonly token: string; readonly jwks: string; readonly userinfo?: string }
+  readonly clientId: string
+  readonly scopes?: ReadonlyArray<string>
+  readonly tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post"
+}): StoredOidc => {
+  const scopes = input.scopes ?? DEFAULT_SCOPES
+  return {
+    issuer: input.issuer,
+    endpoints: input.endpoints === undefined ? null : { ...input.endpoints, userinfo: input.endpoints.userinfo ?? null },
+    clientId: input.clientId,
+    scopes: [...new Set(["openid", ...scopes])],
+    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? "client_secret_basic"
+  }
+}
+
+/** SAML settings as stored, from the request: manual certificates must parse (400 on their index). */
+const storedSaml = (input: SamlSettingsInput, path: ReadonlyArray<string>): Effect.Effect<StoredSaml, InvalidRequest> =>
+  Effect.gen(function*() {
+    const common = { allowIdpInitiated: input.allowIdpInitiated ?? false, relayStateAllowList: input.relayStateAllowList ?? [] }
+    if (common.allowIdpInitiated && common.relayStateAllowList.length === 0) {
+      return yield* InvalidRequest.field([...path, "relayStateAllowList"], "must list at least one RelayState when allowIdpInitiated is true")
+    }
+    switch (input.source) {
+      case "metadataUrl":
+        return { source: "metadataUrl", metadataUrl: input.url, metadataXml: null, entityId: null, ssoUrl: null, certificates: [], ...common }
+      case "metadataXml":
+        return { source: "metadataXml", metadataUrl: null, metadataXml: input.xml, entityId: null, ssoUrl: null, certificates: [], ...common }
+      case "manual": {
+        const certificates = yield* Effect.forEach(input.certificates, (pem, index) => parseCertificate(pem, [...path, "certificates", index]))
+        return {
+          source: "manual",
+          metadataUrl: null,
+          metadataXml: null,
+          entityId: input.entityId,
+          ssoUrl: input.ssoUrl,
+          certificates: certificates.map((certificate) => certificate.pem),
+          ...common
+        }
+      }
+    }
+  })
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
   effect: Effect.gen(function*() {
@@ -67,114 +204,296 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
     const resolver = yield* Resolver
 
     /** The plan first (an organization without it learns that whoever asks), then the role. */
-    const allowed = (principal: Principal) =>
-      Effect.zipRight(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
+    const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
 
-    const put = (principal: Principal, input: PutSsoConnectionRequest) =>
+    /** 400 unless every team named by JIT and the group rules is the organization's. */
+    const checkTeams = (organizationId: OrganizationId, jit: SsoJit | undefined, mapping: SsoMapping | undefined) =>
+      Effect.gen(function*() {
+        const named = [...(jit?.defaultTeamIds ?? []), ...(mapping?.groupRules ?? []).map((rule) => rule.teamId)]
+        const existing = yield* repository.existingTeams(organizationId, named)
+        const details = [
+          ...(jit?.defaultTeamIds ?? []).flatMap((id, index) =>
+            existing.has(id) ? [] : [{ path: ["jit", "defaultTeamIds", index], message: `${id} is not a team of this organization` }]
+          ),
+          ...(mapping?.groupRules ?? []).flatMap((rule, index) =>
+            existing.has(rule.teamId) ? [] : [{ path: ["mapping", "groupRules", index, "teamId"], message: `${rule.teamId} is not a team of this organization` }]
+          )
+        ]
+        if (details.length > 0) return yield* new InvalidRequest({ details })
+      })
+
+    const answer = (row: SsoConnectionRow, base: string) =>
+      Effect.map(repository.connectionDomains(row.organizationId, [row.id]), (domains) => ({ connection: toConnection(row, domains, base) }))
+
+    const tooMany = (what: string) => InvalidRequest.field([], `An organization has at most ${MAX_PER_ORGANIZATION} SSO ${what}.`)
+
+    const createConnection = (principal: Principal, input: CreateSsoConnectionRequest, base: string) =>
       Effect.gen(function*() {
         yield* allowed(principal)
+        const organizationId = principal.organization.id
+        const jit: SsoJit = { ...defaultJit, ...input.jit }
+        const mapping: SsoMapping = { ...defaultMapping(input.kind), ...input.mapping }
+        const id = yield* makeId("ssc")
+        const saml = input.kind === "saml" ? yield* storedSaml(input.saml, ["saml"]) : null
         // Encrypted outside the transaction: a retried transaction must not need it again.
-        // The schema's union guarantees the settings of the protocol, and only those.
-        const oidc = input.protocol === "oidc" ? input.oidc : undefined
-        const saml = input.protocol === "saml" ? input.saml : undefined
-        const secret = oidc !== undefined
-          ? yield* Effect.orDie(crypto.encrypt(oidc.clientSecret, bind(SecretColumns.ssoClientSecret, principal.organization.id)))
+        const secret = input.kind === "oidc"
+          ? yield* Effect.orDie(crypto.encrypt(input.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
           : null
-        return yield* transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            const at = yield* now
-            yield* repository.upsert({
-              organizationId,
-              protocol: input.protocol,
-              domain: input.domain,
-              oidcIssuer: oidc?.issuer ?? null,
-              oidcClientId: oidc?.clientId ?? null,
-              oidcClientSecretCiphertext: secret,
-              samlEntityId: saml?.entityId ?? null,
-              samlSsoUrl: saml?.ssoUrl ?? null,
-              samlCertificate: saml?.certificate ?? null,
-              verificationToken: null,
-              verificationExpiresAt: null,
-              domainVerifiedAt: null,
-              updatedByMembershipId: actingMembershipId(principal),
-              createdAt: at,
-              updatedAt: at
+        const domains = [...new Set(input.domains ?? [])]
+        return yield* transaction(Effect.gen(function*() {
+          yield* checkTeams(organizationId, jit, mapping)
+          if ((yield* repository.countConnections(organizationId)) >= MAX_PER_ORGANIZATION) return yield* tooMany("connections")
+          const at = yield* now
+          const row: SsoConnectionRow = {
+            id,
+            organizationId,
+            kind: input.kind,
+            name: input.name,
+            state: "draft",
+            jit,
+            mapping,
+            oidc: input.kind === "oidc" ? storedOidc(input.oidc) : null,
+            oidcClientSecretCiphertext: secret,
+            saml,
+            configRevision: 1,
+            lastTest: null,
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* repository.insertConnection(row)
+          yield* repository.addDomains(organizationId, domains, at)
+          if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
+          yield* repository.setConnectionDomains(organizationId, id, domains)
+          return yield* answer(row, base)
+        }))
+      })
+
+    const listConnections = (principal: Principal, base: string) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const organizationId = principal.organization.id
+        return yield* orUnavailable(Effect.gen(function*() {
+          const rows = yield* repository.listConnections({ organizationId })
+          const domains = yield* repository.connectionDomains(organizationId, rows.map((row) => row.id))
+          return { connections: rows.map((row) => toConnection(row, domains, base)) }
+        }))
+      })
+
+    const getConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        return yield* orUnavailable(Effect.gen(function*() {
+          const row = yield* repository.findConnection({ organizationId: principal.organization.id, id })
+          if (Option.isNone(row)) return yield* connectionNotFound()
+          return yield* answer(row.value, base)
+        }))
+      })
+
+    const updateConnection = (principal: Principal, id: SsoConnectionId, patch: UpdateSsoConnectionRequest, base: string) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const organizationId = principal.organization.id
+        const found = yield* orUnavailable(repository.findConnection({ organizationId, id }))
+        if (Option.isNone(found)) return yield* connectionNotFound()
+        const kind = found.value.kind
+        if (patch.oidc !== undefined && kind !== "oidc") return yield* InvalidRequest.field(["oidc"], "is for OIDC connections; this one is SAML")
+        if (patch.saml !== undefined && kind !== "saml") return yield* InvalidRequest.field(["saml"], "is for SAML connections; this one is OIDC")
+        const saml = patch.saml === undefined ? undefined : yield* storedSaml(patch.saml, ["saml"])
+        const secret = patch.oidc?.clientSecret === undefined
+          ? undefined
+          : yield* Effect.orDie(crypto.encrypt(patch.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
+        return yield* transaction(Effect.gen(function*() {
+          const locked = yield* repository.lockConnection({ organizationId, id })
+          if (Option.isNone(locked)) return yield* connectionNotFound()
+          const row = locked.value
+          const jit: SsoJit = { ...row.jit, ...patch.jit }
+          const mapping: SsoMapping = { ...row.mapping, ...patch.mapping }
+          yield* checkTeams(organizationId, patch.jit === undefined ? undefined : jit, patch.mapping === undefined ? undefined : mapping)
+          const current = yield* repository.connectionDomains(organizationId, [id])
+          const domains = patch.domains === undefined ? undefined : [...new Set(patch.domains)]
+          const oidc = patch.oidc === undefined ? row.oidc : storedOidc(patch.oidc)
+          const settingsChanged = (domains !== undefined && !sameJson([...domains].sort(), current.map((d) => d.domain).sort())) ||
+            !sameJson(mapping, row.mapping) || !sameJson(oidc, row.oidc) || secret !== undefined ||
+            (saml !== undefined && !sameJson(saml, row.saml))
+          if (settingsChanged && row.state === "active") {
+            return yield* new Conflict({
+              error: "sso_connection_active",
+              message:
+                "An active connection's settings (domains, mapping, IdP settings) cannot change: that would serve an untested configuration. Create a second connection with the new settings, test it, deactivate this one, activate the new one, then delete this one. Name and JIT settings can change here."
             })
-            const row = yield* repository.find({ organizationId })
-            return { ssoConnection: toConnection(Option.getOrThrow(row)) }
-          })
-        )
+          }
+          const at = yield* now
+          const updated: SsoConnectionRow = {
+            ...row,
+            name: patch.name ?? row.name,
+            jit,
+            mapping,
+            oidc,
+            oidcClientSecretCiphertext: secret ?? row.oidcClientSecretCiphertext,
+            saml: saml ?? row.saml,
+            configRevision: settingsChanged ? row.configRevision + 1 : row.configRevision,
+            updatedAt: at
+          }
+          yield* repository.updateConnection(updated)
+          if (domains !== undefined) {
+            yield* repository.addDomains(organizationId, domains, at)
+            if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
+            yield* repository.setConnectionDomains(organizationId, id, domains)
+          }
+          return yield* answer(updated, base)
+        }))
       })
 
-    const get = (principal: Principal) =>
+    const deleteConnection = (principal: Principal, id: SsoConnectionId) =>
       Effect.gen(function*() {
         yield* allowed(principal)
-        const row = yield* orUnavailable(repository.find({ organizationId: principal.organization.id }))
-        if (Option.isNone(row)) return yield* connectionNotFound()
-        return { ssoConnection: toConnection(row.value) }
-      })
-
-    const remove = (principal: Principal) =>
-      Effect.gen(function*() {
-        yield* allowed(principal)
-        if (!(yield* orUnavailable(repository.remove({ organizationId: principal.organization.id })))) {
+        if (!(yield* orUnavailable(repository.removeConnection({ organizationId: principal.organization.id, id })))) {
           return yield* connectionNotFound()
         }
       })
 
+    const activateConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const organizationId = principal.organization.id
+        return yield* transaction(Effect.gen(function*() {
+          const locked = yield* repository.lockConnection({ organizationId, id })
+          if (Option.isNone(locked)) return yield* connectionNotFound()
+          const row = locked.value
+          if (row.state === "active") return yield* answer(row, base)
+          const test = row.lastTest
+          if (test === null || test.status !== "succeeded" || test.configRevision !== row.configRevision) {
+            return yield* new Conflict({
+              error: "sso_connection_untested",
+              message: test !== null && test.status === "succeeded"
+                ? `The connection changed since its last successful test (revision ${test.configRevision}, now ${row.configRevision}): test it again (POST /v1/sso/connections/${id}/tests).`
+                : `Activate a connection after a successful test of its current revision: POST /v1/sso/connections/${id}/tests.`
+            })
+          }
+          const domains = yield* repository.connectionDomains(organizationId, [id])
+          const unverified = domains.filter((domain) => !domain.verified).map((domain) => domain.domain)
+          if (domains.length === 0 || unverified.length > 0) {
+            return yield* new Conflict({
+              error: "sso_domain_not_verified",
+              message: domains.length === 0
+                ? "The connection serves no domain: add its domains (PATCH) and verify them first."
+                : `Verify ${unverified.join(", ")} first (POST /v1/sso/request-domain-verification, then /v1/sso/verify-domain).`
+            })
+          }
+          yield* repository.activateDomains(organizationId, id)
+          const updated: SsoConnectionRow = { ...row, state: "active", updatedAt: yield* now }
+          yield* repository.updateConnection(updated)
+          return { connection: toConnection(updated, domains, base) }
+        }))
+      })
+
+    const deactivateConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const organizationId = principal.organization.id
+        return yield* transaction(Effect.gen(function*() {
+          const locked = yield* repository.lockConnection({ organizationId, id })
+          if (Option.isNone(locked)) return yield* connectionNotFound()
+          const row = locked.value
+          if (row.state !== "active") return yield* answer(row, base)
+          yield* repository.deactivateDomains(organizationId, id)
+          const updated: SsoConnectionRow = { ...row, state: "inactive", updatedAt: yield* now }
+          yield* repository.updateConnection(updated)
+          return yield* answer(updated, base)
+        }))
+      })
+
+    const getTest = (principal: Principal, id: SsoConnectionId, testId: SsoIntentId) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const row = yield* orUnavailable(repository.findConnection({ organizationId: principal.organization.id, id }))
+        if (Option.isNone(row)) return yield* connectionNotFound()
+        const test = row.value.lastTest
+        if (test === null || test.id !== testId) {
+          return yield* new NotFound({ error: "sso_test_not_found", message: "No such test (only a connection's latest test is kept)." })
+        }
+        return { test: toTestReport(id, test) }
+      })
+
+    // Domains
+
+    const listDomains = (principal: Principal) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const rows = yield* orUnavailable(repository.listDomains({ organizationId: principal.organization.id }))
+        return {
+          domains: rows.map((row) =>
+            new SsoOrganizationDomain({ domain: row.domain, verified: row.verifiedAt !== null, verifiedAt: row.verifiedAt, createdAt: row.createdAt })
+          )
+        }
+      })
+
+    /** The named domain, or the organization's only unverified one (the spec's body-less form). */
+    const pickDomain = (organizationId: OrganizationId, named: string | undefined) =>
+      Effect.gen(function*() {
+        if (named !== undefined) return named
+        const unverified = (yield* repository.listDomains({ organizationId })).filter((row) => row.verifiedAt === null)
+        if (unverified.length !== 1) {
+          return yield* new Conflict({
+            error: "sso_domain_required",
+            message: unverified.length === 0
+              ? "The organization has no unverified domain: name one with {\"domain\": \"example.com\"}."
+              : `The organization has several unverified domains (${unverified.map((row) => row.domain).join(", ")}): name one with {"domain": ...}.`
+          })
+        }
+        return unverified[0]!.domain
+      })
+
     /** The pending record while it is valid, else a new one (a new random token, a new expiry). */
-    const requestDomainVerification = (principal: Principal) =>
+    const requestDomainVerification = (principal: Principal, named: string | undefined) =>
       Effect.gen(function*() {
         yield* allowed(principal)
         const fresh = yield* crypto.newToken("opv")
-        return yield* transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            const locked = yield* repository.lock({ organizationId })
-            if (Option.isNone(locked)) return yield* new OrganizationNotFound()
-            const row = locked.value
-            const at = yield* now
-            let token = row.verificationToken
-            let expiresAt = row.verificationExpiresAt
-            if (token === null || expiresAt === null || expiresAt.getTime() <= at.getTime()) {
-              token = fresh
-              expiresAt = new Date(at.getTime() + Duration.toMillis(verificationTtl))
-              yield* repository.setVerificationRequest({ organizationId, token, expiresAt, at })
-            }
-            return {
-              verification: new DomainVerificationRecord({
-                domain: row.domain,
-                recordType: "TXT",
-                recordName: recordNameOf(row.domain),
-                recordValue: recordValueOf(token),
-                expiresAt
-              })
-            }
-          })
-        )
+        const organizationId = principal.organization.id
+        return yield* transaction(Effect.gen(function*() {
+          const domain = yield* pickDomain(organizationId, named)
+          const at = yield* now
+          yield* repository.addDomains(organizationId, [domain], at)
+          if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
+          const row = Option.getOrThrow(yield* repository.lockDomain({ organizationId, domain }))
+          let token = row.verificationToken
+          let expiresAt = row.verificationExpiresAt
+          if (token === null || expiresAt === null || expiresAt.getTime() <= at.getTime()) {
+            token = fresh
+            expiresAt = new Date(at.getTime() + Duration.toMillis(verificationTtl))
+            yield* repository.setVerificationRequest({ organizationId, domain, token, expiresAt, at })
+          }
+          return {
+            verification: new DomainVerificationRecord({
+              domain,
+              recordType: "TXT",
+              recordName: recordNameOf(domain),
+              recordValue: recordValueOf(token),
+              expiresAt
+            })
+          }
+        }))
       })
 
     /**
-     * Looks the record up (outside any transaction: DNS can take seconds), then marks the domain verified if the
-     * connection still has the domain and token that were checked.
+     * Looks the record up (outside any transaction: DNS can take seconds), then marks the domain verified if it
+     * still has the token that was checked.
      */
-    const verifyDomain = (principal: MemberContext) =>
+    const verifyDomain = (principal: MemberContext, named: string | undefined) =>
       Effect.gen(function*() {
         yield* allowed(principal)
         // The spec asks for a session here: an API key answers 403 `session_required` (after the plan and role).
         yield* sessionOf(principal)
         const organizationId = principal.organization.id
-        const found = yield* orUnavailable(repository.find({ organizationId }))
-        if (Option.isNone(found)) return yield* new OrganizationNotFound()
+        const domain = named ?? (yield* orUnavailable(pickDomain(organizationId, undefined)))
+        const found = yield* orUnavailable(repository.findDomain({ organizationId, domain }))
+        if (Option.isNone(found)) return yield* domainNotFound(domain)
         const row = found.value
-        if (row.domainVerifiedAt !== null) {
-          return { verified: true as const, domain: row.domain, verifiedAt: row.domainVerifiedAt, ssoConnection: toConnection(row) }
-        }
+        if (row.verifiedAt !== null) return { verified: true as const, domain, verifiedAt: row.verifiedAt }
         const at = yield* now
-        if (row.verificationToken === null || row.verificationExpiresAt === null) return yield* notRequested(row.domain, false)
-        if (row.verificationExpiresAt.getTime() <= at.getTime()) return yield* notRequested(row.domain, true)
-        const recordName = recordNameOf(row.domain)
+        if (row.verificationToken === null || row.verificationExpiresAt === null) return yield* notRequested(domain, false)
+        if (row.verificationExpiresAt.getTime() <= at.getTime()) return yield* notRequested(domain, true)
+        const recordName = recordNameOf(domain)
         const expectedValue = recordValueOf(row.verificationToken)
         const values = yield* resolver.txt(recordName).pipe(
           Effect.catchTag("DnsLookupError", (error) => Effect.fail(new DnsLookupFailed({ message: error.message })))
@@ -189,24 +508,48 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
             foundValues: values.slice(0, 20).map((value) => value.slice(0, 255))
           })
         }
-        return yield* transaction(
-          Effect.gen(function*() {
-            const locked = yield* repository.lock({ organizationId })
-            if (Option.isNone(locked)) return yield* new OrganizationNotFound()
-            const current = locked.value
-            // Changed while we looked (a new domain, say): what was checked no longer applies.
-            if (current.domain !== row.domain || current.verificationToken !== row.verificationToken) {
-              return yield* notRequested(current.domain, false)
-            }
-            const verifiedAt = current.domainVerifiedAt ?? (yield* now)
-            if (current.domainVerifiedAt === null) yield* repository.markVerified({ organizationId, at: verifiedAt }, current.domain)
-            const updated = Option.getOrThrow(yield* repository.find({ organizationId }))
-            return { verified: true as const, domain: updated.domain, verifiedAt, ssoConnection: toConnection(updated) }
-          })
-        )
+        return yield* transaction(Effect.gen(function*() {
+          const locked = yield* repository.lockDomain({ organizationId, domain })
+          if (Option.isNone(locked)) return yield* domainNotFound(domain)
+          const current = locked.value
+          // Changed while we looked (a new request, say): what was checked no longer applies.
+          if (current.verificationToken !== row.verificationToken) return yield* notRequested(domain, false)
+          const verifiedAt = current.verifiedAt ?? (yield* now)
+          if (current.verifiedAt === null) yield* repository.markVerified({ organizationId, domain, at: verifiedAt })
+          return { verified: true as const, domain, verifiedAt }
+        }))
       })
 
-    return { put, get, remove, requestDomainVerification, verifyDomain } as const
+    const deleteDomain = (principal: Principal, domain: string) =>
+      Effect.gen(function*() {
+        yield* allowed(principal)
+        const organizationId = principal.organization.id
+        return yield* transaction(Effect.gen(function*() {
+          if (yield* repository.domainInUse({ organizationId, domain })) {
+            return yield* new Conflict({
+              error: "sso_domain_in_use",
+              message: `An active connection serves ${domain}: deactivate it first.`
+            })
+          }
+          if (!(yield* repository.removeDomain({ organizationId, domain }))) return yield* domainNotFound(domain)
+        }))
+      })
+
+    return {
+      allowed,
+      createConnection,
+      listConnections,
+      getConnection,
+      updateConnection,
+      deleteConnection,
+      activateConnection,
+      deactivateConnection,
+      getTest,
+      listDomains,
+      requestDomainVerification,
+      verifyDomain,
+      deleteDomain
+    } as const
   }),
   dependencies: [SsoRepository.Default]
 }) {}

@@ -1,97 +1,334 @@
-/** Storage of SSO connections: one row per organization, with its domain verification state. */
+/**
+ * Storage of SSO: an organization's domains with their verification, its connections (settings as JSON, the OIDC
+ * client secret encrypted in its own column) and the domains each serves, with the active flag the database keeps
+ * unique per domain.
+ */
 import { SqlClient } from "@effect/sql"
-import { Conflict, MembershipId, OrganizationId, SsoProtocol } from "@orgplane/schema"
+import {
+  Conflict,
+  OrganizationId,
+  SsoConnectionId,
+  SsoConnectionKind,
+  SsoConnectionState,
+  SsoFailure,
+  SsoIntentId,
+  SsoJit,
+  SsoMapping,
+  SsoProfile
+} from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import { catchUniqueViolation } from "../platform/Sql.js"
-import { DateColumn, execute, findOne } from "../platform/Statements.js"
+import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 
-export const SsoConnectionRow = Schema.Struct({
+// Domains ------------------------------------------------------------------------------------------------------------
+
+export const SsoDomainRow = Schema.Struct({
   organizationId: OrganizationId,
-  protocol: SsoProtocol,
   domain: Schema.String,
-  oidcIssuer: Schema.NullOr(Schema.String),
-  oidcClientId: Schema.NullOr(Schema.String),
-  oidcClientSecretCiphertext: Schema.NullOr(Schema.String),
-  samlEntityId: Schema.NullOr(Schema.String),
-  samlSsoUrl: Schema.NullOr(Schema.String),
-  samlCertificate: Schema.NullOr(Schema.String),
   verificationToken: Schema.NullOr(Schema.String),
   verificationExpiresAt: Schema.NullOr(DateColumn),
-  domainVerifiedAt: Schema.NullOr(DateColumn),
-  updatedByMembershipId: Schema.NullOr(MembershipId),
+  verifiedAt: Schema.NullOr(DateColumn),
+  createdAt: DateColumn,
+  updatedAt: DateColumn
+})
+export type SsoDomainRow = typeof SsoDomainRow.Type
+
+// Connections --------------------------------------------------------------------------------------------------------
+
+/** The OIDC settings as stored (the secret is in its own column). */
+export const StoredOidc = Schema.Struct({
+  issuer: Schema.String,
+  endpoints: Schema.NullOr(Schema.Struct({
+    authorization: Schema.String,
+    token: Schema.String,
+    jwks: Schema.String,
+    userinfo: Schema.NullOr(Schema.String)
+  })),
+  clientId: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  tokenEndpointAuthMethod: Schema.Literal("client_secret_basic", "client_secret_post")
+})
+export type StoredOidc = typeof StoredOidc.Type
+
+/**
+ * The SAML settings as stored. `certificates` are PEM (the manual ones, or those the SAML engine read from the
+ * metadata); `entityId`/`ssoUrl` likewise. The SAML engine may add members (metadata fetched at, ...).
+ */
+export const StoredSaml = Schema.Struct({
+  source: Schema.Literal("metadataUrl", "metadataXml", "manual"),
+  metadataUrl: Schema.NullOr(Schema.String),
+  metadataXml: Schema.NullOr(Schema.String),
+  entityId: Schema.NullOr(Schema.String),
+  ssoUrl: Schema.NullOr(Schema.String),
+  certificates: Schema.Array(Schema.String),
+  allowIdpInitiated: Schema.Boolean,
+  relayStateAllowList: Schema.Array(Schema.String)
+})
+export type StoredSaml = typeof StoredSaml.Type
+
+/** A test as stored on its connection (the latest one) and answered by `getTest`. */
+export const StoredTest = Schema.Struct({
+  id: SsoIntentId,
+  configRevision: Schema.Number,
+  status: Schema.Literal("pending", "succeeded", "failed"),
+  startedAt: Schema.String,
+  completedAt: Schema.NullOr(Schema.String),
+  claims: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  profile: Schema.NullOr(SsoProfile),
+  failure: Schema.NullOr(SsoFailure)
+})
+export type StoredTest = typeof StoredTest.Type
+
+export const SsoConnectionRow = Schema.Struct({
+  id: SsoConnectionId,
+  organizationId: OrganizationId,
+  kind: SsoConnectionKind,
+  name: Schema.String,
+  state: SsoConnectionState,
+  jit: SsoJit,
+  mapping: SsoMapping,
+  oidc: Schema.NullOr(StoredOidc),
+  oidcClientSecretCiphertext: Schema.NullOr(Schema.String),
+  saml: Schema.NullOr(StoredSaml),
+  configRevision: Schema.Number,
+  lastTest: Schema.NullOr(StoredTest),
   createdAt: DateColumn,
   updatedAt: DateColumn
 })
 export type SsoConnectionRow = typeof SsoConnectionRow.Type
 
+/** What a write gives: the JSON columns as text. */
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+
+const ConnectionDomainRow = Schema.Struct({
+  connectionId: SsoConnectionId,
+  domain: Schema.String,
+  verified: Schema.Boolean
+})
+export type ConnectionDomainRow = typeof ConnectionDomainRow.Type
+
 const Scoped = Schema.Struct({ organizationId: OrganizationId })
+const ScopedDomain = Schema.Struct({ organizationId: OrganizationId, domain: Schema.String })
+const ScopedConnection = Schema.Struct({ organizationId: OrganizationId, id: SsoConnectionId })
 
 export const domainTaken = (domain: string) =>
   new Conflict({ error: "sso_domain_taken", message: `Another organization has already verified ${domain}.` })
+
+export const domainServed = () =>
+  new Conflict({
+    error: "sso_domain_served",
+    message: "Another active connection serves one of this connection's domains: deactivate it first (one active connection per domain)."
+  })
+
+/** Most domains and connections one organization may have: the lists are answered whole. */
+export const MAX_PER_ORGANIZATION = 50
 
 export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/server/sso/SsoRepository", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const find = findOne({
+    // Domains
+
+    const listDomains = findAll({
       Request: Scoped,
-      Result: SsoConnectionRow,
-      execute: ({ organizationId }) => sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId}`
+      Result: SsoDomainRow,
+      execute: ({ organizationId }) =>
+        sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} ORDER BY created_at, domain LIMIT ${MAX_PER_ORGANIZATION}`
     })
 
-    /** The row locked for the rest of the transaction. */
-    const lock = findOne({
-      Request: Scoped,
-      Result: SsoConnectionRow,
-      execute: ({ organizationId }) => sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} FOR UPDATE`
+    const findDomain = findOne({
+      Request: ScopedDomain,
+      Result: SsoDomainRow,
+      execute: ({ domain, organizationId }) => sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain}`
     })
 
-    /**
-     * Creates or replaces the connection. A new domain drops the verification and any pending verification request;
-     * the same domain keeps both.
-     */
-    const upsert = execute({
-      Request: SsoConnectionRow,
-      execute: (row) =>
-        sql`INSERT INTO sso_connections ${sql.insert(row)}
-            ON CONFLICT (organization_id) DO UPDATE SET
-              protocol = EXCLUDED.protocol,
-              oidc_issuer = EXCLUDED.oidc_issuer,
-              oidc_client_id = EXCLUDED.oidc_client_id,
-              oidc_client_secret_ciphertext = EXCLUDED.oidc_client_secret_ciphertext,
-              saml_entity_id = EXCLUDED.saml_entity_id,
-              saml_sso_url = EXCLUDED.saml_sso_url,
-              saml_certificate = EXCLUDED.saml_certificate,
-              verification_token = CASE WHEN sso_connections.domain = EXCLUDED.domain THEN sso_connections.verification_token END,
-              verification_expires_at = CASE WHEN sso_connections.domain = EXCLUDED.domain THEN sso_connections.verification_expires_at END,
-              domain_verified_at = CASE WHEN sso_connections.domain = EXCLUDED.domain THEN sso_connections.domain_verified_at END,
-              domain = EXCLUDED.domain,
-              updated_by_membership_id = EXCLUDED.updated_by_membership_id,
-              updated_at = EXCLUDED.updated_at
-            WHERE sso_connections.organization_id = ${row.organizationId}`
+    const lockDomain = findOne({
+      Request: ScopedDomain,
+      Result: SsoDomainRow,
+      execute: ({ domain, organizationId }) =>
+        sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} FOR UPDATE`
     })
+
+    /** Adds the domains the organization does not have yet (unverified). */
+    const addDomains = (organizationId: OrganizationId, domains: ReadonlyArray<string>, at: Date) =>
+      domains.length === 0 ? Effect.void : sql`INSERT INTO sso_domains ${
+        sql.insert(domains.map((domain) => ({
+          organizationId,
+          domain,
+          verificationToken: null,
+          verificationExpiresAt: null,
+          verifiedAt: null,
+          createdAt: at,
+          updatedAt: at
+        })))
+      } ON CONFLICT (organization_id, domain) DO NOTHING`.pipe(Effect.asVoid)
+
+    const countDomains = (organizationId: OrganizationId) =>
+      sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_domains WHERE organization_id = ${organizationId}`.pipe(
+        Effect.map((rows) => rows[0]?.count ?? 0)
+      )
 
     const setVerificationRequest = execute({
-      Request: Schema.Struct({ ...Scoped.fields, token: Schema.String, expiresAt: DateColumn, at: DateColumn }),
-      execute: ({ at, expiresAt, organizationId, token }) =>
-        sql`UPDATE sso_connections SET verification_token = ${token}, verification_expires_at = ${expiresAt}, updated_at = ${at}
-            WHERE organization_id = ${organizationId}`
+      Request: Schema.Struct({ ...ScopedDomain.fields, token: Schema.String, expiresAt: DateColumn, at: DateColumn }),
+      execute: ({ at, domain, expiresAt, organizationId, token }) =>
+        sql`UPDATE sso_domains SET verification_token = ${token}, verification_expires_at = ${expiresAt}, updated_at = ${at}
+            WHERE organization_id = ${organizationId} AND domain = ${domain}`
     })
 
     const markVerifiedRow = execute({
-      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
-      execute: ({ at, organizationId }) =>
-        sql`UPDATE sso_connections SET domain_verified_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId}`
+      Request: Schema.Struct({ ...ScopedDomain.fields, at: DateColumn }),
+      execute: ({ at, domain, organizationId }) =>
+        sql`UPDATE sso_domains SET verified_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND domain = ${domain}`
     })
-    const markVerified = (request: { readonly organizationId: OrganizationId; readonly at: Date }, domain: string) =>
-      markVerifiedRow(request).pipe(catchUniqueViolation(() => domainTaken(domain)))
+    const markVerified = (request: typeof ScopedDomain.Type & { readonly at: Date }) =>
+      markVerifiedRow(request).pipe(catchUniqueViolation(() => domainTaken(request.domain)))
 
-    /** Deletes the connection; false when the organization has none. */
-    const remove = ({ organizationId }: typeof Scoped.Type) =>
-      sql`DELETE FROM sso_connections WHERE organization_id = ${organizationId} RETURNING organization_id`.pipe(
+    const removeDomain = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
+      sql`DELETE FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} RETURNING domain`.pipe(
         Effect.map((rows) => rows.length > 0)
       )
 
-    return { find, lock, upsert, setVerificationRequest, markVerified, remove } as const
+    /** Whether an active connection of the organization serves the domain. */
+    const domainInUse = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
+      sql`SELECT 1 FROM sso_connection_domains WHERE organization_id = ${organizationId} AND domain = ${domain} AND active`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    // Connections
+
+    const listConnections = findAll({
+      Request: Scoped,
+      Result: SsoConnectionRow,
+      execute: ({ organizationId }) =>
+        sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} ORDER BY id LIMIT ${MAX_PER_ORGANIZATION}`
+    })
+
+    const findConnection = findOne({
+      Request: ScopedConnection,
+      Result: SsoConnectionRow,
+      execute: ({ id, organizationId }) => sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
+    const lockConnection = findOne({
+      Request: ScopedConnection,
+      Result: SsoConnectionRow,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+    })
+
+    const countConnections = (organizationId: OrganizationId) =>
+      sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_connections WHERE organization_id = ${organizationId}`.pipe(
+        Effect.map((rows) => rows[0]?.count ?? 0)
+      )
+
+    const insertConnection = (row: SsoConnectionRow) =>
+      sql`INSERT INTO sso_connections ${
+        sql.insert({
+          ...row,
+          jit: json(row.jit),
+          mapping: json(row.mapping),
+          oidc: json(row.oidc),
+          saml: json(row.saml),
+          lastTest: json(row.lastTest)
+        })
+      }`.pipe(Effect.asVoid)
+
+    /** Writes every column of the row but its ids and creation time. */
+    const updateConnection = (row: SsoConnectionRow) =>
+      sql`UPDATE sso_connections SET
+            name = ${row.name}, state = ${row.state}, jit = ${json(row.jit)}, mapping = ${json(row.mapping)},
+            oidc = ${json(row.oidc)}, oidc_client_secret_ciphertext = ${row.oidcClientSecretCiphertext}, saml = ${json(row.saml)},
+            config_revision = ${row.configRevision}, last_test = ${json(row.lastTest)}, updated_at = ${row.updatedAt}
+          WHERE organization_id = ${row.organizationId} AND id = ${row.id}`.pipe(Effect.asVoid)
+
+    /** Records a test on its connection, if it is still the latest one (a newer test replaced it otherwise). */
+    const recordTest = (organizationId: OrganizationId, id: SsoConnectionId, test: StoredTest) =>
+      sql`UPDATE sso_connections SET last_test = ${json(test)}
+          WHERE organization_id = ${organizationId} AND id = ${id} AND last_test->>'id' = ${test.id}`.pipe(Effect.asVoid)
+
+    const removeConnection = ({ id, organizationId }: typeof ScopedConnection.Type) =>
+      sql`DELETE FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    /** The domains each connection serves, with their verification. */
+    const connectionDomains = (organizationId: OrganizationId, ids: ReadonlyArray<SsoConnectionId>) =>
+      ids.length === 0 ? Effect.succeed([] as ReadonlyArray<ConnectionDomainRow>) : findAll({
+        Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(SsoConnectionId) }),
+        Result: ConnectionDomainRow,
+        execute: (request) =>
+          sql`SELECT cd.connection_id, cd.domain, (d.verified_at IS NOT NULL) AS verified
+              FROM sso_connection_domains cd
+              JOIN sso_domains d ON d.organization_id = cd.organization_id AND d.domain = cd.domain
+              WHERE cd.organization_id = ${request.organizationId} AND cd.connection_id IN ${sql.in(request.ids)}
+              ORDER BY cd.domain`
+      })({ organizationId, ids })
+
+    /** Makes the connection serve exactly these domains (inactive links; activation sets them). */
+    const setConnectionDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        yield* sql`DELETE FROM sso_connection_domains WHERE organization_id = ${organizationId} AND connection_id = ${id}`
+        if (domains.length > 0) {
+          yield* sql`INSERT INTO sso_connection_domains ${
+            sql.insert(domains.map((domain) => ({ organizationId, connectionId: id, domain, active: false })))
+          }`
+        }
+      })
+
+    /** Marks the connection's domains active: at most one active connection per domain, or `sso_domain_served`. */
+    const activateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
+      sql`UPDATE sso_connection_domains SET active = true WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
+        Effect.asVoid,
+        catchUniqueViolation(domainServed)
+      )
+
+    const deactivateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
+      sql`UPDATE sso_connection_domains SET active = false WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
+        Effect.asVoid
+      )
+
+    /** The active connection serving an email's domain, whatever its organization (home-realm discovery). */
+    const activeForDomain = findOne({
+      Request: Schema.String,
+      Result: SsoConnectionRow,
+      execute: (domain) =>
+        sql`SELECT c.* FROM sso_connection_domains cd
+            JOIN sso_connections c ON c.organization_id = cd.organization_id AND c.id = cd.connection_id
+            WHERE cd.domain = ${domain} AND cd.active`
+    })
+
+    /** Which of these teams the organization has. */
+    const existingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Set<string>())
+        : sql<{ id: string }>`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`.pipe(
+          Effect.map((rows) => new Set(rows.map((row) => row.id)))
+        )
+
+    return {
+      existingTeams,
+      listDomains,
+      findDomain,
+      lockDomain,
+      addDomains,
+      countDomains,
+      setVerificationRequest,
+      markVerified,
+      removeDomain,
+      domainInUse,
+      listConnections,
+      findConnection,
+      lockConnection,
+      countConnections,
+      insertConnection,
+      updateConnection,
+      recordTest,
+      removeConnection,
+      connectionDomains,
+      setConnectionDomains,
+      activateDomains,
+      deactivateDomains,
+      activeForDomain
+    } as const
   })
 }) {}
