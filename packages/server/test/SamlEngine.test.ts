@@ -182,9 +182,12 @@ describe("a valid Response", () => {
     expect(profile.notOnOrAfter!.getTime()).toBeGreaterThan(Date.now())
   })
 
-  it("a mapping names the attributes to read; the email falls back to an emailAddress NameID", async () => {
+  it("a mapping names the attribute read first, the usual names after it", async () => {
     const mapped = await signIn({ as: "ada" }, { ...sp, mapping: { name: "givenName", groups: "nothing-here", email: "absent" } })
-    expect(await mapped.validate()).toMatchObject({ name: "Ada", groups: [], email: "ada@acme.test" })
+    expect(await mapped.validate()).toMatchObject({ name: "Ada", groups: ["engineering", "admins"], email: "ada@acme.test" })
+    idp.addUser("bare", { email: "bare@acme.test" })
+    const bare = await signIn({ as: "bare" }, { ...sp, mapping: { email: "absent" } })
+    expect(await bare.validate()).toMatchObject({ email: "bare@acme.test", name: null, groups: [] })
   })
 })
 

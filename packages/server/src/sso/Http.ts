@@ -3,6 +3,7 @@ import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
+import { Saml } from "./Saml.js"
 import { Sso } from "./Sso.js"
 
 
@@ -31,4 +32,4 @@ export const SsoHttp = group(Api, "sso", (handlers) =>
       .handle("getTest", ({ path }) => Effect.flatMap(member, (caller) => sso.getTest(caller, path.connectionId, path.testId)))
   }))
 
-export const layer = SsoHttp.pipe(Layer.provide(Sso.Default))
+export const layer = SsoHttp.pipe(Layer.provide(Sso.Default), Layer.provide(Saml.Live))

@@ -23,7 +23,7 @@ export const clockSkew = Duration.minutes(2)
 export const maxResponseChars = 512 * 1024
 export const metadataFetchTimeout = Duration.seconds(10)
 
-/** Attribute names an IdP sends for each profile field; unset fields use `defaultAttributeNames`. */
+/** Attribute names an IdP sends for each profile field, read first; then `defaultAttributeNames`. */
 export interface AttributeMapping {
   readonly email?: string | undefined
   readonly name?: string | undefined
@@ -371,7 +371,7 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     const attributes: Record<string, ReadonlyArray<string>> = {}
     for (const [name, value] of Object.entries((profile.attributes ?? {}) as Record<string, unknown>)) attributes[name] = stringsOf(value)
     const read = (field: keyof AttributeMapping): ReadonlyArray<string> => {
-      const names = sp.mapping?.[field] ? [sp.mapping[field]!] : defaultAttributeNames[field]
+      const names = sp.mapping?.[field] ? [sp.mapping[field]!, ...defaultAttributeNames[field]] : defaultAttributeNames[field]
       for (const name of names) {
         const values = attributes[name]?.map((v) => v.trim()).filter((v) => v !== "")
         if (values !== undefined && values.length > 0) return values

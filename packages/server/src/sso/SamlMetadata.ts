@@ -21,6 +21,8 @@ export type SamlMetadataErrorCode =
 export class SamlMetadataError extends Data.TaggedError("SamlMetadataError")<{
   readonly code: SamlMetadataErrorCode
   readonly message: string
+  /** `certificate_invalid` of a list: which certificate (from 0). */
+  readonly index?: number | undefined
 }> {}
 
 /** Largest metadata document read (a single IdP's metadata is a few kilobytes; federation aggregates are refused). */
@@ -33,7 +35,7 @@ const bindings = {
 } as const
 
 export interface IdpCertificate {
-  /** PEM, normalized (header, base64 in 64-character lines, footer). */
+  /** PEM, normalized (header, base64 in 64-character lines, footer; no final newline). */
   readonly pem: string
   readonly notBefore: Date
   readonly notAfter: Date
@@ -53,7 +55,7 @@ export interface IdpSettings {
 const fail = (code: SamlMetadataErrorCode, message: string) => Effect.fail(new SamlMetadataError({ code, message }))
 
 const pemOf = (base64: string) =>
-  `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`
+  `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----`
 
 /**
  * A certificate given as PEM or as the bare base64 of its DER (as metadata holds it), parsed by node:crypto.
@@ -93,7 +95,8 @@ const checkCertificates = (texts: ReadonlyArray<string>) =>
     ? fail("metadata_invalid", "At least one signing certificate is required.")
     : texts.length > maxCertificates
     ? fail("metadata_invalid", `At most ${maxCertificates} signing certificates are accepted.`)
-    : Effect.forEach(texts, (text, i) => parseCertificate(text, `Certificate ${i + 1}`))
+    : Effect.forEach(texts, (text, i) =>
+      Effect.mapError(parseCertificate(text, `Certificate ${i + 1}`), (error) => new SamlMetadataError({ ...error, message: error.message, index: i })))
 
 /**
  * Settings an administrator typed: entity id, SSO URL (HTTP-Redirect binding unless said otherwise) and 1..n
