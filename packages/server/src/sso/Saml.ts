@@ -10,7 +10,6 @@
 import * as NodeCrypto from "node:crypto"
 import { HttpClientRequest } from "@effect/platform"
 import { generateServiceProviderMetadata, SAML, type Profile, type SamlConfig, SamlStatusError, ValidateInResponseTo } from "@node-saml/node-saml"
-import type { Document, Element } from "@xmldom/xmldom"
 import { Context, Data, Duration, Effect, Either, Layer } from "effect"
 import { Outbound } from "../platform/Outbound.js"
 import { type IdpSettings, maxMetadataBytes, parseIdpMetadata, SamlMetadataError } from "./SamlMetadata.js"

@@ -4,7 +4,6 @@
  * fails with `SamlMetadataError`, whose code and message a caller turns into a 400 or shows on the connection.
  */
 import * as NodeCrypto from "node:crypto"
-import type { Element } from "@xmldom/xmldom"
 import { Data, Effect, Either } from "effect"
 import { attribute, children, Ns, parseStrict, textOf } from "./SamlXml.js"
 

@@ -4,7 +4,7 @@
  * elements; text outside the root), and namespace-aware lookups of direct children, so nothing is found by its
  * prefix or by a search of the whole document where an attacker can add elements.
  */
-import { DOMParser, type Document, type Element, type Node } from "@xmldom/xmldom"
+import { DOMParser } from "@xmldom/xmldom"
 import { Either } from "effect"
 
 export const Ns = {
@@ -32,7 +32,8 @@ export const parseStrict = (text: string): Either.Either<Document, XmlProblem> =
   }
   let doc: Document | undefined
   try {
-    doc = new DOMParser({ locator: {}, errorHandler: { warning: note, error: note, fatalError: note } }).parseFromString(text, "text/xml")
+    // Typed as the DOM's own interfaces (lib.dom), which xmldom implements: its 0.8 and 0.9 typings differ.
+    doc = new DOMParser({ locator: {}, errorHandler: { warning: note, error: note, fatalError: note } }).parseFromString(text, "text/xml") as unknown as Document
   } catch (error) {
     note(error instanceof Error ? error.message : String(error))
   }
