@@ -66,8 +66,16 @@ export const sameSettings = (a: StoredSaml | null, b: StoredSaml | null) => {
     const { metadataRefresh: _, ...settings } = stored
     return settings
   }
-  return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
+  return canonical(strip(a)) === canonical(strip(b))
 }
+
+/** JSON with object keys sorted: a row read back from jsonb has its keys in another order than the one written. */
+const canonical = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(",")}]`
+    : value !== null && typeof value === "object"
+    ? `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(",")}}`
+    : JSON.stringify(value) ?? "null"
 
 /** The stored settings as the engine's IdP settings; undefined when they name no IdP yet. */
 export const idpSettingsOf = (stored: StoredSaml): Effect.Effect<IdpSettings | undefined> =>
