@@ -27,6 +27,7 @@ const withoutDatabase = [
     "McpToolRunner",
     "OutboundGuard",
     "Parsing",
+    "SamlEngine",
     "RequestGuard",
     "ServiceKeys",
     "TemplateSchemas",

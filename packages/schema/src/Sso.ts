@@ -243,6 +243,15 @@ export const SamlCertificate = Schema.Struct({
   notAfter: Timestamp.annotations({ description: "When the certificate expires: rotate before." })
 }).annotations({ identifier: "SamlCertificate" })
 
+export const SamlMetadataRefresh = Schema.Struct({
+  at: Timestamp,
+  ok: Schema.Boolean,
+  message: Schema.NullOr(Schema.String).annotations({ description: "Why the refresh failed (the settings from before are kept); null when it succeeded." })
+}).annotations({
+  identifier: "SamlMetadataRefresh",
+  description: "The latest fetch of the metadata URL: at create or update, then every 6 hours on a schedule."
+})
+
 export class SamlSettings extends Schema.Class<SamlSettings>("SamlSettings")(Schema.Struct({
   source: Schema.Literal("metadataUrl", "metadataXml", "manual"),
   metadataUrl: Schema.NullOr(Schema.String),
@@ -250,6 +259,10 @@ export class SamlSettings extends Schema.Class<SamlSettings>("SamlSettings")(Sch
   entityId: Schema.NullOr(Schema.String).annotations({ description: "The IdP's entity id (from the metadata, or given)." }),
   ssoUrl: Schema.NullOr(Schema.String),
   certificates: Schema.Array(SamlCertificate),
+  ssoBinding: Schema.NullOr(Schema.Literal("redirect", "post")).annotations({
+    description: "How the AuthnRequest reaches the SSO URL: HTTP-Redirect (preferred) or HTTP-POST."
+  }),
+  metadataRefresh: Schema.NullOr(SamlMetadataRefresh).annotations({ description: "Metadata URL only: the latest fetch; null otherwise." }),
   allowIdpInitiated: Schema.Boolean,
   relayStateAllowList: Schema.Array(Schema.String)
 })) {}

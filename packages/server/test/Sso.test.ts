@@ -164,7 +164,7 @@ describe("SSO", () => {
         saml: { source: "manual", entityId: "urn:idp", ssoUrl: "https://idp.example.com/sso", certificates: [CERTIFICATE, "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ0FGRUJBQkU=\n-----END CERTIFICATE-----"] }
       }
     })
-    expect([bad.status, bad.body.details]).toEqual([400, [{ path: ["saml", "certificates", 1], message: "is not a certificate that parses (PEM, X.509)" }]])
+    expect([bad.status, bad.body.details]).toEqual([400, [{ path: ["saml", "certificates", 1], message: "Certificate 2 does not parse as an X.509 certificate. (certificate_invalid)" }]])
     const foreign = await post("/v1/sso/connections", { token: org.token, body: { ...oidc([newDomain()]), jit: { defaultTeamIds: [team.body.team.id] } } })
     expect([foreign.status, foreign.body.details?.[0]?.path]).toEqual([400, ["jit", "defaultTeamIds", 0]])
     expect((await get("/v1/sso/connections", { token: org.token })).body.connections).toEqual([])

@@ -5,6 +5,7 @@ import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { clientAddress } from "../platform/ClientAddress.js"
 import { SignIn } from "./SignIn.js"
+import { Saml } from "./Saml.js"
 import { Sso } from "./Sso.js"
 
 
@@ -47,4 +48,4 @@ export const SsoSignInHttp = group(Api, "ssoSignIn", (handlers) =>
       .handle("exchange", ({ payload }) => signIn.exchange(payload.code))
   }))
 
-export const layer = Layer.merge(SsoHttp, SsoSignInHttp).pipe(Layer.provide(SignIn.Default), Layer.provide(Sso.Default))
+export const layer = Layer.merge(SsoHttp, SsoSignInHttp).pipe(Layer.provide(SignIn.Default), Layer.provide(Sso.Default), Layer.provide(Saml.Live))

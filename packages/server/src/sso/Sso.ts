@@ -16,7 +16,6 @@ import {
   OidcSettings,
   type OrganizationId,
   SamlSettings,
-  type SamlSettingsInput,
   SsoConnection,
   type SsoConnectionId,
   type SsoConnectionKind,
@@ -37,13 +36,14 @@ import { authorize, type Principal, requireEnterprise } from "../platform/Princi
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { Saml } from "./Saml.js"
+import { sameSettings, storedSamlOf } from "./SamlSettings.js"
 import {
   type ConnectionDomainRow,
   MAX_PER_ORGANIZATION,
   type SsoConnectionRow,
   SsoRepository,
   type StoredOidc,
-  type StoredSaml,
   type StoredTest
 } from "./SsoRepository.js"
 
@@ -138,6 +138,10 @@ export const toConnection = (row: SsoConnectionRow, domains: ReadonlyArray<Conne
       entityId: row.saml.entityId,
       ssoUrl: row.saml.ssoUrl,
       certificates: answeredCertificates(row.saml.certificates),
+      ssoBinding: row.saml.entityId === null ? null : row.saml.ssoBinding ?? "redirect",
+      metadataRefresh: row.saml.metadataRefresh === undefined
+        ? null
+        : { at: new Date(row.saml.metadataRefresh.at), ok: row.saml.metadataRefresh.ok, message: row.saml.metadataRefresh.message },
       allowIdpInitiated: row.saml.allowIdpInitiated,
       relayStateAllowList: row.saml.relayStateAllowList
     }),
@@ -168,42 +172,6 @@ const storedOidc = (input: {
   }
 }
 
-/** SAML settings as stored, from the request: manual certificates must parse (400 on their index). */
-const storedSaml = (input: SamlSettingsInput, path: ReadonlyArray<string>): Effect.Effect<StoredSaml, InvalidRequest> =>
-  Effect.gen(function*() {
-    const common = { allowIdpInitiated: input.allowIdpInitiated ?? false, relayStateAllowList: input.relayStateAllowList ?? [] }
-    if (common.allowIdpInitiated && common.relayStateAllowList.length === 0) {
-      return yield* InvalidRequest.field([...path, "relayStateAllowList"], "must list at least one RelayState when allowIdpInitiated is true")
-    }
-    const needs = { metadataUrl: ["url"], metadataXml: ["xml"], manual: ["entityId", "ssoUrl", "certificates"] } as const
-    const members = ["url", "xml", "entityId", "ssoUrl", "certificates"] as const
-    // Members another source takes are ignored (not stored); those this source needs are required.
-    const details = members.flatMap((member) =>
-      (needs[input.source] as ReadonlyArray<string>).includes(member) && input[member] === undefined
-        ? [{ path: [...path, member], message: `is required with source ${input.source}` }]
-        : []
-    )
-    if (details.length > 0) return yield* new InvalidRequest({ details })
-    switch (input.source) {
-      case "metadataUrl":
-        return { source: "metadataUrl", metadataUrl: input.url!, metadataXml: null, entityId: null, ssoUrl: null, certificates: [], ...common }
-      case "metadataXml":
-        return { source: "metadataXml", metadataUrl: null, metadataXml: input.xml!, entityId: null, ssoUrl: null, certificates: [], ...common }
-      case "manual": {
-        const certificates = yield* Effect.forEach(input.certificates!, (pem, index) => parseCertificate(pem, [...path, "certificates", index]))
-        return {
-          source: "manual",
-          metadataUrl: null,
-          metadataXml: null,
-          entityId: input.entityId!,
-          ssoUrl: input.ssoUrl!,
-          certificates: certificates.map((certificate) => certificate.pem),
-          ...common
-        }
-      }
-    }
-  })
-
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
@@ -211,6 +179,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
     const repository = yield* SsoRepository
     const crypto = yield* Crypto
     const resolver = yield* Resolver
+    const samlEngine = yield* Saml
 
     /** The plan first (an organization without it learns that whoever asks), then the role. */
     const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
@@ -243,7 +212,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         const jit: SsoJit = { ...defaultJit, ...input.jit }
         const mapping: SsoMapping = { ...defaultMapping(input.kind), ...input.mapping }
         const id = yield* makeId("ssc")
-        const saml = input.kind === "saml" ? yield* storedSaml(input.saml, ["saml"]) : null
+        const saml = input.kind === "saml" ? yield* storedSamlOf(samlEngine, input.saml, ["saml"], yield* now) : null
         // Encrypted outside the transaction: a retried transaction must not need it again.
         const secret = input.kind === "oidc"
           ? yield* Effect.orDie(crypto.encrypt(input.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
@@ -307,7 +276,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         const kind = found.value.kind
         if (patch.oidc !== undefined && kind !== "oidc") return yield* InvalidRequest.field(["oidc"], "is for OIDC connections; this one is SAML")
         if (patch.saml !== undefined && kind !== "saml") return yield* InvalidRequest.field(["saml"], "is for SAML connections; this one is OIDC")
-        const saml = patch.saml === undefined ? undefined : yield* storedSaml(patch.saml, ["saml"])
+        const saml = patch.saml === undefined ? undefined : yield* storedSamlOf(samlEngine, patch.saml, ["saml"], yield* now)
         const secret = patch.oidc?.clientSecret === undefined
           ? undefined
           : yield* Effect.orDie(crypto.encrypt(patch.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
@@ -323,7 +292,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
           const oidc = patch.oidc === undefined ? row.oidc : storedOidc(patch.oidc)
           const settingsChanged = (domains !== undefined && !sameJson([...domains].sort(), current.map((d) => d.domain).sort())) ||
             !sameJson(mapping, row.mapping) || !sameJson(oidc, row.oidc) || secret !== undefined ||
-            (saml !== undefined && !sameJson(saml, row.saml))
+            (saml !== undefined && !sameSettings(saml, row.saml))
           if (settingsChanged && row.state === "active") {
             return yield* new Conflict({
               error: "sso_connection_active",

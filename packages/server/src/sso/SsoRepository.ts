@@ -62,7 +62,11 @@ export const StoredSaml = Schema.Struct({
   ssoUrl: Schema.NullOr(Schema.String),
   certificates: Schema.Array(Schema.String),
   allowIdpInitiated: Schema.Boolean,
-  relayStateAllowList: Schema.Array(Schema.String)
+  relayStateAllowList: Schema.Array(Schema.String),
+  /** Read from the metadata (HTTP-Redirect preferred); absent on rows from before the SAML engine: redirect. */
+  ssoBinding: Schema.optionalWith(Schema.Literal("redirect", "post"), { exact: true }),
+  /** Metadata URL only: the latest fetch (ISO instant), and why it failed. */
+  metadataRefresh: Schema.optionalWith(Schema.Struct({ at: Schema.String, ok: Schema.Boolean, message: Schema.NullOr(Schema.String) }), { exact: true })
 })
 export type StoredSaml = typeof StoredSaml.Type
 
