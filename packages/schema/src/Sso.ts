@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import { HTTP_URL_PATTERN, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { exampleId, OrganizationId, SsoConnectionId, SsoIntentId, TeamId } from "./Ids.js"
-import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
+import { acme, ada, exampleOf, exampleTime, exampleToken } from "./Examples.js"
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
@@ -449,7 +449,14 @@ export const StartedSsoTest = Schema.Struct({
   test: SsoTestReport,
   authorizationUrl: Schema.String.annotations({ description: "Open in a browser, signed in at the IdP as yourself." }),
   expiresAt: Timestamp
-}).annotations({ identifier: "StartedSsoTest" })
+}).annotations({
+  identifier: "StartedSsoTest",
+  examples: [{
+    test: exampleOf(SsoTestReport),
+    authorizationUrl: "https://login.acme.example/authorize?client_id=orgplane&response_type=code",
+    expiresAt: exampleTime(515)
+  }]
+})
 
 // Domains --------------------------------------------------------------------------------------------------------------
 
@@ -544,7 +551,17 @@ export const SsoCallbackQuery = Schema.Struct({
   iss: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }),
   error: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(255)), { exact: true }),
   error_description: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true })
-}).annotations({ examples: [{ state: `${acme.id}.${exampleId("ssi")}.c2lnbmF0dXJl`, code: "SplxlOBeZQQYbYS6WxSbIA", iss: example.issuer }] })
+}).annotations({
+  // Every parameter shown at once, as the document wants one example per parameter: a provider sends `code`, or
+  // `error` and `error_description` when the person declined.
+  examples: [{
+    state: `${acme.id}.${exampleId("ssi")}.c2lnbmF0dXJl`,
+    code: "SplxlOBeZQQYbYS6WxSbIA",
+    iss: example.issuer,
+    error: "access_denied",
+    error_description: "The person declined the sign-in."
+  }]
+})
 export type SsoCallbackQuery = typeof SsoCallbackQuery.Type
 
 export const SsoCallbackResult = Schema.Struct({

@@ -4,7 +4,7 @@
  * pass the SQL conditions of their access (`Reader`, from access/Access.ts) so lists filter in the database.
  */
 import { Model, SqlClient, type Statement } from "@effect/sql"
-import { Conflict, LlmApiStyle, LlmModel, LlmProviderId, MembershipId, OrganizationId } from "@orgplane/schema"
+import { Conflict, LlmModel, LlmProvider, LlmProviderId, MembershipId, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
@@ -13,13 +13,13 @@ import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js
 /** A row of `llm_providers`, as stored (secrets encrypted). */
 export class LlmProviderRow extends Model.Class<LlmProviderRow>("LlmProviderRow")({
   id: Model.GeneratedByApp(LlmProviderId),
-  organizationId: OrganizationId,
-  name: Schema.String,
-  source: Schema.Literal("catalog", "custom"),
-  catalogProviderId: Schema.NullOr(Schema.String),
-  apiStyle: LlmApiStyle,
-  baseUrl: Schema.String,
-  headerNames: Schema.Array(Schema.String),
+  organizationId: LlmProvider.fields.organizationId,
+  name: LlmProvider.fields.name,
+  source: LlmProvider.fields.source,
+  catalogProviderId: LlmProvider.fields.catalogProviderId,
+  apiStyle: LlmProvider.fields.apiStyle,
+  baseUrl: LlmProvider.fields.baseUrl,
+  headerNames: LlmProvider.fields.headerNames,
   /** The extra headers as a JSON object, encrypted; null when there are none. */
   headersCiphertext: Model.Sensitive(Schema.NullOr(Schema.String)),
   /** Read as text (`models::text`) and parsed here: the driver's name transform would rewrite a parsed object's keys. */
