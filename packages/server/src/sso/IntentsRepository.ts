@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { OrganizationId, SsoConnectionId, SsoIntentId, UserId } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { DateColumn, findOne } from "../platform/Statements.js"
 
 export const SsoIntentRow = Schema.Struct({
@@ -72,14 +72,16 @@ export class IntentsRepository extends Effect.Service<IntentsRepository>()("@org
           WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(Effect.asVoid)
 
     /** Spends a one-time code: the intent it belongs to, if it was live and unspent. */
-    const exchange = (hash: string, at: Date) =>
-      Effect.flatMap(
+    const exchangeStatement = findOne({
+      Request: Schema.Struct({ hash: Schema.String, at: DateColumn }),
+      Result: SsoIntentRow,
+      execute: ({ at, hash }) =>
         sql`UPDATE sso_intents SET exchanged_at = ${at}
             WHERE organization_id = (SELECT organization_id FROM sso_intents WHERE exchange_code_hash = ${hash})
               AND exchange_code_hash = ${hash} AND exchanged_at IS NULL AND exchange_expires_at > ${at}
-            RETURNING *`,
-        (rows) => Effect.map(Schema.decodeUnknown(Schema.Array(SsoIntentRow))(rows), (decoded) => decoded[0])
-      ).pipe(Effect.orDie)
+            RETURNING *`
+    })
+    const exchange = (hash: string, at: Date) => Effect.map(exchangeStatement({ hash, at }), Option.getOrUndefined)
 
     /** Drops intents that can no longer be used (expired an hour ago), for the connection's organization. */
     const prune = (organizationId: OrganizationId, before: Date) =>

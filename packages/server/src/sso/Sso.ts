@@ -205,6 +205,14 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const tooMany = (what: string) => InvalidRequest.field([], `An organization has at most ${MAX_PER_ORGANIZATION} SSO ${what}.`)
 
+    /** A connection's domains, inside its transaction: new ones become the organization's (capped), then they are its. */
+    const replaceDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>, at: Date) =>
+      Effect.gen(function*() {
+        yield* repository.addDomains(organizationId, domains, at)
+        if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
+        yield* repository.setConnectionDomains(organizationId, id, domains)
+      })
+
     const createConnection = (principal: Principal, input: CreateSsoConnectionRequest, base: string) =>
       Effect.gen(function*() {
         yield* allowed(principal)
@@ -239,9 +247,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
             updatedAt: at
           }
           yield* repository.insertConnection(row)
-          yield* repository.addDomains(organizationId, domains, at)
-          if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
-          yield* repository.setConnectionDomains(organizationId, id, domains)
+          yield* replaceDomains(organizationId, id, domains, at)
           return yield* answer(row, base)
         }))
       })
@@ -313,11 +319,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
             updatedAt: at
           }
           yield* repository.updateConnection(updated)
-          if (domains !== undefined) {
-            yield* repository.addDomains(organizationId, domains, at)
-            if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
-            yield* repository.setConnectionDomains(organizationId, id, domains)
-          }
+          if (domains !== undefined) yield* replaceDomains(organizationId, id, domains, at)
           return yield* answer(updated, base)
         }))
       })
