@@ -9,6 +9,12 @@ import { acme, ada, exampleOf, exampleTime, exampleToken } from "./Examples.js"
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
+/** A loopback URL (any port: the CLI's listener) or a path on this server: nothing else, so no open redirect. */
+const RETURN_TO = /^(?:\/(?![/\\])[^\u0000-\u001f]*|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?\/[^\u0000-\u001f]*)$/
+
+/** Whether `value` may be a sign-in's `returnTo` (what an IdP-initiated SAML RelayState must be to become one). */
+export const isSsoReturnTo = (value: string) => value.length <= 2048 && RETURN_TO.test(value)
+
 /**
  * The email domain people of the organization sign in with: a DNS name of at least two labels (letters, digits,
  * hyphens; the last one letters only), stored lower-case, without a trailing dot.
@@ -81,11 +87,15 @@ export const SsoFailureCode = Schema.Literal(
   "assertion_expired",
   "in_response_to_mismatch",
   "destination_mismatch",
-  "unsupported_algorithm"
+  "unsupported_algorithm",
+  "assertion_not_yet_valid",
+  "idp_initiated_not_allowed",
+  "relay_state_not_allowed",
+  "binding_unsupported"
 ).annotations({
   identifier: "SsoFailureCode",
   description:
-    "`issuer_mismatch` (the provider's discovery document or token names another issuer), `audience_mismatch` (the token is for another client or SP), `signature_invalid`, `token_expired`, `nonce_mismatch`, `replayed` (a state, code or response used twice), `idp_error` (the provider answered an error), `idp_unreachable`, `discovery_invalid` (the discovery document is not JSON or lacks endpoints), `response_invalid`, `email_missing`, `email_not_verified` (the provider says `email_verified: false`), `email_domain_not_verified` (the email's domain is not a verified domain of the connection), `identity_mismatch` (a test completed by another person than the admin who started it), `identity_deprovisioned` (directory sync deactivated the person), `membership_required` (the person is not a member and the connection's JIT is off), `intent_expired`, `configuration_changed` (the connection changed since the test started), and the SAML ones: `assertion_expired`, `in_response_to_mismatch`, `destination_mismatch`, `unsupported_algorithm`."
+    "`issuer_mismatch` (the provider's discovery document or token names another issuer), `audience_mismatch` (the token is for another client or SP), `signature_invalid`, `token_expired`, `nonce_mismatch`, `replayed` (a state, code or response used twice), `idp_error` (the provider answered an error), `idp_unreachable`, `discovery_invalid` (the discovery document is not JSON or lacks endpoints), `response_invalid`, `email_missing`, `email_not_verified` (the provider says `email_verified: false`), `email_domain_not_verified` (the email's domain is not a verified domain of the connection), `identity_mismatch` (a test completed by another person than the admin who started it), `identity_deprovisioned` (directory sync deactivated the person), `membership_required` (the person is not a member and the connection's JIT is off), `intent_expired`, `configuration_changed` (the connection changed since the test started), and the SAML ones: `assertion_expired`, `assertion_not_yet_valid`, `in_response_to_mismatch` (the Response answers another request than this sign-in's), `destination_mismatch` (the Response's Destination or the assertion's Recipient is not the connection's ACS URL), `unsupported_algorithm` (SHA-1 or weaker), `idp_initiated_not_allowed` (an unsolicited Response while the connection does not take IdP-initiated sign-in), `relay_state_not_allowed` (an IdP-initiated RelayState not on the allow-list), `binding_unsupported` (the IdP takes AuthnRequests by HTTP-POST only)."
 })
 export type SsoFailureCode = typeof SsoFailureCode.Type
 
@@ -193,9 +203,21 @@ const samlCommon = {
   allowIdpInitiated: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
     description: "Accept sign-ins the IdP starts (default false); needs `relayStateAllowList`."
   }),
-  relayStateAllowList: Schema.optionalWith(Schema.Array(TrimmedText(1, 2048, "A RelayState allowed")).pipe(Schema.maxItems(20)), {
-    exact: true
-  })
+  relayStateAllowList: Schema.optionalWith(
+    Schema.Array(
+      Schema.Trim.pipe(
+        Schema.minLength(1),
+        Schema.maxLength(2048),
+        Schema.pattern(RETURN_TO, {
+          message: () => "must be a path on this server (/…) or a loopback URL (http://127.0.0.1:<port>/…): where the browser goes with the sign-in's code"
+        })
+      ).annotations({
+        description: "A RelayState an IdP-initiated sign-in may carry (exact match): a path on this server or a loopback URL, where the browser goes next.",
+        jsonSchema: { type: "string", minLength: 1, maxLength: 2048, pattern: RETURN_TO.source }
+      })
+    ).pipe(Schema.maxItems(20)),
+    { exact: true }
+  )
 }
 
 /**
@@ -244,12 +266,19 @@ export const SamlCertificate = Schema.Struct({
 }).annotations({ identifier: "SamlCertificate" })
 
 export const SamlMetadataRefresh = Schema.Struct({
-  at: Timestamp,
+  at: Timestamp.annotations({ description: "When the metadata URL was last fetched, successfully or not." }),
   ok: Schema.Boolean,
-  message: Schema.NullOr(Schema.String).annotations({ description: "Why the refresh failed (the settings from before are kept); null when it succeeded." })
+  message: Schema.NullOr(Schema.String).annotations({
+    description:
+      "Why the latest refresh failed, readable, ending with its code in parentheses (`metadata_unreachable`, `metadata_not_xml`, `metadata_invalid`, `entity_id_changed`, ...): the settings from before are kept. Null when it succeeded."
+  }),
+  succeededAt: Schema.NullOr(Timestamp).annotations({
+    description: "When the settings (SSO URL, certificates) were last taken from the metadata: the certificates in use are from then."
+  })
 }).annotations({
   identifier: "SamlMetadataRefresh",
-  description: "The latest fetch of the metadata URL: at create or update, then every 6 hours on a schedule."
+  description:
+    "The latest fetch of the metadata URL: at create and update, on a schedule (`ORGPLANE_SAML_METADATA_REFRESH_INTERVAL`, default 6 hours) and by `POST /v1/sso/connections/{connectionId}/refresh-metadata`. A refresh takes rotated certificates and a moved SSO URL without a new test; a changed entity id, a fetch that fails or a document that does not parse keep the settings and record why."
 })
 
 export class SamlSettings extends Schema.Class<SamlSettings>("SamlSettings")(Schema.Struct({
@@ -499,6 +528,34 @@ export const VerifyDomainResponse = Schema.Struct({
   examples: [{ verified: true, domain: example.domain, verifiedAt: exampleTime(500) }]
 })
 
+// Enforcement -----------------------------------------------------------------------------------------------------
+
+export class SsoPolicy extends Schema.Class<SsoPolicy>("SsoPolicy")(Schema.Struct({
+  requireSso: Schema.Boolean.annotations({
+    description:
+      "SSO is required for the organization's domains an active connection serves: password sign-in for their emails is refused (403 `sso_required`), and the organization's routes refuse sessions its own connections did not authenticate (403 `sso_session_required`), except password sessions of members whose email is outside those domains and the owners' break-glass."
+  }),
+  ownersPasswordFallback: Schema.Boolean.annotations({
+    description:
+      "Break-glass: while SSO is required, the organization's owners may still sign in with their password (and act as owners), so a broken IdP cannot lock the organization out."
+  }),
+  updatedAt: Schema.NullOr(Timestamp).annotations({ description: "Null while the policy was never set (the defaults: not required, owners' fallback on)." })
+}).annotations({ examples: [{ requireSso: true, ownersPasswordFallback: true, updatedAt: exampleTime(520) }] })) {}
+
+export const SsoPolicyResponse = Schema.Struct({ policy: SsoPolicy }).annotations({ identifier: "SsoPolicyResponse" })
+
+export const SetSsoPolicyRequest = Schema.Struct({
+  requireSso: Schema.Boolean.annotations({ description: "Require SSO for the domains the organization's active connections serve." }),
+  ownersPasswordFallback: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description: "Owners keep password sign-in while SSO is required (break-glass). Default: true."
+  })
+}).annotations({
+  ...requestBody,
+  identifier: "SetSsoPolicyRequest",
+  examples: [{ requireSso: true, ownersPasswordFallback: true }]
+})
+export type SetSsoPolicyRequest = typeof SetSsoPolicyRequest.Type
+
 // Sign-in --------------------------------------------------------------------------------------------------------------
 
 export const SsoDiscoverRequest = Schema.Struct({
@@ -517,8 +574,6 @@ export const SsoDiscovery = Schema.Struct({
   examples: [{ method: "sso", connectionId: exampleId("ssc"), required: true }]
 })
 
-/** A loopback URL (any port: the CLI's listener) or a path on this server: nothing else, so no open redirect. */
-const RETURN_TO = /^(?:\/(?![/\\])[^\u0000-\u001f]*|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?\/[^\u0000-\u001f]*)$/
 
 export const SsoSignInRequest = Schema.Struct({
   email: TrimmedText(3, 320, "The email of the person signing in (its domain picks the connection; sent as `login_hint`)"),
@@ -580,3 +635,22 @@ export const SsoCallbackResult = Schema.Struct({
 export const SsoExchangeRequest = Schema.Struct({
   code: TrimmedText(1, 256, "The one-time code the callback gave")
 }).annotations({ ...requestBody, identifier: "SsoExchangeRequest", examples: [{ code: exampleToken("ssx") }] })
+
+/** Largest `SAMLResponse` the ACS reads (base64 characters): an IdP sending hundreds of groups stays well under it. */
+export const SAML_RESPONSE_MAX_CHARS = 512 * 1024
+
+/** What the IdP's auto-posting form sends to a connection's ACS (the SAML HTTP-POST binding). */
+export const SamlAcsForm = Schema.Struct({
+  SAMLResponse: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(SAML_RESPONSE_MAX_CHARS)).annotations({
+    description: `The base64 SAML Response, at most ${SAML_RESPONSE_MAX_CHARS / 1024} KiB.`
+  }),
+  RelayState: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2048)), { exact: true }).annotations({
+    description:
+      "A sign-in orgplane started: the state it sent with the AuthnRequest. An IdP-initiated sign-in: a value of the connection's `relayStateAllowList` (where the browser goes next), or none."
+  })
+}).annotations({
+  parseOptions: { errors: "all" },
+  identifier: "SamlAcsForm",
+  examples: [{ SAMLResponse: "PHNhbWxwOlJlc3BvbnNlIHhtbG5zOnNhbWxwPSJ1cm46b2FzaXM6bmFtZXM6dGM6U0FNTDoyLjA6cHJvdG9jb2wiIC8+", RelayState: `${acme.id}.${exampleId("ssi")}.c2lnbmF0dXJl` }]
+})
+export type SamlAcsForm = typeof SamlAcsForm.Type

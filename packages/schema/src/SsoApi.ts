@@ -22,6 +22,7 @@ import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import {
   CreateSsoConnectionRequest,
+  SamlAcsForm,
   DomainVerificationResponse,
   SsoCallbackQuery,
   SsoCallbackResult,
@@ -33,12 +34,13 @@ import {
   SsoDomain,
   SsoDomainList,
   SsoExchangeRequest,
+  SetSsoPolicyRequest,
+  SsoPolicyResponse,
   SsoSignInRequest,
   SsoTestPath,
   SsoTestResponse,
   StartedSsoTest,
   StartedSsoSignIn,
-
   UpdateSsoConnectionRequest,
   VerifyDomainResponse
 } from "./Sso.js"
@@ -208,6 +210,41 @@ export class SsoApi extends HttpApiGroup.make("sso")
         `A test's report: \`pending\` until the provider sends the browser back (or forever, if nobody finishes it), then \`succeeded\` or \`failed\`. Changes nothing.\n\nErrors: ${notFound}; 404 \`sso_test_not_found\`.`
       )
   )
+  .add(
+    HttpApiEndpoint.post("refreshMetadata", "/v1/sso/connections/:connectionId/refresh-metadata")
+      .setPath(SsoConnectionPath)
+      .addSuccess(SsoConnectionResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Refresh a SAML connection's IdP metadata")
+      .annotate(
+        OpenApi.Description,
+        `Fetches the connection's metadata URL now (through the outbound guard), as the schedule does every \`ORGPLANE_SAML_METADATA_REFRESH_INTERVAL\` (6 hours by default), and answers the connection. No body. Rotated or added signing certificates and a moved SSO URL are taken without a new test and without changing \`state\` or \`configRevision\` (the administrator configured the URL, and a rotation must not cut sign-in). A document naming another entity id (another IdP), a fetch that fails and a document that does not parse change nothing but \`saml.metadataRefresh\`, which records when and why (\`ok: false\`, \`message\`); the refresh itself still answers 200.\n\nErrors: ${notFound}; 409 \`sso_metadata_url_required\` for an OIDC connection or a SAML connection whose settings come from metadata XML or were given by hand.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getPolicy", "/v1/sso/policy")
+      .addSuccess(SsoPolicyResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Get the SSO enforcement policy")
+      .annotate(
+        OpenApi.Description,
+        "Whether the organization requires SSO (`requireSso`) and whether its owners keep password sign-in as break-glass (`ownersPasswordFallback`). An organization that never set it answers the defaults (`false`, `true`, `updatedAt` null). Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("setPolicy", "/v1/sso/policy")
+      .setPayload(SetSsoPolicyRequest)
+      .addSuccess(SsoPolicyResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("sso.manage"))
+      .annotate(OpenApi.Summary, "Set the SSO enforcement policy")
+      .annotate(
+        OpenApi.Description,
+        "Replaces the policy. While `requireSso` is on, for the domains an active connection of the organization serves: password sign-in for their emails answers 403 `sso_required`, discovery answers `required: true`, and the organization's routes answer 403 `sso_session_required` to sessions its own connections did not authenticate: a session another organization's SSO authenticated, or a password session of a member of those domains (sessions started before are judged at every request, so they stop at once). Not affected: password sessions of members whose email is outside those domains (guests, contractors), API keys (non-interactive; revoke them to cut them off), and, with `ownersPasswordFallback` (default true), the owners' password sign-in (break-glass: such a session acts as an owner). A domain no active connection serves stays on passwords.\n\nErrors: 409 `sso_connection_required` to turn `requireSso` on without an active connection serving a verified domain; 409 `sso_policy_locks_you_out` when the new policy would refuse the very session that sends it (sign in through the organization's SSO first, or as an owner keep `ownersPasswordFallback`); an API key is never locked out."
+      )
+  )
   .addError(ForbiddenResponse)
   .addError(PlanRequiredResponse)
   .middleware(MemberAuthentication)
@@ -227,7 +264,7 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .annotate(OpenApi.Summary, "Find where an email signs in")
       .annotate(
         OpenApi.Description,
-        "Home-realm discovery: given an email, answers whether it signs in through SSO (the active connection serving its domain) or with a password. The answer depends on the domain alone, so it says nothing about whether the person has an account. Public; 30 requests per minute per client address.\n\nErrors: 429 `rate_limited`."
+        "Home-realm discovery: given an email, answers whether it signs in through SSO (the active connection serving its domain) or with a password. The answer depends on the domain alone, so it says nothing about whether the person has an account. `required` is true when the connection's organization requires SSO (`PUT /v1/sso/policy`): password sign-in for the email is refused, except its owners' break-glass. Public; 30 requests per minute per client address.\n\nErrors: 429 `rate_limited`."
       )
   )
   .add(
@@ -251,7 +288,38 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .annotate(OpenApi.Summary, "Complete an OIDC sign-in or test")
       .annotate(
         OpenApi.Description,
-        "Where the OpenID Provider sends the browser back (the redirect URL every OIDC connection answers in `sp.redirectUrl`: `<ORGPLANE_PUBLIC_URL>/v1/sso/oidc/callback`). Public: the signed `state` names the single-use intent. The server exchanges the code (PKCE verifier, the connection's client authentication), lets openid-client validate the ID token (issuer, audience, signature, expiry, nonce), reads userinfo when the token lacks claims, and applies the mapping and the connection's rules. A test: records its report and answers `{purpose: \"test\", ok, test}` (a failed test is a 200 with `ok: false`: the test ran). A sign-in: a one-time code, valid 2 minutes, answered as `{purpose: \"sign_in\", ok: true, code}` or, when the sign-in named a `returnTo`, by a 302 to `returnTo?code=<code>` (a refusal: `returnTo?error=<code>`). The session token never travels in a URL.\n\nErrors: 401 `sso_sign_in_failed` with `code` (`replayed` for a state already used or unknown, `intent_expired`, `issuer_mismatch`, `audience_mismatch`, `signature_invalid`, `token_expired`, `nonce_mismatch`, `idp_error`, `idp_unreachable`, `discovery_invalid`, `email_missing`, `email_not_verified`, `email_domain_not_verified`, `identity_deprovisioned`, `membership_required`, ...); 409 `email_taken` when two first sign-ins of the same new person raced (sign in again)."
+        "Where the OpenID Provider sends the browser back (the redirect URL every OIDC connection answers in `sp.redirectUrl`: `<ORGPLANE_PUBLIC_URL>/v1/sso/oidc/callback`). Public: the signed `state` names the single-use intent. The server exchanges the code (PKCE verifier, the connection's client authentication), lets openid-client validate the ID token (issuer, audience, signature, expiry, nonce), reads userinfo when the token lacks claims, and applies the mapping and the connection's rules. A test: records its report and answers `{purpose: \"test\", ok, test}` (a failed test is a 200 with `ok: false`: the test ran). A sign-in: a one-time code, valid 2 minutes, answered as `{purpose: \"sign_in\", ok: true, code}` or, when the sign-in named a `returnTo`, by a 302 to `returnTo?code=<code>` (a refusal: `returnTo?error=<code>&error_description=<message>`). The session token never travels in a URL.\n\nErrors: 401 `sso_sign_in_failed` with `code` (`replayed` for a state already used or unknown, `intent_expired`, `issuer_mismatch`, `audience_mismatch`, `signature_invalid`, `token_expired`, `nonce_mismatch`, `idp_error`, `idp_unreachable`, `discovery_invalid`, `email_missing`, `email_not_verified`, `email_domain_not_verified`, `identity_deprovisioned`, `membership_required`, ...); 409 `email_taken` when two first sign-ins of the same new person raced (sign in again)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("samlAcs", "/v1/sso/saml/:connectionId/acs")
+      .setPath(SsoConnectionPath)
+      .setPayload(SamlAcsForm.pipe(HttpApiSchema.withEncoding({ kind: "UrlParams" })))
+      .addSuccess(SsoCallbackResult)
+      .addError(NotFoundResponse)
+      .addError(SsoSignInFailedResponse)
+      .addError(ConflictResponse)
+      .annotate(OpenApi.Summary, "Complete a SAML sign-in or test (ACS)")
+      .annotate(
+        OpenApi.Description,
+        "The Assertion Consumer Service of one SAML connection (`sp.acsUrl`: `<ORGPLANE_PUBLIC_URL>/v1/sso/saml/{connectionId}/acs`), where the IdP's auto-posting form sends the browser (HTTP-POST binding, `application/x-www-form-urlencoded`). Public: what authenticates it is the IdP's signature, and for a sign-in orgplane started the signed `RelayState` naming the single-use intent. The Response must carry a signed assertion (SHA-256 or stronger) from the connection's IdP, for this connection's SP entity id and ACS URL (Destination, Recipient), within its validity (2 minutes of clock skew), answering this sign-in's AuthnRequest (InResponseTo, single use). An IdP-initiated Response (no InResponseTo) is taken only by an active connection with `allowIdpInitiated`, with a `RelayState` of its `relayStateAllowList` (a loopback URL or a path on this server, where the browser goes with the code) or none; each assertion is taken once. Then the mapping and the connection's rules apply as for OIDC. Answers as `GET /v1/sso/oidc/callback` does: a test records its report and answers `{purpose: \"test\", ok, test}`; a sign-in answers `{purpose: \"sign_in\", ok: true, code}`, or a 302 to its `returnTo` with `code` (a refusal: `error`).\n\nErrors: 400 `invalid_request` on a form without `SAMLResponse`, one larger than 512 KiB, or one that is not a base64 SAML Response; 404 `sso_connection_not_found` for an unknown connection, an OIDC one, or a `RelayState` of another organization's sign-in (one of another connection of the organization is refused with `destination_mismatch`, and left unspent); 401 `sso_sign_in_failed` with `code` (`replayed`, `intent_expired`, `signature_invalid`, `unsupported_algorithm`, `assertion_expired`, `assertion_not_yet_valid`, `audience_mismatch`, `destination_mismatch`, `issuer_mismatch`, `in_response_to_mismatch`, `idp_initiated_not_allowed`, `relay_state_not_allowed`, `idp_error`, `email_missing`, `email_domain_not_verified`, `membership_required`, ...); 409 `email_taken` when two first sign-ins of the same new person raced (sign in again)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("samlMetadata", "/v1/sso/saml/:connectionId/metadata")
+      .setPath(SsoConnectionPath)
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "application/samlmetadata+xml" }).annotations({
+          examples: [
+            `<?xml version="1.0"?>\n<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://orgplane.example/v1/sso/saml/ssc_01jc0000000000000000000000/metadata"><SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" AuthnRequestsSigned="false" WantAssertionsSigned="true"><NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</NameIDFormat><AssertionConsumerService index="1" isDefault="true" Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://orgplane.example/v1/sso/saml/ssc_01jc0000000000000000000000/acs"/></SPSSODescriptor></EntityDescriptor>`
+          ]
+        })
+      )
+      .addError(NotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a SAML connection's SP metadata")
+      .annotate(
+        OpenApi.Description,
+        "orgplane's service-provider metadata for one SAML connection, as XML (`application/samlmetadata+xml`), to give the IdP instead of typing values: the SP entity id (this URL, `sp.entityId`), the ACS URL (`sp.acsUrl`, HTTP-POST), the NameID format asked for (emailAddress) and `WantAssertionsSigned`. Public, as IdPs fetch it without credentials; it holds no secret. Changes nothing.\n\nErrors: 404 `sso_connection_not_found` for an unknown or OIDC connection."
       )
   )
   .add(

@@ -1,3 +1,4 @@
+import { openApiDocument, SsoApi } from "@orgplane/schema"
 import { FakeDns, Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -48,25 +49,31 @@ const oidc = (domains: ReadonlyArray<string>, name = "Okta") => ({
 let domains = 0
 const newDomain = () => `corp${++domains}-${Math.random().toString(36).slice(2, 8)}.example`
 
-const someId = "ssc_01jc0000000000000000000000"
-const routes: ReadonlyArray<readonly [string, string, unknown?]> = [
-  ["GET", "/v1/sso/domains"],
-  ["POST", "/v1/sso/request-domain-verification?domain=acme.example"],
-  ["POST", "/v1/sso/verify-domain?domain=acme.example"],
-  ["DELETE", "/v1/sso/domains/acme.example"],
-  ["POST", "/v1/sso/connections", oidc(["acme.example"])],
-  ["GET", "/v1/sso/connections"],
-  ["GET", `/v1/sso/connections/${someId}`],
-  ["PATCH", `/v1/sso/connections/${someId}`, { name: "x" }],
-  ["DELETE", `/v1/sso/connections/${someId}`],
-  ["POST", `/v1/sso/connections/${someId}/activate`],
-  ["POST", `/v1/sso/connections/${someId}/deactivate`],
-  ["GET", `/v1/sso/connections/${someId}/tests/ssi_01jc0000000000000000000000`]
-]
+const document: Record<string, any> = openApiDocument()
+/**
+ * Every operation of the `sso` group (the management routes), read from the API itself so a new one is covered
+ * without touching this list: its path with the documented examples of its parameters, and its first request body
+ * example (the plan is checked after the request decodes, so the request must be valid).
+ */
+const routes: ReadonlyArray<readonly [string, string, unknown?]> = Object.values(SsoApi.endpoints).map((endpoint) => {
+  const operation = document.paths[endpoint.path.replace(/:(\w+)/g, "{$1}")][endpoint.method.toLowerCase()]
+  const example = (name: string, where: string) =>
+    (Object.values<any>(operation.parameters?.find((p: any) => p.name === name && p.in === where)?.examples ?? {})[0]?.value as string)
+  const path = endpoint.path.replace(/:(\w+)/g, (_, name: string) => example(name, "path"))
+  const query = (operation.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => `${p.name}=${example(p.name, "query")}`)
+  const body = Object.values<any>(operation.requestBody?.content?.["application/json"]?.examples ?? {})[0]?.value
+  return [endpoint.method, query.length === 0 ? path : `${path}?${query.join("&")}`, body] as const
+})
 
 describe("SSO", () => {
   it("answers 402 enterprise_plan_required with feature sso on every route without the enterprise plan", async () => {
     const org = await Http.staffed(free.url)
+    expect(routes.map(([method, path]) => `${method} ${path.replace(/ssc_\w+/, "{id}")}`)).toEqual(expect.arrayContaining([
+      "POST /v1/sso/connections/{id}/tests",
+      "POST /v1/sso/connections/{id}/refresh-metadata",
+      "GET /v1/sso/policy",
+      "PUT /v1/sso/policy"
+    ]))
     for (const [method, path, body] of routes) {
       for (const token of [org.owner.token, org.member.token]) {
         const response = await Http.request(free.url, method, path, { token, ...(body === undefined ? {} : { body }) })

@@ -7,6 +7,7 @@ import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as Profiles from "../Profiles.js"
 import * as Sessions from "../Sessions.js"
+import * as SsoBrowser from "../SsoBrowser.js"
 import * as Target from "../Target.js"
 
 const email = Inputs.text("email", { placeholder: "<email>", description: "Account email.", schema: Email })
@@ -50,13 +51,29 @@ export const signup = Commands.leaf("signup", {
 })
 
 export const login = Commands.leaf("login", {
-  summary: "Sign in with email and password and save the session in the profile.",
-  details: ["The password comes from --password, ORGPLANE_PASSWORD or a prompt."],
-  inputs: { email, password: Sessions.password, force: Sessions.force },
-  run: ({ email, force, global, password }) =>
+  summary: "Sign in (with a password, or through SSO in a browser with --sso) and save the session in the profile.",
+  details: [
+    "The password comes from --password, ORGPLANE_PASSWORD or a prompt.",
+    "With --sso: signs in through the active SSO connection of the email's domain, the way `gh auth login --web` does. The CLI listens on 127.0.0.1 (a port and path of its own), opens the provider's sign-in page in your browser (or, with --no-browser or without a display, prints its URL on stderr), and receives the result when the browser is sent back to it. It waits up to 5 minutes (Ctrl-C cancels). A refusal exits 3 with its code (`sso_sign_in_failed`, `code` as in docs/sso.md)."
+  ],
+  inputs: {
+    email,
+    password: Sessions.password,
+    force: Sessions.force,
+    sso: Inputs.boolean("sso", { description: "Sign in through your organization's SSO connection in a browser instead of a password." }),
+    noBrowser: Inputs.boolean("no-browser", { description: "With --sso: print the sign-in URL instead of opening a browser." })
+  },
+  run: ({ email, force, global, noBrowser, password, sso }) =>
     Target.run(global, (target) =>
       Effect.gen(function*() {
+        if (!sso && noBrowser) return yield* new UsageError({ message: "--no-browser is for --sso" })
+        if (sso && Option.isSome(password)) return yield* new UsageError({ message: "--sso signs in without a password: leave --password out" })
         yield* Sessions.guard(target, { force, email })
+        if (sso) {
+          const client = yield* Target.connect(target, { authenticated: false })
+          const result = yield* SsoBrowser.signIn(client, email, { noBrowser })
+          return yield* report(global, target, result, "Logged in through SSO as")
+        }
         const secret = yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: false })
         const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(secret) } }).pipe(

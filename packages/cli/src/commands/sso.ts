@@ -6,6 +6,8 @@ import {
   DomainVerificationResponse,
   OidcSettingsInput,
   PemCertificate,
+  type SamlSettings,
+  type SamlSettingsInput,
   type SsoConnection,
   SsoConnectionId,
   SsoConnectionList,
@@ -13,16 +15,19 @@ import {
   SsoDomain,
   SsoDomainList,
   SsoJitRole,
+  type SsoPolicy,
+  SsoPolicyResponse,
   TeamId,
   UpdateSsoConnectionRequest,
   VerifyDomainResponse
 } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
 import { UsageError } from "../Errors.js"
 import * as Files from "../Files.js"
 import * as Inputs from "../Inputs.js"
+import { test } from "./ssoTest.js"
 
 const SECRET_VARIABLE = CliConfig.SSO_CLIENT_SECRET_VARIABLE
 
@@ -69,8 +74,16 @@ export const describe = (connection: SsoConnection) =>
       ? [
         `  IdP: ${connection.saml.source}${connection.saml.entityId ? ` ${connection.saml.entityId}` : ""}`,
         ...connection.saml.certificates.map((c) => `  certificate ${c.subject}, expires ${c.notAfter.toISOString()}`),
+        ...(connection.saml.metadataRefresh === null ? [] : [
+          `  metadata fetched: ${connection.saml.metadataRefresh.at.toISOString()}${
+            connection.saml.metadataRefresh.ok ? "" : `, failed: ${connection.saml.metadataRefresh.message}`
+          }`
+        ]),
         `  ACS URL: ${connection.sp.acsUrl}`,
-        `  SP entity id / metadata: ${connection.sp.entityId}`
+        `  SP entity id / metadata: ${connection.sp.entityId}`,
+        `  IdP-initiated sign-in: ${
+          connection.saml.allowIdpInitiated ? `on, RelayState allowed: ${connection.saml.relayStateAllowList.join(", ")}` : "off"
+        }`
       ]
       : []),
     `  JIT: ${connection.jit.enabled ? `on, role ${connection.jit.defaultRole}` : "off"}`,
@@ -93,8 +106,38 @@ const shared = {
   jitTeams: Inputs.repeatedText("jit-team", { placeholder: "<teamId>", description: "A team members made at sign-in join.", schema: Schema.Array(TeamId) }),
   clientSecretStdin: Inputs.boolean("client-secret-stdin", {
     description: `Read the OIDC client secret from standard input (else ${SECRET_VARIABLE}).`
+  }),
+  idpInitiated: Inputs.optional(Inputs.choice("saml-idp-initiated", ["on", "off"], {
+    description: "SAML: accept sign-ins the IdP starts (a tile in its portal), with a RelayState of --saml-relay-state (default off)."
+  })),
+  relayStates: Inputs.repeatedText("saml-relay-state", {
+    placeholder: "<path|url>",
+    description: "SAML: a RelayState an IdP-initiated sign-in may carry (exact match; a path on the server or a loopback URL); replaces the list."
   })
 }
+
+/** The IdP-initiated settings the flags give: `{}` when they give none. */
+const idpInitiatedOf = (input: { readonly idpInitiated: Option.Option<"on" | "off">; readonly relayStates: ReadonlyArray<string> }) => ({
+  ...(Option.isSome(input.idpInitiated) ? { allowIdpInitiated: input.idpInitiated.value === "on" } : {}),
+  ...(input.relayStates.length > 0 ? { relayStateAllowList: input.relayStates } : {})
+})
+
+/** The SAML settings to send again on update: the stored IdP as given (by URL, XML or by hand), with `changes`. */
+const samlInputOf = (saml: SamlSettings, changes: ReturnType<typeof idpInitiatedOf>): SamlSettingsInput => ({
+  source: saml.source,
+  ...(saml.source === "metadataUrl" && saml.metadataUrl !== null ? { url: saml.metadataUrl } : {}),
+  ...(saml.source === "metadataXml" && saml.metadataXml !== null ? { xml: saml.metadataXml } : {}),
+  ...(saml.source === "manual"
+    ? {
+      ...(saml.entityId === null ? {} : { entityId: saml.entityId }),
+      ...(saml.ssoUrl === null ? {} : { ssoUrl: saml.ssoUrl }),
+      certificates: saml.certificates.map((c) => c.pem)
+    }
+    : {}),
+  allowIdpInitiated: saml.allowIdpInitiated,
+  relayStateAllowList: saml.relayStateAllowList,
+  ...changes
+})
 
 const jitOf = (input: { readonly jitRole: Option.Option<"member" | "admin">; readonly noJit: boolean; readonly jitTeams: ReadonlyArray<TeamId> }) => {
   const jit = {
@@ -108,7 +151,7 @@ const jitOf = (input: { readonly jitRole: Option.Option<"member" | "admin">; rea
 export const create = Commands.endpoint("create", {
   summary: "Create a draft SSO connection: OIDC (issuer, client id, secret) or SAML (metadata URL, XML file, or entity id, SSO URL and certificates).",
   details: [
-    `OIDC: --oidc-issuer and --oidc-client-id, with the client secret from standard input (--client-secret-stdin) or ${SECRET_VARIABLE}, never from an argument; it is stored encrypted and never shown again. SAML: --saml-metadata-url, or --saml-metadata-file, or --saml-entity-id with --saml-sso-url and --saml-certificate-file (repeatable). Then verify its domains, test it and activate it.`
+    `OIDC: --oidc-issuer and --oidc-client-id, with the client secret from standard input (--client-secret-stdin) or ${SECRET_VARIABLE}, never from an argument; it is stored encrypted and never shown again. SAML: --saml-metadata-url, or --saml-metadata-file, or --saml-entity-id with --saml-sso-url and --saml-certificate-file (repeatable); IdP-initiated sign-in stays off unless --saml-idp-initiated on with at least one --saml-relay-state. Then verify its domains, test it and activate it.`
   ],
   inputs: {
     name: Inputs.argument("name", { description: "A name for people (`Okta`)." }),
@@ -156,22 +199,28 @@ export const create = Commands.endpoint("create", {
           }
         })
       }
+      const idpInitiated = idpInitiatedOf(input)
+      if (Object.keys(idpInitiated).length > 0 && !saml) {
+        return yield* new UsageError({ message: "--saml-idp-initiated and --saml-relay-state are for SAML connections" })
+      }
       if (Option.isSome(input.metadataUrl)) {
-        return yield* client.sso.createConnection({ payload: { kind: "saml", ...common, saml: { source: "metadataUrl", url: input.metadataUrl.value } } })
+        return yield* client.sso.createConnection({
+          payload: { kind: "saml", ...common, saml: { source: "metadataUrl", url: input.metadataUrl.value, ...idpInitiated } }
+        })
       }
       if (Option.isSome(input.metadataFile)) {
         const xml = yield* Effect.mapError(
           Files.readFile(input.metadataFile.value, 1_000_000, "1 MB"),
           (message) => new UsageError({ message: `--saml-metadata-file: ${message}` })
         )
-        return yield* client.sso.createConnection({ payload: { kind: "saml", ...common, saml: { source: "metadataXml", xml } } })
+        return yield* client.sso.createConnection({ payload: { kind: "saml", ...common, saml: { source: "metadataXml", xml, ...idpInitiated } } })
       }
       if (Option.isNone(input.entityId) || Option.isNone(input.ssoUrl) || input.certificateFiles.length === 0) {
         return yield* new UsageError({ message: "manual SAML needs --saml-entity-id, --saml-sso-url and --saml-certificate-file" })
       }
       const certificates = yield* Effect.forEach(input.certificateFiles, readCertificate)
       return yield* client.sso.createConnection({
-        payload: { kind: "saml", ...common, saml: { source: "manual", entityId: input.entityId.value, ssoUrl: input.ssoUrl.value, certificates } }
+        payload: { kind: "saml", ...common, saml: { source: "manual", entityId: input.entityId.value, ssoUrl: input.ssoUrl.value, certificates, ...idpInitiated } }
       })
     }),
   output: SsoConnectionResponse,
@@ -195,9 +244,9 @@ export const get = Commands.endpoint("get", {
 })
 
 export const update = Commands.endpoint("update", {
-  summary: "Change an SSO connection's name, domains, JIT settings or OIDC client secret.",
+  summary: "Change an SSO connection's name, domains, JIT settings, OIDC client secret or SAML IdP-initiated sign-in.",
   details: [
-    "A change of domains or of the client secret makes the connection need a new test; an active connection refuses such changes (create a second connection instead)."
+    "A change of domains, of the client secret or of the SAML settings (IdP-initiated sign-in, its RelayState allow-list) makes the connection need a new test; an active connection refuses such changes (create a second connection instead). The SAML IdP is sent again as stored (a metadata URL is fetched again)."
   ],
   inputs: {
     connectionId,
@@ -207,8 +256,17 @@ export const update = Commands.endpoint("update", {
   call: (client, input) =>
     Effect.gen(function*() {
       const secret = yield* readSecret(input.clientSecretStdin, input.clientSecretStdin)
-      const current = secret === undefined ? undefined : (yield* client.sso.getConnection({ path: { connectionId: input.connectionId } })).connection
-      if (current !== undefined && current.oidc === null) return yield* new UsageError({ message: "a client secret is for OIDC connections" })
+      const idpInitiated = idpInitiatedOf(input)
+      const samlChange = Object.keys(idpInitiated).length > 0
+      const current = secret === undefined && !samlChange
+        ? undefined
+        : (yield* client.sso.getConnection({ path: { connectionId: input.connectionId } })).connection
+      if (current !== undefined && secret !== undefined && current.oidc === null) {
+        return yield* new UsageError({ message: "a client secret is for OIDC connections" })
+      }
+      if (current !== undefined && samlChange && current.saml === null) {
+        return yield* new UsageError({ message: "--saml-idp-initiated and --saml-relay-state are for SAML connections" })
+      }
       const payload = {
         ...Inputs.ifSome("name", input.name),
         ...(input.domains.length > 0 ? { domains: input.domains } : {}),
@@ -231,10 +289,17 @@ export const update = Commands.endpoint("update", {
               })
             }
           }
-          : {})
+          : {}),
+        ...(current?.saml && samlChange ? { saml: samlInputOf(current.saml, idpInitiated) } : {})
       }
+      if (Object.keys(payload).length === 0) {
+        return yield* new UsageError({
+          message: "give something to change (--name, --domain, --jit-role, --no-jit, --jit-team, --client-secret-stdin, --saml-idp-initiated, --saml-relay-state)"
+        })
+      }
+      // A bad value says which (a RelayState that is neither a path nor a loopback URL), not "give something".
       const checked = yield* Schema.validate(Schema.typeSchema(UpdateSsoConnectionRequest))(payload).pipe(
-        Effect.mapError(() => new UsageError({ message: "give something to change (--name, --domain, --jit-role, --no-jit, --jit-team, --client-secret-stdin)" }))
+        Effect.mapError((error) => new UsageError({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
       )
       return yield* client.sso.updateConnection({ path: { connectionId: input.connectionId }, payload: checked })
     }),
@@ -268,6 +333,17 @@ export const deactivate = Commands.endpoint("deactivate", {
   human: ({ connection }) => `Deactivated:\n${describe(connection)}`
 })
 
+export const refreshMetadata = Commands.endpoint("refresh-metadata", {
+  summary: "Fetch a SAML connection's IdP metadata URL now, as the schedule does every 6 hours.",
+  details: [
+    "Rotated signing certificates and a moved SSO URL are taken without a new test; a fetch that fails, a document that does not parse or one naming another entity id keeps the settings and is shown as the last refresh's error."
+  ],
+  inputs: { connectionId },
+  call: (client, { connectionId }) => client.sso.refreshMetadata({ path: { connectionId } }),
+  output: SsoConnectionResponse,
+  human: ({ connection }) => `Refreshed:\n${describe(connection)}`
+})
+
 export const domains = Commands.endpoint("domains", {
   summary: "List the organization's SSO domains and whether each is verified.",
   inputs: {},
@@ -297,19 +373,55 @@ export const verify = Commands.endpoint("verify", {
   human: ({ domain, verifiedAt }) => `Verified ${domain} (${verifiedAt.toISOString()}).`
 })
 
+const describePolicy = (policy: SsoPolicy) =>
+  [
+    `SSO required: ${policy.requireSso ? "yes (for the domains an active connection serves)" : "no"}`,
+    `Owners' password break-glass: ${policy.ownersPasswordFallback ? "on" : "off"}`
+  ].join("\n")
+
+export const policyGet = Commands.endpoint("get", {
+  summary: "Show whether the organization requires SSO, and the owners' password break-glass.",
+  inputs: {},
+  call: (client) => client.sso.getPolicy(),
+  output: SsoPolicyResponse,
+  human: ({ policy }) => describePolicy(policy)
+})
+
+export const policySet = Commands.endpoint("set", {
+  summary: "Require SSO (on) or not (off) for the domains the organization's active connections serve.",
+  details: [
+    "While on, password sign-in for those domains is refused (except owners, unless --no-owners-password-fallback) and the organization refuses sessions its own SSO did not authenticate. Sign in through SSO first (`orgplane login --sso`): a policy that would refuse your own session is refused. API keys are not affected."
+  ],
+  inputs: {
+    requireSso: Inputs.argumentChoice("require", ["on", "off"], { description: "on: require SSO; off: do not." }),
+    noOwnersPasswordFallback: Inputs.boolean("no-owners-password-fallback", {
+      description: "Owners too must sign in through SSO (no password break-glass)."
+    })
+  },
+  call: (client, input) =>
+    client.sso.setPolicy({ payload: { requireSso: input.requireSso === "on", ownersPasswordFallback: !input.noOwnersPasswordFallback } }),
+  output: SsoPolicyResponse,
+  human: ({ policy }) => `Set:\n${describePolicy(policy)}`
+})
+
+export const policy = Commands.group("policy", "The organization's SSO enforcement.", [policyGet, policySet])
+
 export const connections = Commands.group("connections", "The organization's SSO connections.", [
   create,
   list,
   get,
   update,
   del,
+  test,
   activate,
-  deactivate
+  deactivate,
+  refreshMetadata
 ])
 
 export const sso = Commands.group("sso", "Manage the organization's SSO domains and connections (enterprise plan; owners and admins).", [
   domains,
   requestVerification,
   verify,
-  connections
+  connections,
+  policy
 ])

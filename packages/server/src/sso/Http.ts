@@ -4,15 +4,23 @@ import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { clientAddress } from "../platform/ClientAddress.js"
+import * as IntentsExpiry from "./IntentsExpiry.js"
+import { Policy } from "./Policy.js"
 import { SignIn } from "./SignIn.js"
 import { Saml } from "./Saml.js"
+import { SamlAcs } from "./SamlAcs.js"
+import * as SamlRefreshJob from "./SamlRefresh.js"
+import { SamlRefresh } from "./SamlRefresh.js"
 import { Sso } from "./Sso.js"
+import { SsoRepository } from "./SsoRepository.js"
 
 
 export const SsoHttp = group(Api, "sso", (handlers) =>
   Effect.gen(function*() {
     const sso = yield* Sso
     const signIn = yield* SignIn
+    const refresh = yield* SamlRefresh
+    const policy = yield* Policy
     const member = CurrentMember
     return handlers
       .handle("listDomains", () => Effect.flatMap(member, sso.listDomains))
@@ -35,17 +43,32 @@ export const SsoHttp = group(Api, "sso", (handlers) =>
       .handle("startTest", ({ path }) =>
         Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => signIn.startTest(caller, path.connectionId, base))))
       .handle("getTest", ({ path }) => Effect.flatMap(member, (caller) => sso.getTest(caller, path.connectionId, path.testId)))
+      .handle("refreshMetadata", ({ path }) =>
+        Effect.flatMap(member, (caller) => Effect.flatMap(requestBaseUrl, (base) => refresh.refreshMetadata(caller, path.connectionId, base))))
+      .handle("getPolicy", () => Effect.flatMap(member, policy.get))
+      .handle("setPolicy", ({ payload }) => Effect.flatMap(member, (caller) => policy.set(caller, payload)))
   }))
 
 export const SsoSignInHttp = group(Api, "ssoSignIn", (handlers) =>
   Effect.gen(function*() {
     const signIn = yield* SignIn
+    const samlAcs = yield* SamlAcs
     return handlers
       .handle("discover", ({ payload }) => Effect.flatMap(clientAddress, (address) => signIn.discover(address, payload.email)))
       .handle("start", ({ payload }) =>
         Effect.flatMap(clientAddress, (address) => Effect.flatMap(requestBaseUrl, (base) => signIn.start(address, payload, base))))
       .handle("oidcCallback", ({ urlParams }) => Effect.flatMap(requestBaseUrl, (base) => signIn.oidcCallback(urlParams, base)))
+      .handle("samlAcs", ({ path, payload }) => Effect.flatMap(requestBaseUrl, (base) => samlAcs.acs(path.connectionId, payload, base)))
+      .handle("samlMetadata", ({ path }) => Effect.flatMap(requestBaseUrl, (base) => samlAcs.metadata(path.connectionId, base)))
       .handle("exchange", ({ payload }) => signIn.exchange(payload.code))
   }))
 
-export const layer = Layer.merge(SsoHttp, SsoSignInHttp).pipe(Layer.provide(SignIn.Default), Layer.provide(Sso.Default), Layer.provide(Saml.Live))
+/** The handlers, the scheduled refresh of SAML metadata URLs and the cleanup of expired intents and assertions. */
+export const layer = Layer.mergeAll(SsoHttp, SsoSignInHttp, SamlRefreshJob.layer, IntentsExpiry.layer).pipe(
+  Layer.provide(SamlAcs.Default),
+  Layer.provide([SignIn.Default, Policy.Default]),
+  Layer.provide(SamlRefresh.Default),
+  Layer.provide(Sso.Default),
+  Layer.provide(SsoRepository.Default),
+  Layer.provide(Saml.Live)
+)

@@ -1,6 +1,7 @@
 /**
  * Storage of SSO intents (a test or a sign-in between its start and the provider's answer, then a sign-in's
- * one-time code) and of identity links (a connection's subject → a person), with the deprovisioning hook.
+ * one-time code), of the SAML assertions a connection took (each once), and of identity links (a connection's
+ * subject → a person), with the deprovisioning hook.
  */
 import { SqlClient } from "@effect/sql"
 import { OrganizationId, SsoConnectionId, SsoIntentId, UserId } from "@orgplane/schema"
@@ -88,6 +89,40 @@ export class IntentsRepository extends Effect.Service<IntentsRepository>()("@org
       sql`DELETE FROM sso_intents WHERE organization_id = ${organizationId} AND expires_at < ${before}
             AND (exchange_expires_at IS NULL OR exchange_expires_at < ${before})`.pipe(Effect.asVoid)
 
+    /**
+     * Takes a SAML assertion for the connection: true the first time, false when it was taken already (a replay).
+     * Assertions past their expiry are dropped first (the engine refuses those anyway).
+     */
+    const takeAssertion = (
+      key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId },
+      assertion: { readonly id: string; readonly expiresAt: Date; readonly at: Date }
+    ) =>
+      Effect.zipRight(
+        sql`DELETE FROM sso_saml_assertions WHERE organization_id = ${key.organizationId} AND expires_at < ${assertion.at}`,
+        sql`INSERT INTO sso_saml_assertions ${
+          sql.insert({ organizationId: key.organizationId, connectionId: key.connectionId, assertionId: assertion.id, expiresAt: assertion.expiresAt })
+        } ON CONFLICT (organization_id, connection_id, assertion_id) DO NOTHING RETURNING assertion_id`
+      ).pipe(Effect.map((rows) => rows.length > 0))
+
+    /**
+     * Deletes at most `limit` intents, in every organization, that expired before `before` and whose one-time code
+     * (if any) did too: the cleanup job's work (sso/IntentsExpiry.ts). How many it deleted.
+     */
+    const deleteExpiredIntents = (options: { readonly before: Date; readonly limit: number }) =>
+      sql`/* instance-wide: expired SSO intents, deleted by the cleanup job (sso/IntentsExpiry.ts) */
+          DELETE FROM sso_intents WHERE id IN (
+            SELECT id FROM sso_intents
+            WHERE expires_at < ${options.before} AND (exchange_expires_at IS NULL OR exchange_expires_at < ${options.before})
+            LIMIT ${options.limit}
+          ) RETURNING 1`.pipe(Effect.map((rows) => rows.length))
+
+    /** Deletes at most `limit` SAML assertions, in every organization, that expired before `at`: the cleanup job's. */
+    const deleteExpiredAssertions = (options: { readonly at: Date; readonly limit: number }) =>
+      sql`/* instance-wide: expired SAML assertions, deleted by the cleanup job (sso/IntentsExpiry.ts) */
+          DELETE FROM sso_saml_assertions WHERE (organization_id, connection_id, assertion_id) IN (
+            SELECT organization_id, connection_id, assertion_id FROM sso_saml_assertions WHERE expires_at < ${options.at} LIMIT ${options.limit}
+          ) RETURNING 1`.pipe(Effect.map((rows) => rows.length))
+
     // Identity links
 
     const findIdentity = findOne({
@@ -129,6 +164,21 @@ export class IntentsRepository extends Effect.Service<IntentsRepository>()("@org
       sql`SELECT 1 FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}
             AND deprovisioned_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
 
-    return { insert, setSamlRequestId, lock, consume, setExchange, exchange, prune, findIdentity, upsertIdentity, setDeprovisioned, isDeprovisioned } as const
+    return {
+      insert,
+      setSamlRequestId,
+      lock,
+      consume,
+      setExchange,
+      exchange,
+      prune,
+      takeAssertion,
+      deleteExpiredIntents,
+      deleteExpiredAssertions,
+      findIdentity,
+      upsertIdentity,
+      setDeprovisioned,
+      isDeprovisioned
+    } as const
   })
 }) {}

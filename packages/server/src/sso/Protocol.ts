@@ -1,5 +1,5 @@
 /**
- * The protocol-neutral contract of SSO sign-in: what an engine (OIDC now, SAML next) does for a connection, the
+ * The protocol-neutral contract of SSO sign-in: what an engine (OIDC, SAML) does for a connection, the
  * stable failure it answers, and the profile the connection's mapping makes of what the provider sent.
  *
  * A flow (sso/SignIn.ts) creates a single-use intent, asks the engine for the provider's URL (`start`), and when the
@@ -40,6 +40,11 @@ export interface Started {
 export interface Received {
   readonly subject: string
   readonly claims: Readonly<Record<string, unknown>>
+  /**
+   * What makes the answer single use beyond its intent (SAML: the assertion's ID, until it expires): the flow takes
+   * it once per connection and refuses it again as `replayed`, so an IdP-initiated Response cannot be posted twice.
+   */
+  readonly singleUse?: { readonly id: string; readonly expiresAt: Date } | undefined
 }
 
 export interface ProtocolEngine {
@@ -53,7 +58,11 @@ export interface ProtocolEngine {
   /** Validates the provider's answer (`params`: the callback's query, or the ACS form) for the intent. */
   readonly complete: (
     connection: SsoConnectionRow,
-    intent: IntentSecrets & { readonly samlRequestId: string | null },
+    intent: IntentSecrets & {
+      readonly samlRequestId: string | null
+      /** SAML: an unsolicited Response (no intent, no request id); only the SAML engine takes one. */
+      readonly idpInitiated?: boolean | undefined
+    },
     params: Readonly<Record<string, string>>,
     base: string
   ) => Effect.Effect<Received, SsoFailureError>

@@ -1,11 +1,11 @@
 /**
  * A SAML connection's settings between the API, the stored row and the SAML engine: the administrator's input
  * resolved into stored settings (the metadata URL fetched, the XML parsed, the manual values checked: 400 on the
- * field otherwise, before anything is written), the stored settings as the engine's IdP and SP settings, and the
- * scheduled refetch of a metadata URL.
+ * field otherwise, before anything is written), the stored settings as the engine's IdP and SP settings, and what a
+ * later fetch of a metadata URL changes (sso/SamlRefresh.ts runs it).
  */
 import { InvalidRequest, type SamlSettingsInput, type SsoMapping } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { SamlService, SpSettings } from "./Saml.js"
 import { type IdpSettings, manualSettings, parseCertificate, type SamlMetadataError } from "./SamlMetadata.js"
 import type { StoredSaml } from "./SsoRepository.js"
@@ -64,7 +64,7 @@ export const storedSamlOf = (
       metadataXml: input.source === "metadataXml" ? input.xml! : null,
       ...fromIdp(idp),
       ...common,
-      ...(input.source === "metadataUrl" ? { metadataRefresh: { at: at.toISOString(), ok: true, message: null } } : {})
+      ...(input.source === "metadataUrl" ? { metadataRefresh: { at: at.toISOString(), ok: true, message: null, succeededAt: at.toISOString() } } : {})
     }
   })
 
@@ -112,28 +112,35 @@ export const spSettingsOf = (urls: { readonly entityId: string; readonly acsUrl:
   }
 }
 
+/** What fetching a metadata URL gave: the IdP's settings, or why not. */
+export type MetadataFetch = Either.Either<IdpSettings, SamlMetadataError>
+
+/** When the settings were last taken from the metadata, as `stored` records it (rows from before record no such instant). */
+export const refreshSucceededAt = (stored: StoredSaml): string | undefined =>
+  stored.metadataRefresh?.succeededAt ?? (stored.metadataRefresh?.ok === true ? stored.metadataRefresh.at : undefined)
+
 /**
- * A metadata URL fetched again: the new SSO URL and certificates (a rotation published by the IdP is taken without
- * a new test: the administrator configured the URL, not the certificates), or, when the fetch fails or names
- * another entity id (another IdP: that needs the administrator), the settings kept with the failure recorded.
+ * A metadata URL fetched again, applied to the settings stored now (docs/sso.md, "SAML metadata refresh"): the new SSO
+ * URL, binding and certificates are taken without a new test (the administrator configured the URL, not the
+ * certificates, and a rotation must not cut sign-in). A document naming another entity id (another IdP: that needs
+ * the administrator), a fetch that failed and a document that does not parse keep the settings, with why recorded.
+ * `changed`: whether the IdP settings changed.
  */
-export const refreshed = (saml: SamlService, stored: StoredSaml, at: Date): Effect.Effect<StoredSaml> =>
-  stored.source !== "metadataUrl" || stored.metadataUrl === null
-    ? Effect.succeed(stored)
-    : saml.fetchIdpMetadata(stored.metadataUrl).pipe(
-      Effect.map((idp): StoredSaml =>
-        stored.entityId !== null && idp.entityId !== stored.entityId
-          ? {
-            ...stored,
-            metadataRefresh: {
-              at: at.toISOString(),
-              ok: false,
-              message: `The metadata now names another entity id (${idp.entityId.slice(0, 200)}); the settings were kept: save the connection's SAML settings again to take it.`
-            }
-          }
-          : { ...stored, ...fromIdp(idp), metadataRefresh: { at: at.toISOString(), ok: true, message: null } }
-      ),
-      Effect.catchAll((error) =>
-        Effect.succeed<StoredSaml>({ ...stored, metadataRefresh: { at: at.toISOString(), ok: false, message: `${error.message} (${error.code})` } })
-      )
+export const applyRefresh = (stored: StoredSaml, fetched: MetadataFetch, at: Date): { readonly saml: StoredSaml; readonly changed: boolean } => {
+  const previous = refreshSucceededAt(stored)
+  const failed = (message: string) => ({
+    saml: { ...stored, metadataRefresh: { at: at.toISOString(), ok: false, message, ...(previous === undefined ? {} : { succeededAt: previous }) } },
+    changed: false
+  })
+  if (Either.isLeft(fetched)) return failed(`${fetched.left.message} (${fetched.left.code})`)
+  const idp = fetched.right
+  if (stored.entityId !== null && idp.entityId !== stored.entityId) {
+    return failed(
+      `The metadata now names another entity id (${
+        idp.entityId.slice(0, 200)
+      }), another identity provider: nothing was taken. To move to it, create a connection with this metadata URL and test it (or, on a connection that is not active, save its SAML settings again). (entity_id_changed)`
     )
+  }
+  const saml: StoredSaml = { ...stored, ...fromIdp(idp), metadataRefresh: { at: at.toISOString(), ok: true, message: null, succeededAt: at.toISOString() } }
+  return { saml, changed: !sameSettings(saml, stored) }
+}

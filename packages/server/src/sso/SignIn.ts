@@ -4,7 +4,9 @@
  * must be present, not unverified, and of a verified domain of the connection; a test completes only for the admin
  * who started it and never signs anyone in; a sign-in links the provider's subject to a person (JIT membership with
  * the connection's role and teams), refuses an identity directory sync deprovisioned, and gives a one-time code
- * (2 minutes) that `exchange` turns into a session recording the connection and organization.
+ * (2 minutes) that `exchange` turns into a session recording the connection and organization. A single-use value
+ * of the answer (a SAML assertion's ID) is taken once per connection; an IdP-initiated SAML Response, which no
+ * intent awaits, is validated first and then given an intent spent at once.
  */
 import {
   Conflict,
@@ -15,14 +17,15 @@ import {
   type SsoConnectionId,
   type SsoFailureCode,
   type SsoProfile,
+  isSsoReturnTo,
   SsoSignInFailed,
   type UserId
 } from "@orgplane/schema"
 import { HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Either, Option } from "effect"
 import { Accounts } from "../identity/Accounts.js"
 import { sessionOf } from "../identity/Authentication.js"
-import { Memberships } from "../identity/Memberships.js"
+import { domainOf, SsoEnforcement } from "../identity/SsoEnforcement.js"
 import { toUser, UsersRepository } from "../identity/UsersRepository.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -32,10 +35,11 @@ import { RateLimiter } from "../platform/RateLimiter.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { TeamsRepository } from "../teams/TeamsRepository.js"
 import { IntentsRepository, type SsoIntentRow } from "./IntentsRepository.js"
+import { Jit } from "./Jit.js"
 import { newCodeVerifier, newNonce, oidcEngine } from "./Oidc.js"
 import { failure, profileOf, type ProtocolEngine, type Received, SsoFailureError } from "./Protocol.js"
+import { samlEngine } from "./SamlEngine.js"
 import { connectionNotFound, Sso, toTestReport } from "./Sso.js"
 import { type ConnectionDomainRow, type SsoConnectionRow, SsoRepository, type StoredTest } from "./SsoRepository.js"
 
@@ -50,12 +54,6 @@ const CODE_PREFIX = "ssx"
 
 const refused = (error: SsoFailureError) => new SsoSignInFailed({ code: error.code, message: error.message })
 
-/** The domain of an email, lower-case (`undefined` without an `@`). */
-export const domainOf = (email: string) => {
-  const at = email.lastIndexOf("@")
-  return at < 1 ? undefined : email.slice(at + 1).trim().toLowerCase()
-}
-
 /** The absolute URL of a sign-in's `returnTo` (the schema allows loopback URLs and paths of this server only). */
 export const returnToUrl = (returnTo: string, base: string) => new URL(returnTo, `${base}/`).href
 
@@ -64,16 +62,17 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
     const connections = yield* SsoRepository
     const intents = yield* IntentsRepository
     const users = yield* UsersRepository
-    const memberships = yield* Memberships
-    const teams = yield* TeamsRepository
     const accounts = yield* Accounts
     const crypto = yield* Crypto
     const limiter = yield* RateLimiter
     const sso = yield* Sso
+    const enforcement = yield* SsoEnforcement
+    const jit = yield* Jit
     const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
     const oidc = yield* oidcEngine
-    /** The engines by kind: the SAML engine registers here (see docs/ARCHITECTURE.md, SSO). */
-    const engines: Partial<Record<SsoConnectionRow["kind"], ProtocolEngine>> = { oidc }
+    const saml = yield* samlEngine
+    /** The engines by kind (see docs/ARCHITECTURE.md, SSO). */
+    const engines: Partial<Record<SsoConnectionRow["kind"], ProtocolEngine>> = { oidc, saml }
 
     const engineOf = (connection: SsoConnectionRow) => {
       const engine = engines[connection.kind]
@@ -179,9 +178,10 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         yield* limit(address)
         const domain = domainOf(email)
         const connection = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
+        const required = domain !== undefined && Option.isSome(connection) && Option.isSome(yield* orUnavailable(enforcement.forDomain(domain)))
         return Option.match(connection, {
           onNone: () => ({ method: "password" as const, connectionId: null, required: false }),
-          onSome: (found) => ({ method: "sso" as const, connectionId: found.id, required: false })
+          onSome: (found) => ({ method: "sso" as const, connectionId: found.id, required })
         })
       })
 
@@ -224,14 +224,20 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         return profile.email
       })
 
-    /** Spends the intent the signed state names, in a transaction: unknown, spent or expired intents are refused. */
-    const spend = (state: string) =>
+    /**
+     * Spends the intent the signed state names, in a transaction: unknown, spent or expired intents are refused. With
+     * `connectionId` (the SAML ACS names its connection), an intent of another connection is refused (and not spent).
+     */
+    const spend = (state: string, connectionId?: SsoConnectionId) =>
       Effect.gen(function*() {
         const named = verifyState(stateKey, state)
         if (named === undefined) return yield* failure("replayed", "The state is not one this server issued (or was tampered with): start again.")
         const key = { organizationId: named.organizationId, id: named.authorizationId as SsoIntentRow["id"] }
         return yield* orUnavailable(transaction(Effect.gen(function*() {
           const intent = yield* intents.lock(key)
+          if (connectionId !== undefined && Option.isSome(intent) && intent.value.connectionId !== connectionId) {
+            return yield* failure("destination_mismatch", "This sign-in was started for another connection: its Response belongs at that connection's ACS URL.")
+          }
           if (Option.isNone(intent) || intent.value.consumedAt !== null) {
             return yield* failure("replayed", "This sign-in was already completed (or is unknown): start again.")
           }
@@ -266,55 +272,6 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         return new SsoTestReport({ ...toTestReport(connection.id, test) })
       })
 
-    /** The person a sign-in is for: the linked one, else the account with the email, else a new one (JIT). */
-    const signInPerson = (connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) =>
-      orUnavailable(transaction(Effect.gen(function*() {
-        const organizationId = connection.organizationId
-        const at = yield* now
-        const linked = yield* intents.findIdentity({ organizationId, connectionId: connection.id, subject: received.subject })
-        let userId: UserId
-        if (Option.isSome(linked)) {
-          userId = linked.value.userId
-        } else {
-          const existing = yield* users.findByEmail(email)
-          if (Option.isSome(existing)) {
-            userId = existing.value.id
-          } else {
-            if (!connection.jit.enabled) {
-              return yield* failure("membership_required", `${email} has no account, and this connection does not create members: ask an administrator to invite you.`)
-            }
-            const name = profile.name ?? ([profile.givenName, profile.familyName].filter((part) => part !== null).join(" ") || email)
-            // An account made by SSO has no usable password: a random one nobody knows, hashed.
-            const passwordHash = yield* crypto.hashPassword(yield* crypto.newToken("unusable"))
-            userId = (yield* accounts.createUser({ email, name: name.slice(0, 200), passwordHash }, at)).id
-          }
-        }
-        if (yield* intents.isDeprovisioned({ organizationId, userId })) {
-          return yield* failure("identity_deprovisioned", "Directory sync deactivated this person in the organization.")
-        }
-        yield* memberships.lock(organizationId)
-        const member = yield* memberships.findActive(organizationId, { userId })
-        let membershipId = Option.getOrUndefined(Option.map(member, (row) => row.id))
-        if (membershipId === undefined) {
-          if (!connection.jit.enabled) {
-            return yield* failure("membership_required", `${email} is not a member of the organization, and this connection does not create members.`)
-          }
-          membershipId = (yield* memberships.join({ organizationId, userId, role: connection.jit.defaultRole })).id
-          for (const teamId of connection.jit.defaultTeamIds) {
-            if (yield* teams.lock({ organizationId, id: teamId })) yield* teams.addMembers({ organizationId, id: teamId, memberIds: [membershipId], at })
-          }
-        }
-        for (const rule of connection.mapping.groupRules) {
-          if (profile.groups.includes(rule.group) && (yield* teams.lock({ organizationId, id: rule.teamId }))) {
-            yield* teams.addMembers({ organizationId, id: rule.teamId, memberIds: [membershipId], at })
-          }
-        }
-        // Repeat sign-ins update the name from the provider (the email is the account's key: kept).
-        if (profile.name !== null) yield* users.update({ id: userId, name: profile.name.slice(0, 200), updatedAt: at })
-        yield* intents.upsertIdentity({ organizationId, connectionId: connection.id, subject: received.subject, userId, email, claims: received.claims, at })
-        return userId
-      })))
-
     /** Gives a completed sign-in its one-time code. */
     const issueCode = (intent: SsoIntentRow, userId: UserId) =>
       Effect.gen(function*() {
@@ -332,9 +289,9 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
      * the ACS's form), `state` the intent's signed state (OIDC `state`, SAML `RelayState`). Protocol-neutral: the
      * SAML ACS calls this with its engine's answer.
      */
-    const complete = (state: string, params: Readonly<Record<string, string>>, base: string) =>
+    const complete = (state: string, params: Readonly<Record<string, string>>, base: string, connectionId?: SsoConnectionId) =>
       Effect.gen(function*() {
-        const { expired, intent } = yield* spend(state)
+        const { expired, intent } = yield* spend(state, connectionId)
         const found = yield* orUnavailable(connections.findConnection({ organizationId: intent.organizationId, id: intent.connectionId }))
         if (Option.isNone(found)) return yield* failure("replayed", "The connection of this sign-in was deleted.")
         const connection = found.value
@@ -343,7 +300,7 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
           : yield* Effect.orDie(crypto.decrypt(intent.codeVerifierCiphertext, bind(SecretColumns.ssoCodeVerifier, intent.organizationId, intent.id)))
         const secrets = { state, nonce: intent.nonce, codeVerifier, loginHint: intent.loginHint, samlRequestId: intent.samlRequestId }
 
-        const outcome = yield* Effect.either(Effect.gen(function*() {
+        const validated = yield* Effect.either(Effect.gen(function*() {
           if (expired) return yield* failure("intent_expired", "This sign-in took longer than 5 minutes: start again.")
           if (intent.configRevision !== connection.configRevision) {
             return yield* failure("configuration_changed", "The connection changed since this sign-in started: start again.")
@@ -354,6 +311,24 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
           const engine = yield* engineOf(connection)
           return yield* engine.complete(connection, secrets, params, base)
         }))
+        return yield* conclude(connection, intent, yield* once(connection, validated))
+      })
+
+    /** The answer taken once: a single-use value (a SAML assertion's ID) the connection already took is a replay. */
+    const once = (connection: SsoConnectionRow, validated: Either.Either<Received, SsoFailureError>) =>
+      Effect.gen(function*() {
+        if (Either.isLeft(validated) || validated.right.singleUse === undefined) return validated
+        const { expiresAt, id } = validated.right.singleUse
+        const taken = yield* orUnavailable(intents.takeAssertion({ organizationId: connection.organizationId, connectionId: connection.id }, { id, expiresAt, at: yield* now }))
+        return taken ? validated : Either.left(failure("replayed", "This assertion was already used to sign in: sign in again at the identity provider."))
+      })
+
+    /**
+     * What a validated (or refused) answer of the provider gives for its intent: the mapping and the connection's
+     * rules, then a test's report, or a sign-in's one-time code.
+     */
+    const conclude = (connection: SsoConnectionRow, intent: SsoIntentRow, outcome: Either.Either<Received, SsoFailureError>) =>
+      Effect.gen(function*() {
         const received = outcome._tag === "Right" ? outcome.right : null
         const profile = received === null ? null : profileOf(received, connection.mapping)
         const checked = received === null || profile === null
@@ -377,7 +352,7 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         }
 
         if (checked._tag === "Left") return { _tag: "sign_in" as const, intent, failure: checked.left, code: null }
-        const person = yield* Effect.either(signInPerson(connection, received!, profile!, checked.right))
+        const person = yield* Effect.either(jit.personFor(connection, received!, profile!, checked.right))
         if (person._tag === "Left") {
           if (person.left instanceof SsoFailureError) return { _tag: "sign_in" as const, intent, failure: person.left, code: null }
           return yield* person.left
@@ -391,7 +366,38 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         const { state, ...rest } = query
         const params: Record<string, string> = { state }
         for (const [name, value] of Object.entries(rest)) if (typeof value === "string") params[name] = value
-        const done = yield* Effect.mapError(complete(state, params, base), (error) => error instanceof SsoFailureError ? refused(error) : error)
+        return yield* answer(complete(state, params, base))
+      })
+
+    /**
+     * A SAML Response the IdP sent unsolicited (no InResponseTo) to the connection's ACS: taken only by an active
+     * connection with `allowIdpInitiated` (the engine checks the RelayState against the allow-list). The Response is
+     * validated before anything is stored; then a sign-in intent, spent at once, carries its one-time code, with the
+     * RelayState as `returnTo` when it is one (a loopback URL or a path on this server).
+     */
+    const completeIdpInitiated = (connection: SsoConnectionRow, params: Readonly<Record<string, string>>, base: string) =>
+      Effect.gen(function*() {
+        if (connection.saml?.allowIdpInitiated !== true) {
+          return yield* failure("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane.")
+        }
+        const relayState = params.RelayState ?? ""
+        if (relayState !== "" && !isSsoReturnTo(relayState)) {
+          return yield* failure("relay_state_not_allowed", "An IdP-initiated RelayState must be a loopback URL or a path on this server (where the browser goes next).")
+        }
+        if (connection.state !== "active") return yield* failure("email_domain_not_verified", "The connection is not active: IdP-initiated sign-in needs an active connection.")
+        const engine = yield* engineOf(connection)
+        const received = yield* engine.complete(connection, { state: "", nonce: "", codeVerifier: "", loginHint: null, samlRequestId: null, idpInitiated: true }, params, base)
+        const validated = yield* once(connection, Either.right(received))
+        if (Either.isLeft(validated)) return yield* validated.left
+        const { row } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: null, returnTo: relayState === "" ? null : returnToUrl(relayState, base) })
+        yield* orUnavailable(intents.insert({ ...row, consumedAt: row.createdAt }))
+        return yield* conclude(connection, row, validated)
+      })
+
+    /** A completion as the browser gets it: the JSON answer, or a redirect to the sign-in's `returnTo`. */
+    const answer = <E, R>(completion: Effect.Effect<Effect.Effect.Success<ReturnType<typeof conclude>>, E, R>) =>
+      Effect.gen(function*() {
+        const done = yield* Effect.mapError(completion, (error) => error instanceof SsoFailureError ? refused(error) : error as Exclude<E, SsoFailureError>)
         if (done._tag === "test") {
           return {
             purpose: "test" as const,
@@ -404,7 +410,10 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         if (done.intent.returnTo !== null) {
           const target = new URL(done.intent.returnTo)
           if (done.code !== null) target.searchParams.set("code", done.code)
-          else target.searchParams.set("error", done.failure!.code)
+          else {
+            target.searchParams.set("error", done.failure!.code)
+            target.searchParams.set("error_description", done.failure!.message)
+          }
           return HttpServerResponse.redirect(target.href, { status: 302, headers: { "cache-control": "no-store" } })
         }
         if (done.failure !== null) return yield* refused(done.failure)
@@ -428,7 +437,7 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         return { user: toUser(user.value), session }
       })
 
-    return { startTest, discover, start, complete, oidcCallback, exchange } as const
+    return { startTest, discover, start, complete, completeIdpInitiated, answer, oidcCallback, exchange } as const
   }),
-  dependencies: [SsoRepository.Default, IntentsRepository.Default, UsersRepository.Default, Memberships.Default, TeamsRepository.Default, Accounts.Default, RateLimiter.Default, Sso.Default]
+  dependencies: [SsoRepository.Default, IntentsRepository.Default, UsersRepository.Default, Accounts.Default, RateLimiter.Default, Sso.Default, SsoEnforcement.Default, Jit.Default]
 }) {}

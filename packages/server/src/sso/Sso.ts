@@ -37,7 +37,7 @@ import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Saml } from "./Saml.js"
-import { sameSettings, storedSamlOf } from "./SamlSettings.js"
+import { refreshSucceededAt, sameSettings, storedSamlOf } from "./SamlSettings.js"
 import {
   type ConnectionDomainRow,
   MAX_PER_ORGANIZATION,
@@ -141,7 +141,12 @@ export const toConnection = (row: SsoConnectionRow, domains: ReadonlyArray<Conne
       ssoBinding: row.saml.entityId === null ? null : row.saml.ssoBinding ?? "redirect",
       metadataRefresh: row.saml.metadataRefresh === undefined
         ? null
-        : { at: new Date(row.saml.metadataRefresh.at), ok: row.saml.metadataRefresh.ok, message: row.saml.metadataRefresh.message },
+        : {
+          at: new Date(row.saml.metadataRefresh.at),
+          ok: row.saml.metadataRefresh.ok,
+          message: row.saml.metadataRefresh.message,
+          succeededAt: refreshSucceededAt(row.saml) === undefined ? null : new Date(refreshSucceededAt(row.saml)!)
+        },
       allowIdpInitiated: row.saml.allowIdpInitiated,
       relayStateAllowList: row.saml.relayStateAllowList
     }),

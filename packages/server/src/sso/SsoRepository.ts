@@ -66,7 +66,16 @@ export const StoredSaml = Schema.Struct({
   /** Read from the metadata (HTTP-Redirect preferred); absent on rows from before the SAML engine: redirect. */
   ssoBinding: Schema.optionalWith(Schema.Literal("redirect", "post"), { exact: true }),
   /** Metadata URL only: the latest fetch (ISO instant), and why it failed. */
-  metadataRefresh: Schema.optionalWith(Schema.Struct({ at: Schema.String, ok: Schema.Boolean, message: Schema.NullOr(Schema.String) }), { exact: true })
+  metadataRefresh: Schema.optionalWith(
+    Schema.Struct({
+      at: Schema.String,
+      ok: Schema.Boolean,
+      message: Schema.NullOr(Schema.String),
+      /** When the settings were last taken from the metadata (ISO instant); absent on rows from before it was kept. */
+      succeededAt: Schema.optionalWith(Schema.String, { exact: true })
+    }),
+    { exact: true }
+  )
 })
 export type StoredSaml = typeof StoredSaml.Type
 
@@ -214,6 +223,13 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
       execute: ({ id, organizationId }) => sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id}`
     })
 
+    /** A connection by its id alone, in whatever organization: the public SAML routes (ACS, SP metadata) name only that. */
+    const findConnectionById = findOne({
+      Request: SsoConnectionId,
+      Result: SsoConnectionRow,
+      execute: (id) => sql`SELECT * FROM sso_connections WHERE id = ${id}`
+    })
+
     const lockConnection = findOne({
       Request: ScopedConnection,
       Result: SsoConnectionRow,
@@ -302,6 +318,23 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
             WHERE cd.domain = ${domain} AND cd.active`
     })
 
+    /**
+     * SAML connections by metadata URL whose latest fetch is at or before `before` (or that record none), the longest
+     * unrefreshed first, at most `limit`: the scheduled refresh's work (sso/SamlRefresh.ts), in every organization.
+     * `at` is an ISO-8601 UTC text, so its byte order is time order (the index of migration 0024).
+     */
+    const dueForMetadataRefresh = findAll({
+      Request: Schema.Struct({ before: Schema.String, limit: Schema.Number }),
+      Result: Schema.Struct({ organizationId: OrganizationId, id: SsoConnectionId }),
+      execute: ({ before, limit }) =>
+        sql`/* instance-wide: SAML metadata URLs due for a refresh (sso/SamlRefresh.ts) */
+            SELECT organization_id, id FROM sso_connections
+            WHERE saml->>'source' = 'metadataUrl'
+              AND ((saml->'metadataRefresh'->>'at') COLLATE "C" IS NULL OR (saml->'metadataRefresh'->>'at') COLLATE "C" <= ${before})
+            ORDER BY (saml->'metadataRefresh'->>'at') COLLATE "C" NULLS FIRST, id
+            LIMIT ${limit}`
+    })
+
     /** Which of these teams the organization has. */
     const existingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -323,6 +356,7 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
       domainInUse,
       listConnections,
       findConnection,
+      findConnectionById,
       lockConnection,
       countConnections,
       insertConnection,
@@ -333,7 +367,8 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
       setConnectionDomains,
       activateDomains,
       deactivateDomains,
-      activeForDomain
+      activeForDomain,
+      dueForMetadataRefresh
     } as const
   })
 }) {}

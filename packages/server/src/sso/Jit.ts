@@ -1,0 +1,92 @@
+/**
+ * The person an SSO sign-in is for (sso/SignIn.ts completes the flow): the one the connection's subject is linked to,
+ * else the account with the email, else a new account (JIT); a member of the organization (JIT: the connection's
+ * default role and teams), in the teams its group rules name, refused when directory sync deprovisioned them, the
+ * name updated from the provider and the identity link recorded.
+ */
+import { Conflict, type SsoProfile, type UserId } from "@orgplane/schema"
+import { Effect, Option } from "effect"
+import { Accounts } from "../identity/Accounts.js"
+import { Memberships } from "../identity/Memberships.js"
+import { UsersRepository } from "../identity/UsersRepository.js"
+import { Crypto } from "../platform/Crypto.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { TeamsRepository } from "../teams/TeamsRepository.js"
+import { IntentsRepository } from "./IntentsRepository.js"
+import { failure, type Received } from "./Protocol.js"
+import type { SsoConnectionRow } from "./SsoRepository.js"
+
+export class Jit extends Effect.Service<Jit>()("@orgplane/server/sso/Jit", {
+  effect: Effect.gen(function*() {
+    const intents = yield* IntentsRepository
+    const users = yield* UsersRepository
+    const memberships = yield* Memberships
+    const teams = yield* TeamsRepository
+    const accounts = yield* Accounts
+    const crypto = yield* Crypto
+
+    /**
+     * The person a sign-in is for: the linked one, else the account with the email, else a new one (JIT). Two first
+     * sign-ins of one new person at the same time both create the account: the one that loses on its unique email
+     * runs once more, and finds the account, identity and membership the other committed.
+     */
+    const personFor = (connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) => {
+      const attempt = once(connection, received, profile, email)
+      return Effect.catchIf(attempt, (error) => error instanceof Conflict && error.error === "email_taken", () => attempt)
+    }
+
+    const once = (connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) =>
+      orUnavailable(transaction(Effect.gen(function*() {
+        const organizationId = connection.organizationId
+        const at = yield* now
+        const linked = yield* intents.findIdentity({ organizationId, connectionId: connection.id, subject: received.subject })
+        let userId: UserId
+        if (Option.isSome(linked)) {
+          userId = linked.value.userId
+        } else {
+          const existing = yield* users.findByEmail(email)
+          if (Option.isSome(existing)) {
+            userId = existing.value.id
+          } else {
+            if (!connection.jit.enabled) {
+              return yield* failure("membership_required", `${email} has no account, and this connection does not create members: ask an administrator to invite you.`)
+            }
+            const name = profile.name ?? ([profile.givenName, profile.familyName].filter((part) => part !== null).join(" ") || email)
+            // An account made by SSO has no usable password (Crypto's unusablePasswordHash: nothing matches it).
+            userId = (yield* accounts.createUser({ email, name: name.slice(0, 200), passwordHash: crypto.unusablePasswordHash }, at)).id
+          }
+        }
+        if (
+          (yield* intents.isDeprovisioned({ organizationId, userId })) ||
+          (yield* memberships.isDeprovisioned(organizationId, userId))
+        ) {
+          return yield* failure("identity_deprovisioned", "Directory sync deactivated this person in the organization.")
+        }
+        yield* memberships.lock(organizationId)
+        const member = yield* memberships.findActive(organizationId, { userId })
+        let membershipId = Option.getOrUndefined(Option.map(member, (row) => row.id))
+        if (membershipId === undefined) {
+          if (!connection.jit.enabled) {
+            return yield* failure("membership_required", `${email} is not a member of the organization, and this connection does not create members.`)
+          }
+          membershipId = (yield* memberships.join({ organizationId, userId, role: connection.jit.defaultRole })).id
+          for (const teamId of connection.jit.defaultTeamIds) {
+            if (yield* teams.lock({ organizationId, id: teamId })) yield* teams.addMembers({ organizationId, id: teamId, memberIds: [membershipId], at })
+          }
+        }
+        for (const rule of connection.mapping.groupRules) {
+          if (profile.groups.includes(rule.group) && (yield* teams.lock({ organizationId, id: rule.teamId }))) {
+            yield* teams.addMembers({ organizationId, id: rule.teamId, memberIds: [membershipId], at })
+          }
+        }
+        // Repeat sign-ins update the name from the provider (the email is the account's key: kept).
+        if (profile.name !== null) yield* users.update({ id: userId, name: profile.name.slice(0, 200), updatedAt: at })
+        yield* intents.upsertIdentity({ organizationId, connectionId: connection.id, subject: received.subject, userId, email, claims: received.claims, at })
+        return userId
+      })))
+
+    return { personFor } as const
+  }),
+  dependencies: [IntentsRepository.Default, UsersRepository.Default, Memberships.Default, TeamsRepository.Default, Accounts.Default]
+}) {}

@@ -1,0 +1,69 @@
+/**
+ * The SSO enforcement policy (enterprise plan; owners and admins): read it, set it. Turning enforcement on needs an
+ * active connection serving a verified domain, and never refuses the session that turns it on (the admin signs in
+ * through SSO first, as GitHub and Okta ask). What enforcement does is identity's (`identity/SsoEnforcement.ts`).
+ */
+import { Conflict, type MemberContext, type SetSsoPolicyRequest, SsoPolicy } from "@orgplane/schema"
+import { Effect, Option } from "effect"
+import { admission, assuranceOrNone, SsoEnforcement } from "../identity/SsoEnforcement.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+import { PolicyRepository, type SsoPolicyRow } from "./PolicyRepository.js"
+import { Sso } from "./Sso.js"
+
+/** An organization that never set its policy: not required, owners' fallback on. */
+const DEFAULT = { requireSso: false, ownersPasswordFallback: true } as const
+
+const toPolicy = (row: Option.Option<SsoPolicyRow>) =>
+  Option.match(row, {
+    onNone: () => new SsoPolicy({ ...DEFAULT, updatedAt: null }),
+    onSome: ({ ownersPasswordFallback, requireSso, updatedAt }) => new SsoPolicy({ requireSso, ownersPasswordFallback, updatedAt })
+  })
+
+export class Policy extends Effect.Service<Policy>()("@orgplane/server/sso/Policy", {
+  effect: Effect.gen(function*() {
+    const repository = yield* PolicyRepository
+    const enforcement = yield* SsoEnforcement
+    const sso = yield* Sso
+
+    const get = (principal: MemberContext) =>
+      Effect.gen(function*() {
+        yield* sso.allowed(principal)
+        return { policy: toPolicy(yield* orUnavailable(repository.find(principal.organization.id))) }
+      })
+
+    const set = (principal: MemberContext, input: SetSsoPolicyRequest) =>
+      Effect.gen(function*() {
+        yield* sso.allowed(principal)
+        const organizationId = principal.organization.id
+        const wanted = { requireSso: input.requireSso, ownersPasswordFallback: input.ownersPasswordFallback ?? DEFAULT.ownersPasswordFallback }
+        return yield* transaction(Effect.gen(function*() {
+          if (wanted.requireSso && !(yield* repository.hasActiveConnection(organizationId))) {
+            return yield* new Conflict({
+              error: "sso_connection_required",
+              message:
+                "Requiring SSO needs an active connection serving a verified domain, or nobody could sign in: create, test and activate one first (POST /v1/sso/connections)."
+            })
+          }
+          // The session that sets the policy must still be admitted by it (API keys are not subject to it).
+          if (principal.credential._tag === "Session") {
+            const assurance = assuranceOrNone(yield* enforcement.forSession({ sessionId: principal.credential.sessionId, organizationId }))
+            if (Option.isSome(admission(principal.organization, principal.membership.role, assurance, wanted))) {
+              return yield* new Conflict({
+                error: "sso_policy_locks_you_out",
+                message: principal.membership.role === "owner"
+                  ? "This policy would refuse the session you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), or keep ownersPasswordFallback on."
+                  : "This policy would refuse the session you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), then set it."
+              })
+            }
+          }
+          const row: SsoPolicyRow = { organizationId, ...wanted, updatedAt: yield* now }
+          yield* repository.upsert(row)
+          return { policy: toPolicy(Option.some(row)) }
+        }))
+      })
+
+    return { get, set } as const
+  }),
+  dependencies: [PolicyRepository.Default, SsoEnforcement.Default]
+}) {}
