@@ -55,7 +55,15 @@ const areas = {
   memory: [],
   policies: ["identity/Memberships"],
   // SSO sign-in makes people, members and team members as password sign-up and invitations do (JIT).
-  sso: ["identity/Authentication", "identity/Accounts", "identity/Memberships", "identity/UsersRepository", "teams/TeamsRepository"],
+  sso: ["identity/Authentication", "identity/Accounts", "identity/Memberships", "identity/SsoEnforcement", "identity/UsersRepository", "teams/TeamsRepository"],
+  scim: [
+    "identity/Accounts",
+    "identity/Memberships",
+    "identity/UsersRepository",
+    "teams/DirectoryTeams",
+    "mcp/CredentialsRepository",
+    "capabilities/SuiteRepository"
+  ],
   system: [],
   teams: ["identity/Memberships"],
   telemetry: [],

@@ -19,6 +19,7 @@ import { orgs } from "./commands/orgs.js"
 import { plugins } from "./commands/plugins.js"
 import { keys } from "./commands/keys.js"
 import * as Serve from "./commands/serve.js"
+import { scim } from "./commands/scim.js"
 import { sso } from "./commands/sso.js"
 import { teams } from "./commands/teams.js"
 import { policies } from "./commands/policies.js"
@@ -43,7 +44,7 @@ import { VERSION } from "./Version.js"
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
   Commands.group(
     "orgplane",
-    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar).",
+    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar).",
     [
       Serve.make(options.serveEnvironment),
       keys,
@@ -61,6 +62,7 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       connectors,
       policies,
       sso,
+      scim,
       bootstrap,
       workers,
       memory,

@@ -48,6 +48,9 @@ export const llmApiKey = optionalSecret(LLM_API_KEY_VARIABLE)
 export const SUITE_CLIENT_SECRET_VARIABLE = "ORGPLANE_SUITE_CLIENT_SECRET"
 export const suiteClientSecret = optionalSecret(SUITE_CLIENT_SECRET_VARIABLE)
 
+/** Whether a graphical session is there to open a browser in (Linux and other Unixes; macOS and Windows always have one). */
+export const display = Config.all({ x11: optionalString("DISPLAY"), wayland: optionalString("WAYLAND_DISPLAY") })
+
 /** `$ORGPLANE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/orgplane`, else `~/.config/orgplane`. */
 export const configDirectory = Config.all({
   explicit: optionalString("ORGPLANE_CONFIG_DIR"),

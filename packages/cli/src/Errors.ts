@@ -3,7 +3,7 @@
  * error body as JSON with `--json`) and a stable exit code (see the README).
  */
 import { HttpClientError, HttpApiSchema } from "@effect/platform"
-import { errorResponseOf, InvalidRequest, RateLimited } from "@orgplane/schema"
+import { errorResponseOf, InvalidRequest, RateLimited, SsoSignInFailed } from "@orgplane/schema"
 import * as Output from "./Output.js"
 import { VERSION } from "./Version.js"
 import { Cause, ConfigError, Console, Data, Effect, ParseResult, Schema } from "effect"
@@ -99,6 +99,7 @@ const hintFor = (status: number, error: string, detail?: string, body: Record<st
       ? "connect with 'orgplane connections suite-a connect' (mail) or 'orgplane connections suite-b connect' (calendar)"
       : `run 'orgplane connections ${suite} connect'`
   }
+  if (error === "sso_sign_in_failed") return "sign in again with 'orgplane auth login --sso', or ask an admin of your organization about the code"
   if (status === 401) return "log in with 'orgplane auth login'"
   if (error === "session_required") return "this needs a session: run 'orgplane auth login' instead of using an API key"
   if (error === "organization_not_found") return "create one with 'orgplane orgs create <name>' or pick one with 'orgplane orgs switch <id>'"
@@ -117,6 +118,8 @@ const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report =>
   const name = String(body.error ?? body.reason ?? "error")
   const detail = error instanceof InvalidRequest
     ? detailsOf(error)
+    : error instanceof SsoSignInFailed
+    ? `${error.code}: ${error.message}`
     : typeof body.message === "string"
     ? body.message
     : undefined

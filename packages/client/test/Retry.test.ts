@@ -50,6 +50,8 @@ const team = {
     name: "Platform",
     memberIds: [],
     createdByOrgMembershipId: "om_01m83wvtj2f20s4es3fb4a2z3z",
+    externalKey: null,
+    scimConnectionId: null,
     createdAt: "2026-11-23T09:47:45.511Z",
     updatedAt: "2026-11-23T09:47:45.511Z"
   }

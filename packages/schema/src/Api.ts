@@ -23,6 +23,8 @@ import { OrganizationsApi } from "./OrganizationsApi.js"
 import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions } from "./Policy.js"
 import { SsoApi, SsoSignInApi } from "./SsoApi.js"
+import { ScimConnectionsApi } from "./ScimConnectionsApi.js"
+import { ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
@@ -215,6 +217,10 @@ const Groups = HttpApi.make("orgplane")
   .add(DesktopPoliciesApi)
   .add(SsoApi)
   .add(SsoSignInApi)
+  .add(ScimConnectionsApi)
+  .add(ScimDiscoveryApi)
+  .add(ScimUsersApi)
+  .add(ScimGroupsApi)
   .add(WorkersApi)
   .add(WorkerRuntimeApi)
   .add(WorkerActivityApi)

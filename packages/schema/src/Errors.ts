@@ -155,7 +155,9 @@ export const NotFoundCode = Schema.Literal(
   "template_not_found",
   "template_version_not_found",
   "llm_provider_not_found",
-  "llm_catalog_provider_not_found"
+  "llm_catalog_provider_not_found",
+  "scim_connection_not_found",
+  "scim_token_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -201,6 +203,9 @@ export const ConflictCode = Schema.Literal(
   "sso_domain_served",
   "sso_client_secret_required",
   "sso_kind_mismatch",
+  "sso_metadata_url_required",
+  "sso_connection_required",
+  "sso_policy_locks_you_out",
   "worker_runtime_unavailable",
   "mcp_connection_exists",
   "mcp_connection_changed",
@@ -211,7 +216,12 @@ export const ConflictCode = Schema.Literal(
   "oauth_issuer_review_required",
   "suite_not_configured",
   "llm_provider_exists",
-  "llm_provider_no_credential"
+  "llm_provider_no_credential",
+  // Directory provisioning (SCIM): identity and teams.
+  "member_deprovisioned",
+  "team_external_key_taken",
+  "team_managed_by_directory",
+  "scim_connection_exists"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -167,6 +167,14 @@ export const SsoConnectionId = typeId("ssc", "SsoConnectionId", "SSO connection 
 export type SsoConnectionId = typeof SsoConnectionId.Type
 export const SsoIntentId = typeId("ssi", "SsoIntentId", "SSO sign-in or test intent id")
 export type SsoIntentId = typeof SsoIntentId.Type
+export const ScimConnectionId = typeId("scc", "ScimConnectionId", "SCIM connection id")
+export type ScimConnectionId = typeof ScimConnectionId.Type
+export const ScimTokenId = typeId("sct", "ScimTokenId", "SCIM token id")
+export type ScimTokenId = typeof ScimTokenId.Type
+export const ScimGroupId = typeId("scg", "ScimGroupId", "SCIM group id")
+export type ScimGroupId = typeof ScimGroupId.Type
+export const ScimEventId = typeId("sce", "ScimEventId", "SCIM provisioning event id")
+export type ScimEventId = typeof ScimEventId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -215,7 +223,11 @@ export const IdsByPrefix = {
   llp: LlmProviderId,
   lpg: LlmProviderAccessGrantId,
   ssc: SsoConnectionId,
-  ssi: SsoIntentId
+  ssi: SsoIntentId,
+  scc: ScimConnectionId,
+  sct: ScimTokenId,
+  scg: ScimGroupId,
+  sce: ScimEventId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

@@ -18,6 +18,10 @@ export class Member extends Schema.Class<Member>("Member")(Schema.Struct({
   createdAt: Timestamp,
   removedAt: Schema.NullOr(Timestamp).annotations({
     description: "When the member was removed or left. A removed member keeps its id, so records that name it still resolve."
+  }),
+  suspendedAt: Schema.NullOr(Timestamp).annotations({
+    description:
+      "When the organization's directory (SCIM) deactivated the member: a suspended member stays listed, is not admitted (their sessions and API keys no longer reach the organization) and is no seat. Also set when the directory deleted them (with `removedAt`), so neither SSO sign-in nor an invitation brings them back until the directory reactivates them. Null otherwise."
   })
 }).annotations({
   examples: [{
@@ -28,7 +32,8 @@ export class Member extends Schema.Class<Member>("Member")(Schema.Struct({
     email: grace.email,
     role: "admin",
     createdAt: exampleTime(5),
-    removedAt: null
+    removedAt: null,
+    suspendedAt: null
   }]
 })) {}
 
@@ -67,7 +72,8 @@ export const OwnershipTransfer = Schema.Struct({
       email: ada.email,
       role: "admin",
       createdAt: exampleTime(),
-      removedAt: null
+      removedAt: null,
+      suspendedAt: null
     },
     owner: {
       id: grace.membershipId,
@@ -77,7 +83,8 @@ export const OwnershipTransfer = Schema.Struct({
       email: grace.email,
       role: "owner",
       createdAt: exampleTime(5),
-      removedAt: null
+      removedAt: null,
+      suspendedAt: null
     }
   }]
 })

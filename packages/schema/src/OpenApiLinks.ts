@@ -80,11 +80,15 @@ export const createdIds = (spec: Document, schema: Document | undefined): Array<
   ]
 }
 
+/** An operation that takes no credentials (`security: []`). */
+const isPublic = (operation: Operation) => Array.isArray(operation.operation.security) && operation.operation.security.length === 0
+
 /**
  * Adds `links` to the `201` response of every operation that creates something: for each id it carries, a link to
  * every other operation whose path takes an id of that prefix, with that parameter from the response body and the
  * target's other path parameters from the create's own path (same name) or the body (same prefix). An operation
- * whose parameters cannot all be given that way is not linked.
+ * whose parameters cannot all be given that way is not linked, nor is a public operation from one that needs
+ * credentials: a third party calls it (an IdP posting to a SAML connection's ACS), not the client that created.
  */
 export const addLinks = (spec: Document): Document => {
   const operations = operationsOf(spec)
@@ -94,7 +98,7 @@ export const addLinks = (spec: Document): Document => {
     if (created.length === 0) continue
     const links: Record<string, Document> = {}
     for (const target of operations) {
-      if (target === create) continue
+      if (target === create || (isPublic(target) && !isPublic(create))) continue
       for (const { pointer, prefix } of created) {
         if (![...target.pathIds.values()].includes(prefix)) continue
         const parameters: Record<string, string> = {}

@@ -53,6 +53,11 @@ export const Policy = {
     role: "admin",
     capability: "configure, test, activate and delete the organization's SSO connections and verify its email domains (enterprise plan)"
   },
+  "scim.manage": {
+    role: "admin",
+    capability:
+      "create, change and delete the organization's SCIM connections, issue and revoke their tokens, read their provisioning log and reconcile them (enterprise plan)"
+  },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "organizations.setPlan": {
     role: "admin",

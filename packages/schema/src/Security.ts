@@ -8,7 +8,7 @@ import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
-import { OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
+import { ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
 import type { ApiKeyId, OrganizationId, SessionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
 import type { User } from "./Users.js"
@@ -64,10 +64,12 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
 
 /**
  * A signed-in caller acting in an organization they belong to; provides `CurrentMember`. 404
- * `organization_not_found` when the caller belongs to no organization (or just left the active one).
+ * `organization_not_found` when the caller belongs to no organization (or just left the active one); 403
+ * `sso_session_required` when that organization requires SSO and its own connections did not authenticate the
+ * session (see `PUT /v1/sso/policy`).
  */
 export class MemberAuthentication extends HttpApiMiddleware.Tag<MemberAuthentication>()("MemberAuthentication", {
-  failure: Schema.Union(UnauthorizedResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse),
+  failure: Schema.Union(UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse),
   provides: CurrentMember,
   security
 }) {}

@@ -1,11 +1,16 @@
 /** Teams: named groups of members, used to grant access and assign policies to many members at once. */
 import * as Schema from "effect/Schema"
 import { allErrors, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
-import { exampleId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
+import { exampleId, MembershipId, OrganizationId, ScimConnectionId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, alan, exampleTime, grace } from "./Examples.js"
 
 export const TeamName = TrimmedText(1, 255, "Team name")
+
+export const TeamExternalKey = TrimmedText(1, 255, "Team external key").annotations({
+  description:
+    "The organization's own key for the team (unique in the organization), for example the id of its group in a directory: a SCIM connection in `link_by_external_key` mode links the group whose externalId is this key."
+})
 
 export const MemberIds = Schema.Array(MembershipId).pipe(Schema.maxItems(500)).annotations({
   description: "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."
@@ -17,6 +22,11 @@ export class Team extends Schema.Class<Team>("Team")(Schema.Struct({
   name: Schema.String,
   memberIds: Schema.Array(MembershipId).annotations({ description: "The team's members, oldest membership first." }),
   createdByOrgMembershipId: Schema.NullOr(MembershipId),
+  externalKey: Schema.NullOr(Schema.String).annotations({ description: "The organization's own key for the team; null when it has none." }),
+  scimConnectionId: Schema.NullOr(ScimConnectionId).annotations({
+    description:
+      "The SCIM connection whose directory manages the team: while set, renaming it, changing its members and deleting it answer 409 `team_managed_by_directory`. Null for a team managed here."
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp
 }).annotations({
@@ -26,6 +36,8 @@ export class Team extends Schema.Class<Team>("Team")(Schema.Struct({
     name: "Platform",
     memberIds: [grace.membershipId, alan.membershipId],
     createdByOrgMembershipId: ada.membershipId,
+    externalKey: "grp-platform",
+    scimConnectionId: null,
     createdAt: exampleTime(20),
     updatedAt: exampleTime(25)
   }]
@@ -49,16 +61,25 @@ export const TeamResponse = Schema.Struct({ team: Team }).annotations({ identifi
 
 export const CreateTeamRequest = Schema.Struct({
   name: TeamName,
-  memberIds: Schema.optionalWith(MemberIds, { exact: true })
-}).annotations({ ...requestBody, examples: [{ name: "Platform", memberIds: [grace.membershipId, alan.membershipId] }] })
+  memberIds: Schema.optionalWith(MemberIds, { exact: true }),
+  externalKey: Schema.optionalWith(TeamExternalKey, { exact: true })
+}).annotations({
+  ...requestBody,
+  examples: [{ name: "Platform", memberIds: [grace.membershipId, alan.membershipId], externalKey: "grp-platform" }]
+})
 
 export const UpdateTeamRequest = Schema.Struct({
   name: Schema.optionalWith(TeamName, { exact: true }),
   memberIds: Schema.optionalWith(MemberIds, { exact: true }).annotations({
     description: "The team's whole membership: replaces the current one."
+  }),
+  externalKey: Schema.optionalWith(Schema.NullOr(TeamExternalKey), { exact: true }).annotations({
+    description: "The team's new external key; null removes it."
   })
 }).pipe(
-  Schema.filter((body) => body.name !== undefined || body.memberIds !== undefined || "give name, memberIds or both", {
+  Schema.filter((body) =>
+    body.name !== undefined || body.memberIds !== undefined || body.externalKey !== undefined ||
+    "give name, memberIds, externalKey or several", {
     jsonSchema: { minProperties: 1 }
   })
 ).annotations({ ...requestBody, examples: [{ name: "Platform engineering" }] })

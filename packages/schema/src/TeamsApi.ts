@@ -28,7 +28,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .annotate(OpenApi.Summary, "Create a team")
       .annotate(
         OpenApi.Description,
-        "Creates a team, optionally with its first members, and answers it with its members.\n\nErrors: 404 `member_not_found` when a member id is not an active member of the organization; 409 `team_exists` when the organization has a team of that name (compared case-insensitively)."
+        "Creates a team, optionally with its first members, and answers it with its members.\n\nErrors: 404 `member_not_found` when a member id is not an active member of the organization; 409 `team_exists` when the organization has a team of that name (compared case-insensitively), `team_external_key_taken` when another team has that `externalKey`."
       )
   )
   .add(
@@ -62,7 +62,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .annotate(OpenApi.Summary, "Update a team")
       .annotate(
         OpenApi.Description,
-        "Renames a team and/or replaces its whole membership with `memberIds`; answers the team.\n\nErrors: 404 `team_not_found`, or `member_not_found` when a member id is not an active member of the organization; 409 `team_exists` when another team has the new name."
+        "Renames a team and/or replaces its whole membership with `memberIds`; answers the team.\n\nErrors: 404 `team_not_found`, or `member_not_found` when a member id is not an active member of the organization; 409 `team_exists` when another team has the new name, `team_external_key_taken` when another team has that `externalKey`, `team_managed_by_directory` when the team's directory (SCIM) manages it and the change renames it or changes its members."
       )
   )
   .add(
@@ -71,11 +71,12 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setPayload(AddTeamMembersRequest)
       .addSuccess(TeamResponse)
       .addError(NotFoundResponse)
+      .addError(ConflictResponse)
       .pipe(requires("teams.manage"))
       .annotate(OpenApi.Summary, "Add members to a team")
       .annotate(
         OpenApi.Description,
-        "Adds members to a team and answers it; members already in it stay, so adding one twice changes nothing.\n\nErrors: 404 `team_not_found`, or `member_not_found` when a member id is not an active member of the organization."
+        "Adds members to a team and answers it; members already in it stay, so adding one twice changes nothing.\n\nErrors: 404 `team_not_found`, or `member_not_found` when a member id is not an active member of the organization; 409 `team_managed_by_directory` when the organization's directory (SCIM) manages the team."
       )
   )
   .add(
@@ -83,11 +84,12 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setPath(TeamMemberPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(ConflictResponse)
       .pipe(requires("teams.manage"))
       .annotate(OpenApi.Summary, "Remove a member from a team")
       .annotate(
         OpenApi.Description,
-        "Takes a member out of a team; they stay in the organization. 204 also when they were not in it.\n\nErrors: 404 `team_not_found`, or `member_not_found` for an id that never was a member of the organization."
+        "Takes a member out of a team; they stay in the organization. 204 also when they were not in it.\n\nErrors: 404 `team_not_found`, or `member_not_found` for an id that never was a member of the organization; 409 `team_managed_by_directory` when the organization's directory (SCIM) manages the team."
       )
   )
   .add(
@@ -95,11 +97,12 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .setPath(TeamPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
+      .addError(ConflictResponse)
       .pipe(requires("teams.manage"))
       .annotate(OpenApi.Summary, "Delete a team")
       .annotate(
         OpenApi.Description,
-        "Deletes a team with its memberships; the members stay in the organization.\n\nErrors: 404 `team_not_found`."
+        "Deletes a team with its memberships; the members stay in the organization.\n\nErrors: 404 `team_not_found`; 409 `team_managed_by_directory` when the organization's directory (SCIM) manages the team."
       )
   )
   .addError(ForbiddenResponse)

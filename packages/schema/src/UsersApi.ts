@@ -36,7 +36,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Sign up")
       .annotate(
         OpenApi.Description,
-        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up; 409 `email_taken` when the email is registered."
+        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up, `sso_required` when the email's domain belongs to an organization that requires SSO (its people get their account by signing in through it); 409 `email_taken` when the email is registered."
       )
   )
   .add(
@@ -44,11 +44,12 @@ export class UsersApi extends HttpApiGroup.make("users")
       .setPayload(SignInRequest)
       .addSuccess(AuthResult)
       .addError(UnauthorizedResponse)
+      .addError(ForbiddenResponse)
       .addError(ServiceUnavailableResponse)
       .annotate(OpenApi.Summary, "Sign in")
       .annotate(
         OpenApi.Description,
-        "Exchanges an email and password for a new session token, acting in the person's oldest organization (if any). Public.\n\nErrors: 401 `unauthorized` for a wrong email or a wrong password (the same answer for both)."
+        "Exchanges an email and password for a new session token, acting in the person's oldest organization (if any). Public.\n\nErrors: 401 `unauthorized` for a wrong email or a wrong password (the same answer for both); 403 `sso_required` when the email's domain belongs to an organization that requires SSO (sign in with `POST /v1/sso/sign-in`; `POST /v1/sso/discover` names the connection): the answer depends on the domain alone, except that the organization's owners may sign in with their password while its policy keeps `ownersPasswordFallback` (break-glass; such a session acts in that organization)."
       )
   )
   .add(
@@ -82,7 +83,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Switch the active organization")
       .annotate(
         OpenApi.Description,
-        "Makes another of the caller's organizations the one this session acts in (what members, teams, invitations and API keys operations apply to); answers the caller as `GET /v1/me` does. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 404 `organization_not_found` unless the caller is an active member of it."
+        "Makes another of the caller's organizations the one this session acts in (what members, teams, invitations and API keys operations apply to); answers the caller as `GET /v1/me` does. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `sso_session_required` when the organization requires SSO and would refuse this session (see `PUT /v1/sso/policy`); 404 `organization_not_found` unless the caller is an active member of it."
       )
   )
   .add(

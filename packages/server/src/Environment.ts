@@ -10,6 +10,7 @@ import * as LlmConfig from "./llm/LlmConfig.js"
 import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 import * as TemplateSchemas from "./templates/SchemaRegistry.js"
+import * as SamlRefreshConfig from "./sso/SamlRefreshConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -22,5 +23,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...McpToolConfig.environment,
   ...CapabilityConfig.environment,
   ...TemplateSchemas.environment,
-  ...LlmConfig.environment
+  ...LlmConfig.environment,
+  ...SamlRefreshConfig.environment
 ]

@@ -42,6 +42,10 @@ import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import * as StoredSecrets from "./platform/StoredSecrets.js"
 import * as SsoHttp from "./sso/Http.js"
+import * as ScimConnectionsHttp from "./scim/ConnectionsHttp.js"
+import * as ScimGroupsHttp from "./scim/GroupsHttp.js"
+import * as ScimUsersHttp from "./scim/UsersHttp.js"
+import * as SamlRefreshConfig from "./sso/SamlRefreshConfig.js"
 import * as MembersHttp from "./members/Http.js"
 import * as TeamsHttp from "./teams/Http.js"
 import * as InvitationsHttp from "./invitations/Http.js"
@@ -68,7 +72,7 @@ import * as LlmConfig from "./llm/LlmConfig.js"
  */
 export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & WorkerActivityConfig.Options &
   McpPresetsConfig.Options &
-  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & LlmConfig.Options & {
+  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & LlmConfig.Options & SamlRefreshConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -128,6 +132,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(CapabilityConfig.layer(options)),
     Layer.provideMerge(TemplateSchemas.layer(options)),
     Layer.provideMerge(LlmConfig.layer(options)),
+    Layer.provideMerge(SamlRefreshConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 
@@ -151,6 +156,9 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       ConnectorsHttp.layer,
       DesktopPoliciesHttp.layer,
       SsoHttp.layer,
+      ScimConnectionsHttp.layer,
+      ScimUsersHttp.layer,
+      ScimGroupsHttp.layer,
       WorkersHttp.layer,
       MemoryHttp.layer,
       TemplatesHttp.layer,

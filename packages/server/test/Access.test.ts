@@ -503,7 +503,7 @@ describe("the role matrix", () => {
   })
 
   it("documents the policy actions of every operation that acts in an organization", () => {
-    const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities|templates)\./
+    const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities|templates|scimConnections)\./
     const publicOperations = ["invitations.accept", "suiteConnections.callback"]
     const undocumented = operations.filter((operation) =>
       organizationGroups.test(operation.id) && !publicOperations.includes(operation.id) && operation.actions === undefined

@@ -47,7 +47,9 @@ describe("405 Method Not Allowed", () => {
       const documented = new Set(templates.filter((template) => template.pattern.test(url)).flatMap((template) => template.methods))
       if (documented.has("GET")) documented.add("HEAD")
       const expected = order.filter((method) => documented.has(method)).join(", ")
-      const method = order.find((candidate) => candidate !== "HEAD" && !documented.has(candidate))!
+      // A URL every method of the list is documented for (`/scim/v2/x1/Users/.search` is also a User's path) is asked
+      // with OPTIONS, which no path has.
+      const method = order.find((candidate) => candidate !== "HEAD" && !documented.has(candidate)) ?? "OPTIONS"
       const response = await Http.request(server.url, method, url)
       if (response.status !== 405 || response.headers.get("allow") !== expected || response.body?.error !== "method_not_allowed") {
         wrong.push(`${method} ${url}: ${response.status} allow=${response.headers.get("allow")} (expected ${expected})`)

@@ -2,7 +2,9 @@
  * The served OpenAPI document against the server behind it: every request member is bounded in the document, every
  * documented bound is enforced (400 `invalid_request` naming the member), and what the document calls valid is not
  * refused by decoding. A request union (`oneOf`, one member per `authType` or `kind`) is checked member by member.
- * Generic over the document: a new operation is checked without touching this file.
+ * The SCIM protocol's operations are sent as a directory (its token, its connection) and may refuse with a SCIM
+ * error body instead (`scimSemanticChecks`). Generic over the document: a new operation is checked without touching
+ * this file.
  */
 import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -55,6 +57,30 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
     message: "The outbound URL is not allowed: x.example could not be resolved"
   }))
 ]
+
+/**
+ * The SCIM protocol (`/scim/v2/…`, a directory's token) reads its bodies and lists leniently after decoding (RFC 7644
+ * §3.3; ScimProtocol.ts), and what that reading refuses is a SCIM error body, `{schemas: [ScimErrorSchema], status:
+ * "400", scimType, detail}`, not `invalid_request`: it has no member paths, its `detail` names the member. These are
+ * its refusals of what no schema can state, each with why a generic value is one.
+ */
+const scimSemanticChecks: ReadonlyArray<{ readonly operation: RegExp; readonly scimType: string; readonly detail: RegExp }> = [
+  // A filter is a grammar (RFC 7644 §3.4.2.2) over the advertised attributes: a generic string is not one.
+  { operation: /^scim(Users|Groups)\.(list|search)$/, scimType: "invalidFilter", detail: /^The filter is not valid: / },
+  // A person needs an email (the primary of `emails`, else the first, else `userName`): generic values are not emails.
+  { operation: /^scimUsers\.create$/, scimType: "invalidValue", detail: /^A User needs an email/ },
+  // A Group's members are the ids of Users the directory provisioned.
+  { operation: /^scimGroups\.create$/, scimType: "invalidValue", detail: /is not a User of this SCIM connection/ }
+]
+
+const ScimErrorSchema = "urn:ietf:params:scim:api:messages:2.0:Error"
+
+/** A SCIM operation's 400 from its reader (see `scimSemanticChecks`): the SCIM error body, else undefined. */
+const scimRefusal = (operation: Operation, response: Http.RawResponse): { scimType?: string; detail: string } | undefined =>
+  isScim(operation) && response.status === 400 && response.headers.get("content-type")?.startsWith("application/scim+json") &&
+    response.body?.schemas?.[0] === ScimErrorSchema && typeof response.body.detail === "string"
+    ? response.body
+    : undefined
 
 let server: TestServer.RunningServer
 let owner: Awaited<ReturnType<typeof Http.owner>>
@@ -284,6 +310,34 @@ const setAt = (value: unknown, path: Path, replacement: unknown): unknown => {
 
 let apiKey: string | undefined
 let workerToken: string | undefined
+let directory: { readonly connectionId: string; readonly token: string } | undefined
+
+/**
+ * The directory the SCIM protocol's operations act as: a connection and a token of an organization of its own, which
+ * the owner (the instance's operator: theirs is its first organization) puts on the enterprise plan that directory
+ * provisioning needs; the owner's stays on the default plan, as every other operation is checked on it.
+ */
+const scimDirectory = async () => {
+  if (directory === undefined) {
+    const admin = await Http.owner(server.url, "Directory")
+    const plan = await Http.request(server.url, "PATCH", `/v1/admin/organizations/${admin.organization.id}/plan`, {
+      token: owner.token,
+      body: { plan: "enterprise" }
+    })
+    Http.expectStatus("put the directory's organization on the enterprise plan", plan, 200)
+    const created = await Http.request(server.url, "POST", "/v1/scim/connections", { token: admin.token, body: { name: "conformance" } })
+    const connectionId: string = Http.expectStatus("create a SCIM connection", created, 201).connection.id
+    const issued = await Http.request(server.url, "POST", `/v1/scim/connections/${connectionId}/tokens`, {
+      token: admin.token,
+      body: { name: "conformance" }
+    })
+    directory = { connectionId, token: Http.expectStatus("create a SCIM token", issued, 201).token }
+  }
+  return directory
+}
+
+/** A SCIM operation (its token is a connection's): its path's `connectionId` must be the token's connection. */
+const isScim = (operation: Operation) => operation.security.some((requirement) => "scimToken" in requirement)
 
 /** Credentials the operation needs: none when anonymous callers are allowed, else the owner's session or a key. */
 const credentials = async (operation: Operation): Promise<Http.Options> => {
@@ -309,12 +363,18 @@ const credentials = async (operation: Operation): Promise<Http.Options> => {
     }
     return { token: workerToken! }
   }
+  if (isScim(operation)) return { token: (await scimDirectory()).token }
   throw new Error(`${operation.id}: unknown security ${JSON.stringify(schemes)}`)
 }
 
 const send = async (operation: Operation, request: Request) => {
+  const connectionId = isScim(operation) ? (await scimDirectory()).connectionId : undefined
   const path = operation.pathParameters.reduce(
-    (url, parameter) => url.replace(`{${parameter.name}}`, String(validValue(parameter.schema, [parameter.name]))),
+    (url, parameter) =>
+      url.replace(
+        `{${parameter.name}}`,
+        parameter.name === "connectionId" && connectionId !== undefined ? connectionId : String(validValue(parameter.schema, [parameter.name]))
+      ),
     operation.path
   )
   const query = new URLSearchParams(request.query).toString()
@@ -329,6 +389,13 @@ const samePath = (a: Path, b: Path) => JSON.stringify(a) === JSON.stringify(b)
 /** The 400 details of a response that decoding should not have produced (semantic checks aside). */
 const refusals = (operation: Operation, response: Http.RawResponse): Array<{ message: string; path: Path }> => {
   if (response.status !== 400) return []
+  const scim = scimRefusal(operation, response)
+  if (scim !== undefined) {
+    const semantic = scimSemanticChecks.some((check) =>
+      check.operation.test(operation.id) && check.scimType === scim.scimType && check.detail.test(scim.detail)
+    )
+    return semantic ? [] : [{ message: `${scim.scimType ?? "(no scimType)"}: ${scim.detail}`, path: [] }]
+  }
   const details: Array<{ message: string; path: Path }> = response.body?.details ?? [{ message: response.text, path: [] }]
   return details.filter((detail) =>
     // A detail with a `code` is a check of content only the server makes (a config object's source its parser refuses).
@@ -610,6 +677,10 @@ describe("the OpenAPI document and the server agree", () => {
         sent++
         const details: Array<{ path: Path }> = response.body?.details ?? []
         const pointsAt = (path: Path) => samePath(mutation.under ? path.slice(0, mutation.path.length) : path, mutation.path)
+        // A SCIM refusal names the member in its detail (`startIndex must be an integer.`): its last name in the path.
+        const scim = scimRefusal(operation, response)
+        const member = mutation.path.filter((part): part is string => typeof part === "string").at(-1)
+        if (scim !== undefined && member !== undefined && scim.detail.includes(member)) continue
         if (response.status !== 400 || response.body?.error !== "invalid_request" || !details.some((detail) => pointsAt(detail.path))) {
           offenders.push(`${operation.id} ${show(mutation.path)} ${mutation.what}: ${response.status} ${response.text.slice(0, 300)}`)
         }

@@ -42,9 +42,25 @@ let staff: Awaited<ReturnType<typeof Http.staffed>>
 /** The caller: the owner, whose session an example (signing out, creating an organization) may end or move. */
 let token: string
 let workerToken: string
+/** The directory the SCIM protocol's examples are sent as: a connection of the organization and a token of it. */
+let directory: { readonly connectionId: string; readonly token: string }
+
+/**
+ * The same for the SCIM protocol, whose reader refuses with a SCIM error body (`{schemas, status, scimType, detail}`,
+ * without member paths) rather than `invalid_request`.
+ */
+const scimSemantic: ReadonlyArray<{ readonly operation: RegExp; readonly scimType: string; readonly detail: RegExp }> = [
+  // The Users examples deprovision Alan (their delete) before the Groups examples name him as a member again.
+  { operation: /^scimGroups\.(replace|patch)$/, scimType: "invalidValue", detail: /is not a User of this SCIM connection/ }
+]
 
 /** Example ids (and the other example values that name things) → what stands for them on this server. */
 const real = new Map<string, string>()
+/**
+ * For SCIM operations, first: example ids → what the directory's SCIM creates made for them (the directory's Alan is
+ * the User it provisioned, not the member `real` has for him).
+ */
+const provisioned = new Map<string, string>()
 
 beforeAll(async () => {
   // Enterprise, for the desktop policies and SSO; a webhook secret, so a delivery without a signature is a 401.
@@ -63,6 +79,11 @@ beforeAll(async () => {
   }
   const worker = await Http.request(server.url, "POST", "/v1/workers", { token, body: { name: "runtime", destination: "local" } })
   workerToken = Http.expectStatus<{ token: string }>("register a worker", worker, 201).token
+  // Its own connection, not the one the management examples make (and then delete, with their token).
+  const connection = await Http.request(server.url, "POST", "/v1/scim/connections", { token, body: { name: "Examples directory" } })
+  const connectionId: string = Http.expectStatus("create a SCIM connection", connection, 201).connection.id
+  const issued = await Http.request(server.url, "POST", `/v1/scim/connections/${connectionId}/tokens`, { token, body: { name: "examples" } })
+  directory = { connectionId, token: Http.expectStatus("create a SCIM token", issued, 201).token }
 })
 afterAll(() => server.close())
 
@@ -70,37 +91,54 @@ afterAll(() => server.close())
 
 const firstExample = (holder: Json | undefined): unknown => Object.values<Json>(holder?.examples ?? {})[0]?.value
 
-/** `value` with every example id that stands for a real one replaced by it. */
-const substitute = (value: unknown): unknown => {
-  if (typeof value === "string") return real.get(value) ?? value
-  if (Array.isArray(value)) return value.map(substitute)
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]))
+/** `value` with every example id that stands for a real one replaced by it (`scim`: a provisioned one first). */
+const substitute = (value: unknown, scim = false): unknown => {
+  if (typeof value === "string") return (scim ? provisioned.get(value) : undefined) ?? real.get(value) ?? value
+  if (Array.isArray(value)) return value.map((item) => substitute(item, scim))
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, scim)]))
   return value
 }
 
-/** The owner's session, the runtime's token for worker operations, nothing where credentials are optional. */
+/** A SCIM protocol operation: a directory's, with a token of the connection its path names. */
+const isScim = (operation: Operation) => (operation.operation.security ?? []).some((scheme: Json) => "scimToken" in scheme)
+
+/** The owner's session, the runtime's token for worker operations, the directory's for SCIM, nothing where optional. */
 const credentials = (operation: Operation): Http.Options => {
   const schemes: Array<Json> = operation.operation.security ?? []
   if (schemes.length === 0 || schemes.some((scheme) => Object.keys(scheme).length === 0)) return {}
   if (schemes.some((scheme) => "workerToken" in scheme)) return { token: workerToken }
+  if (isScim(operation)) return { token: directory.token }
   return { token }
 }
 
-/** The operation's documented example request, sent as the owner (or the runtime, for worker operations). */
+/** The operation's documented example request, sent as the owner (or the runtime, or the directory). */
 const send = async (operation: Operation): Promise<Sent> => {
   const parameters: Array<Json> = operation.operation.parameters ?? []
+  // The example connection of a SCIM path stands for the directory's (the management examples' one is deleted).
+  const scim = isScim(operation)
+  const value = (p: Json) => (scim && p.name === "connectionId" ? directory.connectionId : substitute(firstExample(p), scim))
   const path = parameters.filter((p) => p.in === "path").reduce(
-    (url, p) => url.replace(`{${p.name}}`, encodeURIComponent(String(substitute(firstExample(p))))),
+    (url, p) => url.replace(`{${p.name}}`, encodeURIComponent(String(value(p)))),
     operation.path
   )
   const query = new URLSearchParams(
     parameters.filter((p) => p.in === "query" && firstExample(p) !== undefined).map((p) => [p.name, String(substitute(firstExample(p)))])
   ).toString()
   const body = firstExample(operation.operation.requestBody?.content?.["application/json"])
+  // A form (the SAML ACS, posted by the IdP's auto-submitting page) travels form-encoded.
+  const form = firstExample(operation.operation.requestBody?.content?.["application/x-www-form-urlencoded"]) as Record<string, string> | undefined
   const response = await Http.request(server.url, operation.method, query === "" ? path : `${path}?${query}`, {
     ...credentials(operation),
-    ...(body === undefined ? {} : { body: substitute(body) })
+    ...(body === undefined ? {} : { body: substitute(body, scim) }),
+    ...(form === undefined
+      ? {}
+      : { rawBody: new URLSearchParams(substitute(form) as Record<string, string>).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } })
   })
+  // A SCIM create's answer: its id stands for the example's in the SCIM operations sent after it (in document order).
+  const shown = firstExample(operation.operation.responses?.["201"]?.content?.["application/scim+json"]) as Json | undefined
+  if (scim && response.status === 201 && typeof shown?.id === "string" && typeof response.body?.id === "string") {
+    provisioned.set(shown.id, response.body.id)
+  }
   return { operation, path, response }
 }
 
@@ -127,6 +165,13 @@ const restoreCaller = async () => {
 const refusal = ({ operation, response }: Sent): string | undefined => {
   if (response.status >= 500) return `${response.status} ${response.text.slice(0, 300)}`
   if (response.status !== 400) return undefined
+  if (isScim(operation) && response.headers.get("content-type")?.startsWith("application/scim+json")) {
+    const { detail, scimType } = response.body ?? {}
+    const semantic = scimSemantic.some((check) =>
+      check.operation.test(operation.id) && check.scimType === scimType && typeof detail === "string" && check.detail.test(detail)
+    )
+    return semantic ? undefined : `400 ${response.text.slice(0, 300)}`
+  }
   const details: Array<Json> = response.body?.details ?? [{ message: response.text, path: [] }]
   const refused = details.filter((detail) =>
     !("code" in detail) &&
@@ -139,8 +184,11 @@ const pointerGet = (value: unknown, pointer: string): unknown =>
   pointer.split("/").slice(1).map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"))
     .reduce<unknown>((node, token) => (node as Json | undefined)?.[token], value)
 
-const createsOf = () =>
-  operations.filter(({ operation }) => operation.responses?.["201"]?.content?.["application/json"] !== undefined)
+/** What a create answers: JSON, or a SCIM resource (`application/scim+json`). */
+const createdMedia = (operation: Json): Json | undefined =>
+  operation.responses?.["201"]?.content?.["application/json"] ?? operation.responses?.["201"]?.content?.["application/scim+json"]
+
+const createsOf = () => operations.filter(({ operation }) => createdMedia(operation) !== undefined)
 
 // --- The checks ---------------------------------------------------------------------------------------------------
 
@@ -188,7 +236,7 @@ describe("the documented examples", () => {
         followed.push(...(await follow(sent)))
         await restoreCaller()
         // The example ids the documented answer shows stand for the ones this answer gives.
-        const media = operation.operation.responses["201"].content["application/json"]
+        const media = createdMedia(operation.operation)!
         for (const { pointer } of OpenApiLinks.createdIds(document, media.schema)) {
           const shown = pointerGet(firstExample(media), pointer)
           const given = pointerGet(sent.response.body, pointer)
@@ -200,7 +248,9 @@ describe("the documented examples", () => {
     }
     results.push(...attempts.values())
     // What the examples make: most of the API's resources, on a server without the third parties.
-    expect([...created.keys()]).toEqual(expect.arrayContaining(["teams.create", "plugins.create", "configObjects.create", "workers.register"]))
+    expect([...created.keys()]).toEqual(
+      expect.arrayContaining(["teams.create", "plugins.create", "configObjects.create", "workers.register", "scimUsers.create", "scimGroups.create"])
+    )
     // Found: not a 404 (nor a refused id). Operations that go on to a third party may answer that it is not there
     // (`codehost_not_configured`), having found the resource.
     const lost = followed.filter(({ status }) => status === 404 || status === 400 || status >= 500)
@@ -220,5 +270,9 @@ describe("the documented examples", () => {
     })
     expect(offenders).toEqual([])
     expect(results.length).toBe(operations.length)
+    // The directory's token opens every SCIM operation: its examples were read, not turned away at the door.
+    const scim = results.filter((sent) => isScim(sent.operation))
+    expect(scim.length).toBeGreaterThan(10)
+    expect(scim.filter(({ response }) => response.status === 401 || response.status === 403).map(({ path }) => path)).toEqual([])
   })
 })

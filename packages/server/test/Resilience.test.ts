@@ -61,6 +61,33 @@ describe("when the database is down", () => {
   })
 })
 
+describe("a directory's SCIM write when the database is down", () => {
+  it("answers a SCIM 503 with Retry-After, which Okta and Entra retry; back up, the retry succeeds", async () => {
+    const { proxy, server } = await serverBehindProxy(
+      { connectTimeout: "1 second", statementTimeout: "1 second" },
+      { defaultPlan: "enterprise" }
+    )
+    const owner = await Http.owner(server.url)
+    const directory = await Http.scimDirectory(server.url, owner.token)
+    const create = () =>
+      Http.request(server.url, "POST", `${directory.base}/Users`, {
+        token: directory.token,
+        headers: { "content-type": "application/scim+json" },
+        body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "pat@corp.example" }
+      })
+
+    await proxy.down()
+    const refused = await create()
+    expect(refused.status, refused.text).toBe(503)
+    expect(refused.headers.get("content-type")).toContain("application/scim+json")
+    expect(refused.headers.get("retry-after")).toBe("5")
+    expect(refused.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: "503" })
+
+    await proxy.up()
+    expect((await create()).status).toBe(201)
+  })
+})
+
 describe("when the database hangs", () => {
   it("a request answers 503 once the database timeouts expire instead of hanging, and /ready answers 503", async () => {
     const { proxy, server } = await serverBehindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" })

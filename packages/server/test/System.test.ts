@@ -28,7 +28,9 @@ describe("system", () => {
     expect(response.status).toBe(200)
     expect(response.body.openapi).toBe("3.1.0")
     expect(response.body.info.version).toBe("dev")
-    expect(Object.keys(response.body.components.securitySchemes).sort()).toEqual(["apiKey", "bearer", "workerToken"])
+    // Sessions, API keys, the worker runtime's token, and the SCIM token a directory sends.
+    expect(Object.keys(response.body.components.securitySchemes).sort()).toEqual(["apiKey", "bearer", "scimToken", "workerToken"])
+    expect(response.body.components.securitySchemes.scimToken).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "scim-token" })
     expect(JSON.stringify(response.body)).not.toContain("HttpApiDecodeError")
   })
 

@@ -1,9 +1,9 @@
 import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-let server: TestServer.RunningServer
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 beforeAll(async () => {
-  server = await TestServer.start()
+  server = await TestServer.startSharingDatabase()
 })
 afterAll(() => server.close())
 
@@ -149,10 +149,72 @@ describe("teams", () => {
     const team = (await post("/v1/teams", { token: org.owner.token, body: { name: "Valid" } })).body.team
     const empty = await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: {} })
     expect(empty.status).toBe(400)
-    expect(empty.body.details[0].message).toBe("give name, memberIds or both")
+    expect(empty.body.details[0].message).toBe("give name, memberIds, externalKey or several")
     const noneToAdd = await post(`/v1/teams/${team.id}/members`, { token: org.owner.token, body: { memberIds: [] } })
     expect(noneToAdd.status).toBe(400)
     const longName = await post("/v1/teams", { token: org.owner.token, body: { name: "x".repeat(256) } })
     expect(longName.status).toBe(400)
+  })
+})
+
+describe("external keys and directory-managed teams", () => {
+  it("sets an external key on create and update, unique in the organization: 409 team_external_key_taken", async () => {
+    const org = await Http.staffed(server.url)
+    const other = await Http.owner(server.url, "Other")
+    const created = await post("/v1/teams", { token: org.owner.token, body: { name: "Keyed", externalKey: "grp-1" } })
+    expect(created.status).toBe(201)
+    expect(created.body.team).toMatchObject({ externalKey: "grp-1", scimConnectionId: null })
+    const taken = await post("/v1/teams", { token: org.owner.token, body: { name: "Keyed 2", externalKey: "grp-1" } })
+    expect(taken.status).toBe(409)
+    expect(taken.body.error).toBe("team_external_key_taken")
+    // Another organization may use the same key.
+    expect((await post("/v1/teams", { token: other.token, body: { name: "Keyed", externalKey: "grp-1" } })).status).toBe(201)
+
+    const second = await post("/v1/teams", { token: org.owner.token, body: { name: "Second" } })
+    expect(second.body.team.externalKey).toBeNull()
+    const clash = await patch(`/v1/teams/${second.body.team.id}`, { token: org.owner.token, body: { externalKey: "grp-1" } })
+    expect(clash.status).toBe(409)
+    expect(clash.body.error).toBe("team_external_key_taken")
+    const set = await patch(`/v1/teams/${second.body.team.id}`, { token: org.owner.token, body: { externalKey: "grp-2" } })
+    expect(set.status).toBe(200)
+    expect(set.body.team.externalKey).toBe("grp-2")
+    const cleared = await patch(`/v1/teams/${created.body.team.id}`, { token: org.owner.token, body: { externalKey: null } })
+    expect(cleared.body.team.externalKey).toBeNull()
+  })
+
+  it("refuses rename, member changes and delete of a team the directory manages: 409 team_managed_by_directory", async () => {
+    const org = await Http.staffed(server.url)
+    const team = (await post("/v1/teams", { token: org.owner.token, body: { name: "Directory", memberIds: [org.member.membership.id] } })).body.team
+    // No SCIM endpoint on this branch: the test database is written ONLY as the trigger (a connection that manages
+    // the team, as the directory's group sync would set it); every outcome is asserted through HTTP.
+    const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+    const connectionId = `scc_01${Array.from({ length: 24 }, () => alphabet[Math.floor(Math.random() * 32)]).join("")}`
+    await server.sql((sql) =>
+      sql`INSERT INTO scim_connections (id, organization_id, name, group_mapping_mode, default_role, created_at, updated_at)
+          VALUES (${connectionId}, ${org.organizationId}, ${`Directory ${connectionId}`}, 'create_teams', 'member', now(), now())`
+    )
+    await server.sql((sql) =>
+      sql`UPDATE teams SET scim_connection_id = ${connectionId} WHERE organization_id = ${org.organizationId} AND id = ${team.id}`
+    )
+    const read = await get(`/v1/teams/${team.id}`, { token: org.member.token })
+    expect(read.body.team.scimConnectionId).toBe(connectionId)
+
+    const refusals = [
+      await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: { name: "Renamed" } }),
+      await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: { memberIds: [] } }),
+      await post(`/v1/teams/${team.id}/members`, { token: org.owner.token, body: { memberIds: [org.admin.membership.id] } }),
+      await del(`/v1/teams/${team.id}/members/${org.member.membership.id}`, { token: org.owner.token }),
+      await del(`/v1/teams/${team.id}`, { token: org.owner.token })
+    ]
+    expect(refusals.map((r) => [r.status, r.body.error])).toEqual(Array(5).fill([409, "team_managed_by_directory"]))
+    const after = await get(`/v1/teams/${team.id}`, { token: org.member.token })
+    expect(after.body.team).toMatchObject({ name: "Directory", memberIds: [org.member.membership.id] })
+    // The external key stays editable: it is what links a team to a group.
+    expect((await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: { externalKey: "grp-dir" } })).status).toBe(200)
+
+    // Released (the connection deleted: the foreign key sets it null), it is an ordinary team again.
+    await server.sql((sql) => sql`DELETE FROM scim_connections WHERE organization_id = ${org.organizationId} AND id = ${connectionId}`)
+    expect((await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: { name: "Renamed" } })).status).toBe(200)
+    expect((await del(`/v1/teams/${team.id}`, { token: org.owner.token })).status).toBe(204)
   })
 })

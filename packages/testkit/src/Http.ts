@@ -3,7 +3,15 @@
  * The helpers that set things up answer with the API's wire types, so a test that misreads a response fails to
  * compile rather than at run time.
  */
-import type { AcceptedInvitation, AuthResult, CreatedInvitation, OrganizationWithMembership } from "@orgplane/schema"
+import type {
+  AcceptedInvitation,
+  AuthResult,
+  CreatedInvitation,
+  CreatedScimToken,
+  CreateScimConnectionRequest,
+  OrganizationWithMembership,
+  ScimConnectionResponse
+} from "@orgplane/schema"
 
 export interface RawResponse<Body = any> {
   readonly status: number
@@ -112,4 +120,29 @@ export const staffed = async (baseUrl: string, organizationName = "Acme") => {
   const admin = await join(baseUrl, ownerUser.token, "admin", "Admin")
   const member = await join(baseUrl, ownerUser.token, "member", "Member")
   return { organizationId: ownerUser.organization.id, owner: ownerUser, admin, member }
+}
+
+/**
+ * A SCIM connection of the caller's active organization (enterprise plan; an owner's or admin's token) and a token of
+ * it, made through the management API: what a directory needs, its `base` path and `token`.
+ */
+export const scimDirectory = async (
+  baseUrl: string,
+  adminToken: string,
+  settings: Partial<typeof CreateScimConnectionRequest.Encoded> = {}
+) => {
+  const { connection } = await expecting<typeof ScimConnectionResponse.Encoded>(
+    "create SCIM connection",
+    201,
+    request(baseUrl, "POST", "/v1/scim/connections", {
+      token: adminToken,
+      body: { name: `Directory ${Math.random().toString(36).slice(2, 10)}`, ...settings }
+    })
+  )
+  const issued = await expecting<typeof CreatedScimToken.Encoded>(
+    "create SCIM token",
+    201,
+    request(baseUrl, "POST", `/v1/scim/connections/${connection.id}/tokens`, { token: adminToken, body: { name: "directory" } })
+  )
+  return { connection, token: issued.token, tokenId: issued.scimToken.id, base: `/scim/v2/${connection.id}` }
 }

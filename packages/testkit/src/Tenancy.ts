@@ -46,11 +46,14 @@ export const CrossOrganizationKeys: Readonly<Record<string, string>> = {
   "invitations.token_hash": "the invitation's secret link: whoever holds it learns the organization from the row",
   "workspace_claims.token_hash": "a claim link's secret: whoever holds it learns the workspace from the row",
   "worker_tokens.token_hash": "a worker's secret token: the worker's organization comes from the row",
+  "scim_tokens.token_hash": "a directory's SCIM token: the connection and its organization come from the row",
   "memberships.user_id": "a person's own memberships, in every organization (sign-in picks one, a session its active one)",
   "sso_connection_domains.domain":
     "home-realm discovery: an email's domain finds the one active connection serving it (a partial unique index), in whatever organization",
   "sso_domains.domain": "SSO enforcement at password sign-in: an email's domain finds the organization that verified it (one at most)",
-  "sso_intents.exchange_code_hash": "an SSO sign-in's one-time code: whoever holds it learns the organization from the row"
+  "sso_intents.exchange_code_hash": "an SSO sign-in's one-time code: whoever holds it learns the organization from the row",
+  "sso_connections.id":
+    "the public SAML routes (ACS, SP metadata) name a connection by its id alone, as the IdP knows it; its organization comes from the row"
 }
 
 /**

@@ -39,7 +39,8 @@ export const list = Commands.list("list", {
     ["name", (member) => member.name ?? "-"],
     ["email", (member) => member.email ?? "-"],
     ["role", (member) => member.role],
-    ["removed", (member) => Output.date(member.removedAt)]
+    ["removed", (member) => Output.date(member.removedAt)],
+    ["suspended", (member) => Output.date(member.suspendedAt)]
   ]
 })
 

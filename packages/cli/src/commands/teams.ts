@@ -37,9 +37,16 @@ export const create = Commands.endpoint("create", {
       placeholder: "<memberId>",
       description: "A member (om_…) to put in the team.",
       schema: DistinctMemberIds
-    })
+    }),
+    externalKey: Inputs.optional(Inputs.text("external-key", {
+      description: "The organization's own key for the team (unique), e.g. its directory group's id.",
+      schema: CreateTeamRequest.fields.externalKey.from
+    }))
   },
-  call: (client, { members, name }) => client.teams.create({ payload: { name, ...(members.length > 0 ? { memberIds: members } : {}) } }),
+  call: (client, { externalKey, members, name }) =>
+    client.teams.create({
+      payload: { name, ...(members.length > 0 ? { memberIds: members } : {}), ...Inputs.ifSome("externalKey", externalKey) }
+    }),
   output: TeamResponse,
   human: ({ team }) => `Created team ${team.name} (${team.id}) with ${count(team)}.`
 })

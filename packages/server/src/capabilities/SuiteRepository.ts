@@ -155,6 +155,17 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
           WHERE organization_id = ${key.organizationId} AND suite = ${key.suite} AND membership_id = ${key.membershipId}
           RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /**
+     * Forgets every suite (mail, calendar) credential and authorization of the member in the organization: the
+     * directory (SCIM) deactivated or deleted them. Runs in the caller's transaction; the scim area calls it
+     * (identity may not import capabilities/).
+     */
+    const forgetMember = (organizationId: OrganizationId, membershipId: MembershipId) =>
+      Effect.all([
+        sql`DELETE FROM suite_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}`,
+        sql`DELETE FROM suite_authorizations WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}`
+      ], { discard: true })
+
     /** Forgets a member's authorizations of a suite that expired: nothing can complete them any more. */
     const deleteExpiredAuthorizations = (key: CredentialKey, at: Date) =>
       sql`DELETE FROM suite_authorizations
@@ -193,6 +204,7 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
       compareAndSet,
       markReconnectRequired,
       dropCredential,
+      forgetMember,
       deleteExpiredAuthorizations,
       insertAuthorization,
       findAuthorization,

@@ -24,6 +24,7 @@ import { Memberships } from "./Memberships.js"
 import { toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
+import { admission, assuranceOrNone, SsoEnforcement, ssoRequired } from "./SsoEnforcement.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
 
 export const SESSION_TOKEN_PREFIX = "ops"
@@ -40,6 +41,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     const organizations = yield* OrganizationsRepository
     const memberships = yield* Memberships
     const limiter = yield* RateLimiter
+    const enforcement = yield* SsoEnforcement
 
     /** Issues a session for the user; the plaintext token exists only in the return value. */
     const startSession = (
@@ -69,6 +71,10 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) {
           return yield* new Forbidden({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
         }
+        // A password account for an enforcing organization's domain could never sign in with it, and would be
+        // the account that domain's SSO later links to: such people get their account from SSO (JIT).
+        const enforced = yield* orUnavailable(enforcement.forEmail(input.email))
+        if (Option.isSome(enforced)) return yield* ssoRequired(enforced.value.connectionId, input.email)
         const passwordHash = yield* crypto.hashPassword(input.password)
         return yield* transaction(
           Effect.gen(function*() {
@@ -78,11 +84,25 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         )
       })
 
+    /**
+     * Password sign-in. For an email of a domain whose organization requires SSO: 403 `sso_required` whatever the
+     * password (the answer depends on the domain alone), except the owners' break-glass while the policy keeps it:
+     * an owner's right password gives a session acting in that organization.
+     */
     const signIn = (input: { readonly email: string; readonly password: string }) =>
       Effect.gen(function*() {
+        const enforced = Option.getOrUndefined(yield* orUnavailable(enforcement.forEmail(input.email)))
+        if (enforced !== undefined && !enforced.ownersPasswordFallback) return yield* ssoRequired(enforced.connectionId, input.email)
         const found = yield* orUnavailable(users.findByEmail(input.email))
         const stored = Option.getOrUndefined(Option.map(found, (row) => row.passwordHash))
         const ok = yield* crypto.verifyPassword(input.password, stored)
+        if (enforced !== undefined) {
+          const owner = ok && Option.isSome(found) &&
+            Option.exists(yield* orUnavailable(memberships.findActive(enforced.organizationId, { userId: found.value.id })), (row) => row.role === "owner")
+          if (!owner || Option.isNone(found)) return yield* ssoRequired(enforced.connectionId, input.email)
+          const session = yield* orUnavailable(startSession(found.value.id, enforced.organizationId))
+          return { user: toUser(found.value), session }
+        }
         if (!ok || Option.isNone(found)) return yield* new Unauthorized()
         return yield* orUnavailable(Effect.gen(function*() {
           const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
@@ -103,6 +123,10 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
           if (Option.isNone(member)) return yield* new OrganizationNotFound()
           const organization = yield* organizations.find(organizationId)
           if (Option.isNone(organization)) return yield* new OrganizationNotFound()
+          // Its SSO enforcement first: the switch would only lead to refusals.
+          const assurance = assuranceOrNone(yield* enforcement.forSession({ sessionId, organizationId }))
+          const refused = admission(organization.value, member.value.role, assurance)
+          if (Option.isSome(refused)) return yield* refused.value
           yield* memberships.activate(sessionId, organizationId)
           return { user: actor.user, organization: organization.value, membership: toMembership(member.value) }
         })
@@ -158,5 +182,12 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       listOrganizations
     } as const
   }),
-  dependencies: [UsersRepository.Default, SessionsRepository.Default, OrganizationsRepository.Default, Memberships.Default, RateLimiter.Default]
+  dependencies: [
+    UsersRepository.Default,
+    SessionsRepository.Default,
+    OrganizationsRepository.Default,
+    Memberships.Default,
+    RateLimiter.Default,
+    SsoEnforcement.Default
+  ]
 }) {}

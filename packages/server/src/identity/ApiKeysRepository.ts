@@ -48,7 +48,7 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
 
     /**
      * Authentication in one statement: the unexpired key with this hash, with the membership it acts as (while
-     * its member is still in the organization) and the organization.
+     * its member is still in the organization and not suspended) and the organization.
      */
     const resolve = findOne({
       Request: Schema.Struct({ keyHash: Schema.String, at: DateColumn }),
@@ -57,7 +57,7 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
         sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, ${callerColumns(sql)}
             FROM api_keys k
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
-                               AND m.removed_at IS NULL AND m.user_id IS NOT NULL
+                               AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL
             JOIN users u ON u.id = m.user_id
             JOIN organizations o ON o.id = k.organization_id
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`

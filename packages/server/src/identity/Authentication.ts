@@ -1,6 +1,7 @@
 /**
  * The authentication middlewares: a session token or an API key becomes the `Actor` behind it (`Authentication`,
- * `OptionalAuthentication`) or the `MemberContext` of the organization it acts in (`MemberAuthentication`). Each
+ * `OptionalAuthentication`) or the `MemberContext` of the organization it acts in (`MemberAuthentication`, which
+ * also applies that organization's SSO enforcement to sessions: `SsoEnforcement.ts`). Each
  * request costs one statement, which resolves the credential with its person, membership and organization; the
  * API key's `lastUsedAt` is written off the request path.
  */
@@ -25,6 +26,7 @@ import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
+import { admission, type SessionAssurance } from "./SsoEnforcement.js"
 
 /**
  * Refusals share one value: an API-key request first fails the bearer scheme (the platform tries it first), and a
@@ -70,7 +72,8 @@ const make = Effect.gen(function*() {
       if (value === "") return yield* unauthorized
       const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at: yield* now }))
       if (Option.isNone(found)) return yield* unauthorized
-      return { ...toCaller(found.value), credential: { _tag: "Session", sessionId: found.value.sessionId } } satisfies Actor
+      const actor = { ...toCaller(found.value), credential: { _tag: "Session", sessionId: found.value.sessionId } } satisfies Actor
+      return { actor, assurance: found.value as SessionAssurance }
     })
 
   const apiKey = (key: Redacted.Redacted) =>
@@ -98,10 +101,19 @@ const make = Effect.gen(function*() {
         ? Effect.fail(new OrganizationNotFound())
         : Effect.succeed({ ...resolved, _tag: "Member", organization: resolved.organization, membership: resolved.membership }))
 
+  /** A session as a member, if the organization it acts in admits it (SSO enforcement, `SsoEnforcement.ts`). */
+  const admittedMember = (token: Redacted.Redacted) =>
+    Effect.flatMap(bearer(token), ({ actor, assurance }) =>
+      Effect.flatMap(asMember(Effect.succeed(actor)), (member) =>
+        Option.match(admission(member.organization, member.membership.role, assurance), {
+          onNone: () => Effect.succeed(member),
+          onSome: Effect.fail
+        })))
+
   return {
-    actor: { bearer: (token: Redacted.Redacted) => rememberFailure(bearer(token)), apiKey },
+    actor: { bearer: (token: Redacted.Redacted) => rememberFailure(Effect.map(bearer(token), ({ actor }) => actor)), apiKey },
     member: {
-      bearer: (token: Redacted.Redacted) => rememberFailure(asMember(bearer(token))),
+      bearer: (token: Redacted.Redacted) => rememberFailure(admittedMember(token)),
       apiKey: (key: Redacted.Redacted) => asMember(apiKey(key))
     }
   }

@@ -68,6 +68,33 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
     const remove = (organizationId: OrganizationId, id: MembershipId) =>
       Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt }))
 
+    /**
+     * The directory (SCIM) deactivated the member: `suspended_at` set (the member stays, is not admitted and is no
+     * seat), the person's sessions acting in the organization revoked, the member's API keys of the organization
+     * deleted. Runs inside the caller's transaction, after the caller took the lock (`lock`). The member's delegated
+     * credentials belong to other areas: the caller also calls mcp's and capabilities' `forgetMember`.
+     * False when there is no such active membership.
+     */
+    const suspend = (organizationId: OrganizationId, id: MembershipId) =>
+      Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at }))
+
+    /** The directory reactivated the member: `suspended_at` cleared. False when there is no such active membership. */
+    const restore = (organizationId: OrganizationId, id: MembershipId) =>
+      Effect.flatMap(now, (at) => memberships.restore({ organizationId, id, at }))
+
+    /**
+     * The directory deleted the member: suspended as `suspend` does, then removed as `remove` does, `suspended_at`
+     * kept so neither SSO JIT nor an invitation brings the person back (`isDeprovisioned`). The person (the users
+     * row) is never deleted. False when there is no such active membership.
+     */
+    const removeByDirectory = (organizationId: OrganizationId, id: MembershipId) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        if (!(yield* memberships.suspend({ organizationId, id, at }))) return false
+        yield* memberships.remove({ organizationId, id, removedAt: at })
+        return true
+      })
+
     /** Makes the organization the one the session acts in. */
     const activate = (sessionId: SessionId, organizationId: OrganizationId) =>
       sessions.setActiveOrganization({ id: sessionId, organizationId })
@@ -79,6 +106,11 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       lockForChange,
       changeRole,
       remove,
+      suspend,
+      restore,
+      removeByDirectory,
+      /** Whether the person's latest membership of the organization has `suspended_at` set (the directory's doing). */
+      isDeprovisioned: memberships.isDeprovisioned,
       activate,
       find: memberships.find,
       findActive: memberships.findActive,

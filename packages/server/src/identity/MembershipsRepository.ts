@@ -28,7 +28,9 @@ export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
   role: Role,
   createdAt: DateColumn,
   updatedAt: DateColumn,
-  removedAt: Schema.NullOr(DateColumn)
+  removedAt: Schema.NullOr(DateColumn),
+  /** The directory (SCIM) deactivated the member: kept, not admitted; also set when the directory removed them. */
+  suspendedAt: Schema.NullOr(DateColumn)
 }) {}
 
 /** The API's membership from a member or a row (decoded, so valid: the class does not check it again). */
@@ -153,13 +155,13 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     /** A member's columns: the membership `m` with its person `u`. */
-    const member = sql`m.id, m.organization_id, m.user_id, u.name, u.email, m.role, m.created_at, m.removed_at`
+    const member = sql`m.id, m.organization_id, m.user_id, u.name, u.email, m.role, m.created_at, m.removed_at, m.suspended_at`
     const members = sql`memberships m LEFT JOIN users u ON u.id = m.user_id`
     const select = sql`SELECT ${member} FROM ${members}`
 
     const insertRow = execute({ Request: MembershipRow.insert, execute: (row) => sql`INSERT INTO memberships ${sql.insert(row)}` })
-    const insert = (row: Omit<typeof MembershipRow.insert.Type, "updatedAt" | "removedAt">) =>
-      Effect.as(insertRow({ ...row, updatedAt: row.createdAt, removedAt: null }), toMembership(row))
+    const insert = (row: Omit<typeof MembershipRow.insert.Type, "updatedAt" | "removedAt" | "suspendedAt">) =>
+      Effect.as(insertRow({ ...row, updatedAt: row.createdAt, removedAt: null, suspendedAt: null }), toMembership(row))
 
     /** The member with this id in the organization, removed or not. */
     const find = findOne({
@@ -247,10 +249,11 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         Effect.map((rows) => rows[0]?.removed === true)
       )
 
-    /** The organization of the user's oldest active membership: where a new session starts. */
+    /** The organization of the user's oldest active (and not suspended) membership: where a new session starts. */
     const oldestOrganizationOf = (userId: UserId) =>
       sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM memberships
-                                              WHERE user_id = ${userId} AND removed_at IS NULL ORDER BY id LIMIT 1`.pipe(
+                                              WHERE user_id = ${userId} AND removed_at IS NULL AND suspended_at IS NULL
+                                              ORDER BY id LIMIT 1`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
       )
 
@@ -290,7 +293,46 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         ], { discard: true })
     })
 
+    /**
+     * Suspends the active membership (the directory deactivated it): `suspended_at` set, the person's sessions acting
+     * in the organization revoked (sessions are a person's, not the organization's: the statement names the
+     * organization through `active_organization_id` and the membership), and the API keys the member created in the
+     * organization deleted. False when there is no such active membership.
+     */
+    const suspend = (input: typeof Scoped.Type & { readonly at: Date }) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ userId: UserId | null }>`
+          UPDATE memberships SET suspended_at = COALESCE(suspended_at, ${input.at}), updated_at = ${input.at}
+          WHERE organization_id = ${input.organizationId} AND id = ${input.id} AND removed_at IS NULL
+          RETURNING user_id`
+        const userId = rows[0]?.userId
+        if (rows.length === 0) return false
+        if (userId !== null && userId !== undefined) {
+          yield* sql`UPDATE sessions SET revoked_at = ${input.at}
+                     WHERE user_id = ${userId} AND active_organization_id = ${input.organizationId} AND revoked_at IS NULL`
+        }
+        yield* sql`DELETE FROM api_keys WHERE organization_id = ${input.organizationId} AND membership_id = ${input.id}`
+        return true
+      })
+
+    /** Lifts the suspension of the active membership; false when there is no such active membership. */
+    const restore = (input: typeof Scoped.Type & { readonly at: Date }) =>
+      sql`UPDATE memberships SET suspended_at = NULL, updated_at = ${input.at}
+          WHERE organization_id = ${input.organizationId} AND id = ${input.id} AND removed_at IS NULL
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** Whether the person's latest membership of the organization (removed or not) is suspended. */
+    const isDeprovisioned = (organizationId: OrganizationId, userId: UserId) =>
+      sql<{ suspended: boolean }>`SELECT suspended_at IS NOT NULL AS suspended FROM memberships
+                                  WHERE organization_id = ${organizationId} AND user_id = ${userId}
+                                  ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
+        Effect.map((rows) => rows[0]?.suspended === true)
+      )
+
     return {
+      suspend,
+      restore,
+      isDeprovisioned,
       insert,
       find,
       findActive,

@@ -4,6 +4,7 @@ import { OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/sc
 import { Effect, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
+import { assuranceColumns, SessionAssurance } from "./SsoEnforcement.js"
 
 export class SessionRow extends Model.Class<SessionRow>("SessionRow")({
   id: Model.GeneratedByApp(SessionId),
@@ -18,7 +19,7 @@ export class SessionRow extends Model.Class<SessionRow>("SessionRow")({
   authenticatedOrganizationId: Schema.NullOr(OrganizationId)
 }) {}
 
-const ResolvedSession = Schema.Struct({ sessionId: SessionId, ...CallerColumns.fields })
+const ResolvedSession = Schema.Struct({ sessionId: SessionId, ...CallerColumns.fields, ...SessionAssurance.fields })
 
 export class SessionsRepository extends Effect.Service<SessionsRepository>()("@orgplane/server/identity/SessionsRepository", {
   effect: Effect.gen(function*() {
@@ -42,22 +43,23 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
     /**
      * Authentication in one statement: the live session with this token hash, its person, and the membership the
      * request acts in with its organization: the session's active organization while the person belongs to it,
-     * else their oldest membership.
+     * else their oldest membership (a suspended membership counts as none); and what SSO enforcement reads of the session and that organization's policy.
      */
     const resolve = findOne({
       Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
       Result: ResolvedSession,
       execute: ({ at, tokenHash }) =>
-        sql`SELECT s.id AS session_id, ${callerColumns(sql)}
+        sql`SELECT s.id AS session_id, ${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}
             FROM sessions s
             JOIN users u ON u.id = s.user_id
             LEFT JOIN LATERAL (
               SELECT * FROM memberships
-              WHERE user_id = s.user_id AND removed_at IS NULL
+              WHERE user_id = s.user_id AND removed_at IS NULL AND suspended_at IS NULL
               ORDER BY (organization_id IS NOT DISTINCT FROM s.active_organization_id) DESC, id
               LIMIT 1
             ) m ON true
             LEFT JOIN organizations o ON o.id = m.organization_id
+            LEFT JOIN sso_policies p ON p.organization_id = m.organization_id
             WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > ${at}`
     })
 

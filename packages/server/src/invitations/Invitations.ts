@@ -32,6 +32,11 @@ export const INVITE_TOKEN_PREFIX = "opi"
 export const INVITATION_TTL = Duration.days(7)
 
 const invitationNotFound = (message = "Invitation not found.") => new NotFound({ error: "invitation_not_found", message })
+const memberDeprovisioned = () =>
+  new Conflict({
+    error: "member_deprovisioned",
+    message: "The organization's directory deactivated this person: only the directory can bring them back."
+  })
 const memberExists = () => new Conflict({ error: "member_exists", message: "This person is already a member of the organization." })
 
 /** Who accepts an invitation: the signed-in person, or a new account made from `signUp`. */
@@ -157,6 +162,7 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
               if (Option.isSome(yield* memberships.findActive(invitation.organizationId, { userId: user.id }))) {
                 return yield* memberExists()
               }
+              if (yield* memberships.isDeprovisioned(invitation.organizationId, user.id)) return yield* memberDeprovisioned()
             } else {
               user = yield* accounts.createUser({ email: invitation.email, name: joiner.name, passwordHash: joiner.passwordHash }, at)
             }

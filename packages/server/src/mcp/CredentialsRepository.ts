@@ -185,6 +185,18 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
           RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
 
     /**
+     * Forgets every credential of the member in the organization (their own credentials of per_member connections
+     * and the authorizations they started for one): the directory (SCIM) deactivated or deleted them. Runs in the caller's
+     * transaction; the scim area calls it (identity may not import mcp/).
+     */
+    const forgetMember = (organizationId: OrganizationId, membershipId: MembershipId) =>
+      Effect.all([
+        sql`DELETE FROM mcp_member_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}`,
+        sql`DELETE FROM mcp_oauth_authorizations
+            WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} AND target = 'member'`
+      ], { discard: true })
+
+    /**
      * Records the OAuth client and the authorization server's metadata (its issuer included) a connection uses from
      * now on. `oauth_issuer` stays what an admin chose: a discovered issuer must not outlive a change of URL.
      */
@@ -248,6 +260,7 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
       dropShared,
       dropMember,
       dropAllMembers,
+      forgetMember,
       setClient,
       insertAuthorization,
       lockAuthorization,

@@ -21,6 +21,10 @@ import ssoConnections from "./0018_sso_connections.js"
 import llmProviders from "./0019_llm_providers.js"
 import templates from "./0020_templates.js"
 import workerActivity from "./0021_worker_activity.js"
+import ssoSamlAssertions from "./0022_sso_saml_assertions.js"
+import ssoExpiry from "./0023_sso_expiry.js"
+import samlMetadataRefresh from "./0024_saml_metadata_refresh.js"
+import scim from "./0025_scim.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -43,5 +47,9 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 18, name: "sso_connections", up: ssoConnections },
   { id: 19, name: "llm_providers", up: llmProviders },
   { id: 20, name: "templates", up: templates },
-  { id: 21, name: "worker_activity", up: workerActivity }
+  { id: 21, name: "worker_activity", up: workerActivity },
+  { id: 22, name: "sso_saml_assertions", up: ssoSamlAssertions },
+  { id: 23, name: "sso_expiry", up: ssoExpiry },
+  { id: 24, name: "saml_metadata_refresh", up: samlMetadataRefresh },
+  { id: 25, name: "scim", up: scim }
 ]

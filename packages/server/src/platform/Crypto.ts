@@ -188,6 +188,12 @@ export interface CryptoService {
   /** The stored form of a token: SHA-256, hex. Tokens carry 256 bits, so a fast hash is enough. */
   readonly hashToken: (token: string) => string
   readonly hashPassword: (password: string) => Effect.Effect<string>
+  /**
+   * The password hash of an account made without a password (SSO JIT, SCIM): the hash of random bytes this process
+   * drew and forgot, so no password matches it, and checking one against it takes a full hash like any other. Made
+   * once at start-up: hashing one per account cost a fifth of a second each (cost 15), for nothing.
+   */
+  readonly unusablePasswordHash: string
   /** Constant-time. `stored` undefined still spends a full hash, so unknown emails take as long as wrong passwords. */
   readonly verifyPassword: (password: string, stored: string | undefined) => Effect.Effect<boolean>
   /** Encrypts a secret for its place (`SecretColumns.ts`); fails only when no key is configured. */
@@ -234,6 +240,7 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
       newToken: (prefix) => Effect.sync(() => `${prefix}_${NodeCrypto.randomBytes(32).toString("base64url")}`),
       hashToken: (token) => NodeCrypto.createHash("sha256").update(token).digest("hex"),
       hashPassword,
+      unusablePasswordHash: dummy,
       verifyPassword,
       encrypt: (plaintext, binding) => Effect.suspend(() => keyring.seal(plaintext, binding)),
       decrypt: (ciphertext, binding) =>

@@ -11,7 +11,16 @@
  *   too deep, or carrying NUL) → 414, 415, 413 or 400, like the rest.
  * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`.
  */
-import { type HttpApi, HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  type HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApiSchema,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import {
   Api,
   errorResponseOf,
@@ -21,7 +30,16 @@ import {
   MethodNotAllowed,
   MethodNotAllowedResponse,
   RateLimited,
-  RateLimitedResponse
+  RateLimitedResponse,
+  scimErrorResponseOf,
+  ScimErrorSchema,
+  ScimInternalError,
+  ScimInternalErrorResponse,
+  ScimMediaType,
+  ScimNotFound,
+  ScimNotFoundResponse,
+  ScimServiceUnavailable,
+  ServiceUnavailable
 } from "@orgplane/schema"
 import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
@@ -78,6 +96,7 @@ export const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) =>
 
 const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
 const encodeMethodNotAllowed = Schema.encodeSync(MethodNotAllowedResponse)
+const encodeScimNotFound = Schema.encodeSync(ScimNotFoundResponse)
 
 /** 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. */
 const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>) => {
@@ -90,8 +109,42 @@ const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed:
   )
 }
 
+/**
+ * Under the SCIM protocol's base, a refusal made before the SCIM handlers (the request guard's 413 and 415, a body or
+ * query that does not decode, an internal error) answers as a SCIM error of the same status (RFC 7644 §3.12): a
+ * directory's client reads only those. `invalidSyntax` for a 400: the message did not fit the request schema.
+ */
+const scimShaped = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  const schema = errorResponseOf(error)
+  if (schema === undefined) return Option.none()
+  const status = HttpApiSchema.getStatusErrorAST(schema.ast)
+  const body = error as { readonly details?: ReadonlyArray<{ readonly path: ReadonlyArray<unknown>; readonly message: string }>; readonly message?: unknown; readonly error?: unknown }
+  const detail = body.details !== undefined && body.details.length > 0
+    ? body.details.map((item) => (item.path.length > 0 ? `${item.path.join(".")}: ${item.message}` : item.message)).join("; ")
+    : typeof body.message === "string" && body.message !== "" ? body.message : String(body.error ?? "The request was refused.")
+  return Option.some(HttpServerResponse.unsafeJson(
+    { schemas: [ScimErrorSchema], status: String(status), ...(status === 400 ? { scimType: "invalidSyntax" } : {}), detail: detail.slice(0, 1000) },
+    { status, contentType: ScimMediaType }
+  ))
+}
+
+const scimRoute = (url: string) => url.startsWith("/scim/v2/")
+
+const scimInternalError = HttpServerResponse.unsafeJson(
+  Schema.encodeSync(ScimInternalErrorResponse)(new ScimInternalError({ detail: "The server failed to handle this request." })),
+  { status: 500, contentType: ScimMediaType }
+)
+
 const handle = (routes: Routes.Routes) => (cause: Cause.Cause<unknown>) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    scimRoute(request.url)
+      ? Effect.catchAll(answer(routes, true)(cause), (error) =>
+        Option.match(scimShaped(error), { onNone: () => Effect.fail(error), onSome: Effect.succeed }))
+      : answer(routes, false)(cause))
+
+const answer = (routes: Routes.Routes, scim: boolean) => (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
+    const internal = scim ? scimInternalError : internalError
     if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
     const failure = Cause.failureOption(cause)
     // The platform reports an unreadable body as a defect, not a failure.
@@ -99,7 +152,7 @@ const handle = (routes: Routes.Routes) => (cause: Cause.Cause<unknown>) =>
     if (error instanceof HttpApiError.HttpApiDecodeError) {
       if (yield* FiberRef.get(HandlerReturned)) {
         yield* Effect.logError("A response did not match its schema", error.issues)
-        return internalError
+        return internal
       }
       return yield* Effect.fail(toInvalidRequest(error))
     }
@@ -107,6 +160,13 @@ const handle = (routes: Routes.Routes) => (cause: Cause.Cause<unknown>) =>
       if (error._tag === "RouteNotFound") {
         const allowed = routes.methods(error.request.url)
         if (allowed.length > 0) return methodNotAllowed(error.request, allowed)
+        // A directory's client reads SCIM errors only (RFC 7644 §3.12): a SCIM 404 under the protocol's base.
+        if (error.request.url.startsWith("/scim/v2/")) {
+          return HttpServerResponse.unsafeJson(encodeScimNotFound(new ScimNotFound({ detail: `No SCIM endpoint ${error.request.url.split("?")[0]!.slice(0, 200)}.` })), {
+            status: 404,
+            contentType: ScimMediaType
+          })
+        }
         return HttpServerResponse.unsafeJson(
           { error: "not_found", message: `No route for ${error.request.method} ${error.request.url}` },
           { status: 404 }
@@ -122,11 +182,15 @@ const handle = (routes: Routes.Routes) => (cause: Cause.Cause<unknown>) =>
         headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
       })
     }
-    const unavailable = yield* Unavailable.responseFor(error)
+    const unavailable = yield* Unavailable.responseFor(
+      scim && error instanceof ServiceUnavailable ? new ScimServiceUnavailable({ detail: error.message }) : error
+    )
     if (Option.isSome(unavailable)) return unavailable.value
-    if (Option.isSome(failure) && errorResponseOf(error) !== undefined) return yield* Effect.failCause(cause)
+    if (Option.isSome(failure) && (errorResponseOf(error) ?? scimErrorResponseOf(error)) !== undefined) {
+      return yield* Effect.failCause(cause)
+    }
     yield* Effect.logError("Unhandled failure", cause)
-    return internalError
+    return internal
   })
 
 const nosniff = (_: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>

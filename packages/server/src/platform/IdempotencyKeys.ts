@@ -7,6 +7,7 @@ import * as ClusterCron from "@effect/cluster/ClusterCron"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cron, Duration, Effect, Option } from "effect"
+import { deleteInBatches } from "./Statements.js"
 import { now } from "./Time.js"
 
 /** How long a key and its answer are kept. */
@@ -140,15 +141,11 @@ export const deleteExpired = (options: { readonly now: Date }): Effect.Effect<nu
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cutoff = new Date(options.now.getTime() - Duration.toMillis(lifetime))
-    let deleted = 0
-    while (true) {
-      const rows = yield* sql`
+    return yield* deleteInBatches((limit) =>
+      sql`
         DELETE FROM idempotency_keys WHERE ctid IN (
-          SELECT ctid FROM idempotency_keys WHERE created_at <= ${cutoff} LIMIT ${deleteBatch}
-        ) RETURNING 1`
-      deleted += rows.length
-      if (rows.length < deleteBatch) return deleted
-    }
+          SELECT ctid FROM idempotency_keys WHERE created_at <= ${cutoff} LIMIT ${limit}
+        ) RETURNING 1`.pipe(Effect.map((rows) => rows.length)), { batch: deleteBatch })
   })
 
 /**

@@ -41,7 +41,7 @@ export const authorize = (principal: Principal, action: Action): Effect.Effect<v
   can(principal, action) ? Effect.void : Effect.fail(insufficientRole(action))
 
 /** Enterprise features by the name their 402 gives in `feature`. */
-export type EnterpriseFeature = "desktop_policies" | "sso"
+export type EnterpriseFeature = "desktop_policies" | "sso" | "scim"
 
 /**
  * Fails with 402 `enterprise_plan_required` (naming `feature`) unless the organization is on the enterprise plan.

@@ -132,3 +132,21 @@ export const Fragment = Schema.declare(Statement.isFragment)
  * reason `trustedClassRow` gives, or a batch of rows a request passes through as it is.
  */
 export const trusted = <A>(): Schema.Schema<A> => Schema.declare((_: unknown): _ is A => true)
+
+/**
+ * A cleanup job's delete, batch after batch: runs `statement(batch)` (which answers how many rows it deleted) until
+ * a batch is not full or `batches` statements ran, so no statement holds many locks or a long transaction. How many.
+ */
+export const deleteInBatches = <E, R>(
+  statement: (limit: number) => Effect.Effect<number, E, R>,
+  options: { readonly batch: number; readonly batches?: number | undefined }
+) =>
+  Effect.gen(function*() {
+    let deleted = 0
+    for (let run = 0; run < (options.batches ?? Infinity); run++) {
+      const rows = yield* statement(options.batch)
+      deleted += rows
+      if (rows < options.batch) break
+    }
+    return deleted
+  })

@@ -1,6 +1,12 @@
-/** The 503 answer: which failures deserve it, its body, and its `Retry-After`. */
+/** The 503 answer: which failures deserve it, its body (the API's, or SCIM's), and its `Retry-After`. */
 import { HttpServerResponse } from "@effect/platform"
-import { ServiceUnavailable, ServiceUnavailableResponse } from "@orgplane/schema"
+import {
+  ScimMediaType,
+  ScimServiceUnavailable,
+  ScimServiceUnavailableResponse,
+  ServiceUnavailable,
+  ServiceUnavailableResponse
+} from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { reportUnavailable } from "./DatabaseStatus.js"
 import { classify, concurrencyMessage, isSqlError, unavailableMessage } from "./Sql.js"
@@ -9,9 +15,18 @@ import { classify, concurrencyMessage, isSqlError, unavailableMessage } from "./
 export const retryAfterSeconds = 5
 
 const encode = Schema.encodeSync(ServiceUnavailableResponse)
+const encodeScim = Schema.encodeSync(ScimServiceUnavailableResponse)
 
 export const response = (error: ServiceUnavailable) =>
   HttpServerResponse.unsafeJson(encode(error), { status: 503, headers: { "retry-after": String(retryAfterSeconds) } })
+
+/** The SCIM protocol's 503: a SCIM error body, and `Retry-After`, which Okta and Entra honour before retrying. */
+const scimResponse = (error: ScimServiceUnavailable) =>
+  HttpServerResponse.unsafeJson(encodeScim(error), {
+    status: 503,
+    contentType: ScimMediaType,
+    headers: { "retry-after": String(retryAfterSeconds) }
+  })
 
 /**
  * The 503 for a failure that reached the edge, if it deserves one: a ServiceUnavailable, or a storage failure that
@@ -19,6 +34,7 @@ export const response = (error: ServiceUnavailable) =>
  */
 export const responseFor = (error: unknown): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> => {
   if (error instanceof ServiceUnavailable) return Effect.succeedSome(response(error))
+  if (error instanceof ScimServiceUnavailable) return Effect.succeedSome(scimResponse(error))
   if (!isSqlError(error)) return Effect.succeedNone
   const verdict = classify(error)
   if (verdict === "bug") return Effect.succeedNone

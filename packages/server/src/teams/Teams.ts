@@ -1,14 +1,20 @@
 /** Teams: created and changed by owners and admins (or the system), read by every member. */
-import { type MembershipId, NotFound, type OrganizationId, type TeamId, type TeamListQuery } from "@orgplane/schema"
+import { Conflict, type MembershipId, NotFound, type OrganizationId, type TeamId, type TeamListQuery } from "@orgplane/schema"
 import { Array, Effect, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { TeamsRepository } from "./TeamsRepository.js"
+import { externalKeyTaken, TeamsRepository } from "./TeamsRepository.js"
 
 export const teamNotFound = () => new NotFound({ error: "team_not_found", message: "Team not found." })
+
+export const teamManagedByDirectory = () =>
+  new Conflict({
+    error: "team_managed_by_directory",
+    message: "The organization's directory (SCIM) manages this team: change it in the directory."
+  })
 
 export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams", {
   effect: Effect.gen(function*() {
@@ -27,13 +33,19 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
         missing.length === 0 ? Effect.void : Effect.fail(memberNotFound(missing[0])))
 
     /** A change to one existing team, in a transaction holding the team's lock; answers the new team. */
-    const change = <E, R>(principal: Principal, id: TeamId, apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>) =>
+    const change = <E, R>(
+      principal: Principal,
+      id: TeamId,
+      apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>,
+      directoryManaged: "refuse" | "allow" = "refuse"
+    ) =>
       Effect.zipRight(
         authorize(principal, "teams.manage"),
         transaction(
           Effect.gen(function*() {
             const team = { organizationId: principal.organization.id, id }
             if (!(yield* teams.lock(team))) return yield* teamNotFound()
+            if (directoryManaged === "refuse" && (yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
             const at = yield* now
             yield* apply(team, at)
             yield* teams.touch({ ...team, at })
@@ -42,7 +54,10 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
         )
       )
 
-    const create = (principal: Principal, input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }) =>
+    const create = (
+      principal: Principal,
+      input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly externalKey?: string | undefined }
+    ) =>
       Effect.zipRight(
         authorize(principal, "teams.manage"),
         transaction(
@@ -52,11 +67,17 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
             const id = yield* makeId("tem")
             const at = yield* now
             const organizationId = principal.organization.id
+            const externalKey = input.externalKey ?? null
+            if (externalKey !== null && (yield* teams.externalKeyInUse(organizationId, externalKey, null))) {
+              return yield* externalKeyTaken(externalKey)
+            }
             yield* teams.insert({
               id,
               organizationId,
               name: input.name,
               createdByMembershipId: actingMembershipId(principal),
+              externalKey,
+              scimConnectionId: null,
               createdAt: at,
               updatedAt: at
             })
@@ -75,10 +96,24 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
     const update = (
       principal: Principal,
       id: TeamId,
-      input: { readonly name?: string | undefined; readonly memberIds?: ReadonlyArray<MembershipId> | undefined }
+      input: {
+        readonly name?: string | undefined
+        readonly memberIds?: ReadonlyArray<MembershipId> | undefined
+        readonly externalKey?: string | null | undefined
+      }
     ) =>
       change(principal, id, (team, at) =>
         Effect.gen(function*() {
+          // The external key stays editable on a directory-managed team: it is what links a team to a group.
+          if ((input.name !== undefined || input.memberIds !== undefined) && (yield* teams.managedBy(team)) !== null) {
+            return yield* teamManagedByDirectory()
+          }
+          if (input.externalKey !== undefined) {
+            if (input.externalKey !== null && (yield* teams.externalKeyInUse(team.organizationId, input.externalKey, team.id))) {
+              return yield* externalKeyTaken(input.externalKey)
+            }
+            yield* teams.setExternalKey(team, input.externalKey)
+          }
           if (input.name !== undefined) yield* teams.rename(team, input.name, at)
           if (input.memberIds !== undefined) {
             const memberIds = Array.dedupe(input.memberIds)
@@ -86,7 +121,7 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
             yield* teams.keepOnlyMembers({ ...team, memberIds })
             yield* teams.addMembers({ ...team, memberIds, at })
           }
-        }))
+        }), "allow")
 
     const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
       change(principal, id, (team, at) => {
@@ -105,11 +140,15 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
         })))
 
     const remove = (principal: Principal, id: TeamId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "teams.manage")
-        const removed = yield* orUnavailable(teams.remove({ organizationId: principal.organization.id, id }))
-        if (!removed) return yield* teamNotFound()
-      })
+      Effect.zipRight(
+        authorize(principal, "teams.manage"),
+        transaction(Effect.gen(function*() {
+          const team = { organizationId: principal.organization.id, id }
+          if (!(yield* teams.lock(team))) return yield* teamNotFound()
+          if ((yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
+          yield* teams.remove(team)
+        }))
+      )
 
     return { create, list, get, update, addMembers, removeMember, remove } as const
   }),

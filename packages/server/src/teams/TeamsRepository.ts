@@ -1,6 +1,6 @@
 /** Storage of teams and their members. */
 import { Model, SqlClient } from "@effect/sql"
-import { Conflict, MembershipId, OrganizationId, Team, TeamId, TeamListQuery } from "@orgplane/schema"
+import { Conflict, MembershipId, OrganizationId, ScimConnectionId, Team, TeamId, TeamListQuery } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
@@ -11,6 +11,8 @@ export class TeamRow extends Model.Class<TeamRow>("TeamRow")({
   organizationId: OrganizationId,
   name: Team.fields.name,
   createdByMembershipId: Schema.NullOr(MembershipId),
+  externalKey: Schema.NullOr(Schema.String),
+  scimConnectionId: Schema.NullOr(ScimConnectionId),
   createdAt: DateColumn,
   updatedAt: DateColumn
 }) {}
@@ -24,6 +26,9 @@ const byName = Keyset.make<Team>("teams", "asc", [
 const teamExists = (name: string) =>
   new Conflict({ error: "team_exists", message: `The organization already has a team named "${name}".` })
 
+export const externalKeyTaken = (key: string) =>
+  new Conflict({ error: "team_external_key_taken", message: `Another team of the organization has the external key "${key}".` })
+
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: TeamId })
 const Members = Schema.Struct({ ...Scoped.fields, memberIds: Schema.Array(MembershipId) })
 
@@ -32,7 +37,7 @@ export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplan
     const sql = yield* SqlClient.SqlClient
     const select = sql`
       SELECT t.id, t.organization_id, t.name, t.created_by_membership_id AS created_by_org_membership_id,
-             t.created_at, t.updated_at,
+             t.external_key, t.scim_connection_id, t.created_at, t.updated_at,
              ARRAY(SELECT tm.membership_id FROM team_members tm
                    WHERE tm.organization_id = t.organization_id AND tm.team_id = t.id ORDER BY tm.membership_id) AS member_ids
       FROM teams t`
@@ -80,6 +85,26 @@ export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplan
     const rename = (team: typeof Scoped.Type, name: string, at: Date) =>
       renameRow({ ...team, name, at }).pipe(catchUniqueViolation(() => teamExists(name)))
 
+    /** Whether another team of the organization (than `except`) has this external key. */
+    const externalKeyInUse = (organizationId: OrganizationId, key: string, except: TeamId | null) =>
+      sql`SELECT 1 FROM teams WHERE organization_id = ${organizationId} AND external_key = ${key}
+          AND id IS DISTINCT FROM ${except}`.pipe(Effect.map((rows) => rows.length > 0))
+
+    const setExternalKeyRow = execute({
+      Request: Schema.Struct({ ...Scoped.fields, externalKey: Schema.NullOr(Schema.String) }),
+      execute: ({ externalKey, id, organizationId }) =>
+        sql`UPDATE teams SET external_key = ${externalKey} WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+    const setExternalKey = (team: typeof Scoped.Type, externalKey: string | null) =>
+      setExternalKeyRow({ ...team, externalKey }).pipe(catchUniqueViolation(() => externalKeyTaken(externalKey ?? "")))
+
+    /** The SCIM connection that manages the team, if any (none also when there is no such team). */
+    const managedBy = ({ id, organizationId }: typeof Scoped.Type) =>
+      sql<{ scimConnectionId: ScimConnectionId | null }>`SELECT scim_connection_id FROM teams
+                                                         WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
+        Effect.map((rows) => rows[0]?.scimConnectionId ?? null)
+      )
+
     const touch = execute({
       Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
       execute: ({ at, id, organizationId }) =>
@@ -122,6 +147,6 @@ export class TeamsRepository extends Effect.Service<TeamsRepository>()("@orgplan
         Effect.map((rows) => rows.length > 0)
       )
 
-    return { find, lock, list, insert, rename, touch, addMembers, removeMembers, keepOnlyMembers, remove } as const
+    return { find, lock, list, insert, rename, externalKeyInUse, setExternalKey, managedBy, touch, addMembers, removeMembers, keepOnlyMembers, remove } as const
   })
 }) {}

@@ -1,0 +1,368 @@
+/**
+ * The SCIM 2.0 protocol surface of a connection, `/scim/v2/{connectionId}/...`, for directories (Okta, Entra ID,
+ * OneLogin, JumpCloud): discovery and Users (Groups are a group of their own below). Every answer is
+ * `application/scim+json`, every error a SCIM error body (see ScimProtocol.ts for how requests are read).
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
+import { MaxBodyBytes } from "./BodyLimit.js"
+import { exampleId, type OrganizationId, ScimConnectionId, type ScimTokenId } from "./Ids.js"
+import {
+  ScimBadRequestResponse,
+  ScimConflictResponse,
+  ScimConnectionPath,
+  ScimForbiddenResponse,
+  ScimGroupList,
+  ScimGroupRequest,
+  ScimGroupResponse,
+  ScimPatchOpSchema,
+  ScimListQuery,
+  ScimNotFoundResponse,
+  ScimPatchRequest,
+  ScimPreconditionFailedResponse,
+  ScimResourceQuery,
+  ScimResourceTypeList,
+  ScimResourceTypePath,
+  ScimResourceTypeResponse,
+  ScimSchemaList,
+  ScimSchemaPath,
+  ScimSchemaResponse,
+  ScimSearchRequest,
+  ScimSearchRequestSchema,
+  ScimServiceProviderConfigResponse,
+  ScimServiceUnavailableResponse,
+  ScimUserList,
+  ScimUserPath,
+  ScimUserRequest,
+  ScimUnauthorizedResponse,
+  ScimUserResponse,
+  ScimWriteHeaders
+} from "./ScimProtocol.js"
+
+/**
+ * A directory's request: the connection its token belongs to (the path's), in its organization.
+ */
+export interface ScimClient {
+  readonly organizationId: OrganizationId
+  readonly connectionId: ScimConnectionId
+  readonly tokenId: ScimTokenId
+}
+
+export class CurrentScimClient extends Context.Tag("@orgplane/schema/CurrentScimClient")<CurrentScimClient, ScimClient>() {}
+
+export const scimToken = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "A SCIM token of this connection (`scim_…`) from `POST /v1/scim/connections/{connectionId}/tokens`, sent by the directory."
+  ),
+  HttpApiSecurity.annotate(OpenApi.Format, "scim-token")
+)
+
+/** A non-revoked, unexpired token of the path's connection; anything else is a SCIM 401 (403 off the enterprise plan). */
+export class ScimAuthentication extends HttpApiMiddleware.Tag<ScimAuthentication>()("ScimAuthentication", {
+  failure: Schema.Union(ScimUnauthorizedResponse, ScimForbiddenResponse, ScimServiceUnavailableResponse),
+  provides: CurrentScimClient,
+  security: { scimToken }
+}) {}
+
+const base = "/scim/v2/:connectionId"
+
+export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
+  .add(
+    HttpApiEndpoint.get("serviceProviderConfig", `${base}/ServiceProviderConfig`)
+      .setPath(ScimConnectionPath)
+      .addSuccess(ScimServiceProviderConfigResponse)
+      .annotate(OpenApi.Summary, "SCIM service provider configuration")
+      .annotate(
+        OpenApi.Description,
+        "What the server supports, truthfully: PATCH, filters (at most 1000 results a page) and ETags; no bulk, sort or password change. Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listSchemas", `${base}/Schemas`)
+      .setPath(ScimConnectionPath)
+      .addSuccess(ScimSchemaList)
+      .annotate(OpenApi.Summary, "List SCIM schemas")
+      .annotate(
+        OpenApi.Description,
+        "The User schema, its enterprise extension and the Group schema, with exactly the attributes the server stores and returns. Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getSchema", `${base}/Schemas/:schemaId`)
+      .setPath(ScimSchemaPath)
+      .addSuccess(ScimSchemaResponse)
+      .addError(ScimNotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a SCIM schema")
+      .annotate(OpenApi.Description, "One schema by its URN. Changes nothing.\n\nErrors: 404 for a URN the server does not advertise.")
+  )
+  .add(
+    HttpApiEndpoint.get("listResourceTypes", `${base}/ResourceTypes`)
+      .setPath(ScimConnectionPath)
+      .addSuccess(ScimResourceTypeList)
+      .annotate(OpenApi.Summary, "List SCIM resource types")
+      .annotate(OpenApi.Description, "User (with the enterprise extension) and Group. Changes nothing.\n\nErrors: none beyond the group's.")
+  )
+  .add(
+    HttpApiEndpoint.get("getResourceType", `${base}/ResourceTypes/:name`)
+      .setPath(ScimResourceTypePath)
+      .addSuccess(ScimResourceTypeResponse)
+      .addError(ScimNotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a SCIM resource type")
+      .annotate(OpenApi.Description, "`User` or `Group`. Changes nothing.\n\nErrors: 404 for another name.")
+  )
+  .addError(ScimBadRequestResponse)
+  .middleware(ScimAuthentication)
+  .annotate(
+    OpenApi.Description,
+    "SCIM discovery (RFC 7644 §4) of a connection, generated from the one table of advertised attributes. Errors every operation may answer: 401 (a token that is not one of this connection's), 503 with `Retry-After`, as SCIM error bodies."
+  )
+{}
+
+const userErrors = "404 when the User is not one of this connection's (or was deleted)"
+
+export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
+  .add(
+    HttpApiEndpoint.post("create", `${base}/Users`)
+      .setPath(ScimConnectionPath)
+      .setPayload(ScimUserRequest)
+      .addSuccess(ScimUserResponse, { status: 201 })
+      .addError(ScimNotFoundResponse)
+      .addError(ScimConflictResponse)
+      .annotate(OpenApi.Summary, "Create a SCIM User")
+      .annotate(
+        OpenApi.Description,
+        "Provisions a person as a member of the organization: the account with the User's email (the primary one, else the first, else `userName` when it is an email) is found or created without a password, and becomes a member with the connection's default role; a person already a member is linked instead. `active: false` creates the member suspended.\n\nErrors: 400 `invalidValue` for a missing `userName`, a wrong type or no email; 404 when the connection was deleted meanwhile; 409 `uniqueness` when a User of this connection has the `userName` (compared case-insensitively) or the `externalId`, or the person's membership is another connection's User."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", `${base}/Users`)
+      .setPath(ScimConnectionPath)
+      .setUrlParams(ScimListQuery)
+      .addSuccess(ScimUserList)
+      .annotate(OpenApi.Summary, "List SCIM Users")
+      .annotate(
+        OpenApi.Description,
+        "The connection's Users, oldest first, filtered (RFC 7644 filters on userName, externalId, id, emails, active, displayName, name, title, the enterprise attributes, meta.created and meta.lastModified) and paged by `startIndex`/`count`. Changes nothing.\n\nErrors: 400 `invalidFilter` for a filter that is malformed or names an attribute the server does not filter on, `invalidValue` for a `startIndex` or `count` that is not a number."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("search", `${base}/Users/.search`)
+      .setPath(ScimConnectionPath)
+      .setPayload(ScimSearchRequest)
+      .addSuccess(ScimUserList)
+      .annotate(OpenApi.Summary, "Search SCIM Users")
+      .annotate(
+        OpenApi.Description,
+        "The list of Users with its parameters in a SearchRequest body (RFC 7644 §3.4.3). Changes nothing.\n\nErrors: as the list's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", `${base}/Users/:userId`)
+      .setPath(ScimUserPath)
+      .setUrlParams(ScimResourceQuery)
+      .addSuccess(ScimUserResponse)
+      .addError(ScimNotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a SCIM User")
+      .annotate(OpenApi.Description, `One User, projected by \`attributes\`/\`excludedAttributes\`. Changes nothing.\n\nErrors: ${userErrors}.`)
+  )
+  .add(
+    HttpApiEndpoint.put("replace", `${base}/Users/:userId`)
+      .setPath(ScimUserPath)
+      .setHeaders(ScimWriteHeaders)
+      .setPayload(ScimUserRequest)
+      .addSuccess(ScimUserResponse)
+      .addError(ScimNotFoundResponse)
+      .addError(ScimConflictResponse)
+      .addError(ScimPreconditionFailedResponse)
+      .annotate(OpenApi.Summary, "Replace a SCIM User")
+      .annotate(
+        OpenApi.Description,
+        `Replaces the User's attributes with the body's (Okta's full replace; \`password\` ignored, \`active\` kept when absent); \`active\` false suspends the membership, true restores it.\n\nErrors: 400 \`invalidValue\`; ${userErrors}; 409 \`uniqueness\`; 412 when \`If-Match\` is not the User's \`meta.version\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", `${base}/Users/:userId`)
+      .setPath(ScimUserPath)
+      .setHeaders(ScimWriteHeaders)
+      .setPayload(ScimPatchRequest)
+      .addSuccess(ScimUserResponse)
+      .addError(ScimNotFoundResponse)
+      .addError(ScimConflictResponse)
+      .addError(ScimPreconditionFailedResponse)
+      .annotate(OpenApi.Summary, "Patch a SCIM User")
+      .annotate(
+        OpenApi.Description,
+        `Applies a PatchOp as Okta and Entra send it (ops in any case, \`"True"\`/\`"False"\` strings, no-path values with dotted and value-filter keys, enterprise URN paths); \`active\` false suspends the membership (sessions in the organization, its API keys and credentials revoked), true restores it.\n\nErrors: 400 \`invalidPath\` for a path the server does not advertise, \`mutability\` for a read-only one, \`noTarget\` for a remove whose filter matches nothing, \`invalidValue\` for a value of the wrong type, \`invalidSyntax\` for an unknown op; ${userErrors}; 409 \`uniqueness\`; 412 when \`If-Match\` is not the User's \`meta.version\`.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("delete", `${base}/Users/:userId`)
+      .setPath(ScimUserPath)
+      .setHeaders(ScimWriteHeaders)
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(ScimNotFoundResponse)
+      .addError(ScimPreconditionFailedResponse)
+      .annotate(OpenApi.Summary, "Delete a SCIM User")
+      .annotate(
+        OpenApi.Description,
+        `Deprovisions the User: the membership is removed (it leaves its teams, its API keys are revoked) and stays marked as deprovisioned, so neither SSO nor an invitation brings the person back until the directory creates them again; the person's account is never deleted.\n\nErrors: ${userErrors}; 412 when \`If-Match\` is not the User's \`meta.version\`.`
+      )
+  )
+  .addError(ScimBadRequestResponse)
+  .addError(ScimServiceUnavailableResponse)
+  .middleware(ScimAuthentication)
+  .annotate(
+    OpenApi.Description,
+    "SCIM Users (RFC 7644 §3) of a connection: each is a member of the organization, its `id` the membership's `om_` id. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's), 503 with `Retry-After` (directories retry), as SCIM error bodies."
+  )
+{}
+
+/**
+ * The largest Group body (POST, PUT, PATCH): 4 MiB, room for 10,000 members sent with `display` and `$ref` (about
+ * 250 bytes each); other SCIM bodies keep the server's default.
+ */
+export const ScimGroupBodyBytes = 4 * 1024 * 1024
+
+const exampleConnection = exampleId("scc")
+const exampleGroupId = exampleId("scg")
+const exampleMember = exampleId("om", 3)
+
+/** The queries and search of Groups, shown with a Group's attributes (a User's are an `invalidFilter` there). */
+const GroupListQuery = ScimListQuery.annotations({
+  examples: [{
+    filter: "displayName eq \"Engineering\"",
+    startIndex: "1",
+    count: "100",
+    attributes: "displayName,externalId",
+    excludedAttributes: "members"
+  }]
+})
+const GroupQuery = ScimResourceQuery.annotations({ examples: [{ attributes: "displayName,members", excludedAttributes: "members.display" }] })
+const GroupSearchRequest = ScimSearchRequest.annotations({
+  examples: [{ schemas: [ScimSearchRequestSchema], filter: "displayName eq \"Engineering\"", startIndex: 1, count: 10, excludedAttributes: "members" }]
+})
+
+const GroupPatchRequest = ScimPatchRequest.annotations({
+  examples: [{
+    schemas: [ScimPatchOpSchema],
+    Operations: [{ op: "Add", path: "members", value: [{ value: exampleMember }] }]
+  }]
+})
+
+/** A Group's path: the id is checked by the server (a malformed one is a 404 like a missing one). */
+export const ScimGroupPath = Schema.Struct({ connectionId: ScimConnectionId, groupId: Schema.String }).annotations({
+  examples: [{ connectionId: exampleConnection, groupId: exampleGroupId }]
+})
+
+const writeErrors = "400 `invalidValue` (a member that is not a User of this connection, a wrong type; nothing is written), `invalidSyntax`; 409 `uniqueness` (another group of the connection has the displayName, compared case-insensitively, or the externalId)"
+
+export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
+  .add(
+    HttpApiEndpoint.post("create", `${base}/Groups`)
+      .setPath(ScimConnectionPath)
+      .setPayload(ScimGroupRequest)
+      .addSuccess(ScimGroupResponse, { status: 201 })
+      .addError(ScimNotFoundResponse)
+      .addError(ScimConflictResponse)
+      .annotate(MaxBodyBytes, ScimGroupBodyBytes)
+      .annotate(OpenApi.Summary, "Create a SCIM group")
+      .annotate(
+        OpenApi.Description,
+        `Creates a Group with its members (Users of this connection). Per the connection's group mapping mode: \`metadata_only\` makes no team; \`create_teams\` creates a team named after the group (\`"<name> (SCIM)"\` when the organization has a team of that name), owned by the connection; \`link_by_external_key\` maps the group onto the team whose external key is the group's externalId (none: no team). The team holds the group's active members. A group name grants no role unless a role rule of the connection names it. Bodies up to 4 MiB (10,000 members).\n\nErrors: ${writeErrors}; 404 when the connection no longer exists.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", `${base}/Groups`)
+      .setPath(ScimConnectionPath)
+      .setUrlParams(GroupListQuery)
+      .addSuccess(ScimGroupList)
+      .addError(ScimNotFoundResponse)
+      .annotate(OpenApi.Summary, "List SCIM groups")
+      .annotate(
+        OpenApi.Description,
+        "The connection's Groups in creation order, filtered (displayName, externalId, members.value, meta.created, meta.lastModified, id), paged by 1-based `startIndex` and `count` (default 100, at most 1000), projected by `attributes`/`excludedAttributes` (`excludedAttributes=members`, as Entra sends it, does not read the members at all). Changes nothing.\n\nErrors: 400 `invalidFilter`; 404 when the connection no longer exists."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("search", `${base}/Groups/.search`)
+      .setPath(ScimConnectionPath)
+      .setPayload(GroupSearchRequest)
+      .addSuccess(ScimGroupList)
+      .addError(ScimNotFoundResponse)
+      .annotate(OpenApi.Summary, "Search SCIM groups")
+      .annotate(
+        OpenApi.Description,
+        "The list of Groups with the query in a SearchRequest body (RFC 7644 §3.4.3), as GET's. Changes nothing.\n\nErrors: 400 `invalidFilter`; 404 when the connection no longer exists."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", `${base}/Groups/:groupId`)
+      .setPath(ScimGroupPath)
+      .setUrlParams(GroupQuery)
+      .addSuccess(ScimGroupResponse)
+      .addError(ScimNotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a SCIM group")
+      .annotate(
+        OpenApi.Description,
+        "One Group with its members, projected by `attributes`/`excludedAttributes`. Changes nothing.\n\nErrors: 404 when the connection has no such group."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("replace", `${base}/Groups/:groupId`)
+      .setPath(ScimGroupPath)
+      .setHeaders(ScimWriteHeaders)
+      .setPayload(ScimGroupRequest)
+      .addSuccess(ScimGroupResponse)
+      .addError(ScimNotFoundResponse)
+      .addError(ScimConflictResponse)
+      .addError(ScimPreconditionFailedResponse)
+      .annotate(MaxBodyBytes, ScimGroupBodyBytes)
+      .annotate(OpenApi.Summary, "Replace a SCIM group")
+      .annotate(
+        OpenApi.Description,
+        `Replaces the Group: displayName, externalId and the whole member list (absent members: none), as Okta sends a rename. A team the directory created is renamed with it; the team's members follow.\n\nErrors: ${writeErrors}; 404 when the connection has no such group; 412 when \`If-Match\` names another version.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("patch", `${base}/Groups/:groupId`)
+      .setPath(ScimGroupPath)
+      .setHeaders(ScimWriteHeaders)
+      .setPayload(GroupPatchRequest)
+      .addSuccess(ScimGroupResponse)
+      .addError(ScimNotFoundResponse)
+      .addError(ScimConflictResponse)
+      .addError(ScimPreconditionFailedResponse)
+      .annotate(MaxBodyBytes, ScimGroupBodyBytes)
+      .annotate(OpenApi.Summary, "Patch a SCIM group")
+      .annotate(
+        OpenApi.Description,
+        `Applies a PatchOp as Okta and Entra send it: ops in any case; \`members\` add (these), replace (exactly these), remove (with a value: these; without: all); \`members[value eq "…"]\` remove; \`displayName\` and \`externalId\`; a no-path add or replace with an object value. All operations form one change, written in one transaction with set-based statements (a 10,000-member add is a few statements).\n\nErrors: ${writeErrors}, \`invalidPath\` (an attribute the Group does not have, a filter other than \`value eq\`), \`mutability\` (id, meta, removing displayName), \`noTarget\` (a remove without a path); 404 when the connection has no such group; 412 when \`If-Match\` names another version.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("delete", `${base}/Groups/:groupId`)
+      .setPath(ScimGroupPath)
+      .setHeaders(ScimWriteHeaders)
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(ScimNotFoundResponse)
+      .addError(ScimPreconditionFailedResponse)
+      .annotate(OpenApi.Summary, "Delete a SCIM group")
+      .annotate(
+        OpenApi.Description,
+        "Deletes the Group. A team the directory created is not deleted: it stays, with its members, as an ordinary team the organization manages again; a linked team is released the same way. Roles given by the connection's rules follow the members' remaining groups.\n\nErrors: 404 when the connection has no such group; 412 when `If-Match` names another version."
+      )
+  )
+  .addError(ScimBadRequestResponse)
+  .addError(ScimServiceUnavailableResponse)
+  .middleware(ScimAuthentication)
+  .annotate(
+    OpenApi.Description,
+    "SCIM Groups (RFC 7643 §4.2) of a connection, mapped onto teams per its group mapping mode. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's), 503 with `Retry-After` (directories retry), as SCIM error bodies."
+  )
+{}

@@ -1,0 +1,77 @@
+/**
+ * The SCIM protocol's middleware: a bearer token of the path's connection (not revoked, not expired) becomes the
+ * `CurrentScimClient`; anything else is a SCIM 401, so a token of another connection or organization learns nothing.
+ * An organization no longer on the enterprise plan gets a SCIM 403 (its directory should stop, not retry). The token's
+ * `lastUsedAt` is written off the request path, at most once a minute per token, as API keys' are.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import {
+  type OrganizationId,
+  ScimAuthentication,
+  type ScimConnectionId,
+  ScimForbidden,
+  type ScimTokenId,
+  ScimServiceUnavailable,
+  ScimUnauthorized
+} from "@orgplane/schema"
+import { Effect, FiberSet, Layer, Redacted } from "effect"
+import { Crypto } from "../platform/Crypto.js"
+import { orUnavailable } from "../platform/Sql.js"
+import { now } from "../platform/Time.js"
+
+const unauthorized = new ScimUnauthorized({ detail: "A valid SCIM token of this connection is required." })
+const planRequired = new ScimForbidden({
+  detail: "The organization's plan no longer includes directory provisioning (SCIM): it needs the enterprise plan."
+})
+
+/** A token records its last use at most this often, so a busy directory does not write on every request. */
+const TOUCH_INTERVAL_MILLIS = 60_000
+/** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
+const MAX_REMEMBERED_TOUCHES = 10_000
+
+export const layer = Layer.scoped(
+  ScimAuthentication,
+  Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const sql = yield* SqlClient.SqlClient
+    // Touches run in the server's scope: they never hold up a response, and stop with the server.
+    const touches = yield* FiberSet.make()
+    const lastTouched = new Map<string, number>()
+    return {
+      scimToken: (token: Redacted.Redacted) =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
+          const value = Redacted.value(token).trim()
+          const connectionId = /^\/scim\/v2\/([^/?]+)/.exec(request.url)?.[1]
+          if (value === "" || connectionId === undefined) return yield* unauthorized
+          const at = yield* now
+          const rows = yield* orUnavailable(sql<{ id: string; organizationId: string; connectionId: string; lastUsedAt: Date | null; plan: string }>`
+            SELECT t.id, t.organization_id, t.connection_id, t.last_used_at, o.plan
+            FROM scim_tokens t JOIN organizations o ON o.id = t.organization_id
+            WHERE t.token_hash = ${crypto.hashToken(value)} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ${at})`).pipe(
+            Effect.mapError((error) => new ScimServiceUnavailable({ detail: error.message }))
+          )
+          const found = rows[0]
+          if (found === undefined || found.connectionId !== decodeURIComponent(connectionId)) return yield* unauthorized
+          if (found.plan !== "enterprise") return yield* planRequired
+          const last = Math.max(found.lastUsedAt?.getTime() ?? 0, lastTouched.get(found.id) ?? 0)
+          if (at.getTime() - last > TOUCH_INTERVAL_MILLIS) {
+            if (lastTouched.size >= MAX_REMEMBERED_TOUCHES) lastTouched.clear()
+            lastTouched.set(found.id, at.getTime())
+            yield* FiberSet.run(
+              touches,
+              Effect.ignoreLogged(sql`UPDATE scim_tokens SET last_used_at = ${at}
+                                      WHERE organization_id = ${found.organizationId} AND id = ${found.id}`)
+            )
+          }
+          return {
+            organizationId: found.organizationId as OrganizationId,
+            connectionId: found.connectionId as ScimConnectionId,
+            tokenId: found.id as ScimTokenId
+          }
+        })
+    }
+  })
+)

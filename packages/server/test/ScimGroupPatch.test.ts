@@ -1,0 +1,116 @@
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { groupChange, groupInput, namedMembers } from "../src/scim/GroupPatch.js"
+import { roleChange, ruleRole } from "../src/scim/TeamSync.js"
+
+const ok = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
+  const result = groupChange(operations)
+  if (Either.isLeft(result)) throw new Error(`${result.left.scimType}: ${result.left.detail}`)
+  return result.right
+}
+const failure = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
+  const result = groupChange(operations)
+  if (Either.isRight(result)) throw new Error("expected a failure")
+  return result.left
+}
+
+describe("Group PatchOp", () => {
+  it("reads Entra's capitalised member add and filtered remove", () => {
+    expect(ok([
+      { op: "Add", path: "members", value: [{ value: "om_a" }, { value: "om_b" }] },
+      { op: "Remove", path: "members[value eq \"om_a\"]" }
+    ]).members).toEqual({ exactly: null, add: ["om_b"], remove: ["om_a"] })
+  })
+
+  it("reads or-joined filters, the schema URN prefix and a member given as one object", () => {
+    expect(ok([
+      { op: "remove", path: "urn:ietf:params:scim:schemas:core:2.0:Group:members[value eq \"om_a\" or value eq \"om_b\"]" },
+      { op: "add", path: "Members", value: { value: "om_c" } }
+    ]).members).toEqual({ exactly: null, add: ["om_c"], remove: ["om_a", "om_b"] })
+  })
+
+  it("removes all members without a value, then adds what follows", () => {
+    expect(ok([{ op: "remove", path: "members" }, { op: "add", path: "members", value: [{ value: "om_x" }] }]).members)
+      .toEqual({ exactly: ["om_x"], add: [], remove: [] })
+  })
+
+  it("removes the members a remove names in its value (Entra's other form)", () => {
+    expect(ok([{ op: "Remove", path: "members", value: [{ value: "om_a" }] }]).members).toEqual({ exactly: null, add: [], remove: ["om_a"] })
+  })
+
+  it("replaces displayName by path and by a no-path object (Okta's rename with its id ignored)", () => {
+    expect(ok([{ op: "Replace", path: "displayName", value: "Sales" }]).displayName).toBe("Sales")
+    const change = ok([{ op: "replace", value: { id: "scg_x", displayName: "Renamed", externalId: "ext-1", members: [{ value: "om_a" }] } }])
+    expect(change).toEqual({ displayName: "Renamed", externalId: "ext-1", members: { exactly: ["om_a"], add: [], remove: [] } })
+    expect(namedMembers(change)).toEqual(["om_a"])
+  })
+
+  it("clears externalId on remove", () => {
+    expect(ok([{ op: "remove", path: "externalId" }]).externalId).toBeNull()
+  })
+
+  it("refuses what does not fit with the SCIM error type", () => {
+    expect(failure([{ op: "move", path: "members" }]).scimType).toBe("invalidSyntax")
+    expect(failure([{ op: "replace", path: "owner", value: "x" }]).scimType).toBe("invalidPath")
+    expect(failure([{ op: "add", path: "members", value: [{ value: 3 }] }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "add", path: "members", value: "om_a" }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "replace", path: "displayName", value: "" }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "remove", path: "displayName" }]).scimType).toBe("mutability")
+    expect(failure([{ op: "replace", path: "id", value: "x" }]).scimType).toBe("mutability")
+    expect(failure([{ op: "remove", path: "members[display eq \"x\"]" }]).scimType).toBe("invalidPath")
+    expect(failure([{ op: "remove" }]).scimType).toBe("noTarget")
+    expect(failure([{ op: "replace", value: [1] }]).scimType).toBe("invalidValue")
+    expect(failure([]).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group → role rules", () => {
+  const connection = { defaultRole: "member" as const, roleRules: [{ group: "Platform Admins", role: "admin" as const }] }
+  it("gives a rule's role to a member of a group it names, by displayName or externalId, case-insensitively", () => {
+    expect(ruleRole(connection, [{ displayName: "platform admins", externalId: null }])).toBe("admin")
+    expect(ruleRole(connection, [{ displayName: "Other", externalId: "PLATFORM ADMINS" }])).toBe("admin")
+    expect(ruleRole(connection, [{ displayName: "Admins", externalId: null }])).toBe("member")
+    expect(ruleRole(connection, [])).toBe("member")
+  })
+  it("never lowers below the default role, never from a group name alone, never demotes an owner", () => {
+    expect(ruleRole({ defaultRole: "admin", roleRules: [{ group: "g", role: "member" }] }, [{ displayName: "g", externalId: null }])).toBe("admin")
+    expect(ruleRole({ defaultRole: "member", roleRules: [] }, [{ displayName: "admin", externalId: "owner" }])).toBe("member")
+    expect(roleChange("owner", "member")._tag).toBe("None")
+    expect(roleChange("admin", "admin")._tag).toBe("None")
+    expect(roleChange("member", "admin")).toMatchObject({ _tag: "Some", value: "admin" })
+  })
+})
+
+describe("Group bodies", () => {
+  it("reads displayName, externalId and members in any case, ignoring what the Group does not have", () => {
+    expect(groupInput({ schemas: [], DisplayName: "Eng", externalID: "x", Members: [{ Value: "om_a", display: "A" }], id: "scg_1", locale: "fr" }))
+      .toEqual(Either.right({ displayName: "Eng", externalId: "x", members: ["om_a"] }))
+    expect(groupInput({ displayName: "Eng" })).toEqual(Either.right({ displayName: "Eng", externalId: null, members: [] }))
+  })
+  it("refuses a missing or empty displayName and members of the wrong shape", () => {
+    for (const body of [{}, { displayName: "" }, { displayName: 1 }, { displayName: "x", members: "om_a" }, { displayName: "x", externalId: 5 }]) {
+      expect(Either.getLeft(groupInput(body)).pipe((left) => left._tag === "Some" && left.value.scimType)).toBe("invalidValue")
+    }
+  })
+  it("reads operations whose members are capitalised, and refuses more than 1000 operations", () => {
+    expect(ok([{ Op: "Add", Path: "members", Value: [{ value: "om_a" }] } as any]).members.add).toEqual(["om_a"])
+    expect(failure(Array.from({ length: 1001 }, () => ({ op: "remove", path: "externalId" }))).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group bounds, as the OpenAPI document says", () => {
+  const long = "a".repeat(2049)
+  it("refuses a displayName or externalId over 2048 characters, and a path over 2048", () => {
+    expect(Either.getLeft(groupInput({ displayName: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
+    expect(Either.getLeft(groupInput({ displayName: "Eng", externalId: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
+    expect(Either.isRight(groupInput({ displayName: long.slice(1), externalId: long.slice(1) }))).toBe(true)
+    expect(failure([{ op: "replace", path: "displayName", value: long }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "remove", path: `members[value eq "${long}"]` }]).scimType).toBe("invalidPath")
+  })
+  it("refuses more than 10,000 members in one body or operation", () => {
+    const members = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `om_${i}` }))
+    expect(Either.isRight(groupInput({ displayName: "Eng", members: members(10_000) }))).toBe(true)
+    expect(Either.isLeft(groupInput({ displayName: "Eng", members: members(10_001) }))).toBe(true)
+    expect(failure([{ op: "add", path: "members", value: members(10_001) }]).scimType).toBe("invalidValue")
+  })
+})

@@ -1,0 +1,357 @@
+/** SCIM Users and discovery through HTTP, as Okta and Entra send them: members appear, change, are suspended and go. */
+import { Http, TestServer } from "@orgplane/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
+beforeAll(async () => {
+  server = await TestServer.startSharingDatabase({ defaultPlan: "enterprise" })
+})
+afterAll(() => server?.close())
+
+const enterprise = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+const scimJson = { "content-type": "application/scim+json" }
+
+/** An organization with a SCIM connection and a token of it, made through the management API. */
+const directory = async (defaultRole: "admin" | "member" = "member") => {
+  const org = await Http.staffed(server.url)
+  const { base, connection, token } = await Http.scimDirectory(server.url, org.owner.token, { defaultRole })
+  const secret = token
+  const call = (method: string, path: string, options: Http.Options = {}) =>
+    Http.request(server.url, method, `${base}${path}`, {
+      token: secret,
+      ...options,
+      headers: { ...(options.body === undefined ? {} : scimJson), ...options.headers }
+    })
+  return { org, connection, secret, base, call }
+}
+
+type Directory = Awaited<ReturnType<typeof directory>>
+
+let people = 0
+const newUser = (overrides: Record<string, unknown> = {}) => {
+  const email = `person${++people}.${Math.random().toString(36).slice(2, 8)}@corp.example`
+  return {
+    schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+    userName: email,
+    name: { givenName: "Pat", familyName: `Person${people}` },
+    emails: [{ value: email, type: "work", primary: true }],
+    active: true,
+    ...overrides
+  }
+}
+
+const createUser = async (scim: Directory, overrides: Record<string, unknown> = {}) =>
+  Http.expectStatus<any>("create SCIM user", await scim.call("POST", "/Users", { body: newUser(overrides) }), 201)
+
+const patchOp = (...Operations: ReadonlyArray<unknown>) => ({
+  schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+  Operations
+})
+
+const expectScimError = (response: Http.RawResponse, status: number, scimType?: string) => {
+  expect(response.status, response.text).toBe(status)
+  expect(response.headers.get("content-type")).toContain("application/scim+json")
+  expect(response.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: String(status) })
+  if (scimType !== undefined) expect(response.body.scimType).toBe(scimType)
+}
+
+const members = async (scim: Directory) =>
+  Http.expectStatus<any>("members", await Http.request(server.url, "GET", "/v1/members?limit=100", { token: scim.org.owner.token }), 200)
+    .items as ReadonlyArray<any>
+
+describe("SCIM discovery", () => {
+  it("advertises what works, generated from the attribute table", async () => {
+    const scim = await directory()
+    const config = await scim.call("GET", "/ServiceProviderConfig")
+    expect(config.status).toBe(200)
+    expect(config.headers.get("content-type")).toContain("application/scim+json")
+    expect(config.body).toMatchObject({
+      patch: { supported: true },
+      bulk: { supported: false },
+      filter: { supported: true, maxResults: 1000 },
+      changePassword: { supported: false },
+      sort: { supported: false },
+      etag: { supported: true },
+      authenticationSchemes: [{ type: "oauthbearertoken" }]
+    })
+    const schemas = await scim.call("GET", "/Schemas")
+    expect(schemas.body.Resources.map((schema: any) => schema.id)).toEqual([
+      "urn:ietf:params:scim:schemas:core:2.0:User",
+      enterprise,
+      "urn:ietf:params:scim:schemas:core:2.0:Group"
+    ])
+    const user = await scim.call("GET", "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User")
+    expect(user.body.attributes.find((attribute: any) => attribute.name === "userName")).toMatchObject({
+      required: true,
+      uniqueness: "server",
+      caseExact: false
+    })
+    expect(user.body.attributes.map((attribute: any) => attribute.name)).not.toContain("password")
+    expect(user.body.meta.location).toBe(`${server.url}${scim.base}/Schemas/urn:ietf:params:scim:schemas:core:2.0:User`)
+    const types = await scim.call("GET", "/ResourceTypes")
+    expect(types.body.Resources.map((type: any) => [type.name, type.endpoint])).toEqual([["User", "/Users"], ["Group", "/Groups"]])
+    expect((await scim.call("GET", "/ResourceTypes/User")).body.schemaExtensions).toEqual([{ schema: enterprise, required: false }])
+    expectScimError(await scim.call("GET", "/Schemas/urn:example:nothing"), 404)
+    expectScimError(await scim.call("GET", "/ResourceTypes/Device"), 404)
+  })
+})
+
+describe("SCIM Users: Okta", () => {
+  it("filters by userName with startIndex/count, creates, deactivates with PATCH and replaces with PUT", async () => {
+    const scim = await directory()
+    const body = newUser({ externalId: "00u1okta" })
+    const probe = await scim.call(
+      "GET",
+      `/Users?filter=${encodeURIComponent(`userName eq "${body.userName.toUpperCase()}"`)}&startIndex=1&count=100`
+    )
+    expect(probe.status).toBe(200)
+    expect(probe.body).toEqual({
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+      totalResults: 0,
+      startIndex: 1,
+      itemsPerPage: 0,
+      Resources: []
+    })
+
+    const created = await scim.call("POST", "/Users", { body: { ...body, password: "Secret-Passw0rd" } })
+    expect(created.status, created.text).toBe(201)
+    expect(created.headers.get("content-type")).toContain("application/scim+json")
+    const user = created.body
+    expect(user.id).toMatch(/^om_/)
+    expect(user).toMatchObject({ userName: body.userName, externalId: "00u1okta", active: true, name: body.name, emails: body.emails })
+    expect(user).not.toHaveProperty("password")
+    expect(user.meta).toMatchObject({ resourceType: "User", version: "W/\"1\"", location: `${server.url}${scim.base}/Users/${user.id}` })
+
+    const member = (await members(scim)).find((entry) => entry.id === user.id)
+    expect(member).toMatchObject({ role: "member", email: body.userName })
+
+    const found = await scim.call("GET", `/Users?filter=${encodeURIComponent(`userName eq "${body.userName.toUpperCase()}"`)}&startIndex=1&count=100`)
+    expect(found.body.totalResults).toBe(1)
+    expect(found.body.Resources[0].id).toBe(user.id)
+
+    const deactivated = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", value: { active: false } }) })
+    expect(deactivated.status, deactivated.text).toBe(200)
+    expect(deactivated.body.active).toBe(false)
+    expect(deactivated.body.meta.version).toBe("W/\"2\"")
+
+    const replaced = await scim.call("PUT", `/Users/${user.id}`, {
+      body: {
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        id: user.id,
+        userName: body.userName,
+        externalId: "00u1okta",
+        name: { givenName: "Patricia", familyName: "Person" },
+        emails: [{ value: body.userName, type: "work", primary: true }],
+        active: true,
+        password: "An0ther-Secret"
+      }
+    })
+    expect(replaced.status, replaced.text).toBe(200)
+    expect(replaced.body).toMatchObject({ active: true, name: { givenName: "Patricia", familyName: "Person" } })
+    expect(replaced.body).not.toHaveProperty("password")
+    expect(replaced.body).not.toHaveProperty("title")
+
+    const read = await scim.call("GET", `/Users/${user.id}`)
+    expect(read.body).toEqual(replaced.body)
+  })
+
+  it("pages with 1-based startIndex and count, totalResults counting every match", async () => {
+    const scim = await directory()
+    const ids: Array<string> = []
+    for (let index = 0; index < 3; index++) ids.push((await createUser(scim)).id)
+    const page = await scim.call("GET", "/Users?startIndex=2&count=1")
+    expect(page.body).toMatchObject({ totalResults: 3, startIndex: 2, itemsPerPage: 1 })
+    expect(page.body.Resources.map((user: any) => user.id)).toEqual([ids[1]])
+    const counted = await scim.call("GET", "/Users?count=0")
+    expect(counted.body).toMatchObject({ totalResults: 3, itemsPerPage: 0, Resources: [] })
+    const past = await scim.call("GET", "/Users?startIndex=10")
+    expect(past.body).toMatchObject({ totalResults: 3, itemsPerPage: 0, startIndex: 10 })
+    const lenient = await scim.call("GET", "/Users?startIndex=0&count=5000")
+    expect(lenient.body).toMatchObject({ totalResults: 3, startIndex: 1, itemsPerPage: 3 })
+    expectScimError(await scim.call("GET", "/Users?count=many"), 400, "invalidValue")
+
+    const searched = await scim.call("POST", "/Users/.search", {
+      body: { schemas: ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"], filter: "active eq true", startIndex: 3, count: 10, attributes: ["userName"] }
+    })
+    expect(searched.status, searched.text).toBe(200)
+    expect(searched.body.Resources.map((user: any) => Object.keys(user).sort())).toEqual([["id", "meta", "schemas", "userName"]])
+  })
+})
+
+describe("SCIM Users: Entra", () => {
+  it("takes capitalised ops, \"False\" strings, dotted keys and the enterprise manager path", async () => {
+    const scim = await directory()
+    const manager = await createUser(scim)
+    const body = newUser({ externalId: "7f3c-entra" })
+    const probe = await scim.call("GET", `/Users?filter=${encodeURIComponent(`userName eq "${body.userName}"`)}`)
+    expect(probe.body.totalResults).toBe(0)
+    const user = await createUser(scim, body)
+
+    const patched = await scim.call("PATCH", `/Users/${user.id}`, {
+      body: patchOp(
+        { op: "Replace", path: "displayName", value: "Pat P." },
+        { op: "Replace", value: { "name.givenName": "Patty", "emails[type eq \"work\"].value": body.userName.toUpperCase() } },
+        { op: "Add", path: `${enterprise}:manager`, value: manager.id },
+        { op: "Add", path: `${enterprise}:department`, value: "Research" },
+        { op: "Replace", path: "active", value: "False" }
+      )
+    })
+    expect(patched.status, patched.text).toBe(200)
+    expect(patched.body).toMatchObject({
+      displayName: "Pat P.",
+      name: { givenName: "Patty", familyName: body.name.familyName },
+      emails: [{ value: body.userName.toUpperCase(), type: "work", primary: true }],
+      active: false,
+      [enterprise]: { manager: { value: manager.id }, department: "Research" }
+    })
+    expect(patched.body.schemas).toEqual(["urn:ietf:params:scim:schemas:core:2.0:User", enterprise])
+
+    const byEmail = await scim.call("GET", `/Users?filter=${encodeURIComponent(`emails[type eq "work" and value co "${body.userName.slice(0, 9)}"]`)}`)
+    expect(byEmail.body.Resources.map((found: any) => found.id)).toEqual([user.id])
+    const inactive = await scim.call("GET", `/Users?filter=${encodeURIComponent("active eq false and displayName sw \"pat\"")}`)
+    expect(inactive.body.Resources.map((found: any) => found.id)).toEqual([user.id])
+    const byDepartment = await scim.call("GET", `/Users?filter=${encodeURIComponent(`${enterprise}:department eq "research"`)}`)
+    expect(byDepartment.body.totalResults).toBe(1)
+
+    const restored = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "Replace", path: "active", value: "True" }) })
+    expect(restored.body.active).toBe(true)
+  })
+})
+
+describe("SCIM Users: projection, ETags, uniqueness and deletion", () => {
+  it("projects by attributes and excludedAttributes; id, schemas and meta always", async () => {
+    const scim = await directory()
+    const user = await createUser(scim, { externalId: "proj-1" })
+    const only = await scim.call("GET", `/Users/${user.id}?attributes=userName,name.givenName`)
+    expect(only.body).toEqual({ schemas: user.schemas, id: user.id, userName: user.userName, name: { givenName: "Pat" }, meta: user.meta })
+    const without = await scim.call("GET", `/Users/${user.id}?excludedAttributes=emails,name,meta`)
+    expect(without.body).not.toHaveProperty("emails")
+    expect(without.body).not.toHaveProperty("name")
+    expect(without.body.meta).toEqual(user.meta)
+    const listed = await scim.call("GET", "/Users?attributes=externalId")
+    expect(listed.body.Resources).toEqual([{ schemas: user.schemas, id: user.id, externalId: "proj-1", meta: user.meta }])
+  })
+
+  it("If-Match with another version is 412; the current one or * passes", async () => {
+    const scim = await directory()
+    const user = await createUser(scim)
+    const first = await scim.call("PATCH", `/Users/${user.id}`, {
+      body: patchOp({ op: "replace", path: "title", value: "Engineer" }),
+      headers: { "if-match": "W/\"1\"" }
+    })
+    expect(first.status, first.text).toBe(200)
+    expect(first.body.meta.version).toBe("W/\"2\"")
+    expectScimError(
+      await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "title", value: "Boss" }), headers: { "if-match": "W/\"1\"" } }),
+      412
+    )
+    expectScimError(await scim.call("PUT", `/Users/${user.id}`, { body: newUser(), headers: { "if-match": "\"7\"" } }), 412)
+    expectScimError(await scim.call("DELETE", `/Users/${user.id}`, { headers: { "if-match": "W/\"1\"" } }), 412)
+    const star = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "remove", path: "title" }), headers: { "if-match": "*" } })
+    expect(star.status).toBe(200)
+    expect(star.body).not.toHaveProperty("title")
+  })
+
+  it("a duplicate userName (any case) or externalId is 409 uniqueness", async () => {
+    const scim = await directory()
+    const user = await createUser(scim, { externalId: "dup-1" })
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ userName: user.userName.toUpperCase() }) }), 409, "uniqueness")
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ externalId: "dup-1" }) }), 409, "uniqueness")
+    const other = await createUser(scim)
+    expectScimError(
+      await scim.call("PATCH", `/Users/${other.id}`, { body: patchOp({ op: "replace", path: "userName", value: user.userName }) }),
+      409,
+      "uniqueness"
+    )
+  })
+
+  it("DELETE removes the membership, keeps the account, and the User is gone", async () => {
+    const scim = await directory()
+    const user = await createUser(scim)
+    const deleted = await scim.call("DELETE", `/Users/${user.id}`)
+    expect(deleted.status, deleted.text).toBe(204)
+    expectScimError(await scim.call("GET", `/Users/${user.id}`), 404)
+    expectScimError(await scim.call("DELETE", `/Users/${user.id}`), 404)
+    expect((await members(scim)).map((member) => member.id)).not.toContain(user.id)
+    expect((await scim.call("GET", "/Users")).body.totalResults).toBe(0)
+    // The directory provisions the person again: a new membership, the same account.
+    const again = await scim.call("POST", "/Users", { body: newUser({ userName: user.userName, emails: user.emails }) })
+    expect(again.status, again.text).toBe(201)
+    expect(again.body.id).not.toBe(user.id)
+  })
+
+  it("links an existing member by email instead of adding a second membership", async () => {
+    const scim = await directory()
+    const existing = scim.org.member
+    const linked = await scim.call("POST", "/Users", { body: newUser({ userName: existing.email, emails: [{ value: existing.email, primary: true }] }) })
+    expect(linked.status, linked.text).toBe(201)
+    expect(linked.body.id).toBe(existing.membership.id)
+  })
+})
+
+describe("SCIM Users: bad input is a SCIM 400, never a 500", () => {
+  it("malformed filters and filters on attributes the server does not filter on are invalidFilter", async () => {
+    const scim = await directory()
+    for (const filter of ["userName eq", "userName eq \"a\" and", "((userName eq \"a\")", "nickName eq \"x\"", "active eq \"yes\"", "meta.lastModified gt \"soon\"", "emails[type eq \"work\""]) {
+      expectScimError(await scim.call("GET", `/Users?filter=${encodeURIComponent(filter)}`), 400, "invalidFilter")
+    }
+    expectScimError(await scim.call("POST", "/Users/.search", { body: { filter: "userName zz \"a\"" } }), 400, "invalidFilter")
+    const percent = await scim.call("GET", `/Users?filter=${encodeURIComponent("userName co \"%\"")}`)
+    expect(percent.body.totalResults).toBe(0)
+  })
+
+  it("wrong types, unknown PATCH paths, read-only targets and removes that match nothing", async () => {
+    const scim = await directory()
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ active: "maybe" }) }), 400, "invalidValue")
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ userName: 42 }) }), 400, "invalidValue")
+    expectScimError(await scim.call("POST", "/Users", { body: { ...newUser(), userName: undefined } }), 400, "invalidValue")
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ userName: "no-email", emails: [] }) }), 400, "invalidValue")
+    const user = await createUser(scim)
+    const patch = (...operations: ReadonlyArray<unknown>) => scim.call("PATCH", `/Users/${user.id}`, { body: patchOp(...operations) })
+    expectScimError(await patch({ op: "add", path: "nickName", value: "x" }), 400, "invalidPath")
+    expectScimError(await patch({ op: "replace", path: "id", value: "om_x" }), 400, "mutability")
+    expectScimError(await patch({ op: "remove", path: "emails[type eq \"home\"]" }), 400, "noTarget")
+    expectScimError(await patch({ op: "replace", path: "active", value: 3 }), 400, "invalidValue")
+    expectScimError(await patch({ op: "jump", path: "title", value: "x" }), 400, "invalidSyntax")
+    // A refused PATCH changed nothing.
+    expect((await scim.call("GET", `/Users/${user.id}`)).body.meta.version).toBe("W/\"1\"")
+  })
+
+  it("NUL characters, deeply nested JSON, bodies that are no JSON, too large or of another media type: SCIM errors", async () => {
+    const scim = await directory()
+    expectScimError(await scim.call("POST", "/Users", { body: newUser({ displayName: "a\u0000b" }) }), 400)
+    expectScimError(await scim.call("POST", "/Users", { rawBody: `{"userName":${"[".repeat(10_000)}${"]".repeat(10_000)}}` }), 400, "invalidSyntax")
+    expectScimError(await scim.call("GET", `/Users?filter=${encodeURIComponent("userName eq \"a\u0000\"")}`), 400)
+    expectScimError(await scim.call("POST", "/Users", { rawBody: "{\"userName\": " }), 400, "invalidSyntax")
+    expectScimError(await scim.call("POST", "/Users", { rawBody: JSON.stringify(newUser({ title: "x".repeat(2_000_000) })) }), 413)
+    expectScimError(await scim.call("POST", "/Users", { rawBody: "userName=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415)
+    // Nothing was created by any of them.
+    expect((await scim.call("GET", "/Users")).body.totalResults).toBe(0)
+  })
+
+  it("a malformed or unknown User id is 404", async () => {
+    const scim = await directory()
+    expectScimError(await scim.call("GET", "/Users/not-an-id"), 404)
+    expectScimError(await scim.call("GET", "/Users/om_01jxxxxxxxxxxxxxxxxxxxxxxx"), 404)
+    expectScimError(await scim.call("PATCH", "/Users/nope", { body: patchOp({ op: "replace", path: "title", value: "x" }) }), 404)
+  })
+})
+
+describe("SCIM Users: tenancy", () => {
+  it("a token of another organization or connection never reaches these Users", async () => {
+    const a = await directory()
+    const b = await directory()
+    const user = await createUser(a)
+    // B's token on A's connection: 401, whatever the path.
+    const foreign = await Http.request(server.url, "GET", `${a.base}/Users/${user.id}`, { token: b.secret })
+    expect(foreign.status).toBe(401)
+    // B's token on B's connection, asking for A's member: 404, and A's Users are not listed.
+    expectScimError(await b.call("GET", `/Users/${user.id}`), 404)
+    expectScimError(await b.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "active", value: false }) }), 404)
+    expectScimError(await b.call("DELETE", `/Users/${user.id}`), 404)
+    expect((await b.call("GET", "/Users")).body.totalResults).toBe(0)
+    expect((await a.call("GET", `/Users/${user.id}`)).body.active).toBe(true)
+    const anonymous = await Http.request(server.url, "GET", `${a.base}/Users`)
+    expect(anonymous.status).toBe(401)
+  })
+})

@@ -1,0 +1,56 @@
+/**
+ * Tag `etag` (RFC 7644 §3.14), when ServiceProviderConfig says etag.supported: every resource has `meta.version`,
+ * the ETag header carries it, a write changes it, and PUT, PATCH or DELETE with a stale `If-Match` → 412 and no change.
+ */
+import { type Check, check, type Context, expectError, expectStatus, skip } from "./Check.js"
+import { URN } from "./Client.js"
+import { supported } from "./Discovery.js"
+import { using } from "./Fixtures.js"
+import { payload, type ResourceTypeDoc } from "./Schema.js"
+
+const STALE = 'W/"stale-version-0"'
+
+export const checks = (context: Context): ReadonlyArray<Check> => {
+  if (!supported(context.discovery, "etag")) {
+    return [{ id: "etag", description: "ETags and If-Match", run: async () => skip("ServiceProviderConfig: etag.supported is false") }]
+  }
+  return context.discovery.resourceTypes.flatMap((type: ResourceTypeDoc): ReadonlyArray<Check> => {
+    const url = (id: string) => `${type.endpoint}/${encodeURIComponent(id)}`
+    return [
+      {
+        id: `etag.${type.name}.version`,
+        description: `meta.version on create and read, the same in the ETag header, changed by a write`,
+        run: () =>
+          using(context, async (fixtures) => {
+            const { resource } = await fixtures.create(type)
+            check(typeof resource.meta?.version === "string" && resource.meta.version !== "", "created: meta.version must be set")
+            const response = await context.client.get(url(resource.id))
+            const read = expectStatus(response, 200)
+            check(read.meta?.version === resource.meta.version, `read: meta.version ${read.meta?.version} must equal the created ${resource.meta.version}`, response)
+            check(response.headers.get("etag") === read.meta.version, "read: the ETag header must be meta.version", response)
+            const replaced = expectStatus(await context.client.put(url(resource.id), { ...payload(type, context.discovery.schemas, await fixtures.references(), resource), id: resource.id }), 200)
+            check(replaced.meta?.version !== resource.meta.version, "a replace must change meta.version")
+          })
+      },
+      ...(["PUT", "PATCH", "DELETE"] as const).map((method): Check => ({
+        id: `etag.${type.name}.ifMatch.${method.toLowerCase()}`,
+        description: `${method} ${type.endpoint}/{id} with a stale If-Match → 412 and nothing changed; with the current version → done`,
+        run: () =>
+          using(context, async (fixtures) => {
+            const { resource } = await fixtures.create(type)
+            const body =
+              method === "PUT"
+                ? { ...payload(type, context.discovery.schemas, await fixtures.references(), resource), id: resource.id }
+                : method === "PATCH"
+                  ? { schemas: [URN.patchOp], Operations: [{ op: "replace", path: "externalId", value: `etag-${context.run}` }] }
+                  : undefined
+            const send = (ifMatch: string) => context.client.request(method, url(resource.id), { body, headers: { "if-match": ifMatch } })
+            expectError(await send(STALE), 412)
+            const after = expectStatus(await context.client.get(url(resource.id)), 200)
+            check(after.meta?.version === resource.meta.version, `a refused ${method} must change nothing (meta.version moved)`)
+            expectStatus(await send(resource.meta.version), method === "DELETE" ? 204 : 200, ...(method === "PATCH" ? [204] : []))
+          })
+      }))
+    ]
+  })
+}

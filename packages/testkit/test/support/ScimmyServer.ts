@@ -1,0 +1,213 @@
+/**
+ * A reference SCIM 2.0 server for testing the conformance suite itself: SCIMMY 1.3.5 (resources, schemas, filter,
+ * PatchOp, ListResponse, error messages) behind a small node:http adapter with an in-memory store, ETags in the
+ * adapter (SCIMMY has none), on 127.0.0.1. `flaws` make it wrong in one known way each, so the suite can show that
+ * the matching checks fail. (scimmy-routers needs express, which is not a dependency here.)
+ */
+import * as NodeCrypto from "node:crypto"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import SCIMMYModule from "scimmy"
+
+const SCIMMY: any = SCIMMYModule
+const BASE = "/scim/v2"
+
+export interface Flaws {
+  /** An advertised User attribute the store silently drops (say `title`). */
+  readonly dropsAttribute?: string
+  /** An unknown URL answers 200 with an HTML page instead of a SCIM 404. */
+  readonly unknownUrlIsHtml?: boolean
+  /** `If-Match` is advertised (etag.supported) but ignored. */
+  readonly ignoresIfMatch?: boolean
+  /** `startIndex` read as 0-based. */
+  readonly zeroBasedPaging?: boolean
+  /** A duplicate userName is stored instead of refused. */
+  readonly allowsDuplicateUserName?: boolean
+}
+
+interface Store {
+  readonly flaws: Flaws
+  readonly resources: { readonly Users: Map<string, any>; readonly Groups: Map<string, any> }
+}
+
+const scimError = (status: number, scimType: string | undefined, detail: string) => new SCIMMY.Types.Error(status, scimType ?? null, detail)
+
+/** The stored resource of `kind` answered by SCIMMY's egress (by id, or the filtered list). */
+const egress = (kind: "Users" | "Groups") => (resource: any, store: Store) => {
+  const all = [...store.resources[kind].values()]
+  if (resource.id !== undefined) {
+    const found = store.resources[kind].get(resource.id)
+    if (found === undefined) throw scimError(404, undefined, `Resource ${resource.id} not found`)
+    return structuredClone(found)
+  }
+  return structuredClone(resource.filter === undefined ? all : resource.filter.match(all))
+}
+
+const ingress = (kind: "Users" | "Groups") => (resource: any, instance: any, store: Store) => {
+  const map = store.resources[kind]
+  const existing = resource.id === undefined ? undefined : map.get(resource.id)
+  if (resource.id !== undefined && existing === undefined) throw scimError(404, undefined, `Resource ${resource.id} not found`)
+  const data = JSON.parse(JSON.stringify(instance))
+  delete data.meta
+  const unique = kind === "Users" ? "userName" : "displayName"
+  const clash = [...map.values()].find((r) => r.id !== resource.id && String(r[unique]).toLowerCase() === String(data[unique]).toLowerCase())
+  if (clash !== undefined && !(kind === "Users" && store.flaws.allowsDuplicateUserName)) throw scimError(409, "uniqueness", `${unique} is taken`)
+  if (kind === "Users" && store.flaws.dropsAttribute !== undefined) delete data[store.flaws.dropsAttribute]
+  const now = new Date()
+  const stored = {
+    ...data,
+    id: existing?.id ?? NodeCrypto.randomUUID(),
+    meta: { created: existing?.meta.created ?? now, lastModified: now, revision: (existing?.meta.revision ?? 0) + 1 }
+  }
+  map.set(stored.id, stored)
+  return structuredClone(stored)
+}
+
+const degress = (kind: "Users" | "Groups") => (resource: any, store: Store) => {
+  if (!store.resources[kind].delete(resource.id)) throw scimError(404, undefined, `Resource ${resource.id} not found`)
+}
+
+let declared = false
+const declare = () => {
+  if (declared) return
+  declared = true
+  SCIMMY.Config.set({
+    documentationUri: "https://example.com/scim",
+    patch: true,
+    filter: 200,
+    etag: true,
+    sort: false,
+    bulk: false,
+    changePassword: false,
+    authenticationSchemes: [{ type: "oauthbearertoken", name: "OAuth Bearer Token", description: "A bearer token in the Authorization header" }]
+  })
+  SCIMMY.Resources.declare(SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false))
+    .ingress(ingress("Users"))
+    .egress(egress("Users"))
+    .degress(degress("Users"))
+  SCIMMY.Resources.declare(SCIMMY.Resources.Group).ingress(ingress("Groups")).egress(egress("Groups")).degress(degress("Groups"))
+  for (const resource of [SCIMMY.Resources.User, SCIMMY.Resources.Group, SCIMMY.Resources.Schema, SCIMMY.Resources.ResourceType, SCIMMY.Resources.ServiceProviderConfig]) {
+    resource.basepath(BASE)
+  }
+}
+
+/** A weak ETag from what identifies a version: the id and the revision counter the store keeps. */
+const versionOf = (store: Store, kind: "Users" | "Groups", id: string) => {
+  const found = store.resources[kind].get(id)
+  return found === undefined ? undefined : `W/"${found.meta.revision}-${NodeCrypto.createHash("sha1").update(found.id).digest("hex").slice(0, 8)}"`
+}
+
+export interface ScimmyServer {
+  readonly baseUrl: string
+  readonly token: string
+  readonly close: () => Promise<void>
+}
+
+export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
+  declare()
+  const store: Store = { flaws, resources: { Users: new Map(), Groups: new Map() } }
+  const token = `ref-${NodeCrypto.randomBytes(12).toString("hex")}`
+  let origin = ""
+
+  const send = (response: Http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+    response.writeHead(status, { ...(body === undefined ? {} : { "content-type": "application/scim+json" }), ...headers })
+    response.end(body === undefined ? undefined : JSON.stringify(body))
+  }
+  /** A resource as sent: absolute location, meta.version from the store. */
+  const outgoing = (kind: "Users" | "Groups", resource: any) => {
+    const json = JSON.parse(JSON.stringify(resource))
+    if (json.meta !== undefined) {
+      if (typeof json.meta.location === "string" && json.meta.location.startsWith("/")) json.meta.location = `${origin}${json.meta.location}`
+      json.meta.version = versionOf(store, kind, json.id)
+      delete json.meta.revision
+    }
+    return json
+  }
+
+  const handle = async (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+    const url = new URL(request.url ?? "/", origin)
+    if (request.headers.authorization !== `Bearer ${token}`) return send(response, 401, new SCIMMY.Messages.Error({ status: 401, detail: "Bearer token required" }))
+    const chunks: Array<Buffer> = []
+    for await (const chunk of request) chunks.push(chunk as Buffer)
+    const text = Buffer.concat(chunks).toString("utf8")
+    let body: any = undefined
+    if (text !== "") {
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return send(response, 400, new SCIMMY.Messages.Error({ status: 400, scimType: "invalidSyntax", detail: "Body is not JSON" }))
+      }
+    }
+    const segments = url.pathname.startsWith(`${BASE}/`) ? url.pathname.slice(BASE.length + 1).split("/").map(decodeURIComponent) : []
+    const [endpoint, id, extra] = segments
+    const method = request.method ?? "GET"
+    const params: Record<string, unknown> = {}
+    for (const [key, value] of url.searchParams) params[key] = ["startIndex", "count"].includes(key) ? Number(value) : value
+    if (flaws.zeroBasedPaging && typeof params.startIndex === "number") params.startIndex += 1
+    const readOnly = (value: unknown) => (method === "GET" ? send(response, 200, value) : send(response, 405, new SCIMMY.Messages.Error({ status: 405, detail: "Method not allowed" })))
+
+    if (endpoint === "ServiceProviderConfig" && id === undefined) return readOnly(await new SCIMMY.Resources.ServiceProviderConfig().read())
+    if (endpoint === "Schemas" && extra === undefined) return readOnly(await (id === undefined ? new SCIMMY.Resources.Schema() : new SCIMMY.Resources.Schema(id)).read())
+    if (endpoint === "ResourceTypes" && extra === undefined) return readOnly(await (id === undefined ? new SCIMMY.Resources.ResourceType() : new SCIMMY.Resources.ResourceType(id)).read())
+    if ((endpoint === "Users" || endpoint === "Groups") && extra === undefined) {
+      const Resource = endpoint === "Users" ? SCIMMY.Resources.User : SCIMMY.Resources.Group
+      if (id === ".search" && method === "POST") {
+        const { schemas: _schemas, ...search } = body ?? {}
+        const list = await new Resource(search).read(store)
+        return send(response, 200, { ...list, Resources: list.Resources.map((r: any) => outgoing(endpoint, r)) })
+      }
+      if (id === undefined && method === "GET") {
+        const list = await new Resource(params).read(store)
+        return send(response, 200, { ...list, Resources: list.Resources.map((r: any) => outgoing(endpoint, r)) })
+      }
+      if (id === undefined && method === "POST") {
+        const created = outgoing(endpoint, await new Resource(params).write(body, store))
+        return send(response, 201, created, { location: created.meta.location, etag: created.meta.version })
+      }
+      if (id !== undefined) {
+        const ifMatch = request.headers["if-match"]
+        if (ifMatch !== undefined && method !== "GET" && !flaws.ignoresIfMatch) {
+          const current = versionOf(store, endpoint, id)
+          if (current === undefined) throw scimError(404, undefined, `Resource ${id} not found`)
+          if (ifMatch !== "*" && ifMatch !== current) throw scimError(412, undefined, `If-Match ${ifMatch} is not the current version ${current}`)
+        }
+        const resource = new Resource(id, params)
+        if (method === "GET") {
+          const found = outgoing(endpoint, await resource.read(store))
+          return send(response, 200, found, { etag: versionOf(store, endpoint, id)! })
+        }
+        if (method === "PUT") {
+          const replaced = outgoing(endpoint, await resource.write(body, store))
+          return send(response, 200, replaced, { etag: versionOf(store, endpoint, id)! })
+        }
+        if (method === "PATCH") {
+          const patched = await resource.patch(body, store)
+          return patched === undefined ? send(response, 204) : send(response, 200, outgoing(endpoint, patched))
+        }
+        if (method === "DELETE") {
+          await resource.dispose(store)
+          return send(response, 204)
+        }
+      }
+    }
+    if (flaws.unknownUrlIsHtml) {
+      response.writeHead(200, { "content-type": "text/html" })
+      return response.end("<html><body>Welcome</body></html>")
+    }
+    return send(response, 404, new SCIMMY.Messages.Error({ status: 404, detail: `No endpoint ${method} ${url.pathname}` }))
+  }
+
+  const server = Http.createServer((request, response) => {
+    handle(request, response).catch((error) => {
+      if (error instanceof SCIMMY.Types.Error) return send(response, error.status, new SCIMMY.Messages.Error(error))
+      send(response, 500, new SCIMMY.Messages.Error({ status: 500, detail: String(error) }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    baseUrl: `${origin}${BASE}`,
+    token,
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
+  }
+}
