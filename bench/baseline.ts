@@ -3,13 +3,14 @@
  * 10) over the database at DATABASE_URL that orgplane seeded, one statement per authentication and one per list,
  * answering the same JSON as orgplane. Imports no orgplane code on purpose. The people reads use only columns that
  * exist since the first two migrations, so it reads databases of older checkouts too; the catalog reads run
- * orgplane's own statements (copied from the server's repositories), one after the other as orgplane runs them.
- * Served by child.ts.
+ * orgplane's own statements (copied from the server's repositories), one after the other as orgplane runs them;
+ * so do the SCIM routes (scim-baseline.ts). Served by child.ts.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import pg from "pg"
 import { serve } from "./child.js"
+import { scimRoutes } from "./scim-baseline.js"
 
 const databaseUrl = process.env.DATABASE_URL
 if (databaseUrl === undefined || databaseUrl.trim() === "") throw new Error("baseline: DATABASE_URL is required")
@@ -489,9 +490,13 @@ const ingest = async (request: IncomingMessage, response: ServerResponse) => {
   response.end()
 }
 
+// SCIM (bench/scim.ts): its own routes and authentication, in scim-baseline.ts.
+const scim = scimRoutes(pool)
+
 const handle = async (request: IncomingMessage, response: ServerResponse) => {
   const url = new URL(request.url ?? "/", "http://localhost")
   if (request.method === "POST" && url.pathname === "/v1/telemetry/ingest") return ingest(request, response)
+  if (url.pathname.startsWith("/scim/v2/") && await scim(request, response, url)) return
   if (request.method !== "GET") return send(response, 405, { error: "method_not_allowed" })
   if (url.pathname === "/health") return send(response, 200, { ok: true, version: process.env.ORGPLANE_VERSION ?? "baseline" })
   const list = lists[url.pathname]

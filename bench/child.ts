@@ -1,7 +1,7 @@
 /**
  * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
- * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) and `{sql, params}` (a statement on the
- * server's database, for bulk seeding) over the IPC channel, and stop when told to or when the harness goes.
+ * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) and `{sql, params, rows?}` (a statement on the
+ * server's database, for bulk seeding or an EXPLAIN) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
@@ -35,10 +35,18 @@ export const serve = async (
       const cpu = process.cpuUsage()
       process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system })
     } else if (typeof message === "object" && message !== null && "sql" in message) {
-      const { params, sql: text } = message as { readonly sql: string; readonly params: ReadonlyArray<unknown> }
+      const { params, rows: withRows, sql: text } = message as {
+        readonly sql: string
+        readonly params: ReadonlyArray<unknown>
+        /** Answer the rows too (a small result, such as an EXPLAIN), not only their number. */
+        readonly rows?: boolean
+      }
       const reply = sql === undefined
         ? Promise.resolve({ sqlError: "this server cannot run SQL for the harness" })
-        : sql(text, params).then((rows) => ({ sqlRows: rows.length }), (error) => ({ sqlError: String(error?.message ?? error) }))
+        : sql(text, params).then(
+          (rows) => (withRows === true ? { sqlRows: rows.length, rows } : { sqlRows: rows.length }),
+          (error) => ({ sqlError: String(error?.message ?? error) })
+        )
       void reply.then((answer) => process.send?.(answer))
     }
   })

@@ -9,8 +9,10 @@ import { randomBytes } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
+import { firstDifference } from "./difference.js"
 import * as Memory from "./memory.js"
 import { measurePlanning } from "./planning.js"
+import * as Scim from "./scim.js"
 import * as Telemetry from "./telemetry.js"
 
 const usage = `Usage: pnpm bench [requests]
@@ -38,6 +40,10 @@ Environment:
                                (default 10000) of one organization.
   ORGPLANE_BENCH_TELEMETRY     1 (or the --telemetry flag): measure telemetry ingest only (bench/telemetry.ts):
                                events per second in batches of 50, [requests] requests, beside the baseline's INSERT.
+  ORGPLANE_BENCH_SCIM=1        Or --scim: only directory provisioning (bench/scim.ts): ORGPLANE_BENCH_SCIM_USERS Users
+                               (default 10000) by POST /Users, ORGPLANE_BENCH_SCIM_GROUPS groups (default 200) of 50
+                               by POST /Groups, and [requests] (here default 500) filtered lookups a row, after the
+                               first 1000 Users and at the full size, beside the baseline's same statements.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -55,7 +61,8 @@ const positive = (text: string | undefined, fallback: number, what: string) => {
   return value
 }
 
-const REQUESTS = positive(process.argv.slice(2).find((arg) => !arg.startsWith("-")), 2000, "requests")
+const REQUESTS_ARGUMENT = process.argv.slice(2).find((arg) => !arg.startsWith("-"))
+const REQUESTS = positive(REQUESTS_ARGUMENT, 2000, "requests")
 const CONCURRENCY = positive(process.env.ORGPLANE_BENCH_CONCURRENCY, 8, "ORGPLANE_BENCH_CONCURRENCY")
 const MEMBERSHIPS = positive(process.env.ORGPLANE_BENCH_MEMBERSHIPS, 10_000, "ORGPLANE_BENCH_MEMBERSHIPS")
 const MAPPINGS = positive(process.env.ORGPLANE_BENCH_MAPPINGS, 100_000, "ORGPLANE_BENCH_MAPPINGS")
@@ -75,6 +82,7 @@ const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter
 /** Only the memory bank section (bench/memory.ts) instead of the default run. */
 const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_MEMORY === "1"
 const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
+const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -90,6 +98,8 @@ interface Server {
   readonly cpu: () => Promise<number | undefined>
   /** Runs a statement on the server's own database connection (see server.ts); the number of rows it returned. */
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
+  /** The same, answering the rows themselves: for small results (an EXPLAIN). */
+  readonly query: (text: string, params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
 }
 
 const children = new Set<ChildProcess>()
@@ -128,7 +138,8 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             url,
             rss: () => usageOf(child).then((usage) => usage?.rss),
             cpu: () => usageOf(child).then((usage) => usage?.cpuMicros),
-            sql: (text, params) => sqlOf(child, text, params)
+            sql: (text, params) => sqlOf(child, text, params, false).then((answer) => answer.sqlRows),
+            query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? [])
           })
         } else if (line.includes(`"message":"request"`)) {
           // The server's one line per request, as a collector would take it: read, not echoed.
@@ -152,18 +163,26 @@ const usageOf = (child: ChildProcess) =>
     child.send("rss")
   })
 
-/** A statement run by the child on its database; one at a time (the answer is the next `sqlRows`/`sqlError`). */
-const sqlOf = (child: ChildProcess, text: string, params: ReadonlyArray<unknown>) =>
-  new Promise<number>((resolve, reject) => {
+interface SqlAnswer {
+  readonly sqlRows: number
+  readonly rows?: ReadonlyArray<Record<string, unknown>>
+}
+
+/**
+ * A statement run by the child on its database, with its rows when `rows` (else their number only); one at a time
+ * (the answer is the next `sqlRows`/`sqlError`).
+ */
+const sqlOf = (child: ChildProcess, text: string, params: ReadonlyArray<unknown>, rows: boolean) =>
+  new Promise<SqlAnswer>((resolve, reject) => {
     if (!child.connected) return reject(new Error("the server's IPC channel is closed"))
-    const onMessage = (message: { sqlRows?: number; sqlError?: string }) => {
+    const onMessage = (message: { sqlRows?: number; sqlError?: string; rows?: ReadonlyArray<Record<string, unknown>> }) => {
       if (message.sqlRows === undefined && message.sqlError === undefined) return
       child.off("message", onMessage)
       if (message.sqlError !== undefined) reject(new Error(message.sqlError))
-      else resolve(message.sqlRows!)
+      else resolve({ sqlRows: message.sqlRows!, ...(message.rows === undefined ? {} : { rows: message.rows }) })
     }
     child.on("message", onMessage)
-    child.send({ sql: text, params })
+    child.send({ sql: text, params, ...(rows ? { rows: true } : {}) })
   })
 
 const stopChild = (child: ChildProcess) =>
@@ -635,19 +654,6 @@ const measure = async (server: Server, endpoint: Endpoint): Promise<Figures> => 
 }
 
 // The yardstick only means something if it answers the same thing: compare one reply of each, keys in any order.
-const firstDifference = (a: unknown, b: unknown, path = ""): string | undefined => {
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
-    return a === b ? undefined : `${path || "/"}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return `${path || "/"}: array vs object`
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
-  for (const key of keys) {
-    const found = firstDifference((a as any)[key], (b as any)[key], `${path}/${key}`)
-    if (found !== undefined) return found
-  }
-  return undefined
-}
-
 const compare = async (orgplane: Server, baseline: Server, endpoint: Endpoint) => {
   const path = endpoint.path(0)
   const ours = await call(orgplane.url, endpoint.method, path, credentialsOf(endpoint, 0))
@@ -737,6 +743,11 @@ const main = async () => {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
+  if (SCIM) {
+    // Lookups a row: a few hundred by default, not the 2000 requests of the other sections.
+    const lookups = REQUESTS_ARGUMENT === undefined ? 500 : REQUESTS
+    return Scim.measure({ agent, orgplane, baseline, lookups, concurrency: CONCURRENCY })
+  }
   const rssAtStart = await orgplane.rss()
   let seeded: Seeded | undefined
   let list: ReadonlyArray<Endpoint>
