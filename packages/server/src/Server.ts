@@ -202,8 +202,14 @@ const Started = (options: ServerOptions) =>
 /**
  * Node's HTTP server as the standalone server runs it: what its parser refuses (a request line or header block
  * over its limit, malformed HTTP) is answered in the API's error shape (`platform/ClientErrors.ts`).
+ *
+ * An idle keep-alive connection is kept 65 s, longer than clients and proxies keep theirs (undici, so `fetch` and
+ * the SDK, 4 s; load balancers commonly 60 s): the client closes first, so it never sends a request on a socket
+ * the server is closing at that moment, which it would see as `ECONNRESET`. Node's default, 5 s, loses that race
+ * whenever a client's idle timer runs late.
  */
-export const createHttpServer = (): NodeServer => createServer().on("clientError", clientErrorListener)
+export const createHttpServer = (): NodeServer =>
+  createServer({ keepAliveTimeout: 65_000 }).on("clientError", clientErrorListener)
 
 /**
  * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per

@@ -164,6 +164,13 @@ describe("414 URI Too Long and 431 Request Header Fields Too Large", () => {
   })
 })
 
+describe("keep-alive", () => {
+  it("keeps an idle connection 65 s and says so, longer than clients keep theirs, so a client never reuses a socket being closed", async () => {
+    const response = await Http.request(server.url, "GET", "/health")
+    expect([response.headers.get("connection"), response.headers.get("keep-alive")]).toEqual(["keep-alive", "timeout=65"])
+  })
+})
+
 describe("the typed client", () => {
   /** The API's client, with every request changed by `transform` on its way (the client itself sends JSON, and checks bounds). */
   const client = (transform: (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest) =>
