@@ -12,7 +12,8 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Api } from "@orgplane/schema"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
+import { type IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import * as AdminHttp from "./admin/Http.js"
 import * as CatalogHttp from "./catalog/Http.js"
 import * as ConnectorsHttp from "./connectors/Http.js"
@@ -199,6 +200,50 @@ const Started = (options: ServerOptions) =>
     })
   ).pipe(Layer.provide(UsersRepository.Default))
 
+/** How long a stopping server lets requests in flight finish before it closes their connections. */
+export const shutdownGraceMillis = 10_000
+
+/**
+ * Node's HTTP server, stopping gracefully with long keep-alive. `close()` stops accepting and ends every connection
+ * that awaits no answer, then each other one as soon as its answers are sent, and whatever is still open after
+ * `shutdownGraceMillis`: a stop takes as long as the requests in flight, never a keep-alive timeout. Node's own
+ * `closeIdleConnections` would miss a connection whose answer is sent but whose request body is not all read (a
+ * 413 to a body announced and never sent): the parser still calls it busy.
+ */
+class GracefulServer extends NodeServer {
+  /** Open connections, with how many of their requests await an answer. */
+  readonly #awaiting = new Map<Socket, number>()
+  #closing = false
+
+  constructor(options: NodeServerOptions) {
+    super(options)
+    this.on("connection", (socket: Socket) => {
+      this.#awaiting.set(socket, 0)
+      socket.once("close", () => this.#awaiting.delete(socket))
+    })
+    this.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      const socket = request.socket
+      this.#awaiting.set(socket, (this.#awaiting.get(socket) ?? 0) + 1)
+      response.once("close", () => {
+        const left = this.#awaiting.get(socket)
+        if (left === undefined) return
+        this.#awaiting.set(socket, left - 1)
+        if (this.#closing && left === 1) socket.end()
+      })
+    })
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    if (!this.#closing && this.listening) {
+      this.#closing = true
+      for (const [socket, awaiting] of this.#awaiting) if (awaiting === 0) socket.end()
+      const cut = setTimeout(() => this.closeAllConnections(), shutdownGraceMillis).unref()
+      this.once("close", () => clearTimeout(cut))
+    }
+    return super.close(callback)
+  }
+}
+
 /**
  * Node's HTTP server as the standalone server runs it: what its parser refuses (a request line or header block
  * over its limit, malformed HTTP) is answered in the API's error shape (`platform/ClientErrors.ts`).
@@ -206,10 +251,10 @@ const Started = (options: ServerOptions) =>
  * An idle keep-alive connection is kept 65 s, longer than clients and proxies keep theirs (undici, so `fetch` and
  * the SDK, 4 s; load balancers commonly 60 s): the client closes first, so it never sends a request on a socket
  * the server is closing at that moment, which it would see as `ECONNRESET`. Node's default, 5 s, loses that race
- * whenever a client's idle timer runs late.
+ * whenever a client's idle timer runs late. Stopping does not wait for it (`GracefulServer`).
  */
 export const createHttpServer = (): NodeServer =>
-  createServer({ keepAliveTimeout: 65_000 }).on("clientError", clientErrorListener)
+  new GracefulServer({ keepAliveTimeout: 65_000 }).on("clientError", clientErrorListener)
 
 /**
  * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per

@@ -1,4 +1,4 @@
-export { ApiLayer, createHttpServer, layer, makeNodeListener, makeWebHandler, type ServerOptions } from "./Server.js"
+export { ApiLayer, createHttpServer, layer, makeNodeListener, makeWebHandler, type ServerOptions, shutdownGraceMillis } from "./Server.js"
 export { clientErrorListener } from "./platform/ClientErrors.js"
 export { environment } from "./Environment.js"
 export { layer as configLayer, ServerConfig, type ServerSettings, settingsConfig } from "./platform/Config.js"

@@ -7,6 +7,7 @@
  */
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Api, MAX_URL_LENGTH, UnsupportedMediaType, UriTooLong } from "@orgplane/schema"
+import { shutdownGraceMillis } from "@orgplane/server"
 import { Http, TestServer } from "@orgplane/testkit"
 import { Effect } from "effect"
 import * as Net from "node:net"
@@ -168,6 +169,22 @@ describe("keep-alive", () => {
   it("keeps an idle connection 65 s and says so, longer than clients keep theirs, so a client never reuses a socket being closed", async () => {
     const response = await Http.request(server.url, "GET", "/health")
     expect([response.headers.get("connection"), response.headers.get("keep-alive")]).toEqual(["keep-alive", "timeout=65"])
+  })
+
+  it("stops without waiting for kept-alive connections: an idle one, and one answered 413 whose body never came", async () => {
+    const stopping = await TestServer.start()
+    expect((await Http.request(stopping.url, "GET", "/health")).status).toBe(200)
+    // A body announced and never sent, refused before it is read: answered, yet the parser still awaits the body.
+    const socket = Net.connect(Number(new URL(stopping.url).port), "127.0.0.1")
+    const answered = new Promise<string>((resolve) => socket.once("data", (data) => resolve(data.toString("latin1"))))
+    socket.write("POST /v1/teams HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20000000\r\n\r\n{")
+    expect((await answered).split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large")
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+    const started = Date.now()
+    await stopping.close()
+    await ended
+    // Far under both the 65 s keep-alive and the 10 s grace given to requests in flight.
+    expect(Date.now() - started).toBeLessThan(shutdownGraceMillis / 2)
   })
 })
 
