@@ -187,7 +187,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", `${base}/Users/:userId`)
+    HttpApiEndpoint.patch("patch", `${base}/Users/:userId`)
       .setPath(ScimUserPath)
       .setHeaders(ScimWriteHeaders)
       .setPayload(ScimPatchRequest)

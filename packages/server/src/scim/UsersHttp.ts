@@ -79,7 +79,7 @@ export const ScimUsersHttp = group(Api, "scimUsers", (handlers) =>
       .handle("replace", ({ headers, path, payload }) =>
         Effect.flatMap(context(path.connectionId), ({ base, caller, request }) =>
           users.replace(caller, request, path.userId, payload, headers["if-match"], base)).pipe(withResourceHeaders()))
-      .handle("update", ({ headers, path, payload }) =>
+      .handle("patch", ({ headers, path, payload }) =>
         Effect.flatMap(context(path.connectionId), ({ base, caller, request }) =>
           users.patch(caller, request, path.userId, payload.Operations, headers["if-match"], base)).pipe(withResourceHeaders()))
       .handle("delete", ({ headers, path }) =>
