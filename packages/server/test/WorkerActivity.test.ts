@@ -213,11 +213,12 @@ describe("heartbeats racing", () => {
     expect(read.lastActiveAt).toBe(newest)
     // The open sessions are the newest heartbeat's.
     expect(read.openSessions).toBe(shuffled.indexOf(newest))
-    // Every applied heartbeat was newer than the ones applied before it.
-    const applied = (await activity(org, registered.id, "?kind=heartbeat")).items.map((entry) => entry.sentAt).reverse()
-    expect(applied).toEqual([...applied].sort())
-    expect(applied[applied.length - 1]).toBe(newest)
-    expect(answers.filter((answer) => answer.body.applied).length).toBe(applied.length)
+    // What was recorded is exactly the heartbeats answered `applied`, the newest among them. (The feed is in order of
+    // arrival, which is not the order the heartbeats committed in: that one is not observable here.)
+    const recorded = (await activity(org, registered.id, "?kind=heartbeat")).items.map((entry) => entry.sentAt)
+    const answeredApplied = shuffled.filter((_, i) => answers[i]!.body.applied)
+    expect([...recorded].sort()).toEqual([...answeredApplied].sort())
+    expect(recorded).toContain(newest)
   })
 })
 
