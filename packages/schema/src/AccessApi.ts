@@ -6,6 +6,7 @@ import type * as Schema from "effect/Schema"
 import { AccessListQuery, CreateAccessGrantRequest } from "./Access.js"
 import { NotFoundResponse } from "./Errors.js"
 import { type Action, requires } from "./Policy.js"
+import { audits } from "./AuditCatalog.js"
 
 /**
  * `POST`, `GET` `<base>/access` and `DELETE <base>/access/:grantId` for one kind (`kind` names it in the
@@ -45,7 +46,7 @@ export const accessEndpoints = <
   const refusal = options.refusal ?? "403 `insufficient_access`"
   const notFound = `404 \`${kind.replaceAll(" ", "_")}_not_found\``
   return {
-    grant: HttpApiEndpoint.post(`${options.name}Grant` as `${Name}Grant`, `${options.base}/access`)
+    grant: HttpApiEndpoint.post(`${options.name}Grant` as `${Name}Grant`, `${options.base}/access`).pipe(audits("access.grant"))
       // The generic path cannot be checked against `ValidatePath` here; each caller's path is a struct of ids.
       .setPath<Schema.Schema<PathA, PathI>>(options.path as never)
       .setPayload(CreateAccessGrantRequest)
@@ -68,7 +69,7 @@ export const accessEndpoints = <
         OpenApi.Description,
         `The direct, team and organization-wide grants of the ${kind}, newest first; revoked ones too with \`includeRevoked=true\`. ${who ?? `Needs manager access on the ${kind}.`} Changes nothing.\n\nErrors: ${refusal}; ${notFound}.`
       ),
-    revoke: HttpApiEndpoint.del(`${options.name}Revoke` as `${Name}Revoke`, `${options.base}/access/:grantId`)
+    revoke: HttpApiEndpoint.del(`${options.name}Revoke` as `${Name}Revoke`, `${options.base}/access/:grantId`).pipe(audits("access.revoke"))
       .setPath<Schema.Schema<GrantPathA, GrantPathI>>(options.grantPath as never)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

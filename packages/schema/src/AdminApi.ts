@@ -9,10 +9,11 @@ import { ChangePlanRequest, Organization } from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
-    HttpApiEndpoint.patch("setPlan", "/v1/admin/organizations/:organizationId/plan")
+    HttpApiEndpoint.patch("setPlan", "/v1/admin/organizations/:organizationId/plan").pipe(audits("organization.plan.update"))
       .setPath(Schema.Struct({ organizationId: OrganizationId }))
       .setPayload(ChangePlanRequest)
       .addSuccess(Schema.Struct({ organization: Organization }))

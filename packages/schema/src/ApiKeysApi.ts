@@ -10,10 +10,11 @@ import { ApiKeyId } from "./Ids.js"
 import { PageQuery } from "./Pagination.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
-    HttpApiEndpoint.post("create", "/v1/api-keys")
+    HttpApiEndpoint.post("create", "/v1/api-keys").pipe(audits("api_key.create"))
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreatedApiKey, { status: 201 })
       .pipe(requires("apiKeys.manage"))
@@ -35,7 +36,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       )
   )
   .add(
-    HttpApiEndpoint.del("revoke", "/v1/api-keys/:apiKeyId")
+    HttpApiEndpoint.del("revoke", "/v1/api-keys/:apiKeyId").pipe(audits("api_key.revoke"))
       .setPath(Schema.Struct({ apiKeyId: ApiKeyId }))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

@@ -5,10 +5,11 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceRequest, BootstrapWorkspaceResult } from "./Bootstrap.js"
 import { ForbiddenResponse, NotFoundResponse, RateLimitedResponse, ServiceUnavailableResponse } from "./Errors.js"
 import { Authentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class BootstrapApi extends HttpApiGroup.make("bootstrap")
   .add(
-    HttpApiEndpoint.post("workspace", "/v1/bootstrap/workspace")
+    HttpApiEndpoint.post("workspace", "/v1/bootstrap/workspace").pipe(audits("workspace.bootstrap"))
       .setPayload(BootstrapWorkspaceRequest)
       .addSuccess(BootstrapWorkspaceResult, { status: 201 })
       .addError(RateLimitedResponse)
@@ -20,7 +21,7 @@ export class BootstrapApi extends HttpApiGroup.make("bootstrap")
       )
   )
   .add(
-    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept")
+    HttpApiEndpoint.post("acceptClaim", "/v1/bootstrap/claims/accept").pipe(audits("workspace.claim.accept"))
       .setPayload(AcceptClaimRequest)
       .addSuccess(AcceptClaimResult)
       .addError(NotFoundResponse)

@@ -36,6 +36,7 @@ import {
 import { McpOAuthCallbackQuery } from "./McpAuthorization.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
   .add(
@@ -51,7 +52,7 @@ export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
       )
   )
   .add(
-    HttpApiEndpoint.put("put", "/v1/capabilities/:suite/client")
+    HttpApiEndpoint.put("put", "/v1/capabilities/:suite/client").pipe(audits("suite_client.set"))
       .setPath(SuitePath)
       .setPayload(SuiteClientRequest)
       .addSuccess(SuiteClient)
@@ -63,7 +64,7 @@ export class SuiteClientsApi extends HttpApiGroup.make("suiteClients")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/capabilities/:suite/client")
+    HttpApiEndpoint.del("delete", "/v1/capabilities/:suite/client").pipe(audits("suite_client.delete"))
       .setPath(SuitePath)
       .addSuccess(Ok)
       .addError(NotFoundResponse)
@@ -99,7 +100,7 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       )
   )
   .add(
-    HttpApiEndpoint.post("connect", "/v1/capabilities/:suite/connection/connect")
+    HttpApiEndpoint.post("connect", "/v1/capabilities/:suite/connection/connect").pipe(audits("suite_connection.connect"))
       .setPath(SuitePath)
       .addSuccess(SuiteConnectResult)
       .addError(ConflictResponse)
@@ -115,7 +116,7 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("disconnect", "/v1/capabilities/:suite/connection")
+    HttpApiEndpoint.del("disconnect", "/v1/capabilities/:suite/connection").pipe(audits("suite_connection.disconnect"))
       .setPath(SuitePath)
       .addSuccess(SuiteDisconnectResult)
       .addError(ServiceUnavailableResponse)
@@ -158,7 +159,7 @@ const capabilityErrors = "409 `needs_connection` when the caller has no usable c
 
 export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
   .add(
-    HttpApiEndpoint.post("createMailDraft", "/v1/capabilities/suite-a/mail-drafts")
+    HttpApiEndpoint.post("createMailDraft", "/v1/capabilities/suite-a/mail-drafts").pipe(audits("capability.mail_draft.create"))
       .setPayload(CreateMailDraftRequest)
       .annotate(MaxBodyBytes, DRAFT_BODY_BYTES)
       .addSuccess(MailDraftResult)
@@ -185,7 +186,7 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       )
   )
   .add(
-    HttpApiEndpoint.patch("patchCalendarEvent", "/v1/capabilities/suite-b/calendar-event/:eventId")
+    HttpApiEndpoint.patch("patchCalendarEvent", "/v1/capabilities/suite-b/calendar-event/:eventId").pipe(audits("capability.calendar_event.update"))
       .setPath(CalendarEventPath)
       .setPayload(CalendarEventPatch)
       .addSuccess(CalendarEventResult)

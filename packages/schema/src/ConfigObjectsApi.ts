@@ -33,6 +33,7 @@ import {
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 /** A version's source may be 1 MiB of text; its JSON form, escaped, and the rest of the body fit in 4 MiB. */
 const SOURCE_BODY_BYTES = 4 * 1024 * 1024
@@ -48,7 +49,7 @@ const access = accessEndpoints({
 })
 
 const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary: string, description: string, errors: string) =>
-  HttpApiEndpoint.post(name, `/v1/config-objects/:configObjectId/${name}`)
+  HttpApiEndpoint.post(name, `/v1/config-objects/:configObjectId/${name}`).pipe(audits(`config_object.${name}`))
     .setPath(ConfigObjectPath)
     .addSuccess(ConfigObjectResponse)
     .addError(NotFoundResponse)
@@ -59,7 +60,7 @@ const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary
 
 export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
   .add(
-    HttpApiEndpoint.post("create", "/v1/config-objects")
+    HttpApiEndpoint.post("create", "/v1/config-objects").pipe(audits("config_object.create"))
       .setPayload(CreateConfigObjectRequest)
       .addSuccess(ConfigObjectResponse, { status: 201 })
       .addError(NotFoundResponse)
@@ -101,7 +102,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
   )
   .add(
-    HttpApiEndpoint.post("createVersion", "/v1/config-objects/:configObjectId/versions")
+    HttpApiEndpoint.post("createVersion", "/v1/config-objects/:configObjectId/versions").pipe(audits("config_object.version.create"))
       .setPath(ConfigObjectPath)
       .setPayload(CreateVersionRequest)
       .addSuccess(ConfigObjectResponse, { status: 201 })
@@ -190,7 +191,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
     )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/config-objects/:configObjectId")
+    HttpApiEndpoint.del("delete", "/v1/config-objects/:configObjectId").pipe(audits("config_object.delete"))
       .setPath(ConfigObjectPath)
       .addSuccess(ConfigObjectResponse)
       .addError(NotFoundResponse)

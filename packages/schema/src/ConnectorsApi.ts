@@ -67,13 +67,14 @@ import {
 } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits, notAudited } from "./AuditCatalog.js"
 
 const shared =
   "Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization; another organization's connector resources answer 404 like missing ones."
 
 export class ConnectorAccountsApi extends HttpApiGroup.make("connectorAccounts")
   .add(
-    HttpApiEndpoint.post("create", "/v1/connector-accounts")
+    HttpApiEndpoint.post("create", "/v1/connector-accounts").pipe(audits("connector_account.create"))
       .setPayload(CreateConnectorAccountRequest)
       .addSuccess(ConnectorAccountResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -102,7 +103,7 @@ export class ConnectorAccountsApi extends HttpApiGroup.make("connectorAccounts")
       .annotate(OpenApi.Description, "One connected account. Changes nothing.\n\nErrors: 404 `connector_account_not_found`.")
   )
   .add(
-    HttpApiEndpoint.post("disconnect", "/v1/connector-accounts/:connectorAccountId/disconnect")
+    HttpApiEndpoint.post("disconnect", "/v1/connector-accounts/:connectorAccountId/disconnect").pipe(audits("connector_account.disconnect"))
       .setPath(ConnectorAccountPath)
       .setPayload(DisconnectConnectorAccountRequest)
       .addSuccess(DisconnectConnectorAccountResponse)
@@ -136,7 +137,7 @@ const access = accessEndpoints({
 const instanceNotFound = "404 `connector_instance_not_found`"
 
 const lifecycle = <const Name extends "enable" | "disable">(name: Name, summary: string, description: string) =>
-  HttpApiEndpoint.post(name, `/v1/connector-instances/:connectorInstanceId/${name}`)
+  HttpApiEndpoint.post(name, `/v1/connector-instances/:connectorInstanceId/${name}`).pipe(audits(`connector_instance.${name}`))
     .setPath(ConnectorInstancePath)
     .addSuccess(ConnectorInstanceResponse)
     .addError(NotFoundResponse)
@@ -146,7 +147,7 @@ const lifecycle = <const Name extends "enable" | "disable">(name: Name, summary:
 
 export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances")
   .add(
-    HttpApiEndpoint.post("create", "/v1/connector-instances")
+    HttpApiEndpoint.post("create", "/v1/connector-instances").pipe(audits("connector_instance.create"))
       .setPayload(CreateConnectorInstanceRequest)
       .addSuccess(ConnectorInstanceResponse, { status: 201 })
       .addError(NotFoundResponse)
@@ -179,7 +180,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       .annotate(OpenApi.Description, `One instance. Needs viewer access. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/connector-instances/:connectorInstanceId")
+    HttpApiEndpoint.patch("update", "/v1/connector-instances/:connectorInstanceId").pipe(audits("connector_instance.update"))
       .setPath(ConnectorInstancePath)
       .setPayload(UpdateConnectorInstanceRequest)
       .addSuccess(ConnectorInstanceResponse)
@@ -195,7 +196,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
   .add(lifecycle("enable", "Enable a connector instance", "Sets the instance `active`."))
   .add(lifecycle("disable", "Disable a connector instance", "Sets the instance `disabled`: what it imported stays."))
   .add(
-    HttpApiEndpoint.post("remove", "/v1/connector-instances/:connectorInstanceId/remove")
+    HttpApiEndpoint.post("remove", "/v1/connector-instances/:connectorInstanceId/remove").pipe(audits("connector_instance.remove"))
       .setPath(ConnectorInstancePath)
       .addSuccess(RemoveConnectorInstanceResponse)
       .addError(NotFoundResponse)
@@ -217,7 +218,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       .annotate(OpenApi.Description, `The instance's targets, oldest first (discovery uses the first). Needs viewer access. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${instanceNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.post("createTarget", "/v1/connector-instances/:connectorInstanceId/targets")
+    HttpApiEndpoint.post("createTarget", "/v1/connector-instances/:connectorInstanceId/targets").pipe(audits("connector_target.create"))
       .setPath(ConnectorInstancePath)
       .setPayload(CreateConnectorTargetRequest)
       .addSuccess(ConnectorTargetResponse, { status: 201 })
@@ -263,7 +264,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.post("applyDiscovery", "/v1/connector-instances/:connectorInstanceId/discovery/apply")
+    HttpApiEndpoint.post("applyDiscovery", "/v1/connector-instances/:connectorInstanceId/discovery/apply").pipe(audits("connector_instance.discovery.apply"))
       .setPath(ConnectorInstancePath)
       .setPayload(ApplyDiscoveryRequest)
       .addSuccess(ApplyDiscoveryResponse)
@@ -279,7 +280,7 @@ export class ConnectorInstancesApi extends HttpApiGroup.make("connectorInstances
       )
   )
   .add(
-    HttpApiEndpoint.post("sync", "/v1/connector-instances/:connectorInstanceId/sync")
+    HttpApiEndpoint.post("sync", "/v1/connector-instances/:connectorInstanceId/sync").pipe(audits("connector_instance.sync"))
       .setPath(ConnectorInstancePath)
       .addSuccess(SyncNowResponse, { status: 202 })
       .addError(NotFoundResponse)
@@ -331,7 +332,7 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
       .annotate(OpenApi.Description, `One target. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${targetNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/connector-targets/:connectorTargetId")
+    HttpApiEndpoint.patch("update", "/v1/connector-targets/:connectorTargetId").pipe(audits("connector_target.update"))
       .setPath(ConnectorTargetPath)
       .setPayload(UpdateConnectorTargetRequest)
       .addSuccess(ConnectorTargetResponse)
@@ -358,7 +359,7 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
       )
   )
   .add(
-    HttpApiEndpoint.post("createMapping", "/v1/connector-targets/:connectorTargetId/mappings")
+    HttpApiEndpoint.post("createMapping", "/v1/connector-targets/:connectorTargetId/mappings").pipe(audits("connector_mapping.create"))
       .setPath(ConnectorTargetPath)
       .setPayload(CreateConnectorMappingRequest)
       .addSuccess(ConnectorMappingResponse, { status: 201 })
@@ -372,7 +373,7 @@ export class ConnectorTargetsApi extends HttpApiGroup.make("connectorTargets")
       )
   )
   .add(
-    HttpApiEndpoint.post("resync", "/v1/connector-targets/:connectorTargetId/resync")
+    HttpApiEndpoint.post("resync", "/v1/connector-targets/:connectorTargetId/resync").pipe(audits("connector_target.resync"))
       .setPath(ConnectorTargetPath)
       .addSuccess(ResyncResponse, { status: 202 })
       .addError(NotFoundResponse)
@@ -406,7 +407,7 @@ export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
       .annotate(OpenApi.Description, `One mapping. Needs viewer access on its instance. Changes nothing.\n\nErrors: 403 \`insufficient_access\`; ${mappingNotFound}.`)
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/connector-mappings/:connectorMappingId")
+    HttpApiEndpoint.patch("update", "/v1/connector-mappings/:connectorMappingId").pipe(audits("connector_mapping.update"))
       .setPath(ConnectorMappingPath)
       .setPayload(UpdateConnectorMappingRequest)
       .addSuccess(ConnectorMappingResponse)
@@ -420,7 +421,7 @@ export class ConnectorMappingsApi extends HttpApiGroup.make("connectorMappings")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/connector-mappings/:connectorMappingId")
+    HttpApiEndpoint.del("delete", "/v1/connector-mappings/:connectorMappingId").pipe(audits("connector_mapping.delete"))
       .setPath(ConnectorMappingPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -461,7 +462,7 @@ export const WEBHOOK_BODY_BYTES = 25 * 1024 * 1024
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost")
+    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost").pipe(notAudited("a code host's delivery; the syncs it starts are recorded as connector_instance.sync by the system"))
       .addSuccess(WebhookResponse)
       .addError(WebhookRejectedResponse)
       .addError(ServiceUnavailableResponse)

@@ -15,13 +15,14 @@ import {
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse, PlanRequiredResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 const assignmentErrors =
   "404 `member_not_found` / `team_not_found` naming every id that is not an active member / a team of the organization"
 
 export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
   .add(
-    HttpApiEndpoint.post("create", "/v1/desktop-policies")
+    HttpApiEndpoint.post("create", "/v1/desktop-policies").pipe(audits("desktop_policy.create"))
       .setPayload(CreateDesktopPolicyRequest)
       .addSuccess(DesktopPolicyResponse, { status: 201 })
       .addError(NotFoundResponse)
@@ -56,7 +57,7 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/desktop-policies/:desktopPolicyId")
+    HttpApiEndpoint.patch("update", "/v1/desktop-policies/:desktopPolicyId").pipe(audits("desktop_policy.update"))
       .setPath(DesktopPolicyPath)
       .setPayload(UpdateDesktopPolicyRequest)
       .addSuccess(DesktopPolicyResponse)
@@ -70,7 +71,7 @@ export class DesktopPoliciesApi extends HttpApiGroup.make("desktopPolicies")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/desktop-policies/:desktopPolicyId")
+    HttpApiEndpoint.del("delete", "/v1/desktop-policies/:desktopPolicyId").pipe(audits("desktop_policy.delete"))
       .setPath(DesktopPolicyPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ConflictResponse)

@@ -22,10 +22,11 @@ import {
   InvitationResponse,
   RefreshedInvitation
 } from "./Invitations.js"
+import { audits } from "./AuditCatalog.js"
 
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/invitations")
+    HttpApiEndpoint.post("create", "/v1/invitations").pipe(audits("invitation.create"))
       .setPayload(CreateInvitationRequest)
       .addSuccess(CreatedInvitation, { status: 201 })
       .addSuccess(RefreshedInvitation)
@@ -49,7 +50,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel")
+    HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel").pipe(audits("invitation.cancel"))
       .setPath(InvitationPath)
       .addSuccess(InvitationResponse)
       .addError(NotFoundResponse)
@@ -64,7 +65,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
   // Everything above needs credentials; accepting also serves people who do not have an account yet.
   .middlewareEndpoints(MemberAuthentication)
   .add(
-    HttpApiEndpoint.post("accept", "/v1/invitations/accept")
+    HttpApiEndpoint.post("accept", "/v1/invitations/accept").pipe(audits("invitation.accept"))
       .setPayload(AcceptInvitationRequest)
       .addSuccess(AcceptedInvitation)
       .addError(NotFoundResponse)

@@ -29,6 +29,7 @@ import {
 } from "./LlmProviders.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 const notFound = "404 `llm_provider_not_found` (also for another organization's provider, and for a member no grant on it reaches)"
 const manager =
@@ -66,7 +67,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.post("create", "/v1/llm-providers")
+    HttpApiEndpoint.post("create", "/v1/llm-providers").pipe(audits("llm_provider.create"))
       .setPayload(CreateLlmProviderRequest)
       .addSuccess(LlmProviderResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -101,7 +102,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/llm-providers/:llmProviderId")
+    HttpApiEndpoint.patch("update", "/v1/llm-providers/:llmProviderId").pipe(audits("llm_provider.update"))
       .setPath(LlmProviderPath)
       .setPayload(UpdateLlmProviderRequest)
       .addSuccess(LlmProviderResponse)
@@ -115,7 +116,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.put("setCredential", "/v1/llm-providers/:llmProviderId/credential")
+    HttpApiEndpoint.put("setCredential", "/v1/llm-providers/:llmProviderId/credential").pipe(audits("llm_provider.credential.set"))
       .setPath(LlmProviderPath)
       .setPayload(SetLlmCredentialRequest)
       .addSuccess(LlmProviderResponse)
@@ -128,7 +129,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/llm-providers/:llmProviderId")
+    HttpApiEndpoint.del("delete", "/v1/llm-providers/:llmProviderId").pipe(audits("llm_provider.delete"))
       .setPath(LlmProviderPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -158,7 +159,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
       )
   )
   .add(
-    HttpApiEndpoint.post("test", "/v1/llm-providers/:llmProviderId/test")
+    HttpApiEndpoint.post("test", "/v1/llm-providers/:llmProviderId/test").pipe(audits("llm_provider.test"))
       .setPath(LlmProviderPath)
       .addSuccess(LlmProviderTestResult)
       .addError(NotFoundResponse)

@@ -23,6 +23,7 @@ import {
 } from "./Plugins.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 const access = accessEndpoints({
   name: "marketplace",
@@ -36,7 +37,7 @@ const access = accessEndpoints({
 
 export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
   .add(
-    HttpApiEndpoint.post("create", "/v1/marketplaces")
+    HttpApiEndpoint.post("create", "/v1/marketplaces").pipe(audits("marketplace.create"))
       .setPayload(CreateMarketplaceRequest)
       .addSuccess(MarketplaceResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -71,7 +72,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/marketplaces/:marketplaceId")
+    HttpApiEndpoint.patch("update", "/v1/marketplaces/:marketplaceId").pipe(audits("marketplace.update"))
       .setPath(MarketplacePath)
       .setPayload(UpdateMarketplaceRequest)
       .addSuccess(MarketplaceResponse)
@@ -85,7 +86,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/marketplaces/:marketplaceId")
+    HttpApiEndpoint.del("delete", "/v1/marketplaces/:marketplaceId").pipe(audits("marketplace.delete"))
       .setPath(MarketplacePath)
       .addSuccess(MarketplaceResponse)
       .addError(NotFoundResponse)
@@ -111,7 +112,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.post("addPlugin", "/v1/marketplaces/:marketplaceId/plugins")
+    HttpApiEndpoint.post("addPlugin", "/v1/marketplaces/:marketplaceId/plugins").pipe(audits("marketplace.plugin.add"))
       .setPath(MarketplacePath)
       .setPayload(AddMarketplacePluginRequest)
       .addSuccess(MarketplacePluginResponse, { status: 201 })
@@ -125,7 +126,7 @@ export class MarketplacesApi extends HttpApiGroup.make("marketplaces")
       )
   )
   .add(
-    HttpApiEndpoint.del("removePlugin", "/v1/marketplaces/:marketplaceId/plugins/:pluginId")
+    HttpApiEndpoint.del("removePlugin", "/v1/marketplaces/:marketplaceId/plugins/:pluginId").pipe(audits("marketplace.plugin.remove"))
       .setPath(MarketplacePluginPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

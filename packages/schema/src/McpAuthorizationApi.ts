@@ -21,10 +21,11 @@ import {
 import { McpConnectionPath } from "./McpConnections.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
   .add(
-    HttpApiEndpoint.post("connect", "/v1/mcp-connections/:connectionId/connect")
+    HttpApiEndpoint.post("connect", "/v1/mcp-connections/:connectionId/connect").pipe(audits("mcp_connection.connect"))
       .setPath(McpConnectionPath)
       .addSuccess(McpConnectResult)
       .addError(NotFoundResponse)
@@ -55,7 +56,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       )
   )
   .add(
-    HttpApiEndpoint.post("disconnect", "/v1/mcp-connections/:connectionId/disconnect")
+    HttpApiEndpoint.post("disconnect", "/v1/mcp-connections/:connectionId/disconnect").pipe(audits("mcp_connection.disconnect"))
       .setPath(McpConnectionPath)
       .addSuccess(McpDisconnectResult)
       .addError(NotFoundResponse)
@@ -70,7 +71,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
       )
   )
   .add(
-    HttpApiEndpoint.del("disconnectMine", "/v1/mcp-connections/:connectionId/my-account")
+    HttpApiEndpoint.del("disconnectMine", "/v1/mcp-connections/:connectionId/my-account").pipe(audits("mcp_connection.disconnect"))
       .setPath(McpConnectionPath)
       .addSuccess(McpDisconnectResult)
       .addError(NotFoundResponse)

@@ -25,6 +25,7 @@ import {
 } from "./McpConnections.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 const notFound = "404 `connection_not_found` (also for another organization's connection)"
 
@@ -56,7 +57,7 @@ const access = accessEndpoints({
 
 export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
   .add(
-    HttpApiEndpoint.post("create", "/v1/mcp-connections")
+    HttpApiEndpoint.post("create", "/v1/mcp-connections").pipe(audits("mcp_connection.create"))
       .setPayload(CreateMcpConnectionRequest)
       .addSuccess(McpConnectionResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -92,7 +93,7 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/mcp-connections/:connectionId")
+    HttpApiEndpoint.patch("update", "/v1/mcp-connections/:connectionId").pipe(audits("mcp_connection.update"))
       .setPath(McpConnectionPath)
       .setPayload(UpdateMcpConnectionRequest)
       .addSuccess(McpConnectionResponse)
@@ -108,7 +109,7 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/mcp-connections/:connectionId")
+    HttpApiEndpoint.del("delete", "/v1/mcp-connections/:connectionId").pipe(audits("mcp_connection.delete"))
       .setPath(McpConnectionPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -135,7 +136,7 @@ export class McpConnectionsApi extends HttpApiGroup.make("mcpConnections")
       )
   )
   .add(
-    HttpApiEndpoint.put("setToolPolicy", "/v1/mcp-connections/:connectionId/tool-policy")
+    HttpApiEndpoint.put("setToolPolicy", "/v1/mcp-connections/:connectionId/tool-policy").pipe(audits("mcp_connection.tool_policy.update"))
       .setPath(McpConnectionPath)
       .setPayload(UpdateMcpToolPolicyRequest)
       .addSuccess(McpToolPolicy)

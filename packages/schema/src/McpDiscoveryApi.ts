@@ -6,10 +6,11 @@ import { ForbiddenResponse } from "./Errors.js"
 import { McpPresetList, McpResolveResult, ResolveMcpRequest } from "./McpDiscovery.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class McpDiscoveryApi extends HttpApiGroup.make("mcpDiscovery")
   .add(
-    HttpApiEndpoint.post("resolve", "/v1/mcp-connections/resolve")
+    HttpApiEndpoint.post("resolve", "/v1/mcp-connections/resolve").pipe(audits("mcp_connection.resolve"))
       .setPayload(ResolveMcpRequest)
       .addSuccess(McpResolveResult)
       .pipe(requires("mcp.resolve"))

@@ -12,6 +12,7 @@ import { ToolInspection } from "./McpDiagnostics.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { exampleOf } from "./Examples.js"
+import { audits } from "./AuditCatalog.js"
 
 /** Bytes of request body a tool call accepts: its arguments must fit in 1 MiB. */
 export const TOOL_CALL_BODY_BYTES = 1024 * 1024
@@ -77,7 +78,7 @@ export type McpToolCatalog = typeof McpToolCatalog.Type
 
 export class McpToolsApi extends HttpApiGroup.make("mcpTools")
   .add(
-    HttpApiEndpoint.post("call", "/v1/mcp-connections/:connectionId/tools/call")
+    HttpApiEndpoint.post("call", "/v1/mcp-connections/:connectionId/tools/call").pipe(audits("mcp_connection.tool.call"))
       .setPath(McpConnectionPath)
       .setPayload(McpToolCallRequest)
       .addSuccess(McpToolCallResponse)

@@ -8,6 +8,7 @@ import { requires } from "./Policy.js"
 import { Authentication, MemberAuthentication } from "./Security.js"
 import { ChangeRoleRequest, MemberListQuery, MemberPage, MemberPath, MemberResponse, OwnershipTransfer } from "./Members.js"
 import { RoleList, RolesDescription } from "./Roles.js"
+import { audits } from "./AuditCatalog.js"
 
 export class MembersApi extends HttpApiGroup.make("members")
   .add(
@@ -34,7 +35,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.patch("changeRole", "/v1/members/:memberId")
+    HttpApiEndpoint.patch("changeRole", "/v1/members/:memberId").pipe(audits("member.role.update"))
       .setPath(MemberPath)
       .setPayload(ChangeRoleRequest)
       .addSuccess(MemberResponse)
@@ -48,7 +49,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.del("remove", "/v1/members/:memberId")
+    HttpApiEndpoint.del("remove", "/v1/members/:memberId").pipe(audits("member.remove"))
       .setPath(MemberPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -61,7 +62,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       )
   )
   .add(
-    HttpApiEndpoint.post("transferOwnership", "/v1/members/:memberId/transfer-ownership")
+    HttpApiEndpoint.post("transferOwnership", "/v1/members/:memberId/transfer-ownership").pipe(audits("member.ownership.transfer"))
       .setPath(MemberPath)
       .addSuccess(OwnershipTransfer)
       .addError(NotFoundResponse)

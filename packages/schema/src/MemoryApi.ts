@@ -16,10 +16,11 @@ import {
 } from "./Memory.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class MemoryApi extends HttpApiGroup.make("memory")
   .add(
-    HttpApiEndpoint.post("save", "/v1/memory")
+    HttpApiEndpoint.post("save", "/v1/memory").pipe(audits("memory.save"))
       .setPayload(SaveMemoryRequest)
       .addSuccess(MemoryResponse, { status: 201 })
       .pipe(requires("memory.use"))
@@ -64,7 +65,7 @@ export class MemoryApi extends HttpApiGroup.make("memory")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/memory/:memoryId")
+    HttpApiEndpoint.del("delete", "/v1/memory/:memoryId").pipe(audits("memory.delete"))
       .setPath(MemoryPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

@@ -5,10 +5,11 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { ForbiddenResponse } from "./Errors.js"
 import { CreateOrganizationRequest, OrganizationWithMembership } from "./Organizations.js"
 import { Authentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/organizations")
+    HttpApiEndpoint.post("create", "/v1/organizations").pipe(audits("organization.create"))
       .setPayload(CreateOrganizationRequest)
       .addSuccess(OrganizationWithMembership, { status: 201 })
       .addError(ForbiddenResponse)

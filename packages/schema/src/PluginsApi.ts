@@ -22,6 +22,7 @@ import {
 } from "./Plugins.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 const access = accessEndpoints({
   name: "plugin",
@@ -34,7 +35,7 @@ const access = accessEndpoints({
 })
 
 const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary: string, description: string) =>
-  HttpApiEndpoint.post(name, `/v1/plugins/:pluginId/${name}`)
+  HttpApiEndpoint.post(name, `/v1/plugins/:pluginId/${name}`).pipe(audits(`plugin.${name}`))
     .setPath(PluginPath)
     .addSuccess(PluginResponse)
     .addError(NotFoundResponse)
@@ -45,7 +46,7 @@ const lifecycle = <const Name extends "archive" | "restore">(name: Name, summary
 
 export class PluginsApi extends HttpApiGroup.make("plugins")
   .add(
-    HttpApiEndpoint.post("create", "/v1/plugins")
+    HttpApiEndpoint.post("create", "/v1/plugins").pipe(audits("plugin.create"))
       .setPayload(CreatePluginRequest)
       .addSuccess(PluginResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -80,7 +81,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/plugins/:pluginId")
+    HttpApiEndpoint.patch("update", "/v1/plugins/:pluginId").pipe(audits("plugin.update"))
       .setPath(PluginPath)
       .setPayload(UpdatePluginRequest)
       .addSuccess(PluginResponse)
@@ -96,7 +97,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
   .add(lifecycle("archive", "Archive a plugin", "Sets the plugin's status to `archived`: it stays readable and listed."))
   .add(lifecycle("restore", "Restore a plugin", "Makes an archived or deleted plugin `active` again."))
   .add(
-    HttpApiEndpoint.del("delete", "/v1/plugins/:pluginId")
+    HttpApiEndpoint.del("delete", "/v1/plugins/:pluginId").pipe(audits("plugin.delete"))
       .setPath(PluginPath)
       .addSuccess(PluginResponse)
       .addError(NotFoundResponse)
@@ -121,7 +122,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.post("addConfigObject", "/v1/plugins/:pluginId/config-objects")
+    HttpApiEndpoint.post("addConfigObject", "/v1/plugins/:pluginId/config-objects").pipe(audits("plugin.config_object.add"))
       .setPath(PluginPath)
       .setPayload(AddPluginConfigObjectRequest)
       .addSuccess(PluginConfigObjectResponse, { status: 201 })
@@ -135,7 +136,7 @@ export class PluginsApi extends HttpApiGroup.make("plugins")
       )
   )
   .add(
-    HttpApiEndpoint.del("removeConfigObject", "/v1/plugins/:pluginId/config-objects/:configObjectId")
+    HttpApiEndpoint.del("removeConfigObject", "/v1/plugins/:pluginId/config-objects/:configObjectId").pipe(audits("plugin.config_object.remove"))
       .setPath(PluginConfigObjectPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

@@ -2,8 +2,7 @@
  * The policy table: every action in an organization with the lowest role that may take it. It is the one source of
  * the server's role checks, of `GET /v1/roles`, and of the role text in the OpenAPI document.
  */
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import { addExtension } from "./Extensions.js"
 import type { Role } from "./Organizations.js"
 
 export interface Rule {
@@ -133,9 +132,7 @@ export const ActionsExtension = "x-orgplane-actions"
  * Marks an endpoint with the actions it checks: the OpenAPI document lists them with their lowest roles, from
  * this table, so the documented roles cannot drift from the enforced ones.
  */
-export const requires = (...actions: readonly [Action, ...Array<Action>]) =>
-<E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as any).annotate(OpenApi.Override, { [ActionsExtension]: actions }) as E
+export const requires = (...actions: readonly [Action, ...Array<Action>]) => addExtension(ActionsExtension, actions)
 
 /** Who may take an action, as the OpenAPI document says it. */
 const holders = (rule: Rule): string =>

@@ -26,12 +26,13 @@ import {
   UpdateScimConnectionRequest
 } from "./ScimConnections.js"
 import { MemberAuthentication } from "./Security.js"
+import { audits } from "./AuditCatalog.js"
 
 const notFound = "404 `scim_connection_not_found` (also for another organization's connection)"
 
 export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
   .add(
-    HttpApiEndpoint.post("create", "/v1/scim/connections")
+    HttpApiEndpoint.post("create", "/v1/scim/connections").pipe(audits("scim.connection.create"))
       .setPayload(CreateScimConnectionRequest)
       .addSuccess(ScimConnectionResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -66,7 +67,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/scim/connections/:connectionId")
+    HttpApiEndpoint.patch("update", "/v1/scim/connections/:connectionId").pipe(audits("scim.connection.update"))
       .setPath(ScimConnectionIdPath)
       .setPayload(UpdateScimConnectionRequest)
       .addSuccess(UpdatedScimConnection)
@@ -80,7 +81,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/scim/connections/:connectionId")
+    HttpApiEndpoint.del("delete", "/v1/scim/connections/:connectionId").pipe(audits("scim.connection.delete"))
       .setPath(ScimConnectionIdPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -92,7 +93,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.post("createToken", "/v1/scim/connections/:connectionId/tokens")
+    HttpApiEndpoint.post("createToken", "/v1/scim/connections/:connectionId/tokens").pipe(audits("scim.token.create"))
       .setPath(ScimConnectionIdPath)
       .setPayload(CreateScimTokenRequest)
       .addSuccess(CreatedScimToken, { status: 201 })
@@ -118,7 +119,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.del("revokeToken", "/v1/scim/connections/:connectionId/tokens/:tokenId")
+    HttpApiEndpoint.del("revokeToken", "/v1/scim/connections/:connectionId/tokens/:tokenId").pipe(audits("scim.token.revoke"))
       .setPath(ScimTokenPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -143,7 +144,7 @@ export class ScimConnectionsApi extends HttpApiGroup.make("scimConnections")
       )
   )
   .add(
-    HttpApiEndpoint.post("reconcile", "/v1/scim/connections/:connectionId/reconcile")
+    HttpApiEndpoint.post("reconcile", "/v1/scim/connections/:connectionId/reconcile").pipe(audits("scim.connection.reconcile"))
       .setPath(ScimConnectionIdPath)
       .addSuccess(ScimReconcileReport)
       .addError(NotFoundResponse)

@@ -43,6 +43,7 @@ import {
   ScimUserResponse,
   ScimWriteHeaders
 } from "./ScimProtocol.js"
+import { audits, notAudited } from "./AuditCatalog.js"
 
 /**
  * A directory's request: the connection its token belongs to (the path's), in its organization.
@@ -128,7 +129,7 @@ const userErrors = "404 when the User is not one of this connection's (or was de
 
 export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
   .add(
-    HttpApiEndpoint.post("create", `${base}/Users`)
+    HttpApiEndpoint.post("create", `${base}/Users`).pipe(audits("scim.user.provision"))
       .setPath(ScimConnectionPath)
       .setPayload(ScimUserRequest)
       .addSuccess(ScimUserResponse, { status: 201 })
@@ -152,7 +153,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.post("search", `${base}/Users/.search`)
+    HttpApiEndpoint.post("search", `${base}/Users/.search`).pipe(notAudited("a search sent as POST (RFC 7644 §3.4.3); it reads"))
       .setPath(ScimConnectionPath)
       .setPayload(ScimSearchRequest)
       .addSuccess(ScimUserList)
@@ -172,7 +173,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       .annotate(OpenApi.Description, `One User, projected by \`attributes\`/\`excludedAttributes\`. Changes nothing.\n\nErrors: ${userErrors}.`)
   )
   .add(
-    HttpApiEndpoint.put("replace", `${base}/Users/:userId`)
+    HttpApiEndpoint.put("replace", `${base}/Users/:userId`).pipe(audits("scim.user.update"))
       .setPath(ScimUserPath)
       .setHeaders(ScimWriteHeaders)
       .setPayload(ScimUserRequest)
@@ -187,7 +188,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.patch("patch", `${base}/Users/:userId`)
+    HttpApiEndpoint.patch("patch", `${base}/Users/:userId`).pipe(audits("scim.user.update"))
       .setPath(ScimUserPath)
       .setHeaders(ScimWriteHeaders)
       .setPayload(ScimPatchRequest)
@@ -202,7 +203,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", `${base}/Users/:userId`)
+    HttpApiEndpoint.del("delete", `${base}/Users/:userId`).pipe(audits("scim.user.deprovision"))
       .setPath(ScimUserPath)
       .setHeaders(ScimWriteHeaders)
       .addSuccess(Schema.Void, { status: 204 })
@@ -264,7 +265,7 @@ const writeErrors = "400 `invalidValue` (a member that is not a User of this con
 
 export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
   .add(
-    HttpApiEndpoint.post("create", `${base}/Groups`)
+    HttpApiEndpoint.post("create", `${base}/Groups`).pipe(audits("scim.group.provision"))
       .setPath(ScimConnectionPath)
       .setPayload(ScimGroupRequest)
       .addSuccess(ScimGroupResponse, { status: 201 })
@@ -290,7 +291,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.post("search", `${base}/Groups/.search`)
+    HttpApiEndpoint.post("search", `${base}/Groups/.search`).pipe(notAudited("a search sent as POST (RFC 7644 §3.4.3); it reads"))
       .setPath(ScimConnectionPath)
       .setPayload(GroupSearchRequest)
       .addSuccess(ScimGroupList)
@@ -314,7 +315,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.put("replace", `${base}/Groups/:groupId`)
+    HttpApiEndpoint.put("replace", `${base}/Groups/:groupId`).pipe(audits("scim.group.update"))
       .setPath(ScimGroupPath)
       .setHeaders(ScimWriteHeaders)
       .setPayload(ScimGroupRequest)
@@ -330,7 +331,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.patch("patch", `${base}/Groups/:groupId`)
+    HttpApiEndpoint.patch("patch", `${base}/Groups/:groupId`).pipe(audits("scim.group.update"))
       .setPath(ScimGroupPath)
       .setHeaders(ScimWriteHeaders)
       .setPayload(GroupPatchRequest)
@@ -346,7 +347,7 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", `${base}/Groups/:groupId`)
+    HttpApiEndpoint.del("delete", `${base}/Groups/:groupId`).pipe(audits("scim.group.delete"))
       .setPath(ScimGroupPath)
       .setHeaders(ScimWriteHeaders)
       .addSuccess(Schema.Void, { status: 204 })

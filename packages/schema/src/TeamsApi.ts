@@ -16,10 +16,11 @@ import {
   TeamResponse,
   UpdateTeamRequest
 } from "./Teams.js"
+import { audits } from "./AuditCatalog.js"
 
 export class TeamsApi extends HttpApiGroup.make("teams")
   .add(
-    HttpApiEndpoint.post("create", "/v1/teams")
+    HttpApiEndpoint.post("create", "/v1/teams").pipe(audits("team.create"))
       .setPayload(CreateTeamRequest)
       .addSuccess(TeamResponse, { status: 201 })
       .addError(ConflictResponse)
@@ -52,7 +53,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       .annotate(OpenApi.Description, "One team with its members. Changes nothing.\n\nErrors: 404 `team_not_found`.")
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/teams/:teamId")
+    HttpApiEndpoint.patch("update", "/v1/teams/:teamId").pipe(audits("team.update"))
       .setPath(TeamPath)
       .setPayload(UpdateTeamRequest)
       .addSuccess(TeamResponse)
@@ -66,7 +67,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.post("addMembers", "/v1/teams/:teamId/members")
+    HttpApiEndpoint.post("addMembers", "/v1/teams/:teamId/members").pipe(audits("team.member.add"))
       .setPath(TeamPath)
       .setPayload(AddTeamMembersRequest)
       .addSuccess(TeamResponse)
@@ -80,7 +81,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.del("removeMember", "/v1/teams/:teamId/members/:memberId")
+    HttpApiEndpoint.del("removeMember", "/v1/teams/:teamId/members/:memberId").pipe(audits("team.member.remove"))
       .setPath(TeamMemberPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -93,7 +94,7 @@ export class TeamsApi extends HttpApiGroup.make("teams")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/teams/:teamId")
+    HttpApiEndpoint.del("delete", "/v1/teams/:teamId").pipe(audits("team.delete"))
       .setPath(TeamPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

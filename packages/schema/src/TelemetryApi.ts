@@ -7,10 +7,11 @@ import { ForbiddenResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { IngestTelemetryRequest, maxTelemetryEvents } from "./Telemetry.js"
+import { notAudited } from "./AuditCatalog.js"
 
 export class TelemetryApi extends HttpApiGroup.make("telemetry")
   .add(
-    HttpApiEndpoint.post("ingest", "/v1/telemetry/ingest")
+    HttpApiEndpoint.post("ingest", "/v1/telemetry/ingest").pipe(notAudited("usage telemetry a client sends about itself; kept by the telemetry store with its own retention"))
       .setPayload(IngestTelemetryRequest)
       .addSuccess(HttpApiSchema.NoContent)
       .pipe(requires("telemetry.ingest"))

@@ -23,6 +23,7 @@ import {
   TemplateVersionResponse,
   UpdateTemplateRequest
 } from "./Templates.js"
+import { audits } from "./AuditCatalog.js"
 
 /**
  * A document may be 256 KiB as compact JSON; the body that carries it may be indented and escape more (a control
@@ -46,7 +47,7 @@ const access = accessEndpoints({
 
 export class TemplatesApi extends HttpApiGroup.make("templates")
   .add(
-    HttpApiEndpoint.post("create", "/v1/templates")
+    HttpApiEndpoint.post("create", "/v1/templates").pipe(audits("template.create"))
       .setPayload(CreateTemplateRequest)
       .addSuccess(TemplateResponse, { status: 201 })
       .annotate(MaxBodyBytes, TEMPLATE_BODY_BYTES)
@@ -81,7 +82,7 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/templates/:templateId")
+    HttpApiEndpoint.patch("update", "/v1/templates/:templateId").pipe(audits("template.update"))
       .setPath(TemplatePath)
       .setPayload(UpdateTemplateRequest)
       .addSuccess(TemplateResponse)
@@ -95,7 +96,7 @@ export class TemplatesApi extends HttpApiGroup.make("templates")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/templates/:templateId")
+    HttpApiEndpoint.del("delete", "/v1/templates/:templateId").pipe(audits("template.delete"))
       .setPath(TemplatePath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)

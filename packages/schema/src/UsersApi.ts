@@ -24,10 +24,11 @@ import {
   SwitchOrganizationRequest,
   UpdateMeRequest
 } from "./Users.js"
+import { audits, notAudited } from "./AuditCatalog.js"
 
 export class UsersApi extends HttpApiGroup.make("users")
   .add(
-    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up")
+    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up").pipe(notAudited("creates a person in no organization yet; the organization they join records it (member.join, organization.create)"))
       .setPayload(SignUpRequest)
       .addSuccess(AuthResult, { status: 201 })
       .addError(ConflictResponse)
@@ -40,7 +41,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("signIn", "/v1/auth/sign-in")
+    HttpApiEndpoint.post("signIn", "/v1/auth/sign-in").pipe(audits("session.create"))
       .setPayload(SignInRequest)
       .addSuccess(AuthResult)
       .addError(UnauthorizedResponse)
@@ -53,7 +54,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out")
+    HttpApiEndpoint.post("signOut", "/v1/auth/sign-out").pipe(audits("session.revoke"))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ForbiddenResponse)
       .middleware(Authentication)
@@ -74,7 +75,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization")
+    HttpApiEndpoint.post("switchOrganization", "/v1/me/active-organization").pipe(audits("session.switch_organization"))
       .setPayload(SwitchOrganizationRequest)
       .addSuccess(Me)
       .addError(ForbiddenResponse)
@@ -87,7 +88,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.patch("updateMe", "/v1/me")
+    HttpApiEndpoint.patch("updateMe", "/v1/me").pipe(audits("user.update"))
       .setPayload(UpdateMeRequest)
       .addSuccess(Me)
       .addError(ForbiddenResponse)
@@ -99,7 +100,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       )
   )
   .add(
-    HttpApiEndpoint.post("changePassword", "/v1/me/password")
+    HttpApiEndpoint.post("changePassword", "/v1/me/password").pipe(audits("user.password.change"))
       .setPayload(ChangePasswordRequest)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(ForbiddenResponse)

@@ -21,10 +21,11 @@ import {
   WorkerPath,
   WorkerResponse
 } from "./Workers.js"
+import { audits, notAudited } from "./AuditCatalog.js"
 
 export class WorkersApi extends HttpApiGroup.make("workers")
   .add(
-    HttpApiEndpoint.post("register", "/v1/workers")
+    HttpApiEndpoint.post("register", "/v1/workers").pipe(audits("worker.register"))
       .setPayload(RegisterWorkerRequest)
       .addSuccess(RegisteredWorker, { status: 201 })
       .pipe(requires("workers.register"))
@@ -58,7 +59,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/v1/workers/:id")
+    HttpApiEndpoint.patch("update", "/v1/workers/:id").pipe(audits("worker.update"))
       .setPath(WorkerPath)
       .setPayload(UpdateWorkerRequest)
       .addSuccess(WorkerResponse)
@@ -71,7 +72,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.del("delete", "/v1/workers/:id")
+    HttpApiEndpoint.del("delete", "/v1/workers/:id").pipe(audits("worker.delete"))
       .setPath(WorkerPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundResponse)
@@ -83,7 +84,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.post("rotateToken", "/v1/workers/:id/tokens")
+    HttpApiEndpoint.post("rotateToken", "/v1/workers/:id/tokens").pipe(audits("worker.token.rotate"))
       .setPath(WorkerPath)
       .addSuccess(RegisteredWorker, { status: 201 })
       .addError(NotFoundResponse)
@@ -95,7 +96,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       )
   )
   .add(
-    HttpApiEndpoint.post("upgradeRuntime", "/v1/workers/:id/runtime/upgrade")
+    HttpApiEndpoint.post("upgradeRuntime", "/v1/workers/:id/runtime/upgrade").pipe(audits("worker.runtime.upgrade"))
       .setPath(WorkerPath)
       .setPayload(RuntimeUpgradeRequest)
       .addSuccess(RuntimeUpgradeResponse)
@@ -120,7 +121,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
 
 export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
   .add(
-    HttpApiEndpoint.post("heartbeat", "/v1/worker-runtime/heartbeat")
+    HttpApiEndpoint.post("heartbeat", "/v1/worker-runtime/heartbeat").pipe(notAudited("a worker's periodic report; its online and offline transitions are kept as worker activity"))
       .setPayload(HeartbeatRequest)
       .addSuccess(HeartbeatReceipt)
       .addError(RateLimitedResponse)
@@ -131,7 +132,7 @@ export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
       )
   )
   .add(
-    HttpApiEndpoint.post("registerInstance", "/v1/worker-runtime/instance")
+    HttpApiEndpoint.post("registerInstance", "/v1/worker-runtime/instance").pipe(audits("worker.instance.register"))
       .setPayload(RegisterInstanceRequest)
       .addSuccess(WorkerInstanceResponse, { status: 201 })
       .annotate(OpenApi.Summary, "Report a worker instance")
