@@ -27,6 +27,7 @@ import { ScimConnectionsApi } from "./ScimConnectionsApi.js"
 import { ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
+import { AuditApi } from "./AuditApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { WorkerActivityApi } from "./WorkerActivityApi.js"
@@ -235,6 +236,7 @@ const Groups = HttpApi.make("orgplane")
   .add(SuiteClientsApi)
   .add(SuiteConnectionsApi)
   .add(CapabilitiesApi)
+  .add(AuditApi)
   .pipe(withApiErrors)
 
 export class Api extends Groups.annotateContext(

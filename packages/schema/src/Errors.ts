@@ -157,7 +157,8 @@ export const NotFoundCode = Schema.Literal(
   "llm_provider_not_found",
   "llm_catalog_provider_not_found",
   "scim_connection_not_found",
-  "scim_token_not_found"
+  "scim_token_not_found",
+  "audit_event_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 

@@ -175,6 +175,8 @@ export const ScimGroupId = typeId("scg", "ScimGroupId", "SCIM group id")
 export type ScimGroupId = typeof ScimGroupId.Type
 export const ScimEventId = typeId("sce", "ScimEventId", "SCIM provisioning event id")
 export type ScimEventId = typeof ScimEventId.Type
+export const AuditEventId = typeId("aev", "AuditEventId", "Audit event id")
+export type AuditEventId = typeof AuditEventId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -227,7 +229,8 @@ export const IdsByPrefix = {
   scc: ScimConnectionId,
   sct: ScimTokenId,
   scg: ScimGroupId,
-  sce: ScimEventId
+  sce: ScimEventId,
+  aev: AuditEventId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

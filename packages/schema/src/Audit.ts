@@ -1,0 +1,133 @@
+/**
+ * The audit log: one event per change an operation made in an organization, and per privileged attempt it refused,
+ * written in the transaction of the change (see `AuditCatalog.ts` for the actions and each operation's declaration).
+ */
+import * as Schema from "effect/Schema"
+import { AuditActions } from "./AuditCatalog.js"
+import { allErrors, Timestamp } from "./Common.js"
+import { ada, acme, exampleTime } from "./Examples.js"
+import { AuditEventId, exampleId, MembershipId, OrganizationId, SsoConnectionId } from "./Ids.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+
+const actionNames = Object.keys(AuditActions) as Array<keyof typeof AuditActions>
+
+export const AuditActionName = Schema.Literal(...actionNames).annotations({
+  identifier: "AuditAction",
+  description: "What happened, from the closed catalog of `GET /v1/audit/event-types`: `<resource>.<verb>`, so a prefix selects a family."
+})
+
+export const AuditCategoryName = Schema.Literal("change", "security", "access", "execution").annotations({
+  identifier: "AuditCategory",
+  description:
+    "`change`: state of the organization changed; `security`: sign-in, credentials, SSO and SCIM settings; `access`: protected data was read (a credential); `execution`: something was run (a sync, a test, a tool)."
+})
+
+export const AuditOutcome = Schema.Literal("succeeded", "denied").annotations({
+  identifier: "AuditOutcome",
+  description: "`succeeded`: the change was made (the event committed with it); `denied`: the caller lacked the role or access, and nothing changed."
+})
+export type AuditOutcome = typeof AuditOutcome.Type
+
+export const AuditActorType = Schema.Literal("user", "api_key", "scim", "worker", "system").annotations({
+  identifier: "AuditActorType",
+  description:
+    "`user`: a person with a session; `api_key`: an organization API key (acting as the member who made it); `scim`: a directory through a SCIM connection; `worker`: a worker's runtime; `system`: the server's own background work."
+})
+export type AuditActorType = typeof AuditActorType.Type
+
+export const AuditActor = Schema.Struct({
+  type: AuditActorType,
+  id: Schema.String.annotations({
+    description: "The person's user id (`usr_`), the API key's (`apk_`), the SCIM connection's (`scc_`), the worker's (`wrk_`), or `system:<job>`."
+  }),
+  membershipId: Schema.NullOr(MembershipId).annotations({ description: "The member who acted (for an API key, the member who made it); null for the system, a directory or a worker." }),
+  label: Schema.NullOr(Schema.String).annotations({ description: "A display name at the time of the event: the person's name and email, the key's name." })
+}).annotations({ identifier: "AuditActor" })
+
+export const AuditVia = Schema.Struct({
+  credentialId: Schema.NullOr(Schema.String).annotations({ description: "The session (`ses_`), API key (`apk_`), SCIM token (`sct_`) or worker token that authenticated the request." }),
+  ssoConnectionId: Schema.NullOr(SsoConnectionId).annotations({ description: "The SSO connection that signed in the session, for a session made by SSO." }),
+  ip: Schema.NullOr(Schema.String).annotations({ description: "The client's address as the server saw it (see `ORGPLANE_TRUST_PROXY`)." }),
+  userAgent: Schema.NullOr(Schema.String).annotations({ description: "The request's `User-Agent`, at most 512 characters." })
+}).annotations({ identifier: "AuditVia", description: "How the actor came in." })
+
+export const AuditTarget = Schema.Struct({
+  type: Schema.String.annotations({ description: "The kind of resource: `member`, `team`, `api_key`, `sso_connection`, ... (the id's kind)." }),
+  id: Schema.String
+}).annotations({ identifier: "AuditTarget" })
+
+export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.Struct({
+  id: AuditEventId,
+  organizationId: OrganizationId,
+  occurredAt: Timestamp,
+  action: AuditActionName,
+  category: AuditCategoryName,
+  outcome: AuditOutcome,
+  actor: AuditActor,
+  via: AuditVia,
+  targets: Schema.Array(AuditTarget).annotations({
+    description: "What the operation acted on: the resources its path names and the one it created, in that order."
+  }),
+  reason: Schema.NullOr(Schema.String).annotations({ description: "For `denied`: the refusal's code (`insufficient_role`, `insufficient_access`, ...)." }),
+  requestId: Schema.NullOr(Schema.String).annotations({ description: "The request's `x-request-id`, as its log line carries it." })
+}).annotations({
+  description: "Who did what, when, through which credential.",
+  examples: [{
+    id: exampleId("aev"),
+    organizationId: acme.id,
+    occurredAt: exampleTime(12),
+    action: "member.role.update",
+    category: "change",
+    outcome: "succeeded",
+    actor: { type: "user", id: ada.userId, membershipId: ada.membershipId, label: `${ada.name} <${ada.email}>` },
+    via: { credentialId: exampleId("ses"), ssoConnectionId: null, ip: "203.0.113.7", userAgent: "orgplane-cli/0.1.0" },
+    targets: [{ type: "member", id: exampleId("om", 3) }],
+    reason: null,
+    requestId: "9b2f4c1e-5d7a-4f0b-8e21-3c6d9a0f1b2c"
+  }]
+})) {}
+
+export const AuditEventResponse = Schema.Struct({ event: AuditEvent })
+
+export const AuditEventPage = Page(AuditEvent).annotations({ identifier: "AuditEventPage" })
+
+export const AuditEventPath = Schema.Struct({ eventId: AuditEventId })
+
+/** `member.role.update`, or a family: `member.*`, `sso.connection.*`. */
+const ActionFilter = Schema.String.pipe(
+  Schema.pattern(/^[a-z_]+(\.[a-z_]+)*(\.\*)?$/),
+  Schema.maxLength(100)
+).annotations({
+  description: "An action (`member.role.update`), or a family ending in `.*` (`member.*`, `sso.connection.*`)."
+})
+
+export const AuditEventsQuery = Schema.Struct({
+  ...PageQueryFields,
+  from: Schema.optionalWith(Timestamp, { exact: true }).annotations({ description: "Events at or after this instant." }),
+  to: Schema.optionalWith(Timestamp, { exact: true }).annotations({ description: "Events before this instant." }),
+  action: Schema.optionalWith(ActionFilter, { exact: true }),
+  actorId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), { exact: true }).annotations({
+    description: "Events of one actor: a user id, API key id, SCIM connection id or worker id.",
+    examples: [ada.userId]
+  }),
+  targetId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), { exact: true }).annotations({
+    description: "Events that acted on one resource, by its id.",
+    examples: [exampleId("om", 3)]
+  }),
+  outcome: Schema.optionalWith(AuditOutcome, { exact: true }),
+  order: Schema.optionalWith(Schema.Literal("desc", "asc"), { exact: true }).annotations({
+    description: "`desc` (default): newest first; `asc`: oldest first, to follow the log (keep the last page's cursor and ask again)."
+  })
+}).annotations({ ...allErrors, examples: [{ action: "member.*", outcome: "succeeded" }] })
+export type AuditEventsQuery = typeof AuditEventsQuery.Type
+
+export const AuditEventType = Schema.Struct({
+  action: AuditActionName,
+  category: AuditCategoryName,
+  description: Schema.String
+}).annotations({ identifier: "AuditEventType" })
+
+export const AuditEventTypes = Schema.Struct({ items: Schema.Array(AuditEventType) }).annotations({
+  identifier: "AuditEventTypes",
+  examples: [{ items: [{ action: "member.role.update", category: "change", description: AuditActions["member.role.update"].description }] }]
+})
