@@ -26,6 +26,7 @@ const shared = ["platform", "integrations"]
 const areas = {
   access: ["identity/Memberships", "teams/Teams"],
   admin: ["identity/Organizations"],
+  audit: [],
   capabilities: [],
   catalog: [
     "access/Access",

@@ -27,6 +27,7 @@ import { memory } from "./commands/memory.js"
 import { templates } from "./commands/templates.js"
 import { whoami } from "./commands/whoami.js"
 import { workers } from "./commands/workers.js"
+import { audit } from "./commands/audit.js"
 import { admin } from "./commands/admin.js"
 import { telemetry } from "./commands/telemetry.js"
 import { mcp } from "./commands/mcp.js"
@@ -65,6 +66,7 @@ export const make = (options: { readonly serveEnvironment?: Serve.Environment | 
       scim,
       bootstrap,
       workers,
+      audit,
       memory,
       templates,
       admin,

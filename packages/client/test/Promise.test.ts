@@ -248,6 +248,7 @@ describe("Promise client", () => {
     expect(Object.keys(typed).sort()).toEqual([
       "admin",
       "apiKeys",
+      "audit",
       "bootstrap",
       "capabilities",
       "close",

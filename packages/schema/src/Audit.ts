@@ -115,6 +115,10 @@ export const AuditEventsQuery = Schema.Struct({
     examples: [exampleId("om", 3)]
   }),
   outcome: Schema.optionalWith(AuditOutcome, { exact: true }),
+  requestId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), { exact: true }).annotations({
+    description: "The events of one request, by the `x-request-id` its answer carried (a support case quotes it).",
+    examples: ["9b2f4c1e-5d7a-4f0b-8e21-3c6d9a0f1b2c"]
+  }),
   order: Schema.optionalWith(Schema.Literal("desc", "asc"), { exact: true }).annotations({
     description: "`desc` (default): newest first; `asc`: oldest first, to follow the log (keep the last page's cursor and ask again)."
   })

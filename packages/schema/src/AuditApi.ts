@@ -16,7 +16,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       .annotate(OpenApi.Summary, "List audit events")
       .annotate(
         OpenApi.Description,
-        "The organization's audit events, newest first (`order=asc`: oldest first, to follow the log), filtered by time (`from` included, `to` excluded), action or action family (`member.*`), actor, target and outcome, with keyset paging. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."
+        "The organization's audit events, newest first (`order=asc`: oldest first, to follow the log), filtered by time (`from` included, `to` excluded), action or action family (`member.*`), actor, target, outcome and request id, with keyset paging. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."
       )
   )
   .add(

@@ -6,6 +6,10 @@
  * organization). A test walks the API and fails for a non-GET operation that declares neither, as the access test
  * does for roles. The OpenAPI document shows the declaration as `x-orgplane-audit`.
  */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
+import * as Option from "effect/Option"
 import { addExtension } from "./Extensions.js"
 
 /** What kind of thing an action is: a change of state, a security event, a read of protected data, a run. */
@@ -170,3 +174,17 @@ export const audits = (action: AuditAction) => addExtension(AuditExtension, { ac
 
 /** Marks an endpoint that is not a GET and records nothing, with the reason. */
 export const notAudited = (reason: string) => addExtension(AuditExtension, { action: false, reason } satisfies AuditDeclaration)
+
+/** Each operation's declaration by operation id (`teams.create`), read from its endpoint's markers. */
+export const auditDeclarations = (api: HttpApi.HttpApi.Any): ReadonlyMap<string, AuditDeclaration> => {
+  const declarations = new Map<string, AuditDeclaration>()
+  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+    onGroup() {},
+    onEndpoint({ endpoint, group }) {
+      const override = Context.getOption(endpoint.annotations, OpenApi.Override)
+      const declaration = Option.getOrUndefined(override)?.[AuditExtension] as AuditDeclaration | undefined
+      if (declaration !== undefined) declarations.set(group.topLevel ? endpoint.name : `${group.identifier}.${endpoint.name}`, declaration)
+    }
+  })
+  return declarations
+}

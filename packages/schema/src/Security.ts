@@ -9,13 +9,18 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import { ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
-import type { ApiKeyId, OrganizationId, SessionId, WorkerId, WorkerTokenId } from "./Ids.js"
+import type { ApiKeyId, OrganizationId, SessionId, SsoConnectionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
 import type { User } from "./Users.js"
 
 /** What authenticated the request. An API key pins the request to its organization and the member who made it. */
 export type Credential =
-  | { readonly _tag: "Session"; readonly sessionId: SessionId }
+  | {
+    readonly _tag: "Session"
+    readonly sessionId: SessionId
+    /** The SSO connection that signed the session in; null for a password sign-in. */
+    readonly ssoConnectionId: SsoConnectionId | null
+  }
   | { readonly _tag: "ApiKey"; readonly apiKeyId: ApiKeyId }
 
 /**

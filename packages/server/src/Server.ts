@@ -43,6 +43,8 @@ import { RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import * as StoredSecrets from "./platform/StoredSecrets.js"
 import * as SsoHttp from "./sso/Http.js"
+import * as AuditHttp from "./audit/Http.js"
+import { AuditRecorder } from "./platform/AuditRecorder.js"
 import * as ScimConnectionsHttp from "./scim/ConnectionsHttp.js"
 import * as ScimGroupsHttp from "./scim/GroupsHttp.js"
 import * as ScimUsersHttp from "./scim/UsersHttp.js"
@@ -96,7 +98,9 @@ const UpgradeSecrets = Layer.effectDiscard(Effect.flatMap(Crypto.Crypto, (crypto
 )
 
 /** Shared infrastructure: services that any area may use. */
-const Platform = Layer.mergeAll(Crypto.layer, IdGenerator.Live, RateLimiter.Default, CursorKey.Live, Idempotency.layer)
+const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.Default, CursorKey.Live, Idempotency.layer, AuditRecorder.Default).pipe(
+  Layer.provideMerge(IdGenerator.Live)
+)
 
 /** The database, migrated (stored secrets upgraded), with the configuration. */
 const Storage = (options: ServerOptions) => {
@@ -166,7 +170,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
       TelemetryHttp.layer,
       McpHttp.layer,
       CapabilitiesHttp.layer,
-      LlmProvidersHttp.layer
+      LlmProvidersHttp.layer,
+      AuditHttp.layer
     ]),
     Layer.provide(Authentication.layer),
     Layer.provide(Platform),

@@ -275,4 +275,34 @@ describe("the documented examples", () => {
     expect(scim.length).toBeGreaterThan(10)
     expect(scim.filter(({ response }) => response.status === 401 || response.status === 403).map(({ path }) => path)).toEqual([])
   })
+
+  it("that change something record exactly one audit event each, of the action their operation declares", async () => {
+    const missing: Array<string> = []
+    let checked = 0
+    for (const { operation, path, response } of results) {
+      const declared = operation.operation["x-orgplane-audit"]
+      if (declared === undefined || declared.action === false || response.status >= 300) continue
+      if (elsewhere.has(operation.id)) continue
+      const requestId = response.headers.get("x-request-id")!
+      const events = await Http.request(server.url, "GET", `/v1/audit/events?requestId=${requestId}`, { token })
+      const actions = Http.expectStatus<{ items: Array<{ action: string }> }>("audit", events, 200).items.map((event) => event.action)
+      checked++
+      if (actions.length !== 1 || actions[0] !== declared.action) {
+        missing.push(`${operation.id} (${operation.method} ${path}, ${response.status}): ${JSON.stringify(actions)} instead of ["${declared.action}"]`)
+      }
+    }
+    expect(missing).toEqual([])
+    expect(checked).toBeGreaterThan(60)
+  })
 })
+
+/** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */
+const elsewhere = new Set([
+  // The example's person (whom the sign-up example made) belongs to no organization: no log records it.
+  "users.signIn",
+  // Recorded in the organization it creates.
+  "organizations.create",
+  // A new workspace's own log.
+  "bootstrap.workspace",
+  "bootstrap.acceptClaim"
+])

@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Database, migrate, migrations, TelemetryPartitions } from "@orgplane/server"
+import { AuditPartitions, Database, migrate, migrations, TelemetryPartitions } from "@orgplane/server"
 import { Config, Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -35,10 +35,12 @@ export const embeddedTemplate = (): Promise<Blob> => {
 export const makeTemplate: Effect.Effect<Blob> = Effect.scoped(
       Effect.gen(function*() {
         const { db, socketDir } = yield* Database.embedded({ dataDir: "memory" })
-        // With telemetry's partitions of the default retention window, which every server would otherwise create.
+        // With telemetry's partitions of the default retention window and the audit log's months ahead, which every
+        // server would otherwise create.
         const month = TelemetryPartitions.monthOf(new Date())
         yield* migrate(migrations).pipe(
           Effect.zipRight(TelemetryPartitions.createRange(month - 13, month + 1)),
+          Effect.zipRight(AuditPartitions.createRange(month, month + 2)),
           Effect.provide(PgClient.layer({ host: socketDir, port: 5432, database: "postgres", username: "postgres", maxConnections: 1 }))
         )
         return yield* Effect.promise(() => db.dumpDataDir("none"))

@@ -26,6 +26,7 @@ import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { admission, assuranceOrNone, SsoEnforcement, ssoRequired } from "./SsoEnforcement.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
+import * as AuditRecorder from "../platform/AuditRecorder.js"
 
 export const SESSION_TOKEN_PREFIX = "ops"
 /** Password changes (right or wrong current password) per account and window. */
@@ -45,7 +46,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
 
     /** Issues a session for the user; the plaintext token exists only in the return value. */
     const startSession = (
-      userId: UserId,
+      user: { readonly id: UserId; readonly name: string; readonly email: string },
       activeOrganizationId: OrganizationId | null,
       sso?: { readonly connectionId: SsoConnectionId; readonly organizationId: OrganizationId }
     ) =>
@@ -54,7 +55,15 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(settings.sessionTtl))
         const token = yield* crypto.newToken(SESSION_TOKEN_PREFIX)
         const id = yield* makeId("ses")
-        yield* sessions.insert({ id, userId, tokenHash: crypto.hashToken(token), activeOrganizationId, createdAt, expiresAt, sso })
+        yield* sessions.insert({ id, userId: user.id, tokenHash: crypto.hashToken(token), activeOrganizationId, createdAt, expiresAt, sso })
+        // The person signing in acts in the session's organization, through it (sign-in, SSO, an accepted invitation).
+        yield* AuditRecorder.describe({
+          organizationId: activeOrganizationId,
+          person: user,
+          credentialId: id,
+          ssoConnectionId: sso?.connectionId ?? null,
+          targets: [id]
+        })
         return new Session({ token, expiresAt })
       })
 
@@ -79,7 +88,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         return yield* transaction(
           Effect.gen(function*() {
             const user = yield* createUser({ email: input.email, name: input.name, passwordHash }, yield* now)
-            return { user, session: yield* startSession(user.id, null) }
+            return { user, session: yield* startSession(user, null) }
           })
         )
       })
@@ -100,13 +109,13 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
           const owner = ok && Option.isSome(found) &&
             Option.exists(yield* orUnavailable(memberships.findActive(enforced.organizationId, { userId: found.value.id })), (row) => row.role === "owner")
           if (!owner || Option.isNone(found)) return yield* ssoRequired(enforced.connectionId, input.email)
-          const session = yield* orUnavailable(startSession(found.value.id, enforced.organizationId))
+          const session = yield* orUnavailable(startSession(found.value, enforced.organizationId))
           return { user: toUser(found.value), session }
         }
         if (!ok || Option.isNone(found)) return yield* new Unauthorized()
         return yield* orUnavailable(Effect.gen(function*() {
           const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
-          const session = yield* startSession(found.value.id, Option.getOrNull(organizationId))
+          const session = yield* startSession(found.value, Option.getOrNull(organizationId))
           return { user: toUser(found.value), session }
         }))
       })

@@ -72,7 +72,8 @@ const make = Effect.gen(function*() {
       if (value === "") return yield* unauthorized
       const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at: yield* now }))
       if (Option.isNone(found)) return yield* unauthorized
-      const actor = { ...toCaller(found.value), credential: { _tag: "Session", sessionId: found.value.sessionId } } satisfies Actor
+      const credential = { _tag: "Session", sessionId: found.value.sessionId, ssoConnectionId: found.value.ssoConnectionId } as const
+      const actor = { ...toCaller(found.value), credential } satisfies Actor
       return { actor, assurance: found.value as SessionAssurance }
     })
 

@@ -8,6 +8,7 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
+import * as AuditRecorder from "../platform/AuditRecorder.js"
 
 export class Organizations extends Effect.Service<Organizations>()("@orgplane/server/identity/Organizations", {
   effect: Effect.gen(function*() {
@@ -41,6 +42,8 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
         Effect.gen(function*() {
           const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
           yield* memberships.activate(input.sessionId, created.organization.id)
+          // Recorded in the new organization's log, by its owner.
+          yield* AuditRecorder.describe({ organizationId: created.organization.id, membershipId: created.membership.id })
           return created
         })
       )

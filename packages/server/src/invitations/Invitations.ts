@@ -27,6 +27,7 @@ import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { InvitationsRepository } from "./InvitationsRepository.js"
+import * as AuditRecorder from "../platform/AuditRecorder.js"
 
 export const INVITE_TOKEN_PREFIX = "opi"
 export const INVITATION_TTL = Duration.days(7)
@@ -167,12 +168,14 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
               user = yield* accounts.createUser({ email: invitation.email, name: joiner.name, passwordHash: joiner.passwordHash }, at)
             }
             const membership = yield* memberships.join({ organizationId: invitation.organizationId, userId: user.id, role: invitation.role })
+            // Recorded in the organization joined, by the member the person became there.
+            yield* AuditRecorder.describe({ organizationId: invitation.organizationId, membershipId: membership.id })
             yield* invitations.markAccepted({ organizationId: invitation.organizationId, id: invitation.id, membershipId: membership.id, at })
             let session: Session | null = null
             if (joiner._tag === "SignedIn") {
               yield* memberships.activate(joiner.sessionId, invitation.organizationId)
             } else {
-              session = yield* accounts.startSession(user.id, invitation.organizationId)
+              session = yield* accounts.startSession(user, invitation.organizationId)
             }
             const organization = Option.getOrThrow(yield* organizations.find(invitation.organizationId))
             return { organization, membership, user, session }

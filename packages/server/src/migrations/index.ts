@@ -25,6 +25,7 @@ import ssoSamlAssertions from "./0022_sso_saml_assertions.js"
 import ssoExpiry from "./0023_sso_expiry.js"
 import samlMetadataRefresh from "./0024_saml_metadata_refresh.js"
 import scim from "./0025_scim.js"
+import audit from "./0026_audit.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -51,5 +52,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 22, name: "sso_saml_assertions", up: ssoSamlAssertions },
   { id: 23, name: "sso_expiry", up: ssoExpiry },
   { id: 24, name: "saml_metadata_refresh", up: samlMetadataRefresh },
-  { id: 25, name: "scim", up: scim }
+  { id: 25, name: "scim", up: scim },
+  { id: 26, name: "audit", up: audit }
 ]

@@ -24,6 +24,8 @@ import {
 import {
   Api,
   errorResponseOf,
+  auditDeclarations,
+  type AuditDeclaration,
   idempotentOperations,
   InvalidRequest,
   invalidRequestDetails,
@@ -44,6 +46,7 @@ import {
 import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as Docs from "./Docs.js"
+import * as Recorder from "./AuditRecorder.js"
 import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
@@ -60,19 +63,26 @@ const markReturned = (handler: (request: any) => Effect.Effect<any, any, any>) =
  * Passes every handler through `markReturned`, and those of operations that take an `Idempotency-Key` through
  * `Idempotency.around`, however `handle` calls are chained.
  */
-const instrument = <H extends object>(handlers: H, takesKey: (endpoint: string) => boolean): H =>
+const instrument = <H extends object>(handlers: H, operation: (endpoint: string) => Operation): H =>
   new Proxy(handlers, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
       if ((property === "handle" || property === "handleRaw") && typeof value === "function") {
         return (name: string, handler: any, options?: any) => {
+          const { audit, takesKey } = operation(name)
           const marked = markReturned(handler)
-          return instrument(value.call(target, name, takesKey(name) ? Idempotency.around(marked) : marked, options), takesKey)
+          const audited = audit === undefined || audit.action === false ? marked : Recorder.around(audit.action, marked)
+          return instrument(value.call(target, name, takesKey ? Idempotency.around(audited) : audited, options), operation)
         }
       }
       return value
     }
   })
+
+interface Operation {
+  readonly takesKey: boolean
+  readonly audit: AuditDeclaration | undefined
+}
 
 /**
  * `HttpApiBuilder.group`, with every handler marked as it returns, so a response that fails its own schema is
@@ -81,8 +91,10 @@ const instrument = <H extends object>(handlers: H, takesKey: (endpoint: string) 
  */
 export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) => {
   const { ids } = idempotentOperations(api)
+  const audits = auditDeclarations(api)
   const prefix = api.groups[name]?.topLevel ? "" : `${name}.`
-  return (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers, (endpoint) => ids.has(`${prefix}${endpoint}`))))
+  const operation = (endpoint: string): Operation => ({ takesKey: ids.has(`${prefix}${endpoint}`), audit: audits.get(`${prefix}${endpoint}`) })
+  return (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers, operation)))
 }) as any
 
 const internalError = HttpServerResponse.unsafeJson(

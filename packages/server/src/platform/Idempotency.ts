@@ -32,7 +32,7 @@ import {
 import { Cause, Context, Data, Duration, Effect, Exit, Fiber, FiberRef, Layer, Option, Schedule, Schema, Stream } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Keys from "./IdempotencyKeys.js"
-import { orUnavailable, type TransactionParty, TransactionParties } from "./Sql.js"
+import { orUnavailable, type TransactionParty, withTransactionParty } from "./Sql.js"
 import * as StoredResponse from "./StoredResponse.js"
 import { now } from "./Time.js"
 
@@ -158,7 +158,7 @@ const party = (service: Service, run: Run): TransactionParty | undefined => {
   let wrote = false
   return {
     committedBefore: earlier === undefined ? Option.none() : Option.some(earlier.value),
-    beforeCommit: Effect.flatMap(service.keys.mark({ ...run.id, lease: run.lease, marker }), (mark) => {
+    beforeCommit: () => Effect.flatMap(service.keys.mark({ ...run.id, lease: run.lease, marker }), (mark) => {
       wrote = mark.wrote
       return mark.wrote && !mark.marked ? Effect.die(new LeaseLost()) : Effect.void
     }),
@@ -264,7 +264,7 @@ export const around = <Request, A, E, R>(handler: (request: Request) => Effect.E
         Effect.fork(Effect.interruptible(renewal(state.service, run))),
         () =>
           handler(request).pipe(
-            Effect.locally(TransactionParties, enlist),
+            withTransactionParty(enlist),
             Effect.catchSomeDefect((defect) =>
               defect instanceof LeaseLost ? Option.some(Effect.fail(IdempotencyConflict.inUse(inUseRetryAfterSeconds))) : Option.none()
             )

@@ -151,22 +151,40 @@ export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
   Effect.flatMap(enclosingTransaction, (enclosed) => settle(effect, enclosed))
 
 /**
- * A party to a request's outermost transactions: the request's idempotency key (Idempotency.ts), which commits
- * with the change or not at all. Services know nothing of it: `transaction` asks the fiber's `TransactionParties`.
+ * A party to a request's outermost transactions: the request's idempotency key (Idempotency.ts) and its audit event
+ * (audit/Recorder.ts), which commit with the change or not at all. Services know nothing of them: `transaction`
+ * asks the fiber's `TransactionParties`.
  */
 export interface TransactionParty {
   /** The value this transaction committed in an earlier run of the same request: answered without running it again. */
   readonly committedBefore: Option.Option<unknown>
-  /** Runs last inside the transaction, on its connection: a failure rolls the whole transaction back. */
-  readonly beforeCommit: Effect.Effect<void, SqlError>
+  /** Runs last inside the transaction, on its connection, given its value: a failure rolls the whole transaction back. */
+  readonly beforeCommit: (value: unknown) => Effect.Effect<void, SqlError>
   /** Asked on another connection after the COMMIT got no answer: whether it committed after all (None: cannot tell). */
   readonly committed: Effect.Effect<Option.Option<boolean>>
   /** What became of the transaction: its value, committed (`true`) or perhaps (`"unknown"`: nobody could tell). */
   readonly settled: (value: unknown, committed: true | "unknown") => Effect.Effect<void>
 }
 
-/** Enlists each outermost transaction of the fiber with a party (or none: undefined). */
-export const TransactionParties = FiberRef.unsafeMake<Effect.Effect<TransactionParty | undefined> | undefined>(undefined)
+/** Enlists each outermost transaction of the fiber with parties (each may decline: undefined), in this order. */
+export const TransactionParties = FiberRef.unsafeMake<ReadonlyArray<Effect.Effect<TransactionParty | undefined>>>([])
+
+/** Adds a party to the outermost transactions `effect` runs, after those already enlisted. */
+export const withTransactionParty = (enlist: Effect.Effect<TransactionParty | undefined>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locallyWith(effect, TransactionParties, (parties) => [...parties, enlist])
+
+/**
+ * Several parties as one: a value committed before by any of them answers the transaction; each takes its part
+ * before COMMIT and hears how it settled, in order; whether a lost COMMIT happened is the first answer any can give.
+ */
+const together = (parties: ReadonlyArray<TransactionParty>): TransactionParty =>
+  parties.length === 1 ? parties[0]! : {
+    committedBefore: Option.firstSomeOf(parties.map((party) => party.committedBefore)),
+    beforeCommit: (value) => Effect.forEach(parties, (party) => party.beforeCommit(value), { discard: true }),
+    committed: Effect.reduce(parties, Option.none<boolean>(), (known, party) => Option.isSome(known) ? Effect.succeed(known) : party.committed),
+    settled: (value, committed) => Effect.forEach(parties, (party) => party.settled(value, committed), { discard: true })
+  }
 
 /** The outermost transaction's body, run again after a serialization failure or deadlock. */
 const retried = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>) =>
@@ -187,7 +205,7 @@ const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E
     let ran: Option.Option<A> = Option.none()
     const body = Effect.suspend(() => {
       ran = Option.none()
-      return Effect.tap(effect, (value) => Effect.map(party.beforeCommit, () => (ran = Option.some(value))))
+      return Effect.tap(effect, (value) => Effect.map(party.beforeCommit(value), () => (ran = Option.some(value))))
     })
     return Effect.matchCauseEffect(retried(sql, body), {
       onSuccess: (value) => Effect.as(party.settled(value, true), value),
@@ -219,7 +237,10 @@ export const transaction = <A, E, R>(
     Effect.flatMap(enclosingTransaction, (enclosed) =>
       enclosed
         ? settle(sql.withTransaction(effect), true)
-        : Effect.flatMap(FiberRef.get(TransactionParties), (enlist) =>
-          enlist === undefined
+        : Effect.flatMap(FiberRef.get(TransactionParties), (enlisters) =>
+          enlisters.length === 0
             ? settle(retried(sql, effect), false)
-            : Effect.flatMap(enlist, (party) => settle(party === undefined ? retried(sql, effect) : withParty(sql, effect, party), false)))))
+            : Effect.flatMap(Effect.all(enlisters), (enlisted) => {
+              const parties = enlisted.filter((party) => party !== undefined)
+              return settle(parties.length === 0 ? retried(sql, effect) : withParty(sql, effect, together(parties)), false)
+            }))))

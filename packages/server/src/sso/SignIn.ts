@@ -430,7 +430,7 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
         }
         const user = yield* orUnavailable(users.findById(intent.exchangeUserId))
         if (Option.isNone(user)) return yield* new SsoSignInFailed({ code: "replayed", message: "The person of this code no longer exists: sign in again." })
-        const session = yield* orUnavailable(accounts.startSession(intent.exchangeUserId, intent.organizationId, {
+        const session = yield* orUnavailable(accounts.startSession(user.value, intent.organizationId, {
           connectionId: intent.connectionId,
           organizationId: intent.organizationId
         }))

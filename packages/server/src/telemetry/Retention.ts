@@ -10,7 +10,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Cron, Effect } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { now } from "../platform/Time.js"
-import { list, type Month, monthOf, monthOfPartition, Partitions } from "./Partitions.js"
+import { dropBefore, type Month, monthOf, monthOfPartition, Partitions } from "./Partitions.js"
 
 /** The first month kept at `at` with a window of `months` whole months before the current one. */
 export const firstKeptMonth = (at: Date, months: number): Month => monthOf(at) - months
@@ -21,17 +21,7 @@ export const firstKeptMonth = (at: Date, months: number): Month => monthOf(at) -
  */
 export const dropExpired = (
   options: { readonly now: Date; readonly months: number }
-): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const first = firstKeptMonth(options.now, options.months)
-    const expired = (yield* list).filter(({ month }) => month < first)
-    for (const { name } of expired) {
-      // The name comes from the catalog and matched the naming convention: it is safe to put in the statement.
-      yield* sql.unsafe(`DROP TABLE IF EXISTS ${name}`)
-    }
-    return expired.map(({ name }) => name)
-  })
+): Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> => dropBefore(firstKeptMonth(options.now, options.months))
 
 /** Every day at 03:17 UTC: drop expired months, then make sure the window and the next month have partitions. */
 export const schedule = Cron.unsafeParse("17 3 * * *", "UTC")

@@ -1,0 +1,65 @@
+/**
+ * `orgplane audit`: the CLI in-process (see Harness.ts) against a real server: an admin reads who did what, filters
+ * by action family and outcome, shows one event and the catalog; a member is refused; a bad filter is refused before
+ * anything is sent.
+ */
+import { AuditEventPage, AuditEventResponse, AuditEventTypes } from "@orgplane/schema"
+import { Http, TestServer } from "@orgplane/testkit"
+import { Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cleanup, fresh, json, type Result } from "./Harness.js"
+
+let server: TestServer.RunningServer
+beforeAll(async () => {
+  server = await TestServer.start()
+})
+afterAll(async () => {
+  await server?.close()
+  await cleanup()
+})
+
+const decoded = <A, I>(schema: Schema.Schema<A, I>, result: Result): A => {
+  expect(result.code, result.stderr).toBe(0)
+  return Schema.decodeUnknownSync(schema)(json(result))
+}
+
+describe("orgplane audit", () => {
+  it("lists, filters and shows the organization's events to its admins, and lists the catalog", async () => {
+    const org = await Http.staffed(server.url, "Audited")
+    const { cli } = await fresh()
+    const admin = (args: ReadonlyArray<string>) => cli(args, { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.admin.token })
+    const team = Http.expectStatus("team", await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name: "Audited team" } }), 201).team
+    const refused = await Http.request(server.url, "PATCH", `/v1/members/${org.admin.membership.id}`, { token: org.member.token, body: { role: "member" } })
+    expect(refused.status).toBe(403)
+
+    const table = await admin(["audit", "list", "--action", "team.*"])
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stdout).toContain("team.create")
+    expect(table.stdout).toContain(team.id)
+    expect(table.stdout).toContain(`Owner <${org.owner.email}>`)
+
+    const denied = decoded(AuditEventPage, await admin(["audit", "list", "--outcome", "denied", "--json"]))
+    expect(denied.items.map((event) => [event.action, event.reason, event.actor.id])).toEqual([["member.role.update", "insufficient_role", org.member.user.id]])
+
+    const oldest = decoded(AuditEventPage, await admin(["audit", "list", "--oldest-first", "--limit", "1", "--json"]))
+    const [first] = oldest.items
+    expect(first!.action).toBe("organization.create")
+    const shown = await admin(["audit", "get", first!.id])
+    expect(shown.stdout).toContain(`${first!.id}: organization.create succeeded`)
+    expect(decoded(AuditEventResponse, await admin(["audit", "get", first!.id, "--json"])).event.id).toBe(first!.id)
+
+    const types = decoded(AuditEventTypes, await admin(["audit", "types", "--json"]))
+    expect(types.items.map((type) => type.action)).toContain("sso.connection.activate")
+  })
+
+  it("refuses a member (403), and a malformed filter before sending anything", async () => {
+    const org = await Http.staffed(server.url, "Private")
+    const { cli } = await fresh()
+    const member = await cli(["audit", "list"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.member.token })
+    expect(member.code).not.toBe(0)
+    expect(member.stderr).toContain("insufficient_role")
+    const bad = await cli(["audit", "list", "--action", "Team Create"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.admin.token })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("--action")
+  })
+})

@@ -1,0 +1,68 @@
+/** Reading the audit log by an organization's filters (events are written by platform/AuditRecorder.ts). */
+import { SqlClient } from "@effect/sql"
+import { AuditEvent, type AuditEventsQuery, OrganizationId } from "@orgplane/schema"
+import { Effect, Schema } from "effect"
+import * as Keyset from "../platform/Keyset.js"
+import { classRow, findAll, findOne, Fragment, trustedClassRow } from "../platform/Statements.js"
+
+/** The columns of an event, shaped as the resource (the nested members built as JSON text, parsed by the row). */
+const columns = `e.id, e.organization_id, e.occurred_at, e.action, e.category, e.outcome,
+  json_build_object('type', e.actor_type, 'id', e.actor_id, 'membershipId', e.actor_membership_id, 'label', e.actor_label)::text AS actor,
+  json_build_object('credentialId', e.credential_id, 'ssoConnectionId', e.sso_connection_id, 'ip', e.ip, 'userAgent', e.user_agent)::text AS via,
+  e.targets::text AS targets, e.reason, e.request_id`
+
+const json = ["actor", "via", "targets"] as const
+
+const keysets = {
+  desc: Keyset.make<AuditEvent>("audit-events", "desc", [
+    { column: "e.occurred_at", value: (event) => event.occurredAt.toISOString(), compare: (value, sql) => sql`${value}::timestamptz` },
+    { column: "e.id", value: (event) => event.id }
+  ]),
+  asc: Keyset.make<AuditEvent>("audit-events", "asc", [
+    { column: "e.occurred_at", value: (event) => event.occurredAt.toISOString(), compare: (value, sql) => sql`${value}::timestamptz` },
+    { column: "e.id", value: (event) => event.id }
+  ])
+}
+
+export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplane/server/audit/AuditRepository", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const get = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, id: Schema.String }),
+      Result: classRow(AuditEvent, { json }),
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${sql.literal(columns)} FROM audit_events e WHERE e.organization_id = ${organizationId} AND e.id = ${id}`
+    })
+
+    const pageRows = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, where: Fragment, page: Keyset.PageRequest }),
+      Result: trustedClassRow(AuditEvent, { json }),
+      execute: ({ organizationId, page, where }) =>
+        sql`SELECT ${sql.literal(columns)} FROM audit_events e
+            WHERE e.organization_id = ${organizationId} AND ${where} AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
+
+    /** One page of the organization's events under the query's filters. */
+    const list = (organizationId: OrganizationId, query: AuditEventsQuery) => {
+      const conditions = [
+        query.from === undefined ? undefined : sql`e.occurred_at >= ${query.from}`,
+        query.to === undefined ? undefined : sql`e.occurred_at < ${query.to}`,
+        query.action === undefined
+          ? undefined
+          : query.action.endsWith(".*")
+          ? sql`e.action LIKE ${`${query.action.slice(0, -1)}%`}`
+          : sql`e.action = ${query.action}`,
+        query.actorId === undefined ? undefined : sql`e.actor_id = ${query.actorId}`,
+        query.targetId === undefined ? undefined : sql`e.target_ids @> ARRAY[${query.targetId}]::text[]`,
+        query.outcome === undefined ? undefined : sql`e.outcome = ${query.outcome}`,
+        query.requestId === undefined ? undefined : sql`e.request_id = ${query.requestId}`
+      ].filter((condition) => condition !== undefined)
+      const where = conditions.length === 0 ? sql`true` : sql.and(conditions)
+      return Keyset.page(keysets[query.order ?? "desc"], query, (page) => pageRows({ organizationId, where, page }))
+    }
+
+    return { get, list } as const
+  })
+}) {}

@@ -1,0 +1,18 @@
+/** HTTP handlers of the Audit Log group. Thin by design: the service authorizes. */
+import { Api, CurrentMember } from "@orgplane/schema"
+import { Effect, Layer } from "effect"
+import { group } from "../platform/HttpErrors.js"
+import { Audit } from "./Audit.js"
+import * as Partitions from "./Partitions.js"
+
+export const AuditHttp = group(Api, "audit", (handlers) =>
+  Effect.gen(function*() {
+    const audit = yield* Audit
+    return handlers
+      .handle("listEvents", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => audit.list(caller, urlParams)))
+      .handle("getEvent", ({ path }) => Effect.flatMap(CurrentMember, (caller) => audit.get(caller, path.eventId)))
+      .handle("listEventTypes", () => Effect.flatMap(CurrentMember, (caller) => audit.types(caller)))
+  }))
+
+/** The handlers, with the log's partitions made at start-up and kept ahead daily. */
+export const layer = Layer.mergeAll(AuditHttp, Partitions.layer).pipe(Layer.provide(Audit.Default))

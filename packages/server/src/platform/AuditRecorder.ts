@@ -1,0 +1,352 @@
+/**
+ * Writing the audit log. Every handler of an operation that declares an action (`audits(...)` in the schema) runs
+ * inside `around` (HttpErrors.group wraps them, as it does for idempotency keys): a draft of the request's event
+ * is made from what the request knows (the action, the caller and its credential, the client's address and agent,
+ * the request id, the ids its path names), and the draft becomes a party to the request's outermost transactions
+ * (Sql.ts `TransactionParty`): the first one to commit writes the event before its COMMIT, with the ids of what
+ * the transaction made, so a change never commits without its event and a rolled-back change leaves none. An
+ * operation that changed nothing in the database (a diagnostic run, a call to another system) has its event
+ * written after it succeeds. A refusal for want of role or access (403) is written as `outcome: denied`, on its
+ * own. Services that know more than the request (whom a sign-in or a directory acted for) say so with `describe`.
+ */
+import { HttpServerRequest } from "@effect/platform"
+import {
+  type Actor,
+  type AuditAction,
+  AuditEvent,
+  AuditEventId,
+  AuditActions,
+  type AuditActorType,
+  type AuditOutcome,
+  CurrentActor,
+  CurrentMember,
+  CurrentScimClient,
+  CurrentWorker,
+  Forbidden,
+  OrganizationId,
+  type Prefix
+} from "@orgplane/schema"
+import { SqlClient } from "@effect/sql"
+import { Cause, Effect, Exit, FiberRef, Option, Schema } from "effect"
+import { clientAddress } from "./ClientAddress.js"
+import { IdGenerator, makeId } from "./Ids.js"
+import { currentRequestId } from "./RequestLog.js"
+import { orUnavailable, type TransactionParty, withTransactionParty } from "./Sql.js"
+import { DateColumn, execute } from "./Statements.js"
+import { now } from "./Time.js"
+
+/** An event as it is written: the resource's fields, flat where the table is. */
+export const NewEvent = Schema.Struct({
+  id: AuditEventId,
+  organizationId: OrganizationId,
+  occurredAt: DateColumn,
+  action: AuditEvent.fields.action,
+  category: AuditEvent.fields.category,
+  outcome: AuditEvent.fields.outcome,
+  actorType: AuditEvent.fields.actor.fields.type,
+  actorId: AuditEvent.fields.actor.fields.id,
+  actorMembershipId: AuditEvent.fields.actor.fields.membershipId,
+  actorLabel: AuditEvent.fields.actor.fields.label,
+  credentialId: AuditEvent.fields.via.fields.credentialId,
+  ssoConnectionId: AuditEvent.fields.via.fields.ssoConnectionId,
+  ip: AuditEvent.fields.via.fields.ip,
+  userAgent: AuditEvent.fields.via.fields.userAgent,
+  targets: AuditEvent.fields.targets,
+  reason: AuditEvent.fields.reason,
+  requestId: AuditEvent.fields.requestId
+})
+export type NewEvent = typeof NewEvent.Type
+
+/** The kind of resource an id names, by its TypeID prefix (as `targets[].type` says it). */
+const kinds: Partial<Record<Prefix, string>> = {
+  org: "organization",
+  usr: "user",
+  ses: "session",
+  om: "member",
+  tem: "team",
+  apk: "api_key",
+  inv: "invitation",
+  wcl: "workspace_claim",
+  cac: "connector_account",
+  ctg: "connector_target",
+  cin: "connector_instance",
+  cmp: "connector_mapping",
+  plg: "plugin",
+  mkt: "marketplace",
+  cob: "config_object",
+  cov: "config_object_version",
+  dpo: "desktop_policy",
+  emc: "mcp_connection",
+  mem: "memory",
+  wrk: "worker",
+  wki: "worker_instance",
+  wkt: "worker_token",
+  tpl: "template",
+  tpv: "template_version",
+  llp: "llm_provider",
+  ssc: "sso_connection",
+  scc: "scim_connection",
+  sct: "scim_token",
+  scg: "scim_group",
+  coa: "access_grant",
+  mag: "access_grant",
+  pag: "access_grant",
+  cia: "access_grant",
+  tpa: "access_grant",
+  emg: "access_grant",
+  lpg: "access_grant",
+  pco: "plugin_config_object",
+  mkp: "marketplace_plugin"
+}
+
+const typeId = /^([a-z]{2,3})_[0-9a-hjkmnp-tv-z]{26}$/
+
+/** The target an id names: its kind from its prefix, or, for a value that is not a TypeID, the parameter's name. */
+const targetOf = (id: string, name?: string): { readonly type: string; readonly id: string } | undefined => {
+  const prefix = typeId.exec(id)?.[1] as Prefix | undefined
+  const kind = prefix === undefined ? undefined : kinds[prefix]
+  if (kind !== undefined) return { type: kind, id }
+  if (name === undefined) return undefined
+  return { type: name.replace(/Id$/, "").replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), id }
+}
+
+/** The ids a transaction's value carries: its own `id`, and the `id` of each of its members (`{ team }`). */
+const madeIds = (value: unknown): ReadonlyArray<string> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return []
+  const found: Array<string> = []
+  const own = (value as { readonly id?: unknown }).id
+  if (typeof own === "string") found.push(own)
+  for (const member of Object.values(value)) {
+    if (typeof member !== "object" || member === null || Array.isArray(member)) continue
+    const id = (member as { readonly id?: unknown }).id
+    if (typeof id === "string") found.push(id)
+  }
+  return found
+}
+
+const MAX_TARGETS = 10
+const MAX_USER_AGENT = 512
+
+interface ActorFacts {
+  readonly type: AuditActorType
+  readonly id: string
+  readonly membershipId: NewEvent["actorMembershipId"]
+  readonly label: string | null
+  readonly credentialId: string | null
+  readonly ssoConnectionId: NewEvent["ssoConnectionId"]
+}
+
+/** What the request's event will say, filled in as the request goes. */
+interface Draft {
+  readonly action: AuditAction
+  organizationId: OrganizationId | undefined
+  actor: ActorFacts | undefined
+  readonly targets: Array<{ readonly type: string; readonly id: string }>
+  readonly ip: string | null
+  readonly userAgent: string | null
+  readonly requestId: string | null
+  /** Written by a transaction that committed (or after the operation): nothing more to write. */
+  written: boolean
+}
+
+const CurrentDraft = FiberRef.unsafeMake<Draft | undefined>(undefined)
+
+const addTarget = (draft: Draft, target: { readonly type: string; readonly id: string } | undefined) => {
+  if (target === undefined || draft.targets.length >= MAX_TARGETS) return
+  if (!draft.targets.some((known) => known.id === target.id)) draft.targets.push(target)
+}
+
+/** A person with a session or an API key, as the event names them. */
+const fromActor = (actor: Actor, membershipId: ActorFacts["membershipId"]): ActorFacts => {
+  const label = `${actor.user.name} <${actor.user.email}>`
+  return actor.credential._tag === "ApiKey"
+    ? { type: "api_key", id: actor.credential.apiKeyId, membershipId, label, credentialId: actor.credential.apiKeyId, ssoConnectionId: null }
+    : { type: "user", id: actor.user.id, membershipId, label, credentialId: actor.credential.sessionId, ssoConnectionId: actor.credential.ssoConnectionId }
+}
+
+/** The caller the request's authentication found, and the organization it acts in, if any. */
+const caller: Effect.Effect<{ readonly organizationId: OrganizationId | undefined; readonly actor: ActorFacts | undefined }> = Effect.gen(
+  function*() {
+    const member = yield* Effect.serviceOption(CurrentMember)
+    if (Option.isSome(member)) {
+      return { organizationId: member.value.organization.id, actor: fromActor(member.value, member.value.membership.id) }
+    }
+    const actor = yield* Effect.serviceOption(CurrentActor)
+    if (Option.isSome(actor)) {
+      return {
+        organizationId: actor.value.organization?.id,
+        actor: fromActor(actor.value, actor.value.membership?.id ?? null)
+      }
+    }
+    const scim = yield* Effect.serviceOption(CurrentScimClient)
+    if (Option.isSome(scim)) {
+      const { connectionId, organizationId, tokenId } = scim.value
+      return { organizationId, actor: { type: "scim", id: connectionId, membershipId: null, label: null, credentialId: tokenId, ssoConnectionId: null } }
+    }
+    const worker = yield* Effect.serviceOption(CurrentWorker)
+    if (Option.isSome(worker)) {
+      const { organizationId, tokenId, workerId } = worker.value
+      return { organizationId, actor: { type: "worker", id: workerId, membershipId: null, label: null, credentialId: tokenId, ssoConnectionId: null } }
+    }
+    return { organizationId: undefined, actor: undefined }
+  }
+)
+
+const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
+  Effect.gen(function*() {
+    const { organizationId, actor } = draft
+    if (organizationId === undefined || actor === undefined) return undefined
+    return {
+      id: yield* makeId("aev"),
+      organizationId,
+      occurredAt: yield* now,
+      action: draft.action,
+      category: AuditActions[draft.action].category,
+      outcome,
+      actorType: actor.type,
+      actorId: actor.id,
+      actorMembershipId: actor.membershipId,
+      actorLabel: actor.label,
+      credentialId: actor.credentialId,
+      ssoConnectionId: actor.ssoConnectionId,
+      ip: draft.ip,
+      userAgent: draft.userAgent,
+      targets: draft.targets,
+      reason,
+      requestId: draft.requestId
+    } satisfies NewEvent
+  })
+
+/**
+ * What a service knows that the request did not: the organization a caller without a member context acts in, and
+ * who it is (a sign-in, an accepted invitation, a new organization's owner), and targets beyond the path's and the
+ * transaction's. Given a person, the actor becomes that person with `credentialId`. No-op outside `around`.
+ */
+export const describe = (facts: {
+  readonly organizationId?: OrganizationId | null
+  readonly person?: { readonly id: string; readonly name: string; readonly email: string }
+  readonly credentialId?: string
+  readonly ssoConnectionId?: ActorFacts["ssoConnectionId"]
+  /** The membership the actor acts as in that organization. */
+  readonly membershipId?: ActorFacts["membershipId"]
+  readonly targets?: ReadonlyArray<string>
+}): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(CurrentDraft), (draft) =>
+    Effect.sync(() => {
+      if (draft === undefined) return
+      if (facts.organizationId !== undefined) draft.organizationId = facts.organizationId ?? undefined
+      if (facts.person !== undefined) {
+        draft.actor = {
+          type: "user",
+          id: facts.person.id,
+          // Kept when the same person was already named with their membership.
+          membershipId: draft.actor?.id === facts.person.id ? draft.actor.membershipId : null,
+          label: `${facts.person.name} <${facts.person.email}>`,
+          credentialId: facts.credentialId ?? null,
+          ssoConnectionId: facts.ssoConnectionId ?? null
+        }
+      }
+      if (facts.membershipId !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, membershipId: facts.membershipId }
+      for (const id of facts.targets ?? []) addTarget(draft, targetOf(id))
+    }))
+
+/** The refusal an event records as `denied`: a missing role or access, not a missing plan or a bad request. */
+const deniedReason = (cause: Cause.Cause<unknown>): string | undefined =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => undefined,
+    onSome: (error) => (error instanceof Forbidden ? error.reason : undefined)
+  })
+
+/** The audit log's writer, shared by every group. */
+export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/server/audit/Recorder", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ids = yield* IdGenerator
+    const insert = execute({
+      Request: NewEvent,
+      execute: (event) =>
+        sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
+              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, targets, target_ids, reason, request_id)
+            VALUES (${event.organizationId}, ${event.id}, ${event.occurredAt}, ${event.action}, ${event.category}, ${event.outcome},
+              ${event.actorType}, ${event.actorId}, ${event.actorMembershipId}, ${event.actorLabel}, ${event.credentialId},
+              ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${JSON.stringify(event.targets)}::jsonb,
+              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements(${JSON.stringify(event.targets)}::jsonb) t), ${event.reason}, ${event.requestId})`
+    })
+
+
+    /** The draft's event, written on the connection of the transaction being committed. */
+    const party = (draft: Draft): TransactionParty | undefined =>
+      draft.written ? undefined : {
+        committedBefore: Option.none(),
+        beforeCommit: (value) =>
+          Effect.gen(function*() {
+            for (const id of madeIds(value)) addTarget(draft, targetOf(id))
+            const event = yield* eventOf(draft, "succeeded", null)
+            if (event !== undefined) yield* insert(event)
+          }).pipe(Effect.provideService(IdGenerator, ids)),
+        committed: Effect.succeed(Option.none()),
+        settled: (_value, committed) => Effect.sync(() => (draft.written = committed === true))
+      }
+
+    /** Writes an event on its own (after the operation, or for a refusal); a failure to write is logged, not the caller's. */
+    const writeAlone = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
+      Effect.gen(function*() {
+        const event = yield* eventOf(draft, outcome, reason)
+        if (event !== undefined) yield* orUnavailable(insert(event))
+        draft.written = true
+      }).pipe(
+        Effect.provideService(IdGenerator, ids),
+        Effect.catchAllCause((cause) => Effect.logError(`Could not write the audit event ${draft.action} (${outcome})`, cause))
+      )
+
+    /** Runs a handler under the draft of its request's event (see the module comment). */
+    const run = <Request extends { readonly path?: unknown }, A, E, R>(
+      action: AuditAction,
+      handler: (request: Request) => Effect.Effect<A, E, R>,
+      request: Request
+    ): Effect.Effect<A, E, R> =>
+      Effect.gen(function*() {
+        const http = yield* HttpServerRequest.HttpServerRequest
+        const { actor, organizationId } = yield* caller
+        const agent = http.headers["user-agent"]
+        const draft: Draft = {
+          action,
+          organizationId,
+          actor,
+          targets: [],
+          ip: yield* Effect.orElseSucceed(clientAddress, () => null),
+          userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
+          requestId: yield* currentRequestId,
+          written: false
+        }
+        const path = request.path
+        if (typeof path === "object" && path !== null) {
+          for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))
+        }
+        const exit = yield* handler(request).pipe(
+          withTransactionParty(Effect.sync(() => party(draft))),
+          Effect.locally(CurrentDraft, draft),
+          Effect.exit
+        )
+        if (Exit.isSuccess(exit)) {
+          if (!draft.written) {
+            for (const id of madeIds(exit.value)) addTarget(draft, targetOf(id))
+            yield* writeAlone(draft, "succeeded", null)
+          }
+        } else {
+          const reason = deniedReason(exit.cause)
+          if (reason !== undefined) yield* writeAlone(draft, "denied", reason)
+        }
+        return yield* exit
+      }) as Effect.Effect<A, E, R>
+
+    return { run } as const
+  })
+}) {}
+
+/** A handler of an operation that records `action`, under the draft of its request's event (HttpErrors.group). */
+export const around = <Request extends { readonly path?: unknown }, A, E, R>(
+  action: AuditAction,
+  handler: (request: Request) => Effect.Effect<A, E, R>
+) =>
+(request: Request): Effect.Effect<A, E, R | AuditRecorder> => Effect.flatMap(AuditRecorder, (recorder) => recorder.run(action, handler, request))

@@ -1,0 +1,172 @@
+/**
+ * The audit log through HTTP: an event per change, written with the change (and not for one that rolled back or was
+ * replayed), the caller and how it came in, the targets, refusals as `denied`, filters and paging, tenancy, and
+ * what owners, admins and members may read.
+ */
+import { Http, TestServer } from "@orgplane/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
+let org: Awaited<ReturnType<typeof Http.staffed>>
+beforeAll(async () => {
+  server = await TestServer.startSharingDatabase()
+  org = await Http.staffed(server.url, "Audited")
+})
+afterAll(() => server.close())
+
+const { del, get, patch, post } = Http.verbs(() => server.url)
+
+/** The organization's events of one action, newest first, as its owner reads them. */
+const eventsOf = async (action: string, token = org.owner.token) =>
+  Http.expectStatus<{ items: Array<any>; nextCursor: string | null }>("list", await get(`/v1/audit/events?action=${action}`, { token }), 200).items
+
+describe("an event per change", () => {
+  it("records who created a team, through which session, from where, with the created team as its target", async () => {
+    const created = await post("/v1/teams", { token: org.admin.token, body: { name: "Platform" }, headers: { "user-agent": "audit-test/1.0" } })
+    expect(created.status).toBe(201)
+    const [event, ...others] = await eventsOf("team.create")
+    expect(others).toEqual([])
+    expect(event).toMatchObject({
+      organizationId: org.organizationId,
+      action: "team.create",
+      category: "change",
+      outcome: "succeeded",
+      actor: { type: "user", id: org.admin.user.id, membershipId: org.admin.membership.id, label: `Admin <${org.admin.email}>` },
+      via: { ssoConnectionId: null, ip: "127.0.0.1", userAgent: "audit-test/1.0" },
+      targets: [{ type: "team", id: created.body.team.id }],
+      reason: null,
+      requestId: created.headers.get("x-request-id")
+    })
+    expect(event.id).toMatch(/^aev_[0-9a-z]{26}$/)
+    expect(event.via.credentialId).toMatch(/^ses_/)
+    expect(await get(`/v1/audit/events/${event.id}`, { token: org.admin.token })).toMatchObject({ status: 200, body: { event } })
+
+    // A change of it names it from the path.
+    await patch(`/v1/teams/${created.body.team.id}`, { token: org.owner.token, body: { name: "Infrastructure" } })
+    const [renamed] = await eventsOf("team.update")
+    expect([renamed.actor.id, renamed.targets]).toEqual([org.owner.user.id, [{ type: "team", id: created.body.team.id }]])
+  })
+
+  it("records an API key as the actor when one acts, and never the key itself", async () => {
+    const key = Http.expectStatus("key", await post("/v1/api-keys", { token: org.owner.token, body: { name: "automation" } }), 201)
+    const [issued] = await eventsOf("api_key.create")
+    expect(issued.targets).toEqual([{ type: "api_key", id: key.apiKey.id }])
+    expect(JSON.stringify(issued)).not.toContain(key.key)
+    const created = Http.expectStatus("team", await post("/v1/teams", { apiKey: key.key, body: { name: "Automated" } }), 201)
+    const [event] = await eventsOf("team.create")
+    expect(event).toMatchObject({
+      actor: { type: "api_key", id: key.apiKey.id, membershipId: org.owner.membership.id },
+      via: { credentialId: key.apiKey.id },
+      targets: [{ type: "team", id: created.team.id }]
+    })
+  })
+
+  it("records nothing for a change that failed, and one event for a write replayed with its Idempotency-Key", async () => {
+    const before = (await eventsOf("team.create")).length
+    Http.expectStatus("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Unique" } }), 201)
+    expect((await post("/v1/teams", { token: org.owner.token, body: { name: "Unique" } })).status).toBe(409)
+    expect((await post("/v1/teams", { token: org.owner.token, body: { name: "" } })).status).toBe(400)
+    expect((await eventsOf("team.create")).length).toBe(before + 1)
+
+    const headers = { "idempotency-key": `audit-${Math.random()}` }
+    const first = await post("/v1/teams", { token: org.owner.token, body: { name: "Once" }, headers })
+    const again = await post("/v1/teams", { token: org.owner.token, body: { name: "Once" }, headers })
+    expect([first.status, again.status, again.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"])
+    const events = await eventsOf("team.create")
+    expect(events.length).toBe(before + 2)
+    expect(events.filter((event) => event.targets.some((target: any) => target.id === first.body.team.id)).length).toBe(1)
+  })
+
+  it("records a refused privileged attempt as denied, with the refusal, and nothing changed", async () => {
+    const refused = await patch(`/v1/members/${org.admin.membership.id}`, { token: org.member.token, body: { role: "member" } })
+    expect(refused.status).toBe(403)
+    const [event] = await get("/v1/audit/events?action=member.role.update&outcome=denied", { token: org.owner.token }).then((response) => response.body.items)
+    expect(event).toMatchObject({
+      outcome: "denied",
+      reason: refused.body.reason,
+      actor: { id: org.member.user.id, membershipId: org.member.membership.id },
+      targets: [{ type: "member", id: org.admin.membership.id }]
+    })
+    expect(await eventsOf("member.role.update").then((events) => events.filter((event) => event.outcome === "succeeded"))).toEqual([])
+  })
+
+  it("records a sign-in in the organization the session acts in, with the session, and nothing for a wrong password", async () => {
+    const before = (await eventsOf("session.create")).length
+    const signedIn = await post("/v1/auth/sign-in", { body: { email: org.member.email, password: org.member.password } })
+    expect(signedIn.status).toBe(200)
+    expect((await post("/v1/auth/sign-in", { body: { email: org.member.email, password: "not the password at all" } })).status).toBe(401)
+    const events = await eventsOf("session.create")
+    expect(events.length).toBe(before + 1)
+    expect(events[0]).toMatchObject({
+      category: "security",
+      actor: { type: "user", id: org.member.user.id, label: `Member <${org.member.email}>` },
+      requestId: signedIn.headers.get("x-request-id")
+    })
+    expect(events[0].via.credentialId).toMatch(/^ses_/)
+    expect(events[0].targets).toEqual([{ type: "session", id: events[0].via.credentialId }, { type: "user", id: org.member.user.id }])
+  })
+
+  it("records a new organization in its own log, by its owner", async () => {
+    const founder = await Http.owner(server.url, "Founded")
+    const [event] = await eventsOf("organization.create", founder.token)
+    expect(event).toMatchObject({
+      organizationId: founder.organization.id,
+      actor: { type: "user", id: founder.user.id, membershipId: founder.membership.id },
+      targets: [{ type: "organization", id: founder.organization.id }, { type: "member", id: founder.membership.id }]
+    })
+  })
+})
+
+describe("reading the log", () => {
+  it("filters by action family, actor, target, outcome and time, pages with a cursor, and follows the log oldest first", async () => {
+    const team = Http.expectStatus("team", await post("/v1/teams", { token: org.admin.token, body: { name: "Filtered" } }), 201).team
+    await del(`/v1/teams/${team.id}`, { token: org.admin.token })
+    const family = (await get("/v1/audit/events?action=team.*", { token: org.owner.token })).body.items
+    expect(new Set(family.map((event: any) => event.action.split(".")[0]))).toEqual(new Set(["team"]))
+    expect(family[0].action).toBe("team.delete")
+    const about = (await get(`/v1/audit/events?targetId=${team.id}`, { token: org.owner.token })).body.items
+    expect(about.map((event: any) => event.action)).toEqual(["team.delete", "team.create"])
+    const byAdmin = (await get(`/v1/audit/events?actorId=${org.admin.user.id}`, { token: org.owner.token })).body.items
+    expect(byAdmin.every((event: any) => event.actor.id === org.admin.user.id)).toBe(true)
+    expect(byAdmin.length).toBeGreaterThanOrEqual(2)
+    const denied = (await get("/v1/audit/events?outcome=denied", { token: org.owner.token })).body.items
+    expect(denied.every((event: any) => event.outcome === "denied")).toBe(true)
+
+    const all = (await get("/v1/audit/events?limit=100", { token: org.owner.token })).body.items
+    const oldestFirst = (await get("/v1/audit/events?limit=100&order=asc", { token: org.owner.token })).body.items
+    expect(oldestFirst.map((event: any) => event.id)).toEqual([...all].reverse().map((event: any) => event.id))
+    const pages: Array<string> = []
+    let cursor: string | null = null
+    do {
+      const page: any = (await get(`/v1/audit/events?limit=2${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`, { token: org.owner.token })).body
+      pages.push(...page.items.map((event: any) => event.id))
+      cursor = page.nextCursor
+    } while (cursor !== null)
+    expect(pages).toEqual(all.map((event: any) => event.id))
+    const other = await get(`/v1/audit/events?limit=2&order=asc&cursor=${encodeURIComponent((await get("/v1/audit/events?limit=2", { token: org.owner.token })).body.nextCursor)}`, { token: org.owner.token })
+    expect(other.status).toBe(400)
+
+    const last = all[0]
+    const at = (await get(`/v1/audit/events?from=${encodeURIComponent(last.occurredAt)}`, { token: org.owner.token })).body.items
+    expect(at.map((event: any) => event.id)).toContain(last.id)
+    const before = (await get(`/v1/audit/events?to=${encodeURIComponent(last.occurredAt)}`, { token: org.owner.token })).body.items
+    expect(before.map((event: any) => event.id)).not.toContain(last.id)
+  })
+
+  it("is for owners and admins; another organization's events are missing, like unknown ones", async () => {
+    expect((await get("/v1/audit/events", { token: org.member.token })).status).toBe(403)
+    const [event] = await eventsOf("team.create")
+    const stranger = await Http.owner(server.url, "Elsewhere")
+    expect((await get(`/v1/audit/events/${event.id}`, { token: stranger.token })).body.error).toBe("audit_event_not_found")
+    const theirs = (await get("/v1/audit/events?limit=100", { token: stranger.token })).body.items
+    expect(theirs.every((item: any) => item.organizationId === stranger.organization.id)).toBe(true)
+    expect((await get("/v1/audit/events/aev_01jc0000000000000000000000", { token: org.owner.token })).status).toBe(404)
+    expect((await get("/v1/audit/events?action=Team", { token: org.owner.token })).status).toBe(400)
+  })
+
+  it("lists the catalog of actions", async () => {
+    const types = (await get("/v1/audit/event-types", { token: org.admin.token })).body.items
+    expect(types).toContainEqual({ action: "member.role.update", category: "change", description: "A member's role was changed." })
+    expect(new Set(types.map((type: any) => type.action)).size).toBe(types.length)
+  })
+})
