@@ -4,7 +4,8 @@
  * operation that checks a role, its refusal) records; `notAudited("...")` says, with the reason, that an operation
  * that is not a GET changes nothing an organization's log should hold (a search sent as POST, a sign-up in no
  * organization). A test walks the API and fails for a non-GET operation that declares neither, as the access test
- * does for roles. The OpenAPI document shows the declaration as `x-orgplane-audit`.
+ * does for roles. A GET declares an action only when it reads a secret (an `access` action: a credential handed
+ * out). The OpenAPI document shows the declaration as `x-orgplane-audit`.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"

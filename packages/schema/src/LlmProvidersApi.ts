@@ -144,7 +144,7 @@ export class LlmProvidersApi extends HttpApiGroup.make("llmProviders")
   .add(access.listAccess)
   .add(access.revoke)
   .add(
-    HttpApiEndpoint.get("connect", "/v1/llm-providers/:llmProviderId/connect")
+    HttpApiEndpoint.get("connect", "/v1/llm-providers/:llmProviderId/connect").pipe(audits("llm_provider.credential.read"))
       .setPath(LlmProviderPath)
       .addSuccess(LlmConnection)
       .addError(NotFoundResponse)

@@ -24,8 +24,11 @@ describe("the audit declarations", () => {
     }
   })
 
-  it("are not made on reads, which record nothing", () => {
-    expect(operations.filter(({ method, operation }) => method === "get" && operation[AuditExtension] !== undefined).map(({ name }) => name)).toEqual([])
+  it("are made on reads only for reads of a secret (an access action)", () => {
+    const reads = operations.filter(({ method, operation }) => method === "get" && operation[AuditExtension] !== undefined)
+    expect(reads.map(({ name, operation }) => [name, AuditActions[operation[AuditExtension].action as keyof typeof AuditActions]?.category])).toEqual([
+      ["llmProviders.connect (GET /v1/llm-providers/{llmProviderId}/connect)", "access"]
+    ])
   })
 
   it("keep the policy actions an operation declares beside them", () => {

@@ -144,6 +144,17 @@ describe("LLM providers", () => {
 
     const after = await seen(get(`/v1/llm-providers/${created.id}`, { token: org.admin.token }))
     expect(after.body.item.lastUsedAt).not.toBeNull()
+
+    // Each read of the credential is in the audit log, refused ones too; the whole log (its answers are checked
+    // for secrets below with every other answer) names the provider, never its key or headers.
+    const reads = (await seen(get(`/v1/audit/events?action=llm_provider.credential.read&targetId=${created.id}`, { token: org.owner.token }))).body.items
+    expect(reads.map((event: any) => [event.category, event.outcome, event.actor.id, event.reason])).toEqual([
+      ["access", "succeeded", org.admin.user.id, null],
+      ["access", "denied", org.owner.user.id, "insufficient_access"]
+    ])
+    expect((await seen(get("/v1/audit/events?limit=100", { token: org.owner.token }))).body.items.map((event: any) => event.action)).toEqual(
+      expect.arrayContaining(["llm_provider.create", "llm_provider.credential.read"])
+    )
   })
 
   it("of the anthropic style work with the real @anthropic-ai/sdk, with an API key or an OAuth token", async () => {
