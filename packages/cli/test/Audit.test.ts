@@ -48,6 +48,15 @@ describe("orgplane audit", () => {
     expect(shown.stdout).toContain(`${first!.id}: organization.create succeeded`)
     expect(decoded(AuditEventResponse, await admin(["audit", "get", first!.id, "--json"])).event.id).toBe(first!.id)
 
+    const csv = await admin(["audit", "export", "--format", "csv", "--action", "team.*"])
+    expect(csv.code, csv.stderr).toBe(0)
+    const [header, ...rows] = csv.stdout.trimEnd().split("\r\n")
+    expect(header).toMatch(/^"id","occurredAt","action",/)
+    expect(rows.length).toBe(1)
+    expect(rows[0]).toContain(`"team:${team.id}"`)
+    const ndjson = await admin(["audit", "export", "--outcome", "denied"])
+    expect(ndjson.stdout.trimEnd().split("\n").map((line) => JSON.parse(line).action)).toEqual(["member.role.update"])
+
     const types = decoded(AuditEventTypes, await admin(["audit", "types", "--json"]))
     expect(types.items.map((type) => type.action)).toContain("sso.connection.activate")
   })

@@ -101,8 +101,8 @@ const ActionFilter = Schema.String.pipe(
   description: "An action (`member.role.update`), or a family ending in `.*` (`member.*`, `sso.connection.*`)."
 })
 
-export const AuditEventsQuery = Schema.Struct({
-  ...PageQueryFields,
+/** The filters the list and the export share. */
+const AuditFilterFields = {
   from: Schema.optionalWith(Timestamp, { exact: true }).annotations({ description: "Events at or after this instant." }),
   to: Schema.optionalWith(Timestamp, { exact: true }).annotations({ description: "Events before this instant." }),
   action: Schema.optionalWith(ActionFilter, { exact: true }),
@@ -118,12 +118,51 @@ export const AuditEventsQuery = Schema.Struct({
   requestId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), { exact: true }).annotations({
     description: "The events of one request, by the `x-request-id` its answer carried (a support case quotes it).",
     examples: ["9b2f4c1e-5d7a-4f0b-8e21-3c6d9a0f1b2c"]
-  }),
+  })
+}
+
+export type AuditFilters = Schema.Struct.Type<typeof AuditFilterFields>
+
+export const AuditEventsQuery = Schema.Struct({
+  ...PageQueryFields,
+  ...AuditFilterFields,
   order: Schema.optionalWith(Schema.Literal("desc", "asc"), { exact: true }).annotations({
     description: "`desc` (default): newest first; `asc`: oldest first, to follow the log (keep the last page's cursor and ask again)."
   })
 }).annotations({ ...allErrors, examples: [{ action: "member.*", outcome: "succeeded" }] })
 export type AuditEventsQuery = typeof AuditEventsQuery.Type
+
+export const AuditExportFormat = Schema.Literal("ndjson", "csv").annotations({
+  identifier: "AuditExportFormat",
+  description: "`ndjson`: one event per line, as the API shows it (`application/x-ndjson`); `csv`: one row per event (`text/csv`), a header row first."
+})
+export type AuditExportFormat = typeof AuditExportFormat.Type
+
+export const AuditExportQuery = Schema.Struct({
+  format: AuditExportFormat,
+  ...AuditFilterFields
+}).annotations({ ...allErrors, examples: [{ format: "ndjson", action: "sso.*" }] })
+export type AuditExportQuery = typeof AuditExportQuery.Type
+
+/** The columns of the CSV export, in order. */
+export const AUDIT_CSV_COLUMNS = [
+  "id",
+  "occurredAt",
+  "action",
+  "category",
+  "outcome",
+  "actorType",
+  "actorId",
+  "actorMembershipId",
+  "actorLabel",
+  "credentialId",
+  "ssoConnectionId",
+  "ip",
+  "userAgent",
+  "targets",
+  "reason",
+  "requestId"
+] as const
 
 export const AuditEventType = Schema.Struct({
   action: AuditActionName,

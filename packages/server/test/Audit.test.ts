@@ -164,6 +164,63 @@ describe("reading the log", () => {
     expect((await get("/v1/audit/events?action=Team", { token: org.owner.token })).status).toBe(400)
   })
 
+  it("exports as NDJSON and CSV, oldest first, with spreadsheet formulas defused", async () => {
+    // A person whose name a spreadsheet would run: their events' actor label starts with "=".
+    const sneaky = await Http.join(server.url, org.owner.token, "admin", "Sneaky")
+    Http.expectStatus("rename", await patch("/v1/me", { token: sneaky.token, body: { name: "=HYPERLINK(\"http://evil.example\",\"x\")" } }), 200)
+    Http.expectStatus("team", await post("/v1/teams", { token: sneaky.token, body: { name: "Sneaky, \"quoted\"" } }), 201)
+    const ndjson = await get("/v1/audit/export?format=ndjson&action=team.*", { token: org.owner.token })
+    expect([ndjson.status, ndjson.headers.get("content-type"), ndjson.headers.get("cache-control")]).toEqual([200, "application/x-ndjson", "no-store"])
+    const lines = ndjson.text.trimEnd().split("\n").map((line) => JSON.parse(line))
+    const listed = (await get("/v1/audit/events?action=team.*&order=asc&limit=100", { token: org.owner.token })).body.items
+    expect(lines).toEqual(listed)
+
+    const csv = await get("/v1/audit/export?format=csv&action=team.create", { token: org.owner.token })
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8")
+    const rows = csv.text.trimEnd().split("\r\n")
+    expect(rows[0]).toBe(
+      "\"id\",\"occurredAt\",\"action\",\"category\",\"outcome\",\"actorType\",\"actorId\",\"actorMembershipId\",\"actorLabel\",\"credentialId\",\"ssoConnectionId\",\"ip\",\"userAgent\",\"targets\",\"reason\",\"requestId\""
+    )
+    expect(rows.length).toBe(1 + (await eventsOf("team.create")).length)
+    const last = rows.at(-1)!
+    expect(last).toContain(`"'=HYPERLINK(""http://evil.example"",""x"") <${sneaky.email}>"`)
+    expect(last).toContain(`"team:`)
+    expect((await get("/v1/audit/export?format=csv", { token: org.member.token })).status).toBe(403)
+    expect((await get("/v1/audit/export?format=xml", { token: org.owner.token })).status).toBe(400)
+  })
+
+  it("exports 100,000 events of an organization whole and in order, batch by batch", async () => {
+    const big = await Http.owner(server.url, "Big")
+    const total = 100_000
+    await server.sql((sql) =>
+      sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id, targets, target_ids)
+          SELECT ${big.organization.id}, 'aev_' || lpad(to_hex(n), 26, '0'), now() - interval '1 day' + n * interval '1 millisecond',
+                 'team.update', 'change', 'succeeded', 'user', ${big.user.id}, '[]'::jsonb, '{}'::text[]
+          FROM generate_series(1, ${total}) AS n`)
+    const response = await fetch(new URL("/v1/audit/export?format=ndjson&action=team.update", server.url), {
+      headers: { authorization: `Bearer ${big.token}` }
+    })
+    expect(response.status).toBe(200)
+    // Read as it arrives, holding one line at a time.
+    let count = 0
+    let previous = ""
+    let ordered = true
+    let rest = ""
+    const decoder = new TextDecoder()
+    for await (const chunk of response.body!) {
+      const text = rest + decoder.decode(chunk, { stream: true })
+      const parts = text.split("\n")
+      rest = parts.pop()!
+      for (const line of parts) {
+        const { id } = JSON.parse(line)
+        if (id <= previous) ordered = false
+        previous = id
+        count++
+      }
+    }
+    expect([count, ordered, rest]).toEqual([total, true, ""])
+  })
+
   it("lists the catalog of actions", async () => {
     const types = (await get("/v1/audit/event-types", { token: org.admin.token })).body.items
     expect(types).toContainEqual({ action: "member.role.update", category: "change", description: "A member's role was changed." })

@@ -15,33 +15,33 @@ const filter = <A>(name: string, schema: Schema.Schema<A, string>, description: 
 
 const actorOf = (event: AuditEvent) => event.actor.label ?? `${event.actor.type} ${event.actor.id}`
 
+/** The filters the list and the export share, as flags. */
+const filters = {
+  action: filter("action", query.action.from, "An action (member.role.update) or a family (member.*)."),
+  actor: filter("actor", query.actorId.from, "Events of one actor: a user, API key, SCIM connection or worker id."),
+  target: filter("target", query.targetId.from, "Events that acted on one resource, by its id."),
+  requestId: filter("request-id", query.requestId.from, "The events of one request (its x-request-id)."),
+  outcome: Inputs.optional(Inputs.choice("outcome", ["succeeded", "denied"] as const, { description: "Only changes made, or only refusals." })),
+  since: Inputs.optional(Inputs.text("since", { schema: query.from.from, description: "Events at or after this instant (ISO 8601)." })),
+  until: Inputs.optional(Inputs.text("until", { schema: query.to.from, description: "Events before this instant (ISO 8601)." }))
+}
+
+const filterParams = (input: Inputs.Values<typeof filters>) => ({
+  ...Inputs.ifSome("action", input.action),
+  ...Inputs.ifSome("actorId", input.actor),
+  ...Inputs.ifSome("targetId", input.target),
+  ...Inputs.ifSome("requestId", input.requestId),
+  ...Inputs.ifSome("outcome", input.outcome),
+  ...Inputs.ifSome("from", input.since),
+  ...Inputs.ifSome("to", input.until)
+})
+
 export const list = Commands.list("list", {
   summary: "List the organization's audit events, newest first (owners and admins).",
   noun: "audit events",
-  inputs: {
-    action: filter("action", query.action.from, "An action (member.role.update) or a family (member.*)."),
-    actor: filter("actor", query.actorId.from, "Events of one actor: a user, API key, SCIM connection or worker id."),
-    target: filter("target", query.targetId.from, "Events that acted on one resource, by its id."),
-    requestId: filter("request-id", query.requestId.from, "The events of one request (its x-request-id)."),
-    outcome: Inputs.optional(Inputs.choice("outcome", ["succeeded", "denied"] as const, { description: "Only changes made, or only refusals." })),
-    since: Inputs.optional(Inputs.text("since", { schema: query.from.from, description: "Events at or after this instant (ISO 8601)." })),
-    until: Inputs.optional(Inputs.text("until", { schema: query.to.from, description: "Events before this instant (ISO 8601)." })),
-    oldestFirst: Inputs.boolean("oldest-first", { description: "Oldest first, to follow the log." })
-  },
+  inputs: { ...filters, oldestFirst: Inputs.boolean("oldest-first", { description: "Oldest first, to follow the log." }) },
   call: (client, input, page) =>
-    client.audit.listEvents({
-      urlParams: {
-        ...Inputs.ifSome("action", input.action),
-        ...Inputs.ifSome("actorId", input.actor),
-        ...Inputs.ifSome("targetId", input.target),
-        ...Inputs.ifSome("requestId", input.requestId),
-        ...Inputs.ifSome("outcome", input.outcome),
-        ...Inputs.ifSome("from", input.since),
-        ...Inputs.ifSome("to", input.until),
-        ...(input.oldestFirst ? { order: "asc" as const } : {}),
-        ...page
-      }
-    }),
+    client.audit.listEvents({ urlParams: { ...filterParams(input), ...(input.oldestFirst ? { order: "asc" as const } : {}), ...page } }),
   output: AuditEventPage,
   columns: [
     ["at", (event) => Output.date(event.occurredAt)],
@@ -75,6 +75,14 @@ export const get = Commands.endpoint("get", {
     ].join("\n")
 })
 
+export const exportEvents = Commands.endpoint("export", {
+  summary: "Print every event under the filters, oldest first, as NDJSON (one event a line) or CSV, for a file or a SIEM.",
+  inputs: { ...filters, format: Inputs.withDefault(Inputs.choice("format", ["ndjson", "csv"] as const, { description: "ndjson (default) or csv." }), "ndjson") },
+  call: (client, input) => client.audit.exportEvents({ urlParams: { format: input.format, ...filterParams(input) } }),
+  output: Schema.String,
+  human: (text) => text.trimEnd()
+})
+
 export const types = Commands.endpoint("types", {
   summary: "List the actions the audit log records, with their categories.",
   inputs: {},
@@ -86,5 +94,6 @@ export const types = Commands.endpoint("types", {
 export const audit = Commands.group("audit", "Read the active organization's audit log: who did what, when, and how (owners and admins).", [
   list,
   get,
+  exportEvents,
   types
 ])

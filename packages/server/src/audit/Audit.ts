@@ -2,13 +2,54 @@
  * Reading the audit log: owners and admins list, filter and get their organization's events, and the catalog of
  * actions. Events are written by `platform/AuditRecorder.ts`, in the transactions of the changes they record.
  */
-import { AuditActions, type AuditEventsQuery, NotFound } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { AUDIT_CSV_COLUMNS, AuditActions, AuditEvent, type AuditEventsQuery, type AuditExportQuery, NotFound } from "@orgplane/schema"
+import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { now } from "../platform/Time.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { AuditRepository } from "./AuditRepository.js"
 
 const eventNotFound = () => new NotFound({ error: "audit_event_not_found", message: "Audit event not found." })
+
+/** Events an export reads at a time: the most it holds in memory. */
+export const EXPORT_BATCH = 1000
+
+const encodeEvent = Schema.encodeSync(AuditEvent)
+
+/**
+ * A CSV cell: always quoted, quotes doubled, and a value a spreadsheet would run as a formula (`=`, `+`, `-`, `@`,
+ * a tab or a carriage return first) prefixed with `'`, so an actor's name cannot become a formula (OWASP, CSV
+ * injection).
+ */
+export const csvCell = (value: string | null): string => {
+  const text = value ?? ""
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  return `"${safe.replaceAll("\"", "\"\"")}"`
+}
+
+const csvRow = (cells: ReadonlyArray<string | null>) => `${cells.map(csvCell).join(",")}\r\n`
+
+const csvOf = (event: AuditEvent) =>
+  csvRow([
+    event.id,
+    event.occurredAt.toISOString(),
+    event.action,
+    event.category,
+    event.outcome,
+    event.actor.type,
+    event.actor.id,
+    event.actor.membershipId,
+    event.actor.label,
+    event.via.credentialId,
+    event.via.ssoConnectionId,
+    event.via.ip,
+    event.via.userAgent,
+    event.targets.map((target) => `${target.type}:${target.id}`).join(" "),
+    event.reason,
+    event.requestId
+  ])
+
+const encoder = new TextEncoder()
 
 /** The catalog, in its declared order (by area). */
 const eventTypes = {
@@ -36,7 +77,27 @@ export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit
 
     const types = (principal: Principal) => Effect.as(authorize(principal, "audit.read"), eventTypes)
 
-    return { list, get, types } as const
+    /**
+     * The events under the filters, oldest first, as the format's bytes: read `EXPORT_BATCH` at a time after the
+     * last one sent, up to the moment the export starts. Authorized before the first byte; a database that fails
+     * midway ends the stream (the client sees a truncated body, never a wrong one).
+     */
+    const exportEvents = (principal: Principal, query: AuditExportQuery) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "audit.read")
+        const startedAt = yield* now
+        const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
+        const organizationId = principal.organization.id
+        const rows = Stream.paginateChunkEffect(undefined as AuditEvent | undefined, (after) =>
+          Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) =>
+            [Chunk.fromIterable(batch), batch.length < EXPORT_BATCH ? Option.none() : Option.some(batch[batch.length - 1])] as const))
+        const lines = query.format === "csv"
+          ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
+          : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
+        return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
+      })
+
+    return { list, get, types, exportEvents } as const
   }),
   dependencies: [AuditRepository.Default]
 }) {}

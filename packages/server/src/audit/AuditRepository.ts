@@ -1,6 +1,6 @@
 /** Reading the audit log by an organization's filters (events are written by platform/AuditRecorder.ts). */
 import { SqlClient } from "@effect/sql"
-import { AuditEvent, type AuditEventsQuery, OrganizationId } from "@orgplane/schema"
+import { AuditEvent, type AuditEventsQuery, type AuditFilters, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, findAll, findOne, Fragment, trustedClassRow } from "../platform/Statements.js"
@@ -44,8 +44,8 @@ export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplan
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
 
-    /** One page of the organization's events under the query's filters. */
-    const list = (organizationId: OrganizationId, query: AuditEventsQuery) => {
+    /** The filters as one condition over `e` (true when there are none). */
+    const filtered = (query: AuditFilters) => {
       const conditions = [
         query.from === undefined ? undefined : sql`e.occurred_at >= ${query.from}`,
         query.to === undefined ? undefined : sql`e.occurred_at < ${query.to}`,
@@ -59,10 +59,25 @@ export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplan
         query.outcome === undefined ? undefined : sql`e.outcome = ${query.outcome}`,
         query.requestId === undefined ? undefined : sql`e.request_id = ${query.requestId}`
       ].filter((condition) => condition !== undefined)
-      const where = conditions.length === 0 ? sql`true` : sql.and(conditions)
-      return Keyset.page(keysets[query.order ?? "desc"], query, (page) => pageRows({ organizationId, where, page }))
+      return conditions.length === 0 ? sql`true` : sql.and(conditions)
     }
 
-    return { get, list } as const
+    /** One page of the organization's events under the query's filters. */
+    const list = (organizationId: OrganizationId, query: AuditEventsQuery) =>
+      Keyset.page(keysets[query.order ?? "desc"], query, (page) => pageRows({ organizationId, where: filtered(query), page }))
+
+    /** Up to `limit` events under the filters after `after` (oldest first), for an export read batch by batch. */
+    const batch = (organizationId: OrganizationId, query: AuditFilters, after: AuditEvent | undefined, limit: number) =>
+      pageRows({
+        organizationId,
+        where: filtered(query),
+        page: {
+          after: after === undefined ? sql`true` : sql`(e.occurred_at, e.id) > (${after.occurredAt}, ${after.id})`,
+          orderBy: sql`e.occurred_at ASC, e.id ASC`,
+          fetch: limit
+        }
+      })
+
+    return { get, list, batch } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 /** HTTP handlers of the Audit Log group. Thin by design: the service authorizes. */
 import { Api, CurrentMember } from "@orgplane/schema"
+import { HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { Audit } from "./Audit.js"
@@ -11,6 +12,16 @@ export const AuditHttp = group(Api, "audit", (handlers) =>
     return handlers
       .handle("listEvents", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => audit.list(caller, urlParams)))
       .handle("getEvent", ({ path }) => Effect.flatMap(CurrentMember, (caller) => audit.get(caller, path.eventId)))
+      .handle("exportEvents", ({ urlParams }) =>
+        Effect.flatMap(CurrentMember, (caller) =>
+          Effect.map(audit.exportEvents(caller, urlParams), (body) =>
+            HttpServerResponse.stream(body, {
+              contentType: urlParams.format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
+              headers: {
+                "content-disposition": `attachment; filename="audit-events.${urlParams.format}"`,
+                "cache-control": "no-store"
+              }
+            }))))
       .handle("listEventTypes", () => Effect.flatMap(CurrentMember, (caller) => audit.types(caller)))
   }))
 
