@@ -207,8 +207,9 @@ describe("reading the log", () => {
     let ordered = true
     let rest = ""
     const decoder = new TextDecoder()
-    for await (const chunk of response.body!) {
-      const text = rest + decoder.decode(chunk, { stream: true })
+    const reader = response.body!.getReader()
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const text = rest + decoder.decode(read.value, { stream: true })
       const parts = text.split("\n")
       rest = parts.pop()!
       for (const line of parts) {
