@@ -4,7 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { AuditActions } from "./AuditCatalog.js"
-import { allErrors, Timestamp } from "./Common.js"
+import { allErrors, requestBody, Timestamp } from "./Common.js"
 import { ada, acme, exampleTime } from "./Examples.js"
 import { AuditEventId, exampleId, MembershipId, OrganizationId, SsoConnectionId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -163,6 +163,30 @@ export const AUDIT_CSV_COLUMNS = [
   "reason",
   "requestId"
 ] as const
+
+/** How long events are kept by default, and the bounds an organization may choose between. */
+export const AUDIT_RETENTION_DEFAULT_DAYS = 365
+export const AUDIT_RETENTION_MIN_DAYS = 7
+export const AUDIT_RETENTION_MAX_DAYS = 3650
+
+const RetentionDays = Schema.Int.pipe(Schema.between(AUDIT_RETENTION_MIN_DAYS, AUDIT_RETENTION_MAX_DAYS)).annotations({
+  description: `Days an event is kept, ${AUDIT_RETENTION_MIN_DAYS} to ${AUDIT_RETENTION_MAX_DAYS} (${AUDIT_RETENTION_DEFAULT_DAYS} unless set): a daily job deletes older ones.`
+})
+
+export class AuditSettings extends Schema.Class<AuditSettings>("AuditSettings")(Schema.Struct({
+  retentionDays: RetentionDays,
+  updatedAt: Schema.NullOr(Timestamp).annotations({ description: "When an owner last changed them; null while they are the defaults." })
+}).annotations({
+  description: "The organization's audit log settings.",
+  examples: [{ retentionDays: 400, updatedAt: exampleTime(30) }]
+})) {}
+
+export const AuditSettingsResponse = Schema.Struct({ settings: AuditSettings })
+
+export const UpdateAuditSettingsRequest = Schema.Struct({ retentionDays: RetentionDays }).annotations({
+  ...requestBody,
+  examples: [{ retentionDays: 400 }]
+})
 
 export const AuditEventType = Schema.Struct({
   action: AuditActionName,

@@ -3,7 +3,17 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { AuditEventPage, AuditEventPath, AuditEventResponse, AuditEventsQuery, AuditEventTypes, AuditExportQuery } from "./Audit.js"
+import {
+  AuditEventPage,
+  AuditEventPath,
+  AuditEventResponse,
+  AuditEventsQuery,
+  AuditEventTypes,
+  AuditExportQuery,
+  AuditSettingsResponse,
+  UpdateAuditSettingsRequest
+} from "./Audit.js"
+import { audits } from "./AuditCatalog.js"
 import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
@@ -43,6 +53,25 @@ export class AuditApi extends HttpApiGroup.make("audit")
       .pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "Get an audit event")
       .annotate(OpenApi.Description, "One audit event. Changes nothing.\n\nErrors: 404 `audit_event_not_found` (also for another organization's event).")
+  )
+  .add(
+    HttpApiEndpoint.get("getSettings", "/v1/audit/settings")
+      .addSuccess(AuditSettingsResponse)
+      .pipe(requires("audit.read"))
+      .annotate(OpenApi.Summary, "Get the audit log settings")
+      .annotate(OpenApi.Description, "How long the organization's events are kept. Changes nothing.")
+  )
+  .add(
+    HttpApiEndpoint.put("setSettings", "/v1/audit/settings")
+      .setPayload(UpdateAuditSettingsRequest)
+      .addSuccess(AuditSettingsResponse)
+      .pipe(audits("audit.settings.update"))
+      .pipe(requires("audit.manage"))
+      .annotate(OpenApi.Summary, "Set the audit log settings")
+      .annotate(
+        OpenApi.Description,
+        "Sets how long the organization's events are kept (7 to 3650 days). Every day a job on the durable engine deletes the events older than that, and records how many it deleted as `audit.retention.apply` by the system; a shorter retention takes effect at its next run."
+      )
   )
   .add(
     HttpApiEndpoint.get("listEventTypes", "/v1/audit/event-types")

@@ -158,7 +158,10 @@ export const AuditActions = {
   "suite_connection.connect": security("A person connected their mail or calendar suite account."),
   "suite_connection.disconnect": security("A person disconnected their mail or calendar suite account."),
   "capability.mail_draft.create": execution("A mail draft was created through the mail suite."),
-  "capability.calendar_event.update": execution("A calendar event was changed through the calendar suite.")
+  "capability.calendar_event.update": execution("A calendar event was changed through the calendar suite."),
+  // The audit log itself
+  "audit.settings.update": security("The audit log's settings (its retention) were changed."),
+  "audit.retention.apply": change("Events older than the organization's retention were deleted by the daily job.")
 } as const satisfies Record<string, AuditActionRule>
 
 export type AuditAction = keyof typeof AuditActions

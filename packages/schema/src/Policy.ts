@@ -58,7 +58,8 @@ export const Policy = {
       "create, change and delete the organization's SCIM connections, issue and revoke their tokens, read their provisioning log and reconcile them (enterprise plan)"
   },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
-  "audit.read": { role: "admin", capability: "read the organization's audit log: who did what, when and through which credential" },
+  "audit.read": { role: "admin", capability: "read and export the organization's audit log: who did what, when and through which credential" },
+  "audit.manage": { role: "owner", capability: "set how long the organization's audit log keeps its events" },
   "organizations.setPlan": {
     role: "admin",
     capability: "change any organization's plan (in the operator organization only)",

@@ -3,8 +3,16 @@
  * replayed), the caller and how it came in, the targets, refusals as `denied`, filters and paging, tenancy, and
  * what owners, admins and members may read.
  */
+import { SqlClient } from "@effect/sql"
 import { Http, TestServer } from "@orgplane/testkit"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { AuditRepository } from "../src/audit/AuditRepository.js"
+import { audit as partitions } from "../src/audit/Partitions.js"
+import * as Retention from "../src/audit/Retention.js"
+import { AuditRecorder } from "../src/platform/AuditRecorder.js"
+import { IdGenerator } from "../src/platform/Ids.js"
+import { monthOf } from "../src/platform/MonthlyPartitions.js"
 
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 let org: Awaited<ReturnType<typeof Http.staffed>>
@@ -15,6 +23,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
+const put = (path: string, options: Http.Options) => Http.request(server.url, "PUT", path, options)
 
 /** The organization's events of one action, newest first, as its owner reads them. */
 const eventsOf = async (action: string, token = org.owner.token) =>
@@ -226,5 +235,75 @@ describe("reading the log", () => {
     const types = (await get("/v1/audit/event-types", { token: org.admin.token })).body.items
     expect(types).toContainEqual({ action: "member.role.update", category: "change", description: "A member's role was changed." })
     expect(new Set(types.map((type: any) => type.action)).size).toBe(types.length)
+  })
+})
+
+describe("retention", () => {
+  const DAY = 24 * 60 * 60 * 1000
+  /** Old events written straight to the table, as time would have left them. */
+  const backdated = (organizationId: string, actorId: string, daysAgo: number, count: number) =>
+    server.sql((sql) =>
+      sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id)
+          SELECT ${organizationId}, 'aev_old' || ${daysAgo} || '_' || n || '_' || substr(md5(random()::text), 1, 8),
+                 now() - ${daysAgo} * interval '1 day', 'team.update', 'change', 'succeeded', 'user', ${actorId}
+          FROM generate_series(1, ${count}) AS n`)
+  const count = (organizationId: string, daysAgo: number) =>
+    server.sql((sql) =>
+      Effect.map(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_events WHERE organization_id = ${organizationId} AND occurred_at < now() - ${daysAgo} * interval '1 day'`,
+        ([row]) => row!.n
+      ))
+
+  it("keeps 365 days unless an owner sets another; the daily job deletes older events per organization and says so", async () => {
+    const short = await Http.staffed(server.url, "Short memory")
+    const long = await Http.owner(server.url, "Long memory")
+    expect((await get("/v1/audit/settings", { token: short.admin.token })).body).toEqual({ settings: { retentionDays: 365, updatedAt: null } })
+    expect((await put("/v1/audit/settings", { token: short.admin.token, body: { retentionDays: 30 } })).status).toBe(403)
+    expect((await put("/v1/audit/settings", { token: short.owner.token, body: { retentionDays: 3 } })).status).toBe(400)
+    const set = await put("/v1/audit/settings", { token: short.owner.token, body: { retentionDays: 30 } })
+    expect([set.status, set.body.settings.retentionDays]).toEqual([200, 30])
+    const [changed] = (await get("/v1/audit/events?action=audit.settings.update", { token: short.owner.token })).body.items
+    expect(changed).toMatchObject({ category: "security", actor: { id: short.owner.user.id } })
+
+    const now = new Date()
+    await server.sql((sql) => Effect.provideService(partitions.createRange(monthOf(new Date(now.getTime() - 400 * DAY)), monthOf(now)), SqlClient.SqlClient, sql))
+    await backdated(short.organizationId, short.owner.user.id, 40, 3)
+    await backdated(long.organization.id, long.user.id, 40, 2)
+    await backdated(long.organization.id, long.user.id, 400, 1)
+
+    const result = await server.sql((sql) =>
+      Retention.apply(now).pipe(
+        Effect.provide(AuditRepository.Default),
+        Effect.provide(AuditRecorder.Default),
+        Effect.provide(IdGenerator.Live),
+        Effect.provideService(SqlClient.SqlClient, sql)
+      )
+    )
+    expect(result.deleted).toEqual(expect.arrayContaining([
+      { organizationId: short.organizationId, events: 3 },
+      { organizationId: long.organization.id, events: 1 }
+    ]))
+    expect([await count(short.organizationId, 35), await count(long.organization.id, 35), await count(long.organization.id, 365)]).toEqual([0, 2, 0])
+    // Whole months before the longest retention anyone keeps (365 days) are gone as partitions.
+    expect(result.dropped).toContain(partitions.partitionName(monthOf(new Date(now.getTime() - 400 * DAY))))
+    for (const [token, organizationId] of [[short.owner.token, short.organizationId], [long.token, long.organization.id]] as const) {
+      const [applied] = (await get("/v1/audit/events?action=audit.retention.apply", { token })).body.items
+      expect(applied).toMatchObject({
+        organizationId,
+        category: "change",
+        actor: { type: "system", id: "system:audit-retention", membershipId: null, label: null },
+        via: { credentialId: null, ip: null }
+      })
+    }
+    // Nothing left to delete: the next run deletes nothing and records nothing.
+    const again = await server.sql((sql) =>
+      Retention.apply(now).pipe(
+        Effect.provide(AuditRepository.Default),
+        Effect.provide(AuditRecorder.Default),
+        Effect.provide(IdGenerator.Live),
+        Effect.provideService(SqlClient.SqlClient, sql)
+      )
+    )
+    expect(again.deleted.filter(({ organizationId }) => organizationId === short.organizationId || organizationId === long.organization.id)).toEqual([])
   })
 })

@@ -2,11 +2,20 @@
  * Reading the audit log: owners and admins list, filter and get their organization's events, and the catalog of
  * actions. Events are written by `platform/AuditRecorder.ts`, in the transactions of the changes they record.
  */
-import { AUDIT_CSV_COLUMNS, AuditActions, AuditEvent, type AuditEventsQuery, type AuditExportQuery, NotFound } from "@orgplane/schema"
+import {
+  AUDIT_CSV_COLUMNS,
+  AUDIT_RETENTION_DEFAULT_DAYS,
+  AuditActions,
+  AuditEvent,
+  type AuditEventsQuery,
+  type AuditExportQuery,
+  AuditSettings,
+  NotFound
+} from "@orgplane/schema"
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
 import { now } from "../platform/Time.js"
 import { authorize, type Principal } from "../platform/Principal.js"
-import { orUnavailable } from "../platform/Sql.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { AuditRepository } from "./AuditRepository.js"
 
 const eventNotFound = () => new NotFound({ error: "audit_event_not_found", message: "Audit event not found." })
@@ -97,7 +106,23 @@ export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit
         return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
       })
 
-    return { list, get, types, exportEvents } as const
+    const getSettings = (principal: Principal) =>
+      Effect.zipRight(
+        authorize(principal, "audit.read"),
+        Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
+          settings: Option.getOrElse(stored, () => new AuditSettings({ retentionDays: AUDIT_RETENTION_DEFAULT_DAYS, updatedAt: null }))
+        }))
+      )
+
+    const setSettings = (principal: Principal, input: { readonly retentionDays: number }) =>
+      Effect.gen(function*() {
+        yield* authorize(principal, "audit.manage")
+        const updatedAt = yield* now
+        const saved = yield* transaction(events.saveSettings({ organizationId: principal.organization.id, retentionDays: input.retentionDays, updatedAt }))
+        return { settings: Option.getOrThrow(saved) }
+      })
+
+    return { list, get, types, exportEvents, getSettings, setSettings } as const
   }),
   dependencies: [AuditRepository.Default]
 }) {}

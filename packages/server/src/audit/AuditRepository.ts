@@ -1,9 +1,9 @@
 /** Reading the audit log by an organization's filters (events are written by platform/AuditRecorder.ts). */
 import { SqlClient } from "@effect/sql"
-import { AuditEvent, type AuditEventsQuery, type AuditFilters, OrganizationId } from "@orgplane/schema"
+import { AuditEvent, type AuditEventsQuery, type AuditFilters, AuditSettings, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { classRow, findAll, findOne, Fragment, trustedClassRow } from "../platform/Statements.js"
+import { classRow, DateColumn, findAll, findOne, Fragment, trustedClassRow } from "../platform/Statements.js"
 
 /** The columns of an event, shaped as the resource (the nested members built as JSON text, parsed by the row). */
 const columns = `e.id, e.organization_id, e.occurred_at, e.action, e.category, e.outcome,
@@ -78,6 +78,55 @@ export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplan
         }
       })
 
-    return { get, list, batch } as const
+    /** The organization's settings, if an owner set them. */
+    const settings = findOne({
+      Request: OrganizationId,
+      Result: classRow(AuditSettings),
+      execute: (organizationId) =>
+        sql`SELECT retention_days, updated_at FROM audit_settings WHERE organization_id = ${organizationId}`
+    })
+
+    const saveSettings = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, retentionDays: Schema.Int, updatedAt: DateColumn }),
+      Result: classRow(AuditSettings),
+      execute: ({ organizationId, retentionDays, updatedAt }) =>
+        sql`INSERT INTO audit_settings (organization_id, retention_days, updated_at)
+            VALUES (${organizationId}, ${retentionDays}, ${updatedAt})
+            ON CONFLICT (organization_id) DO UPDATE SET retention_days = EXCLUDED.retention_days, updated_at = EXCLUDED.updated_at
+            RETURNING retention_days, updated_at`
+    })
+
+    /** Organizations holding events older than their retention at `now`, with that retention. */
+    const expiring = findAll({
+      Request: Schema.Struct({ now: DateColumn, defaultDays: Schema.Int }),
+      Result: Schema.Struct({ organizationId: OrganizationId, retentionDays: Schema.Int }),
+      execute: ({ defaultDays, now }) =>
+        sql`/* instance-wide: organizations with audit events past their retention (audit/Retention.ts) */
+            SELECT o.id AS organization_id, coalesce(s.retention_days, ${defaultDays}) AS retention_days
+            FROM organizations o LEFT JOIN audit_settings s ON s.organization_id = o.id
+            WHERE EXISTS (
+              SELECT 1 FROM audit_events e
+              WHERE e.organization_id = o.id AND e.occurred_at < ${now}::timestamptz - coalesce(s.retention_days, ${defaultDays}) * interval '1 day'
+            )`
+    })
+
+    /** The longest retention any organization keeps (the default when none keeps longer). */
+    const longestRetention = (defaultDays: number) =>
+      Effect.map(
+        sql<{ days: number }>`/* instance-wide: the longest retention, to drop whole months nobody keeps (audit/Retention.ts) */
+          SELECT greatest(${defaultDays}::int, coalesce(max(retention_days), 0)) AS days FROM audit_settings`,
+        ([row]) => row!.days
+      )
+
+    /** Deletes up to `limit` of the organization's events before `before`; how many it deleted. */
+    const deleteBefore = (organizationId: OrganizationId, before: Date, limit: number) =>
+      Effect.map(
+        sql<{ id: string }>`DELETE FROM audit_events WHERE organization_id = ${organizationId} AND (occurred_at, id) IN (
+              SELECT occurred_at, id FROM audit_events WHERE organization_id = ${organizationId} AND occurred_at < ${before} LIMIT ${limit}
+            ) RETURNING id`,
+        (rows) => rows.length
+      )
+
+    return { get, list, batch, settings, saveSettings, expiring, longestRetention, deleteBefore } as const
   })
 }) {}

@@ -4,7 +4,9 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { Audit } from "./Audit.js"
+import { AuditRepository } from "./AuditRepository.js"
 import * as Partitions from "./Partitions.js"
+import * as Retention from "./Retention.js"
 
 export const AuditHttp = group(Api, "audit", (handlers) =>
   Effect.gen(function*() {
@@ -23,7 +25,12 @@ export const AuditHttp = group(Api, "audit", (handlers) =>
               }
             }))))
       .handle("listEventTypes", () => Effect.flatMap(CurrentMember, (caller) => audit.types(caller)))
+      .handle("getSettings", () => Effect.flatMap(CurrentMember, (caller) => audit.getSettings(caller)))
+      .handle("setSettings", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => audit.setSettings(caller, payload)))
   }))
 
 /** The handlers, with the log's partitions made at start-up and kept ahead daily. */
-export const layer = Layer.mergeAll(AuditHttp, Partitions.layer).pipe(Layer.provide(Audit.Default))
+export const layer = Layer.mergeAll(AuditHttp, Partitions.layer, Retention.layer).pipe(
+  Layer.provide(Audit.Default),
+  Layer.provide(AuditRepository.Default)
+)

@@ -3,7 +3,7 @@
  * (platform/MonthlyPartitions.ts: no DEFAULT partition; months are created ahead by audit/Partitions.ts). The
  * actor and how it came in are copied onto the event (facts at the time: a label survives a rename, an id a
  * deletion), so there are no foreign keys: an event outlives what it names. Targets are a small JSON array,
- * searched by id through a GIN index.
+ * searched by id through a GIN index. `audit_settings` holds an organization's retention when an owner set one.
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -36,4 +36,11 @@ CREATE INDEX audit_events_action_idx ON audit_events (organization_id, action, o
 CREATE INDEX audit_events_actor_idx ON audit_events (organization_id, actor_id, occurred_at, id);
 CREATE INDEX audit_events_targets_idx ON audit_events USING gin (target_ids);
 CREATE INDEX audit_events_id_idx ON audit_events (organization_id, id);
+
+-- An organization's settings; none until an owner changes the defaults.
+CREATE TABLE audit_settings (
+  organization_id text PRIMARY KEY REFERENCES organizations (id),
+  retention_days integer NOT NULL CHECK (retention_days BETWEEN 7 AND 3650),
+  updated_at timestamptz NOT NULL
+);
 `))

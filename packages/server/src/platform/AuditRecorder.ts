@@ -258,7 +258,7 @@ const deniedReason = (cause: Cause.Cause<unknown>): string | undefined =>
   })
 
 /** The audit log's writer, shared by every group. */
-export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/server/audit/Recorder", {
+export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/server/platform/AuditRecorder", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const ids = yield* IdGenerator
@@ -340,7 +340,39 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
         return yield* exit
       }) as Effect.Effect<A, E, R>
 
-    return { run } as const
+    /**
+     * An event of background work acting for an organization (actor `system:<job>`), written on the caller's
+     * connection: inside its transaction when it has one.
+     */
+    const recordSystem = (event: {
+      readonly organizationId: OrganizationId
+      readonly job: string
+      readonly action: AuditAction
+      readonly targets?: ReadonlyArray<string>
+    }) =>
+      Effect.gen(function*() {
+        yield* insert({
+          id: yield* makeId("aev"),
+          organizationId: event.organizationId,
+          occurredAt: yield* now,
+          action: event.action,
+          category: AuditActions[event.action].category,
+          outcome: "succeeded",
+          actorType: "system",
+          actorId: `system:${event.job}`,
+          actorMembershipId: null,
+          actorLabel: null,
+          credentialId: null,
+          ssoConnectionId: null,
+          ip: null,
+          userAgent: null,
+          targets: (event.targets ?? []).flatMap((id) => targetOf(id) ?? []),
+          reason: null,
+          requestId: null
+        })
+      }).pipe(Effect.provideService(IdGenerator, ids))
+
+    return { run, recordSystem } as const
   })
 }) {}
 
