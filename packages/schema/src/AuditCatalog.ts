@@ -34,7 +34,6 @@ const execution = (description: string): AuditActionRule => ({ category: "execut
 export const AuditActions = {
   // Sign-in and credentials
   "session.create": security("A person signed in (password or SSO) and a session was created."),
-  "session.create.failed": security("A sign-in with a password failed for a member's email."),
   "session.revoke": security("A person signed out, ending a session."),
   "session.switch_organization": security("A session switched the organization it acts in."),
   "user.update": change("A person changed their own name or email."),
@@ -47,7 +46,6 @@ export const AuditActions = {
   "member.role.update": change("A member's role was changed."),
   "member.remove": change("A member was removed, or left."),
   "member.ownership.transfer": change("Ownership was transferred to another member."),
-  "member.join": change("A person joined the organization (an accepted invitation or claim, SSO JIT, or SCIM)."),
   "team.create": change("A team was created."),
   "team.update": change("A team was renamed or its external key changed."),
   "team.delete": change("A team was deleted."),
@@ -87,7 +85,7 @@ export const AuditActions = {
   "connector_instance.disable": change("A connector instance was disabled."),
   "connector_instance.remove": change("A connector instance was removed."),
   "connector_instance.discovery.apply": change("A connector instance's discovery was applied."),
-  "connector_instance.sync": execution("A connector sync was started (by a member, a webhook, or the schedule)."),
+  "connector_instance.sync": execution("A member started a connector sync."),
   "connector_target.create": change("A connector target was created."),
   "connector_target.update": change("A connector target was changed."),
   "connector_target.resync": execution("A connector target's resync was started."),
@@ -107,7 +105,7 @@ export const AuditActions = {
   "sso.connection.delete": security("An SSO connection was deleted."),
   "sso.connection.activate": security("An SSO connection was activated."),
   "sso.connection.deactivate": security("An SSO connection was deactivated."),
-  "sso.connection.test": security("A test of an SSO connection was started, or completed with its report."),
+  "sso.connection.test": security("A test of an SSO connection was started."),
   "sso.connection.metadata.refresh": change("An SSO connection's IdP metadata was refetched."),
   "sso.policy.update": security("The organization's SSO enforcement policy was changed."),
   // SCIM

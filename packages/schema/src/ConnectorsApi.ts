@@ -462,7 +462,7 @@ export const WEBHOOK_BODY_BYTES = 25 * 1024 * 1024
 
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost").pipe(notAudited("a code host's delivery; the syncs it starts are recorded as connector_instance.sync by the system"))
+    HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost").pipe(notAudited("a code host's delivery, signed by the code host and not a member's action; it starts syncs of the instances it concerns"))
       .addSuccess(WebhookResponse)
       .addError(WebhookRejectedResponse)
       .addError(ServiceUnavailableResponse)

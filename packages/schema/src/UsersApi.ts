@@ -28,7 +28,7 @@ import { audits, notAudited } from "./AuditCatalog.js"
 
 export class UsersApi extends HttpApiGroup.make("users")
   .add(
-    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up").pipe(notAudited("creates a person in no organization yet; the organization they join records it (member.join, organization.create)"))
+    HttpApiEndpoint.post("signUp", "/v1/auth/sign-up").pipe(notAudited("creates a person in no organization yet; the organization they join records it (invitation.accept, organization.create, session.create)"))
       .setPayload(SignUpRequest)
       .addSuccess(AuthResult, { status: 201 })
       .addError(ConflictResponse)
