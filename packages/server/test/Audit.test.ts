@@ -203,7 +203,9 @@ describe("reading the log", () => {
     const total = 100_000
     await server.sql((sql) =>
       sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id, targets, target_ids)
-          SELECT ${big.organization.id}, 'aev_' || lpad(to_hex(n), 26, '0'), now() - interval '1 day' + n * interval '1 millisecond',
+          SELECT ${big.organization.id}, 'aev_' || lpad(to_hex(n), 26, '0'),
+                 -- Milliseconds, as the server writes them (JavaScript dates): Postgres's now() has microseconds.
+                 date_trunc('milliseconds', now()) - interval '1 day' + n * interval '1 millisecond',
                  'team.update', 'change', 'succeeded', 'user', ${big.user.id}, '[]'::jsonb, '{}'::text[]
           FROM generate_series(1, ${total}) AS n`)
     const response = await fetch(new URL("/v1/audit/export?format=ndjson&action=team.update", server.url), {
