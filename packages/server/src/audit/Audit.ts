@@ -36,27 +36,27 @@ export const csvCell = (value: string | null): string => {
   return `"${safe.replaceAll("\"", "\"\"")}"`
 }
 
-const csvRow = (cells: ReadonlyArray<string | null>) => `${cells.map(csvCell).join(",")}\r\n`
+/** Each CSV column's cell, by the schema's column name: the header and the rows cannot disagree. */
+const cells: { readonly [Column in (typeof AUDIT_CSV_COLUMNS)[number]]: (event: AuditEvent) => string | null } = {
+  id: (event) => event.id,
+  occurredAt: (event) => event.occurredAt.toISOString(),
+  action: (event) => event.action,
+  category: (event) => event.category,
+  outcome: (event) => event.outcome,
+  actorType: (event) => event.actor.type,
+  actorId: (event) => event.actor.id,
+  actorMembershipId: (event) => event.actor.membershipId,
+  actorLabel: (event) => event.actor.label,
+  credentialId: (event) => event.via.credentialId,
+  ssoConnectionId: (event) => event.via.ssoConnectionId,
+  ip: (event) => event.via.ip,
+  userAgent: (event) => event.via.userAgent,
+  targets: (event) => event.targets.map((target) => `${target.type}:${target.id}`).join(" "),
+  reason: (event) => event.reason,
+  requestId: (event) => event.requestId
+}
 
-const csvOf = (event: AuditEvent) =>
-  csvRow([
-    event.id,
-    event.occurredAt.toISOString(),
-    event.action,
-    event.category,
-    event.outcome,
-    event.actor.type,
-    event.actor.id,
-    event.actor.membershipId,
-    event.actor.label,
-    event.via.credentialId,
-    event.via.ssoConnectionId,
-    event.via.ip,
-    event.via.userAgent,
-    event.targets.map((target) => `${target.type}:${target.id}`).join(" "),
-    event.reason,
-    event.requestId
-  ])
+const csvOf = (event: AuditEvent) => `${AUDIT_CSV_COLUMNS.map((column) => csvCell(cells[column](event))).join(",")}\r\n`
 
 const encoder = new TextEncoder()
 

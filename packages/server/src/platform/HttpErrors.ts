@@ -90,12 +90,19 @@ interface Operation {
  * operation does. Every group of the server is built with it.
  */
 export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) => {
-  const { ids } = idempotentOperations(api)
-  const audits = auditDeclarations(api)
+  const { audits, ids } = operationsOf(api)
   const prefix = api.groups[name]?.topLevel ? "" : `${name}.`
   const operation = (endpoint: string): Operation => ({ takesKey: ids.has(`${prefix}${endpoint}`), audit: audits.get(`${prefix}${endpoint}`) })
   return (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers, operation)))
 }) as any
+
+/** What the API's operations declare, read once per API (every group of the server asks). */
+const declared = new WeakMap<object, { readonly ids: ReadonlySet<string>; readonly audits: ReadonlyMap<string, AuditDeclaration> }>()
+const operationsOf = (api: any) => {
+  let found = declared.get(api)
+  if (found === undefined) declared.set(api, found = { ids: idempotentOperations(api).ids, audits: auditDeclarations(api) })
+  return found
+}
 
 const internalError = HttpServerResponse.unsafeJson(
   { error: "internal_error", message: "The server failed to handle this request." },
