@@ -22,9 +22,10 @@ export const AuditCategoryName = Schema.Literal("change", "security", "access", 
     "`change`: state of the organization changed; `security`: sign-in, credentials, SSO and SCIM settings; `access`: protected data was read (a credential); `execution`: something was run (a sync, a test, a tool)."
 })
 
-export const AuditOutcome = Schema.Literal("succeeded", "denied").annotations({
+export const AuditOutcome = Schema.Literal("succeeded", "denied", "failed").annotations({
   identifier: "AuditOutcome",
-  description: "`succeeded`: the change was made (the event committed with it); `denied`: the caller lacked the role or access, and nothing changed."
+  description:
+    "`succeeded`: the change was made (the event committed with it); `denied`: the caller lacked the role or access, and nothing changed; `failed`: a security attempt failed (a sign-in with a wrong password), and nothing changed."
 })
 export type AuditOutcome = typeof AuditOutcome.Type
 
@@ -56,6 +57,22 @@ export const AuditTarget = Schema.Struct({
   id: Schema.String
 }).annotations({ identifier: "AuditTarget" })
 
+/** What marks a secret's value in `changes`: the value itself is never stored. */
+export const AUDIT_REDACTED = "[redacted]"
+
+export const AuditChanges = Schema.Struct({
+  before: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    description: "The resource as the API showed it before the change (its changed fields only); null for a creation."
+  }),
+  after: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    description: "The same fields after the change; null for a deletion."
+  }),
+  changedFields: Schema.Array(Schema.String).annotations({
+    description: `The top-level fields that changed, \`updatedAt\` aside. A secret that changed (an API key, a client secret) is named here and shown as \`"${AUDIT_REDACTED}"\` on both sides: its value is never stored.`
+  })
+}).annotations({ identifier: "AuditChanges", description: "Before and after, for an operation that changed an existing resource." })
+export type AuditChanges = typeof AuditChanges.Type
+
 export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.Struct({
   id: AuditEventId,
   organizationId: OrganizationId,
@@ -68,7 +85,12 @@ export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.St
   targets: Schema.Array(AuditTarget).annotations({
     description: "What the operation acted on: the resources its path names and the one it created, in that order."
   }),
-  reason: Schema.NullOr(Schema.String).annotations({ description: "For `denied`: the refusal's code (`insufficient_role`, `insufficient_access`, ...)." }),
+  changes: Schema.NullOr(AuditChanges).annotations({
+    description: "For an update: the changed fields before and after, secrets redacted. Null when the operation made, removed or ran something (the targets say what)."
+  }),
+  reason: Schema.NullOr(Schema.String).annotations({
+    description: "For `denied`: the refusal's code (`insufficient_role`, `insufficient_access`, ...); for `failed`: why (`invalid_password`); for `audit.export`: the export's query (`format=csv&action=member.*`)."
+  }),
   requestId: Schema.NullOr(Schema.String).annotations({ description: "The request's `x-request-id`, as its log line carries it." })
 }).annotations({
   description: "Who did what, when, through which credential.",
@@ -82,6 +104,7 @@ export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.St
     actor: { type: "user", id: ada.userId, membershipId: ada.membershipId, label: `${ada.name} <${ada.email}>` },
     via: { credentialId: exampleId("ses"), ssoConnectionId: null, ip: "203.0.113.7", userAgent: "orgplane-cli/0.1.0" },
     targets: [{ type: "member", id: exampleId("om", 3) }],
+    changes: { before: { role: "member" }, after: { role: "admin" }, changedFields: ["role"] },
     reason: null,
     requestId: "9b2f4c1e-5d7a-4f0b-8e21-3c6d9a0f1b2c"
   }]
@@ -115,6 +138,10 @@ const AuditFilterFields = {
     examples: [exampleId("om", 3)]
   }),
   outcome: Schema.optionalWith(AuditOutcome, { exact: true }),
+  credentialId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), { exact: true }).annotations({
+    description: "Events of one credential: a session (`ses_`), API key (`apk_`), SCIM token or worker token, as `via.credentialId` shows it.",
+    examples: [exampleId("apk")]
+  }),
   requestId: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)), { exact: true }).annotations({
     description: "The events of one request, by the `x-request-id` its answer carried (a support case quotes it).",
     examples: ["9b2f4c1e-5d7a-4f0b-8e21-3c6d9a0f1b2c"]
@@ -160,6 +187,8 @@ export const AUDIT_CSV_COLUMNS = [
   "ip",
   "userAgent",
   "targets",
+  "changedFields",
+  "changes",
   "reason",
   "requestId"
 ] as const

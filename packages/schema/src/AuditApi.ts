@@ -27,7 +27,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       .annotate(OpenApi.Summary, "List audit events")
       .annotate(
         OpenApi.Description,
-        "The organization's audit events, newest first (`order=asc`: oldest first, to follow the log), filtered by time (`from` included, `to` excluded), action or action family (`member.*`), actor, target, outcome and request id, with keyset paging. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."
+        "The organization's audit events, newest first (`order=asc`: oldest first, to follow the log), filtered by time (`from` included, `to` excluded), action or action family (`member.*`), actor, target, outcome, credential and request id, with keyset paging. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."
       )
   )
   .add(
@@ -38,11 +38,12 @@ export class AuditApi extends HttpApiGroup.make("audit")
           examples: [`${JSON.stringify({ id: "aev_01jc0000000000000000000000", action: "member.role.update", outcome: "succeeded" })}\n`]
         })
       )
+      .pipe(audits("audit.export"))
       .pipe(requires("audit.read"))
       .annotate(OpenApi.Summary, "Export audit events")
       .annotate(
         OpenApi.Description,
-        "Every event under the filters, oldest first, streamed as it is read (the server holds one batch at a time, whatever the range): `format=ndjson` answers `application/x-ndjson`, one event per line as `GET /v1/audit/events/{eventId}` shows it; `format=csv` answers `text/csv` with a header row (`id, occurredAt, action, category, outcome, actorType, actorId, actorMembershipId, actorLabel, credentialId, ssoConnectionId, ip, userAgent, targets, reason, requestId`; targets as `type:id` joined by spaces), every cell quoted and one that a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) prefixed with `'`. The range ends at the moment the export starts when `to` is later or absent, so what is exported does not grow while it is read. Changes nothing.\n\nErrors: 400 `invalid_request` for a filter or format it does not know."
+        "Every event under the filters, oldest first, streamed as it is read (the server holds one batch at a time, whatever the range): `format=ndjson` answers `application/x-ndjson`, one event per line as `GET /v1/audit/events/{eventId}` shows it; `format=csv` answers `text/csv` with a header row (`id, occurredAt, action, category, outcome, actorType, actorId, actorMembershipId, actorLabel, credentialId, ssoConnectionId, ip, userAgent, targets, changedFields, changes, reason, requestId`; targets as `type:id` and changed fields joined by spaces, changes as the JSON of `before` and `after`), every cell quoted and one that a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) prefixed with `'`. The range ends at the moment the export starts when `to` is later or absent, so what is exported does not grow while it is read. The export itself is recorded (`audit.export`, its filters as the event's reason): taking the log away is logged; reading pages of it is not, or following the log would fill it with its own reads.\n\nErrors: 400 `invalid_request` for a filter or format it does not know."
       )
   )
   .add(

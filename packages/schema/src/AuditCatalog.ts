@@ -4,8 +4,8 @@
  * operation that checks a role, its refusal) records; `notAudited("...")` says, with the reason, that an operation
  * that is not a GET changes nothing an organization's log should hold (a search sent as POST, a sign-up in no
  * organization). A test walks the API and fails for a non-GET operation that declares neither, as the access test
- * does for roles. A GET declares an action only when it reads a secret (an `access` action: a credential handed
- * out). The OpenAPI document shows the declaration as `x-orgplane-audit`.
+ * does for roles. A GET declares an action only when it hands out what the organization protects (an `access`
+ * action: a stored credential, the audit log's export). The OpenAPI document shows the declaration as `x-orgplane-audit`.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
@@ -89,6 +89,7 @@ export const AuditActions = {
   "connector_target.create": change("A connector target was created."),
   "connector_target.update": change("A connector target was changed."),
   "connector_target.resync": execution("A connector target's resync was started."),
+  "connector_sync.complete": execution("A connector sync finished on the durable engine (applied, or failed: the reason says why)."),
   "connector_mapping.create": change("A connector mapping was created."),
   "connector_mapping.update": change("A connector mapping was changed."),
   "connector_mapping.delete": change("A connector mapping was deleted."),
@@ -158,6 +159,7 @@ export const AuditActions = {
   "capability.mail_draft.create": execution("A mail draft was created through the mail suite."),
   "capability.calendar_event.update": execution("A calendar event was changed through the calendar suite."),
   // The audit log itself
+  "audit.export": access("The audit log was exported (the filters are the event's reason)."),
   "audit.settings.update": security("The audit log's settings (its retention) were changed."),
   "audit.retention.apply": change("Events older than the organization's retention were deleted by the daily job.")
 } as const satisfies Record<string, AuditActionRule>

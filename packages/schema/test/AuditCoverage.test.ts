@@ -24,10 +24,11 @@ describe("the audit declarations", () => {
     }
   })
 
-  it("are made on reads only for reads of a secret (an access action)", () => {
+  it("are made on reads only for what the organization protects: a secret, the log's export (access actions)", () => {
     const reads = operations.filter(({ method, operation }) => method === "get" && operation[AuditExtension] !== undefined)
     expect(reads.map(({ name, operation }) => [name, AuditActions[operation[AuditExtension].action as keyof typeof AuditActions]?.category])).toEqual([
-      ["llmProviders.connect (GET /v1/llm-providers/{llmProviderId}/connect)", "access"]
+      ["llmProviders.connect (GET /v1/llm-providers/{llmProviderId}/connect)", "access"],
+      ["audit.exportEvents (GET /v1/audit/export)", "access"]
     ])
   })
 

@@ -99,12 +99,30 @@ describe("an event per change", () => {
     expect(await eventsOf("member.role.update").then((events) => events.filter((event) => event.outcome === "succeeded"))).toEqual([])
   })
 
-  it("records a sign-in in the organization the session acts in, with the session, and nothing for a wrong password", async () => {
+  it("records a sign-in in the organization the session acts in, with the session, and a wrong password as failed", async () => {
     const before = (await eventsOf("session.create")).length
     const signedIn = await post("/v1/auth/sign-in", { body: { email: org.member.email, password: org.member.password } })
     expect(signedIn.status).toBe(200)
-    expect((await post("/v1/auth/sign-in", { body: { email: org.member.email, password: "not the password at all" } })).status).toBe(401)
-    const events = await eventsOf("session.create")
+    const wrong = await post("/v1/auth/sign-in", { body: { email: org.member.email, password: "not the password at all" }, headers: { "user-agent": "guesser/1" } })
+    expect(wrong.status).toBe(401)
+    // An unknown email concerns no organization: nothing is recorded anywhere for it.
+    expect((await post("/v1/auth/sign-in", { body: { email: "nobody-here@example.com", password: "whatever it is" } })).status).toBe(401)
+    const all = await eventsOf("session.create")
+    expect(all.length).toBe(before + 2)
+    const [failed] = all.filter((event) => event.outcome === "failed")
+    expect(failed).toMatchObject({
+      outcome: "failed",
+      reason: "invalid_password",
+      category: "security",
+      actor: { type: "user", id: org.member.user.id, membershipId: null, label: `Member <${org.member.email}>` },
+      via: { credentialId: null, userAgent: "guesser/1" },
+      targets: [{ type: "user", id: org.member.user.id }],
+      requestId: wrong.headers.get("x-request-id")
+    })
+    expect(JSON.stringify(failed)).not.toContain("not the password at all")
+    const failedOnly = await get("/v1/audit/events?outcome=failed", { token: org.owner.token })
+    expect(failedOnly.body.items.map((event: any) => event.id)).toEqual([failed.id])
+    const events = all.filter((event) => event.outcome === "succeeded")
     expect(events.length).toBe(before + 1)
     expect(events[0]).toMatchObject({
       category: "security",
@@ -113,6 +131,26 @@ describe("an event per change", () => {
     })
     expect(events[0].via.credentialId).toMatch(/^ses_/)
     expect(events[0].targets).toEqual([{ type: "session", id: events[0].via.credentialId }, { type: "user", id: org.member.user.id }])
+  })
+
+  it("records an update's changed fields before and after, and nothing else of the resource", async () => {
+    const team = Http.expectStatus("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Before" } }), 201).team
+    Http.expectStatus("rename", await patch(`/v1/teams/${team.id}`, { token: org.owner.token, body: { name: "After" } }), 200)
+    const [renamed] = (await eventsOf("team.update")).filter((event) => event.targets[0]?.id === team.id)
+    expect(renamed.changes).toEqual({ before: { name: "Before" }, after: { name: "After" }, changedFields: ["name"] })
+
+    const promoted = await patch(`/v1/members/${org.member.membership.id}`, { token: org.owner.token, body: { role: "admin" } })
+    expect(promoted.status).toBe(200)
+    await patch(`/v1/members/${org.member.membership.id}`, { token: org.owner.token, body: { role: "member" } })
+    const [demotion, promotion] = (await eventsOf("member.role.update")).filter((event) => event.outcome === "succeeded")
+    expect(promotion.changes).toEqual({ before: { role: "member" }, after: { role: "admin" }, changedFields: ["role"] })
+    expect(demotion.changes).toEqual({ before: { role: "admin" }, after: { role: "member" }, changedFields: ["role"] })
+    // A creation has its target, not changes; the filters find an update by the credential that made it.
+    const [created] = (await eventsOf("team.create")).filter((event) => event.targets[0]?.id === team.id)
+    expect(created.changes).toBeNull()
+    const byCredential = await get(`/v1/audit/events?credentialId=${renamed.via.credentialId}&action=team.*`, { token: org.owner.token })
+    expect(byCredential.body.items.map((event: any) => event.id)).toContain(renamed.id)
+    expect(byCredential.body.items.every((event: any) => event.via.credentialId === renamed.via.credentialId)).toBe(true)
   })
 
   it("records a new organization in its own log, by its owner", async () => {
@@ -188,7 +226,7 @@ describe("reading the log", () => {
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8")
     const rows = csv.text.trimEnd().split("\r\n")
     expect(rows[0]).toBe(
-      "\"id\",\"occurredAt\",\"action\",\"category\",\"outcome\",\"actorType\",\"actorId\",\"actorMembershipId\",\"actorLabel\",\"credentialId\",\"ssoConnectionId\",\"ip\",\"userAgent\",\"targets\",\"reason\",\"requestId\""
+      "\"id\",\"occurredAt\",\"action\",\"category\",\"outcome\",\"actorType\",\"actorId\",\"actorMembershipId\",\"actorLabel\",\"credentialId\",\"ssoConnectionId\",\"ip\",\"userAgent\",\"targets\",\"changedFields\",\"changes\",\"reason\",\"requestId\""
     )
     expect(rows.length).toBe(1 + (await eventsOf("team.create")).length)
     const last = rows.at(-1)!
@@ -196,18 +234,29 @@ describe("reading the log", () => {
     expect(last).toContain(`"team:`)
     expect((await get("/v1/audit/export?format=csv", { token: org.member.token })).status).toBe(403)
     expect((await get("/v1/audit/export?format=xml", { token: org.owner.token })).status).toBe(400)
+    // Taking the log away is itself logged, with what was taken; the refused attempt as denied.
+    const exports = await eventsOf("audit.export")
+    expect(exports.map((event) => [event.outcome, event.reason])).toEqual([
+      ["denied", "insufficient_role"],
+      ["succeeded", "format=csv&action=team.create"],
+      ["succeeded", "format=ndjson&action=team.*"]
+    ])
+    expect(exports[1]).toMatchObject({ category: "access", actor: { id: org.owner.user.id }, requestId: csv.headers.get("x-request-id") })
   })
 
   it("exports 100,000 events of an organization whole and in order, batch by batch", async () => {
     const big = await Http.owner(server.url, "Big")
     const total = 100_000
-    await server.sql((sql) =>
-      sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id, targets, target_ids)
-          SELECT ${big.organization.id}, 'aev_' || lpad(to_hex(n), 26, '0'),
-                 -- Milliseconds, as the server writes them (JavaScript dates): Postgres's now() has microseconds.
-                 date_trunc('milliseconds', now()) - interval '1 day' + n * interval '1 millisecond',
-                 'team.update', 'change', 'succeeded', 'user', ${big.user.id}, '[]'::jsonb, '{}'::text[]
-          FROM generate_series(1, ${total}) AS n`)
+    // In batches, each well inside the statement timeout on a loaded machine.
+    for (let from = 1; from <= total; from += 25_000) {
+      await server.sql((sql) =>
+        sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id, targets, target_ids)
+            SELECT ${big.organization.id}, 'aev_' || lpad(to_hex(n), 26, '0'),
+                   -- Milliseconds, as the server writes them (JavaScript dates): Postgres's now() has microseconds.
+                   date_trunc('milliseconds', now()) - interval '1 day' + n * interval '1 millisecond',
+                   'team.update', 'change', 'succeeded', 'user', ${big.user.id}, '[]'::jsonb, '{}'::text[]
+            FROM generate_series(${from}::int, ${from + 24_999}::int) AS n`)
+    }
     const response = await fetch(new URL("/v1/audit/export?format=ndjson&action=team.update", server.url), {
       headers: { authorization: `Bearer ${big.token}` }
     })
@@ -231,7 +280,7 @@ describe("reading the log", () => {
       }
     }
     expect([count, ordered, rest]).toEqual([total, true, ""])
-  })
+  }, 120_000)
 
   it("lists the catalog of actions", async () => {
     const types = (await get("/v1/audit/event-types", { token: org.admin.token })).body.items

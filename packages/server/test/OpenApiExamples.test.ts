@@ -21,6 +21,8 @@ interface Operation {
 interface Sent {
   readonly operation: Operation
   readonly path: string
+  /** The JSON body sent, if any. */
+  readonly body?: unknown
   readonly response: Http.RawResponse
 }
 
@@ -124,12 +126,13 @@ const send = async (operation: Operation): Promise<Sent> => {
   const query = new URLSearchParams(
     parameters.filter((p) => p.in === "query" && firstExample(p) !== undefined).map((p) => [p.name, String(substitute(firstExample(p)))])
   ).toString()
-  const body = firstExample(operation.operation.requestBody?.content?.["application/json"])
+  const example = firstExample(operation.operation.requestBody?.content?.["application/json"])
+  const body = example === undefined ? undefined : substitute(example, scim)
   // A form (the SAML ACS, posted by the IdP's auto-submitting page) travels form-encoded.
   const form = firstExample(operation.operation.requestBody?.content?.["application/x-www-form-urlencoded"]) as Record<string, string> | undefined
   const response = await Http.request(server.url, operation.method, query === "" ? path : `${path}?${query}`, {
     ...credentials(operation),
-    ...(body === undefined ? {} : { body: substitute(body, scim) }),
+    ...(body === undefined ? {} : { body }),
     ...(form === undefined
       ? {}
       : { rawBody: new URLSearchParams(substitute(form) as Record<string, string>).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } })
@@ -139,7 +142,7 @@ const send = async (operation: Operation): Promise<Sent> => {
   if (scim && response.status === 201 && typeof shown?.id === "string" && typeof response.body?.id === "string") {
     provisioned.set(shown.id, response.body.id)
   }
-  return { operation, path, response }
+  return { operation, path, body, response }
 }
 
 /** Signing out ends the owner's session and creating an organization moves them into it: back to where they were. */
@@ -294,7 +297,35 @@ describe("the documented examples", () => {
     expect(missing).toEqual([])
     expect(checked).toBeGreaterThan(60)
   })
+
+  it("never put a secret they sent or were given into the audit log", async () => {
+    // Every value under a secret's name in what the examples sent and what they were answered: passwords, API
+    // keys and tokens handed out once, client secrets, provider credentials.
+    const secrets = new Set<string>()
+    const collect = (value: unknown, name = ""): void => {
+      if (typeof value === "string") {
+        if (secretName.test(name) && value.length >= 8) secrets.add(value)
+      } else if (Array.isArray(value)) {
+        for (const item of value) collect(item, name)
+      } else if (typeof value === "object" && value !== null) {
+        // A provider's extra headers are secrets whatever their names.
+        for (const [key, inner] of Object.entries(value)) collect(inner, name === "headers" ? "secret" : key)
+      }
+    }
+    for (const { body, response } of results) {
+      collect(body)
+      collect(response.body)
+    }
+    expect(secrets.size).toBeGreaterThan(5)
+    const exported = await Http.request(server.url, "GET", "/v1/audit/export?format=ndjson", { token })
+    expect(exported.status).toBe(200)
+    expect(exported.text.split("\n").length).toBeGreaterThan(60)
+    expect([...secrets].filter((secret) => exported.text.includes(secret))).toEqual([])
+  })
 })
+
+/** The names under which a value is a secret. */
+const secretName = /(secret|password|passphrase|token|apiKey|^key|privateKey|credential)$/i
 
 /** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */
 const elsewhere = new Set([

@@ -8,15 +8,18 @@ import {
   AuditActions,
   AuditEvent,
   type AuditEventsQuery,
-  type AuditExportQuery,
+  AuditExportQuery,
   AuditSettings,
   NotFound
 } from "@orgplane/schema"
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { now } from "../platform/Time.js"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { AuditRepository } from "./AuditRepository.js"
+
+const defaults = new AuditSettings({ retentionDays: AUDIT_RETENTION_DEFAULT_DAYS, updatedAt: null })
 
 const eventNotFound = () => new NotFound({ error: "audit_event_not_found", message: "Audit event not found." })
 
@@ -24,6 +27,7 @@ const eventNotFound = () => new NotFound({ error: "audit_event_not_found", messa
 export const EXPORT_BATCH = 1000
 
 const encodeEvent = Schema.encodeSync(AuditEvent)
+const encodeExportQuery = Schema.encodeSync(AuditExportQuery)
 
 /**
  * A CSV cell: always quoted, quotes doubled, and a value a spreadsheet would run as a formula (`=`, `+`, `-`, `@`,
@@ -52,6 +56,8 @@ const cells: { readonly [Column in (typeof AUDIT_CSV_COLUMNS)[number]]: (event: 
   ip: (event) => event.via.ip,
   userAgent: (event) => event.via.userAgent,
   targets: (event) => event.targets.map((target) => `${target.type}:${target.id}`).join(" "),
+  changedFields: (event) => event.changes === null ? null : event.changes.changedFields.join(" "),
+  changes: (event) => event.changes === null ? null : JSON.stringify({ before: event.changes.before, after: event.changes.after }),
   reason: (event) => event.reason,
   requestId: (event) => event.requestId
 }
@@ -94,6 +100,8 @@ export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit
     const exportEvents = (principal: Principal, query: AuditExportQuery) =>
       Effect.gen(function*() {
         yield* authorize(principal, "audit.read")
+        // The export's event says what was taken: its query, as the URL said it.
+        yield* describe({ reason: new URLSearchParams(encodeExportQuery(query) as Record<string, string>).toString() })
         const startedAt = yield* now
         const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
         const organizationId = principal.organization.id
@@ -110,7 +118,7 @@ export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit
       Effect.zipRight(
         authorize(principal, "audit.read"),
         Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
-          settings: Option.getOrElse(stored, () => new AuditSettings({ retentionDays: AUDIT_RETENTION_DEFAULT_DAYS, updatedAt: null }))
+          settings: Option.getOrElse(stored, () => defaults)
         }))
       )
 
@@ -118,8 +126,13 @@ export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit
       Effect.gen(function*() {
         yield* authorize(principal, "audit.manage")
         const updatedAt = yield* now
-        const saved = yield* transaction(events.saveSettings({ organizationId: principal.organization.id, retentionDays: input.retentionDays, updatedAt }))
-        return { settings: Option.getOrThrow(saved) }
+        const organizationId = principal.organization.id
+        return yield* transaction(Effect.gen(function*() {
+          const before = Option.getOrElse(yield* events.settings(organizationId), () => defaults)
+          const settings = Option.getOrThrow(yield* events.saveSettings({ organizationId, retentionDays: input.retentionDays, updatedAt }))
+          yield* describeChange(AuditSettings, before, settings)
+          return { settings }
+        }))
       })
 
     return { list, get, types, exportEvents, getSettings, setSettings } as const

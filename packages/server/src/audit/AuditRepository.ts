@@ -9,9 +9,9 @@ import { classRow, DateColumn, findAll, findOne, Fragment, trustedClassRow } fro
 const columns = `e.id, e.organization_id, e.occurred_at, e.action, e.category, e.outcome,
   json_build_object('type', e.actor_type, 'id', e.actor_id, 'membershipId', e.actor_membership_id, 'label', e.actor_label)::text AS actor,
   json_build_object('credentialId', e.credential_id, 'ssoConnectionId', e.sso_connection_id, 'ip', e.ip, 'userAgent', e.user_agent)::text AS via,
-  e.targets::text AS targets, e.reason, e.request_id`
+  e.targets::text AS targets, e.changes::text AS changes, e.reason, e.request_id`
 
-const json = ["actor", "via", "targets"] as const
+const json = ["actor", "via", "targets", "changes"] as const
 
 const keysets = {
   desc: Keyset.make<AuditEvent>("audit-events", "desc", [
@@ -57,6 +57,7 @@ export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplan
         query.actorId === undefined ? undefined : sql`e.actor_id = ${query.actorId}`,
         query.targetId === undefined ? undefined : sql`e.target_ids @> ARRAY[${query.targetId}]::text[]`,
         query.outcome === undefined ? undefined : sql`e.outcome = ${query.outcome}`,
+        query.credentialId === undefined ? undefined : sql`e.credential_id = ${query.credentialId}`,
         query.requestId === undefined ? undefined : sql`e.request_id = ${query.requestId}`
       ].filter((condition) => condition !== undefined)
       return conditions.length === 0 ? sql`true` : sql.and(conditions)

@@ -28,7 +28,12 @@ export const apply = (at: Date) =>
     for (const { organizationId, retentionDays } of expiring) {
       const before = new Date(at.getTime() - retentionDays * DAY)
       const count = yield* orUnavailable(deleteInBatches((limit) => events.deleteBefore(organizationId, before, limit), { batch: BATCH }))
-      yield* orUnavailable(recorder.recordSystem({ organizationId, job: "audit-retention", action: "audit.retention.apply" }))
+      yield* orUnavailable(recorder.recordSystem({
+          organizationId,
+          job: "audit-retention",
+          action: "audit.retention.apply",
+          reason: `deleted ${count} events before ${before.toISOString()} (retention ${retentionDays} days)`
+        }))
       deleted.push({ organizationId, events: count })
     }
     const longest = yield* orUnavailable(events.longestRetention(AUDIT_RETENTION_DEFAULT_DAYS))

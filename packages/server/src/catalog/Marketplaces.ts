@@ -12,7 +12,7 @@ import {
   type CreateAccessGrantRequest,
   type CreateMarketplaceRequest,
   type Forbidden,
-  type Marketplace,
+  Marketplace,
   type MarketplaceAccessGrantId,
   type MarketplaceId,
   type MarketplaceListQuery,
@@ -25,6 +25,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -141,8 +142,11 @@ export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/serv
             yield* access.require(principal, MarketplaceKind, id, role, { lock: true })
             const current = yield* marketplaces.lock(principal.organization.id, id)
             if (Option.isNone(current)) return yield* MarketplaceKind.notFound()
+            const before = yield* read(principal, id)
             yield* apply(current.value, yield* now)
-            return respond(yield* read(principal, id))
+            const after = yield* read(principal, id)
+            yield* describeChange(Marketplace, before, after)
+            return respond(after)
           })
         )
       )

@@ -12,7 +12,7 @@ import {
   type CreatePluginRequest,
   type MembershipListQuery,
   NotFound,
-  type Plugin,
+  Plugin,
   type PluginAccessGrantId,
   PluginConfigObject,
   type PluginId,
@@ -21,6 +21,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -105,8 +106,11 @@ export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/catalog
             yield* access.require(principal, PluginKind, id, role, { lock: true })
             const current = yield* plugins.lock(principal.organization.id, id)
             if (Option.isNone(current)) return yield* PluginKind.notFound()
+            const before = yield* read(principal, id)
             yield* apply(current.value, yield* now)
-            return respond(yield* read(principal, id))
+            const after = yield* read(principal, id)
+            yield* describeChange(Plugin, before, after)
+            return respond(after)
           })
         )
       )

@@ -9,13 +9,14 @@ import {
   Conflict,
   type ConnectorAccountId,
   type ConnectorAccountListQuery,
-  type ConnectorInstance,
+  ConnectorInstance,
+  ConnectorMapping,
   type ConnectorInstanceAccessGrantId,
   type ConnectorInstanceId,
   type ConnectorInstanceListQuery,
   type ConnectorMappingId,
   type ConnectorMappingListQuery,
-  type ConnectorTarget,
+  ConnectorTarget,
   type ConnectorTargetId,
   type ConnectorTargetListQuery,
   type CreateAccessGrantRequest,
@@ -35,6 +36,7 @@ import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -223,7 +225,9 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/c
           Effect.gen(function*() {
             const instance = yield* instanceWith(principal, id, role, true)
             yield* apply(instance, yield* now)
-            return { ok: true as const, item: yield* readInstance(principal, id) }
+            const item = yield* readInstance(principal, id)
+            yield* describeChange(ConnectorInstance, instance, item)
+            return { ok: true as const, item }
           })
         )
       )
@@ -318,13 +322,15 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/c
         authorize(principal, "connectors.read"),
         transaction(
           Effect.gen(function*() {
-            yield* targetWith(principal, id, "editor", true)
+            const before = yield* targetWith(principal, id, "editor", true)
             yield* repository.updateTarget(principal.organization.id, id, {
               ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
               ...(input.externalTargetRef !== undefined ? { externalTargetRef: input.externalTargetRef } : {}),
               ...(input.config !== undefined ? { targetConfigJson: input.config } : {})
             }, yield* now).pipe(catchUniqueViolation(targetExists))
-            return { ok: true as const, item: Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id)) }
+            const item = Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id))
+            yield* describeChange(ConnectorTarget, before, item)
+            return { ok: true as const, item }
           })
         )
       )
@@ -400,9 +406,12 @@ export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/c
         transaction(
           Effect.gen(function*() {
             yield* mappingWith(principal, id, "editor", true)
+            const before = yield* readMapping(principal, id)
             yield* checkPlugin(principal, input.pluginId)
             yield* mappings.update(principal.organization.id, id, input, yield* now)
-            return { ok: true as const, item: yield* readMapping(principal, id) }
+            const item = yield* readMapping(principal, id)
+            yield* describeChange(ConnectorMapping, before, item)
+            return { ok: true as const, item }
           })
         )
       )

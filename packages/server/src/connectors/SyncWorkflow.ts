@@ -24,6 +24,7 @@ import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { Access, ConnectorInstanceKind, requireRanked } from "../access/Access.js"
 import { ComponentFilesRepository } from "../catalog/ComponentFilesRepository.js"
 import { GitHub, type GitHubError } from "../integrations/codehost/GitHub.js"
+import { AuditRecorder } from "../platform/AuditRecorder.js"
 import * as Durable from "../platform/Durable.js"
 import type { IdGenerator } from "../platform/Ids.js"
 import { authorize, type Principal } from "../platform/Principal.js"
@@ -197,6 +198,7 @@ type SyncRequirements =
   | DiscoveryRepository
   | SqlClient.SqlClient
   | IdGenerator
+  | AuditRecorder
 
 const Started = Schema.Struct({
   run: Schema.Boolean,
@@ -214,7 +216,8 @@ const work = Effect.gen(function*() {
   const discovery = yield* DiscoveryService
   const discoveries = yield* DiscoveryRepository
   const bindings = yield* SourceBindingsRepository
-  return { events, repository, codehost, github, materializer, mappings, discovery, discoveries, bindings }
+  const recorder = yield* AuditRecorder
+  return { events, repository, codehost, github, materializer, mappings, discovery, discoveries, bindings, recorder }
 })
 
 /** The event's instance and target as they are now, or why the sync has nothing to do. */
@@ -428,12 +431,21 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       "finish",
       Schema.Void,
       Effect.gen(function*() {
-        const { events, materializer } = yield* work
+        const { events, materializer, recorder } = yield* work
         const { instance, target } = yield* loaded
-        yield* fromStorage(transaction(Effect.zipRight(
-          Effect.zipRight(materializer.settle(organizationId, target.id, syncEventId), events.complete(organizationId, syncEventId, done)),
-          events.recordOnInstance(organizationId, instance.id, { status: "completed", revision })
-        )))
+        yield* fromStorage(transaction(Effect.all([
+          materializer.settle(organizationId, target.id, syncEventId),
+          events.complete(organizationId, syncEventId, done),
+          events.recordOnInstance(organizationId, instance.id, { status: "completed", revision }),
+          // The durable engine acted for the organization: the log says so, in the transaction of the outcome.
+          recorder.recordSystem({
+            organizationId,
+            job: "connector-sync",
+            action: "connector_sync.complete",
+            targets: [instance.id, target.id],
+            reason: `${done.outcome}: ${done.created} created, ${done.updated} updated, ${done.deleted} deleted, ${done.skipped} skipped`
+          })
+        ], { discard: true })))
       })
     )
   })
@@ -443,13 +455,20 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
       name: "ConnectorSync/fail",
       error: SyncFailure,
       execute: Effect.gen(function*() {
-        const { events } = yield* work
+        const { events, recorder } = yield* work
         const found = yield* fromStorage(orUnavailable(load(organizationId, syncEventId)))
         if (found._tag === "Missing") return
-        yield* fromStorage(transaction(Effect.zipRight(
+        yield* fromStorage(transaction(Effect.all([
           events.fail(organizationId, syncEventId, reason),
-          found._tag === "Found" ? events.recordOnInstance(organizationId, found.instance.id, { status: "failed" }) : Effect.void
-        )))
+          found._tag === "Found" ? events.recordOnInstance(organizationId, found.instance.id, { status: "failed" }) : Effect.void,
+          recorder.recordSystem({
+            organizationId,
+            job: "connector-sync",
+            action: "connector_sync.complete",
+            targets: found._tag === "Found" ? [found.instance.id] : [],
+            reason: `failed: ${reason}`.slice(0, 500)
+          })
+        ], { discard: true })))
       })
     }).pipe(retried, Effect.orDie)
 

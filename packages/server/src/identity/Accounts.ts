@@ -11,6 +11,7 @@ import {
   type SessionId,
   type SsoConnectionId,
   Unauthorized,
+  User,
   type UserId
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
@@ -112,7 +113,20 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
           const session = yield* orUnavailable(startSession(found.value, enforced.organizationId))
           return { user: toUser(found.value), session }
         }
-        if (!ok || Option.isNone(found)) return yield* new Unauthorized()
+        if (!ok || Option.isNone(found)) {
+          // A wrong password for a known person is a security event of each organization they belong to (an
+          // unknown email belongs to none, and says nothing to anyone).
+          if (Option.isSome(found)) {
+            yield* AuditRecorder.describe({
+              failure: {
+                reason: "invalid_password",
+                person: found.value,
+                organizationIds: yield* orUnavailable(memberships.activeOrganizationsOf(found.value.id))
+              }
+            })
+          }
+          return yield* new Unauthorized()
+        }
         return yield* orUnavailable(Effect.gen(function*() {
           const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
           const session = yield* startSession(found.value, Option.getOrNull(organizationId))
@@ -144,7 +158,9 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     const updateName = (actor: Actor, name: string) =>
       Effect.gen(function*() {
         yield* orUnavailable(users.update({ id: actor.user.id, name, updatedAt: yield* now }))
-        return { ...me(actor), user: toUser({ ...actor.user, name }) }
+        const user = toUser({ ...actor.user, name })
+        yield* AuditRecorder.describeChange(User, toUser(actor.user), user)
+        return { ...me(actor), user }
       })
 
     /** Checks the current password, sets the new one and signs out every other session, in one transaction. */

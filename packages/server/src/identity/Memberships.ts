@@ -118,6 +118,7 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       missingActive: memberships.missingActive,
       wasRemoved: memberships.wasRemoved,
       oldestOrganizationOf: memberships.oldestOrganizationOf,
+      activeOrganizationsOf: memberships.activeOrganizationsOf,
       listForUser: memberships.listForUser
     } as const
   }),

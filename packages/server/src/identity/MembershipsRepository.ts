@@ -257,6 +257,15 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
       )
 
+    /** The organizations the person is an active member of (at most 100, oldest membership first). */
+    const activeOrganizationsOf = (userId: UserId) =>
+      Effect.map(
+        sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM memberships
+                                                WHERE user_id = ${userId} AND removed_at IS NULL AND suspended_at IS NULL
+                                                ORDER BY id LIMIT 100`,
+        (rows) => rows.map((row) => row.organizationId)
+      )
+
     const listForUserRows = findAll({
       Request: Schema.Struct({ userId: UserId, page: Keyset.PageRequest }),
       Result: MyOrganizationRow,
@@ -341,6 +350,7 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       missingActive,
       wasRemoved,
       oldestOrganizationOf,
+      activeOrganizationsOf,
       listForUser,
       changeRole,
       remove

@@ -31,6 +31,7 @@ import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
@@ -257,6 +258,7 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
         const headersCiphertext = input.headers === undefined ? undefined : yield* encryptHeaders(principal.organization.id, id, input.headers)
         return yield* transaction(Effect.gen(function*() {
           const row = yield* lockManaged(principal, id)
+          const before = yield* read(principal, id)
           const fromCatalog = row.catalogProviderId === null ? undefined : catalogProvider(row.catalogProviderId)
           if (row.catalogProviderId !== null && fromCatalog === undefined && input.models !== undefined) {
             return yield* InvalidRequest.field(["models"], `cannot be checked: the LLM catalog no longer has the provider "${row.catalogProviderId}"`)
@@ -270,7 +272,10 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
             headersCiphertext,
             models
           }, at)
-          return yield* read(principal, id)
+          const after = yield* read(principal, id)
+          // Header values are secrets the provider never shows: a change of them is named, never stored.
+          yield* describeChange(LlmProvider, before.item, after.item, { secrets: input.headers === undefined ? [] : ["headers"] })
+          return after
         }))
       })
 
@@ -280,8 +285,11 @@ export class LlmProviders extends Effect.Service<LlmProviders>()("@orgplane/serv
         const credential = yield* encryptCredential(principal.organization.id, id, input)
         return yield* transaction(Effect.gen(function*() {
           yield* lockManaged(principal, id)
+          const before = yield* read(principal, id)
           yield* repository.setCredential(principal.organization.id, id, credential, yield* now)
-          return yield* read(principal, id)
+          const after = yield* read(principal, id)
+          yield* describeChange(LlmProvider, before.item, after.item, { secrets: ["credential"] })
+          return after
         }))
       })
 

@@ -29,6 +29,7 @@ import { Crypto } from "../platform/Crypto.js"
 import { bind, type SecretColumn, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -348,11 +349,16 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
             if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
               return yield* changedMeanwhile()
             }
+            const before = yield* read(principal, scoped.id)
             const at = yield* now
             yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
             if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
             if (oauth !== undefined) yield* connections.setOAuth(scoped, at, oauth)
-            return { ok: true as const, item: yield* read(principal, scoped.id) }
+            const after = yield* read(principal, scoped.id)
+            // The API key and the OAuth client's secret are never shown: a change of them is named, not stored.
+            const secrets = [...(input.apiKey === undefined ? [] : ["apiKey"]), ...(input.oauth?.clientSecret === undefined ? [] : ["oauth.clientSecret"])]
+            yield* describeChange(McpConnection, before, after, { secrets })
+            return { ok: true as const, item: after }
           })
         )
       })

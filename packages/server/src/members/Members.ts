@@ -16,6 +16,7 @@ import {
 } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 
@@ -77,7 +78,9 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
           if (target.role === role) return { member: target }
           yield* keepAnOwner(locked)
           yield* memberships.changeRole(target.organizationId, target.id, role)
-          return { member: new Member({ ...target, role }) }
+          const member = new Member({ ...target, role })
+          yield* describeChange(Member, target, member)
+          return { member }
         }))
 
     const remove = (caller: MemberContext, id: MembershipId) =>

@@ -12,7 +12,9 @@
 import { HttpServerRequest } from "@effect/platform"
 import {
   type Actor,
+  AUDIT_REDACTED,
   type AuditAction,
+  type AuditChanges,
   AuditEvent,
   AuditEventId,
   AuditActions,
@@ -52,6 +54,7 @@ export const NewEvent = Schema.Struct({
   ip: AuditEvent.fields.via.fields.ip,
   userAgent: AuditEvent.fields.via.fields.userAgent,
   targets: AuditEvent.fields.targets,
+  changes: AuditEvent.fields.changes,
   reason: AuditEvent.fields.reason,
   requestId: AuditEvent.fields.requestId
 })
@@ -136,6 +139,13 @@ interface ActorFacts {
   readonly ssoConnectionId: NewEvent["ssoConnectionId"]
 }
 
+/** A security attempt that failed (a wrong password): the person it was made as, and their organizations. */
+interface Failure {
+  readonly reason: string
+  readonly person: { readonly id: string; readonly name: string; readonly email: string }
+  readonly organizationIds: ReadonlyArray<OrganizationId>
+}
+
 /** What the request's event will say, filled in as the request goes. */
 interface Draft {
   readonly action: AuditAction
@@ -145,6 +155,12 @@ interface Draft {
   readonly ip: string | null
   readonly userAgent: string | null
   readonly requestId: string | null
+  /** An update's before and after (`describeChange`). */
+  changes: AuditChanges | null
+  /** What a succeeded event says beyond its action (an export's query). */
+  reason: string | null
+  /** A failed attempt's event, for each organization it concerns (`describe`'s `failure`). */
+  failure: Failure | undefined
   /** Written by a transaction that committed (or after the operation): nothing more to write. */
   written: boolean
 }
@@ -212,7 +228,8 @@ const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
       ip: draft.ip,
       userAgent: draft.userAgent,
       targets: draft.targets,
-      reason,
+      changes: draft.changes,
+      reason: reason ?? draft.reason,
       requestId: draft.requestId
     } satisfies NewEvent
   })
@@ -230,6 +247,10 @@ export const describe = (facts: {
   /** The membership the actor acts as in that organization. */
   readonly membershipId?: ActorFacts["membershipId"]
   readonly targets?: ReadonlyArray<string>
+  readonly changes?: AuditChanges
+  readonly reason?: string
+  /** The operation is failing as an attempt the log records (`outcome: failed`), once per organization. */
+  readonly failure?: Failure
 }): Effect.Effect<void> =>
   Effect.flatMap(FiberRef.get(CurrentDraft), (draft) =>
     Effect.sync(() => {
@@ -248,7 +269,76 @@ export const describe = (facts: {
       }
       if (facts.membershipId !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, membershipId: facts.membershipId }
       for (const id of facts.targets ?? []) addTarget(draft, targetOf(id))
+      if (facts.changes !== undefined) draft.changes = facts.changes
+      if (facts.reason !== undefined) draft.reason = facts.reason
+      if (facts.failure !== undefined) draft.failure = facts.failure
     }))
+
+/** A field whose value is a secret, by its name: `apiKey`, `clientSecret`, `password`, `accessToken`, `privateKey`. */
+const secretField = /(secret|password|passphrase|token|api_?key|private_?key)$/i
+/** A value longer than this, as JSON, is shown by its size (a template's content does not belong in the log). */
+const MAX_VALUE = 2048
+
+const redacted = (name: string, value: unknown): unknown => {
+  if (value === null || value === undefined) return value ?? null
+  if (secretField.test(name) && typeof value !== "boolean") return AUDIT_REDACTED
+  if (Array.isArray(value)) return value.map((item) => redacted("", item))
+  if (typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redacted(key, inner)]))
+  }
+  return value
+}
+
+const shown = (name: string, value: unknown): unknown => {
+  const safe = redacted(name, value)
+  const text = JSON.stringify(safe) ?? "null"
+  return text.length > MAX_VALUE ? `[omitted: ${text.length} bytes]` : safe
+}
+
+/**
+ * The changes between two forms of a resource as the API shows them (encoded by its schema): the top-level fields
+ * that differ, `updatedAt` aside, each shown before and after with secrets redacted (by name, at any depth) and
+ * long values replaced by their size. `secrets` names secret fields the request changed that the resource never
+ * shows (a provider's API key): they are listed as changed, redacted on both sides.
+ */
+export const changesOf = (
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  secrets: ReadonlyArray<string> = []
+): AuditChanges => {
+  const changedFields: Array<string> = []
+  const was: Record<string, unknown> = {}
+  const is: Record<string, unknown> = {}
+  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (name === "updatedAt" || JSON.stringify(before[name]) === JSON.stringify(after[name])) continue
+    changedFields.push(name)
+    was[name] = shown(name, before[name])
+    is[name] = shown(name, after[name])
+  }
+  for (const name of secrets) {
+    if (changedFields.includes(name)) continue
+    changedFields.push(name)
+    was[name] = AUDIT_REDACTED
+    is[name] = AUDIT_REDACTED
+  }
+  return { before: was, after: is, changedFields }
+}
+
+/**
+ * Describes an update of a resource: `before` and `after` as its schema encodes them (the API's JSON), compared by
+ * `changesOf`. Call it inside the change's transaction (the event is written at its commit). No-op outside `around`.
+ */
+export const describeChange = <A, I extends Readonly<Record<string, unknown>>>(
+  schema: Schema.Schema<A, I>,
+  before: A,
+  after: A,
+  options?: { readonly secrets?: ReadonlyArray<string> }
+): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(CurrentDraft), (draft) => {
+    if (draft === undefined) return Effect.void
+    const encode = Schema.encodeSync(schema)
+    return describe({ changes: changesOf(encode(before), encode(after), options?.secrets) })
+  })
 
 /** The refusal an event records as `denied`: a missing role or access, not a missing plan or a bad request. */
 const deniedReason = (cause: Cause.Cause<unknown>): string | undefined =>
@@ -266,11 +356,12 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
       Request: NewEvent,
       execute: (event) =>
         sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
-              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, targets, target_ids, reason, request_id)
+              actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, targets, target_ids, changes, reason, request_id)
             VALUES (${event.organizationId}, ${event.id}, ${event.occurredAt}, ${event.action}, ${event.category}, ${event.outcome},
               ${event.actorType}, ${event.actorId}, ${event.actorMembershipId}, ${event.actorLabel}, ${event.credentialId},
               ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${JSON.stringify(event.targets)}::jsonb,
-              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements(${JSON.stringify(event.targets)}::jsonb) t), ${event.reason}, ${event.requestId})`
+              ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements(${JSON.stringify(event.targets)}::jsonb) t),
+              ${event.changes === null ? null : JSON.stringify(event.changes)}::jsonb, ${event.reason}, ${event.requestId})`
     })
 
 
@@ -317,6 +408,9 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
           ip: yield* Effect.orElseSucceed(clientAddress, () => null),
           userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
           requestId: yield* currentRequestId,
+          changes: null,
+          reason: null,
+          failure: undefined,
           written: false
         }
         const path = request.path
@@ -332,6 +426,17 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
           if (!draft.written) {
             for (const id of madeIds(exit.value)) addTarget(draft, targetOf(id))
             yield* writeAlone(draft, "succeeded", null)
+          }
+        } else if (draft.failure !== undefined) {
+          const { organizationIds, person, reason } = draft.failure
+          for (const organizationId of organizationIds) {
+            yield* writeAlone({
+              ...draft,
+              organizationId,
+              actor: { type: "user", id: person.id, membershipId: null, label: `${person.name} <${person.email}>`, credentialId: null, ssoConnectionId: null },
+              targets: [{ type: "user", id: person.id }],
+              written: false
+            }, "failed", reason)
           }
         } else {
           const reason = deniedReason(exit.cause)
@@ -349,6 +454,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
       readonly job: string
       readonly action: AuditAction
       readonly targets?: ReadonlyArray<string>
+      readonly reason?: string
     }) =>
       Effect.gen(function*() {
         yield* insert({
@@ -367,7 +473,8 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
           ip: null,
           userAgent: null,
           targets: (event.targets ?? []).flatMap((id) => targetOf(id) ?? []),
-          reason: null,
+          changes: null,
+          reason: event.reason ?? null,
           requestId: null
         })
       }).pipe(Effect.provideService(IdGenerator, ids))

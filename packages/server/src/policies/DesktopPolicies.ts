@@ -5,6 +5,7 @@
 import {
   Conflict,
   type CreateDesktopPolicyRequest,
+  DesktopPolicy,
   type DesktopPolicyDocument,
   type DesktopPolicyId,
   type DesktopPolicyListQuery,
@@ -18,6 +19,7 @@ import {
 } from "@orgplane/schema"
 import { Array, Effect, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -132,6 +134,7 @@ export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplan
             const policy = { organizationId, id }
             const isDefault = yield* policies.lock(policy)
             if (isDefault === undefined) return yield* desktopPolicyNotFound()
+            const before = yield* read(principal, id)
             let document: DesktopPolicyDocument | undefined = input.policy
             if (isDefault) {
               if (input.isEnabled === false) return yield* defaultRequired("disabled")
@@ -151,7 +154,9 @@ export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplan
             yield* policies.update(policy, { policyName: input.policyName, policy: document, priority: input.priority, isEnabled: input.isEnabled }, at)
             if (memberIds !== undefined) yield* policies.replaceMembers(policy, memberIds, at)
             if (teamIds !== undefined) yield* policies.replaceTeams(policy, teamIds, at)
-            return yield* read(principal, id)
+            const after = yield* read(principal, id)
+            yield* describeChange(DesktopPolicy, before.desktopPolicy, after.desktopPolicy)
+            return after
           })
         )
       )

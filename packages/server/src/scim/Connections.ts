@@ -9,6 +9,7 @@ import {
   InvalidRequest,
   NotFound,
   type PageQuery,
+  ScimConnection,
   type ScimConnectionId,
   type ScimEventListQuery,
   type ScimTokenId,
@@ -18,6 +19,7 @@ import { Effect, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ConnectionsRepository, type Scoped, toConnection } from "./ConnectionsRepository.js"
@@ -109,10 +111,13 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
         transaction(Effect.gen(function*() {
           const scoped = scope(principal, id)
           yield* lock(scoped)
+          const before = yield* read(scoped, base)
           yield* connections.update(scoped, input, yield* now)
           const settingsChanged = input.groupMappingMode !== undefined || input.defaultRole !== undefined || input.roleRules !== undefined
           const reconciled = settingsChanged ? yield* reconcileLocked(scoped) : null
-          return { connection: yield* read(scoped, base), reconciled }
+          const connection = yield* read(scoped, base)
+          yield* describeChange(ScimConnection, before, connection)
+          return { connection, reconciled }
         }))
       )
 

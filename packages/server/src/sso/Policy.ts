@@ -6,6 +6,7 @@
 import { Conflict, type MemberContext, type SetSsoPolicyRequest, SsoPolicy } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { admission, assuranceOrNone, SsoEnforcement } from "../identity/SsoEnforcement.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { PolicyRepository, type SsoPolicyRow } from "./PolicyRepository.js"
@@ -57,9 +58,12 @@ export class Policy extends Effect.Service<Policy>()("@orgplane/server/sso/Polic
               })
             }
           }
+          const before = toPolicy(yield* repository.find(organizationId))
           const row: SsoPolicyRow = { organizationId, ...wanted, updatedAt: yield* now }
           yield* repository.upsert(row)
-          return { policy: toPolicy(Option.some(row)) }
+          const policy = toPolicy(Option.some(row))
+          yield* describeChange(SsoPolicy, before, policy)
+          return { policy }
         }))
       })
 

@@ -32,6 +32,7 @@ import { sessionOf } from "../identity/Authentication.js"
 import { Resolver } from "../integrations/dns/Resolver.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -323,9 +324,13 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
             configRevision: settingsChanged ? row.configRevision + 1 : row.configRevision,
             updatedAt: at
           }
+          const before = yield* answer(row, base)
           yield* repository.updateConnection(updated)
           if (domains !== undefined) yield* replaceDomains(organizationId, id, domains, at)
-          return yield* answer(updated, base)
+          const after = yield* answer(updated, base)
+          // The OIDC client's secret is never shown: a new one is named, not stored.
+          yield* describeChange(SsoConnection, before.connection, after.connection, { secrets: secret === undefined ? [] : ["oidc.clientSecret"] })
+          return after
         }))
       })
 

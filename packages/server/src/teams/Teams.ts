@@ -1,7 +1,8 @@
 /** Teams: created and changed by owners and admins (or the system), read by every member. */
-import { Conflict, type MembershipId, NotFound, type OrganizationId, type TeamId, type TeamListQuery } from "@orgplane/schema"
+import { Conflict, type MembershipId, NotFound, type OrganizationId, Team, type TeamId, type TeamListQuery } from "@orgplane/schema"
 import { Array, Effect, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -46,10 +47,13 @@ export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams
             const team = { organizationId: principal.organization.id, id }
             if (!(yield* teams.lock(team))) return yield* teamNotFound()
             if (directoryManaged === "refuse" && (yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
+            const before = yield* read(principal, id)
             const at = yield* now
             yield* apply(team, at)
             yield* teams.touch({ ...team, at })
-            return yield* read(principal, id)
+            const after = yield* read(principal, id)
+            yield* describeChange(Team, before.team, after.team)
+            return after
           })
         )
       )

@@ -26,6 +26,7 @@ import {
 import { Effect, Option } from "effect"
 import { Access, insufficientAccess, TemplateKind } from "../access/Access.js"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -165,7 +166,10 @@ export class Templates extends Effect.Service<Templates>()("@orgplane/server/tem
             kind: input.kind ?? current.kind,
             latestVersion: latest
           }, at)
-          return { template: yield* reach(caller, id, "viewer"), document }
+          const template = yield* reach(caller, id, "viewer")
+          // The document's versions are kept by the template itself: the event shows which version is latest.
+          yield* describeChange(Template, current, template)
+          return { template, document }
         }))
       )
 

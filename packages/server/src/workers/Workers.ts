@@ -12,6 +12,7 @@ import {
   type RegisterWorkerRequest as RegisterWorkerRequestSchema,
   type UpdateWorkerRequest,
   type UserId,
+  Worker,
   WorkerId,
   type WorkerCaller,
   type WorkerListQuery
@@ -20,6 +21,7 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
+import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -155,16 +157,19 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
 
     const update = (principal: Principal, rawId: string, input: UpdateWorkerRequest) =>
       change(principal, rawId, (worker) =>
-        Effect.zipRight(
-          workers.update({
+        Effect.gen(function*() {
+          const before = yield* read(principal, worker.id)
+          yield* workers.update({
             ...worker,
             name: input.name,
             description: input.description === "" ? null : input.description,
             workspacePath: input.workspacePath,
             sandboxBackend: input.sandboxBackend
-          }),
-          read(principal, worker.id)
-        ))
+          })
+          const after = yield* read(principal, worker.id)
+          yield* describeChange(Worker, before.worker, after.worker)
+          return after
+        }))
 
     const remove = (principal: Principal, rawId: string) =>
       change(principal, rawId, (worker) => Effect.zipRight(workers.revokeTokens(worker), workers.softDelete(worker)))
