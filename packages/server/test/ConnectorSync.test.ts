@@ -95,6 +95,18 @@ describe("sync now", () => {
 
     const after = ok("instance", await get(`/v1/connector-instances/${instance.id}`, { token }), 200).item
     expect(after).toMatchObject({ lastSyncStatus: "completed", lastSyncCursor: event.sourceRevisionRef })
+
+    // The durable engine's work is in the audit log, by the system, with what it did.
+    const [logged, ...more] = ok("audit", await get(`/v1/audit/events?action=connector_sync.complete&targetId=${instance.id}`, { token }), 200).items
+    expect(more).toEqual([])
+    expect(logged).toMatchObject({
+      category: "execution",
+      outcome: "succeeded",
+      actor: { type: "system", id: "system:connector-sync", membershipId: null },
+      via: { credentialId: null, ip: null },
+      targets: [{ type: "connector_instance", id: instance.id }, { type: "connector_target", id: target.id }],
+      reason: "complete: 3 created, 0 updated, 0 deleted, 0 skipped"
+    })
   })
 
   it("a second commit adds, changes and deletes files; unchanged files are not read again", async () => {
@@ -225,6 +237,9 @@ describe("failures", () => {
     expect(done.attempts).toBe(0)
     expect(done.lastError).toMatch(/404|not found/i)
     expect(ok("instance", await get(`/v1/connector-instances/${instance.id}`, { token }), 200).item.lastSyncStatus).toBe("failed")
+    const [logged] = ok("audit", await get(`/v1/audit/events?action=connector_sync.complete&targetId=${instance.id}`, { token }), 200).items
+    expect(logged).toMatchObject({ actor: { type: "system" }, targets: [{ type: "connector_instance", id: instance.id }] })
+    expect(logged.reason).toBe(`failed: ${done.lastError}`.slice(0, 500))
   })
 })
 

@@ -155,6 +155,20 @@ describe("LLM providers", () => {
     expect((await seen(get("/v1/audit/events?limit=100", { token: org.owner.token }))).body.items.map((event: any) => event.action)).toEqual(
       expect.arrayContaining(["llm_provider.create", "llm_provider.credential.read"])
     )
+
+    // A change of its name and headers is recorded field by field; the headers' values never are.
+    const renamed = await seen(patch(`/v1/llm-providers/${created.id}`, {
+      token: org.admin.token,
+      body: { name: "OpenAI (renamed)", headers: { "OpenAI-Organization": `${HEADER_SECRET}-rotated` } }
+    }))
+    expect(renamed.status).toBe(200)
+    const [update] = (await seen(get(`/v1/audit/events?action=llm_provider.update&targetId=${created.id}`, { token: org.owner.token }))).body.items
+    expect(update.changes).toEqual({
+      before: { name: created.name, headers: "[redacted]" },
+      after: { name: "OpenAI (renamed)", headers: "[redacted]" },
+      changedFields: ["name", "headers"]
+    })
+    expect(JSON.stringify(update)).not.toContain(HEADER_SECRET)
   })
 
   it("of the anthropic style work with the real @anthropic-ai/sdk, with an API key or an OAuth token", async () => {
