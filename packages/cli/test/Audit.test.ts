@@ -61,6 +61,44 @@ describe("orgplane audit", () => {
     expect(types.items.map((type) => type.action)).toContain("sso.connection.activate")
   })
 
+  it("tails the log and follows it as events are recorded; shows an update's changes; sets the retention", async () => {
+    const org = await Http.staffed(server.url, "Tailed")
+    const { cli } = await fresh()
+    const owner = (args: ReadonlyArray<string>) => cli(args, { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.owner.token })
+    const team = async (name: string) =>
+      Http.expectStatus<{ team: { id: string } }>("team", await Http.request(server.url, "POST", "/v1/teams", { token: org.owner.token, body: { name } }), 201).team
+    const first = await team("One")
+
+    const latest = await owner(["audit", "tail", "--lines", "2"])
+    expect(latest.code, latest.stderr).toBe(0)
+    const lines = latest.stdout.trimEnd().split("\n")
+    expect(lines.length).toBe(2)
+    expect(lines[1]).toMatch(/^\S+ {2}team\.create {2}Owner <[^>]+> {2}team:tem_\w+$/)
+    expect(lines[1]).toContain(first.id)
+
+    // Following from now: the next two team events, as NDJSON, then it stops (--count).
+    const following = owner(["audit", "tail", "--follow", "--action", "team.*", "--since", new Date().toISOString(), "--count", "2", "--interval", "0.2", "--json"])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const second = await team("Two")
+    Http.expectStatus("rename", await Http.request(server.url, "PATCH", `/v1/teams/${second.id}`, { token: org.owner.token, body: { name: "Deux" } }), 200)
+    const followed = await following
+    expect(followed.code, followed.stderr).toBe(0)
+    const events = followed.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+    expect(events.map((event) => [event.action, event.targets[0].id])).toEqual([["team.create", second.id], ["team.update", second.id]])
+
+    const shown = await owner(["audit", "get", events[1].id])
+    expect(shown.stdout).toContain(`changed name: "Two" → "Deux"`)
+
+    const settings = await owner(["audit", "settings", "set", "--retention-days", "400"])
+    expect([settings.code, settings.stdout.trim()]).toEqual([0, "Events are now kept 400 days."])
+    expect((await owner(["audit", "settings", "get"])).stdout).toMatch(/^Events are kept 400 days, set /)
+    const refused = await owner(["audit", "settings", "set", "--retention-days", "3"])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toMatch(/retention-days/)
+    const [changed] = decoded(AuditEventPage, await owner(["audit", "list", "--action", "audit.settings.update", "--json"])).items
+    expect(changed!.changes).toEqual({ before: { retentionDays: 365 }, after: { retentionDays: 400 }, changedFields: ["retentionDays"] })
+  })
+
   it("refuses a member (403), and a malformed filter before sending anything", async () => {
     const org = await Http.staffed(server.url, "Private")
     const { cli } = await fresh()

@@ -154,7 +154,8 @@ export const AuditEventsQuery = Schema.Struct({
   ...PageQueryFields,
   ...AuditFilterFields,
   order: Schema.optionalWith(Schema.Literal("desc", "asc"), { exact: true }).annotations({
-    description: "`desc` (default): newest first; `asc`: oldest first, to follow the log (keep the last page's cursor and ask again)."
+    description:
+      "`desc` (default): newest first; `asc`: oldest first, to follow the log: every `asc` page carries a `nextCursor` (after its last event, or the one given while nothing newer is there), so a client keeps the last one and asks again for what came since. Events are ordered by `occurredAt`, taken as the change starts, and appear when it commits: one of a change that took long to commit may land before the cursor of a follower that read in between (audit streams wait for open transactions; see the server README)."
   })
 }).annotations({ ...allErrors, examples: [{ action: "member.*", outcome: "succeeded" }] })
 export type AuditEventsQuery = typeof AuditEventsQuery.Type

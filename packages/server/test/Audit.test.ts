@@ -198,6 +198,17 @@ describe("reading the log", () => {
     expect(at.map((event: any) => event.id)).toContain(last.id)
     const before = (await get(`/v1/audit/events?to=${encodeURIComponent(last.occurredAt)}`, { token: org.owner.token })).body.items
     expect(before.map((event: any) => event.id)).not.toContain(last.id)
+
+    // Following: an oldest-first page always has a cursor; asked again, it answers what came since (nothing, then
+    // the next change) and a cursor to go on from.
+    const followed = await get("/v1/audit/events?limit=100&order=asc&action=team.*", { token: org.owner.token })
+    expect(followed.body.nextCursor).not.toBeNull()
+    const idle = await get(`/v1/audit/events?limit=100&order=asc&action=team.*&cursor=${encodeURIComponent(followed.body.nextCursor)}`, { token: org.owner.token })
+    expect([idle.status, idle.body.items, idle.body.nextCursor]).toEqual([200, [], followed.body.nextCursor])
+    const next = Http.expectStatus("team", await post("/v1/teams", { token: org.owner.token, body: { name: "Followed" } }), 201).team
+    const since = await get(`/v1/audit/events?limit=100&order=asc&action=team.*&cursor=${encodeURIComponent(idle.body.nextCursor)}`, { token: org.owner.token })
+    expect(since.body.items.map((event: any) => [event.action, event.targets[0].id])).toEqual([["team.create", next.id]])
+    expect(since.body.nextCursor).not.toBe(idle.body.nextCursor)
   })
 
   it("is for owners and admins; another organization's events are missing, like unknown ones", async () => {

@@ -65,7 +65,9 @@ export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplan
 
     /** One page of the organization's events under the query's filters. */
     const list = (organizationId: OrganizationId, query: AuditEventsQuery) =>
-      Keyset.page(keysets[query.order ?? "desc"], query, (page) => pageRows({ organizationId, where: filtered(query), page }))
+      Keyset.page(keysets[query.order ?? "desc"], query, (page) => pageRows({ organizationId, where: filtered(query), page }), {
+        follow: query.order === "asc"
+      })
 
     /** Up to `limit` events under the filters after `after` (oldest first), for an export read batch by batch. */
     const batch = (organizationId: OrganizationId, query: AuditFilters, after: AuditEvent | undefined, limit: number) =>

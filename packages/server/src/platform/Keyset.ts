@@ -108,7 +108,14 @@ const encodeCursor = <A>(key: Buffer, keyset: Keyset<A>, binding: string, item: 
 export const page = <A, E, R>(
   keyset: Keyset<A>,
   query: PageQuery,
-  fetch: (page: PageRequest) => Effect.Effect<ReadonlyArray<A>, E, R>
+  fetch: (page: PageRequest) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  options?: {
+    /**
+     * A list that is followed (a log, oldest first): every page carries a cursor, after its last item, or the one
+     * it was given when nothing is there yet, so a client asks again with it for what came since.
+     */
+    readonly follow?: boolean
+  }
 ): Effect.Effect<{ readonly items: ReadonlyArray<A>; readonly nextCursor: string | null }, E | InvalidRequest, R | CursorKey | SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const key = yield* CursorKey
@@ -127,8 +134,13 @@ export const page = <A, E, R>(
     const orderBy = sql.csv(keyset.parts.map((part) => sql`${sql.literal(part.column)} ${direction}`))
     const rows = yield* fetch({ after, orderBy, fetch: limit + 1 })
     const items = rows.slice(0, limit)
+    const last = items[items.length - 1]
     return {
       items,
-      nextCursor: rows.length > limit ? encodeCursor(key, keyset, binding, items[items.length - 1]) : null
+      nextCursor: last !== undefined && (rows.length > limit || options?.follow === true)
+        ? encodeCursor(key, keyset, binding, last)
+        : options?.follow === true
+        ? query.cursor ?? null
+        : null
     }
   })
