@@ -279,7 +279,7 @@ describe("the documented examples", () => {
     expect(scim.filter(({ response }) => response.status === 401 || response.status === 403).map(({ path }) => path)).toEqual([])
   })
 
-  it("that change something record exactly one audit event each, of the action their operation declares", async () => {
+  it("that change something record exactly one audit event each, of the action their operation declares, by their caller, naming their path's resources", async () => {
     const missing: Array<string> = []
     let checked = 0
     for (const { operation, path, response } of results) {
@@ -288,11 +288,23 @@ describe("the documented examples", () => {
       if (elsewhere.has(operation.id)) continue
       const requestId = response.headers.get("x-request-id")!
       const events = await Http.request(server.url, "GET", `/v1/audit/events?requestId=${requestId}`, { token })
-      const actions = Http.expectStatus<{ items: Array<{ action: string }> }>("audit", events, 200).items.map((event) => event.action)
+      const items = Http.expectStatus<{ items: Array<{ action: string; actor: { type: string; id: string }; targets: Array<{ id: string }> }> }>("audit", events, 200).items
+      const actions = items.map((event) => event.action)
       checked++
       if (actions.length !== 1 || actions[0] !== declared.action) {
         missing.push(`${operation.id} (${operation.method} ${path}, ${response.status}): ${JSON.stringify(actions)} instead of ["${declared.action}"]`)
+        continue
       }
+      // The caller the example was sent as, and every resource its path names.
+      const [event] = items
+      const credential = credentials(operation)
+      const actor = credential.token === workerToken ? "worker" : isScim(operation) ? "scim" : "user"
+      if (event!.actor.type !== actor || (actor === "user" && event!.actor.id !== staff.owner.user.id)) {
+        missing.push(`${operation.id}: actor ${JSON.stringify(event!.actor)} instead of the ${actor} that sent it`)
+      }
+      const named = path.split("/").map(decodeURIComponent).filter((part) => /^[a-z]{2,3}_[0-9a-z]{26}$/.test(part))
+      const absent = named.filter((id) => !event!.targets.some((target) => target.id === id))
+      if (absent.length > 0) missing.push(`${operation.id} (${path}): targets ${JSON.stringify(event!.targets)} lack ${absent.join(", ")}`)
     }
     expect(missing).toEqual([])
     expect(checked).toBeGreaterThan(60)
