@@ -5,6 +5,20 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
+/** A FiberFailure's Cause (ManagedRuntime.runPromise rejects with one); a failure's error is its `error`. */
+const fiberFailureCause = Symbol.for("effect/Runtime/FiberFailure/Cause")
+
+/** An error's message with its causes' (an SqlError's is generic; the database's reason is its cause's). */
+const describeError = (error: unknown): string => {
+  const parts: Array<string> = []
+  const next = (at: any) => at?.[fiberFailureCause]?.error ?? at?.cause
+  for (let at: any = error, depth = 0; at !== undefined && at !== null && depth < 5; at = next(at), depth++) {
+    const message = typeof at === "object" && "message" in at ? String(at.message) : String(at)
+    if (!parts.includes(message)) parts.push(message)
+  }
+  return parts.join(": ")
+}
+
 export const serve = async (
   listener: (request: IncomingMessage, response: ServerResponse) => void,
   dispose: () => Promise<unknown>,
@@ -45,7 +59,9 @@ export const serve = async (
         ? Promise.resolve({ sqlError: "this server cannot run SQL for the harness" })
         : sql(text, params).then(
           (rows) => (withRows === true ? { sqlRows: rows.length, rows } : { sqlRows: rows.length }),
-          (error) => ({ sqlError: String(error?.message ?? error) })
+          // An SqlError's message is generic ("Failed to execute statement"); the database's reason is in its cause,
+          // which a FiberFailure (ManagedRuntime.runPromise's rejection) carries in its pretty-printed message's lines.
+          (error) => ({ sqlError: describeError(error) })
         )
       void reply.then((answer) => process.send?.(answer))
     }
