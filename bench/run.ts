@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
+import * as Audit from "./audit.js"
 import { firstDifference } from "./difference.js"
 import * as Memory from "./memory.js"
 import { measurePlanning } from "./planning.js"
@@ -44,6 +45,12 @@ Environment:
                                (default 10000) by POST /Users, ORGPLANE_BENCH_SCIM_GROUPS groups (default 200) of 50
                                by POST /Groups, and [requests] (here default 500) filtered lookups a row, after the
                                first 1000 Users and at the full size, beside the baseline's same statements.
+  ORGPLANE_BENCH_AUDIT=1       Or --audit: only the audit log (bench/audit.ts): [requests] PATCH /v1/teams/{id} (one
+                               event each) beside the baseline's same transaction with and without the audit INSERT;
+                               ORGPLANE_BENCH_AUDIT_EVENTS events (default 1000000) of one organization seeded with
+                               SQL over 300 days, GET /v1/audit/events first and 90% deep, filtered, with the plans;
+                               the export of all of them as NDJSON and CSV (events/s, peak RSS).
+                               ORGPLANE_BENCH_AUDIT_PLANS=1 prints the plans whole.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -83,6 +90,7 @@ const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter
 const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_MEMORY === "1"
 const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
+const AUDIT = process.argv.includes("--audit") || process.env.ORGPLANE_BENCH_AUDIT === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -732,7 +740,8 @@ const main = async () => {
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
     // Seeding the memory bank runs batches of 25,000 INSERTs with their text-search documents on the server's own
     // connection; the default 10 seconds a statement is too short for them on a busy machine. Reads are unaffected.
-    ...(MEMORY ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
+    // So do the audit log's batches of 25,000 events with their five indexes.
+    ...(MEMORY || AUDIT ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
   const [orgplane, baseline] = await Promise.all([
@@ -743,6 +752,7 @@ const main = async () => {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
+  if (AUDIT) return Audit.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   if (SCIM) {
     // Lookups a row: a few hundred by default, not the 2000 requests of the other sections.
     const lookups = REQUESTS_ARGUMENT === undefined ? 500 : REQUESTS
