@@ -6,7 +6,7 @@
  * with `startIndex` and `count`), `POST /Users` and `POST /Groups` (members inline), each write one transaction with
  * its event row and, last before COMMIT, the audit event orgplane's AuditRecorder writes for it (audit-baseline.ts:
  * `scim.user.provision` or `scim.group.provision`, actor the connection, credential the token, targets the connection
- * and what was made). It reads only what the bench sends (no schema checks, no other filters, no PATCH); it answers
+ * and, for a group, the group made; bench/scim.ts checks the shapes agree). It reads only what the bench sends (no schema checks, no other filters, no PATCH); it answers
  * the same JSON. Imports no orgplane code.
  */
 import { createHash, randomBytes, scrypt } from "node:crypto"
@@ -152,7 +152,7 @@ export const scimRoutes = (pool: pg.Pool) => {
   }
 
   /** The audit event of a directory's write (platform/AuditRecorder.ts), in its transaction, before COMMIT. */
-  const recordAudit = (client: pg.PoolClient, caller: Row, via: Via, action: string, made: { readonly type: string; readonly id: string }) =>
+  const recordAudit = (client: pg.PoolClient, caller: Row, via: Via, action: string, made?: { readonly type: string; readonly id: string }) =>
     client.query(insertAuditEvent, auditParameters({
       organizationId: caller.organization_id,
       action,
@@ -160,7 +160,7 @@ export const scimRoutes = (pool: pg.Pool) => {
       actor: { type: "scim", id: caller.connection_id, membershipId: null, label: null, credentialId: caller.id },
       ip: via.ip,
       userAgent: via.userAgent,
-      targets: [{ type: "scim_connection", id: caller.connection_id }, made]
+      targets: [{ type: "scim_connection", id: caller.connection_id }, ...(made === undefined ? [] : [made])]
     }))
 
   const listUsers = async (caller: Row, url: URL, base: string): Promise<Reply> => {
@@ -252,7 +252,8 @@ export const scimRoutes = (pool: pg.Pool) => {
           typeof body.displayName === "string" ? body.displayName : null, JSON.stringify(emails), JSON.stringify(resource), at]
       )
       await recordEvent(client, caller, { method: "POST", path, resourceType: "User" }, 201, membershipId)
-      await recordAudit(client, caller, via, "scim.user.provision", { type: "member", id: membershipId })
+      // As orgplane's: its event of a provisioned User names the connection only (not the member it made).
+      await recordAudit(client, caller, via, "scim.user.provision")
       return [201, toScimUser(inserted.rows[0], base)]
     })
   }

@@ -250,7 +250,9 @@ export const measure = async (options: {
   // the same shape (the ids, instants and request ids aside), read from the log of both connections.
   const checkAuditEvents = async (action: string, count: number) => {
     if (baseline === undefined || theirs === undefined) return
-    const shapes = await Promise.all([ours, theirs].map(async (directory) => {
+    const shapes: Array<Record<string, unknown> | undefined> = []
+    // One after the other: the server answers its statements over IPC one at a time.
+    for (const directory of [ours, theirs]) {
       const rows = await orgplane.query(
         `SELECT count(*) OVER ()::int AS n, category, outcome, actor_type, actor_id = $3 AS actor_is_connection,
                 actor_membership_id, actor_label, credential_id IS NOT NULL AS has_credential, ip IS NOT NULL AS has_ip,
@@ -259,8 +261,8 @@ export const measure = async (options: {
          FROM audit_events WHERE organization_id = $1 AND action = $2 AND actor_id = $3 LIMIT 1`,
         [organizationId, action, directory.connectionId]
       ).catch(() => [])
-      return rows[0]
-    }))
+      shapes.push(rows[0])
+    }
     const [a, b] = shapes
     if (a === undefined) return // a checkout without the audit log
     if (Number(b?.n) !== count || Number(a.n) !== count) {
