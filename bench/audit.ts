@@ -166,6 +166,8 @@ interface AuditSeeded {
   readonly targetId: string
   /** A team, target of 1 in 150 events. */
   readonly hotTargetId: string
+  /** A member no event names (a target never acted on). */
+  readonly quietTargetId: string
 }
 
 /** An owner's organization with its API key and the teams the writes rename, over HTTP. */
@@ -242,7 +244,8 @@ const seed = async (orgplane: Orgplane, organizationId: string): Promise<AuditSe
   return {
     actorId: `usr_01jbench${"3".padStart(18, "0")}`,
     targetId: `om_01jbench${"42".padStart(18, "0")}`,
-    hotTargetId: `tem_01jbench${"7".padStart(18, "0")}`
+    hotTargetId: `tem_01jbench${"7".padStart(18, "0")}`,
+    quietTargetId: `om_01jbench${String(PEOPLE + 1).padStart(18, "0")}`
   }
 }
 
@@ -377,7 +380,8 @@ export const measure = async (options: {
     [`GET /v1/audit/events action=member.role.update`, filtered("action", "member.role.update"), "exact action"],
     [`GET /v1/audit/events actorId=usr_… (1 in ${ACTORS})`, filtered("actorId", seeded.actorId), "actor"],
     [`GET /v1/audit/events targetId=om_… (1 in ${PEOPLE})`, filtered("targetId", seeded.targetId), "target"],
-    [`GET /v1/audit/events targetId=tem_… (1 in 150)`, filtered("targetId", seeded.hotTargetId), "hot target"]
+    [`GET /v1/audit/events targetId=tem_… (1 in 150)`, filtered("targetId", seeded.hotTargetId), "hot target"],
+    [`GET /v1/audit/events targetId=om_… (none)`, filtered("targetId", seeded.quietTargetId), "no target"]
   ]
   console.log(`\nthe list over ${total} events of one organization, ${PAGE} a page (${requests} requests a row after ${warmUp}):`)
   console.log(`${"request".padEnd(LABEL)} | ${header}  items`)
@@ -415,7 +419,8 @@ export const measure = async (options: {
     ["action=member.role.update", "e.action = $2", ["member.role.update"], "true", "DESC"],
     ["actorId", "e.actor_id = $2", [seeded.actorId], "true", "DESC"],
     ["targetId (1 in 1000)", "e.target_ids @> ARRAY[$2]::text[]", [seeded.targetId], "true", "DESC"],
-    ["targetId (1 in 150)", "e.target_ids @> ARRAY[$2]::text[]", [seeded.hotTargetId], "true", "DESC"]
+    ["targetId (1 in 150)", "e.target_ids @> ARRAY[$2]::text[]", [seeded.hotTargetId], "true", "DESC"],
+    ["targetId (none)", "e.target_ids @> ARRAY[$2]::text[]", [seeded.quietTargetId], "true", "DESC"]
   ]
   console.log(`\nplans of the list statement (EXPLAIN ANALYZE; the indexes it used, its time at the database):`)
   for (const [label, where, params, after, order] of plans) {
