@@ -47,9 +47,10 @@ Environment:
                                first 1000 Users and at the full size, beside the baseline's same statements.
   ORGPLANE_BENCH_AUDIT=1       Or --audit: only the audit log (bench/audit.ts): [requests] PATCH /v1/teams/{id} (one
                                event each) beside the baseline's same transaction with and without the audit INSERT;
-                               ORGPLANE_BENCH_AUDIT_EVENTS events (default 1000000) of one organization seeded with
-                               SQL over 300 days, GET /v1/audit/events first and 90% deep, filtered, with the plans;
-                               the export of all of them as NDJSON and CSV (events/s, peak RSS).
+                               ORGPLANE_BENCH_AUDIT_EVENTS events (default 1000000; 0: the writes only) of one
+                               organization seeded with SQL over 300 days, GET /v1/audit/events first and 90% deep,
+                               filtered, with the plans; the export of all of them as NDJSON and CSV (events/s, peak
+                               RSS). A checkout without the audit log (ORGPLANE_BENCH_ROOT): its writes only.
                                ORGPLANE_BENCH_AUDIT_PLANS=1 prints the plans whole.
 `
 
