@@ -27,6 +27,8 @@ interface Target {
 
 interface Orgplane extends Target {
   readonly rss: () => Promise<number | undefined>
+  /** The V8 heap in use, in bytes. */
+  readonly heap: () => Promise<number | undefined>
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
   readonly query: (text: string, params: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
 }
@@ -446,17 +448,20 @@ export const measure = async (options: {
   }
 
   // 3. The export of everything, each format once, the server's RSS sampled while it streams.
-  console.log(`\nexport of all ${total}+ events (the stream read as it arrives; RSS sampled every 100 ms):`)
+  console.log(`\nexport of all ${total}+ events (the stream read as it arrives; RSS and V8 heap in use sampled every 100 ms):`)
   console.log(`${"format".padEnd(10)} | ${"events".padStart(9)} ${"MB".padStart(7)} ${"seconds".padStart(8)} ${"events/s".padStart(9)} ${"cpu µs/event".padStart(12)} ${
     "RSS before".padStart(11)
-  } ${"peak RSS".padStart(9)}`)
+  } ${"peak RSS".padStart(9)} ${"heap before".padStart(12)} ${"peak heap".padStart(10)}`)
   for (const format of ["ndjson", "csv"] as const) {
     const rssBefore = await orgplane.rss()
+    const heapBefore = await orgplane.heap()
     let peak = rssBefore ?? 0
+    let peakHeap = heapBefore ?? 0
     let sampling = true
     const sampler = (async () => {
       while (sampling) {
         peak = Math.max(peak, (await orgplane.rss()) ?? 0)
+        peakHeap = Math.max(peakHeap, (await orgplane.heap()) ?? 0)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     })()
@@ -487,7 +492,9 @@ export const measure = async (options: {
         (events / seconds).toFixed(0).padStart(9)
       } ${(cpuBefore === undefined || cpuAfter === undefined ? "" : ((cpuAfter - cpuBefore) / events).toFixed(1)).padStart(12)} ${
         `${Math.round((rssBefore ?? 0) / 1e6)} MB`.padStart(11)
-      } ${`${Math.round(peak / 1e6)} MB`.padStart(9)}`
+      } ${`${Math.round(peak / 1e6)} MB`.padStart(9)} ${`${Math.round((heapBefore ?? 0) / 1e6)} MB`.padStart(12)} ${
+        `${Math.round(peakHeap / 1e6)} MB`.padStart(10)
+      }`
     )
   }
   console.log(`orgplane RSS after seeding: ${Math.round((rssAfterSeeding ?? 0) / 1e6)} MB; at the end: ${Math.round(((await orgplane.rss()) ?? 0) / 1e6)} MB`)

@@ -1,6 +1,6 @@
 /**
  * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
- * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) and `{sql, params, rows?}` (a statement on the
+ * `{"url": ...}` on stdout, answer `"rss"` (with the V8 heap in use and the CPU time used so far) and `{sql, params, rows?}` (a statement on the
  * server's database, for bulk seeding or an EXPLAIN) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -47,7 +47,8 @@ export const serve = async (
   process.on("message", (message: unknown) => {
     if (message === "rss") {
       const cpu = process.cpuUsage()
-      process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system })
+      const memory = process.memoryUsage()
+      process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMicros: cpu.user + cpu.system })
     } else if (typeof message === "object" && message !== null && "sql" in message) {
       const { params, rows: withRows, sql: text } = message as {
         readonly sql: string

@@ -103,6 +103,8 @@ interface Server {
   readonly name: string
   readonly url: string
   readonly rss: () => Promise<number | undefined>
+  /** The V8 heap in use (`process.memoryUsage().heapUsed`), in bytes. */
+  readonly heap: () => Promise<number | undefined>
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   readonly cpu: () => Promise<number | undefined>
   /** Runs a statement on the server's own database connection (see server.ts); the number of rows it returned. */
@@ -146,6 +148,7 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             name,
             url,
             rss: () => usageOf(child).then((usage) => usage?.rss),
+            heap: () => usageOf(child).then((usage) => usage?.heapUsed),
             cpu: () => usageOf(child).then((usage) => usage?.cpuMicros),
             sql: (text, params) => sqlOf(child, text, params, false).then((answer) => answer.sqlRows),
             query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? [])
@@ -162,10 +165,10 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
 
 /** The child's resident set size and CPU time used so far, as it reports them over the IPC channel. */
 const usageOf = (child: ChildProcess) =>
-  new Promise<{ readonly rss?: number; readonly cpuMicros?: number } | undefined>((resolve) => {
+  new Promise<{ readonly rss?: number; readonly heapUsed?: number; readonly cpuMicros?: number } | undefined>((resolve) => {
     if (!child.connected) return resolve(undefined)
     const timer = setTimeout(() => resolve(undefined), 2000)
-    child.once("message", (message: { rss?: number; cpuMicros?: number }) => {
+    child.once("message", (message: { rss?: number; heapUsed?: number; cpuMicros?: number }) => {
       clearTimeout(timer)
       resolve(message)
     })
