@@ -9,6 +9,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import pg from "pg"
+import { auditParameters, insertAuditEvent } from "./audit-baseline.js"
 import { serve } from "./child.js"
 import { scimRoutes } from "./scim-baseline.js"
 
@@ -490,6 +491,89 @@ const ingest = async (request: IncomingMessage, response: ServerResponse) => {
   response.end()
 }
 
+// A team renamed (bench/audit.ts): orgplane's statements of `PATCH /v1/teams/{id}` with a name (teams/Teams.ts's
+// `change`, TeamsRepository's statements) in one transaction, the audit event's INSERT last before COMMIT as
+// orgplane's AuditRecorder writes it; with `x-bench-audit: off` (sent by the harness to this server only) the same
+// transaction without that INSERT, to show what the INSERT costs at the database. orgplane has no such switch.
+const teamColumns = `t.id, t.organization_id, t.name, t.created_by_membership_id, t.external_key, t.scim_connection_id,
+  t.created_at, t.updated_at,
+  ARRAY(SELECT tm.membership_id FROM team_members tm
+        WHERE tm.organization_id = t.organization_id AND tm.team_id = t.id ORDER BY tm.membership_id) AS member_ids`
+
+const byApiKeyWithId = byApiKey.replace("SELECT ", "SELECT k.id AS key_id, ")
+
+const renameTeam = async (request: IncomingMessage, response: ServerResponse, teamId: string) => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  const key = request.headers["x-api-key"]
+  const principal = typeof key === "string" && key.trim() !== "" ? (await pool.query(byApiKeyWithId, [hash(key.trim())])).rows[0] : undefined
+  if (principal === undefined) return send(response, 401, { error: "unauthorized" })
+  if (principal.m_role !== "owner" && principal.m_role !== "admin") return send(response, 403, { reason: "insufficient_role" })
+  let name: unknown
+  try {
+    name = JSON.parse(Buffer.concat(chunks).toString("utf8")).name
+  } catch {
+    name = undefined
+  }
+  if (typeof name !== "string" || name.trim() === "") return send(response, 400, { error: "invalid_request" })
+  const audited = request.headers["x-bench-audit"] !== "off"
+  const organizationId = principal.org_id as string
+  const client = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const scoped = [organizationId, teamId]
+    const locked = await client.query(`SELECT id FROM teams WHERE organization_id = $1 AND id = $2 FOR UPDATE`, scoped)
+    if (locked.rows.length === 0) {
+      await client.query("ROLLBACK")
+      return send(response, 404, { error: "team_not_found" })
+    }
+    await client.query(`SELECT scim_connection_id FROM teams WHERE organization_id = $1 AND id = $2`, scoped)
+    // The team as it was, for the event's changes (orgplane reads it under the lock too).
+    const [was] = (await client.query(`SELECT ${teamColumns} FROM teams t WHERE t.organization_id = $1 AND t.id = $2`, scoped)).rows
+    const at = new Date()
+    await client.query(`UPDATE teams SET name = $1, updated_at = $2 WHERE organization_id = $3 AND id = $4`, [name, at, ...scoped])
+    await client.query(`UPDATE teams SET updated_at = $1 WHERE organization_id = $2 AND id = $3`, [at, ...scoped])
+    const [row] = (await client.query(`SELECT ${teamColumns} FROM teams t WHERE t.organization_id = $1 AND t.id = $2`, scoped)).rows
+    if (audited) {
+      await client.query(insertAuditEvent, auditParameters({
+        organizationId,
+        action: "team.update",
+        category: "change",
+        actor: {
+          type: "api_key",
+          id: principal.key_id,
+          membershipId: principal.m_id,
+          label: `${principal.user_name} <${principal.user_email}>`,
+          credentialId: principal.key_id
+        },
+        ip: request.socket.remoteAddress ?? null,
+        userAgent: request.headers["user-agent"] ?? null,
+        targets: [{ type: "team", id: teamId }],
+        ...(was.name === row.name ? {} : { changes: { before: { name: was.name }, after: { name: row.name }, changedFields: ["name"] } })
+      }))
+    }
+    await client.query("COMMIT")
+    return send(response, 200, {
+      team: {
+        id: row.id,
+        organizationId: row.organization_id,
+        name: row.name,
+        memberIds: row.member_ids,
+        createdByOrgMembershipId: row.created_by_membership_id,
+        externalKey: row.external_key,
+        scimConnectionId: row.scim_connection_id,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at
+      }
+    })
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
 // SCIM (bench/scim.ts): its own routes and authentication, in scim-baseline.ts.
 const scim = scimRoutes(pool)
 
@@ -497,6 +581,8 @@ const handle = async (request: IncomingMessage, response: ServerResponse) => {
   const url = new URL(request.url ?? "/", "http://localhost")
   if (request.method === "POST" && url.pathname === "/v1/telemetry/ingest") return ingest(request, response)
   if (url.pathname.startsWith("/scim/v2/") && await scim(request, response, url)) return
+  const team = request.method === "PATCH" ? /^\/v1\/teams\/([^/]+)$/.exec(url.pathname) : null
+  if (team !== null) return renameTeam(request, response, decodeURIComponent(team[1]!))
   if (request.method !== "GET") return send(response, 405, { error: "method_not_allowed" })
   if (url.pathname === "/health") return send(response, 200, { ok: true, version: process.env.ORGPLANE_VERSION ?? "baseline" })
   const list = lists[url.pathname]

@@ -1,9 +1,23 @@
 /**
  * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
- * `{"url": ...}` on stdout, answer `"rss"` (with the CPU time used so far) and `{sql, params, rows?}` (a statement on the
+ * `{"url": ...}` on stdout, answer `"rss"` (with the V8 heap in use and the CPU time used so far) and `{sql, params, rows?}` (a statement on the
  * server's database, for bulk seeding or an EXPLAIN) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+
+/** A FiberFailure's Cause (ManagedRuntime.runPromise rejects with one); a failure's error is its `error`. */
+const fiberFailureCause = Symbol.for("effect/Runtime/FiberFailure/Cause")
+
+/** An error's message with its causes' (an SqlError's is generic; the database's reason is its cause's). */
+const describeError = (error: unknown): string => {
+  const parts: Array<string> = []
+  const next = (at: any) => at?.[fiberFailureCause]?.error ?? at?.cause
+  for (let at: any = error, depth = 0; at !== undefined && at !== null && depth < 5; at = next(at), depth++) {
+    const message = typeof at === "object" && "message" in at ? String(at.message) : String(at)
+    if (!parts.includes(message)) parts.push(message)
+  }
+  return parts.join(": ")
+}
 
 export const serve = async (
   listener: (request: IncomingMessage, response: ServerResponse) => void,
@@ -33,7 +47,8 @@ export const serve = async (
   process.on("message", (message: unknown) => {
     if (message === "rss") {
       const cpu = process.cpuUsage()
-      process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system })
+      const memory = process.memoryUsage()
+      process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMicros: cpu.user + cpu.system })
     } else if (typeof message === "object" && message !== null && "sql" in message) {
       const { params, rows: withRows, sql: text } = message as {
         readonly sql: string
@@ -45,7 +60,9 @@ export const serve = async (
         ? Promise.resolve({ sqlError: "this server cannot run SQL for the harness" })
         : sql(text, params).then(
           (rows) => (withRows === true ? { sqlRows: rows.length, rows } : { sqlRows: rows.length }),
-          (error) => ({ sqlError: String(error?.message ?? error) })
+          // An SqlError's message is generic ("Failed to execute statement"); the database's reason is in its cause,
+          // which a FiberFailure (ManagedRuntime.runPromise's rejection) carries in its pretty-printed message's lines.
+          (error) => ({ sqlError: describeError(error) })
         )
       void reply.then((answer) => process.send?.(answer))
     }

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto"
 import { Agent, request as httpRequest } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
+import * as Audit from "./audit.js"
 import { firstDifference } from "./difference.js"
 import * as Memory from "./memory.js"
 import { measurePlanning } from "./planning.js"
@@ -44,6 +45,13 @@ Environment:
                                (default 10000) by POST /Users, ORGPLANE_BENCH_SCIM_GROUPS groups (default 200) of 50
                                by POST /Groups, and [requests] (here default 500) filtered lookups a row, after the
                                first 1000 Users and at the full size, beside the baseline's same statements.
+  ORGPLANE_BENCH_AUDIT=1       Or --audit: only the audit log (bench/audit.ts): [requests] PATCH /v1/teams/{id} (one
+                               event each) beside the baseline's same transaction with and without the audit INSERT;
+                               ORGPLANE_BENCH_AUDIT_EVENTS events (default 1000000; 0: the writes only) of one
+                               organization seeded with SQL over 300 days, GET /v1/audit/events first and 90% deep,
+                               filtered, with the plans; the export of all of them as NDJSON and CSV (events/s, peak
+                               RSS). A checkout without the audit log (ORGPLANE_BENCH_ROOT): its writes only.
+                               ORGPLANE_BENCH_AUDIT_PLANS=1 prints the plans whole.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -83,6 +91,7 @@ const NODE_ARGS = (process.env.ORGPLANE_BENCH_NODE_ARGS ?? "").split(" ").filter
 const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_MEMORY === "1"
 const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
+const AUDIT = process.argv.includes("--audit") || process.env.ORGPLANE_BENCH_AUDIT === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -94,6 +103,8 @@ interface Server {
   readonly name: string
   readonly url: string
   readonly rss: () => Promise<number | undefined>
+  /** The V8 heap in use (`process.memoryUsage().heapUsed`), in bytes. */
+  readonly heap: () => Promise<number | undefined>
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   readonly cpu: () => Promise<number | undefined>
   /** Runs a statement on the server's own database connection (see server.ts); the number of rows it returned. */
@@ -137,6 +148,7 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             name,
             url,
             rss: () => usageOf(child).then((usage) => usage?.rss),
+            heap: () => usageOf(child).then((usage) => usage?.heapUsed),
             cpu: () => usageOf(child).then((usage) => usage?.cpuMicros),
             sql: (text, params) => sqlOf(child, text, params, false).then((answer) => answer.sqlRows),
             query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? [])
@@ -153,10 +165,10 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
 
 /** The child's resident set size and CPU time used so far, as it reports them over the IPC channel. */
 const usageOf = (child: ChildProcess) =>
-  new Promise<{ readonly rss?: number; readonly cpuMicros?: number } | undefined>((resolve) => {
+  new Promise<{ readonly rss?: number; readonly heapUsed?: number; readonly cpuMicros?: number } | undefined>((resolve) => {
     if (!child.connected) return resolve(undefined)
     const timer = setTimeout(() => resolve(undefined), 2000)
-    child.once("message", (message: { rss?: number; cpuMicros?: number }) => {
+    child.once("message", (message: { rss?: number; heapUsed?: number; cpuMicros?: number }) => {
       clearTimeout(timer)
       resolve(message)
     })
@@ -732,7 +744,8 @@ const main = async () => {
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
     // Seeding the memory bank runs batches of 25,000 INSERTs with their text-search documents on the server's own
     // connection; the default 10 seconds a statement is too short for them on a busy machine. Reads are unaffected.
-    ...(MEMORY ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
+    // So do the audit log's batches of 25,000 events with their five indexes.
+    ...(MEMORY || AUDIT ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
   const [orgplane, baseline] = await Promise.all([
@@ -743,6 +756,7 @@ const main = async () => {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
+  if (AUDIT) return Audit.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   if (SCIM) {
     // Lookups a row: a few hundred by default, not the 2000 requests of the other sections.
     const lookups = REQUESTS_ARGUMENT === undefined ? 500 : REQUESTS

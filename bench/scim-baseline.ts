@@ -4,12 +4,15 @@
  * (packages/server/src/scim/*Repository.ts, Filter.ts, DirectoryEvents.ts, identity's and teams' repositories) and
  * run in the same order with the same parameters: `GET /Users` (a `userName eq` or `externalId eq` filter, or none,
  * with `startIndex` and `count`), `POST /Users` and `POST /Groups` (members inline), each write one transaction with
- * its event row. It reads only what the bench sends (no schema checks, no other filters, no PATCH); it answers the
- * same JSON. Imports no orgplane code.
+ * its event row and, last before COMMIT, the audit event orgplane's AuditRecorder writes for it (audit-baseline.ts:
+ * `scim.user.provision` or `scim.group.provision`, actor the connection, credential the token, targets the connection
+ * and, for a group, the group made; bench/scim.ts checks the shapes agree). It reads only what the bench sends (no schema checks, no other filters, no PATCH); it answers
+ * the same JSON. Imports no orgplane code.
  */
 import { createHash, randomBytes, scrypt } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type pg from "pg"
+import { auditParameters, insertAuditEvent } from "./audit-baseline.js"
 
 type Row = Record<string, any>
 type Reply = readonly [status: number, body: unknown]
@@ -142,6 +145,24 @@ export const scimRoutes = (pool: pg.Pool) => {
     )
   }
 
+  /** How the request came in, as the audit event says it. */
+  interface Via {
+    readonly ip: string | null
+    readonly userAgent: string | null
+  }
+
+  /** The audit event of a directory's write (platform/AuditRecorder.ts), in its transaction, before COMMIT. */
+  const recordAudit = (client: pg.PoolClient, caller: Row, via: Via, action: string, made?: { readonly type: string; readonly id: string }) =>
+    client.query(insertAuditEvent, auditParameters({
+      organizationId: caller.organization_id,
+      action,
+      category: "change",
+      actor: { type: "scim", id: caller.connection_id, membershipId: null, label: null, credentialId: caller.id },
+      ip: via.ip,
+      userAgent: via.userAgent,
+      targets: [{ type: "scim_connection", id: caller.connection_id }, ...(made === undefined ? [] : [made])]
+    }))
+
   const listUsers = async (caller: Row, url: URL, base: string): Promise<Reply> => {
     const filter = readFilter(url.searchParams.get("filter"))
     if (filter === "other") return scimError(400, "The baseline reads only userName eq and externalId eq.", "invalidFilter")
@@ -172,7 +193,7 @@ export const scimRoutes = (pool: pg.Pool) => {
   }
 
   /** Users.create: the person found by email or made, a membership, the SCIM User and the event, under the lock. */
-  const createUser = async (caller: Row, body: Row, base: string, path: string): Promise<Reply> => {
+  const createUser = async (caller: Row, body: Row, base: string, path: string, via: Via): Promise<Reply> => {
     const userName = body.userName
     if (typeof userName !== "string" || userName.trim() === "") return scimError(400, "userName is required.", "invalidValue")
     const externalId = typeof body.externalId === "string" && body.externalId !== "" ? body.externalId : null
@@ -231,6 +252,8 @@ export const scimRoutes = (pool: pg.Pool) => {
           typeof body.displayName === "string" ? body.displayName : null, JSON.stringify(emails), JSON.stringify(resource), at]
       )
       await recordEvent(client, caller, { method: "POST", path, resourceType: "User" }, 201, membershipId)
+      // As orgplane's: its event of a provisioned User names the connection only (not the member it made).
+      await recordAudit(client, caller, via, "scim.user.provision")
       return [201, toScimUser(inserted.rows[0], base)]
     })
   }
@@ -250,7 +273,7 @@ export const scimRoutes = (pool: pg.Pool) => {
    * Groups.create in mode create_teams, without role rules (the bench's connection has none): the group and its
    * members, a team of the group's name (the first free one) with its active members, the event.
    */
-  const createGroup = async (caller: Row, body: Row, base: string, path: string): Promise<Reply> => {
+  const createGroup = async (caller: Row, body: Row, base: string, path: string, via: Via): Promise<Reply> => {
     const displayName = body.displayName
     if (typeof displayName !== "string" || displayName.trim() === "") return scimError(400, "displayName is required.", "invalidValue")
     const externalId = typeof body.externalId === "string" && body.externalId !== "" ? body.externalId : null
@@ -331,6 +354,7 @@ export const scimRoutes = (pool: pg.Pool) => {
       const [row] = (await client.query(`SELECT ${groupColumns} FROM scim_groups g WHERE g.organization_id = $1 AND g.connection_id = $2 AND g.id = $3`, scoped)).rows
       const members = JSON.parse((await client.query(groupMembers, scoped)).rows[0].members) as Array<Row>
       await recordEvent(client, caller, { method: "POST", path, resourceType: "Group" }, 201, id)
+      await recordAudit(client, caller, via, "scim.group.provision", { type: "scim_group", id })
       return [201, {
         schemas: [GroupSchema],
         id: row.id,
@@ -385,10 +409,11 @@ export const scimRoutes = (pool: pg.Pool) => {
       return true
     }
     const base = `http://${request.headers.host}/scim/v2/${connectionId}`
+    const via: Via = { ip: request.socket.remoteAddress ?? null, userAgent: request.headers["user-agent"] ?? null }
     if (request.method === "GET" && resource === "Users") send(response, await listUsers(caller, url, base))
     else if (request.method === "POST" && body === undefined) send(response, scimError(400, "The body must be a JSON object.", "invalidSyntax"))
-    else if (request.method === "POST" && resource === "Users") send(response, await createUser(caller, body!, base, url.pathname))
-    else if (request.method === "POST") send(response, await createGroup(caller, body!, base, url.pathname))
+    else if (request.method === "POST" && resource === "Users") send(response, await createUser(caller, body!, base, url.pathname, via))
+    else if (request.method === "POST") send(response, await createGroup(caller, body!, base, url.pathname, via))
     else send(response, scimError(405, "The baseline answers GET /Users, POST /Users and POST /Groups."))
     return true
   }

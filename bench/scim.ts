@@ -246,6 +246,32 @@ export const measure = async (options: {
     compareAnswers("POST /Users (its User as orgplane reads it)", { target: orgplane, text: read.text }, { target: baseline, text: theirs.firstUser })
   }
 
+  // And the audit event orgplane writes for each write, which the baseline writes too (scim-baseline.ts): one each, of
+  // the same shape (the ids, instants and request ids aside), read from the log of both connections.
+  const checkAuditEvents = async (action: string, count: number) => {
+    if (baseline === undefined || theirs === undefined) return
+    const shapes: Array<Record<string, unknown> | undefined> = []
+    // One after the other: the server answers its statements over IPC one at a time.
+    for (const directory of [ours, theirs]) {
+      const rows = await orgplane.query(
+        `SELECT count(*) OVER ()::int AS n, category, outcome, actor_type, actor_id = $3 AS actor_is_connection,
+                actor_membership_id, actor_label, credential_id IS NOT NULL AS has_credential, ip IS NOT NULL AS has_ip,
+                user_agent IS NOT NULL AS has_agent, request_id IS NOT NULL AS has_request_id,
+                ARRAY(SELECT t ->> 'type' FROM jsonb_array_elements(targets) t ORDER BY 1) AS target_types
+         FROM audit_events WHERE organization_id = $1 AND action = $2 AND actor_id = $3 LIMIT 1`,
+        [organizationId, action, directory.connectionId]
+      ).catch(() => [])
+      shapes.push(rows[0])
+    }
+    const [a, b] = shapes
+    if (a === undefined) return // a checkout without the audit log
+    if (Number(b?.n) !== count || Number(a.n) !== count) {
+      process.stderr.write(`warning: ${action} events: orgplane ${a.n}, baseline ${b?.n ?? 0}, expected ${count} each\n`)
+    }
+    const difference = firstDifference({ ...a, n: 0 }, { ...b, n: 0 })
+    if (difference !== undefined) process.stderr.write(`warning: the baseline's ${action} event differs from orgplane's: ${difference}\n`)
+  }
+
   type Lookup = { readonly label: string; readonly path: (i: number) => string }
   const lookupsAt = (size: number): ReadonlyArray<Lookup> => {
     const list = `/scim/v2/${ours.connectionId}/Users`
@@ -302,6 +328,7 @@ export const measure = async (options: {
 
   await provisionBoth(0, SMALL)
   await checkBaselineUser()
+  await checkAuditEvents("scim.user.provision", SMALL)
   const unanalyzed = await planOf("userName", SMALL)
   await analyze()
   process.stdout.write(`lookups at ${SMALL} Users`)
@@ -335,6 +362,7 @@ export const measure = async (options: {
     const made = JSON.parse(theirGroups.first!)
     const read = await request(agent, orgplane.url, "GET", `/scim/v2/${theirs.connectionId}/Groups/${made.id}`, theirs.token)
     compareAnswers("POST /Groups (its group as orgplane reads it)", { target: orgplane, text: read.text }, { target: baseline, text: theirGroups.first! })
+    await checkAuditEvents("scim.group.provision", GROUPS)
   }
   process.stdout.write(` (${elapsed()})\n`)
 
