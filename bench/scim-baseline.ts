@@ -152,7 +152,7 @@ export const scimRoutes = (pool: pg.Pool) => {
   }
 
   /** The audit event of a directory's write (platform/AuditRecorder.ts), in its transaction, before COMMIT. */
-  const recordAudit = (client: pg.PoolClient, caller: Row, via: Via, action: string, made?: { readonly type: string; readonly id: string }) =>
+  const recordAudit = (client: pg.PoolClient, caller: Row, via: Via, action: string, ...made: ReadonlyArray<{ readonly type: string; readonly id: string }>) =>
     client.query(insertAuditEvent, auditParameters({
       organizationId: caller.organization_id,
       action,
@@ -160,7 +160,7 @@ export const scimRoutes = (pool: pg.Pool) => {
       actor: { type: "scim", id: caller.connection_id, membershipId: null, label: null, credentialId: caller.id },
       ip: via.ip,
       userAgent: via.userAgent,
-      targets: [{ type: "scim_connection", id: caller.connection_id }, ...(made === undefined ? [] : [made])]
+      targets: [{ type: "scim_connection", id: caller.connection_id }, ...made]
     }))
 
   const listUsers = async (caller: Row, url: URL, base: string): Promise<Reply> => {
@@ -252,8 +252,8 @@ export const scimRoutes = (pool: pg.Pool) => {
           typeof body.displayName === "string" ? body.displayName : null, JSON.stringify(emails), JSON.stringify(resource), at]
       )
       await recordEvent(client, caller, { method: "POST", path, resourceType: "User" }, 201, membershipId)
-      // As orgplane's: its event of a provisioned User names the connection only (not the member it made).
-      await recordAudit(client, caller, via, "scim.user.provision")
+      // As orgplane's: its event of a provisioned User names the connection, the member and the person.
+      await recordAudit(client, caller, via, "scim.user.provision", { type: "member", id: membershipId }, { type: "user", id: userId })
       return [201, toScimUser(inserted.rows[0], base)]
     })
   }

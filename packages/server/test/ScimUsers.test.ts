@@ -124,6 +124,11 @@ describe("SCIM Users: Okta", () => {
 
     const member = (await members(scim)).find((entry) => entry.id === user.id)
     expect(member).toMatchObject({ role: "member", email: body.userName })
+    // The audit log names the directory as the actor and whom it provisioned, found by the member's id.
+    const provisioned = await Http.request(server.url, "GET", `/v1/audit/events?action=scim.user.provision&targetId=${user.id}`, { token: scim.org.owner.token })
+    expect(provisioned.body.items.map((event: any) => [event.actor.type, event.actor.id, event.targets.map((target: any) => target.type)])).toEqual([
+      ["scim", scim.connection.id, ["scim_connection", "member", "user"]]
+    ])
 
     const found = await scim.call("GET", `/Users?filter=${encodeURIComponent(`userName eq "${body.userName.toUpperCase()}"`)}&startIndex=1&count=100`)
     expect(found.body.totalResults).toBe(1)

@@ -20,6 +20,7 @@ import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { UsersRepository as AccountsRepository } from "../identity/UsersRepository.js"
 import { Crypto } from "../platform/Crypto.js"
+import { describe } from "../platform/AuditRecorder.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { EnterpriseUserSchemaId, MaxResults, UserResourceType, UserSchemaId } from "./Attributes.js"
@@ -244,6 +245,8 @@ export class Users extends Effect.Service<Users>()("@orgplane/server/scim/Users"
             })).id
           }
           yield* setActive(caller, membershipId, values.active)
+          // The event names whom the directory provisioned: the member, and the person.
+          yield* describe({ targets: [membershipId, userId] })
           return yield* repository.insert(caller, { ...values, membershipId, userId, at })
         }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId."))))
         return toScimUser(row, base) as ScimUser
