@@ -26,6 +26,7 @@ import ssoExpiry from "./0023_sso_expiry.js"
 import samlMetadataRefresh from "./0024_saml_metadata_refresh.js"
 import scim from "./0025_scim.js"
 import audit from "./0026_audit.js"
+import auditStreams from "./0028_audit_streams.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -53,5 +54,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 23, name: "sso_expiry", up: ssoExpiry },
   { id: 24, name: "saml_metadata_refresh", up: samlMetadataRefresh },
   { id: 25, name: "scim", up: scim },
-  { id: 26, name: "audit", up: audit }
+  { id: 26, name: "audit", up: audit },
+  // 27 is taken by another change under way.
+  { id: 28, name: "audit_streams", up: auditStreams }
 ]
