@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
+import { streams } from "./auditStreams.js"
 
 const query = AuditEventsQuery.fields
 
@@ -95,5 +96,6 @@ export const audit = Commands.group("audit", "Read the active organization's aud
   list,
   get,
   exportEvents,
-  types
+  types,
+  streams
 ])
