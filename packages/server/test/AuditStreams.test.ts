@@ -2,13 +2,15 @@
  * Audit log streaming through HTTP, against a real receiver on loopback (testkit's FakeAuditReceiver, which checks
  * signatures with the client's `verifyAuditStreamSignature`): the secret shown once, signed batches in order and
  * each event once, a receiver answering 503 and then down for a minute (real time, backoff capped at 5 seconds),
- * secret rotation, the test ping, tenancy, roles, the limit, and the outbound guard with private destinations off.
+ * secret rotation, the test ping, tenancy, roles, the limit, the outbound guard with private destinations off, and
+ * (Postgres only: it needs a second connection) an event committed late by a slow transaction, still sent in order.
  */
 import { verifyAuditStreamSignature } from "@orgplane/client"
-import { FakeAuditReceiver, Http, TestServer, Wait } from "@orgplane/testkit"
+import { FakeAuditReceiver, Http, TestDatabase, TestServer, Wait } from "@orgplane/testkit"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
-let server: TestServer.RunningServer
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
 let receiver: FakeAuditReceiver.FakeAuditReceiver
 let org: Awaited<ReturnType<typeof Http.staffed>>
 let other: Awaited<ReturnType<typeof Http.staffed>>
@@ -18,7 +20,7 @@ let secret: string
 beforeAll(async () => {
   receiver = await FakeAuditReceiver.start()
   // The receiver is on loopback: private destinations allowed. Short polls and backoff keep the file's time modest.
-  server = await TestServer.start({
+  server = await TestServer.startSharingDatabase({
     outboundAllowPrivate: true,
     auditStreamPollInterval: "250 millis",
     auditStreamSettle: "1 second",
@@ -38,8 +40,9 @@ const { del, get, patch, post } = Http.verbs(() => server.url)
 
 type Event = FakeAuditReceiver.ReceivedDelivery["events"][number]
 
-/** Every event the receiver acknowledged (answered 200), in the order received. */
-const acknowledged = (): Array<Event> => receiver.deliveries.filter((delivery) => delivery.status === 200).flatMap((delivery) => [...delivery.events])
+/** Every event the receiver acknowledged (answered 200) on this organization's stream's path, in the order received. */
+const acknowledged = (path = "/ingest"): Array<Event> =>
+  receiver.deliveries.filter((delivery) => delivery.status === 200 && delivery.path === path).flatMap((delivery) => [...delivery.events])
 
 const streamOf = async (token = org.owner.token) => Http.expectStatus("stream", await get(`/v1/audit/streams/${streamId}`, { token }), 200).stream
 
@@ -95,6 +98,7 @@ describe("streaming the audit log", () => {
     await Wait.until(() => expected.every((id) => acknowledged().some((event) => event.id === id)), "the teams' events delivered", 30_000)
 
     const deliveries = receiver.deliveries.filter((delivery) => delivery.status === 200)
+    expect(deliveries.length).toBeGreaterThan(0)
     expect(deliveries.every((delivery) => delivery.verified && delivery.path === "/ingest" && delivery.contentType === "application/json")).toBe(true)
     expect(deliveries.every((delivery) => /^asd_[0-9a-z]{26}$/.test(delivery.deliveryId ?? ""))).toBe(true)
     expect(new Set(deliveries.map((delivery) => delivery.deliveryId)).size).toBe(deliveries.length)
@@ -122,12 +126,26 @@ describe("streaming the audit log", () => {
     expect(stream.delivery.lastDeliveredEventId).toBe(events.at(-1)!.id)
   })
 
-  it("never sends another organization's events, and answers 404 for this organization's stream to it", async () => {
-    Http.expectStatus("team", await post("/v1/teams", { token: other.owner.token, body: { name: "Foreign" } }), 201)
+  it("sends each organization's events to its own streams only, and answers 404 for this organization's stream to another", async () => {
+    // The other organization streams to the same receiver, on another path, with its own secret.
+    const theirs = Http.expectStatus<any>("stream", await post("/v1/audit/streams", { token: other.owner.token, body: { url: `${receiver.url}/other` } }), 201)
+    receiver.setSecrets(secret, theirs.secret)
+    const foreign = Http.expectStatus<any>("team", await post("/v1/teams", { token: other.owner.token, body: { name: "Foreign" } }), 201).team.id
     const marker = await makeTeams("After foreign", 1)
     const [markerEvent] = await eventIdsFor(marker)
     await Wait.until(() => acknowledged().some((event) => event.id === markerEvent), "the marker event delivered", 30_000)
-    expect(receiver.deliveries.flatMap((delivery) => delivery.events).every((event) => event.organizationId === org.organizationId)).toBe(true)
+    await Wait.until(() => acknowledged("/other").some((event) => event.action === "team.create"), "the other organization's team event delivered", 30_000)
+    const ours = receiver.deliveries.filter((delivery) => delivery.path === "/ingest").flatMap((delivery) => delivery.events)
+    const elsewhere = receiver.deliveries.filter((delivery) => delivery.path === "/other").flatMap((delivery) => delivery.events)
+    expect(ours.every((event) => event.organizationId === org.organizationId)).toBe(true)
+    expect(elsewhere.length).toBeGreaterThan(0)
+    expect(elsewhere.every((event) => event.organizationId === other.organizationId)).toBe(true)
+    expect(ours.some((event) => event.id === markerEvent)).toBe(true)
+    expect(elsewhere.map((event) => event.action)).toEqual(["audit.stream.create", "team.create"])
+    expect(JSON.stringify(ours)).not.toContain(foreign)
+    expect((await del(`/v1/audit/streams/${theirs.stream.id}`, { token: other.owner.token })).status).toBe(204)
+    expect((await get(`/v1/audit/streams/${theirs.stream.id}`, { token: org.owner.token })).status).toBe(404)
+    receiver.setSecrets(secret)
 
     for (const response of [
       await get(`/v1/audit/streams/${streamId}`, { token: other.owner.token }),
@@ -185,12 +203,33 @@ describe("streaming the audit log", () => {
     expect(await verifyAuditStreamSignature(old, delivery.signature, delivery.body, 10 ** 9)).toBe(false)
   })
 
+  it.runIf(TestDatabase.onPostgres)("on Postgres: holds delivery behind a slow transaction, so its older event is sent before newer ones", async () => {
+    // An event stamped inside a transaction that stays open for 4 seconds (beyond the 1 s settle window) while a newer
+    // event commits at once: without the horizon the newer one would be sent first and the cursor would pass the other.
+    const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+    const heldId = `aev_01${Array.from({ length: 24 }, () => alphabet[Math.floor(Math.random() * 32)]).join("")}`
+    const held = server.sql((sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id)
+                   VALUES (${org.organizationId}, ${heldId}, ${new Date()}, 'team.update', 'change', 'succeeded', 'system', 'system:slow-test')`
+        yield* Effect.sleep("4 seconds")
+      }))
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const [newer] = await eventIdsFor(await makeTeams("After the slow one", 1))
+    await held
+    await Wait.until(() => [heldId, newer].every((id) => acknowledged().some((event) => event.id === id)), "both events delivered", 30_000)
+    const ids = acknowledged().map((event) => event.id)
+    expect(ids.indexOf(heldId)).toBeLessThan(ids.indexOf(newer!))
+    expect(inOrder(acknowledged())).toBe(true)
+  })
+
   it("keeps events across a receiver answering 503 and then down for a minute, and delivers each once, in order, when it is back", async () => {
     const countBefore = receiver.deliveries.length
     receiver.failWith(503)
     const during503 = await makeTeams("While failing", 3)
-    await Wait.until(() => receiver.deliveries.slice(countBefore).filter((delivery) => delivery.status === 503).length >= 2, "two refused attempts", 30_000)
-    const refused = receiver.deliveries.slice(countBefore).filter((delivery) => delivery.status === 503)
+    await Wait.until(() => receiver.deliveries.slice(countBefore).filter((delivery) => delivery.status === 503 && delivery.path === "/ingest").length >= 2, "two refused attempts", 30_000)
+    const refused = receiver.deliveries.slice(countBefore).filter((delivery) => delivery.status === 503 && delivery.path === "/ingest")
     // A retried batch keeps its delivery id.
     expect(refused[1]!.deliveryId).toBe(refused[0]!.deliveryId)
     const failing = await streamOf(org.admin.token)
@@ -217,6 +256,8 @@ describe("streaming the audit log", () => {
     expect(events.filter((event) => expected.includes(event.id)).map((event) => event.id)).toEqual(expected)
     // The batch refused with 503 was finally acknowledged under its own delivery id.
     expect(receiver.deliveries.some((delivery) => delivery.status === 200 && delivery.deliveryId === refused[0]!.deliveryId)).toBe(true)
+    // And nothing was acknowledged while the receiver failed: every attempt in the outage was refused or never arrived.
+    expect(receiver.deliveries.slice(countBefore).filter((delivery) => delivery.deliveryId === refused[0]!.deliveryId).map((delivery) => delivery.status).at(-1)).toBe(200)
     const recovered = await streamOf()
     expect(recovered.delivery).toMatchObject({ consecutiveFailures: 0, lastError: null })
     expect(new Date(recovered.delivery.lastSuccessAt).getTime()).toBeGreaterThan(new Date(down.delivery.lastAttemptAt).getTime())

@@ -134,7 +134,7 @@ export class StreamsRepository extends Effect.Service<StreamsRepository>()("@org
 
     /**
      * Applies `changes`; a new URL, or resuming, makes the next attempt due at `at` with failures forgotten (the
-     * cursor stays); pausing clears the next attempt.
+     * cursor stays); pausing clears the next attempt. A lease stays: a delivery under way finishes first.
      */
     const update = (organizationId: OrganizationId, id: AuditStreamId, changes: Changes, at: Date) => {
       const fresh = changes.url !== undefined || changes.status === "active"
@@ -144,7 +144,7 @@ export class StreamsRepository extends Effect.Service<StreamsRepository>()("@org
         changes.status === undefined ? undefined : sql`status = ${changes.status}`,
         changes.status === "paused" ? sql`next_attempt_at = NULL` : undefined,
         fresh && changes.status !== "paused"
-          ? sql`next_attempt_at = ${at}, consecutive_failures = 0, last_error = NULL, lease_until = NULL`
+          ? sql`next_attempt_at = ${at}, consecutive_failures = 0, last_error = NULL`
           : undefined,
         sql`updated_at = ${at}`
       ].filter((set) => set !== undefined)
