@@ -132,6 +132,13 @@ const deliver = (row: AuditStreamRow) =>
     }
   }).pipe(Effect.annotateLogs({ auditStreamId: row.id, organizationId: row.organizationId }))
 
+/**
+ * A database outage is told once, by platform/DatabaseStatus.ts, and the lease and the pending batch make the next
+ * poll after it take up where this one stopped: nothing more to say at every poll.
+ */
+const quietWhileUnavailable = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (error) => error._tag === "ServiceUnavailable", () => Effect.void)
+
 /** Leases the due streams this runner has room for and starts their deliveries (not waiting for them). */
 const tick = (inFlight: FiberSet.FiberSet<void, never>) =>
   Effect.gen(function*() {
@@ -144,7 +151,7 @@ const tick = (inFlight: FiberSet.FiberSet<void, never>) =>
     const lease = new Date(at.getTime() + 2 * Duration.toMillis(config.timeout) + 30_000)
     const due = yield* orUnavailable(streams.claim(at, lease, room))
     for (const row of due) {
-      yield* FiberSet.run(inFlight, Effect.catchAllCause(deliver(row), (cause) => Effect.logWarning("Audit stream delivery failed", cause)))
+      yield* FiberSet.run(inFlight, deliver(row).pipe(quietWhileUnavailable, Effect.catchAllCause((cause) => Effect.logWarning("Audit stream delivery failed", cause))))
     }
   })
 
@@ -153,7 +160,7 @@ export const loop = Effect.gen(function*() {
   const config = yield* StreamConfig
   const inFlight = yield* FiberSet.make<void, never>()
   yield* Effect.repeat(
-    Effect.catchAllCause(tick(inFlight), (cause) => Effect.logWarning("Audit streams: looking for due deliveries failed", cause)),
+    tick(inFlight).pipe(quietWhileUnavailable, Effect.catchAllCause((cause) => Effect.logWarning("Audit streams: looking for due deliveries failed", cause))),
     Schedule.spaced(config.pollInterval)
   )
 }).pipe(Effect.scoped)
