@@ -243,6 +243,8 @@ describe("streaming the audit log", () => {
     const down = await streamOf(org.admin.token)
     // Backoff doubles from 0.5 s to the 5 s cap: a dozen or so attempts in the minute, none acknowledged.
     expect(down.delivery.consecutiveFailures).toBeGreaterThanOrEqual(8)
+    // ... and not one per poll (every 250 ms here): the waits grew.
+    expect(down.delivery.consecutiveFailures).toBeLessThanOrEqual(25)
     expect(down.delivery.lastError).toMatch(/^network: /)
     expect(new Date(down.delivery.nextAttemptAt).getTime() - new Date(down.delivery.lastAttemptAt).getTime()).toBeLessThanOrEqual(5_000)
 
@@ -322,5 +324,10 @@ describe("the outbound guard, with private destinations off", () => {
     expect(await refused("https://10.1.2.3/ingest")).toMatch(/^The outbound URL is not allowed: 10\.1\.2\.3 is /)
     expect(await refused("https://[::1]/ingest")).toMatch(/^The outbound URL is not allowed: /)
     expect(Http.expectStatus<any>("list", await Http.request(guarded.url, "GET", "/v1/audit/streams", { token: owner.token }), 200).items).toEqual([])
+    // A public address passes (paused: nothing is sent from here); moving it to a private one is refused the same way.
+    const made = Http.expectStatus<any>("stream", await Http.request(guarded.url, "POST", "/v1/audit/streams", { token: owner.token, body: { url: "https://93.184.216.34/ingest", status: "paused" } }), 201)
+    const moved = await Http.request(guarded.url, "PATCH", `/v1/audit/streams/${made.stream.id}`, { token: owner.token, body: { url: "https://192.168.1.20/ingest" } })
+    expect([moved.status, moved.body.details?.[0]?.path]).toEqual([400, ["url"]])
+    expect(moved.body.details[0].message).toMatch(/^The outbound URL is not allowed: 192\.168\.1\.20 is /)
   })
 })
