@@ -1,3 +1,4 @@
+export * from "./AuditStreams.js"
 export * from "./Client.js"
 export * from "./Errors.js"
 export type { Hooks, OrgplaneRequest, OrgplaneResponse } from "./Hooks.js"

@@ -249,6 +249,7 @@ describe("Promise client", () => {
       "admin",
       "apiKeys",
       "audit",
+      "auditStreams",
       "bootstrap",
       "capabilities",
       "close",

@@ -28,6 +28,7 @@ import { ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { AuditApi } from "./AuditApi.js"
+import { AuditStreamsApi } from "./AuditStreamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { WorkerActivityApi } from "./WorkerActivityApi.js"
@@ -237,6 +238,7 @@ const Groups = HttpApi.make("orgplane")
   .add(SuiteConnectionsApi)
   .add(CapabilitiesApi)
   .add(AuditApi)
+  .add(AuditStreamsApi)
   .pipe(withApiErrors)
 
 export class Api extends Groups.annotateContext(

@@ -161,7 +161,12 @@ export const AuditActions = {
   // The audit log itself
   "audit.export": access("The audit log was exported (the filters are the event's reason)."),
   "audit.settings.update": security("The audit log's settings (its retention) were changed."),
-  "audit.retention.apply": change("Events older than the organization's retention were deleted by the daily job.")
+  "audit.retention.apply": change("Events older than the organization's retention were deleted by the daily job."),
+  "audit.stream.create": security("An audit stream (an endpoint receiving the organization's events) was registered."),
+  "audit.stream.update": security("An audit stream's URL or description was changed, or it was paused or resumed."),
+  "audit.stream.delete": security("An audit stream was deleted."),
+  "audit.stream.secret.rotate": security("An audit stream's signing secret was replaced."),
+  "audit.stream.test": execution("A signed test delivery was sent to an audit stream's endpoint.")
 } as const satisfies Record<string, AuditActionRule>
 
 export type AuditAction = keyof typeof AuditActions

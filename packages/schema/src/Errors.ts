@@ -158,7 +158,8 @@ export const NotFoundCode = Schema.Literal(
   "llm_catalog_provider_not_found",
   "scim_connection_not_found",
   "scim_token_not_found",
-  "audit_event_not_found"
+  "audit_event_not_found",
+  "audit_stream_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -222,7 +223,8 @@ export const ConflictCode = Schema.Literal(
   "member_deprovisioned",
   "team_external_key_taken",
   "team_managed_by_directory",
-  "scim_connection_exists"
+  "scim_connection_exists",
+  "audit_stream_limit_reached"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

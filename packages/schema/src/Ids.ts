@@ -177,6 +177,10 @@ export const ScimEventId = typeId("sce", "ScimEventId", "SCIM provisioning event
 export type ScimEventId = typeof ScimEventId.Type
 export const AuditEventId = typeId("aev", "AuditEventId", "Audit event id")
 export type AuditEventId = typeof AuditEventId.Type
+export const AuditStreamId = typeId("ast", "AuditStreamId", "Audit stream id")
+export type AuditStreamId = typeof AuditStreamId.Type
+export const AuditStreamDeliveryId = typeId("asd", "AuditStreamDeliveryId", "Audit stream delivery id")
+export type AuditStreamDeliveryId = typeof AuditStreamDeliveryId.Type
 
 /**
  * Every TypeID the service issues, by prefix: what the server's `makeId(prefix)` returns, so a prefix can only
@@ -230,7 +234,9 @@ export const IdsByPrefix = {
   sct: ScimTokenId,
   scg: ScimGroupId,
   sce: ScimEventId,
-  aev: AuditEventId
+  aev: AuditEventId,
+  ast: AuditStreamId,
+  asd: AuditStreamDeliveryId
 } as const
 export type Prefix = keyof typeof IdsByPrefix
 /** The branded id type of a prefix: `IdOf<"tem">` is `TeamId`. */

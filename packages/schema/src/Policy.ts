@@ -59,7 +59,7 @@ export const Policy = {
   },
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "audit.read": { role: "admin", capability: "read and export the organization's audit log: who did what, when and through which credential" },
-  "audit.manage": { role: "owner", capability: "set how long the organization's audit log keeps its events" },
+  "audit.manage": { role: "owner", capability: "set how long the organization's audit log keeps its events, and manage the endpoints it is streamed to" },
   "organizations.setPlan": {
     role: "admin",
     capability: "change any organization's plan (in the operator organization only)",

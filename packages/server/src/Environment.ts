@@ -11,6 +11,7 @@ import * as McpToolConfig from "./mcp/ToolConfig.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 import * as TemplateSchemas from "./templates/SchemaRegistry.js"
 import * as SamlRefreshConfig from "./sso/SamlRefreshConfig.js"
+import * as AuditStreamConfig from "./audit/StreamConfig.js"
 
 export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...Config.environment,
@@ -24,5 +25,6 @@ export const environment: ReadonlyArray<readonly [string, string, string]> = [
   ...CapabilityConfig.environment,
   ...TemplateSchemas.environment,
   ...LlmConfig.environment,
-  ...SamlRefreshConfig.environment
+  ...SamlRefreshConfig.environment,
+  ...AuditStreamConfig.environment
 ]

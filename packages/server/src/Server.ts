@@ -44,6 +44,7 @@ import * as RequestLog from "./platform/RequestLog.js"
 import * as StoredSecrets from "./platform/StoredSecrets.js"
 import * as SsoHttp from "./sso/Http.js"
 import * as AuditHttp from "./audit/Http.js"
+import * as AuditStreamConfig from "./audit/StreamConfig.js"
 import { AuditRecorder } from "./platform/AuditRecorder.js"
 import * as ScimConnectionsHttp from "./scim/ConnectionsHttp.js"
 import * as ScimGroupsHttp from "./scim/GroupsHttp.js"
@@ -75,7 +76,8 @@ import * as LlmConfig from "./llm/LlmConfig.js"
  */
 export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.Options & WorkerRuntimeConfig.Options & WorkerActivityConfig.Options &
   McpPresetsConfig.Options &
-  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & LlmConfig.Options & SamlRefreshConfig.Options & {
+  McpToolConfig.Options & CapabilityConfig.Options & TemplateSchemas.Options & LlmConfig.Options & SamlRefreshConfig.Options &
+  AuditStreamConfig.Options & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
   /**
@@ -138,6 +140,7 @@ const Integrations = (options: ServerOptions) =>
     Layer.provideMerge(TemplateSchemas.layer(options)),
     Layer.provideMerge(LlmConfig.layer(options)),
     Layer.provideMerge(SamlRefreshConfig.layer(options)),
+    Layer.provideMerge(AuditStreamConfig.layer(options)),
     Layer.provideMerge(OutboundLive(options))
   )
 

@@ -55,6 +55,12 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
     operation: "suiteClients.put",
     path: [member],
     message: "The outbound URL is not allowed: x.example could not be resolved"
+  })),
+  // Audit streams: an endpoint that resolves to public addresses.
+  ...(["auditStreams.create", "auditStreams.update"] as const).map((operation) => ({
+    operation,
+    path: ["url"],
+    message: "The outbound URL is not allowed: x.example could not be resolved"
   }))
 ]
 

@@ -34,7 +34,9 @@ const semantic: ReadonlyArray<{ readonly operation: string; readonly path: strin
   // The example's password is not the test account's.
   { operation: "users.changePassword", path: "currentPassword", message: /^is not the account's current password$/ },
   // The example MCP server is on the internet, which the tests cannot reach: its host does not resolve.
-  { operation: "mcpConnections.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ }
+  { operation: "mcpConnections.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ },
+  // The same for the example audit stream's endpoint.
+  { operation: "auditStreams.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ }
 ]
 
 let server: TestServer.RunningServer

@@ -17,6 +17,7 @@ import { Console, Duration, Effect, Option, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
+import { streams } from "./auditStreams.js"
 
 const query = AuditEventsQuery.fields
 
@@ -198,5 +199,6 @@ export const audit = Commands.group("audit", "Read the active organization's aud
   get,
   exportEvents,
   types,
-  Commands.group("settings", "The audit log's retention.", [getSettings, setSettings])
+  Commands.group("settings", "The audit log's retention.", [getSettings, setSettings]),
+  streams
 ])

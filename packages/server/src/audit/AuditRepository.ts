@@ -13,6 +13,9 @@ const columns = `e.id, e.organization_id, e.occurred_at, e.action, e.category, e
 
 const json = ["actor", "via", "targets", "changes"] as const
 
+/** The same columns and JSON members for audit/StreamsRepository.ts, which reads events in a stream's order. */
+export { columns as eventColumns, json as eventJson }
+
 const keysets = {
   desc: Keyset.make<AuditEvent>("audit-events", "desc", [
     { column: "e.occurred_at", value: (event) => event.occurredAt.toISOString(), compare: (value, sql) => sql`${value}::timestamptz` },

@@ -7,6 +7,10 @@ import { Audit } from "./Audit.js"
 import { AuditRepository } from "./AuditRepository.js"
 import * as Partitions from "./Partitions.js"
 import * as Retention from "./Retention.js"
+import * as StreamDelivery from "./StreamDelivery.js"
+import { Streams } from "./Streams.js"
+import { StreamsHttp } from "./StreamsHttp.js"
+import { StreamsRepository } from "./StreamsRepository.js"
 
 export const AuditHttp = group(Api, "audit", (handlers) =>
   Effect.gen(function*() {
@@ -29,8 +33,10 @@ export const AuditHttp = group(Api, "audit", (handlers) =>
       .handle("setSettings", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => audit.setSettings(caller, payload)))
   }))
 
-/** The handlers, with the log's partitions made at start-up and kept ahead daily. */
-export const layer = Layer.mergeAll(AuditHttp, Partitions.layer, Retention.layer).pipe(
+/** The handlers, with the log's partitions made at start-up and kept ahead daily, and its streams' delivery. */
+export const layer = Layer.mergeAll(AuditHttp, Partitions.layer, Retention.layer, StreamsHttp, StreamDelivery.layer).pipe(
   Layer.provide(Audit.Default),
-  Layer.provide(AuditRepository.Default)
+  Layer.provide(AuditRepository.Default),
+  Layer.provide(Streams.Default),
+  Layer.provide(StreamsRepository.Default)
 )

@@ -27,6 +27,7 @@ import samlMetadataRefresh from "./0024_saml_metadata_refresh.js"
 import scim from "./0025_scim.js"
 import audit from "./0026_audit.js"
 import auditChanges from "./0027_audit_changes.js"
+import auditStreams from "./0028_audit_streams.js"
 import auditActionFamily from "./0029_audit_action_family.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -57,5 +58,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 25, name: "scim", up: scim },
   { id: 26, name: "audit", up: audit },
   { id: 27, name: "audit_changes", up: auditChanges },
+  { id: 28, name: "audit_streams", up: auditStreams },
   { id: 29, name: "audit_action_family", up: auditActionFamily }
 ]

@@ -99,7 +99,8 @@ const kinds: Partial<Record<Prefix, string>> = {
   emg: "access_grant",
   lpg: "access_grant",
   pco: "plugin_config_object",
-  mkp: "marketplace_plugin"
+  mkp: "marketplace_plugin",
+  ast: "audit_stream"
 }
 
 const typeId = /^([a-z]{2,3})_[0-9a-hjkmnp-tv-z]{26}$/

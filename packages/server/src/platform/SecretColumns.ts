@@ -65,7 +65,8 @@ export const SecretColumns = {
   suiteRefreshToken: column("suite_credentials", "refresh_token_ciphertext", ["suite", "membership_id"], "the member's suite refresh token"),
   suiteCodeVerifier: column("suite_authorizations", "code_verifier_ciphertext", ["id"], "the suite authorization's PKCE verifier"),
   llmCredential: column("llm_providers", "credential_ciphertext", ["id"], "the LLM provider's credential"),
-  llmHeaders: column("llm_providers", "headers_ciphertext", ["id"], "the LLM provider's extra headers")
+  llmHeaders: column("llm_providers", "headers_ciphertext", ["id"], "the LLM provider's extra headers"),
+  auditStreamSecret: column("audit_streams", "secret_ciphertext", ["id"], "the audit stream's signing secret")
 } as const
 
 /** The list the upgrade and the rotation walk. */
