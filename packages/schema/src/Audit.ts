@@ -29,10 +29,10 @@ export const AuditOutcome = Schema.Literal("succeeded", "denied", "failed").anno
 })
 export type AuditOutcome = typeof AuditOutcome.Type
 
-export const AuditActorType = Schema.Literal("user", "api_key", "scim", "worker", "system").annotations({
+export const AuditActorType = Schema.Literal("user", "api_key", "scim", "worker", "system", "anonymous").annotations({
   identifier: "AuditActorType",
   description:
-    "`user`: a person with a session; `api_key`: an organization API key (acting as the member who made it); `scim`: a directory through a SCIM connection; `worker`: a worker's runtime; `system`: the server's own background work."
+    "`user`: a person with a session; `api_key`: an organization API key (acting as the member who made it); `scim`: a directory through a SCIM connection; `worker`: a worker's runtime; `system`: the server's own background work; `anonymous`: someone not identified, in a sign-in through the organization's SSO that failed (`id` is `anonymous`; `label` is the email the identity provider vouched for, when its answer was valid)."
 })
 export type AuditActorType = typeof AuditActorType.Type
 

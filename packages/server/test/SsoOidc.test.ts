@@ -187,6 +187,22 @@ describe("SSO with OIDC", { timeout: 60_000 }, () => {
     expect([answered.status, answered.body.code]).toEqual([401, "email_not_verified"])
   })
 
+  it("records failed sign-ins in the organization's audit log: who the provider vouched for, or no one for a forged token", async () => {
+    const org = await activeOrganization()
+    const email = account(`guessed@${org.domain}`, { email_verified: false })
+    const refused = await signIn(email)
+    expect(refused.answered.status).toBe(401)
+    const forged = await signIn(account(`forged@${org.domain}`), { idToken: "badSignature" })
+    expect([forged.answered.status, forged.answered.body.code]).toEqual([401, "signature_invalid"])
+    const events = (await get("/v1/audit/events?action=session.create&outcome=failed", { token: org.token })).body.items
+    expect(events.map((event: any) => [event.reason, event.actor, event.via.ssoConnectionId, event.targets])).toEqual([
+      ["signature_invalid", { type: "anonymous", id: "anonymous", membershipId: null, label: null }, org.connection.id, [{ type: "sso_connection", id: org.connection.id }]],
+      ["email_not_verified", { type: "anonymous", id: "anonymous", membershipId: null, label: email }, org.connection.id, [{ type: "sso_connection", id: org.connection.id }]]
+    ])
+    expect(events[0].via.credentialId).toBeNull()
+    expect(events[0].requestId).toEqual(expect.any(String))
+  })
+
   it("refuses an ID token from another issuer", async () => {
     const org = await organization()
     await expectTestFailure(org.token, org.connection.id, "issuer_mismatch", { idToken: "wrongIssuer" })

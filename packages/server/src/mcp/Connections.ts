@@ -391,6 +391,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
               disabledTools: policy.disabledTools,
               updatedBy: policy.updatedByOrgMembershipId
             })
+            yield* describeChange(McpToolPolicy, toolPolicyOf(locked.value), policy)
             return policy
           })
         )

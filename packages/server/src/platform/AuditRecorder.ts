@@ -480,7 +480,38 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
         })
       }).pipe(Effect.provideService(IdGenerator, ids))
 
-    return { run, recordSystem } as const
+    /**
+     * A failed attempt recorded on its own, outside any declared operation (an SSO sign-in completed at a callback
+     * or an ACS): by someone not identified, with the request's address, agent and id when there is a request.
+     */
+    const recordFailedAttempt = (attempt: {
+      readonly organizationId: OrganizationId
+      readonly action: AuditAction
+      readonly reason: string
+      readonly label: string | null
+      readonly ssoConnectionId: ActorFacts["ssoConnectionId"]
+      readonly targets: ReadonlyArray<string>
+    }) =>
+      Effect.gen(function*() {
+        const http = Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
+        const agent = http?.headers["user-agent"]
+        const draft: Draft = {
+          action: attempt.action,
+          organizationId: attempt.organizationId,
+          actor: { type: "anonymous", id: "anonymous", membershipId: null, label: attempt.label, credentialId: null, ssoConnectionId: attempt.ssoConnectionId },
+          targets: attempt.targets.flatMap((id) => targetOf(id) ?? []),
+          ip: http === undefined ? null : yield* Effect.orElseSucceed(Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, http), () => null),
+          userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
+          requestId: yield* currentRequestId,
+          changes: null,
+          reason: null,
+          failure: undefined,
+          written: false
+        }
+        yield* writeAlone(draft, "failed", attempt.reason)
+      })
+
+    return { run, recordSystem, recordFailedAttempt } as const
   })
 }) {}
 

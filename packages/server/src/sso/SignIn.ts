@@ -27,6 +27,7 @@ import { Accounts } from "../identity/Accounts.js"
 import { sessionOf } from "../identity/Authentication.js"
 import { domainOf, SsoEnforcement } from "../identity/SsoEnforcement.js"
 import { toUser, UsersRepository } from "../identity/UsersRepository.js"
+import { AuditRecorder } from "../platform/AuditRecorder.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { CursorKey } from "../platform/Keyset.js"
@@ -68,6 +69,7 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
     const sso = yield* Sso
     const enforcement = yield* SsoEnforcement
     const jit = yield* Jit
+    const recorder = yield* AuditRecorder
     const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
     const oidc = yield* oidcEngine
     const saml = yield* samlEngine
@@ -324,6 +326,21 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
       })
 
     /**
+     * A sign-in through the connection that failed, in its organization's audit log (`session.create`, `failed`,
+     * the failure's code): by someone not identified, labelled with the email the provider vouched for when its
+     * answer was valid (a forged or replayed one names no one).
+     */
+    const failedSignIn = (connection: SsoConnectionRow, profile: SsoProfile | null, error: SsoFailureError) =>
+      recorder.recordFailedAttempt({
+        organizationId: connection.organizationId,
+        action: "session.create",
+        reason: error.code,
+        label: profile?.email ?? null,
+        ssoConnectionId: connection.id,
+        targets: [connection.id]
+      })
+
+    /**
      * What a validated (or refused) answer of the provider gives for its intent: the mapping and the connection's
      * rules, then a test's report, or a sign-in's one-time code.
      */
@@ -351,10 +368,16 @@ export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignI
           return { _tag: "test" as const, test, failure: failed }
         }
 
-        if (checked._tag === "Left") return { _tag: "sign_in" as const, intent, failure: checked.left, code: null }
+        if (checked._tag === "Left") {
+          yield* failedSignIn(connection, profile, checked.left)
+          return { _tag: "sign_in" as const, intent, failure: checked.left, code: null }
+        }
         const person = yield* Effect.either(jit.personFor(connection, received!, profile!, checked.right))
         if (person._tag === "Left") {
-          if (person.left instanceof SsoFailureError) return { _tag: "sign_in" as const, intent, failure: person.left, code: null }
+          if (person.left instanceof SsoFailureError) {
+            yield* failedSignIn(connection, profile, person.left)
+            return { _tag: "sign_in" as const, intent, failure: person.left, code: null }
+          }
           return yield* person.left
         }
         return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.right) }
