@@ -292,6 +292,11 @@ describe("the operator organization", () => {
       const changed = await Http.request(fresh.url, "PATCH", path, { token: operator.token, body: { plan: "enterprise" } })
       expect(changed.status).toBe(200)
       expect(changed.body.organization.plan).toBe("enterprise")
+      // The operator's log records it, naming the customer and the plan before and after.
+      const logged = await Http.request(fresh.url, "GET", `/v1/audit/events?action=organization.plan.update&targetId=${customer.organization.id}`, { token: operator.token })
+      expect(logged.body.items.map((event: any) => event.changes)).toEqual([
+        { before: { plan: customer.organization.plan }, after: { plan: "enterprise" }, changedFields: ["plan"] }
+      ])
       const denied = await Http.request(fresh.url, "PATCH", `/v1/admin/organizations/${operator.organization.id}/plan`, {
         token: customer.token,
         body: { plan: "enterprise" }

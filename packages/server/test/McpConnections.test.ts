@@ -460,6 +460,13 @@ describe("MCP connections", () => {
     expect((await get(`/v1/mcp-connections/${connection.id}`, { token: org.owner.token })).body.item.toolPolicy).toEqual(set.body)
     const all = await request("PUT", path, { token: org.owner.token, body: { allDisabled: true, disabledTools: [] } })
     expect(all.body).toMatchObject({ allDisabled: true, disabledTools: [], updatedByOrgMembershipId: org.owner.membership.id })
+    // The audit log keeps each change of the policy, field by field.
+    const [latest] = (await get(`/v1/audit/events?action=mcp_connection.tool_policy.update&targetId=${connection.id}`, { token: org.owner.token })).body.items
+    expect(latest.changes).toEqual({
+      before: { allDisabled: false, disabledTools: ["delete_item", "echo"], updatedByOrgMembershipId: org.admin.membership.id },
+      after: { allDisabled: true, disabledTools: [], updatedByOrgMembershipId: org.owner.membership.id },
+      changedFields: ["allDisabled", "disabledTools", "updatedByOrgMembershipId"]
+    })
 
     expect((await get(path, { token: org.member.token })).status).toBe(403)
     expect((await request("PUT", path, { token: org.member.token, body: { allDisabled: true, disabledTools: [] } })).status).toBe(403)

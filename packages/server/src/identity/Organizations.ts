@@ -1,5 +1,5 @@
 /** Organizations: creation (the creator becomes owner) and plan changes by the instance operator. */
-import { type Action, Forbidden, type MemberContext, NotFound, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
+import { type Action, Forbidden, type MemberContext, NotFound, Organization, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
@@ -71,7 +71,13 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
     const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
       Effect.gen(function*() {
         yield* requireOperator(caller, "organizations.setPlan")
-        const updated = yield* orUnavailable(organizations.update(organizationId, { plan }, yield* now))
+        const updated = yield* transaction(Effect.gen(function*() {
+          yield* organizations.lock(organizationId)
+          const before = yield* organizations.find(organizationId)
+          const after = yield* organizations.update(organizationId, { plan }, yield* now)
+          if (Option.isSome(before) && Option.isSome(after)) yield* AuditRecorder.describeChange(Organization, before.value, after.value)
+          return after
+        }))
         if (Option.isNone(updated)) {
           return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
         }
