@@ -168,6 +168,33 @@ interface Draft {
 
 const CurrentDraft = FiberRef.unsafeMake<Draft | undefined>(undefined)
 
+/** A new draft of an `action` event, with what the request tells (if there is one): address, agent and id. */
+const newDraft = (
+  action: AuditAction,
+  organizationId: OrganizationId | undefined,
+  actor: ActorFacts | undefined,
+  http: HttpServerRequest.HttpServerRequest | undefined
+) =>
+  Effect.gen(function*() {
+    const agent = http?.headers["user-agent"]
+    const draft: Draft = {
+      action,
+      organizationId,
+      actor,
+      targets: [],
+      ip: http === undefined
+        ? null
+        : yield* Effect.orElseSucceed(Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, http), () => null),
+      userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
+      requestId: yield* currentRequestId,
+      changes: null,
+      reason: null,
+      failure: undefined,
+      written: false
+    }
+    return draft
+  })
+
 const addTarget = (draft: Draft, target: { readonly type: string; readonly id: string } | undefined) => {
   if (target === undefined || draft.targets.length >= MAX_TARGETS) return
   if (!draft.targets.some((known) => known.id === target.id)) draft.targets.push(target)
@@ -398,22 +425,8 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
       request: Request
     ): Effect.Effect<A, E, R> =>
       Effect.gen(function*() {
-        const http = yield* HttpServerRequest.HttpServerRequest
         const { actor, organizationId } = yield* caller
-        const agent = http.headers["user-agent"]
-        const draft: Draft = {
-          action,
-          organizationId,
-          actor,
-          targets: [],
-          ip: yield* Effect.orElseSucceed(clientAddress, () => null),
-          userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
-          requestId: yield* currentRequestId,
-          changes: null,
-          reason: null,
-          failure: undefined,
-          written: false
-        }
+        const draft = yield* newDraft(action, organizationId, actor, yield* HttpServerRequest.HttpServerRequest)
         const path = request.path
         if (typeof path === "object" && path !== null) {
           for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))
@@ -493,21 +506,13 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
       readonly targets: ReadonlyArray<string>
     }) =>
       Effect.gen(function*() {
-        const http = Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
-        const agent = http?.headers["user-agent"]
-        const draft: Draft = {
-          action: attempt.action,
-          organizationId: attempt.organizationId,
-          actor: { type: "anonymous", id: "anonymous", membershipId: null, label: attempt.label, credentialId: null, ssoConnectionId: attempt.ssoConnectionId },
-          targets: attempt.targets.flatMap((id) => targetOf(id) ?? []),
-          ip: http === undefined ? null : yield* Effect.orElseSucceed(Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, http), () => null),
-          userAgent: agent === undefined ? null : agent.slice(0, MAX_USER_AGENT),
-          requestId: yield* currentRequestId,
-          changes: null,
-          reason: null,
-          failure: undefined,
-          written: false
-        }
+        const draft = yield* newDraft(
+          attempt.action,
+          attempt.organizationId,
+          { type: "anonymous", id: "anonymous", membershipId: null, label: attempt.label, credentialId: null, ssoConnectionId: attempt.ssoConnectionId },
+          Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
+        )
+        for (const id of attempt.targets) addTarget(draft, targetOf(id))
         yield* writeAlone(draft, "failed", attempt.reason)
       })
 
