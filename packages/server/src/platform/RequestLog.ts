@@ -1,6 +1,6 @@
 /** One structured log line per request (method, route template, status, duration, request id), and the server's logger. */
 import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Clock, type ConfigError, Effect, FiberRef, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import { Cause, Clock, type ConfigError, Console, Context, DefaultServices, Effect, FiberRef, FiberRefs, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
 import { type LogFormat, observabilityConfig, type LogLevelName, type ServerSettings } from "./Config.js"
 import type { Routes } from "./Routes.js"
@@ -84,6 +84,40 @@ export const prettyLogger = Logger.make<unknown, string>(({ annotations, cause, 
 export const formatLogger = (format: LogFormat): Logger.Logger<unknown, string> =>
   format === "json" ? Logger.jsonLogger : format === "logfmt" ? Logger.logfmtLogger : prettyLogger
 
+/** `console.log` as the process started with it: a test or a host that replaced it gets each line at once. */
+const processConsoleLog = globalThis.console.log
+
+let pending: Array<string> = []
+
+const flush = () => {
+  if (pending.length === 0) return
+  const text = `${pending.join("\n")}\n`
+  pending = []
+  process.stdout.write(text)
+}
+
+let flushOnExit = false
+
+/**
+ * `Logger.withConsoleLog`, with the lines bound for the process's own stdout written together once per turn of the
+ * event loop: one write of many lines instead of one (synchronous, on a pipe) per request. A `Console` a launcher
+ * provided, or a `console.log` someone replaced, gets each line as it is logged; lines still pending when the
+ * process exits are written then.
+ */
+const withBatchedConsoleLog = <M>(self: Logger.Logger<M, string>): Logger.Logger<M, void> =>
+  Logger.make((options) => {
+    const line = self.log(options)
+    const console = Context.get(FiberRefs.getOrDefault(options.context, DefaultServices.currentServices), Console.Console).unsafe
+    if (console !== globalThis.console || console.log !== processConsoleLog || typeof process === "undefined") {
+      return console.log(line)
+    }
+    if (pending.push(line) === 1) setImmediate(flush)
+    if (!flushOnExit) {
+      flushOnExit = true
+      process.once("exit", flush)
+    }
+  })
+
 /**
  * The logger of a launched server (`Server.layer`, `makeWebHandler`, `makeNodeListener`; exported for Effect hosts
  * that want the same lines): the configured format in place of Effect's default logger, at the configured minimum
@@ -93,7 +127,7 @@ export const loggerLayer = (settings: Pick<ServerSettings, "logLevel" | "logForm
   Layer.merge(
     Layer.fiberRefLocallyScopedWith(FiberRef.currentLoggers, (loggers) =>
       HashSet.has(loggers, Logger.defaultLogger)
-        ? HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), Logger.withConsoleLog(formatLogger(settings.logFormat)))
+        ? HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), withBatchedConsoleLog(formatLogger(settings.logFormat)))
         : loggers),
     Logger.minimumLogLevel(levels[settings.logLevel])
   )
