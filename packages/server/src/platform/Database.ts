@@ -5,20 +5,39 @@
  * PGlite has a single session: the socket server and the pool both keep exactly one connection (with more,
  * protocol messages of different connections interleave and queries get each other's rows).
  */
+import type { SqlClient } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Context, Duration, Effect, Layer, Redacted, String as Str } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Pg from "pg"
 import { ServerConfig } from "./Config.js"
+import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
+
+/**
+ * `transform`, remembering its answers: the SQL client renames every column of every row it reads (a page of 50
+ * members is 450 renames of the same 9 names). At most `limit` names are remembered; JSON columns' keys are renamed
+ * too, and those are the data's.
+ */
+const remembered = (transform: (name: string) => string, limit = 10_000) => {
+  const names = new Map<string, string>()
+  return (name: string) => {
+    let found = names.get(name)
+    if (found === undefined) {
+      found = transform(name)
+      if (names.size < limit) names.set(name, found)
+    }
+    return found
+  }
+}
 
 const naming = {
-  transformResultNames: Str.snakeToCamel,
-  transformQueryNames: Str.camelToSnake
+  transformResultNames: remembered(Str.snakeToCamel),
+  transformQueryNames: remembered(Str.camelToSnake)
 }
 
 export interface Timeouts {
@@ -33,6 +52,12 @@ export interface Timeouts {
  * first when it can; this catches a server (or a network) that answers nothing at all.
  */
 const queryTimeoutMargin = Duration.seconds(1)
+
+/**
+ * Statements a connection prepares at most. Our statements are a bounded set of templates; past this many (a
+ * statement built with a varying number of parameters), statements run unnamed.
+ */
+const maxPreparedStatements = 1000
 
 /**
  * A `pg` client that closes its connection when a query gets no answer in time. `pg` only reports that timeout:
@@ -65,6 +90,34 @@ class Client extends Pg.Client {
 }
 
 /**
+ * A client that prepares the statements it runs: each distinct statement text with parameters is parsed and planned
+ * once per connection (a named statement), then only bound and executed. For Postgres at a URL, where a connection is
+ * a session of its own; not for the embedded database, whose one session every connection shares (a connection
+ * that went away leaves its statements, and its half-sent messages, in it).
+ */
+class PreparingClient extends Client {
+  /**
+   * Names are unique in the process, not only in the connection: a URL may lead to a database whose session outlives
+   * a connection (PGlite behind a socket, a pooler), where a new connection would find the old one's statements.
+   */
+  private static named = 0
+  /** The names of the statements this connection has prepared, by their text. */
+  private readonly prepared = new Map<string, string>()
+
+  override query(...args: Array<any>): any {
+    const [text, values] = args
+    if (typeof text === "string" && Array.isArray(values) && values.length > 0) {
+      let name = this.prepared.get(text)
+      if (name === undefined && this.prepared.size < maxPreparedStatements) {
+        this.prepared.set(text, name = `orgplane_${++PreparingClient.named}`)
+      }
+      if (name !== undefined) args.splice(0, 2, { name, text, values })
+    }
+    return super.query(...args)
+  }
+}
+
+/**
  * How many connections the server's pool may open: 1 for the embedded database. The durable engine reads it to
  * choose between the in-process runner and a cluster runner (which keeps one connection for its shard locks).
  */
@@ -75,16 +128,16 @@ export class PoolSize extends Context.Tag("@orgplane/server/platform/Database")<
  * timeout. Fails the layer when the database cannot be reached at start-up, as `PgClient.layer` does.
  */
 const layerPool = (
-  config: Pg.PoolConfig & { readonly connectTimeout: Duration.DurationInput | undefined; readonly statementTimeout: Duration.DurationInput | undefined }
+  config: Pg.PoolConfig & { readonly prepare: boolean; readonly connectTimeout: Duration.DurationInput | undefined; readonly statementTimeout: Duration.DurationInput | undefined }
 ) => {
-  const { connectTimeout, statementTimeout, ...rest } = config
+  const { connectTimeout, prepare, statementTimeout, ...rest } = config
   const statementMillis = Duration.toMillis(statementTimeout ?? Duration.seconds(10))
   return PgClient.layerFromPool({
     acquire: Effect.acquireRelease(
       Effect.suspend(() => {
         const pool = new Pg.Pool({
           ...rest,
-          Client,
+          Client: prepare ? PreparingClient : Client,
           application_name: "orgplane",
           connectionTimeoutMillis: Duration.toMillis(connectTimeout ?? Duration.seconds(5)),
           statement_timeout: statementMillis,
@@ -114,6 +167,7 @@ export const layerUrl = (url: Redacted.Redacted, options: Timeouts & { readonly 
   layerPool({
     connectionString: Redacted.value(url),
     max: options.maxConnections ?? 10,
+    prepare: true,
     connectTimeout: options.connectTimeout,
     statementTimeout: options.statementTimeout
   })
@@ -166,29 +220,68 @@ export class EmbeddedDatabaseError extends Error {
   }
 }
 
+/** The pool on an embedded database's socket: one connection (see the module comment). */
+const layerSocket = (socketDir: string, timeouts: Timeouts) =>
+  layerPool({
+    host: socketDir,
+    port: 5432,
+    database: "postgres",
+    user: "postgres",
+    max: 1,
+    prepare: false,
+    // Keep the single connection: reconnecting costs more than the idle socket.
+    idleTimeoutMillis: Duration.toMillis(Duration.hours(1)),
+    connectTimeout: timeouts.connectTimeout,
+    statementTimeout: timeouts.statementTimeout
+  })
+
 /** The embedded database as a PgClient (one connection; see the module comment). */
 export const layerEmbedded = (options: EmbeddedOptions) =>
-  Layer.unwrapScoped(
-    Effect.map(embedded(options), ({ socketDir }) =>
-      layerPool({
-        host: socketDir,
-        port: 5432,
-        database: "postgres",
-        user: "postgres",
-        max: 1,
-        // Keep the single connection: reconnecting costs more than the idle socket.
-        idleTimeoutMillis: Duration.toMillis(Duration.hours(1)),
-        connectTimeout: options.connectTimeout,
-        statementTimeout: options.statementTimeout
-      }))
+  Layer.unwrapScoped(Effect.map(embedded(options), ({ socketDir }) => layerSocket(socketDir, options)))
+
+/** How `--data memory` gets a migrated database without migrating at every start (platform/EmbeddedTemplate.ts). */
+export interface MemoryTemplate {
+  /** The `import.meta.url` of the module listing the migrations: the template is keyed by their code. */
+  readonly migrationsUrl: string
+  /** Brings a fresh database to the current schema, to be dumped as the template. */
+  readonly migrate: Effect.Effect<unknown, SqlError, SqlClient>
+}
+
+/**
+ * A fresh in-memory embedded database, loaded from the saved template of this migration set; without one (or with
+ * one that does not load), a new database is migrated here and dumped as the template before anything else
+ * writes to it.
+ */
+export const layerMemory = (template: MemoryTemplate, timeouts: Timeouts = {}) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const file = yield* EmbeddedTemplate.templateFile(yield* EmbeddedTemplate.cacheDir, template.migrationsUrl)
+    const saved = yield* EmbeddedTemplate.read(file)
+    if (Option.isSome(saved)) {
+      const loaded = yield* Effect.either(embedded({ dataDir: "memory", loadDataDir: saved.value }))
+      if (loaded._tag === "Right") return layerSocket(loaded.right.socketDir, timeouts)
+      yield* Effect.logWarning(`The embedded database's template ${file} did not load; making it again`, loaded.left)
+      yield* EmbeddedTemplate.remove(file)
+    }
+    const { db, socketDir } = yield* embedded({ dataDir: "memory" })
+    const pool = yield* Layer.build(layerSocket(socketDir, timeouts))
+    yield* Effect.provide(template.migrate, pool)
+    yield* EmbeddedTemplate.save(file, yield* Effect.promise(() => db.dumpDataDir("none")))
+    return Layer.succeedContext(pool)
+  }))
+
+/**
+ * Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder; `memoryTemplate`
+ * makes `memory` start from a migrated template.
+ */
+export const layerWith = (options: { readonly memoryTemplate?: MemoryTemplate | undefined } = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(ServerConfig, (settings) => {
+      const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
+      if (settings.databaseUrl !== undefined) return layerUrl(settings.databaseUrl, { maxConnections: settings.dbPoolSize, ...timeouts })
+      if (settings.dataDir === "memory" && options.memoryTemplate !== undefined) return layerMemory(options.memoryTemplate, timeouts)
+      return layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
+    })
   )
 
 /** Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder. */
-export const layer = Layer.unwrapEffect(
-  Effect.map(ServerConfig, (settings) => {
-    const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
-    return settings.databaseUrl === undefined
-      ? layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
-      : layerUrl(settings.databaseUrl, { maxConnections: settings.dbPoolSize, ...timeouts })
-  })
-)
+export const layer = layerWith()
