@@ -44,6 +44,9 @@ export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
+    // Every answer the fast response encoding makes is also encoded by its schema and compared (a difference is a
+    // 500): the whole suite checks `platform/ResponseEncoding.ts` against the schemas it stands in for.
+    env: { ORGPLANE_CHECK_RESPONSE_ENCODING: "1" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // PGlite runs on the main thread: one worker per core keeps each server responsive.

@@ -50,6 +50,7 @@ import * as Recorder from "./AuditRecorder.js"
 import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
+import * as ResponseEncoding from "./ResponseEncoding.js"
 import * as Routes from "./Routes.js"
 import * as Unavailable from "./Unavailable.js"
 
@@ -59,9 +60,17 @@ export const HandlerReturned = FiberRef.unsafeMake(false)
 const markReturned = (handler: (request: any) => Effect.Effect<any, any, any>) => (request: any) =>
   Effect.tap(handler(request), () => FiberRef.set(HandlerReturned, true))
 
+type Responder = (value: unknown) => HttpServerResponse.HttpServerResponse | undefined
+
+/** The success as its response (`ResponseEncoding`), outermost: the audit recorder and idempotency see the value. */
+const responding = (handler: (request: any) => Effect.Effect<any, any, any>, respond: Responder | undefined) =>
+  respond === undefined ? handler : (request: any) =>
+    Effect.map(handler(request), (value) => HttpServerResponse.isServerResponse(value) ? value : respond(value) ?? value)
+
 /**
- * Passes every handler through `markReturned`, and those of operations that take an `Idempotency-Key` through
- * `Idempotency.around`, however `handle` calls are chained.
+ * Passes every handler through `markReturned`, the audit recorder where the operation declares an event, and those of
+ * operations that take an `Idempotency-Key` through `Idempotency.around`, and makes the success's response around
+ * them all (`responding`), however `handle` calls are chained.
  */
 const instrument = <H extends object>(handlers: H, operation: (endpoint: string) => Operation): H =>
   new Proxy(handlers, {
@@ -69,10 +78,10 @@ const instrument = <H extends object>(handlers: H, operation: (endpoint: string)
       const value = Reflect.get(target, property, receiver)
       if ((property === "handle" || property === "handleRaw") && typeof value === "function") {
         return (name: string, handler: any, options?: any) => {
-          const { audit, takesKey } = operation(name)
+          const { audit, respond, takesKey } = operation(name)
           const marked = markReturned(handler)
           const audited = audit === undefined || audit.action === false ? marked : Recorder.around(audit.action, marked)
-          return instrument(value.call(target, name, takesKey ? Idempotency.around(audited) : audited, options), operation)
+          return instrument(value.call(target, name, responding(takesKey ? Idempotency.around(audited) : audited, respond), options), operation)
         }
       }
       return value
@@ -82,6 +91,8 @@ const instrument = <H extends object>(handlers: H, operation: (endpoint: string)
 interface Operation {
   readonly takesKey: boolean
   readonly audit: AuditDeclaration | undefined
+  /** The success's response, encoded without checking the handler's value again (`ResponseEncoding`). */
+  readonly respond: Responder | undefined
 }
 
 /**
@@ -92,7 +103,12 @@ interface Operation {
 export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: any) => {
   const { audits, ids } = operationsOf(api)
   const prefix = api.groups[name]?.topLevel ? "" : `${name}.`
-  const operation = (endpoint: string): Operation => ({ takesKey: ids.has(`${prefix}${endpoint}`), audit: audits.get(`${prefix}${endpoint}`) })
+  const endpoints = api.groups[name]?.endpoints ?? {}
+  const operation = (endpoint: string): Operation => ({
+    takesKey: ids.has(`${prefix}${endpoint}`),
+    audit: audits.get(`${prefix}${endpoint}`),
+    respond: endpoints[endpoint] === undefined ? undefined : ResponseEncoding.successResponder(endpoints[endpoint])
+  })
   return (HttpApiBuilder.group as any)(api, name, (handlers: any) => build(instrument(handlers, operation)))
 }) as any
 
