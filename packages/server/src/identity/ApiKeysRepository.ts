@@ -3,7 +3,7 @@ import { Model, SqlClient } from "@effect/sql"
 import { ApiKey, ApiKeyId, MembershipId, OrganizationId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
-import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
+import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 
 export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
@@ -52,7 +52,9 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
      */
     const resolve = findOne({
       Request: Schema.Struct({ keyHash: Schema.String, at: DateColumn }),
-      Result: ResolvedKey,
+      // Read on every authenticated request: taken as the statement's columns type it, without checking each id and
+      // date again (`trusted`, as for long lists); `ResolvedKey` says what they are.
+      Result: trusted<typeof ResolvedKey.Type>(),
       execute: ({ at, keyHash }) =>
         sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, ${callerColumns(sql)}
             FROM api_keys k

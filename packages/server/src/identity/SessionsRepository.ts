@@ -2,7 +2,7 @@
 import { Model, SqlClient } from "@effect/sql"
 import { OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { DateColumn, execute, findOne } from "../platform/Statements.js"
+import { DateColumn, execute, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 import { assuranceColumns, SessionAssurance } from "./SsoEnforcement.js"
 
@@ -47,7 +47,9 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
      */
     const resolve = findOne({
       Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
-      Result: ResolvedSession,
+      // Read on every authenticated request: taken as the statement's columns type it, without checking each id and
+      // date again (`trusted`, as for long lists); `ResolvedSession` says what they are.
+      Result: trusted<typeof ResolvedSession.Type>(),
       execute: ({ at, tokenHash }) =>
         sql`SELECT s.id AS session_id, ${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}
             FROM sessions s
