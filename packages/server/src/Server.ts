@@ -24,7 +24,7 @@ import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Resolver from "./integrations/dns/Resolver.js"
 import * as Authentication from "./identity/Authentication.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
-import { migrations } from "./migrations/index.js"
+import { migrations, migrationsUrl } from "./migrations/index.js"
 import * as Config from "./platform/Config.js"
 import * as Crypto from "./platform/Crypto.js"
 import { clientErrorListener } from "./platform/ClientErrors.js"
@@ -69,6 +69,7 @@ import * as CapabilitiesHttp from "./capabilities/Http.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
 import * as LlmProvidersHttp from "./llm/Http.js"
 import * as LlmConfig from "./llm/LlmConfig.js"
+import { StartGate } from "./platform/DurableStartGate.js"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `sessionTtl: "7 days"`), each
@@ -108,7 +109,7 @@ const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.Default, CursorKey.Liv
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
-  const db = (database ?? Database.layer).pipe(Layer.provide(config))
+  const db = (database ?? Database.layerWith({ memoryTemplate: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
   return Layer.provideMerge(UpgradeSecrets, Layer.provideMerge(Migrations, Layer.merge(db, config)))
 }
 
@@ -200,6 +201,8 @@ const Started = (options: ServerOptions) =>
     Effect.gen(function*() {
       const url = publicUrl((yield* HttpServer.HttpServer).address)
       yield* Effect.logInfo(`Listening on ${url} (API reference: ${url}/docs)`)
+      // Now the durable engine may start (in the background: see platform/Durable.ts).
+      yield* StartGate.open
       if ((yield* (yield* UsersRepository).count) > 0) return
       const target = url === "http://127.0.0.1:8787" ? "" : ` --url ${url}`
       yield* Effect.logInfo(
@@ -274,7 +277,7 @@ export const layer = (options: ServerOptions = {}) =>
       Layer.merge(HttpApiBuilder.serve(), Started(options)).pipe(
         Layer.provide(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host }))
       ))
-  ).pipe(Layer.provide(ApiLayer(options)), Layer.provide(RequestLog.layer(options)))
+  ).pipe(Layer.provide(ApiLayer(options)), Layer.provide(RequestLog.layer(options)), Layer.provide(StartGate.layer))
 
 /** A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). */
 export const makeWebHandler = (options: ServerOptions = {}) =>

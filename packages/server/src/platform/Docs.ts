@@ -100,11 +100,12 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const settings = yield* ServerConfig
     // `info.version` stays the API contract's label (`dev`); `servers` names ORGPLANE_PUBLIC_URL when it is set, else
-    // `/` (the origin the document is read from).
-    const document = HttpServerResponse.unsafeJson(openApiDocument(undefined, settings.publicUrl))
+    // `/` (the origin the document is read from). Made at the first request, not at start-up: it is the largest
+    // piece of work of a start that no request before it needs.
+    const document = yield* Effect.cached(Effect.sync(() => HttpServerResponse.unsafeJson(openApiDocument(undefined, settings.publicUrl))))
     const scalar = yield* Effect.cached(loadScalar)
     const scriptHeaders = { "cache-control": "public, max-age=86400", vary: "accept-encoding" }
-    yield* router.get("/openapi.json", Effect.succeed(document))
+    yield* router.get("/openapi.json", document)
     yield* router.get(
       "/docs",
       Effect.succeed(

@@ -29,10 +29,11 @@ import { SocketServer } from "@effect/platform/SocketServer"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import { SqlClient } from "@effect/sql/SqlClient"
 import * as Activity from "@effect/workflow/Activity"
-import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
-import { Config, Data, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import { Cause, Config, Context, Data, Deferred, Duration, Effect, ExecutionStrategy, Layer, Option, Schedule, Scope, Stream } from "effect"
 import { ServerConfig } from "./Config.js"
 import { PoolSize } from "./Database.js"
+import { StartGate } from "./DurableStartGate.js"
 
 /** The documented environment variables of the cluster runner (read only with `DATABASE_URL`). */
 export const environment = [
@@ -142,46 +143,63 @@ export const layerSingle = (
   )
 
 /**
- * A runner of the cluster on the Postgres behind SqlClient: binds its socket first (so port 0 can be announced as
- * the port actually bound), then registers under that address, takes its share of the shards with advisory
- * locks (one pool connection stays reserved for them), and pings the others to notice one that is gone.
+ * Binds the runner's socket (so port 0 can be announced as the port actually bound); a port in use dies with
+ * `RunnerPortInUse`. Cheap, so the server does it before serving: that failure still stops `serve` at once.
+ */
+const bindRunner = (settings: ClusterSettings) =>
+  NodeSocketServer.make({ host: settings.listenHost, port: settings.port }).pipe(
+    Effect.catchAll((error) =>
+      Effect.die(addressInUse(error) ? new RunnerPortInUse({ host: settings.listenHost, port: settings.port, cause: error }) : error)
+    )
+  )
+
+/**
+ * A runner of the cluster on a bound socket: registers under the socket's address, takes its share of the shards
+ * with advisory locks (one pool connection stays reserved for them), and pings the others to notice one that is gone.
+ */
+const runnerOn = (
+  server: SocketServer["Type"],
+  settings: ClusterSettings,
+  options: Options
+): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> => {
+  const port = server.address._tag === "TcpAddress" ? server.address.port : settings.port
+  const config = shardingConfig(options.sharding, Option.some(RunnerAddress.make(settings.host, port)))
+  const protocol = layerClientProtocol.pipe(Layer.provide(RpcSerialization.layerMsgPack))
+  return engine(
+    SocketRunner.layer.pipe(
+      Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(protocol))),
+      Layer.provideMerge(messageStorage(options)),
+      Layer.provide(Layer.orDie(SqlRunnerStorage.layerWith({ prefix: options.prefix ?? defaultPrefix }))),
+      Layer.provide([Layer.succeed(SocketServer, server), protocol, RpcSerialization.layerMsgPack]),
+      Layer.provide(config)
+    )
+  )
+}
+
+/**
+ * A runner of the cluster on the Postgres behind SqlClient: binds its socket first, then registers under that
+ * address and takes its share of the shards (see `runnerOn`).
  */
 export const layerCluster = (
   settings: ClusterSettings,
   options: Options = {}
 ): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, SqlClient> =>
-  Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const server = yield* NodeSocketServer.make({ host: settings.listenHost, port: settings.port }).pipe(
-        Effect.catchAll((error) =>
-          Effect.die(addressInUse(error) ? new RunnerPortInUse({ host: settings.listenHost, port: settings.port, cause: error }) : error)
-        )
-      )
-      const port = server.address._tag === "TcpAddress" ? server.address.port : settings.port
-      const config = shardingConfig(options.sharding, Option.some(RunnerAddress.make(settings.host, port)))
-      const protocol = layerClientProtocol.pipe(Layer.provide(RpcSerialization.layerMsgPack))
-      return engine(
-        SocketRunner.layer.pipe(
-          Layer.provide(RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(protocol))),
-          Layer.provideMerge(messageStorage(options)),
-          Layer.provide(Layer.orDie(SqlRunnerStorage.layerWith({ prefix: options.prefix ?? defaultPrefix }))),
-          Layer.provide([Layer.succeed(SocketServer, server), protocol, RpcSerialization.layerMsgPack]),
-          Layer.provide(config)
-        )
-      )
-    })
-  )
+  Layer.unwrapScoped(Effect.map(bindRunner(settings), (server) => runnerOn(server, settings, options)))
 
 /**
  * The server's engine: a cluster runner with `DATABASE_URL` (settings from the environment), else the single
  * in-process runner; also the single runner when the database in use has one connection whatever the environment
  * says (an embedded database given in code while `DATABASE_URL` is set).
+ *
+ * It starts in the background (`inBackground`): the server serves while cluster creates its tables, registers the
+ * runner and takes its shards, and only work that needs the engine waits for it. What can be refused at once is
+ * still refused before serving: a pool too small for a cluster runner, a runner port in use.
  */
 export const layer = (options: Options = {}) =>
-  Layer.unwrapEffect(
+  Layer.unwrapScoped(
     Effect.gen(function*() {
       const settings = yield* ServerConfig
-      if (settings.databaseUrl === undefined) return layerSingle(options)
+      if (settings.databaseUrl === undefined) return inBackground(layerSingle(options))
       // The pool in use: ours say their size; a plain PgClient, its `maxConnections`.
       const poolSize = Option.getOrUndefined(yield* Effect.serviceOption(PoolSize)) ??
         ((yield* SqlClient) as { readonly config?: { readonly maxConnections?: number } }).config?.maxConnections
@@ -191,12 +209,91 @@ export const layer = (options: Options = {}) =>
           return yield* Effect.dieMessage("ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks")
         }
         // A one-connection database given in code (an embedded one, say) while DATABASE_URL is set: not a cluster.
-        return layerSingle(options)
+        return inBackground(layerSingle(options))
       }
       const fromEnvironment = yield* clusterConfig
-      return layerCluster({ ...fromEnvironment, ...Object.fromEntries(Object.entries(options.cluster ?? {}).filter(([, v]) => v !== undefined)) }, options)
+      const cluster = { ...fromEnvironment, ...Object.fromEntries(Object.entries(options.cluster ?? {}).filter(([, v]) => v !== undefined)) }
+      const server = yield* bindRunner(cluster)
+      return inBackground(runnerOn(server, cluster, options))
     })
   )
+
+/**
+ * `engine` built in the background: its WorkflowEngine and Sharding are available at once, as stand-ins that hand
+ * each call to the engine once it is up. A call that needs the engine (starting or polling a workflow, a client
+ * of an entity) waits for it; a registration (a workflow's, an entity's, a singleton's, so every `ClusterCron`) is
+ * made by a fiber of the registering layer's scope as soon as the engine is up, so layers that register build at
+ * once. Sharding's two synchronous questions (`getShardId`, `hasShardId`) cannot wait: asked before the engine is
+ * up they throw (nothing of ours asks them; cluster's own code asks the engine itself).
+ *
+ * An engine that fails to start is logged as an error, and every call waiting for it dies with that cause.
+ */
+export const inBackground = <E, R>(
+  engine: Layer.Layer<WorkflowEngine | Sharding.Sharding, E, R>
+): Layer.Layer<WorkflowEngine | Sharding.Sharding, never, R> =>
+  Layer.scopedContext(Effect.gen(function*() {
+    const ready = yield* Deferred.make<Context.Context<WorkflowEngine | Sharding.Sharding>>()
+    const scope = yield* Effect.scope
+    // Closed after the fiber below is interrupted (finalizers run in reverse): a stop during start-up releases
+    // whatever the engine had acquired.
+    const engineScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    let started: Context.Context<WorkflowEngine | Sharding.Sharding> | undefined
+    const gate = yield* Effect.serviceOption(StartGate)
+    yield* Effect.zipRight(
+      Option.isSome(gate) ? Deferred.await(gate.value) : Effect.void,
+      Effect.timed(Layer.buildWithScope(engine, engineScope))
+    ).pipe(
+      Effect.tap(([took, context]) => {
+        started = context
+        return Effect.logDebug(`The durable engine is up (it took ${Math.round(Duration.toMillis(took))} ms)`)
+      }),
+      Effect.flatMap(([, context]) => Deferred.succeed(ready, context)),
+      Effect.catchAllCause((cause) =>
+        Effect.zipRight(
+          Effect.logError("The durable engine could not start: background work (connector syncs, audit streams, scheduled jobs) will not run", cause),
+          Deferred.failCause(ready, Cause.die(Cause.squash(cause)))
+        )
+      ),
+      Effect.forkIn(scope)
+    )
+    const engineOf = Effect.map(Deferred.await(ready), (context) => Context.get(context, WorkflowEngine))
+    const shardingOf = Effect.map(Deferred.await(ready), (context) => Context.get(context, Sharding.Sharding))
+    const shardingNow = () => {
+      if (started === undefined) throw new Error("The durable engine is still starting")
+      return Context.get(started, Sharding.Sharding)
+    }
+    /** A registration, made once the engine is up, by a fiber of the registering layer's scope. */
+    const register = <R2>(effect: Effect.Effect<void, never, R2>) =>
+      Effect.asVoid(Effect.forkScoped(effect.pipe(Effect.tapDefect((defect) => Effect.logError("A registration with the durable engine failed", defect)))))
+    const workflows: WorkflowEngine["Type"] = {
+      register: (workflow, execute) => register(Effect.flatMap(engineOf, (real) => real.register(workflow, execute))),
+      execute: (workflow, options) => Effect.flatMap(engineOf, (real) => real.execute(workflow, options)),
+      poll: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.poll(workflow, executionId)),
+      interrupt: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.interrupt(workflow, executionId)),
+      resume: (workflow, executionId) => Effect.flatMap(engineOf, (real) => real.resume(workflow, executionId)),
+      activityExecute: (activity, attempt) => Effect.flatMap(engineOf, (real) => real.activityExecute(activity, attempt)),
+      deferredResult: (deferred) => Effect.flatMap(engineOf, (real) => real.deferredResult(deferred)),
+      deferredDone: (deferred, options) => Effect.flatMap(engineOf, (real) => real.deferredDone(deferred, options)),
+      scheduleClock: (workflow, options) => Effect.flatMap(engineOf, (real) => real.scheduleClock(workflow, options))
+    }
+    const sharding: Sharding.Sharding["Type"] = {
+      getRegistrationEvents: Stream.unwrap(Effect.map(shardingOf, (real) => real.getRegistrationEvents)),
+      getShardId: (entityId, group) => shardingNow().getShardId(entityId, group),
+      hasShardId: (shardId) => shardingNow().hasShardId(shardId),
+      getSnowflake: Effect.flatMap(shardingOf, (real) => real.getSnowflake),
+      isShutdown: Effect.flatMap(shardingOf, (real) => real.isShutdown),
+      makeClient: (entity) => Effect.flatMap(shardingOf, (real) => real.makeClient(entity)),
+      registerEntity: (entity, handlers, options) => register(Effect.flatMap(shardingOf, (real) => real.registerEntity(entity, handlers, options))),
+      registerSingleton: (name, run, options) => register(Effect.flatMap(shardingOf, (real) => real.registerSingleton(name, run, options))),
+      send: (message) => Effect.flatMap(shardingOf, (real) => real.send(message)),
+      sendOutgoing: (message, discard) => Effect.flatMap(shardingOf, (real) => real.sendOutgoing(message, discard)),
+      notify: (message, options) => Effect.flatMap(shardingOf, (real) => real.notify(message, options)),
+      reset: (requestId) => Effect.flatMap(shardingOf, (real) => real.reset(requestId)),
+      pollStorage: Effect.flatMap(shardingOf, (real) => real.pollStorage),
+      activeEntityCount: Effect.flatMap(shardingOf, (real) => real.activeEntityCount)
+    }
+    return Context.make(WorkflowEngine, workflows).pipe(Context.add(Sharding.Sharding, sharding))
+  }))
 
 export interface RetryOptions<E> {
   /** First delay; each next one doubles, with jitter (80% to 120%). */
