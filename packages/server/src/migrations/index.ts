@@ -63,3 +63,9 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 29, name: "audit_action_family", up: auditActionFamily },
   { id: 30, name: "audit_anonymous", up: auditAnonymous }
 ]
+
+/**
+ * Where the migrations' code is (this module; from source, the folder beside it): the embedded database's template
+ * is keyed by a fingerprint of it (platform/EmbeddedTemplate.ts).
+ */
+export const migrationsUrl: string = import.meta.url

@@ -71,6 +71,7 @@ export const environment = [
   ["ORGPLANE_PORT", "8787", "Port to listen on."],
   ["DATABASE_URL", "(unset)", "Postgres URL. Unset: the embedded PGlite database in ORGPLANE_DATA_DIR."],
   ["ORGPLANE_DATA_DIR", "./.orgplane/data", "Embedded database folder; `memory` for a throwaway database."],
+  ["ORGPLANE_CACHE_DIR", "the OS cache folder's orgplane/", "Where the migrated template of `memory` databases is kept (delete it any time; the next start makes it again)."],
   ["ORGPLANE_DB_POOL_SIZE", "10", "Connections to DATABASE_URL (the embedded database always uses one)."],
   ["ORGPLANE_DB_CONNECT_TIMEOUT", "5 seconds", "Longest wait for a database connection; then the request answers 503."],
   ["ORGPLANE_DB_STATEMENT_TIMEOUT", "10 seconds", "Longest a statement may run; then the request answers 503 (the client gives up 1 second later)."],
