@@ -4,79 +4,61 @@
  * command's flags and arguments. Everything is printed through `Console`, so tests run the CLI in-process.
  */
 import { CliConfig, Command, CommandDescriptor, ValidationError } from "@effect/cli"
+import type { HttpApiGroup } from "@effect/platform"
 import { Console, Effect, Either } from "effect"
 import * as Commands from "./Commands.js"
-import { access } from "./commands/access.js"
-import { apiKeys } from "./commands/apiKeys.js"
-import { auth } from "./commands/auth.js"
-import { bootstrap } from "./commands/bootstrap.js"
-import { configObjects } from "./commands/configObjects.js"
-import { connectors } from "./commands/connectors.js"
-import { invitations } from "./commands/invitations.js"
-import { marketplaces } from "./commands/marketplaces.js"
-import { members } from "./commands/members.js"
-import { orgs } from "./commands/orgs.js"
-import { plugins } from "./commands/plugins.js"
-import { keys } from "./commands/keys.js"
-import * as Serve from "./commands/serve.js"
-import { scim } from "./commands/scim.js"
-import { sso } from "./commands/sso.js"
-import { teams } from "./commands/teams.js"
-import { policies } from "./commands/policies.js"
-import { memory } from "./commands/memory.js"
-import { templates } from "./commands/templates.js"
-import { whoami } from "./commands/whoami.js"
-import { workers } from "./commands/workers.js"
-import { audit } from "./commands/audit.js"
-import { admin } from "./commands/admin.js"
-import { telemetry } from "./commands/telemetry.js"
-import { mcp } from "./commands/mcp.js"
-import { connections } from "./commands/connections.js"
-import { mail } from "./commands/mail.js"
-import { calendar } from "./commands/calendar.js"
-import { llmProviders } from "./commands/llmProviders.js"
+import type * as Serve from "./commands/serve.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
 import * as Help from "./Help.js"
 import * as Output from "./Output.js"
+import { ApiGroups } from "./Target.js"
 import { VERSION } from "./Version.js"
 
-/** The root of the tree. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`. */
-export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}) =>
-  Commands.group(
-    "orgplane",
-    "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar).",
-    [
-      Serve.make(options.serveEnvironment),
-      keys,
-      auth,
-      whoami,
-      orgs,
-      members,
-      teams,
-      invitations,
-      apiKeys,
-      configObjects,
-      plugins,
-      marketplaces,
-      access,
-      connectors,
-      policies,
-      sso,
-      scim,
-      bootstrap,
-      workers,
-      audit,
-      memory,
-      templates,
-      admin,
-      telemetry,
-      mcp,
-      llmProviders,
-      connections,
-      mail,
-      calendar
-    ]
+/**
+ * The commands under the root, each loaded when its name is typed: a command loads its own module, not every other
+ * command's. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`.
+ */
+const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: Serve.Environment | undefined) => Promise<Commands.Node>]> = [
+  ["serve", (environment) => import("./commands/serve.js").then((module) => module.make(environment))],
+  ["keys", () => import("./commands/keys.js").then((module) => module.keys)],
+  ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
+  ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
+  ["orgs", () => import("./commands/orgs.js").then((module) => module.orgs)],
+  ["members", () => import("./commands/members.js").then((module) => module.members)],
+  ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
+  ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
+  ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
+  ["config-objects", () => import("./commands/configObjects.js").then((module) => module.configObjects)],
+  ["plugins", () => import("./commands/plugins.js").then((module) => module.plugins)],
+  ["marketplaces", () => import("./commands/marketplaces.js").then((module) => module.marketplaces)],
+  ["access", () => import("./commands/access.js").then((module) => module.access)],
+  ["connectors", () => import("./commands/connectors.js").then((module) => module.connectors)],
+  ["policies", () => import("./commands/policies.js").then((module) => module.policies)],
+  ["sso", () => import("./commands/sso.js").then((module) => module.sso)],
+  ["scim", () => import("./commands/scim.js").then((module) => module.scim)],
+  ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)],
+  ["workers", () => import("./commands/workers.js").then((module) => module.workers)],
+  ["audit", () => import("./commands/audit.js").then((module) => module.audit)],
+  ["memory", () => import("./commands/memory.js").then((module) => module.memory)],
+  ["templates", () => import("./commands/templates.js").then((module) => module.templates)],
+  ["admin", () => import("./commands/admin.js").then((module) => module.admin)],
+  ["telemetry", () => import("./commands/telemetry.js").then((module) => module.telemetry)],
+  ["mcp", () => import("./commands/mcp.js").then((module) => module.mcp)],
+  ["llm-providers", () => import("./commands/llmProviders.js").then((module) => module.llmProviders)],
+  ["connections", () => import("./commands/connections.js").then((module) => module.connections)],
+  ["mail", () => import("./commands/mail.js").then((module) => module.mail)],
+  ["calendar", () => import("./commands/calendar.js").then((module) => module.calendar)]
+]
+
+const SUMMARY =
+  "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar)."
+
+/** The root of the tree, every command loaded (the overview, completions). */
+export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}): Effect.Effect<Commands.Group> =>
+  Effect.map(
+    Effect.promise(() => Promise.all(commands.map(([, load]) => load(options.serveEnvironment)))),
+    (children) => Commands.group("orgplane", SUMMARY, children)
   )
 
 export interface RunOptions {
@@ -193,9 +175,8 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
     const serveEnvironment = args[0] === "serve" && flagsOf(args).some(isHelp)
       ? (yield* Effect.promise(() => import("@orgplane/server"))).environment
       : undefined
-    const root = make({ serveEnvironment })
-
     if (args.length === 0 || (args.length === 1 && isHelp(args[0]!))) {
+      const root = yield* make()
       yield* Console.log(Help.overview(out, root, Commands.leaves(root), VERSION))
       return ExitCodes.ok
     }
@@ -204,15 +185,21 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
       return ExitCodes.ok
     }
     if (args[0] === "--completions") {
-      const lines = yield* completions(args[1], root)
+      const lines = yield* completions(args[1], yield* make())
       yield* Console.log(lines.join("\n"))
       return ExitCodes.ok
     }
 
-    // The words name a group, then a command in it, and so on down to a command.
-    let node: Commands.Node = root
+    // The words name a group, then a command in it, and so on down to a command. Only the first word's command is
+    // loaded, unless the words stop at the root.
+    const first = commands.find(([name]) => name === args[0])
+    let node: Commands.Node = first === undefined || args[0]!.startsWith("-")
+      ? yield* make()
+      : Commands.group("orgplane", SUMMARY, [yield* Effect.promise(() => first[1](serveEnvironment))])
     const path: Array<string> = []
+    const api: Array<HttpApiGroup.HttpApiGroup.Any> = []
     while (node._tag === "Group") {
+      api.push(...node.api)
       const word: string | undefined = args[path.length]
       if (word === undefined || isHelp(word)) {
         yield* Console.log(Help.group(out, path, node))
@@ -257,7 +244,10 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
         message: `unexpected argument '${directive.leftover[0]}' (see '${["orgplane", ...path].join(" ")} --help')`
       })
     }
-    yield* leaf.command.handler(directive.value).pipe(Effect.provideService(Commands.Invocation, { path, json, color: err.color, interactive: options.interactive ?? false }))
+    yield* leaf.command.handler(directive.value).pipe(
+      Effect.provideService(Commands.Invocation, { path, json, color: err.color, interactive: options.interactive ?? false }),
+      Effect.provideService(ApiGroups, api)
+    )
     return ExitCodes.ok
   }).pipe(
     Effect.catchAll((error: unknown) => {

@@ -4,6 +4,7 @@
  * one source of the dispatcher, the help and the overview (see Cli.ts, Help.ts).
  */
 import { type CliApp, Command } from "@effect/cli"
+import type { HttpApiGroup } from "@effect/platform"
 import type { OrgplaneApiClient } from "@orgplane/client"
 import type { Page } from "@orgplane/schema"
 import { Context, Effect, Option, Record as Records, type Schema } from "effect"
@@ -50,6 +51,8 @@ export interface Group {
   readonly name: string
   readonly summary: string
   readonly children: ReadonlyArray<Node>
+  /** The API groups its commands call: their clients are built from these alone (see Target.ApiGroups). */
+  readonly api: ReadonlyArray<HttpApiGroup.HttpApiGroup.Any>
 }
 
 export type Node = Leaf | Group
@@ -96,11 +99,17 @@ export const leaf = <const Ins extends Record<string, Inputs.Input<any>>, E, R e
   }
 }
 
-export const group = (name: string, summary: string, children: ReadonlyArray<Node>): Group => ({
+export const group = (
+  name: string,
+  summary: string,
+  children: ReadonlyArray<Node>,
+  api: ReadonlyArray<HttpApiGroup.HttpApiGroup.Any> = []
+): Group => ({
   _tag: "Group",
   name,
   summary,
-  children
+  children,
+  api
 })
 
 /**

@@ -6,6 +6,7 @@
  */
 import { FetchHttpClient, HttpClientError } from "@effect/platform"
 import * as Client from "@orgplane/client"
+import { SystemApi } from "@orgplane/schema"
 import { Effect } from "effect"
 import { VERSION } from "./Version.js"
 
@@ -17,7 +18,8 @@ export type Identity =
 /** Who answers at `url`; fails with the request's error when nothing does (refused, unknown host, timeout). */
 export const identify = (url: string): Effect.Effect<Identity, HttpClientError.RequestError> =>
   Effect.gen(function*() {
-    const client = yield* Client.make({ baseUrl: url, userAgent: `orgplane-cli/${VERSION}`, maxRetries: 0, timeout: "5 seconds" })
+    // The one group it calls: the client of the whole API would read the schemas of every endpoint first.
+    const client = yield* Client.makeFor([SystemApi], { baseUrl: url, userAgent: `orgplane-cli/${VERSION}`, maxRetries: 0, timeout: "5 seconds" })
     return yield* client.system.health().pipe(
       Effect.map((health): Identity => ({ _tag: "Orgplane", version: health.version })),
       Effect.catchAll((error) =>

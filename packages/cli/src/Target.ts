@@ -2,10 +2,10 @@
  * The server a command talks to and the credential it presents, resolved from flags, then the environment, then
  * the profile file; and the typed client built from them.
  */
-import { FetchHttpClient, type HttpClientError } from "@effect/platform"
+import { FetchHttpClient, type HttpApiGroup, type HttpClient, type HttpClientError } from "@effect/platform"
 import * as Client from "@orgplane/client"
 import { Unauthorized } from "@orgplane/schema"
-import { Effect, Option, Redacted } from "effect"
+import { Context, Effect, Option, Redacted } from "effect"
 import * as CliConfig from "./Config.js"
 import { isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError } from "./Errors.js"
 import type { GlobalOptions } from "./GlobalOptions.js"
@@ -84,6 +84,49 @@ export const resolve = (global: GlobalOptions) =>
     return { url, profileName, profile, credential } satisfies Target
   })
 
+/**
+ * The API groups the running command calls (declared by its command group, see Commands.group): their clients are
+ * built from these alone. A group not declared is still served, from the whole API, loaded when first called.
+ */
+export class ApiGroups extends Context.Reference<ApiGroups>()("@orgplane/cli/ApiGroups", {
+  defaultValue: (): ReadonlyArray<HttpApiGroup.HttpApiGroup.Any> => []
+}) {}
+
+type GroupClient = Record<string, (request?: unknown) => Effect.Effect<unknown, unknown>>
+
+/**
+ * The client of the whole API whose groups are each built when first called: a command calls one or two groups, and
+ * the client of all of them reads the schemas of every endpoint first (a fifth of a command's start), from the
+ * schemas of the whole API (a third more).
+ */
+const lazyClient = (options: Client.ClientOptions) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<HttpClient.HttpClient>()
+    const declared = new Map((yield* ApiGroups).map((group) => [group.identifier, group]))
+    const built = new Map<string, Effect.Effect<GroupClient>>()
+    const groupClient = (name: string) => {
+      let client = built.get(name)
+      if (client === undefined) {
+        const group = declared.has(name)
+          ? Effect.succeed(declared.get(name)!)
+          : Effect.map(Effect.promise(() => import("./WholeApi.js")), ({ Api }) => (Api.groups as Record<string, HttpApiGroup.HttpApiGroup.Any>)[name]!)
+        client = Effect.cached(Effect.flatMap(group, (group) =>
+          Effect.map(Client.makeFor([group], options), (client) => (client as unknown as Record<string, GroupClient>)[name]!)
+        ).pipe(Effect.provide(context))).pipe(Effect.runSync)
+        built.set(name, client)
+      }
+      return client
+    }
+    return new Proxy({}, {
+      get: (_, name) =>
+        typeof name !== "string" ? undefined : new Proxy({}, {
+          get: (_, method) =>
+            typeof method !== "string" ? undefined : (request?: unknown) =>
+              Effect.flatMap(groupClient(name), (client) => client[method]!(request))
+        })
+    }) as Client.OrgplaneApiClient
+  })
+
 /** The typed client for the target; with `authenticated`, fails with `NotAuthenticated` when there is no credential. */
 export const connect = (target: Target, options: { readonly authenticated: boolean }) =>
   Effect.gen(function*() {
@@ -91,7 +134,7 @@ export const connect = (target: Target, options: { readonly authenticated: boole
       return yield* new NotAuthenticated({ url: target.url, profile: target.profileName })
     }
     const credential = Option.getOrUndefined(target.credential)
-    return yield* Client.make({
+    return yield* lazyClient({
       baseUrl: target.url,
       userAgent: `orgplane-cli/${VERSION}`,
       ...(credential?.kind === "token" ? { token: Redacted.value(credential.value) } : {}),

@@ -1,15 +1,10 @@
-/** The `orgplane` executable: runs the CLI and exits with its code; SIGINT/SIGTERM interrupt it gracefully. */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
-import { Effect, Exit } from "effect"
-import { run } from "./Cli.js"
-
-/** The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran. */
-const teardown: Teardown = (exit, onExit) => {
-  if (Exit.isSuccess(exit) && typeof exit.value === "number") onExit(exit.value)
-  else defaultTeardown(exit, onExit)
-}
+/**
+ * The `orgplane` executable. Help that the build rendered beforehand (HelpPages.ts) and `--version` are printed
+ * from here, in the time Node takes to start; everything else loads the CLI (Main.ts).
+ */
+import * as Fs from "node:fs"
+import * as HelpPages from "./HelpPages.js"
+import { VERSION } from "./Version.js"
 
 // A reader that went away (`orgplane members list --json | head -1`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -27,12 +22,27 @@ const colour = (stream: NodeJS.WriteStream) => {
   return stream.isTTY === true
 }
 
-// The CLI prints through Console; log lines come from `serve`, whose server installs its own one-line format (the
-// runtime's multi-line pretty logger would replace it and spread each request over several lines).
-NodeRuntime.runMain(
-  run(process.argv, {
-    color: { stdout: colour(process.stdout), stderr: colour(process.stderr) },
-    interactive: process.stderr.isTTY === true
-  }).pipe(Effect.provide(NodeContext.layer)),
-  { disableErrorReporting: true, disablePrettyLogger: true, teardown }
-)
+/** The pages beside the bundle, when they were rendered for this version (run from the sources there are none). */
+const pages = (): HelpPages.Pages | undefined => {
+  try {
+    const pages = JSON.parse(Fs.readFileSync(new URL("./help.json", import.meta.url), "utf8")) as HelpPages.Pages
+    return pages.version === VERSION ? pages : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const args = process.argv.slice(2)
+// Only words, and `--help` last, may name a page: a command with flags does not read the file.
+const wordsOnly = args.every((word, index) => !word.startsWith("-") || (index === args.length - 1 && (word === "--help" || word === "-h")))
+const rendered = wordsOnly ? pages() : undefined
+const page = rendered === undefined ? undefined : HelpPages.find(rendered, args)
+
+if (args[0] === "--version" || args[0] === "-V") {
+  process.stdout.write(`${VERSION}\n`)
+} else if (page !== undefined) {
+  process.stdout.write(`${colour(process.stdout) ? page : HelpPages.plain(page)}\n`)
+} else {
+  const { main } = await import("./Main.js")
+  main({ color: { stdout: colour(process.stdout), stderr: colour(process.stderr) }, interactive: process.stderr.isTTY === true })
+}

@@ -10,13 +10,17 @@ import * as Net from "node:net"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type * as HelpPages from "../src/HelpPages.js"
 import * as Binary from "./Binary.js"
 import { freePort, root } from "./Binary.js"
+import { invoke } from "./Harness.js"
 
 const binary = Binary.make("binary")
 const { bin, fresh } = binary
 
-beforeAll(() => binary.build())
+// Bundling and rendering the help pages (which loads the whole CLI from its sources) takes over a minute on a
+// machine busy with the other test files.
+beforeAll(() => binary.build(), 180_000)
 afterAll(() => binary.dispose())
 
 /** A GET whose body is kept as the bytes sent (fetch would decompress it). */
@@ -47,6 +51,32 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
     expect(piped.stdout).not.toContain("\u001b[")
     expect(forced.stdout).toContain("\u001b[1mCOMMANDS")
     expect(noColor.stdout).not.toContain("\u001b[")
+  })
+
+  it("prints the help pages the build rendered exactly as the CLI itself prints them", async () => {
+    const pages = JSON.parse(await Fs.readFile(Path.join(Path.dirname(bin), "help.json"), "utf8")) as HelpPages.Pages
+    const asked = [
+      [[], pages.overview],
+      ...Object.entries(pages.groups).map(([words, page]) => [[...words.split(" "), "--help"], page] as const),
+      ...Object.entries(pages.leaves).map(([words, page]) => [[...words.split(" "), "--help"], page] as const)
+    ] as const
+    expect(Object.keys(pages.leaves)).toContain("teams list")
+    for (const [args, page] of asked) {
+      const result = await invoke(args, {}, { color: { stdout: true, stderr: false } })
+      expect(result.stdout, args.join(" ")).toBe(`${page}\n`)
+    }
+    const { cli } = await fresh()
+    const [plain, coloured, group, leaf] = await Promise.all([
+      cli(["--help"]),
+      cli(["-h"], { FORCE_COLOR: "1" }),
+      cli(["connectors"]),
+      cli(["teams", "list", "-h"])
+    ])
+    expect(plain.stdout).toBe(`${pages.overview.replace(/\u001b\[[0-9;]*m/g, "")}\n`)
+    expect(plain.stdout).not.toContain("\u001b[")
+    expect(coloured.stdout).toBe(`${pages.overview}\n`)
+    expect(group.stdout).toBe((await invoke(["connectors"], {})).stdout)
+    expect(leaf.stdout).toBe((await invoke(["teams", "list", "--help"], {})).stdout)
   })
 
   it("exits quietly when its reader goes away", async () => {

@@ -7,6 +7,7 @@ import { Http, TestServer } from "@orgplane/testkit"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
 import * as Commands from "../src/Commands.js"
 import { make, suggest } from "../src/Cli.js"
 import { VERSION } from "../src/Version.js"
@@ -22,7 +23,7 @@ afterAll(async () => {
   await cleanup()
 })
 
-const leaves = Commands.leaves(make({ serveEnvironment: [] }))
+const leaves = Commands.leaves(await Effect.runPromise(make({ serveEnvironment: [] })))
 const TEAM = "tem_01h455vb4pex5vsknk084sn02q"
 
 describe("the command tree", () => {

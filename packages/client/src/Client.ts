@@ -11,14 +11,13 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Api, apiOf, idempotencyKeyHeader, idempotentOperations, type IdempotentOperations } from "@orgplane/schema"
+import { type Api, apiOf, idempotencyKeyHeader, idempotentOperations, type IdempotentOperations } from "@orgplane/schema"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Function from "effect/Function"
-import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import { type Hooks, perAttempt, trackCall } from "./Hooks.js"
 import { type ClientOf, lenient } from "./Requests.js"
@@ -214,9 +213,6 @@ export const makeWith = <Id extends string, Groups extends HttpApiGroup.HttpApiG
     (client) => lenient(api, client as HttpApiClient.Client<Groups, E, never>)
   )
 
-/** Builds the typed client: `client.apiKeys.list()`, one namespace per API group. */
-export const make = (options: ClientOptions): Effect.Effect<OrgplaneApiClient, never, HttpClient.HttpClient> => makeWith(Api, options)
-
 /**
  * A client of some groups only, `makeFor([MembersApi, TeamsApi], options)`: a bundle that uses it carries only their
  * schemas, not the whole API's.
@@ -230,9 +226,3 @@ type ApiGroups = typeof Api extends HttpApi.HttpApi<any, infer Groups, any, any>
 type ApiError = typeof Api extends HttpApi.HttpApi<any, any, infer E, any> ? E : never
 
 export class OrgplaneClient extends Context.Tag("@orgplane/client/OrgplaneClient")<OrgplaneClient, OrgplaneApiClient>() {}
-
-/** The client as a layer; needs an HttpClient (see `layerFetch`). */
-export const layer = (options: ClientOptions) => Layer.effect(OrgplaneClient, make(options))
-
-/** The client over the platform's `fetch`. */
-export const layerFetch = (options: ClientOptions) => layer(options).pipe(Layer.provide(FetchHttpClient.layer))

@@ -1,4 +1,5 @@
 export * from "./AuditStreams.js"
+export * from "./ApiClient.js"
 export * from "./Client.js"
 export * from "./Errors.js"
 export type { Hooks, OrgplaneRequest, OrgplaneResponse } from "./Hooks.js"

@@ -10,16 +10,19 @@ import {
   ConfigObjectAccessGrantId,
   ConfigObjectAccessGrantResponse,
   ConfigObjectId,
+  ConfigObjectsApi,
   MarketplaceAccessGrant,
   MarketplaceAccessGrantId,
   MarketplaceAccessGrantResponse,
   MarketplaceId,
+  MarketplacesApi,
   MembershipId,
   Page,
   PluginAccessGrant,
   PluginAccessGrantId,
   PluginAccessGrantResponse,
   PluginId,
+  PluginsApi,
   TeamId
 } from "@orgplane/schema"
 import { Effect, Option, ParseResult, Schema } from "effect"
@@ -235,5 +238,6 @@ export const revoke = Commands.endpoint("revoke", {
 export const access = Commands.group(
   "access",
   "Share config objects, plugins and marketplaces: grant members, teams or the organization a role, list and revoke grants.",
-  [grant, list, revoke]
+  [grant, list, revoke],
+  [ConfigObjectsApi, MarketplacesApi, PluginsApi]
 )

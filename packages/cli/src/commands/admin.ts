@@ -2,7 +2,7 @@
  * `orgplane admin metrics`: the instance's usage metrics, for owners and admins of the operator organization: a
  * table of the summary and a sparkline of the last 30 days' activity.
  */
-import { type AdminActivityPoint, AdminMetricsResponse } from "@orgplane/schema"
+import { type AdminActivityPoint, AdminApi, AdminMetricsResponse } from "@orgplane/schema"
 import * as Commands from "../Commands.js"
 import * as Output from "../Output.js"
 
@@ -58,4 +58,4 @@ export const metrics = Commands.endpoint("metrics", {
   }
 })
 
-export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization).", [metrics])
+export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization).", [metrics], [AdminApi])

@@ -1,5 +1,5 @@
 /** `orgplane api-keys create | list | revoke`: the active organization's API keys (owners and admins). */
-import { ApiKeyId, ApiKeyPage, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
+import { ApiKeyId, ApiKeyPage, ApiKeysApi, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
@@ -52,4 +52,4 @@ export const revoke = Commands.endpoint("revoke", {
   human: ({ revoked }) => `Revoked API key ${revoked}; it stops working at once.`
 })
 
-export const apiKeys = Commands.group("api-keys", "Manage the active organization's API keys (owners and admins).", [create, list, revoke])
+export const apiKeys = Commands.group("api-keys", "Manage the active organization's API keys (owners and admins).", [create, list, revoke], [ApiKeysApi])

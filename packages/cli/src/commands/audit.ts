@@ -3,6 +3,7 @@
  * owners and admins. The filters are the API's (`GET /v1/audit/events`), checked by its schema.
  */
 import {
+  AuditApi,
   AuditEvent,
   AuditEventId,
   AuditEventPage,
@@ -11,6 +12,7 @@ import {
   AuditEventTypes,
   AuditOutcome,
   AuditSettingsResponse,
+  AuditStreamsApi,
   UpdateAuditSettingsRequest
 } from "@orgplane/schema"
 import { Console, Duration, Effect, Option, Schema } from "effect"
@@ -201,4 +203,4 @@ export const audit = Commands.group("audit", "Read the active organization's aud
   types,
   Commands.group("settings", "The audit log's retention.", [getSettings, setSettings]),
   streams
-])
+], [AuditApi, AuditStreamsApi])

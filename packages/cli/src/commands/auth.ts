@@ -1,5 +1,5 @@
 /** `orgplane auth signup | login | logout`: sessions, saved in the selected profile. */
-import { AuthResult, Email, PersonName } from "@orgplane/schema"
+import { AuthResult, Email, PersonName, SsoSignInApi, UsersApi } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
@@ -129,4 +129,4 @@ export const logout = Commands.leaf("logout", {
       }))
 })
 
-export const auth = Commands.group("auth", "Sign up, log in and log out.", [signup, login, logout])
+export const auth = Commands.group("auth", "Sign up, log in and log out.", [signup, login, logout], [SsoSignInApi, UsersApi])

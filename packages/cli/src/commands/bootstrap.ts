@@ -2,7 +2,7 @@
  * `orgplane bootstrap create --workspace-name N`: a provisional workspace with one-time claim links (public, no
  * credential needed), and `orgplane bootstrap claim <token>`: redeem one as the signed-in user.
  */
-import { AcceptClaimRequest, AcceptClaimResult, BootstrapWorkspaceResult, ClaimRoles, Email, OrganizationName } from "@orgplane/schema"
+import { AcceptClaimRequest, AcceptClaimResult, BootstrapApi, BootstrapWorkspaceResult, ClaimRoles, Email, OrganizationName } from "@orgplane/schema"
 import { Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
@@ -52,4 +52,4 @@ export const claim = Commands.endpoint("claim", {
     `Joined ${organization.name} (${organization.id}) as ${membership.role}; it is now your active organization.`
 })
 
-export const bootstrap = Commands.group("bootstrap", "Set up a provisional workspace that others claim, and redeem claims.", [create, claim])
+export const bootstrap = Commands.group("bootstrap", "Set up a provisional workspace that others claim, and redeem claims.", [create, claim], [BootstrapApi])

@@ -2,7 +2,7 @@
  * `orgplane calendar meet`: the calendar suite (suite-b) as yourself, through your own connection
  * (`orgplane connections suite-b connect`).
  */
-import { CalendarEventPath, CalendarEventResult } from "@orgplane/schema"
+import { CalendarEventPath, CalendarEventResult, CapabilitiesApi } from "@orgplane/schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -30,4 +30,4 @@ export const meet = Commands.endpoint("meet", {
     ].join("\n")
 })
 
-export const calendar = Commands.group("calendar", "Add meeting links to your calendar's events, through your own suite-b connection.", [meet])
+export const calendar = Commands.group("calendar", "Add meeting links to your calendar's events, through your own suite-b connection.", [meet], [CapabilitiesApi])

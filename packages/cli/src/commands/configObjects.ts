@@ -11,13 +11,14 @@ import {
   type ConfigObject,
   ConfigObjectDetail,
   ConfigObjectId,
+  ConfigObjectListQuery,
   ConfigObjectPage,
   ConfigObjectResponse,
+  ConfigObjectsApi,
   ConfigObjectStatus,
   ConfigObjectVersionDetail,
   ConfigObjectVersionId,
   ConfigObjectVersionPage,
-  ConfigObjectListQuery,
   CreateVersionRequest,
   MAX_PLUGIN_IDS,
   MAX_SOURCE_BYTES,
@@ -321,5 +322,6 @@ export const del = lifecycle(
 export const configObjects = Commands.group(
   "config-objects",
   "Manage versioned config objects: skills, agents, commands, tools, MCP servers, hooks, context (access per object).",
-  [create, list, get, versions, version, addVersion, archive, restore, del]
+  [create, list, get, versions, version, addVersion, archive, restore, del],
+  [ConfigObjectsApi]
 )

@@ -9,7 +9,9 @@ import {
   type Suite,
   SuiteClient,
   SuiteClientRequest,
+  SuiteClientsApi,
   SuiteConnection,
+  SuiteConnectionsApi,
   SuiteConnectResult,
   SuiteDisconnectResult,
   SuiteEndpointUrl,
@@ -247,5 +249,6 @@ const suiteGroup = (suite: Suite) =>
 export const connections = Commands.group(
   "connections",
   "Connect your own accounts at the mail suite (suite-a) and the calendar suite (suite-b); configure their OAuth clients (owners and admins).",
-  [suiteGroup("suite-a"), suiteGroup("suite-b")]
+  [suiteGroup("suite-a"), suiteGroup("suite-b")],
+  [SuiteClientsApi, SuiteConnectionsApi]
 )

@@ -12,6 +12,7 @@ import {
   InvitationId,
   InvitationPage,
   InvitationResponse,
+  InvitationsApi,
   InvitationStatus,
   PersonName
 } from "@orgplane/schema"
@@ -129,4 +130,4 @@ export const invitations = Commands.group("invitations", "Invite people to the a
   list,
   cancel,
   accept
-])
+], [InvitationsApi])

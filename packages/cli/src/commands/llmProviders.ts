@@ -24,6 +24,7 @@ import {
   LlmProviderName,
   LlmProviderPage,
   LlmProviderResponse,
+  LlmProvidersApi,
   LlmProviderTestResult,
   type UpdateLlmProviderRequest
 } from "@orgplane/schema"
@@ -371,5 +372,6 @@ export const connect = Commands.endpoint("connect", {
 export const llmProviders = Commands.group(
   "llm-providers",
   "Register the organization's LLM providers (owners and admins), grant their use, and connect to the ones granted to you.",
-  [catalog, list, get, create, update, setCredential, del, grant, grants, revoke, test, connect]
+  [catalog, list, get, create, update, setCredential, del, grant, grants, revoke, test, connect],
+  [LlmProvidersApi]
 )

@@ -3,11 +3,12 @@
  * (`orgplane connections suite-a connect`). A draft is only ever created, never sent.
  */
 import {
+  CapabilitiesApi,
   CreateMailDraftRequest,
   Email,
   MAIL_BODY_MAX,
-  type MailMessage,
   MailDraftResult,
+  type MailMessage,
   MailMessageId,
   MailMessageResult,
   MailRecipient
@@ -117,4 +118,4 @@ export const read = Commands.endpoint("read", {
   human: ({ message }) => [headers(message), "", message.body, ...(message.bodyTruncated ? ["", "[body truncated]"] : [])].join("\n")
 })
 
-export const mail = Commands.group("mail", "Create mail drafts and read messages as yourself, through your own suite-a connection.", [draft, read])
+export const mail = Commands.group("mail", "Create mail drafts and read messages as yourself, through your own suite-a connection.", [draft, read], [CapabilitiesApi])

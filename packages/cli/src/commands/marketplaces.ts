@@ -16,6 +16,7 @@ import {
   MarketplacePluginPage,
   MarketplacePluginResponse,
   MarketplaceResponse,
+  MarketplacesApi,
   PluginId,
   ResolvedMarketplaceResponse
 } from "@orgplane/schema"
@@ -211,5 +212,6 @@ export const resolved = Commands.endpoint("resolved", {
 export const marketplaces = Commands.group(
   "marketplaces",
   "Manage marketplaces: curated lists of plugins (owners and admins create them; access per marketplace).",
-  [create, list, get, update, del, plugins, addPlugin, removePlugin, resolved]
+  [create, list, get, update, del, plugins, addPlugin, removePlugin, resolved],
+  [MarketplacesApi]
 )

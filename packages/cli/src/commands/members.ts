@@ -2,7 +2,7 @@
  * `orgplane members list | role | remove | transfer-ownership`: the active organization's members and their roles.
  * Any member may list; changing roles and removing take an admin or owner (see the API's role model).
  */
-import { type Member, MemberPage, MemberResponse, MembershipId, OwnershipTransfer, Role, SearchText } from "@orgplane/schema"
+import { type Member, MemberPage, MemberResponse, MembersApi, MembershipId, OwnershipTransfer, Role, SearchText } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
@@ -77,4 +77,4 @@ export const members = Commands.group("members", "List the active organization's
   role,
   remove,
   transferOwnership
-])
+], [MembersApi])

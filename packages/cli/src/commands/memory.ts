@@ -4,6 +4,7 @@
  */
 import {
   type Memory,
+  MemoryApi,
   MemoryContent,
   MemoryId,
   MemoryPage,
@@ -135,4 +136,4 @@ export const memory = Commands.group("memory", "Save and search your own memorie
   list,
   get,
   del
-])
+], [MemoryApi])

@@ -1,5 +1,5 @@
 /** `orgplane orgs list | create | switch`: organizations of the signed-in user. */
-import { Me, MyOrganizationPage, OrganizationId, OrganizationName, OrganizationWithMembership } from "@orgplane/schema"
+import { Me, MyOrganizationPage, OrganizationId, OrganizationName, OrganizationsApi, OrganizationWithMembership, UsersApi } from "@orgplane/schema"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -39,4 +39,4 @@ export const switchTo = Commands.endpoint("switch", {
     `Switched to ${organization?.name ?? organizationId} (${organizationId}) as ${membership?.role ?? "member"}.`
 })
 
-export const orgs = Commands.group("orgs", "List, create and switch your organizations.", [list, create, switchTo])
+export const orgs = Commands.group("orgs", "List, create and switch your organizations.", [list, create, switchTo], [OrganizationsApi, UsersApi])

@@ -8,6 +8,7 @@ import {
   CatalogDescription,
   CatalogStatus,
   ConfigObjectId,
+  ConfigObjectsApi,
   MarketplaceId,
   type Plugin,
   PluginConfigObjectPage,
@@ -18,6 +19,7 @@ import {
   PluginName,
   PluginPage,
   PluginResponse,
+  PluginsApi,
   type PluginSourceMetadata
 } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
@@ -224,5 +226,6 @@ export const removeObject = Commands.endpoint("remove-object", {
 export const plugins = Commands.group(
   "plugins",
   "Manage plugins: bundles of config objects that desktop apps install (access per plugin).",
-  [create, list, get, update, archive, restore, del, objects, addObject, removeObject, download]
+  [create, list, get, update, archive, restore, del, objects, addObject, removeObject, download],
+  [ConfigObjectsApi, PluginsApi]
 )

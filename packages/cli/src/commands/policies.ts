@@ -4,6 +4,7 @@
  */
 import {
   CreateDesktopPolicyRequest,
+  DesktopPoliciesApi,
   type DesktopPolicy,
   DesktopPolicyDocumentInput,
   DesktopPolicyId,
@@ -159,5 +160,6 @@ export const effective = Commands.endpoint("effective", {
 export const policies = Commands.group(
   "policies",
   "Manage the active organization's desktop policies (owners and admins, enterprise plan) and read your effective one.",
-  [create, update, list, get, del, effective]
+  [create, update, list, get, del, effective],
+  [DesktopPoliciesApi]
 )

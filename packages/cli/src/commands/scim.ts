@@ -11,6 +11,7 @@ import {
   ScimConnectionId,
   ScimConnectionPage,
   ScimConnectionResponse,
+  ScimConnectionsApi,
   ScimDefaultRole,
   type ScimEvent,
   ScimEventListQuery,
@@ -314,5 +315,6 @@ export const tokens = Commands.group("tokens", "The bearer tokens a directory au
 export const scim = Commands.group(
   "scim",
   "Manage directory provisioning (SCIM 2.0): connections, tokens, the event log and reconcile (enterprise plan; owners and admins).",
-  [connections, tokens, events, reconcile]
+  [connections, tokens, events, reconcile],
+  [ScimConnectionsApi]
 )

@@ -8,6 +8,7 @@ import {
   PemCertificate,
   type SamlSettings,
   type SamlSettingsInput,
+  SsoApi,
   type SsoConnection,
   SsoConnectionId,
   SsoConnectionList,
@@ -424,4 +425,4 @@ export const sso = Commands.group("sso", "Manage the organization's SSO domains 
   verify,
   connections,
   policy
-])
+], [SsoApi])

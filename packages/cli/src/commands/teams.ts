@@ -10,7 +10,8 @@ import {
   type Team,
   TeamId,
   TeamPage,
-  TeamResponse
+  TeamResponse,
+  TeamsApi
 } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
@@ -125,4 +126,4 @@ export const teams = Commands.group("teams", "Manage the active organization's t
   remove,
   rename,
   del
-])
+], [TeamsApi])

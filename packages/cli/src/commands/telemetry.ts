@@ -3,7 +3,7 @@
  * of the API's size. The file is checked with the API's event schema before anything is sent.
  */
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { maxTelemetryEvents, TelemetryEvent } from "@orgplane/schema"
+import { maxTelemetryEvents, TelemetryApi, TelemetryEvent } from "@orgplane/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Files from "../Files.js"
@@ -102,4 +102,4 @@ export const send = Commands.leaf("send", {
       }))
 })
 
-export const telemetry = Commands.group("telemetry", "Send telemetry events (any member).", [send])
+export const telemetry = Commands.group("telemetry", "Send telemetry events (any member).", [send], [TelemetryApi])

@@ -18,6 +18,7 @@ import {
   TemplateKindName,
   TemplatePage,
   TemplateResponse,
+  TemplatesApi,
   TemplateSchemaVersion,
   TemplateVersionId,
   TemplateVersionPage,
@@ -258,5 +259,6 @@ export const revoke = Commands.endpoint("revoke", {
 export const templates = Commands.group(
   "templates",
   "The organization's shared templates: list, read, create, change, delete, their versions, instantiate, and share them with grants.",
-  [list, get, create, update, del, versions, instantiate, grant, grants, revoke]
+  [list, get, create, update, del, versions, instantiate, grant, grants, revoke],
+  [TemplatesApi]
 )

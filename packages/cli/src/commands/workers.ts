@@ -10,12 +10,14 @@ import {
   RuntimeUpgradeResponse,
   SandboxBackend,
   type Worker,
+  WorkerActivityApi,
   type WorkerActivityEntry,
   WorkerActivityPage,
   WorkerDestination,
   WorkerId,
   WorkerPage,
   WorkerResponse,
+  WorkersApi,
   WorkspacePath
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
@@ -209,5 +211,6 @@ export const activity = Commands.list("activity", {
 export const workers = Commands.group(
   "workers",
   "Manage the active organization's workers (any member registers and reads; creators, owners and admins change them).",
-  [register, list, get, update, rotateToken, del, upgrade, activity]
+  [register, list, get, update, rotateToken, del, upgrade, activity],
+  [WorkerActivityApi, WorkersApi]
 )
