@@ -17,6 +17,7 @@
 import { AuditActions } from "../packages/schema/src/AuditCatalog.js"
 import { createHmac, randomBytes } from "node:crypto"
 import { type Agent, request as httpRequest } from "node:http"
+import { load, ok, percentile, request } from "./http.js"
 
 interface Target {
   readonly name: string
@@ -49,36 +50,6 @@ const TEAMS = 32
 const PEOPLE = 1000
 const ACTORS = 20
 
-interface Reply {
-  readonly status: number
-  readonly text: string
-}
-
-const request = (agent: Agent, base: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
-  new Promise<Reply>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body)
-    const req = httpRequest(new URL(path, base), {
-      method,
-      agent,
-      headers: {
-        ...headers,
-        ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)) })
-      }
-    }, (res) => {
-      let text = ""
-      res.setEncoding("utf8").on("data", (chunk) => (text += chunk)).on("end", () => resolve({ status: res.statusCode ?? 0, text }))
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.end(payload)
-  })
-
-const ok = async (what: string, reply: Promise<Reply>) => {
-  const { status, text } = await reply
-  if (status < 200 || status >= 300) throw new Error(`${what}: HTTP ${status} ${text.slice(0, 300)}`)
-  return text === "" ? undefined : JSON.parse(text)
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Measurement.
 
@@ -89,24 +60,10 @@ interface Figures {
   readonly cpuPerRequest: number | undefined
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
-
 const run = async (target: Target, count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<Figures> => {
-  const latencies: Array<number> = []
-  let next = 0
   const cpuBefore = await target.cpu()
-  const started = performance.now()
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) {
-      const i = next++
-      const at = performance.now()
-      await task(i)
-      latencies.push(performance.now() - at)
-    }
-  }))
-  const seconds = (performance.now() - started) / 1000
+  const { latencies, seconds } = await load(count, concurrency, task)
   const cpuAfter = await target.cpu()
-  latencies.sort((a, b) => a - b)
   return {
     perSecond: count / seconds,
     p50: percentile(latencies, 0.5),

@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import pg from "pg"
 import { auditParameters, insertAuditEvent } from "./audit-baseline.js"
 import { serve } from "./child.js"
+import { requestRoutes } from "./requests-baseline.js"
 import { scimRoutes } from "./scim-baseline.js"
 
 const databaseUrl = process.env.DATABASE_URL
@@ -577,8 +578,12 @@ const renameTeam = async (request: IncomingMessage, response: ServerResponse, te
 // SCIM (bench/scim.ts): its own routes and authentication, in scim-baseline.ts.
 const scim = scimRoutes(pool)
 
+// The request path (bench/requests.ts): orgplane's own statements for its five endpoints, in requests-baseline.ts.
+const requestPath = process.env.ORGPLANE_BENCH_REQUESTS === "1" ? requestRoutes(pool) : undefined
+
 const handle = async (request: IncomingMessage, response: ServerResponse) => {
   const url = new URL(request.url ?? "/", "http://localhost")
+  if (requestPath !== undefined && await requestPath(request, response, url)) return
   if (request.method === "POST" && url.pathname === "/v1/telemetry/ingest") return ingest(request, response)
   if (url.pathname.startsWith("/scim/v2/") && await scim(request, response, url)) return
   const team = request.method === "PATCH" ? /^\/v1\/teams\/([^/]+)$/.exec(url.pathname) : null

@@ -1,9 +1,16 @@
 /**
  * The side of run.ts's protocol that both benchmarked servers share: serve on a free loopback port, print
- * `{"url": ...}` on stdout, answer `"rss"` (with the V8 heap in use and the CPU time used so far) and `{sql, params, rows?}` (a statement on the
+ * `{"url": ...}` on stdout, answer `"rss"` (with the V8 heap in use, the CPU time used so far and the time spent in GC) and `{sql, params, rows?}` (a statement on the
  * server's database, for bulk seeding or an EXPLAIN) over the IPC channel, and stop when told to or when the harness goes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { PerformanceObserver } from "node:perf_hooks"
+
+/** Time spent in garbage collection since start, ms: the durations of V8's 'gc' performance entries, summed. */
+let gcMillis = 0
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMillis += entry.duration
+}).observe({ entryTypes: ["gc"] })
 
 /** A FiberFailure's Cause (ManagedRuntime.runPromise rejects with one); a failure's error is its `error`. */
 const fiberFailureCause = Symbol.for("effect/Runtime/FiberFailure/Cause")
@@ -48,7 +55,7 @@ export const serve = async (
     if (message === "rss") {
       const cpu = process.cpuUsage()
       const memory = process.memoryUsage()
-      process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMicros: cpu.user + cpu.system })
+      process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, cpuMicros: cpu.user + cpu.system, gcMillis })
     } else if (typeof message === "object" && message !== null && "sql" in message) {
       const { params, rows: withRows, sql: text } = message as {
         readonly sql: string

@@ -6,14 +6,19 @@
 import { FakeGitHub, GitRepo } from "@orgplane/testkit"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { Agent, request as httpRequest } from "node:http"
+import { Agent } from "node:http"
 import * as Path from "node:path"
 import pg from "pg"
 import * as Audit from "./audit.js"
+import { measureCli } from "./cli.js"
 import { firstDifference } from "./difference.js"
+import { request } from "./http.js"
 import * as Memory from "./memory.js"
 import { measurePlanning } from "./planning.js"
+import * as Requests from "./requests.js"
 import * as Scim from "./scim.js"
+import * as SqlTrace from "./sql-trace.js"
+import * as Startup from "./startup.js"
 import * as Telemetry from "./telemetry.js"
 
 const usage = `Usage: pnpm bench [requests]
@@ -52,6 +57,22 @@ Environment:
                                filtered, with the plans; the export of all of them as NDJSON and CSV (events/s, peak
                                RSS). A checkout without the audit log (ORGPLANE_BENCH_ROOT): its writes only.
                                ORGPLANE_BENCH_AUDIT_PLANS=1 prints the plans whole.
+  ORGPLANE_BENCH_REQUESTS=1    Or --requests: only the request path (bench/requests.ts): GET /v1/me, /v1/members,
+                               /v1/api-keys, POST /v1/teams, PATCH /v1/members/{id}, [requests] (here default 300)
+                               a round, 5 interleaved rounds, 32 connections unless ORGPLANE_BENCH_CONCURRENCY,
+                               beside the baseline and a Hono + zod + pg server doing the same SQL; medians.
+                               ORGPLANE_BENCH_ENDPOINTS=me,members,api-keys,teams,role: only some of them.
+                               --requests --check-sql (Postgres): no measurement; orgplane's statements for each,
+                               seen through a proxy, against the copy the baseline and Hono run (statements.ts).
+  ORGPLANE_BENCH_PREPARED=0    With --requests: the baseline and Hono run unnamed statements (default: prepared once
+                               per connection, as orgplane does; for an older checkout; --check-sql tells).
+  ORGPLANE_BENCH_CLI=1         Or --cli: only the built CLI's start (bench/cli.ts; run \`pnpm build\` first): --help
+                               and --version cold, [requests] (here default 10) runs each beside \`node -e 0\`, and
+                               \`teams list --json\` to its first byte against a server it starts.
+  ORGPLANE_BENCH_STARTUP=1     Or --startup: only start-up (bench/startup.ts): the time from spawning orgplane serve
+                               to the first 200 from GET /health, [requests] starts a case (here default 5): Postgres
+                               (DATABASE_URL, migrated), a reopened embedded folder, --data memory; as pnpm start
+                               runs it and, when packages/cli/dist is built, through the built CLI.
 `
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
@@ -92,6 +113,11 @@ const MEMORY = process.argv.includes("--memory") || process.env.ORGPLANE_BENCH_M
 const TELEMETRY = process.argv.includes("--telemetry") || process.env.ORGPLANE_BENCH_TELEMETRY === "1"
 const SCIM = process.argv.includes("--scim") || process.env.ORGPLANE_BENCH_SCIM === "1"
 const AUDIT = process.argv.includes("--audit") || process.env.ORGPLANE_BENCH_AUDIT === "1"
+const REQUEST_PATH = process.argv.includes("--requests") || process.env.ORGPLANE_BENCH_REQUESTS === "1"
+/** With --requests on Postgres: orgplane's statements seen through a proxy (sql-trace.ts) against statements.ts. */
+const CHECK_SQL = REQUEST_PATH && process.argv.includes("--check-sql")
+const CLI = process.argv.includes("--cli") || process.env.ORGPLANE_BENCH_CLI === "1"
+const STARTUP = process.argv.includes("--startup") || process.env.ORGPLANE_BENCH_STARTUP === "1"
 
 // HTTP: keep-alive connections, one pool for both servers (the agent keeps one pool per origin).
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
@@ -107,6 +133,8 @@ interface Server {
   readonly heap: () => Promise<number | undefined>
   /** CPU time (user + system) the server process has used so far, in microseconds. */
   readonly cpu: () => Promise<number | undefined>
+  /** CPU time used so far (µs) and time spent in GC so far (ms), read together. */
+  readonly usage: () => Promise<{ readonly cpuMicros?: number; readonly gcMillis?: number } | undefined>
   /** Runs a statement on the server's own database connection (see server.ts); the number of rows it returned. */
   readonly sql: (text: string, params: ReadonlyArray<unknown>) => Promise<number>
   /** The same, answering the rows themselves: for small results (an EXPLAIN). */
@@ -150,6 +178,7 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
             rss: () => usageOf(child).then((usage) => usage?.rss),
             heap: () => usageOf(child).then((usage) => usage?.heapUsed),
             cpu: () => usageOf(child).then((usage) => usage?.cpuMicros),
+            usage: () => usageOf(child),
             sql: (text, params) => sqlOf(child, text, params, false).then((answer) => answer.sqlRows),
             query: (text, params) => sqlOf(child, text, params, true).then((answer) => answer.rows ?? [])
           })
@@ -165,10 +194,10 @@ const startServer = (name: string, script: string, cwd: string, env: NodeJS.Proc
 
 /** The child's resident set size and CPU time used so far, as it reports them over the IPC channel. */
 const usageOf = (child: ChildProcess) =>
-  new Promise<{ readonly rss?: number; readonly heapUsed?: number; readonly cpuMicros?: number } | undefined>((resolve) => {
+  new Promise<{ readonly rss?: number; readonly heapUsed?: number; readonly cpuMicros?: number; readonly gcMillis?: number } | undefined>((resolve) => {
     if (!child.connected) return resolve(undefined)
     const timer = setTimeout(() => resolve(undefined), 2000)
-    child.once("message", (message: { rss?: number; heapUsed?: number; cpuMicros?: number }) => {
+    child.once("message", (message: { rss?: number; heapUsed?: number; cpuMicros?: number; gcMillis?: number }) => {
       clearTimeout(timer)
       resolve(message)
     })
@@ -265,30 +294,12 @@ interface Credentials {
   readonly key?: string | undefined
 }
 
-interface Reply {
-  readonly status: number
-  readonly text: string
-}
-
+/** A request over the harness's agent, with a bearer token or an API key (http.ts's `request`). */
 const send = (base: string, method: string, path: string, credentials: Credentials = {}, body?: unknown) =>
-  new Promise<Reply>((resolve, reject) => {
-    const headers: Record<string, string> = {}
-    if (credentials.token !== undefined) headers.authorization = `Bearer ${credentials.token}`
-    if (credentials.key !== undefined) headers["x-api-key"] = credentials.key
-    const payload = body === undefined ? undefined : JSON.stringify(body)
-    if (payload !== undefined) {
-      headers["content-type"] = "application/json"
-      headers["content-length"] = String(Buffer.byteLength(payload))
-    }
-    const req = httpRequest(new URL(path, base), { method, headers, agent }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.end(payload)
-  })
+  request(agent, base, method, path, {
+    ...(credentials.token === undefined ? {} : { authorization: `Bearer ${credentials.token}` }),
+    ...(credentials.key === undefined ? {} : { "x-api-key": credentials.key })
+  }, body)
 
 /** A request that must succeed, its JSON body parsed. */
 const call = async (base: string, method: string, path: string, credentials: Credentials = {}, body?: unknown) => {
@@ -731,6 +742,8 @@ const describeRoot = () => {
 
 const main = async () => {
   console.log(`orgplane: ${describeRoot()}`)
+  // The CLI's own server and processes: none of the servers below.
+  if (CLI) return measureCli(REQUESTS_ARGUMENT === undefined ? 10 : REQUESTS)
   console.log(`database: ${DATABASE_URL === undefined ? "embedded (PGlite)" : "Postgres at DATABASE_URL"}`)
   const databaseUrl = DATABASE_URL === undefined ? undefined : await createDatabase(DATABASE_URL)
   const { DATABASE_URL: _, ...inherited } = process.env
@@ -741,21 +754,33 @@ const main = async () => {
     ORGPLANE_BENCH_ROOT: ROOT,
     ORGPLANE_VERSION: "bench",
     ORGPLANE_LOG_FORMAT: inherited.ORGPLANE_LOG_FORMAT ?? "json",
+    // The cluster runner's port: a free one, so that a bench runs beside another server on this host (Postgres only).
+    ORGPLANE_CLUSTER_PORT: inherited.ORGPLANE_CLUSTER_PORT ?? "0",
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
     // Seeding the memory bank runs batches of 25,000 INSERTs with their text-search documents on the server's own
     // connection; the default 10 seconds a statement is too short for them on a busy machine. Reads are unaffected.
     // So do the audit log's batches of 25,000 events with their five indexes.
     ...(MEMORY || AUDIT ? { ORGPLANE_DB_STATEMENT_TIMEOUT: "10 minutes" } : {}),
+    // The baseline answers the request path's endpoints with orgplane's own statements (requests-baseline.ts).
+    ...(REQUEST_PATH ? { ORGPLANE_BENCH_REQUESTS: "1" } : {}),
     ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
   }
-  const [orgplane, baseline] = await Promise.all([
-    startServer("orgplane", "server.ts", ROOT, env),
-    databaseUrl === undefined ? undefined : startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env)
+  const trace = CHECK_SQL && databaseUrl !== undefined ? await SqlTrace.start(databaseUrl) : undefined
+  const [orgplane, baseline, hono] = await Promise.all([
+    startServer("orgplane", "server.ts", ROOT, trace === undefined ? env : { ...env, DATABASE_URL: trace.url }),
+    databaseUrl === undefined ? undefined : startServer("baseline", "baseline.ts", Path.join(HERE, ".."), env),
+    // The request path only: a Hono + zod + pg server with the same statements (hono.ts).
+    databaseUrl === undefined || !REQUEST_PATH ? undefined : startServer("hono", "hono.ts", Path.join(HERE, ".."), env)
   ])
   if (baseline === undefined) {
     console.log("baseline: skipped (the embedded database has one connection, owned by the orgplane process); set DATABASE_URL to compare")
   }
   if (TELEMETRY) return Telemetry.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
+  if (REQUEST_PATH) {
+    const requests = REQUESTS_ARGUMENT === undefined ? Requests.DEFAULT_REQUESTS : REQUESTS
+    const concurrency = process.env.ORGPLANE_BENCH_CONCURRENCY === undefined ? Requests.DEFAULT_CONCURRENCY : CONCURRENCY
+    return Requests.measure({ orgplane, baseline, hono, requests, concurrency, trace })
+  }
   if (AUDIT) return Audit.measure({ agent, orgplane, baseline, requests: REQUESTS, concurrency: CONCURRENCY })
   if (SCIM) {
     // Lookups a row: a few hundred by default, not the 2000 requests of the other sections.
@@ -808,7 +833,8 @@ const main = async () => {
 }
 
 try {
-  await main()
+  if (STARTUP) await Startup.measure({ root: ROOT, runs: positive(REQUESTS_ARGUMENT, 5, "starts"), databaseUrl: DATABASE_URL })
+  else await main()
 } catch (error) {
   // Once interrupted, the failures of requests to the stopped servers are expected.
   if (cleaning === undefined) {

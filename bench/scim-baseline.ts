@@ -13,6 +13,7 @@ import { createHash, randomBytes, scrypt } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type pg from "pg"
 import { auditParameters, insertAuditEvent } from "./audit-baseline.js"
+import { inTransaction } from "./statements.js"
 
 type Row = Record<string, any>
 type Reply = readonly [status: number, body: unknown]
@@ -108,20 +109,8 @@ export const scimRoutes = (pool: pg.Pool) => {
   const unusablePasswordHash = () => (unusable ??= hashPassword(`unusable_${randomBytes(32).toString("base64url")}`))
 
   /** One transaction on one connection of the pool; rolled back when `body` throws. */
-  const transaction = async <A>(body: (client: pg.PoolClient) => Promise<A>) => {
-    const client = await pool.connect()
-    try {
-      await client.query("BEGIN")
-      const result = await body(client)
-      await client.query("COMMIT")
-      return result
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined)
-      throw error
-    } finally {
-      client.release()
-    }
-  }
+  const transaction = <A>(body: (client: pg.PoolClient) => Promise<A>) => inTransaction(pool, body)
+
 
   /** DirectoryEvents.record: the event row and the connection's health, in the write's transaction. */
   const recordEvent = async (

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { type Agent, request as httpRequest } from "node:http"
+import { load, ok, percentile, type Reply } from "./http.js"
 import { firstDifference } from "./difference.js"
 import { EnterpriseUserSchema, GroupSchema, UserSchema, userListStatement } from "./scim-baseline.js"
 
@@ -38,11 +39,6 @@ const GROUP_SIZE = Math.min(50, USERS)
 const SMALL = Math.min(1000, USERS)
 const PAGE = 100
 
-interface Reply {
-  readonly status: number
-  readonly text: string
-}
-
 const request = (agent: Agent, base: string, method: string, path: string, bearer?: string, body?: unknown) =>
   new Promise<Reply>((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
@@ -63,11 +59,6 @@ const request = (agent: Agent, base: string, method: string, path: string, beare
     req.end(payload)
   })
 
-const ok = async (what: string, reply: Promise<Reply>) => {
-  const { status, text } = await reply
-  if (status < 200 || status >= 300) throw new Error(`${what}: HTTP ${status} ${text.slice(0, 300)}`)
-  return text === "" ? undefined : JSON.parse(text)
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // What a directory sends.
@@ -109,26 +100,11 @@ interface Figures {
   readonly cpuPerRequest: number | undefined
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
-
 /** Requests `task(0 .. count - 1)` from `concurrency` workers; figures over all of them. */
 const run = async (target: Target, count: number, concurrency: number, task: (i: number) => Promise<void>, progress?: (done: number) => void) => {
-  const latencies: Array<number> = []
-  let next = 0
   const cpuBefore = await target.cpu()
-  const started = performance.now()
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) {
-      const i = next++
-      const at = performance.now()
-      await task(i)
-      latencies.push(performance.now() - at)
-      if (progress !== undefined && latencies.length % 1000 === 0) progress(latencies.length)
-    }
-  }))
-  const seconds = (performance.now() - started) / 1000
+  const { latencies, seconds } = await load(count, concurrency, task, progress)
   const cpuAfter = await target.cpu()
-  latencies.sort((a, b) => a - b)
   return {
     perSecond: count / seconds,
     p50: percentile(latencies, 0.5),

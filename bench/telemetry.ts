@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { type Agent, request as httpRequest } from "node:http"
+import { load as runTasks, ok, percentile } from "./http.js"
 
 interface Target {
   readonly name: string
@@ -32,11 +33,6 @@ const post = (agent: Agent, base: string, path: string, headers: Record<string, 
     request.end(body)
   })
 
-const ok = async (what: string, answer: Promise<{ readonly status: number; readonly text: string }>) => {
-  const { status, text } = await answer
-  if (status >= 300) throw new Error(`${what}: ${status} ${text.slice(0, 200)}`)
-  return text === "" ? undefined : JSON.parse(text)
-}
 
 /** A batch of 50 events of the last hour, each of a session with two dimensions on a third of them. */
 const batch = (index: number) =>
@@ -52,27 +48,14 @@ const batch = (index: number) =>
     }))
   })
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
-
 const load = async (agent: Agent, target: Target, apiKey: string, requests: number, concurrency: number) => {
   const bodies = Array.from({ length: 64 }, (_, index) => batch(index))
-  let next = 0
-  const latencies: Array<number> = []
-  const worker = async () => {
-    while (next < requests) {
-      const index = next++
-      const started = performance.now()
-      const { status, text } = await post(agent, target.url, "/v1/telemetry/ingest", { "x-api-key": apiKey }, bodies[index % bodies.length]!)
-      if (status !== 204) throw new Error(`${target.name}: ingest answered ${status} ${text.slice(0, 200)}`)
-      latencies.push(performance.now() - started)
-    }
-  }
   const cpuBefore = await target.cpu()
-  const started = performance.now()
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  const seconds = (performance.now() - started) / 1000
+  const { latencies, seconds } = await runTasks(requests, concurrency, async (index) => {
+    const { status, text } = await post(agent, target.url, "/v1/telemetry/ingest", { "x-api-key": apiKey }, bodies[index % bodies.length]!)
+    if (status !== 204) throw new Error(`${target.name}: ingest answered ${status} ${text.slice(0, 200)}`)
+  })
   const cpuAfter = await target.cpu()
-  latencies.sort((a, b) => a - b)
   return {
     requests: requests / seconds,
     events: (requests * BATCH) / seconds,

@@ -1,0 +1,245 @@
+/**
+ * The baseline's answers to `pnpm bench --requests` (requests.ts), routed from baseline.ts when the harness starts it
+ * with ORGPLANE_BENCH_REQUESTS=1: hand-written `node:http` + `pg` code running orgplane's own statements
+ * (statements.ts) with the same parameters, in orgplane's order and transactions, the audit event's INSERT last
+ * before COMMIT, and answering the same JSON, byte for byte. No schema checks beyond what the statements need, no
+ * framework, no log line: what is left between it and orgplane is orgplane's own cost. Imports no orgplane code.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type pg from "pg"
+import * as S from "./statements.js"
+
+type Row = Record<string, any>
+
+const json = (response: ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body)
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  response.end(text)
+}
+
+const unauthorized = { error: "unauthorized", message: "Authentication required." }
+
+const readBody = async (request: IncomingMessage): Promise<any> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const limitOf = (query: URLSearchParams) => {
+  const text = query.get("limit")
+  const limit = text === null ? 50 : Number(text)
+  return Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : undefined
+}
+
+const member = (row: Row, role: string = row.role) => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  userId: row.user_id,
+  name: row.name,
+  email: row.email,
+  role,
+  createdAt: row.created_at,
+  removedAt: row.removed_at,
+  suspendedAt: row.suspended_at
+})
+
+export const requestRoutes = (pool: pg.Pool) => {
+  // Read once, on first use (orgplane reads it at start; the baseline may start before orgplane has migrated).
+  let key: Promise<Buffer> | undefined
+  const cursorKey = () => key ??= pool.query(S.cursorKey).then((result) => Buffer.from(result.rows[0].value, "base64"))
+  /** When each API key's last use was last recorded by this process (Authentication.ts's touches). */
+  const touched = new Map<string, number>()
+
+  /** The session's caller (one statement); undefined: 401. */
+  const session = async (request: IncomingMessage): Promise<Row | undefined> => {
+    const authorization = request.headers.authorization ?? ""
+    if (!/^bearer /i.test(authorization)) return undefined
+    const token = authorization.slice(7).trim()
+    if (token === "") return undefined
+    return (await pool.query(S.run(S.sessionCaller), [S.hashToken(token), new Date()])).rows[0]
+  }
+
+  /** A session acting as a member of its organization, admitted by its SSO policy (none here: admitted). */
+  const sessionMember = (caller: Row): readonly [number, unknown] | undefined =>
+    caller.membership_id === null
+      ? [404, { error: "organization_not_found", message: "Organization not found." }]
+      : caller.require_sso === true
+      ? [403, { error: "sso_required", message: "This organization requires single sign-on." }]
+      : undefined
+
+  const apiKey = async (request: IncomingMessage): Promise<Row | undefined> => {
+    const value = request.headers["x-api-key"]
+    if (typeof value !== "string" || value.trim() === "") return undefined
+    const at = new Date()
+    const caller = (await pool.query(S.run(S.apiKeyCaller), [S.hashToken(value.trim()), at])).rows[0]
+    if (caller === undefined) return undefined
+    // Recorded off the request path, at most once a minute per key.
+    const last = Math.max(caller.last_used_at?.getTime() ?? 0, touched.get(caller.api_key_id) ?? 0)
+    if (at.getTime() - last > S.TOUCH_INTERVAL_MILLIS) {
+      touched.set(caller.api_key_id, at.getTime())
+      pool.query(S.run(S.touchApiKey), [at, caller.key_organization_id, caller.api_key_id]).catch((error) => console.error(error))
+    }
+    return caller
+  }
+
+  const me = async (request: IncomingMessage, response: ServerResponse) => {
+    const caller = await session(request)
+    if (caller === undefined) return json(response, 401, unauthorized)
+    return json(response, 200, S.meBody(caller))
+  }
+
+  const members = async (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => {
+    const caller = await session(request)
+    if (caller === undefined) return json(response, 401, unauthorized)
+    const refused = sessionMember(caller)
+    if (refused !== undefined) return json(response, ...refused)
+    const limit = limitOf(query)
+    if (limit === undefined || query.has("q") || query.has("cursor")) return json(response, 400, { error: "invalid_request" })
+    const rows = (await pool.query(S.run(S.listMembers), [caller.organization_id, limit + 1])).rows
+    const items = rows.slice(0, limit).map((row) => member(row))
+    const last = items[items.length - 1]
+    return json(response, 200, { items, nextCursor: rows.length > limit ? S.signCursor(await cursorKey(), "members", query, [last!.id]) : null })
+  }
+
+  const apiKeys = async (request: IncomingMessage, response: ServerResponse, query: URLSearchParams) => {
+    const caller = await apiKey(request)
+    if (caller === undefined) return json(response, 401, unauthorized)
+    const limit = limitOf(query)
+    if (limit === undefined || query.has("cursor")) return json(response, 400, { error: "invalid_request" })
+    const rows = (await pool.query(S.run(S.listApiKeys), [caller.organization_id, limit + 1])).rows
+    const items = rows.slice(0, limit).map((row) => ({
+      id: row.id,
+      name: row.name,
+      prefix: row.prefix,
+      createdByOrgMembershipId: row.membership_id,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      lastUsedAt: row.last_used_at
+    }))
+    const last = items[items.length - 1]
+    return json(response, 200, { items, nextCursor: rows.length > limit ? S.signCursor(await cursorKey(), "api-keys", query, [last!.id]) : null })
+  }
+
+  /** The session's audit actor, as orgplane's AuditRecorder draws it. */
+  const actorOf = (caller: Row) => ({
+    type: "user" as const,
+    id: caller.user_id,
+    membershipId: caller.membership_id,
+    label: `${caller.user_name} <${caller.user_email}>`,
+    credentialId: caller.session_id
+  })
+
+  /** `work` in a transaction on one connection: COMMIT after it, ROLLBACK when it throws or answers an error. */
+  const transaction = async <A>(work: (client: pg.PoolClient) => Promise<readonly [number, A]>) => {
+    const client = await pool.connect()
+    try {
+      await client.query("BEGIN")
+      const answer = await work(client)
+      await client.query(answer[0] < 300 ? "COMMIT" : "ROLLBACK")
+      return answer
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined)
+      throw error
+    } finally {
+      client.release()
+    }
+  }
+
+  const createTeam = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await readBody(request)
+    const caller = await session(request)
+    if (caller === undefined) return json(response, 401, unauthorized)
+    const refused = sessionMember(caller)
+    if (refused !== undefined) return json(response, ...refused)
+    if (caller.role !== "owner" && caller.role !== "admin") return json(response, 403, { reason: "insufficient_role" })
+    const name = typeof body?.name === "string" ? body.name.trim() : ""
+    if (name === "" || name.length > 255 || body.memberIds !== undefined || body.externalKey !== undefined) {
+      return json(response, 400, { error: "invalid_request" })
+    }
+    const organizationId = caller.organization_id as string
+    const id = S.makeId("tem")
+    const at = new Date()
+    const [status, answer] = await transaction(async (client) => {
+      await client.query(S.run(S.insertTeam), [id, organizationId, name, caller.membership_id, null, null, at, at])
+      const [row] = (await client.query(S.run(S.selectTeam), [organizationId, id])).rows
+      await client.query(S.run(S.insertAuditEvent), S.auditParameters({
+        organizationId,
+        action: "team.create",
+        category: "change",
+        actor: actorOf(caller),
+        ip: request.socket.remoteAddress ?? null,
+        userAgent: request.headers["user-agent"] ?? null,
+        targets: [{ type: "team", id }]
+      }))
+      return [201, {
+        team: {
+          id: row.id,
+          organizationId: row.organization_id,
+          name: row.name,
+          memberIds: row.member_ids,
+          createdByOrgMembershipId: row.created_by_org_membership_id,
+          externalKey: row.external_key,
+          scimConnectionId: row.scim_connection_id,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at
+        }
+      }] as const
+    })
+    return json(response, status, answer)
+  }
+
+  const changeMemberRole = async (request: IncomingMessage, response: ServerResponse, memberId: string) => {
+    const body = await readBody(request)
+    const caller = await session(request)
+    if (caller === undefined) return json(response, 401, unauthorized)
+    const refused = sessionMember(caller)
+    if (refused !== undefined) return json(response, ...refused)
+    const role = body?.role
+    if (role !== "owner" && role !== "admin" && role !== "member") return json(response, 400, { error: "invalid_request" })
+    const organizationId = caller.organization_id as string
+    const [status, answer] = await transaction<unknown>(async (client) => {
+      await client.query(S.run(S.lockOrganization), [organizationId])
+      const rows = (await client.query(S.run(S.lockedMembers), [organizationId, organizationId, caller.membership_id, memberId])).rows
+      const self = rows.find((row) => row.id === caller.membership_id)
+      const target = rows.find((row) => row.id === memberId)
+      if (self === undefined || target === undefined) return [404, { error: "member_not_found", message: "Member not found." }]
+      const manages = self.role === "owner" || self.role === "admin"
+      if (!manages || ((target.role === "owner" || role === "owner") && self.role !== "owner")) return [403, { reason: "insufficient_role" }]
+      if (target.role === role) return [200, { member: member(target) }]
+      if (target.role === "owner" && target.owners <= 1) return [409, { error: "last_owner" }]
+      await client.query(S.run(S.changeRole), [role, new Date(), organizationId, memberId])
+      await client.query(S.run(S.insertAuditEvent), S.auditParameters({
+        organizationId,
+        action: "member.role.update",
+        category: "change",
+        actor: actorOf(caller),
+        ip: request.socket.remoteAddress ?? null,
+        userAgent: request.headers["user-agent"] ?? null,
+        targets: [{ type: "member", id: memberId }],
+        changes: { before: { role: target.role }, after: { role }, changedFields: ["role"] }
+      }))
+      return [200, { member: member(target, role) }]
+    })
+    return json(response, status, answer)
+  }
+
+  /** Answers the request when it is one of the five; false otherwise. */
+  return async (request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean> => {
+    const path = url.pathname
+    if (request.method === "GET") {
+      if (path === "/v1/me") return me(request, response).then(() => true)
+      if (path === "/v1/members") return members(request, response, url.searchParams).then(() => true)
+      if (path === "/v1/api-keys") return apiKeys(request, response, url.searchParams).then(() => true)
+    } else if (request.method === "POST" && path === "/v1/teams") {
+      return createTeam(request, response).then(() => true)
+    } else if (request.method === "PATCH") {
+      const match = /^\/v1\/members\/([^/]+)$/.exec(path)
+      if (match !== null) return changeMemberRole(request, response, decodeURIComponent(match[1]!)).then(() => true)
+    }
+    return false
+  }
+}
