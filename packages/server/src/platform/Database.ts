@@ -4,6 +4,10 @@
  *
  * PGlite has a single session: the socket server and the pool both keep exactly one connection (with more,
  * protocol messages of different connections interleave and queries get each other's rows).
+ *
+ * Both prepare their statements (PreparingClient): PGlite would otherwise parse and plan the authentication's joins
+ * on every request. Its session outlives a connection, so the embedded pool's new connection first deallocates what
+ * a broken one left.
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -11,6 +15,7 @@ import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -91,15 +96,15 @@ class Client extends Pg.Client {
 
 /**
  * A client that prepares the statements it runs: each distinct statement text with parameters is parsed and planned
- * once per connection (a named statement), then only bound and executed. For Postgres at a URL, where a connection is
- * a session of its own; not for the embedded database, whose one session every connection shares (a connection
- * that went away leaves its statements, and its half-sent messages, in it).
+ * once per session (a named statement), then only bound and executed.
  */
 class PreparingClient extends Client {
   /**
-   * Names are unique in the process, not only in the connection: a URL may lead to a database whose session outlives
-   * a connection (PGlite behind a socket, a pooler), where a new connection would find the old one's statements.
+   * Names are unique in the process (a random prefix and a counter), not only in the connection: a URL may lead to a
+   * database whose session outlives a connection and is shared (PGlite behind a socket, as the test kit's proxy
+   * serves it), where a new connection would find another's statements under the same names.
    */
+  private static readonly prefix = `orgplane_${Crypto.randomBytes(4).toString("hex")}_`
   private static named = 0
   /** The names of the statements this connection has prepared, by their text. */
   private readonly prepared = new Map<string, string>()
@@ -109,11 +114,24 @@ class PreparingClient extends Client {
     if (typeof text === "string" && Array.isArray(values) && values.length > 0) {
       let name = this.prepared.get(text)
       if (name === undefined && this.prepared.size < maxPreparedStatements) {
-        this.prepared.set(text, name = `orgplane_${++PreparingClient.named}`)
+        this.prepared.set(text, name = `${PreparingClient.prefix}${++PreparingClient.named}`)
       }
       if (name !== undefined) args.splice(0, 2, { name, text, values })
     }
     return super.query(...args)
+  }
+}
+
+/**
+ * A preparing client that is its session's only user (the embedded database's socket admits one connection): on
+ * connecting, it deallocates what an earlier connection prepared, since PGlite's session outlives its connections.
+ */
+class SessionPreparingClient extends PreparingClient {
+  override connect(...args: Array<any>): any {
+    const callback = args[0] as ((error: Error | null, client?: Pg.Client) => void) | undefined
+    const connected = super.connect().then(() => super.query("DEALLOCATE ALL")).then(() => this)
+    if (callback === undefined) return connected
+    connected.then(() => callback(null, this), (error: Error) => callback(error))
   }
 }
 
@@ -128,7 +146,15 @@ export class PoolSize extends Context.Tag("@orgplane/server/platform/Database")<
  * timeout. Fails the layer when the database cannot be reached at start-up, as `PgClient.layer` does.
  */
 const layerPool = (
-  config: Pg.PoolConfig & { readonly prepare: boolean; readonly connectTimeout: Duration.DurationInput | undefined; readonly statementTimeout: Duration.DurationInput | undefined }
+  config: Pg.PoolConfig & {
+    /**
+     * `session`: prepare, and the pool's connection is the session's only user (the embedded database's socket admits
+     * one), so a new connection first drops what an earlier one prepared.
+     */
+    readonly prepare: boolean | "session"
+    readonly connectTimeout: Duration.DurationInput | undefined
+    readonly statementTimeout: Duration.DurationInput | undefined
+  }
 ) => {
   const { connectTimeout, prepare, statementTimeout, ...rest } = config
   const statementMillis = Duration.toMillis(statementTimeout ?? Duration.seconds(10))
@@ -137,7 +163,7 @@ const layerPool = (
       Effect.suspend(() => {
         const pool = new Pg.Pool({
           ...rest,
-          Client: prepare ? PreparingClient : Client,
+          Client: prepare === "session" ? SessionPreparingClient : prepare ? PreparingClient : Client,
           application_name: "orgplane",
           connectionTimeoutMillis: Duration.toMillis(connectTimeout ?? Duration.seconds(5)),
           statement_timeout: statementMillis,
@@ -221,14 +247,14 @@ export class EmbeddedDatabaseError extends Error {
 }
 
 /** The pool on an embedded database's socket: one connection (see the module comment). */
-const layerSocket = (socketDir: string, timeouts: Timeouts) =>
+export const layerSocket = (socketDir: string, timeouts: Timeouts = {}) =>
   layerPool({
     host: socketDir,
     port: 5432,
     database: "postgres",
     user: "postgres",
     max: 1,
-    prepare: false,
+    prepare: "session",
     // Keep the single connection: reconnecting costs more than the idle socket.
     idleTimeoutMillis: Duration.toMillis(Duration.hours(1)),
     connectTimeout: timeouts.connectTimeout,
