@@ -115,6 +115,21 @@ describe("Crypto", () => {
       expect(yield* crypto.verifyPassword("correct horse", undefined)).toBe(false)
     }))
 
+  it.effect("has an unusable password hash shaped like a real one, at the same cost, that nothing matches", () =>
+    Effect.gen(function*() {
+      const crypto = yield* make({ passwordCost: 10, keys: [] })
+      const real = (yield* crypto.hashPassword("anything")).split("$")
+      const unusable = crypto.unusablePasswordHash.split("$")
+      // The same parameters and sizes: checking a password against it is a full hash at the same cost.
+      expect(unusable.slice(0, 4)).toEqual(real.slice(0, 4))
+      expect(unusable.map((part) => part.length)).toEqual(real.map((part) => part.length))
+      for (const password of ["", "anything", "correct horse"]) {
+        expect(yield* crypto.verifyPassword(password, crypto.unusablePasswordHash)).toBe(false)
+      }
+      // Drawn per process, not a constant: another service's differs.
+      expect((yield* make({ passwordCost: 10, keys: [] })).unusablePasswordHash).not.toBe(crypto.unusablePasswordHash)
+    }))
+
   it.effect("issues 256-bit tokens and stores only their hash", () =>
     Effect.gen(function*() {
       const crypto = yield* make({ passwordCost: 10, keys: [] })

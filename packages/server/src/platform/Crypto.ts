@@ -189,9 +189,11 @@ export interface CryptoService {
   readonly hashToken: (token: string) => string
   readonly hashPassword: (password: string) => Effect.Effect<string>
   /**
-   * The password hash of an account made without a password (SSO JIT, SCIM): the hash of random bytes this process
-   * drew and forgot, so no password matches it, and checking one against it takes a full hash like any other. Made
-   * once at start-up: hashing one per account cost a fifth of a second each (cost 15), for nothing.
+   * The password hash of an account made without a password (SSO JIT, SCIM): a stored hash in the usual format and
+   * at the configured cost whose salt and hash are random bytes, drawn once per process. No password matches it
+   * (that would take an scrypt preimage of 32 random bytes), and checking one against it takes a full hash like any
+   * other. Nothing is hashed to make it: hashing a random password instead cost every start-up a fifth of a second
+   * (cost 15) and proved nothing more.
    */
   readonly unusablePasswordHash: string
   /** Constant-time. `stored` undefined still spends a full hash, so unknown emails take as long as wrong passwords. */
@@ -222,7 +224,7 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
         const hash = yield* derive(password, salt, options.passwordCost, SCRYPT_R, SCRYPT_P)
         return ["scrypt", options.passwordCost, SCRYPT_R, SCRYPT_P, salt.toString("base64"), hash.toString("base64")].join("$")
       })
-    const dummy = yield* hashPassword(NodeCrypto.randomBytes(16).toString("hex"))
+    const dummy = ["scrypt", options.passwordCost, SCRYPT_R, SCRYPT_P, NodeCrypto.randomBytes(16).toString("base64"), NodeCrypto.randomBytes(KEY_LENGTH).toString("base64")].join("$")
 
     const verifyPassword = (password: string, stored: string | undefined) =>
       Effect.gen(function*() {
