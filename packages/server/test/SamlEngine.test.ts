@@ -34,7 +34,7 @@ let settings: IdpSettings
 beforeAll(async () => {
   saml = await run(Saml)
   idp = await IdpSaml.start({
-    serviceProviders: [{ metadata: saml.spMetadata(sp) }],
+    serviceProviders: [{ metadata: await Effect.runPromise(saml.spMetadata(sp)) }],
     users: {
       ada: { email: "ada@acme.test", name: "Ada Lovelace", givenName: "Ada", surname: "Lovelace", groups: ["engineering", "admins"] },
       mallory: { email: "mallory@acme.test", name: "Mallory" }
@@ -95,7 +95,7 @@ describe("IdP settings", () => {
       code: "metadata_doctype",
       message: "The metadata has a DOCTYPE, which is refused (entity expansion, XXE)."
     })
-    const spOnly = saml.spMetadata(sp)
+    const spOnly = await Effect.runPromise(saml.spMetadata(sp))
     expect(await refusal(saml.parseIdpMetadata(spOnly))).toMatchObject({ code: "metadata_no_idp" })
     expect(await refusal(saml.parseIdpMetadata("<root xmlns=\"urn:other\"/>"))).toMatchObject({ code: "metadata_no_idp" })
     expect(await refusal(saml.parseIdpMetadata(`<!-- ${"x".repeat(maxMetadataBytes)} -->${idp.metadata()}`))).toMatchObject({ code: "metadata_too_large" })
@@ -135,8 +135,8 @@ describe("IdP settings", () => {
 })
 
 describe("SP metadata and the AuthnRequest", () => {
-  it("publishes entity id, ACS URL (HTTP-POST), NameID format and signed assertions wanted", () => {
-    const xml = saml.spMetadata(sp)
+  it("publishes entity id, ACS URL (HTTP-POST), NameID format and signed assertions wanted", async () => {
+    const xml = await Effect.runPromise(saml.spMetadata(sp))
     expect(xml).toContain(`entityID="${SP_ENTITY}"`)
     expect(xml).toContain(`Location="${ACS}"`)
     expect(xml).toContain("urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST")

@@ -7,7 +7,8 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { compile, invalidDocument, load, MAX_VIOLATIONS, registryOf } from "../src/templates/SchemaRegistry.js"
+import { compile } from "../src/templates/SchemaCompiler.js"
+import { invalidDocument, load, MAX_VIOLATIONS, registryOf } from "../src/templates/SchemaRegistry.js"
 
 let dir: string
 beforeAll(async () => {

@@ -7,13 +7,18 @@
  */
 import type { SsoFailureCode } from "@orgplane/schema"
 import { Effect } from "effect"
-import * as client from "openid-client"
+import * as NodeCrypto from "node:crypto"
+import type * as OpenId from "openid-client"
 import { Crypto } from "../platform/Crypto.js"
+import { lazily } from "../platform/Lazy.js"
 import { Outbound, OutboundError } from "../platform/Outbound.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { failure, type ProtocolEngine, type Received, type SsoFailureError } from "./Protocol.js"
 import { oidcRedirectUrl } from "./Sso.js"
 import type { SsoConnectionRow, StoredOidc } from "./SsoRepository.js"
+
+/** openid-client: loaded by the first OIDC sign-in or test, not at start-up. */
+const library = lazily(() => import("openid-client"))
 
 /** The library's words, without anything a provider could make long. */
 const said = (error: unknown): string => {
@@ -58,9 +63,10 @@ export const classify = (error: unknown, step: Step, issuer: string): SsoFailure
     }
     return as("discovery_invalid", `The discovery document of ${issuer} is not a usable OpenID Provider configuration`)
   }
-  if (error instanceof client.AuthorizationResponseError) {
-    const description = error.error_description === undefined ? "" : `: ${error.error_description.slice(0, 200)}`
-    return failure("idp_error", `The identity provider answered ${error.error.slice(0, 100)}${description}`)
+  if (code === "OAUTH_AUTHORIZATION_RESPONSE_ERROR") {
+    const answer = error as OpenId.AuthorizationResponseError
+    const description = answer.error_description === undefined ? "" : `: ${answer.error_description.slice(0, 200)}`
+    return failure("idp_error", `The identity provider answered ${answer.error.slice(0, 100)}${description}`)
   }
   if (code === "OAUTH_JWT_CLAIM_COMPARISON_FAILED") {
     if (/"iss"/.test(words)) return as("issuer_mismatch", "The ID token was issued by another issuer than the connection's")
@@ -89,7 +95,7 @@ export const oidcEngine = Effect.gen(function*() {
   const crypto = yield* Crypto
   // Every request to a provider goes through the guard: https to public addresses unless private mode.
   const guarded = outbound.fetchWith({ destination: "user", timeout: "10 seconds", maxBodyBytes: 1024 * 1024 })
-  const customFetch: client.CustomFetch = (url, options) => guarded(url, options as RequestInit)
+  const customFetch: OpenId.CustomFetch = (url, options) => guarded(url, options as RequestInit)
 
   /** The client secret, decrypted (a connection without one cannot be tested: the flow checks that first). */
   const secretOf = (connection: SsoConnectionRow) =>
@@ -100,7 +106,7 @@ export const oidcEngine = Effect.gen(function*() {
         () => failure("response_invalid", "The connection's stored client secret cannot be read (the encryption keys changed): set it again.")
       )
 
-  const configurationOf = (settings: StoredOidc, secret: string, base: string) =>
+  const configurationOf = (client: typeof OpenId, settings: StoredOidc, secret: string, base: string) =>
     Effect.tryPromise({
       try: async () => {
         const auth = settings.tokenEndpointAuthMethod === "client_secret_post" ? client.ClientSecretPost(secret) : client.ClientSecretBasic(secret)
@@ -141,7 +147,8 @@ export const oidcEngine = Effect.gen(function*() {
   const start: ProtocolEngine["start"] = (connection, intent, base) =>
     Effect.gen(function*() {
       const settings = yield* settingsOf(connection)
-      const config = yield* configurationOf(settings, yield* secretOf(connection), base)
+      const client = yield* library
+      const config = yield* configurationOf(client, settings, yield* secretOf(connection), base)
       const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(intent.codeVerifier))
       const url = yield* Effect.try({
         try: () =>
@@ -162,7 +169,8 @@ export const oidcEngine = Effect.gen(function*() {
   const complete: ProtocolEngine["complete"] = (connection, intent, params, base) =>
     Effect.gen(function*() {
       const settings = yield* settingsOf(connection)
-      const config = yield* configurationOf(settings, yield* secretOf(connection), base)
+      const client = yield* library
+      const config = yield* configurationOf(client, settings, yield* secretOf(connection), base)
       const callback = new URL(oidcRedirectUrl(base))
       for (const [name, value] of Object.entries(params)) callback.searchParams.set(name, value)
       const tokens = yield* Effect.tryPromise({
@@ -192,7 +200,10 @@ export const oidcEngine = Effect.gen(function*() {
   return { kind: "oidc", start, complete } satisfies ProtocolEngine
 })
 
-/** A fresh verifier, state-independent: what an intent stores (encrypted) for its token exchange. */
-export const newCodeVerifier = () => client.randomPKCECodeVerifier()
-export const newNonce = () => client.randomNonce()
+/**
+ * A fresh verifier, state-independent: what an intent stores (encrypted) for its token exchange. 32 random bytes in
+ * base64url, as openid-client's `randomPKCECodeVerifier` and `randomNonce` draw them (RFC 7636 4.1).
+ */
+export const newCodeVerifier = () => NodeCrypto.randomBytes(32).toString("base64url")
+export const newNonce = () => NodeCrypto.randomBytes(32).toString("base64url")
 

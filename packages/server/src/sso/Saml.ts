@@ -9,11 +9,16 @@
  */
 import * as NodeCrypto from "node:crypto"
 import { HttpClientRequest } from "@effect/platform"
-import { generateServiceProviderMetadata, SAML, type Profile, type SamlConfig, SamlStatusError, ValidateInResponseTo } from "@node-saml/node-saml"
+import type { Profile, SamlConfig } from "@node-saml/node-saml"
 import { Context, Data, Duration, Effect, Either, Layer } from "effect"
+import { lazily } from "../platform/Lazy.js"
 import { Outbound } from "../platform/Outbound.js"
 import { type IdpSettings, maxMetadataBytes, parseIdpMetadata, SamlMetadataError } from "./SamlMetadata.js"
 import { attribute, child, children, descendants, Ns, parseStrict, textOf } from "./SamlXml.js"
+
+/** node-saml and its XML signature stack: loaded by the first SAML operation, not at start-up. */
+const library = lazily(() => import("@node-saml/node-saml"))
+type Library = Effect.Effect.Success<typeof library>
 
 export const emailAddressFormat = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"
 /** The clock difference accepted between the IdP and us. */
@@ -122,7 +127,7 @@ export interface SamlService {
   readonly parseIdpMetadata: (xml: string) => Effect.Effect<IdpSettings, SamlMetadataError>
   /** The metadata at a user-supplied URL, through the outbound guard, within `metadataFetchTimeout` and `maxMetadataBytes`. */
   readonly fetchIdpMetadata: (url: string) => Effect.Effect<IdpSettings, SamlMetadataError>
-  readonly spMetadata: (sp: SpSettings) => string
+  readonly spMetadata: (sp: SpSettings) => Effect.Effect<string>
   readonly startSignIn: (idp: IdpSettings, sp: SpSettings, relayState: string | null) => Effect.Effect<SignInStart>
   /** The Response's InResponseTo, not yet verified: what the caller looks its intent up by. */
   readonly inResponseToOf: (form: AcsForm) => Effect.Effect<string | null, SamlResponseError>
@@ -199,9 +204,9 @@ const parseInstant = (value: string | undefined) => {
 }
 
 /** node-saml's refusals, by their message, as our codes. */
-const fromNodeSaml = (error: unknown, doc: Document, nowMs: number): SamlResponseError => {
+const fromNodeSaml = (lib: Library, error: unknown, doc: Document, nowMs: number): SamlResponseError => {
   const message = error instanceof Error ? error.message : String(error)
-  if (error instanceof SamlStatusError || message.startsWith("SAML provider returned")) {
+  if (error instanceof lib.SamlStatusError || message.startsWith("SAML provider returned")) {
     return refuse("idp_error", `The IdP refused the sign-in: ${message.replace(/^SAML provider returned /, "").slice(0, 300)}`)
   }
   if (/^Invalid (document )?signature|^Cannot obtain assertion/.test(message)) {
@@ -228,8 +233,8 @@ const stringsOf = (value: unknown): Array<string> =>
 const emailLike = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlService => {
-  const nodeSaml = (idp: IdpSettings, sp: SpSettings, config: Partial<SamlConfig>) =>
-    new SAML({
+  const nodeSaml = (lib: Library, idp: IdpSettings, sp: SpSettings, config: Partial<SamlConfig>) =>
+    new lib.SAML({
       callbackUrl: sp.acsUrl,
       issuer: sp.entityId,
       audience: sp.entityId,
@@ -270,17 +275,18 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     )
 
   const spMetadata = (sp: SpSettings) =>
-    generateServiceProviderMetadata({
-      issuer: sp.entityId,
-      callbackUrl: sp.acsUrl,
-      identifierFormat: sp.nameIdFormat ?? emailAddressFormat,
-      wantAssertionsSigned: true
-    })
+    Effect.map(library, (lib) =>
+      lib.generateServiceProviderMetadata({
+        issuer: sp.entityId,
+        callbackUrl: sp.acsUrl,
+        identifierFormat: sp.nameIdFormat ?? emailAddressFormat,
+        wantAssertionsSigned: true
+      }))
 
   const startSignIn = (idp: IdpSettings, sp: SpSettings, relayState: string | null) =>
-    Effect.promise(async (): Promise<SignInStart> => {
+    Effect.flatMap(library, (lib) => Effect.promise(async (): Promise<SignInStart> => {
       const requestId = `_${NodeCrypto.randomBytes(20).toString("hex")}`
-      const saml = nodeSaml(idp, sp, {
+      const saml = nodeSaml(lib, idp, sp, {
         generateUniqueId: () => requestId,
         authnRequestBinding: idp.ssoBinding === "post" ? "HTTP-POST" : "HTTP-Redirect",
         // The HTTP-POST binding carries the request base64-encoded, not deflated (SAML bindings 3.5.4).
@@ -295,7 +301,7 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
       const form: Record<string, string> = { SAMLRequest: field("SAMLRequest") ?? "" }
       if (relayState) form.RelayState = relayState
       return { requestId, binding: "post", url: idp.ssoUrl, form }
-    })
+    }))
 
   const inResponseToOf = (form: AcsForm) =>
     Either.match(decode(form), {
@@ -411,8 +417,9 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
       yield* precheck(doc, sp, form, expected)
       // node-saml's cache answers only the one expected id: single use itself is the caller's intent table.
       const requestId = expected.requestId
-      const saml = nodeSaml(idp, sp, {
-        validateInResponseTo: requestId === null ? ValidateInResponseTo.never : ValidateInResponseTo.always,
+      const lib = yield* library
+      const saml = nodeSaml(lib, idp, sp, {
+        validateInResponseTo: requestId === null ? lib.ValidateInResponseTo.never : lib.ValidateInResponseTo.always,
         cacheProvider: {
           saveAsync: async () => null,
           getAsync: async (key) => (key === requestId ? new Date().toISOString() : null),
@@ -422,7 +429,7 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
       const started = Date.now()
       const { profile } = yield* Effect.tryPromise({
         try: () => saml.validatePostResponseAsync({ SAMLResponse: base64 }),
-        catch: (error) => fromNodeSaml(error, doc, started)
+        catch: (error) => fromNodeSaml(lib, error, doc, started)
       })
       if (profile === null) return yield* refuse("response_invalid", "The Response carries no assertion.")
       // The assertion node-saml verified and read (not one found elsewhere in the document).

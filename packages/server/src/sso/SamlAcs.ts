@@ -49,7 +49,7 @@ export class SamlAcs extends Effect.Service<SamlAcs>()("@orgplane/server/sso/Sam
       })
 
     const metadata = (id: SsoConnectionId, base: string) =>
-      Effect.map(samlConnection(id), (connection) => saml.spMetadata(spSettingsOf(samlUrls(base, connection.id), connection.saml!, connection.mapping)))
+      Effect.flatMap(samlConnection(id), (connection) => saml.spMetadata(spSettingsOf(samlUrls(base, connection.id), connection.saml!, connection.mapping)))
 
     return { acs, metadata } as const
   }),

@@ -1,20 +1,18 @@
 /**
  * The JSON Schemas template documents are validated against, one per `schemaVersion`: the `<schemaVersion>.json` files
- * of the operator's folder (`ORGPLANE_TEMPLATE_SCHEMAS_DIR`), compiled with Ajv at start-up. A file that cannot be
+ * of the operator's folder (`ORGPLANE_TEMPLATE_SCHEMAS_DIR`), compiled with Ajv at start-up (SchemaCompiler.ts, loaded only then). A file that cannot be
  * read, parsed or compiled stops start-up with a message naming it, rather than serving templates it would not check.
  * Without the setting nothing is registered and every document is stored unvalidated.
  */
 import { InvalidRequest } from "@orgplane/schema"
-import { Ajv, type ErrorObject, type Options as AjvOptions, type ValidateFunction } from "ajv"
-import { Ajv2019 } from "ajv/dist/2019.js"
-import { Ajv2020 } from "ajv/dist/2020.js"
-import addFormatsModule from "ajv-formats"
+import type { ErrorObject } from "ajv"
 import { Config, ConfigError, Context, Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import { lazily } from "../platform/Lazy.js"
+import type { Compiled } from "./SchemaCompiler.js"
 
-// ajv-formats is CommonJS whose `default` is the function; its ESM view depends on the loader.
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: any) => unknown
+const compiler = lazily(() => import("./SchemaCompiler.js"))
 
 /** The documented environment variables, in the style of platform/Config.ts's (for `serve --help` and the README). */
 export const environment = [
@@ -35,13 +33,6 @@ export interface Violation {
   readonly path: ReadonlyArray<string | number>
   readonly keyword: string
   readonly message: string
-}
-
-interface Compiled {
-  /** Checks without changing the document. */
-  readonly validate: ValidateFunction
-  /** Checks a copy and fills in the schema's `default`s. */
-  readonly withDefaults: ValidateFunction
 }
 
 export interface Registry {
@@ -94,23 +85,6 @@ const violation = (document: unknown, error: ErrorObject): Violation => {
   }
 }
 
-const ajvFor = (schema: unknown, options: AjvOptions) => {
-  const dialect = typeof schema === "object" && schema !== null ? String((schema as Record<string, unknown>).$schema ?? "") : ""
-  const ajv = dialect.includes("2020-12") ? new Ajv2020(options) : dialect.includes("2019-09") ? new Ajv2019(options) : new Ajv(options)
-  addFormats(ajv)
-  return ajv
-}
-
-/** Compiles one schema twice: a strict check, and a check that fills in defaults. Throws what Ajv throws. */
-export const compile = (schema: unknown): Compiled => {
-  // Operators' schemas may use keywords Ajv does not know (`$comment`-like annotations, vendor members): not strict.
-  const base: AjvOptions = { allErrors: true, strict: false, logger: false }
-  return {
-    validate: ajvFor(schema, base).compile(schema as object),
-    withDefaults: ajvFor(schema, { ...base, useDefaults: true }).compile(schema as object)
-  }
-}
-
 export const registryOf = (schemas: ReadonlyMap<string, Compiled>): Registry => ({
   versions: [...schemas.keys()].sort(),
   has: (schemaVersion) => schemas.has(schemaVersion),
@@ -156,6 +130,7 @@ export const load = (dir: string): Effect.Effect<Registry, ConfigError.ConfigErr
       catch: (error) => invalidSetting(`${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
     })
     const schemas = new Map<string, Compiled>()
+    const { compile } = yield* compiler
     for (const name of names.filter((name) => name.endsWith(".json")).sort()) {
       const file = Path.join(dir, name)
       const version = name.slice(0, -".json".length)
