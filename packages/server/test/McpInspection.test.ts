@@ -13,7 +13,10 @@ import { classifySessionError, fromSessionError } from "../src/mcp/SessionErrors
 import { withConnectUrl } from "../src/mcp/ToolCalls.js"
 import { diagnose } from "../src/mcp/ToolCallDiagnosis.js"
 import { fromToolResult } from "../src/mcp/ToolErrors.js"
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { mcpSdk } from "../src/integrations/mcp/McpSdk.js"
+
+// The server loads the SDK on first use; errors of its kinds exist only once it has (integrations/mcp/McpSdk.ts).
+const { StreamableHTTPError } = await mcpSdk()
 
 const endpoint = "https://mcp.example.com/mcp"
 

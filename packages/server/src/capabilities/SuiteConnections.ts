@@ -9,7 +9,6 @@
  * `refreshAuthorization`) over the suite's configured endpoints, every request through the outbound guard as a
  * user-supplied destination, within 15 seconds and 64 KiB. Nothing outside the database happens in a transaction.
  */
-import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "@modelcontextprotocol/sdk/client/auth.js"
 import { InvalidGrantError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
 import {
@@ -26,6 +25,7 @@ import {
   type SuiteFeature
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
+import { exchangeAuthorization, refreshAuthorization, startAuthorization } from "../integrations/mcp/McpSdk.js"
 import { Crypto } from "../platform/Crypto.js"
 import { CursorKey } from "../platform/Keyset.js"
 import { AUTHORIZATION_TTL, badState, callbackRefused, checkCallback } from "../platform/OAuthCallback.js"

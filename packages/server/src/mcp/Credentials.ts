@@ -9,11 +9,11 @@
  * token is never overwritten. An authorization server that rotates refresh tokens refuses the loser's (already
  * used) one with `invalid_grant`: before calling that a rejection the loser waits a moment for the winner's write.
  */
-import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js"
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { ConnectionNotReady, type ServiceUnavailable } from "@orgplane/schema"
 import { Effect, Option } from "effect"
+import { refreshAuthorization } from "../integrations/mcp/McpSdk.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
 import { Outbound } from "../platform/Outbound.js"

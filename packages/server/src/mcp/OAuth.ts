@@ -9,16 +9,7 @@
  * pending authorization it names holds the PKCE verifier (encrypted), whose credential the tokens become, and its
  * expiry (10 minutes); it is used once.
  */
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  exchangeAuthorization,
-  extractWWWAuthenticateParams,
-  registerClient,
-  startAuthorization
-} from "@modelcontextprotocol/sdk/client/auth.js"
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js"
 import {
   Conflict,
   type ConnectionValidationFailed,
@@ -37,6 +28,7 @@ import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
 import { CursorKey } from "../platform/Keyset.js"
 import { AUTHORIZATION_TTL, badState, callbackRefused, checkCallback } from "../platform/OAuthCallback.js"
 import { signState, stateKeyOf } from "../platform/OAuthState.js"
+import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, mcpSdk, registerClient, startAuthorization } from "../integrations/mcp/McpSdk.js"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -79,6 +71,7 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
      */
     const challengeOf = (url: string) =>
       Effect.tryPromise(async () => {
+        const sdk = await mcpSdk()
         const answer = await fetchFn(url, {
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -86,10 +79,10 @@ export class OAuth extends Effect.Service<OAuth>()("@orgplane/server/mcp/OAuth",
             jsonrpc: "2.0",
             id: 1,
             method: "initialize",
-            params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "orgplane", version: VERSION } }
+            params: { protocolVersion: sdk.LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "orgplane", version: VERSION } }
           })
         })
-        const params = answer.status === 401 ? extractWWWAuthenticateParams(answer) : {}
+        const params = answer.status === 401 ? sdk.extractWWWAuthenticateParams(answer) : {}
         await answer.body?.cancel().catch(() => undefined)
         return params
       }).pipe(Effect.orElseSucceed((): { readonly resourceMetadataUrl?: URL; readonly scope?: string } => ({})))

@@ -8,11 +8,6 @@
  *
  * It changes nothing anywhere: no client registration, no credential, no connection.
  */
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  extractWWWAuthenticateParams
-} from "@modelcontextprotocol/sdk/client/auth.js"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { checkResourceAllowed } from "@modelcontextprotocol/sdk/shared/auth-utils.js"
@@ -27,6 +22,7 @@ import {
   type McpManualRequirement
 } from "@orgplane/schema"
 import { Data, Duration, Effect, Either } from "effect"
+import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, mcpSdk } from "../integrations/mcp/McpSdk.js"
 import { Outbound } from "../platform/Outbound.js"
 import * as Session from "./Session.js"
 import { fromSessionError } from "./SessionErrors.js"
@@ -72,7 +68,7 @@ const observing = (observed: Observed) => (fetch: FetchLike): FetchLike => async
   observed.lastStatus = response.status
   observed.sawStatus = true
   if (response.status === 401 || response.status === 403) {
-    const challenge = extractWWWAuthenticateParams(response)
+    const challenge = (await mcpSdk()).extractWWWAuthenticateParams(response)
     if (challenge.scope !== undefined) observed.challengeScope = challenge.scope
     if (challenge.resourceMetadataUrl !== undefined) observed.resourceMetadataUrl = challenge.resourceMetadataUrl.href
   }

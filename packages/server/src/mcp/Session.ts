@@ -9,12 +9,12 @@
  * obtained and refreshes itself, see `Credentials.ts`): no SDK auth provider, so the SDK never starts an OAuth flow
  * of its own in the middle of a call.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Data, Duration, Effect, type Scope } from "effect"
 import { VERSION } from "../Version.js"
 import { Outbound, OutboundError } from "../platform/Outbound.js"
+import { mcpSdk, mcpSdkIfLoaded } from "../integrations/mcp/McpSdk.js"
 
 /** Where the SDK failed: the error it threw, kept whole for the diagnostics (`SessionErrors.ts`). */
 export class McpSessionError extends Data.TaggedError("McpSessionError")<{
@@ -43,8 +43,10 @@ export const DEFAULT_TIMEOUT = Duration.seconds(30)
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
 /** The SDK's `StreamableHTTPError` carries the HTTP status as `code` (-1 for an unexpected content type). */
-export const httpStatusOf = (error: unknown): number | undefined =>
-  error instanceof StreamableHTTPError && typeof error.code === "number" && error.code >= 100 ? error.code : undefined
+export const httpStatusOf = (error: unknown): number | undefined => {
+  const sdk = mcpSdkIfLoaded()
+  return sdk !== undefined && error instanceof sdk.StreamableHTTPError && typeof error.code === "number" && error.code >= 100 ? error.code : undefined
+}
 
 /** The guard's own failure behind a `fetch` rejection, if that is what it was. */
 export const outboundErrorOf = (error: unknown): OutboundError | undefined => {
@@ -78,6 +80,7 @@ export const open = (options: SessionOptions): Effect.Effect<Client, McpSessionE
     return yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async (signal) => {
+          const { Client, StreamableHTTPClientTransport } = await mcpSdk()
           const transport = new StreamableHTTPClientTransport(new URL(options.url), {
             fetch,
             redirectPolicy: "follow",

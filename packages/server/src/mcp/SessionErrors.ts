@@ -1,6 +1,6 @@
 /** The error table of MCP diagnostics: a session failure (guard, network, HTTP, JSON-RPC, protocol) classified. */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import type { McpDiagnostic } from "@orgplane/schema"
+import { mcpSdkIfLoaded } from "../integrations/mcp/McpSdk.js"
 import { type Classified, contextPhase, type DiagnosticContext, finish, toDiagnostic } from "./Diagnostics.js"
 import { byResponse, byStatus } from "./HttpClassification.js"
 import type { Exchange } from "./Inspection.js"
@@ -120,7 +120,10 @@ const classify = (error: McpSessionError, phase: string | undefined, exchange: E
     const refined = byResponse(exchange, phase)
     if (refined !== undefined) return refined
   }
-  if (error.cause instanceof McpError) {
+  // A JSON-RPC error can only come from the SDK's client, so the SDK is loaded when there is one.
+  const sdk = mcpSdkIfLoaded()
+  if (sdk !== undefined && error.cause instanceof sdk.McpError) {
+    const { ErrorCode } = sdk
     const code = error.cause.code
     if (code === ErrorCode.RequestTimeout) return { ...timeout, jsonRpcCode: code }
     if (code === ErrorCode.ConnectionClosed && /connection closed/i.test(error.cause.message)) {

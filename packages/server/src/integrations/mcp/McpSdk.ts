@@ -1,0 +1,73 @@
+/**
+ * The MCP SDK's client side, loaded by its first use rather than at start-up: the `Client` and its Streamable HTTP
+ * transport (external MCP connections, the inspector), the OAuth helpers (MCP connections' and the suites' sign-in,
+ * token refresh), and the protocol's error codes. With zod schemas for the whole protocol and Ajv beside them, it
+ * was a twentieth of a second of every start, for servers that may never open an MCP session.
+ *
+ * Types come from the SDK directly (`import type`), which costs nothing at run time.
+ */
+type Auth = typeof import("@modelcontextprotocol/sdk/client/auth.js")
+type ClientModule = typeof import("@modelcontextprotocol/sdk/client/index.js")
+type TransportModule = typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+type Types = typeof import("@modelcontextprotocol/sdk/types.js")
+
+export interface McpSdk extends
+  Pick<
+    Auth,
+    | "discoverAuthorizationServerMetadata"
+    | "discoverOAuthProtectedResourceMetadata"
+    | "exchangeAuthorization"
+    | "extractWWWAuthenticateParams"
+    | "refreshAuthorization"
+    | "registerClient"
+    | "startAuthorization"
+  >,
+  Pick<ClientModule, "Client">,
+  Pick<TransportModule, "StreamableHTTPClientTransport" | "StreamableHTTPError">,
+  Pick<Types, "ErrorCode" | "LATEST_PROTOCOL_VERSION" | "McpError">
+{}
+
+let loading: Promise<McpSdk> | undefined
+let loaded: McpSdk | undefined
+
+/** The SDK, imported once. */
+export const mcpSdk = (): Promise<McpSdk> =>
+  loading ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/auth.js"),
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js")
+  ]).then(([auth, client, transport, types]) =>
+    loaded = {
+      discoverAuthorizationServerMetadata: auth.discoverAuthorizationServerMetadata,
+      discoverOAuthProtectedResourceMetadata: auth.discoverOAuthProtectedResourceMetadata,
+      exchangeAuthorization: auth.exchangeAuthorization,
+      extractWWWAuthenticateParams: auth.extractWWWAuthenticateParams,
+      refreshAuthorization: auth.refreshAuthorization,
+      registerClient: auth.registerClient,
+      startAuthorization: auth.startAuthorization,
+      Client: client.Client,
+      StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport,
+      StreamableHTTPError: transport.StreamableHTTPError,
+      ErrorCode: types.ErrorCode,
+      LATEST_PROTOCOL_VERSION: types.LATEST_PROTOCOL_VERSION,
+      McpError: types.McpError
+    }
+  )
+
+/**
+ * The SDK when something has loaded it, else undefined: for telling its errors apart synchronously, which is only
+ * asked of an error a session or a helper threw, so after the SDK was loaded.
+ */
+export const mcpSdkIfLoaded = (): McpSdk | undefined => loaded
+
+/** The SDK's OAuth helpers, as they are (each returns a promise), with the SDK loaded first. */
+const loadingFirst = <K extends "discoverAuthorizationServerMetadata" | "discoverOAuthProtectedResourceMetadata" | "exchangeAuthorization" | "refreshAuthorization" | "registerClient" | "startAuthorization">(name: K) =>
+  (async (...args: Array<unknown>) => ((await mcpSdk())[name] as (...args: Array<unknown>) => unknown)(...args)) as unknown as McpSdk[K]
+
+export const discoverAuthorizationServerMetadata = loadingFirst("discoverAuthorizationServerMetadata")
+export const discoverOAuthProtectedResourceMetadata = loadingFirst("discoverOAuthProtectedResourceMetadata")
+export const exchangeAuthorization = loadingFirst("exchangeAuthorization")
+export const refreshAuthorization = loadingFirst("refreshAuthorization")
+export const registerClient = loadingFirst("registerClient")
+export const startAuthorization = loadingFirst("startAuthorization")
