@@ -6,6 +6,8 @@
  *
  * Types come from the SDK directly (`import type`), which costs nothing at run time.
  */
+import { lazyModule } from "../../platform/Lazy.js"
+
 type Auth = typeof import("@modelcontextprotocol/sdk/client/auth.js")
 type ClientModule = typeof import("@modelcontextprotocol/sdk/client/index.js")
 type TransportModule = typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")
@@ -27,42 +29,27 @@ export interface McpSdk extends
   Pick<Types, "ErrorCode" | "LATEST_PROTOCOL_VERSION" | "McpError">
 {}
 
-let loading: Promise<McpSdk> | undefined
-let loaded: McpSdk | undefined
-
-/** The SDK, imported once. */
-export const mcpSdk = (): Promise<McpSdk> =>
-  loading ??= Promise.all([
+const sdk = lazyModule(async (): Promise<McpSdk> => {
+  const [auth, client, transport, types] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/auth.js"),
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js")
-  ]).then(([auth, client, transport, types]) =>
-    loaded = {
-      discoverAuthorizationServerMetadata: auth.discoverAuthorizationServerMetadata,
-      discoverOAuthProtectedResourceMetadata: auth.discoverOAuthProtectedResourceMetadata,
-      exchangeAuthorization: auth.exchangeAuthorization,
-      extractWWWAuthenticateParams: auth.extractWWWAuthenticateParams,
-      refreshAuthorization: auth.refreshAuthorization,
-      registerClient: auth.registerClient,
-      startAuthorization: auth.startAuthorization,
-      Client: client.Client,
-      StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport,
-      StreamableHTTPError: transport.StreamableHTTPError,
-      ErrorCode: types.ErrorCode,
-      LATEST_PROTOCOL_VERSION: types.LATEST_PROTOCOL_VERSION,
-      McpError: types.McpError
-    }
-  )
+  ])
+  return { ...auth, ...client, ...transport, ...types }
+})
+
+/** The SDK, imported once. */
+export const mcpSdk = sdk.load
 
 /**
  * The SDK when something has loaded it, else undefined: for telling its errors apart synchronously, which is only
  * asked of an error a session or a helper threw, so after the SDK was loaded.
  */
-export const mcpSdkIfLoaded = (): McpSdk | undefined => loaded
+export const mcpSdkIfLoaded = sdk.ifLoaded
 
-/** The SDK's OAuth helpers, as they are (each returns a promise), with the SDK loaded first. */
-const loadingFirst = <K extends "discoverAuthorizationServerMetadata" | "discoverOAuthProtectedResourceMetadata" | "exchangeAuthorization" | "refreshAuthorization" | "registerClient" | "startAuthorization">(name: K) =>
+/** The SDK's asynchronous OAuth helpers, as they are (each returns a promise), with the SDK loaded first. */
+const loadingFirst = <K extends Exclude<keyof McpSdk & keyof Auth, "extractWWWAuthenticateParams">>(name: K) =>
   (async (...args: Array<unknown>) => ((await mcpSdk())[name] as (...args: Array<unknown>) => unknown)(...args)) as unknown as McpSdk[K]
 
 export const discoverAuthorizationServerMetadata = loadingFirst("discoverAuthorizationServerMetadata")
