@@ -3,7 +3,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } fr
 import { InvalidRequestResponse } from "@orgplane/schema"
 import { layer as serverLayer, loggerLayer, makeWebHandler, observabilityLayer } from "@orgplane/server"
 import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, FiberRef, HashMap, HashSet, Layer, Logger, LogLevel, ManagedRuntime, Schema } from "effect"
+import { Cause, Effect, FiberRef, HashMap, HashSet, Layer, Logger, LogLevel, ManagedRuntime, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import * as HttpErrors from "../src/platform/HttpErrors.js"
 import { formatLogger } from "../src/platform/RequestLog.js"
@@ -233,6 +233,32 @@ describe("formats", () => {
       for (const field of ["method=GET", "route=/v1/teams/:teamId", "status=200", "durationMs=1.5", "requestId=r-1"]) {
         expect(line).toContain(field)
       }
+    }
+  })
+
+  it("json writes exactly the line of Effect's jsonLogger, plain values or not", () => {
+    const both = (log: Effect.Effect<void>) => {
+      const lines: Array<string> = []
+      const ours = Logger.map(formatLogger("json"), (line) => void lines.push(`ours ${line}`))
+      const effects = Logger.map(Logger.jsonLogger, (line) => void lines.push(`effect ${line}`))
+      // One log call, both loggers: the same date, fiber and annotations for both.
+      Effect.runSync(log.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.zip(ours, effects)))))
+      return lines
+    }
+    const cases: Array<Effect.Effect<void>> = [
+      Effect.logInfo("request").pipe(Effect.annotateLogs({ method: "GET", status: 200, durationMs: 1.5, requestId: "r-1", flag: true, none: null })),
+      Effect.logWarning("two", "parts"),
+      Effect.logError("failed", { secret: Redacted.make("hunter2") }),
+      Effect.logError("a cause").pipe(Effect.zipRight(Effect.logError(Cause.fail("boom")))),
+      Effect.logInfo("nested").pipe(Effect.annotateLogs({ detail: { ids: [1, 2] } }), Effect.withLogSpan("span")),
+      Effect.logDebug(42)
+    ]
+    for (const log of cases) {
+      const lines = both(Logger.withMinimumLogLevel(log, LogLevel.All))
+      expect(lines.length).toBeGreaterThan(0)
+      const ours = lines.filter((line) => line.startsWith("ours ")).map((line) => line.slice(5))
+      const effects = lines.filter((line) => line.startsWith("effect ")).map((line) => line.slice(7))
+      expect(ours).toEqual(effects)
     }
   })
 

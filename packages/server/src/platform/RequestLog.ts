@@ -19,28 +19,34 @@ const levelOf = (status: number) => status >= 500 && status !== 503 ? LogLevel.W
 /**
  * The middleware. The line is written by a pre-response handler, which sees the response as sent: declared errors
  * are encoded after every middleware, and a client that hung up gets the platform's 499.
+ *
+ * A request runs in a fiber of its own, which ends with its response: the request id and then the line's fields are
+ * set on that fiber's log annotations rather than scoped around the app (`Effect.annotateLogs` on an effect is a
+ * `locally`, an acquire-use-release of a dozen runtime steps, twice a request).
  */
 export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const started = yield* Clock.currentTimeNanos
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const clock = Context.get(fiber.getFiberRef(DefaultServices.currentServices), Clock.Clock)
+    const started = clock.unsafeCurrentTimeNanos()
     const incoming = request.headers[requestIdHeader]
     const requestId = incoming !== undefined && saneRequestId.test(incoming) ? incoming : randomUUID()
     const route = routes.find(request.method, request.url)?.route.template ?? "unknown"
-    yield* HttpApp.appendPreResponseHandler((_, response) =>
-      Effect.flatMap(Clock.currentTimeNanos, (now) => {
-        const { status } = response
-        const durationMs = Math.round(Number(now - started) / 1e4) / 100
-        return Effect.logWithLevel(levelOf(status), "request").pipe(
-          Effect.annotateLogs({ method: request.method, route, status, durationMs, requestId }),
-          Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
-        )
-      })
-    )
-    return yield* app.pipe(
-      Effect.annotateLogs("requestId", requestId),
+    const logged = (_: unknown, response: HttpServerResponse.HttpServerResponse) => {
+      const { status } = response
+      const durationMs = Math.round(Number(clock.unsafeCurrentTimeNanos() - started) / 1e4) / 100
+      return FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
+        HashMap.set(HashMap.set(HashMap.set(HashMap.set(annotations, "method", request.method), "route", route), "status", status), "durationMs", durationMs)
+      ).pipe(
+        Effect.zipRight(Effect.logWithLevel(levelOf(status), "request")),
+        Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
+      )
+    }
+    return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)).pipe(
       // The platform's own request logger, if a host installed it, would write more lines for the same request.
-      HttpMiddleware.withLoggerDisabled
+      Effect.zipRight(FiberRef.set(HttpMiddleware.loggerDisabled, true)),
+      Effect.zipRight(HttpApp.appendPreResponseHandler(logged)),
+      Effect.zipRight(app)
     )
   })
 
@@ -80,9 +86,43 @@ export const prettyLogger = Logger.make<unknown, string>(({ annotations, cause, 
   return Cause.isEmpty(cause) ? line : `${line}\n${Cause.pretty(cause, { renderErrorCause: true })}`
 })
 
+const isPlain = (value: unknown) => {
+  const type = typeof value
+  return type === "string" || type === "number" || type === "boolean" || value === undefined || value === null
+}
+
+/**
+ * Effect's `Logger.jsonLogger`, line for line, without its costs for lines of plain values: a request's line (a
+ * string message, annotations of strings and numbers, no cause) is one `JSON.stringify` without a replacer, and a
+ * fiber's name is read off its id (`#12`) instead of through a set of ids. Anything else (a cause, an object to
+ * redact or with cycles, a composite fiber id) is Effect's own logger's.
+ */
+export const jsonLogger = Logger.make<unknown, string>((options) => {
+  const { annotations, cause, date, fiberId, logLevel, spans } = options
+  // `Effect.log("text")` logs `["text"]`: one message is written as itself.
+  const message = Array.isArray(options.message) && options.message.length === 1 ? options.message[0] : options.message
+  if (!isPlain(message) || !Cause.isEmpty(cause) || fiberId._tag !== "Runtime") return Logger.jsonLogger.log(options)
+  const annotationsObj: Record<string, unknown> = {}
+  for (const [key, value] of annotations) {
+    if (!isPlain(value)) return Logger.jsonLogger.log(options)
+    annotationsObj[key] = value
+  }
+  const spansObj: Record<string, number> = {}
+  const now = date.getTime()
+  for (const span of spans) spansObj[span.label] = now - span.startTime
+  return JSON.stringify({
+    message,
+    logLevel: logLevel.label,
+    timestamp: date.toISOString(),
+    annotations: annotationsObj,
+    spans: spansObj,
+    fiberId: `#${fiberId.id}`
+  })
+})
+
 /** The line format of `ORGPLANE_LOG_FORMAT`. */
 export const formatLogger = (format: LogFormat): Logger.Logger<unknown, string> =>
-  format === "json" ? Logger.jsonLogger : format === "logfmt" ? Logger.logfmtLogger : prettyLogger
+  format === "json" ? jsonLogger : format === "logfmt" ? Logger.logfmtLogger : prettyLogger
 
 /** `console.log` as the process started with it: a test or a host that replaced it gets each line at once. */
 const processConsoleLog = globalThis.console.log
