@@ -27,6 +27,7 @@ import * as Statements from "./statements.js"
 interface Usage {
   readonly cpuMicros?: number
   readonly gcMillis?: number
+  readonly rss?: number
 }
 
 export interface Target {
@@ -140,6 +141,9 @@ interface Figures {
   readonly gc: number | undefined
 }
 
+/** The largest resident set each server reported after a measurement, in bytes. */
+const peakRss = new Map<string, number>()
+
 const measureOnce = async (agent: Agent, target: Target, endpoint: Endpoint, count: number, concurrency: number, counter: { next: number }): Promise<Figures> => {
   const before = await target.usage()
   const { latencies, seconds } = await load(count, concurrency, async () => {
@@ -148,6 +152,7 @@ const measureOnce = async (agent: Agent, target: Target, endpoint: Endpoint, cou
     if (reply.status < 200 || reply.status >= 300) throw new Error(`${endpoint.label} on ${target.name}: HTTP ${reply.status} ${reply.text.slice(0, 300)}`)
   })
   const after = await target.usage()
+  if (after?.rss !== undefined) peakRss.set(target.name, Math.max(peakRss.get(target.name) ?? 0, after.rss))
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!
   const cpuMicros = before?.cpuMicros === undefined || after?.cpuMicros === undefined ? undefined : after.cpuMicros - before.cpuMicros
   const gcMillis = before?.gcMillis === undefined || after?.gcMillis === undefined ? undefined : after.gcMillis - before.gcMillis
@@ -360,6 +365,10 @@ export const measure = async (options: {
         )
       }
     }
+
+    console.log(`\nresident memory, the largest read after a measurement: ${
+      targets.map((target) => `${target.name} ${num(peakRss.has(target.name) ? peakRss.get(target.name)! / 1048576 : undefined, 0, 0)} MB`).join(", ")
+    }`)
 
     // The issue's targets.
     const at = (e: number, name: string) => {
