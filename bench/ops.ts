@@ -1,7 +1,8 @@
 /**
  * Effect runtime steps a request costs (`pnpm bench:ops [path] [requests] [bearer|apikey]`): the server in this process
  * (`makeNodeListener`, on DATABASE_URL or a throwaway embedded database), an owner signed up with an organization and
- * an API key, 50 requests to warm up, then `requests` (default 200) of `GET path` one at a time, while every
+ * an API key, 50 requests to warm up, then `requests` (default 200) of `GET path` one at a time (another method and a
+ * body with ORGPLANE_OPS_METHOD and ORGPLANE_OPS_BODY), while every
  * instruction the fiber runtime evaluates is counted: by kind (Success, OnSuccess, WithRuntime, ...), by the code
  * behind it (the function it runs, located through the inspector) and by file, and the size of the context each saw.
  *
@@ -34,8 +35,17 @@ await post("/v1/organizations", auth, { name: "Ops" })
 const key = (await post("/v1/api-keys", auth, { name: "k" })).key
 const headers = how === "apikey" ? { "x-api-key": key } : auth
 const agent = new Http.Agent({ keepAlive: true, maxSockets: 1 })
+/** `ORGPLANE_OPS_METHOD` (default GET) and `ORGPLANE_OPS_BODY`, a JSON body in which `{i}` becomes the request's number. */
+const method = process.env.ORGPLANE_OPS_METHOD ?? "GET"
+const body = process.env.ORGPLANE_OPS_BODY
+let sent = 0
 const get = () => new Promise<void>((resolve, reject) => {
-  Http.get(base + path, { agent, headers }, (res) => { res.resume(); res.on("end", () => res.statusCode === 200 ? resolve() : reject(new Error(String(res.statusCode)))) }).on("error", reject)
+  const text = body?.replaceAll("{i}", String(sent++))
+  const request = Http.request(base + path, { agent, method, headers: text === undefined ? headers : { ...headers, "content-type": "application/json" } }, (res) => {
+    res.resume()
+    res.on("end", () => res.statusCode! >= 200 && res.statusCode! < 300 ? resolve() : reject(new Error(String(res.statusCode))))
+  }).on("error", reject)
+  request.end(text)
 })
 for (let i = 0; i < 50; i++) await get()
 
