@@ -131,7 +131,7 @@ const members = async (organizationId: string, url: URL) => {
   const q = url.searchParams.get("q")?.trim()
   const { rows } = await pool.query(
     `SELECT m.id, m.organization_id AS "organizationId", m.user_id AS "userId", u.name, u.email, m.role,
-            m.created_at AS "createdAt", m.removed_at AS "removedAt"
+            m.created_at AS "createdAt", m.removed_at AS "removedAt", m.suspended_at AS "suspendedAt"
      FROM memberships m LEFT JOIN users u ON u.id = m.user_id
      WHERE m.organization_id = $1 AND m.removed_at IS NULL
        ${q ? "AND (u.name ILIKE $3 OR u.email ILIKE $3)" : ""}
@@ -146,7 +146,8 @@ const teams = async (organizationId: string, url: URL) => {
   const { rows } = await pool.query(
     `SELECT t.id, t.organization_id AS "organizationId", t.name,
             ARRAY(SELECT membership_id FROM team_members WHERE team_id = t.id ORDER BY membership_id) AS "memberIds",
-            t.created_by_membership_id AS "createdByOrgMembershipId", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
+            t.created_by_membership_id AS "createdByOrgMembershipId", t.external_key AS "externalKey",
+            t.scim_connection_id AS "scimConnectionId", t.created_at AS "createdAt", t.updated_at AS "updatedAt"
      FROM teams t WHERE t.organization_id = $1 ORDER BY lower(t.name), t.id LIMIT $2`,
     [organizationId, limit + 1]
   )
@@ -210,7 +211,14 @@ const pluginColumns = (org: string, id: string) => `p.id, p.organization_id, p.n
                               WHERE lv.organization_id = pc.organization_id AND lv.config_object_id = pc.id
                               ORDER BY lv.number DESC LIMIT 1) pcv ON true
                 WHERE pcm.organization_id = ${org} AND pcm.plugin_id = ${id}
-                  AND pcm.removed_at IS NULL AND pc.status = 'active'), '[]'::json) AS resources`
+                  AND pcm.removed_at IS NULL AND pc.status = 'active'), '[]'::json) AS resources,
+      p.source_metadata::text AS source_metadata,
+      COALESCE((SELECT json_agg(json_build_array(sk.path, sk.reason) ORDER BY sk.path)
+                FROM (SELECT sf.path, sf.reason FROM connector_skipped_files sf
+                      JOIN connector_mappings sm ON sm.organization_id = sf.organization_id AND sm.id = sf.connector_mapping_id
+                      WHERE sf.organization_id = ${org} AND sm.organization_id = ${org}
+                        AND sm.plugin_id = ${id}
+                      ORDER BY sf.path LIMIT 100) sk), '[]'::json) AS skipped_files`
 
 const OBJECT_TYPES = ["skill", "agent", "command", "tool", "mcp", "hook", "context", "custom"]
 
@@ -238,6 +246,8 @@ const toPlugin = (row: Row) => {
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
     memberCount: row.member_count,
+    sourceMetadata: row.source_metadata === null ? null : JSON.parse(row.source_metadata as string),
+    skippedFiles: (row.skipped_files as Array<[string, string]>).map(([path, reason]) => ({ path, reason })),
     marketplaces: (row.marketplace_refs as Array<[string, string]>).map(([id, name]) => ({ id, name })),
     extension: {
       id,
