@@ -13,103 +13,128 @@
  * request instead (server and client together, three rounds): enough to compare two paths of one server.
  */
 import { Effect } from "effect"
-import * as Http from "node:http"
+import { Agent, createServer } from "node:http"
 import * as Inspector from "node:inspector"
+import type { AddressInfo } from "node:net"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 import { makeNodeListener } from "../packages/server/src/index.js"
+import { ok, request } from "./http.js"
 
-const [path = "/v1/me", nArg = "200", how = "bearer"] = process.argv.slice(2)
-const n = Number(nArg)
+const [path = "/v1/me", requestsArg = "200", credential = "bearer"] = process.argv.slice(2)
+const requests = Number(requestsArg)
 const database = process.env.DATABASE_URL?.trim() ? { databaseUrl: process.env.DATABASE_URL.trim() } : { dataDir: "memory" }
 const { listener, dispose } = await makeNodeListener({ ...database, passwordCost: 10, logFormat: "json" })
-const server = Http.createServer(listener)
-await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
-const base = `http://127.0.0.1:${(server.address() as any).port}`
-const post = async (p: string, headers: Record<string, string>, body: unknown) => {
-  const res = await fetch(base + p, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
-  if (!res.ok) throw new Error(`${p} ${res.status} ${await res.text()}`)
-  return res.json() as any
-}
+const server = createServer(listener)
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+
 const tag = Math.random().toString(16).slice(2)
-const su = await post("/v1/auth/sign-up", {}, { email: `o.${tag}@example.com`, password: "correct horse battery", name: "O" })
-const auth = { authorization: `Bearer ${su.session.token}` }
-await post("/v1/organizations", auth, { name: "Ops" })
-const key = (await post("/v1/api-keys", auth, { name: "k" })).key
-const headers = how === "apikey" ? { "x-api-key": key } : auth
-const agent = new Http.Agent({ keepAlive: true, maxSockets: 1 })
+const signedUp = await ok("sign-up", request(agent, base, "POST", "/v1/auth/sign-up", {}, { email: `o.${tag}@example.com`, password: "correct horse battery", name: "O" }))
+const auth = { authorization: `Bearer ${signedUp.session.token}` }
+await ok("organization", request(agent, base, "POST", "/v1/organizations", auth, { name: "Ops" }))
+const key = (await ok("API key", request(agent, base, "POST", "/v1/api-keys", auth, { name: "k" }))).key as string
+const headers = credential === "apikey" ? { "x-api-key": key } : auth
+
 /** `ORGPLANE_OPS_METHOD` (default GET) and `ORGPLANE_OPS_BODY`, a JSON body in which `{i}` becomes the request's number. */
 const method = process.env.ORGPLANE_OPS_METHOD ?? "GET"
 const body = process.env.ORGPLANE_OPS_BODY
 let sent = 0
-const get = () => new Promise<void>((resolve, reject) => {
-  const text = body?.replaceAll("{i}", String(sent++))
-  const request = Http.request(base + path, { agent, method, headers: text === undefined ? headers : { ...headers, "content-type": "application/json" } }, (res) => {
-    res.resume()
-    res.on("end", () => res.statusCode! >= 200 && res.statusCode! < 300 ? resolve() : reject(new Error(String(res.statusCode))))
-  }).on("error", reject)
-  request.end(text)
-})
-for (let i = 0; i < 50; i++) await get()
-
-const fiber = Effect.runSync(Effect.withFiberRuntime((f) => Effect.succeed(f)))
-const proto = Object.getPrototypeOf(fiber)
-const counts = new Map<string, number>()
-const fnCounts = new Map<Function, { op: string; count: number }>()
-let total = 0, on = false
-const sizes = new Map<number, number>()
-const ops = ["Sync", "OnSuccess", "OnFailure", "OnSuccessAndFailure", "WithRuntime", "Async", "Success", "Failure", "Iterator", "UpdateRuntimeFlags", "Commit", "Tag", "Left", "Right", "Some", "None", "While", "Yield", "RevertFlags"]
-for (const op of ops) {
-  const orig = proto[op]
-  if (typeof orig !== "function") continue
-  proto[op] = function (this: any, cur: any) {
-    if (on) {
-      total++
-      const size = this.currentContext?.unsafeMap?.size ?? 0
-      sizes.set(size, (sizes.get(size) ?? 0) + 1)
-      counts.set(op, (counts.get(op) ?? 0) + 1)
-      const f = op === "Commit" ? cur.commit : (cur.effect_instruction_i1 ?? cur.effect_instruction_i0)
-      const fn = typeof f === "function" ? f : op === "Commit" ? cur.constructor : undefined
-      if (fn) { const e = fnCounts.get(fn) ?? { op, count: 0 }; e.count++; fnCounts.set(fn, e) }
-    }
-    return orig.call(this, cur)
-  }
+const send = () => ok(`${method} ${path}`, request(agent, base, method, path, headers, body === undefined ? undefined : JSON.parse(body.replaceAll("{i}", String(sent++)))))
+const stop = async () => {
+  server.close()
+  agent.destroy()
+  await dispose()
+  process.exit(0)
 }
+for (let i = 0; i < 50; i++) await send()
+
 if (process.env.ORGPLANE_OPS_CPU === "1") {
-  // This process's CPU time per request (server and client both), without counting: to compare two paths.
+  // This process's CPU time per request (server and client both), nothing counted: to compare two paths.
   for (let round = 0; round < 3; round++) {
     const cpu = process.cpuUsage()
-    for (let i = 0; i < n; i++) await get()
+    for (let i = 0; i < requests; i++) await send()
     const used = process.cpuUsage(cpu)
-    console.log(`cpu per request (server and client): ${((used.user + used.system) / n).toFixed(0)} µs`)
+    console.log(`cpu per request (server and client): ${((used.user + used.system) / requests).toFixed(0)} µs`)
   }
-  server.close(); agent.destroy(); await dispose(); process.exit(0)
+  await stop()
 }
-on = true
-for (let i = 0; i < n; i++) await get()
-on = false
-console.log(`ops per request: ${(total / n).toFixed(1)}`)
-console.log("context sizes seen by ops:", [...sizes].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}:${(v / n).toFixed(0)}`).join(" "))
-for (const [op, c] of [...counts].sort((a, b) => b[1] - a[1])) console.log(op.padEnd(20), (c / n).toFixed(1))
-const session = new Inspector.Session(); session.connect()
-const call = (method: string, params: any) => { let out: any; session.post(method, params, (e, r) => { if (e) throw e; out = r }); return out }
+
+// Every instruction kind is a method of the fiber runtime (`runLoop` calls `this[op._op](op)`): each is wrapped to count.
+const fiberRuntime = Object.getPrototypeOf(Effect.runSync(Effect.withFiberRuntime((fiber) => Effect.succeed(fiber))))
+const kinds = ["Sync", "OnSuccess", "OnFailure", "OnSuccessAndFailure", "WithRuntime", "Async", "Success", "Failure", "Iterator",
+  "UpdateRuntimeFlags", "Commit", "Tag", "Left", "Right", "Some", "None", "While", "Yield", "RevertFlags"]
+const byKind = new Map<string, number>()
+const byFunction = new Map<Function, { kind: string; count: number }>()
+const contextSizes = new Map<number, number>()
+let total = 0
+let counting = false
+for (const kind of kinds) {
+  const evaluate = fiberRuntime[kind]
+  if (typeof evaluate !== "function") continue
+  fiberRuntime[kind] = function(this: any, instruction: any) {
+    if (counting) {
+      total++
+      byKind.set(kind, (byKind.get(kind) ?? 0) + 1)
+      const size = this.currentContext?.unsafeMap?.size ?? 0
+      contextSizes.set(size, (contextSizes.get(size) ?? 0) + 1)
+      // The code the instruction runs: a continuation, a thunk, or a committed effect's class.
+      const code = kind === "Commit" ? instruction.commit : (instruction.effect_instruction_i1 ?? instruction.effect_instruction_i0)
+      const fn = typeof code === "function" ? code : kind === "Commit" ? instruction.constructor : undefined
+      if (fn !== undefined) {
+        const entry = byFunction.get(fn) ?? { kind, count: 0 }
+        entry.count++
+        byFunction.set(fn, entry)
+      }
+    }
+    return evaluate.call(this, instruction)
+  }
+}
+counting = true
+for (let i = 0; i < requests; i++) await send()
+counting = false
+
+const perRequest = (count: number) => (count / requests).toFixed(1).padStart(7)
+console.log(`ops per request: ${(total / requests).toFixed(1)}`)
+console.log("context sizes seen by ops:", [...contextSizes].sort((a, b) => a[0] - b[0]).map(([size, count]) => `${size}:${(count / requests).toFixed(0)}`).join(" "))
+for (const [kind, count] of [...byKind].sort((a, b) => b[1] - a[1])) console.log(kind.padEnd(20), (count / requests).toFixed(1))
+
+// Where each function is defined, asked of the inspector (synchronous within this thread).
+const session = new Inspector.Session()
+session.connect()
+const call = (command: string, params: object) => {
+  let answer: any
+  session.post(command, params, (error, result) => {
+    if (error) throw error
+    answer = result
+  })
+  return answer
+}
 const scripts = new Map<string, string>()
-session.on("Debugger.scriptParsed", (m: any) => scripts.set(m.params.scriptId, m.params.url))
+session.on("Debugger.scriptParsed", (message: any) => scripts.set(message.params.scriptId, message.params.url))
 call("Debugger.enable", {})
-;(globalThis as any).__fn = undefined
-const where = (fn: Function) => {
-  ;(globalThis as any).__fn = fn
-  const { result } = call("Runtime.evaluate", { expression: "globalThis.__fn" })
-  const props = call("Runtime.getProperties", { objectId: result.objectId, ownProperties: true })
-  const loc = props.internalProperties?.find((p: any) => p.name === "[[FunctionLocation]]")?.value?.value
-  if (!loc) return "(native)"
-  const url = (scripts.get(loc.scriptId) ?? "?").replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "").replace(/^file:\/\/\/work\/main\//, "")
-  return `${url}:${loc.lineNumber + 1}`
+const root = pathToFileURL(Path.join(import.meta.dirname, "..")).href + "/"
+const located = (fn: Function) => {
+  ;(globalThis as any).__opsFunction = fn
+  const { result } = call("Runtime.evaluate", { expression: "globalThis.__opsFunction" })
+  const properties = call("Runtime.getProperties", { objectId: result.objectId, ownProperties: true })
+  const location = properties.internalProperties?.find((property: any) => property.name === "[[FunctionLocation]]")?.value?.value
+  if (!location) return "(native)"
+  const url = (scripts.get(location.scriptId) ?? "?").replace(/.*node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, "").replace(root, "")
+  return `${url}:${location.lineNumber + 1}`
 }
-const byLoc = new Map<string, number>()
-for (const [fn, { op, count }] of fnCounts) { const k = `${op} ${fn.name || "anon"} ${where(fn)}`; byLoc.set(k, (byLoc.get(k) ?? 0) + count) }
+const byLocation = new Map<string, number>()
 const byFile = new Map<string, number>()
-for (const [k, c] of byLoc) { const f = k.split(" ")[2]!.replace(/:\d+$/, ""); byFile.set(f, (byFile.get(f) ?? 0) + c) }
+for (const [fn, { count, kind }] of byFunction) {
+  const where = located(fn)
+  const key = `${kind} ${fn.name || "anon"} ${where}`
+  byLocation.set(key, (byLocation.get(key) ?? 0) + count)
+  const file = where.replace(/:\d+$/, "")
+  byFile.set(file, (byFile.get(file) ?? 0) + count)
+}
 console.log("\n-- by file")
-for (const [k, c] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log((c / n).toFixed(1).padStart(7), k)
+for (const [file, count] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(perRequest(count), file)
 console.log("\n-- by function")
-for (const [k, c] of [...byLoc].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 70))) console.log((c / n).toFixed(1).padStart(7), k)
-server.close(); agent.destroy(); await dispose(); process.exit(0)
+for (const [key, count] of [...byLocation].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP ?? 70))) console.log(perRequest(count), key)
+await stop()
