@@ -5,12 +5,11 @@
  * The server's database is opened here and handed to it (its `database` option), so that the harness can seed in
  * bulk through the server's own connection (child.ts's `sql` message) what would take hours over HTTP. Started by run.ts.
  */
-import { readFileSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { serve } from "./child.js"
+import { serverDependencies } from "./dependency.js"
 
 interface NodeListener {
   readonly listener: (request: IncomingMessage, response: ServerResponse) => void
@@ -29,17 +28,8 @@ const serverPackage = Path.join(root, "packages/server")
 // Imported by path, not by package name: the name would resolve in this repository, not in the checkout measured.
 const server = (await import(pathToFileURL(Path.join(serverPackage, "src/index.ts")).href)) as ServerModule
 
-/**
- * A dependency as the checkout's server imports it (its ESM entry, resolved from the server's package), so that its
- * services and tags are the very ones the server uses, whichever checkout is measured.
- */
-const fromServer = createRequire(Path.join(serverPackage, "package.json"))
-const dependency = async (name: string): Promise<any> => {
-  const manifestPath = fromServer.resolve(`${name}/package.json`)
-  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"))
-  const entry = manifest.exports["."].import as string
-  return import(pathToFileURL(Path.join(Path.dirname(manifestPath), entry)).href)
-}
+/** A dependency as the checkout's server imports it (see dependency.ts). */
+const dependency = serverDependencies(serverPackage)
 
 // Without DATABASE_URL: a throwaway embedded database, as in tests.
 const options = { passwordCost: 10, dataDir: "memory" }

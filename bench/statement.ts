@@ -7,18 +7,16 @@
  * per statement (the kernel's share of a loopback write included) and statements per second.
  */
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
 import * as Pg from "pg"
 import * as Database from "../packages/server/src/platform/Database.js"
+import { serverDependencies } from "./dependency.js"
 
 const url = process.env.DATABASE_URL?.trim()
 if (!url) throw new Error("pnpm bench:statement needs DATABASE_URL (Postgres)")
 
-// @effect/sql and @effect/sql-pg as the server resolves them (the root package does not depend on them).
-const fromServer = createRequire(Path.join(import.meta.dirname, "../packages/server/package.json"))
-const load = async (name: string): Promise<any> => import(pathToFileURL(fromServer.resolve(name)).href)
+// @effect/sql and @effect/sql-pg as the server imports them (the root package does not depend on them).
+const load = serverDependencies(Path.join(import.meta.dirname, "../packages/server"))
 const { SqlClient } = await load("@effect/sql")
 const { PgClient } = await load("@effect/sql-pg")
 
