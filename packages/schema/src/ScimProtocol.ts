@@ -112,6 +112,29 @@ export const ScimForbiddenResponse = wire(ScimForbidden, 403, "The connection ma
 export class ScimNotFound extends Schema.TaggedError<ScimNotFound>("ScimNotFound")("ScimNotFound", errorFields("404")) {}
 export const ScimNotFoundResponse = wire(ScimNotFound, 404, "No such resource in this connection, or no such SCIM endpoint.")
 
+/**
+ * A method the path does not take (`DELETE /ServiceProviderConfig`), with `Allow` listing those it does: a SCIM error
+ * like every refusal under the protocol's base, which no operation declares (405 belongs to none: the API's
+ * description states it).
+ */
+export class ScimMethodNotAllowed
+  extends Schema.TaggedError<ScimMethodNotAllowed>("ScimMethodNotAllowed")("ScimMethodNotAllowed", errorFields("405"))
+{}
+export const ScimMethodNotAllowedResponse = wire(
+  ScimMethodNotAllowed,
+  405,
+  "The path does not take this method; the `Allow` header lists those it takes."
+)
+
+/**
+ * A GET whose `If-None-Match` names the resource's current version (RFC 7644 §3.14): 304 without a body, the version
+ * in the `ETag` header.
+ */
+export class ScimNotModified extends HttpApiSchema.EmptyError<ScimNotModified>()({ tag: "ScimNotModified", status: 304 }) {}
+export const ScimNotModifiedResponse = ScimNotModified.annotations({
+  description: "`If-None-Match` names the resource's current version: no body; `ETag` is that version."
+})
+
 export class ScimConflict extends Schema.TaggedError<ScimConflict>("ScimConflict")("ScimConflict", errorFields("409")) {}
 export const ScimConflictResponse = wire(
   ScimConflict,
@@ -449,6 +472,17 @@ export const ScimResourceQuery = Schema.Struct({
   attributes: Schema.optional(attributeList("Comma-separated attributes to return (plus id, schemas, meta).")),
   excludedAttributes: Schema.optional(attributeList("Comma-separated attributes to leave out."))
 }).annotations({ examples: [{ attributes: "userName,name,active", excludedAttributes: "name.formatted" }] })
+
+/**
+ * `If-None-Match` of a read: the resource's `meta.version` (`W/"<n>"`, or `*`) answers 304 without a body (RFC 7644
+ * §3.14); another version, the resource.
+ */
+export const ScimReadHeaders = Schema.Struct({
+  "if-none-match": optionalString.annotations({
+    description: "A `meta.version` the client has: when it is the current one, 304 without a body.",
+    examples: ["W/\"1\""]
+  })
+})
 
 /** `If-Match` of a write: the resource's `meta.version` (`W/"<n>"`, or `*`); another version is 412. */
 export const ScimWriteHeaders = Schema.Struct({
