@@ -488,17 +488,6 @@ export const ScimResourceQuery = Schema.Struct({
   excludedAttributes: Schema.optional(attributeList("Comma-separated attributes to leave out."))
 }).annotations({ examples: [{ attributes: "userName,name,active", excludedAttributes: "name.formatted" }] })
 
-/**
- * `If-None-Match` of a read: the resource's `meta.version` (`W/"<n>"`, or `*`) answers 304 without a body (RFC 7644
- * §3.14); another version, the resource.
- */
-export const ScimReadHeaders = Schema.Struct({
-  "if-none-match": optionalString.annotations({
-    description: "A `meta.version` the client has: when it is the current one, 304 without a body.",
-    examples: ["W/\"1\""]
-  })
-})
-
 /** `If-Match` of a write: the resource's `meta.version` (`W/"<n>"`, or `*`); another version is 412. */
 export const ScimWriteHeaders = Schema.Struct({
   "if-match": optionalString.annotations({ description: "The `meta.version` the write is for; another is 412.", examples: ["W/\"1\""] })

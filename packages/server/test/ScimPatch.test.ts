@@ -2,7 +2,8 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { EnterpriseUserSchemaId, GroupResourceType, UserResourceType } from "../src/scim/Attributes.js"
-import { applyPatch, readResource, withOnePrimary } from "../src/scim/Patch.js"
+import { applyPatch, readResource } from "../src/scim/Patch.js"
+import { withOnePrimary } from "../src/scim/Primary.js"
 
 const user = {
   userName: "ada@example.com",

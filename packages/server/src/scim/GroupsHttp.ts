@@ -62,9 +62,9 @@ export const ScimGroupsHttp = group(Api, "scimGroups", (handlers) =>
             attributes: joined(payload.attributes),
             excludedAttributes: joined(payload.excludedAttributes)
           }))))
-      .handle("get", ({ headers, path, urlParams }) =>
+      .handle("get", ({ path, request, urlParams }) =>
         Effect.flatMap(context(path.connectionId), ({ caller, place }) =>
-          asRead(groups.get(caller, place, path.groupId, urlParams).pipe(unlessNotModified(headers["if-none-match"])))))
+          asRead(groups.get(caller, place, path.groupId, urlParams).pipe(unlessNotModified(request.headers["if-none-match"])))))
       .handle("replace", ({ headers, path, payload }) =>
         Effect.flatMap(context(path.connectionId), ({ caller, place, request }) =>
           asWrite(groups.replace(caller, request, place, path.groupId, payload, headers["if-match"]).pipe(withResourceHeaders()))))

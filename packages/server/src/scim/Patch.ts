@@ -13,9 +13,9 @@
  * a form the RFC does not define) adds the value when nothing matches, as a no-path replace "adds where an attribute
  * did not previously exist" (RFC 7644 §3.5.2.3); a replace with that path (the RFC's form) is `noTarget`.
  *
- * `primary` (RFC 7643 §2.4) is true on one value of a multi-valued attribute at most: a resource sent with more is
- * `invalidValue` (which of them is primary decides the person's account, so the server does not guess), and an add or
- * replace that makes a value primary makes the others not (RFC 7644 §3.5.2).
+ * `primary` (Primary.ts) is true on one value at most: a resource sent with more is `invalidValue` (which of them is
+ * primary decides the person's account, so the server does not guess), and an add or replace that makes a value
+ * primary makes the others not (RFC 7644 §3.5.2).
  */
 import { Data, Either } from "effect"
 import { scimPatch, type ScimPatchOperation } from "scim-patch"
@@ -29,6 +29,7 @@ import {
   resolvePath,
   type ResourceTypeDefinition
 } from "./Attributes.js"
+import { settlePrimary, tooManyPrimaries } from "./Primary.js"
 
 export type PatchScimType = "invalidSyntax" | "invalidPath" | "invalidValue" | "mutability" | "noTarget"
 
@@ -168,99 +169,11 @@ export const readResource = (
       return fail("invalidValue", `${attribute.name} is required.`)
     }
   }
-  for (const place of primaryPlaces(resourceType)) {
-    const count = primaryIndexes(valuesIn(result, place)).length
-    if (count > 1) {
-      return fail("invalidValue", `${pathOfPlace(place)} has ${count} values with primary true; at most one may be primary (RFC 7643 §2.4).`)
-    }
-  }
+  const primaries = tooManyPrimaries(resourceType, result)
+  if (primaries !== undefined) return fail("invalidValue", primaries)
   return Either.right(result)
 }
 
-/** A multi-valued attribute whose values may be `primary`, and the extension URN that holds it (none: the core). */
-interface PrimaryPlace {
-  readonly schema: string | undefined
-  readonly attribute: Attribute
-}
-
-const takesPrimary = (attribute: Attribute) =>
-  attribute.multiValued && attribute.type === "complex" && attribute.subAttributes?.some(({ name }) => name === "primary") === true
-
-/** Every attribute of the resource type with `primary` values (a User's `emails`), from the advertised table. */
-const primaryPlaces = (resourceType: ResourceTypeDefinition): ReadonlyArray<PrimaryPlace> => [
-  ...resourceType.schema.attributes.filter(takesPrimary).map((attribute) => ({ schema: undefined, attribute })),
-  ...resourceType.extensions.flatMap((extension) =>
-    extension.attributes.filter(takesPrimary).map((attribute) => ({ schema: extension.id, attribute }))
-  )
-]
-
-const pathOfPlace = (place: PrimaryPlace) => `${place.schema === undefined ? "" : `${place.schema}:`}${place.attribute.name}`
-
-const valuesIn = (resource: Resource, place: PrimaryPlace): ReadonlyArray<unknown> => {
-  const holder = place.schema === undefined ? resource : resource[place.schema]
-  const values = isObject(holder) ? holder[place.attribute.name] : undefined
-  return Array.isArray(values) ? values : []
-}
-
-const primaryIndexes = (values: ReadonlyArray<unknown>) => values.flatMap((value, index) => (isObject(value) && value.primary === true ? [index] : []))
-
-/** The resource with `values` as the place's values. */
-const withValues = (resource: Resource, place: PrimaryPlace, values: ReadonlyArray<unknown>): Resource => {
-  if (place.schema === undefined) return { ...resource, [place.attribute.name]: values }
-  const holder = resource[place.schema]
-  return { ...resource, [place.schema]: { ...(isObject(holder) ? holder : {}), [place.attribute.name]: values } }
-}
-
-/** Only the value at `keep` stays primary; the others' `primary` becomes false. */
-const onlyPrimary = (values: ReadonlyArray<unknown>, keep: number) =>
-  values.map((value, index) => (index !== keep && isObject(value) && value.primary === true ? { ...value, primary: false } : value))
-
-/**
- * A stored resource with one primary value at most per attribute: the first stays primary (the one the server found
- * the person by). A resource stored before `primary` was checked may have more.
- */
-export const withOnePrimary = (resourceType: ResourceTypeDefinition, resource: Resource): Resource =>
-  primaryPlaces(resourceType).reduce((current, place) => {
-    const values = valuesIn(current, place)
-    const primaries = primaryIndexes(values)
-    return primaries.length > 1 ? withValues(current, place, onlyPrimary(values, primaries[0]!)) : current
-  }, resource)
-
-/** The indexes of the place's values an operation's value filter selects (`emails[type eq "work"].primary`). */
-const selected = (place: PrimaryPlace, resource: Resource, operation: ScimPatchOperation): ReadonlySet<number> => {
-  const prefix = `${pathOfPlace(place)}[`
-  if (operation.path === undefined || !operation.path.startsWith(prefix)) return new Set()
-  const test = matches(parseFilter(operation.path.slice(prefix.length, operation.path.lastIndexOf("]"))))
-  return new Set(valuesIn(resource, place).flatMap((value, index) => (isObject(value) && test(value) ? [index] : [])))
-}
-
-/**
- * After an add or replace: the value it made primary is the only one (RFC 7644 §3.5.2: setting `primary` to true
- * "SHALL cause the server to automatically set primary to false for any other values"). One that made several values
- * primary at once is `invalidValue`. An operation made primary the values that were not, and those its value filter
- * selects; a replace of the whole attribute, every value of it.
- */
-const settlePrimary = (
-  resourceType: ResourceTypeDefinition,
-  before: Resource,
-  after: Resource,
-  operation: ScimPatchOperation
-): Either.Either<Resource, PatchError> => {
-  let result = after
-  for (const place of primaryPlaces(resourceType)) {
-    const values = valuesIn(result, place)
-    const primaries = primaryIndexes(values)
-    if (primaries.length <= 1) continue
-    const wasPrimary = new Set(operation.op === "replace" && operation.path === pathOfPlace(place) ? [] : primaryIndexes(valuesIn(before, place)))
-    const targets = selected(place, before, operation)
-    const made = primaries.filter((index) => !wasPrimary.has(index) || targets.has(index))
-    if (made.length > 1) {
-      return fail("invalidValue", `${pathOfPlace(place)}: the operation makes ${made.length} values primary; at most one may be (RFC 7643 §2.4).`)
-    }
-    result = withValues(result, place, onlyPrimary(values, made[0] ?? primaries[0]!))
-  }
-  return Either.right(result)
-}
 
 interface NormalisedOperation {
   readonly op: "add" | "remove" | "replace"
@@ -432,9 +345,9 @@ export const applyPatch = (
       // Each operation sees the result of the ones before it (a remove's noTarget check included).
       const applied = applyChecked(current, [one.right])
       if (Either.isLeft(applied)) return Either.left(applied.left)
-      const settled = one.right.op === "remove" ? applied : settlePrimary(resourceType, current, applied.right, one.right)
-      if (Either.isLeft(settled)) return Either.left(settled.left)
-      current = settled.right
+      const settled = one.right.op === "remove" ? applied.right : settlePrimary(resourceType, current, applied.right, one.right)
+      if (typeof settled === "string") return fail("invalidValue", settled)
+      current = settled
     }
   }
   return readResource(resourceType, current)

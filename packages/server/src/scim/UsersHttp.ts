@@ -72,9 +72,9 @@ export const ScimUsersHttp = group(Api, "scimUsers", (handlers) =>
             attributes: joined(payload.attributes),
             excludedAttributes: joined(payload.excludedAttributes)
           }, base)))
-      .handle("get", ({ headers, path, urlParams }) =>
+      .handle("get", ({ path, request, urlParams }) =>
         Effect.flatMap(context(path.connectionId), ({ base, caller }) => users.get(caller, path.userId, urlParams, base)).pipe(
-          unlessNotModified(headers["if-none-match"])
+          unlessNotModified(request.headers["if-none-match"])
         ))
       .handle("replace", ({ headers, path, payload }) =>
         Effect.flatMap(context(path.connectionId), ({ base, caller, request }) =>
