@@ -59,7 +59,8 @@ another organization answers 404 exactly like a missing one. Operations that use
 its group's description, those all of the group's operations share.
 
 HTTP itself: a path answers a method it does not have with 405 \`method_not_allowed\` and an \`Allow\` header
-listing those it has (HEAD wherever GET is; OPTIONS is not served, so it answers 405 like any other). A URL (path
+listing those it has (HEAD wherever GET is; OPTIONS is not served, so it answers 405 like any other); under
+\`/scim/v2\`, the 405 is a SCIM error (\`{schemas, status: "405", detail}\`, \`application/scim+json\`). A URL (path
 and query) over ${MAX_URL_LENGTH} characters is 414 \`uri_too_long\`; a header block over the server's limit (16 KiB
 with Node's default) is 431 \`request_header_fields_too_large\`, or 414 when the request line alone is what is too
 long. A request body is JSON: \`Content-Type: application/json\` (parameters such as \`charset=utf-8\` allowed, a

@@ -55,12 +55,19 @@ const attribute = (
   ...options
 })
 
+/**
+ * What a User needs beyond `userName` (a rule the schema's flags cannot say): an email, by which the person's account
+ * is found or created. Said in the User schema's descriptions and on the page `documentationUri` leads to.
+ */
+export const UserEmailRule =
+  "A User needs an email: its primary email, else its first, else its userName when that is an email address; without one, a create is 400 invalidValue."
+
 export const UserSchema: SchemaDefinition = {
   id: UserSchemaId,
   name: "User",
-  description: "User Account: an organization member.",
+  description: `User Account: an organization member. ${UserEmailRule}`,
   attributes: [
-    attribute("userName", "string", "Unique identifier for the User, compared case-insensitively.", {
+    attribute("userName", "string", "Unique identifier for the User, compared case-insensitively; the User's email when emails holds none.", {
       required: true,
       uniqueness: "server"
     }),
@@ -74,14 +81,18 @@ export const UserSchema: SchemaDefinition = {
     attribute("displayName", "string", "The name of the User, suitable for display to end-users."),
     attribute("title", "string", "The user's title, such as \"Vice President\"."),
     attribute("active", "boolean", "The User's administrative status: false suspends the membership."),
-    attribute("emails", "complex", "Email addresses for the user.", {
+    attribute("emails", "complex", `Email addresses for the user. ${UserEmailRule}`, {
       multiValued: true,
       subAttributes: [
         attribute("value", "string", "Email address for the User."),
         attribute("type", "string", "A label indicating the email's function.", {
           canonicalValues: ["work", "home", "other"]
         }),
-        attribute("primary", "boolean", "Indicates the primary email address.")
+        attribute(
+          "primary",
+          "boolean",
+          "Indicates the primary email address, the one the person's account is found by: true on one email at most (more is 400 invalidValue); making one primary makes the others not."
+        )
       ]
     })
   ]
@@ -252,7 +263,8 @@ export const MaxFilterLength = 4096
 
 export const serviceProviderConfigDocument = (baseUrl: string) => ({
   schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
-  documentationUri: "https://github.com/orgplane/orgplane/blob/main/docs/scim.md",
+  // The section that states what a User needs (UserEmailRule), which the document's flags cannot say.
+  documentationUri: "https://github.com/orgplane/orgplane/blob/main/docs/scim.md#what-orgplane-supports",
   patch: { supported: true },
   bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
   filter: { supported: true, maxResults: MaxResults },

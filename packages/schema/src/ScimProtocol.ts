@@ -112,6 +112,29 @@ export const ScimForbiddenResponse = wire(ScimForbidden, 403, "The connection ma
 export class ScimNotFound extends Schema.TaggedError<ScimNotFound>("ScimNotFound")("ScimNotFound", errorFields("404")) {}
 export const ScimNotFoundResponse = wire(ScimNotFound, 404, "No such resource in this connection, or no such SCIM endpoint.")
 
+/**
+ * A method the path does not take (`DELETE /ServiceProviderConfig`), with `Allow` listing those it does: a SCIM error
+ * like every refusal under the protocol's base, which no operation declares (405 belongs to none: the API's
+ * description states it).
+ */
+export class ScimMethodNotAllowed
+  extends Schema.TaggedError<ScimMethodNotAllowed>("ScimMethodNotAllowed")("ScimMethodNotAllowed", errorFields("405"))
+{}
+export const ScimMethodNotAllowedResponse = wire(
+  ScimMethodNotAllowed,
+  405,
+  "The path does not take this method; the `Allow` header lists those it takes."
+)
+
+/**
+ * A GET whose `If-None-Match` names the resource's current version (RFC 7644 §3.14): 304 without a body, the version
+ * in the `ETag` header.
+ */
+export class ScimNotModified extends HttpApiSchema.EmptyError<ScimNotModified>()({ tag: "ScimNotModified", status: 304 }) {}
+export const ScimNotModifiedResponse = ScimNotModified.annotations({
+  description: "`If-None-Match` names the resource's current version: no body; `ETag` is that version."
+})
+
 export class ScimConflict extends Schema.TaggedError<ScimConflict>("ScimConflict")("ScimConflict", errorFields("409")) {}
 export const ScimConflictResponse = wire(
   ScimConflict,
@@ -281,11 +304,23 @@ const complex = (properties: Record<string, unknown>, extra: Record<string, unkn
   ...extra
 })
 /** A multi-valued attribute: at most `MaxValues` values (beyond, 400 `invalidValue`). */
-const values = (items: Record<string, unknown>) => ({ type: "array", maxItems: ScimAttributes.MaxValues, items })
+const values = (items: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: "array",
+  maxItems: ScimAttributes.MaxValues,
+  items,
+  ...extra
+})
+
+/** `primary: true` on one value at most (RFC 7643 §2.4; more is 400 `invalidValue`). */
+const onePrimary = {
+  contains: { type: "object", required: ["primary"], properties: { primary: { const: true } } },
+  minContains: 0,
+  maxContains: 1
+}
 
 export const ScimUserRequest = ScimResourceRequest(
   "ScimUserRequest",
-  "A User as the directory sends it. `userName` is required; attributes the server does not advertise are ignored, and so are `schemas` and `password` (never stored). Each string at most 2048 characters, `emails` at most 10,000 values.",
+  "A User as the directory sends it. `userName` is required, and an email (in `emails`, or as `userName`): the person's account is found or created by it. Attributes the server does not advertise are ignored, and so are `schemas` and `password` (never stored). Each string at most 2048 characters, `emails` at most 10,000 values, one of them primary at most.",
   {
     userName: text({ minLength: 1 }),
     externalId: text(),
@@ -293,7 +328,10 @@ export const ScimUserRequest = ScimResourceRequest(
     displayName: text(),
     title: text(),
     active: { type: "boolean", description: "`\"True\"`/`\"False\"` strings are read as booleans." },
-    emails: values(complex({ value: text(), type: text(), primary: { type: "boolean" } })),
+    emails: values(
+      complex({ value: text(), type: text(), primary: { type: "boolean", description: "True on one email at most." } }),
+      onePrimary
+    ),
     [ScimEnterpriseUserSchema]: complex({
       employeeNumber: text(),
       department: text(),

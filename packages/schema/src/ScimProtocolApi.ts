@@ -23,6 +23,7 @@ import {
   ScimPatchOpSchema,
   ScimListQuery,
   ScimNotFoundResponse,
+  ScimNotModifiedResponse,
   ScimPatchRequest,
   ScimPreconditionFailedResponse,
   ScimResourceQuery,
@@ -63,6 +64,43 @@ export const scimToken = HttpApiSecurity.bearer.pipe(
   ),
   HttpApiSecurity.annotate(OpenApi.Format, "scim-token")
 )
+
+/** The challenge of a SCIM 401 (RFC 7644 §2, RFC 6750 §3): the Bearer scheme, `error="invalid_token"` for a refused token. */
+export const scimChallenge = (refusedToken: boolean) =>
+  `Bearer realm="orgplane SCIM"${refusedToken ? ", error=\"invalid_token\"" : ""}`
+
+/**
+ * Headers of the protocol the platform does not document, on every SCIM operation: the 401's `WWW-Authenticate`, and
+ * for a read that answers 304, its `If-None-Match` and the 304's `ETag`. (`If-None-Match` is read by the handler, not
+ * declared with `setHeaders`, which would make typed clients pass `headers` to every read.)
+ */
+const documentHeaders = (operation: Record<string, any>): Record<string, any> => {
+  const responses = operation.responses ?? {}
+  const header = (description: string, example: string) => ({ description, schema: { type: "string" }, example })
+  if (responses["304"] !== undefined) {
+    operation.parameters = [...(operation.parameters ?? []), {
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description: "A `meta.version` the client has (`W/\"<n>\"`, or `*`): when it is the current one, 304 without a body (RFC 7644 §3.14).",
+      schema: { type: "string" },
+      examples: { version: { summary: "The version read before", value: "W/\"1\"" } }
+    }]
+  }
+  if (responses["401"] !== undefined) {
+    responses["401"].headers = {
+      ...responses["401"].headers,
+      "WWW-Authenticate": header(
+        "The scheme to authenticate with (RFC 7644 §2): Bearer, with `error=\"invalid_token\"` when a token was sent and refused.",
+        scimChallenge(true)
+      )
+    }
+  }
+  if (responses["304"] !== undefined) {
+    responses["304"].headers = { ...responses["304"].headers, ETag: header("The resource's `meta.version`.", "W/\"1\"") }
+  }
+  return operation
+}
 
 /** A non-revoked, unexpired token of the path's connection; anything else is a SCIM 401 (403 off the enterprise plan). */
 export class ScimAuthentication extends HttpApiMiddleware.Tag<ScimAuthentication>()("ScimAuthentication", {
@@ -119,9 +157,10 @@ export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
   )
   .addError(ScimBadRequestResponse)
   .middleware(ScimAuthentication)
+  .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
     OpenApi.Description,
-    "SCIM discovery (RFC 7644 §4) of a connection, generated from the one table of advertised attributes. Errors every operation may answer: 401 (a token that is not one of this connection's), 503 with `Retry-After`, as SCIM error bodies."
+    "SCIM discovery (RFC 7644 §4) of a connection, generated from the one table of advertised attributes. Errors every operation may answer: 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After`, as SCIM error bodies. Under the base, a path the server does not serve answers a SCIM 404 (root-level `/.search`, which RFC 7644 §3.4.3 makes optional, among them: search `/Users/.search` and `/Groups/.search`; `/Bulk`, not supported), and a method a path does not take a SCIM 405 with `Allow`."
   )
 {}
 
@@ -138,7 +177,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       .annotate(OpenApi.Summary, "Create a SCIM User")
       .annotate(
         OpenApi.Description,
-        "Provisions a person as a member of the organization: the account with the User's email (the primary one, else the first, else `userName` when it is an email) is found or created without a password, and becomes a member with the connection's default role; a person already a member is linked instead. `active: false` creates the member suspended.\n\nErrors: 400 `invalidValue` for a missing `userName`, a wrong type or no email; 404 when the connection was deleted meanwhile; 409 `uniqueness` when a User of this connection has the `userName` (compared case-insensitively) or the `externalId`, or the person's membership is another connection's User."
+        "Provisions a person as a member of the organization: the account with the User's email (the primary one, else the first, else `userName` when it is an email) is found or created without a password, and becomes a member with the connection's default role; a person already a member is linked instead. A User needs an email, in `emails` or as its `userName`; `primary` is true on one email at most (RFC 7643 §2.4). `active: false` creates the member suspended.\n\nErrors: 400 `invalidValue` for a missing `userName`, a wrong type, no email or several primary emails; 404 when the connection was deleted meanwhile; 409 `uniqueness` when a User of this connection has the `userName` (compared case-insensitively) or the `externalId`, or the person's membership is another connection's User."
       )
   )
   .add(
@@ -168,9 +207,13 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       .setPath(ScimUserPath)
       .setUrlParams(ScimResourceQuery)
       .addSuccess(ScimUserResponse)
+      .addError(ScimNotModifiedResponse)
       .addError(ScimNotFoundResponse)
       .annotate(OpenApi.Summary, "Get a SCIM User")
-      .annotate(OpenApi.Description, `One User, projected by \`attributes\`/\`excludedAttributes\`. Changes nothing.\n\nErrors: ${userErrors}.`)
+      .annotate(
+        OpenApi.Description,
+        `One User, projected by \`attributes\`/\`excludedAttributes\`, with its \`meta.version\` as \`ETag\`. Changes nothing.\n\nAnswers: 304 without a body when \`If-None-Match\` names the User's \`meta.version\` (RFC 7644 §3.14). Errors: ${userErrors}.`
+      )
   )
   .add(
     HttpApiEndpoint.put("replace", `${base}/Users/:userId`).pipe(audits("scim.user.update"))
@@ -184,7 +227,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       .annotate(OpenApi.Summary, "Replace a SCIM User")
       .annotate(
         OpenApi.Description,
-        `Replaces the User's attributes with the body's (Okta's full replace; \`password\` ignored, \`active\` kept when absent); \`active\` false suspends the membership, true restores it.\n\nErrors: 400 \`invalidValue\`; ${userErrors}; 409 \`uniqueness\`; 412 when \`If-Match\` is not the User's \`meta.version\`.`
+        `Replaces the User's attributes with the body's (Okta's full replace; \`password\` ignored, \`active\` kept when absent); \`active\` false suspends the membership, true restores it.\n\nErrors: 400 \`invalidValue\` (a wrong type, several primary emails); ${userErrors}; 409 \`uniqueness\`; 412 when \`If-Match\` is not the User's \`meta.version\`.`
       )
   )
   .add(
@@ -199,7 +242,7 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
       .annotate(OpenApi.Summary, "Patch a SCIM User")
       .annotate(
         OpenApi.Description,
-        `Applies a PatchOp as Okta and Entra send it (ops in any case, \`"True"\`/\`"False"\` strings, no-path values with dotted and value-filter keys, enterprise URN paths); \`active\` false suspends the membership (sessions in the organization, its API keys and credentials revoked), true restores it.\n\nErrors: 400 \`invalidPath\` for a path the server does not advertise, \`mutability\` for a read-only one, \`noTarget\` for a remove whose filter matches nothing, \`invalidValue\` for a value of the wrong type, \`invalidSyntax\` for an unknown op; ${userErrors}; 409 \`uniqueness\`; 412 when \`If-Match\` is not the User's \`meta.version\`.`
+        `Applies a PatchOp as Okta and Entra send it (ops in any case, \`"True"\`/\`"False"\` strings, no-path values with dotted and value-filter keys, enterprise URN paths); \`active\` false suspends the membership (sessions in the organization, its API keys and credentials revoked), true restores it. Making an email primary makes the others not (RFC 7644 §3.5.2). A no-path replace whose value-filter key matches no email (Entra's form) adds it.\n\nErrors: 400 \`invalidPath\` for a path the server does not advertise, \`mutability\` for a read-only one, \`noTarget\` for a remove or replace whose value filter matches nothing (RFC 7644 §3.5.2.3), \`invalidValue\` for a value of the wrong type or an operation making several emails primary, \`invalidSyntax\` for an unknown op; ${userErrors}; 409 \`uniqueness\`; 412 when \`If-Match\` is not the User's \`meta.version\`.`
       )
   )
   .add(
@@ -218,9 +261,10 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
   .addError(ScimBadRequestResponse)
   .addError(ScimServiceUnavailableResponse)
   .middleware(ScimAuthentication)
+  .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
     OpenApi.Description,
-    "SCIM Users (RFC 7644 §3) of a connection: each is a member of the organization, its `id` the membership's `om_` id. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's), 503 with `Retry-After` (directories retry), as SCIM error bodies."
+    "SCIM Users (RFC 7644 §3) of a connection: each is a member of the organization, its `id` the membership's `om_` id. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies."
   )
 {}
 
@@ -307,11 +351,12 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
       .setPath(ScimGroupPath)
       .setUrlParams(GroupQuery)
       .addSuccess(ScimGroupResponse)
+      .addError(ScimNotModifiedResponse)
       .addError(ScimNotFoundResponse)
       .annotate(OpenApi.Summary, "Get a SCIM group")
       .annotate(
         OpenApi.Description,
-        "One Group with its members, projected by `attributes`/`excludedAttributes`. Changes nothing.\n\nErrors: 404 when the connection has no such group."
+        "One Group with its members, projected by `attributes`/`excludedAttributes`, with its `meta.version` as `ETag`. Changes nothing.\n\nAnswers: 304 without a body when `If-None-Match` names the Group's `meta.version` (RFC 7644 §3.14). Errors: 404 when the connection has no such group."
       )
   )
   .add(
@@ -362,8 +407,9 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
   .addError(ScimBadRequestResponse)
   .addError(ScimServiceUnavailableResponse)
   .middleware(ScimAuthentication)
+  .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
     OpenApi.Description,
-    "SCIM Groups (RFC 7643 §4.2) of a connection, mapped onto teams per its group mapping mode. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's), 503 with `Retry-After` (directories retry), as SCIM error bodies."
+    "SCIM Groups (RFC 7643 §4.2) of a connection, mapped onto teams per its group mapping mode. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies."
   )
 {}

@@ -287,11 +287,20 @@ const validValue = (schema: JsonSchema, path: Path = []): unknown => {
   throw new CannotProduce(`${show(path)}: no generic value for ${JSON.stringify(resolved)}`)
 }
 
-/** `count` valid items, distinct when the array says `uniqueItems` (enum values in their documented order). */
+/**
+ * `count` valid items, distinct when the array says `uniqueItems` (enum values in their documented order); past a
+ * `maxContains` (one primary email), items go without the members its `contains` requires.
+ */
 const arrayOf = (schema: JsonSchema, count: number, path: Path): Array<unknown> => {
   const items = resolve(schema.items ?? {})
   if (schema.uniqueItems === true && Array.isArray(items.enum)) return items.enum.slice(0, count)
-  return Array.from({ length: count }, () => validValue(items, [...path, 0]))
+  const bounded: ReadonlyArray<string> = typeof schema.maxContains === "number" ? resolve(schema.contains ?? {}).required ?? [] : []
+  return Array.from({ length: count }, (_, index) => {
+    const value = validValue(items, [...path, 0])
+    return bounded.length > 0 && index >= schema.maxContains && typeof value === "object" && value !== null
+      ? Object.fromEntries(Object.entries(value).filter(([key]) => !bounded.includes(key)))
+      : value
+  })
 }
 
 const base = (operation: Operation, body = operation.body): Request => ({

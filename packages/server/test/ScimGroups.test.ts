@@ -256,6 +256,16 @@ describe("SCIM Groups, refusals", () => {
     expect(fresh.body.meta.version).toBe('W/"2"')
   })
 
+  it("answers If-None-Match naming the group's version with 304 and no body (RFC 7644 §3.14)", async () => {
+    const dir = await directory("metadata_only")
+    const group = (await dir.scim("POST", "/Groups", { schemas: [GROUP], displayName: "Cached" })).body
+    const same = await dir.scim("GET", `/Groups/${group.id}?excludedAttributes=members`, undefined, { "if-none-match": group.meta.version })
+    expect([same.status, same.text, same.headers.get("etag")]).toEqual([304, "", group.meta.version])
+    await dir.scim("PATCH", `/Groups/${group.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "displayName", value: "Cached 2" }] })
+    const changed = await dir.scim("GET", `/Groups/${group.id}`, undefined, { "if-none-match": group.meta.version })
+    expect([changed.status, changed.body.displayName, changed.headers.get("etag")]).toEqual([200, "Cached 2", 'W/"2"'])
+  })
+
   it("refuses a member that is not a User of the connection with 400 invalidValue, writing nothing", async () => {
     const dir = await directory("create_teams")
     const other = await directory("create_teams")

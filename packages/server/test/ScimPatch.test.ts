@@ -3,6 +3,7 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { EnterpriseUserSchemaId, GroupResourceType, UserResourceType } from "../src/scim/Attributes.js"
 import { applyPatch, readResource } from "../src/scim/Patch.js"
+import { withOnePrimary } from "../src/scim/Primary.js"
 
 const user = {
   userName: "ada@example.com",
@@ -115,6 +116,18 @@ describe("applyPatch: Okta and refusals", () => {
     expect(refused([{ op: "move", path: "title", value: "x" }])).toBe("invalidSyntax")
     expect(refused(["replace"])).toBe("invalidSyntax")
   })
+  it("refuses a replace whose value filter matches nothing with noTarget (RFC 7644 §3.5.2.3), but not Entra's no-path form", () => {
+    expect(refused([{ op: "replace", path: "emails[type eq \"home\"].value", value: "h@x.com" }])).toBe("noTarget")
+    expect(refused([{ op: "Replace", path: "emails[type eq \"home\"]", value: { value: "h@x.com" } }])).toBe("noTarget")
+    expect(patched([{ op: "replace", path: "emails[type eq \"work\"].value", value: "w@x.com" }]).emails).toEqual([
+      { value: "w@x.com", type: "work", primary: true }
+    ])
+    // A no-path replace is of the resource itself, which "adds where an attribute did not previously exist".
+    expect(patched([{ op: "Replace", value: { "emails[type eq \"home\"].value": "h@x.com" } }]).emails).toEqual([
+      { value: "ada@example.com", type: "work", primary: true },
+      { type: "home", value: "h@x.com" }
+    ])
+  })
   it("refuses a remove whose filter matches nothing, or without a path, with noTarget", () => {
     expect(refused([{ op: "remove", path: "emails[type eq \"home\"]" }])).toBe("noTarget")
     expect(refused([{ op: "remove" }])).toBe("noTarget")
@@ -127,6 +140,45 @@ describe("applyPatch: Okta and refusals", () => {
     expect(refused([{ op: "replace", value: "not an object" }])).toBe("invalidValue")
     expect(refused([{ op: "replace", path: "userName", value: null }])).toBe("invalidValue")
     expect(refused([])).toBe("invalidValue")
+  })
+})
+
+describe("primary: true on one value at most (RFC 7643 §2.4, RFC 7644 §3.5.2)", () => {
+  const two = {
+    ...user,
+    emails: [{ value: "ada@example.com", type: "work", primary: true }, { value: "ada@home.example", type: "home" }]
+  }
+  it("refuses a resource sent with two primary values with invalidValue", () => {
+    const read = readResource(UserResourceType, { userName: "a@x.com", emails: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: "True" }] })
+    expect(Either.getLeft(read).pipe((o) => (o._tag === "Some" ? o.value.scimType : "accepted"))).toBe("invalidValue")
+    expect(Either.isRight(readResource(UserResourceType, { userName: "a@x.com", emails: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: false }] }))).toBe(true)
+  })
+  it("makes a value primary and the others not, whichever way the PATCH says it", () => {
+    const expected = [{ value: "ada@example.com", type: "work", primary: false }, { value: "ada@home.example", type: "home", primary: true }]
+    expect(patched([{ op: "replace", path: "emails[type eq \"home\"].primary", value: true }], two).emails).toEqual(expected)
+    expect(patched([{ op: "Replace", value: { "emails[type eq \"home\"].primary": "True" } }], two).emails).toEqual(expected)
+    expect(patched([{ op: "add", path: "emails", value: [{ value: "new@x.com", primary: true }] }], two).emails).toEqual([
+      { value: "ada@example.com", type: "work", primary: false },
+      { value: "ada@home.example", type: "home" },
+      { value: "new@x.com", primary: true }
+    ])
+    expect(patched([{ op: "replace", path: "emails", value: [{ value: "a@x.com" }, { value: "b@x.com", primary: true }] }], two).emails).toEqual([
+      { value: "a@x.com" },
+      { value: "b@x.com", primary: true }
+    ])
+  })
+  it("refuses an operation that makes two values primary at once with invalidValue", () => {
+    expect(refused([{ op: "add", path: "emails", value: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: true }] }], two)).toBe("invalidValue")
+    expect(refused([{ op: "replace", path: "emails", value: [{ value: "a@x.com", primary: true }, { value: "b@x.com", primary: true }] }], two)).toBe("invalidValue")
+    expect(refused([{ op: "replace", path: "emails[value pr].primary", value: true }], two)).toBe("invalidValue")
+  })
+  it("reads a resource stored with two primary values with the first one primary", () => {
+    const stored = { ...two, emails: [two.emails[0], { ...two.emails[1], primary: true }] }
+    expect(withOnePrimary(UserResourceType, stored).emails).toEqual([
+      { value: "ada@example.com", type: "work", primary: true },
+      { value: "ada@home.example", type: "home", primary: false }
+    ])
+    expect(withOnePrimary(UserResourceType, user)).toBe(user)
   })
 })
 

@@ -1,5 +1,6 @@
 /** SCIM Users and discovery through HTTP, as Okta and Entra send them: members appear, change, are suspended and go. */
 import { Http, TestServer } from "@orgplane/testkit"
+import { readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
@@ -93,6 +94,64 @@ describe("SCIM discovery", () => {
     expect((await scim.call("GET", "/ResourceTypes/User")).body.schemaExtensions).toEqual([{ schema: enterprise, required: false }])
     expectScimError(await scim.call("GET", "/Schemas/urn:example:nothing"), 404)
     expectScimError(await scim.call("GET", "/ResourceTypes/Device"), 404)
+  })
+
+  it("says that a User needs an email, in the User schema and on the page ServiceProviderConfig leads to", async () => {
+    const scim = await directory()
+    const user = (await scim.call("GET", "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User")).body
+    const rule = /A User needs an email/
+    expect(user.description).toMatch(rule)
+    expect(user.attributes.find((attribute: any) => attribute.name === "emails").description).toMatch(rule)
+    expect(user.attributes.find((attribute: any) => attribute.name === "userName").description).toMatch(/email/)
+    const { documentationUri } = (await scim.call("GET", "/ServiceProviderConfig")).body
+    const [page, section] = documentationUri.replace("https://github.com/orgplane/orgplane/blob/main/", "").split("#")
+    const text = await readFile(new URL(`../../../${page}`, import.meta.url), "utf8")
+    // The section the link names holds the rule (GitHub's anchor of a heading: lowercase, spaces as dashes).
+    const heading = text.split("\n").find((line) => /^#+ /.test(line) && line.replace(/^#+ /, "").toLowerCase().replaceAll(" ", "-") === section)
+    expect(heading, `no heading for #${section} in ${page}`).toBeDefined()
+    expect(text.slice(text.indexOf(heading!)).split(/\n## /)[0]).toMatch(rule)
+  })
+
+  it("answers root-level /.search (RFC 7644 §3.4.3, optional, not served) with a SCIM 404, as its description says", async () => {
+    const scim = await directory()
+    expectScimError(await scim.call("POST", "/.search", { body: { schemas: ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"] } }), 404)
+  })
+})
+
+describe("SCIM Users: HTTP around the protocol (RFC 7644 §2, §3.12, §3.14)", () => {
+  it("answers If-None-Match naming the User's version with 304, no body and the ETag; another version with the User", async () => {
+    const scim = await directory()
+    const user = await createUser(scim)
+    const same = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": user.meta.version } })
+    expect([same.status, same.text, same.headers.get("etag")]).toEqual([304, "", user.meta.version])
+    const strong = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": `"x", ${user.meta.version.replace("W/", "")}` } })
+    expect(strong.status).toBe(304)
+    expect((await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": "*" } })).status).toBe(304)
+    const other = await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": "W/\"99\"" } })
+    expect([other.status, other.body.id, other.headers.get("etag")]).toEqual([200, user.id, user.meta.version])
+    // A write changes the version: the old one no longer matches.
+    await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "title", value: "Engineer" }) })
+    expect((await scim.call("GET", `/Users/${user.id}`, { headers: { "if-none-match": user.meta.version } })).body.title).toBe("Engineer")
+  })
+
+  it("a 401 carries the Bearer challenge, with invalid_token once a token was sent", async () => {
+    const scim = await directory()
+    const none = await Http.request(server.url, "GET", `${scim.base}/Users`)
+    expectScimError(none, 401)
+    expect(none.headers.get("www-authenticate")).toBe("Bearer realm=\"orgplane SCIM\"")
+    const wrong = await Http.request(server.url, "GET", `${scim.base}/Users`, { token: "scim_not-a-token" })
+    expectScimError(wrong, 401)
+    expect(wrong.headers.get("www-authenticate")).toBe("Bearer realm=\"orgplane SCIM\", error=\"invalid_token\"")
+  })
+
+  it("a method a path does not take is a SCIM 405 with Allow", async () => {
+    const scim = await directory()
+    const response = await scim.call("DELETE", "/ServiceProviderConfig")
+    expectScimError(response, 405)
+    expect(response.headers.get("allow")).toBe("GET, HEAD")
+    const users = await scim.call("PUT", "/Users", { body: newUser() })
+    expectScimError(users, 405)
+    expect(users.headers.get("allow")).toBe("GET, HEAD, POST")
   })
 })
 
@@ -294,6 +353,49 @@ describe("SCIM Users: projection, ETags, uniqueness and deletion", () => {
   })
 })
 
+describe("SCIM Users: primary (RFC 7643 §2.4, RFC 7644 §3.5.2)", () => {
+  const primaries = (user: any) => (user.emails ?? []).filter((email: any) => email.primary === true).map((email: any) => email.value)
+
+  it("refuses a User sent with two primary emails with 400 invalidValue, creating nothing", async () => {
+    const scim = await directory()
+    const body = newUser()
+    const twice = { ...body, emails: [...body.emails, { value: `other.${body.userName}`, type: "home", primary: true }] }
+    expectScimError(await scim.call("POST", "/Users", { body: twice }), 400, "invalidValue")
+    expect((await scim.call("GET", "/Users")).body.totalResults).toBe(0)
+    const user = await createUser(scim)
+    expectScimError(await scim.call("PUT", `/Users/${user.id}`, { body: { ...twice, userName: user.userName } }), 400, "invalidValue")
+  })
+
+  it("a PATCH that makes an email primary makes the other one not, in the answer, the read and the list", async () => {
+    const scim = await directory()
+    const body = newUser()
+    const home = `home.${body.userName}`
+    const user = await createUser(scim, { emails: [...body.emails, { value: home, type: "home" }] })
+    const patched = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "emails[type eq \"home\"].primary", value: true }) })
+    expect(patched.status, patched.text).toBe(200)
+    expect(primaries(patched.body)).toEqual([home])
+    expect(primaries((await scim.call("GET", `/Users/${user.id}`)).body)).toEqual([home])
+    const added = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "add", path: "emails", value: [{ value: `third.${body.userName}`, primary: true }] }) })
+    expect(primaries(added.body)).toEqual([`third.${body.userName}`])
+    expect((await scim.call("GET", "/Users")).body.Resources.map(primaries)).toEqual([[`third.${body.userName}`]])
+  })
+
+  it("a User stored with two primary emails (before they were refused) reads with the first one primary", async () => {
+    const scim = await directory()
+    const user = await createUser(scim)
+    const second = { value: `second.${user.userName}`, type: "home", primary: true }
+    const emails = JSON.stringify([...user.emails, second])
+    await server.sql((sql) => sql`UPDATE scim_users SET resource = jsonb_set(resource, '{emails}', ${emails}::jsonb)
+                                   WHERE organization_id = ${scim.org.organizationId} AND membership_id = ${user.id}`)
+    const read = (await scim.call("GET", `/Users/${user.id}`)).body
+    expect(read.emails).toEqual([user.emails[0], { ...second, primary: false }])
+    expect((await scim.call("GET", "/Users")).body.Resources[0].emails).toEqual(read.emails)
+    // A PATCH of something else stores it so.
+    const patched = await scim.call("PATCH", `/Users/${user.id}`, { body: patchOp({ op: "replace", path: "title", value: "Engineer" }) })
+    expect([patched.status, patched.body.emails]).toEqual([200, read.emails])
+  })
+})
+
 describe("SCIM Users: bad input is a SCIM 400, never a 500", () => {
   it("malformed filters and filters on attributes the server does not filter on are invalidFilter", async () => {
     const scim = await directory()
@@ -316,6 +418,8 @@ describe("SCIM Users: bad input is a SCIM 400, never a 500", () => {
     expectScimError(await patch({ op: "add", path: "nickName", value: "x" }), 400, "invalidPath")
     expectScimError(await patch({ op: "replace", path: "id", value: "om_x" }), 400, "mutability")
     expectScimError(await patch({ op: "remove", path: "emails[type eq \"home\"]" }), 400, "noTarget")
+    // A replace too (RFC 7644 §3.5.2.3): it adds no value.
+    expectScimError(await patch({ op: "replace", path: "emails[type eq \"home\"].value", value: "home@corp.example" }), 400, "noTarget")
     expectScimError(await patch({ op: "replace", path: "active", value: 3 }), 400, "invalidValue")
     expectScimError(await patch({ op: "jump", path: "title", value: "x" }), 400, "invalidSyntax")
     // A refused PATCH changed nothing.

@@ -4,7 +4,7 @@
  * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
  * - an unknown route → 404 `not_found`, or 405 `method_not_allowed` with `Allow` when the path exists with other
- *   methods; a rate limit → 429 with `Retry-After`;
+ *   methods (under `/scim/v2`, SCIM errors of those statuses); a rate limit → 429 with `Retry-After`;
  * - the database unavailable → 503 `service_unavailable` with `Retry-After` (see Unavailable.ts);
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
  * - what the request guard refuses (a URL too long, a body of a media type the operation does not read, too large,
@@ -38,6 +38,8 @@ import {
   ScimInternalError,
   ScimInternalErrorResponse,
   ScimMediaType,
+  ScimMethodNotAllowed,
+  ScimMethodNotAllowedResponse,
   ScimNotFound,
   ScimNotFoundResponse,
   ScimServiceUnavailable,
@@ -132,16 +134,25 @@ export const toInvalidRequest = (error: HttpApiError.HttpApiDecodeError) =>
 const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
 const encodeMethodNotAllowed = Schema.encodeSync(MethodNotAllowedResponse)
 const encodeScimNotFound = Schema.encodeSync(ScimNotFoundResponse)
+const encodeScimMethodNotAllowed = Schema.encodeSync(ScimMethodNotAllowedResponse)
 
-/** 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. */
-const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>) => {
+/**
+ * 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. Under
+ * the SCIM protocol's base, a SCIM error (RFC 7644 §3.12: a directory's client reads only those).
+ */
+const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>, scim: boolean) => {
   const full = request.url.split("?", 1)[0]!
   // Quote at most 100 characters of what the caller sent.
   const path = full.length > 100 ? `${full.slice(0, 100)}…` : full
-  return HttpServerResponse.unsafeJson(
-    encodeMethodNotAllowed(new MethodNotAllowed({ message: `${path} does not take ${request.method}; it takes ${allowed.join(", ")}.` })),
-    { status: 405, headers: { allow: allowed.join(", ") } }
-  )
+  const message = `${path} does not take ${request.method}; it takes ${allowed.join(", ")}.`
+  const headers = { allow: allowed.join(", ") }
+  return scim
+    ? HttpServerResponse.unsafeJson(encodeScimMethodNotAllowed(new ScimMethodNotAllowed({ detail: message })), {
+      status: 405,
+      headers,
+      contentType: ScimMediaType
+    })
+    : HttpServerResponse.unsafeJson(encodeMethodNotAllowed(new MethodNotAllowed({ message })), { status: 405, headers })
 }
 
 /**
@@ -194,7 +205,7 @@ const answer = (routes: Routes.Routes, scim: boolean) => (cause: Cause.Cause<unk
     if (HttpServerError.isServerError(error)) {
       if (error._tag === "RouteNotFound") {
         const allowed = routes.methods(error.request.url)
-        if (allowed.length > 0) return methodNotAllowed(error.request, allowed)
+        if (allowed.length > 0) return methodNotAllowed(error.request, allowed, scim)
         // A directory's client reads SCIM errors only (RFC 7644 §3.12): a SCIM 404 under the protocol's base.
         if (error.request.url.startsWith("/scim/v2/")) {
           return HttpServerResponse.unsafeJson(encodeScimNotFound(new ScimNotFound({ detail: `No SCIM endpoint ${error.request.url.split("?")[0]!.slice(0, 200)}.` })), {

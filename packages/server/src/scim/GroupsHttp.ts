@@ -18,7 +18,7 @@ import { requestBaseUrl } from "../platform/PublicUrl.js"
 import * as DirectoryTeams from "../teams/DirectoryTeams.js"
 import { Groups } from "./Groups.js"
 import * as ProtocolAuthentication from "./ProtocolAuthentication.js"
-import { withResourceHeaders } from "./ResourceHeaders.js"
+import { unlessNotModified, withResourceHeaders } from "./ResourceHeaders.js"
 
 /** The request an event records: method and path (no query: a filter may hold personal data). */
 const requestOf = Effect.map(HttpServerRequest.HttpServerRequest, (request) => ({
@@ -62,8 +62,9 @@ export const ScimGroupsHttp = group(Api, "scimGroups", (handlers) =>
             attributes: joined(payload.attributes),
             excludedAttributes: joined(payload.excludedAttributes)
           }))))
-      .handle("get", ({ path, urlParams }) =>
-        Effect.flatMap(context(path.connectionId), ({ caller, place }) => asRead(groups.get(caller, place, path.groupId, urlParams).pipe(withResourceHeaders()))))
+      .handle("get", ({ path, request, urlParams }) =>
+        Effect.flatMap(context(path.connectionId), ({ caller, place }) =>
+          asRead(groups.get(caller, place, path.groupId, urlParams).pipe(unlessNotModified(request.headers["if-none-match"])))))
       .handle("replace", ({ headers, path, payload }) =>
         Effect.flatMap(context(path.connectionId), ({ caller, place, request }) =>
           asWrite(groups.replace(caller, request, place, path.groupId, payload, headers["if-match"]).pipe(withResourceHeaders()))))

@@ -8,7 +8,14 @@
  * advertised schema (unknown → `invalidPath`, readOnly/immutable → `mutability`, a filter matching nothing on remove →
  * `noTarget`, a value of the wrong type → `invalidValue`) and then applies them with `scim-patch`, which handles
  * the path grammar, value filters and multi-valued merges. Decision: scim-patch alone accepts unknown paths (it adds
- * them), string booleans, and a remove whose filter matches nothing, so these checks are ours, before it runs.
+ * them), string booleans, and a remove or replace whose filter matches nothing, so these checks are ours, before it
+ * runs. One exception, for Entra: a no-path replace whose value has a value-filter key (`emails[type eq "work"].value`,
+ * a form the RFC does not define) adds the value when nothing matches, as a no-path replace "adds where an attribute
+ * did not previously exist" (RFC 7644 §3.5.2.3); a replace with that path (the RFC's form) is `noTarget`.
+ *
+ * `primary` (Primary.ts) is true on one value at most: a resource sent with more is `invalidValue` (which of them is
+ * primary decides the person's account, so the server does not guess), and an add or replace that makes a value
+ * primary makes the others not (RFC 7644 §3.5.2).
  */
 import { Data, Either } from "effect"
 import { scimPatch, type ScimPatchOperation } from "scim-patch"
@@ -22,6 +29,7 @@ import {
   resolvePath,
   type ResourceTypeDefinition
 } from "./Attributes.js"
+import { settlePrimary, tooManyPrimaries } from "./Primary.js"
 
 export type PatchScimType = "invalidSyntax" | "invalidPath" | "invalidValue" | "mutability" | "noTarget"
 
@@ -161,13 +169,18 @@ export const readResource = (
       return fail("invalidValue", `${attribute.name} is required.`)
     }
   }
+  const primaries = tooManyPrimaries(resourceType, result)
+  if (primaries !== undefined) return fail("invalidValue", primaries)
   return Either.right(result)
 }
+
 
 interface NormalisedOperation {
   readonly op: "add" | "remove" | "replace"
   readonly path: string | undefined
   readonly value: unknown
+  /** Split from a no-path add or replace (see the module comment: a filter matching nothing then adds). */
+  readonly fromNoPath?: true
 }
 
 interface ParsedPath {
@@ -221,10 +234,10 @@ const expand = (resourceType: ResourceTypeDefinition, op: "add" | "replace", val
     const extension = extensionOf(resourceType, key)
     if (extension !== undefined && isObject(item)) {
       for (const [sub, subValue] of Object.entries(item)) {
-        operations.push({ op, path: `${extension.id}:${sub}`, value: subValue })
+        operations.push({ op, path: `${extension.id}:${sub}`, value: subValue, fromNoPath: true })
       }
     } else if (key.toLowerCase() !== "schemas") {
-      operations.push({ op, path: key, value: item })
+      operations.push({ op, path: key, value: item, fromNoPath: true })
     }
   }
   return Either.right(operations)
@@ -271,15 +284,16 @@ const check = (
   if (target.mutability === "immutable" && subAttribute !== undefined && operation.op !== "add") {
     return fail("mutability", `${canonical} is immutable.`)
   }
+  // RFC 7644 §3.5.2.2 and §3.5.2.3: a value filter that matches no value is noTarget.
+  if (filter !== undefined && (operation.op === "remove" || (operation.op === "replace" && operation.fromNoPath !== true))) {
+    const elements = valueAt(resource, parsed.right)
+    const test = matches(parseFilter(filter))
+    if (!Array.isArray(elements) || !elements.some((element) => isObject(element) && test(element))) {
+      return fail("noTarget", `No value of ${attribute.name} matches [${filter}].`)
+    }
+  }
   if (operation.op === "remove") {
     if (attribute.required && subAttribute === undefined) return fail("mutability", `${attribute.name} is required.`)
-    if (filter !== undefined) {
-      const elements = valueAt(resource, parsed.right)
-      const test = matches(parseFilter(filter))
-      if (!Array.isArray(elements) || !elements.some((element) => isObject(element) && test(element))) {
-        return fail("noTarget", `No value of ${attribute.name} matches [${filter}].`)
-      }
-    }
     const value = operation.value === undefined || operation.value === null
       ? undefined
       : readAttribute(attribute, operation.value, canonical)
@@ -331,7 +345,9 @@ export const applyPatch = (
       // Each operation sees the result of the ones before it (a remove's noTarget check included).
       const applied = applyChecked(current, [one.right])
       if (Either.isLeft(applied)) return Either.left(applied.left)
-      current = applied.right
+      const settled = one.right.op === "remove" ? applied.right : settlePrimary(resourceType, current, applied.right, one.right)
+      if (typeof settled === "string") return fail("invalidValue", settled)
+      current = settled
     }
   }
   return readResource(resourceType, current)

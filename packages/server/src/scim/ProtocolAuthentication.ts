@@ -1,14 +1,16 @@
 /**
  * The SCIM protocol's middleware: a bearer token of the path's connection (not revoked, not expired) becomes the
- * `CurrentScimClient`; anything else is a SCIM 401, so a token of another connection or organization learns nothing.
+ * `CurrentScimClient`; anything else is a SCIM 401, so a token of another connection or organization learns nothing,
+ * with the `WWW-Authenticate` challenge RFC 7644 §2 asks for (RFC 6750 §3: `error="invalid_token"` once one was sent).
  * An organization no longer on the enterprise plan gets a SCIM 403 (its directory should stop, not retry). The token's
  * `lastUsedAt` is written off the request path, at most once a minute per token, as API keys' are.
  */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import {
   type OrganizationId,
   ScimAuthentication,
+  scimChallenge,
   type ScimConnectionId,
   ScimForbidden,
   type ScimTokenId,
@@ -20,7 +22,13 @@ import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 
-const unauthorized = new ScimUnauthorized({ detail: "A valid SCIM token of this connection is required." })
+/** The 401, with its challenge (`refusedToken`: a token was sent and is not one this connection takes). */
+const unauthorized = (refusedToken: boolean) =>
+  Effect.zipRight(
+    HttpApp.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", scimChallenge(refusedToken)))),
+    Effect.fail(new ScimUnauthorized({ detail: "A valid SCIM token of this connection is required." }))
+  )
 const planRequired = new ScimForbidden({
   detail: "The organization's plan no longer includes directory provisioning (SCIM): it needs the enterprise plan."
 })
@@ -42,10 +50,10 @@ export const layer = Layer.scoped(
       scimToken: (token: Redacted.Redacted) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
-          if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
+          if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized(false)
           const value = Redacted.value(token).trim()
           const connectionId = /^\/scim\/v2\/([^/?]+)/.exec(request.url)?.[1]
-          if (value === "" || connectionId === undefined) return yield* unauthorized
+          if (value === "" || connectionId === undefined) return yield* unauthorized(value !== "")
           const at = yield* now
           const rows = yield* orUnavailable(sql<{ id: string; organizationId: string; connectionId: string; lastUsedAt: Date | null; plan: string }>`
             SELECT t.id, t.organization_id, t.connection_id, t.last_used_at, o.plan
@@ -54,7 +62,7 @@ export const layer = Layer.scoped(
             Effect.mapError((error) => new ScimServiceUnavailable({ detail: error.message }))
           )
           const found = rows[0]
-          if (found === undefined || found.connectionId !== decodeURIComponent(connectionId)) return yield* unauthorized
+          if (found === undefined || found.connectionId !== decodeURIComponent(connectionId)) return yield* unauthorized(true)
           if (found.plan !== "enterprise") return yield* planRequired
           const last = Math.max(found.lastUsedAt?.getTime() ?? 0, lastTouched.get(found.id) ?? 0)
           if (at.getTime() - last > TOUCH_INTERVAL_MILLIS) {

@@ -26,6 +26,7 @@ import { now } from "../platform/Time.js"
 import { EnterpriseUserSchemaId, MaxResults, UserResourceType, UserSchemaId } from "./Attributes.js"
 import * as Filter from "./Filter.js"
 import { applyPatch, type PatchError, readResource } from "./Patch.js"
+import { withOnePrimary } from "./Primary.js"
 import { type ProjectionQuery, projectResource } from "./Projection.js"
 import { type ScimScope, type ScimUserRow, type ScimUserValues, UsersRepository } from "./UsersRepository.js"
 import { DirectoryEvents, type ScimRequest } from "./DirectoryEvents.js"
@@ -92,18 +93,24 @@ const valuesOf = (canonical: Record<string, unknown>, active: boolean, assigned:
 const assignedActive = (resource: Record<string, unknown>): boolean | undefined =>
   typeof resource.active === "boolean" ? resource.active : undefined
 
+/**
+ * What a row stores, with one primary email at most: a row written before `primary` was checked may have several, and
+ * reads (and is next written) with the first one primary, the one its account was found by.
+ */
+const storedResource = (row: ScimUserRow) => withOnePrimary(UserResourceType, row.resource)
+
 /** The canonical resource a row stores (what PATCH applies to). */
 const canonicalOf = (row: ScimUserRow): Record<string, unknown> => ({
   ...(row.externalId === null ? {} : { externalId: row.externalId }),
   userName: row.userName,
-  ...row.resource
+  ...storedResource(row)
 })
 
 export const userLocation = (base: string, id: string) => `${base}/Users/${id}`
 
 /** The User as SCIM answers it (before projection). */
 export const toScimUser = (row: ScimUserRow, base: string): Record<string, unknown> => {
-  const { [EnterpriseUserSchemaId]: enterprise, ...core } = row.resource
+  const { [EnterpriseUserSchemaId]: enterprise, ...core } = storedResource(row)
   return {
     schemas: enterprise === undefined ? [UserSchemaId] : [UserSchemaId, EnterpriseUserSchemaId],
     id: row.membershipId,

@@ -14,7 +14,7 @@ import {
 } from "./Attributes.js"
 import * as DirectoryTeams from "../teams/DirectoryTeams.js"
 import * as ProtocolAuthentication from "./ProtocolAuthentication.js"
-import { withResourceHeaders } from "./ResourceHeaders.js"
+import { unlessNotModified, withResourceHeaders } from "./ResourceHeaders.js"
 import { Users } from "./Users.js"
 
 /** The connection's SCIM base URL, as `meta.location` and the documents name it. */
@@ -72,9 +72,9 @@ export const ScimUsersHttp = group(Api, "scimUsers", (handlers) =>
             attributes: joined(payload.attributes),
             excludedAttributes: joined(payload.excludedAttributes)
           }, base)))
-      .handle("get", ({ path, urlParams }) =>
+      .handle("get", ({ path, request, urlParams }) =>
         Effect.flatMap(context(path.connectionId), ({ base, caller }) => users.get(caller, path.userId, urlParams, base)).pipe(
-          withResourceHeaders()
+          unlessNotModified(request.headers["if-none-match"])
         ))
       .handle("replace", ({ headers, path, payload }) =>
         Effect.flatMap(context(path.connectionId), ({ base, caller, request }) =>

@@ -23,6 +23,8 @@ export interface ScimResponse {
 export interface RequestOptions {
   readonly body?: unknown
   readonly headers?: Record<string, string>
+  /** Another bearer token than the target's, or null for none (a 401 check). */
+  readonly token?: string | null
 }
 
 export const SCIM_JSON = "application/scim+json"
@@ -52,7 +54,8 @@ export const client = (target: Target): Client => {
   const doFetch = target.fetch ?? globalThis.fetch
   const base = target.baseUrl.replace(/\/+$/, "")
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<ScimResponse> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${target.token}`, accept: SCIM_JSON, ...options.headers }
+    const token = options.token === undefined ? target.token : options.token
+    const headers: Record<string, string> = { ...(token === null ? {} : { authorization: `Bearer ${token}` }), accept: SCIM_JSON, ...options.headers }
     let body: string | undefined
     if (options.body !== undefined) {
       headers["content-type"] ??= SCIM_JSON

@@ -1,11 +1,12 @@
 /**
  * Tag `crud`: for every advertised resource type, scim2-tester's object creation, query by id, query without id,
  * replacement and deletion (RFC 7644 §3.3–3.6), with payloads generated from the advertised schemas, so every
- * writable attribute must come back as sent.
+ * writable attribute must come back as sent; and a create with two `primary` values of a multi-valued attribute,
+ * which is refused or stored with one at most (RFC 7643 §2.4).
  */
 import { type Check, check, type Context, expectError, expectListResponse, expectScimJson, expectStatus, fail } from "./Check.js"
 import { using } from "./Fixtures.js"
-import { differences, payload, type ResourceTypeDoc } from "./Schema.js"
+import { differences, generate, type Located, payload, pick, primaryAttributes, primaryValues, type ResourceTypeDoc, valueAt } from "./Schema.js"
 
 const path = (type: ResourceTypeDoc, id: string) => `${type.endpoint}/${encodeURIComponent(id)}`
 
@@ -30,6 +31,31 @@ const expectNothingNeverReturned = (context: Context, type: ResourceTypeDoc, res
     if (attribute.returned === "never") check(resource[attribute.name] === undefined, `${what}: ${attribute.name} is returned "never" but came back`)
   }
 }
+
+/** `body` with `value` as the located attribute's value (under its extension's URN when it has one). */
+export const withValue = (body: Record<string, any>, located: Located, value: unknown): Record<string, any> =>
+  located.urn === undefined
+    ? { ...body, [located.attribute.name]: value }
+    : { ...body, [located.urn]: { ...pick(body, located.urn), [located.attribute.name]: value } }
+
+/** POST with two values of `located` marked primary: refused with a SCIM 400, or stored with one primary at most. */
+const twoPrimaries = (context: Context, type: ResourceTypeDoc, located: Located): Check => ({
+  id: `crud.${type.name}.${located.attribute.name}.onePrimary`,
+  description: `POST ${type.endpoint} with two ${located.attribute.name} marked primary → 400, or stored with one primary at most (RFC 7643 §2.4)`,
+  run: () =>
+    using(context, async (fixtures) => {
+      const references = await fixtures.references()
+      const values = [...(generate(located.attribute, references) as Array<any>), ...(generate(located.attribute, references) as Array<any>)]
+      const sent = withValue(payload(type, context.discovery.schemas, references), located, values.map((value) => ({ ...value, primary: true })))
+      const response = await context.client.post(type.endpoint, sent)
+      if (response.status === 400) return expectError(response, 400)
+      const created = expectStatus(response, 201)
+      await context.client.del(path(type, created.id))
+      const primaries = primaryValues(valueAt(created, located))
+      check(primaries.length <= 1, `created with ${primaries.length} ${located.attribute.name} marked primary`, response)
+      return `stored, with ${primaries.length} primary`
+    })
+})
 
 export const checks = (context: Context): ReadonlyArray<Check> =>
   context.discovery.resourceTypes.flatMap((type) => [
@@ -103,5 +129,6 @@ export const checks = (context: Context): ReadonlyArray<Check> =>
           check(response.text === "", "204 must have no body", response)
           expectError(await context.client.get(path(type, resource.id)), 404)
         })
-    }
+    },
+    ...primaryAttributes(type, context.discovery.schemas).map((located) => twoPrimaries(context, type, located))
   ])

@@ -1,6 +1,7 @@
 /**
  * Tag `etag` (RFC 7644 §3.14), when ServiceProviderConfig says etag.supported: every resource has `meta.version`,
- * the ETag header carries it, a write changes it, and PUT, PATCH or DELETE with a stale `If-Match` → 412 and no change.
+ * the ETag header carries it, a write changes it, PUT, PATCH or DELETE with a stale `If-Match` → 412 and no change,
+ * and GET with `If-None-Match` of the current version → 304 without a body.
  */
 import { type Check, check, type Context, expectError, expectStatus, skip } from "./Check.js"
 import { URN } from "./Client.js"
@@ -30,6 +31,21 @@ export const checks = (context: Context): ReadonlyArray<Check> => {
             check(response.headers.get("etag") === read.meta.version, "read: the ETag header must be meta.version", response)
             const replaced = expectStatus(await context.client.put(url(resource.id), { ...payload(type, context.discovery.schemas, await fixtures.references(), resource), id: resource.id }), 200)
             check(replaced.meta?.version !== resource.meta.version, "a replace must change meta.version")
+          })
+      },
+      {
+        id: `etag.${type.name}.ifNoneMatch`,
+        description: `GET ${type.endpoint}/{id} with If-None-Match: the current version → 304, no body, the ETag; another → 200 with the resource`,
+        run: () =>
+          using(context, async (fixtures) => {
+            const { resource } = await fixtures.create(type)
+            const same = await context.client.get(url(resource.id), { headers: { "if-none-match": resource.meta.version } })
+            expectStatus(same, 304)
+            check(same.text === "", "a 304 has no body", same)
+            // RFC 9110 §15.4.5: a 304 carries the ETag a 200 would have.
+            check(same.headers.get("etag") === resource.meta.version, "a 304 must carry the ETag header", same)
+            const other = await context.client.get(url(resource.id), { headers: { "if-none-match": STALE } })
+            check(expectStatus(other, 200).id === resource.id, "another version must answer the resource", other)
           })
       },
       ...(["PUT", "PATCH", "DELETE"] as const).map((method): Check => ({

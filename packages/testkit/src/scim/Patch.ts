@@ -1,13 +1,28 @@
 /**
  * Tag `patch` (RFC 7644 §3.5.2): `add`, `replace` and `remove` on every mutable attribute the schemas advertise —
  * simple, complex, sub-attributes of single-valued complex ones, multi-valued and extension attributes — each
- * verified by reading the resource back. Skipped when ServiceProviderConfig says patch is not supported.
+ * verified by reading the resource back; and, for a multi-valued attribute with `primary`, that making a value
+ * primary makes the others not. Skipped when ServiceProviderConfig says patch is not supported.
  */
 import { type Check, check, type Context, expectStatus, fail, skip } from "./Check.js"
 import { URN } from "./Client.js"
 import { supported } from "./Discovery.js"
 import { using } from "./Fixtures.js"
-import { type Attribute, attributesOf, difference, generate, type Located, mutability, pathOf, pick, readable, valueAt } from "./Schema.js"
+import {
+  type Attribute,
+  attributesOf,
+  difference,
+  generate,
+  type Located,
+  mutability,
+  pathOf,
+  pick,
+  primaryAttributes,
+  primaryValues,
+  readable,
+  type ResourceTypeDoc,
+  valueAt
+} from "./Schema.js"
 
 type Op = "add" | "replace" | "remove"
 
@@ -29,11 +44,47 @@ const targets = (located: Located): ReadonlyArray<{ path: string; attribute: Att
   return [{ path: pathOf(located), attribute }, ...subs]
 }
 
+/** The sub-attribute that tells a value apart (`value`, else a string one such as an address's `formatted`). */
+const keyOf = (attribute: Attribute, value: unknown) =>
+  ["value", ...(attribute.subAttributes ?? []).filter((sub) => sub.type === "string" && !["value", "type", "display"].includes(sub.name)).map((sub) => sub.name)]
+    .find((name) => typeof pick(value, name) === "string")
+
+/**
+ * RFC 7644 §3.5.2: a PATCH that sets a value's `primary` to true "SHALL cause the server to automatically set primary
+ * to false for any other values": by an `add` of a new primary value, then by a `replace` of `attr[key eq …].primary`.
+ */
+const primaryMoves = (context: Context, type: ResourceTypeDoc, located: Located): Check => ({
+  id: `patch.${type.name}.${located.attribute.name}.primary`,
+  description: `PATCH making a ${located.attribute.name} value primary (add, then replace by a value filter) leaves it the only primary one`,
+  run: () =>
+    using(context, async (fixtures) => {
+      const { resource } = await fixtures.create(type)
+      const [first] = primaryValues(valueAt(resource, located))
+      const key = keyOf(located.attribute, first)
+      if (first === undefined || key === undefined) return skip(`the created ${type.name} has no primary ${located.attribute.name} with a string to find it by`)
+      const url = `${type.endpoint}/${encodeURIComponent(resource.id)}`
+      const primaryOf = async (what: string) => {
+        const primaries = primaryValues(valueAt(expectStatus(await context.client.get(url), 200), located))
+        check(primaries.length === 1, `after ${what}: ${primaries.length} values marked primary: ${JSON.stringify(primaries)}`)
+        return String(pick(primaries[0], key)).toLowerCase()
+      }
+      const [added] = generate(located.attribute, await fixtures.references()) as Array<Record<string, unknown>>
+      expectStatus(await context.client.patch(url, patchBody("add", pathOf(located), [{ ...added, primary: true }])), 200, 204)
+      check(await primaryOf("an add") === String(pick(added, key)).toLowerCase(), "after an add of a primary value, it must be the primary one")
+      const again = `${pathOf(located)}[${key} eq ${JSON.stringify(pick(first, key))}].primary`
+      expectStatus(await context.client.patch(url, patchBody("replace", again, true)), 200, 204)
+      check(await primaryOf(`replace ${again}`) === String(pick(first, key)).toLowerCase(), `after replace ${again}, it must be the primary one`)
+    })
+})
+
 export const checks = (context: Context): ReadonlyArray<Check> => {
   if (!supported(context.discovery, "patch")) {
     return [{ id: "patch", description: "PATCH operations", run: async () => skip("ServiceProviderConfig: patch.supported is false") }]
   }
-  return context.discovery.resourceTypes.flatMap((type) =>
+  const primaries = context.discovery.resourceTypes.flatMap((type) =>
+    primaryAttributes(type, context.discovery.schemas).map((located) => primaryMoves(context, type, located))
+  )
+  return [...context.discovery.resourceTypes.flatMap((type) =>
     attributesOf(type, context.discovery.schemas).flatMap((located) =>
       targets(located).flatMap(({ path, attribute, sub }) =>
         (["add", "replace", "remove"] as const).map((op): Check => ({
@@ -70,5 +121,5 @@ export const checks = (context: Context): ReadonlyArray<Check> => {
         }))
       )
     )
-  )
+  ), ...primaries]
 }

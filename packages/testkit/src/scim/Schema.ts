@@ -53,6 +53,17 @@ export const attributesOf = (type: ResourceTypeDoc, schemas: ReadonlyMap<string,
   )
 ]
 
+/** The writable multi-valued attributes whose values may be `primary` (RFC 7643 §2.4: `emails`, `phoneNumbers`, ...). */
+export const primaryAttributes = (type: ResourceTypeDoc, schemas: ReadonlyMap<string, SchemaDoc>): ReadonlyArray<Located> =>
+  attributesOf(type, schemas).filter(({ attribute }) =>
+    attribute.multiValued === true && attribute.type === "complex" && writable(attribute) && readable(attribute) &&
+    (attribute.subAttributes ?? []).some((sub) => sub.name === "primary" && sub.type === "boolean" && writable(sub))
+  )
+
+/** The values of a multi-valued attribute marked `primary: true`. */
+export const primaryValues = (values: unknown): ReadonlyArray<Record<string, unknown>> =>
+  Array.isArray(values) ? values.filter((value) => pick(value, "primary") === true) : []
+
 /** The PATCH path of a located attribute (`name`, `name.sub`, `urn:…:name`). */
 export const pathOf = (located: Located, sub?: Attribute): string =>
   `${located.urn === undefined ? "" : `${located.urn}:`}${located.attribute.name}${sub === undefined ? "" : `.${sub.name}`}`

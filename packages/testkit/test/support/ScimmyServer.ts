@@ -1,8 +1,9 @@
 /**
  * A reference SCIM 2.0 server for testing the conformance suite itself: SCIMMY 1.3.5 (resources, schemas, filter,
- * PatchOp, ListResponse, error messages) behind a small node:http adapter with an in-memory store, ETags in the
- * adapter (SCIMMY has none), on 127.0.0.1. `flaws` make it wrong in one known way each, so the suite can show that
- * the matching checks fail. (scimmy-routers needs express, which is not a dependency here.)
+ * PatchOp, ListResponse, error messages) behind a small node:http adapter with an in-memory store, and what HTTP is
+ * the adapter's (SCIMMY has no HTTP layer): ETags with `If-Match` and `If-None-Match`, the 401's `WWW-Authenticate`,
+ * the 405's `Allow`; on 127.0.0.1. `flaws` make it wrong in one known way each, so the suite can show that the
+ * matching checks fail. (scimmy-routers needs express, which is not a dependency here.)
  */
 import * as NodeCrypto from "node:crypto"
 import * as Http from "node:http"
@@ -23,6 +24,12 @@ export interface Flaws {
   readonly zeroBasedPaging?: boolean
   /** A duplicate userName is stored instead of refused. */
   readonly allowsDuplicateUserName?: boolean
+  /** `If-None-Match` is ignored: a GET answers 200 and the body whatever the version. */
+  readonly ignoresIfNoneMatch?: boolean
+  /** A 401 without the `WWW-Authenticate` challenge. */
+  readonly noChallenge?: boolean
+  /** A 405 as a plain JSON body, not a SCIM error. */
+  readonly plainMethodNotAllowed?: boolean
 }
 
 interface Store {
@@ -126,7 +133,10 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
 
   const handle = async (request: Http.IncomingMessage, response: Http.ServerResponse) => {
     const url = new URL(request.url ?? "/", origin)
-    if (request.headers.authorization !== `Bearer ${token}`) return send(response, 401, new SCIMMY.Messages.Error({ status: 401, detail: "Bearer token required" }))
+    if (request.headers.authorization !== `Bearer ${token}`) {
+      const challenge: Record<string, string> = flaws.noChallenge ? {} : { "www-authenticate": 'Bearer realm="scimmy"' }
+      return send(response, 401, new SCIMMY.Messages.Error({ status: 401, detail: "Bearer token required" }), challenge)
+    }
     const chunks: Array<Buffer> = []
     for await (const chunk of request) chunks.push(chunk as Buffer)
     const text = Buffer.concat(chunks).toString("utf8")
@@ -144,7 +154,15 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
     const params: Record<string, unknown> = {}
     for (const [key, value] of url.searchParams) params[key] = ["startIndex", "count"].includes(key) ? Number(value) : value
     if (flaws.zeroBasedPaging && typeof params.startIndex === "number") params.startIndex += 1
-    const readOnly = (value: unknown) => (method === "GET" ? send(response, 200, value) : send(response, 405, new SCIMMY.Messages.Error({ status: 405, detail: "Method not allowed" })))
+    const readOnly = (value: unknown) => {
+      if (method === "GET") return send(response, 200, value)
+      if (flaws.plainMethodNotAllowed) {
+        response.writeHead(405, { "content-type": "application/json", allow: "GET" })
+        return response.end(JSON.stringify({ error: "method_not_allowed" }))
+      }
+      // SCIMMY's error message takes only the statuses RFC 7644 §3.12 tabulates, which 405 is not.
+      return send(response, 405, { schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: "405", detail: "Method not allowed" }, { allow: "GET" })
+    }
 
     if (endpoint === "ServiceProviderConfig" && id === undefined) return readOnly(await new SCIMMY.Resources.ServiceProviderConfig().read())
     if (endpoint === "Schemas" && extra === undefined) return readOnly(await (id === undefined ? new SCIMMY.Resources.Schema() : new SCIMMY.Resources.Schema(id)).read())
@@ -174,7 +192,12 @@ export const start = async (flaws: Flaws = {}): Promise<ScimmyServer> => {
         const resource = new Resource(id, params)
         if (method === "GET") {
           const found = outgoing(endpoint, await resource.read(store))
-          return send(response, 200, found, { etag: versionOf(store, endpoint, id)! })
+          const version = versionOf(store, endpoint, id)!
+          const ifNoneMatch = request.headers["if-none-match"]
+          if (!flaws.ignoresIfNoneMatch && ifNoneMatch !== undefined && (ifNoneMatch === "*" || ifNoneMatch.split(",").some((tag) => tag.trim() === version))) {
+            return send(response, 304, undefined, { etag: version })
+          }
+          return send(response, 200, found, { etag: version })
         }
         if (method === "PUT") {
           const replaced = outgoing(endpoint, await resource.write(body, store))
