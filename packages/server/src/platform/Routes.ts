@@ -54,14 +54,16 @@ export const pathAmbiguity = (url: string): string | undefined => {
     if (c === 47) {
       // "/" closes a segment; the one closed at the end of the path may be empty (a trailing slash).
       if (i === segment && i !== end) return refusal("an empty segment (\"//\")")
-      if (i - segment <= 6 && isDotSegment(url.slice(segment, i))) return refusal("a \".\" or \"..\" segment (percent-encoded or not)")
+      if (i - segment <= 6 && isDotSegment(url, segment, i)) return refusal("a \".\" or \"..\" segment (percent-encoded or not)")
       segment = i + 1
     } else if (c === 59) return refusal("a \";\"")
     else if (c === 92) return refusal("a \"\\\"")
     else if (c === 37) {
-      const encoded = url.slice(i + 1, i + 3).toLowerCase()
-      if (encoded === "2f") return refusal("an encoded \"/\" (%2F)")
-      if (encoded === "5c") return refusal("an encoded \"\\\" (%5C)")
+      // `| 32` lower-cases an ASCII letter.
+      const high = url.charCodeAt(i + 1)
+      const low = url.charCodeAt(i + 2) | 32
+      if (high === 50 && low === 102) return refusal("an encoded \"/\" (%2F)")
+      if (high === 53 && low === 99) return refusal("an encoded \"\\\" (%5C)")
     }
   }
   return undefined
@@ -70,9 +72,15 @@ export const pathAmbiguity = (url: string): string | undefined => {
 const refusal = (what: string) =>
   `The path has ${what}: a proxy in front of this server could read it as another path than the server would, so it is refused.`
 
-const isDotSegment = (segment: string) => {
-  const decoded = segment.toLowerCase().replaceAll("%2e", ".")
-  return decoded === "." || decoded === ".."
+/** Whether `url[from, to)` is `.` or `..`, each dot raw or `%2e` in either case; without allocating, as it runs per request. */
+const isDotSegment = (url: string, from: number, to: number) => {
+  let dots = 0
+  for (let i = from; i < to; dots++) {
+    if (url.charCodeAt(i) === 46) i++
+    else if (url.charCodeAt(i) === 37 && url.charCodeAt(i + 1) === 50 && (url.charCodeAt(i + 2) | 32) === 101) i += 3
+    else return false
+  }
+  return dots === 1 || dots === 2
 }
 
 /** Every method an endpoint may have, in the order an `Allow` header lists them. */
