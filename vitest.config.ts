@@ -16,6 +16,7 @@ const withoutDatabase = [
     "ComponentFileSelection",
     "Crypto",
     "ClaudeContent",
+    "DataFolder",
     "Discovery",
     "DnsResolver",
     "GitHubClient",

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as HttpClient from "node:http"
 import * as Net from "node:net"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -161,6 +162,73 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
       expect(lines.filter((line) => /INFO +request .*route=\/v1\/auth\/sign-up/.test(line)), output).toHaveLength(1)
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  })
+})
+
+describe("two processes on one embedded data folder", { timeout: 240_000 }, () => {
+  /** `orgplane serve` on a free port of `data`; `up` waits until it answers /health (true) or has exited (false). */
+  const serve = async (home: string, data: string) => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [bin, "serve", "--port", String(port), "--data", data], {
+      cwd: root,
+      env: { HOME: home },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    let ended = false
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    child.on("exit", () => (ended = true))
+    const url = `http://127.0.0.1:${port}`
+    const up = async () => {
+      const deadline = Date.now() + 120_000
+      while (Date.now() < deadline && !ended) {
+        if ((await Http.request(url, "GET", "/health").catch(() => undefined))?.status === 200) return true
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      return false
+    }
+    const stop = () => ended || child.kill("SIGKILL")
+    return { child, url, up, exited, stop, output: () => output }
+  }
+
+  it("the second refuses at once, naming the folder and the holder's pid; a SIGKILLed holder's lock is replaced, its writes kept, and a stop removes it", async () => {
+    const { home } = await fresh()
+    const data = Path.join(await Fs.realpath(home), "data")
+    const lockFile = Path.join(data, "orgplane.lock")
+    const holderPid = async () => (JSON.parse(await Fs.readFile(lockFile, "utf8")) as { pid: number }).pid
+    const started: Array<Awaited<ReturnType<typeof serve>>> = []
+    const start = () => serve(home, data).then((server) => (started.push(server), server))
+    try {
+      const first = await start()
+      expect(await first.up(), first.output()).toBe(true)
+      const person = await Http.signUp(first.url)
+
+      const second = await start()
+      expect(await second.up(), second.output()).toBe(false)
+      expect(await second.exited).toBe(1)
+      expect(second.output()).not.toContain("Listening")
+      const folder = data.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      expect(second.output().trim().split("\n").at(-1)).toMatch(new RegExp(
+        `^error: The data folder ${folder} is in use by another orgplane process \\(pid ${first.child.pid} on host ${Os.hostname()}, since \\S+\\); the embedded database belongs to one process`
+      ))
+
+      first.child.kill("SIGKILL")
+      await first.exited
+      // Left behind by the killed holder, and replaced by the next start, which finds what the first wrote.
+      expect(await holderPid()).toBe(first.child.pid)
+      const third = await start()
+      expect(await third.up(), third.output()).toBe(true)
+      expect(await holderPid()).toBe(third.child.pid)
+      const signIn = await Http.request(third.url, "POST", "/v1/auth/sign-in", { body: { email: person.email, password: person.password } })
+      expect(signIn.status, signIn.text).toBe(200)
+      third.child.kill("SIGTERM")
+      expect(await third.exited, third.output()).toBe(0)
+      await expect(Fs.stat(lockFile)).rejects.toMatchObject({ code: "ENOENT" })
+    } finally {
+      for (const server of started) server.stop()
     }
   })
 })

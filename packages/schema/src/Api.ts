@@ -67,6 +67,10 @@ long. A request body is JSON: \`Content-Type: application/json\` (parameters suc
 charset other than UTF-8 not) or an \`application/*+json\` type. Another media type, or a non-empty body without a
 \`Content-Type\`, is 415 \`unsupported_media_type\` on operations that take a body, answered before authentication
 like 413; operations without a request body ignore one (the signed webhook reads its own, as GitHub sent it).
+A path is read only as sent: one with a \`;\`, a \`#\` (in the query too), a \`.\` or \`..\` segment (\`%2e\` too), an
+empty segment (\`//\`), an encoded \`/\` or \`\\\` (\`%2F\`, \`%5C\`) or a raw \`\\\` is 400 \`invalid_request\` on every
+route, before authentication (under \`/scim/v2\`, a SCIM error), since a proxy in front of the server could read it
+as another path; a trailing slash is ignored.
 
 Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null. A cursor
 the list did not return (or returned for other filters) is 400 on \`cursor\`.
@@ -95,7 +99,8 @@ const bodiless = new Set(["get", "head", "options"])
  * Drops the platform's own decode-error schema (the server answers every decode failure with `invalid_request`),
  * documents 400 only for operations that take input, 413 only for methods with a body and 415 only for operations
  * with a request body (the API declares them once, for every operation, with 414 and 431, which any request can
- * get), marks optional credentials as such (an empty security requirement), and states the policy actions (with
+ * get; the 400 of a path read two ways needs no more, since a template is matched segment by segment and no such
+ * path matches one without a parameter), marks optional credentials as such (an empty security requirement), and states the policy actions (with
  * their roles, from the policy table) of every operation that checks some. 405 belongs to no operation: the API's
  * description states it. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings,
  * discriminated request unions, no generated noise) and names its contact.

@@ -53,7 +53,8 @@ const rotate = Commands.leaf("rotate", {
         Effect.provide(server.Database.layer.pipe(Layer.provideMerge(config))),
         Effect.catchTags({
           DatabaseNotMigrated: (error) => new CommandFailed({ error: "database_not_migrated", message: error.message }),
-          NoEncryptionKey: (error) => new CommandFailed({ error: "no_encryption_key", message: error.message })
+          NoEncryptionKey: (error) => new CommandFailed({ error: "no_encryption_key", message: error.message }),
+          DataFolderInUse: (error) => new CommandFailed({ error: "data_folder_in_use", message: error.message })
         })
       )
       if (flags.json) return yield* Output.json(report)

@@ -69,6 +69,9 @@ export const make = (environment?: Environment) =>
               // The durable engine's runner port (with DATABASE_URL) says so itself; any other port in use is the HTTP one.
               const runner = inChain(error, (current) => current._tag === "RunnerPortInUse")
               if (runner instanceof Error) return new CommandFailed({ error: "port_in_use", message: runner.message })
+              // Another process (or host) holds the embedded data folder: its message names the folder and the holder.
+              const folder = inChain(error, (current) => current._tag === "DataFolderInUse")
+              if (folder instanceof Error) return new CommandFailed({ error: "data_folder_in_use", message: folder.message })
               return inChain(error, (current) => current.code === "EADDRINUSE") !== undefined
                 ? new CommandFailed({
                   error: "port_in_use",

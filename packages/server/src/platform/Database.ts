@@ -21,6 +21,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Pg from "pg"
 import { ServerConfig } from "./Config.js"
+import * as DataFolderLock from "./DataFolderLock.js"
 import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
 
 /**
@@ -205,11 +206,18 @@ export interface EmbeddedOptions extends Timeouts {
   readonly loadDataDir?: Blob | File | undefined
 }
 
-/** Opens PGlite and serves it on a private unix socket for the duration of the scope. */
+/**
+ * Opens PGlite and serves it on a private unix socket for the duration of the scope. A data folder is held by this
+ * process meanwhile (platform/DataFolderLock.ts): one that another process holds fails with `DataFolderInUse`
+ * before PGlite reads or writes it.
+ */
 export const embedded = (options: EmbeddedOptions) =>
   Effect.gen(function*() {
     const persistent = options.dataDir !== "memory"
-    if (persistent) yield* Effect.promise(() => Fs.mkdir(options.dataDir, { recursive: true }))
+    if (persistent) {
+      yield* Effect.promise(() => Fs.mkdir(options.dataDir, { recursive: true }))
+      yield* DataFolderLock.hold(Path.resolve(options.dataDir))
+    }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>

@@ -7,8 +7,8 @@
  *   methods (under `/scim/v2`, SCIM errors of those statuses); a rate limit → 429 with `Retry-After`;
  * - the database unavailable → 503 `service_unavailable` with `Retry-After` (see Unavailable.ts);
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
- * - what the request guard refuses (a URL too long, a body of a media type the operation does not read, too large,
- *   too deep, or carrying NUL) → 414, 415, 413 or 400, like the rest.
+ * - what the request guard refuses (a URL too long, a path a proxy could read as another, a body of a media type
+ *   the operation does not read, too large, too deep, or carrying NUL) → 414, 400, 415, 413 or 400, like the rest.
  * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`.
  */
 import {

@@ -1,6 +1,6 @@
 /**
- * Transport hygiene, before routing and authentication: URL length, body media type and size, JSON nesting depth,
- * NUL characters.
+ * Transport hygiene, before routing and authentication: URL length, a path with one reading, body media type and
+ * size, JSON nesting depth, NUL characters.
  */
 import { type HttpApp, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest, type HttpServerResponse, UrlParams } from "@effect/platform"
 import {
@@ -14,7 +14,7 @@ import {
 } from "@orgplane/schema"
 import { Context, Effect, Option, Stream } from "effect"
 import { Readable } from "node:stream"
-import type { Routes } from "./Routes.js"
+import { pathAmbiguity, type Routes } from "./Routes.js"
 
 /**
  * Deepest JSON nesting accepted. Effect's error formatting recurses over the value and overflows the stack at a few
@@ -281,7 +281,9 @@ const tooLarge = (limit: number) => new PayloadTooLarge({ message: `The request 
 type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooLong
 
 /**
- * The guard as an `HttpApp` middleware. A request without a body pays a length check and one `indexOf` on its URL;
+ * The guard as an `HttpApp` middleware. A request without a body pays a length check, one pass over its path (a path
+ * the router would read otherwise than a proxy in front of it is 400: `Routes.pathAmbiguity`) and one `indexOf` on
+ * its URL;
  * one with a body (on a known route) has its media type checked against what the operation reads, and is read
  * here, capped at the endpoint's limit, checked, and handed on already read.
  *
@@ -294,6 +296,8 @@ type Refusal = InvalidRequest | PayloadTooLarge | UnsupportedMediaType | UriTooL
 export const make = (routes: Routes, options: Options) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E | Refusal | HttpServerError.RequestError, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     if (request.url.length > MAX_URL_LENGTH) return Effect.fail(uriTooLong(request.url.length))
+    const ambiguity = pathAmbiguity(request.url)
+    if (ambiguity !== undefined) return Effect.fail(InvalidRequest.field([], ambiguity))
     const nuls = urlNuls(routes, request.method, request.url)
     if (nuls.length > 0) return Effect.fail(nulRequest(nuls))
     if (!HttpMethod.hasBody(request.method)) return app
