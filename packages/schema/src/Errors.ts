@@ -195,9 +195,6 @@ export const ConflictCode = Schema.Literal(
   "connector_target_required",
   "codehost_not_configured",
   "default_policy_required",
-  "domain_verification_not_requested",
-  "sso_domain_taken",
-  "sso_domain_required",
   "sso_domain_in_use",
   "sso_domain_not_verified",
   "sso_connection_active",
@@ -420,10 +417,37 @@ export const SsoSignInFailedResponse = wire(
   "The SSO sign-in was refused: `code` is the stable reason (`issuer_mismatch`, `nonce_mismatch`, `replayed`, `email_domain_not_verified`, `idp_error`, ...), `message` says it in words."
 )
 
+/*
+ * The refusals of `POST /v1/sso/verify-domain` that are not a bad request. The spec lists that operation's error
+ * bodies as `invalid_request`, `unauthorized`, `enterprise_plan_required`, `organization_not_found` and a
+ * `{message, reason}` body, so these say why in `reason` (not `error`), each with the status its kind has: 409 for
+ * the domain's state, 502 for DNS.
+ */
+
+export const DomainVerificationConflictReason = Schema.Literal("domain_verification_not_requested", "sso_domain_taken").annotations({
+  identifier: "DomainVerificationConflictReason",
+  description:
+    "`domain_verification_not_requested`: no TXT record was requested for the domain, or the request expired (request one with `POST /v1/sso/request-domain-verification`); `sso_domain_taken`: another organization verified the domain first."
+})
+export type DomainVerificationConflictReason = typeof DomainVerificationConflictReason.Type
+
+export class DomainVerificationConflict extends Schema.TaggedError<DomainVerificationConflict>("DomainVerificationConflict")(
+  "DomainVerificationConflict",
+  {
+    reason: DomainVerificationConflictReason,
+    message: Schema.String
+  }
+) {}
+export const DomainVerificationConflictResponse = wire(
+  DomainVerificationConflict,
+  409,
+  `The domain cannot be verified in its state: \`reason\` is ${codes(DomainVerificationConflictReason)}, \`message\` says what to do.`
+)
+
 export class DomainVerificationFailed extends Schema.TaggedError<DomainVerificationFailed>("DomainVerificationFailed")(
   "DomainVerificationFailed",
   {
-    error: code("domain_verification_failed"),
+    reason: code("domain_verification_failed"),
     message: Schema.String,
     recordName: Schema.String,
     expectedValue: Schema.String,
@@ -433,17 +457,17 @@ export class DomainVerificationFailed extends Schema.TaggedError<DomainVerificat
 export const DomainVerificationFailedResponse = wire(
   DomainVerificationFailed,
   409,
-  "The domain's TXT record is missing or carries another value: `recordName` is the name queried, `expectedValue` the value it must hold, `foundValues` the TXT values found there."
+  "`reason` `domain_verification_failed`: the domain's TXT record is missing or carries another value: `recordName` is the name queried, `expectedValue` the value it must hold, `foundValues` the TXT values found there."
 )
 
 export class DnsLookupFailed extends Schema.TaggedError<DnsLookupFailed>("DnsLookupFailed")("DnsLookupFailed", {
-  error: code("dns_lookup_failed"),
+  reason: code("dns_lookup_failed"),
   message: Schema.String
 }) {}
 export const DnsLookupFailedResponse = wire(
   DnsLookupFailed,
   502,
-  "No DNS server answered the lookup (unreachable, timed out, SERVFAIL or REFUSED); `message` names the servers and what each did. Retry later."
+  "`reason` `dns_lookup_failed`: no DNS server answered the lookup (unreachable, timed out, SERVFAIL or REFUSED); `message` names the servers and what each did. Retry later."
 )
 
 export class WebhookRejected extends Schema.TaggedError<WebhookRejected>("WebhookRejected")("WebhookRejected", {
@@ -548,6 +572,7 @@ export const ErrorResponses = [
   SuiteApiErrorResponse,
   CodeHostApiErrorResponse,
   WebhookRejectedResponse,
+  DomainVerificationConflictResponse,
   DomainVerificationFailedResponse,
   DnsLookupFailedResponse,
   ServiceUnavailableResponse,

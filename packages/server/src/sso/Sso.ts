@@ -8,6 +8,7 @@ import {
   Conflict,
   type CreateSsoConnectionRequest,
   DnsLookupFailed,
+  DomainVerificationConflict,
   DomainVerificationFailed,
   DomainVerificationRecord,
   InvalidRequest,
@@ -78,9 +79,13 @@ export const connectionNotFound = () =>
 const domainNotFound = (domain: string) =>
   new NotFound({ error: "sso_domain_not_found", message: `${domain} is not a domain of this organization.` })
 
+/** The query's `domain` names none of the organization's domains (verify-domain's spec has no 404 to say it). */
+const notADomain = (domain: string) =>
+  new InvalidRequest({ details: [{ path: ["domain"], message: `${domain} is not a domain of this organization.`, code: "sso_domain_not_found" }] })
+
 const notRequested = (domain: string, expired: boolean) =>
-  new Conflict({
-    error: "domain_verification_not_requested",
+  new DomainVerificationConflict({
+    reason: "domain_verification_not_requested",
     message: expired
       ? `The verification request for ${domain} expired: request a new record with POST /v1/sso/request-domain-verification.`
       : `No verification of ${domain} was requested: request a record with POST /v1/sso/request-domain-verification first.`
@@ -424,11 +429,15 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         if (named !== undefined) return named
         const unverified = (yield* repository.listDomains({ organizationId })).filter((row) => row.verifiedAt === null)
         if (unverified.length !== 1) {
-          return yield* new Conflict({
-            error: "sso_domain_required",
-            message: unverified.length === 0
-              ? "The organization has no unverified domain: name one with {\"domain\": \"example.com\"}."
-              : `The organization has several unverified domains (${unverified.map((row) => row.domain).join(", ")}): name one with {"domain": ...}.`
+          // A request that does not say what it is about: a bad request, on the member that would have said it.
+          return yield* new InvalidRequest({
+            details: [{
+              path: ["domain"],
+              message: unverified.length === 0
+                ? "is required: the organization has no unverified domain (name the domain to verify, or request verification of a new one)"
+                : `is required: the organization has several unverified domains (${unverified.map((row) => row.domain).join(", ")}): name one`,
+              code: "sso_domain_required"
+            }]
           })
         }
         return unverified[0]!.domain
@@ -477,7 +486,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         const organizationId = principal.organization.id
         const domain = named ?? (yield* orUnavailable(pickDomain(organizationId, undefined)))
         const found = yield* orUnavailable(repository.findDomain({ organizationId, domain }))
-        if (Option.isNone(found)) return yield* domainNotFound(domain)
+        if (Option.isNone(found)) return yield* notADomain(domain)
         const row = found.value
         if (row.verifiedAt !== null) return { verified: true as const, domain, verifiedAt: row.verifiedAt }
         const at = yield* now
@@ -500,7 +509,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         }
         return yield* transaction(Effect.gen(function*() {
           const locked = yield* repository.lockDomain({ organizationId, domain })
-          if (Option.isNone(locked)) return yield* domainNotFound(domain)
+          if (Option.isNone(locked)) return yield* notADomain(domain)
           const current = locked.value
           // Changed while we looked (a new request, say): what was checked no longer applies.
           if (current.verificationToken !== row.verificationToken) return yield* notRequested(domain, false)
