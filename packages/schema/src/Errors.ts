@@ -35,22 +35,50 @@ const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Stru
 ): Schema.Schema<Self, Schema.Struct.Encoded<Omit<Fields, "_tag">>> => {
   const { _tag, ...fields } = cls.fields as Schema.Struct.Fields
   const identifier = SchemaAST.getIdentifierAnnotation(cls.ast).pipe(Option.getOrUndefined)
+  const response = wireOf(cls, fields, Schema.typeSchema(cls), status, { ...options, identifier, description })
+  registry.set(cls, response)
+  return response as any
+}
+
+const wireOf = <Self, Fields extends Schema.Struct.Fields>(
+  cls: ErrorClass<Self, Schema.Struct.Fields>,
+  fields: Fields,
+  to: Schema.Schema<Self, Self>,
+  status: number,
+  options: { readonly exact?: boolean | undefined; readonly identifier: string | undefined; readonly description: string }
+) => {
   const names = Object.keys(fields)
-  const response = Schema.transform(
+  return Schema.transform(
     Schema.Struct(fields).annotations({
-      ...(identifier ? { identifier } : {}),
-      description,
+      ...(options.identifier ? { identifier: options.identifier } : {}),
+      description: options.description,
       ...(options.exact ? { parseOptions: { onExcessProperty: "error" } } : {})
     }),
-    Schema.typeSchema(cls),
+    to,
     {
       strict: false,
       decode: (body) => new cls(body),
       encode: (error) => Object.fromEntries(names.filter((name) => (error as any)[name] !== undefined).map((name) => [name, (error as any)[name]]))
     }
   ).annotations(HttpApiSchema.annotations({ status }))
-  registry.set(cls, response)
-  return response as any
+}
+
+/**
+ * The wire form of an error class limited to some of its codes (`error`), for an operation that answers no other:
+ * its document and its typed client then name exactly those. Declarations only: encoding and `errorResponseOf` keep
+ * the class's whole form, which sends the same body.
+ */
+const only = <Self extends { readonly _tag: string; readonly error: string }, Fields extends Schema.Struct.Fields, const Code extends Self["error"]>(
+  cls: ErrorClass<Self, Fields>,
+  status: number,
+  identifier: string,
+  description: string,
+  codes: readonly [Code, ...Array<Code>]
+) => {
+  const { _tag, error, ...fields } = cls.fields
+  const allowed: ReadonlyArray<string> = codes
+  const to = Schema.typeSchema(cls).pipe(Schema.filter((value) => allowed.includes(value.error), { identifier }))
+  return wireOf(cls, { error: Schema.Literal(...codes), ...fields }, to, status, { identifier, description })
 }
 
 export const InvalidRequestDetail = Schema.Struct(
@@ -171,6 +199,15 @@ export const NotFoundResponse = wire(
   NotFound,
   404,
   `The resource does not exist or belongs to another organization. \`error\` names it: ${codes(NotFoundCode)}.`
+)
+
+/** The 404 of an operation on one MCP connection, which names nothing else. */
+export const McpConnectionNotFoundResponse = only(
+  NotFound,
+  404,
+  "McpConnectionNotFound",
+  "`connection_not_found`: the MCP connection does not exist or belongs to another organization.",
+  ["connection_not_found"]
 )
 
 /** What a 409 names. */
@@ -393,6 +430,24 @@ export const SuiteApiErrorResponse = wire(
   SuiteApiError,
   502,
   "The external mail (`suite_a_api_error`) or calendar (`suite_b_api_error`) suite failed: `message` carries its status and the start of its answer."
+)
+
+/** The 502 of the mail capabilities (suite-a), which never answer the calendar's code. */
+export const MailSuiteApiErrorResponse = only(
+  SuiteApiError,
+  502,
+  "MailSuiteApiError",
+  "`suite_a_api_error`: the external mail suite failed: `message` carries its status and the start of its answer.",
+  ["suite_a_api_error"]
+)
+
+/** The 502 of the calendar capability (suite-b). */
+export const CalendarSuiteApiErrorResponse = only(
+  SuiteApiError,
+  502,
+  "CalendarSuiteApiError",
+  "`suite_b_api_error`: the external calendar suite failed: `message` carries its status and the start of its answer.",
+  ["suite_b_api_error"]
 )
 
 export class CodeHostApiError extends Schema.TaggedError<CodeHostApiError>("CodeHostApiError")("CodeHostApiError", {
