@@ -200,6 +200,10 @@ const addTarget = (draft: Draft, target: { readonly type: string; readonly id: s
   if (!draft.targets.some((known) => known.id === target.id)) draft.targets.push(target)
 }
 
+/** Someone the request does not identify, as the event names them. */
+const anonymous = (label: string | null): ActorFacts =>
+  ({ type: "anonymous", id: "anonymous", membershipId: null, label, credentialId: null, ssoConnectionId: null })
+
 /** A person with a session or an API key, as the event names them. */
 const fromActor = (actor: Actor, membershipId: ActorFacts["membershipId"]): ActorFacts => {
   const label = `${actor.user.name} <${actor.user.email}>`
@@ -270,6 +274,8 @@ const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
 export const describe = (facts: {
   readonly organizationId?: OrganizationId | null
   readonly person?: { readonly id: string; readonly name: string; readonly email: string }
+  /** Nobody the request identifies acted (an agent bootstrapping a workspace): the actor is `anonymous`. */
+  readonly anonymous?: true
   readonly credentialId?: string
   readonly ssoConnectionId?: ActorFacts["ssoConnectionId"]
   /** The membership the actor acts as in that organization. */
@@ -295,6 +301,7 @@ export const describe = (facts: {
           ssoConnectionId: facts.ssoConnectionId ?? null
         }
       }
+      if (facts.anonymous === true && draft.actor === undefined) draft.actor = anonymous(null)
       if (facts.membershipId !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, membershipId: facts.membershipId }
       for (const id of facts.targets ?? []) addTarget(draft, targetOf(id))
       if (facts.changes !== undefined) draft.changes = facts.changes
@@ -509,7 +516,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
         const draft = yield* newDraft(
           attempt.action,
           attempt.organizationId,
-          { type: "anonymous", id: "anonymous", membershipId: null, label: attempt.label, credentialId: null, ssoConnectionId: attempt.ssoConnectionId },
+          { ...anonymous(attempt.label), ssoConnectionId: attempt.ssoConnectionId },
           Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
         )
         for (const id of attempt.targets) addTarget(draft, targetOf(id))
