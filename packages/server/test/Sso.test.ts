@@ -270,6 +270,15 @@ describe("SSO", () => {
     expect((await get(`/v1/sso/connections/${connection.id}`, { token: org.token })).body.connection.domains).toEqual([{ domain, verified: true }])
     const again = await post(`/v1/sso/verify-domain?domain=${domain}`, { token: org.token })
     expect(again.body).toEqual(verified.body)
+    // The domain is the subject of both events, though only the query (or nothing) named it.
+    const logged = (await get(`/v1/audit/events?targetId=${domain}&action=sso.domain.*`, { token: org.token })).body.items
+    expect(logged.map((event: any) => [event.action, event.targets])).toEqual([
+      ["sso.domain.verify", [{ type: "domain", id: domain }]],
+      ["sso.domain.verify", [{ type: "domain", id: domain }]],
+      ["sso.domain.verification.request", [{ type: "domain", id: domain }]],
+      ["sso.domain.verification.request", [{ type: "domain", id: domain }]],
+      ["sso.domain.verification.request", [{ type: "domain", id: domain }]]
+    ])
   })
 
   it("answers 403 session_required to an API key on verify-domain", async () => {

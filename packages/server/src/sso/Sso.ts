@@ -33,7 +33,7 @@ import { sessionOf } from "../identity/Authentication.js"
 import { Resolver } from "../integrations/dns/Resolver.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
-import { describeChange } from "../platform/AuditRecorder.js"
+import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -78,6 +78,9 @@ export const connectionNotFound = () =>
 
 const domainNotFound = (domain: string) =>
   new NotFound({ error: "sso_domain_not_found", message: `${domain} is not a domain of this organization.` })
+
+/** A domain as the audit log names it: `DELETE /v1/sso/domains/{domain}` names it so from its path. */
+const domainTarget = (domain: string) => ({ type: "domain", id: domain })
 
 /** The query's `domain` names none of the organization's domains (verify-domain's spec has no 404 to say it). */
 const notADomain = (domain: string) =>
@@ -451,6 +454,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {
           const domain = yield* pickDomain(organizationId, named)
+          yield* describe({ targets: [domainTarget(domain)] })
           const at = yield* now
           yield* repository.addDomains(organizationId, [domain], at)
           if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
@@ -485,6 +489,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         yield* sessionOf(principal)
         const organizationId = principal.organization.id
         const domain = named ?? (yield* orUnavailable(pickDomain(organizationId, undefined)))
+        yield* describe({ targets: [domainTarget(domain)] })
         const found = yield* orUnavailable(repository.findDomain({ organizationId, domain }))
         if (Option.isNone(found)) return yield* notADomain(domain)
         const row = found.value
