@@ -24,8 +24,10 @@ import {
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { Ok } from "./Common.js"
 import {
+  CalendarSuiteApiErrorResponse,
   ConflictResponse,
   ForbiddenResponse,
+  MailSuiteApiErrorResponse,
   NeedsConnectionResponse,
   NotFoundResponse,
   ServiceUnavailableResponse,
@@ -164,7 +166,7 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       .annotate(MaxBodyBytes, DRAFT_BODY_BYTES)
       .addSuccess(MailDraftResult)
       .pipe(requires("capabilities.use"))
-      .addError(SuiteApiErrorResponse)
+      .addError(MailSuiteApiErrorResponse)
       .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Create a mail draft")
       .annotate(
@@ -177,7 +179,7 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       .setPath(MailMessagePath)
       .addSuccess(MailMessageResult)
       .pipe(requires("capabilities.use"))
-      .addError(SuiteApiErrorResponse)
+      .addError(MailSuiteApiErrorResponse)
       .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Read a mail message")
       .annotate(
@@ -191,7 +193,7 @@ export class CapabilitiesApi extends HttpApiGroup.make("capabilities")
       .setPayload(CalendarEventPatch)
       .addSuccess(CalendarEventResult)
       .pipe(requires("capabilities.use"))
-      .addError(SuiteApiErrorResponse)
+      .addError(CalendarSuiteApiErrorResponse)
       .addError(StoredCredentialUnreadableResponse)
       .annotate(OpenApi.Summary, "Add a meeting link to an event")
       .annotate(

@@ -32,11 +32,6 @@ export const SourceMode = Schema.Literal("cloud", "import", "connector").annotat
 })
 export type SourceMode = typeof SourceMode.Type
 
-/** The source modes a person may create with: `connector` objects are made by connector sync only. */
-export const CreatedSourceMode = Schema.Literal("cloud", "import").annotations({
-  message: () => "must be `cloud` or `import`: connector-managed config objects are created by connector sync"
-})
-
 export const ParserMode = Schema.Literal("markdown", "json", "yaml", "text").annotations({
   identifier: "ParserMode",
   description:
@@ -220,8 +215,9 @@ export const RelativePath = TrimmedText(1, 1024, "Path of the source file, relat
 
 export const ConfigObjectInput = Schema.Struct({
   objectType: ObjectType,
-  sourceMode: Schema.optionalWith(CreatedSourceMode, { exact: true }).annotations({
-    description: "`cloud` (default) or `import`; `connector` objects are made by connector sync only."
+  sourceMode: Schema.optionalWith(SourceMode, { exact: true }).annotations({
+    description:
+      "`cloud` (default) or `import`. `connector` is a value of the spec's enumeration that a direct create refuses (400 on `input.sourceMode`): connector-sourced objects come from a connector sync (`POST /v1/connector-instances/{id}/sync`)."
   }),
   ...contentFields,
   relativePath: Schema.optionalWith(RelativePath, { exact: true }).annotations({

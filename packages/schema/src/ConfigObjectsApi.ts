@@ -63,8 +63,6 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
     HttpApiEndpoint.post("create", "/v1/config-objects").pipe(audits("config_object.create"))
       .setPayload(CreateConfigObjectRequest)
       .addSuccess(ConfigObjectResponse, { status: 201 })
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
       .annotate(MaxBodyBytes, SOURCE_BODY_BYTES)
       .pipe(requires("catalog.create"))
       .annotate(OpenApi.Summary, "Create a config object")
@@ -74,7 +72,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
           "Creates a private config object with its first version, reads its source with the parser of its type (`input.parserMode` chooses where several fit, see `ParserMode`), and answers it with `latestVersion`. The object's title, description and search text come from the source: a skill's front matter `name` and `description`; otherwise `metadata.title`/`metadata.name`, the payload's `title`/`name`, or the source's first line. The creator gets manager access; `pluginIds` adds it to those plugins in the same step.",
           "Skills are Markdown with YAML front matter: `name` 1 to 64 characters of lowercase letters and digits in words joined by single hyphens (`deploy-to-staging`), `description` 1 to 1024 characters, and a body. `mcp` and `hook` sources are JSON (or YAML) objects; an `mcp` object's servers (under `mcpServers` or `mcp`, or the object itself) each need a `url` or a `command`.",
           "`normalizedPayloadJson` instead of `rawSourceText` gives the content as an object: it is kept as it is, parser `json`, with its pretty JSON as the version's source (then `parserMode` may only be `json`). Skills refuse it (`invalid_skill_source`): they are read from their Markdown.",
-          "Errors: 400 `invalid_request` for a source its parser refuses, with the path of the bad member under `input.rawSourceText` (or `input.normalizedPayloadJson`, or `input.parserMode`) and a `code` (`invalid_skill_frontmatter`, `invalid_skill_name`, `invalid_skill_description`, `invalid_skill_body`, `invalid_skill_source`, `invalid_json`, `invalid_yaml`, `invalid_mcp_server`, `parser_not_allowed`, `payload_too_deep` beyond 64 levels of nesting, `payload_too_large` for an object over 1 MiB as JSON, `invalid_character` for NUL or a lone surrogate in parsed content); 403 `insufficient_access` without editor access on a plugin; 404 `plugin_not_found` for a plugin id that is not one of the organization's; 409 `plugin_deleted` for a deleted plugin."
+          "Errors: 400 `invalid_request` for a source its parser refuses, with the path of the bad member under `input.rawSourceText` (or `input.normalizedPayloadJson`, or `input.parserMode`) and a `code` (`invalid_skill_frontmatter`, `invalid_skill_name`, `invalid_skill_description`, `invalid_skill_body`, `invalid_skill_source`, `invalid_json`, `invalid_yaml`, `invalid_mcp_server`, `parser_not_allowed`, `payload_too_deep` beyond 64 levels of nesting, `payload_too_large` for an object over 1 MiB as JSON, `invalid_character` for NUL or a lone surrogate in parsed content); 400 `invalid_request` on `input.sourceMode` for `connector` (connector-sourced objects come from a connector sync), and on `pluginIds[i]` for each plugin id that is not one of the organization's or is of a deleted plugin (the spec lists no 404 or 409 for this operation); 403 `insufficient_access` without editor access on a plugin."
         ].join("\n\n")
       )
   )

@@ -35,22 +35,50 @@ const wire = <Self extends { readonly _tag: string }, Fields extends Schema.Stru
 ): Schema.Schema<Self, Schema.Struct.Encoded<Omit<Fields, "_tag">>> => {
   const { _tag, ...fields } = cls.fields as Schema.Struct.Fields
   const identifier = SchemaAST.getIdentifierAnnotation(cls.ast).pipe(Option.getOrUndefined)
+  const response = wireOf(cls, fields, Schema.typeSchema(cls), status, { ...options, identifier, description })
+  registry.set(cls, response)
+  return response as any
+}
+
+const wireOf = <Self, Fields extends Schema.Struct.Fields>(
+  cls: ErrorClass<Self, Schema.Struct.Fields>,
+  fields: Fields,
+  to: Schema.Schema<Self, Self>,
+  status: number,
+  options: { readonly exact?: boolean | undefined; readonly identifier: string | undefined; readonly description: string }
+) => {
   const names = Object.keys(fields)
-  const response = Schema.transform(
+  return Schema.transform(
     Schema.Struct(fields).annotations({
-      ...(identifier ? { identifier } : {}),
-      description,
+      ...(options.identifier ? { identifier: options.identifier } : {}),
+      description: options.description,
       ...(options.exact ? { parseOptions: { onExcessProperty: "error" } } : {})
     }),
-    Schema.typeSchema(cls),
+    to,
     {
       strict: false,
       decode: (body) => new cls(body),
       encode: (error) => Object.fromEntries(names.filter((name) => (error as any)[name] !== undefined).map((name) => [name, (error as any)[name]]))
     }
   ).annotations(HttpApiSchema.annotations({ status }))
-  registry.set(cls, response)
-  return response as any
+}
+
+/**
+ * The wire form of an error class limited to some of its codes (`error`), for an operation that answers no other:
+ * its document and its typed client then name exactly those. Declarations only: encoding and `errorResponseOf` keep
+ * the class's whole form, which sends the same body.
+ */
+const only = <Self extends { readonly _tag: string; readonly error: string }, Fields extends Schema.Struct.Fields, const Code extends Self["error"]>(
+  cls: ErrorClass<Self, Fields>,
+  status: number,
+  identifier: string,
+  description: string,
+  codes: readonly [Code, ...Array<Code>]
+) => {
+  const { _tag, error, ...fields } = cls.fields
+  const allowed: ReadonlyArray<string> = codes
+  const to = Schema.typeSchema(cls).pipe(Schema.filter((value) => allowed.includes(value.error), { identifier }))
+  return wireOf(cls, { error: Schema.Literal(...codes), ...fields }, to, status, { identifier, description })
 }
 
 export const InvalidRequestDetail = Schema.Struct(
@@ -173,6 +201,15 @@ export const NotFoundResponse = wire(
   `The resource does not exist or belongs to another organization. \`error\` names it: ${codes(NotFoundCode)}.`
 )
 
+/** The 404 of an operation on one MCP connection, which names nothing else. */
+export const McpConnectionNotFoundResponse = only(
+  NotFound,
+  404,
+  "McpConnectionNotFound",
+  "`connection_not_found`: the MCP connection does not exist or belongs to another organization.",
+  ["connection_not_found"]
+)
+
 /** What a 409 names. */
 export const ConflictCode = Schema.Literal(
   "email_taken",
@@ -195,9 +232,6 @@ export const ConflictCode = Schema.Literal(
   "connector_target_required",
   "codehost_not_configured",
   "default_policy_required",
-  "domain_verification_not_requested",
-  "sso_domain_taken",
-  "sso_domain_required",
   "sso_domain_in_use",
   "sso_domain_not_verified",
   "sso_connection_active",
@@ -398,6 +432,24 @@ export const SuiteApiErrorResponse = wire(
   "The external mail (`suite_a_api_error`) or calendar (`suite_b_api_error`) suite failed: `message` carries its status and the start of its answer."
 )
 
+/** The 502 of the mail capabilities (suite-a), which never answer the calendar's code. */
+export const MailSuiteApiErrorResponse = only(
+  SuiteApiError,
+  502,
+  "MailSuiteApiError",
+  "`suite_a_api_error`: the external mail suite failed: `message` carries its status and the start of its answer.",
+  ["suite_a_api_error"]
+)
+
+/** The 502 of the calendar capability (suite-b). */
+export const CalendarSuiteApiErrorResponse = only(
+  SuiteApiError,
+  502,
+  "CalendarSuiteApiError",
+  "`suite_b_api_error`: the external calendar suite failed: `message` carries its status and the start of its answer.",
+  ["suite_b_api_error"]
+)
+
 export class CodeHostApiError extends Schema.TaggedError<CodeHostApiError>("CodeHostApiError")("CodeHostApiError", {
   error: code("codehost_api_error"),
   message: Schema.String
@@ -420,10 +472,37 @@ export const SsoSignInFailedResponse = wire(
   "The SSO sign-in was refused: `code` is the stable reason (`issuer_mismatch`, `nonce_mismatch`, `replayed`, `email_domain_not_verified`, `idp_error`, ...), `message` says it in words."
 )
 
+/*
+ * The refusals of `POST /v1/sso/verify-domain` that are not a bad request. The spec lists that operation's error
+ * bodies as `invalid_request`, `unauthorized`, `enterprise_plan_required`, `organization_not_found` and a
+ * `{message, reason}` body, so these say why in `reason` (not `error`), each with the status its kind has: 409 for
+ * the domain's state, 502 for DNS.
+ */
+
+export const DomainVerificationConflictReason = Schema.Literal("domain_verification_not_requested", "sso_domain_taken").annotations({
+  identifier: "DomainVerificationConflictReason",
+  description:
+    "`domain_verification_not_requested`: no TXT record was requested for the domain, or the request expired (request one with `POST /v1/sso/request-domain-verification`); `sso_domain_taken`: another organization verified the domain first."
+})
+export type DomainVerificationConflictReason = typeof DomainVerificationConflictReason.Type
+
+export class DomainVerificationConflict extends Schema.TaggedError<DomainVerificationConflict>("DomainVerificationConflict")(
+  "DomainVerificationConflict",
+  {
+    reason: DomainVerificationConflictReason,
+    message: Schema.String
+  }
+) {}
+export const DomainVerificationConflictResponse = wire(
+  DomainVerificationConflict,
+  409,
+  `The domain cannot be verified in its state: \`reason\` is ${codes(DomainVerificationConflictReason)}, \`message\` says what to do.`
+)
+
 export class DomainVerificationFailed extends Schema.TaggedError<DomainVerificationFailed>("DomainVerificationFailed")(
   "DomainVerificationFailed",
   {
-    error: code("domain_verification_failed"),
+    reason: code("domain_verification_failed"),
     message: Schema.String,
     recordName: Schema.String,
     expectedValue: Schema.String,
@@ -433,17 +512,17 @@ export class DomainVerificationFailed extends Schema.TaggedError<DomainVerificat
 export const DomainVerificationFailedResponse = wire(
   DomainVerificationFailed,
   409,
-  "The domain's TXT record is missing or carries another value: `recordName` is the name queried, `expectedValue` the value it must hold, `foundValues` the TXT values found there."
+  "`reason` `domain_verification_failed`: the domain's TXT record is missing or carries another value: `recordName` is the name queried, `expectedValue` the value it must hold, `foundValues` the TXT values found there."
 )
 
 export class DnsLookupFailed extends Schema.TaggedError<DnsLookupFailed>("DnsLookupFailed")("DnsLookupFailed", {
-  error: code("dns_lookup_failed"),
+  reason: code("dns_lookup_failed"),
   message: Schema.String
 }) {}
 export const DnsLookupFailedResponse = wire(
   DnsLookupFailed,
   502,
-  "No DNS server answered the lookup (unreachable, timed out, SERVFAIL or REFUSED); `message` names the servers and what each did. Retry later."
+  "`reason` `dns_lookup_failed`: no DNS server answered the lookup (unreachable, timed out, SERVFAIL or REFUSED); `message` names the servers and what each did. Retry later."
 )
 
 export class WebhookRejected extends Schema.TaggedError<WebhookRejected>("WebhookRejected")("WebhookRejected", {
@@ -548,6 +627,7 @@ export const ErrorResponses = [
   SuiteApiErrorResponse,
   CodeHostApiErrorResponse,
   WebhookRejectedResponse,
+  DomainVerificationConflictResponse,
   DomainVerificationFailedResponse,
   DnsLookupFailedResponse,
   ServiceUnavailableResponse,

@@ -6,7 +6,13 @@ import * as Schema from "effect/Schema"
 import { MaxBodyBytes } from "./BodyLimit.js"
 import { requestBody } from "./Common.js"
 import { JsonObject } from "./ConfigObjects.js"
-import { ConnectionNotReadyResponse, ForbiddenResponse, NotFoundResponse, ToolCatalogFailedResponse, ToolExecutionFailedResponse } from "./Errors.js"
+import {
+  ConnectionNotReadyResponse,
+  ForbiddenResponse,
+  McpConnectionNotFoundResponse,
+  ToolCatalogFailedResponse,
+  ToolExecutionFailedResponse
+} from "./Errors.js"
 import { McpConnectionPath, McpToolName, McpToolPolicy } from "./McpConnections.js"
 import { ToolInspection } from "./McpDiagnostics.js"
 import { requires } from "./Policy.js"
@@ -82,7 +88,7 @@ export class McpToolsApi extends HttpApiGroup.make("mcpTools")
       .setPath(McpConnectionPath)
       .setPayload(McpToolCallRequest)
       .addSuccess(McpToolCallResponse)
-      .addError(NotFoundResponse)
+      .addError(McpConnectionNotFoundResponse)
       .addError(ConnectionNotReadyResponse)
       .addError(ToolExecutionFailedResponse)
       .annotate(MaxBodyBytes, TOOL_CALL_BODY_BYTES)
@@ -97,7 +103,7 @@ export class McpToolsApi extends HttpApiGroup.make("mcpTools")
     HttpApiEndpoint.get("listTools", "/v1/mcp-connections/:connectionId/tools")
       .setPath(McpConnectionPath)
       .addSuccess(McpToolCatalog)
-      .addError(NotFoundResponse)
+      .addError(McpConnectionNotFoundResponse)
       .addError(ConnectionNotReadyResponse)
       .addError(ToolCatalogFailedResponse)
       .pipe(requires("mcp.callTools"))

@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import {
   ConflictResponse,
   DnsLookupFailedResponse,
+  DomainVerificationConflictResponse,
   DomainVerificationFailedResponse,
   ForbiddenResponse,
   NotFoundResponse,
@@ -71,27 +72,25 @@ export class SsoApi extends HttpApiGroup.make("sso")
     HttpApiEndpoint.post("requestDomainVerification", "/v1/sso/request-domain-verification").pipe(audits("sso.domain.verification.request"))
       .setUrlParams(SsoDomainQuery)
       .addSuccess(DomainVerificationResponse)
-      .addError(ConflictResponse)
       .pipe(requires("sso.manage"))
       .annotate(OpenApi.Summary, "Request SSO domain verification")
       .annotate(
         OpenApi.Description,
-        "Answers the DNS TXT record to publish to prove the organization owns a domain: `recordName` `_orgplane-verification.<domain>`, `recordValue` `orgplane-verification=<random token>`, and when the request expires (7 days). Asking again before then answers the same record; afterwards, a new one. No body. The query parameter `domain` names the domain (added to the organization's domains if new); without it, the organization's only unverified domain.\n\nErrors: 409 `sso_domain_required` without `domain` when the organization has no unverified domain or several."
+        "Answers the DNS TXT record to publish to prove the organization owns a domain: `recordName` `_orgplane-verification.<domain>`, `recordValue` `orgplane-verification=<random token>`, and when the request expires (7 days). Asking again before then answers the same record; afterwards, a new one. No body. The query parameter `domain` names the domain (added to the organization's domains if new); without it, the organization's only unverified domain.\n\nErrors: 400 `invalid_request` on `domain` without it when the organization has no unverified domain or several (the message names them), and for a new domain beyond the organization's 50."
       )
   )
   .add(
     HttpApiEndpoint.post("verifyDomain", "/v1/sso/verify-domain").pipe(audits("sso.domain.verify"))
       .setUrlParams(SsoDomainQuery)
       .addSuccess(VerifyDomainResponse)
-      .addError(NotFoundResponse)
-      .addError(ConflictResponse)
+      .addError(DomainVerificationConflictResponse)
       .addError(DomainVerificationFailedResponse)
       .addError(DnsLookupFailedResponse)
       .pipe(requires("sso.manage"))
       .annotate(OpenApi.Summary, "Verify an SSO domain")
       .annotate(
         OpenApi.Description,
-        "Looks up the TXT records at the requested record name and marks the domain verified when one of them is the expected value. No body (as the spec gives it); the query parameter `domain` names the domain, else the organization's only unverified domain; a session bearer token (API keys answer 403 `session_required`). Success: `{verified: true, domain, verifiedAt}`; verifying a verified domain again answers the same.\n\nErrors: 404 `sso_domain_not_found` when the named domain is not one of the organization's; 409 `sso_domain_required` without `domain` when no domain or several are unverified, `domain_verification_not_requested` when no record was requested or the request expired, `domain_verification_failed` when no TXT record at `recordName` holds `expectedValue` (the body names both, and the values found), `sso_domain_taken` when another organization verified the domain first; 502 `dns_lookup_failed` when no DNS server answered."
+        "Looks up the TXT records at the requested record name and marks the domain verified when one of them is the expected value. No body (as the spec gives it); the query parameter `domain` names the domain, else the organization's only unverified domain; a session bearer token (API keys answer 403 `session_required`). Success: `{verified: true, domain, verifiedAt}`; verifying a verified domain again answers the same.\n\nErrors, within the bodies the spec allows this operation (`invalid_request`, `unauthorized`, `enterprise_plan_required`, `organization_not_found` and `{message, reason}`): 400 `invalid_request` on `domain` when it names a domain that is not one of the organization's, or, without it, when no domain or several are unverified; 409 with `reason` `domain_verification_not_requested` when no record was requested or the request expired, `domain_verification_failed` when no TXT record at `recordName` holds `expectedValue` (the body names both, and the values found), `sso_domain_taken` when another organization verified the domain first; 502 with `reason` `dns_lookup_failed` when no DNS server answered."
       )
   )
   .add(

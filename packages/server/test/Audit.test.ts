@@ -164,6 +164,51 @@ describe("an event per change", () => {
   })
 })
 
+describe("the subject of every event", () => {
+  it("names the subject of an action that has no path id: the caller, their session, their organization", async () => {
+    // An organization of its own: the export below would be another test's event.
+    const own = await Http.owner(server.url, "Subjects")
+    const person = await Http.join(server.url, own.token, "admin", "Changer")
+    const byTarget = async (targetId: string, action: string) =>
+      Http.expectStatus<{ items: Array<any> }>("events", await get(`/v1/audit/events?targetId=${targetId}&action=${action}`, { token: own.token }), 200).items
+    const user = { type: "user", id: person.user.id }
+    const organization = { type: "organization", id: own.organization.id }
+
+    // Joining: the invitation's acceptance names who joined.
+    const [joined] = await byTarget(person.user.id, "invitation.accept")
+    expect(joined.targets).toContainEqual(user)
+
+    // A person's own password: their account.
+    const password = { currentPassword: person.password, newPassword: "another correct horse battery" }
+    expect((await post("/v1/me/password", { token: person.token, body: password })).status).toBe(204)
+    const [changed] = await byTarget(person.user.id, "user.password.change")
+    expect([changed?.outcome, changed?.targets]).toEqual(["succeeded", [user]])
+
+    // The log's settings: the organization, refused or changed.
+    expect((await put("/v1/audit/settings", { token: person.token, body: { retentionDays: 90 } })).status).toBe(403)
+    // Within the 365 days the retention test needs as the longest anyone keeps.
+    Http.expectStatus("settings", await put("/v1/audit/settings", { token: own.token, body: { retentionDays: 200 } }), 200)
+    const settings = await byTarget(own.organization.id, "audit.settings.update")
+    expect(settings.map((event) => [event.outcome, event.targets])).toEqual([["succeeded", [organization]], ["denied", [organization]]])
+
+    // Taking the log away: the organization's log.
+    Http.expectStatus("export", await get("/v1/audit/export?format=ndjson&action=team.create", { token: own.token }), 200)
+    const [exported] = await byTarget(own.organization.id, "audit.export")
+    expect(exported.targets).toEqual([organization])
+
+    // Signing out: the session that ended (the one the event came through), and whose it was.
+    const signedIn = Http.expectStatus<{ session: { token: string } }>(
+      "sign-in",
+      await post("/v1/auth/sign-in", { body: { email: person.email, password: password.newPassword } }),
+      200
+    )
+    expect((await post("/v1/auth/sign-out", { token: signedIn.session.token })).status).toBe(204)
+    const [ended] = await byTarget(person.user.id, "session.revoke")
+    expect(ended.via.credentialId).toMatch(/^ses_/)
+    expect(ended.targets).toEqual([{ type: "session", id: ended.via.credentialId }, user])
+  })
+})
+
 describe("reading the log", () => {
   it("filters by action family, actor, target, outcome and time, pages with a cursor, and follows the log oldest first", async () => {
     const team = Http.expectStatus("team", await post("/v1/teams", { token: org.admin.token, body: { name: "Filtered" } }), 201).team
@@ -352,6 +397,7 @@ describe("retention", () => {
       const [applied] = (await get("/v1/audit/events?action=audit.retention.apply", { token })).body.items
       expect(applied).toMatchObject({
         organizationId,
+        targets: [{ type: "organization", id: organizationId }],
         category: "change",
         actor: { type: "system", id: "system:audit-retention", membershipId: null, label: null },
         via: { credentialId: null, ip: null }

@@ -106,7 +106,7 @@ describe("streaming the audit log", () => {
     expect(new Set(events.map((event) => event.id)).size).toBe(events.length)
     expect(inOrder(events)).toBe(true)
     // The stream's own creation is the first event it carries: events from its creation on.
-    expect(events[0]).toMatchObject({ action: "audit.stream.create" })
+    expect(events[0]).toMatchObject({ action: "audit.stream.create", targets: [{ type: "audit_stream", id: expect.stringMatching(/^ast_/) }] })
     expect(events.filter((event) => expected.includes(event.id)).map((event) => event.id)).toEqual(expected)
     // Each event exactly as `GET /v1/audit/events/{eventId}` answers it.
     const sample = events.find((event) => event.id === expected[3])!

@@ -312,6 +312,9 @@ describe("mail drafts (suite-a)", () => {
       bccRecipients: []
     })
     expect(mail.drafts().some((stored) => stored.id === answer.draft.id)).toBe(true)
+    // The draft lives in the suite: the audit log names it by the suite's id.
+    const [logged] = ok("events", await call("GET", `/v1/audit/events?action=capability.mail_draft.create&targetId=${encodeURIComponent(answer.draft.id)}`, { token: org.owner.token }), 200).items
+    expect(logged.targets).toEqual([{ type: "mail_message", id: answer.draft.id }])
   })
 
   it("holds the spec's bounds and address rule before anything is sent", async () => {

@@ -161,9 +161,12 @@ describe("creating config objects", () => {
     expect(badMcp.body.details).toEqual([expect.objectContaining({ code: "invalid_mcp_server", path: ["input", "rawSourceText", "mcpServers", "x"] })])
     const both = await create(org.token, { objectType: "context", rawSourceText: "a", normalizedPayloadJson: {} })
     expect(both.status).toBe(400)
+    // `connector` is a value of the spec's enumeration (the document offers it), not one a person creates with.
     const connector = await create(org.token, { objectType: "context", rawSourceText: "a", sourceMode: "connector" })
-    expect(connector.status).toBe(400)
-    expect(connector.body.details[0]).toMatchObject({ path: ["input", "sourceMode"] })
+    expect([connector.status, connector.body.details]).toEqual([400, [{
+      path: ["input", "sourceMode"],
+      message: "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
+    }]])
     expect((await get("/v1/config-objects", { token: org.token })).body.items).toEqual([])
   })
 
@@ -176,15 +179,21 @@ describe("creating config objects", () => {
     expect(tooMany.status).toBe(400)
     expect(tooMany.body.details[0].path).toEqual(["pluginIds"])
 
-    const unknown = await create(org.owner.token, input, [mine, typeid("plg").toString()])
-    expect(unknown.status).toBe(404)
-    expect(unknown.body).toEqual({ error: "plugin_not_found", message: "Plugin not found." })
-    const foreign = await create(org.owner.token, input, [await insertPlugin(other.organization.id)])
-    expect(foreign.status).toBe(404)
-    expect(foreign.body.error).toBe("plugin_not_found")
-    const deleted = await create(org.owner.token, input, [await insertPlugin(org.organizationId, { deleted: true })])
-    expect(deleted.status).toBe(409)
-    expect(deleted.body.error).toBe("plugin_deleted")
+    // The spec lists no 404 or 409 for this operation: each bad id is a 400 on its place in `pluginIds`.
+    const stranger = typeid("plg").toString()
+    const unknown = await create(org.owner.token, input, [mine, stranger])
+    expect([unknown.status, unknown.body]).toEqual([400, {
+      error: "invalid_request",
+      details: [{ path: ["pluginIds", 1], message: `${stranger} is not a plugin of this organization`, code: "plugin_not_found" }]
+    }])
+    const theirs = await insertPlugin(other.organization.id)
+    const gone = await insertPlugin(org.organizationId, { deleted: true })
+    const foreignAndDeleted = await create(org.owner.token, input, [theirs, mine, gone, theirs])
+    expect([foreignAndDeleted.status, foreignAndDeleted.body.details]).toEqual([400, [
+      { path: ["pluginIds", 0], message: `${theirs} is not a plugin of this organization`, code: "plugin_not_found" },
+      { path: ["pluginIds", 2], message: `${gone} is a deleted plugin: restore it first`, code: "plugin_deleted" },
+      { path: ["pluginIds", 3], message: `${theirs} is not a plugin of this organization`, code: "plugin_not_found" }
+    ]])
     const notEditor = await create(org.member.token, input, [mine])
     expect(notEditor.status).toBe(403)
     expect(notEditor.body).toEqual({ reason: "insufficient_access", message: "Missing editor access for plugin." })

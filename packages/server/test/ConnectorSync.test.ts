@@ -104,7 +104,11 @@ describe("sync now", () => {
       outcome: "succeeded",
       actor: { type: "system", id: "system:connector-sync", membershipId: null },
       via: { credentialId: null, ip: null },
-      targets: [{ type: "connector_instance", id: instance.id }, { type: "connector_target", id: target.id }],
+      targets: [
+        { type: "connector_instance", id: instance.id },
+        { type: "connector_target", id: target.id },
+        { type: "connector_sync_event", id: event.id }
+      ],
       reason: "complete: 3 created, 0 updated, 0 deleted, 0 skipped"
     })
   })
@@ -238,7 +242,10 @@ describe("failures", () => {
     expect(done.lastError).toMatch(/404|not found/i)
     expect(ok("instance", await get(`/v1/connector-instances/${instance.id}`, { token }), 200).item.lastSyncStatus).toBe("failed")
     const [logged] = ok("audit", await get(`/v1/audit/events?action=connector_sync.complete&targetId=${instance.id}`, { token }), 200).items
-    expect(logged).toMatchObject({ actor: { type: "system" }, targets: [{ type: "connector_instance", id: instance.id }] })
+    expect(logged).toMatchObject({
+      actor: { type: "system" },
+      targets: [{ type: "connector_instance", id: instance.id }, { type: "connector_sync_event", id: response.item.id }]
+    })
     expect(logged.reason).toBe(`failed: ${done.lastError}`.slice(0, 500))
   })
 })

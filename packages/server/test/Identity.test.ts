@@ -229,6 +229,13 @@ describe("bootstrap", () => {
     const reused = await post("/v1/bootstrap/claims/accept", { token: other.token, body: { token: link.token } })
     expect(reused.status).toBe(404)
     expect(reused.body.error).toBe("claim_not_found")
+    // The workspace's own log has both, each naming the workspace (and the claim, the membership it made).
+    const events = (await get("/v1/audit/events?action=workspace.*", { token: person.token })).body.items
+    const organization = { type: "organization", id: workspace.body.organization.id }
+    expect(events.map((event: any) => [event.action, event.actor.type, event.targets])).toEqual([
+      ["workspace.claim.accept", "user", [organization, { type: "member", id: accepted.body.membership.id }]],
+      ["workspace.bootstrap", "anonymous", [organization]]
+    ])
   })
 
   it("keeps the placeholder owner until the owner claim is redeemed, and always asks for one", async () => {

@@ -85,6 +85,8 @@ describe("MCP connections", () => {
     })
     expect(none.connectedAt).not.toBeNull()
     expect(open.requests.some((r) => r.rpcMethod === "initialize")).toBe(true)
+    const [created] = (await get(`/v1/audit/events?action=mcp_connection.create&targetId=${none.id}`, { token: org.owner.token })).body.items
+    expect(created.targets).toEqual([{ type: "mcp_connection", id: none.id }])
 
     const keyedItem = await create(org.admin.token, { name: "Keyed", url: keyed.url, authType: "apikey", apiKey: API_KEY })
     expect(keyedItem).toMatchObject({ authType: "apikey", connected: true, credentialHealth: "ready" })

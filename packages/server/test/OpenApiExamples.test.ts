@@ -5,7 +5,7 @@
  * for the example people, and what the create operations' own examples made for the ids their documented answers
  * show. The links of those answers lead to the resources made. Generic over the document.
  */
-import { Examples, OpenApiLinks } from "@orgplane/schema"
+import { type AuditAction, AuditActions, Examples, OpenApiLinks } from "@orgplane/schema"
 import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -281,7 +281,7 @@ describe("the documented examples", () => {
     expect(scim.filter(({ response }) => response.status === 401 || response.status === 403).map(({ path }) => path)).toEqual([])
   })
 
-  it("that change something record exactly one audit event each, of the action their operation declares, by their caller, naming their path's resources", async () => {
+  it("that change something record exactly one audit event each, of the action their operation declares, by their caller, naming their path's resources and at least one target", async () => {
     const missing: Array<string> = []
     let checked = 0
     for (const { operation, path, response } of results) {
@@ -307,9 +307,30 @@ describe("the documented examples", () => {
       const named = path.split("/").map(decodeURIComponent).filter((part) => /^[a-z]{2,3}_[0-9a-z]{26}$/.test(part))
       const absent = named.filter((id) => !event!.targets.some((target) => target.id === id))
       if (absent.length > 0) missing.push(`${operation.id} (${path}): targets ${JSON.stringify(event!.targets)} lack ${absent.join(", ")}`)
+      // Its subject, so that `targetId` finds it: none only for the actions that have none.
+      const action: AuditAction = declared.action
+      if ((event!.targets.length === 0) !== (withoutTarget[action] !== undefined)) {
+        missing.push(`${operation.id} (${path}): targets ${JSON.stringify(event!.targets)} for ${action}`)
+      }
+      targeted.add(action)
     }
     expect(missing).toEqual([])
     expect(checked).toBeGreaterThan(60)
+  })
+
+  it("leave no action of the catalog unchecked for its target: here, by its path, or in the test listed for it", () => {
+    // An operation with path parameters names their values in every event of its action (Audit.test.ts).
+    const byPath = new Set(
+      operations.filter(({ operation }) => (operation.parameters ?? []).some((parameter: Json) => parameter.in === "path"))
+        .map(({ operation }) => operation["x-orgplane-audit"]?.action)
+    )
+    const unchecked = Object.keys(AuditActions).filter((action) =>
+      !targeted.has(action) && !byPath.has(action) && !(action in targetsCheckedElsewhere) && !(action in withoutTarget)
+    )
+    expect(unchecked).toEqual([])
+    // The lists say no more than they must.
+    expect(Object.keys(targetsCheckedElsewhere).filter((action) => targeted.has(action) || byPath.has(action))).toEqual([])
+    expect(Object.keys(withoutTarget)).toEqual(["mcp_connection.resolve"])
   })
 
   it("never put a secret they sent or were given into the audit log", async () => {
@@ -340,6 +361,37 @@ describe("the documented examples", () => {
 
 /** The names under which a value is a secret. */
 const secretName = /(secret|password|passphrase|token|apiKey|^key|privateKey|credential)$/i
+
+/** The actions whose events the examples checked for a target. */
+const targeted = new Set<string>()
+
+/**
+ * Actions whose events name no target, with why: nothing stored is their subject. Every other action names at
+ * least one, so `GET /v1/audit/events?targetId=` finds its events.
+ */
+const withoutTarget: Readonly<Partial<Record<AuditAction, string>>> = {
+  "mcp_connection.resolve": "a free-form query (a URL, a host, a product name) resolved to an MCP server; nothing is stored, nothing is its subject"
+}
+
+/**
+ * Actions the examples cannot complete here (a third party, a second person, a background job) and whose operations
+ * have no path ids: where their target is checked instead.
+ */
+const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = {
+  "session.create": "Audit.test.ts: records a sign-in in the organization the session acts in",
+  "organization.create": "Audit.test.ts: records a new organization in its own log",
+  "user.password.change": "Audit.test.ts: names the subject of an action that has no path id",
+  "invitation.accept": "Audit.test.ts: names the subject of an action that has no path id",
+  "audit.retention.apply": "Audit.test.ts: keeps 365 days unless an owner sets another",
+  "workspace.bootstrap": "Identity.test.ts: a claim makes the person a member with its role",
+  "workspace.claim.accept": "Identity.test.ts: a claim makes the person a member with its role",
+  "sso.domain.verify": "Sso.test.ts: verifies the domain when the TXT record is published",
+  "sso.policy.update": "SsoEnforcement.test.ts",
+  "mcp_connection.create": "McpConnections.test.ts",
+  "audit.stream.create": "AuditStreams.test.ts",
+  "capability.mail_draft.create": "Capabilities.test.ts: creates a draft, never sent",
+  "connector_sync.complete": "ConnectorSync.test.ts: materializes mapped files"
+}
 
 /** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */
 const elsewhere = new Set([

@@ -189,17 +189,32 @@ describe("SSO", () => {
     expect([deactivated.status, deactivated.body.connection.state]).toEqual([200, "draft"])
   })
 
-  it("answers 409 sso_domain_required for the body-less domain operations when no domain or several are unverified", async () => {
+  it("answers 400 on `domain` when the body-less domain operations cannot tell which domain, or verify-domain's names none of the organization's", async () => {
     const org = await Http.owner(server.url)
     for (const path of ["/v1/sso/request-domain-verification", "/v1/sso/verify-domain"]) {
       const response = await post(path, { token: org.token })
-      expect([path, response.status, response.body.error]).toEqual([path, 409, "sso_domain_required"])
+      expect([path, response.status, response.body]).toEqual([path, 400, {
+        error: "invalid_request",
+        details: [{
+          path: ["domain"],
+          message: "is required: the organization has no unverified domain (name the domain to verify, or request verification of a new one)",
+          code: "sso_domain_required"
+        }]
+      }])
     }
-    await post("/v1/sso/connections", { token: org.token, body: oidc([newDomain(), newDomain()]) })
-    const several = await post("/v1/sso/request-domain-verification", { token: org.token })
-    expect([several.status, several.body.error]).toEqual([409, "sso_domain_required"])
-    const unknown = await post(`/v1/sso/verify-domain?domain=${newDomain()}`, { token: org.token })
-    expect([unknown.status, unknown.body.error]).toEqual([404, "sso_domain_not_found"])
+    const [one, two] = [newDomain(), newDomain()]
+    await post("/v1/sso/connections", { token: org.token, body: oidc([one, two]) })
+    for (const path of ["/v1/sso/request-domain-verification", "/v1/sso/verify-domain"]) {
+      const several = await post(path, { token: org.token })
+      expect([path, several.status, several.body.details]).toEqual([path, 400, [{
+        path: ["domain"],
+        message: `is required: the organization has several unverified domains (${one}, ${two}): name one`,
+        code: "sso_domain_required"
+      }]])
+    }
+    const unknown = newDomain()
+    const notOurs = await post(`/v1/sso/verify-domain?domain=${unknown}`, { token: org.token })
+    expect([notOurs.status, notOurs.body.details]).toEqual([400, [{ path: ["domain"], message: `${unknown} is not a domain of this organization.`, code: "sso_domain_not_found" }]])
   })
 
   it("verifies the domain when the TXT record is published, and says what it queried and expected when it is not", async () => {
@@ -208,8 +223,10 @@ describe("SSO", () => {
     const connection = (await post("/v1/sso/connections", { token: org.token, body: oidc([domain]) })).body.connection
 
     const early = await post("/v1/sso/verify-domain", { token: org.token })
-    expect(early.status).toBe(409)
-    expect(early.body.error).toBe("domain_verification_not_requested")
+    expect([early.status, early.body]).toEqual([409, {
+      reason: "domain_verification_not_requested",
+      message: `No verification of ${domain} was requested: request a record with POST /v1/sso/request-domain-verification first.`
+    }])
 
     const requested = await post("/v1/sso/request-domain-verification", { token: org.token })
     expect(requested.status).toBe(200)
@@ -223,8 +240,9 @@ describe("SSO", () => {
 
     const absent = await post("/v1/sso/verify-domain", { token: org.token })
     expect(absent.status).toBe(409)
-    expect(absent.body).toMatchObject({
-      error: "domain_verification_failed",
+    expect(absent.body).toEqual({
+      reason: "domain_verification_failed",
+      message: expect.any(String),
       recordName: record.recordName,
       expectedValue: record.recordValue,
       foundValues: []
@@ -235,8 +253,9 @@ describe("SSO", () => {
     dns.setTxt(record.recordName, ["v=spf1 -all", "orgplane-verification=opv_wrong"])
     const wrong = await post("/v1/sso/verify-domain", { token: org.token })
     expect(wrong.status).toBe(409)
-    expect(wrong.body).toMatchObject({
-      error: "domain_verification_failed",
+    expect(wrong.body).toEqual({
+      reason: "domain_verification_failed",
+      message: expect.any(String),
       recordName: record.recordName,
       expectedValue: record.recordValue,
       foundValues: ["v=spf1 -all", "orgplane-verification=opv_wrong"]
@@ -251,6 +270,15 @@ describe("SSO", () => {
     expect((await get(`/v1/sso/connections/${connection.id}`, { token: org.token })).body.connection.domains).toEqual([{ domain, verified: true }])
     const again = await post(`/v1/sso/verify-domain?domain=${domain}`, { token: org.token })
     expect(again.body).toEqual(verified.body)
+    // The domain is the subject of both events, though only the query (or nothing) named it.
+    const logged = (await get(`/v1/audit/events?targetId=${domain}&action=sso.domain.*`, { token: org.token })).body.items
+    expect(logged.map((event: any) => [event.action, event.targets])).toEqual([
+      ["sso.domain.verify", [{ type: "domain", id: domain }]],
+      ["sso.domain.verify", [{ type: "domain", id: domain }]],
+      ["sso.domain.verification.request", [{ type: "domain", id: domain }]],
+      ["sso.domain.verification.request", [{ type: "domain", id: domain }]],
+      ["sso.domain.verification.request", [{ type: "domain", id: domain }]]
+    ])
   })
 
   it("answers 403 session_required to an API key on verify-domain", async () => {
@@ -262,7 +290,7 @@ describe("SSO", () => {
     expect(byKey.body.reason).toBe("session_required")
   })
 
-  it("answers 409 sso_domain_taken when another organization verified the domain first", async () => {
+  it("answers 409 with reason sso_domain_taken when another organization verified the domain first", async () => {
     const first = await Http.owner(server.url)
     const second = await Http.owner(server.url, "Second")
     const domain = newDomain()
@@ -272,8 +300,7 @@ describe("SSO", () => {
     dns.setTxt(one.recordName, [one.recordValue, two.recordValue])
     expect((await post("/v1/sso/verify-domain", { token: first.token })).status).toBe(200)
     const taken = await post("/v1/sso/verify-domain", { token: second.token })
-    expect(taken.status).toBe(409)
-    expect(taken.body.error).toBe("sso_domain_taken")
+    expect([taken.status, taken.body]).toEqual([409, { reason: "sso_domain_taken", message: `Another organization has already verified ${domain}.` }])
   })
 
   it("keeps each organization's connections and domains to itself", async () => {
@@ -286,14 +313,15 @@ describe("SSO", () => {
     expect((await get(`/v1/sso/connections/${connection.id}`, { token: theirs.token })).status).toBe(404)
     expect((await patch(`/v1/sso/connections/${connection.id}`, { token: theirs.token, body: { name: "x" } })).status).toBe(404)
     expect((await post(`/v1/sso/connections/${connection.id}/activate`, { token: theirs.token })).status).toBe(404)
-    expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token: theirs.token })).status).toBe(404)
+    // verify-domain names a domain in its query: one the organization does not have is a bad request there.
+    expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token: theirs.token })).status).toBe(400)
     expect((await del(`/v1/sso/domains/${domain}`, { token: theirs.token })).status).toBe(404)
     expect((await del(`/v1/sso/connections/${connection.id}`, { token: theirs.token })).status).toBe(404)
     expect((await get("/v1/sso/connections", { token: theirs.token })).body.connections).toEqual([])
     expect((await get(`/v1/sso/connections/${connection.id}`, { token: mine.token })).body.connection).toMatchObject({ name: "Okta", domains: [{ domain, verified: false }] })
   })
 
-  it("answers 502 dns_lookup_failed, not 500, when DNS servers are down or fail; asks the next server", async () => {
+  it("answers 502 with reason dns_lookup_failed, not 500, when DNS servers are down or fail; asks the next server", async () => {
     for (const [url, failing] of [[down.url, dead.address], [server.url, dns.address]] as const) {
       const org = await Http.owner(url)
       const record = (await Http.request(url, "POST", `/v1/sso/request-domain-verification?domain=${newDomain()}`, { token: org.token })).body.verification
@@ -301,7 +329,7 @@ describe("SSO", () => {
       try {
         const failed = await Http.request(url, "POST", "/v1/sso/verify-domain", { token: org.token })
         expect(failed.status).toBe(502)
-        expect(failed.body.error).toBe("dns_lookup_failed")
+        expect(failed.body.reason).toBe("dns_lookup_failed")
         expect(failed.body.message).toContain(failing)
         expect(failed.body.message).toContain(record.recordName)
       } finally {
@@ -324,7 +352,7 @@ describe("SSO", () => {
       const failed = await Http.request(waiting.url, "POST", "/v1/sso/verify-domain", { token: org.token })
       expect(failed.status).toBe(502)
       expect(failed.body).toEqual({
-        error: "dns_lookup_failed",
+        reason: "dns_lookup_failed",
         message: `No DNS server answered the TXT lookup of ${record.recordName}: ${silent.address} did not answer within 200ms.`
       })
       expect(silent.queries).toEqual([record.recordName])

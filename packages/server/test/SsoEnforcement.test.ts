@@ -108,6 +108,9 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     // Tenancy: another organization's enforcement is not this one's.
     const enforcing = await organization()
     expect((await put("/v1/sso/policy", { token: enforcing.token, body: { requireSso: true } })).status).toBe(200)
+    // The policy is the organization's: its event names it.
+    const [changed] = (await get(`/v1/audit/events?action=sso.policy.update&targetId=${enforcing.organizationId}`, { token: enforcing.token })).body.items
+    expect(changed.targets).toEqual([{ type: "organization", id: enforcing.organizationId }])
     expect((await get("/v1/sso/policy", { token: staffed.owner.token })).body.policy.requireSso).toBe(false)
     expect((await get("/v1/sso/policy", { token: enforcing.token })).body.policy).toMatchObject({ requireSso: true, ownersPasswordFallback: true })
     // Bad input is a 400.

@@ -15,6 +15,7 @@ import {
 } from "@orgplane/schema"
 import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
+import { describe } from "../platform/AuditRecorder.js"
 import { authorize } from "../platform/Principal.js"
 import * as Calendar from "./Calendar.js"
 import * as Mail from "./Mail.js"
@@ -77,6 +78,9 @@ export class Capabilities extends Effect.Service<Capabilities>()("@orgplane/serv
           mutation: true
         })),
         (message) => ({ ok: true, draft: Mail.toMailMessage(message) }) as const
+      ).pipe(
+        // The draft lives in the suite: the event names it by the suite's message id.
+        Effect.tap(({ draft }) => describe({ targets: [{ type: "mail_message", id: draft.id }] }))
       )
 
     const readMailMessage = (member: MemberContext, messageId: string) =>

@@ -9,6 +9,7 @@ import {
   type ConfigObjectVersionId,
   type CreateConfigObjectRequest,
   type CreateVersionRequest,
+  InvalidRequest,
   NotFound,
   type PluginId,
   type VersionListQuery
@@ -18,7 +19,7 @@ import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind, pluginDeleted } from "../access/Access.js"
+import { Access, ConfigObjectKind, configObjectDeleted, insufficientAccess, PluginKind } from "../access/Access.js"
 import { ConfigObjectsRepository, type ObjectState } from "./ConfigObjectsRepository.js"
 import { ContentsRepository } from "./ContentsRepository.js"
 import { derive, fileOf, parse } from "./Parsing.js"
@@ -47,30 +48,40 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
       }))
 
     /**
-     * Fails unless every plugin is the organization's (404), not deleted (409) and the caller's to edit (403); one
-     * statement however many plugins, which stay share-locked until the transaction ends.
+     * Fails unless every plugin is the organization's and not deleted (400 on each that is not: the spec gives this
+     * operation no 404 or 409) and the caller's to edit (403); one statement however many plugins, which stay
+     * share-locked until the transaction ends. `ids` as the request gave them, repeats included, for the paths.
      */
     const requirePlugins = (principal: Principal, ids: ReadonlyArray<PluginId>) =>
       Effect.gen(function*() {
-        const rows = yield* objects.pluginsForMembership(principal.organization.id, ids, access.rank(principal, PluginKind, "p"))
+        const rows = yield* objects.pluginsForMembership(principal.organization.id, Array.dedupe(ids), access.rank(principal, PluginKind, "p"))
         const byId = new Map(rows.map((row) => [row.id, row]))
-        const missing = ids.find((id) => !byId.has(id))
-        if (missing !== undefined) return yield* PluginKind.notFound()
-        const deleted = ids.find((id) => byId.get(id)!.deleted)
-        if (deleted !== undefined) return yield* pluginDeleted(deleted)
-        if (ids.some((id) => byId.get(id)!.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
+        const details = ids.flatMap((id, index) => {
+          const row = byId.get(id)
+          // `code`: what the other operations on a plugin answer as their 404 and 409.
+          if (row === undefined) return [{ path: ["pluginIds", index], message: `${id} is not a plugin of this organization`, code: "plugin_not_found" }]
+          return row.deleted ? [{ path: ["pluginIds", index], message: `${id} is a deleted plugin: restore it first`, code: "plugin_deleted" }] : []
+        })
+        if (details.length > 0) return yield* new InvalidRequest({ details })
+        if (rows.some((row) => row.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
       })
 
     const create = (principal: Principal, request: CreateConfigObjectRequest) =>
       Effect.gen(function*() {
         yield* authorize(principal, "catalog.create")
         const { input } = request
+        if (input.sourceMode === "connector") {
+          return yield* InvalidRequest.field(
+            ["input", "sourceMode"],
+            "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
+          )
+        }
         const sourceMode = input.sourceMode ?? "cloud"
         const parsed = yield* parse(input.objectType, input)
         const pluginIds = Array.dedupe(request.pluginIds ?? [])
         return yield* transaction(
           Effect.gen(function*() {
-            yield* requirePlugins(principal, pluginIds)
+            yield* requirePlugins(principal, request.pluginIds ?? [])
             const organizationId = principal.organization.id
             const at = yield* now
             const id = yield* makeId("cob")
@@ -109,7 +120,8 @@ export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/se
               createdBy,
               at
             })
-            return { ok: true as const, item: yield* read(principal, id) }
+            // Made above, in this transaction: not finding it is a defect, not an answer.
+            return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
           })
         )
       })

@@ -442,7 +442,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
             organizationId,
             job: "connector-sync",
             action: "connector_sync.complete",
-            targets: [instance.id, target.id],
+            targets: [instance.id, target.id, syncEventId],
             reason: `${done.outcome}: ${done.created} created, ${done.updated} updated, ${done.deleted} deleted, ${done.skipped} skipped`
           })
         ], { discard: true })))
@@ -465,7 +465,8 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
             organizationId,
             job: "connector-sync",
             action: "connector_sync.complete",
-            targets: found._tag === "Found" ? [found.instance.id] : [],
+            // The sync itself, whatever is left of its instance.
+            targets: found._tag === "Found" ? [found.instance.id, syncEventId] : [syncEventId],
             reason: `failed: ${reason}`.slice(0, 500)
           })
         ], { discard: true })))

@@ -16,6 +16,7 @@ import {
 import { Duration, Effect, Option } from "effect"
 import { publicUrl, ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import { describe } from "../platform/AuditRecorder.js"
 import { makeId } from "../platform/Ids.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -62,6 +63,8 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/ide
               role: "owner",
               provisional: true
             })
+            // The request names no one and no organization: the event goes to the new workspace's log, by nobody known.
+            yield* describe({ organizationId: organization.id, anonymous: true })
             const bootstrapId = yield* makeId("wbt")
             yield* bootstraps.insertBootstrap({
               id: bootstrapId,
@@ -116,6 +119,8 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/ide
             yield* memberships.changeRole(organizationId, existing.value.id, role)
             membership = new Membership({ ...existing.value, role })
           }
+          // The person acts in no organization yet: the event goes to the workspace's log, as its new member.
+          yield* describe({ organizationId, membershipId: membership.id })
           const setupMembershipId = yield* bootstraps.markClaimed(claim.value, input.userId, at)
           // The placeholder owner makes way for a real one only: an organization always keeps an owner.
           let organization = yield* organizations.find(organizationId)

@@ -100,7 +100,8 @@ const kinds: Partial<Record<Prefix, string>> = {
   lpg: "access_grant",
   pco: "plugin_config_object",
   mkp: "marketplace_plugin",
-  ast: "audit_stream"
+  ast: "audit_stream",
+  cse: "connector_sync_event"
 }
 
 const typeId = /^([a-z]{2,3})_[0-9a-hjkmnp-tv-z]{26}$/
@@ -129,6 +130,33 @@ const madeIds = (value: unknown): ReadonlyArray<string> => {
 }
 
 const MAX_TARGETS = 10
+
+/**
+ * Subjects of actions that the request alone names, where its path does not: the organization the action changes
+ * as a whole (its log's settings, its SSO policy), or the caller (the person changing their own password, the
+ * session signing out, the worker registering its runtime). Every event of the action names them, a refusal's too,
+ * so that `targetId` finds it. Other actions name their subject by their path's ids, by what their transaction made,
+ * or through `describe`.
+ */
+const subjects: Partial<Record<AuditAction, ReadonlyArray<"organization" | "caller" | "credential">>> = {
+  "user.update": ["caller"],
+  "user.password.change": ["caller"],
+  "session.revoke": ["credential", "caller"],
+  "worker.instance.register": ["caller"],
+  "sso.policy.update": ["organization"],
+  "audit.export": ["organization"],
+  "audit.settings.update": ["organization"],
+  "audit.retention.apply": ["organization"]
+}
+
+/** The targets `subjects` gives an action in an organization, for an actor. */
+const subjectsOf = (action: AuditAction, organizationId: OrganizationId | undefined, actor: ActorFacts | undefined) =>
+  (subjects[action] ?? []).flatMap((subject) => {
+    if (subject === "organization") return organizationId === undefined ? [] : [{ type: "organization", id: organizationId }]
+    if (actor === undefined) return []
+    if (subject === "caller") return [{ type: actor.type, id: actor.id }]
+    return actor.credentialId === null ? [] : Option.toArray(Option.fromNullable(targetOf(actor.credentialId)))
+  })
 const MAX_USER_AGENT = 512
 
 interface ActorFacts {
@@ -200,6 +228,10 @@ const addTarget = (draft: Draft, target: { readonly type: string; readonly id: s
   if (!draft.targets.some((known) => known.id === target.id)) draft.targets.push(target)
 }
 
+/** Someone the request does not identify, as the event names them. */
+const anonymous = (label: string | null): ActorFacts =>
+  ({ type: "anonymous", id: "anonymous", membershipId: null, label, credentialId: null, ssoConnectionId: null })
+
 /** A person with a session or an API key, as the event names them. */
 const fromActor = (actor: Actor, membershipId: ActorFacts["membershipId"]): ActorFacts => {
   const label = `${actor.user.name} <${actor.user.email}>`
@@ -270,11 +302,14 @@ const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
 export const describe = (facts: {
   readonly organizationId?: OrganizationId | null
   readonly person?: { readonly id: string; readonly name: string; readonly email: string }
+  /** Nobody the request identifies acted (an agent bootstrapping a workspace): the actor is `anonymous`. */
+  readonly anonymous?: true
   readonly credentialId?: string
   readonly ssoConnectionId?: ActorFacts["ssoConnectionId"]
   /** The membership the actor acts as in that organization. */
   readonly membershipId?: ActorFacts["membershipId"]
-  readonly targets?: ReadonlyArray<string>
+  /** Ids (TypeIDs: their prefix gives their kind), or targets of another kind (an email domain). */
+  readonly targets?: ReadonlyArray<string | { readonly type: string; readonly id: string }>
   readonly changes?: AuditChanges
   readonly reason?: string
   /** The operation is failing as an attempt the log records (`outcome: failed`), once per organization. */
@@ -295,8 +330,9 @@ export const describe = (facts: {
           ssoConnectionId: facts.ssoConnectionId ?? null
         }
       }
+      if (facts.anonymous === true && draft.actor === undefined) draft.actor = anonymous(null)
       if (facts.membershipId !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, membershipId: facts.membershipId }
-      for (const id of facts.targets ?? []) addTarget(draft, targetOf(id))
+      for (const target of facts.targets ?? []) addTarget(draft, typeof target === "string" ? targetOf(target) : target)
       if (facts.changes !== undefined) draft.changes = facts.changes
       if (facts.reason !== undefined) draft.reason = facts.reason
       if (facts.failure !== undefined) draft.failure = facts.failure
@@ -431,6 +467,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
         if (typeof path === "object" && path !== null) {
           for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))
         }
+        for (const target of subjectsOf(action, organizationId, actor)) addTarget(draft, target)
         const exit = yield* handler(request).pipe(
           withTransactionParty(Effect.sync(() => party(draft))),
           Effect.locally(CurrentDraft, draft),
@@ -486,7 +523,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
           ssoConnectionId: null,
           ip: null,
           userAgent: null,
-          targets: (event.targets ?? []).flatMap((id) => targetOf(id) ?? []),
+          targets: [...subjectsOf(event.action, event.organizationId, undefined), ...(event.targets ?? []).flatMap((id) => targetOf(id) ?? [])],
           changes: null,
           reason: event.reason ?? null,
           requestId: null
@@ -509,7 +546,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
         const draft = yield* newDraft(
           attempt.action,
           attempt.organizationId,
-          { type: "anonymous", id: "anonymous", membershipId: null, label: attempt.label, credentialId: null, ssoConnectionId: attempt.ssoConnectionId },
+          { ...anonymous(attempt.label), ssoConnectionId: attempt.ssoConnectionId },
           Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
         )
         for (const id of attempt.targets) addTarget(draft, targetOf(id))

@@ -8,6 +8,7 @@ import {
   Conflict,
   type CreateSsoConnectionRequest,
   DnsLookupFailed,
+  DomainVerificationConflict,
   DomainVerificationFailed,
   DomainVerificationRecord,
   InvalidRequest,
@@ -32,7 +33,7 @@ import { sessionOf } from "../identity/Authentication.js"
 import { Resolver } from "../integrations/dns/Resolver.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
-import { describeChange } from "../platform/AuditRecorder.js"
+import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -78,9 +79,16 @@ export const connectionNotFound = () =>
 const domainNotFound = (domain: string) =>
   new NotFound({ error: "sso_domain_not_found", message: `${domain} is not a domain of this organization.` })
 
+/** A domain as the audit log names it: `DELETE /v1/sso/domains/{domain}` names it so from its path. */
+const domainTarget = (domain: string) => ({ type: "domain", id: domain })
+
+/** The query's `domain` names none of the organization's domains (verify-domain's spec has no 404 to say it). */
+const notADomain = (domain: string) =>
+  new InvalidRequest({ details: [{ path: ["domain"], message: `${domain} is not a domain of this organization.`, code: "sso_domain_not_found" }] })
+
 const notRequested = (domain: string, expired: boolean) =>
-  new Conflict({
-    error: "domain_verification_not_requested",
+  new DomainVerificationConflict({
+    reason: "domain_verification_not_requested",
     message: expired
       ? `The verification request for ${domain} expired: request a new record with POST /v1/sso/request-domain-verification.`
       : `No verification of ${domain} was requested: request a record with POST /v1/sso/request-domain-verification first.`
@@ -424,11 +432,15 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         if (named !== undefined) return named
         const unverified = (yield* repository.listDomains({ organizationId })).filter((row) => row.verifiedAt === null)
         if (unverified.length !== 1) {
-          return yield* new Conflict({
-            error: "sso_domain_required",
-            message: unverified.length === 0
-              ? "The organization has no unverified domain: name one with {\"domain\": \"example.com\"}."
-              : `The organization has several unverified domains (${unverified.map((row) => row.domain).join(", ")}): name one with {"domain": ...}.`
+          // A request that does not say what it is about: a bad request, on the member that would have said it.
+          return yield* new InvalidRequest({
+            details: [{
+              path: ["domain"],
+              message: unverified.length === 0
+                ? "is required: the organization has no unverified domain (name the domain to verify, or request verification of a new one)"
+                : `is required: the organization has several unverified domains (${unverified.map((row) => row.domain).join(", ")}): name one`,
+              code: "sso_domain_required"
+            }]
           })
         }
         return unverified[0]!.domain
@@ -442,6 +454,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {
           const domain = yield* pickDomain(organizationId, named)
+          yield* describe({ targets: [domainTarget(domain)] })
           const at = yield* now
           yield* repository.addDomains(organizationId, [domain], at)
           if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
@@ -476,8 +489,9 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         yield* sessionOf(principal)
         const organizationId = principal.organization.id
         const domain = named ?? (yield* orUnavailable(pickDomain(organizationId, undefined)))
+        yield* describe({ targets: [domainTarget(domain)] })
         const found = yield* orUnavailable(repository.findDomain({ organizationId, domain }))
-        if (Option.isNone(found)) return yield* domainNotFound(domain)
+        if (Option.isNone(found)) return yield* notADomain(domain)
         const row = found.value
         if (row.verifiedAt !== null) return { verified: true as const, domain, verifiedAt: row.verifiedAt }
         const at = yield* now
@@ -500,7 +514,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         }
         return yield* transaction(Effect.gen(function*() {
           const locked = yield* repository.lockDomain({ organizationId, domain })
-          if (Option.isNone(locked)) return yield* domainNotFound(domain)
+          if (Option.isNone(locked)) return yield* notADomain(domain)
           const current = locked.value
           // Changed while we looked (a new request, say): what was checked no longer applies.
           if (current.verificationToken !== row.verificationToken) return yield* notRequested(domain, false)

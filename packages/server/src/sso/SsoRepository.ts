@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import {
   Conflict,
+  DomainVerificationConflict,
   OrganizationId,
   SsoConnectionId,
   SsoConnectionKind,
@@ -126,7 +127,7 @@ const ScopedDomain = Schema.Struct({ organizationId: OrganizationId, domain: Sch
 const ScopedConnection = Schema.Struct({ organizationId: OrganizationId, id: SsoConnectionId })
 
 export const domainTaken = (domain: string) =>
-  new Conflict({ error: "sso_domain_taken", message: `Another organization has already verified ${domain}.` })
+  new DomainVerificationConflict({ reason: "sso_domain_taken", message: `Another organization has already verified ${domain}.` })
 
 export const domainServed = () =>
   new Conflict({

@@ -21,7 +21,7 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
-import { describeChange } from "../platform/AuditRecorder.js"
+import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, can, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -244,6 +244,8 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
               updatedAt: at
             })
             const instance = yield* workers.latestInstance({ organizationId: caller.organizationId, id: caller.workerId })
+            // The answer's instance carries no id (the spec's shape): the event names the one made here.
+            yield* describe({ targets: [id] })
             return { instance: Option.getOrThrow(instance) }
           })
         )
