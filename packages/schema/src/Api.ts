@@ -24,7 +24,7 @@ import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions } from "./Policy.js"
 import { SsoApi, SsoSignInApi } from "./SsoApi.js"
 import { ScimConnectionsApi } from "./ScimConnectionsApi.js"
-import { ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi.js"
+import { documentScimErrors, ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { AuditApi } from "./AuditApi.js"
@@ -101,9 +101,10 @@ const bodiless = new Set(["get", "head", "options"])
  * with a request body (the API declares them once, for every operation, with 414 and 431, which any request can
  * get; the 400 of a path read two ways needs no more, since a template is matched segment by segment and no such
  * path matches one without a parameter), marks optional credentials as such (an empty security requirement), and states the policy actions (with
- * their roles, from the policy table) of every operation that checks some. 405 belongs to no operation: the API's
- * description states it. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings,
- * discriminated request unions, no generated noise) and names its contact.
+ * their roles, from the policy table) of every operation that checks some. The SCIM protocol's errors are then put
+ * under the media type they are sent as (`documentScimErrors`). 405 belongs to no operation: the API's description
+ * states it. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings, discriminated
+ * request unions, no generated noise) and names its contact.
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   documentIdempotency(spec)
@@ -130,6 +131,7 @@ const transform = (spec: Record<string, any>): Record<string, any> => {
   delete spec.components?.schemas?.HttpApiDecodeError
   delete spec.components?.schemas?.Issue
   delete spec.components?.schemas?.PropertyKey
+  documentScimErrors(spec)
   return withContact(shapeDocument(spec))
 }
 
