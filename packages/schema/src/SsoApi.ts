@@ -255,6 +255,28 @@ export class SsoApi extends HttpApiGroup.make("sso")
   )
 {}
 
+/**
+ * The answer of a sign-in that named a `returnTo` (OIDC callback, SAML ACS): the browser is sent there. A redirect
+ * is no success body the platform can declare, so the document states it.
+ */
+const redirectsToReturnTo = (operation: Record<string, any>): Record<string, any> => ({
+  ...operation,
+  responses: {
+    ...operation.responses,
+    "302": {
+      description: "A sign-in that named a `returnTo`: the browser goes there with the one-time `code`, or, refused, with `error` (the failure's code) and `error_description`. No body.",
+      headers: {
+        Location: {
+          description: "`returnTo` with `code`, or with `error` and `error_description`.",
+          schema: { type: "string", format: "uri" },
+          example: "http://127.0.0.1:53682/callback?code=ssx__6fhJoJvEwAJQQ1xqNAzA8rfk48nmwEeLPHN2glsgJY"
+        },
+        "Cache-Control": { description: "`no-store`: the code is single-use.", schema: { type: "string", enum: ["no-store"] } }
+      }
+    }
+  }
+})
+
 export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
   .add(
     HttpApiEndpoint.post("discover", "/v1/sso/discover").pipe(notAudited("home-realm discovery reads where an email signs in and changes nothing"))
@@ -285,6 +307,7 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .addSuccess(SsoCallbackResult)
       .addError(SsoSignInFailedResponse)
       .addError(ConflictResponse)
+      .annotate(OpenApi.Transform, redirectsToReturnTo)
       .annotate(OpenApi.Summary, "Complete an OIDC sign-in or test")
       .annotate(
         OpenApi.Description,
@@ -299,6 +322,7 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .addError(NotFoundResponse)
       .addError(SsoSignInFailedResponse)
       .addError(ConflictResponse)
+      .annotate(OpenApi.Transform, redirectsToReturnTo)
       .annotate(OpenApi.Summary, "Complete a SAML sign-in or test (ACS)")
       .annotate(
         OpenApi.Description,
