@@ -61,6 +61,10 @@ another organization answers 404 exactly like a missing one. Operations that use
 \`service_unavailable\` with \`Retry-After\` while it is unavailable. Each operation's description lists its own errors;
 its group's description, those all of the group's operations share.
 
+Caching: every answer under \`/v1\`, errors included, says \`Cache-Control: no-store\` (RFC 6749 §5.1): sign-in,
+sign-up, API keys, invitations, claim links and SSO exchange codes carry credentials, and the rest is an
+organization's data, so no shared or private cache may keep any of it.
+
 HTTP itself: a path answers a method it does not have with 405 \`method_not_allowed\` and an \`Allow\` header
 listing those it has (HEAD wherever GET is; OPTIONS is not served, so it answers 405 like any other); under
 \`/scim/v2\`, the 405 is a SCIM error (\`{schemas, status: "405", detail}\`, \`application/scim+json\`). A URL (path
@@ -113,6 +117,7 @@ const bodiless = new Set(["get", "head", "options"])
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   documentIdempotency(spec)
+  documentHeaders(spec)
   for (const path of Object.values<any>(spec.paths ?? {})) {
     for (const [method, operation] of Object.entries<any>(path)) {
       if (optionalSecurity.has(operation.operationId)) operation.security = [...(operation.security ?? []), {}]
@@ -233,6 +238,36 @@ const documentIdempotency = (spec: Record<string, any>) => {
       }
     }
   }
+}
+
+/** Response headers declared once (`components.headers`) and named by every response that carries them. */
+const sharedHeaders = {
+  CacheControl: {
+    description:
+      "`no-store`, on every answer under `/v1`: no cache may keep it (RFC 6749 §5.1). Some answers carry credentials (sessions, API keys, invitation and claim tokens, SSO exchange codes), all of them an organization's data.",
+    schema: { type: "string", enum: ["no-store"] }
+  },
+  RetryAfter: {
+    description: "Seconds to wait before trying again.",
+    schema: { type: "integer", minimum: 1 }
+  }
+}
+
+/** `Cache-Control` on every response of a `/v1` operation; `Retry-After` on every 429 and 503. */
+const documentHeaders = (spec: Record<string, any>) => {
+  for (const [path, item] of Object.entries<any>(spec.paths ?? {})) {
+    if (!path.startsWith("/v1/")) continue
+    for (const operation of Object.values<any>(item)) {
+      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
+        response.headers = {
+          ...response.headers,
+          "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+          ...(status === "429" || status === "503" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {})
+        }
+      }
+    }
+  }
+  spec.components = { ...spec.components, headers: { ...spec.components?.headers, ...sharedHeaders } }
 }
 
 /** Who answers for the API (the platform's annotations have no `contact`). */

@@ -1,14 +1,8 @@
 /** HTTP handlers of the LLM Providers group. Thin by design: the service authorizes. */
-import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { group } from "../platform/HttpErrors.js"
 import { LlmProviders } from "./LlmProviders.js"
-
-/** The connect answer carries a secret: no cache may keep it. */
-const noStore = HttpApp.appendPreResponseHandler((_request, response) =>
-  Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store"))
-)
 
 export const LlmProvidersHttp = group(Api, "llmProviders", (handlers) =>
   Effect.gen(function*() {
@@ -29,7 +23,7 @@ export const LlmProvidersHttp = group(Api, "llmProviders", (handlers) =>
       .handle("llmProviderRevoke", ({ path }) =>
         Effect.flatMap(CurrentMember, (caller) => providers.revoke(caller, path.llmProviderId, path.grantId)))
       .handle("connect", ({ path }) =>
-        Effect.zipRight(noStore, Effect.flatMap(CurrentMember, (caller) => providers.connect(caller, path.llmProviderId))))
+        Effect.flatMap(CurrentMember, (caller) => providers.connect(caller, path.llmProviderId)))
       .handle("test", ({ path }) => Effect.flatMap(CurrentMember, (caller) => providers.test(caller, path.llmProviderId)))
   }))
 

@@ -78,7 +78,8 @@ export const responseFor = (error: ParserError, maxHeaderSize: number): { readon
 const serialize = ({ body, status }: ReturnType<typeof responseFor>) => {
   const head = [`HTTP/1.1 ${status} ${Http.STATUS_CODES[status] ?? ""}`, "connection: close"]
   if (body === undefined) return `${head.join("\r\n")}\r\ncontent-length: 0\r\n\r\n`
-  head.push("content-type: application/json", `content-length: ${Buffer.byteLength(body)}`, "x-content-type-options: nosniff")
+  // The path of a request the parser refused is not known: no-store, as every /v1 answer says.
+  head.push("content-type: application/json", `content-length: ${Buffer.byteLength(body)}`, "x-content-type-options: nosniff", "cache-control: no-store")
   return `${head.join("\r\n")}\r\n\r\n${body}`
 }
 

@@ -9,7 +9,8 @@
  * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
  * - what the request guard refuses (a URL too long, a path a proxy could read as another, a body of a media type
  *   the operation does not read, too large, too deep, or carrying NUL) → 414, 400, 415, 413 or 400, like the rest.
- * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`.
+ * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`, and
+ * every `/v1` answer `Cache-Control: no-store`.
  */
 import {
   type HttpApi,
@@ -239,8 +240,24 @@ const answer = (routes: Routes.Routes, scim: boolean) => (cause: Cause.Cause<unk
     return internal
   })
 
-const nosniff = (_: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-  Effect.succeed(HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff"))
+/** What every `/v1` answer says: no cache may keep it (RFC 6749 §5.1; RFC 9111 §5.2.2.5). */
+export const noStore = { "cache-control": "no-store" } as const
+
+/** A path of the API's own (`/v1`): its answers carry credentials and organizations' data. */
+const apiPath = (url: string) => url.startsWith("/v1/") || url === "/v1" || url.startsWith("/v1?")
+
+/**
+ * Every response says `X-Content-Type-Options: nosniff`; every `/v1` answer, errors and replays included, also
+ * `Cache-Control: no-store`: sign-in, sign-up, API keys, invitations, claim links and SSO exchange codes carry
+ * credentials, and the rest is an organization's data, which no shared or browser cache should keep. The document
+ * and the docs page may be cached.
+ */
+const securityHeaders = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  Effect.succeed(
+    apiPath(request.url)
+      ? HttpServerResponse.setHeaders(response, { "x-content-type-options": "nosniff", ...noStore })
+      : HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
+  )
 
 export interface Options {
   /** Default body limit of the request guard (the server passes `ORGPLANE_MAX_BODY_BYTES`). */
@@ -263,7 +280,7 @@ export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer
   return HttpApiBuilder.middleware(api as typeof Api, (app) =>
     log(
       // A pre-response handler, so that declared errors (encoded after every middleware) say it too.
-      Effect.zipRight(HttpApp.appendPreResponseHandler(nosniff), Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(options.inner === undefined ? app : options.inner(app)))).pipe(
+      Effect.zipRight(HttpApp.appendPreResponseHandler(securityHeaders), Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(options.inner === undefined ? app : options.inner(app)))).pipe(
         Effect.catchAllCause(handle(routes))
       )
     ) as typeof app)
