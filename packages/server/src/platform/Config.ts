@@ -82,7 +82,7 @@ export const environment = [
   ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(first organization)", "Organization whose owners and admins operate the instance."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
-  ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts. Required with DATABASE_URL once secrets are stored."],
+  ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
   ["ORGPLANE_TRUST_PROXY", "false", "Take the client address from X-Forwarded-For."],
   ["ORGPLANE_MAX_BODY_BYTES", "1048576", "Largest request body in bytes (1 MiB); larger ones answer 413."],
