@@ -108,6 +108,9 @@ const hintFor = (status: number, error: string, detail?: string, body: Record<st
   return undefined
 }
 
+/** A `Retry-After` as a person reads it: seconds up to a minute and a half, then whole minutes (rounded up). */
+export const waitFor = (seconds: number) => seconds <= 90 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`
+
 const detailsOf = (error: InvalidRequest) =>
   error.details.map((detail) => detail.path.length === 0 ? detail.message : `${detail.path.join(".")}: ${detail.message}`).join("; ")
 
@@ -124,7 +127,7 @@ const apiReport = (error: object, wire: Schema.Schema<any, any, any>): Report =>
     ? body.message
     : undefined
   const retry = error instanceof RateLimited && error.retryAfterSeconds !== undefined
-    ? `retry in ${error.retryAfterSeconds} s`
+    ? `retry in ${waitFor(error.retryAfterSeconds)}`
     : undefined
   const hint = retry ?? hintFor(status, name, detail, body)
   return {

@@ -127,6 +127,17 @@ describe.concurrent("orgplane", { timeout: 120_000 }, () => {
     expect(profile).toEqual({ url: server.url })
   })
 
+  it("says how long to wait when sign-in is throttled", async () => {
+    const user = await Http.signUp(server.url, "Throttled")
+    for (let i = 0; i < 10; i++) {
+      expect((await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: user.email, password: "wrong password guess" } })).status).toBe(401)
+    }
+    const { cli } = await fresh()
+    const login = await cli(["auth", "login", "--url", server.url, "--email", user.email], { ORGPLANE_PASSWORD: PASSWORD })
+    expect(login.code).toBe(1)
+    expect(login.stderr.trim()).toMatch(/^error: rate_limited \(429\): Too many failed sign-ins; retry in \d+ seconds\. — retry in 1[45] min$/)
+  })
+
   it("switches the active organization", async () => {
     const owner = await Http.owner(server.url, "First Org")
     const second = await Http.request(server.url, "POST", "/v1/organizations", { token: owner.token, body: { name: "Second Org" } })

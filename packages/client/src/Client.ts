@@ -11,7 +11,15 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { type Api, apiOf, idempotencyKeyHeader, idempotentOperations, type IdempotentOperations } from "@orgplane/schema"
+import {
+  type Api,
+  apiOf,
+  IdempotencyConflict,
+  idempotencyKeyHeader,
+  idempotentOperations,
+  type IdempotentOperations,
+  RateLimited
+} from "@orgplane/schema"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -19,7 +27,8 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Function from "effect/Function"
 import * as Random from "effect/Random"
-import { type Hooks, perAttempt, trackCall } from "./Hooks.js"
+import { retryAfterMillis } from "./Errors.js"
+import { type CallState, currentCall, type Hooks, perAttempt, trackCall } from "./Hooks.js"
 import { type ClientOf, lenient } from "./Requests.js"
 import { VERSION } from "./Version.js"
 
@@ -105,12 +114,27 @@ const MAX_RETRY_AFTER = Duration.seconds(60)
 
 /** `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
 const retryAfter = (response: HttpClientResponse.HttpClientResponse, now: number): Duration.Duration | undefined => {
-  const value = response.headers["retry-after"]
-  if (value === undefined || value.trim() === "") return undefined
-  if (/^\d+$/.test(value.trim())) return Duration.seconds(Number(value))
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Duration.millis(Math.max(0, date - now))
+  const millis = retryAfterMillis(response.headers["retry-after"], now)
+  return millis === undefined ? undefined : Duration.millis(millis)
 }
+
+/**
+ * The errors whose wait travels as `Retry-After` rather than in their body get it from the answer that failed the
+ * call: `error.retryAfterSeconds` of a 429 `RateLimited` (what a CLI tells its user to wait) and a 409
+ * `IdempotencyConflict`. The call's state is the caller's when it keeps one (the Promise client), else its own.
+ */
+const withRetryAfter = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(currentCall), (outer) => {
+    const state: CallState = outer ?? { attempts: 0 }
+    const told = Effect.tapError(call, (error) => {
+      if (!(error instanceof RateLimited || error instanceof IdempotencyConflict) || error.retryAfterSeconds !== undefined) return Effect.void
+      return Effect.map(Effect.clockWith((clock) => clock.currentTimeMillis), (now) => {
+        const wait = retryAfterMillis(state.response?.headers["retry-after"], now)
+        if (wait !== undefined) error.retryAfterSeconds = Math.ceil(wait / 1000)
+      })
+    })
+    return outer === undefined ? Effect.locally(told, currentCall, state) : told
+  })
 
 /**
  * Whether an error body says retrying cannot help (`"retryable": false`). Read as bytes, which the response caches:
@@ -210,7 +234,7 @@ export const makeWith = <Id extends string, Groups extends HttpApiGroup.HttpApiG
 ) =>
   Effect.map(
     HttpApiClient.make(api, { baseUrl: options.baseUrl, transformClient: configure(options, api) }),
-    (client) => lenient(api, client as HttpApiClient.Client<Groups, E, never>)
+    (client) => lenient(api, client as HttpApiClient.Client<Groups, E, never>, withRetryAfter)
   )
 
 /**

@@ -3,6 +3,16 @@ import { invalidRequestDetails, type RequestIssueDetail, summarizeDetails } from
 import * as ParseResult from "effect/ParseResult"
 import { requestIdHeader } from "./Hooks.js"
 
+/**
+ * A `Retry-After` value (seconds, or an HTTP date) as milliseconds from `now`; undefined when absent or unreadable.
+ */
+export const retryAfterMillis = (value: string | undefined, now: number): number | undefined => {
+  if (value === undefined || value.trim() === "") return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
 /** The server answered with an error: its status, its exact JSON body, and the error class it decodes to. */
 export class OrgplaneError extends Error {
   override readonly name = "OrgplaneError"
@@ -18,6 +28,11 @@ export class OrgplaneError extends Error {
   readonly headers: Readonly<Record<string, string>>
   /** The server's id of the request (its `x-request-id` header), to quote when reporting a problem. */
   readonly requestId: string | undefined
+  /**
+   * Seconds to wait before trying again, from the `Retry-After` header (429 `rate_limited`, 503, 409
+   * `idempotency_key_in_use`); undefined without one.
+   */
+  readonly retryAfterSeconds: number | undefined
 
   constructor(options: {
     readonly status: number
@@ -40,6 +55,8 @@ export class OrgplaneError extends Error {
     this.tag = options.tag
     this.headers = options.headers ?? {}
     this.requestId = this.headers[requestIdHeader]
+    const wait = retryAfterMillis(this.headers["retry-after"], Date.now())
+    this.retryAfterSeconds = wait === undefined ? undefined : Math.ceil(wait / 1000)
   }
 }
 

@@ -71,7 +71,7 @@ const fillsWithEmpty = (schema: Schema.Schema<any, any, never>) =>
 type AnyMethod = (request?: unknown) => Effect.Effect<unknown, unknown, unknown>
 
 /** The method with its missing parts filled in (`{}`) where `fillsWithEmpty` says so; decided once per part, on first use. */
-const lenientMethod = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, method: AnyMethod): AnyMethod => {
+const lenientMethod = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, method: AnyMethod, around: Around): AnyMethod => {
   const schemas = {
     path: endpoint.pathSchema,
     urlParams: endpoint.urlParamsSchema,
@@ -92,14 +92,21 @@ const lenientMethod = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, m
     for (const part of parts) {
       if (given[part] === undefined && fills(part)) (complete ??= { ...given })[part] = {}
     }
-    return method(complete ?? (request === undefined ? given : request))
+    return around(method(complete ?? (request === undefined ? given : request)))
   }
 }
 
-/** The client of `api` with lenient methods: the same namespaces, each method filling in what may be left out. */
+/** What runs around every call of a method (the client's: `Retry-After` onto the errors that carry it). */
+export type Around = <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
+/**
+ * The client of `api` with lenient methods: the same namespaces, each method filling in what may be left out, each
+ * call run through `around`.
+ */
 export const lenient = <Groups extends HttpApiGroup.HttpApiGroup.Any, E>(
   api: HttpApi.HttpApi<string, Groups, E, any>,
-  client: HttpApiClient.Client<Groups, E, never>
+  client: HttpApiClient.Client<Groups, E, never>,
+  around: Around = (call) => call
 ): ClientOf<Groups, E> => {
   const methods = client as unknown as Record<string, AnyMethod | Record<string, AnyMethod>>
   const result: Record<string, unknown> = {}
@@ -107,7 +114,7 @@ export const lenient = <Groups extends HttpApiGroup.HttpApiGroup.Any, E>(
     const namespace: Record<string, AnyMethod> = {}
     for (const endpoint of Object.values(group.endpoints)) {
       const method = group.topLevel ? methods[endpoint.name] : (methods[group.identifier] as Record<string, AnyMethod>)[endpoint.name]
-      namespace[endpoint.name] = lenientMethod(endpoint, method as AnyMethod)
+      namespace[endpoint.name] = lenientMethod(endpoint, method as AnyMethod, around)
     }
     if (group.topLevel) Object.assign(result, namespace)
     else result[group.identifier] = namespace

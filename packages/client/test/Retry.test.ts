@@ -12,6 +12,7 @@ import {
   VERSION,
   withIdempotencyKey
 } from "../src/index.js"
+import { RateLimited } from "@orgplane/schema"
 import * as FakeServer from "./FakeServer.js"
 import { rejection } from "./Helpers.js"
 
@@ -209,6 +210,19 @@ describe("retries", () => {
     expect(fake.requests).toHaveLength(1)
   })
 
+  it("gives the wait a 429 asks for as the error's retryAfterSeconds, in seconds or as a date", async () => {
+    const limited = { error: "rate_limited", message: "Too many failed sign-ins; retry in 900 seconds." }
+    fake.script({ status: 429, headers: { "retry-after": "900" }, body: limited })
+    const error = await rejection(withClient({}, (client) => client.users.signIn(signIn)))
+    expect(error).toMatchObject({ status: 429, code: "rate_limited", retryAfterSeconds: 900 })
+    fake.script({ status: 429, headers: { "retry-after": new Date(Date.now() + 600_000).toUTCString() }, body: limited })
+    const dated = await rejection(withClient({}, (client) => client.users.signIn(signIn))) as OrgplaneError
+    expect(dated.retryAfterSeconds).toBeGreaterThan(590)
+    expect(dated.retryAfterSeconds).toBeLessThanOrEqual(600)
+    fake.script({ status: 401, body: { error: "unauthorized" } })
+    expect(await rejection(withClient({}, (client) => client.users.signIn(signIn)))).toMatchObject({ status: 401, retryAfterSeconds: undefined })
+  })
+
   it("retries a GET whose connection drops, but not a write without a key", async () => {
     fake.script("drop", { status: 200, body: FakeServer.health })
     expect(await withClient({ maxRetries: 1 }, (client) => client.system.health())).toEqual(FakeServer.health)
@@ -297,6 +311,14 @@ describe("retries in the Effect client", () => {
         client.teams.create(createTeam).pipe(withIdempotencyKey("import-7")))
       expect(created.team.id).toBe(team.team.id)
       expect(keysSent()).toEqual(["import-7", "import-7"])
+    }))
+
+  it.live("gives a RateLimited error the wait its answer's Retry-After asks for", () =>
+    Effect.gen(function*() {
+      fake.script({ status: 429, headers: { "retry-after": "900" }, body: { error: "rate_limited", message: "Too many failed sign-ins; retry in 900 seconds." } })
+      const error = yield* Effect.flip(withEffectClient({}, (client) => client.users.signIn(signIn)))
+      expect(error).toBeInstanceOf(RateLimited)
+      expect(error).toMatchObject({ error: "rate_limited", retryAfterSeconds: 900 })
     }))
 
   it.live("reports a timeout as a transport failure", () =>

@@ -46,11 +46,12 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(AuthResult)
       .addError(UnauthorizedResponse)
       .addError(ForbiddenResponse)
+      .addError(RateLimitedResponse)
       .addError(ServiceUnavailableResponse)
       .annotate(OpenApi.Summary, "Sign in")
       .annotate(
         OpenApi.Description,
-        "Exchanges an email and password for a new session token, acting in the person's oldest organization (if any). Public.\n\nErrors: 401 `unauthorized` for a wrong email or a wrong password (the same answer for both); 403 `sso_required` when the email's domain belongs to an organization that requires SSO (sign in with `POST /v1/sso/sign-in`; `POST /v1/sso/discover` names the connection): the answer depends on the domain alone, except that the organization's owners may sign in with their password while its policy keeps `ownersPasswordFallback` (break-glass; such a session acts in that organization)."
+        "Exchanges an email and password for a new session token, acting in the person's oldest organization (if any). Public.\n\nErrors: 401 `unauthorized` for a wrong email or a wrong password (the same answer for both); 403 `sso_required` when the email's domain belongs to an organization that requires SSO (sign in with `POST /v1/sso/sign-in`; `POST /v1/sso/discover` names the connection): the answer depends on the domain alone, except that the organization's owners may sign in with their password while its policy keeps `ownersPasswordFallback` (break-glass; such a session acts in that organization); 429 `rate_limited` with `Retry-After` (seconds) once too many sign-ins failed within the window (15 minutes by default): 10 for one email from one client address, 50 for one email from any address (not counted against the addresses that email signed in from in the last 30 days), 100 from one address for any emails (`ORGPLANE_SIGN_IN_*`). A refused attempt checks no password, the right one included, and counts nothing; the answer is the same whether an account has the email or not. A successful sign-in clears the counts of its email, and of its email from its address."
       )
   )
   .add(

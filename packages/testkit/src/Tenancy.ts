@@ -27,6 +27,7 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
   instance_settings: "facts about the instance (its operator organization)",
   instance_secrets: "the instance's own secrets (its cursor key), encrypted",
   rate_limits: "counters keyed by client address or account",
+  sign_in_addresses: "the addresses an account signed in from with its password, keyed by a hash of its email: an account belongs to no one organization",
   orgplane_migrations: "the schema's own history",
   orgplane_cluster_messages: "@effect/cluster's durable messages (platform/Durable.ts): work of every organization, keyed by entity",
   orgplane_cluster_replies: "@effect/cluster's replies to those messages",

@@ -25,6 +25,7 @@ import { Memberships } from "./Memberships.js"
 import { toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
+import { SignInThrottle } from "./SignInThrottle.js"
 import { admission, assuranceOrNone, SsoEnforcement, ssoRequired } from "./SsoEnforcement.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
@@ -44,6 +45,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     const memberships = yield* Memberships
     const limiter = yield* RateLimiter
     const enforcement = yield* SsoEnforcement
+    const throttle = yield* SignInThrottle
 
     /** Issues a session for the user; the plaintext token exists only in the return value. */
     const startSession = (
@@ -95,39 +97,49 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       })
 
     /**
-     * Password sign-in. For an email of a domain whose organization requires SSO: 403 `sso_required` whatever the
-     * password (the answer depends on the domain alone), except the owners' break-glass while the policy keeps it:
-     * an owner's right password gives a session acting in that organization.
+     * A failed password sign-in for a known person is a security event of each organization they belong to (an
+     * unknown email belongs to none, and says nothing to anyone): `invalid_password`, or `rate_limited` when the
+     * throttle refused it.
      */
-    const signIn = (input: { readonly email: string; readonly password: string }) =>
+    const recordFailure = (reason: "invalid_password" | "rate_limited", person: { readonly id: UserId; readonly name: string; readonly email: string }) =>
+      Effect.flatMap(orUnavailable(memberships.activeOrganizationsOf(person.id)), (organizationIds) =>
+        AuditRecorder.describe({ failure: { reason, person, organizationIds } }))
+
+    /**
+     * Password sign-in from the client `address`. For an email of a domain whose organization requires SSO: 403
+     * `sso_required` whatever the password (the answer depends on the domain alone), except the owners' break-glass
+     * while the policy keeps it: an owner's right password gives a session acting in that organization. Every
+     * password check is throttled first (SignInThrottle): past a limit, 429 without checking it, alike for an email
+     * with an account and one without.
+     */
+    const signIn = (input: { readonly email: string; readonly password: string }, address: string) =>
       Effect.gen(function*() {
         const enforced = Option.getOrUndefined(yield* orUnavailable(enforcement.forEmail(input.email)))
         if (enforced !== undefined && !enforced.ownersPasswordFallback) return yield* ssoRequired(enforced.connectionId, input.email)
         const found = yield* orUnavailable(users.findByEmail(input.email))
+        const refused = yield* orUnavailable(throttle.attempt(input.email, address))
+        if (Option.isSome(refused)) {
+          // Once per email, address and window: a flood of refusals does not flood the log.
+          if (refused.value.first && Option.isSome(found)) yield* recordFailure("rate_limited", found.value)
+          const seconds = refused.value.retryAfterSeconds
+          return yield* RateLimited.after(seconds, `Too many failed sign-ins; retry in ${seconds} seconds.`)
+        }
         const stored = Option.getOrUndefined(Option.map(found, (row) => row.passwordHash))
         const ok = yield* crypto.verifyPassword(input.password, stored)
         if (enforced !== undefined) {
           const owner = ok && Option.isSome(found) &&
             Option.exists(yield* orUnavailable(memberships.findActive(enforced.organizationId, { userId: found.value.id })), (row) => row.role === "owner")
           if (!owner || Option.isNone(found)) return yield* ssoRequired(enforced.connectionId, input.email)
+          yield* orUnavailable(throttle.succeeded(input.email, address))
           const session = yield* orUnavailable(startSession(found.value, enforced.organizationId))
           return { user: toUser(found.value), session }
         }
         if (!ok || Option.isNone(found)) {
-          // A wrong password for a known person is a security event of each organization they belong to (an
-          // unknown email belongs to none, and says nothing to anyone).
-          if (Option.isSome(found)) {
-            yield* AuditRecorder.describe({
-              failure: {
-                reason: "invalid_password",
-                person: found.value,
-                organizationIds: yield* orUnavailable(memberships.activeOrganizationsOf(found.value.id))
-              }
-            })
-          }
+          if (Option.isSome(found)) yield* recordFailure("invalid_password", found.value)
           return yield* new Unauthorized()
         }
         return yield* orUnavailable(Effect.gen(function*() {
+          yield* throttle.succeeded(input.email, address)
           const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
           const session = yield* startSession(found.value, Option.getOrNull(organizationId))
           return { user: toUser(found.value), session }
@@ -213,6 +225,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     OrganizationsRepository.Default,
     Memberships.Default,
     RateLimiter.Default,
-    SsoEnforcement.Default
+    SsoEnforcement.Default,
+    SignInThrottle.Default
   ]
 }) {}

@@ -14,7 +14,7 @@ export const UsersHttp = group(Api, "users", (handlers) =>
     const accounts = yield* Accounts
     return handlers
       .handle("signUp", ({ payload }) => accounts.signUp(payload))
-      .handle("signIn", ({ payload }) => accounts.signIn(payload))
+      .handle("signIn", ({ payload }) => Effect.flatMap(clientAddress, (address) => accounts.signIn(payload, address)))
       .handle("signOut", () => Effect.flatMap(currentSession, ({ sessionId }) => accounts.signOut(sessionId)))
       .handle("me", () => Effect.map(CurrentActor, accounts.me))
       .handle("switchOrganization", ({ payload }) =>

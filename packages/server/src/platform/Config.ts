@@ -36,6 +36,17 @@ export interface ServerSettings {
   readonly encryptionKeys: Redacted.Redacted | undefined
   /** Bootstrap workspaces one client address may create per hour. */
   readonly bootstrapPerHour: number
+  /**
+   * Failed password sign-ins counted within this window (a fixed one, from the first failure): past a limit, sign-in
+   * answers 429 until the window ends (identity/SignInThrottle.ts).
+   */
+  readonly signInWindow: Duration.Duration
+  /** Failed sign-ins of one email from one client address: the strict limit, which a stranger elsewhere cannot spend. */
+  readonly signInFailuresPerAccountAndAddress: number
+  /** Failed sign-ins of one email from any address (guessing spread over many); the addresses it signed in from are spared. */
+  readonly signInFailuresPerAccount: number
+  /** Failed sign-ins from one client address, whatever the emails (credential stuffing). */
+  readonly signInFailuresPerAddress: number
   /** Believe `X-Forwarded-For` for the client address (only behind a proxy you control). */
   readonly trustProxy: boolean
   /** Largest request body accepted, in bytes, unless an endpoint says otherwise (`MaxBodyBytes`). */
@@ -84,6 +95,10 @@ export const environment = [
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
+  ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below; past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
+  ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],
+  ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", "50", "Failed password sign-ins of one email from any address per window; addresses it signed in from in the last 30 days are spared."],
+  ["ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", "100", "Failed password sign-ins from one client address per window, whatever the emails."],
   ["ORGPLANE_TRUST_PROXY", "false", "Take the client address from X-Forwarded-For."],
   ["ORGPLANE_MAX_BODY_BYTES", "1048576", "Largest request body in bytes (1 MiB); larger ones answer 413."],
   ["ORGPLANE_LOG_LEVEL", "info", "Least severe log level written: debug, info, warn, error or none."],
@@ -103,6 +118,13 @@ const positiveDuration = (name: string, defaultValue: Duration.Duration) =>
   Config.duration(name).pipe(
     Config.withDefault(defaultValue),
     Config.validate({ message: "must be a positive duration, for example `5 seconds`", validation: (d) => Duration.toMillis(d) > 0 })
+  )
+
+/** A limit: zero would refuse everything, which no setting should be able to do by accident. */
+const atLeastOne = (name: string, defaultValue: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(defaultValue),
+    Config.validate({ message: "must be a whole number, at least 1", validation: (n) => n >= 1 })
   )
 
 const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
@@ -150,6 +172,10 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   ),
   encryptionKeys: optional(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
   bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
+  signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)),
+  signInFailuresPerAccountAndAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10),
+  signInFailuresPerAccount: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", 50),
+  signInFailuresPerAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", 100),
   trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false)),
   maxBodyBytes: Config.integer("ORGPLANE_MAX_BODY_BYTES").pipe(
     Config.withDefault(defaultMaxBodyBytes),
@@ -188,7 +214,7 @@ const given = <A extends object>(values: A) =>
  * durable engine's: all of `ServerOptions` may be passed) are left out.
  */
 export const withOptions = (settings: ServerSettings, options: Options): ServerSettings => {
-  const { databaseUrl, encryptionKeys, dbConnectTimeout, dbStatementTimeout, sessionTtl, ...plain } = options
+  const { databaseUrl, encryptionKeys, dbConnectTimeout, dbStatementTimeout, sessionTtl, signInWindow, ...plain } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
   return {
     ...settings,
@@ -198,7 +224,8 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
       encryptionKeys: secret(encryptionKeys),
       dbConnectTimeout: duration(dbConnectTimeout),
       dbStatementTimeout: duration(dbStatementTimeout),
-      sessionTtl: duration(sessionTtl)
+      sessionTtl: duration(sessionTtl),
+      signInWindow: duration(signInWindow)
     })
   }
 }

@@ -9,29 +9,70 @@ export interface Decision {
   readonly retryAfterSeconds: number
 }
 
+/** Where one key stands in its window: what it counted so far, and the seconds until the window resets. */
+export interface Standing {
+  readonly key: string
+  readonly count: number
+  readonly retryAfterSeconds: number
+}
+
+const secondsUntil = (resetsAt: number, at: Date) => Math.max(1, Math.ceil((resetsAt - at.getTime()) / 1000))
+
 export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server/platform/RateLimiter", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    /**
+     * Counts one hit on each of `keys` in one statement (a window of `window` starts at a key's first hit, or at the
+     * first hit after its window ended), and answers each key's count after it. The keys are written in one order
+     * whatever the caller's, so two statements sharing keys cannot deadlock.
+     */
+    const hitEach = Effect.fn("RateLimiter.hitEach")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
+      const at = yield* now
+      const windowMillis = Duration.toMillis(window)
+      const windowStartFloor = new Date(at.getTime() - windowMillis)
+      const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
+        INSERT INTO rate_limits (key, window_start, count)
+        SELECT k, ${at}, 1 FROM unnest(${[...new Set(keys)].sort()}::text[]) AS k ORDER BY k
+        ON CONFLICT (key) DO UPDATE SET
+          window_start = CASE WHEN rate_limits.window_start <= ${windowStartFloor} THEN ${at} ELSE rate_limits.window_start END,
+          count = CASE WHEN rate_limits.window_start <= ${windowStartFloor} THEN 1 ELSE rate_limits.count + 1 END
+        RETURNING key, window_start, count`
+      return rows.map((row): Standing => ({
+        key: row.key,
+        count: row.count,
+        retryAfterSeconds: secondsUntil(row.windowStart.getTime() + windowMillis, at)
+      }))
+    })
+
     /** Counts one hit on `key` and says whether it fits `limit` per `window`. */
     const hit = (key: string, limit: number, window: Duration.DurationInput) =>
-      Effect.gen(function*() {
-        const at = yield* now
-        const windowMillis = Duration.toMillis(window)
-        const windowStartFloor = new Date(at.getTime() - windowMillis)
-        const [row] = yield* sql<{ windowStart: Date; count: number }>`
-          INSERT INTO rate_limits (key, window_start, count) VALUES (${key}, ${at}, 1)
-          ON CONFLICT (key) DO UPDATE SET
-            window_start = CASE WHEN rate_limits.window_start <= ${windowStartFloor} THEN ${at} ELSE rate_limits.window_start END,
-            count = CASE WHEN rate_limits.window_start <= ${windowStartFloor} THEN 1 ELSE rate_limits.count + 1 END
-          RETURNING window_start, count`
-        const resetsAt = row.windowStart.getTime() + windowMillis
-        return {
-          allowed: row.count <= limit,
-          retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - at.getTime()) / 1000))
-        } satisfies Decision
-      })
+      Effect.map(hitEach([key], window), ([standing]): Decision => ({ allowed: standing.count <= limit, retryAfterSeconds: standing.retryAfterSeconds }))
 
-    return { hit } as const
+    /** What `keys` counted in windows of `window` still running, counting nothing; a key without one is absent. */
+    const read = Effect.fn("RateLimiter.read")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
+      const at = yield* now
+      const windowMillis = Duration.toMillis(window)
+      const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
+        SELECT key, window_start, count FROM rate_limits
+        WHERE key = ANY(${[...keys]}::text[]) AND window_start > ${new Date(at.getTime() - windowMillis)}`
+      return rows.map((row): Standing => ({
+        key: row.key,
+        count: row.count,
+        retryAfterSeconds: secondsUntil(row.windowStart.getTime() + windowMillis, at)
+      }))
+    })
+
+    /** Forgets what `keys` counted. */
+    const clear = Effect.fn("RateLimiter.clear")(function*(keys: ReadonlyArray<string>) {
+      yield* sql`DELETE FROM rate_limits WHERE key = ANY(${[...keys]}::text[])`
+    })
+
+    /** Takes back one hit on `key`: it was counted before it could be told that it should not count. */
+    const refund = Effect.fn("RateLimiter.refund")(function*(key: string) {
+      yield* sql`UPDATE rate_limits SET count = count - 1 WHERE key = ${key} AND count > 0`
+    })
+
+    return { hit, hitEach, read, clear, refund } as const
   })
 }) {}

@@ -1,0 +1,27 @@
+/** Storage of the client addresses each account signed in from with its password (not tenant-scoped, like accounts). */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+export class SignInAddressesRepository extends Effect.Service<SignInAddressesRepository>()(
+  "@orgplane/server/identity/SignInAddressesRepository",
+  {
+    effect: Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+
+      /** Records a successful sign-in of `accountKey` from `address` at `at`. */
+      const remember = Effect.fn("SignInAddressesRepository.remember")(function*(accountKey: string, address: string, at: Date) {
+        yield* sql`INSERT INTO sign_in_addresses (account_key, address, last_signed_in_at) VALUES (${accountKey}, ${address}, ${at})
+                   ON CONFLICT (account_key, address) DO UPDATE SET last_signed_in_at = GREATEST(sign_in_addresses.last_signed_in_at, EXCLUDED.last_signed_in_at)`
+      })
+
+      /** Whether `accountKey` signed in from `address` after `since`. */
+      const signedInSince = Effect.fn("SignInAddressesRepository.signedInSince")(function*(accountKey: string, address: string, since: Date) {
+        const rows = yield* sql<{ found: number }>`SELECT 1 AS found FROM sign_in_addresses
+                                                  WHERE account_key = ${accountKey} AND address = ${address} AND last_signed_in_at > ${since}`
+        return rows.length > 0
+      })
+
+      return { remember, signedInSince } as const
+    })
+  }
+) {}

@@ -1,0 +1,96 @@
+/**
+ * Password sign-in that cannot be guessed at: failed attempts counted, in the database's fixed windows (so the
+ * count holds across processes), per email and client address (strict), per email (looser; the addresses the
+ * account signed in from are spared, so strangers cannot shut its owner out) and per address (credential stuffing).
+ * Keys name the email by a hash, never the account: an email without an account is counted and refused alike.
+ */
+import { Duration, Effect, Option } from "effect"
+import { addressBlock } from "../platform/ClientAddress.js"
+import { ServerConfig } from "../platform/Config.js"
+import { Crypto } from "../platform/Crypto.js"
+import { RateLimiter, type Standing } from "../platform/RateLimiter.js"
+import { now } from "../platform/Time.js"
+import { SignInAddressesRepository } from "./SignInAddressesRepository.js"
+
+/** How long an address the account signed in from stays spared by the account's limit. */
+export const KNOWN_ADDRESS_FOR = Duration.days(30)
+
+/** A sign-in refused before its password is checked. */
+export interface Refusal {
+  readonly retryAfterSeconds: number
+  /** The first refusal of this email from this address in the window: the one the audit log records. */
+  readonly first: boolean
+}
+
+export class SignInThrottle extends Effect.Service<SignInThrottle>()("@orgplane/server/identity/SignInThrottle", {
+  effect: Effect.gen(function*() {
+    const settings = yield* ServerConfig
+    const crypto = yield* Crypto
+    const limiter = yield* RateLimiter
+    const addresses = yield* SignInAddressesRepository
+    const window = settings.signInWindow
+
+    const keysOf = (email: string, address: string) => {
+      const account = crypto.hashToken(email.toLowerCase())
+      const block = addressBlock(address)
+      return {
+        account,
+        block,
+        pair: `sign-in:pair:${account}:${block}`,
+        perAccount: `sign-in:account:${account}`,
+        perAddress: `sign-in:address:${block}`,
+        refused: `sign-in:refused:${account}:${block}`
+      }
+    }
+
+    /** The standings past their key's limit (`reached`: at it already counts, for a read before counting). */
+    const blocking = (keys: ReturnType<typeof keysOf>, standings: ReadonlyArray<Standing>, reached: boolean) =>
+      Effect.gen(function*() {
+        const limits: Record<string, number> = {
+          [keys.pair]: settings.signInFailuresPerAccountAndAddress,
+          [keys.perAccount]: settings.signInFailuresPerAccount,
+          [keys.perAddress]: settings.signInFailuresPerAddress
+        }
+        const over = standings.filter((standing) => reached ? standing.count >= limits[standing.key]! : standing.count > limits[standing.key]!)
+        if (!over.some((standing) => standing.key === keys.perAccount)) return over
+        const since = new Date((yield* now).getTime() - Duration.toMillis(KNOWN_ADDRESS_FOR))
+        const spared = yield* addresses.signedInSince(keys.account, keys.block, since)
+        return spared ? over.filter((standing) => standing.key !== keys.perAccount) : over
+      })
+
+    const refusal = (keys: ReturnType<typeof keysOf>, over: ReadonlyArray<Standing>) =>
+      Effect.map(limiter.hit(keys.refused, 1, window), (logged): Option.Option<Refusal> =>
+        Option.some({ retryAfterSeconds: Math.max(...over.map((standing) => standing.retryAfterSeconds)), first: logged.allowed }))
+
+    /**
+     * Counts a sign-in attempt before its password is checked, or refuses it. A refusal counts nothing: a stranger
+     * past the pair's limit spends nothing of the account's. Attempts racing past a limit are counted at once, in one
+     * statement, and those beyond it refused: however many arrive together, no more passwords are checked than the
+     * limits allow.
+     */
+    const attempt = Effect.fn("SignInThrottle.attempt")(function*(email: string, address: string) {
+      const keys = keysOf(email, address)
+      const counted = [keys.pair, keys.perAccount, keys.perAddress]
+      const before = yield* blocking(keys, yield* limiter.read(counted, window), true)
+      if (before.length > 0) return yield* refusal(keys, before)
+      const after = yield* blocking(keys, yield* limiter.hitEach(counted, window), false)
+      if (after.length > 0) return yield* refusal(keys, after)
+      return Option.none<Refusal>()
+    })
+
+    /**
+     * The password was right: the email's counts are cleared (its own from this address, and its own from anywhere;
+     * other addresses' guesses at it stay counted), the address's count takes the attempt back (people signing in
+     * from one office do not add up), and the address is remembered as the account's.
+     */
+    const succeeded = Effect.fn("SignInThrottle.succeeded")(function*(email: string, address: string) {
+      const keys = keysOf(email, address)
+      yield* limiter.clear([keys.pair, keys.perAccount])
+      yield* limiter.refund(keys.perAddress)
+      yield* addresses.remember(keys.account, keys.block, yield* now)
+    })
+
+    return { attempt, succeeded } as const
+  }),
+  dependencies: [RateLimiter.Default, SignInAddressesRepository.Default]
+}) {}
