@@ -13,6 +13,7 @@
  * request instead (server and client together, three rounds): enough to compare two paths of one server.
  */
 import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
 import { Agent, createServer } from "node:http"
 import * as Inspector from "node:inspector"
 import type { AddressInfo } from "node:net"
@@ -23,7 +24,10 @@ import { ok, request } from "./http.js"
 
 const [path = "/v1/me", requestsArg = "200", credential = "bearer"] = process.argv.slice(2)
 const requests = Number(requestsArg)
-const database = process.env.DATABASE_URL?.trim() ? { databaseUrl: process.env.DATABASE_URL.trim() } : { dataDir: "memory" }
+// On Postgres the server needs its encryption key (the environment's, or one for this run).
+const database = process.env.DATABASE_URL?.trim()
+  ? { databaseUrl: process.env.DATABASE_URL.trim(), encryptionKeys: process.env.ORGPLANE_ENCRYPTION_KEYS ?? `ops:${randomBytes(32).toString("base64")}` }
+  : { dataDir: "memory" }
 const { listener, dispose } = await makeNodeListener({ ...database, passwordCost: 10, logFormat: "json" })
 const server = createServer(listener)
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

@@ -6,6 +6,7 @@
  * the built CLI. Prints the median and spread of each; asserts nothing.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import { request } from "node:http"
 import { createServer } from "node:net"
@@ -158,7 +159,9 @@ export const measure = async (options: Options) => {
     ...inherited,
     ORGPLANE_LOG_LEVEL: inherited.ORGPLANE_LOG_LEVEL ?? "warn",
     // Another server on this host (or the previous run, still stopping) must not hold the runner's port.
-    ORGPLANE_CLUSTER_PORT: "0"
+    ORGPLANE_CLUSTER_PORT: "0",
+    // On Postgres a server needs its key, the same one at every start of the run.
+    ORGPLANE_ENCRYPTION_KEYS: inherited.ORGPLANE_ENCRYPTION_KEYS ?? `bench:${randomBytes(32).toString("base64")}`
   }
   const ways = waysOf(options.root)
   let commit = ""

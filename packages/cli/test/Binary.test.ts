@@ -2,8 +2,10 @@
  * The built `orgplane` executable, as it is published (see Binary.ts): what only a real process shows. Everything
  * else runs in-process (Harness.ts).
  */
-import { Http } from "@orgplane/testkit"
+import { Http, TestDatabase } from "@orgplane/testkit"
+import { Effect, Exit, Option, Redacted, Scope } from "effect"
 import { spawn } from "node:child_process"
+import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as HttpClient from "node:http"
 import * as Net from "node:net"
@@ -166,34 +168,38 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
   })
 })
 
-describe("two processes on one embedded data folder", { timeout: 240_000 }, () => {
-  /** `orgplane serve` on a free port of `data`; `up` waits until it answers /health (true) or has exited (false). */
-  const serve = async (home: string, data: string) => {
-    const port = await freePort()
-    const child = spawn(process.execPath, [bin, "serve", "--port", String(port), "--data", data], {
-      cwd: root,
-      env: { HOME: home },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    let ended = false
-    child.stdout.on("data", (chunk) => (output += chunk))
-    child.stderr.on("data", (chunk) => (output += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-    child.on("exit", () => (ended = true))
-    const url = `http://127.0.0.1:${port}`
-    const up = async () => {
-      const deadline = Date.now() + 120_000
-      while (Date.now() < deadline && !ended) {
-        if ((await Http.request(url, "GET", "/health").catch(() => undefined))?.status === 200) return true
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      return false
+/**
+ * `orgplane serve` on a free port of `data` (a folder, or `--database-url <url>` when `data` is a URL), with `env`
+ * added to its environment; `up` waits until it answers /health (true) or has exited (false).
+ */
+const serve = async (home: string, data: string, env: Record<string, string> = {}) => {
+  const port = await freePort()
+  const where = data.startsWith("postgres") ? ["--database-url", data] : ["--data", data]
+  const child = spawn(process.execPath, [bin, "serve", "--port", String(port), ...where], {
+    cwd: root,
+    env: { HOME: home, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  let ended = false
+  child.stdout.on("data", (chunk) => (output += chunk))
+  child.stderr.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  child.on("exit", () => (ended = true))
+  const url = `http://127.0.0.1:${port}`
+  const up = async () => {
+    const deadline = Date.now() + 120_000
+    while (Date.now() < deadline && !ended) {
+      if ((await Http.request(url, "GET", "/health").catch(() => undefined))?.status === 200) return true
+      await new Promise((resolve) => setTimeout(resolve, 200))
     }
-    const stop = () => ended || child.kill("SIGKILL")
-    return { child, url, up, exited, stop, output: () => output }
+    return false
   }
+  const stop = () => ended || child.kill("SIGKILL")
+  return { child, url, up, exited, stop, output: () => output }
+}
 
+describe("two processes on one embedded data folder", { timeout: 240_000 }, () => {
   it("the second refuses at once, naming the folder and the holder's pid; a SIGKILLed holder's lock is replaced, its writes kept, and a stop removes it", async () => {
     const { home } = await fresh()
     const data = Path.join(await Fs.realpath(home), "data")
@@ -229,6 +235,84 @@ describe("two processes on one embedded data folder", { timeout: 240_000 }, () =
       await expect(Fs.stat(lockFile)).rejects.toMatchObject({ code: "ENOENT" })
     } finally {
       for (const server of started) server.stop()
+    }
+  })
+})
+
+describe("a server whose encryption keys do not open its database", { timeout: 300_000 }, () => {
+  const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
+  const lastLine = (output: string) => output.trim().split("\n").at(-1)
+
+  it("stops at start, before listening, naming ORGPLANE_ENCRYPTION_KEYS and `orgplane keys`; the right key starts it with its data", async () => {
+    const { home } = await fresh()
+    const folder = await Fs.realpath(home)
+    const data = Path.join(folder, "data")
+    const right = newKey("a")
+    const started: Array<Awaited<ReturnType<typeof serve>>> = []
+    const start = (env: Record<string, string> = {}) => serve(home, data, env).then((server) => (started.push(server), server))
+    try {
+      const first = await start({ ORGPLANE_ENCRYPTION_KEYS: right })
+      expect(await first.up(), first.output()).toBe(true)
+      const person = await Http.signUp(first.url)
+      first.child.kill("SIGTERM")
+      expect(await first.exited, first.output()).toBe(0)
+
+      const wrong = await start({ ORGPLANE_ENCRYPTION_KEYS: newKey("b") })
+      expect(await wrong.up(), wrong.output()).toBe(false)
+      expect(await wrong.exited).toBe(1)
+      expect(wrong.output()).not.toContain("Listening")
+      expect(lastLine(wrong.output())).toBe(
+        `error: The database's secrets are encrypted with key "a", which ORGPLANE_ENCRYPTION_KEYS does not hold (the first of ORGPLANE_ENCRYPTION_KEYS is "b"): start with the keys they were written with. While rotating, list the new key first and the old one after it (ORGPLANE_ENCRYPTION_KEYS=new:…,a:…) until \`orgplane keys rotate\` has re-encrypted everything; \`orgplane keys --help\` says how keys are made and rotated. Nothing was changed.`
+      )
+
+      // Without the variable the embedded database uses its key file, made now: not the key the data was written with.
+      const keyless = await start()
+      expect(await keyless.up(), keyless.output()).toBe(false)
+      expect(await keyless.exited).toBe(1)
+      expect(keyless.output()).not.toContain("Listening")
+      expect(lastLine(keyless.output())).toContain(
+        `error: The database's secrets are encrypted with key "a", which the key file ${Path.join(folder, "encryption.key")} (ORGPLANE_ENCRYPTION_KEYS is not set) does not hold`
+      )
+
+      const again = await start({ ORGPLANE_ENCRYPTION_KEYS: right })
+      expect(await again.up(), again.output()).toBe(true)
+      const signIn = await Http.request(again.url, "POST", "/v1/auth/sign-in", { body: { email: person.email, password: person.password } })
+      expect(signIn.status, signIn.text).toBe(200)
+      again.child.kill("SIGTERM")
+      expect(await again.exited).toBe(0)
+    } finally {
+      for (const server of started) server.stop()
+    }
+  })
+
+  it.runIf(TestDatabase.onPostgres)("with DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS, stops at start naming the variable and `orgplane keys generate`, whose key starts it (Postgres only)", async () => {
+    const { cli, home } = await fresh()
+    const scope = Effect.runSync(Scope.make())
+    const started: Array<Awaited<ReturnType<typeof serve>>> = []
+    try {
+      const url = Option.getOrThrow(Effect.runSync(Effect.orDie(TestDatabase.postgresUrl)))
+      const database = Redacted.value(await Effect.runPromise(Scope.extend(TestDatabase.freshPostgresUrl(url), scope)))
+      const keyless = await serve(home, database, { ORGPLANE_CLUSTER_PORT: "0" })
+      started.push(keyless)
+      expect(await keyless.up(), keyless.output()).toBe(false)
+      expect(await keyless.exited).toBe(1)
+      expect(keyless.output()).not.toContain("Listening")
+      expect(lastLine(keyless.output())).toBe(
+        "error: ORGPLANE_ENCRYPTION_KEYS is not set: the server keeps its secrets encrypted and does not start without a key. Set it to kid:<32 random bytes in base64> (`orgplane keys generate` prints one; keep it safe: the secrets are lost without it)."
+      )
+
+      const generated = await cli(["keys", "generate", "--id", "prod1"])
+      expect(generated.code).toBe(0)
+      const key = generated.stdout.trim()
+      expect(key).toMatch(/^prod1:[A-Za-z0-9+/]{43}=$/)
+      const keyed = await serve(home, database, { ORGPLANE_CLUSTER_PORT: "0", ORGPLANE_ENCRYPTION_KEYS: key })
+      started.push(keyed)
+      expect(await keyed.up(), keyed.output()).toBe(true)
+      keyed.child.kill("SIGTERM")
+      expect(await keyed.exited).toBe(0)
+    } finally {
+      for (const server of started) server.stop()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   })
 })

@@ -66,8 +66,10 @@ describe("orgplane keys rotate", { timeout: 180_000 }, () => {
     expect(first.stderr).toBe("")
     expect(first.code).toBe(0)
     const report = json(first)
-    expect(report).toMatchObject({ keyId: "new", rewritten: 3, unreadable: 0 })
+    // The three API keys, and the instance's cursor key.
+    expect(report).toMatchObject({ keyId: "new", rewritten: 4, unreadable: 0 })
     expect(report.columns).toContainEqual({ table: "mcp_connections", column: "api_key_ciphertext", rewritten: 3, unreadable: 0, changedMeanwhile: 0 })
+    expect(report.columns).toContainEqual({ table: "instance_secrets", column: "ciphertext", rewritten: 1, unreadable: 0, changedMeanwhile: 0 })
 
     const second = await cli(["keys", "rotate", ...database.flags], env)
     expect(second.code).toBe(0)
@@ -84,6 +86,20 @@ describe("orgplane keys rotate", { timeout: 180_000 }, () => {
     } finally {
       await server.close()
     }
+  })
+
+  it("generate prints a new key for ORGPLANE_ENCRYPTION_KEYS, named by --id or the day", async () => {
+    const { cli } = await fresh()
+    const named = await cli(["keys", "generate", "--id", "prod-2"])
+    expect(named.code).toBe(0)
+    const [id, key] = named.stdout.trim().split(":")
+    expect(id).toBe("prod-2")
+    expect(Buffer.from(key!, "base64")).toHaveLength(32)
+    const dated = await cli(["keys", "generate"])
+    expect(dated.stdout.trim()).toMatch(/^k\d{8}:[A-Za-z0-9+/]{43}=$/)
+    expect(dated.stdout.trim()).not.toBe(named.stdout.trim())
+    const refused = await cli(["keys", "generate", "--id", "no spaces"])
+    expect(refused.code).toBe(2)
   })
 
   it("refuses a database that was never migrated, and (with DATABASE_URL) a missing key", async () => {

@@ -36,7 +36,7 @@ import * as HttpErrors from "./platform/HttpErrors.js"
 import * as Idempotency from "./platform/Idempotency.js"
 import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
 import { IdGenerator } from "./platform/Ids.js"
-import { CursorKey } from "./platform/Keyset.js"
+import * as InstanceSecrets from "./platform/InstanceSecrets.js"
 import { migrate } from "./platform/Migrator.js"
 import * as Outbound from "./platform/Outbound.js"
 import { RateLimiter } from "./platform/RateLimiter.js"
@@ -93,24 +93,27 @@ export type ServerOptions = Config.Options & CodeHostConfig.Options & DnsConfig.
 const Migrations = Layer.effectDiscard(migrate(migrations))
 
 /**
- * After the migrations, before serving: stored secrets of the old unbound format rewritten bound to their rows
- * (platform/StoredSecrets.ts). Not a migration: migrations run without the keys, which only the configuration has.
+ * After the migrations, before serving: the keys checked against the database by reading the instance's cursor key
+ * (made and stored encrypted on the first start; platform/InstanceSecrets.ts), so that a server without its keys or
+ * with the wrong ones stops here; then stored secrets of the old unbound format rewritten bound to their rows
+ * (platform/StoredSecrets.ts). Not migrations: migrations run without the keys, which only the configuration has.
  */
-const UpgradeSecrets = Layer.effectDiscard(Effect.flatMap(Crypto.Crypto, (crypto) => StoredSecrets.upgradeV1(crypto.keyring))).pipe(
-  Layer.provide(Crypto.layer)
-)
+const StartupSecrets = Layer.provideMerge(
+  Layer.effectDiscard(Effect.flatMap(Crypto.Crypto, (crypto) => StoredSecrets.upgradeV1(crypto.keyring))),
+  InstanceSecrets.cursorKeyLayer
+).pipe(Layer.provide(Crypto.layer))
 
 /** Shared infrastructure: services that any area may use. */
-const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.Default, CursorKey.Live, Idempotency.layer, AuditRecorder.Default).pipe(
+const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.Default, Idempotency.layer, AuditRecorder.Default).pipe(
   Layer.provideMerge(IdGenerator.Live)
 )
 
-/** The database, migrated (stored secrets upgraded), with the configuration. */
+/** The database, migrated (the keys checked, stored secrets upgraded), with the configuration and the cursor key. */
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
   const db = (database ?? Database.layerWith({ memoryTemplate: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
-  return Layer.provideMerge(UpgradeSecrets, Layer.provideMerge(Migrations, Layer.merge(db, config)))
+  return Layer.provideMerge(StartupSecrets, Layer.provideMerge(Migrations, Layer.merge(db, config)))
 }
 
 /**

@@ -2,6 +2,7 @@
  * Services act for a principal: a member (checked against the policy table) or the system itself, for background
  * work with no HTTP caller. Exercised through a real service on a real database.
  */
+import * as NodeCrypto from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Membership, Organization, type OrganizationId } from "@orgplane/schema"
@@ -21,7 +22,7 @@ const organization = new Organization({
   createdAt: at
 })
 
-const Services = Teams.Default.pipe(Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, CursorKey.Live)), Layer.provideMerge(TestDatabase.layer))
+const Services = Teams.Default.pipe(Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))), Layer.provideMerge(TestDatabase.layer))
 
 describe("principals", () => {
   it.layer(Services, { timeout: 60_000 })((it) => {

@@ -3,6 +3,7 @@
  * SCIM token middleware, tested in ScimGroups.test.ts): the three mapping modes, Okta's and Entra's sequences, the
  * role rules, ETags, uniqueness, a connection's confinement, and a 10,000-member PATCH as set-based statements.
  */
+import * as NodeCrypto from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import type { OrganizationId, ScimConnectionId } from "@orgplane/schema"
@@ -16,7 +17,7 @@ import * as DirectoryTeams from "../src/teams/DirectoryTeams.js"
 
 const Services = Layer.mergeAll(Groups.Default, Reconcile.Default).pipe(
   Layer.provideMerge(DirectoryTeams.layer),
-  Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, CursorKey.Live)),
+  Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))),
   Layer.provideMerge(TestDatabase.layer)
 )
 

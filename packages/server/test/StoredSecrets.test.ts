@@ -1,16 +1,17 @@
 /**
  * Stored secrets through the public surface: a ciphertext copied to another organization's row does not decrypt
  * there (a declared 500 `stored_credential_unreadable`, logged once with the key problem); v1 ciphertexts are
- * rewritten bound to their rows at start-up; the rotation re-encrypts every registered column with the newest key,
- * in batches, and a second run finds nothing to do. MCP API-key connections stand for every encrypted column: a
+ * rewritten bound to their rows at start-up, and so is a cursor key kept in clear; the rotation re-encrypts every
+ * registered column with the newest key, in batches, and a second run finds nothing to do. MCP API-key connections stand for every encrypted column: a
  * change of URL makes the server decrypt the stored key for the live check.
  */
 import { SqlClient } from "@effect/sql"
 import { FakeMcp, Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Effect, Either, Layer, Logger, ManagedRuntime } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeKeyring, parseKeys, sealV1 } from "../src/platform/Crypto.js"
+import { bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
 import * as StoredSecrets from "../src/platform/StoredSecrets.js"
 
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
@@ -60,7 +61,7 @@ const storedKey = (db: Awaited<ReturnType<typeof sharedDatabase>>, organizationI
     )
   )
 
-describe("stored secrets", () => {
+describe("stored secrets", { timeout: 120_000 }, () => {
   it("a credential copied onto another organization's row does not decrypt there: 500 stored_credential_unreadable, logged once", async () => {
     const db = await sharedDatabase()
     const lines: Array<{ level: string; message: string }> = []
@@ -125,6 +126,49 @@ describe("stored secrets", () => {
     }
   })
 
+  it("a cursor key kept in clear (before it was encrypted) is encrypted at start-up, its clear copy deleted; its cursors still work", async () => {
+    const keys = newKey("k1")
+    const keyring = makeKeyring(parseKeys(keys))
+    const binding = bindInstance(SecretColumns.cursorKey, "cursor_key")
+    const db = await sharedDatabase()
+    let server = await db.start({ encryptionKeys: keys })
+    try {
+      const org = await Http.staffed(server.url)
+      const first = Http.expectStatus<any>("a page", await Http.request(server.url, "GET", "/v1/members?limit=1", { token: org.owner.token }), 200)
+      expect(first.nextCursor).not.toBeNull()
+      await server.close()
+      // The database as a server before the encryption left it: the key in clear in instance_settings.
+      const clear = await db.sql((sql) =>
+        Effect.gen(function*() {
+          const [row] = yield* sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = 'cursor_key'`
+          const value = Either.getOrThrow(keyring.open(row!.ciphertext, binding))
+          yield* sql`DELETE FROM instance_secrets`
+          yield* sql`INSERT INTO instance_settings (key, value) VALUES ('cursor_key', ${value})`
+          return value
+        })
+      )
+
+      server = await db.start({ encryptionKeys: keys })
+      const stored = await db.sql((sql) =>
+        Effect.all({
+          clear: sql<{ readonly value: string }>`SELECT value FROM instance_settings WHERE key = 'cursor_key'`,
+          encrypted: sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets WHERE name = 'cursor_key'`
+        })
+      )
+      expect(stored.clear).toEqual([])
+      expect(stored.encrypted[0]!.ciphertext).toMatch(/^v2:k1:/)
+      expect(stored.encrypted[0]!.ciphertext).not.toContain(clear)
+      expect(Either.getOrThrow(keyring.open(stored.encrypted[0]!.ciphertext, binding))).toBe(clear)
+      // The same key: a cursor made before the upgrade reads the next page.
+      const next = await Http.request(server.url, "GET", `/v1/members?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`, { token: org.owner.token })
+      expect(next.status, next.text).toBe(200)
+      expect(next.body.items[0].id).not.toBe(first.items[0].id)
+    } finally {
+      await server.close()
+      await db.close()
+    }
+  })
+
   it("a v1 ciphertext whose key is not configured stays as it is, and the server still starts", async () => {
     const gone = newKey("gone")
     const db = await sharedDatabase()
@@ -166,7 +210,9 @@ describe("stored secrets", () => {
       const report = await db.sql(() => StoredSecrets.rotate(keyring, { batchSize: 2 }))
       const keyed = report.columns.find((column) => column.table === "mcp_connections" && column.column === "api_key_ciphertext")!
       expect(keyed).toMatchObject({ rewritten: 3, unreadable: 1, changedMeanwhile: 0 })
-      expect(report.rewritten).toBe(3)
+      // The instance's cursor key is rotated with them.
+      expect(report.columns.find((column) => column.table === "instance_secrets")).toMatchObject({ rewritten: 1, unreadable: 0 })
+      expect(report.rewritten).toBe(4)
       for (const id of ids) expect((await storedKey(db, org.organizationId, id)).startsWith("v2:new:")).toBe(true)
       expect(await storedKey(db, other.organizationId, moved)).toBe(copied)
 

@@ -81,7 +81,11 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
   await previous
   try {
     const runtime = ManagedRuntime.make(serverLayer(options, clock, logger))
-    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+    // A server that refuses to start (its keys do not open the database, say) leaves nothing running behind.
+    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address)).catch(async (error) => {
+      await runtime.dispose()
+      throw error
+    })
     if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
     return { url: `http://127.0.0.1:${address.port}`, close: () => runtime.dispose() }
   } finally {

@@ -1,11 +1,13 @@
 /**
- * `orgplane keys rotate`: re-encrypts every stored secret with the newest encryption key. A local command, like
+ * `orgplane keys generate`: prints a new encryption key, for ORGPLANE_ENCRYPTION_KEYS (nothing else: the server is
+ * not loaded). `orgplane keys rotate`: re-encrypts every stored secret with the newest encryption key. A local command, like
  * `serve`: it opens the database the server uses (DATABASE_URL, or the embedded one) with the server's own
  * configuration (ORGPLANE_ENCRYPTION_KEYS), and never goes through the HTTP API, so that the keys stay on the
  * server's side and no API credential can trigger it. The server is imported only when the command runs.
  */
 import type { ServerOptions } from "@orgplane/server"
 import { Console, Effect, Layer, Schema } from "effect"
+import * as NodeCrypto from "node:crypto"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -74,4 +76,29 @@ const rotate = Commands.leaf("rotate", {
     })
 })
 
-export const keys = Commands.group("keys", "Manage the keys that encrypt stored secrets (local, like serve).", [rotate])
+/** A key id: what ciphertexts name their key by (`v2:<id>:…`). */
+const KeyId = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_-]{1,32}$/, { message: () => "must be 1 to 32 letters, digits, `-` or `_`" })
+)
+
+const generate = Commands.leaf("generate", {
+  summary: "Print a new encryption key (kid:base64), for ORGPLANE_ENCRYPTION_KEYS.",
+  details: [
+    "The server encrypts every secret it keeps (third-party credentials, its cursor key) with the first key of ORGPLANE_ENCRYPTION_KEYS and reads them with any of them, and does not start without the key its database was written with. With DATABASE_URL it must be set; the embedded database generates its own beside the data folder (encryption.key). Keep the key safe and apart from the database's backups: without it the stored secrets are lost. To change keys, put the new one first (new:…,old:…), restart the servers, then run `orgplane keys rotate`."
+  ],
+  global: false,
+  inputs: {
+    id: Inputs.optional(Inputs.text("id", {
+      placeholder: "<kid>",
+      description: "The key's id (default k<yyyymmdd>): 1 to 32 letters, digits, - or _.",
+      schema: KeyId
+    }))
+  },
+  run: (flags) =>
+    Effect.gen(function*() {
+      const id = flags.id._tag === "Some" ? flags.id.value : `k${new Date().toISOString().slice(0, 10).replaceAll("-", "")}`
+      yield* Console.log(`${id}:${NodeCrypto.randomBytes(32).toString("base64")}`)
+    })
+})
+
+export const keys = Commands.group("keys", "Manage the keys that encrypt stored secrets (local, like serve).", [generate, rotate])

@@ -72,6 +72,9 @@ export const make = (environment?: Environment) =>
               // Another process (or host) holds the embedded data folder: its message names the folder and the holder.
               const folder = inChain(error, (current) => current._tag === "DataFolderInUse")
               if (folder instanceof Error) return new CommandFailed({ error: "data_folder_in_use", message: folder.message })
+              // No encryption key, or keys that do not open the database's secrets: its message names the variable.
+              const keys = inChain(error, (current) => current._tag === "EncryptionKeysUnusable")
+              if (keys instanceof Error) return new CommandFailed({ error: "encryption_keys_unusable", message: keys.message })
               return inChain(error, (current) => current.code === "EADDRINUSE") !== undefined
                 ? new CommandFailed({
                   error: "port_in_use",

@@ -43,7 +43,7 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
     const secretFor = (organizationId: string, id: AuditStreamId) =>
       Effect.gen(function*() {
         const secret = yield* crypto.newToken("whsec")
-        // No key configured (DATABASE_URL without ORGPLANE_ENCRYPTION_KEYS) is the operator's mistake: a 500 logged.
+        // Never without a key: a server without one does not start (platform/InstanceSecrets.ts).
         const ciphertext = yield* Effect.orDie(crypto.encrypt(secret, bind(SecretColumns.auditStreamSecret, organizationId, id)))
         return { secret, ciphertext }
       })

@@ -30,6 +30,7 @@ import auditChanges from "./0027_audit_changes.js"
 import auditStreams from "./0028_audit_streams.js"
 import auditActionFamily from "./0029_audit_action_family.js"
 import auditAnonymous from "./0030_audit_anonymous.js"
+import instanceSecrets from "./0031_instance_secrets.js"
 import signInAddresses from "./0033_sign_in_addresses.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -63,6 +64,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 28, name: "audit_streams", up: auditStreams },
   { id: 29, name: "audit_action_family", up: auditActionFamily },
   { id: 30, name: "audit_anonymous", up: auditAnonymous },
+  { id: 31, name: "instance_secrets", up: instanceSecrets },
   { id: 33, name: "sign_in_addresses", up: signInAddresses }
 ]
 

@@ -93,7 +93,7 @@ export const environment = [
   ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(first organization)", "Organization whose owners and admins operate the instance."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
-  ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts. Required with DATABASE_URL once secrets are stored."],
+  ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
   ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below; past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],

@@ -198,7 +198,7 @@ export interface CryptoService {
   readonly unusablePasswordHash: string
   /** Constant-time. `stored` undefined still spends a full hash, so unknown emails take as long as wrong passwords. */
   readonly verifyPassword: (password: string, stored: string | undefined) => Effect.Effect<boolean>
-  /** Encrypts a secret for its place (`SecretColumns.ts`); fails only when no key is configured. */
+  /** Encrypts a secret for its place (`SecretColumns.ts`); fails only when no key is configured (a server does not start so). */
   readonly encrypt: (plaintext: string, binding: Binding) => Effect.Effect<string, CryptoError>
   /** Decrypts the secret stored at `binding`; a failure is logged once and answered as `stored_credential_unreadable`. */
   readonly decrypt: (ciphertext: string, binding: Binding) => Effect.Effect<string, StoredCredentialUnreadable>
@@ -252,20 +252,20 @@ export const make = (options: { readonly passwordCost: number; readonly keys: Re
     }
   })
 
+/** The key file of an embedded database in `dataDir`: beside the data folder, so a copy of the folder alone lacks it. */
+export const keyFileOf = (dataDir: string) => Path.join(Path.dirname(Path.resolve(dataDir)), "encryption.key")
+
 /**
  * Where the keys come from: ORGPLANE_ENCRYPTION_KEYS; else, for the embedded database, a key file generated once
- * beside the data folder; else (in memory) a key for this process only. With DATABASE_URL and no keys, encrypting
- * fails with a message naming the variable.
+ * beside the data folder; else (in memory) a key for this process only. With DATABASE_URL and no keys: none, and
+ * the server refuses to start (platform/InstanceSecrets.ts says so, naming the variable).
  */
 export const loadKeys = Effect.gen(function*() {
   const settings = yield* ServerConfig
   if (settings.encryptionKeys !== undefined) return parseKeys(Redacted.value(settings.encryptionKeys))
-  if (settings.databaseUrl !== undefined) {
-    yield* Effect.logWarning("ORGPLANE_ENCRYPTION_KEYS is not set: storing third-party credentials will fail until it is.")
-    return []
-  }
+  if (settings.databaseUrl !== undefined) return []
   if (settings.dataDir === "memory") return [{ id: "ephemeral", key: NodeCrypto.randomBytes(32) }]
-  const file = Path.join(Path.dirname(Path.resolve(settings.dataDir)), "encryption.key")
+  const file = keyFileOf(settings.dataDir)
   return yield* Effect.promise(async () => {
     const existing = await Fs.readFile(file, "utf8").catch(() => undefined)
     if (existing !== undefined) return parseKeys(existing)

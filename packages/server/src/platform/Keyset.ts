@@ -9,8 +9,7 @@
  */
 import { SqlClient, type Statement } from "@effect/sql"
 import { DEFAULT_LIMIT, InvalidRequest } from "@orgplane/schema"
-import { Context, Effect, Layer, Schema } from "effect"
-import * as NodeCrypto from "node:crypto"
+import { Context, Effect, Schema } from "effect"
 import { sign, verifySignature } from "./Crypto.js"
 
 /** One part of a list's sort key. */
@@ -51,23 +50,11 @@ export interface PageQuery {
   readonly limit?: number | undefined
 }
 
-/** The instance's secret for signing cursors. */
-export class CursorKey extends Context.Tag("@orgplane/server/platform/Keyset")<CursorKey, Buffer>() {
-  /**
-   * Read from `instance_settings`, generated on first start: every server process of an instance signs and
-   * accepts the same cursors, across restarts.
-   */
-  static readonly Live = Layer.effect(
-    CursorKey,
-    Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const generated = NodeCrypto.randomBytes(32).toString("base64")
-      yield* sql`INSERT INTO instance_settings (key, value) VALUES ('cursor_key', ${generated}) ON CONFLICT (key) DO NOTHING`
-      const [row] = yield* sql<{ value: string }>`SELECT value FROM instance_settings WHERE key = 'cursor_key'`
-      return Buffer.from(row.value, "base64")
-    }).pipe(Effect.orDie)
-  )
-}
+/**
+ * The instance's secret for signing cursors: every server process of an instance signs and accepts the same cursors,
+ * across restarts. Stored encrypted and read at start-up (platform/InstanceSecrets.ts).
+ */
+export class CursorKey extends Context.Tag("@orgplane/server/platform/Keyset")<CursorKey, Buffer>() {}
 
 const SEPARATOR = "\u0000"
 

@@ -10,22 +10,45 @@
 export interface SecretColumn {
   readonly table: string
   readonly column: string
-  /** Columns that, with `organization_id`, name one row (none: the organization has one such row). */
+  /**
+   * `organization`: a secret of one organization, in a tenant table, bound to its `organization_id` and row;
+   * `instance`: a secret of the instance itself (the cursor key), in a table without `organization_id`.
+   */
+  readonly scope: "organization" | "instance"
+  /**
+   * Columns that, with `organization_id`, name one row (none: the organization has one such row); for an instance
+   * secret, the columns that alone name it.
+   */
   readonly row: ReadonlyArray<string>
   /** What the column holds, in words, for messages: "the MCP connection's API key". */
   readonly holds: string
 }
 
-/** Where one ciphertext lives: its column, organization and row (the values of `column.row`, in order). */
+/**
+ * Where one ciphertext lives: its column, organization and row (the values of `column.row`, in order). An instance
+ * secret's organization is `INSTANCE` (no organization id is empty).
+ */
 export interface Binding {
   readonly column: SecretColumn
   readonly organizationId: string
   readonly row: ReadonlyArray<string>
 }
 
+/** The organization of an instance secret's binding: none. */
+export const INSTANCE = ""
+
 const column = (table: string, name: string, row: ReadonlyArray<string>, holds: string): SecretColumn => ({
   table,
   column: name,
+  scope: "organization",
+  row,
+  holds
+})
+
+const instanceColumn = (table: string, name: string, row: ReadonlyArray<string>, holds: string): SecretColumn => ({
+  table,
+  column: name,
+  scope: "instance",
   row,
   holds
 })
@@ -35,8 +58,14 @@ export const bind = (column: SecretColumn, organizationId: string, ...row: Reado
   if (row.length !== column.row.length) {
     throw new Error(`${column.table}.${column.column} is bound to ${column.row.length} row column(s), given ${row.length}`)
   }
+  if ((column.scope === "instance") !== (organizationId === INSTANCE)) {
+    throw new Error(`${column.table}.${column.column} holds ${column.scope === "instance" ? "an instance" : "an organization's"} secret`)
+  }
   return { column, organizationId, row }
 }
+
+/** An instance secret's place: `bindInstance(SecretColumns.cursorKey, "cursor_key")`. */
+export const bindInstance = (column: SecretColumn, ...row: ReadonlyArray<string>): Binding => bind(column, INSTANCE, ...row)
 
 export const SecretColumns = {
   connectorToken: column("connector_accounts", "token_ciphertext", ["id"], "the connector account's token"),
@@ -66,7 +95,8 @@ export const SecretColumns = {
   suiteCodeVerifier: column("suite_authorizations", "code_verifier_ciphertext", ["id"], "the suite authorization's PKCE verifier"),
   llmCredential: column("llm_providers", "credential_ciphertext", ["id"], "the LLM provider's credential"),
   llmHeaders: column("llm_providers", "headers_ciphertext", ["id"], "the LLM provider's extra headers"),
-  auditStreamSecret: column("audit_streams", "secret_ciphertext", ["id"], "the audit stream's signing secret")
+  auditStreamSecret: column("audit_streams", "secret_ciphertext", ["id"], "the audit stream's signing secret"),
+  cursorKey: instanceColumn("instance_secrets", "ciphertext", ["name"], "the instance's cursor key")
 } as const
 
 /** The list the upgrade and the rotation walk. */

@@ -9,7 +9,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Either } from "effect"
 import { type Keyring, keyIdOf, loadKeys, makeKeyring } from "./Crypto.js"
 import { LOCK_KEY } from "./Migrator.js"
-import { allSecretColumns, bind, type SecretColumn } from "./SecretColumns.js"
+import { allSecretColumns, bind, INSTANCE, type SecretColumn } from "./SecretColumns.js"
 
 /** One stored ciphertext and its place. */
 interface StoredValue {
@@ -52,8 +52,12 @@ type Selection = { readonly _tag: "V1" } | { readonly _tag: "NotWithKey"; readon
  * organizations on purpose: the statement says so for the tenancy check. Names come from `SecretColumns.ts`, never
  * from input.
  */
+/** The columns naming a value of `column`, in order: its organization's (but for an instance secret's) and its row's. */
+const keysOf = (column: SecretColumn) => column.scope === "instance" ? column.row : ["organization_id", ...column.row]
+
 const selectBatch = (sql: SqlClient.SqlClient, column: SecretColumn, selection: Selection, after: StoredValue | undefined, limit: number) => {
-  const keys = ["organization_id", ...column.row]
+  const keys = keysOf(column)
+  const instance = column.scope === "instance"
   const params: Array<string | number> = []
   const param = (value: string | number) => {
     params.push(value)
@@ -63,24 +67,32 @@ const selectBatch = (sql: SqlClient.SqlClient, column: SecretColumn, selection: 
     `${column.column} IS NOT NULL`,
     selection._tag === "V1" ? `${column.column} LIKE 'v1:%'` : `${column.column} NOT LIKE ${param(`v2:${selection.keyId.replace(/[\\%_]/g, "\\$&")}:%`)}`
   ]
-  if (after !== undefined) conditions.push(`(${keys.join(", ")}) > (${[after.organizationId, ...after.row].map(param).join(", ")})`)
+  if (after !== undefined) {
+    conditions.push(`(${keys.join(", ")}) > (${[...(instance ? [] : [after.organizationId]), ...after.row].map(param).join(", ")})`)
+  }
   const text = `/* instance-wide: re-encrypting stored secrets (platform/StoredSecrets.ts) */ SELECT ${
     keys.map((key, i) => `${key} AS k${i}`).join(", ")
   }, ${column.column} AS secret FROM ${column.table} WHERE ${conditions.join(" AND ")} ORDER BY ${keys.join(", ")} LIMIT ${param(limit)}`
   return Effect.map(
     sql.unsafe<Record<string, string>>(text, params),
     (rows): ReadonlyArray<StoredValue> =>
-      rows.map((row) => ({ organizationId: row.k0!, row: column.row.map((_, i) => row[`k${i + 1}`]!), ciphertext: row.secret! }))
+      rows.map((row) =>
+        instance
+          ? { organizationId: INSTANCE, row: column.row.map((_, i) => row[`k${i}`]!), ciphertext: row.secret! }
+          : { organizationId: row.k0!, row: column.row.map((_, i) => row[`k${i + 1}`]!), ciphertext: row.secret! }
+      )
   )
 }
 
 /** Writes `next` in place of `value` if it is still there; whether it was. */
 const replace = (sql: SqlClient.SqlClient, column: SecretColumn, value: StoredValue, next: string) => {
-  const where = ["organization_id = $2", ...column.row.map((name, i) => `${name} = $${i + 3}`), `${column.column} = $${column.row.length + 3}`]
+  const keys = keysOf(column)
+  const values = column.scope === "instance" ? value.row : [value.organizationId, ...value.row]
+  const where = [...keys.map((name, i) => `${name} = $${i + 2}`), `${column.column} = $${keys.length + 2}`]
   return Effect.map(
     sql.unsafe<{ readonly n: number }>(
       `WITH changed AS (UPDATE ${column.table} SET ${column.column} = $1 WHERE ${where.join(" AND ")} RETURNING 1) SELECT count(*)::int AS n FROM changed`,
-      [next, value.organizationId, ...value.row, value.ciphertext]
+      [next, ...values, value.ciphertext]
     ),
     ([row]) => (row?.n ?? 0) > 0
   )
