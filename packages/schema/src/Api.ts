@@ -1,6 +1,8 @@
 /** The whole orgplane control-plane API: every group, the shared errors and the OpenAPI description. */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
+import type * as Schema from "effect/Schema"
 import { AdminApi } from "./AdminApi.js"
 import { ApiKeysApi } from "./ApiKeysApi.js"
 import { BootstrapApi } from "./BootstrapApi.js"
@@ -14,7 +16,7 @@ import {
   WebhooksApi
 } from "./ConnectorsApi.js"
 import { withApiErrors } from "./ApiOf.js"
-import { MAX_URL_LENGTH } from "./Errors.js"
+import { MAX_URL_LENGTH, MethodNotAllowedResponse } from "./Errors.js"
 import { idempotencyKeyLifetimeHours, idempotencyKeyPattern, idempotentOperations } from "./Idempotency.js"
 import { InvitationsApi } from "./InvitationsApi.js"
 import { MarketplacesApi } from "./MarketplacesApi.js"
@@ -24,7 +26,8 @@ import { PluginsApi } from "./PluginsApi.js"
 import { ActionsExtension, describeActions } from "./Policy.js"
 import { SsoApi, SsoSignInApi } from "./SsoApi.js"
 import { ScimConnectionsApi } from "./ScimConnectionsApi.js"
-import { ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi.js"
+import { ScimMethodNotAllowedResponse } from "./ScimProtocol.js"
+import { documentScimErrors, ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "./ScimProtocolApi.js"
 import { SystemApi } from "./SystemApi.js"
 import { TeamsApi } from "./TeamsApi.js"
 import { AuditApi } from "./AuditApi.js"
@@ -74,7 +77,8 @@ like 413; operations without a request body ignore one (the signed webhook reads
 A path is read only as sent: one with a \`;\`, a \`#\` (in the query too), a \`.\` or \`..\` segment (\`%2e\` too), an
 empty segment (\`//\`), an encoded \`/\` or \`\\\` (\`%2F\`, \`%5C\`) or a raw \`\\\` is 400 \`invalid_request\` on every
 route, before authentication (under \`/scim/v2\`, a SCIM error), since a proxy in front of the server could read it
-as another path; a trailing slash is ignored.
+as another path; a trailing slash is ignored. What a request that no operation takes may be answered (404, 405 and
+those refusals) is declared once, in the document's \`x-orgplane-unrouted-responses\`.
 
 Lists are cursor-paginated: \`{items, nextCursor}\`; pass \`nextCursor\` back as \`cursor\` until it is null. A cursor
 the list did not return (or returned for other filters) is 400 on \`cursor\`.
@@ -105,9 +109,11 @@ const bodiless = new Set(["get", "head", "options"])
  * with a request body (the API declares them once, for every operation, with 414 and 431, which any request can
  * get; the 400 of a path read two ways needs no more, since a template is matched segment by segment and no such
  * path matches one without a parameter), marks optional credentials as such (an empty security requirement), and states the policy actions (with
- * their roles, from the policy table) of every operation that checks some. 405 belongs to no operation: the API's
- * description states it. Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings,
- * discriminated request unions, no generated noise) and names its contact.
+ * their roles, from the policy table) of every operation that checks some. The SCIM protocol's errors are then put
+ * under the media type they are sent as (`documentScimErrors`). 405 belongs to no operation: the API's description
+ * states it, and `x-orgplane-unrouted-responses` declares it with what else a request no operation takes is answered.
+ * Then it shapes the document (`OpenApiDocument.ts`: the NUL rule on request strings, discriminated request unions,
+ * no generated noise) and names its contact.
  */
 const transform = (spec: Record<string, any>): Record<string, any> => {
   documentIdempotency(spec)
@@ -135,7 +141,47 @@ const transform = (spec: Record<string, any>): Record<string, any> => {
   delete spec.components?.schemas?.HttpApiDecodeError
   delete spec.components?.schemas?.Issue
   delete spec.components?.schemas?.PropertyKey
+  documentScimErrors(spec)
+  spec[unroutedMember] = unroutedResponses(spec)
   return withContact(shapeDocument(spec))
+}
+
+/** The document's member holding the answers to a request that no operation takes. */
+export const unroutedMember = "x-orgplane-unrouted-responses"
+
+/**
+ * What a request no operation takes is answered (an unknown path, a method its path does not have, a request refused
+ * before routing or before Node's parser read a path), as a Responses object at the document's root: the API's
+ * errors, and under `/scim/v2` their SCIM form. 405 names no operation's method, so no operation declares it.
+ */
+const unroutedResponses = (spec: Record<string, any>): Record<string, any> => {
+  const ref = (name: string) => {
+    if (spec.components?.schemas?.[name] === undefined) throw new Error(`${unroutedMember}: no component ${name}`)
+    return { schema: { $ref: `#/components/schemas/${name}` } }
+  }
+  // The 405s belong to no operation: written out here rather than as components nothing else refers to.
+  const inline = (schema: Schema.Schema.Any) => {
+    const defs: Record<string, unknown> = {}
+    const written = OpenApiJsonSchema.makeWithDefs(schema, { defs, topLevelReferenceStrategy: "skip" })
+    for (const name of Object.keys(defs)) ref(name)
+    return { schema: written }
+  }
+  const both = (json: string, scim: string) => ({ "application/json": ref(json), "application/scim+json": ref(scim) })
+  return {
+    "400": {
+      description: "A path a proxy could read as another (see the API's description), or a request that is not HTTP/1.1.",
+      content: both("InvalidRequest", "ScimBadRequest")
+    },
+    "404": { description: "No operation has this path: `not_found`.", content: both("NotFound", "ScimNotFound") },
+    "405": {
+      description: "The path has operations, none with this method: `method_not_allowed`.",
+      headers: { Allow: { description: "The methods the path has (HEAD wherever GET is).", schema: { type: "string" } } },
+      content: { "application/json": inline(MethodNotAllowedResponse), "application/scim+json": inline(ScimMethodNotAllowedResponse) }
+    },
+    "413": { description: "A request body's chunk extensions larger than the server reads.", content: { "application/json": ref("PayloadTooLarge") } },
+    "414": { description: `A URL over ${MAX_URL_LENGTH} characters, or a request line over the server's header limit.`, content: both("UriTooLong", "ScimUriTooLong") },
+    "431": { description: "A header block over the server's limit.", content: { "application/json": ref("RequestHeaderFieldsTooLarge") } }
+  }
 }
 
 const writeMethods = new Set(["post", "put", "patch", "delete"])

@@ -4,6 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import {
+  AUDIT_CSV_COLUMNS,
   AuditEventPage,
   AuditEventPath,
   AuditEventResponse,
@@ -17,6 +18,20 @@ import { audits } from "./AuditCatalog.js"
 import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
+
+/**
+ * The export's other format: `format=csv` answers `text/csv` (a success has one media type in the platform's
+ * generator, the NDJSON one).
+ */
+const withCsv = (operation: Record<string, any>): Record<string, any> => {
+  const ok = operation.responses?.["200"]
+  if (ok?.content === undefined) return operation
+  ok.content["text/csv"] = {
+    schema: { type: "string" },
+    examples: { example: { value: `${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n` } }
+  }
+  return operation
+}
 
 export class AuditApi extends HttpApiGroup.make("audit")
   .add(
@@ -40,6 +55,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
       .pipe(audits("audit.export"))
       .pipe(requires("audit.read"))
+      .annotate(OpenApi.Transform, withCsv)
       .annotate(OpenApi.Summary, "Export audit events")
       .annotate(
         OpenApi.Description,

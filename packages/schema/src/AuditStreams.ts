@@ -4,7 +4,8 @@
  * stream's delivery status is readable by owners and admins. See the server README, "Audit log: streaming".
  */
 import * as Schema from "effect/Schema"
-import { allErrors, HTTP_URL_PATTERN, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { UrlOf } from "./Urls.js"
 import { ada, acme, exampleTime, exampleToken } from "./Examples.js"
 import { AuditEventId, AuditStreamDeliveryId, AuditStreamId, exampleId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -22,18 +23,14 @@ export const AUDIT_STREAM_SIGNATURE_HEADER = "orgplane-signature"
 export const AUDIT_STREAM_DELIVERY_HEADER = "orgplane-delivery-id"
 
 /**
- * The receiving endpoint: http or https, at most 2048 characters, without credentials or fragment. The server also
- * refuses `http` and non-public addresses unless private URLs are allowed (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`).
+ * The receiving endpoint, under the URL rule. The server also refuses `http` and non-public addresses unless private
+ * URLs are allowed (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`).
  */
-export const AuditStreamUrl = Schema.Trim.pipe(
-  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((text) => httpUrlProblem(text) ?? true)
-).annotations({
-  identifier: "AuditStreamUrl",
-  description:
-    "The endpoint that receives the batches, by `POST`: https (http only where private URLs are allowed), at most 2048 characters, without credentials or fragment; every address of its host must be public. Redirects are not followed.",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN }
-})
+export const AuditStreamUrl = UrlOf(
+  { absolute: "http" },
+  "The endpoint that receives the batches, by `POST`: every address of its host must be public (unless private URLs are allowed). Redirects are not followed.",
+  { identifier: "AuditStreamUrl" }
+)
 
 export const AuditStreamDescription = TrimmedText(1, 255, "What the endpoint is, for people (a SIEM, a bucket's collector)")
 

@@ -4,7 +4,8 @@
  * does through them as the member: create a mail draft, read a mail message, add a video-meeting link to an event.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, HTTP_URL_PATTERN, httpUrlProblem, MailAddress, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, MailAddress, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { UrlOf } from "./Urls.js"
 import { MembershipId } from "./Ids.js"
 import { ada, alan, exampleTime, grace } from "./Examples.js"
 
@@ -33,15 +34,8 @@ export type SuiteFeature = typeof SuiteFeature.Type
 
 export const SuitePath = Schema.Struct({ suite: Suite })
 
-/** An http(s) endpoint of a suite (sovereign clouds, tests): no credentials, no fragment. */
-export const SuiteEndpointUrl = Schema.Trim.pipe(
-  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((text) => httpUrlProblem(text) ?? true)
-).annotations({
-  identifier: "SuiteEndpointUrl",
-  description: "An http(s) URL, at most 2048 characters, without credentials or fragment. https unless private addresses are allowed.",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN }
-})
+/** An http(s) endpoint of a suite (sovereign clouds, tests), under the URL rule. */
+export const SuiteEndpointUrl = UrlOf({ absolute: "http" }, "An endpoint of the suite.", { identifier: "SuiteEndpointUrl" })
 
 export const SuiteTenant = Schema.Trim.pipe(
   Schema.maxLength(255),

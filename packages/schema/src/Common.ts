@@ -145,21 +145,6 @@ export const QueryInteger = (min: number, max: number, description: string) => {
   ).annotations({ description, jsonSchema: { type: "integer", minimum: min, maximum: max, description } })
 }
 
-/**
- * What `httpUrlProblem` accepts, as a JSON Schema pattern beside `format: uri`: an http(s) URL (scheme in lower case),
- * no `@` in its authority (no credentials), no `#` (no fragment), no NUL.
- */
-export const HTTP_URL_PATTERN = "^https?://[^/?#@\\u0000]*(?:[/?][^#\\u0000]*)?$"
-
-/** What is wrong with a URL the server will call, if anything: it must be http(s), without credentials or a fragment. */
-export const httpUrlProblem = (text: string): string | undefined => {
-  const url = URL.canParse(text) ? new URL(text) : undefined
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
-  if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
-  if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
-  return undefined
-}
-
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
 
 /** Free text for the `q` filters of lists: trimmed, 1 to 255 characters; `description` says what it matches. */

@@ -460,6 +460,34 @@ export class ConnectorSyncEventsApi extends HttpApiGroup.make("connectorSyncEven
 /** GitHub caps webhook payloads at 25 MB; orgplane takes no more. */
 export const WEBHOOK_BODY_BYTES = 25 * 1024 * 1024
 
+/**
+ * The delivery's headers, as the document's parameters: the handler reads them itself (a missing signature is a 401,
+ * a missing event or delivery id a 400 after the signature is checked), so no schema of the endpoint declares them.
+ */
+const deliveryHeaders = (operation: Record<string, any>): Record<string, any> => {
+  const header = (name: string, description: string, value: string) => ({
+    name,
+    in: "header",
+    required: true,
+    description,
+    schema: { type: "string" },
+    examples: { example: { value } }
+  })
+  return {
+    ...operation,
+    parameters: [
+      ...(operation.parameters ?? []),
+      header(
+        "X-Hub-Signature-256",
+        "`sha256=` and the hex HMAC-SHA256 of the raw body with the webhook secret. Without it, or when it does not match, 401.",
+        "sha256=8a4f1c2e9b7d3a6f5e0c1b2a3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60"
+      ),
+      header("X-GitHub-Event", "The event (`push`, `installation`, ...). Without it, 400.", "push"),
+      header("X-GitHub-Delivery", "The delivery's id, unique per delivery. Without it, 400.", "72d3162e-cc78-11e3-81ab-4c9367dc0958")
+    ]
+  }
+}
+
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("codehost", "/v1/webhooks/connectors/codehost").pipe(notAudited("a code host's delivery, signed by the code host and not a member's action; it starts syncs of the instances it concerns"))
@@ -468,6 +496,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addError(ServiceUnavailableResponse)
       .annotate(MaxBodyBytes, WEBHOOK_BODY_BYTES)
       .annotate(RawBody, true)
+      .annotate(OpenApi.Transform, deliveryHeaders)
       .annotate(OpenApi.Summary, "Receive a GitHub App webhook")
       .annotate(
         OpenApi.Description,

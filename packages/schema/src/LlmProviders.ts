@@ -4,7 +4,8 @@
  * client gets only through the connect read.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, httpUrlProblem, HTTP_URL_PATTERN, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { urlAnnotations, urlProblem, type UrlRule, UrlOf } from "./Urls.js"
 import { ada, exampleTime } from "./Examples.js"
 import { exampleId, LlmProviderId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -41,7 +42,7 @@ export const LlmCatalogProvider = Schema.Struct({
   id: Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9._-]{0,63}$/)).annotations({ description: "The catalog's id of the provider (models.dev's): `openai`, `anthropic`, ..." }),
   name: Schema.String,
   apiStyle: LlmApiStyle,
-  baseUrl: Schema.String.pipe(Schema.filter((text) => httpUrlProblem(text) ?? true)),
+  baseUrl: Schema.String.pipe(Schema.filter((text) => urlProblem(text, { absolute: "http" }) ?? true)),
   docUrl: Schema.NullOr(Schema.String),
   models: Schema.Array(LlmCatalogModel)
 }).annotations({ identifier: "LlmCatalogProvider" })
@@ -94,22 +95,14 @@ export const LlmCatalogResponse = Schema.Struct({
 
 export const LlmProviderName = TrimmedText(1, 255, "The provider's name, unique in the organization (ignoring case)")
 
-/** A base URL orgplane and clients call: http(s), no credentials, query or fragment, at most 2048 characters. */
-export const LlmBaseUrl = Schema.Trim.pipe(
-  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((text) => {
-    const problem = httpUrlProblem(text)
-    if (problem !== undefined) return problem
-    if (text.includes("?")) return "must not carry a query"
-    return true
-  }),
+const LLM_BASE_URL: UrlRule = { absolute: "http", query: false }
+const llmBaseUrlDescription =
+  "The API's base URL as the SDKs take it (`https://api.openai.com/v1`, `https://api.anthropic.com`); a trailing `/` is dropped."
+
+/** A base URL orgplane and clients call, under the URL rule, without a query; a trailing `/` is dropped. */
+export const LlmBaseUrl = UrlOf(LLM_BASE_URL, llmBaseUrlDescription).pipe(
   Schema.transform(Schema.String, { strict: true, decode: (text) => text.replace(/\/+$/, ""), encode: (text) => text })
-).annotations({
-  identifier: "LlmBaseUrl",
-  description:
-    "The API's base URL as the SDKs take it (`https://api.openai.com/v1`, `https://api.anthropic.com`): https (http only where private URLs are allowed), at most 2048 characters, without credentials, query or fragment; a trailing `/` is dropped.",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN }
-})
+).annotations({ identifier: "LlmBaseUrl", ...urlAnnotations(LLM_BASE_URL, llmBaseUrlDescription) })
 
 /** Header names orgplane sets itself, or that would change how the request travels. */
 export const RESERVED_HEADERS = [

@@ -5,7 +5,8 @@
  * go in and never come out.
  */
 import * as Schema from "effect/Schema"
-import { allErrors, HTTP_URL_PATTERN, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { UrlOf } from "./Urls.js"
 import { exampleId, ExternalMcpConnectionId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, exampleTime } from "./Examples.js"
@@ -44,26 +45,22 @@ export const SECRET_QUERY_MEMBERS: ReadonlyArray<string> = [
 ]
 
 /**
- * The MCP endpoint's URL: http or https, at most 2048 characters, without credentials, fragment or a query member
- * that carries a secret. The server also refuses `http` and non-public addresses unless private URLs are allowed
- * (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`).
+ * The MCP endpoint's URL, under the URL rule, without a query member that carries a secret. The server also refuses
+ * `http` and non-public addresses unless private URLs are allowed (`ORGPLANE_OUTBOUND_ALLOW_PRIVATE`).
  */
-export const McpServerUrl = Schema.Trim.pipe(
-  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((text) => {
-    const problem = httpUrlProblem(text)
-    if (problem !== undefined) return problem
-    for (const name of new URL(text).searchParams.keys()) {
-      if (SECRET_QUERY_MEMBERS.includes(name.toLowerCase())) return `must not carry a secret in its query (\`${name}\`)`
+export const McpServerUrl = UrlOf(
+  { absolute: "http" },
+  "The MCP endpoint, without a query member carrying a secret (`access_token`, `api_key`, `client_secret`, `token`, `refresh_token`, `id_token`, `code_verifier`).",
+  {
+    identifier: "McpServerUrl",
+    refine: (text) => {
+      for (const name of new URL(text).searchParams.keys()) {
+        if (SECRET_QUERY_MEMBERS.includes(name.toLowerCase())) return `must not carry a secret in its query (\`${name}\`)`
+      }
+      return undefined
     }
-    return true
-  })
-).annotations({
-  identifier: "McpServerUrl",
-  description:
-    "The MCP endpoint: https (http only where private URLs are allowed), at most 2048 characters, without credentials, fragment, or a query member carrying a secret (`access_token`, `api_key`, `client_secret`, `token`, `refresh_token`, `id_token`, `code_verifier`).",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN }
-})
+  }
+)
 
 export const McpConnectionName = TrimmedText(1, 255, "Connection name, unique in the organization (ignoring case)")
 

@@ -21,6 +21,7 @@ import {
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, exampleTime, grace } from "./Examples.js"
+import { UrlOf } from "./Urls.js"
 
 export const CatalogStatus = Schema.Literal("active", "archived", "deleted").annotations({
   identifier: "CatalogStatus",
@@ -249,19 +250,8 @@ export const PluginConfigObjectPath = Schema.Struct({ pluginId: PluginId, config
 
 // Marketplaces
 
-/** An https URL, or a path on this service (`/logos/acme.png`). */
-export const LogoUrl = TrimmedText(1, 2048, "Logo URL").pipe(
-  Schema.filter((url) => /^https:\/\/[^\s/?#]+[^\s]*$/.test(url) || /^\/(?!\/)[^\s]*$/.test(url) || "must be an https URL or a path starting with /")
-).annotations({
-  description: "An https URL of the logo, or a path starting with `/` on the same host.",
-  jsonSchema: {
-    type: "string",
-    minLength: 1,
-    maxLength: 2048,
-    pattern: "^(https://[^\\s/?#]+\\S*|/(?!/)\\S*)$",
-    description: "An https URL of the logo, or a path starting with `/` on the same host; at most 2048 characters."
-  }
-})
+/** The marketplace's logo: an https URL, or a path on this service (`/logos/acme.png`), under the URL rule. */
+export const LogoUrl = UrlOf({ absolute: "https", path: true }, "The marketplace's logo.")
 
 export class Marketplace extends Schema.Class<Marketplace>("Marketplace")(Schema.Struct({
   id: MarketplaceId,

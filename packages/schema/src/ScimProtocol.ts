@@ -139,7 +139,7 @@ export class ScimConflict extends Schema.TaggedError<ScimConflict>("ScimConflict
 export const ScimConflictResponse = wire(
   ScimConflict,
   409,
-  "`uniqueness`: another resource of the connection has this userName, displayName or externalId."
+  "`uniqueness`: another resource of the connection has this userName, displayName or externalId. Without `scimType`: the `Idempotency-Key` is in use by a request still running (retry after `Retry-After` seconds)."
 )
 
 export class ScimPreconditionFailed
@@ -151,10 +151,36 @@ export const ScimPreconditionFailedResponse = wire(
   "`If-Match` names a version the resource no longer has: read it again and retry."
 )
 
+/*
+ * What the server refuses before the SCIM handlers (the request guard, `Idempotency-Key`), answered under the
+ * protocol's base as a SCIM error of the same status (RFC 7644 §3.12): a directory's client reads only those. The
+ * 400 is `ScimBadRequest` (`invalidSyntax`), a key in use the 409 `ScimConflict` without `scimType`.
+ */
 export class ScimPayloadTooLarge
   extends Schema.TaggedError<ScimPayloadTooLarge>("ScimPayloadTooLarge")("ScimPayloadTooLarge", errorFields("413"))
 {}
 export const ScimPayloadTooLargeResponse = wire(ScimPayloadTooLarge, 413, "The request body is larger than the server accepts.")
+
+export class ScimUriTooLong extends Schema.TaggedError<ScimUriTooLong>("ScimUriTooLong")("ScimUriTooLong", errorFields("414")) {}
+export const ScimUriTooLongResponse = wire(ScimUriTooLong, 414, "The request's URL (path and query) is longer than the server accepts.")
+
+export class ScimUnsupportedMediaType
+  extends Schema.TaggedError<ScimUnsupportedMediaType>("ScimUnsupportedMediaType")("ScimUnsupportedMediaType", errorFields("415"))
+{}
+export const ScimUnsupportedMediaTypeResponse = wire(
+  ScimUnsupportedMediaType,
+  415,
+  "The request body is not JSON (`application/scim+json` or `application/json`, UTF-8), or came without a `Content-Type`."
+)
+
+export class ScimIdempotencyKeyReused
+  extends Schema.TaggedError<ScimIdempotencyKeyReused>("ScimIdempotencyKeyReused")("ScimIdempotencyKeyReused", errorFields("422"))
+{}
+export const ScimIdempotencyKeyReusedResponse = wire(
+  ScimIdempotencyKeyReused,
+  422,
+  "The `Idempotency-Key` was sent before with another method, path, query or body."
+)
 
 export class ScimInternalError
   extends Schema.TaggedError<ScimInternalError>("ScimInternalError")("ScimInternalError", errorFields("500"))

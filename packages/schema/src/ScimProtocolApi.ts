@@ -16,6 +16,8 @@ import {
   ScimBadRequestResponse,
   ScimConflictResponse,
   ScimConnectionPath,
+  ScimIdempotencyKeyReusedResponse,
+  ScimMediaType,
   ScimForbiddenResponse,
   ScimGroupList,
   ScimGroupRequest,
@@ -25,6 +27,7 @@ import {
   ScimNotFoundResponse,
   ScimNotModifiedResponse,
   ScimPatchRequest,
+  ScimPayloadTooLargeResponse,
   ScimPreconditionFailedResponse,
   ScimResourceQuery,
   ScimResourceTypeList,
@@ -37,6 +40,8 @@ import {
   ScimSearchRequestSchema,
   ScimServiceProviderConfigResponse,
   ScimServiceUnavailableResponse,
+  ScimUnsupportedMediaTypeResponse,
+  ScimUriTooLongResponse,
   ScimUserList,
   ScimUserPath,
   ScimUserRequest,
@@ -102,6 +107,71 @@ const documentHeaders = (operation: Record<string, any>): Record<string, any> =>
   return operation
 }
 
+/** The SCIM protocol's base, as the document's paths have it. */
+export const scimBase = "/scim/v2/"
+
+/** The SCIM errors standing for the API's refusals of the same status under the protocol's base. */
+const scimFormOf: Record<string, string> = {
+  InvalidRequest: "ScimBadRequest",
+  PayloadTooLarge: "ScimPayloadTooLarge",
+  UriTooLong: "ScimUriTooLong",
+  UnsupportedMediaType: "ScimUnsupportedMediaType",
+  IdempotencyConflict: "ScimConflict",
+  IdempotencyKeyReused: "ScimIdempotencyKeyReused"
+}
+
+/**
+ * Refusals Node's parser makes before any path is read (`platform/ClientErrors.ts`: a request line or header block
+ * over its limit), answered as the API's JSON errors whatever the path.
+ */
+const beforeAnyPath = new Set(["UriTooLong", "RequestHeaderFieldsTooLarge"])
+
+const refsOf = (schema: any): ReadonlyArray<string> =>
+  Array.isArray(schema?.anyOf) ? schema.anyOf.flatMap(refsOf) : typeof schema?.$ref === "string" ? [schema.$ref] : []
+
+const schemaOf = (refs: ReadonlyArray<string>) => refs.length === 1 ? { $ref: refs[0] } : { anyOf: refs.map(($ref) => ({ $ref })) }
+
+/**
+ * Every error of the SCIM protocol's operations as it is sent: a SCIM error, `application/scim+json` (the platform
+ * puts the errors of one status under one media type, JSON, with the API's own refusals among them, which the
+ * server answers under the base as SCIM errors of the same status); `application/json` only for what Node's parser
+ * refuses before a path is read (414, 431). Run on the whole document, after the API's own shaping.
+ */
+export const documentScimErrors = (spec: Record<string, any>): Record<string, any> => {
+  for (const [path, item] of Object.entries<any>(spec.paths ?? {})) {
+    if (!path.startsWith(scimBase)) continue
+    for (const operation of Object.values<any>(item)) {
+      // The group declares the SCIM 422 for all its operations; it stays where the API's idempotency keys are taken.
+      const takesKey = (operation.parameters ?? []).some((parameter: any) => parameter.name === "Idempotency-Key")
+      for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
+        if (!/^[45]/.test(status) || response.content === undefined) continue
+        const refs = Object.values<any>(response.content).flatMap((media) => refsOf(media.schema))
+        const name = (ref: string) => ref.slice("#/components/schemas/".length)
+        const scim = new Set<string>()
+        const json = new Set<string>()
+        for (const ref of refs) {
+          if (name(ref) === "ScimIdempotencyKeyReused" && !takesKey) continue
+          if (name(ref).startsWith("Scim")) scim.add(ref)
+          else if (beforeAnyPath.has(name(ref))) json.add(ref)
+          if (scimFormOf[name(ref)] !== undefined) scim.add(`#/components/schemas/${scimFormOf[name(ref)]}`)
+        }
+        for (const ref of [...scim, ...json]) {
+          if (spec.components?.schemas?.[name(ref)] === undefined) throw new Error(`${path} ${status}: no component ${ref}`)
+        }
+        if (scim.size === 0 && json.size === 0) {
+          delete operation.responses[status]
+          continue
+        }
+        response.content = {
+          ...(scim.size > 0 ? { [ScimMediaType]: { schema: schemaOf([...scim]) } } : {}),
+          ...(json.size > 0 ? { "application/json": { schema: schemaOf([...json]) } } : {})
+        }
+      }
+    }
+  }
+  return spec
+}
+
 /** A non-revoked, unexpired token of the path's connection; anything else is a SCIM 401 (403 off the enterprise plan). */
 export class ScimAuthentication extends HttpApiMiddleware.Tag<ScimAuthentication>()("ScimAuthentication", {
   failure: Schema.Union(ScimUnauthorizedResponse, ScimForbiddenResponse, ScimServiceUnavailableResponse),
@@ -156,6 +226,7 @@ export class ScimDiscoveryApi extends HttpApiGroup.make("scimDiscovery")
       .annotate(OpenApi.Description, "`User` or `Group`. Changes nothing.\n\nErrors: 404 for another name.")
   )
   .addError(ScimBadRequestResponse)
+  .addError(ScimUriTooLongResponse)
   .middleware(ScimAuthentication)
   .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
@@ -260,11 +331,15 @@ export class ScimUsersApi extends HttpApiGroup.make("scimUsers")
   )
   .addError(ScimBadRequestResponse)
   .addError(ScimServiceUnavailableResponse)
+  .addError(ScimPayloadTooLargeResponse)
+  .addError(ScimUriTooLongResponse)
+  .addError(ScimUnsupportedMediaTypeResponse)
+  .addError(ScimIdempotencyKeyReusedResponse)
   .middleware(ScimAuthentication)
   .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
     OpenApi.Description,
-    "SCIM Users (RFC 7644 §3) of a connection: each is a member of the organization, its `id` the membership's `om_` id. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies."
+    "SCIM Users (RFC 7644 §3) of a connection: each is a member of the organization, its `id` the membership's `om_` id. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies; so are the API's refusals made before the SCIM handlers (413, 414, 415 and an `Idempotency-Key`'s 409 or 422), all `application/scim+json` but for what Node's parser refuses before reading a path (a request line or header block over its limit: 414, 431, the API's JSON errors)."
   )
 {}
 
@@ -406,10 +481,14 @@ export class ScimGroupsApi extends HttpApiGroup.make("scimGroups")
   )
   .addError(ScimBadRequestResponse)
   .addError(ScimServiceUnavailableResponse)
+  .addError(ScimPayloadTooLargeResponse)
+  .addError(ScimUriTooLongResponse)
+  .addError(ScimUnsupportedMediaTypeResponse)
+  .addError(ScimIdempotencyKeyReusedResponse)
   .middleware(ScimAuthentication)
   .annotateEndpoints(OpenApi.Transform, documentHeaders)
   .annotate(
     OpenApi.Description,
-    "SCIM Groups (RFC 7643 §4.2) of a connection, mapped onto teams per its group mapping mode. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies."
+    "SCIM Groups (RFC 7643 §4.2) of a connection, mapped onto teams per its group mapping mode. Errors every operation may answer: 400 SCIM errors for malformed input, 401 (a token that is not one of this connection's, with `WWW-Authenticate`), 503 with `Retry-After` (directories retry), as SCIM error bodies; so are the API's refusals made before the SCIM handlers (413, 414, 415 and an `Idempotency-Key`'s 409 or 422), all `application/scim+json` but for what Node's parser refuses before reading a path (a request line or header block over its limit: 414, 431, the API's JSON errors)."
   )
 {}

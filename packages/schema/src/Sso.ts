@@ -3,17 +3,18 @@
  * SAML), each tested before it goes live, with JIT membership and attribute mapping.
  */
 import * as Schema from "effect/Schema"
-import { HTTP_URL_PATTERN, httpUrlProblem, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { isUrl, type UrlRule, UrlOf } from "./Urls.js"
 import { exampleId, OrganizationId, SsoConnectionId, SsoIntentId, TeamId } from "./Ids.js"
 import { acme, ada, exampleOf, exampleTime, exampleToken } from "./Examples.js"
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
 /** A loopback URL (any port: the CLI's listener) or a path on this server: nothing else, so no open redirect. */
-const RETURN_TO = /^(?:\/(?![/\\])[^\u0000-\u001f]*|http:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?\/[^\u0000-\u001f]*)$/
+const RETURN_TO: UrlRule = { absolute: "loopback", path: true }
 
 /** Whether `value` may be a sign-in's `returnTo` (what an IdP-initiated SAML RelayState must be to become one). */
-export const isSsoReturnTo = (value: string) => value.length <= 2048 && RETURN_TO.test(value)
+export const isSsoReturnTo = isUrl(RETURN_TO)
 
 /**
  * The email domain people of the organization sign in with: a DNS name of at least two labels (letters, digits,
@@ -39,16 +40,12 @@ export const SsoDomain = Schema.Trim.pipe(
   }
 })
 
-/** An http(s) URL of an identity provider, at most 2048 characters, without credentials or fragment. */
+/** An http(s) URL of an identity provider, under the URL rule. */
 export const IdpUrl = (description: string) =>
-  Schema.Trim.pipe(
-    Schema.maxLength(2048, { message: () => "must be at most 2048 characters long" }),
-    Schema.filter((text) => httpUrlProblem(text) ?? true)
-  ).annotations({
-    description:
-      `${description} An http(s) URL without credentials or fragment; it is fetched through the outbound guard, so https to a public address unless the server allows private addresses.`,
-    jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: HTTP_URL_PATTERN, description }
-  })
+  UrlOf(
+    { absolute: "http" },
+    `${description} It is fetched through the outbound guard, so https to a public address unless the server allows private addresses.`
+  )
 
 export const SsoConnectionKind = Schema.Literal("oidc", "saml").annotations({ identifier: "SsoConnectionKind" })
 export type SsoConnectionKind = typeof SsoConnectionKind.Type
@@ -205,16 +202,7 @@ const samlCommon = {
   }),
   relayStateAllowList: Schema.optionalWith(
     Schema.Array(
-      Schema.Trim.pipe(
-        Schema.minLength(1),
-        Schema.maxLength(2048),
-        Schema.pattern(RETURN_TO, {
-          message: () => "must be a path on this server (/…) or a loopback URL (http://127.0.0.1:<port>/…): where the browser goes with the sign-in's code"
-        })
-      ).annotations({
-        description: "A RelayState an IdP-initiated sign-in may carry (exact match): a path on this server or a loopback URL, where the browser goes next.",
-        jsonSchema: { type: "string", minLength: 1, maxLength: 2048, pattern: RETURN_TO.source }
-      })
+      UrlOf(RETURN_TO, "A RelayState an IdP-initiated sign-in may carry (exact match): where the browser goes next, with the sign-in's code.")
     ).pipe(Schema.maxItems(20)),
     { exact: true }
   )
@@ -578,16 +566,10 @@ export const SsoDiscovery = Schema.Struct({
 export const SsoSignInRequest = Schema.Struct({
   email: TrimmedText(3, 320, "The email of the person signing in (its domain picks the connection; sent as `login_hint`)"),
   returnTo: Schema.optionalWith(
-    Schema.Trim.pipe(
-      Schema.maxLength(2048),
-      Schema.pattern(RETURN_TO, {
-        message: () => "must be a loopback URL (http://127.0.0.1:<port>/…, http://localhost:<port>/…) or a path on this server (/…)"
-      })
-    ).annotations({
-      jsonSchema: { type: "string", maxLength: 2048, pattern: RETURN_TO.source },
-      description:
-        "Where the callback sends the browser with `?code=<one-time code>`: a loopback URL (`http://127.0.0.1:<port>/…` or `http://localhost:<port>/…`, as the CLI uses) or a path on this server's origin (`/app/sso-done`). Without it the callback answers the code as JSON."
-    }),
+    UrlOf(
+      RETURN_TO,
+      "Where the callback sends the browser with `?code=<one-time code>`: a loopback URL, as the CLI uses, or a path on this server's origin (`/app/sso-done`). Without it the callback answers the code as JSON."
+    ),
     { exact: true }
   )
 }).annotations({ ...requestBody, identifier: "SsoSignInRequest", examples: [{ email: ada.email, returnTo: "http://127.0.0.1:53682/callback" }] })

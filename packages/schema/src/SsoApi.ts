@@ -65,7 +65,7 @@ export class SsoApi extends HttpApiGroup.make("sso")
       .annotate(OpenApi.Summary, "List the SSO domains")
       .annotate(
         OpenApi.Description,
-        "The organization's email domains with their verification state, oldest first (at most 50; not paginated). A domain is added by naming it in `request-domain-verification` or in a connection's `domains`. Changes nothing.\n\nErrors: none beyond the group's."
+        "Every email domain of the organization with its verification state, oldest first: an organization has at most 50, so the list is whole (not paginated). A domain is added by naming it in `request-domain-verification` or in a connection's `domains`. Changes nothing.\n\nErrors: none beyond the group's."
       )
   )
   .add(
@@ -115,7 +115,7 @@ export class SsoApi extends HttpApiGroup.make("sso")
       .annotate(OpenApi.Summary, "Create an SSO connection")
       .annotate(
         OpenApi.Description,
-        "Creates a `draft` connection: `kind` `oidc` with `oidc` settings (issuer, or manual `endpoints`; client id and secret; scopes; token endpoint authentication) or `saml` with `saml` settings (metadata URL, metadata XML or manual entity id, SSO URL and certificates). The client secret is stored encrypted and never answered (`clientSecretSet`). Nothing is fetched yet: the provider is reached by the test (`POST /v1/sso/connections/{connectionId}/tests`). `sp` answers what to register at the provider. `jit` defaults to enabled with role `member` and no teams; `mapping` to the protocol's usual claim names. Several connections may serve the same domains; only one may be active per domain.\n\nErrors: 400 on a team of `jit.defaultTeamIds` or `mapping.groupRules` that is not the organization's, or a SAML certificate that does not parse; 404 none."
+        "Creates a `draft` connection: `kind` `oidc` with `oidc` settings (issuer, or manual `endpoints`; client id and secret; scopes; token endpoint authentication) or `saml` with `saml` settings (metadata URL, metadata XML or manual entity id, SSO URL and certificates). The client secret is stored encrypted and never answered (`clientSecretSet`). Nothing is fetched yet: the provider is reached by the test (`POST /v1/sso/connections/{connectionId}/tests`). `sp` answers what to register at the provider. `jit` defaults to enabled with role `member` and no teams; `mapping` to the protocol's usual claim names. Several connections may serve the same domains; only one may be active per domain.\n\nErrors: 400 on a team of `jit.defaultTeamIds` or `mapping.groupRules` that is not the organization's, or a SAML certificate that does not parse; 400 `invalid_request` when the organization has 50 connections already, or when the new domains would take it past 50 domains (the limits hold under concurrent requests: each addition waits for the one before it); 404 none."
       )
   )
   .add(
@@ -123,7 +123,7 @@ export class SsoApi extends HttpApiGroup.make("sso")
       .addSuccess(SsoConnectionList)
       .pipe(requires("sso.manage"))
       .annotate(OpenApi.Summary, "List the SSO connections")
-      .annotate(OpenApi.Description, "The organization's connections, oldest first (at most 50; not paginated). Changes nothing.\n\nErrors: none beyond the group's.")
+      .annotate(OpenApi.Description, "Every connection of the organization, oldest first: an organization has at most 50, so the list is whole (not paginated). Changes nothing.\n\nErrors: none beyond the group's.")
   )
   .add(
     HttpApiEndpoint.get("getConnection", "/v1/sso/connections/:connectionId")
@@ -145,7 +145,7 @@ export class SsoApi extends HttpApiGroup.make("sso")
       .annotate(OpenApi.Summary, "Update an SSO connection")
       .annotate(
         OpenApi.Description,
-        `Changes the fields given. A change of \`domains\`, \`mapping\`, \`oidc\` or \`saml\` bumps \`configRevision\`, so the connection needs a new test before it can be activated. An active connection takes changes of \`name\` and \`jit\` only: a settings change would serve an untested configuration (or cut sign-in), so it answers 409 \`sso_connection_active\`; the way is to create a second connection, test it, activate it (which needs the domains free: deactivate the old one first, in that order, seconds apart) and delete the old one. \`oidc.clientSecret\` left out keeps the stored secret.\n\nErrors: 400 on \`oidc\` for a SAML connection or \`saml\` for an OIDC one, and on teams that are not the organization's; ${notFound}; 409 \`sso_connection_active\`.`
+        `Changes the fields given. A change of \`domains\`, \`mapping\`, \`oidc\` or \`saml\` bumps \`configRevision\`, so the connection needs a new test before it can be activated. An active connection takes changes of \`name\` and \`jit\` only: a settings change would serve an untested configuration (or cut sign-in), so it answers 409 \`sso_connection_active\`; the way is to create a second connection, test it, activate it (which needs the domains free: deactivate the old one first, in that order, seconds apart) and delete the old one. \`oidc.clientSecret\` left out keeps the stored secret.\n\nErrors: 400 on \`oidc\` for a SAML connection or \`saml\` for an OIDC one, on teams that are not the organization's, and when new domains would take the organization past 50; ${notFound}; 409 \`sso_connection_active\`.`
       )
   )
   .add(
@@ -255,6 +255,28 @@ export class SsoApi extends HttpApiGroup.make("sso")
   )
 {}
 
+/**
+ * The answer of a sign-in that named a `returnTo` (OIDC callback, SAML ACS): the browser is sent there. A redirect
+ * is no success body the platform can declare, so the document states it.
+ */
+const redirectsToReturnTo = (operation: Record<string, any>): Record<string, any> => ({
+  ...operation,
+  responses: {
+    ...operation.responses,
+    "302": {
+      description: "A sign-in that named a `returnTo`: the browser goes there with the one-time `code`, or, refused, with `error` (the failure's code) and `error_description`. No body.",
+      headers: {
+        Location: {
+          description: "`returnTo` with `code`, or with `error` and `error_description`.",
+          schema: { type: "string", format: "uri" },
+          example: "http://127.0.0.1:53682/callback?code=ssx__6fhJoJvEwAJQQ1xqNAzA8rfk48nmwEeLPHN2glsgJY"
+        },
+        "Cache-Control": { description: "`no-store`: the code is single-use.", schema: { type: "string", enum: ["no-store"] } }
+      }
+    }
+  }
+})
+
 export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
   .add(
     HttpApiEndpoint.post("discover", "/v1/sso/discover").pipe(notAudited("home-realm discovery reads where an email signs in and changes nothing"))
@@ -285,6 +307,7 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .addSuccess(SsoCallbackResult)
       .addError(SsoSignInFailedResponse)
       .addError(ConflictResponse)
+      .annotate(OpenApi.Transform, redirectsToReturnTo)
       .annotate(OpenApi.Summary, "Complete an OIDC sign-in or test")
       .annotate(
         OpenApi.Description,
@@ -299,6 +322,7 @@ export class SsoSignInApi extends HttpApiGroup.make("ssoSignIn")
       .addError(NotFoundResponse)
       .addError(SsoSignInFailedResponse)
       .addError(ConflictResponse)
+      .annotate(OpenApi.Transform, redirectsToReturnTo)
       .annotate(OpenApi.Summary, "Complete a SAML sign-in or test (ACS)")
       .annotate(
         OpenApi.Description,

@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import { allErrors, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { UrlOf } from "./Urls.js"
 import { JsonObject } from "./ConfigObjects.js"
 import { exampleId, OrganizationId, UserId, WorkerId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -69,24 +70,11 @@ export const WorkerDescription = TrimmedText(0, 2000, "Worker description")
 export const WorkspacePath = TrimmedText(1, 1024, "The folder the worker works in, on its own machine")
 export const ImageVersion = TrimmedText(1, 128, "The runtime's version (an image tag or a release)")
 
-/**
- * A runtime's base URL: http or https, without credentials, query or fragment (the server appends
- * `/runtime/upgrade` to it).
- */
-export const RuntimeUrl = Schema.String.pipe(
-  Schema.maxLength(2048, { message: () => "must be at most 2048 characters" }),
-  Schema.filter((text) => {
-    const url = URL.canParse(text) ? new URL(text) : undefined
-    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) return "must be an http or https URL"
-    if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@)"
-    if (url.search !== "" || text.includes("?")) return "must not carry a query"
-    if (url.hash !== "" || text.includes("#")) return "must not carry a fragment"
-    return true
-  })
-).annotations({
-  description: "The runtime's base URL: http or https, without credentials, query or fragment; `/runtime/upgrade` is appended to it.",
-  jsonSchema: { type: "string", format: "uri", maxLength: 2048, pattern: "^https?://[^/?#@\\u0000]*(?:/[^?#\\u0000]*)?$" }
-})
+/** A runtime's base URL, under the URL rule, without a query (the server appends `/runtime/upgrade` to it). */
+export const RuntimeUrl = UrlOf(
+  { absolute: "http", query: false },
+  "The runtime's base URL; `/runtime/upgrade` is appended to it. Checked by the outbound guard when the instance is registered and again at every call."
+)
 
 export class Worker extends Schema.Class<Worker>("Worker")(Schema.Struct({
   id: WorkerId,

@@ -138,7 +138,7 @@ export class WorkerRuntimeApi extends HttpApiGroup.make("workerRuntime")
       .annotate(OpenApi.Summary, "Report a worker instance")
       .annotate(
         OpenApi.Description,
-        "The runtime reports where it runs (provider, region, URL, status) and the credential the server must present when it calls it; this becomes the worker's latest instance (earlier ones are kept). The credential is stored encrypted and never returned. Answers the instance.\n\nErrors: none beyond the group's."
+        "The runtime reports where it runs (provider, region, URL, status) and the credential the server must present when it calls it; this becomes the worker's latest instance (earlier ones are kept). The credential is stored encrypted and never returned. The URL is a user-supplied destination of the outbound guard, checked now as every upgrade checks it again (DNS may answer otherwise by then): unless `ORGPLANE_OUTBOUND_ALLOW_PRIVATE` is on, https, and every address of its host public. Answers the instance.\n\nErrors: 400 `invalid_request` on `url` when the outbound guard refuses it (\"The outbound URL is not allowed: …\", or its host does not resolve); nothing is stored."
       )
   )
   .middleware(WorkerAuthentication)

@@ -272,7 +272,7 @@ describe("a runtime upgrade", () => {
     expect(refused.body.message).toContain("could not be reached")
   })
 
-  it("is 502 without any request sent when the runtime's URL is loopback or private and private mode is off", async () => {
+  it("refuses, at registration, a runtime URL the outbound guard refuses (private mode off): 400 on url, nothing stored or sent", async () => {
     const dns = await FakeDns.start()
     dns.setAddresses("runtime.example", ["127.0.0.1"])
     dns.setAddresses("office.example", ["203.0.114.7", "10.1.2.3"])
@@ -286,7 +286,8 @@ describe("a runtime upgrade", () => {
         [`https://[::ffff:127.0.0.1]:${port}`, "IPv4-mapped form of 127.0.0.1"],
         [`https://runtime.example:${port}`, "runtime.example resolves to 127.0.0.1, a loopback address"],
         [`https://office.example:${port}`, "office.example resolves to 10.1.2.3, a private address"],
-        ["https://169.254.169.254", "link-local (cloud metadata)"]
+        ["https://169.254.169.254", "link-local (cloud metadata)"],
+        ["https://nowhere.example", "nowhere.example could not be resolved"]
       ] as const
       const on = Http.verbs(() => strict.url)
       const before = runtime.requests.length
@@ -297,13 +298,44 @@ describe("a runtime upgrade", () => {
           201
         )
         const instance = { provider: "static", status: "running", url, credential: runtime.credential }
-        Http.expectStatus(url, await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance }), 201)
+        const refused = await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance })
+        expect([url, refused.status, refused.body.error]).toEqual([url, 400, "invalid_request"])
+        expect(refused.body.details, url).toEqual([{ path: ["url"], message: expect.stringContaining("The outbound URL is not allowed: ") }])
+        expect(refused.body.details[0].message, url).toContain(reason)
+        // Nothing was stored: the worker has no instance to call.
         const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
-        expect(answer.status, url).toBe(502)
-        expect(answer.body.error).toBe("worker_runtime_error")
-        expect(answer.body.message, url).toContain("The outbound URL is not allowed: ")
-        expect(answer.body.message, url).toContain(reason)
+        expect([url, answer.status, answer.body.error]).toEqual([url, 409, "worker_runtime_unavailable"])
+        expect(Http.expectStatus<any>("reading", await on.get(`/v1/workers/${registered.worker.id}`, { token: org.member.token }), 200).instance).toBeNull()
       }
+      expect(runtime.requests.length).toBe(before)
+    } finally {
+      await strict.close()
+      await dns.stop()
+    }
+  })
+
+  it("checks the URL again at every call: a name that resolved to a public address at registration and to loopback now is 502, nothing sent", async () => {
+    const dns = await FakeDns.start()
+    dns.setAddresses("rebinding.example", ["203.0.114.7"])
+    const strict = await TestServer.start({ clock, dnsServers: dns.address, outboundAllowPrivate: false })
+    try {
+      const org = await Http.staffed(strict.url)
+      const on = Http.verbs(() => strict.url)
+      const port = new URL(runtime.url).port
+      const registered = Http.expectStatus<{ worker: any; token: string }>(
+        "registering a worker",
+        await on.post("/v1/workers", { token: org.member.token, body: { name: "Rebinding worker", destination: "local" } }),
+        201
+      )
+      const url = `https://rebinding.example:${port}`
+      const instance = { provider: "static", status: "running", url, credential: runtime.credential }
+      Http.expectStatus("registering an instance", await on.post("/v1/worker-runtime/instance", { token: registered.token, body: instance }), 201)
+      dns.setAddresses("rebinding.example", ["127.0.0.1"])
+      const before = runtime.requests.length
+      const answer = await on.post(`/v1/workers/${registered.worker.id}/runtime/upgrade`, { token: org.member.token, body: {} })
+      expect(answer.status).toBe(502)
+      expect(answer.body.error).toBe("worker_runtime_error")
+      expect(answer.body.message).toContain("The outbound URL is not allowed: rebinding.example resolves to 127.0.0.1, a loopback address")
       expect(runtime.requests.length).toBe(before)
     } finally {
       await strict.close()

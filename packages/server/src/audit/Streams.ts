@@ -19,7 +19,7 @@ import { makeId } from "../platform/Ids.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { send } from "./StreamDelivery.js"
 import { StreamsRepository, toStream } from "./StreamsRepository.js"
@@ -66,7 +66,8 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
         const { ciphertext, secret } = yield* secretFor(organizationId, id)
         const status = input.status ?? "active"
         return yield* transaction(Effect.gen(function*() {
-          yield* streams.lockCreation(organizationId)
+          // Creations of one organization one at a time, so two cannot both see room under the limit.
+          yield* lockLimit("audit_streams", organizationId)
           if ((yield* streams.count(organizationId)) >= MAX_AUDIT_STREAMS) return yield* limitReached()
           const at = yield* now
           yield* streams.insert({

@@ -102,13 +102,6 @@ export class StreamsRepository extends Effect.Service<StreamsRepository>()("@org
               0, ${row.nextAttemptAt})`
     })
 
-    /**
-     * Serializes the organization's stream creations until the transaction ends (a transaction-scoped advisory lock
-     * on the organization), so two creations cannot both see room under the limit.
-     */
-    const lockCreation = (organizationId: OrganizationId) =>
-      Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`audit_streams:${organizationId}`}, 0))`)
-
     const count = (organizationId: OrganizationId) =>
       Effect.map(
         sql<{ count: number }>`SELECT count(*)::int AS count FROM audit_streams WHERE organization_id = ${organizationId}`,
@@ -283,7 +276,6 @@ export class StreamsRepository extends Effect.Service<StreamsRepository>()("@org
 
     return {
       insert,
-      lockCreation,
       count,
       find,
       list,

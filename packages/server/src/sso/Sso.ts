@@ -36,7 +36,7 @@ import { makeId } from "../platform/Ids.js"
 import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Saml } from "./Saml.js"
 import { refreshSucceededAt, sameSettings, storedSamlOf } from "./SamlSettings.js"
@@ -219,7 +219,16 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const tooMany = (what: string) => InvalidRequest.field([], `An organization has at most ${MAX_PER_ORGANIZATION} SSO ${what}.`)
 
-    /** A connection's domains, inside its transaction: new ones become the organization's (capped), then they are its. */
+    /**
+     * The organization's changes that add connections or domains, one at a time until their transaction ends: taken
+     * first, before the count, so two of them cannot both see room under the limits (`lockLimit`).
+     */
+    const lockLimits = (organizationId: OrganizationId) => lockLimit("sso_limits", organizationId)
+
+    /**
+     * A connection's domains, inside its transaction (which took `lockLimits`): new ones become the organization's
+     * (capped), then they are its.
+     */
     const replaceDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>, at: Date) =>
       Effect.gen(function*() {
         yield* repository.addDomains(organizationId, domains, at)
@@ -241,6 +250,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
           : null
         const domains = [...new Set(input.domains ?? [])]
         return yield* transaction(Effect.gen(function*() {
+          yield* lockLimits(organizationId)
           yield* checkTeams(organizationId, jit, mapping)
           if ((yield* repository.countConnections(organizationId)) >= MAX_PER_ORGANIZATION) return yield* tooMany("connections")
           const at = yield* now
@@ -301,6 +311,8 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
           ? undefined
           : yield* Effect.orDie(crypto.encrypt(patch.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
         return yield* transaction(Effect.gen(function*() {
+          // New domains count against the organization's limit: the limit's lock first, then the connection's.
+          if (patch.domains !== undefined) yield* lockLimits(organizationId)
           const locked = yield* repository.lockConnection({ organizationId, id })
           if (Option.isNone(locked)) return yield* connectionNotFound()
           const row = locked.value
@@ -453,6 +465,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
         const fresh = yield* crypto.newToken("opv")
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {
+          yield* lockLimits(organizationId)
           const domain = yield* pickDomain(organizationId, named)
           yield* describe({ targets: [domainTarget(domain)] })
           const at = yield* now

@@ -135,7 +135,10 @@ export const domainServed = () =>
     message: "Another active connection serves one of this connection's domains: deactivate it first (one active connection per domain)."
   })
 
-/** Most domains and connections one organization may have: the lists are answered whole. */
+/**
+ * Most domains and connections one organization may have (each addition takes the limit's lock, Sso.ts `lockLimits`),
+ * so the lists, answered whole, stay short.
+ */
 export const MAX_PER_ORGANIZATION = 50
 
 export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/server/sso/SsoRepository", {
@@ -148,7 +151,7 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
       Request: Scoped,
       Result: SsoDomainRow,
       execute: ({ organizationId }) =>
-        sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} ORDER BY created_at, domain LIMIT ${MAX_PER_ORGANIZATION}`
+        sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} ORDER BY created_at, domain`
     })
 
     const findDomain = findOne({
@@ -215,7 +218,7 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
       Request: Scoped,
       Result: SsoConnectionRow,
       execute: ({ organizationId }) =>
-        sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} ORDER BY id LIMIT ${MAX_PER_ORGANIZATION}`
+        sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} ORDER BY id`
     })
 
     const findConnection = findOne({

@@ -18,7 +18,9 @@ import {
   type WorkerListQuery
 } from "@orgplane/schema"
 import { Effect, Option, Redacted, Schema } from "effect"
+import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
+import { checkUserMember, Outbound } from "../platform/Outbound.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { makeId } from "../platform/Ids.js"
 import { describe, describeChange } from "../platform/AuditRecorder.js"
@@ -50,6 +52,8 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
     const crypto = yield* Crypto
     const runtime = yield* Runtime
     const activity = yield* ActivityConfig
+    const outbound = yield* Outbound
+    const config = yield* ServerConfig
 
     /** Who reads, now: `isMine` and the connectivity bounds. */
     const readerOf = (principal: Principal) =>
@@ -223,6 +227,10 @@ export class Workers extends Effect.Service<Workers>()("@orgplane/server/workers
 
     const registerInstance = (caller: WorkerCaller, input: typeof RegisterInstanceRequest.Type) =>
       Effect.gen(function*() {
+        // The outbound guard's rules for a user-supplied destination, as LLM providers, audit streams and SAML
+        // metadata get them when stored: a URL every upgrade would refuse is a 400 now, not a 201 and a 502 later.
+        // Each call checks it again (and pins the address it checked): DNS may answer otherwise by then.
+        if (input.url !== undefined) yield* checkUserMember(outbound, config.outboundAllowPrivate, ["url"], input.url)
         // Encrypted before the transaction (a retried transaction must not need it again), bound to the new row.
         const id = yield* makeId("wki")
         const ciphertext = input.credential === undefined
