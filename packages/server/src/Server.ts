@@ -39,7 +39,7 @@ import { IdGenerator } from "./platform/Ids.js"
 import * as InstanceSecrets from "./platform/InstanceSecrets.js"
 import { migrate } from "./platform/Migrator.js"
 import * as Outbound from "./platform/Outbound.js"
-import { RateLimiter } from "./platform/RateLimiter.js"
+import { expiryLayer as RateLimitsExpiry, RateLimiter } from "./platform/RateLimiter.js"
 import * as RequestLog from "./platform/RequestLog.js"
 import * as StoredSecrets from "./platform/StoredSecrets.js"
 import * as SsoHttp from "./sso/Http.js"
@@ -156,7 +156,7 @@ const Routing = HttpRouter.setRouterConfig({ maxParamLength: 1024 })
 
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
-  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer).pipe(
+  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry).pipe(
     Layer.provide([
       SystemHttp.layer,
       IdentityHttp.layer,

@@ -8,7 +8,7 @@ import { Duration, Effect, Option } from "effect"
 import { addressBlock } from "../platform/ClientAddress.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
-import { RateLimiter, type Standing } from "../platform/RateLimiter.js"
+import { LONGEST_WINDOW, RateLimiter, type Standing } from "../platform/RateLimiter.js"
 import { now } from "../platform/Time.js"
 import { SignInAddressesRepository } from "./SignInAddressesRepository.js"
 
@@ -29,6 +29,9 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("@orgplane/
     const limiter = yield* RateLimiter
     const addresses = yield* SignInAddressesRepository
     const window = settings.signInWindow
+    if (Duration.greaterThan(window, LONGEST_WINDOW)) {
+      return yield* Effect.dieMessage(`ORGPLANE_SIGN_IN_WINDOW is at most ${Duration.format(LONGEST_WINDOW)} (${Duration.format(window)} given)`)
+    }
 
     const keysOf = (email: string, address: string) => {
       const account = crypto.hashToken(email.toLowerCase())

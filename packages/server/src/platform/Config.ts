@@ -95,7 +95,7 @@ export const environment = [
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
-  ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below; past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
+  ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below (at most 1 day); past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", "50", "Failed password sign-ins of one email from any address per window; addresses it signed in from in the last 30 days are spared."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", "100", "Failed password sign-ins from one client address per window, whatever the emails."],
@@ -172,7 +172,9 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   ),
   encryptionKeys: optional(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
   bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
-  signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)),
+  signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)).pipe(
+    Config.validate({ message: "must be at most 1 day (the longest window a rate limit keeps)", validation: (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1)) })
+  ),
   signInFailuresPerAccountAndAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10),
   signInFailuresPerAccount: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", 50),
   signInFailuresPerAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", 100),

@@ -1,7 +1,19 @@
-/** Fixed-window rate limits kept in the database (not tenant-scoped), so they hold across restarts and processes. */
+/**
+ * Fixed-window rate limits kept in the database (not tenant-scoped), so they hold across restarts and processes; and
+ * the hourly job deleting the windows that ended.
+ */
+import * as ClusterCron from "@effect/cluster/ClusterCron"
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect } from "effect"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Cron, Duration, Effect } from "effect"
+import { deleteInBatches } from "./Statements.js"
 import { now } from "./Time.js"
+
+/**
+ * The longest window a limit may use: a row whose window started longer ago than this counts nothing (its next hit
+ * starts a new window, a read ignores it), so the expiry job deletes it.
+ */
+export const LONGEST_WINDOW = Duration.days(1)
 
 export interface Decision {
   readonly allowed: boolean
@@ -30,6 +42,7 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server
     const hitEach = Effect.fn("RateLimiter.hitEach")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
       const at = yield* now
       const windowMillis = Duration.toMillis(window)
+      if (windowMillis > Duration.toMillis(LONGEST_WINDOW)) return yield* Effect.dieMessage(`A rate limit's window is at most a day (${Duration.format(window)} given)`)
       const windowStartFloor = new Date(at.getTime() - windowMillis)
       const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
         INSERT INTO rate_limits (key, window_start, count)
@@ -76,3 +89,37 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server
     return { hit, hitEach, read, clear, refund } as const
   })
 }) {}
+
+/** Rows deleted per statement, so the job never holds many locks or a long transaction. */
+const deleteBatch = 5_000
+
+/**
+ * One run of the expiry job: deletes the rows whose window started more than `LONGEST_WINDOW` before `now`, in
+ * batches, and answers how many. Keys are made per email and address tried (sign-in throttling), so without it
+ * credential stuffing from many addresses would grow the table without end. The tests call it with the time they want.
+ */
+export const deleteExpired = (options: { readonly now: Date }): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const cutoff = new Date(options.now.getTime() - Duration.toMillis(LONGEST_WINDOW))
+    // By ctid: a row a hit updated meanwhile is another version, which the delete then leaves alone.
+    return yield* deleteInBatches((limit) =>
+      sql`
+        DELETE FROM rate_limits WHERE ctid IN (
+          SELECT ctid FROM rate_limits WHERE window_start < ${cutoff} LIMIT ${limit}
+        ) RETURNING 1`.pipe(Effect.map((rows) => rows.length)), { batch: deleteBatch })
+  })
+
+/** Every hour at minute 23 (UTC). */
+export const schedule = Cron.unsafeParse("23 * * * *", "UTC")
+
+/** The job, once per cluster, on the durable engine's cron. */
+export const expiryLayer = ClusterCron.make({
+  name: "rate-limits-expiry",
+  cron: schedule,
+  // Its requirement (the database) is the layer's, taken from where it is provided.
+  execute: Effect.gen(function*() {
+    const deleted = yield* deleteExpired({ now: yield* now })
+    if (deleted > 0) yield* Effect.logDebug(`Deleted ${deleted} ended rate-limit windows`)
+  })
+})
