@@ -47,8 +47,8 @@ describe.skipIf(!TestDatabase.onPostgres)("limits under concurrent additions, tw
       Http.request(url, "POST", "/v1/sso/connections", { token: owner.token, body: oidc(`Racing ${i}`) })))
     expect(statuses(answers)).toEqual([201, ...Array.from({ length: 9 }, () => 400)])
     expect(answers.find((answer) => answer.status === 400)!.body.details[0].message).toBe("An organization has at most 50 SSO connections.")
-    const [stored] = await shared.query("SELECT count(*)::int AS n FROM sso_connections WHERE organization_id = $1", [owner.organization.id])
-    expect(stored.n).toBe(50)
+    const [stored] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM sso_connections WHERE organization_id = $1", [owner.organization.id])
+    expect(stored!.n).toBe(50)
     for (const url of shared.servers.map((running) => running.url)) {
       const listed = Http.expectStatus("list", await Http.request(url, "GET", "/v1/sso/connections", { token: owner.token }), 200).connections
       expect(listed.length).toBe(50)
@@ -68,8 +68,8 @@ describe.skipIf(!TestDatabase.onPostgres)("limits under concurrent additions, tw
     const connection = await race(owner.organization.id, [(url) =>
       Http.request(url, "POST", "/v1/sso/connections", { token: owner.token, body: oidc("Two more", ["one.example.org", "two.example.org"]) })])
     expect(statuses(connection)).toEqual([400])
-    const [stored] = await shared.query("SELECT count(*)::int AS n FROM sso_domains WHERE organization_id = $1", [owner.organization.id])
-    expect(stored.n).toBe(50)
+    const [stored] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM sso_domains WHERE organization_id = $1", [owner.organization.id])
+    expect(stored!.n).toBe(50)
     for (const url of shared.servers.map((running) => running.url)) {
       const listed = Http.expectStatus("list", await Http.request(url, "GET", "/v1/sso/domains", { token: owner.token }), 200).domains
       expect(listed.length).toBe(50)
@@ -81,8 +81,8 @@ describe.skipIf(!TestDatabase.onPostgres)("limits under concurrent additions, tw
     const answers = await race(owner.organization.id, Array.from({ length: 6 }, (_, i) => (url: string) =>
       Http.request(url, "POST", "/v1/audit/streams", { token: owner.token, body: { url: `http://127.0.0.1:9/stream-${i}` } })))
     expect(statuses(answers)).toEqual([...Array.from({ length: 5 }, () => 201), 409])
-    const [stored] = await shared.query("SELECT count(*)::int AS n FROM audit_streams WHERE organization_id = $1", [owner.organization.id])
-    expect(stored.n).toBe(5)
+    const [stored] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_streams WHERE organization_id = $1", [owner.organization.id])
+    expect(stored!.n).toBe(5)
   }, 120_000)
 })
 

@@ -16,7 +16,7 @@ export interface Shared {
   /** Servers on the database, started in order. */
   readonly servers: ReadonlyArray<TestServer.RunningServer>
   /** A statement on the database from the test's own connection (outside any held transaction). */
-  readonly query: <Row = any>(text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Row>>
+  readonly query: <Row = Record<string, unknown>>(text: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Row>>
   /** Opens a transaction on a connection of its own and runs `text` in it (say, `SELECT ... FOR UPDATE`): its locks stay held. */
   readonly hold: (text: string, params?: ReadonlyArray<unknown>) => Promise<Held>
   readonly close: () => Promise<void>

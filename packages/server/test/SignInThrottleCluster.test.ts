@@ -3,37 +3,14 @@
  * is one process's). Two servers share one count: guesses alternating between them, or fired at both at once, get
  * exactly as many password checks as the limit allows, and a success on one clears the count the other reads.
  */
-import { Http, TestDatabase, TestServer } from "@orgplane/testkit"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
-import { randomBytes } from "node:crypto"
+import { Http, TestDatabase } from "@orgplane/testkit"
 import { afterAll, describe, expect, it } from "vitest"
-import * as Database from "../src/platform/Database.js"
-
-/** One key for both servers, as one deployment has. */
-const keys = `test:${randomBytes(32).toString("base64")}`
+import * as SharedPostgres from "./SharedPostgres.js"
 
 const cleanup: Array<() => Promise<void>> = []
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step()
 }, 60_000)
-
-const freshDatabaseUrl = async () => {
-  const base = Option.getOrThrow(Effect.runSync(Effect.orDie(TestDatabase.postgresUrl)))
-  const scope = Effect.runSync(Scope.make())
-  const url = await Effect.runPromise(Scope.extend(TestDatabase.freshPostgresUrl(base), scope))
-  cleanup.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
-  return Redacted.value(url)
-}
-
-const serverOn = async (url: string) => {
-  const server = await TestServer.start({
-    database: Database.layerUrl(Redacted.make(url), { maxConnections: 4 }),
-    encryptionKeys: keys,
-    trustProxy: true
-  })
-  cleanup.push(() => server.close())
-  return server
-}
 
 const signIn = (url: string, email: string, password: string, address: string) =>
   Http.request(url, "POST", "/v1/auth/sign-in", { body: { email, password }, headers: { "x-forwarded-for": address } })
@@ -42,8 +19,10 @@ const count = (statuses: ReadonlyArray<number>, status: number) => statuses.filt
 
 describe.skipIf(!TestDatabase.onPostgres)("password sign-in throttling across server processes (Postgres)", () => {
   it("two servers share one count: alternating guesses, then guesses at once, get ten password checks in all", async () => {
-    const url = await freshDatabaseUrl()
-    const [a, b] = [await serverOn(url), await serverOn(url)]
+    // The client address is read from X-Forwarded-For, as behind a proxy.
+    const shared = await SharedPostgres.start(2, { trustProxy: true })
+    cleanup.push(shared.close)
+    const [a, b] = [shared.servers[0]!, shared.servers[1]!]
     const user = await Http.signUp(a.url, "Shared")
 
     // One after another, alternating servers: ten answered, then refused on both.
