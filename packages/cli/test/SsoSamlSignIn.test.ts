@@ -179,7 +179,7 @@ describe("SAML from the CLI", { timeout: 120_000 }, () => {
     })
     const bad = await cli(["sso", "connections", "update", id, "--saml-relay-state", "https://evil.example/"], env)
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain("must be a path on this server (/…) or a loopback URL")
+    expect(bad.stderr).toContain("must be a loopback http URL (http://127.0.0.1:<port>/…) or a path on this server starting with a single /")
     const off = await cli(["sso", "connections", "update", id, "--saml-idp-initiated", "off"], env)
     expect(off.code, off.stderr).toBe(0)
     expect(off.stdout).toContain("  IdP-initiated sign-in: off")

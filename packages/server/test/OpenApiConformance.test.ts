@@ -56,6 +56,8 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
     path: [member],
     message: "The outbound URL is not allowed: x.example could not be resolved"
   })),
+  // A worker runtime's instance URL, checked at registration.
+  { operation: "workerRuntime.registerInstance", path: ["url"], message: "The outbound URL is not allowed: x.example could not be resolved" },
   // Audit streams: an endpoint that resolves to public addresses.
   ...(["auditStreams.create", "auditStreams.update"] as const).map((operation) => ({
     operation,

@@ -36,7 +36,9 @@ const semantic: ReadonlyArray<{ readonly operation: string; readonly path: strin
   // The example MCP server is on the internet, which the tests cannot reach: its host does not resolve.
   { operation: "mcpConnections.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ },
   // The same for the example audit stream's endpoint.
-  { operation: "auditStreams.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ }
+  { operation: "auditStreams.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ },
+  // And for the example worker runtime's URL, checked at registration.
+  { operation: "workerRuntime.registerInstance", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ }
 ]
 
 let server: TestServer.RunningServer
@@ -390,7 +392,8 @@ const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = 
   "mcp_connection.create": "McpConnections.test.ts",
   "audit.stream.create": "AuditStreams.test.ts",
   "capability.mail_draft.create": "Capabilities.test.ts: creates a draft, never sent",
-  "connector_sync.complete": "ConnectorSync.test.ts: materializes mapped files"
+  "connector_sync.complete": "ConnectorSync.test.ts: materializes mapped files",
+  "worker.instance.register": "Workers.test.ts: are driven by their runtime's token"
 }
 
 /** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */

@@ -158,6 +158,12 @@ describe("workers", () => {
     expect(first.status).toBe(201)
     expect(first.body.instance).toMatchObject({ provider: "fly", region: "ams", url: "https://first.example.com/", status: "starting" })
     expect(first.text).not.toContain("first-secret")
+    // Its audit event names the worker whose runtime registered and the instance (OpenApiExamples.test.ts cannot: the example's
+    // runtime host does not resolve here).
+    const events = await get(`/v1/audit/events?requestId=${first.headers.get("x-request-id")}`, { token: org.owner.token })
+    expect(events.body.items.map((event: any) => [event.action, event.targets.map((target: any) => target.id)])).toEqual([
+      ["worker.instance.register", [id, expect.stringMatching(/^wki_[0-9a-z]{26}$/)]]
+    ])
     clock.advance("1 second")
     const second = await post("/v1/worker-runtime/instance", {
       token: registered.token,
