@@ -61,7 +61,7 @@ export default defineConfig({
           include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...withoutDatabase],
           globalSetup: ["packages/testkit/src/globalSetup.ts"],
-          setupFiles: ["packages/testkit/src/tenancySetup.ts"]
+          setupFiles: ["packages/testkit/src/tenancySetup.ts", "packages/testkit/src/contractSetup.ts"]
         }
       },
       {

@@ -5,6 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { ApiLayer, createHttpServer, type ServerOptions } from "@orgplane/server"
 import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { randomBytes } from "node:crypto"
+import * as ContractWatch from "./ContractWatch.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 /** Settings that keep tests fast and isolated: cheap password hashing, an encryption key of this process. */
@@ -49,7 +50,8 @@ const serverLayer = (options: ServerOptions, clock: Clock.Clock | undefined, log
   HttpApiBuilder.serve().pipe(
     Layer.provide(ApiLayer({ ...testSettings, database: TestDatabase.layer, ...options })),
     // The standalone server's Node server: what its parser refuses is answered in the error shape, as in production.
-    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: 0, host: "127.0.0.1" })),
+    // Every answer it sends is held to the OpenAPI document (ContractWatch.ts).
+    Layer.provideMerge(NodeHttpServer.layer(() => ContractWatch.watch(createHttpServer()), { port: 0, host: "127.0.0.1" })),
     clock === undefined ? (layer) => layer : Layer.provide(Layer.setClock(clock)),
     Layer.provide(logging(logger))
   )
