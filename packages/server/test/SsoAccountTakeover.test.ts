@@ -101,6 +101,20 @@ describe("an SSO first sign-in and an account made before it with the same email
     expect((await ssoSignIn(victim)).user.id).toBe(outsider.body.user.id)
   })
 
+  it("takes it back too when the outsider made it by accepting their own organization's invitation (a proof there only)", async () => {
+    const domain = `corp-${unique()}.test`
+    const victim = `victim@${domain}`
+    const outsider = await Http.owner(server.url, "Outsider's")
+    const invited = await post("/v1/invitations", { token: outsider.token, body: { email: victim, role: "member" } })
+    const accepted = await post("/v1/invitations/accept", { body: { token: invited.body.inviteToken, signUp: { name: "Outsider", password: PASSWORD } } })
+    expect(accepted.status, accepted.text).toBe(200)
+    await corp(domain)
+    account(victim)
+    expect((await ssoSignIn(victim)).user.id).toBe(accepted.body.user.id)
+    expect((await passwordSignIn(victim, PASSWORD)).status).toBe(401)
+    expect((await get("/v1/me", { token: accepted.body.session.token })).status).toBe(401)
+  })
+
   it("links an account whose email the organization proved (an accepted invitation) without ending its password", async () => {
     const org = await corp()
     const email = account(`invited-${unique()}@${org.domain}`)
