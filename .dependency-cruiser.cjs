@@ -25,7 +25,7 @@ const shared = ["platform", "integrations"]
  */
 const areas = {
   access: ["identity/Memberships", "teams/Teams"],
-  admin: ["identity/Organizations"],
+  admin: ["identity/Organizations", "identity/Operator"],
   audit: [],
   capabilities: [],
   catalog: [

@@ -17,6 +17,7 @@ import * as Memory from "./memory.js"
 import { measurePlanning } from "./planning.js"
 import * as Requests from "./requests.js"
 import * as Scim from "./scim.js"
+import { BENCH_SETUP_TOKEN } from "./setup-token.js"
 import * as SqlTrace from "./sql-trace.js"
 import * as Startup from "./startup.js"
 import * as Telemetry from "./telemetry.js"
@@ -757,6 +758,8 @@ const main = async () => {
     // The cluster runner's port: a free one, so that a bench runs beside another server on this host (Postgres only).
     ORGPLANE_CLUSTER_PORT: inherited.ORGPLANE_CLUSTER_PORT ?? "0",
     ORGPLANE_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+    // The SCIM section makes its organization the operator (to set its plan) with it.
+    ORGPLANE_SETUP_TOKEN: BENCH_SETUP_TOKEN,
     // Seeding the memory bank runs batches of 25,000 INSERTs with their text-search documents on the server's own
     // connection; the default 10 seconds a statement is too short for them on a busy machine. Reads are unaffected.
     // So do the audit log's batches of 25,000 events with their five indexes.

@@ -8,6 +8,7 @@
  * prints figures, asserts nothing.
  */
 import { randomBytes } from "node:crypto"
+import { BENCH_SETUP_TOKEN } from "./setup-token.js"
 import { type Agent, request as httpRequest } from "node:http"
 import { load, ok, percentile, type Reply } from "./http.js"
 import { firstDifference } from "./difference.js"
@@ -159,13 +160,14 @@ export const measure = async (options: {
   const started = performance.now()
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`
 
-  // An owner, the organization (the instance's first: its owners operate the instance and may set its plan), the
-  // enterprise plan, and two connections: the directory orgplane serves, and the one the baseline writes to (so that
+  // An owner, the organization (made the instance's operator with the setup token run.ts gave the server, so that
+  // its owners may set its plan), the enterprise plan, and two connections: the directory orgplane serves, and the one the baseline writes to (so that
   // both write the same rows in the same organization; the lookups of both read the first one).
   const email = `scim.owner.${randomBytes(4).toString("hex")}@example.com`
   const signedUp = await ok("sign-up", request(agent, orgplane.url, "POST", "/v1/auth/sign-up", undefined, { email, password: "correct horse battery", name: "Owner" }))
   const session = signedUp.session.token as string
   const organizationId = (await ok("organization", request(agent, orgplane.url, "POST", "/v1/organizations", session, { name: "SCIM bench" }))).organization.id as string
+  await ok("operator", request(agent, orgplane.url, "POST", "/v1/admin/operator", session, { setupToken: BENCH_SETUP_TOKEN }))
   const plan = await request(agent, orgplane.url, "PATCH", `/v1/admin/organizations/${organizationId}/plan`, session, { plan: "enterprise" })
   if (plan.status !== 200) {
     console.log(`\nscim: skipped (setting the enterprise plan answered ${plan.status}: ${plan.text.slice(0, 160)})`)

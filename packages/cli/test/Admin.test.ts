@@ -1,4 +1,4 @@
-/** `orgplane admin metrics`: the CLI in-process (see Harness.ts) against a real server. */
+/** `orgplane admin claim-operator` and `orgplane admin metrics`: the CLI in-process (see Harness.ts) against a real server. */
 import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sparkline } from "../src/commands/admin.js"
@@ -15,11 +15,20 @@ afterAll(async () => {
 })
 
 describe("orgplane admin metrics", { timeout: 120_000 }, () => {
-  it("prints the summary as a table with sparklines, or the API's JSON; refuses anyone but the operator", async () => {
+  it("makes the active organization the operator with the setup token, once; prints the summary as a table with sparklines, or the API's JSON; refuses anyone but the operator", async () => {
     const operator = await Http.owner(server.url, "Operator")
     const customer = await Http.owner(server.url, "Customer")
     const { cli } = await fresh()
     const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: operator.token }
+
+    const notYet = await cli(["admin", "metrics"], env)
+    expect(notYet.stderr).toContain("operator_only")
+    const claimed = await cli(["admin", "claim-operator", Http.SETUP_TOKEN], env)
+    expect(claimed.code, claimed.stderr).toBe(0)
+    expect(claimed.stdout).toBe(`Operator (${operator.organization.id}) now operates this instance: its owners and admins change plans and read the metrics.\n`)
+    const again = await cli(["admin", "claim-operator", Http.SETUP_TOKEN], { ...env, ORGPLANE_TOKEN: customer.token })
+    expect(again.code).not.toBe(0)
+    expect(again.stderr).toContain("operator_exists")
 
     const asJson = await cli(["admin", "metrics", "--json"], env)
     expect(asJson.code, asJson.stderr).toBe(0)

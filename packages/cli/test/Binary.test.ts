@@ -137,6 +137,8 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
       expect(output).toContain(`Listening on http://127.0.0.1:${port} (API reference: http://127.0.0.1:${port}/docs)`)
       // The command that works where the server runs (the installed binary), at the port it really uses.
       expect(output).toContain(`\`orgplane auth signup --url http://127.0.0.1:${port} --email you@example.com`)
+      // No organization operates a new instance: the start logs the one-time setup token that makes one the operator.
+      expect(output).toMatch(/No organization operates this instance yet\..*`orgplane admin claim-operator opsetup_[A-Za-z0-9_-]{43}`/)
 
       // The API reference's script ships beside the bundle, brotli-compressed: sent as it is where brotli is
       // accepted, decompressed elsewhere.

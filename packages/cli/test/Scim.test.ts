@@ -20,12 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"
 
 let server: TestServer.RunningServer
-/** The instance's first organization, whose owner may change other organizations' plans. */
-let operator: Awaited<ReturnType<typeof Http.owner>>
+/** The instance's operator organization (its owner redeemed the setup token), whose owner may change other organizations' plans. */
+let operator: Awaited<ReturnType<typeof Http.operator>>
 
 beforeAll(async () => {
   server = await TestServer.start({ defaultPlan: "enterprise" })
-  operator = await Http.owner(server.url, "Operator")
+  operator = await Http.operator(server.url, "Operator")
 })
 afterAll(async () => {
   await server?.close()

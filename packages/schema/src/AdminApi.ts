@@ -4,14 +4,26 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { AdminMetricsResponse } from "./AdminMetrics.js"
-import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
-import { ChangePlanRequest, Organization } from "./Organizations.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import { ChangePlanRequest, ClaimOperatorRequest, Organization } from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class AdminApi extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("claimOperator", "/v1/admin/operator").pipe(audits("instance.operator.claim"))
+      .setPayload(ClaimOperatorRequest)
+      .addSuccess(Schema.Struct({ organization: Organization }))
+      .addError(ConflictResponse)
+      .pipe(requires("admin.claimOperator"))
+      .annotate(OpenApi.Summary, "Make your organization the instance's operator")
+      .annotate(
+        OpenApi.Description,
+        "Redeems the instance's one-time setup token: the caller's organization becomes the operator organization, whose owners and admins change plans and read the instance's metrics. The token is `ORGPLANE_SETUP_TOKEN`, or, when that is unset, the one the server logs at each start while no organization operates the instance (valid 24 hours). It works once: afterwards, or when `ORGPLANE_OPERATOR_ORGANIZATION_ID` names the operator, every claim is refused. No organization becomes the operator any other way (not the first one created).\n\nErrors: 403 `setup_token_invalid` for a token that is not the instance's (or expired), `insufficient_role` for anyone but an owner; 409 `operator_exists` when an organization already operates the instance, `operator_not_eligible` for a workspace made by `POST /v1/bootstrap/workspace` (its claim links were an anonymous agent's to hand out: make an organization with `POST /v1/organizations`)."
+      )
+  )
   .add(
     HttpApiEndpoint.patch("setPlan", "/v1/admin/organizations/:organizationId/plan").pipe(audits("organization.plan.update"))
       .setPath(Schema.Struct({ organizationId: OrganizationId }))
@@ -40,6 +52,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
   .annotate(OpenApi.Title, "Admin")
   .annotate(
     OpenApi.Description,
-    "Instance operation, for owners and admins of the operator organization only (the configured one, else the first organization created on the instance); anyone else gets 403 `operator_only`. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+    "Instance operation, for owners and admins of the operator organization only (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, else the one whose owner redeemed the instance's one-time setup token with `POST /v1/admin/operator`); anyone else gets 403 `operator_only`. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
   )
 {}

@@ -43,6 +43,7 @@ export const AuditActions = {
   // The organization and its people
   "organization.create": change("An organization was created."),
   "organization.plan.update": change("The instance's operator changed an organization's plan."),
+  "instance.operator.claim": security("An owner made their organization the instance's operator with the one-time setup token."),
   "member.role.update": change("A member's role was changed."),
   "member.remove": change("A member was removed, or left."),
   "member.ownership.transfer": change("Ownership was transferred to another member."),

@@ -118,7 +118,8 @@ export const ForbiddenReason = Schema.Literal(
   "insufficient_access",
   "tool_disabled",
   "sso_required",
-  "sso_session_required"
+  "sso_session_required",
+  "setup_token_invalid"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -258,7 +259,12 @@ export const ConflictCode = Schema.Literal(
   "team_external_key_taken",
   "team_managed_by_directory",
   "scim_connection_exists",
-  "audit_stream_limit_reached"
+  "audit_stream_limit_reached",
+  // An invitation's signUp for an email that already has an account (sign in and accept instead).
+  "account_exists",
+  // The instance's operator.
+  "operator_exists",
+  "operator_not_eligible"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -2,7 +2,7 @@
 import * as Schema from "effect/Schema"
 import { requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
-import { acme, ada, exampleTime } from "./Examples.js"
+import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
 
 export const Role = Schema.Literal("owner", "admin", "member").annotations({
   identifier: "Role",
@@ -49,3 +49,10 @@ export const OrganizationWithMembership = Schema.Struct({
 }).annotations({ identifier: "OrganizationWithMembership" })
 
 export const ChangePlanRequest = Schema.Struct({ plan: Plan }).annotations({ ...requestBody, examples: [{ plan: "enterprise" }] })
+
+export const ClaimOperatorRequest = Schema.Struct({
+  setupToken: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(512)).annotations({
+    description:
+      "The instance's one-time setup token: `ORGPLANE_SETUP_TOKEN`, or the one the server logs at its start while nothing names the operator."
+  })
+}).annotations({ ...requestBody, examples: [{ setupToken: exampleToken("opsetup") }] })

@@ -70,6 +70,10 @@ export const Policy = {
     capability: "read the instance's usage metrics (in the operator organization only)",
     operatorOnly: true
   },
+  "admin.claimOperator": {
+    role: "owner",
+    capability: "make their organization the instance's operator with the server's one-time setup token, while nothing else names the operator"
+  },
   "members.manageOwners": { role: "owner", capability: "make a member an owner, demote or remove another owner" },
   "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" },
   "workers.read": { role: "member", capability: "read the organization's workers and their instances" },

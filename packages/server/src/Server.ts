@@ -23,6 +23,7 @@ import * as GitHub from "./integrations/codehost/GitHub.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
 import * as Resolver from "./integrations/dns/Resolver.js"
 import * as Authentication from "./identity/Authentication.js"
+import { Operator } from "./identity/Operator.js"
 import { UsersRepository } from "./identity/UsersRepository.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
 import * as Config from "./platform/Config.js"
@@ -154,9 +155,25 @@ const Integrations = (options: ServerOptions) =>
  */
 const Routing = HttpRouter.setRouterConfig({ maxParamLength: 1024 })
 
+/**
+ * At start, while nothing names the instance's operator (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, `ORGPLANE_SETUP_TOKEN`,
+ * or a claim already made): a new one-time setup token, logged here and nowhere else, and how to redeem it. A
+ * database that cannot take it yet is no reason not to start: the next start makes one.
+ */
+const OperatorSetup = (options: ServerOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const token = yield* (yield* Operator).issueSetupToken
+      if (token._tag === "None") return
+      yield* Effect.logInfo(
+        `No organization operates this instance yet. Its operator, signed in as the owner of their organization, makes it the operator with \`${options.cliCommand ?? "orgplane"} admin claim-operator ${token.value}\` (or POST /v1/admin/operator with {"setupToken": …}) within 24 hours; the token works once. Or set ORGPLANE_OPERATOR_ORGANIZATION_ID.`
+      )
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Could not make the instance's setup token; the next start makes one", cause)))
+  ).pipe(Layer.provide(Operator.Default))
+
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
-  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry).pipe(
+  Layer.mergeAll(HttpApiBuilder.api(Api), Docs.layer, HttpErrors.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
     Layer.provide([
       SystemHttp.layer,
       IdentityHttp.layer,

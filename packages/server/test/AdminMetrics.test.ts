@@ -32,8 +32,8 @@ beforeAll(async () => {
   const clock = new TestServer.ShiftedClock()
   clock.offsetMillis = NOW - Date.now()
   fixture = await TestServer.startSharingDatabase({ clock })
-  // The operator organization (the first created) and its owner, whose sign-up session is today's activity.
-  operator = await Http.owner(fixture.url, "Operator")
+  // The operator organization (its owner redeemed the setup token) and its owner, whose sign-up session is today's activity.
+  operator = await Http.operator(fixture.url, "Operator")
   const op = operator.user.id
   const opOrg = operator.organization.id
   const opMembership = operator.membership.id
@@ -223,7 +223,7 @@ describe("who may read the metrics", () => {
   let owner: Awaited<ReturnType<typeof Http.owner>>
   beforeAll(async () => {
     server = await TestServer.start({ clock })
-    owner = await Http.owner(server.url, "Operator")
+    owner = await Http.operator(server.url, "Operator")
   })
   afterAll(() => server.close())
 
@@ -275,7 +275,7 @@ describe("an instance where nobody has invited anyone yet", () => {
   afterAll(() => server.close())
 
   it("answers 0 median hours to the first invitation (a number, as the spec has it), with 0 inviters", async () => {
-    const owner = await Http.owner(server.url, "Operator")
+    const owner = await Http.operator(server.url, "Operator")
     const before = await Http.request(server.url, "GET", "/v1/admin/metrics", { token: owner.token })
     expect(before.status).toBe(200)
     expect(before.body.summary).toMatchObject({ inviters: 0, medianHoursToFirstInvite: 0 })

@@ -60,7 +60,7 @@ describe("configuration", () => {
       expect(owner.organization.plan).toBe("team")
     }))
 
-  it("a configured operator organization replaces the first one", () =>
+  it("a configured operator organization is the operator: nobody claims another with the setup token", () =>
     withServer({ operatorOrganizationId: "org_01m7xsja0me4fs7gc4ed0s22av" }, async (url) => {
       const first = await Http.owner(url, "First")
       const response = await Http.request(url, "PATCH", `/v1/admin/organizations/${first.organization.id}/plan`, {
@@ -68,7 +68,16 @@ describe("configuration", () => {
         body: { plan: "enterprise" }
       })
       expect(response.status).toBe(403)
+      const claimed = await Http.request(url, "POST", "/v1/admin/operator", { token: first.token, body: { setupToken: Http.SETUP_TOKEN } })
+      expect([claimed.status, claimed.body.error]).toEqual([409, "operator_exists"])
     }))
+
+  it("refuses a setup token shorter than 32 characters at start-up", async () => {
+    const short = ConfigProvider.fromMap(new Map([["ORGPLANE_SETUP_TOKEN", "too-short"]]))
+    const read = await Effect.runPromise(Effect.either(ServerConfig.pipe(Effect.provide(configLayer({})), Effect.withConfigProvider(short))))
+    expect(read._tag).toBe("Left")
+    expect(String(read._tag === "Left" ? read.left : "")).toContain("ORGPLANE_SETUP_TOKEN")
+  })
 
   it("options given in code are plain values, on top of the environment", async () => {
     const environment = ConfigProvider.fromMap(

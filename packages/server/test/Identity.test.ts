@@ -290,10 +290,10 @@ describe("bootstrap", () => {
 })
 
 describe("the operator organization", () => {
-  it("is the first organization created, and its members other than owners and admins are not operators", async () => {
+  it("is the organization whose owner redeemed the setup token, and its members other than owners and admins are not operators", async () => {
     const fresh = await TestServer.start()
     try {
-      const operator = await Http.owner(fresh.url, "Operator")
+      const operator = await Http.operator(fresh.url, "Operator")
       const customer = await Http.owner(fresh.url, "Customer")
       const path = `/v1/admin/organizations/${customer.organization.id}/plan`
       const changed = await Http.request(fresh.url, "PATCH", path, { token: operator.token, body: { plan: "enterprise" } })

@@ -183,7 +183,9 @@ describe("accepting", () => {
     const taken = await post("/v1/invitations", { token: org.owner.token, body: { email: stranger.email, role: "member" } })
     const signUpTaken = await post("/v1/invitations/accept", { body: signUpAs(taken.body.inviteToken) })
     expect(signUpTaken.status).toBe(409)
-    expect(signUpTaken.body.error).toBe("email_taken")
+    // Not a bare email_taken: the answer says what to do (sign in and accept without signUp).
+    expect(signUpTaken.body.error).toBe("account_exists")
+    expect(signUpTaken.body.message).toMatch(/sign in .* accept the invitation signed in, without signUp/)
     // Nothing was used up: the right person can still accept both.
     expect((await post("/v1/invitations/accept", { token: stranger.token, body: { token: taken.body.inviteToken } })).status).toBe(200)
     const signedUp = await post("/v1/invitations/accept", { body: signUpAs(token) })

@@ -97,7 +97,7 @@ let operations: ReadonlyArray<Operation>
 
 beforeAll(async () => {
   server = await TestServer.start()
-  owner = await Http.owner(server.url)
+  owner = await Http.operator(server.url, "Acme")
   const response = await Http.request(server.url, "GET", "/openapi.json")
   expect(response.status).toBe(200)
   document = response.body
@@ -331,7 +331,7 @@ let directory: { readonly connectionId: string; readonly token: string } | undef
 
 /**
  * The directory the SCIM protocol's operations act as: a connection and a token of an organization of its own, which
- * the owner (the instance's operator: theirs is its first organization) puts on the enterprise plan that directory
+ * the owner (the instance's operator: their organization redeemed the setup token) puts on the enterprise plan that directory
  * provisioning needs; the owner's stays on the default plan, as every other operation is checked on it.
  */
 const scimDirectory = async () => {

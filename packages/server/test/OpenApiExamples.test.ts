@@ -79,6 +79,9 @@ beforeAll(async () => {
     Object.entries<Json>(item).map(([method, operation]) => ({ id: operation.operationId, method: method.toUpperCase(), path, operation }))
   )
   real.set(Examples.acme.id, staff.organizationId)
+  // The example setup token stands for the one this server was started with: its example makes the owner's
+  // organization the operator (before the operator's own examples, which come after it in the document).
+  real.set(Examples.exampleToken("opsetup"), Http.SETUP_TOKEN)
   for (const [person, joined] of [[Examples.ada, staff.owner], [Examples.grace, staff.admin], [Examples.alan, staff.member]] as const) {
     real.set(person.userId, joined.user.id)
     real.set(person.membershipId, joined.membership.id)

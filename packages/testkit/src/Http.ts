@@ -92,6 +92,22 @@ export const owner = async (baseUrl: string, organizationName = "Acme") => {
   return { ...user, organization: created.organization, membership: created.membership }
 }
 
+/**
+ * The setup token test servers are configured with (`TestServer.testSettings`): `operator` redeems it. Nothing
+ * makes an organization the instance's operator by itself (see the server's identity/Operator.ts).
+ */
+export const SETUP_TOKEN = "opsetup_testkit-setup-token-0123456789abcdefghij"
+
+/**
+ * An owner whose new organization operates the instance: an `owner`, then the setup token redeemed
+ * (`POST /v1/admin/operator`), on a server started with the testkit's settings (or `setupToken`).
+ */
+export const operator = async (baseUrl: string, organizationName = "Operator", setupToken = SETUP_TOKEN) => {
+  const made = await owner(baseUrl, organizationName)
+  await expecting("claim the operator", 200, request(baseUrl, "POST", "/v1/admin/operator", { token: made.token, body: { setupToken } }))
+  return made
+}
+
 let invitees = 0
 
 /**

@@ -26,6 +26,7 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
   organizations: "the tenant root: its id is every tenant row's organization_id",
   instance_settings: "facts about the instance (its operator organization)",
   instance_secrets: "the instance's own secrets (its cursor key), encrypted",
+  instance_setup_tokens: "the instance's one-time setup tokens: whoever redeems one makes their organization the operator",
   rate_limits: "counters keyed by client address or account",
   sign_in_addresses: "the addresses an account signed in from with its password, keyed by a hash of its email: an account belongs to no one organization",
   orgplane_migrations: "the schema's own history",

@@ -6,11 +6,16 @@ import { ApiLayer, createHttpServer, type ServerOptions } from "@orgplane/server
 import { Clock, Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { randomBytes } from "node:crypto"
 import * as ContractWatch from "./ContractWatch.js"
+import { SETUP_TOKEN } from "./Http.js"
 import * as TestDatabase from "./TestDatabase.js"
 
-/** Settings that keep tests fast and isolated: cheap password hashing, an encryption key of this process. */
+/**
+ * Settings that keep tests fast and isolated: cheap password hashing, an encryption key of this process, a known
+ * setup token (`Http.operator` redeems it; the server logs none of its own).
+ */
 export const testSettings: ServerOptions = {
   passwordCost: 10,
+  setupToken: SETUP_TOKEN,
   dataDir: "memory",
   host: "127.0.0.1",
   port: 0,

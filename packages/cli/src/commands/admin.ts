@@ -1,9 +1,12 @@
 /**
- * `orgplane admin metrics`: the instance's usage metrics, for owners and admins of the operator organization: a
- * table of the summary and a sparkline of the last 30 days' activity.
+ * `orgplane admin`: `claim-operator <setup-token>` makes the active organization the instance's operator with the
+ * server's one-time setup token; `metrics`, the instance's usage metrics, for owners and admins of the operator
+ * organization: a table of the summary and a sparkline of the last 30 days' activity.
  */
-import { type AdminActivityPoint, AdminApi, AdminMetricsResponse } from "@orgplane/schema"
+import { type AdminActivityPoint, AdminApi, AdminMetricsResponse, ClaimOperatorRequest, Organization } from "@orgplane/schema"
+import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
+import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 
 const BARS = "▁▂▃▄▅▆▇█"
@@ -18,6 +21,19 @@ const series = (points: ReadonlyArray<AdminActivityPoint>, pick: (point: AdminAc
   const values = points.map(pick)
   return `${sparkline(values)}  max ${Math.max(0, ...values)}, today ${values.at(-1) ?? 0}`
 }
+
+export const claimOperator = Commands.endpoint("claim-operator", {
+  summary: "Make your active organization the instance's operator with the server's one-time setup token (owners).",
+  details: [
+    "The token is ORGPLANE_SETUP_TOKEN, or the one the server logs at its start while no organization operates the instance (valid 24 hours). It works once; no organization becomes the operator any other way. Its owners and admins then change plans and read 'orgplane admin metrics'."
+  ],
+  inputs: {
+    setupToken: Inputs.argument("setup-token", { schema: ClaimOperatorRequest.fields.setupToken, description: "The instance's setup token." })
+  },
+  call: (client, { setupToken }) => client.admin.claimOperator({ payload: { setupToken } }),
+  output: Schema.Struct({ organization: Organization }),
+  human: ({ organization }) => `${organization.name} (${organization.id}) now operates this instance: its owners and admins change plans and read the metrics.`
+})
 
 export const metrics = Commands.endpoint("metrics", {
   summary: "Show the instance's usage metrics: people, organizations, workers, plans, activity and invitations (operator only).",
@@ -58,4 +74,4 @@ export const metrics = Commands.endpoint("metrics", {
   }
 })
 
-export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization).", [metrics], [AdminApi])
+export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization).", [claimOperator, metrics], [AdminApi])

@@ -1,6 +1,10 @@
-/** HTTP handlers of the Admin group: the operator's plan changes and the instance's usage metrics. Thin by design. */
+/**
+ * HTTP handlers of the Admin group: making an organization the operator with the setup token, the operator's plan
+ * changes and the instance's usage metrics. Thin by design.
+ */
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
+import { Operator } from "../identity/Operator.js"
 import { Organizations } from "../identity/Organizations.js"
 import { group } from "../platform/HttpErrors.js"
 import { Metrics } from "./Metrics.js"
@@ -9,11 +13,13 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
     const metrics = yield* Metrics
+    const operator = yield* Operator
     return handlers
+      .handle("claimOperator", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => operator.claim(caller, payload.setupToken)))
       .handle("setPlan", ({ path, payload }) =>
         Effect.flatMap(CurrentMember, (caller) =>
           Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
       .handle("metrics", () => Effect.flatMap(CurrentMember, metrics.summary))
   }))
 
-export const layer = AdminHttp.pipe(Layer.provide([Organizations.Default, Metrics.Default]))
+export const layer = AdminHttp.pipe(Layer.provide([Organizations.Default, Metrics.Default, Operator.Default]))

@@ -5,21 +5,21 @@
  */
 import { AdminMetricsSummary, type MemberContext } from "@orgplane/schema"
 import { Effect } from "effect"
-import { Organizations } from "../identity/Organizations.js"
+import { Operator } from "../identity/Operator.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { MetricsRepository } from "./MetricsRepository.js"
 
 export class Metrics extends Effect.Service<Metrics>()("@orgplane/server/admin/Metrics", {
   effect: Effect.gen(function*() {
-    const organizations = yield* Organizations
+    const operator = yield* Operator
     const repository = yield* MetricsRepository
 
     const summary = (caller: MemberContext) =>
       Effect.gen(function*() {
-        yield* organizations.requireOperator(caller, "admin.readMetrics")
+        yield* operator.require(caller, "admin.readMetrics")
         const generatedAt = yield* now
-        // requireOperator passed: the caller's organization is the operator organization.
+        // Operator.require passed: the caller's organization is the operator organization.
         const request = { now: generatedAt, operatorOrganizationId: caller.organization.id }
         const [counts, activity] = yield* transaction(
           Effect.zipRight(repository.snapshot, Effect.all([repository.counts(request), repository.activity(request)]))
@@ -37,6 +37,6 @@ export class Metrics extends Effect.Service<Metrics>()("@orgplane/server/admin/M
 
     return { summary } as const
   }),
-  dependencies: [MetricsRepository.Default, Organizations.Default]
+  dependencies: [MetricsRepository.Default, Operator.Default]
 }) {}
 

@@ -21,6 +21,7 @@ import { makeId } from "../platform/Ids.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
+import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { Memberships } from "./Memberships.js"
 import { toMembership } from "./MembershipsRepository.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
@@ -46,6 +47,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     const limiter = yield* RateLimiter
     const enforcement = yield* SsoEnforcement
     const throttle = yield* SignInThrottle
+    const apiKeys = yield* ApiKeysRepository
 
     /** Issues a session for the user; the plaintext token exists only in the return value. */
     const startSession = (
@@ -75,6 +77,25 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       Effect.gen(function*() {
         const id = yield* makeId("usr")
         return toUser(yield* users.insert({ id, ...input, createdAt: at, updatedAt: at }))
+      })
+
+    /**
+     * In the caller's transaction, for an SSO sign-in whose verified identity has the account's email while nobody
+     * proved that email (sign-up proves nothing about it): the account is taken back before the identity is linked to
+     * it. Its password ends (nothing matches the unusable hash), every session is revoked and every API key its
+     * memberships created is deleted, so whoever made it with someone else's address keeps no way in; from now on its
+     * email is proven. Answers the ids of the API keys deleted.
+     */
+    const reclaim = (userId: UserId, at: Date) =>
+      Effect.gen(function*() {
+        yield* users.update({ id: userId, passwordHash: crypto.unusablePasswordHash, updatedAt: at })
+        yield* sessions.revokeAll({ userId, at })
+        const revoked: Array<string> = []
+        for (const organizationId of yield* memberships.activeOrganizationsOf(userId)) {
+          revoked.push(...(yield* apiKeys.revokeForPerson({ organizationId, userId })))
+        }
+        yield* users.markEmailVerified({ id: userId, at })
+        return revoked
       })
 
     const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }) =>
@@ -214,6 +235,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       switchOrganization,
       startSession,
       createUser,
+      reclaim,
       updateName,
       changePassword,
       listOrganizations
@@ -226,6 +248,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
     Memberships.Default,
     RateLimiter.Default,
     SsoEnforcement.Default,
-    SignInThrottle.Default
+    SignInThrottle.Default,
+    ApiKeysRepository.Default
   ]
 }) {}

@@ -1,6 +1,6 @@
 /** Storage of organization API keys: only the key's hash is kept. */
 import { Model, SqlClient } from "@effect/sql"
-import { ApiKey, ApiKeyId, MembershipId, OrganizationId } from "@orgplane/schema"
+import { ApiKey, ApiKeyId, MembershipId, OrganizationId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
@@ -90,6 +90,12 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
         sql`DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
     })
 
-    return { insert, resolve, touch, list, revoke } as const
+    /** Deletes every key the person's memberships in the organization created: their ids. */
+    const revokeForPerson = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+      sql<{ id: ApiKeyId }>`DELETE FROM api_keys WHERE organization_id = ${input.organizationId}
+          AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
+          RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
+
+    return { insert, resolve, touch, list, revoke, revokeForPerson } as const
   })
 }) {}

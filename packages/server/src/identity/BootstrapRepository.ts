@@ -76,6 +76,10 @@ export class BootstrapRepository extends Effect.Service<BootstrapRepository>()("
         Effect.map(markBootstrap({ organizationId: claim.organizationId, id: claim.bootstrapId }), (row) => row.setupMembershipId)
       )
 
-    return { insertBootstrap, insertClaim, lockPendingClaim, markClaimed } as const
+    /** Whether `POST /v1/bootstrap/workspace` made the organization (claimed since or not). */
+    const isBootstrapped = (organizationId: OrganizationId) =>
+      sql`SELECT 1 FROM workspace_bootstraps WHERE organization_id = ${organizationId} LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
+
+    return { insertBootstrap, insertClaim, lockPendingClaim, markClaimed, isBootstrapped } as const
   })
 }) {}

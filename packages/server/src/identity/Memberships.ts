@@ -119,7 +119,9 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       wasRemoved: memberships.wasRemoved,
       oldestOrganizationOf: memberships.oldestOrganizationOf,
       activeOrganizationsOf: memberships.activeOrganizationsOf,
-      listForUser: memberships.listForUser
+      listForUser: memberships.listForUser,
+      markEmailVerified: memberships.markEmailVerified,
+      emailProven: memberships.emailProven
     } as const
   }),
   dependencies: [OrganizationsRepository.Default, MembershipsRepository.Default, SessionsRepository.Default]

@@ -338,7 +338,22 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         Effect.map((rows) => rows[0]?.suspended === true)
       )
 
+    /**
+     * Records that the organization proved the member's email to itself (its creator; an accepted invitation sent to
+     * that email): an SSO sign-in through the organization links to the account without taking it back.
+     */
+    const markEmailVerified = (input: { readonly organizationId: OrganizationId; readonly id: MembershipId; readonly at: Date }) =>
+      sql`UPDATE memberships SET email_verified_at = ${input.at}
+          WHERE organization_id = ${input.organizationId} AND id = ${input.id} AND email_verified_at IS NULL`.pipe(Effect.asVoid)
+
+    /** Whether the person is an active member whose email the organization proved to itself. */
+    const emailProven = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+      sql`SELECT 1 FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId}
+          AND removed_at IS NULL AND email_verified_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
+
     return {
+      markEmailVerified,
+      emailProven,
       suspend,
       restore,
       isDeprovisioned,

@@ -1,12 +1,12 @@
-/** Organizations: creation (the creator becomes owner) and plan changes by the instance operator. */
-import { type Action, Forbidden, type MemberContext, NotFound, Organization, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
+/** Organizations: creation (the creator becomes owner) and plan changes by the instance's operator (identity/Operator.ts). */
+import { type MemberContext, NotFound, Organization, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { can } from "../platform/Principal.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
+import { Operator } from "./Operator.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 
@@ -15,6 +15,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
     const settings = yield* ServerConfig
     const organizations = yield* OrganizationsRepository
     const memberships = yield* Memberships
+    const operator = yield* Operator
 
     /** A new organization and its first member, in the caller's transaction. */
     const insertWithMember = (input: {
@@ -41,6 +42,8 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
       transaction(
         Effect.gen(function*() {
           const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
+          // Its creator's email is the one the organization knows them by (docs/security.md, "Account takeover").
+          yield* memberships.markEmailVerified({ organizationId: created.organization.id, id: created.membership.id, at: created.organization.createdAt })
           yield* memberships.activate(input.sessionId, created.organization.id)
           // Recorded in the new organization's log, by its owner.
           yield* AuditRecorder.describe({ organizationId: created.organization.id, membershipId: created.membership.id })
@@ -48,29 +51,9 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
         })
       )
 
-    /** The operator organization: the configured one, else the first created on this instance. */
-    const operatorOrganizationId = settings.operatorOrganizationId === undefined
-      ? orUnavailable(organizations.operatorOrganizationId)
-      : Effect.succeed(Option.some(settings.operatorOrganizationId as OrganizationId))
-
-    /**
-     * Passes for the members of the operator organization whose role may take the operator-only `action` (owners and
-     * admins, per the policy table); anyone else: 403 `operator_only`.
-     */
-    const requireOperator = (caller: MemberContext, action: Action) =>
-      Effect.gen(function*() {
-        const operator = yield* operatorOrganizationId
-        if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
-          return yield* new Forbidden({
-            reason: "operator_only",
-            message: "Only owners and admins of the operator organization may do this."
-          })
-        }
-      })
-
     const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
       Effect.gen(function*() {
-        yield* requireOperator(caller, "organizations.setPlan")
+        yield* operator.require(caller, "organizations.setPlan")
         const updated = yield* transaction(Effect.gen(function*() {
           yield* organizations.lock(organizationId)
           const before = yield* organizations.find(organizationId)
@@ -84,7 +67,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
         return updated.value
       })
 
-    return { insertWithMember, create, find: organizations.find, requireOperator, setPlan } as const
+    return { insertWithMember, create, find: organizations.find, setPlan } as const
   }),
-  dependencies: [OrganizationsRepository.Default, Memberships.Default]
+  dependencies: [OrganizationsRepository.Default, Memberships.Default, Operator.Default]
 }) {}

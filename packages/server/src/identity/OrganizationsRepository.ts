@@ -1,6 +1,6 @@
 /**
- * Storage of organizations (the tenant root: an organization's id is the `organization_id` of every tenant row) and
- * of which organization operates the instance.
+ * Storage of organizations (the tenant root: an organization's id is the `organization_id` of every tenant row).
+ * Which one operates the instance is OperatorRepository's.
  */
 import { Model, SqlClient } from "@effect/sql"
 import { Organization, OrganizationId } from "@orgplane/schema"
@@ -31,14 +31,8 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
         execute: (row) => sql`INSERT INTO organizations ${sql.insert(row)}`
       })
 
-      /** A new organization; the first of the instance operates it, unless configuration names another. */
-      const insert = (row: typeof OrganizationRow.insert.Type) =>
-        Effect.gen(function*() {
-          yield* insertRow(row)
-          yield* sql`INSERT INTO instance_settings (key, value) VALUES ('operator_organization_id', ${row.id})
-                     ON CONFLICT (key) DO NOTHING`
-          return toOrganization(row)
-        })
+      /** A new organization (never the instance's operator by being first: see identity/Operator.ts). */
+      const insert = (row: typeof OrganizationRow.insert.Type) => Effect.as(insertRow(row), toOrganization(row))
 
       const findRow = findOne({
         Request: OrganizationId,
@@ -65,11 +59,6 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
         at: Date
       ) => Effect.map(updateRow({ id: organizationId, ...changes, updatedAt: at }), Option.map(toOrganization))
 
-      const operatorOrganizationId = sql<{ value: OrganizationId }>`
-        SELECT value FROM instance_settings WHERE key = 'operator_organization_id'`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.value))
-      )
-
       /**
        * Serializes every change to the organization's memberships (see `Memberships.lock`): the row lock on the
        * organization, held until the transaction ends. False when there is no such organization.
@@ -77,7 +66,7 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
       const lock = (organizationId: OrganizationId) =>
         sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`.pipe(Effect.map((rows) => rows.length > 0))
 
-      return { insert, find, update, operatorOrganizationId, lock } as const
+      return { insert, find, update, lock } as const
     })
   }
 ) {}

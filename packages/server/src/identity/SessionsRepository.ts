@@ -82,6 +82,10 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
         sql`UPDATE sessions SET revoked_at = ${at} WHERE user_id = ${userId} AND id <> ${keep} AND revoked_at IS NULL`
     })
 
-    return { insert, resolve, revoke, revokeOthers, setActiveOrganization } as const
+    /** Signs the person out everywhere. */
+    const revokeAll = (input: { readonly userId: UserId; readonly at: Date }) =>
+      sql`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL`.pipe(Effect.asVoid)
+
+    return { insert, resolve, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
   })
 }) {}

@@ -47,6 +47,14 @@ export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplan
       execute: ({ id, ...changes }) => sql`UPDATE users SET ${sql.update(changes)} WHERE id = ${id}`
     })
 
-    return { insert, findByEmail, findById, count, update } as const
+    /** Whether the account's email is proven to the whole instance (an SSO sign-in through a verified domain). */
+    const emailVerified = (id: UserId) =>
+      sql`SELECT 1 FROM users WHERE id = ${id} AND email_verified_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** Records the proof, once: an SSO sign-in through a domain an organization verified made or took the account. */
+    const markEmailVerified = (input: { readonly id: UserId; readonly at: Date }) =>
+      sql`UPDATE users SET email_verified_at = ${input.at} WHERE id = ${input.id} AND email_verified_at IS NULL`.pipe(Effect.asVoid)
+
+    return { insert, findByEmail, findById, count, update, emailVerified, markEmailVerified } as const
   })
 }) {}

@@ -165,9 +165,17 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
               }
               if (yield* memberships.isDeprovisioned(invitation.organizationId, user.id)) return yield* memberDeprovisioned()
             } else {
-              user = yield* accounts.createUser({ email: invitation.email, name: joiner.name, passwordHash: joiner.passwordHash }, at)
+              user = yield* accounts.createUser({ email: invitation.email, name: joiner.name, passwordHash: joiner.passwordHash }, at).pipe(
+                Effect.catchIf((error) => error instanceof Conflict && error.error === "email_taken", () =>
+                  new Conflict({
+                    error: "account_exists",
+                    message: "An account with this email already exists. If it is yours, sign in (with its password, or through your organization's SSO) and accept the invitation signed in, without signUp. If you did not make it, someone else did with your address: sign in through your organization's SSO, which takes the account back for you, or ask an administrator."
+                  }))
+              )
             }
             const membership = yield* memberships.join({ organizationId: invitation.organizationId, userId: user.id, role: invitation.role })
+            // The invitation went to this email: proof to the organization (only: its inviter saw the token).
+            yield* memberships.markEmailVerified({ organizationId: invitation.organizationId, id: membership.id, at })
             // Recorded in the organization joined, by the member the person became there.
             yield* AuditRecorder.describe({ organizationId: invitation.organizationId, membershipId: membership.id })
             yield* invitations.markAccepted({ organizationId: invitation.organizationId, id: invitation.id, membershipId: membership.id, at })

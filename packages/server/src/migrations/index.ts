@@ -31,6 +31,7 @@ import auditStreams from "./0028_audit_streams.js"
 import auditActionFamily from "./0029_audit_action_family.js"
 import auditAnonymous from "./0030_audit_anonymous.js"
 import instanceSecrets from "./0031_instance_secrets.js"
+import accountTakeover from "./0032_account_takeover.js"
 import signInAddresses from "./0033_sign_in_addresses.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -65,6 +66,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 29, name: "audit_action_family", up: auditActionFamily },
   { id: 30, name: "audit_anonymous", up: auditAnonymous },
   { id: 31, name: "instance_secrets", up: instanceSecrets },
+  { id: 32, name: "account_takeover", up: accountTakeover },
   { id: 33, name: "sign_in_addresses", up: signInAddresses }
 ]
 

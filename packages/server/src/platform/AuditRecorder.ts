@@ -144,6 +144,7 @@ const subjects: Partial<Record<AuditAction, ReadonlyArray<"organization" | "call
   "session.revoke": ["credential", "caller"],
   "worker.instance.register": ["caller"],
   "sso.policy.update": ["organization"],
+  "instance.operator.claim": ["organization"],
   "audit.export": ["organization"],
   "audit.settings.update": ["organization"],
   "audit.retention.apply": ["organization"]

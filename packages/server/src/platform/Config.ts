@@ -27,8 +27,16 @@ export interface ServerSettings {
   readonly publicUrl: string | undefined
   readonly signupEnabled: boolean
   readonly defaultPlan: Plan
-  /** Organization whose owners and admins operate the instance; when absent, the first one created. */
+  /**
+   * Organization whose owners and admins operate the instance. When absent, the one whose owner redeems the setup
+   * token (`POST /v1/admin/operator`); never one by default.
+   */
   readonly operatorOrganizationId: string | undefined
+  /**
+   * The one-time setup token that makes an owner's organization the operator. When absent (and no operator is
+   * configured or claimed), the server makes one at each start and logs it, valid 24 hours.
+   */
+  readonly setupToken: Redacted.Redacted | undefined
   readonly sessionTtl: Duration.Duration
   /** log2 of the scrypt cost for new password hashes (stored hashes carry their own cost). */
   readonly passwordCost: number
@@ -63,6 +71,9 @@ export interface ServerSettings {
   readonly outboundAllowPrivate: boolean
 }
 
+/** A configured setup token guards the whole instance: too short, and it could be guessed. */
+export const MIN_SETUP_TOKEN_LENGTH = 32
+
 /** 13 months: a year of history and the same month of the year before, for comparisons. */
 export const defaultTelemetryRetentionMonths = 13
 
@@ -90,7 +101,8 @@ export const environment = [
   ["ORGPLANE_PUBLIC_URL", "http://<host>:<port>", "Public base URL, used in claim links."],
   ["ORGPLANE_SIGNUP_ENABLED", "true", "Allow POST /v1/auth/sign-up. When false, only the first account signs up; everyone else joins by invitation."],
   ["ORGPLANE_DEFAULT_PLAN", "free", "Plan of new organizations: free, team or enterprise."],
-  ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(first organization)", "Organization whose owners and admins operate the instance."],
+  ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(unset)", "Organization whose owners and admins operate the instance. Unset: the one whose owner redeems the setup token (never the first one created)."],
+  ["ORGPLANE_SETUP_TOKEN", "(logged at start)", "One-time token that makes an owner's organization the operator (`orgplane admin claim-operator <token>`), at least 32 characters. Unset, while nothing operates the instance: each start logs a new one, valid 24 hours."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
@@ -165,6 +177,12 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   signupEnabled: Config.boolean("ORGPLANE_SIGNUP_ENABLED").pipe(Config.withDefault(true)),
   defaultPlan: plan,
   operatorOrganizationId: optional(Config.string("ORGPLANE_OPERATOR_ORGANIZATION_ID")),
+  setupToken: Config.option(Config.redacted("ORGPLANE_SETUP_TOKEN").pipe(
+    Config.validate({
+      message: `ORGPLANE_SETUP_TOKEN must be at least ${MIN_SETUP_TOKEN_LENGTH} characters (it makes whoever holds it the instance's operator)`,
+      validation: (token) => Redacted.value(token).trim() === "" || Redacted.value(token).trim().length >= MIN_SETUP_TOKEN_LENGTH
+    })
+  )).pipe(Config.map((token) => Option.getOrUndefined(Option.filter(token, (value) => Redacted.value(value).trim() !== "")))),
   sessionTtl: Config.duration("ORGPLANE_SESSION_TTL").pipe(Config.withDefault(Duration.days(30))),
   passwordCost: Config.integer("ORGPLANE_PASSWORD_COST").pipe(
     Config.withDefault(15),
@@ -216,7 +234,7 @@ const given = <A extends object>(values: A) =>
  * durable engine's: all of `ServerOptions` may be passed) are left out.
  */
 export const withOptions = (settings: ServerSettings, options: Options): ServerSettings => {
-  const { databaseUrl, encryptionKeys, dbConnectTimeout, dbStatementTimeout, sessionTtl, signInWindow, ...plain } = options
+  const { databaseUrl, encryptionKeys, setupToken, dbConnectTimeout, dbStatementTimeout, sessionTtl, signInWindow, ...plain } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
   return {
     ...settings,
@@ -224,6 +242,7 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
     ...given({
       databaseUrl: secret(databaseUrl),
       encryptionKeys: secret(encryptionKeys),
+      setupToken: secret(setupToken),
       dbConnectTimeout: duration(dbConnectTimeout),
       dbStatementTimeout: duration(dbStatementTimeout),
       sessionTtl: duration(sessionTtl),

@@ -48,6 +48,11 @@ export class Jit extends Effect.Service<Jit>()("@orgplane/server/sso/Jit", {
           const existing = yield* users.findByEmail(email)
           if (Option.isSome(existing)) {
             userId = existing.value.id
+            // Linked by its email only when that email is proven: to the instance (an earlier SSO sign-in through a
+            // verified domain), or to this organization (its creator, an accepted invitation). Otherwise whoever
+            // made the account may not be the person: the provider's verified identity takes it back first.
+            const proven = (yield* users.emailVerified(userId)) || (yield* memberships.emailProven({ organizationId, userId }))
+            if (!proven) yield* accounts.reclaim(userId, at)
           } else {
             if (!connection.jit.enabled) {
               return yield* failure("membership_required", `${email} has no account, and this connection does not create members: ask an administrator to invite you.`)
@@ -82,6 +87,8 @@ export class Jit extends Effect.Service<Jit>()("@orgplane/server/sso/Jit", {
         }
         // Repeat sign-ins update the name from the provider (the email is the account's key: kept).
         if (profile.name !== null) yield* users.update({ id: userId, name: profile.name.slice(0, 200), updatedAt: at })
+        // The verified domain's provider vouched for the email: proven to the instance from now on.
+        yield* users.markEmailVerified({ id: userId, at })
         yield* intents.upsertIdentity({ organizationId, connectionId: connection.id, subject: received.subject, userId, email, claims: received.claims, at })
         return userId
       })))
