@@ -133,6 +133,20 @@ describe.skipIf(!TestDatabase.onPostgres)("authority checked at commit, two serv
     }
   }, 120_000)
 
+  it("writes under way with a session signed out meanwhile are refused (401)", async () => {
+    const org = await Http.staffed(server(0), "Sign-out")
+    const held = await shared.hold("SELECT id FROM organizations WHERE id = $1 FOR UPDATE", [org.organizationId])
+    const racing = writes({ token: org.admin.token }, 9)
+    const pending = Promise.all(racing.map((send, i) => send(server(i))))
+    await held.waiters(racing.length)
+    const signedOut = await Http.request(server(1), "POST", "/v1/auth/sign-out", { token: org.admin.token })
+    expect(signedOut.status).toBe(204)
+    await held.release()
+    const answers = await pending
+    expect(answers.map((answer) => [answer.status, answer.body?.error])).toEqual(answers.map(() => [401, "unauthorized"]))
+    expect(await madeBy(org.organizationId, org.admin.membership.id)).toEqual({ invitations: 0, keys: 0, teams: 0 })
+  }, 120_000)
+
   it("a directory's writes under way with a SCIM token revoked meanwhile are refused (SCIM 401)", async () => {
     const org = await Http.staffed(server(0), "Directory")
     const directory = await Http.scimDirectory(server(0), org.owner.token)
