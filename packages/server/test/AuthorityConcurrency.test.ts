@@ -87,6 +87,14 @@ describe.skipIf(!TestDatabase.onPostgres)("authority checked at commit, two serv
       expect(changed.status).toBe(204)
       expect(answers.map((answer) => [answer.status, answer.body?.reason])).toEqual(answers.map(() => [403, "membership_removed"]))
       expect(await madeBy(org.organizationId, org.admin.membership.id)).toEqual({ invitations: 0, keys: 0, teams: 0 })
+      // The audit log says what happened: nine refusals, no success (rolled back with the write).
+      const audited = await shared.query<{ outcome: string; n: number }>(
+        `SELECT outcome, count(*)::int AS n FROM audit_events
+         WHERE organization_id = $1 AND actor_membership_id = $2 AND action IN ('invitation.create', 'api_key.create', 'team.create')
+         GROUP BY outcome`,
+        [org.organizationId, org.admin.membership.id]
+      )
+      expect(audited).toEqual([{ outcome: "denied", n: 9 }])
       expect(await acceptAll(answers)).toBe(0)
     }
   }, 120_000)
