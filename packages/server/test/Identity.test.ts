@@ -140,6 +140,22 @@ describe("API keys", () => {
     expect(again.status).toBe(404)
   })
 
+  it("may revoke themselves, and their member may leave or step down with them: the check at commit allows a change to the caller's own standing", async () => {
+    const org = await Http.staffed(server.url, "Self")
+    const own = (await post("/v1/api-keys", { token: org.admin.token, body: { name: "self" } })).body
+    expect((await Http.request(server.url, "DELETE", `/v1/api-keys/${own.apiKey.id}`, { apiKey: own.key })).status).toBe(204)
+    expect((await get("/v1/me", { apiKey: own.key })).status).toBe(401)
+    const owners = (await post("/v1/api-keys", { token: org.owner.token, body: { name: "owner's" } })).body
+    // A second owner, so that the first may step down.
+    expect((await Http.request(server.url, "PATCH", `/v1/members/${org.admin.membership.id}`, { token: org.owner.token, body: { role: "owner" } })).status).toBe(200)
+    const steppedDown = await Http.request(server.url, "PATCH", `/v1/members/${org.owner.membership.id}`, { apiKey: owners.key, body: { role: "admin" } })
+    expect(steppedDown.status).toBe(200)
+    // Now an admin, the first owner leaves with the same key.
+    const left = await Http.request(server.url, "DELETE", `/v1/members/${org.owner.membership.id}`, { apiKey: owners.key })
+    expect(left.status).toBe(204)
+    expect((await get("/v1/me", { apiKey: owners.key })).status).toBe(401)
+  })
+
   it("stop working when they expire, and cannot be created already expired", async () => {
     const owner = await Http.owner(server.url, "Expiry")
     const now = clock.unsafeCurrentTimeMillis()

@@ -115,3 +115,28 @@ describe("the SSO lists show everything an organization holds", () => {
     expect(refused.status).toBe(400)
   })
 })
+
+describe.skipIf(!TestDatabase.onPostgres)("a closed instance's first account, under concurrent sign-ups (Postgres, two servers)", () => {
+  let shared: SharedPostgres.Shared
+  beforeAll(async () => {
+    shared = await SharedPostgres.start(2, { signupEnabled: false })
+  }, 120_000)
+  afterAll(() => shared?.close(), 60_000)
+
+  it("lets exactly one of several racing sign-ups in (the rest 403 signup_disabled)", async () => {
+    // SHARE on users lets the sign-ups count (none yet) but holds their inserts: without a lock taken before the
+    // count, every one of them has counted none before any inserts.
+    const held = await shared.hold("LOCK TABLE users IN SHARE MODE")
+    const answers = Promise.all(Array.from({ length: 6 }, (_, i) =>
+      Http.request(shared.servers[i % 2]!.url, "POST", "/v1/auth/sign-up", {
+        body: { email: `first.${i}.${Math.random().toString(36).slice(2, 8)}@example.com`, password: "long enough password", name: `First ${i}` }
+      })))
+    await held.waiters(6)
+    await held.release()
+    const settled = await answers
+    expect(settled.map((answer) => answer.status).sort()).toEqual([201, 403, 403, 403, 403, 403])
+    expect(settled.filter((answer) => answer.status === 403).map((answer) => answer.body.reason)).toEqual(Array(5).fill("signup_disabled"))
+    const [row] = await shared.query<{ n: number }>("SELECT count(*)::int AS n FROM users")
+    expect(row!.n).toBe(1)
+  }, 120_000)
+})

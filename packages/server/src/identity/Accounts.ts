@@ -19,7 +19,7 @@ import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { Memberships } from "./Memberships.js"
@@ -98,12 +98,12 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         return revoked
       })
 
+    const signupDisabled = () => new Forbidden({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
+
     const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }) =>
       Effect.gen(function*() {
         // A closed instance still lets its very first account in: someone has to invite the others.
-        if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) {
-          return yield* new Forbidden({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
-        }
+        if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) return yield* signupDisabled()
         // A password account for an enforcing organization's domain could never sign in with it, and would be
         // the account that domain's SSO later links to: such people get their account from SSO (JIT).
         const enforced = yield* orUnavailable(enforcement.forEmail(input.email))
@@ -111,6 +111,12 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         const passwordHash = yield* crypto.hashPassword(input.password)
         return yield* transaction(
           Effect.gen(function*() {
+            // Counted again under a lock of the instance's own: two sign-ups racing for the first account of a
+            // closed instance would both count none and both get in (READ COMMITTED).
+            if (!settings.signupEnabled) {
+              yield* lockLimit("first_account", "instance")
+              if ((yield* users.count) > 0) return yield* signupDisabled()
+            }
             const user = yield* createUser({ email: input.email, name: input.name, passwordHash }, yield* now)
             return { user, session: yield* startSession(user, null) }
           })

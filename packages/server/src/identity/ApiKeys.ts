@@ -1,10 +1,11 @@
 /** Organization API keys: issued by owners and admins, acting as the member who created them. */
 import { type ApiKeyId, InvalidRequest, type MemberContext, NotFound, type PageQuery } from "@orgplane/schema"
 import { Effect, Option } from "effect"
+import * as Authority from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
-import { orUnavailable } from "../platform/Sql.js"
+import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 
@@ -25,7 +26,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
           return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
         }
         const key = yield* crypto.newToken(API_KEY_PREFIX)
-        const apiKey = yield* orUnavailable(apiKeys.insert({
+        // A transaction, though one statement: the caller's authority is checked where it commits (Authority.ts).
+        const apiKey = yield* transaction(apiKeys.insert({
           id: yield* makeId("apk"),
           organizationId: caller.organization.id,
           membershipId: caller.membership.id,
@@ -44,7 +46,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
     const revoke = (caller: MemberContext, id: ApiKeyId) =>
       Effect.gen(function*() {
         yield* authorize(caller, "apiKeys.manage")
-        const removed = yield* orUnavailable(apiKeys.revoke({ organizationId: caller.organization.id, id }))
+        const removed = yield* transaction(
+          Effect.zipRight(Authority.changedHere({ apiKeyId: id }), apiKeys.revoke({ organizationId: caller.organization.id, id }))
+        )
         if (Option.isNone(removed)) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
       })
 

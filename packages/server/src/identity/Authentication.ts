@@ -20,11 +20,12 @@ import {
   Unauthorized
 } from "@orgplane/schema"
 import { Context, Effect, FiberSet, Layer, Option, Redacted } from "effect"
+import { MemberStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
-import { toCaller } from "./MembershipsRepository.js"
+import { MembershipsRepository, toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { admission, type SessionAssurance } from "./SsoEnforcement.js"
 
@@ -120,14 +121,28 @@ const make = Effect.gen(function*() {
   }
 })
 
-/** The three middlewares, sharing one resolver (and one set of background touches). */
+/**
+ * The three middlewares, sharing one resolver (and one set of background touches), and how a member's standing is
+ * read again when a write commits (platform/Authority.ts): the membership and the credential this module resolved.
+ */
 export const layer = Layer.scopedContext(
-  Effect.map(make, ({ actor, member }) =>
-    Context.make(Authentication, actor).pipe(
+  Effect.gen(function*() {
+    const { actor, member } = yield* make
+    const memberships = yield* MembershipsRepository
+    const standing = (caller: MemberContext, at: Date) =>
+      memberships.standing({
+        organizationId: caller.organization.id,
+        membershipId: caller.membership.id,
+        credential: caller.credential,
+        at
+      })
+    return Context.make(Authentication, actor).pipe(
       Context.add(OptionalAuthentication, actor),
-      Context.add(MemberAuthentication, member)
-    ))
-).pipe(Layer.provide([SessionsRepository.Default, ApiKeysRepository.Default]))
+      Context.add(MemberAuthentication, member),
+      Context.add(MemberStanding, standing)
+    )
+  })
+).pipe(Layer.provide([SessionsRepository.Default, ApiKeysRepository.Default, MembershipsRepository.Default]))
 
 /** The session behind the actor; API keys get 403 `session_required` (they cannot act as a person signing in). */
 export const sessionOf = (actor: Actor): Effect.Effect<SessionId, Forbidden> =>

@@ -17,6 +17,7 @@
  */
 import { type MembershipId, NotFound, type OrganizationId, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
+import * as Authority from "../platform/Authority.js"
 import { makeId } from "../platform/Ids.js"
 import { now } from "../platform/Time.js"
 import { MembershipsRepository, toMembership } from "./MembershipsRepository.js"
@@ -57,8 +58,14 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
     const lockForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
       Effect.zipRight(lock(organizationId), memberships.findForChange(organizationId, ids))
 
+    /**
+     * The changes below also tell the write's check at commit (platform/Authority.ts) that this transaction changed
+     * the membership: when it is the caller's own, the change was decided under the membership lock.
+     */
+    const changedHere = (membershipId: MembershipId, ended: boolean) => Authority.changedHere({ membershipId, ended })
+
     const changeRole = (organizationId: OrganizationId, id: MembershipId, role: Role) =>
-      Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt }))
+      Effect.zipRight(changedHere(id, false), Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt })))
 
     /**
      * Ends a membership (leaving or being removed): it keeps its id with `removedAt` set, leaves every team, and
@@ -66,7 +73,7 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
      * person's organizations on their next request.
      */
     const remove = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt }))
+      Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt })))
 
     /**
      * The directory (SCIM) deactivated the member: `suspended_at` set (the member stays, is not admitted and is no
@@ -76,7 +83,7 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
      * False when there is no such active membership.
      */
     const suspend = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at }))
+      Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at })))
 
     /** The directory reactivated the member: `suspended_at` cleared. False when there is no such active membership. */
     const restore = (organizationId: OrganizationId, id: MembershipId) =>
@@ -90,6 +97,7 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
     const removeByDirectory = (organizationId: OrganizationId, id: MembershipId) =>
       Effect.gen(function*() {
         const at = yield* now
+        yield* changedHere(id, true)
         if (!(yield* memberships.suspend({ organizationId, id, at }))) return false
         yield* memberships.remove({ organizationId, id, removedAt: at })
         return true

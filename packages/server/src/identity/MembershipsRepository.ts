@@ -6,6 +6,7 @@
  */
 import { Model, SqlClient } from "@effect/sql"
 import {
+  type Credential,
   Member,
   MemberListQuery,
   Membership,
@@ -206,6 +207,40 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         owners: rows[0]?.owners ?? 0
       }))
 
+    const roleNow = (organizationId: OrganizationId, membershipId: MembershipId) =>
+      sql`(SELECT m.role FROM memberships m
+           WHERE m.organization_id = ${organizationId} AND m.id = ${membershipId} AND m.removed_at IS NULL AND m.suspended_at IS NULL
+           FOR SHARE) AS role`
+    const credentialNow = (organizationId: OrganizationId, membershipId: MembershipId, credential: Credential, at: Date) =>
+      credential._tag === "ApiKey"
+        ? sql`EXISTS (SELECT 1 FROM api_keys k
+                      WHERE k.organization_id = ${organizationId} AND k.id = ${credential.apiKeyId}
+                        AND k.membership_id = ${membershipId} AND (k.expires_at IS NULL OR k.expires_at > ${at})
+                      FOR KEY SHARE) AS credential`
+        : sql`EXISTS (SELECT 1 FROM sessions s
+                      WHERE s.id = ${credential.sessionId} AND s.revoked_at IS NULL AND s.expires_at > ${at}
+                      FOR SHARE) AS credential`
+    /**
+     * A member's standing for a write's check at commit (platform/Authority.ts): the membership's role while it is
+     * neither removed nor suspended, and whether the request's API key or session still works, each row read with a
+     * lock that its change conflicts with (removal, suspension and role changes update the membership, and a
+     * session's revocation the session: FOR SHARE; a key's revocation deletes it: FOR KEY SHARE, which its
+     * `last_used_at` touches do not wait for). Such a change waits for the checking transaction, or committed first
+     * and the check sees it. The membership first, as its changes take them: no deadlock between the two.
+     */
+    const standing = (request: {
+      readonly organizationId: OrganizationId
+      readonly membershipId: MembershipId
+      readonly credential: Credential
+      readonly at: Date
+    }) =>
+      // Run by every write as it commits: two columns Postgres types (text, boolean), taken as they come.
+      Effect.map(
+        sql<{ readonly role: Role | null; readonly credential: boolean }>`SELECT ${roleNow(request.organizationId, request.membershipId)},
+          ${credentialNow(request.organizationId, request.membershipId, request.credential, request.at)}`,
+        (rows) => rows[0] ?? { role: null, credential: false }
+      )
+
     const listRows = findAll({
       Request: Schema.Struct({ organizationId: OrganizationId, query: Schema.typeSchema(MemberListQuery), page: Keyset.PageRequest }),
       Result: MemberListRow,
@@ -368,7 +403,8 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       activeOrganizationsOf,
       listForUser,
       changeRole,
-      remove
+      remove,
+      standing
     } as const
   })
 }) {}

@@ -50,6 +50,7 @@ import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as Docs from "./Docs.js"
 import * as Recorder from "./AuditRecorder.js"
+import * as Authority from "./Authority.js"
 import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
@@ -71,9 +72,11 @@ const responding = (handler: (request: any) => Effect.Effect<any, any, any>, res
     Effect.map(handler(request), (value) => HttpServerResponse.isServerResponse(value) ? value : respond(value) ?? value)
 
 /**
- * Passes every handler through `markReturned`, the audit recorder where the operation declares an event, and those of
- * operations that take an `Idempotency-Key` through `Idempotency.around`, and makes the success's response around
- * them all (`responding`), however `handle` calls are chained.
+ * Passes every handler through `markReturned`, those of operations that write through `Authority.around` (their
+ * caller's authority checked again at commit), the audit recorder where the operation declares an event (around
+ * that, so a refusal at commit is recorded as one), and those of operations that take an `Idempotency-Key` through
+ * `Idempotency.around`, and makes the success's response around them all (`responding`), however `handle` calls are
+ * chained.
  */
 const instrument = <H extends object>(handlers: H, operation: (endpoint: string) => Operation): H =>
   new Proxy(handlers, {
@@ -81,8 +84,9 @@ const instrument = <H extends object>(handlers: H, operation: (endpoint: string)
       const value = Reflect.get(target, property, receiver)
       if ((property === "handle" || property === "handleRaw") && typeof value === "function") {
         return (name: string, handler: any, options?: any) => {
-          const { audit, respond, takesKey } = operation(name)
-          const marked = markReturned(handler)
+          const { audit, respond, takesKey, writes } = operation(name)
+          const returning = markReturned(handler)
+          const marked = writes ? Authority.around(returning) : returning
           const audited = audit === undefined || audit.action === false ? marked : Recorder.around(audit.action, marked)
           return instrument(value.call(target, name, responding(takesKey ? Idempotency.around(audited) : audited, respond), options), operation)
         }
@@ -93,6 +97,8 @@ const instrument = <H extends object>(handlers: H, operation: (endpoint: string)
 
 interface Operation {
   readonly takesKey: boolean
+  /** Not a read (GET): its transactions check the caller's authority at commit (`Authority.ts`). */
+  readonly writes: boolean
   readonly audit: AuditDeclaration | undefined
   /** The success's response, encoded without checking the handler's value again (`ResponseEncoding`). */
   readonly respond: Responder | undefined
@@ -109,6 +115,7 @@ export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: 
   const endpoints = api.groups[name]?.endpoints ?? {}
   const operation = (endpoint: string): Operation => ({
     takesKey: ids.has(`${prefix}${endpoint}`),
+    writes: endpoints[endpoint] !== undefined && endpoints[endpoint].method !== "GET",
     audit: audits.get(`${prefix}${endpoint}`),
     respond: endpoints[endpoint] === undefined ? undefined : ResponseEncoding.successResponder(endpoints[endpoint])
   })

@@ -26,15 +26,33 @@ export const actingMembershipId = (principal: Principal): MembershipId | null =>
 export const auditIdentity = (principal: Principal): string =>
   principal._tag === "Member" ? principal.membership.id : `system:${principal.job}`
 
-const insufficientRole = (action: Action) =>
+/** 403 `insufficient_role`: the caller's role does not allow `action`. */
+export const insufficientRole = (action: Action) =>
   new Forbidden({
     reason: "insufficient_role",
     message: `This action requires the ${Policy[action].role} role or higher (${action}).`
   })
 
+/**
+ * The actions a member was allowed during a write whose authority is read again at commit (Authority.ts): keyed by
+ * the request's `MemberContext`, so a read, which registers nothing, pays one failed lookup per check.
+ */
+const granted = new WeakMap<MemberContext, Set<Action>>()
+
+/** From now on, records the actions `member` is allowed (`can`, `authorize`) in the set answered. */
+export const recordGrants = (member: MemberContext): ReadonlySet<Action> => {
+  const actions = new Set<Action>()
+  granted.set(member, actions)
+  return actions
+}
+
 /** Whether the principal may take `action`: its role against the policy table (the system may take any). */
-export const can = (principal: Principal, action: Action): boolean =>
-  principal._tag === "System" || allows(principal.membership.role, action)
+export const can = (principal: Principal, action: Action): boolean => {
+  if (principal._tag === "System") return true
+  const allowed = allows(principal.membership.role, action)
+  if (allowed) granted.get(principal)?.add(action)
+  return allowed
+}
 
 /** Fails with 403 `insufficient_role` unless the principal may take `action`. */
 export const authorize = (principal: Principal, action: Action): Effect.Effect<void, Forbidden> =>

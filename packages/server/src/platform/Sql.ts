@@ -161,13 +161,16 @@ export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
   Effect.flatMap(enclosingTransaction, (enclosed) => settle(effect, enclosed))
 
 /**
- * A party to a request's outermost transactions: the request's idempotency key (Idempotency.ts) and its audit event
- * (audit/Recorder.ts), which commit with the change or not at all. Services know nothing of them: `transaction`
- * asks the fiber's `TransactionParties`.
+ * A party to a request's outermost transactions: the request's idempotency key (Idempotency.ts), its audit event
+ * (AuditRecorder.ts), which commit with the change or not at all, and the caller's authority (Authority.ts), read
+ * again at commit under the locks that would end it. Services know nothing of them: `transaction` asks the fiber's
+ * `TransactionParties`.
  */
 export interface TransactionParty {
   /** The value this transaction committed in an earlier run of the same request: answered without running it again. */
   readonly committedBefore: Option.Option<unknown>
+  /** Runs first in each attempt of the transaction (the body runs again after a serialization failure), if given. */
+  readonly begin?: Effect.Effect<void> | undefined
   /** Runs last inside the transaction, on its connection, given its value: a failure rolls the whole transaction back. */
   readonly beforeCommit: (value: unknown) => Effect.Effect<void, SqlError>
   /** Asked on another connection after the COMMIT got no answer: whether it committed after all (None: cannot tell). */
@@ -184,6 +187,9 @@ export const withTransactionParty = (enlist: Effect.Effect<TransactionParty | un
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.locallyWith(effect, TransactionParties, (parties) => [...parties, enlist])
 
+const beginAll = (begins: ReadonlyArray<Effect.Effect<void>>) =>
+  begins.length === 0 ? undefined : begins.length === 1 ? begins[0] : Effect.all(begins, { discard: true })
+
 /**
  * Several parties as one: a value committed before by any of them answers the transaction; each takes its part
  * before COMMIT and hears how it settled, in order; whether a lost COMMIT happened is the first answer any can give.
@@ -191,6 +197,7 @@ export const withTransactionParty = (enlist: Effect.Effect<TransactionParty | un
 const together = (parties: ReadonlyArray<TransactionParty>): TransactionParty =>
   parties.length === 1 ? parties[0]! : {
     committedBefore: Option.firstSomeOf(parties.map((party) => party.committedBefore)),
+    begin: beginAll(parties.flatMap((party) => (party.begin === undefined ? [] : [party.begin]))),
     beforeCommit: (value) => Effect.forEach(parties, (party) => party.beforeCommit(value), { discard: true }),
     committed: Effect.reduce(parties, Option.none<boolean>(), (known, party) => Option.isSome(known) ? Effect.succeed(known) : party.committed),
     settled: (value, committed) => Effect.forEach(parties, (party) => party.settled(value, committed), { discard: true })
@@ -215,7 +222,8 @@ const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E
     let ran: Option.Option<A> = Option.none()
     const body = Effect.suspend(() => {
       ran = Option.none()
-      return Effect.tap(effect, (value) => Effect.map(party.beforeCommit(value), () => (ran = Option.some(value))))
+      const attempt = Effect.tap(effect, (value) => Effect.map(party.beforeCommit(value), () => (ran = Option.some(value))))
+      return party.begin === undefined ? attempt : Effect.zipRight(party.begin, attempt)
     })
     return Effect.matchCauseEffect(retried(sql, body), {
       onSuccess: (value) => Effect.as(party.settled(value, true), value),

@@ -11,13 +11,15 @@ import {
   type OrganizationId,
   ScimAuthentication,
   scimChallenge,
+  type ScimClient,
   type ScimConnectionId,
   ScimForbidden,
   type ScimTokenId,
   ScimServiceUnavailable,
   ScimUnauthorized
 } from "@orgplane/schema"
-import { Effect, FiberSet, Layer, Redacted } from "effect"
+import { Context, Effect, FiberSet, Layer, Redacted } from "effect"
+import { ScimTokenStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -38,15 +40,28 @@ const TOUCH_INTERVAL_MILLIS = 60_000
 /** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
 const MAX_REMEMBERED_TOUCHES = 10_000
 
-export const layer = Layer.scoped(
-  ScimAuthentication,
+/**
+ * The middleware, and how a directory's token is read again when its write commits (platform/Authority.ts): still
+ * unrevoked and unexpired, locked FOR SHARE against its revocation (an UPDATE) and its connection's deletion (which
+ * deletes it).
+ */
+export const layer = Layer.scopedContext(
   Effect.gen(function*() {
     const crypto = yield* Crypto
     const sql = yield* SqlClient.SqlClient
     // Touches run in the server's scope: they never hold up a response, and stop with the server.
     const touches = yield* FiberSet.make()
     const lastTouched = new Map<string, number>()
-    return {
+    const standing = (client: ScimClient, at: Date) =>
+      Effect.map(
+        sql<{ live: boolean }>`SELECT EXISTS (
+          SELECT 1 FROM scim_tokens t
+          WHERE t.organization_id = ${client.organizationId} AND t.id = ${client.tokenId} AND t.connection_id = ${client.connectionId}
+            AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ${at})
+          FOR SHARE) AS live`,
+        (rows) => rows[0]?.live === true
+      )
+    return Context.make(ScimTokenStanding, standing).pipe(Context.add(ScimAuthentication, {
       scimToken: (token: Redacted.Redacted) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -80,6 +95,6 @@ export const layer = Layer.scoped(
             tokenId: found.id as ScimTokenId
           }
         })
-    }
+    }))
   })
 )

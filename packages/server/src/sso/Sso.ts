@@ -357,7 +357,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
     const deleteConnection = (principal: Principal, id: SsoConnectionId) =>
       Effect.gen(function*() {
         yield* allowed(principal)
-        if (!(yield* orUnavailable(repository.removeConnection({ organizationId: principal.organization.id, id })))) {
+        if (!(yield* transaction(repository.removeConnection({ organizationId: principal.organization.id, id })))) {
           return yield* connectionNotFound()
         }
       })

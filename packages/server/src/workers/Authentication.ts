@@ -4,19 +4,25 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Unauthorized, type WorkerCaller, WorkerAuthentication } from "@orgplane/schema"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { WorkerTokenStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { WorkersRepository } from "./WorkersRepository.js"
 
 const unauthorized = new Unauthorized()
 
-export const layer = Layer.effect(
-  WorkerAuthentication,
+/** The middleware, and how a worker token is read again when its write commits (platform/Authority.ts). */
+export const layer = Layer.effectContext(
   Effect.gen(function*() {
     const crypto = yield* Crypto
     const workers = yield* WorkersRepository
-    return {
+    const standing = (worker: WorkerCaller) =>
+      Effect.map(
+        workers.tokenStanding({ organizationId: worker.organizationId, workerId: worker.workerId, tokenId: worker.tokenId }),
+        (found) => Option.exists(found, (live) => live.worker && live.token)
+      )
+    return Context.make(WorkerTokenStanding, standing).pipe(Context.add(WorkerAuthentication, {
       workerToken: (token: Redacted.Redacted) =>
         Effect.gen(function*() {
           // The platform strips the first 7 characters without looking at them: check the scheme here.
@@ -28,6 +34,6 @@ export const layer = Layer.effect(
           if (Option.isNone(found)) return yield* unauthorized
           return found.value satisfies WorkerCaller
         })
-    }
+    }))
   })
 )

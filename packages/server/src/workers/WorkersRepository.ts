@@ -268,6 +268,24 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
             WHERE t.token_hash = ${tokenHash} AND t.revoked_at IS NULL`
     })
 
+    /**
+     * Whether a worker token still works, for its write's check at commit (platform/Authority.ts): the worker not
+     * deleted and the token not revoked, each row locked FOR SHARE against those changes (UPDATEs), the worker first
+     * as deleting and rotating take them.
+     */
+    const tokenStanding = findOne({
+      Request: Schema.Struct({ organizationId: OrganizationId, workerId: WorkerId, tokenId: WorkerTokenId }),
+      Result: Schema.Struct({ worker: Schema.Boolean, token: Schema.Boolean }),
+      execute: ({ organizationId, tokenId, workerId }) =>
+        sql`SELECT EXISTS (SELECT 1 FROM workers w
+                           WHERE w.organization_id = ${organizationId} AND w.id = ${workerId} AND w.deleted_at IS NULL
+                           FOR SHARE) AS worker,
+                   EXISTS (SELECT 1 FROM worker_tokens t
+                           WHERE t.organization_id = ${organizationId} AND t.id = ${tokenId} AND t.worker_id = ${workerId}
+                             AND t.revoked_at IS NULL
+                           FOR SHARE) AS token`
+    })
+
     const touchToken = execute({
       Request: Schema.Struct({ organizationId: OrganizationId, id: WorkerTokenId, at: DateColumn }),
       execute: ({ at, id, organizationId }) =>
@@ -283,6 +301,7 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
       softDelete,
       creatorOf,
       lockForHeartbeat,
+      tokenStanding,
       heartbeat,
       heartbeatState,
       insertInstance,

@@ -1,0 +1,164 @@
+/**
+ * A write's authority, checked where it commits. A request is authorized as it starts (the middleware resolves its
+ * credential, the service checks the role with `authorize`), and its caller may lose that authority before the write
+ * commits: removed, suspended or demoted, its session or API key revoked, its SCIM or worker token revoked. At READ
+ * COMMITTED nothing stops such a write from committing after the change that took the authority away. So each
+ * operation that is not a read (HttpErrors.group) takes part in its outermost transactions (Sql.ts
+ * `TransactionParty`): last before COMMIT, the caller's credential and membership are read again, taking the row
+ * locks that revoking, removing, suspending or demoting them takes too (FOR SHARE, FOR KEY SHARE for a key, whose
+ * revocation deletes it), and every action the member was allowed during the request (Principal.ts `recordGrants`)
+ * is checked against the role as it is now. Either the write commits first and that change waits for it, or the
+ * change committed first and the write is refused, with the answer a new request would get: 401 `unauthorized` (a
+ * credential that no longer works), 403 `membership_removed` (removed or suspended), 403 `insufficient_role`.
+ *
+ * A write that changed its caller's own authority (leaving, demoting oneself, handing over ownership, revoking the
+ * key it is made with) decided that under the lock its change took; it says so with `changedHere`, and the check
+ * leaves that part alone. Reads take no part: a GET costs nothing more.
+ *
+ * The statements belong to the areas whose tables they read, each provided beside the middleware that resolved the
+ * credential: `MemberStanding` (identity), `ScimTokenStanding` (scim), `WorkerTokenStanding` (workers).
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import {
+  type Action,
+  allows,
+  type ApiKeyId,
+  CurrentMember,
+  CurrentScimClient,
+  CurrentWorker,
+  Forbidden,
+  type MemberContext,
+  type MembershipId,
+  type Role,
+  scimChallenge,
+  type ScimClient,
+  ScimUnauthorized,
+  Unauthorized,
+  type WorkerCaller
+} from "@orgplane/schema"
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { Context, Effect, FiberRef, Option } from "effect"
+import { insufficientRole, recordGrants } from "./Principal.js"
+import { type TransactionParty, withTransactionParty } from "./Sql.js"
+import { now } from "./Time.js"
+
+/** A member's standing as it is now, read under the locks that change it. */
+export interface Standing {
+  /** The membership's role; null when it was removed or suspended. */
+  readonly role: Role | null
+  /** Whether the request's credential (its session or API key) still works: not revoked, not expired. */
+  readonly credential: boolean
+}
+
+/** Reads a member's standing again, inside the committing transaction, with the locks its changes take. */
+export class MemberStanding extends Context.Tag("@orgplane/server/platform/Authority/MemberStanding")<
+  MemberStanding,
+  (caller: MemberContext, at: Date) => Effect.Effect<Standing, SqlError>
+>() {}
+
+/** Whether a directory's SCIM token still works (not revoked, not expired), read with the lock its revocation takes. */
+export class ScimTokenStanding extends Context.Tag("@orgplane/server/platform/Authority/ScimTokenStanding")<
+  ScimTokenStanding,
+  (client: ScimClient, at: Date) => Effect.Effect<boolean, SqlError>
+>() {}
+
+/** Whether a worker token still works (not revoked, its worker not deleted), read with the locks those changes take. */
+export class WorkerTokenStanding extends Context.Tag("@orgplane/server/platform/Authority/WorkerTokenStanding")<
+  WorkerTokenStanding,
+  (worker: WorkerCaller, at: Date) => Effect.Effect<boolean, SqlError>
+>() {}
+
+/** What the committing transaction itself changed of memberships and API keys (see the module comment). */
+interface OwnChanges {
+  /** `ended`: removed or suspended (its API keys deleted with it); `changed`: its role. */
+  readonly memberships: Map<MembershipId, "changed" | "ended">
+  readonly apiKeys: Set<ApiKeyId>
+}
+
+/** Set afresh at each attempt of a checked transaction; undefined outside one. */
+const CurrentOwnChanges = FiberRef.unsafeMake<OwnChanges | undefined>(undefined)
+const noOwnChanges = (): OwnChanges => ({ memberships: new Map(), apiKeys: new Set() })
+
+/**
+ * Says that the current transaction changed a membership (`ended`: removed or suspended) or revoked an API key: when
+ * that is the caller's own, its check at commit leaves it alone (the change decided it under its own lock).
+ */
+export const changedHere = (
+  change: { readonly membershipId: MembershipId; readonly ended: boolean } | { readonly apiKeyId: ApiKeyId }
+): Effect.Effect<void> =>
+  Effect.map(FiberRef.get(CurrentOwnChanges), (own) => {
+    if (own === undefined) return
+    if ("apiKeyId" in change) own.apiKeys.add(change.apiKeyId)
+    else if (change.ended || !own.memberships.has(change.membershipId)) own.memberships.set(change.membershipId, change.ended ? "ended" : "changed")
+  })
+
+/** A refusal decided at commit: a defect inside the transaction (which rolls it back), the request's failure outside. */
+class Refused {
+  constructor(readonly answer: Effect.Effect<never, unknown>) {}
+}
+
+const unauthorized = Effect.fail(new Unauthorized())
+const membershipRemoved = Effect.fail(
+  new Forbidden({
+    reason: "membership_removed",
+    message: "You are no longer a member of this organization (removed or suspended while this request ran): nothing was changed."
+  })
+)
+const scimUnauthorized = Effect.zipRight(
+  HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", scimChallenge(true)))),
+  Effect.fail(new ScimUnauthorized({ detail: "This SCIM token was revoked while the request ran: nothing was changed." }))
+)
+
+/** The member's refusal, if any: the credential first, then the membership, then each action allowed before. */
+const judgeMember = (caller: MemberContext, granted: ReadonlySet<Action>, standing: Standing, own: OwnChanges): Effect.Effect<never, unknown> | undefined => {
+  const mine = own.memberships.get(caller.membership.id)
+  const key = caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : undefined
+  const revokedHere = mine === "ended" || (key !== undefined && own.apiKeys.has(key))
+  if (!standing.credential && !revokedHere) return unauthorized
+  if (mine !== undefined) return undefined
+  if (standing.role === null) return membershipRemoved
+  for (const action of granted) if (!allows(standing.role, action)) return Effect.fail(insufficientRole(action))
+  return undefined
+}
+
+const party = (judge: (own: OwnChanges, at: Date) => Effect.Effect<Effect.Effect<never, unknown> | undefined, SqlError>): TransactionParty => ({
+  committedBefore: Option.none(),
+  begin: Effect.suspend(() => FiberRef.set(CurrentOwnChanges, noOwnChanges())),
+  // Run by every write: plain steps rather than a generator, which costs the request path a few more.
+  beforeCommit: () =>
+    Effect.flatMap(FiberRef.get(CurrentOwnChanges), (own) =>
+      Effect.flatMap(now, (at) =>
+        Effect.flatMap(judge(own ?? noOwnChanges(), at), (refusal) => (refusal === undefined ? Effect.void : Effect.die(new Refused(refusal)))))),
+  committed: Effect.succeed(Option.none()),
+  settled: () => Effect.void
+})
+
+/** The request's party, from the caller its middleware provided; none for a caller without organization authority. */
+const enlist: Effect.Effect<TransactionParty | undefined> = Effect.contextWith((context: Context.Context<never>) => {
+  const member = Context.getOption(context, CurrentMember)
+  if (Option.isSome(member)) {
+    const read = Context.unsafeGet(context, MemberStanding)
+    const caller = member.value
+    const granted = recordGrants(caller)
+    return party((own, at) => Effect.map(read(caller, at), (standing) => judgeMember(caller, granted, standing, own)))
+  }
+  const scim = Context.getOption(context, CurrentScimClient)
+  if (Option.isSome(scim)) {
+    const read = Context.unsafeGet(context, ScimTokenStanding)
+    return party((_, at) => Effect.map(read(scim.value, at), (live) => (live ? undefined : scimUnauthorized)))
+  }
+  const worker = Context.getOption(context, CurrentWorker)
+  if (Option.isSome(worker)) {
+    const read = Context.unsafeGet(context, WorkerTokenStanding)
+    return party((_, at) => Effect.map(read(worker.value, at), (live) => (live ? undefined : unauthorized)))
+  }
+  return undefined
+})
+
+/** The handler of an operation that writes (HttpErrors.group): its outermost transactions check the caller's authority. */
+export const around = <Request, A, E, R>(handler: (request: Request) => Effect.Effect<A, E, R>) => (request: Request) =>
+  Effect.flatMap(enlist, (checked) =>
+    checked === undefined ? handler(request) : handler(request).pipe(
+      withTransactionParty(Effect.succeed(checked)),
+      Effect.catchSomeDefect((defect) => (defect instanceof Refused ? Option.some(defect.answer) : Option.none()))
+    ))
