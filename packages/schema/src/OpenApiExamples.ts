@@ -166,7 +166,9 @@ export const addExamples = (api: HttpApi.HttpApi.Any, spec: Record<string, any>)
       }
       for (const [status, { ast }] of successes) {
         if (Option.isNone(ast) || HttpApiSchema.getEmptyDecodeable(ast.value)) continue
-        const media = operation.responses?.[status]?.content?.[HttpApiSchema.getEncoding(ast.value).contentType]
+        // A success served in a media type of its own is declared as any (`*/*`: a config object's file).
+        const content = operation.responses?.[status]?.content
+        const media = content?.[HttpApiSchema.getEncoding(ast.value).contentType] ?? content?.["*/*"]
         // Bytes (a file's content) can only be shown as their text in a JSON document.
         const values = wireExamples(ast.value).map((value) => value instanceof Uint8Array ? new TextDecoder().decode(value) : value)
         if (media !== undefined && values.length > 0) media.examples = exampleObjects(values)
