@@ -44,6 +44,8 @@ export interface ServerSettings {
   readonly encryptionKeys: Redacted.Redacted | undefined
   /** Bootstrap workspaces one client address may create per hour. */
   readonly bootstrapPerHour: number
+  /** Sign-ups one client address (its IPv6 /64) may attempt per hour, taken or not: probing emails costs as much as taking them. */
+  readonly signUpsPerHour: number
   /**
    * Failed password sign-ins counted within this window (a fixed one, from the first failure): past a limit, sign-in
    * answers 429 until the window ends (identity/SignInThrottle.ts).
@@ -190,6 +192,7 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   ),
   encryptionKeys: optional(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
   bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
+  signUpsPerHour: atLeastOne("ORGPLANE_SIGN_UPS_PER_HOUR", 20),
   signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)).pipe(
     Config.validate({ message: "must be at most 1 day (the longest window a rate limit keeps)", validation: (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1)) })
   ),
