@@ -36,6 +36,22 @@ import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 /** A version's source may be 1 MiB of text; its JSON form, escaped, and the rest of the body fit in 4 MiB. */
+/**
+ * A file is served with its own media type (`ComponentFile.mediaType`: by extension, else text or bytes), which the
+ * platform's generator cannot say: the document declares the success as any media type (`*\/*`), its body the
+ * file's bytes.
+ */
+const anyMediaType = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const responses = operation.responses
+  const ok = typeof responses === "object" && responses !== null ? Reflect.get(responses, "200") : undefined
+  const content = typeof ok === "object" && ok !== null ? Reflect.get(ok, "content") : undefined
+  if (typeof content !== "object" || content === null) return operation
+  const bytes: unknown = Reflect.get(content, "application/octet-stream")
+  if (bytes === undefined) return operation
+  Reflect.set(ok, "content", { "*/*": bytes })
+  return operation
+}
+
 const SOURCE_BODY_BYTES = 4 * 1024 * 1024
 
 const access = accessEndpoints({
@@ -166,6 +182,7 @@ export class ConfigObjectsApi extends HttpApiGroup.make("configObjects")
       )
       .addError(NotFoundResponse)
       .pipe(requires("catalog.read"))
+      .annotate(OpenApi.Transform, anyMediaType)
       .annotate(OpenApi.Summary, "Get a config object version's file")
       .annotate(
         OpenApi.Description,

@@ -1,6 +1,7 @@
 export { ApiLayer, createHttpServer, layer, makeNodeListener, makeWebHandler, type ServerOptions, shutdownGraceMillis } from "./Server.js"
 export { clientErrorListener } from "./platform/ClientErrors.js"
 export { routes as docsRoutes } from "./platform/Docs.js"
+export { pathAmbiguity } from "./platform/Routes.js"
 export { environment } from "./Environment.js"
 export { layer as configLayer, ServerConfig, type ServerSettings, settingsConfig } from "./platform/Config.js"
 export * as Database from "./platform/Database.js"

@@ -4,7 +4,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { ServiceUnavailable } from "@orgplane/schema"
 import { Database } from "@orgplane/server"
-import { DatabaseProxy, Http, TestDatabase, TestServer } from "@orgplane/testkit"
+import { DatabaseProxy, Http, TestDatabase, TestServer, Wait } from "@orgplane/testkit"
 import { Cause, Chunk, Context, Deferred, Duration, Effect, Exit, Fiber, HashMap, Layer, Logger, Option, Random, Schedule, Scope, TestClock } from "effect"
 import { afterEach } from "vitest"
 import { DatabaseStatus } from "../src/platform/DatabaseStatus.js"
@@ -48,6 +48,13 @@ const serverBehindProxy = async (timeouts: Database.Timeouts, options: TestServe
   return { server, proxy: database.proxy }
 }
 
+/**
+ * Once the database is reachable again, the server says so on `/ready` (its pool reconnects: on a busy machine that
+ * can take longer than one request's connect timeout), within 20 seconds.
+ */
+const backUp = (url: string) =>
+  Wait.until(async () => (await Http.request(url, "GET", "/ready")).status === 200, "the server to be ready again")
+
 describe("when the database is down", () => {
   it("sign-in and /v1/me answer 503 service_unavailable with Retry-After, /health stays 200; back up, 200 again", async () => {
     const { proxy, server } = await serverBehindProxy({ connectTimeout: "1 second", statementTimeout: "1 second" })
@@ -60,6 +67,7 @@ describe("when the database is down", () => {
     expect((await Http.request(server.url, "GET", "/health")).status).toBe(200)
 
     await proxy.up()
+    await backUp(server.url)
     expect((await Http.request(server.url, "GET", "/v1/me", { token: user.token })).status).toBe(200)
     expect((await Http.request(server.url, "POST", "/v1/auth/sign-in", signIn)).status).toBe(200)
   })
@@ -88,6 +96,7 @@ describe("a directory's SCIM write when the database is down", () => {
     expect(refused.body).toMatchObject({ schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: "503" })
 
     await proxy.up()
+    await backUp(server.url)
     expect((await create()).status).toBe(201)
   })
 })

@@ -6,7 +6,7 @@
  * Node, before the client can read it, so it is always kept before the test that awaits that answer goes on.
  */
 import { openApiDocument } from "@orgplane/schema"
-import { docsRoutes } from "@orgplane/server"
+import { docsRoutes, pathAmbiguity } from "@orgplane/server"
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
 import type { Duplex } from "node:stream"
@@ -20,7 +20,7 @@ export const check: ResponseContract.Checker = (answer) => {
   if (checker === undefined) {
     const file = process.env[documentVariable]
     const document = file === undefined ? openApiDocument() : JSON.parse(Fs.readFileSync(file, "utf8"))
-    checker = ResponseContract.make(document, { beside: docsRoutes })
+    checker = ResponseContract.make(document, { beside: docsRoutes, refusedBeforeRouting: pathAmbiguity })
   }
   return checker(answer)
 }

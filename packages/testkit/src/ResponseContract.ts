@@ -12,8 +12,8 @@
  *   one (`application/json`, `application/*+json`) must parse and validate against that media type's schema. An
  *   empty body is allowed where the status declares no content, in a media type that is not JSON (an export of
  *   nothing), and for HEAD, 204 and 304.
- * - A request no operation takes (an unknown path, a method its path does not have, OPTIONS, a request Node's parser
- *   refused before it had a target) is held to the answers the document declares for any request,
+ * - A request no operation takes (an unknown path, a method its path does not have, OPTIONS, a target read two ways,
+ *   which the server refuses before routing, a request Node's parser refused before it had a target) is held to the answers the document declares for any request,
  *   `x-orgplane-unrouted-responses` (a Responses object at the document's root): 404 for no such path, 405 for
  *   another method, and what is refused before routing (400, 413, 414, 431). A strict client that sent such a request
  *   can read nothing else, since no operation tells it more.
@@ -92,9 +92,13 @@ const routesOf = (document: JsonObject): ReadonlyArray<Route> => {
   }).sort((a, b) => b.literals - a.literals)
 }
 
-/** The path of a request target: up to `?`, without a trailing slash. */
+/**
+ * The path of a request target: up to `?`, without a trailing slash; of an absolute-form target
+ * (`http://host/v1/me`), from the first slash after its host, as the server reads it.
+ */
 const pathOf = (target: string) => {
-  const path = target.split("?", 1)[0]!
+  const origin = /^https?:\/\/[^/?#]*/i.exec(target)
+  const path = (origin === null ? target : target.slice(origin[0].length) || "/").split("?", 1)[0]!
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path
 }
 
@@ -125,7 +129,18 @@ const excerpt = (body: Uint8Array) => {
  * media type whose schema is a component's reference shares that component's validator). What an operation declares
  * is read once too; an answer that is right costs its route's lookup, a JSON parse and the validation.
  */
-export const make = (document: object, options: { readonly beside: ReadonlyArray<readonly [method: string, path: string]> }): Checker => {
+export const make = (
+  document: object,
+  options: {
+    readonly beside: ReadonlyArray<readonly [method: string, path: string]>
+    /**
+     * Why a target is refused before routing, whatever its path (the server's `pathAmbiguity`: a target the API's
+     * description says is read two ways, a `#` in the query among them), or undefined: such a request is taken by no
+     * operation, so it is held to the answers to any request.
+     */
+    readonly refusedBeforeRouting?: (target: string) => string | undefined
+  }
+): Checker => {
   const spec = JSON.parse(JSON.stringify(document)) as JsonObject
   const ajv = new Ajv2020({
     allErrors: false,
@@ -182,7 +197,7 @@ export const make = (document: object, options: { readonly beside: ReadonlyArray
 
   /** What the operation that takes the request declares; the document's answers to any request when none does. */
   const declaredFor = (method: string, target: string | undefined): Declared => {
-    if (target === undefined) return unrouted()
+    if (target === undefined || options.refusedBeforeRouting?.(target) !== undefined) return unrouted()
     const segments = pathOf(target).split("/").slice(1)
     const asMethod = method === "HEAD" ? "GET" : method
     const route = bySegments.get(segments.length)?.find((route) => route.methods.has(asMethod) && matches(route, segments))

@@ -7,7 +7,7 @@
  */
 import { createHttpServer } from "@orgplane/server"
 import * as Net from "node:net"
-import type * as Http from "node:http"
+import * as Http from "node:http"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { ContractFindings, ContractWatch } from "../src/index.js"
 
@@ -63,6 +63,23 @@ describe("an answer the document declares", () => {
     expect(await found("GET", "/nowhere", json(404, { error: "not_found", message: "No route for GET /nowhere" }))).toEqual([])
     const methodNotAllowed = { ...json(405, { error: "method_not_allowed", message: "/health does not take DELETE; it takes GET, HEAD." }), headers: { allow: "GET, HEAD" } }
     expect(await found("DELETE", "/health", methodNotAllowed)).toEqual([])
+  })
+
+  it("holds a target read two ways (refused before routing) to the answers to any request, and reads an absolute-form target by its path", async () => {
+    /** Sends `target` as it is (fetch would drop a fragment or make an absolute form relative). */
+    const raw = async (target: string, answer: Reply) => {
+      reply = answer
+      await new Promise<void>((resolve, reject) => {
+        Http.request(`${url}/`, { path: target }, (response) => response.resume().on("end", resolve)).on("error", reject).end()
+      })
+      return ContractFindings.take()
+    }
+    const refused = json(400, { error: "invalid_request", details: [{ message: "The URL has a \"#\".", path: [] }] })
+    // users.me takes no input, so declares no 400; no operation takes a target with a "#".
+    expect(await raw("/v1/me?x=1#y", refused)).toEqual([])
+    expect(await raw("/v1/me", refused)).toEqual([expect.stringContaining("a status GET /v1/me (users.me) does not declare")])
+    expect(await raw("http://127.0.0.1/health", json(200, { ok: true, version: "1.4.0" }))).toEqual([])
+    expect(await raw("http://127.0.0.1/health", json(418, {}))).toEqual([expect.stringContaining("a status GET /health (system.health) does not declare")])
   })
 
   it("passes what Node's parser refuses, answered in the error shape before any request", async () => {
