@@ -34,7 +34,8 @@ export const onboard = async (options: {
   try {
     const members = new Map<string, MembershipId>()
     for await (const member of paginate(client.members.list, { urlParams: {} })) {
-      if (member.email !== null) members.set(member.email.toLowerCase(), member.id)
+      // An admin's key sees every email (a plain member's would not: docs/security.md, "The member directory").
+      if (member.email !== null && member.email !== undefined) members.set(member.email.toLowerCase(), member.id)
     }
     const pending = new Set<string>()
     for await (const invitation of paginate(client.invitations.list, { urlParams: { status: "pending" } })) {

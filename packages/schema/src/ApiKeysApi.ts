@@ -4,7 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
-import { ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { ApiKeyPage, CreateApiKeyRequest, CreatedApiKey } from "./ApiKeys.js"
 import { ApiKeyId } from "./Ids.js"
 import { PageQuery } from "./Pagination.js"
@@ -17,11 +17,12 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.post("create", "/v1/api-keys").pipe(audits("api_key.create"))
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreatedApiKey, { status: 201 })
+      .addError(ConflictResponse)
       .pipe(requires("apiKeys.manage"))
       .annotate(OpenApi.Summary, "Create an API key")
       .annotate(
         OpenApi.Description,
-        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves or is removed. The plaintext key is returned only here.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future."
+        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves or is removed. The plaintext key is returned only here.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future; 409 `api_key_quota_reached` when the caller already has as many unexpired keys in the organization as the instance allows per member (20 by default, `ORGPLANE_API_KEYS_PER_MEMBER`; the message names the setting): revoke one, or have the instance's operator raise it."
       )
   )
   .add(

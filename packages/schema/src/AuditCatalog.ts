@@ -45,6 +45,7 @@ export const AuditActions = {
   "organization.plan.update": change("The instance's operator changed an organization's plan."),
   "instance.operator.claim": security("An owner made their organization the instance's operator with the one-time setup token."),
   "member.role.update": change("A member's role was changed."),
+  "member.directory.update": security("What plain members see of each other (their emails) was changed."),
   "member.remove": change("A member was removed, or left."),
   "member.ownership.transfer": change("Ownership was transferred to another member."),
   "team.create": change("A team was created."),

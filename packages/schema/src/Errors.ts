@@ -260,6 +260,10 @@ export const ConflictCode = Schema.Literal(
   "team_managed_by_directory",
   "scim_connection_exists",
   "audit_stream_limit_reached",
+  // Quotas (instance settings): organizations a person owns, API keys per member, pending invitations.
+  "organization_quota_reached",
+  "api_key_quota_reached",
+  "invitation_quota_reached",
   // An invitation's signUp for an email that already has an account (sign in and accept instead).
   "account_exists",
   // The instance's operator.

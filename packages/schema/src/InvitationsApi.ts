@@ -35,7 +35,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .annotate(OpenApi.Summary, "Invite a person")
       .annotate(
         OpenApi.Description,
-        "Invites an email address as a member or an admin (201). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization."
+        "Invites an email address as a member or an admin (201). The token is returned only here and expires after 7 days; deliver it to the invitee. When the email already has a pending or expired invitation, that invitation is refreshed instead (200, `refreshed: true`): new token, role and expiry, and the earlier token stops working.\n\nErrors: 409 `member_exists` when the email belongs to a member of the organization, `invitation_quota_reached` when a new invitation would pass the organization's pending ones the instance allows (200 by default, `ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION`; the message names the setting; refreshing a pending invitation adds none): cancel some, or have the instance's operator raise it."
       )
   )
   .add(

@@ -1,4 +1,7 @@
-/** Members: memberships of an organization seen with the person's name and email. */
+/**
+ * Members: memberships of an organization seen with the person's name and email. Owners and admins see the whole
+ * directory; plain members see names, roles and dates, and emails only where the organization allows it.
+ */
 import * as Schema from "effect/Schema"
 import { allErrors, requestBody, searchText, Timestamp } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
@@ -9,19 +12,23 @@ import { acme, ada, exampleTime, grace } from "./Examples.js"
 export class Member extends Schema.Class<Member>("Member")(Schema.Struct({
   id: MembershipId,
   organizationId: OrganizationId,
-  userId: Schema.NullOr(UserId).annotations({
-    description: "Null for the placeholder owner of a workspace created by bootstrap and not yet claimed."
+  userId: Schema.optionalWith(Schema.NullOr(UserId), { exact: true }).annotations({
+    description:
+      "Null for the placeholder owner of a workspace created by bootstrap and not yet claimed. Absent when a plain member reads the directory: only owners and admins see it."
   }),
   name: Schema.NullOr(Schema.String),
-  email: Schema.NullOr(Schema.String),
+  email: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }).annotations({
+    description:
+      "Absent when a plain member reads the directory, unless the organization lets members see each other's emails (`PUT /v1/member-directory`, off by default)."
+  }),
   role: Role,
   createdAt: Timestamp,
   removedAt: Schema.NullOr(Timestamp).annotations({
     description: "When the member was removed or left. A removed member keeps its id, so records that name it still resolve."
   }),
-  suspendedAt: Schema.NullOr(Timestamp).annotations({
+  suspendedAt: Schema.optionalWith(Schema.NullOr(Timestamp), { exact: true }).annotations({
     description:
-      "When the organization's directory (SCIM) deactivated the member: a suspended member stays listed, is not admitted (their sessions and API keys no longer reach the organization) and is no seat. Also set when the directory deleted them (with `removedAt`), so neither SSO sign-in nor an invitation brings them back until the directory reactivates them. Null otherwise."
+      "When the organization's directory (SCIM) deactivated the member: a suspended member stays listed, is not admitted (their sessions and API keys no longer reach the organization) and is no seat. Also set when the directory deleted them (with `removedAt`), so neither SSO sign-in nor an invitation brings them back until the directory reactivates them. Null otherwise. Absent when a plain member reads the directory: only owners and admins see it."
   })
 }).annotations({
   examples: [{
@@ -43,11 +50,11 @@ export const MemberListQuery = Schema.Struct({
   ...PageQueryFields,
   role: Schema.optionalWith(Role, { exact: true }).annotations({ description: "Only members with this role." }),
   // The description goes with the text schema: one on the member would replace what it says about trimming.
-  q: Schema.optionalWith(searchText("Only members whose name or email contains this text (case-insensitive)."), {
+  q: Schema.optionalWith(searchText("Only members whose name or email contains this text (case-insensitive); for a plain member, whose name does (and email, where the organization lets members see emails)."), {
     exact: true
   }),
   includeRemoved: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
-    description: "Also list removed members (default false)."
+    description: "Also list removed members (default false). Owners and admins only: a plain member asking is refused (403 `insufficient_role`)."
   })
 }).annotations({ ...allErrors, examples: [{ role: "admin", q: "grace", includeRemoved: false }] })
 export type MemberListQuery = typeof MemberListQuery.Type
@@ -88,3 +95,18 @@ export const OwnershipTransfer = Schema.Struct({
     }
   }]
 })
+
+/** What plain members see of each other (owners and admins always see everything). */
+export class MemberDirectorySettings extends Schema.Class<MemberDirectorySettings>("MemberDirectorySettings")(Schema.Struct({
+  emailsVisibleToMembers: Schema.Boolean.annotations({
+    description: "Whether plain members see each other's emails in `GET /v1/members` (false by default: names, roles and dates only)."
+  })
+}).annotations({ examples: [{ emailsVisibleToMembers: false }] })) {}
+
+export const MemberDirectorySettingsResponse = Schema.Struct({ settings: MemberDirectorySettings }).annotations({
+  identifier: "MemberDirectorySettingsResponse"
+})
+
+export const UpdateMemberDirectorySettingsRequest = Schema.Struct({
+  emailsVisibleToMembers: Schema.Boolean
+}).annotations({ ...requestBody, examples: [{ emailsVisibleToMembers: true }] })

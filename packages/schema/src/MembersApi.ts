@@ -6,7 +6,16 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
 import { requires } from "./Policy.js"
 import { Authentication, MemberAuthentication } from "./Security.js"
-import { ChangeRoleRequest, MemberListQuery, MemberPage, MemberPath, MemberResponse, OwnershipTransfer } from "./Members.js"
+import {
+  ChangeRoleRequest,
+  MemberDirectorySettingsResponse,
+  MemberListQuery,
+  MemberPage,
+  MemberPath,
+  MemberResponse,
+  OwnershipTransfer,
+  UpdateMemberDirectorySettingsRequest
+} from "./Members.js"
 import { RoleList, RolesDescription } from "./Roles.js"
 import { audits } from "./AuditCatalog.js"
 
@@ -19,7 +28,25 @@ export class MembersApi extends HttpApiGroup.make("members")
       .annotate(OpenApi.Summary, "List members")
       .annotate(
         OpenApi.Description,
-        "The organization's members, oldest first, optionally filtered by role and by text in name or email; removed members only with `includeRemoved`. Changes nothing.\n\nErrors: none beyond the group's."
+        "The organization's members, oldest first, optionally filtered by role and by text in name or email; removed members only with `includeRemoved`. Owners and admins see every member's `userId`, `email` and `suspendedAt`; for a plain member (or an API key acting as one) those are absent, and `email` is there only when the organization lets members see emails (`PUT /v1/member-directory`, off by default); their `q` matches names only then. Changes nothing.\n\nErrors: 403 `insufficient_role` for `includeRemoved=true` from a plain member."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getDirectorySettings", "/v1/member-directory")
+      .addSuccess(MemberDirectorySettingsResponse)
+      .pipe(requires("members.read"))
+      .annotate(OpenApi.Summary, "Get the member directory settings")
+      .annotate(OpenApi.Description, "What plain members see of each other. Changes nothing.")
+  )
+  .add(
+    HttpApiEndpoint.put("setDirectorySettings", "/v1/member-directory").pipe(audits("member.directory.update"))
+      .setPayload(UpdateMemberDirectorySettingsRequest)
+      .addSuccess(MemberDirectorySettingsResponse)
+      .pipe(requires("members.manageDirectory"))
+      .annotate(OpenApi.Summary, "Set the member directory settings")
+      .annotate(
+        OpenApi.Description,
+        "Chooses whether plain members see each other's emails in the member list (off by default). Owners and admins always see every member's email."
       )
   )
   .add(
@@ -31,7 +58,7 @@ export class MembersApi extends HttpApiGroup.make("members")
       .annotate(OpenApi.Summary, "Get a member")
       .annotate(
         OpenApi.Description,
-        "One member, removed ones included (their `removedAt` is set). Changes nothing.\n\nErrors: 404 `member_not_found`."
+        "One member, removed ones included (their `removedAt` is set) for owners and admins. A plain member sees what the list shows them, and not removed members.\n\nErrors: 404 `member_not_found` (for a plain member also a removed member)."
       )
   )
   .add(

@@ -34,6 +34,11 @@ export const Policy = {
   "desktopPolicies.readEffective": { role: "member", capability: "read their own effective desktop policy" },
   "memory.use": { role: "member", capability: "save, search, list and delete their own memories (nobody reads another person's)" },
   "members.leave": { role: "member", capability: "leave the organization" },
+  "members.readDirectory": {
+    role: "admin",
+    capability: "read every member's email, user id and suspension, and removed members (members see names and roles, and emails where the organization allows it)"
+  },
+  "members.manageDirectory": { role: "admin", capability: "choose whether members see each other's emails" },
   "members.changeRole": { role: "admin", capability: "change members' and admins' roles between member and admin" },
   "members.remove": { role: "admin", capability: "remove members and admins" },
   "teams.manage": { role: "admin", capability: "create, change and delete teams" },

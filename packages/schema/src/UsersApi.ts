@@ -33,11 +33,12 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(AuthResult, { status: 201 })
       .addError(ConflictResponse)
       .addError(ForbiddenResponse)
+      .addError(RateLimitedResponse)
       .addError(ServiceUnavailableResponse)
       .annotate(OpenApi.Summary, "Sign up")
       .annotate(
         OpenApi.Description,
-        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up, `sso_required` when the email's domain belongs to an organization that requires SSO (its people get their account by signing in through it); 409 `email_taken` when the email is registered."
+        "Creates an account and signs it in: answers the person and a new session token. The account belongs to no organization yet. Public. An instance with sign-up disabled still lets its very first account in.\n\nErrors: 403 `signup_disabled` when the instance does not allow sign-up, `sso_required` when the email's domain belongs to an organization that requires SSO (its people get their account by signing in through it); 409 `email_taken` when the email is registered (this instance sends no mail, so it cannot answer alike and prove the address by a link instead; the limit below bounds how fast anyone can test emails with it); 429 `rate_limited` with `Retry-After` (seconds) past 20 sign-up attempts from one client address (an IPv6 address's /64) in an hour (`ORGPLANE_SIGN_UPS_PER_HOUR`), whatever their outcome."
       )
   )
   .add(

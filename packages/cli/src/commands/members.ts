@@ -1,8 +1,9 @@
 /**
- * `orgplane members list | role | remove | transfer-ownership`: the active organization's members and their roles.
- * Any member may list; changing roles and removing take an admin or owner (see the API's role model).
+ * `orgplane members list | role | remove | transfer-ownership | directory | set-directory`: the active organization's
+ * members and their roles. Any member may list (a plain member sees names and roles, emails where the organization
+ * allows it: absent columns print `-`); changing roles and removing take an admin or owner (see the API's role model).
  */
-import { type Member, MemberPage, MemberResponse, MembersApi, MembershipId, OwnershipTransfer, Role, SearchText } from "@orgplane/schema"
+import { type Member, MemberDirectorySettingsResponse, MemberPage, MemberResponse, MembersApi, MembershipId, OwnershipTransfer, Role, SearchText } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
@@ -19,10 +20,10 @@ export const list = Commands.list("list", {
   inputs: {
     role: Inputs.optional(Inputs.choice("role", Role.literals, { description: "Only members with this role." })),
     query: Inputs.optional(Inputs.text("query", {
-      description: "Only members whose name or email contains this text (case-insensitive).",
+      description: "Only members whose name or email contains this text (case-insensitive; plain members: names, and emails where shown).",
       schema: SearchText
     })),
-    includeRemoved: Inputs.boolean("include-removed", { description: "Also list removed members." })
+    includeRemoved: Inputs.boolean("include-removed", { description: "Also list removed members (owners and admins)." })
   },
   call: (client, { includeRemoved, query, role }, page) =>
     client.members.list({
@@ -72,9 +73,31 @@ export const transferOwnership = Commands.endpoint("transfer-ownership", {
     `${who(owner)} is now an owner; you (${previousOwner.id}) are now ${previousOwner.role === "admin" ? "an admin" : previousOwner.role}.`
 })
 
+const shownTo = (visible: boolean) => visible ? "see each other's emails" : "see names and roles, not emails"
+
+export const directory = Commands.endpoint("directory", {
+  summary: "Show what plain members see of each other (owners and admins see everything).",
+  inputs: {},
+  call: (client) => client.members.getDirectorySettings(),
+  output: MemberDirectorySettingsResponse,
+  human: ({ settings }) => `Members ${shownTo(settings.emailsVisibleToMembers)}.`
+})
+
+export const setDirectory = Commands.endpoint("set-directory", {
+  summary: "Choose whether plain members see each other's emails (owners and admins).",
+  inputs: {
+    emails: Inputs.argumentChoice("emails", ["visible", "hidden"], { description: "`visible` or `hidden` (the default)." })
+  },
+  call: (client, { emails }) => client.members.setDirectorySettings({ payload: { emailsVisibleToMembers: emails === "visible" } }),
+  output: MemberDirectorySettingsResponse,
+  human: ({ settings }) => `Members now ${shownTo(settings.emailsVisibleToMembers)}.`
+})
+
 export const members = Commands.group("members", "List the active organization's members and manage their roles.", [
   list,
   role,
   remove,
-  transferOwnership
+  transferOwnership,
+  directory,
+  setDirectory
 ], [MembersApi])

@@ -15,6 +15,7 @@ import {
   type UserId
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
+import { addressBlock } from "../platform/ClientAddress.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -100,8 +101,18 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
 
     const signupDisabled = () => new Forbidden({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
 
-    const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }) =>
+    /**
+     * Sign-up from the client `address`. Every attempt counts against the address's hourly limit before anything is
+     * checked (the email's being taken included): past it, 429 with `Retry-After`, so the 409 `email_taken` answer
+     * cannot be used to test a list of emails faster than the limit, nor sign-up to make accounts in bulk.
+     */
+    const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }, address: string) =>
       Effect.gen(function*() {
+        const decision = yield* orUnavailable(limiter.hit(`sign-up:address:${addressBlock(address)}`, settings.signUpsPerHour, Duration.hours(1)))
+        if (!decision.allowed) {
+          const seconds = decision.retryAfterSeconds
+          return yield* RateLimited.after(seconds, `Too many sign-ups from this address; retry in ${seconds} seconds.`)
+        }
         // A closed instance still lets its very first account in: someone has to invite the others.
         if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) return yield* signupDisabled()
         // A password account for an enforcing organization's domain could never sign in with it, and would be

@@ -96,6 +96,12 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
           RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
-    return { insert, resolve, touch, list, revoke, revokeForPerson } as const
+    /** The member's keys that still work at `at` (expired ones no longer count against the quota). */
+    const countUnexpired = (input: { readonly organizationId: OrganizationId; readonly membershipId: MembershipId; readonly at: Date }) =>
+      sql<{ count: number }>`SELECT count(*)::int AS count FROM api_keys
+          WHERE organization_id = ${input.organizationId} AND membership_id = ${input.membershipId}
+            AND (expires_at IS NULL OR expires_at > ${input.at})`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
+
+    return { insert, resolve, touch, list, revoke, revokeForPerson, countUnexpired } as const
   })
 }) {}

@@ -13,7 +13,7 @@ export const UsersHttp = group(Api, "users", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     return handlers
-      .handle("signUp", ({ payload }) => accounts.signUp(payload))
+      .handle("signUp", ({ payload }) => Effect.flatMap(clientAddress, (address) => accounts.signUp(payload, address)))
       .handle("signIn", ({ payload }) => Effect.flatMap(clientAddress, (address) => accounts.signIn(payload, address)))
       .handle("signOut", () => Effect.flatMap(currentSession, ({ sessionId }) => accounts.signOut(sessionId)))
       .handle("me", () => Effect.map(CurrentActor, accounts.me))

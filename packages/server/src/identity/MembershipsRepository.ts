@@ -35,8 +35,10 @@ export class MembershipRow extends Model.Class<MembershipRow>("MembershipRow")({
 }) {}
 
 /** The API's membership from a member or a row (decoded, so valid: the class does not check it again). */
-export const toMembership = (row: Pick<MembershipRow, "id" | "organizationId" | "userId" | "role" | "createdAt">) =>
-  new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId, role: row.role, createdAt: row.createdAt }, true)
+/** A membership from its row, or from a member as the directory reads it whole (a member's view has no `userId`). */
+export const toMembership = (
+  row: Pick<MembershipRow, "id" | "organizationId" | "role" | "createdAt"> & { readonly userId?: MembershipRow["userId"] }
+) => new Membership({ id: row.id, organizationId: row.organizationId, userId: row.userId ?? null, role: row.role, createdAt: row.createdAt }, true)
 
 /** An organization's members, oldest first. */
 const oldestFirst = Keyset.make<Member>("members", "asc", [{ column: "m.id", value: (member) => member.id }])
@@ -242,23 +244,35 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       )
 
     const listRows = findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, query: Schema.typeSchema(MemberListQuery), page: Keyset.PageRequest }),
+      Request: Schema.Struct({
+        organizationId: OrganizationId,
+        query: Schema.typeSchema(MemberListQuery),
+        searchEmails: Schema.Boolean,
+        page: Keyset.PageRequest
+      }),
       Result: MemberListRow,
-      execute: ({ organizationId, page, query }) =>
+      execute: ({ organizationId, page, query, searchEmails }) =>
         sql`${select} WHERE ${
           sql.and([
             sql`m.organization_id = ${organizationId}`,
             query.includeRemoved ? sql`true` : sql`m.removed_at IS NULL`,
             query.role ? sql`m.role = ${query.role}` : sql`true`,
-            query.q ? sql`(u.name ILIKE ${likePattern(query.q)} OR u.email ILIKE ${likePattern(query.q)})` : sql`true`,
+            !query.q
+              ? sql`true`
+              : searchEmails
+              ? sql`(u.name ILIKE ${likePattern(query.q)} OR u.email ILIKE ${likePattern(query.q)})`
+              : sql`u.name ILIKE ${likePattern(query.q)}`,
             page.after
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
 
-    /** The organization's members, oldest first. */
-    const list = (organizationId: OrganizationId, query: MemberListQuery) =>
-      Keyset.page(oldestFirst, query, (page) => listRows({ organizationId, query, page }))
+    /**
+     * The organization's members, oldest first; `q` matches emails too unless `searchEmails` is false (a caller who
+     * may not see them must not find members by them either).
+     */
+    const list = (organizationId: OrganizationId, query: MemberListQuery, searchEmails = true) =>
+      Keyset.page(oldestFirst, query, (page) => listRows({ organizationId, query, searchEmails, page }))
 
     /**
      * Which of `ids` are not active members of the organization. The found rows stay share-locked until the

@@ -1,9 +1,9 @@
 /** Organizations: creation (the creator becomes owner) and plan changes by the instance's operator (identity/Operator.ts). */
-import { type MemberContext, NotFound, Organization, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
+import { Conflict, type MemberContext, NotFound, Organization, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { transaction } from "../platform/Sql.js"
+import { lockLimit, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { Operator } from "./Operator.js"
@@ -38,9 +38,21 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
         return { organization, membership }
       })
 
-    const create = (input: { readonly name: string; readonly userId: UserId; readonly sessionId: SessionId }) =>
-      transaction(
+    /**
+     * A person's organizations, one creation at a time until its transaction ends (`lockLimit`, keyed by the person):
+     * two creations racing cannot both count room under the quota.
+     */
+    const create = Effect.fn("Organizations.create")(function*(input: { readonly name: string; readonly userId: UserId; readonly sessionId: SessionId }) {
+      return yield* transaction(
         Effect.gen(function*() {
+          yield* lockLimit("organizations_owned", input.userId)
+          const quota = settings.organizationsPerUser
+          if ((yield* organizations.countOwnedBy(input.userId)) >= quota) {
+            return yield* new Conflict({
+              error: "organization_quota_reached",
+              message: `You own ${quota} organizations, the most this instance allows (ORGPLANE_ORGANIZATIONS_PER_USER): delete or hand over one, or ask the instance's operator to raise the setting.`
+            })
+          }
           const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
           // Its creator's email is the one the organization knows them by (docs/security.md, "Account takeover").
           yield* memberships.markEmailVerified({ organizationId: created.organization.id, id: created.membership.id, at: created.organization.createdAt })
@@ -50,6 +62,7 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
           return created
         })
       )
+    })
 
     const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
       Effect.gen(function*() {

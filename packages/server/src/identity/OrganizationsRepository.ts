@@ -3,7 +3,7 @@
  * Which one operates the instance is OperatorRepository's.
  */
 import { Model, SqlClient } from "@effect/sql"
-import { Organization, OrganizationId } from "@orgplane/schema"
+import { Organization, OrganizationId, type UserId } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 
@@ -66,7 +66,12 @@ export class OrganizationsRepository extends Effect.Service<OrganizationsReposit
       const lock = (organizationId: OrganizationId) =>
         sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`.pipe(Effect.map((rows) => rows.length > 0))
 
-      return { insert, find, update, lock } as const
+      /** The organizations the person is an active owner of. */
+      const countOwnedBy = (userId: UserId) =>
+        sql<{ count: number }>`SELECT count(*)::int AS count FROM memberships
+            WHERE user_id = ${userId} AND role = 'owner' AND removed_at IS NULL`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
+
+      return { insert, find, update, lock, countOwnedBy } as const
     })
   }
 ) {}

@@ -21,6 +21,7 @@ import { Duration, Effect, Option } from "effect"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { Organizations } from "../identity/Organizations.js"
+import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
@@ -47,6 +48,7 @@ type Joiner =
 
 export class Invitations extends Effect.Service<Invitations>()("@orgplane/server/invitations/Invitations", {
   effect: Effect.gen(function*() {
+    const settings = yield* ServerConfig
     const crypto = yield* Crypto
     const invitations = yield* InvitationsRepository
     const memberships = yield* Memberships
@@ -75,6 +77,15 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
               id = pending.value.id
               yield* invitations.refresh({ organizationId, id, changes, at })
             } else {
+              // Counted under the membership lock taken above, which every invitation's creation takes first: two
+              // creations cannot both count room under the quota.
+              const quota = settings.pendingInvitationsPerOrganization
+              if ((yield* invitations.countPending({ organizationId, at })) >= quota) {
+                return yield* new Conflict({
+                  error: "invitation_quota_reached",
+                  message: `This organization has ${quota} pending invitations, the most this instance allows (ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION): cancel some, or ask the instance's operator to raise the setting.`
+                })
+              }
               id = yield* makeId("inv")
               yield* invitations.insert({ id, organizationId, email: input.email, createdAt: at, ...changes })
             }

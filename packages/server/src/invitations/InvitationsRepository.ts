@@ -143,6 +143,13 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
             WHERE organization_id = ${organizationId} AND id = ${id}`
     })
 
-    return { list, lock, lockPendingFor, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
+    /** The organization's invitations still pending at `at` (expired ones no longer count against the quota). */
+    const countPending = (input: { readonly organizationId: OrganizationId; readonly at: Date }) =>
+      sql<{ count: number }>`SELECT count(*)::int AS count FROM invitations
+          WHERE organization_id = ${input.organizationId} AND ${statusCondition("pending", input.at)}`.pipe(
+        Effect.map((rows) => rows[0]?.count ?? 0)
+      )
+
+    return { list, lock, lockPendingFor, countPending, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
   })
 }) {}

@@ -10,6 +10,8 @@ export const MembersHttp = group(Api, "members", (handlers) =>
     return handlers
       .handle("list", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => members.list(caller, urlParams)))
       .handle("get", ({ path }) => Effect.flatMap(CurrentMember, (caller) => members.get(caller, path.memberId)))
+      .handle("getDirectorySettings", () => Effect.flatMap(CurrentMember, members.getDirectorySettings))
+      .handle("setDirectorySettings", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => members.setDirectorySettings(caller, payload)))
       .handle("changeRole", ({ path, payload }) =>
         Effect.flatMap(CurrentMember, (caller) => members.changeRole(caller, path.memberId, payload.role)))
       .handle("remove", ({ path }) => Effect.flatMap(CurrentMember, (caller) => members.remove(caller, path.memberId)))

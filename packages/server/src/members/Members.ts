@@ -8,6 +8,7 @@ import {
   Conflict,
   Member,
   type MemberContext,
+  MemberDirectorySettings,
   type MemberListQuery,
   Membership,
   type MembershipId,
@@ -17,8 +18,9 @@ import {
 import { Effect, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
-import { authorize } from "../platform/Principal.js"
+import { authorize, can } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
+import { DirectoryRepository } from "./DirectoryRepository.js"
 
 const lastOwner = () =>
   new Conflict({ error: "last_owner", message: "An organization keeps at least one owner: make someone else an owner first." })
@@ -37,6 +39,7 @@ interface Locked {
 export class Members extends Effect.Service<Members>()("@orgplane/server/members/Members", {
   effect: Effect.gen(function*() {
     const memberships = yield* Memberships
+    const directory = yield* DirectoryRepository
 
     /**
      * Runs `change` in a transaction holding the membership lock, with the caller and the target as they are now
@@ -58,16 +61,53 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
     const keepAnOwner = ({ owners, target }: Locked) =>
       target.role !== "owner" || owners > 1 ? Effect.void : Effect.fail(lastOwner())
 
-    const list = (caller: MemberContext, query: MemberListQuery) =>
-      Effect.zipRight(authorize(caller, "members.read"), orUnavailable(memberships.list(caller.organization.id, query)))
+    /**
+     * How the caller sees other members: owners and admins everything; a plain member (or a key acting as one) names,
+     * roles and dates, and emails only where the organization allows it.
+     */
+    const viewOf = Effect.fn("Members.viewOf")(function*(caller: MemberContext) {
+      if (can(caller, "members.readDirectory")) return { full: true, emails: true } as const
+      return { full: false, emails: yield* orUnavailable(directory.emailsVisible(caller.organization.id)) } as const
+    })
 
-    const get = (caller: MemberContext, id: MembershipId) =>
-      Effect.gen(function*() {
-        yield* authorize(caller, "members.read")
-        const member = yield* orUnavailable(memberships.find({ organizationId: caller.organization.id, id }))
-        if (Option.isNone(member)) return yield* memberNotFound()
-        return { member: member.value }
-      })
+    const shown = (view: { readonly full: boolean; readonly emails: boolean }) => (member: Member): Member => {
+      if (view.full) return member
+      const { email, suspendedAt: _suspendedAt, userId: _userId, ...seen } = member
+      return new Member(view.emails && email !== undefined ? { ...seen, email } : seen, true)
+    }
+
+    const list = Effect.fn("Members.list")(function*(caller: MemberContext, query: MemberListQuery) {
+      yield* authorize(caller, "members.read")
+      const view = yield* viewOf(caller)
+      // Former members are the directory's: a plain member asking for them is refused rather than answered without.
+      if (query.includeRemoved === true) yield* authorize(caller, "members.readDirectory")
+      const page = yield* orUnavailable(memberships.list(caller.organization.id, query, view.emails))
+      return { ...page, items: page.items.map(shown(view)) }
+    })
+
+    const get = Effect.fn("Members.get")(function*(caller: MemberContext, id: MembershipId) {
+      yield* authorize(caller, "members.read")
+      const view = yield* viewOf(caller)
+      const member = yield* orUnavailable(memberships.find({ organizationId: caller.organization.id, id }))
+      if (Option.isNone(member) || (!view.full && member.value.removedAt !== null)) return yield* memberNotFound()
+      return { member: shown(view)(member.value) }
+    })
+
+    const getDirectorySettings = Effect.fn("Members.getDirectorySettings")(function*(caller: MemberContext) {
+      yield* authorize(caller, "members.read")
+      const visible = yield* orUnavailable(directory.emailsVisible(caller.organization.id))
+      return { settings: new MemberDirectorySettings({ emailsVisibleToMembers: visible }) }
+    })
+
+    const setDirectorySettings = Effect.fn("Members.setDirectorySettings")(function*(caller: MemberContext, input: { readonly emailsVisibleToMembers: boolean }) {
+      yield* authorize(caller, "members.manageDirectory")
+      return yield* transaction(Effect.gen(function*() {
+        const before = yield* directory.setEmailsVisible(caller.organization.id, input.emailsVisibleToMembers)
+        const settings = new MemberDirectorySettings({ emailsVisibleToMembers: input.emailsVisibleToMembers })
+        yield* describeChange(MemberDirectorySettings, new MemberDirectorySettings({ emailsVisibleToMembers: before }), settings)
+        return { settings }
+      }))
+    })
 
     const changeRole = (caller: MemberContext, id: MembershipId, role: Role) =>
       withLock(caller, id, (locked) =>
@@ -112,7 +152,7 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
           return { previousOwner: new Member({ ...previous, role: "admin" }), owner: new Member({ ...target, role: "owner" }) }
         }))
 
-    return { list, get, changeRole, remove, transferOwnership } as const
+    return { list, get, getDirectorySettings, setDirectorySettings, changeRole, remove, transferOwnership } as const
   }),
-  dependencies: [Memberships.Default]
+  dependencies: [Memberships.Default, DirectoryRepository.Default]
 }) {}

@@ -147,6 +147,7 @@ const subjects: Partial<Record<AuditAction, ReadonlyArray<"organization" | "call
   "instance.operator.claim": ["organization"],
   "audit.export": ["organization"],
   "audit.settings.update": ["organization"],
+  "member.directory.update": ["organization"],
   "audit.retention.apply": ["organization"]
 }
 

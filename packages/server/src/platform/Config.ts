@@ -44,6 +44,14 @@ export interface ServerSettings {
   readonly encryptionKeys: Redacted.Redacted | undefined
   /** Bootstrap workspaces one client address may create per hour. */
   readonly bootstrapPerHour: number
+  /** Organizations one person may own (creating one past it answers 409 `organization_quota_reached`). */
+  readonly organizationsPerUser: number
+  /** Unexpired API keys one member may have in an organization (409 `api_key_quota_reached`). */
+  readonly apiKeysPerMember: number
+  /** Pending, unexpired invitations one organization may have (409 `invitation_quota_reached`). */
+  readonly pendingInvitationsPerOrganization: number
+  /** Sign-ups one client address (its IPv6 /64) may attempt per hour, taken or not: probing emails costs as much as taking them. */
+  readonly signUpsPerHour: number
   /**
    * Failed password sign-ins counted within this window (a fixed one, from the first failure): past a limit, sign-in
    * answers 429 until the window ends (identity/SignInThrottle.ts).
@@ -107,6 +115,10 @@ export const environment = [
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
+  ["ORGPLANE_ORGANIZATIONS_PER_USER", "10", "Organizations one person may own; one more answers 409 organization_quota_reached."],
+  ["ORGPLANE_API_KEYS_PER_MEMBER", "20", "Unexpired API keys one member may have in an organization; one more answers 409 api_key_quota_reached."],
+  ["ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", "200", "Pending, unexpired invitations one organization may have; one more answers 409 invitation_quota_reached."],
+  ["ORGPLANE_SIGN_UPS_PER_HOUR", "20", "Sign-up attempts per client address per hour, whatever their outcome; past it, 429 rate_limited with Retry-After."],
   ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below (at most 1 day); past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", "50", "Failed password sign-ins of one email from any address per window; addresses it signed in from in the last 30 days are spared."],
@@ -190,6 +202,10 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   ),
   encryptionKeys: optional(Config.redacted("ORGPLANE_ENCRYPTION_KEYS")),
   bootstrapPerHour: Config.integer("ORGPLANE_BOOTSTRAP_PER_HOUR").pipe(Config.withDefault(5)),
+  organizationsPerUser: atLeastOne("ORGPLANE_ORGANIZATIONS_PER_USER", 10),
+  apiKeysPerMember: atLeastOne("ORGPLANE_API_KEYS_PER_MEMBER", 20),
+  pendingInvitationsPerOrganization: atLeastOne("ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", 200),
+  signUpsPerHour: atLeastOne("ORGPLANE_SIGN_UPS_PER_HOUR", 20),
   signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)).pipe(
     Config.validate({ message: "must be at most 1 day (the longest window a rate limit keeps)", validation: (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1)) })
   ),

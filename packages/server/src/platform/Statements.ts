@@ -3,7 +3,7 @@
  * not an outcome, and row schemas derived from the API's resource classes, so no row type is written twice.
  */
 import { SqlSchema, Statement } from "@effect/sql"
-import { type Cause, Effect, type Option, ParseResult, Schema } from "effect"
+import { type Cause, Effect, type Option, ParseResult, Schema, SchemaAST } from "effect"
 
 /** A timestamp column: the driver reads and writes `Date`s (the API's `Timestamp` is their ISO form). */
 export const DateColumn = Schema.DateFromSelf
@@ -70,6 +70,11 @@ const jsonColumn = (field: Schema.Schema.Any) => Schema.Union(Schema.parseJson(f
 export const classRow = <A>(resource: ResourceClass<A>, options: RowOptions<A> = {}): Schema.Schema<A, unknown> => {
   const json = new Set<string>(options.json ?? [])
   const fields = Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => {
+    // An optional member (absent in some views of the resource, never in a row): its type, still optional.
+    if (Schema.isPropertySignature(field) && field.ast._tag === "PropertySignatureDeclaration") {
+      const type = Schema.make(SchemaAST.typeAST(field.ast.type))
+      return [name, field.ast.isOptional ? Schema.optionalWith(type, { exact: true }) : type]
+    }
     const type = Schema.typeSchema(field as Schema.Schema.Any)
     return [name, json.has(name) ? jsonColumn(type) : type]
   }))
