@@ -171,12 +171,12 @@ describe("password sign-in throttling", () => {
       const user = await Http.signUp(shared.url, "Expired")
       expect((await signIn(shared.url, user.email, "wrong password guess", newAddress())).status).toBe(401)
       const count = () => shared.sql((sql) => Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limits`, ([row]) => row!.n))
-      // The pair, the email and the address.
-      expect(await count()).toBe(3)
+      // The sign-up's address (sign-ups are limited per address), then the sign-in's pair, email and address.
+      expect(await count()).toBe(4)
       expect(await shared.sql((sql) => RateLimits.deleteExpired({ now: new Date() }).pipe(Effect.provideService(SqlClient.SqlClient, sql)))).toBe(0)
-      expect(await count()).toBe(3)
+      expect(await count()).toBe(4)
       const later = new Date(Date.now() + Duration.toMillis(RateLimits.LONGEST_WINDOW) + 60_000)
-      expect(await shared.sql((sql) => RateLimits.deleteExpired({ now: later }).pipe(Effect.provideService(SqlClient.SqlClient, sql)))).toBe(3)
+      expect(await shared.sql((sql) => RateLimits.deleteExpired({ now: later }).pipe(Effect.provideService(SqlClient.SqlClient, sql)))).toBe(4)
       expect(await count()).toBe(0)
     } finally {
       await shared.close()
