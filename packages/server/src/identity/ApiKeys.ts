@@ -36,7 +36,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
       const apiKey = yield* transaction(Effect.gen(function*() {
         const organizationId = caller.organization.id
         const membershipId = caller.membership.id
-        yield* lockLimit(`api_keys:${membershipId}`, organizationId)
+        yield* lockLimit("api_keys", membershipId)
         const quota = settings.apiKeysPerMember
         if ((yield* apiKeys.countUnexpired({ organizationId, membershipId, at: createdAt })) >= quota) {
           return yield* new Conflict({

@@ -27,14 +27,16 @@ export const catchUniqueViolation = <E>(onConflict: () => E) =>
 export const first = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])
 
 /**
- * Serializes, until the transaction ends, the transactions of one organization that take the lock named `limit`: a
- * limit checked by counting rows and then inserting one ("at most 50 SSO connections") holds only if nobody inserts
- * between another's count and its insert, which READ COMMITTED does not prevent (two transactions each count 49 and
- * both insert). A transaction-scoped advisory lock: it locks no row, so nothing but the same limit's transactions
- * waits on it. Take it first in the transaction, before the count, in every transaction that adds to the limit.
+ * Serializes, until the transaction ends, the transactions that take the lock named `limit` for one `scope`, what the
+ * limit counts within: an organization ("at most 50 SSO connections"), a person (organizations owned), or the
+ * instance (a closed instance's first account). A limit checked by counting rows and then inserting one holds only if
+ * nobody inserts between another's count and its insert, which READ COMMITTED does not prevent (two transactions
+ * each count 49 and both insert). A transaction-scoped advisory lock: it locks no row, so nothing but the same
+ * limit's transactions waits on it. Take it first in the transaction, before the count, in every transaction that
+ * adds to the limit.
  */
-export const lockLimit = (limit: string, organizationId: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${limit}:${organizationId}`}, 0))`))
+export const lockLimit = (limit: string, scope: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${limit}:${scope}`}, 0))`))
 
 /**
  * What a storage failure means:
