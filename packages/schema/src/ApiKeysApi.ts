@@ -21,7 +21,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .annotate(OpenApi.Summary, "Create an API key")
       .annotate(
         OpenApi.Description,
-        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves or is removed. The plaintext key is returned only here.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future."
+        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves or is removed. The plaintext key is returned only here. The key records how its maker authenticated: while the organization's SSO enforcement covers the maker (`PUT /v1/sso/policy`), a key made outside its SSO answers 403 `sso_session_required` on every organization route, and only an SSO session makes new keys.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future; 403 `sso_session_required` when this is an API key and the organization's SSO enforcement covers its maker."
       )
   )
   .add(

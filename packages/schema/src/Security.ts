@@ -71,7 +71,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
  * A signed-in caller acting in an organization they belong to; provides `CurrentMember`. 404
  * `organization_not_found` when the caller belongs to no organization (or just left the active one); 403
  * `sso_session_required` when that organization requires SSO and its own connections did not authenticate the
- * session (see `PUT /v1/sso/policy`).
+ * session, or when an API key was made outside its SSO by a member it covers (see `PUT /v1/sso/policy`).
  */
 export class MemberAuthentication extends HttpApiMiddleware.Tag<MemberAuthentication>()("MemberAuthentication", {
   failure: Schema.Union(UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse),

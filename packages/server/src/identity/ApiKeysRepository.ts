@@ -1,10 +1,11 @@
 /** Storage of organization API keys: only the key's hash is kept. */
 import { Model, SqlClient } from "@effect/sql"
-import { ApiKey, ApiKeyId, MembershipId, OrganizationId, UserId } from "@orgplane/schema"
+import { ApiKey, ApiKeyId, MembershipId, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
+import { assuranceColumns, SessionAssurance } from "./SsoEnforcement.js"
 
 export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
   id: Model.GeneratedByApp(ApiKeyId),
@@ -16,7 +17,13 @@ export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
   keyHash: Model.Sensitive(Schema.String),
   createdAt: DateColumn,
   expiresAt: Schema.NullOr(DateColumn),
-  lastUsedAt: Schema.NullOr(DateColumn)
+  lastUsedAt: Schema.NullOr(DateColumn),
+  /**
+   * How the maker authenticated when making it (copied from their session, or from the key they made it with): the
+   * SSO connection and the organization it authenticated; both null outside an SSO session (SsoEnforcement.ts).
+   */
+  ssoConnectionId: Schema.NullOr(SsoConnectionId),
+  authenticatedOrganizationId: Schema.NullOr(OrganizationId)
 }) {}
 
 /** The API's key from a row (decoded, so valid: the class does not check it again). */
@@ -34,7 +41,16 @@ const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId">) =>
 /** Newest first. */
 const newestFirst = Keyset.make<ApiKey>("api-keys", "desc", [{ column: "id", value: (key) => key.id }])
 
-const ResolvedKey = Schema.Struct({ apiKeyId: ApiKeyId, keyOrganizationId: OrganizationId, lastUsedAt: Schema.NullOr(DateColumn), ...CallerColumns.fields })
+const ResolvedKey = Schema.Struct({
+  apiKeyId: ApiKeyId,
+  keyOrganizationId: OrganizationId,
+  lastUsedAt: Schema.NullOr(DateColumn),
+  ...CallerColumns.fields,
+  ...SessionAssurance.fields
+})
+
+/** How a credential's holder authenticated: what a key made with it records. */
+const MakerAssurance = Schema.Struct({ ssoConnectionId: Schema.NullOr(SsoConnectionId), authenticatedOrganizationId: Schema.NullOr(OrganizationId) })
 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: ApiKeyId })
 
@@ -48,7 +64,8 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
 
     /**
      * Authentication in one statement: the unexpired key with this hash, with the membership it acts as (while
-     * its member is still in the organization and not suspended) and the organization.
+     * its member is still in the organization and not suspended), the organization, and what SSO enforcement reads of
+     * the key (how its maker authenticated, and the organization's policy).
      */
     const resolve = findOne({
       Request: Schema.Struct({ keyHash: Schema.String, at: DateColumn }),
@@ -56,13 +73,35 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
       // date again (`trusted`, as for long lists); `ResolvedKey` says what they are.
       Result: trusted<typeof ResolvedKey.Type>(),
       execute: ({ at, keyHash }) =>
-        sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, ${callerColumns(sql)}
+        sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, ${callerColumns(sql)},
+                   ${assuranceColumns(sql, sql`k.organization_id`, false, "k")}
             FROM api_keys k
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
                                AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL
             JOIN users u ON u.id = m.user_id
             JOIN organizations o ON o.id = k.organization_id
+            LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`
+    })
+
+    /** How the holder of a session authenticated, as a key made with it records it. */
+    const sessionAssurance = findOne({
+      Request: SessionId,
+      Result: MakerAssurance,
+      execute: (id) => sql`SELECT sso_connection_id, authenticated_organization_id FROM sessions WHERE id = ${id}`
+    })
+
+    /** What a key records of how its maker authenticated, and what the organization's policy says of it now. */
+    const keyAssurance = findOne({
+      Request: Scoped,
+      Result: SessionAssurance,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${assuranceColumns(sql, organizationId, false, "k")}
+            FROM api_keys k
+            JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
+            JOIN users u ON u.id = m.user_id
+            LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
+            WHERE k.organization_id = ${organizationId} AND k.id = ${id}`
     })
 
     const touch = execute({
@@ -96,6 +135,6 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
           RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
-    return { insert, resolve, touch, list, revoke, revokeForPerson } as const
+    return { insert, resolve, sessionAssurance, keyAssurance, touch, list, revoke, revokeForPerson } as const
   })
 }) {}
