@@ -11,7 +11,7 @@ import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
-import { assuranceOrNone, keyMakingRefusal } from "./SsoEnforcement.js"
+import { assuranceOrNone, keyMakingRefusal, SsoEnforcement } from "./SsoEnforcement.js"
 
 /** A maker who authenticated outside any SSO. */
 const outsideSso = { ssoConnectionId: null, authenticatedOrganizationId: null }
@@ -24,6 +24,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
   effect: Effect.gen(function*() {
     const crypto = yield* Crypto
     const apiKeys = yield* ApiKeysRepository
+    const enforcement = yield* SsoEnforcement
 
     /**
      * How the caller authenticated, which the new key records (SsoEnforcement.ts): their session's SSO, or what the key
@@ -33,7 +34,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
       caller.credential._tag === "Session"
         ? Effect.map(orUnavailable(apiKeys.sessionAssurance(caller.credential.sessionId)), Option.getOrElse(() => outsideSso))
         : Effect.flatMap(
-          orUnavailable(apiKeys.keyAssurance({ organizationId: caller.organization.id, id: caller.credential.apiKeyId })),
+          orUnavailable(enforcement.forApiKey({ organizationId: caller.organization.id, apiKeyId: caller.credential.apiKeyId })),
           (found) => {
             const assurance = assuranceOrNone(found)
             return Option.match(keyMakingRefusal(caller.organization, caller.membership.role, assurance), {
@@ -82,5 +83,5 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
 
     return { create, list, revoke } as const
   }),
-  dependencies: [ApiKeysRepository.Default]
+  dependencies: [ApiKeysRepository.Default, SsoEnforcement.Default]
 }) {}

@@ -91,19 +91,6 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
       execute: (id) => sql`SELECT sso_connection_id, authenticated_organization_id FROM sessions WHERE id = ${id}`
     })
 
-    /** What a key records of how its maker authenticated, and what the organization's policy says of it now. */
-    const keyAssurance = findOne({
-      Request: Scoped,
-      Result: SessionAssurance,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${assuranceColumns(sql, organizationId, false, "k")}
-            FROM api_keys k
-            JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
-            JOIN users u ON u.id = m.user_id
-            LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
-            WHERE k.organization_id = ${organizationId} AND k.id = ${id}`
-    })
-
     const touch = execute({
       Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
       execute: ({ at, id, organizationId }) =>
@@ -135,6 +122,6 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
           RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
-    return { insert, resolve, sessionAssurance, keyAssurance, touch, list, revoke, revokeForPerson } as const
+    return { insert, resolve, sessionAssurance, touch, list, revoke, revokeForPerson } as const
   })
 }) {}

@@ -16,7 +16,7 @@
  * covers a member, only an SSO session makes their keys (`keyMakingRefusal`): a key does not.
  */
 import { SqlClient } from "@effect/sql"
-import { Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
+import { ApiKeyId, Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { findOne } from "../platform/Statements.js"
 
@@ -161,13 +161,26 @@ export class SsoEnforcement extends Effect.Service<SsoEnforcement>()("@orgplane/
             WHERE s.id = ${sessionId}`
     })
 
+    /** What `admission` reads of an API key (how its maker authenticated), acting in its organization. */
+    const forApiKey = findOne({
+      Request: Schema.Struct({ apiKeyId: ApiKeyId, organizationId: OrganizationId }),
+      Result: SessionAssurance,
+      execute: ({ apiKeyId, organizationId }) =>
+        sql`SELECT ${assuranceColumns(sql, organizationId, true, "k")}
+            FROM api_keys k
+            JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
+            JOIN users u ON u.id = m.user_id
+            LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
+            WHERE k.organization_id = ${organizationId} AND k.id = ${apiKeyId}`
+    })
+
     /** `forDomain` of an email's domain (an email without one is enforced by nobody). */
     const forEmail = (email: string) => {
       const domain = domainOf(email)
       return domain === undefined ? Effect.succeedNone : forDomain(domain)
     }
 
-    return { forDomain, forEmail, forSession } as const
+    return { forDomain, forEmail, forSession, forApiKey } as const
   })
 }) {}
 
