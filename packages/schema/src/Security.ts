@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import { ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
 import type { ApiKeyId, OrganizationId, SessionId, SsoConnectionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
+import type { Action } from "./Policy.js"
 import type { User } from "./Users.js"
 
 /** What authenticated the request. An API key pins the request to its organization and the member who made it. */
@@ -21,7 +22,12 @@ export type Credential =
     /** The SSO connection that signed the session in; null for a password sign-in. */
     readonly ssoConnectionId: SsoConnectionId | null
   }
-  | { readonly _tag: "ApiKey"; readonly apiKeyId: ApiKeyId }
+  | {
+    readonly _tag: "ApiKey"
+    readonly apiKeyId: ApiKeyId
+    /** The actions the key may take (within its maker's role); null for a key made before scopes: its maker's whole role. */
+    readonly scopes: ReadonlyArray<Action> | null
+  }
 
 /**
  * The caller (resolved with its credential in one statement), with the organization the request acts in: an API key's own organization, or a session's

@@ -206,7 +206,7 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     const bobPassword = await invited(org.token, bob, "admin")
     const guestPassword = await invited(org.token, `contractor-${unique()}@gmail.test`, "admin")
     const makeKey = async (credential: { token: string } | { apiKey: string }, name: string) => {
-      const made = await Http.request(server.url, "POST", "/v1/api-keys", { ...credential, body: { name } })
+      const made = await Http.request(server.url, "POST", "/v1/api-keys", { ...credential, body: { name, scopes: ["apiKeys.manage", "members.read", "sso.manage"] } })
       expect(made.status, made.text).toBe(201)
       return made.body.key as string
     }
@@ -215,7 +215,7 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     const guestKey = await makeKey({ token: guestPassword }, "guest")
     const ownerKey = await makeKey({ token: org.token }, "owner break-glass")
     const withKey = (key: string, method: "GET" | "POST", path: string) =>
-      Http.request(server.url, method, path, { apiKey: key, ...(method === "POST" ? { body: { name: "child" } } : {}) })
+      Http.request(server.url, method, path, { apiKey: key, ...(method === "POST" ? { body: { name: "child", scopes: ["members.read"] } } : {}) })
     for (const key of [bobPasswordKey, bobSsoKey, guestKey, ownerKey]) expect((await withKey(key, "GET", "/v1/members")).status).toBe(200)
 
     expect((await put("/v1/sso/policy", { token: org.token, body: { requireSso: true } })).status).toBe(200)

@@ -61,7 +61,9 @@ describe("API key principals", () => {
           createdAt: at,
           expiresAt: null,
           ssoConnectionId: null,
-          authenticatedOrganizationId: null
+          authenticatedOrganizationId: null,
+          scopes: null,
+          parentApiKeyId: null
         })
         const resolved = yield* repository.resolve({ keyHash: "hash", at })
         expect(Option.map(resolved, (key) => [key.userEmail, key.organizationId, key.role])).toEqual(

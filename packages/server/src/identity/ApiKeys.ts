@@ -2,8 +2,21 @@
  * Organization API keys: issued by owners and admins, acting as the member who created them, and recording how that
  * member authenticated (SSO enforcement judges the key by it: SsoEnforcement.ts).
  */
-import { type ApiKeyId, InvalidRequest, type MemberContext, NotFound, type PageQuery } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import {
+  type Action,
+  allows,
+  type ApiKeyId,
+  ApiKeyScope,
+  type CreateApiKeyRequest,
+  defaultScopes,
+  expandScopes,
+  InvalidRequest,
+  type MemberContext,
+  NotFound,
+  type PageQuery
+} from "@orgplane/schema"
+import { Effect, Option, Schema } from "effect"
+import { describeChange } from "../platform/AuditRecorder.js"
 import * as Authority from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -12,6 +25,9 @@ import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { assuranceOrNone, keyMakingRefusal, SsoEnforcement } from "./SsoEnforcement.js"
+
+/** What the audit log records of a new key: its scopes. */
+const KeyScopes = Schema.Struct({ scopes: Schema.Array(ApiKeyScope) })
 
 /** A maker who authenticated outside any SSO. */
 const outsideSso = { ssoConnectionId: null, authenticatedOrganizationId: null }
@@ -44,9 +60,32 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
           }
         )
 
-    const create = (caller: MemberContext, input: { readonly name: string; readonly expiresAt?: Date | undefined }) =>
+    /**
+     * The new key's scopes: those asked for, or the default (`defaultScopes`), each within the caller's role and, when
+     * an API key makes it, within that key's scopes (400 naming the first that is not).
+     */
+    const scopesFor = Effect.fn("ApiKeys.scopesFor")(function*(caller: MemberContext, requested: (typeof CreateApiKeyRequest.Type)["scopes"]) {
+      const maker = caller.credential._tag === "ApiKey" ? caller.credential.scopes : null
+      const within = (action: Action) => allows(caller.membership.role, action) && (maker === null || maker.includes(action))
+      if (requested === undefined) return defaultScopes(within)
+      const scopes = expandScopes(requested)
+      const beyond = scopes.find((action) => !within(action))
+      if (beyond !== undefined) {
+        const index = requested.findIndex((scope) => scope === beyond || (scope.endsWith(".*") && beyond.startsWith(scope.slice(0, -1))))
+        return yield* InvalidRequest.field(
+          ["scopes", Math.max(index, 0)],
+          allows(caller.membership.role, beyond)
+            ? `${beyond} is beyond the scopes of the API key making this one`
+            : `${beyond} is beyond your role (${caller.membership.role})`
+        )
+      }
+      return scopes
+    })
+
+    const create = (caller: MemberContext, input: typeof CreateApiKeyRequest.Type) =>
       Effect.gen(function*() {
         yield* authorize(caller, "apiKeys.manage")
+        const scopes = yield* scopesFor(caller, input.scopes)
         const createdAt = yield* now
         if (input.expiresAt !== undefined && input.expiresAt.getTime() <= createdAt.getTime()) {
           return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
@@ -54,7 +93,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
         const maker = yield* makerAssurance(caller)
         const key = yield* crypto.newToken(API_KEY_PREFIX)
         // A transaction, though one statement: the caller's authority is checked where it commits (Authority.ts).
-        const apiKey = yield* transaction(apiKeys.insert({
+        // Its scopes go in the audit event, written as the transaction commits.
+        const apiKey = yield* transaction(Effect.tap(apiKeys.insert({
           id: yield* makeId("apk"),
           organizationId: caller.organization.id,
           membershipId: caller.membership.id,
@@ -64,8 +104,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
           createdAt,
           expiresAt: input.expiresAt ?? null,
           ssoConnectionId: maker.ssoConnectionId,
-          authenticatedOrganizationId: maker.authenticatedOrganizationId
-        }))
+          authenticatedOrganizationId: maker.authenticatedOrganizationId,
+          scopes,
+          parentApiKeyId: caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null
+        }), () => describeChange(KeyScopes, { scopes: [] }, { scopes })))
         return { apiKey, key }
       })
 
@@ -75,10 +117,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
     const revoke = (caller: MemberContext, id: ApiKeyId) =>
       Effect.gen(function*() {
         yield* authorize(caller, "apiKeys.manage")
+        // The keys it made go with it, each named for the check at commit (revoking the caller's own key is decided here).
         const removed = yield* transaction(
-          Effect.zipRight(Authority.changedHere({ apiKeyId: id }), apiKeys.revoke({ organizationId: caller.organization.id, id }))
+          Effect.tap(apiKeys.revoke({ organizationId: caller.organization.id, id }), (rows) =>
+            Effect.forEach(rows, (row) => Authority.changedHere({ apiKeyId: row.id }), { discard: true }))
         )
-        if (Option.isNone(removed)) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
+        if (removed.length === 0) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
       })
 
     return { create, list, revoke } as const

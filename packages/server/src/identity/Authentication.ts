@@ -24,7 +24,7 @@ import { MemberStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { ApiKeysRepository } from "./ApiKeysRepository.js"
+import { ApiKeysRepository, parseScopes } from "./ApiKeysRepository.js"
 import { MembershipsRepository, toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
 import { admission, keyAdmission, type SessionAssurance } from "./SsoEnforcement.js"
@@ -93,7 +93,8 @@ const make = Effect.gen(function*() {
         lastTouched.set(apiKeyId, at.getTime())
         yield* FiberSet.run(touches, Effect.ignoreLogged(apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at })))
       }
-      const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId } } satisfies Actor
+      const scopes = found.value.scopes === null ? null : parseScopes(found.value.scopes)
+      const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId, scopes } } satisfies Actor
       return { actor, assurance: found.value as SessionAssurance }
     })
 

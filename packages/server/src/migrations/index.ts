@@ -33,7 +33,7 @@ import auditAnonymous from "./0030_audit_anonymous.js"
 import instanceSecrets from "./0031_instance_secrets.js"
 import accountTakeover from "./0032_account_takeover.js"
 import signInAddresses from "./0033_sign_in_addresses.js"
-import apiKeyAssurance from "./0034_api_key_assurance.js"
+import apiKeyScopes from "./0034_api_key_scopes.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -69,7 +69,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 31, name: "instance_secrets", up: instanceSecrets },
   { id: 32, name: "account_takeover", up: accountTakeover },
   { id: 33, name: "sign_in_addresses", up: signInAddresses },
-  { id: 34, name: "api_key_assurance", up: apiKeyAssurance }
+  { id: 34, name: "api_key_scopes", up: apiKeyScopes }
 ]
 
 /**
