@@ -26,6 +26,9 @@ export const ApiKeyScopeRequest = Schema.Union(
   description: "An action of the policy table (`members.read`), or `<area>.*` for every action of that area (`teams.*`: read and manage teams)."
 })
 
+/** The scopes a new key asks for (`POST /v1/api-keys`, `orgplane api-keys create --scope`). */
+export const ApiKeyScopesRequest = Schema.Array(ApiKeyScopeRequest).pipe(Schema.minItems(1), Schema.maxItems(100))
+
 /** The scopes asked for, expanded to actions (an area's `.*` to each of its actions), without repeats. */
 export const expandScopes = (requested: ReadonlyArray<typeof ApiKeyScopeRequest.Type>): ReadonlyArray<Action> => {
   const wanted = new Set<Action>()
@@ -81,7 +84,7 @@ export const CreateApiKeyRequest = Schema.Struct({
   expiresAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
     description: "When the key stops working. Omit for a key that does not expire."
   }),
-  scopes: Schema.optionalWith(Schema.Array(ApiKeyScopeRequest).pipe(Schema.minItems(1), Schema.maxItems(100)), { exact: true }).annotations({
+  scopes: Schema.optionalWith(ApiKeyScopesRequest, { exact: true }).annotations({
     description:
       "What the key may do: actions of the policy table, or `<area>.*` for all of an area's. None may exceed the caller's role, nor, when an API key makes this one, that key's scopes (400 otherwise). Omitted: every action the caller's role allows except `apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `audit.manage`, `organizations.setPlan` and `admin.claimOperator`, which a key takes only when a scope names them."
   })

@@ -13,7 +13,8 @@ import {
   InvalidRequest,
   type MemberContext,
   NotFound,
-  type PageQuery
+  type PageQuery,
+  Unauthorized
 } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { describeChange } from "../platform/AuditRecorder.js"
@@ -21,7 +22,7 @@ import * as Authority from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
-import { orUnavailable, transaction } from "../platform/Sql.js"
+import { orUnavailable, pgCode, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { assuranceOrNone, keyMakingRefusal, SsoEnforcement } from "./SsoEnforcement.js"
@@ -94,7 +95,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
         const key = yield* crypto.newToken(API_KEY_PREFIX)
         // A transaction, though one statement: the caller's authority is checked where it commits (Authority.ts).
         // Its scopes go in the audit event, written as the transaction commits.
-        const apiKey = yield* transaction(Effect.tap(apiKeys.insert({
+        const apiKey = yield* transaction(apiKeys.insert({
           id: yield* makeId("apk"),
           organizationId: caller.organization.id,
           membershipId: caller.membership.id,
@@ -107,7 +108,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
           authenticatedOrganizationId: maker.authenticatedOrganizationId,
           scopes,
           parentApiKeyId: caller.credential._tag === "ApiKey" ? caller.credential.apiKeyId : null
-        }), () => describeChange(KeyScopes, { scopes: [] }, { scopes })))
+        }).pipe(
+          // The making key was revoked (deleted) after this request found it: 401, as the check at commit would say.
+          Effect.catchIf((error) => pgCode(error) === "23503", () => Effect.fail(new Unauthorized())),
+          Effect.tap(() => describeChange(KeyScopes, { scopes: [] }, { scopes }))
+        ))
         return { apiKey, key }
       })
 
