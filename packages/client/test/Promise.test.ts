@@ -65,6 +65,11 @@ describe("Promise client", () => {
     const created = await asOwner.apiKeys.create({ payload: { name: "deploy" } })
     const listed = await asOwner.apiKeys.list({ urlParams: {} })
     expect(listed.items.map((key) => key.name)).toEqual(["deploy"])
+    // Scopes: asked as an area, shown as its actions; the default leaves out key management.
+    const scoped = await asOwner.apiKeys.create({ payload: { name: "teams", scopes: ["teams.*"] } })
+    expect([scoped.apiKey.scopes, scoped.apiKey.parentApiKeyId]).toEqual([["teams.read", "teams.manage"], null])
+    expect(created.apiKey.scopes).not.toContain("apiKeys.manage")
+    await asOwner.apiKeys.revoke({ path: { apiKeyId: scoped.apiKey.id } })
 
     const asKey = client({ apiKey: created.key })
     const me = await asKey.users.me()

@@ -22,7 +22,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .annotate(OpenApi.Summary, "Create an API key")
       .annotate(
         OpenApi.Description,
-        "Issues a key for the active organization. The key acts as the member who created it and stops working when that member leaves or is removed. The plaintext key is returned only here.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future; 409 `api_key_quota_reached` when the caller already has as many unexpired keys in the organization as the instance allows per member (20 by default, `ORGPLANE_API_KEYS_PER_MEMBER`; the message names the setting): revoke one, or have the instance's operator raise it."
+        "Issues a key for the active organization. The key acts as the member who created it, within its `scopes` (see the request body: without them it may not manage keys, owners or the audit log's retention) and within that member's role at each request; it stops working when that member leaves or is removed. Made with an API key (which needs the `apiKeys.manage` scope), the new key records it as `parentApiKeyId` and is revoked with it. The plaintext key is returned only here. The key records how its maker authenticated: while the organization's SSO enforcement covers the maker (`PUT /v1/sso/policy`), a key made outside its SSO answers 403 `sso_session_required` on every organization route, and only an SSO session makes new keys.\n\nErrors: 400 `invalid_request` on `expiresAt` when it is not in the future, on `scopes` when one exceeds the caller's role or the making key's scopes; 401 `unauthorized` when the making key is revoked meanwhile; 403 `insufficient_scope` for a key without `apiKeys.manage`; 403 `sso_session_required` when this is an API key and the organization's SSO enforcement covers its maker; 409 `api_key_quota_reached` when the caller already has as many unexpired keys in the organization as the instance allows per member (20 by default, `ORGPLANE_API_KEYS_PER_MEMBER`; the message names the setting): revoke one, or have the instance's operator raise it."
       )
   )
   .add(
@@ -43,7 +43,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
       .addError(NotFoundResponse)
       .pipe(requires("apiKeys.manage"))
       .annotate(OpenApi.Summary, "Revoke an API key")
-      .annotate(OpenApi.Description, "Deletes a key; it stops working at once.\n\nErrors: 404 `api_key_not_found`.")
+      .annotate(OpenApi.Description, "Deletes a key and every key made with it (and theirs); they stop working at once.\n\nErrors: 404 `api_key_not_found`.")
   )
   .addError(ForbiddenResponse)
   .middleware(MemberAuthentication)

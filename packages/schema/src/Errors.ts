@@ -119,7 +119,8 @@ export const ForbiddenReason = Schema.Literal(
   "tool_disabled",
   "sso_required",
   "sso_session_required",
-  "setup_token_invalid"
+  "setup_token_invalid",
+  "insufficient_scope"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 

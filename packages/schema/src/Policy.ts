@@ -136,6 +136,26 @@ export const allows = (role: Role, action: Action): boolean => hasRole(role, Pol
 export const actionsOf = (role: Role): ReadonlyArray<Action> =>
   (Object.keys(Policy) as Array<Action>).filter((action) => Policy[action].role === role)
 
+/** Every action of the table, in its order. */
+export const Actions: readonly [Action, ...Array<Action>] = [
+  "members.read",
+  ...(Object.keys(Policy) as Array<Action>).filter((action) => action !== "members.read")
+]
+
+/**
+ * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
+ * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, and the instance's
+ * operator powers over plans and the operator itself.
+ */
+export const KeyGuardedActions: ReadonlyArray<Action> = [
+  "apiKeys.manage",
+  "members.manageOwners",
+  "members.transferOwnership",
+  "audit.manage",
+  "organizations.setPlan",
+  "admin.claimOperator"
+]
+
 /** OpenAPI extension members naming the actions an operation checks (the document's `transform` adds their text). */
 export const ActionsExtension = "x-orgplane-actions"
 

@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import { ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse, UnauthorizedResponse } from "./Errors.js"
 import type { ApiKeyId, OrganizationId, SessionId, SsoConnectionId, WorkerId, WorkerTokenId } from "./Ids.js"
 import type { Membership, Organization } from "./Organizations.js"
+import type { Action } from "./Policy.js"
 import type { User } from "./Users.js"
 
 /** What authenticated the request. An API key pins the request to its organization and the member who made it. */
@@ -21,7 +22,12 @@ export type Credential =
     /** The SSO connection that signed the session in; null for a password sign-in. */
     readonly ssoConnectionId: SsoConnectionId | null
   }
-  | { readonly _tag: "ApiKey"; readonly apiKeyId: ApiKeyId }
+  | {
+    readonly _tag: "ApiKey"
+    readonly apiKeyId: ApiKeyId
+    /** The actions the key may take (within its maker's role); null for a key made before scopes: its maker's whole role. */
+    readonly scopes: ReadonlyArray<Action> | null
+  }
 
 /**
  * The caller (resolved with its credential in one statement), with the organization the request acts in: an API key's own organization, or a session's
@@ -71,7 +77,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
  * A signed-in caller acting in an organization they belong to; provides `CurrentMember`. 404
  * `organization_not_found` when the caller belongs to no organization (or just left the active one); 403
  * `sso_session_required` when that organization requires SSO and its own connections did not authenticate the
- * session (see `PUT /v1/sso/policy`).
+ * session, or when an API key was made outside its SSO by a member it covers (see `PUT /v1/sso/policy`).
  */
 export class MemberAuthentication extends HttpApiMiddleware.Tag<MemberAuthentication>()("MemberAuthentication", {
   failure: Schema.Union(UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse),

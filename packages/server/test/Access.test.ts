@@ -3,7 +3,7 @@
  * groups as their OpenAPI descriptions document it, and the organization boundary (another organization's ids
  * answer 404 and change nothing).
  */
-import { type Action, Policy, Roles } from "@orgplane/schema"
+import { type Action, Actions, Policy, Roles } from "@orgplane/schema"
 import { Http, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -569,7 +569,7 @@ describe("the organization boundary", () => {
     ok("removing", await call("DELETE", `/v1/members/${aRemoved.membership.id}`, { token: a.owner.token }), 204)
     aKey = await freshApiKey(a)
     bTeam = await freshTeam(b, [b.member.membership.id])
-    bKey = ok("creating B's key", await call("POST", "/v1/api-keys", { token: b.owner.token, body: { name: "B script" } }), 201).key
+    bKey = ok("creating B's key", await call("POST", "/v1/api-keys", { token: b.owner.token, body: { name: "B script", scopes: Actions } }), 201).key
     aIds = new Set([
       a.organizationId,
       a.owner.membership.id,

@@ -99,7 +99,7 @@ describe("organizations and the active organization", () => {
 describe("API keys", () => {
   it("are shown once, stored hashed, and act as their creator in their organization", async () => {
     const owner = await Http.owner(server.url, "Keys")
-    const created = await post("/v1/api-keys", { token: owner.token, body: { name: "ci" } })
+    const created = await post("/v1/api-keys", { token: owner.token, body: { name: "ci", scopes: ["apiKeys.manage"] } })
     expect(created.status).toBe(201)
     expect(created.body.key).toMatch(/^opk_/)
     expect(created.body.apiKey.prefix).toBe(created.body.key.slice(0, 12))
@@ -142,10 +142,13 @@ describe("API keys", () => {
 
   it("may revoke themselves, and their member may leave or step down with them: the check at commit allows a change to the caller's own standing", async () => {
     const org = await Http.staffed(server.url, "Self")
-    const own = (await post("/v1/api-keys", { token: org.admin.token, body: { name: "self" } })).body
+    const own = (await post("/v1/api-keys", { token: org.admin.token, body: { name: "self", scopes: ["apiKeys.manage"] } })).body
     expect((await Http.request(server.url, "DELETE", `/v1/api-keys/${own.apiKey.id}`, { apiKey: own.key })).status).toBe(204)
     expect((await get("/v1/me", { apiKey: own.key })).status).toBe(401)
-    const owners = (await post("/v1/api-keys", { token: org.owner.token, body: { name: "owner's" } })).body
+    const owners = (await post("/v1/api-keys", {
+      token: org.owner.token,
+      body: { name: "owner's", scopes: ["members.manageOwners", "members.changeRole", "members.leave"] }
+    })).body
     // A second owner, so that the first may step down.
     expect((await Http.request(server.url, "PATCH", `/v1/members/${org.admin.membership.id}`, { token: org.owner.token, body: { role: "owner" } })).status).toBe(200)
     const steppedDown = await Http.request(server.url, "PATCH", `/v1/members/${org.owner.membership.id}`, { apiKey: owners.key, body: { role: "admin" } })

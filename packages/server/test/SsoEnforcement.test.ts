@@ -200,6 +200,52 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     expect(await status("/v1/teams", bobPassword)).toBe(200)
   })
 
+  it("suspends the API keys a covered member made outside SSO, says why, and lets only SSO sessions make their keys", async () => {
+    const org = await organization()
+    const bob = account(`bob@${org.domain}`)
+    const bobPassword = await invited(org.token, bob, "admin")
+    const guestPassword = await invited(org.token, `contractor-${unique()}@gmail.test`, "admin")
+    const makeKey = async (credential: { token: string } | { apiKey: string }, name: string) => {
+      const made = await Http.request(server.url, "POST", "/v1/api-keys", { ...credential, body: { name, scopes: ["apiKeys.manage", "members.read", "sso.manage"] } })
+      expect(made.status, made.text).toBe(201)
+      return made.body.key as string
+    }
+    const bobPasswordKey = await makeKey({ token: bobPassword }, "bob password")
+    const bobSsoKey = await makeKey({ token: await ssoSession(bob) }, "bob sso")
+    const guestKey = await makeKey({ token: guestPassword }, "guest")
+    const ownerKey = await makeKey({ token: org.token }, "owner break-glass")
+    const withKey = (key: string, method: "GET" | "POST", path: string) =>
+      Http.request(server.url, method, path, { apiKey: key, ...(method === "POST" ? { body: { name: "child", scopes: ["members.read"] } } : {}) })
+    for (const key of [bobPasswordKey, bobSsoKey, guestKey, ownerKey]) expect((await withKey(key, "GET", "/v1/members")).status).toBe(200)
+
+    expect((await put("/v1/sso/policy", { token: org.token, body: { requireSso: true } })).status).toBe(200)
+    // The key Bob made with his password stops, on every organization route, saying why and the way out.
+    for (const [method, path] of [["GET", "/v1/members"], ["GET", "/v1/sso/connections"], ["POST", "/v1/api-keys"]] as const) {
+      const refused = await withKey(bobPasswordKey, method, path)
+      expect([refused.status, refused.body.reason], path).toEqual([403, "sso_session_required"])
+      expect(refused.body.message).toContain("API key is suspended")
+      expect(refused.body.message).toContain(org.connectionId)
+    }
+    // The key his SSO session made keeps working, but makes no keys: only an SSO session does.
+    expect((await withKey(bobSsoKey, "GET", "/v1/sso/connections")).status).toBe(200)
+    const child = await withKey(bobSsoKey, "POST", "/v1/api-keys")
+    expect([child.status, child.body.reason]).toEqual([403, "sso_session_required"])
+    expect(child.body.message).toContain("only a session its SSO signed in makes API keys")
+    const fresh = await makeKey({ token: await ssoSession(bob) }, "bob sso again")
+    expect((await withKey(fresh, "GET", "/v1/members")).status).toBe(200)
+    // Outside the domains (a guest) and the owners' break-glass: keys work and make keys, as their password sessions do.
+    for (const key of [guestKey, ownerKey]) {
+      expect((await withKey(key, "GET", "/v1/members")).status).toBe(200)
+      expect((await withKey(await makeKey({ apiKey: key }, "child"), "GET", "/v1/members")).status).toBe(200)
+    }
+    // Without the fallback (set from the owner's SSO session), the owner's password key stops too.
+    expect((await put("/v1/sso/policy", { token: await ssoSession(org.email), body: { requireSso: true, ownersPasswordFallback: false } })).status).toBe(200)
+    expect((await withKey(ownerKey, "GET", "/v1/members")).body.reason).toBe("sso_session_required")
+    // Enforcement off: the suspended keys work again.
+    expect((await put("/v1/sso/policy", { token: await ssoSession(org.email), body: { requireSso: false } })).status).toBe(200)
+    for (const key of [bobPasswordKey, ownerKey]) expect((await withKey(key, "GET", "/v1/members")).status).toBe(200)
+  })
+
   it("refuses a second organization's SSO session on an enforcing organization, including a switch to it", async () => {
     const a = await organization()
     const b = await organization()
@@ -239,10 +285,14 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     account(admin)
     const adminPassword = await invited(org.token, admin, "admin")
     expect((await put("/v1/sso/policy", { token: adminPassword, body: { requireSso: true } })).body.error).toBe("sso_policy_locks_you_out")
+    // So is a key that session made: it would be suspended at once.
+    const passwordKey = (await post("/v1/api-keys", { token: adminPassword, body: { name: "made with a password" } })).body.key
+    const byKey = await Http.request(server.url, "PUT", "/v1/sso/policy", { apiKey: passwordKey, body: { requireSso: true } })
+    expect([byKey.status, byKey.body.error]).toEqual([409, "sso_policy_locks_you_out"])
     // Signed in through the organization's SSO, the same admin may.
     const adminSso = await ssoSession(admin)
     expect((await put("/v1/sso/policy", { token: adminSso, body: { requireSso: true, ownersPasswordFallback: false } })).status).toBe(200)
-    // An API key is not subject to enforcement: the documented way back in, besides the owners' fallback.
+    // A key an SSO session made keeps working under enforcement: the documented way back in, besides the owners' fallback.
     const key = await post("/v1/api-keys", { token: adminSso, body: { name: "break-glass" } })
     const off = await Http.request(server.url, "PUT", "/v1/sso/policy", { apiKey: key.body.key, body: { requireSso: false } })
     expect([off.status, off.body.policy.requireSso]).toEqual([200, false])

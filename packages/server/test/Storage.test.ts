@@ -59,7 +59,11 @@ describe("API key principals", () => {
           prefix: "opk_x",
           keyHash: "hash",
           createdAt: at,
-          expiresAt: null
+          expiresAt: null,
+          ssoConnectionId: null,
+          authenticatedOrganizationId: null,
+          scopes: null,
+          parentApiKeyId: null
         })
         const resolved = yield* repository.resolve({ keyHash: "hash", at })
         expect(Option.map(resolved, (key) => [key.userEmail, key.organizationId, key.role])).toEqual(

@@ -1,9 +1,12 @@
 /** `orgplane api-keys create | list | revoke`: the active organization's API keys (owners and admins). */
-import { ApiKeyId, ApiKeyPage, ApiKeysApi, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
+import { ApiKeyId, ApiKeyPage, ApiKeyScopesRequest, ApiKeysApi, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
+
+/** A key's scopes as a line: the actions, or what a key made before scopes takes. */
+const scopeList = (scopes: ReadonlyArray<string> | null) => (scopes === null ? "all of its maker's role (made before scopes)" : scopes.join(" "))
 
 export const create = Commands.endpoint("create", {
   summary: "Create an API key for the active organization and print it (only this once).",
@@ -13,13 +16,21 @@ export const create = Commands.endpoint("create", {
       placeholder: "<time>",
       description: "When the key stops working (ISO 8601, e.g. 2030-01-01T00:00:00Z). Default: never.",
       schema: Timestamp
-    }))
+    })),
+    scopes: Inputs.repeatedText("scope", {
+      placeholder: "<action|area.*>",
+      description:
+        "What the key may do: an action of 'orgplane roles' (members.read) or area.* (teams.*); repeat for more. Default: your role's actions except key management, ownership, audit retention and the operator's.",
+      schema: Schema.compose(Schema.Array(Schema.String), ApiKeyScopesRequest, { strict: false })
+    })
   },
-  call: (client, { expiresAt, name }) => client.apiKeys.create({ payload: { name, ...Inputs.ifSome("expiresAt", expiresAt) } }),
+  call: (client, { expiresAt, name, scopes }) =>
+    client.apiKeys.create({ payload: { name, ...Inputs.ifSome("expiresAt", expiresAt), ...(scopes.length === 0 ? {} : { scopes }) } }),
   output: CreatedApiKey,
   human: ({ apiKey, key }) =>
     [
       `Created API key '${apiKey.name}' (${apiKey.id}), expires ${apiKey.expiresAt === null ? "never" : Output.date(apiKey.expiresAt)}.`,
+      `Scopes: ${scopeList(apiKey.scopes)}.`,
       "The key is shown only this once; store it now (send it as the x-api-key header, or set ORGPLANE_API_KEY):",
       "",
       `  ${key}`
@@ -38,6 +49,7 @@ export const list = Commands.list("list", {
     ["prefix", (key) => key.prefix],
     ["created", (key) => Output.date(key.createdAt)],
     ["expires", (key) => Output.date(key.expiresAt)],
+    ["scopes", (key) => scopeList(key.scopes)],
     ["last used", (key) => Output.date(key.lastUsedAt)]
   ]
 })

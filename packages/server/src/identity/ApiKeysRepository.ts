@@ -1,10 +1,24 @@
 /** Storage of organization API keys: only the key's hash is kept. */
 import { Model, SqlClient } from "@effect/sql"
-import { ApiKey, ApiKeyId, MembershipId, OrganizationId, UserId } from "@orgplane/schema"
+import { type Action, Actions, ApiKey, ApiKeyId, ApiKeyScope, MembershipId, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
+import { assuranceColumns, SessionAssurance } from "./SsoEnforcement.js"
+
+/** Scopes as stored: the actions, space-separated (few, read on every request: no array type to vary between databases). */
+export const ScopesColumn = Schema.transform(Schema.String, Schema.Array(ApiKeyScope), {
+  strict: true,
+  decode: (text) => parseScopes(text),
+  encode: (scopes) => scopes.join(" ")
+})
+
+/** The stored scopes as actions (an action the table no longer has is dropped: the key cannot take it). */
+export const parseScopes = (text: string): ReadonlyArray<Action> => {
+  const known: ReadonlyArray<string> = Actions
+  return text.split(" ").filter((scope): scope is Action => known.includes(scope))
+}
 
 export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
   id: Model.GeneratedByApp(ApiKeyId),
@@ -16,11 +30,21 @@ export class ApiKeyRow extends Model.Class<ApiKeyRow>("ApiKeyRow")({
   keyHash: Model.Sensitive(Schema.String),
   createdAt: DateColumn,
   expiresAt: Schema.NullOr(DateColumn),
-  lastUsedAt: Schema.NullOr(DateColumn)
+  lastUsedAt: Schema.NullOr(DateColumn),
+  /**
+   * How the maker authenticated when making it (copied from their session, or from the key they made it with): the
+   * SSO connection and the organization it authenticated; both null outside an SSO session (SsoEnforcement.ts).
+   */
+  ssoConnectionId: Schema.NullOr(SsoConnectionId),
+  authenticatedOrganizationId: Schema.NullOr(OrganizationId),
+  /** The actions it may take, space-separated (`ScopesColumn`); null for a key made before scopes (its maker's whole role). */
+  scopes: Schema.NullOr(ScopesColumn),
+  /** The key it was made with; revoking that key revokes this one. */
+  parentApiKeyId: Schema.NullOr(ApiKeyId)
 }) {}
 
 /** The API's key from a row (decoded, so valid: the class does not check it again). */
-const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId">) =>
+const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId" | "ssoConnectionId" | "authenticatedOrganizationId">) =>
   new ApiKey({
     id: row.id,
     name: row.name,
@@ -28,13 +52,26 @@ const toApiKey = (row: Omit<ApiKeyRow, "keyHash" | "organizationId">) =>
     createdByOrgMembershipId: row.membershipId,
     createdAt: row.createdAt,
     expiresAt: row.expiresAt,
-    lastUsedAt: row.lastUsedAt
+    lastUsedAt: row.lastUsedAt,
+    scopes: row.scopes,
+    parentApiKeyId: row.parentApiKeyId
   }, true)
 
 /** Newest first. */
 const newestFirst = Keyset.make<ApiKey>("api-keys", "desc", [{ column: "id", value: (key) => key.id }])
 
-const ResolvedKey = Schema.Struct({ apiKeyId: ApiKeyId, keyOrganizationId: OrganizationId, lastUsedAt: Schema.NullOr(DateColumn), ...CallerColumns.fields })
+const ResolvedKey = Schema.Struct({
+  apiKeyId: ApiKeyId,
+  keyOrganizationId: OrganizationId,
+  lastUsedAt: Schema.NullOr(DateColumn),
+  /** Stored text (`parseScopes`). */
+  scopes: Schema.NullOr(Schema.String),
+  ...CallerColumns.fields,
+  ...SessionAssurance.fields
+})
+
+/** How a credential's holder authenticated: what a key made with it records. */
+const MakerAssurance = Schema.Struct({ ssoConnectionId: Schema.NullOr(SsoConnectionId), authenticatedOrganizationId: Schema.NullOr(OrganizationId) })
 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: ApiKeyId })
 
@@ -48,7 +85,8 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
 
     /**
      * Authentication in one statement: the unexpired key with this hash, with the membership it acts as (while
-     * its member is still in the organization and not suspended) and the organization.
+     * its member is still in the organization and not suspended), the organization, and what SSO enforcement reads of
+     * the key (how its maker authenticated, and the organization's policy).
      */
     const resolve = findOne({
       Request: Schema.Struct({ keyHash: Schema.String, at: DateColumn }),
@@ -56,13 +94,22 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
       // date again (`trusted`, as for long lists); `ResolvedKey` says what they are.
       Result: trusted<typeof ResolvedKey.Type>(),
       execute: ({ at, keyHash }) =>
-        sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, ${callerColumns(sql)}
+        sql`SELECT k.id AS api_key_id, k.organization_id AS key_organization_id, k.last_used_at, k.scopes, ${callerColumns(sql)},
+                   ${assuranceColumns(sql, sql`k.organization_id`, false, "k")}
             FROM api_keys k
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
                                AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL
             JOIN users u ON u.id = m.user_id
             JOIN organizations o ON o.id = k.organization_id
+            LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`
+    })
+
+    /** How the holder of a session authenticated, as a key made with it records it. */
+    const sessionAssurance = findOne({
+      Request: SessionId,
+      Result: MakerAssurance,
+      execute: (id) => sql`SELECT sso_connection_id, authenticated_organization_id FROM sessions WHERE id = ${id}`
     })
 
     const touch = execute({
@@ -82,12 +129,20 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
     const list = (organizationId: OrganizationId, query: Keyset.PageQuery) =>
       Keyset.page(newestFirst, query, (page) => Effect.map(listRows({ organizationId, page }), (rows) => rows.map(toApiKey)))
 
-    /** Deletes the key; none when the organization has no such key. */
-    const revoke = findOne({
+    /**
+     * Deletes the key and the keys made with it, and theirs: their ids; none when the organization
+     * has no such key. (The foreign key cascades too; deleting them here names each, for the check at commit.)
+     */
+    const revoke = findAll({
       Request: Scoped,
       Result: Schema.Struct({ id: ApiKeyId }),
       execute: ({ id, organizationId }) =>
-        sql`DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
+        sql`WITH RECURSIVE made (id) AS (
+              SELECT id FROM api_keys WHERE organization_id = ${organizationId} AND id = ${id}
+              UNION SELECT k.id FROM api_keys k JOIN made ON k.parent_api_key_id = made.id WHERE k.organization_id = ${organizationId}
+            )
+            DELETE FROM api_keys WHERE organization_id = ${organizationId} AND id IN (SELECT id FROM made)
+            RETURNING id`
     })
 
     /** Deletes every key the person's memberships in the organization created: their ids. */
@@ -102,6 +157,6 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           WHERE organization_id = ${input.organizationId} AND membership_id = ${input.membershipId}
             AND (expires_at IS NULL OR expires_at > ${input.at})`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 
-    return { insert, resolve, touch, list, revoke, revokeForPerson, countUnexpired } as const
+    return { insert, resolve, sessionAssurance, touch, list, revoke, revokeForPerson, countUnexpired } as const
   })
 }) {}

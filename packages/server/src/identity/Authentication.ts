@@ -1,7 +1,7 @@
 /**
  * The authentication middlewares: a session token or an API key becomes the `Actor` behind it (`Authentication`,
  * `OptionalAuthentication`) or the `MemberContext` of the organization it acts in (`MemberAuthentication`, which
- * also applies that organization's SSO enforcement to sessions: `SsoEnforcement.ts`). Each
+ * also applies that organization's SSO enforcement to sessions and API keys: `SsoEnforcement.ts`). Each
  * request costs one statement, which resolves the credential with its person, membership and organization; the
  * API key's `lastUsedAt` is written off the request path.
  */
@@ -24,10 +24,10 @@ import { MemberStanding } from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
-import { ApiKeysRepository } from "./ApiKeysRepository.js"
+import { ApiKeysRepository, parseScopes } from "./ApiKeysRepository.js"
 import { MembershipsRepository, toCaller } from "./MembershipsRepository.js"
 import { SessionsRepository } from "./SessionsRepository.js"
-import { admission, type SessionAssurance } from "./SsoEnforcement.js"
+import { admission, keyAdmission, type SessionAssurance } from "./SsoEnforcement.js"
 
 /**
  * Refusals share one value: an API-key request first fails the bearer scheme (the platform tries it first), and a
@@ -93,7 +93,9 @@ const make = Effect.gen(function*() {
         lastTouched.set(apiKeyId, at.getTime())
         yield* FiberSet.run(touches, Effect.ignoreLogged(apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at })))
       }
-      return { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId } } satisfies Actor
+      const scopes = found.value.scopes === null ? null : parseScopes(found.value.scopes)
+      const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId, scopes } } satisfies Actor
+      return { actor, assurance: found.value as SessionAssurance }
     })
 
   /** The actor as a member of the organization it acts in; 404 `organization_not_found` for a person without one. */
@@ -112,11 +114,23 @@ const make = Effect.gen(function*() {
           onSome: Effect.fail
         })))
 
+  /** An API key as a member, if the organization admits how its maker authenticated (`SsoEnforcement.ts` `keyAdmission`). */
+  const admittedKey = (key: Redacted.Redacted) =>
+    Effect.flatMap(apiKey(key), ({ actor, assurance }) =>
+      Effect.flatMap(asMember(Effect.succeed(actor)), (member) =>
+        Option.match(keyAdmission(member.organization, member.membership.role, assurance), {
+          onNone: () => Effect.succeed(member),
+          onSome: Effect.fail
+        })))
+
   return {
-    actor: { bearer: (token: Redacted.Redacted) => rememberFailure(Effect.map(bearer(token), ({ actor }) => actor)), apiKey },
+    actor: {
+      bearer: (token: Redacted.Redacted) => rememberFailure(Effect.map(bearer(token), ({ actor }) => actor)),
+      apiKey: (key: Redacted.Redacted) => Effect.map(apiKey(key), ({ actor }) => actor)
+    },
     member: {
       bearer: (token: Redacted.Redacted) => rememberFailure(admittedMember(token)),
-      apiKey: (key: Redacted.Redacted) => asMember(apiKey(key))
+      apiKey: admittedKey
     }
   }
 })

@@ -7,10 +7,16 @@
  * domains"): a session its own connections authenticated is admitted; a session another organization's SSO
  * authenticated is not (that organization's IdP does not vouch for people here); a password session is admitted for
  * a member whose email is outside its domains (guests, contractors) and for an owner while the policy keeps the
- * owners' password fallback (break-glass), and refused for everyone else. API keys are not sessions: never refused.
+ * owners' password fallback (break-glass), and refused for everyone else.
+ *
+ * An API key is judged as the session it was made in (its maker's authentication, recorded on the key: `keyAdmission`):
+ * a key made in the organization's own SSO session keeps working; one made with a password session (or before keys
+ * recorded it) stops while enforcement covers its maker, and works again when it no longer does, except for
+ * break-glass owners and members outside the domains, whose password sessions are admitted too. While enforcement
+ * covers a member, only an SSO session makes their keys (`keyMakingRefusal`): a key does not.
  */
 import { SqlClient } from "@effect/sql"
-import { Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
+import { ApiKeyId, Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
 import { Effect, Option, Schema } from "effect"
 import { findOne } from "../platform/Statements.js"
 
@@ -40,10 +46,11 @@ const managedBy = (sql: SqlClient.SqlClient, organizationId: unknown) =>
  * The columns `admission` reads, for a session `s` of a person `u` acting in the organization `organizationId`
  * (an SQL expression): its policy joined as `p` by the caller (`LEFT JOIN sso_policies p ON p.organization_id = …`).
  * The email's domain is taken as `domainOf` takes it: after the last `@`, lower-case. `managed_by`
- * is looked up only where the stored policy requires SSO, unless `always` (a policy about to be set).
+ * is looked up only where the stored policy requires SSO, unless `always` (a policy about to be set). `credential`: the
+ * alias of the row that records how its holder authenticated, a session `s` or an API key `k` (its maker's session).
  */
-export const assuranceColumns = (sql: SqlClient.SqlClient, organizationId: unknown, always = false) =>
-  sql`s.sso_connection_id, s.authenticated_organization_id, p.require_sso, p.owners_password_fallback,
+export const assuranceColumns = (sql: SqlClient.SqlClient, organizationId: unknown, always = false, credential: "s" | "k" = "s") =>
+  sql`${sql(credential)}.sso_connection_id, ${sql(credential)}.authenticated_organization_id, p.require_sso, p.owners_password_fallback,
       ${always ? managedBy(sql, organizationId) : sql`CASE WHEN p.require_sso THEN ${managedBy(sql, organizationId)} END`} AS managed_by`
 
 const refusal = (message: string) => new Forbidden({ reason: "sso_session_required", message })
@@ -77,6 +84,37 @@ export const admission = (
     `${organization.name} requires SSO for your email's domain: sign in through its SSO (POST /v1/sso/sign-in with your email; connection ${assurance.managedBy}), or switch to another organization (POST /v1/me/active-organization).`
   ))
 }
+
+/** `admission` for an API key, from what it recorded of its maker's session: the refusal says why the key stopped. */
+export const keyAdmission = (
+  organization: { readonly id: OrganizationId; readonly name: string },
+  role: Role,
+  assurance: SessionAssurance
+): Option.Option<Forbidden> =>
+  Option.map(admission(organization, role, assurance), () =>
+    refusal(
+      `This API key is suspended: ${organization.name} requires SSO for the member who made it, and the key was made outside its SSO (from a password session${
+        assurance.ssoConnectionId === null ? "" : " or another organization's SSO"
+      }). It works again if enforcement stops covering them; otherwise sign in through its SSO (POST /v1/sso/sign-in${
+        assurance.managedBy === null ? "" : `, connection ${assurance.managedBy}`
+      }), make a new key (POST /v1/api-keys) and revoke this one.`
+    ))
+
+/**
+ * Whether an API key may make keys under SSO enforcement: only where its maker's password session would be admitted
+ * (no enforcement, an email outside the domains, a break-glass owner). Elsewhere only an SSO session makes keys.
+ */
+export const keyMakingRefusal = (
+  organization: { readonly id: OrganizationId; readonly name: string },
+  role: Role,
+  assurance: SessionAssurance
+): Option.Option<Forbidden> =>
+  Option.map(admission(organization, role, { ...assurance, ssoConnectionId: null, authenticatedOrganizationId: null }), () =>
+    refusal(
+      `${organization.name} requires SSO for your email's domain: only a session its SSO signed in makes API keys for you, not an API key (POST /v1/sso/sign-in${
+        assurance.managedBy === null ? "" : `, connection ${assurance.managedBy}`
+      }, then POST /v1/api-keys with that session).`
+    ))
 
 /** An email a shell takes as one word unquoted, so the command in the message can be copied as it is. */
 const SHELL_SAFE_EMAIL = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+$/
@@ -123,13 +161,26 @@ export class SsoEnforcement extends Effect.Service<SsoEnforcement>()("@orgplane/
             WHERE s.id = ${sessionId}`
     })
 
+    /** What `admission` reads of an API key (how its maker authenticated), acting in its organization. */
+    const forApiKey = findOne({
+      Request: Schema.Struct({ apiKeyId: ApiKeyId, organizationId: OrganizationId }),
+      Result: SessionAssurance,
+      execute: ({ apiKeyId, organizationId }) =>
+        sql`SELECT ${assuranceColumns(sql, organizationId, true, "k")}
+            FROM api_keys k
+            JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
+            JOIN users u ON u.id = m.user_id
+            LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
+            WHERE k.organization_id = ${organizationId} AND k.id = ${apiKeyId}`
+    })
+
     /** `forDomain` of an email's domain (an email without one is enforced by nobody). */
     const forEmail = (email: string) => {
       const domain = domainOf(email)
       return domain === undefined ? Effect.succeedNone : forDomain(domain)
     }
 
-    return { forDomain, forEmail, forSession } as const
+    return { forDomain, forEmail, forSession, forApiKey } as const
   })
 }) {}
 

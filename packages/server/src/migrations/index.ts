@@ -33,6 +33,7 @@ import auditAnonymous from "./0030_audit_anonymous.js"
 import instanceSecrets from "./0031_instance_secrets.js"
 import accountTakeover from "./0032_account_takeover.js"
 import signInAddresses from "./0033_sign_in_addresses.js"
+import apiKeyScopes from "./0034_api_key_scopes.js"
 import memberDirectory from "./0035_member_directory.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -69,6 +70,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 31, name: "instance_secrets", up: instanceSecrets },
   { id: 32, name: "account_takeover", up: accountTakeover },
   { id: 33, name: "sign_in_addresses", up: signInAddresses },
+  { id: 34, name: "api_key_scopes", up: apiKeyScopes },
   { id: 35, name: "member_directory", up: memberDirectory }
 ]
 

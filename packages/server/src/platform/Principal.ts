@@ -46,17 +46,34 @@ export const recordGrants = (member: MemberContext): ReadonlySet<Action> => {
   return actions
 }
 
-/** Whether the principal may take `action`: its role against the policy table (the system may take any). */
+/** 403 `insufficient_scope`: the caller's API key has no scope naming `action`. */
+export const insufficientScope = (action: Action) =>
+  new Forbidden({
+    reason: "insufficient_scope",
+    message: `This API key's scopes do not include ${action}: make a key with that scope (POST /v1/api-keys with "scopes") from a session.`
+  })
+
+/** Whether the credential's scopes let it take `action`: a session's and a key made before scopes' do. */
+const scoped = (member: MemberContext, action: Action): boolean =>
+  member.credential._tag !== "ApiKey" || member.credential.scopes === null || member.credential.scopes.includes(action)
+
+/**
+ * Whether the principal may take `action`: its role against the policy table and, for an API key, its scopes (the
+ * system may take any). A key's scopes are fixed when it is made, so the check at commit (Authority.ts) reads again
+ * only the role: a demotion narrows the key there too.
+ */
 export const can = (principal: Principal, action: Action): boolean => {
   if (principal._tag === "System") return true
-  const allowed = allows(principal.membership.role, action)
+  const allowed = allows(principal.membership.role, action) && scoped(principal, action)
   if (allowed) granted.get(principal)?.add(action)
   return allowed
 }
 
-/** Fails with 403 `insufficient_role` unless the principal may take `action`. */
+/** Fails with 403 `insufficient_role`, or `insufficient_scope` for an API key without the scope, unless the principal may take `action`. */
 export const authorize = (principal: Principal, action: Action): Effect.Effect<void, Forbidden> =>
-  can(principal, action) ? Effect.void : Effect.fail(insufficientRole(action))
+  can(principal, action)
+    ? Effect.void
+    : Effect.fail(principal._tag === "Member" && allows(principal.membership.role, action) ? insufficientScope(action) : insufficientRole(action))
 
 /** Enterprise features by the name their 402 gives in `feature`. */
 export type EnterpriseFeature = "desktop_policies" | "sso" | "scim"

@@ -46,15 +46,19 @@ export class Policy extends Effect.Service<Policy>()("@orgplane/server/sso/Polic
                 "Requiring SSO needs an active connection serving a verified domain, or nobody could sign in: create, test and activate one first (POST /v1/sso/connections)."
             })
           }
-          // The session that sets the policy must still be admitted by it (API keys are not subject to it).
-          if (principal.credential._tag === "Session") {
-            const assurance = assuranceOrNone(yield* enforcement.forSession({ sessionId: principal.credential.sessionId, organizationId }))
+          // The session or API key that sets the policy must still be admitted by it (a key as the session that made it).
+          {
+            const assurance = assuranceOrNone(
+              yield* principal.credential._tag === "Session"
+                ? enforcement.forSession({ sessionId: principal.credential.sessionId, organizationId })
+                : enforcement.forApiKey({ apiKeyId: principal.credential.apiKeyId, organizationId })
+            )
             if (Option.isSome(admission(principal.organization, principal.membership.role, assurance, wanted))) {
               return yield* new Conflict({
                 error: "sso_policy_locks_you_out",
                 message: principal.membership.role === "owner"
-                  ? "This policy would refuse the session you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), or keep ownersPasswordFallback on."
-                  : "This policy would refuse the session you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), then set it."
+                  ? "This policy would refuse the session or API key you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), or keep ownersPasswordFallback on."
+                  : "This policy would refuse the session or API key you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), then set it (or use a key made in such a session)."
               })
             }
           }
