@@ -358,7 +358,7 @@ const seed = async (base: string): Promise<People> => {
   const signedUp = await call(base, "POST", "/v1/auth/sign-up", {}, { email: email("Owner"), password: PASSWORD, name: "Owner" })
   const token = signedUp.session.token as string
   await call(base, "POST", "/v1/organizations", { token }, { name: "Bench" })
-  const key = (await call(base, "POST", "/v1/api-keys", { token }, { name: "bench" })).key as string
+  const key = (await call(base, "POST", "/v1/api-keys", { token }, { name: "bench", scopes: ["apiKeys.manage"] })).key as string
   process.stdout.write(", members")
   const memberIds: Array<string> = []
   let memberToken = ""

@@ -2,15 +2,17 @@
  * The server a command talks to and the credential it presents, resolved from flags, then the environment, then
  * the profile file; and the typed client built from them.
  */
+import { Prompt } from "@effect/cli"
 import { FetchHttpClient, type HttpApiGroup, type HttpClient, type HttpClientError } from "@effect/platform"
 import * as Client from "@orgplane/client"
-import { Unauthorized } from "@orgplane/schema"
+import { Forbidden, Unauthorized } from "@orgplane/schema"
 import { Context, Effect, Option, Redacted } from "effect"
 import * as CliConfig from "./Config.js"
-import { isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError } from "./Errors.js"
+import { isUnreadableResponse, NotAuthenticated, NotOrgplane, Rejected, UnreadableAnswer, UsageError, WrongPassword } from "./Errors.js"
 import type { GlobalOptions } from "./GlobalOptions.js"
 import * as Probe from "./Probe.js"
 import * as Profiles from "./Profiles.js"
+import * as Sessions from "./Sessions.js"
 import { VERSION } from "./Version.js"
 
 export interface Credential {
@@ -150,7 +152,42 @@ export const connect = (target: Target, options: { readonly authenticated: boole
  */
 export const run = <A, E, R>(global: GlobalOptions, body: (target: Target) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(resolve(global), (target) =>
-    Effect.catchAll(body(target), (error) => explain(target, error)))
+    body(target).pipe(
+      Effect.catchAll((error) =>
+        needsRecentSignIn(error)
+          ? Effect.flatMap(signInAgain(global, target, error), body)
+          : Effect.fail(error)
+      ),
+      Effect.catchAll((error) => explain(target, error))
+    ))
+
+/** 403 `recent_authentication_required`: the action needs a session younger than the server's setting. */
+const needsRecentSignIn = (error: unknown): error is Forbidden =>
+  error instanceof Forbidden && error.reason === "recent_authentication_required"
+
+/**
+ * The re-sign-in prompt, as `sudo` or GitHub's sudo mode asks: for the profile's saved session of a known email, the
+ * password (ORGPLANE_PASSWORD, else a prompt when a person is at the keyboard) signs in again, the new session
+ * replaces the old in the profile, and the command runs once more with it. Otherwise (a token or key from a flag or
+ * the environment, no email, no terminal), the refusal stands, with its message: sign in again.
+ */
+const signInAgain = (global: GlobalOptions, target: Target, refusal: Forbidden) =>
+  Effect.gen(function*() {
+    const credential = Option.getOrUndefined(target.credential)
+    const email = Option.getOrUndefined(target.profile)?.email
+    if (credential?.kind !== "token" || credential.source !== "profile" || email === undefined) return yield* refusal
+    const fromEnvironment = yield* Effect.orDie(CliConfig.password)
+    if (Option.isNone(fromEnvironment) && !process.stdin.isTTY) return yield* refusal
+    const password = Option.isSome(fromEnvironment)
+      ? fromEnvironment.value
+      : yield* Prompt.password({ message: `${refusal.message}\nPassword for ${email}` })
+    const client = yield* connect(target, { authenticated: false })
+    const result = yield* client.users.signIn({ payload: { email, password: Redacted.value(password) } }).pipe(
+      Effect.catchTag("Unauthorized", () => new WrongPassword())
+    )
+    yield* Sessions.save(target, result)
+    return yield* resolve(global)
+  })
 
 type Explained<E> = E | Rejected | NotOrgplane | UnreadableAnswer | HttpClientError.RequestError
 

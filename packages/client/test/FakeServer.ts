@@ -74,7 +74,7 @@ export const start = async (): Promise<FakeServer> => {
 /** A valid success body for `POST /v1/auth/sign-in`. */
 export const authResult = {
   user: { id: "usr_01h2xcejqtf2nbrexx3vqjhp41", email: "ada@example.com", name: "Ada", createdAt: "2025-01-01T00:00:00.000Z" },
-  session: { token: "session-token", expiresAt: "2025-02-01T00:00:00.000Z" }
+  session: { id: "ses_01m7xsja0se4fs7gcbg0w73xhy", token: "session-token", expiresAt: "2025-02-01T00:00:00.000Z" }
 }
 
 export const health = { ok: true, version: "9.9.9" }

@@ -58,6 +58,28 @@ describe("Promise client", () => {
     expect(after).toMatchObject({ status: 401 })
   })
 
+  it("lists the caller's sessions, ends another and the rest, and reports the API keys a password change leaves working", async () => {
+    const { asOwner, email } = await owner()
+    const elsewhere = await client().users.signIn({ payload: { email, password } })
+    const third = await client().users.signIn({ payload: { email, password } })
+    const listed = await asOwner.users.listSessions({ urlParams: {} })
+    expect(listed.items.map((session) => session.id).sort()).toEqual([elsewhere.session.id, third.session.id, listed.items.find((session) => session.current)!.id].sort())
+    expect(listed.items.filter((session) => session.current)).toHaveLength(1)
+    expect(listed.items.every((session) => session.method === "password")).toBe(true)
+
+    await asOwner.users.endSession({ path: { sessionId: elsewhere.session.id } })
+    expect(await rejection(client({ token: elsewhere.session.token }).users.me())).toMatchObject({ status: 401 })
+    const missing = await rejection(asOwner.users.endSession({ path: { sessionId: elsewhere.session.id } }))
+    expect(missing).toMatchObject({ status: 404, code: "session_not_found" })
+    expect(await asOwner.users.endOtherSessions()).toEqual({ ended: 1 })
+    expect(await rejection(client({ token: third.session.token }).users.me())).toMatchObject({ status: 401 })
+
+    const { apiKey } = await asOwner.apiKeys.create({ payload: { name: "ci" } })
+    const changed = await asOwner.users.changePassword({ payload: { currentPassword: password, newPassword: `${password} again`, revokeApiKeys: true } })
+    expect(changed).toMatchObject({ otherSessionsEnded: 0, apiKeysRevoked: true, apiKeys: [{ id: apiKey.id, name: "ci" }] })
+    expect((await asOwner.apiKeys.list({ urlParams: {} })).items).toEqual([])
+  })
+
   it("creates an organization, then creates, lists and revokes API keys", async () => {
     const { asOwner, organization, user } = await owner()
     expect((await asOwner.users.me()).organization?.id).toBe(organization.id)

@@ -34,7 +34,7 @@ const execution = (description: string): AuditActionRule => ({ category: "execut
 export const AuditActions = {
   // Sign-in and credentials
   "session.create": security("A person signed in (password or SSO) and a session was created."),
-  "session.revoke": security("A person signed out, ending a session."),
+  "session.revoke": security("A person signed out, or ended one or all others of their sessions."),
   "session.switch_organization": security("A session switched the organization it acts in."),
   "user.update": change("A person changed their own name or email."),
   "user.password.change": security("A person changed their password."),

@@ -120,7 +120,8 @@ export const ForbiddenReason = Schema.Literal(
   "sso_required",
   "sso_session_required",
   "setup_token_invalid",
-  "insufficient_scope"
+  "insufficient_scope",
+  "recent_authentication_required"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -189,7 +190,8 @@ export const NotFoundCode = Schema.Literal(
   "scim_connection_not_found",
   "scim_token_not_found",
   "audit_event_not_found",
-  "audit_stream_not_found"
+  "audit_stream_not_found",
+  "session_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 

@@ -108,6 +108,6 @@ export const AcceptedInvitation = Schema.Struct({
     organization: { id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() },
     membership: { id: edsger.membershipId, organizationId: acme.id, userId: edsger.userId, role: "member", createdAt: exampleTime(40) },
     user: { id: edsger.userId, email: edsger.email, name: edsger.name, createdAt: exampleTime(40) },
-    session: { token: exampleToken("ops", 4), expiresAt: exampleTime(40 + 30 * 24 * 60) }
+    session: { id: exampleId("ses", 4), token: exampleToken("ops", 4), expiresAt: exampleTime(40 + 30 * 24 * 60) }
   }]
 })

@@ -144,14 +144,17 @@ export const Actions: readonly [Action, ...Array<Action>] = [
 
 /**
  * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
- * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, and the instance's
- * operator powers over plans and the operator itself.
+ * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, the organization's
+ * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
+ * identity provider), and the instance's operator powers over plans and the operator itself.
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
   "apiKeys.manage",
   "members.manageOwners",
   "members.transferOwnership",
   "audit.manage",
+  "sso.manage",
+  "scim.manage",
   "organizations.setPlan",
   "admin.claimOperator"
 ]

@@ -21,6 +21,8 @@ export type Credential =
     readonly sessionId: SessionId
     /** The SSO connection that signed the session in; null for a password sign-in. */
     readonly ssoConnectionId: SsoConnectionId | null
+    /** When the person signed in to make this session: what a recent authentication is judged by. */
+    readonly authenticatedAt: Date
   }
   | {
     readonly _tag: "ApiKey"

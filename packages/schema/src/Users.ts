@@ -1,7 +1,7 @@
 /** People: accounts, sessions, sign-up and sign-in, and the caller's own view of themselves. */
 import * as Schema from "effect/Schema"
 import { Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
-import { OrganizationId, UserId } from "./Ids.js"
+import { ApiKeyId, exampleId, OrganizationId, SessionId, SsoConnectionId, UserId } from "./Ids.js"
 import { Membership, Organization, OrganizationWithMembership } from "./Organizations.js"
 import { Page } from "./Pagination.js"
 import { acme, ada, examplePassword, exampleTime, exampleToken } from "./Examples.js"
@@ -23,9 +23,10 @@ export class User extends Schema.Class<User>("User")(Schema.Struct({
 }).annotations({ examples: [{ id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() }] })) {}
 
 export class Session extends Schema.Class<Session>("Session")(Schema.Struct({
+  id: SessionId.annotations({ description: "What `GET /v1/me/sessions` lists it by and `DELETE /v1/me/sessions/{sessionId}` ends it by." }),
   token: Schema.String.annotations({ description: "Send as `Authorization: Bearer <token>`. Shown only here." }),
   expiresAt: Timestamp
-}).annotations({ examples: [{ token: exampleToken("ops"), expiresAt: exampleTime(30 * 24 * 60) }] })) {}
+}).annotations({ examples: [{ id: exampleId("ses"), token: exampleToken("ops"), expiresAt: exampleTime(30 * 24 * 60) }] })) {}
 
 export const SignUpRequest = Schema.Struct({
   email: Email,
@@ -64,7 +65,81 @@ export const ChangePasswordRequest = Schema.Struct({
     Schema.minLength(1, { message: () => "must not be empty" }),
     Schema.maxLength(256, { message: () => "must be at most 256 characters" })
   ),
-  newPassword: Password
-}).annotations({ ...requestBody, examples: [{ currentPassword: examplePassword, newPassword: "a longer passphrase, 2026" }] })
+  newPassword: Password,
+  revokeApiKeys: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description:
+      "Also revoke every API key the person's memberships made, in every organization (and the keys made with them). Default false: the answer lists them, so a person who changes a password because it leaked can see what still works and send this again with `true` (the current password is then the new one)."
+  })
+}).annotations({ ...requestBody, examples: [{ currentPassword: examplePassword, newPassword: "a longer passphrase, 2026", revokeApiKeys: true }] })
+
+/** One API key a person holds, as a password change reports it. */
+export const HeldApiKey = Schema.Struct({
+  id: ApiKeyId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  prefix: Schema.String,
+  createdAt: Timestamp,
+  expiresAt: Schema.NullOr(Timestamp),
+  lastUsedAt: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "HeldApiKey" })
+export type HeldApiKey = typeof HeldApiKey.Type
+
+export const ChangePasswordResult = Schema.Struct({
+  otherSessionsEnded: Schema.Int.annotations({ description: "The person's other sessions, ended by the change." }),
+  apiKeys: Schema.Array(HeldApiKey).annotations({
+    description: "The API keys the person's memberships made, in every organization: still working unless `apiKeysRevoked`."
+  }),
+  apiKeysRevoked: Schema.Boolean.annotations({ description: "Whether `apiKeys` were revoked (`revokeApiKeys: true`)." })
+}).annotations({
+  identifier: "ChangePasswordResult",
+  examples: [{
+    otherSessionsEnded: 2,
+    apiKeys: [{
+      id: exampleId("apk"),
+      organizationId: acme.id,
+      name: "CI deploys",
+      prefix: "opk_4f9c2a1b",
+      createdAt: exampleTime(),
+      expiresAt: exampleTime(90 * 24 * 60),
+      lastUsedAt: exampleTime(60)
+    }],
+    apiKeysRevoked: true
+  }]
+})
+
+/** One of the caller's sessions (`GET /v1/me/sessions`). */
+export class MySession extends Schema.Class<MySession>("MySession")(Schema.Struct({
+  id: SessionId,
+  method: Schema.Literal("password", "sso").annotations({ description: "How the person signed in." }),
+  ssoConnectionId: Schema.NullOr(SsoConnectionId).annotations({ description: "The SSO connection that signed it in (null: password)." }),
+  current: Schema.Boolean.annotations({ description: "The session this request carries." }),
+  createdAt: Timestamp,
+  lastUsedAt: Timestamp.annotations({
+    description: "The last request it authenticated, to the minute (its creation before any): past `ORGPLANE_SESSION_IDLE_TIMEOUT` without one, it ends."
+  }),
+  expiresAt: Timestamp,
+  ipAddress: Schema.NullOr(Schema.String).annotations({ description: "The client address it signed in from." }),
+  userAgent: Schema.NullOr(Schema.String).annotations({ description: "The `User-Agent` it signed in with (at most 512 characters)." })
+}).annotations({
+  examples: [{
+    id: exampleId("ses"),
+    method: "password",
+    ssoConnectionId: null,
+    current: true,
+    createdAt: exampleTime(),
+    lastUsedAt: exampleTime(5),
+    expiresAt: exampleTime(30 * 24 * 60),
+    ipAddress: "203.0.113.7",
+    userAgent: "orgplane-cli/0.1.0 node/20.19.0 linux"
+  }]
+})) {}
+
+export const MySessionPage = Page(MySession).annotations({ identifier: "MySessionPage" })
+
+export const EndedSessions = Schema.Struct({
+  ended: Schema.Int.annotations({ description: "How many sessions ended." })
+}).annotations({ identifier: "EndedSessions", examples: [{ ended: 3 }] })
+
+export const SessionPath = Schema.Struct({ sessionId: SessionId })
 
 export const MyOrganizationPage = Page(OrganizationWithMembership).annotations({ identifier: "MyOrganizationPage" })

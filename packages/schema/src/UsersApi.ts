@@ -7,6 +7,7 @@ import {
   ConflictResponse,
   ForbiddenResponse,
   InvalidRequestResponse,
+  NotFoundResponse,
   OrganizationNotFoundResponse,
   RateLimitedResponse,
   ServiceUnavailableResponse,
@@ -17,8 +18,12 @@ import { Authentication } from "./Security.js"
 import {
   AuthResult,
   ChangePasswordRequest,
+  ChangePasswordResult,
+  EndedSessions,
   Me,
   MyOrganizationPage,
+  MySessionPage,
+  SessionPath,
   SignInRequest,
   SignUpRequest,
   SwitchOrganizationRequest,
@@ -104,7 +109,7 @@ export class UsersApi extends HttpApiGroup.make("users")
   .add(
     HttpApiEndpoint.post("changePassword", "/v1/me/password").pipe(audits("user.password.change"))
       .setPayload(ChangePasswordRequest)
-      .addSuccess(HttpApiSchema.NoContent)
+      .addSuccess(ChangePasswordResult)
       .addError(ForbiddenResponse)
       .addError(InvalidRequestResponse)
       .addError(RateLimitedResponse)
@@ -112,7 +117,43 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Change the caller's password")
       .annotate(
         OpenApi.Description,
-        "Sets a new password after checking the current one. Every other session of the account is signed out; the calling one stays. Session only.\n\nErrors: 400 `invalid_request` on `currentPassword` when it is wrong; 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 429 `rate_limited` (with `Retry-After`) after 10 attempts, right or wrong, in 15 minutes."
+        "Sets a new password after checking the current one. Every other session of the account is signed out; the calling one stays. The answer counts them and lists the API keys the person's memberships made, in every organization, which a password change leaves working unless `revokeApiKeys` is true (then they, and the keys made with them, are revoked). Session only.\n\nErrors: 400 `invalid_request` on `currentPassword` when it is wrong; 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 429 `rate_limited` (with `Retry-After`) after 10 attempts, right or wrong, in 15 minutes."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listSessions", "/v1/me/sessions")
+      .setUrlParams(PageQuery)
+      .addSuccess(MySessionPage)
+      .addError(ForbiddenResponse)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "List the caller's sessions")
+      .annotate(
+        OpenApi.Description,
+        "The caller's live sessions, newest first: how each signed in (password or SSO), when, from which address and user agent, when it was last used, when it expires, and which one this request carries (`current`). Ended, expired and idle sessions are not listed. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("endSession", "/v1/me/sessions/:sessionId").pipe(audits("session.revoke"))
+      .setPath(SessionPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(ForbiddenResponse)
+      .addError(NotFoundResponse)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "End one of the caller's sessions")
+      .annotate(
+        OpenApi.Description,
+        "Signs out one of the caller's sessions, wherever it is (the current one too, as `POST /v1/auth/sign-out` does). Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 404 `session_not_found` when the caller has no such live session (another person's answers the same)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("endOtherSessions", "/v1/me/sessions/end-others").pipe(audits("session.revoke"))
+      .addSuccess(EndedSessions)
+      .addError(ForbiddenResponse)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "End the caller's other sessions")
+      .annotate(
+        OpenApi.Description,
+        "Signs out every session of the caller except the one this request carries, and answers how many ended. API keys are not sessions: revoke them with `DELETE /v1/api-keys/{apiKeyId}`, or with a password change's `revokeApiKeys`. Session only.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
       )
   )
   .add(

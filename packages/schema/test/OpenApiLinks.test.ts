@@ -95,13 +95,12 @@ describe("the OpenAPI links", () => {
       return ids.length > 0 && Object.keys(operation.responses["201"].links ?? {}).length === 0
     })
     expect(unlinked.map(({ id }) => id)).toEqual([])
-    // What the others create no operation takes by id: a user, a plugin's or marketplace's entry, a runtime instance,
+    // What the others create no operation takes by id: a plugin's or marketplace's entry, a runtime instance,
     // an SSO sign-in's intent (it comes back through the IdP's redirect, in `state`).
     expect(creates.filter(({ operation }) => operation.responses["201"].links === undefined).map(({ id }) => id).sort()).toEqual([
       "marketplaces.addPlugin",
       "plugins.addConfigObject",
       "ssoSignIn.start",
-      "users.signUp",
       "workerRuntime.registerInstance"
     ])
   })

@@ -180,7 +180,7 @@ describe("the subject of every event", () => {
 
     // A person's own password: their account.
     const password = { currentPassword: person.password, newPassword: "another correct horse battery" }
-    expect((await post("/v1/me/password", { token: person.token, body: password })).status).toBe(204)
+    expect((await post("/v1/me/password", { token: person.token, body: password })).status).toBe(200)
     const [changed] = await byTarget(person.user.id, "user.password.change")
     expect([changed?.outcome, changed?.targets]).toEqual(["succeeded", [user]])
 

@@ -43,7 +43,7 @@ describe("principals", () => {
       Effect.gen(function*() {
         const teams = yield* Teams
         const membership = new Membership({ id: "om_01m7xsja0se4fs7gcbg0w73xhy" as never, organizationId: organization.id, userId: null, role: "member", createdAt: at })
-        const member = { _tag: "Member" as const, organization, membership, user: null as never, credential: { _tag: "Session" as const, sessionId: "ses_01m7xsja0se4fs7gcbg0w73xhy" as never, ssoConnectionId: null } }
+        const member = { _tag: "Member" as const, organization, membership, user: null as never, credential: { _tag: "Session" as const, sessionId: "ses_01m7xsja0se4fs7gcbg0w73xhy" as never, ssoConnectionId: null, authenticatedAt: new Date() } }
         const denied = yield* Effect.exit(teams.create(member, { name: "Nope" }))
         expect(denied).toEqual(Exit.fail(expect.objectContaining({ reason: "insufficient_role" })))
         expect(Principal.can(member, "teams.read")).toBe(true)

@@ -283,7 +283,7 @@ describe("SSO", () => {
 
   it("answers 403 session_required to an API key on verify-domain", async () => {
     const org = await Http.owner(server.url)
-    const key = await post("/v1/api-keys", { token: org.token, body: { name: "k" } })
+    const key = await post("/v1/api-keys", { token: org.token, body: { name: "k", scopes: ["sso.manage"] } })
     expect((await post(`/v1/sso/request-domain-verification?domain=${newDomain()}`, { apiKey: key.body.key })).status).toBe(200)
     const byKey = await post("/v1/sso/verify-domain", { apiKey: key.body.key })
     expect(byKey.status).toBe(403)

@@ -286,14 +286,14 @@ describe("SSO enforcement", { timeout: 60_000 }, () => {
     const adminPassword = await invited(org.token, admin, "admin")
     expect((await put("/v1/sso/policy", { token: adminPassword, body: { requireSso: true } })).body.error).toBe("sso_policy_locks_you_out")
     // So is a key that session made: it would be suspended at once.
-    const passwordKey = (await post("/v1/api-keys", { token: adminPassword, body: { name: "made with a password" } })).body.key
+    const passwordKey = (await post("/v1/api-keys", { token: adminPassword, body: { name: "made with a password", scopes: ["sso.manage"] } })).body.key
     const byKey = await Http.request(server.url, "PUT", "/v1/sso/policy", { apiKey: passwordKey, body: { requireSso: true } })
     expect([byKey.status, byKey.body.error]).toEqual([409, "sso_policy_locks_you_out"])
     // Signed in through the organization's SSO, the same admin may.
     const adminSso = await ssoSession(admin)
     expect((await put("/v1/sso/policy", { token: adminSso, body: { requireSso: true, ownersPasswordFallback: false } })).status).toBe(200)
     // A key an SSO session made keeps working under enforcement: the documented way back in, besides the owners' fallback.
-    const key = await post("/v1/api-keys", { token: adminSso, body: { name: "break-glass" } })
+    const key = await post("/v1/api-keys", { token: adminSso, body: { name: "break-glass", scopes: ["sso.manage"] } })
     const off = await Http.request(server.url, "PUT", "/v1/sso/policy", { apiKey: key.body.key, body: { requireSso: false } })
     expect([off.status, off.body.policy.requireSso]).toEqual([200, false])
   })

@@ -349,7 +349,7 @@ describe("telemetry partitions and retention", () => {
 
   it("creates a month's partition on the first ingest into it, and again after it was dropped", async () => {
     const clock = new TestServer.ShiftedClock()
-    const shared = await TestServer.startSharingDatabase({ clock, sessionTtl: "400 days" })
+    const shared = await TestServer.startSharingDatabase({ clock, sessionTtl: "400 days", sessionIdleTimeout: "400 days" })
     try {
       const org = await Http.owner(shared.url)
       // Three months later, nothing of that month exists yet.
@@ -371,10 +371,11 @@ describe("telemetry partitions and retention", () => {
 
   it.runIf(TestDatabase.onPostgres)("concurrent first ingests of a new month all succeed (Postgres only)", async () => {
     const clock = new TestServer.ShiftedClock()
-    const shared = await TestServer.startSharingDatabase({ clock, sessionTtl: "400 days" })
+    const shared = await TestServer.startSharingDatabase({ clock, sessionTtl: "400 days", sessionIdleTimeout: "400 days" })
     const second = await TestServer.start({
       clock,
       sessionTtl: "400 days",
+      sessionIdleTimeout: "400 days",
       database: (await import("effect")).Layer.succeedContext(
         (await shared.sql((sql) => Effect.context<SqlClient.SqlClient>().pipe(Effect.provideService(SqlClient.SqlClient, sql))))
       )

@@ -1,12 +1,20 @@
 /** `orgplane api-keys create | list | revoke`: the active organization's API keys (owners and admins). */
-import { ApiKeyId, ApiKeyPage, ApiKeyScopesRequest, ApiKeysApi, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
+import { type ApiKey, ApiKeyId, ApiKeyPage, ApiKeyScopesRequest, ApiKeysApi, collapseScopes, CreateApiKeyRequest, CreatedApiKey, Timestamp } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 
-/** A key's scopes as a line: the actions, or what a key made before scopes takes. */
-const scopeList = (scopes: ReadonlyArray<string> | null) => (scopes === null ? "all of its maker's role (made before scopes)" : scopes.join(" "))
+/** A key's scopes as a line: the actions (a whole area as `area.*`), or what a key made before scopes takes. */
+const scopeList = (scopes: ApiKey["scopes"]) => (scopes === null ? "all of its maker's role (made before scopes)" : collapseScopes(scopes).join(" "))
+
+/** The longest scope line a table shows; past it, a count (`--json` lists them all). */
+const TABLE_SCOPES = 40
+const scopeCell = (scopes: ApiKey["scopes"]) => {
+  if (scopes === null) return "role (made before scopes)"
+  const line = scopeList(scopes)
+  return line.length <= TABLE_SCOPES ? line : `${scopes.length} actions (--json lists them)`
+}
 
 export const create = Commands.endpoint("create", {
   summary: "Create an API key for the active organization and print it (only this once).",
@@ -14,13 +22,13 @@ export const create = Commands.endpoint("create", {
     name: Inputs.argument("name", { schema: CreateApiKeyRequest.fields.name }),
     expiresAt: Inputs.optional(Inputs.text("expires-at", {
       placeholder: "<time>",
-      description: "When the key stops working (ISO 8601, e.g. 2030-01-01T00:00:00Z). Default: never.",
+      description: "When the key stops working (ISO 8601, e.g. 2030-01-01T00:00:00Z), within the server's longest lifetime. Default: that lifetime (90 days unless ORGPLANE_API_KEY_MAX_LIFETIME says otherwise).",
       schema: Timestamp
     })),
     scopes: Inputs.repeatedText("scope", {
       placeholder: "<action|area.*>",
       description:
-        "What the key may do: an action of 'orgplane roles' (members.read) or area.* (teams.*); repeat for more. Default: your role's actions except key management, ownership, audit retention and the operator's.",
+        "What the key may do: an action of 'orgplane roles' (members.read) or area.* (teams.*); repeat for more. Default: your role's actions except key management, ownership, audit retention, SSO, SCIM and the operator's.",
       schema: Schema.compose(Schema.Array(Schema.String), ApiKeyScopesRequest, { strict: false })
     })
   },
@@ -49,7 +57,7 @@ export const list = Commands.list("list", {
     ["prefix", (key) => key.prefix],
     ["created", (key) => Output.date(key.createdAt)],
     ["expires", (key) => Output.date(key.expiresAt)],
-    ["scopes", (key) => scopeList(key.scopes)],
+    ["scopes", (key) => scopeCell(key.scopes)],
     ["last used", (key) => Output.date(key.lastUsedAt)]
   ]
 })

@@ -1,6 +1,9 @@
-/** `orgplane auth signup | login | logout`: sessions, saved in the selected profile. */
-import { AuthResult, Email, PersonName, SsoSignInApi, UsersApi } from "@orgplane/schema"
-import { Effect, Option, Redacted, Schema } from "effect"
+/**
+ * `orgplane auth signup | login | logout | sessions | end-session | end-other-sessions | password`: sessions, saved
+ * in the selected profile, and the account's other sessions and password.
+ */
+import { AuthResult, ChangePasswordResult, Email, EndedSessions, MySessionPage, PersonName, SessionId, SsoSignInApi, UsersApi } from "@orgplane/schema"
+import { Config, Effect, Option, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
@@ -129,4 +132,90 @@ export const logout = Commands.leaf("logout", {
       }))
 })
 
-export const auth = Commands.group("auth", "Sign up, log in and log out.", [signup, login, logout], [SsoSignInApi, UsersApi])
+export const sessions = Commands.list("sessions", {
+  summary: "List your live sessions, newest first: how and where each signed in, when it was last used (needs a session).",
+  noun: "sessions",
+  inputs: {},
+  call: (client, _, page) => client.users.listSessions({ urlParams: page }),
+  output: MySessionPage,
+  columns: [
+    ["id", (session) => session.current ? `${session.id} (this one)` : session.id],
+    ["method", (session) => session.method],
+    ["address", (session) => session.ipAddress ?? "-"],
+    ["user agent", (session) => session.userAgent ?? "-"],
+    ["created", (session) => Output.date(session.createdAt)],
+    ["last used", (session) => Output.date(session.lastUsedAt)],
+    ["expires", (session) => Output.date(session.expiresAt)]
+  ]
+})
+
+const Ended = Schema.Struct({ ok: Schema.Literal(true), ended: SessionId })
+
+export const endSession = Commands.endpoint("end-session", {
+  summary: "Sign out one of your sessions, wherever it is (from 'auth sessions').",
+  inputs: { sessionId: Inputs.argument("sessionId", { schema: SessionId, description: "The session (ses_…), from 'auth sessions'." }) },
+  call: (client, { sessionId }) => client.users.endSession({ path: { sessionId } }).pipe(Effect.as({ ok: true as const, ended: sessionId })),
+  output: Ended,
+  human: ({ ended }) => `Ended session ${ended}.`
+})
+
+export const endOtherSessions = Commands.endpoint("end-other-sessions", {
+  summary: "Sign out every session of your account but this one (API keys are not sessions: see 'api-keys').",
+  inputs: {},
+  call: (client) => client.users.endOtherSessions(),
+  output: EndedSessions,
+  human: ({ ended }) => `Ended ${ended} other session${ended === 1 ? "" : "s"}.`
+})
+
+/** The new password: `--new-password`, else ORGPLANE_NEW_PASSWORD, else a prompt (twice). */
+const readChangedPassword = (flag: Option.Option<Redacted.Redacted>) =>
+  Effect.gen(function*() {
+    const fromEnvironment = yield* Effect.orDie(Config.option(Config.redacted("ORGPLANE_NEW_PASSWORD")))
+    return yield* Sessions.readNewPassword(Option.orElse(flag, () => fromEnvironment))
+  })
+
+export const password = Commands.leaf("password", {
+  summary: "Change your password: your other sessions end; your API keys are listed, and revoked with --revoke-api-keys.",
+  details: [
+    "The current password comes from --password, ORGPLANE_PASSWORD or a prompt; the new one from --new-password, ORGPLANE_NEW_PASSWORD or a prompt (twice)."
+  ],
+  inputs: {
+    password: Sessions.password,
+    newPassword: Inputs.optional(Inputs.secret("new-password", {
+      description: "The new password (10 to 256 characters). Prefer the prompt or ORGPLANE_NEW_PASSWORD."
+    })),
+    revokeApiKeys: Inputs.boolean("revoke-api-keys", {
+      description: "Also revoke every API key your memberships made, in every organization (and the keys made with them)."
+    })
+  },
+  run: ({ global, newPassword, password, revokeApiKeys }) =>
+    Target.run(global, (target) =>
+      Effect.gen(function*() {
+        const current = yield* Sessions.readPassword(password, { confirm: false })
+        const next = yield* readChangedPassword(newPassword)
+        const client = yield* Target.connect(target, { authenticated: true })
+        const result = yield* client.users.changePassword({
+          payload: { currentPassword: Redacted.value(current), newPassword: next, ...(revokeApiKeys ? { revokeApiKeys } : {}) }
+        })
+        yield* Output.emit(global, ChangePasswordResult, result, ({ apiKeys, apiKeysRevoked, otherSessionsEnded }) =>
+          [
+            `Password changed; ${otherSessionsEnded} other session${otherSessionsEnded === 1 ? "" : "s"} ended.`,
+            apiKeys.length === 0
+              ? "You hold no API keys."
+              : apiKeysRevoked
+              ? `Revoked your ${apiKeys.length} API key${apiKeys.length === 1 ? "" : "s"}: ${apiKeys.map((key) => `${key.name} (${key.id})`).join(", ")}.`
+              : [
+                `Your ${apiKeys.length} API key${apiKeys.length === 1 ? " still works" : "s still work"} (a password change does not end them):`,
+                ...apiKeys.map((key) => `  ${key.id}  ${key.name}  ${key.prefix}…  organization ${key.organizationId}`),
+                "Revoke them with 'orgplane api-keys revoke <id>', or change the password again with --revoke-api-keys."
+              ].join("\n")
+          ].join("\n"))
+      }))
+})
+
+export const auth = Commands.group(
+  "auth",
+  "Sign up, log in and log out; list and end your sessions; change your password.",
+  [signup, login, logout, sessions, endSession, endOtherSessions, password],
+  [SsoSignInApi, UsersApi]
+)

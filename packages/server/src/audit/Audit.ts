@@ -15,7 +15,8 @@ import {
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
 import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { now } from "../platform/Time.js"
-import { authorize, type Principal } from "../platform/Principal.js"
+import { ServerConfig } from "../platform/Config.js"
+import { authorize, type Principal, requireRecentAuthentication } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { AuditRepository } from "./AuditRepository.js"
 
@@ -78,6 +79,7 @@ const eventTypes = {
 export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit", {
   effect: Effect.gen(function*() {
     const events = yield* AuditRepository
+    const { recentAuthentication } = yield* ServerConfig
 
     const list = (principal: Principal, query: AuditEventsQuery) =>
       Effect.zipRight(authorize(principal, "audit.read"), orUnavailable(events.list(principal.organization.id, query)))
@@ -125,6 +127,7 @@ export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit
     const setSettings = (principal: Principal, input: { readonly retentionDays: number }) =>
       Effect.gen(function*() {
         yield* authorize(principal, "audit.manage")
+        yield* requireRecentAuthentication(principal, recentAuthentication)
         const updatedAt = yield* now
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {

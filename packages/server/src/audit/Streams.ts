@@ -17,7 +17,7 @@ import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { checkUserMember, Outbound } from "../platform/Outbound.js"
-import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
+import { actingMembershipId, authorize, type Principal, requireRecentAuthentication } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -39,6 +39,7 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
   effect: Effect.gen(function*() {
     const streams = yield* StreamsRepository
     const crypto = yield* Crypto
+    const { recentAuthentication } = yield* ServerConfig
 
     const secretFor = (organizationId: string, id: AuditStreamId) =>
       Effect.gen(function*() {
@@ -60,6 +61,7 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
     const create = (principal: Principal, input: CreateAuditStreamRequest) =>
       Effect.gen(function*() {
         yield* authorize(principal, "audit.manage")
+        yield* requireRecentAuthentication(principal, recentAuthentication)
         yield* checkUrl(input.url)
         const organizationId = principal.organization.id
         const id = yield* makeId("ast")
@@ -115,6 +117,7 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
     const update = (principal: Principal, id: AuditStreamId, input: UpdateAuditStreamRequest) =>
       Effect.gen(function*() {
         yield* authorize(principal, "audit.manage")
+        yield* requireRecentAuthentication(principal, recentAuthentication)
         if (input.url !== undefined) yield* checkUrl(input.url)
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {
@@ -127,6 +130,7 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
     const remove = (principal: Principal, id: AuditStreamId) =>
       Effect.gen(function*() {
         yield* authorize(principal, "audit.manage")
+        yield* requireRecentAuthentication(principal, recentAuthentication)
         const removed = yield* transaction(streams.remove(principal.organization.id, id))
         if (!removed) return yield* streamNotFound()
       })
@@ -134,6 +138,7 @@ export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/S
     const rotateSecret = (principal: Principal, id: AuditStreamId) =>
       Effect.gen(function*() {
         yield* authorize(principal, "audit.manage")
+        yield* requireRecentAuthentication(principal, recentAuthentication)
         const organizationId = principal.organization.id
         const { ciphertext, secret } = yield* secretFor(organizationId, id)
         return yield* transaction(Effect.gen(function*() {

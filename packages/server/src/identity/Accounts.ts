@@ -1,8 +1,12 @@
 /** Accounts and sessions: sign-up, sign-in, sign-out, and the caller's view of themselves. */
+import { HttpServerRequest } from "@effect/platform"
 import {
   type Actor,
+  type ChangePasswordRequest,
   Forbidden,
+  type HeldApiKey,
   InvalidRequest,
+  NotFound,
   type OrganizationId,
   OrganizationNotFound,
   type PageQuery,
@@ -15,7 +19,7 @@ import {
   type UserId
 } from "@orgplane/schema"
 import { Duration, Effect, Option } from "effect"
-import { addressBlock } from "../platform/ClientAddress.js"
+import { addressBlock, clientAddress } from "../platform/ClientAddress.js"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -36,6 +40,9 @@ export const SESSION_TOKEN_PREFIX = "ops"
 /** Password changes (right or wrong current password) per account and window. */
 const PASSWORD_CHANGES_PER_WINDOW = 10
 const PASSWORD_CHANGE_WINDOW = Duration.minutes(15)
+/** The longest `User-Agent` a session records, and the longest address (a forwarded one is what a proxy said). */
+const MAX_USER_AGENT = 512
+const MAX_ADDRESS = 100
 
 export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/identity/Accounts", {
   effect: Effect.gen(function*() {
@@ -61,7 +68,23 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(settings.sessionTtl))
         const token = yield* crypto.newToken(SESSION_TOKEN_PREFIX)
         const id = yield* makeId("ses")
-        yield* sessions.insert({ id, userId: user.id, tokenHash: crypto.hashToken(token), activeOrganizationId, createdAt, expiresAt, sso })
+        // What the person will recognise it by in `GET /v1/me/sessions`: where and with what it signed in.
+        const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+        const ipAddress = Option.isSome(request)
+          ? (yield* Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, request.value)).slice(0, MAX_ADDRESS)
+          : null
+        const userAgent = Option.isSome(request) ? request.value.headers["user-agent"]?.slice(0, MAX_USER_AGENT) ?? null : null
+        yield* sessions.insert({
+          id,
+          userId: user.id,
+          tokenHash: crypto.hashToken(token),
+          activeOrganizationId,
+          createdAt,
+          expiresAt,
+          ipAddress,
+          userAgent,
+          sso
+        })
         // The person signing in acts in the session's organization, through it (sign-in, SSO, an accepted invitation).
         yield* AuditRecorder.describe({
           organizationId: activeOrganizationId,
@@ -70,7 +93,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
           ssoConnectionId: sso?.connectionId ?? null,
           targets: [id]
         })
-        return new Session({ token, expiresAt })
+        return new Session({ id, token, expiresAt })
       })
 
     /** A new account, in the caller's transaction; 409 `email_taken` when the email has one. */
@@ -186,6 +209,28 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
 
     const signOut = (sessionId: SessionId) => Effect.flatMap(now, (at) => orUnavailable(sessions.revoke({ id: sessionId, at })))
 
+    /** The instant before which an unused session has ended. */
+    const idleSince = (at: Date) => new Date(at.getTime() - Duration.toMillis(settings.sessionIdleTimeout))
+
+    const listSessions = Effect.fn("Accounts.listSessions")(function*(session: { readonly sessionId: SessionId; readonly userId: UserId }, query: PageQuery) {
+      const at = yield* now
+      return yield* orUnavailable(sessions.listLive({ userId: session.userId, current: session.sessionId, at, idleSince: idleSince(at) }, query))
+    })
+
+    /** Ends one of the person's live sessions; 404 `session_not_found` for any other id, another person's included. */
+    const endSession = Effect.fn("Accounts.endSession")(function*(userId: UserId, id: SessionId) {
+      const at = yield* now
+      const ended = yield* orUnavailable(sessions.revokeLive({ userId, id, at, idleSince: idleSince(at) }))
+      if (!ended) return yield* new NotFound({ error: "session_not_found", message: "Session not found." })
+      yield* AuditRecorder.describe({ targets: [id] })
+    })
+
+    const endOtherSessions = Effect.fn("Accounts.endOtherSessions")(function*(session: { readonly sessionId: SessionId; readonly userId: UserId }) {
+      const at = yield* now
+      const ended = yield* orUnavailable(sessions.revokeOthers({ userId: session.userId, keep: session.sessionId, at }))
+      return { ended }
+    })
+
     /** What `GET /v1/me` shows: authentication resolved all of it. */
     const me = (actor: Actor) => ({ user: actor.user, organization: actor.organization, membership: actor.membership })
 
@@ -213,10 +258,13 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         return { ...me(actor), user }
       })
 
-    /** Checks the current password, sets the new one and signs out every other session, in one transaction. */
+    /**
+     * Checks the current password, sets the new one and signs out every other session, in one transaction; answers
+     * how many ended and the API keys the person's memberships made, revoked with it when `revokeApiKeys`.
+     */
     const changePassword = (
       session: { readonly sessionId: SessionId; readonly userId: UserId },
-      input: { readonly currentPassword: string; readonly newPassword: string }
+      input: typeof ChangePasswordRequest.Type
     ) =>
       Effect.gen(function*() {
         // A stolen session must not become an oracle for the account's password.
@@ -233,11 +281,18 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         const ok = yield* crypto.verifyPassword(input.currentPassword, Option.getOrUndefined(Option.map(user, (row) => row.passwordHash)))
         if (!ok) return yield* InvalidRequest.field(["currentPassword"], "is not the account's current password")
         const passwordHash = yield* crypto.hashPassword(input.newPassword)
-        yield* transaction(
+        const revokeApiKeys = input.revokeApiKeys === true
+        return yield* transaction(
           Effect.gen(function*() {
             const at = yield* now
             yield* users.update({ id: session.userId, passwordHash, updatedAt: at })
-            yield* sessions.revokeOthers({ userId: session.userId, keep: session.sessionId, at })
+            const otherSessionsEnded = yield* sessions.revokeOthers({ userId: session.userId, keep: session.sessionId, at })
+            const held: Array<HeldApiKey> = []
+            for (const organizationId of yield* memberships.activeOrganizationsOf(session.userId)) {
+              held.push(...(yield* apiKeys.listForPerson({ organizationId, userId: session.userId })))
+              if (revokeApiKeys) yield* apiKeys.revokeForPerson({ organizationId, userId: session.userId })
+            }
+            return { otherSessionsEnded, apiKeys: held, apiKeysRevoked: revokeApiKeys }
           })
         )
       })
@@ -255,6 +310,9 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       reclaim,
       updateName,
       changePassword,
+      listSessions,
+      endSession,
+      endOtherSessions,
       listOrganizations
     } as const
   }),

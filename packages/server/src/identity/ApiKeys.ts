@@ -17,12 +17,12 @@ import {
   type PageQuery,
   Unauthorized
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import { describeChange } from "../platform/AuditRecorder.js"
 import * as Authority from "../platform/Authority.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
-import { authorize } from "../platform/Principal.js"
+import { authorize, requireRecentAuthentication } from "../platform/Principal.js"
 import { ServerConfig } from "../platform/Config.js"
 import { lockLimit, orUnavailable, pgCode, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -92,10 +92,18 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
      */
     const create = Effect.fn("ApiKeys.create")(function*(caller: MemberContext, input: typeof CreateApiKeyRequest.Type) {
       yield* authorize(caller, "apiKeys.manage")
+      yield* requireRecentAuthentication(caller, settings.recentAuthentication)
       const scopes = yield* scopesFor(caller, input.scopes)
       const createdAt = yield* now
+      const latest = new Date(createdAt.getTime() + Duration.toMillis(settings.apiKeyMaxLifetime))
       if (input.expiresAt !== undefined && input.expiresAt.getTime() <= createdAt.getTime()) {
         return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
+      }
+      if (input.expiresAt !== undefined && input.expiresAt.getTime() > latest.getTime()) {
+        return yield* InvalidRequest.field(
+          ["expiresAt"],
+          `must be within ${Duration.format(settings.apiKeyMaxLifetime)} from now (ORGPLANE_API_KEY_MAX_LIFETIME), by ${latest.toISOString()}`
+        )
       }
       const maker = yield* makerAssurance(caller)
       const key = yield* crypto.newToken(API_KEY_PREFIX)
@@ -121,7 +129,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@orgplane/server/identit
           prefix: key.slice(0, DISPLAY_LENGTH),
           keyHash: crypto.hashToken(key),
           createdAt,
-          expiresAt: input.expiresAt ?? null,
+          expiresAt: input.expiresAt ?? latest,
           ssoConnectionId: maker.ssoConnectionId,
           authenticatedOrganizationId: maker.authenticatedOrganizationId,
           scopes,

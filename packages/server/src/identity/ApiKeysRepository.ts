@@ -151,12 +151,27 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
           RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
+    /** The keys the person's memberships in the organization made, newest first (what a password change reports). */
+    const listForPerson = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+      sql<{
+        id: ApiKeyId
+        organizationId: OrganizationId
+        name: string
+        prefix: string
+        createdAt: Date
+        expiresAt: Date | null
+        lastUsedAt: Date | null
+      }>`SELECT id, organization_id, name, prefix, created_at, expires_at, last_used_at FROM api_keys
+          WHERE organization_id = ${input.organizationId}
+            AND membership_id IN (SELECT id FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId})
+          ORDER BY id DESC`
+
     /** The member's keys that still work at `at` (expired ones no longer count against the quota). */
     const countUnexpired = (input: { readonly organizationId: OrganizationId; readonly membershipId: MembershipId; readonly at: Date }) =>
       sql<{ count: number }>`SELECT count(*)::int AS count FROM api_keys
           WHERE organization_id = ${input.organizationId} AND membership_id = ${input.membershipId}
             AND (expires_at IS NULL OR expires_at > ${input.at})`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 
-    return { insert, resolve, sessionAssurance, touch, list, revoke, revokeForPerson, countUnexpired } as const
+    return { insert, resolve, sessionAssurance, touch, list, revoke, revokeForPerson, listForPerson, countUnexpired } as const
   })
 }) {}

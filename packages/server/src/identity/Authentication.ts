@@ -19,8 +19,9 @@ import {
   type SessionId,
   Unauthorized
 } from "@orgplane/schema"
-import { Context, Effect, FiberSet, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, FiberSet, Layer, Option, Redacted } from "effect"
 import { MemberStanding } from "../platform/Authority.js"
+import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -51,18 +52,33 @@ const noApiKey = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =
   return Effect.fail((failure ?? unauthorized) as Unauthorized)
 })
 
-/** API keys record their last use at most this often, so a busy key does not write on every request. */
+/** Sessions and API keys record their last use at most this often, so a busy one does not write on every request. */
 const TOUCH_INTERVAL_MILLIS = 60_000
 /** Bounds the memory of recent touches; past it, the map starts over (a few extra writes, nothing more). */
 const MAX_REMEMBERED_TOUCHES = 10_000
 
 const make = Effect.gen(function*() {
+  const settings = yield* ServerConfig
   const crypto = yield* Crypto
   const sessions = yield* SessionsRepository
   const apiKeys = yield* ApiKeysRepository
   // Touches run in the server's scope: they never hold up a response, and stop with the server.
   const touches = yield* FiberSet.make()
-  const lastTouched = new Map<ApiKeyId, number>()
+  const lastTouched = new Map<ApiKeyId | SessionId, number>()
+  const idleMillis = Duration.toMillis(settings.sessionIdleTimeout)
+
+  /**
+   * Records in the background that a session or key was used at `at`, at most once per interval per credential (in
+   * this process). A session's idle timeout is judged by it, so it is written before a minute passes.
+   */
+  const touch = (id: ApiKeyId | SessionId, lastUsedAt: Date | null, at: Date, write: Effect.Effect<void, unknown>) =>
+    Effect.gen(function*() {
+      const last = Math.max(lastUsedAt?.getTime() ?? 0, lastTouched.get(id) ?? 0)
+      if (at.getTime() - last <= TOUCH_INTERVAL_MILLIS) return
+      if (lastTouched.size >= MAX_REMEMBERED_TOUCHES) lastTouched.clear()
+      lastTouched.set(id, at.getTime())
+      yield* FiberSet.run(touches, Effect.ignoreLogged(write))
+    })
 
   const bearer = (token: Redacted.Redacted) =>
     Effect.gen(function*() {
@@ -71,9 +87,18 @@ const make = Effect.gen(function*() {
       if (!/^bearer /i.test(request.headers["authorization"] ?? "")) return yield* unauthorized
       const value = Redacted.value(token).trim()
       if (value === "") return yield* unauthorized
-      const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at: yield* now }))
+      const at = yield* now
+      const idleSince = new Date(at.getTime() - idleMillis)
+      const found = yield* orUnavailable(sessions.resolve({ tokenHash: crypto.hashToken(value), at, idleSince }))
       if (Option.isNone(found)) return yield* unauthorized
-      const credential = { _tag: "Session", sessionId: found.value.sessionId, ssoConnectionId: found.value.ssoConnectionId } as const
+      const { sessionCreatedAt, sessionId, sessionLastUsedAt } = found.value
+      yield* touch(sessionId, sessionLastUsedAt ?? sessionCreatedAt, at, sessions.touch({ id: sessionId, at }))
+      const credential = {
+        _tag: "Session",
+        sessionId,
+        ssoConnectionId: found.value.ssoConnectionId,
+        authenticatedAt: sessionCreatedAt
+      } as const
       const actor = { ...toCaller(found.value), credential } satisfies Actor
       return { actor, assurance: found.value as SessionAssurance }
     })
@@ -86,13 +111,7 @@ const make = Effect.gen(function*() {
       const found = yield* orUnavailable(apiKeys.resolve({ keyHash: crypto.hashToken(value), at }))
       if (Option.isNone(found)) return yield* unauthorized
       const { apiKeyId, keyOrganizationId, lastUsedAt } = found.value
-      // Recorded in the background, at most once per interval per key (in this process).
-      const last = Math.max(lastUsedAt?.getTime() ?? 0, lastTouched.get(apiKeyId) ?? 0)
-      if (at.getTime() - last > TOUCH_INTERVAL_MILLIS) {
-        if (lastTouched.size >= MAX_REMEMBERED_TOUCHES) lastTouched.clear()
-        lastTouched.set(apiKeyId, at.getTime())
-        yield* FiberSet.run(touches, Effect.ignoreLogged(apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at })))
-      }
+      yield* touch(apiKeyId, lastUsedAt, at, apiKeys.touch({ organizationId: keyOrganizationId, id: apiKeyId, at }))
       const scopes = found.value.scopes === null ? null : parseScopes(found.value.scopes)
       const actor = { ...toCaller(found.value), credential: { _tag: "ApiKey", apiKeyId, scopes } } satisfies Actor
       return { actor, assurance: found.value as SessionAssurance }

@@ -22,6 +22,11 @@ export const UsersHttp = group(Api, "users", (handlers) =>
       .handle("updateMe", ({ payload }) => Effect.flatMap(currentSession, ({ actor }) => accounts.updateName(actor, payload.name)))
       .handle("changePassword", ({ payload }) =>
         Effect.flatMap(currentSession, ({ actor, sessionId }) => accounts.changePassword({ sessionId, userId: actor.user.id }, payload)))
+      .handle("listSessions", ({ urlParams }) =>
+        Effect.flatMap(currentSession, ({ actor, sessionId }) => accounts.listSessions({ sessionId, userId: actor.user.id }, urlParams)))
+      .handle("endSession", ({ path }) => Effect.flatMap(currentSession, ({ actor }) => accounts.endSession(actor.user.id, path.sessionId)))
+      .handle("endOtherSessions", () =>
+        Effect.flatMap(currentSession, ({ actor, sessionId }) => accounts.endOtherSessions({ sessionId, userId: actor.user.id })))
       .handle("listOrganizations", ({ urlParams }) =>
         Effect.flatMap(currentSession, ({ actor }) => accounts.listOrganizations(actor.user.id, urlParams)))
   }))

@@ -1,8 +1,9 @@
 /** Storage of sessions (not tenant-scoped: a session belongs to a person): only the token's hash is kept. */
 import { Model, SqlClient } from "@effect/sql"
-import { OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
+import { MySession, OrganizationId, SessionId, SsoConnectionId, UserId } from "@orgplane/schema"
 import { Effect, Schema } from "effect"
-import { DateColumn, execute, findOne, trusted } from "../platform/Statements.js"
+import * as Keyset from "../platform/Keyset.js"
+import { DateColumn, execute, findAll, findOne, trusted } from "../platform/Statements.js"
 import { CallerColumns, callerColumns } from "./MembershipsRepository.js"
 import { assuranceColumns, SessionAssurance } from "./SsoEnforcement.js"
 
@@ -16,10 +17,28 @@ export class SessionRow extends Model.Class<SessionRow>("SessionRow")({
   revokedAt: Schema.NullOr(DateColumn),
   /** The SSO connection that authenticated the session, and its organization; null for password sign-in. */
   ssoConnectionId: Schema.NullOr(SsoConnectionId),
-  authenticatedOrganizationId: Schema.NullOr(OrganizationId)
+  authenticatedOrganizationId: Schema.NullOr(OrganizationId),
+  /** The last request it authenticated, to the minute; null until the first after sign-in. */
+  lastUsedAt: Schema.NullOr(DateColumn),
+  /** The client address and `User-Agent` it signed in with. */
+  ipAddress: Schema.NullOr(Schema.String),
+  userAgent: Schema.NullOr(Schema.String)
 }) {}
 
-const ResolvedSession = Schema.Struct({ sessionId: SessionId, ...CallerColumns.fields, ...SessionAssurance.fields })
+const ResolvedSession = Schema.Struct({
+  sessionId: SessionId,
+  sessionCreatedAt: DateColumn,
+  sessionLastUsedAt: Schema.NullOr(DateColumn),
+  ...CallerColumns.fields,
+  ...SessionAssurance.fields
+})
+
+/** A person's sessions, newest first. */
+const newestFirst = Keyset.make<MySession>("my-sessions", "desc", [{ column: "id", value: (session) => session.id }])
+
+/** Whether a session is live at `at`: not ended, not expired, used within the idle timeout (`idleSince`). */
+const live = (sql: SqlClient.SqlClient, at: Date, idleSince: Date) =>
+  sql`s.revoked_at IS NULL AND s.expires_at > ${at} AND COALESCE(s.last_used_at, s.created_at) > ${idleSince}`
 
 export class SessionsRepository extends Effect.Service<SessionsRepository>()("@orgplane/server/identity/SessionsRepository", {
   effect: Effect.gen(function*() {
@@ -27,7 +46,7 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
 
     const insertRow = execute({ Request: SessionRow.insert, execute: (row) => sql`INSERT INTO sessions ${sql.insert(row)}` })
     const insert = (
-      row: Omit<typeof SessionRow.insert.Type, "revokedAt" | "ssoConnectionId" | "authenticatedOrganizationId"> & {
+      row: Omit<typeof SessionRow.insert.Type, "revokedAt" | "ssoConnectionId" | "authenticatedOrganizationId" | "lastUsedAt"> & {
         readonly sso?: { readonly connectionId: SsoConnectionId; readonly organizationId: OrganizationId } | undefined
       }
     ) => {
@@ -35,6 +54,7 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
       return insertRow({
         ...columns,
         revokedAt: null,
+        lastUsedAt: null,
         ssoConnectionId: sso?.connectionId ?? null,
         authenticatedOrganizationId: sso?.organizationId ?? null
       })
@@ -46,12 +66,13 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
      * else their oldest membership (a suspended membership counts as none); and what SSO enforcement reads of the session and that organization's policy.
      */
     const resolve = findOne({
-      Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
+      Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn, idleSince: DateColumn }),
       // Read on every authenticated request: taken as the statement's columns type it, without checking each id and
       // date again (`trusted`, as for long lists); `ResolvedSession` says what they are.
       Result: trusted<typeof ResolvedSession.Type>(),
-      execute: ({ at, tokenHash }) =>
-        sql`SELECT s.id AS session_id, ${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}
+      execute: ({ at, idleSince, tokenHash }) =>
+        sql`SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_used_at AS session_last_used_at,
+              ${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}
             FROM sessions s
             JOIN users u ON u.id = s.user_id
             LEFT JOIN LATERAL (
@@ -62,8 +83,49 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
             ) m ON true
             LEFT JOIN organizations o ON o.id = m.organization_id
             LEFT JOIN sso_policies p ON p.organization_id = m.organization_id
-            WHERE s.token_hash = ${tokenHash} AND s.revoked_at IS NULL AND s.expires_at > ${at}`
+            WHERE s.token_hash = ${tokenHash} AND ${live(sql, at, idleSince)}`
     })
+
+    /** Records a session's use (at most once a minute: identity/Authentication.ts). */
+    const touch = execute({
+      Request: Schema.Struct({ id: SessionId, at: DateColumn }),
+      execute: ({ at, id }) => sql`UPDATE sessions SET last_used_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`
+    })
+
+    const listRows = findAll({
+      Request: Schema.Struct({ userId: UserId, at: DateColumn, idleSince: DateColumn, page: Keyset.PageRequest }),
+      Result: SessionRow,
+      execute: ({ at, idleSince, page, userId }) =>
+        sql`SELECT s.* FROM sessions s WHERE s.user_id = ${userId} AND ${live(sql, at, idleSince)} AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
+
+    /** The person's live sessions, newest first; `current` marks the one asking. */
+    const listLive = (
+      input: { readonly userId: UserId; readonly current: SessionId; readonly at: Date; readonly idleSince: Date },
+      query: Keyset.PageQuery
+    ) =>
+      Keyset.page(newestFirst, query, (page) =>
+        Effect.map(listRows({ ...input, page }), (rows) =>
+          rows.map((row) =>
+            new MySession({
+              id: row.id,
+              method: row.ssoConnectionId === null ? "password" : "sso",
+              ssoConnectionId: row.ssoConnectionId,
+              current: row.id === input.current,
+              createdAt: row.createdAt,
+              lastUsedAt: row.lastUsedAt ?? row.createdAt,
+              expiresAt: row.expiresAt,
+              ipAddress: row.ipAddress,
+              userAgent: row.userAgent
+            })
+          )))
+
+    /** Ends one of the person's live sessions: whether it was one. */
+    const revokeLive = (input: { readonly userId: UserId; readonly id: SessionId; readonly at: Date; readonly idleSince: Date }) =>
+      sql<{ id: SessionId }>`UPDATE sessions s SET revoked_at = ${input.at}
+          WHERE s.id = ${input.id} AND s.user_id = ${input.userId} AND ${live(sql, input.at, input.idleSince)}
+          RETURNING s.id`.pipe(Effect.map((rows) => rows.length > 0))
 
     const revoke = execute({
       Request: Schema.Struct({ id: SessionId, at: DateColumn }),
@@ -75,17 +137,16 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
       execute: ({ id, organizationId }) => sql`UPDATE sessions SET active_organization_id = ${organizationId} WHERE id = ${id}`
     })
 
-    /** Revokes every live session of the user except `keep`. */
-    const revokeOthers = execute({
-      Request: Schema.Struct({ userId: UserId, keep: SessionId, at: DateColumn }),
-      execute: ({ at, keep, userId }) =>
-        sql`UPDATE sessions SET revoked_at = ${at} WHERE user_id = ${userId} AND id <> ${keep} AND revoked_at IS NULL`
-    })
+    /** Revokes every live session of the user except `keep`: how many it ended (expired ones are not counted). */
+    const revokeOthers = (input: { readonly userId: UserId; readonly keep: SessionId; readonly at: Date }) =>
+      sql<{ live: boolean }>`UPDATE sessions SET revoked_at = ${input.at}
+          WHERE user_id = ${input.userId} AND id <> ${input.keep} AND revoked_at IS NULL
+          RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
     /** Signs the person out everywhere. */
     const revokeAll = (input: { readonly userId: UserId; readonly at: Date }) =>
       sql`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL`.pipe(Effect.asVoid)
 
-    return { insert, resolve, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
+    return { insert, resolve, touch, listLive, revokeLive, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
   })
 }) {}

@@ -18,7 +18,8 @@ import {
 import { Effect, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
-import { authorize, can } from "../platform/Principal.js"
+import { ServerConfig } from "../platform/Config.js"
+import { authorize, can, requireRecentAuthentication } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { DirectoryRepository } from "./DirectoryRepository.js"
 
@@ -40,6 +41,7 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
   effect: Effect.gen(function*() {
     const memberships = yield* Memberships
     const directory = yield* DirectoryRepository
+    const { recentAuthentication } = yield* ServerConfig
 
     /**
      * Runs `change` in a transaction holding the membership lock, with the caller and the target as they are now
@@ -114,8 +116,11 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
         Effect.gen(function*() {
           const { self, target } = locked
           yield* authorize(self, "members.changeRole")
-          if (target.role === "owner" || role === "owner") yield* authorize(self, "members.manageOwners")
           if (target.role === role) return { member: target }
+          if (target.role === "owner" || role === "owner") {
+            yield* authorize(self, "members.manageOwners")
+            yield* requireRecentAuthentication(self, recentAuthentication)
+          }
           yield* keepAnOwner(locked)
           yield* memberships.changeRole(target.organizationId, target.id, role)
           const member = new Member({ ...target, role })
@@ -131,7 +136,10 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
             yield* authorize(self, "members.leave")
           } else {
             yield* authorize(self, "members.remove")
-            if (target.role === "owner") yield* authorize(self, "members.manageOwners")
+            if (target.role === "owner") {
+              yield* authorize(self, "members.manageOwners")
+              yield* requireRecentAuthentication(self, recentAuthentication)
+            }
           }
           yield* keepAnOwner(locked)
           yield* memberships.remove(target.organizationId, target.id)
@@ -141,6 +149,7 @@ export class Members extends Effect.Service<Members>()("@orgplane/server/members
       withLock(caller, id, ({ caller: previous, self, target }) =>
         Effect.gen(function*() {
           yield* authorize(self, "members.transferOwnership")
+          yield* requireRecentAuthentication(self, recentAuthentication)
           if (target.role !== "admin") {
             return yield* new Conflict({
               error: "member_not_admin",

@@ -35,6 +35,7 @@ import accountTakeover from "./0032_account_takeover.js"
 import signInAddresses from "./0033_sign_in_addresses.js"
 import apiKeyScopes from "./0034_api_key_scopes.js"
 import memberDirectory from "./0035_member_directory.js"
+import sessionActivity from "./0036_session_activity.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -71,7 +72,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 32, name: "account_takeover", up: accountTakeover },
   { id: 33, name: "sign_in_addresses", up: signInAddresses },
   { id: 34, name: "api_key_scopes", up: apiKeyScopes },
-  { id: 35, name: "member_directory", up: memberDirectory }
+  { id: 35, name: "member_directory", up: memberDirectory },
+  { id: 36, name: "session_activity", up: sessionActivity }
 ]
 
 /**

@@ -38,6 +38,16 @@ export interface ServerSettings {
    */
   readonly setupToken: Redacted.Redacted | undefined
   readonly sessionTtl: Duration.Duration
+  /** A session unused this long ends (beside `sessionTtl`, its absolute lifetime). */
+  readonly sessionIdleTimeout: Duration.Duration
+  /**
+   * How young a session must be for the owner-level actions that ask for a recent authentication (ownership, owners,
+   * SSO, SCIM, the audit log's retention and streams, API key creation); older ones answer 403
+   * `recent_authentication_required`.
+   */
+  readonly recentAuthentication: Duration.Duration
+  /** The longest an API key may live: a key made without `expiresAt` expires after it, and none may be made to last longer. */
+  readonly apiKeyMaxLifetime: Duration.Duration
   /** log2 of the scrypt cost for new password hashes (stored hashes carry their own cost). */
   readonly passwordCost: number
   /** `kid:base64key` entries, comma-separated; the first one encrypts, all of them decrypt. */
@@ -112,6 +122,9 @@ export const environment = [
   ["ORGPLANE_OPERATOR_ORGANIZATION_ID", "(unset)", "Organization whose owners and admins operate the instance. Unset: the one whose owner redeems the setup token (never the first one created)."],
   ["ORGPLANE_SETUP_TOKEN", "(logged at start)", "One-time token that makes an owner's organization the operator (`orgplane admin claim-operator <token>`), at least 32 characters. Unset, while nothing operates the instance: each start logs a new one, valid 24 hours."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
+  ["ORGPLANE_SESSION_IDLE_TIMEOUT", "7 days", "A session not used for this long ends (within a minute)."],
+  ["ORGPLANE_RECENT_AUTHENTICATION", "2 hours", "How recently a session must have signed in for ownership, owner, SSO, SCIM, audit retention and stream changes and API key creation; older ones answer 403 recent_authentication_required (sign in again)."],
+  ["ORGPLANE_API_KEY_MAX_LIFETIME", "90 days", "Longest lifetime of a new API key: one made without expiresAt expires after it; a later expiresAt answers 400."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
   ["ORGPLANE_BOOTSTRAP_PER_HOUR", "5", "Bootstrap workspaces per client address per hour."],
@@ -196,6 +209,9 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
     })
   )).pipe(Config.map((token) => Option.getOrUndefined(Option.filter(token, (value) => Redacted.value(value).trim() !== "")))),
   sessionTtl: Config.duration("ORGPLANE_SESSION_TTL").pipe(Config.withDefault(Duration.days(30))),
+  sessionIdleTimeout: positiveDuration("ORGPLANE_SESSION_IDLE_TIMEOUT", Duration.days(7)),
+  recentAuthentication: positiveDuration("ORGPLANE_RECENT_AUTHENTICATION", Duration.hours(2)),
+  apiKeyMaxLifetime: positiveDuration("ORGPLANE_API_KEY_MAX_LIFETIME", Duration.days(90)),
   passwordCost: Config.integer("ORGPLANE_PASSWORD_COST").pipe(
     Config.withDefault(15),
     Config.validate({ message: "must be between 10 and 20", validation: (n) => n >= 10 && n <= 20 })
@@ -250,7 +266,19 @@ const given = <A extends object>(values: A) =>
  * durable engine's: all of `ServerOptions` may be passed) are left out.
  */
 export const withOptions = (settings: ServerSettings, options: Options): ServerSettings => {
-  const { databaseUrl, encryptionKeys, setupToken, dbConnectTimeout, dbStatementTimeout, sessionTtl, signInWindow, ...plain } = options
+  const {
+    databaseUrl,
+    encryptionKeys,
+    setupToken,
+    dbConnectTimeout,
+    dbStatementTimeout,
+    sessionTtl,
+    sessionIdleTimeout,
+    recentAuthentication,
+    apiKeyMaxLifetime,
+    signInWindow,
+    ...plain
+  } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
   return {
     ...settings,
@@ -262,6 +290,9 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
       dbConnectTimeout: duration(dbConnectTimeout),
       dbStatementTimeout: duration(dbStatementTimeout),
       sessionTtl: duration(sessionTtl),
+      sessionIdleTimeout: duration(sessionIdleTimeout),
+      recentAuthentication: duration(recentAuthentication),
+      apiKeyMaxLifetime: duration(apiKeyMaxLifetime),
       signInWindow: duration(signInWindow)
     })
   }

@@ -4,7 +4,8 @@
  * policy table with `authorize`, and record who acted with `actingMembershipId`.
  */
 import { type Action, Forbidden, allows, type MemberContext, type MembershipId, type Organization, PlanRequired, Policy } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
+import { now } from "./Time.js"
 
 /** Background work acting for an organization. Its audit identity is `system:<job>`; it passes every role check. */
 export interface SystemPrincipal {
@@ -86,3 +87,23 @@ export const requireEnterprise = (principal: Principal, feature: EnterpriseFeatu
   principal.organization.plan === "enterprise"
     ? Effect.void
     : Effect.fail(new PlanRequired({ feature, message: `This feature (${feature}) needs the enterprise plan.` }))
+
+/**
+ * Fails with 403 `recent_authentication_required` unless a session's person signed in within `within`
+ * (`ORGPLANE_RECENT_AUTHENTICATION`), for the owner-level actions that ask for it, as GitHub's sudo mode does: a
+ * stolen, long-lived session cannot take them. API keys are judged by their scopes instead (the actions that ask
+ * for it are among those a key takes only when a scope names them); the system passes.
+ */
+export const requireRecentAuthentication = (principal: Principal, within: Duration.Duration): Effect.Effect<void, Forbidden> => {
+  const credential = principal._tag === "Member" ? principal.credential : undefined
+  if (credential?._tag !== "Session") return Effect.void
+  return Effect.flatMap(now, (at) =>
+    at.getTime() - credential.authenticatedAt.getTime() <= Duration.toMillis(within)
+      ? Effect.void
+      : Effect.fail(
+        new Forbidden({
+          reason: "recent_authentication_required",
+          message: `This action needs a recent sign-in (within ${Duration.format(within)}): sign in again, then retry.`
+        })
+      ))
+}

@@ -18,7 +18,8 @@ import {
 import { Effect, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
-import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
+import { ServerConfig } from "../platform/Config.js"
+import { actingMembershipId, authorize, type Principal, requireEnterprise, requireRecentAuthentication } from "../platform/Principal.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -42,8 +43,12 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
     const reconciler = yield* Reconcile
     const events = yield* DirectoryEvents
     const crypto = yield* Crypto
+    const settings = yield* ServerConfig
 
     const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "scim"), authorize(principal, "scim.manage"))
+    /** `allowed`, for a change of what provisions people: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
+    const allowedToChange = (principal: Principal) =>
+      Effect.zipRight(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
     const scope = (principal: Principal, id: ScimConnectionId): Scoped => ({ organizationId: principal.organization.id, id })
 
     /** The connection as the API answers it (404 when the organization has none such). */
@@ -74,7 +79,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
 
     const create = (principal: Principal, input: typeof CreateScimConnectionRequest.Type, base: string) =>
       Effect.zipRight(
-        allowed(principal),
+        allowedToChange(principal),
         transaction(Effect.gen(function*() {
           const id = yield* makeId("scc")
           yield* connections.insert({
@@ -107,7 +112,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
 
     const update = (principal: Principal, id: ScimConnectionId, input: typeof UpdateScimConnectionRequest.Type, base: string) =>
       Effect.zipRight(
-        allowed(principal),
+        allowedToChange(principal),
         transaction(Effect.gen(function*() {
           const scoped = scope(principal, id)
           yield* lock(scoped)
@@ -123,13 +128,13 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
 
     const remove = (principal: Principal, id: ScimConnectionId) =>
       Effect.zipRight(
-        allowed(principal),
+        allowedToChange(principal),
         transaction(Effect.flatMap(connections.remove(scope(principal, id)), (found) => (found ? Effect.void : Effect.fail(connectionNotFound()))))
       )
 
     const createToken = (principal: Principal, id: ScimConnectionId, input: typeof CreateScimTokenRequest.Type, base: string) =>
       Effect.zipRight(
-        allowed(principal),
+        allowedToChange(principal),
         Effect.gen(function*() {
           const at = yield* now
           if (input.expiresAt !== undefined && input.expiresAt.getTime() <= at.getTime()) {
@@ -169,7 +174,7 @@ export class Connections extends Effect.Service<Connections>()("@orgplane/server
 
     const revokeToken = (principal: Principal, id: ScimConnectionId, tokenId: ScimTokenId) =>
       Effect.zipRight(
-        allowed(principal),
+        allowedToChange(principal),
         transaction(Effect.gen(function*() {
           const scoped = scope(principal, id)
           yield* lock(scoped)

@@ -35,7 +35,7 @@ export class Policy extends Effect.Service<Policy>()("@orgplane/server/sso/Polic
 
     const set = (principal: MemberContext, input: SetSsoPolicyRequest) =>
       Effect.gen(function*() {
-        yield* sso.allowed(principal)
+        yield* sso.allowedToChange(principal)
         const organizationId = principal.organization.id
         const wanted = { requireSso: input.requireSso, ownersPasswordFallback: input.ownersPasswordFallback ?? DEFAULT.ownersPasswordFallback }
         return yield* transaction(Effect.gen(function*() {

@@ -34,7 +34,8 @@ import { Resolver } from "../integrations/dns/Resolver.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { describe, describeChange } from "../platform/AuditRecorder.js"
-import { authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
+import { ServerConfig } from "../platform/Config.js"
+import { authorize, type Principal, requireEnterprise, requireRecentAuthentication } from "../platform/Principal.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -194,9 +195,14 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
     const crypto = yield* Crypto
     const resolver = yield* Resolver
     const samlEngine = yield* Saml
+    const settings = yield* ServerConfig
 
     /** The plan first (an organization without it learns that whoever asks), then the role. */
     const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
+
+    /** `allowed`, for a change of who signs in how: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
+    const allowedToChange = (principal: Principal) =>
+      Effect.zipRight(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
 
     /** 400 unless every team named by JIT and the group rules is the organization's. */
     const checkTeams = (organizationId: OrganizationId, jit: SsoJit | undefined, mapping: SsoMapping | undefined) =>
@@ -238,7 +244,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const createConnection = (principal: Principal, input: CreateSsoConnectionRequest, base: string) =>
       Effect.gen(function*() {
-        yield* allowed(principal)
+        yield* allowedToChange(principal)
         const organizationId = principal.organization.id
         const jit: SsoJit = { ...defaultJit, ...input.jit }
         const mapping: SsoMapping = { ...defaultMapping(input.kind), ...input.mapping }
@@ -299,7 +305,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const updateConnection = (principal: Principal, id: SsoConnectionId, patch: UpdateSsoConnectionRequest, base: string) =>
       Effect.gen(function*() {
-        yield* allowed(principal)
+        yield* allowedToChange(principal)
         const organizationId = principal.organization.id
         const found = yield* orUnavailable(repository.findConnection({ organizationId, id }))
         if (Option.isNone(found)) return yield* connectionNotFound()
@@ -356,7 +362,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const deleteConnection = (principal: Principal, id: SsoConnectionId) =>
       Effect.gen(function*() {
-        yield* allowed(principal)
+        yield* allowedToChange(principal)
         if (!(yield* transaction(repository.removeConnection({ organizationId: principal.organization.id, id })))) {
           return yield* connectionNotFound()
         }
@@ -364,7 +370,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const activateConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
       Effect.gen(function*() {
-        yield* allowed(principal)
+        yield* allowedToChange(principal)
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {
           const locked = yield* repository.lockConnection({ organizationId, id })
@@ -399,7 +405,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     const deactivateConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
       Effect.gen(function*() {
-        yield* allowed(principal)
+        yield* allowedToChange(principal)
         const organizationId = principal.organization.id
         return yield* transaction(Effect.gen(function*() {
           const locked = yield* repository.lockConnection({ organizationId, id })
@@ -554,6 +560,7 @@ export class Sso extends Effect.Service<Sso>()("@orgplane/server/sso/Sso", {
 
     return {
       allowed,
+      allowedToChange,
       createConnection,
       listConnections,
       getConnection,
