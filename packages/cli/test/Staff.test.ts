@@ -232,6 +232,23 @@ describe.concurrent("orgplane members, teams and invitations", { timeout: 120_00
     expect(canceled.code, canceled.stderr).toBe(0)
     expect(json(canceled).invitation).toMatchObject({ id: json(invitedDave).invitation.id, status: "canceled" })
 
+    // One invitation by id (owners and admins); what its token is for, without credentials.
+    const [got, previewed, previewedJson] = await Promise.all([
+      cli(["invitations", "get", carolInvitation.invitation.id, "--json"], env),
+      cli(["invitations", "preview", carolInvitation.inviteToken, "--url", server.url]),
+      cli(["invitations", "preview", carolInvitation.inviteToken, "--url", server.url, "--json"])
+    ])
+    expect(got.code, got.stderr).toBe(0)
+    expect(json(got)).toEqual({ invitation: carolInvitation.invitation })
+    expect(previewed.code, previewed.stderr).toBe(0)
+    expect(previewed.stdout).toMatch(/^Owner invites you to join Invitations Org as admin; it expires \d{4}-/)
+    expect(json(previewedJson)).toEqual({
+      organization: { name: "Invitations Org" },
+      role: "admin",
+      invitedBy: { name: "Owner" },
+      expiresAt: carolInvitation.invitation.expiresAt
+    })
+
     const [all, onlyCanceled, table, cancelAgain, wrongPerson] = await Promise.all([
       cli(["invitations", "list", "--json"], env),
       cli(["invitations", "list", "--status", "canceled", "--json"], env),

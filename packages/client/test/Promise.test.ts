@@ -327,6 +327,13 @@ describe("Promise client", () => {
     const again = await asOwner.invitations.create({ payload: { email, role: "admin" } })
     expect(again.refreshed).toBe(true)
     expect(again.invitation.id).toBe(invited.invitation.id)
+    expect(await asOwner.invitations.get({ path: { invitationId: again.invitation.id } })).toEqual({ invitation: again.invitation })
+    expect(await client().invitations.preview({ payload: { token: again.inviteToken } })).toEqual({
+      organization: { name: "Acme" },
+      role: "admin",
+      invitedBy: { name: "Owner" },
+      expiresAt: again.invitation.expiresAt
+    })
 
     const accepted = await client().invitations.accept({
       payload: { token: again.inviteToken, signUp: { name: "Ada", password } }

@@ -95,6 +95,23 @@ export const AcceptInvitationRequest = Schema.Struct({
   )
 }).annotations({ ...requestBody, examples: [{ token: exampleToken("opi"), signUp: { name: edsger.name, password: examplePassword } }] })
 
+export const PreviewInvitationRequest = Schema.Struct({
+  token: AcceptInvitationRequest.fields.token.annotations({ description: "The invite token, as sent to the invitee." })
+}).annotations({ ...requestBody, examples: [{ token: exampleToken("opi") }] })
+
+/** What an invite token shows before it is accepted: enough to decide, nothing more (no ids, no emails). */
+export const InvitationPreview = Schema.Struct({
+  organization: Schema.Struct({ name: Schema.String }),
+  role: InvitableRole,
+  invitedBy: Schema.NullOr(Schema.Struct({ name: Schema.String })).annotations({
+    description: "Who sent it, by name; null when their account no longer exists."
+  }),
+  expiresAt: Timestamp
+}).annotations({
+  identifier: "InvitationPreview",
+  examples: [{ organization: { name: acme.name }, role: "member", invitedBy: { name: ada.name }, expiresAt: exampleTime(30 + 7 * 24 * 60) }]
+})
+
 export const AcceptedInvitation = Schema.Struct({
   organization: Organization,
   membership: Membership,

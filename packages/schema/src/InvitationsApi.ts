@@ -19,10 +19,12 @@ import {
   InvitationListQuery,
   InvitationPage,
   InvitationPath,
+  InvitationPreview,
   InvitationResponse,
+  PreviewInvitationRequest,
   RefreshedInvitation
 } from "./Invitations.js"
-import { audits } from "./AuditCatalog.js"
+import { audits, notAudited } from "./AuditCatalog.js"
 
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
@@ -47,6 +49,18 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       .annotate(
         OpenApi.Description,
         "The organization's invitations, newest first, optionally only those in one status. Tokens are never shown again. Changes nothing.\n\nErrors: none beyond the group's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/invitations/:invitationId")
+      .setPath(InvitationPath)
+      .addSuccess(InvitationResponse)
+      .addError(NotFoundResponse)
+      .pipe(requires("invitations.manage"))
+      .annotate(OpenApi.Summary, "Get an invitation")
+      .annotate(
+        OpenApi.Description,
+        "One of the organization's invitations, in whatever status; its token is never shown again. Changes nothing.\n\nErrors: 404 `invitation_not_found` (another organization's answers the same)."
       )
   )
   .add(
@@ -79,10 +93,22 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
         "Joins the invitation's organization with its role and makes it the active organization: the session's when signed in, or that of a new session for a new account. Either signed in with a session as the person the invitation was sent to, or anonymously with `signUp`, which creates that person's account and returns its session. Works even when open sign-up is disabled.\n\nErrors: 400 `invalid_request` on `signUp` when it comes with credentials; 401 `unauthorized` with neither credentials nor `signUp`; 403 `session_required` with an API key, `invitation_email_mismatch` when signed in as someone else; 404 `invitation_not_found` for an unknown, used, canceled or expired token; 409 `member_exists` when the person is already a member, `member_deprovisioned` when the organization's directory (SCIM) deactivated or deleted the person there (until it reactivates them), `account_exists` when the invitation's email already has an account (sign in as it and accept without `signUp`; an account someone else made with the address is taken back by the person's first sign-in through their organization's SSO)."
       )
   )
+  .add(
+    HttpApiEndpoint.post("preview", "/v1/invitations/preview").pipe(notAudited("reads an invitation by its token; changes nothing"))
+      .setPayload(PreviewInvitationRequest)
+      .addSuccess(InvitationPreview)
+      .addError(NotFoundResponse)
+      .addError(ServiceUnavailableResponse)
+      .annotate(OpenApi.Summary, "Preview an invitation")
+      .annotate(
+        OpenApi.Description,
+        "What an invite token is for, before saying yes: the organization's name, the role, who sent it (by name) and when it expires; no more (no ids, no emails). Needs no credentials: the token is the proof, sent in the body so it stays out of URLs and logs. Changes nothing.\n\nErrors: 404 `invitation_not_found` for an unknown, used, canceled or expired token (the same answer for each)."
+      )
+  )
   .addError(ForbiddenResponse)
   .annotate(OpenApi.Title, "Invitations")
   .annotate(
     OpenApi.Description,
-    "Bringing a person into the organization by email. Owners and admins invite, list and cancel; those operations need credentials, a session or an API key (401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization). The invitee accepts with the token, signed in or signing up in the same call."
+    "Bringing a person into the organization by email. Owners and admins invite, list and cancel; those operations need credentials, a session or an API key (401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization). The invitee previews the invitation with its token and accepts it, signed in or signing up in the same call."
   )
 {}

@@ -265,6 +265,12 @@ const matrix: ReadonlyArray<Case<unknown>> = [
     expect: managers
   }),
   matrixCase({
+    name: "GET /v1/invitations/:id",
+    setup: freshInvitation,
+    request: (_, invitation) => ({ method: "GET", path: `/v1/invitations/${invitation.id}` }),
+    expect: managers
+  }),
+  matrixCase({
     name: "POST /v1/invitations/:id/cancel",
     setup: freshInvitation,
     request: (_, invitation) => ({ method: "POST", path: `/v1/invitations/${invitation.id}/cancel` }),
@@ -504,7 +510,7 @@ describe("the role matrix", () => {
 
   it("documents the policy actions of every operation that acts in an organization", () => {
     const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities|templates|scimConnections)\./
-    const publicOperations = ["invitations.accept", "suiteConnections.callback"]
+    const publicOperations = ["invitations.accept", "invitations.preview", "suiteConnections.callback"]
     const undocumented = operations.filter((operation) =>
       organizationGroups.test(operation.id) && !publicOperations.includes(operation.id) && operation.actions === undefined
     )

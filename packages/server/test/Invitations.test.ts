@@ -75,6 +75,52 @@ describe("inviting", () => {
     expect((await get("/v1/invitations", { token: org.member.token })).status).toBe(403)
   })
 
+  it("gets one by id for owners and admins, in whatever status; another organization's answers 404 like a missing one", async () => {
+    const org = await Http.staffed(server.url, "Readable")
+    const created = await post("/v1/invitations", { token: org.owner.token, body: { email: newEmail(), role: "member" } })
+    const id = created.body.invitation.id
+    const got = Http.expectStatus("get", await get(`/v1/invitations/${id}`, { token: org.admin.token }), 200)
+    expect(got).toEqual({ invitation: created.body.invitation })
+    expect(JSON.stringify(got)).not.toContain(created.body.inviteToken)
+    await post(`/v1/invitations/${id}/cancel`, { token: org.owner.token })
+    expect((await get(`/v1/invitations/${id}`, { token: org.owner.token })).body.invitation.status).toBe("canceled")
+
+    const refused = await get(`/v1/invitations/${id}`, { token: org.member.token })
+    expect([refused.status, refused.body.reason]).toEqual([403, "insufficient_role"])
+    const other = await Http.owner(server.url, "Elsewhere")
+    const theirs = await get(`/v1/invitations/${id}`, { token: other.token })
+    expect(theirs.status).toBe(404)
+    expect(theirs.body).toEqual({ error: "invitation_not_found", message: "Invitation not found." })
+  })
+
+  it("previews by token without credentials: the organization's name, the role, the inviter's name and the expiry, no more", async () => {
+    const org = await Http.staffed(server.url, "Previewed Labs")
+    const email = newEmail()
+    const created = await post("/v1/invitations", { token: org.admin.token, body: { email, role: "admin" } })
+    const previewed = Http.expectStatus("preview", await post("/v1/invitations/preview", { body: { token: created.body.inviteToken } }), 200)
+    expect(previewed).toEqual({
+      organization: { name: "Previewed Labs" },
+      role: "admin",
+      invitedBy: { name: "Admin" },
+      expiresAt: created.body.invitation.expiresAt
+    })
+    expect(JSON.stringify(previewed)).not.toMatch(/inv_|org_|om_|usr_|@/)
+    // Previewing changes nothing: the invitation is still pending and can be accepted.
+    expect((await get(`/v1/invitations/${created.body.invitation.id}`, { token: org.owner.token })).body.invitation.status).toBe("pending")
+
+    // Unknown, canceled and accepted tokens all answer the same 404.
+    const unknown = await post("/v1/invitations/preview", { body: { token: "opi_not-a-real-token" } })
+    expect([unknown.status, unknown.body]).toEqual([404, { error: "invitation_not_found", message: "Invitation not found." }])
+    Http.expectStatus("accept", await post("/v1/invitations/accept", { body: signUpAs(created.body.inviteToken) }), 200)
+    const used = await post("/v1/invitations/preview", { body: { token: created.body.inviteToken } })
+    expect([used.status, used.body.error]).toEqual([404, "invitation_not_found"])
+    const canceled = await post("/v1/invitations", { token: org.owner.token, body: { email: newEmail(), role: "member" } })
+    await post(`/v1/invitations/${canceled.body.invitation.id}/cancel`, { token: org.owner.token })
+    expect((await post("/v1/invitations/preview", { body: { token: canceled.body.inviteToken } })).status).toBe(404)
+    const bad = await post("/v1/invitations/preview", { body: { token: "" } })
+    expect([bad.status, bad.body.error]).toEqual([400, "invalid_request"])
+  })
+
   it("cancels pending invitations only; a canceled token no longer works", async () => {
     const org = await Http.staffed(server.url)
     const created = await post("/v1/invitations", { token: org.owner.token, body: { email: newEmail(), role: "member" } })
@@ -230,6 +276,8 @@ describe("expiry", () => {
       const expired = await request("GET", "/v1/invitations?status=expired", { token: org.token })
       expect(expired.body.items.map((i: any) => [i.id, i.status])).toEqual([[created.body.invitation.id, "expired"]])
       expect((await request("GET", "/v1/invitations?status=pending", { token: org.token })).body.items).toEqual([])
+      const preview = await request("POST", "/v1/invitations/preview", { body: { token: created.body.inviteToken } })
+      expect([preview.status, preview.body.error]).toEqual([404, "invitation_not_found"])
       const accept = await request("POST", "/v1/invitations/accept", { body: signUpAs(created.body.inviteToken) })
       expect(accept.status).toBe(404)
       expect(accept.body.error).toBe("invitation_not_found")

@@ -1,7 +1,8 @@
 /**
- * `orgplane invitations create | list | cancel`: bringing people into the active organization by email (owners and
- * admins), and `orgplane invitations accept <token>`: joining with an invite token, as the signed-in user or as a
- * new account (`--sign-up`), whose session is then saved in the profile like `auth signup` does.
+ * `orgplane invitations create | list | get | cancel`: bringing people into the active organization by email (owners
+ * and admins), `orgplane invitations preview <token>`: what an invite token is for, and `orgplane invitations accept
+ * <token>`: joining with it, as the signed-in user or as a new account (`--sign-up`), whose session is then saved in
+ * the profile like `auth signup` does.
  */
 import {
   AcceptedInvitation,
@@ -11,6 +12,7 @@ import {
   InvitationCreated,
   InvitationId,
   InvitationPage,
+  InvitationPreview,
   InvitationResponse,
   InvitationsApi,
   InvitationStatus,
@@ -67,6 +69,36 @@ export const list = Commands.list("list", {
     ["created", (invitation) => Output.date(invitation.createdAt)],
     ["expires", (invitation) => Output.date(invitation.expiresAt)]
   ]
+})
+
+export const get = Commands.endpoint("get", {
+  summary: "Show one of the active organization's invitations, in whatever status (owners and admins).",
+  inputs: { invitationId: Inputs.argument("invitationId", { schema: InvitationId, description: "The invitation (inv_…)." }) },
+  call: (client, { invitationId }) => client.invitations.get({ path: { invitationId } }),
+  output: InvitationResponse,
+  human: ({ invitation }) =>
+    Output.fields([
+      ["ID", invitation.id],
+      ["Email", invitation.email],
+      ["Role", invitation.role],
+      ["Status", invitation.status],
+      ["Created", Output.date(invitation.createdAt)],
+      ["Expires", Output.date(invitation.expiresAt)],
+      ["Accepted by", invitation.acceptedByOrgMembershipId ?? "-"]
+    ])
+})
+
+export const preview = Commands.endpoint("preview", {
+  summary: "Show what an invite token is for before accepting it: the organization, the role, who sent it, the expiry.",
+  anonymous: true,
+  inputs: { token: Inputs.argument("token", { schema: AcceptInvitationRequest.fields.token, description: "The invite token." }) },
+  call: (client, { token }) => client.invitations.preview({ payload: { token } }),
+  output: InvitationPreview,
+  human: ({ expiresAt, invitedBy, organization, role }) =>
+    [
+      `${invitedBy === null ? "An invitation" : `${invitedBy.name} invites you`} to join ${organization.name} as ${role}; it expires ${Output.date(expiresAt)}.`,
+      "Accept it with 'orgplane invitations accept <token>' (add --sign-up --name N for a new account)."
+    ].join("\n")
 })
 
 export const cancel = Commands.endpoint("cancel", {
@@ -128,6 +160,8 @@ export const accept = Commands.leaf("accept", {
 export const invitations = Commands.group("invitations", "Invite people to the active organization, and accept invitations.", [
   create,
   list,
+  get,
   cancel,
+  preview,
   accept
 ], [InvitationsApi])

@@ -202,7 +202,22 @@ export class Invitations extends Effect.Service<Invitations>()("@orgplane/server
         )
       })
 
-    return { create, list, cancel, accept } as const
+    const get = Effect.fn("Invitations.get")(function*(caller: MemberContext, id: InvitationId) {
+      yield* authorize(caller, "invitations.manage")
+      const found = yield* orUnavailable(invitations.find({ organizationId: caller.organization.id, id, at: yield* now }))
+      if (Option.isNone(found)) return yield* invitationNotFound()
+      return { invitation: found.value }
+    })
+
+    /** What the token's invitation shows before it is accepted; 404 for any token that `accept` would refuse as unknown. */
+    const preview = Effect.fn("Invitations.preview")(function*(token: string) {
+      const found = yield* orUnavailable(invitations.preview({ tokenHash: crypto.hashToken(token), at: yield* now }))
+      if (Option.isNone(found)) return yield* invitationNotFound()
+      const { expiresAt, inviterName, organizationName, role } = found.value
+      return { organization: { name: organizationName }, role, invitedBy: inviterName === null ? null : { name: inviterName }, expiresAt }
+    })
+
+    return { create, list, get, cancel, accept, preview } as const
   }),
   dependencies: [InvitationsRepository.Default, Memberships.Default, Organizations.Default, Accounts.Default]
 }) {}

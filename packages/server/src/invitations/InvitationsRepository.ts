@@ -143,6 +143,29 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
             WHERE organization_id = ${organizationId} AND id = ${id}`
     })
 
+    /** One of the organization's invitations, in whatever status. */
+    const find = findOne({
+      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
+      Result: InvitationResult,
+      execute: ({ at, id, organizationId }) => sql`${select(at)} WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
+    /**
+     * What the unexpired pending invitation with this token hash shows before it is accepted (tokens are global:
+     * the row names its organization): the organization's name, the role, the inviter's name, the expiry.
+     */
+    const preview = findOne({
+      Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
+      Result: Schema.Struct({ organizationName: Schema.String, role: InvitableRole, inviterName: Schema.NullOr(Schema.String), expiresAt: DateColumn }),
+      execute: ({ at, tokenHash }) =>
+        sql`SELECT o.name AS organization_name, i.role, u.name AS inviter_name, i.expires_at
+            FROM invitations i
+            JOIN organizations o ON o.id = i.organization_id
+            JOIN memberships m ON m.organization_id = i.organization_id AND m.id = i.created_by_membership_id
+            LEFT JOIN users u ON u.id = m.user_id
+            WHERE i.token_hash = ${tokenHash} AND i.status = 'pending' AND i.expires_at > ${at}`
+    })
+
     /** The organization's invitations still pending at `at` (expired ones no longer count against the quota). */
     const countPending = (input: { readonly organizationId: OrganizationId; readonly at: Date }) =>
       sql<{ count: number }>`SELECT count(*)::int AS count FROM invitations
@@ -150,6 +173,6 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
         Effect.map((rows) => rows[0]?.count ?? 0)
       )
 
-    return { list, lock, lockPendingFor, countPending, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
+    return { list, find, preview, lock, lockPendingFor, countPending, organizationOf, lockRedeemable, insert, refresh, cancel, markAccepted } as const
   })
 }) {}
