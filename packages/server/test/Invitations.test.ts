@@ -264,7 +264,8 @@ describe("accepting", () => {
 describe("expiry", () => {
   it("after 7 days an invitation reads as expired, cannot be accepted or canceled, and a new one replaces it", async () => {
     const clock = new TestServer.ShiftedClock()
-    const timed = await TestServer.start({ clock })
+    // The owner's session is used across the 7 days: an idle timeout of 7 days would race its last use's background write.
+    const timed = await TestServer.start({ clock, sessionIdleTimeout: "30 days" })
     try {
       const request = (method: string, path: string, options: Http.Options = {}) => Http.request(timed.url, method, path, options)
       const org = await Http.owner(timed.url)
