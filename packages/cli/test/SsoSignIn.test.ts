@@ -4,7 +4,7 @@
  * The browser is the test: it reads the URL the CLI prints with --no-browser, lets the IdP sign in headlessly, and
  * follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in).
  */
-import { FakeDns, IdpOidc, TestServer, Wait } from "@orgplane/testkit"
+import { FakeDns, Http, IdpOidc, TestServer, Wait } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Output, PASSWORD } from "./Harness.js"
 
@@ -166,6 +166,35 @@ describe("SSO from the CLI", { timeout: 120_000 }, () => {
     expect(result.code).toBe(3)
     expect(jsonError(result.stderr)).toMatchObject({ error: "sso_sign_in_failed", code: "replayed" })
     expect(result.stdout).toBe("")
+  })
+
+  it("under SSO enforcement, says why a key made outside SSO stopped working; keys made with --scope say their scopes", async () => {
+    const { cli, domain, env } = await activeConnection()
+    // An admin of the domain joins with a password and makes a key for a script (scoped, from the CLI).
+    const dev = account(`dev@${domain}`, "Dev")
+    const invited = json(await cli(["invitations", "create", dev, "--role", "admin", "--json"], env))
+    const joined = Http.expectStatus<{ session: { token: string } }>("accept", await Http.request(server.url, "POST", "/v1/invitations/accept", {
+      body: { token: invited.inviteToken, signUp: { name: "Dev", password: PASSWORD } }
+    }), 200)
+    const devEnv = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: joined.session.token }
+    const made = await cli(["api-keys", "create", "script", "--scope", "members.read", "--scope", "teams.*"], devEnv)
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stdout).toContain("Scopes: members.read teams.*.")
+    const key = made.stdout.trim().split("\n").at(-1)!.trim()
+    const keyEnv = { ORGPLANE_URL: server.url, ORGPLANE_API_KEY: key }
+    expect((await cli(["members", "list"], keyEnv)).code).toBe(0)
+
+    // The owner (the break-glass keeps their password session) requires SSO: the key made with a password stops.
+    const required = await cli(["sso", "policy", "set", "on"], env)
+    expect(required.code, required.stderr).toBe(0)
+    const suspended = await cli(["members", "list"], keyEnv)
+    expect(suspended.code).toBe(1)
+    expect(suspended.stderr).toMatch(/^error: sso_session_required \(403\)/)
+    expect(suspended.stderr).toContain("API key is suspended")
+    // Nor may it make keys: under enforcement only an SSO session makes them.
+    const breeding = await cli(["api-keys", "create", "child"], keyEnv)
+    expect(breeding.code).toBe(1)
+    expect(breeding.stderr).toMatch(/^error: sso_session_required \(403\)/)
   })
 
   it("prints a failed test's report and exits 1 with its code", async () => {
