@@ -54,7 +54,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       .annotate(OpenApi.Summary, "Set a new password with a reset link")
       .annotate(
         OpenApi.Description,
-        "Spends a one-time password reset token: sets the account's new password and ends every session of it; answers how many ended and the API keys the person's memberships made, which stay working unless `revokeApiKeys` is true. Then sign in with the new password (`POST /v1/auth/sign-in`): a member of an organization that requires SSO signs in through it as before. Public: the token is the credential.\n\nErrors: 400 `invalid_request` on `token` when it is not a live reset token (unknown, expired, used, voided by a newer link or by a change of the account's password or email, or an owner's or admin's link whose account has since joined another organization or risen in role); 429 `rate_limited` (with `Retry-After`) past `ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS` (20) recovery requests from one client address in an hour."
+        "Spends a one-time password reset token: sets the account's new password and ends every session of it; answers how many ended and the API keys the person's memberships made, which stay working unless `revokeApiKeys` is true. Then sign in with the new password (`POST /v1/auth/sign-in`): a member of an organization that requires SSO signs in through it as before. Public: the token is the credential.\n\nErrors: 400 `invalid_request` on `token` with `code: password_reset_token_invalid` when it is not a live reset token (unknown, expired, used, voided by a newer link or by a change of the account's password or email, or an owner's or admin's link whose account has since joined another organization or risen in role); 429 `rate_limited` (with `Retry-After`) past `ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS` (20) recovery requests from one client address in an hour."
       )
   )
   .add(
@@ -95,7 +95,7 @@ export class RecoveryApi extends HttpApiGroup.make("recovery")
       .annotate(OpenApi.Summary, "Prove an email address")
       .annotate(
         OpenApi.Description,
-        "Spends a one-time email verification token: the account's email, still the one it was sent to, is proven (`emailVerifiedAt`), so a first SSO sign-in with it links to the account instead of taking it back (docs/security.md, \"Pre-account hijacking through SSO\"). Public: the token is the credential.\n\nErrors: 400 `invalid_request` on `token` when it is not a live verification token (unknown, expired, used, voided by a newer one, or sent to an address the account no longer has); 429 `rate_limited` (with `Retry-After`) past `ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS` (20) recovery requests from one client address in an hour."
+        "Spends a one-time email verification token: the account's email, still the one it was sent to, is proven (`emailVerifiedAt`), so a first SSO sign-in with it links to the account instead of taking it back (docs/security.md, \"Pre-account hijacking through SSO\"). Public: the token is the credential.\n\nErrors: 400 `invalid_request` on `token` with `code: email_verification_token_invalid` when it is not a live verification token (unknown, expired, used, voided by a newer one, or sent to an address the account no longer has); 429 `rate_limited` (with `Retry-After`) past `ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS` (20) recovery requests from one client address in an hour."
       )
   )
   .annotate(OpenApi.Title, "Recovery")

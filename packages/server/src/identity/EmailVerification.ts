@@ -18,11 +18,16 @@ import { mailNotConfigured, PasswordResets } from "./PasswordResets.js"
 import { emailVerificationMail, sendLater } from "./RecoveryMail.js"
 import { toUser, UsersRepository } from "./UsersRepository.js"
 
+/** 400 on `token`, with a `code`: a check only the server makes. */
 const invalidToken = () =>
-  InvalidRequest.field(
-    ["token"],
-    "is not a live email verification link: it is unknown, expired or used, a newer link replaced it, or the account's email changed since. Ask for a new one."
-  )
+  new InvalidRequest({
+    details: [{
+      path: ["token"],
+      message:
+        "is not a live email verification link: it is unknown, expired or used, a newer link replaced it, or the account's email changed since. Ask for a new one.",
+      code: "email_verification_token_invalid"
+    }]
+  })
 
 const make = Effect.gen(function*() {
   const settings = yield* ServerConfig

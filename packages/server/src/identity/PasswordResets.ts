@@ -64,8 +64,11 @@ const resetOwnPassword = () =>
     message: "A reset link is for someone else's account: change your own password with POST /v1/me/password (orgplane auth password)."
   })
 
+/** 400 on `token`, with a `code`: a check only the server makes, which a client tells apart from a malformed body. */
 const invalidToken = (why = "it is unknown, expired or used, or a newer link or a change of the account's password or email replaced it") =>
-  InvalidRequest.field(["token"], `is not a live password reset link: ${why}. Ask for a new one.`)
+  new InvalidRequest({
+    details: [{ path: ["token"], message: `is not a live password reset link: ${why}. Ask for a new one.`, code: "password_reset_token_invalid" }]
+  })
 
 /** The highest role an owner's or admin's link may reset: an admin resets members, an owner admins and members. */
 const reachOf = (role: Role): Role | undefined => (role === "owner" ? "admin" : role === "admin" ? "member" : undefined)
