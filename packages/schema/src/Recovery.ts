@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { Email, requestBody, Timestamp } from "./Common.js"
 import { acme, ada, examplePassword, exampleTime, exampleToken, grace } from "./Examples.js"
 import { exampleId, MembershipId, UserId } from "./Ids.js"
-import { HeldApiKey, Password, User } from "./Users.js"
+import { HeldApiKeysFields, Password, User } from "./Users.js"
 
 /** The prefix of a password reset token (`opr_…`); an email verification token's is `opv_`. */
 export const PASSWORD_RESET_TOKEN_PREFIX = "opr"
@@ -50,10 +50,7 @@ export const ResetPasswordRequest = Schema.Struct({
 export const PasswordResetResult = Schema.Struct({
   user: User,
   sessionsEnded: Schema.Int.annotations({ description: "The person's sessions, every one of them, ended by the reset." }),
-  apiKeys: Schema.Array(HeldApiKey).annotations({
-    description: "The API keys the person's memberships made, in every organization: still working unless `apiKeysRevoked`."
-  }),
-  apiKeysRevoked: Schema.Boolean.annotations({ description: "Whether `apiKeys` were revoked (`revokeApiKeys: true`)." })
+  ...HeldApiKeysFields
 }).annotations({
   identifier: "PasswordResetResult",
   examples: [{

@@ -84,12 +84,17 @@ export const HeldApiKey = Schema.Struct({
 }).annotations({ identifier: "HeldApiKey" })
 export type HeldApiKey = typeof HeldApiKey.Type
 
-export const ChangePasswordResult = Schema.Struct({
-  otherSessionsEnded: Schema.Int.annotations({ description: "The person's other sessions, ended by the change." }),
+/** What a new password leaves of the API keys (a password change's answer, a reset's). */
+export const HeldApiKeysFields = {
   apiKeys: Schema.Array(HeldApiKey).annotations({
     description: "The API keys the person's memberships made, in every organization: still working unless `apiKeysRevoked`."
   }),
   apiKeysRevoked: Schema.Boolean.annotations({ description: "Whether `apiKeys` were revoked (`revokeApiKeys: true`)." })
+}
+
+export const ChangePasswordResult = Schema.Struct({
+  otherSessionsEnded: Schema.Int.annotations({ description: "The person's other sessions, ended by the change." }),
+  ...HeldApiKeysFields
 }).annotations({
   identifier: "ChangePasswordResult",
   examples: [{

@@ -5,7 +5,6 @@
  * <userId>`, the operator's reset link for any account; and `reset-password <email>`, the same link made on the
  * server's machine against its database, with no server running and no sign-in (local, like `keys rotate`).
  */
-import type { ServerOptions } from "@orgplane/server"
 import {
   type AdminActivityPoint,
   AdminApi,
@@ -16,11 +15,12 @@ import {
   PasswordResetLinkResponse,
   UserId
 } from "@orgplane/schema"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect } from "effect"
 import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
+import * as LocalDatabase from "../LocalDatabase.js"
 import * as Output from "../Output.js"
 import * as ResetLinks from "../ResetLinks.js"
 
@@ -111,28 +111,17 @@ export const resetPasswordOnMachine = Commands.leaf("reset-password", {
   global: false,
   inputs: {
     email: Inputs.argument("email", { schema: Email, description: "The account's email." }),
-    data: Inputs.optional(Inputs.text("data", {
-      placeholder: "<dir>",
-      description: "Embedded database folder (overrides ORGPLANE_DATA_DIR; default ./.orgplane/data). Stop the server using it first."
-    })),
-    databaseUrl: Inputs.optional(Inputs.secret("database-url", {
-      placeholder: "<url>",
-      description: "Postgres URL instead of the embedded database (overrides DATABASE_URL)."
-    })),
+    ...LocalDatabase.inputs,
     json: Inputs.boolean("json", { description: "Print the link as JSON." })
   },
   run: (flags) =>
     Effect.gen(function*() {
-      const overrides: ServerOptions = {
-        ...Inputs.ifSome("dataDir", flags.data),
-        ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
-      }
-      const server = yield* Effect.promise(() => import("@orgplane/server"))
-      const result = yield* server.MachineRecovery.issue({
-        email: flags.email,
-        latestMigration: Math.max(...server.migrations.map((migration) => migration.id))
-      }).pipe(
-        Effect.provide(server.Database.layer.pipe(Layer.provideMerge(server.configLayer(overrides)))),
+      const result = yield* LocalDatabase.use(flags, (server) =>
+        server.MachineRecovery.issue({
+          email: flags.email,
+          latestMigration: Math.max(...server.migrations.map((migration) => migration.id))
+        })
+      ).pipe(
         Effect.catchTags({
           NotFound: (error) => new CommandFailed({ error: error.error, message: error.message }),
           DatabaseNotMigrated: (error) => new CommandFailed({ error: "database_not_migrated", message: error.message }),

@@ -4,28 +4,18 @@
  * and `gitea admin user change-password` are: whoever runs the server can always get back in, its operator included.
  * The link is the same kind the API issues (identity/PasswordResets.ts); the person's organizations record it.
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 import { publicUrl, ServerConfig } from "../platform/Config.js"
 import * as Crypto from "../platform/Crypto.js"
 import { IdGenerator } from "../platform/Ids.js"
-import { DatabaseNotMigrated } from "../platform/StoredSecrets.js"
+import { requireMigrated } from "../platform/StoredSecrets.js"
 import { PasswordResets } from "./PasswordResets.js"
 
 /** What the command prints: the link, and where to use it (`ORGPLANE_PUBLIC_URL`, when set). */
 export const issue = (input: { readonly email: string; readonly latestMigration: number }) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const applied = yield* sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM orgplane_migrations`.pipe(
-      Effect.map(([row]) => row?.latest ?? 0),
-      Effect.catchTag("SqlError", () => Effect.succeed(0))
-    )
-    if (applied < input.latestMigration) {
-      return yield* new DatabaseNotMigrated({
-        message: `The database is not migrated to this version (migration ${applied} of ${input.latestMigration}): start \`orgplane serve\` of this version once, then run this again.`
-      })
-    }
+    yield* requireMigrated(input.latestMigration, "run this again")
     const settings = yield* ServerConfig
     const passwordReset = yield* Effect.flatMap(PasswordResets, (resets) => resets.issueOnMachine(input.email))
     return { passwordReset, baseUrl: settings.publicUrl === undefined ? null : publicUrl(settings) }

@@ -6,52 +6,59 @@
 import { Effect } from "effect"
 import type { MailerService, MailMessage } from "../integrations/mail/Mailer.js"
 
-/** How a person uses a token without a browser page: the CLI's command, or the request itself. */
-const howToUse = (baseUrl: string, command: string, request: string) =>
-  [
-    `  orgplane ${command} --url ${baseUrl}`,
-    "",
-    `or send POST ${baseUrl}${request}.`
-  ].join("\n")
-
-export const passwordResetMail = (input: {
+interface Link {
   readonly to: string
   readonly baseUrl: string
   readonly token: string
   readonly expiresAt: Date
+}
+
+/** A link's mail: why it came, how to use its token without a browser page (the CLI, or the request), until when. */
+const linkMail = (link: Link, text: {
+  readonly subject: string
+  readonly why: string
+  readonly what: string
+  readonly command: string
+  readonly request: string
+  readonly after: ReadonlyArray<string>
 }): MailMessage => ({
-  to: input.to,
-  subject: "Reset your orgplane password",
+  to: link.to,
+  subject: text.subject,
   text: [
-    `Someone asked to reset the password of the orgplane account ${input.to} at ${input.baseUrl}.`,
+    text.why,
     "",
-    "To choose a new password, run:",
+    `${text.what}, run:`,
     "",
-    howToUse(input.baseUrl, `auth reset-password ${input.token}`, `/v1/auth/password-reset with {"token": "${input.token}", "newPassword": "..."}`),
+    `  orgplane ${text.command} ${link.token} --url ${link.baseUrl}`,
     "",
-    `The link works once, until ${input.expiresAt.toISOString()}, and using it signs the account out everywhere.`,
-    "If you did not ask for it, ignore this message: your password stays as it is."
+    `or send POST ${link.baseUrl}${text.request.replace("TOKEN", link.token)}.`,
+    "",
+    ...text.after.map((line) => line.replace("EXPIRES", link.expiresAt.toISOString()))
   ].join("\n")
 })
 
-export const emailVerificationMail = (input: {
-  readonly to: string
-  readonly baseUrl: string
-  readonly token: string
-  readonly expiresAt: Date
-}): MailMessage => ({
-  to: input.to,
-  subject: "Verify your email address for orgplane",
-  text: [
-    `Someone signed in to the orgplane account ${input.to} at ${input.baseUrl} asked to verify this address.`,
-    "",
-    "To prove it is yours, run:",
-    "",
-    howToUse(input.baseUrl, `auth verify-email ${input.token}`, `/v1/auth/verify-email with {"token": "${input.token}"}`),
-    "",
-    `The link works once, until ${input.expiresAt.toISOString()}. If you did not ask for it, ignore this message.`
-  ].join("\n")
-})
+export const passwordResetMail = (link: Link): MailMessage =>
+  linkMail(link, {
+    subject: "Reset your orgplane password",
+    why: `Someone asked to reset the password of the orgplane account ${link.to} at ${link.baseUrl}.`,
+    what: "To choose a new password",
+    command: "auth reset-password",
+    request: `/v1/auth/password-reset with {"token": "TOKEN", "newPassword": "..."}`,
+    after: [
+      "The link works once, until EXPIRES, and using it signs the account out everywhere.",
+      "If you did not ask for it, ignore this message: your password stays as it is."
+    ]
+  })
+
+export const emailVerificationMail = (link: Link): MailMessage =>
+  linkMail(link, {
+    subject: "Verify your email address for orgplane",
+    why: `Someone signed in to the orgplane account ${link.to} at ${link.baseUrl} asked to verify this address.`,
+    what: "To prove it is yours",
+    command: "auth verify-email",
+    request: `/v1/auth/verify-email with {"token": "TOKEN"}`,
+    after: ["The link works once, until EXPIRES. If you did not ask for it, ignore this message."]
+  })
 
 /**
  * Sends `message` in the background, once the caller's transaction has committed: the answer does not wait for
