@@ -1,9 +1,9 @@
 /** Recovery without the current password: one-time password reset links, and proving an email by a mailed link. */
 import * as Schema from "effect/Schema"
 import { Email, requestBody, Timestamp } from "./Common.js"
-import { acme, ada, examplePassword, exampleTime, exampleToken, grace } from "./Examples.js"
-import { exampleId, MembershipId, UserId } from "./Ids.js"
-import { HeldApiKeysFields, Password, User } from "./Users.js"
+import { ada, exampleOf, examplePassword, exampleTime, exampleToken, grace } from "./Examples.js"
+import { MembershipId, UserId } from "./Ids.js"
+import { HeldApiKey, HeldApiKeysFields, Password, User } from "./Users.js"
 
 /** The prefix of a password reset token (`opr_…`); an email verification token's is `opv_`. */
 export const PASSWORD_RESET_TOKEN_PREFIX = "opr"
@@ -56,15 +56,7 @@ export const PasswordResetResult = Schema.Struct({
   examples: [{
     user: { id: ada.userId, email: ada.email, name: ada.name, createdAt: exampleTime() },
     sessionsEnded: 2,
-    apiKeys: [{
-      id: exampleId("apk"),
-      organizationId: acme.id,
-      name: "CI deploys",
-      prefix: "opk_4f9c2a1b",
-      createdAt: exampleTime(),
-      expiresAt: exampleTime(90 * 24 * 60),
-      lastUsedAt: exampleTime(60)
-    }],
+    apiKeys: [exampleOf(HeldApiKey)],
     apiKeysRevoked: false
   }]
 })
