@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const clock = new TestServer.ShiftedClock()
 let server: TestServer.RunningServer
 beforeAll(async () => {
-  server = await TestServer.start({ clock, passwordResetTtl: "1 hour", recentAuthentication: "2 hours" })
+  // Behind a proxy, so that the throttle's test speaks from addresses of its own; every other test is 127.0.0.1.
+  server = await TestServer.start({ clock, passwordResetTtl: "1 hour", recentAuthentication: "2 hours", trustProxy: true, recoveryRequestsPerAddress: 40 })
 })
 afterAll(async () => {
   await server?.close()
@@ -209,6 +210,20 @@ describe("without SMTP settings", () => {
       expect(answer.status).toBe(409)
       expect(answer.body).toMatchObject({ error: "mail_not_configured", message: expect.stringContaining("orgplane admin reset-password") })
     }
+  })
+
+  it("using links is throttled per client address: past the hour's limit, 429 with Retry-After, the right token too", async () => {
+    const org = await Http.staffed(server.url, "Throttled")
+    const link = await issue(org.owner.token, org.member.membership.id)
+    const from = (address: string) => ({ "x-forwarded-for": address })
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const guess = await post("/v1/auth/password-reset", { body: { token: `opr_guess${attempt}`, newPassword: NEW_PASSWORD }, headers: from("203.0.113.9") })
+      expect(guess.status).toBe(400)
+    }
+    const refused = await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD }, headers: from("203.0.113.9") })
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3000)
+    Http.expectStatus("another address", await post("/v1/auth/password-reset", { body: { token: link.token, newPassword: NEW_PASSWORD }, headers: from("198.51.100.4") }), 200)
   })
 
   it("a token that was never issued is a 400 on token, and a bad body a 400 on its member", async () => {
