@@ -5,8 +5,9 @@
  * email; email verification mails a link to the person's own address and proves it; a mail server that refuses
  * changes no answer and its password is never logged.
  */
+import { settingsConfig } from "@orgplane/server"
 import { FakeSmtp, Http, TestServer, Wait } from "@orgplane/testkit"
-import { Logger } from "effect"
+import { ConfigProvider, Effect, Either, Logger } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const SMTP_PASSWORD = "smtp-secret-p@ss:word"
@@ -127,5 +128,19 @@ describe("email verification, by mail", () => {
     const refused = await post("/v1/me/email-verification", { apiKey: key })
     expect(refused.status).toBe(403)
     expect(refused.body).toMatchObject({ reason: "session_required" })
+  })
+})
+
+describe("the mail settings", () => {
+  const read = (variables: Record<string, string>) =>
+    Effect.runSync(Effect.either(Effect.withConfigProvider(settingsConfig, ConfigProvider.fromMap(new Map(Object.entries(variables))))))
+
+  it("refuse a mail server URL without ORGPLANE_MAIL_FROM, and one that is not smtp:// or smtps://, naming the variable", () => {
+    const alone = read({ ORGPLANE_SMTP_URL: "smtp://relay.example.com:587" })
+    expect(Either.isLeft(alone) && String(alone.left)).toContain("ORGPLANE_MAIL_FROM must be set with ORGPLANE_SMTP_URL")
+    const http = read({ ORGPLANE_SMTP_URL: "https://relay.example.com", ORGPLANE_MAIL_FROM: "no-reply@example.com" })
+    expect(Either.isLeft(http) && String(http.left)).toContain("ORGPLANE_SMTP_URL must be an smtp:// or smtps:// URL")
+    const both = read({ ORGPLANE_SMTP_URL: "smtps://user:secret@relay.example.com", ORGPLANE_MAIL_FROM: "no-reply@example.com" })
+    expect(Either.isRight(both) && both.right.mailFrom).toBe("no-reply@example.com")
   })
 })
