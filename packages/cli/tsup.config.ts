@@ -9,7 +9,7 @@ import { defineConfig, type Options } from "tsup"
 /**
  * Left out of the bundle: PGlite and its socket server (WebAssembly and data files loaded from beside their own
  * code), the server's protocol libraries that only `serve` loads (SAML with its XML signature stack, the OpenID
- * client, the JSON Schema validator: about 0.35 MB of the packed tarball, which stays under 2 MB without them), all
+ * client, the JSON Schema validator, the mail client: about 0.35 MB of the packed tarball, which stays under 2 MB without them), all
  * of them dependencies in package.json; and `pg`'s optional add-ons that Node never loads (the native binding, the
  * Cloudflare socket) and that are not installed.
  *
@@ -22,6 +22,7 @@ const external = [
   "@node-saml/node-saml",
   "@xmldom/xmldom",
   "openid-client",
+  "nodemailer",
   "ajv",
   "ajv-formats",
   "pg-native",

@@ -165,6 +165,12 @@ export const argument = <A = string>(name: string, spec: Spec<A> = {}): Arg<A> =
   }
 }
 
+/** A positional argument that may be left out (the last one), checked with `spec.schema` when given. */
+export const optionalArgument = <A = string>(name: string, spec: Spec<A> = {}): Arg<Option.Option<A>> => {
+  const one = argument(name, spec)
+  return { parser: Args.optional(one.parser), doc: { ...one.doc, optional: true } }
+}
+
 /** One or more positional arguments at the end, checked with `spec.schema`. */
 export const variadic = <A = string>(name: string, spec: ListSpec<A> = {}): Arg<ReadonlyArray<A>> => {
   const base = Args.atLeast(Args.text({ name }), 1)

@@ -10,6 +10,7 @@ import { OrganizationId } from "./Ids.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
+import { PasswordResetLinkResponse, UserPasswordResetPath } from "./Recovery.js"
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
@@ -45,6 +46,19 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(
         OpenApi.Description,
         "Computes the instance's usage metrics on each call (no caching) and answers `{summary, generatedAt}`. Days are UTC calendar days (`YYYY-MM-DD`); today is the day of `generatedAt`.\n\nDefinitions:\n- `totalUsers`, `totalOrganizations`: every account and every organization (provisional ones included).\n- `verifiedUsers`: the instance has no email verification, so a person counts as verified when their email's domain is the verified SSO domain of an organization they are an active member of.\n- `recentUsers7d` / `recentUsers30d`: accounts created at or after now − 7 days / now − 30 days (signups, not activity).\n- `totalWorkers`, `cloudWorkers`, `localWorkers`: workers not deleted, split by destination; `usersWithWorkers`: distinct creators of those workers; `usersWithoutWorkers`: totalUsers − usersWithWorkers, at least 0.\n- `paidUsers`: people with an active membership in an organization on the `team` or `enterprise` plan; `unpaidUsers`: everyone else; `billingUnavailableUsers` is 0 and `billingLoaded` true, since plans are stored on the instance.\n- `adminCount`: owners and admins (active memberships) of the operator organization, who are the instance's admins.\n- Activity of a person on a day: (A) a session created that day, (B) any telemetry event that day, (C, task activity) a `task.started`, `task.completed` or `task.failed` telemetry event with a session id that day. `activeUsers1d`/`7d`/`30d`: distinct people with A or B activity today / on the last 7 days (today included) / on the 30 days of the series; `realActiveUsers1d`/`7d`/`30d`: the same with C only.\n- `recurringUsers`: people with activity (A, B or C) on at least 2 distinct days of the last 90 (today included).\n- `inviters`: distinct people who ever created an invitation, in any organization; `medianHoursToFirstInvite`: for each inviter, the hours from their account's creation to their first invitation, floored at 0 and rounded to 0.1, then the median (an even count averages the two middle values; the result is rounded to 0.01); 0 while there are no inviters.\n- `activitySeries`: 30 points, oldest first, from 29 days ago to today: `activeUsers` (A or B), `realActiveUsers` (C) and `signups` (accounts created that day).\n\nErrors: only those of the group (403 `operator_only` for anyone but the operator organization's owners and admins)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("issuePasswordReset", "/v1/admin/users/:userId/password-reset").pipe(audits("user.password.reset_link.create"))
+      .setPath(UserPasswordResetPath)
+      .addSuccess(PasswordResetLinkResponse, { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("admin.resetPasswords"))
+      .annotate(OpenApi.Summary, "Issue a password reset link for any account")
+      .annotate(
+        OpenApi.Description,
+        "Makes a one-time password reset token for any account on the instance, an owner of any organization included, and answers it, once: hand it to the person, who sets a new password with it (`POST /v1/auth/password-reset`; every session of the account then ends). Valid `ORGPLANE_PASSWORD_RESET_TTL` (1 hour), once, while the account's password and email stay as they are; another link voids it. The owners and admins of the operator organization are reset by its owners only. Asks for a recent sign-in (`ORGPLANE_RECENT_AUTHENTICATION`). Whoever runs the server recovers without signing in: `orgplane admin reset-password <email>` on it.\n\nErrors: 403 `insufficient_role` for an admin resetting an owner or admin of the operator organization, `recent_authentication_required`; 404 `user_not_found` for an unknown account; 409 `reset_own_password` for the caller's own account (use `POST /v1/me/password`)."
       )
   )
   .addError(ForbiddenResponse)

@@ -34,6 +34,7 @@ import { AuditApi } from "./AuditApi.js"
 import { AuditStreamsApi } from "./AuditStreamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
+import { RecoveryApi } from "./RecoveryApi.js"
 import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
@@ -326,6 +327,7 @@ const Groups = HttpApi.make("orgplane")
   .add(CapabilitiesApi)
   .add(AuditApi)
   .add(AuditStreamsApi)
+  .add(RecoveryApi)
   .pipe(withApiErrors)
 
 export class Api extends Groups.annotateContext(

@@ -89,7 +89,7 @@ export class AuditEvent extends Schema.Class<AuditEvent>("AuditEvent")(Schema.St
     description: "For an update: the changed fields before and after, secrets redacted. Null when the operation made, removed or ran something (the targets say what)."
   }),
   reason: Schema.NullOr(Schema.String).annotations({
-    description: "For `denied`: the refusal's code (`insufficient_role`, `insufficient_access`, ...); for `failed`: why (`invalid_password`; `rate_limited` when the sign-in throttle refused the attempt); for `audit.export`: the export's query (`format=csv&action=member.*`)."
+    description: "For `denied`: the refusal's code (`insufficient_role`, `insufficient_access`, ...); for `failed`: why (`invalid_password`; `rate_limited` when the sign-in throttle refused the attempt); for `audit.export`: the export's query (`format=csv&action=member.*`); for `user.password.reset`: who issued the link (`link issued by Ada Lovelace <ada@acme.example>`)."
   }),
   requestId: Schema.NullOr(Schema.String).annotations({ description: "The request's `x-request-id`, as its log line carries it." })
 }).annotations({

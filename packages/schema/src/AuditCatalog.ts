@@ -38,6 +38,11 @@ export const AuditActions = {
   "session.switch_organization": security("A session switched the organization it acts in."),
   "user.update": change("A person changed their own name or email."),
   "user.password.change": security("A person changed their password."),
+  "user.password.reset_link.create": security(
+    "A one-time password reset link was issued for a person: by an owner or admin, the instance's operator, the server's own command, or mailed at a request."
+  ),
+  "user.password.reset": security("A person set a new password with a one-time reset link; every session of theirs ended."),
+  "user.email.verify": security("A person proved their email address with the link mailed to it."),
   "api_key.create": security("An API key was created."),
   "api_key.revoke": security("An API key was revoked."),
   // The organization and its people

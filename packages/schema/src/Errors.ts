@@ -191,7 +191,8 @@ export const NotFoundCode = Schema.Literal(
   "scim_token_not_found",
   "audit_event_not_found",
   "audit_stream_not_found",
-  "session_not_found"
+  "session_not_found",
+  "user_not_found"
 ).annotations({ identifier: "NotFoundCode" })
 export type NotFoundCode = typeof NotFoundCode.Type
 
@@ -271,7 +272,12 @@ export const ConflictCode = Schema.Literal(
   "account_exists",
   // The instance's operator.
   "operator_exists",
-  "operator_not_eligible"
+  "operator_not_eligible",
+  // Recovery: password reset links and mail.
+  "reset_own_password",
+  "account_in_other_organizations",
+  "mail_not_configured",
+  "email_already_verified"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -79,6 +79,16 @@ export const Policy = {
     role: "owner",
     capability: "make their organization the instance's operator with the server's one-time setup token, while nothing else names the operator"
   },
+  "members.resetPassword": {
+    role: "admin",
+    capability:
+      "issue a one-time password reset link for a member whose account belongs to no other organization (admins: plain members; owners: admins and members)"
+  },
+  "admin.resetPasswords": {
+    role: "admin",
+    capability: "issue a one-time password reset link for any account on the instance (in the operator organization only)",
+    operatorOnly: true
+  },
   "members.manageOwners": { role: "owner", capability: "make a member an owner, demote or remove another owner" },
   "members.transferOwnership": { role: "owner", capability: "transfer ownership to an admin" },
   "workers.read": { role: "member", capability: "read the organization's workers and their instances" },
@@ -146,7 +156,8 @@ export const Actions: readonly [Action, ...Array<Action>] = [
  * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
  * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, the organization's
  * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
- * identity provider), and the instance's operator powers over plans and the operator itself.
+ * identity provider), the instance's operator powers over plans and the operator itself, and password reset links
+ * (a leaked key could otherwise take over the accounts it may reset).
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
   "apiKeys.manage",
@@ -156,7 +167,9 @@ export const KeyGuardedActions: ReadonlyArray<Action> = [
   "sso.manage",
   "scim.manage",
   "organizations.setPlan",
-  "admin.claimOperator"
+  "admin.claimOperator",
+  "members.resetPassword",
+  "admin.resetPasswords"
 ]
 
 /** OpenAPI extension members naming the actions an operation checks (the document's `transform` adds their text). */

@@ -96,10 +96,13 @@ describe("the OpenAPI links", () => {
     })
     expect(unlinked.map(({ id }) => id)).toEqual([])
     // What the others create no operation takes by id: a plugin's or marketplace's entry, a runtime instance,
-    // an SSO sign-in's intent (it comes back through the IdP's redirect, in `state`).
+    // an SSO sign-in's intent (it comes back through the IdP's redirect, in `state`), a password reset link (a token
+    // that goes into a request body, never a path).
     expect(creates.filter(({ operation }) => operation.responses["201"].links === undefined).map(({ id }) => id).sort()).toEqual([
+      "admin.issuePasswordReset",
       "marketplaces.addPlugin",
       "plugins.addConfigObject",
+      "recovery.issueMemberPasswordReset",
       "ssoSignIn.start",
       "workerRuntime.registerInstance"
     ])

@@ -396,7 +396,9 @@ const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = 
   "audit.stream.create": "AuditStreams.test.ts",
   "capability.mail_draft.create": "Capabilities.test.ts: creates a draft, never sent",
   "connector_sync.complete": "ConnectorSync.test.ts: materializes mapped files",
-  "worker.instance.register": "Workers.test.ts: are driven by their runtime's token"
+  "worker.instance.register": "Workers.test.ts: are driven by their runtime's token",
+  "user.password.reset": "PasswordReset.test.ts: an owner's link sets the member's password once (the example's token was never issued)",
+  "user.email.verify": "RecoveryMail.test.ts: mails a link to the person's own address (the example's token was never issued)"
 }
 
 /** Operations whose event is not in the caller's organization's log (Audit.test.ts checks them). */

@@ -28,6 +28,7 @@ export const NonTenantTables: Readonly<Record<string, string>> = {
   instance_secrets: "the instance's own secrets (its cursor key), encrypted",
   instance_setup_tokens: "the instance's one-time setup tokens: whoever redeems one makes their organization the operator",
   rate_limits: "counters keyed by client address or account",
+  account_tokens: "an account's one-time password reset and email verification tokens: an account belongs to no one organization",
   sign_in_addresses: "the addresses an account signed in from with its password, keyed by a hash of its email: an account belongs to no one organization",
   orgplane_migrations: "the schema's own history",
   orgplane_cluster_messages: "@effect/cluster's durable messages (platform/Durable.ts): work of every organization, keyed by entity",

@@ -17,6 +17,8 @@ export const testSettings: ServerOptions = {
   passwordCost: 10,
   // Tests sign up hundreds of people from loopback; the limit's own tests set theirs.
   signUpsPerHour: 1_000_000,
+  // Tests use reset and verification links from loopback by the dozen; the limit's own tests set theirs.
+  recoveryRequestsPerAddress: 1_000_000,
   setupToken: SETUP_TOKEN,
   dataDir: "memory",
   host: "127.0.0.1",

@@ -1,13 +1,28 @@
 /**
  * `orgplane admin`: `claim-operator <setup-token>` makes the active organization the instance's operator with the
  * server's one-time setup token; `metrics`, the instance's usage metrics, for owners and admins of the operator
- * organization: a table of the summary and a sparkline of the last 30 days' activity.
+ * organization: a table of the summary and a sparkline of the last 30 days' activity; `users reset-password
+ * <userId>`, the operator's reset link for any account; and `reset-password <email>`, the same link made on the
+ * server's machine against its database, with no server running and no sign-in (local, like `keys rotate`).
  */
-import { type AdminActivityPoint, AdminApi, AdminMetricsResponse, ClaimOperatorRequest, Organization } from "@orgplane/schema"
+import {
+  type AdminActivityPoint,
+  AdminApi,
+  AdminMetricsResponse,
+  ClaimOperatorRequest,
+  Email,
+  Organization,
+  PasswordResetLinkResponse,
+  UserId
+} from "@orgplane/schema"
+import { Console, Effect } from "effect"
 import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
+import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
+import * as LocalDatabase from "../LocalDatabase.js"
 import * as Output from "../Output.js"
+import * as ResetLinks from "../ResetLinks.js"
 
 const BARS = "▁▂▃▄▅▆▇█"
 
@@ -74,4 +89,58 @@ export const metrics = Commands.endpoint("metrics", {
   }
 })
 
-export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization).", [claimOperator, metrics], [AdminApi])
+export const resetUserPassword = Commands.endpoint("reset-password", {
+  summary: "Issue a one-time password reset link for any account on the instance, shown once (operator only).",
+  details: [
+    "For owners and admins of the operator organization, recently signed in: a link for anyone, an owner of any organization included (the operator organization's own owners and admins by its owners only). It is valid 1 hour by default (ORGPLANE_PASSWORD_RESET_TTL), works once, and using it signs the account out everywhere. Locked out yourself? Run 'orgplane admin reset-password <email>' on the server's machine."
+  ],
+  inputs: { userId: Inputs.argument("userId", { schema: UserId, description: "The account (usr_…)." }) },
+  call: (client, { userId }) => client.admin.issuePasswordReset({ path: { userId } }),
+  output: PasswordResetLinkResponse,
+  human: ({ passwordReset }, _, target) => ResetLinks.describe(passwordReset, target.url)
+})
+
+export const users = Commands.group("users", "Accounts on the instance (operator only).", [resetUserPassword])
+
+export const resetPasswordOnMachine = Commands.leaf("reset-password", {
+  summary: "On the server's machine: print a one-time password reset link for any account, without a running server or a sign-in.",
+  details: [
+    "The way back in for whoever runs the server, its operator included, as 'grafana-cli admin reset-admin-password' and 'gitea admin user change-password' are: it opens the server's database directly (DATABASE_URL, or the embedded database in --data, which no running server may have open: stop it first, or, while it runs, have an operator use 'orgplane admin users reset-password <userId>') with the server's settings, and prints the same kind of link the API issues, valid 1 hour by default (ORGPLANE_PASSWORD_RESET_TTL), once. Its command names ORGPLANE_PUBLIC_URL when that is set. The person's organizations record it in their audit logs (system:admin-reset-password).",
+    "Then, with the server running: orgplane auth reset-password <token> --url <the server's URL>."
+  ],
+  global: false,
+  inputs: {
+    email: Inputs.argument("email", { schema: Email, description: "The account's email." }),
+    ...LocalDatabase.inputs,
+    json: Inputs.boolean("json", { description: "Print the link as JSON." })
+  },
+  run: (flags) =>
+    Effect.gen(function*() {
+      const result = yield* LocalDatabase.use(flags, (server) =>
+        server.MachineRecovery.issue({
+          email: flags.email,
+          latestMigration: Math.max(...server.migrations.map((migration) => migration.id))
+        })
+      ).pipe(
+        Effect.catchTags({
+          NotFound: (error) => new CommandFailed({ error: error.error, message: error.message }),
+          DatabaseNotMigrated: (error) => new CommandFailed({ error: "database_not_migrated", message: error.message }),
+          DataFolderInUse: (error) =>
+            new CommandFailed({
+              error: "data_folder_in_use",
+              message: `${error.message} Stop the server, run this command again, then start the server; or, while it runs, an owner or admin of the operator organization issues the link with 'orgplane admin users reset-password <userId>'.`
+            }),
+          ServiceUnavailable: (error) => new CommandFailed({ error: "service_unavailable", message: error.message })
+        })
+      )
+      if (flags.json) return yield* Output.json(result)
+      yield* Console.log(ResetLinks.describe(result.passwordReset, result.baseUrl ?? undefined))
+    })
+})
+
+export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization; reset-password on the server itself).", [
+  claimOperator,
+  metrics,
+  users,
+  resetPasswordOnMachine
+], [AdminApi])

@@ -1,10 +1,28 @@
 /**
- * `orgplane auth signup | login | logout | sessions | end-session | end-other-sessions | password`: sessions, saved
- * in the selected profile, and the account's other sessions and password.
+ * `orgplane auth signup | login | logout | sessions | end-session | end-other-sessions | password | reset-password |
+ * forgot-password | verify-email`: sessions, saved in the selected profile, the account's other sessions and
+ * password, and getting back in without the password (a reset link) or proving the account's email.
  */
-import { AuthResult, ChangePasswordResult, Email, EndedSessions, MySessionPage, PersonName, SessionId, SsoSignInApi, UsersApi } from "@orgplane/schema"
+import {
+  AuthResult,
+  ChangePasswordResult,
+  Email,
+  EndedSessions,
+  type HeldApiKey,
+  MySessionPage,
+  PasswordResetResult,
+  PersonName,
+  RecoveryApi,
+  ResetPasswordRequest,
+  SessionId,
+  SsoSignInApi,
+  UsersApi,
+  VerifiedEmail,
+  VerifyEmailRequest
+} from "@orgplane/schema"
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import * as Commands from "../Commands.js"
+import * as CliConfig from "../Config.js"
 import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
@@ -198,24 +216,96 @@ export const password = Commands.leaf("password", {
           payload: { currentPassword: Redacted.value(current), newPassword: next, ...(revokeApiKeys ? { revokeApiKeys } : {}) }
         })
         yield* Output.emit(global, ChangePasswordResult, result, ({ apiKeys, apiKeysRevoked, otherSessionsEnded }) =>
+          [`Password changed; ${otherSessionsEnded} other session${otherSessionsEnded === 1 ? "" : "s"} ended.`, keysNote(apiKeys, apiKeysRevoked)].join("\n"))
+      }))
+})
+
+/** What a password change or reset says of the API keys the person holds: a password does not end them. */
+const keysNote = (apiKeys: ReadonlyArray<HeldApiKey>, revoked: boolean) =>
+  apiKeys.length === 0
+    ? "You hold no API keys."
+    : revoked
+    ? `Revoked your ${apiKeys.length} API key${apiKeys.length === 1 ? "" : "s"}: ${apiKeys.map((key) => `${key.name} (${key.id})`).join(", ")}.`
+    : [
+      `Your ${apiKeys.length} API key${apiKeys.length === 1 ? " still works" : "s still work"} (a password change does not end them):`,
+      ...apiKeys.map((key) => `  ${key.id}  ${key.name}  ${key.prefix}…  organization ${key.organizationId}`),
+      "Revoke them with 'orgplane api-keys revoke <id>', or change the password again with --revoke-api-keys."
+    ].join("\n")
+
+const newPassword = Inputs.optional(Inputs.secret("new-password", {
+  description: "The new password (10 to 256 characters). Prefer the prompt or ORGPLANE_NEW_PASSWORD."
+}))
+
+export const resetPassword = Commands.leaf("reset-password", {
+  summary: "Choose a new password with a one-time reset link, without signing in: every session of the account ends.",
+  details: [
+    "The token (opr_…) comes from an owner or admin of your organization ('orgplane members reset-password'), the instance's operator, 'orgplane admin reset-password' run on the server, or a mail ('orgplane auth forgot-password'). It works once, for an hour by default. The new password comes from --new-password, ORGPLANE_NEW_PASSWORD or a prompt (twice). Then sign in with it ('orgplane auth login'); a member of an organization that requires SSO signs in through it as before."
+  ],
+  inputs: {
+    token: Inputs.argument("token", { schema: ResetPasswordRequest.fields.token, description: "The reset link's one-time token (opr_…)." }),
+    newPassword,
+    revokeApiKeys: Inputs.boolean("revoke-api-keys", {
+      description: "Also revoke every API key your memberships made, in every organization (and the keys made with them)."
+    })
+  },
+  run: ({ global, newPassword, revokeApiKeys, token }) =>
+    Target.run(global, (target) =>
+      Effect.gen(function*() {
+        const next = yield* readChangedPassword(newPassword)
+        const client = yield* Target.connect(target, { authenticated: false })
+        const result = yield* client.recovery.resetPassword({ payload: { token, newPassword: next, ...(revokeApiKeys ? { revokeApiKeys } : {}) } })
+        yield* Output.emit(global, PasswordResetResult, result, ({ apiKeys, apiKeysRevoked, sessionsEnded, user }) =>
           [
-            `Password changed; ${otherSessionsEnded} other session${otherSessionsEnded === 1 ? "" : "s"} ended.`,
-            apiKeys.length === 0
-              ? "You hold no API keys."
-              : apiKeysRevoked
-              ? `Revoked your ${apiKeys.length} API key${apiKeys.length === 1 ? "" : "s"}: ${apiKeys.map((key) => `${key.name} (${key.id})`).join(", ")}.`
-              : [
-                `Your ${apiKeys.length} API key${apiKeys.length === 1 ? " still works" : "s still work"} (a password change does not end them):`,
-                ...apiKeys.map((key) => `  ${key.id}  ${key.name}  ${key.prefix}…  organization ${key.organizationId}`),
-                "Revoke them with 'orgplane api-keys revoke <id>', or change the password again with --revoke-api-keys."
-              ].join("\n")
+            `Password set for ${user.email}; ${sessionsEnded} session${sessionsEnded === 1 ? "" : "s"} ended.`,
+            keysNote(apiKeys, apiKeysRevoked),
+            `Sign in with it: orgplane auth login --email ${user.email}${target.url === CliConfig.DEFAULT_URL ? "" : ` --url ${target.url}`}`
           ].join("\n"))
+      }))
+})
+
+const Requested = Schema.Struct({ ok: Schema.Literal(true), email: Schema.String })
+
+export const forgotPassword = Commands.endpoint("forgot-password", {
+  summary: "Ask for a password reset link by mail (servers with SMTP settings; the answer is the same for any email).",
+  details: [
+    "If an account has the email, the server mails it a one-time link, valid an hour; run 'orgplane auth reset-password <token>' with the token it gives. A server without mail says so (mail_not_configured): ask an owner or admin of your organization for a link, or whoever runs the server ('orgplane admin reset-password <email>' on it)."
+  ],
+  anonymous: true,
+  inputs: { email },
+  call: (client, { email }) => client.recovery.forgotPassword({ payload: { email } }).pipe(Effect.as({ ok: true as const, email })),
+  output: Requested,
+  human: ({ email }) => `If an account has ${email}, a reset link is on its way to it (valid an hour). Then run: orgplane auth reset-password <token>`
+})
+
+const Mailed = Schema.Struct({ ok: Schema.Literal(true), sent: Schema.Literal(true) })
+
+export const verifyEmail = Commands.leaf("verify-email", {
+  summary: "Prove your account's email: without a token, mail yourself a link (needs a session); with the link's token, use it.",
+  details: [
+    "A proven email lets your organization's SSO link its first sign-in to your account rather than take the account back (docs/security.md). Needs a server with SMTP settings to send the link; using a token needs no sign-in."
+  ],
+  inputs: {
+    token: Inputs.optionalArgument("token", { schema: VerifyEmailRequest.fields.token, description: "The verification link's one-time token (opv_…), from the mail." })
+  },
+  run: ({ global, token }) =>
+    Target.run(global, (target) =>
+      Effect.gen(function*() {
+        if (Option.isSome(token)) {
+          const client = yield* Target.connect(target, { authenticated: false })
+          const result = yield* client.recovery.verifyEmail({ payload: { token: token.value } })
+          return yield* Output.emit(global, VerifiedEmail, result, ({ emailVerifiedAt, user }) =>
+            `${user.email} is proven (since ${Output.date(emailVerifiedAt)}).`)
+        }
+        const client = yield* Target.connect(target, { authenticated: true })
+        yield* client.recovery.requestEmailVerification()
+        yield* Output.emit(global, Mailed, { ok: true, sent: true }, () =>
+          "A verification link is on its way to your address (valid 24 hours). Then run: orgplane auth verify-email <token>")
       }))
 })
 
 export const auth = Commands.group(
   "auth",
-  "Sign up, log in and log out; list and end your sessions; change your password.",
-  [signup, login, logout, sessions, endSession, endOtherSessions, password],
-  [SsoSignInApi, UsersApi]
+  "Sign up, log in and log out; list and end your sessions; change or reset your password; prove your email.",
+  [signup, login, logout, sessions, endSession, endOtherSessions, password, resetPassword, forgotPassword, verifyEmail],
+  [SsoSignInApi, UsersApi, RecoveryApi]
 )

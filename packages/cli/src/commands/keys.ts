@@ -5,12 +5,12 @@
  * configuration (ORGPLANE_ENCRYPTION_KEYS), and never goes through the HTTP API, so that the keys stay on the
  * server's side and no API credential can trigger it. The server is imported only when the command runs.
  */
-import type { ServerOptions } from "@orgplane/server"
-import { Console, Effect, Layer, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Commands from "../Commands.js"
 import { CommandFailed } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
+import * as LocalDatabase from "../LocalDatabase.js"
 import * as Output from "../Output.js"
 
 const BatchSize = Schema.compose(
@@ -25,14 +25,7 @@ const rotate = Commands.leaf("rotate", {
   ],
   global: false,
   inputs: {
-    data: Inputs.optional(Inputs.text("data", {
-      placeholder: "<dir>",
-      description: "Embedded database folder (overrides ORGPLANE_DATA_DIR; default ./.orgplane/data). Stop the server using it first."
-    })),
-    databaseUrl: Inputs.optional(Inputs.secret("database-url", {
-      placeholder: "<url>",
-      description: "Postgres URL instead of the embedded database (overrides DATABASE_URL)."
-    })),
+    ...LocalDatabase.inputs,
     batchSize: Inputs.optional(Inputs.text("batch-size", {
       placeholder: "<n>",
       description: "Secrets per transaction (default 500).",
@@ -42,17 +35,12 @@ const rotate = Commands.leaf("rotate", {
   },
   run: (flags) =>
     Effect.gen(function*() {
-      const overrides: ServerOptions = {
-        ...Inputs.ifSome("dataDir", flags.data),
-        ...Inputs.ifSome("databaseUrl", flags.databaseUrl)
-      }
-      const server = yield* Effect.promise(() => import("@orgplane/server"))
-      const config = server.configLayer(overrides)
-      const report = yield* server.StoredSecrets.rotateConfigured({
-        latestMigration: Math.max(...server.migrations.map((migration) => migration.id)),
-        batchSize: flags.batchSize._tag === "Some" ? flags.batchSize.value : undefined
-      }).pipe(
-        Effect.provide(server.Database.layer.pipe(Layer.provideMerge(config))),
+      const report = yield* LocalDatabase.use(flags, (server) =>
+        server.StoredSecrets.rotateConfigured({
+          latestMigration: Math.max(...server.migrations.map((migration) => migration.id)),
+          batchSize: flags.batchSize._tag === "Some" ? flags.batchSize.value : undefined
+        })
+      ).pipe(
         Effect.catchTags({
           DatabaseNotMigrated: (error) => new CommandFailed({ error: "database_not_migrated", message: error.message }),
           NoEncryptionKey: (error) => new CommandFailed({ error: "no_encryption_key", message: error.message }),

@@ -1,13 +1,26 @@
 /**
- * `orgplane members list | role | remove | transfer-ownership | directory | set-directory`: the active organization's
- * members and their roles. Any member may list (a plain member sees names and roles, emails where the organization
+ * `orgplane members list | role | remove | transfer-ownership | directory | set-directory | reset-password`: the active
+ * organization's members and their roles, and password reset links for them. Any member may list (a plain member sees names and roles, emails where the organization
  * allows it: absent columns print `-`); changing roles and removing take an admin or owner (see the API's role model).
  */
-import { type Member, MemberDirectorySettingsResponse, MemberPage, MemberResponse, MembersApi, MembershipId, OwnershipTransfer, Role, SearchText } from "@orgplane/schema"
+import {
+  type Member,
+  MemberDirectorySettingsResponse,
+  MemberPage,
+  MemberResponse,
+  MembersApi,
+  MembershipId,
+  OwnershipTransfer,
+  PasswordResetLinkResponse,
+  RecoveryApi,
+  Role,
+  SearchText
+} from "@orgplane/schema"
 import { Effect, Schema } from "effect"
 import * as Commands from "../Commands.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
+import * as ResetLinks from "../ResetLinks.js"
 
 const memberId = Inputs.argument("memberId", { schema: MembershipId, description: "The member (om_…)." })
 
@@ -93,11 +106,23 @@ export const setDirectory = Commands.endpoint("set-directory", {
   human: ({ settings }) => `Members now ${shownTo(settings.emailsVisibleToMembers)}.`
 })
 
-export const members = Commands.group("members", "List the active organization's members and manage their roles.", [
+export const resetPassword = Commands.endpoint("reset-password", {
+  summary: "Issue a one-time password reset link for a member, shown once (owners: admins and members; admins: members).",
+  details: [
+    "For a member who forgot their password: the link sets a new one without the old (valid 1 hour by default, ORGPLANE_PASSWORD_RESET_TTL), and using it signs their account out everywhere. Only accounts this organization alone holds: an account that also belongs to another organization, and another owner, are reset by the instance's operator ('orgplane admin users reset-password <userId>'). Asks for a recent sign-in."
+  ],
+  inputs: { memberId },
+  call: (client, { memberId }) => client.recovery.issueMemberPasswordReset({ path: { memberId } }),
+  output: PasswordResetLinkResponse,
+  human: ({ passwordReset }, _, target) => ResetLinks.describe(passwordReset, target.url)
+})
+
+export const members = Commands.group("members", "List the active organization's members, manage their roles, and reset their passwords.", [
   list,
   role,
   remove,
   transferOwnership,
   directory,
-  setDirectory
-], [MembersApi])
+  setDirectory,
+  resetPassword
+], [MembersApi, RecoveryApi])

@@ -1,4 +1,4 @@
-/** HTTP handlers of the identity groups: Users, Organizations, API Keys and Bootstrap. Thin by design. */
+/** HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Recovery. Thin by design. */
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { clientAddress } from "../platform/ClientAddress.js"
@@ -7,7 +7,9 @@ import { Accounts } from "./Accounts.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { currentSession } from "./Authentication.js"
 import { Bootstrap } from "./Bootstrap.js"
+import { EmailVerification } from "./EmailVerification.js"
 import { Organizations } from "./Organizations.js"
+import { PasswordResets } from "./PasswordResets.js"
 
 export const UsersHttp = group(Api, "users", (handlers) =>
   Effect.gen(function*() {
@@ -58,6 +60,18 @@ export const BootstrapHttp = group(Api, "bootstrap", (handlers) =>
           bootstrap.acceptClaim({ token: payload.token, userId: actor.user.id, sessionId })))
   }))
 
-export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp).pipe(
-  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default])
+export const RecoveryHttp = group(Api, "recovery", (handlers) =>
+  Effect.gen(function*() {
+    const resets = yield* PasswordResets
+    const verification = yield* EmailVerification
+    return handlers
+      .handle("issueMemberPasswordReset", ({ path }) => Effect.flatMap(CurrentMember, (caller) => resets.issueForMember(caller, path.memberId)))
+      .handle("resetPassword", ({ payload }) => Effect.flatMap(clientAddress, (address) => resets.reset(payload, address)))
+      .handle("forgotPassword", ({ payload }) => Effect.flatMap(clientAddress, (address) => resets.forgotPassword(payload.email, address)))
+      .handle("requestEmailVerification", () => Effect.flatMap(currentSession, ({ actor }) => verification.request(actor.user.id)))
+      .handle("verifyEmail", ({ payload }) => Effect.flatMap(clientAddress, (address) => verification.verify(payload.token, address)))
+  }))
+
+export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, RecoveryHttp).pipe(
+  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default, PasswordResets.layer, EmailVerification.layer])
 )

@@ -315,6 +315,15 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         (rows) => rows.map((row) => row.organizationId)
       )
 
+    /**
+     * Every organization that holds the person's account: their memberships not removed, suspended ones included,
+     * with their roles (a password reset link decides by them: docs/security.md).
+     */
+    const holdersOf = (userId: UserId) =>
+      sql<{ organizationId: OrganizationId; role: Role }>`SELECT organization_id, role FROM memberships
+                                                          WHERE user_id = ${userId} AND removed_at IS NULL
+                                                          ORDER BY id LIMIT 100`
+
     const listForUserRows = findAll({
       Request: Schema.Struct({ userId: UserId, page: Keyset.PageRequest }),
       Result: MyOrganizationRow,
@@ -416,6 +425,7 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       oldestOrganizationOf,
       activeOrganizationsOf,
       listForUser,
+      holdersOf,
       changeRole,
       remove,
       standing

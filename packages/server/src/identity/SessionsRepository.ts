@@ -143,9 +143,10 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
           WHERE user_id = ${input.userId} AND id <> ${input.keep} AND revoked_at IS NULL
           RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
-    /** Signs the person out everywhere. */
+    /** Signs the person out everywhere; answers how many of their sessions had not expired. */
     const revokeAll = (input: { readonly userId: UserId; readonly at: Date }) =>
-      sql`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL`.pipe(Effect.asVoid)
+      sql<{ live: boolean }>`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL
+                             RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
     return { insert, resolve, touch, listLive, revokeLive, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
   })

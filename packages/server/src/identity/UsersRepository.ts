@@ -55,6 +55,33 @@ export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplan
     const markEmailVerified = (input: { readonly id: UserId; readonly at: Date }) =>
       sql`UPDATE users SET email_verified_at = ${input.at} WHERE id = ${input.id} AND email_verified_at IS NULL`.pipe(Effect.asVoid)
 
-    return { insert, findByEmail, findById, count, update, emailVerified, markEmailVerified } as const
+    /**
+     * A reset link's new password, set only while the account's password and email are still those it was issued
+     * against (`passwordDigest`: SHA-256 of the stored hash, hex), in one statement: a change of either voids it.
+     */
+    const resetPassword = findOne({
+      Request: Schema.Struct({ id: UserId, email: Schema.String, passwordDigest: Schema.String, passwordHash: Schema.String, at: DateColumn }),
+      Result: UserRow,
+      execute: (input) =>
+        sql`UPDATE users SET password_hash = ${input.passwordHash}, updated_at = ${input.at}
+            WHERE id = ${input.id} AND lower(email) = lower(${input.email})
+              AND encode(sha256(convert_to(password_hash, 'UTF8')), 'hex') = ${input.passwordDigest}
+            RETURNING *`
+    })
+
+    /**
+     * A mailed verification link's proof: the email is proven, while it is still the one the link was sent to; an
+     * earlier proof's time is kept. Answers the account with the time of its proof.
+     */
+    const proveEmail = findOne({
+      Request: Schema.Struct({ id: UserId, email: Schema.String, at: DateColumn }),
+      Result: Schema.Struct({ ...UserRow.fields, emailVerifiedAt: DateColumn }),
+      execute: (input) =>
+        sql`UPDATE users SET email_verified_at = COALESCE(email_verified_at, ${input.at})
+            WHERE id = ${input.id} AND lower(email) = lower(${input.email})
+            RETURNING *`
+    })
+
+    return { insert, findByEmail, findById, count, update, emailVerified, markEmailVerified, resetPassword, proveEmail } as const
   })
 }) {}

@@ -192,6 +192,8 @@ interface Draft {
   reason: string | null
   /** A failed attempt's event, for each organization it concerns (`describe`'s `failure`). */
   failure: Failure | undefined
+  /** Other organizations the event concerns, each of which gets a copy (`describe`'s `alsoIn`). */
+  readonly alsoIn: Array<OrganizationId>
   /** Written by a transaction that committed (or after the operation): nothing more to write. */
   written: boolean
 }
@@ -220,6 +222,7 @@ const newDraft = (
       changes: null,
       reason: null,
       failure: undefined,
+      alsoIn: [],
       written: false
     }
     return draft
@@ -316,6 +319,11 @@ export const describe = (facts: {
   readonly reason?: string
   /** The operation is failing as an attempt the log records (`outcome: failed`), once per organization. */
   readonly failure?: Failure
+  /**
+   * Organizations beside `organizationId` whose logs the event belongs in too, each getting a copy (a password reset
+   * ends the person's sessions in every organization they belong to).
+   */
+  readonly alsoIn?: ReadonlyArray<OrganizationId>
 }): Effect.Effect<void> =>
   Effect.flatMap(FiberRef.get(CurrentDraft), (draft) =>
     Effect.sync(() => {
@@ -338,6 +346,7 @@ export const describe = (facts: {
       if (facts.changes !== undefined) draft.changes = facts.changes
       if (facts.reason !== undefined) draft.reason = facts.reason
       if (facts.failure !== undefined) draft.failure = facts.failure
+      for (const organizationId of facts.alsoIn ?? []) if (!draft.alsoIn.includes(organizationId)) draft.alsoIn.push(organizationId)
     }))
 
 /** A field whose value is a secret, by its name: `apiKey`, `clientSecret`, `password`, `accessToken`, `privateKey`. */
@@ -431,6 +440,15 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
     })
 
 
+    /** The event, and a copy of it in each other organization the draft names (`alsoIn`). */
+    const insertAll = (draft: Draft, event: NewEvent) =>
+      Effect.gen(function*() {
+        yield* insert(event)
+        for (const organizationId of draft.alsoIn) {
+          if (organizationId !== event.organizationId) yield* insert({ ...event, id: yield* makeId("aev"), organizationId })
+        }
+      })
+
     /** The draft's event, written on the connection of the transaction being committed. */
     const party = (draft: Draft): TransactionParty | undefined =>
       draft.written ? undefined : {
@@ -439,7 +457,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
           Effect.gen(function*() {
             for (const id of madeIds(value)) addTarget(draft, targetOf(id))
             const event = yield* eventOf(draft, "succeeded", null)
-            if (event !== undefined) yield* insert(event)
+            if (event !== undefined) yield* insertAll(draft, event)
           }).pipe(Effect.provideService(IdGenerator, ids)),
         committed: Effect.succeed(Option.none()),
         settled: (_value, committed) => Effect.sync(() => (draft.written = committed === true))
@@ -449,7 +467,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
     const writeAlone = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
       Effect.gen(function*() {
         const event = yield* eventOf(draft, outcome, reason)
-        if (event !== undefined) yield* orUnavailable(insert(event))
+        if (event !== undefined) yield* orUnavailable(insertAll(draft, event))
         draft.written = true
       }).pipe(
         Effect.provideService(IdGenerator, ids),
@@ -488,6 +506,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
               organizationId,
               actor: { type: "user", id: person.id, membershipId: null, label: `${person.name} <${person.email}>`, credentialId: null, ssoConnectionId: null },
               targets: [{ type: "user", id: person.id }],
+              alsoIn: [],
               written: false
             }, "failed", reason)
           }

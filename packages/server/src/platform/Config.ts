@@ -73,6 +73,18 @@ export interface ServerSettings {
   readonly signInFailuresPerAccount: number
   /** Failed sign-ins from one client address, whatever the emails (credential stuffing). */
   readonly signInFailuresPerAddress: number
+  /** How long a password reset link works (issued by an owner, admin or the operator, by the server's command, or mailed). */
+  readonly passwordResetTtl: Duration.Duration
+  /** How long a mailed email verification link works. */
+  readonly emailVerificationTtl: Duration.Duration
+  /** Recovery requests (forgot-password, reset and verification links used) one client address may make per hour. */
+  readonly recoveryRequestsPerAddress: number
+  /** Recovery mails one email address may be sent per hour (reset links asked for it, verification links). */
+  readonly recoveryMailsPerEmail: number
+  /** `smtp://user:pass@host:587` or `smtps://…`: where the server sends mail. Unset: it sends none. */
+  readonly smtpUrl: Redacted.Redacted | undefined
+  /** The `From` of the server's mail (`orgplane <no-reply@example.com>`); required with `smtpUrl`. */
+  readonly mailFrom: string | undefined
   /** Believe `X-Forwarded-For` for the client address (only behind a proxy you control). */
   readonly trustProxy: boolean
   /** Largest request body accepted, in bytes, unless an endpoint says otherwise (`MaxBodyBytes`). */
@@ -136,6 +148,12 @@ export const environment = [
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", "50", "Failed password sign-ins of one email from any address per window; addresses it signed in from in the last 30 days are spared."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", "100", "Failed password sign-ins from one client address per window, whatever the emails."],
+  ["ORGPLANE_PASSWORD_RESET_TTL", "1 hour", "How long a one-time password reset link works (issued by an owner, admin or the operator, by `orgplane admin reset-password`, or mailed)."],
+  ["ORGPLANE_EMAIL_VERIFICATION_TTL", "24 hours", "How long a mailed email verification link works."],
+  ["ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS", "20", "Forgot-password requests and reset or verification links used, per client address per hour; past it, 429 rate_limited with Retry-After."],
+  ["ORGPLANE_RECOVERY_MAILS_PER_EMAIL", "3", "Reset and verification mails per email address per hour; past it, 429 rate_limited with Retry-After."],
+  ["ORGPLANE_SMTP_URL", "(unset)", "Mail server for reset and verification links: smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465. Unset: no mail; forgot-password and email verification answer 409 mail_not_configured."],
+  ["ORGPLANE_MAIL_FROM", "(unset)", "From address of the server's mail, for example `orgplane <no-reply@example.com>`; required with ORGPLANE_SMTP_URL."],
   ["ORGPLANE_TRUST_PROXY", "false", "Take the client address from X-Forwarded-For."],
   ["ORGPLANE_MAX_BODY_BYTES", "1048576", "Largest request body in bytes (1 MiB); larger ones answer 413."],
   ["ORGPLANE_LOG_LEVEL", "info", "Least severe log level written: debug, info, warn, error or none."],
@@ -228,6 +246,17 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   signInFailuresPerAccountAndAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", 10),
   signInFailuresPerAccount: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT", 50),
   signInFailuresPerAddress: atLeastOne("ORGPLANE_SIGN_IN_FAILURES_PER_ADDRESS", 100),
+  passwordResetTtl: positiveDuration("ORGPLANE_PASSWORD_RESET_TTL", Duration.hours(1)),
+  emailVerificationTtl: positiveDuration("ORGPLANE_EMAIL_VERIFICATION_TTL", Duration.hours(24)),
+  recoveryRequestsPerAddress: atLeastOne("ORGPLANE_RECOVERY_REQUESTS_PER_ADDRESS", 20),
+  recoveryMailsPerEmail: atLeastOne("ORGPLANE_RECOVERY_MAILS_PER_EMAIL", 3),
+  smtpUrl: Config.option(Config.redacted("ORGPLANE_SMTP_URL").pipe(
+    Config.validate({
+      message: "ORGPLANE_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)",
+      validation: (url) => Redacted.value(url).trim() === "" || smtpUrlProblem(Redacted.value(url)) === undefined
+    })
+  )).pipe(Config.map((url) => Option.getOrUndefined(Option.filter(url, (value) => Redacted.value(value).trim() !== "")))),
+  mailFrom: optional(Config.string("ORGPLANE_MAIL_FROM")).pipe(Config.map((from) => from?.trim() === "" ? undefined : from?.trim())),
   trustProxy: Config.boolean("ORGPLANE_TRUST_PROXY").pipe(Config.withDefault(false)),
   maxBodyBytes: Config.integer("ORGPLANE_MAX_BODY_BYTES").pipe(
     Config.withDefault(defaultMaxBodyBytes),
@@ -239,7 +268,26 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
     Config.validate({ message: "must be a whole number of months from 1 to 120", validation: (n) => n >= 1 && n <= 120 })
   ),
   outboundAllowPrivate: Config.boolean("ORGPLANE_OUTBOUND_ALLOW_PRIVATE").pipe(Config.withDefault(false))
-}).pipe(Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })))
+}).pipe(
+  Config.map(({ observability, ...settings }) => ({ ...settings, ...observability })),
+  Config.validate({
+    message: "ORGPLANE_MAIL_FROM must be set with ORGPLANE_SMTP_URL (the From address of the server's mail, say `orgplane <no-reply@example.com>`)",
+    validation: (settings) => settings.smtpUrl === undefined || settings.mailFrom !== undefined
+  })
+)
+
+/** Why a mail server URL is not one the server sends through, or undefined: `smtp://` or `smtps://` with a host. */
+export const smtpUrlProblem = (value: string): string | undefined => {
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    return "is not a URL"
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") return "must start with smtp:// or smtps://"
+  if (url.hostname === "") return "must name a host"
+  return undefined
+}
 
 /** A setting as code gives it: a secret as a plain string (or `Redacted`), a duration as a `DurationInput`. */
 type Given<A> = A extends Redacted.Redacted<infer S> ? S | A : A extends Duration.Duration ? Duration.DurationInput : A
@@ -277,6 +325,9 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
     recentAuthentication,
     apiKeyMaxLifetime,
     signInWindow,
+    passwordResetTtl,
+    emailVerificationTtl,
+    smtpUrl,
     ...plain
   } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
@@ -293,7 +344,10 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
       sessionIdleTimeout: duration(sessionIdleTimeout),
       recentAuthentication: duration(recentAuthentication),
       apiKeyMaxLifetime: duration(apiKeyMaxLifetime),
-      signInWindow: duration(signInWindow)
+      signInWindow: duration(signInWindow),
+      passwordResetTtl: duration(passwordResetTtl),
+      emailVerificationTtl: duration(emailVerificationTtl),
+      smtpUrl: secret(smtpUrl)
     })
   }
 }

@@ -235,6 +235,25 @@ export class DatabaseNotMigrated extends Data.TaggedError("DatabaseNotMigrated")
 export class NoEncryptionKey extends Data.TaggedError("NoEncryptionKey")<{ readonly message: string }> {}
 
 /**
+ * For a command run against the database without a server (`keys rotate`, `admin reset-password`): fails with
+ * `DatabaseNotMigrated` unless this version's migrations, up to `latestMigration`, were applied; `then` says what to
+ * run again afterwards.
+ */
+export const requireMigrated = (latestMigration: number, then: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const applied = yield* sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM orgplane_migrations`.pipe(
+      Effect.map(([row]) => row?.latest ?? 0),
+      Effect.catchTag("SqlError", () => Effect.succeed(0))
+    )
+    if (applied < latestMigration) {
+      return yield* new DatabaseNotMigrated({
+        message: `The database is not migrated to this version (migration ${applied} of ${latestMigration}): start \`orgplane serve\` of this version once, then ${then}.`
+      })
+    }
+  })
+
+/**
  * `orgplane keys rotate`: against the configured database (DATABASE_URL, or the embedded one in ORGPLANE_DATA_DIR,
  * which no server may have open), with the configured keys, after checking that the schema is this version's.
  */
@@ -244,16 +263,7 @@ export const rotateConfigured = (options: RotateOptions & { readonly latestMigra
     if (keys.length === 0) {
       return yield* new NoEncryptionKey({ message: "No encryption key is configured: set ORGPLANE_ENCRYPTION_KEYS (the new key first)." })
     }
-    const sql = yield* SqlClient.SqlClient
-    const applied = yield* sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM orgplane_migrations`.pipe(
-      Effect.map(([row]) => row?.latest ?? 0),
-      Effect.catchTag("SqlError", () => Effect.succeed(0))
-    )
-    if (applied < options.latestMigration) {
-      return yield* new DatabaseNotMigrated({
-        message: `The database is not migrated to this version (migration ${applied} of ${options.latestMigration}): start \`orgplane serve\` of this version once, then rotate.`
-      })
-    }
+    yield* requireMigrated(options.latestMigration, "rotate")
     const keyring = makeKeyring(keys)
     const report = yield* rotate(keyring, options)
     return { keyId: keyring.current!.id, ...report }
