@@ -38,6 +38,12 @@ export const AuditActions = {
   "session.switch_organization": security("A session switched the organization it acts in."),
   "user.update": change("A person changed their own name or email."),
   "user.password.change": security("A person changed their password."),
+  "user.email.change": security("A person changed their account's email (the new address unverified until proven)."),
+  "user.delete": security(
+    "An account was deleted, by its person or the instance's operator: recorded in each organization it left and, for the operator, in theirs."
+  ),
+  "user.disable": security("The instance's operator disabled an account: its sessions ended, its API keys and sign-ins refused."),
+  "user.enable": security("The instance's operator enabled a disabled account again."),
   "api_key.create": security("An API key was created."),
   "api_key.revoke": security("An API key was revoked."),
   // The organization and its people

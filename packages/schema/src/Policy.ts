@@ -75,6 +75,16 @@ export const Policy = {
     capability: "read the instance's usage metrics (in the operator organization only)",
     operatorOnly: true
   },
+  "admin.readUsers": {
+    role: "admin",
+    capability: "list every account of the instance, with its organization count and whether it is disabled (in the operator organization only)",
+    operatorOnly: true
+  },
+  "admin.manageUsers": {
+    role: "admin",
+    capability: "disable, enable and delete any account of the instance (in the operator organization only)",
+    operatorOnly: true
+  },
   "admin.claimOperator": {
     role: "owner",
     capability: "make their organization the instance's operator with the server's one-time setup token, while nothing else names the operator"
@@ -146,7 +156,7 @@ export const Actions: readonly [Action, ...Array<Action>] = [
  * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
  * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, the organization's
  * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
- * identity provider), and the instance's operator powers over plans and the operator itself.
+ * identity provider), and the instance's operator powers over plans, the operator itself and people's accounts.
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
   "apiKeys.manage",
@@ -156,7 +166,8 @@ export const KeyGuardedActions: ReadonlyArray<Action> = [
   "sso.manage",
   "scim.manage",
   "organizations.setPlan",
-  "admin.claimOperator"
+  "admin.claimOperator",
+  "admin.manageUsers"
 ]
 
 /** OpenAPI extension members naming the actions an operation checks (the document's `transform` adds their text). */

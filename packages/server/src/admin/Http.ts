@@ -1,10 +1,12 @@
 /**
  * HTTP handlers of the Admin group: making an organization the operator with the setup token, the operator's plan
- * changes and the instance's usage metrics. Thin by design.
+ * changes, the instance's usage metrics, and its accounts (list, disable, enable, delete). Thin by design.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
+import { AccountDeletion } from "../accounts/AccountDeletion.js"
 import { Operator } from "../identity/Operator.js"
+import { OperatorUsers } from "../identity/OperatorUsers.js"
 import { Organizations } from "../identity/Organizations.js"
 import { group } from "../platform/HttpErrors.js"
 import { Metrics } from "./Metrics.js"
@@ -14,12 +16,20 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
     const organizations = yield* Organizations
     const metrics = yield* Metrics
     const operator = yield* Operator
+    const people = yield* OperatorUsers
+    const deletion = yield* AccountDeletion
     return handlers
       .handle("claimOperator", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => operator.claim(caller, payload.setupToken)))
       .handle("setPlan", ({ path, payload }) =>
         Effect.flatMap(CurrentMember, (caller) =>
           Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
       .handle("metrics", () => Effect.flatMap(CurrentMember, metrics.summary))
+      .handle("listUsers", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => people.list(caller, urlParams)))
+      .handle("disableUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => people.disable(caller, path.userId)))
+      .handle("enableUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => people.enable(caller, path.userId)))
+      .handle("deleteUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => deletion.deleteByOperator(caller, path.userId)))
   }))
 
-export const layer = AdminHttp.pipe(Layer.provide([Organizations.Default, Metrics.Default, Operator.Default]))
+export const layer = AdminHttp.pipe(
+  Layer.provide([Organizations.Default, Metrics.Default, Operator.Default, OperatorUsers.layer, AccountDeletion.layer])
+)

@@ -192,6 +192,11 @@ interface Draft {
   reason: string | null
   /** A failed attempt's event, for each organization it concerns (`describe`'s `failure`). */
   failure: Failure | undefined
+  /**
+   * Other organizations the succeeded event is recorded in too, each with the actor's membership there (null: none),
+   * when one change concerns several (an account deleted: every organization it left).
+   */
+  alsoIn: Array<{ readonly organizationId: OrganizationId; readonly membershipId: NewEvent["actorMembershipId"] }>
   /** Written by a transaction that committed (or after the operation): nothing more to write. */
   written: boolean
 }
@@ -220,6 +225,7 @@ const newDraft = (
       changes: null,
       reason: null,
       failure: undefined,
+      alsoIn: [],
       written: false
     }
     return draft
@@ -270,6 +276,18 @@ const caller: Effect.Effect<{ readonly organizationId: OrganizationId | undefine
   }
 )
 
+/**
+ * A succeeded event's record in each of the draft's other organizations (`alsoIn`): the same event, its own id, the
+ * actor's membership there. A draft's main organization may be none (a person acting in no organization).
+ */
+const copiesOf = (draft: Draft, event: NewEvent | undefined) =>
+  Effect.forEach(draft.alsoIn.filter((other) => other.organizationId !== event?.organizationId), (other) =>
+    Effect.gen(function*() {
+      const main = event ?? (yield* eventOf({ ...draft, organizationId: other.organizationId }, "succeeded", null))
+      if (main === undefined) return undefined
+      return { ...main, id: yield* makeId("aev"), organizationId: other.organizationId, actorMembershipId: other.membershipId }
+    })).pipe(Effect.map((copies) => copies.filter((copy): copy is NewEvent => copy !== undefined)))
+
 const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
   Effect.gen(function*() {
     const { organizationId, actor } = draft
@@ -316,6 +334,10 @@ export const describe = (facts: {
   readonly reason?: string
   /** The operation is failing as an attempt the log records (`outcome: failed`), once per organization. */
   readonly failure?: Failure
+  /** What names the actor instead of `Name <email>` (a deleted person's pseudonym, on the event of their deletion). */
+  readonly actorLabel?: string
+  /** Other organizations the succeeded event is recorded in as well, with the actor's membership in each (or null). */
+  readonly alsoIn?: ReadonlyArray<{ readonly organizationId: OrganizationId; readonly membershipId: NewEvent["actorMembershipId"] }>
 }): Effect.Effect<void> =>
   Effect.flatMap(FiberRef.get(CurrentDraft), (draft) =>
     Effect.sync(() => {
@@ -338,6 +360,12 @@ export const describe = (facts: {
       if (facts.changes !== undefined) draft.changes = facts.changes
       if (facts.reason !== undefined) draft.reason = facts.reason
       if (facts.failure !== undefined) draft.failure = facts.failure
+      if (facts.actorLabel !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, label: facts.actorLabel }
+      for (const other of facts.alsoIn ?? []) {
+        if (other.organizationId !== draft.organizationId && !draft.alsoIn.some((known) => known.organizationId === other.organizationId)) {
+          draft.alsoIn.push(other)
+        }
+      }
     }))
 
 /** A field whose value is a secret, by its name: `apiKey`, `clientSecret`, `password`, `accessToken`, `privateKey`. */
@@ -440,6 +468,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
             for (const id of madeIds(value)) addTarget(draft, targetOf(id))
             const event = yield* eventOf(draft, "succeeded", null)
             if (event !== undefined) yield* insert(event)
+            for (const copy of yield* copiesOf(draft, event)) yield* insert(copy)
           }).pipe(Effect.provideService(IdGenerator, ids)),
         committed: Effect.succeed(Option.none()),
         settled: (_value, committed) => Effect.sync(() => (draft.written = committed === true))
@@ -450,6 +479,7 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
       Effect.gen(function*() {
         const event = yield* eventOf(draft, outcome, reason)
         if (event !== undefined) yield* orUnavailable(insert(event))
+        if (outcome === "succeeded") for (const copy of yield* copiesOf(draft, event)) yield* orUnavailable(insert(copy))
         draft.written = true
       }).pipe(
         Effect.provideService(IdGenerator, ids),
