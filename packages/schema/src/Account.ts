@@ -2,7 +2,7 @@
 import * as Schema from "effect/Schema"
 import { requestBody, Timestamp } from "./Common.js"
 import { exampleOf, acme, ada, examplePassword, exampleTime } from "./Examples.js"
-import { exampleId, MembershipId, OrganizationId, UserId } from "./Ids.js"
+import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 import { MemoryWithContexts, MemoryWithContextsResponse } from "./Memory.js"
 import { Role } from "./Organizations.js"
 import { CurrentPassword, HeldApiKey, MySession, User } from "./Users.js"
@@ -100,14 +100,6 @@ export const AccountExport = Schema.Struct({
     }],
     memories: [{ organizationId: acme.id, memory: exampleOf(MemoryWithContextsResponse).memory }],
     sessions: [exampleOf(MySession)],
-    apiKeys: [{
-      id: exampleId("apk"),
-      organizationId: acme.id,
-      name: "CI deploys",
-      prefix: "opk_4f9c2a1b",
-      createdAt: exampleTime(),
-      expiresAt: exampleTime(90 * 24 * 60),
-      lastUsedAt: exampleTime(60)
-    }]
+    apiKeys: [exampleOf(HeldApiKey)]
   }]
 })

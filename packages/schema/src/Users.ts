@@ -4,7 +4,7 @@ import { Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { ApiKeyId, exampleId, OrganizationId, SessionId, SsoConnectionId, UserId } from "./Ids.js"
 import { Membership, Organization, OrganizationWithMembership } from "./Organizations.js"
 import { Page } from "./Pagination.js"
-import { acme, ada, examplePassword, exampleTime, exampleToken } from "./Examples.js"
+import { acme, ada, exampleOf, examplePassword, exampleTime, exampleToken } from "./Examples.js"
 
 export const PersonName = TrimmedText(1, 120, "A person's name")
 
@@ -84,7 +84,18 @@ export const HeldApiKey = Schema.Struct({
   createdAt: Timestamp,
   expiresAt: Schema.NullOr(Timestamp),
   lastUsedAt: Schema.NullOr(Timestamp)
-}).annotations({ identifier: "HeldApiKey" })
+}).annotations({
+  identifier: "HeldApiKey",
+  examples: [{
+    id: exampleId("apk"),
+    organizationId: acme.id,
+    name: "CI deploys",
+    prefix: "opk_4f9c2a1b",
+    createdAt: exampleTime(),
+    expiresAt: exampleTime(90 * 24 * 60),
+    lastUsedAt: exampleTime(60)
+  }]
+})
 export type HeldApiKey = typeof HeldApiKey.Type
 
 export const ChangePasswordResult = Schema.Struct({
@@ -97,15 +108,7 @@ export const ChangePasswordResult = Schema.Struct({
   identifier: "ChangePasswordResult",
   examples: [{
     otherSessionsEnded: 2,
-    apiKeys: [{
-      id: exampleId("apk"),
-      organizationId: acme.id,
-      name: "CI deploys",
-      prefix: "opk_4f9c2a1b",
-      createdAt: exampleTime(),
-      expiresAt: exampleTime(90 * 24 * 60),
-      lastUsedAt: exampleTime(60)
-    }],
+    apiKeys: [exampleOf(HeldApiKey)],
     apiKeysRevoked: true
   }]
 })

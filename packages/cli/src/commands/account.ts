@@ -8,7 +8,6 @@ import * as Commands from "../Commands.js"
 import { UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
-import * as Profiles from "../Profiles.js"
 import * as Sessions from "../Sessions.js"
 import * as Target from "../Target.js"
 
@@ -23,18 +22,11 @@ export const exportData = Commands.endpoint("export", {
   human: (document) => JSON.stringify(Schema.encodeSync(AccountExport)(document), null, 2)
 })
 
-/** Forgets the profile's saved session and email when it is `token`'s (the account it signed in is gone). */
-const forgetSession = (target: Target.Target) =>
-  Effect.gen(function*() {
-    const credential = Option.getOrUndefined(target.credential)
-    if (credential?.kind !== "token" || credential.source !== "profile") return
-    const token = Redacted.value(credential.value)
-    yield* Profiles.update(target.profileName, (current) => {
-      if (current?.token !== token) return current
-      const { email: _email, token: _token, ...rest } = current
-      return rest
-    })
-  })
+/** The profile's saved session token, when that is the credential the command used. */
+const profileToken = (target: Target.Target) => {
+  const credential = Option.getOrUndefined(target.credential)
+  return credential?.kind === "token" && credential.source === "profile" ? Redacted.value(credential.value) : undefined
+}
 
 export const email = Commands.leaf("email", {
   summary: "Change your account's email after your password; the new address is unverified until proven (needs a session).",
@@ -51,11 +43,8 @@ export const email = Commands.leaf("email", {
         const secret = yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: true })
         const result = yield* client.users.changeEmail({ payload: { email, password: Redacted.value(secret) } })
-        const credential = Option.getOrUndefined(target.credential)
-        if (credential?.kind === "token" && credential.source === "profile") {
-          const token = Redacted.value(credential.value)
-          yield* Profiles.update(target.profileName, (current) => (current?.token === token ? { ...current, email: result.user.email } : current))
-        }
+        const token = profileToken(target)
+        if (token !== undefined) yield* Sessions.followEmail(target, token, result.user.email)
         yield* Output.emit(global, ChangeEmailResult, result, ({ emailVerified, user }) =>
           emailVerified
             ? `Your email is ${user.email}.`
@@ -83,7 +72,8 @@ export const remove = Commands.leaf("delete", {
         const secret = withoutPassword ? undefined : yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: true })
         const result = yield* client.account.delete({ payload: secret === undefined ? {} : { password: Redacted.value(secret) } })
-        yield* forgetSession(target)
+        const token = profileToken(target)
+        if (token !== undefined) yield* Sessions.forget(target, token)
         yield* Output.emit(global, AccountDeletion, result, ({ organizationsLeft, organizationsWithoutMembers, pseudonym, removed, userId }) =>
           [
             `Deleted account ${userId}: organizations' audit logs name it ${pseudonym}.`,
