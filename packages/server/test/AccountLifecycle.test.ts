@@ -284,6 +284,14 @@ describe("the operator's people", () => {
     expect([signedIn.status, signedIn.body.reason]).toEqual([403, "account_disabled"])
     // A wrong password is the 401 any account gets: the state is told only to whoever knows the password.
     expect((await signIn(person.email, "not the password")).status).toBe(401)
+    // Nor can they accept an invitation: their session no longer signs them in, and signing up again with the
+    // address is refused (the account exists).
+    const elsewhere = await Http.owner(server.url, "Elsewhere")
+    const invited = ok("an invitation", await post("/v1/invitations", { token: elsewhere.token, body: { email: person.email, role: "member" } }), 201)
+    const withSession = await post("/v1/invitations/accept", { token: person.token, body: { token: invited.inviteToken } })
+    expect(withSession.status).toBe(401)
+    const bySignUp = await post("/v1/invitations/accept", { body: { token: invited.inviteToken, signUp: { name: "Again", password: "a long password" } } })
+    expect([bySignUp.status, bySignUp.body.error]).toEqual([409, "account_exists"])
     // Disabling again answers the account as it is.
     const twice = ok("again", await post(`/v1/admin/users/${person.user.id}/disable`, { token }), 200)
     expect(twice.user.disabledAt).toBe(disabled.body.user.disabledAt)
