@@ -45,6 +45,7 @@ export const accountDisabled = () =>
     reason: "account_disabled",
     message: "This account is disabled by the instance's operator: ask them to enable it (POST /v1/admin/users/{userId}/enable)."
   })
+
 /** Password changes (right or wrong current password) per account and window. */
 const PASSWORD_CHANGES_PER_WINDOW = 10
 const PASSWORD_CHANGE_WINDOW = Duration.minutes(15)

@@ -141,6 +141,7 @@ const MAX_TARGETS = 10
 const subjects: Partial<Record<AuditAction, ReadonlyArray<"organization" | "caller" | "credential">>> = {
   "user.update": ["caller"],
   "user.password.change": ["caller"],
+  "user.email.change": ["caller"],
   "session.revoke": ["credential", "caller"],
   "worker.instance.register": ["caller"],
   "sso.policy.update": ["organization"],
