@@ -25,7 +25,22 @@ const shared = ["platform", "integrations"]
  */
 const areas = {
   access: ["identity/Memberships", "teams/Teams"],
-  admin: ["identity/Organizations", "identity/Operator", "identity/PasswordResets"],
+  // An account's deletion and export: identity's part through its services; what other areas keep of the person is
+  // forgotten (or read) in the deletion's one transaction, so through their repositories, as scim's suspension does.
+  accounts: [
+    "identity/Accounts",
+    "identity/AccountRecords",
+    "identity/AccountRemoval",
+    "identity/Authentication",
+    "identity/Operator",
+    "audit/AuditRepository",
+    "capabilities/SuiteRepository",
+    "mcp/CredentialsRepository",
+    "memory/MemoryRepository",
+    "scim/UsersRepository",
+    "sso/IntentsRepository"
+  ],
+  admin: ["identity/Organizations", "identity/Operator", "identity/PasswordResets", "identity/OperatorUsers", "accounts/AccountDeletion"],
   audit: [],
   capabilities: [],
   catalog: [

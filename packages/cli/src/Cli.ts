@@ -24,6 +24,7 @@ const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: S
   ["keys", () => import("./commands/keys.js").then((module) => module.keys)],
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
+  ["account", () => import("./commands/account.js").then((module) => module.account)],
   ["orgs", () => import("./commands/orgs.js").then((module) => module.orgs)],
   ["members", () => import("./commands/members.js").then((module) => module.members)],
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
@@ -52,7 +53,7 @@ const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: S
 ]
 
 const SUMMARY =
-  "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar)."
+  "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, export or delete your account, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics and accounts, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar)."
 
 /** The root of the tree, every command loaded (the overview, completions). */
 export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}): Effect.Effect<Commands.Group> =>

@@ -83,3 +83,18 @@ export const noteOverride = (options: { readonly json: boolean }, target: Target
       `note: a ${target.credential.value.source === "flag" ? "--token/--api-key flag" : "ORGPLANE_TOKEN/ORGPLANE_API_KEY variable"} takes precedence over the saved session.`
     )
     : Effect.void
+
+/**
+ * Forgets the profile's saved session (and its email) when it is still `token`: signed out, or its account deleted.
+ * A profile holding another credential by now is left alone.
+ */
+export const forget = (target: Target.Target, token: string) =>
+  Profiles.update(target.profileName, (current) => {
+    if (current?.token !== token) return current
+    const { email: _email, token: _token, ...rest } = current
+    return rest
+  })
+
+/** Keeps the profile's saved email that of its session's account (`token`'s), after the account's email changed. */
+export const followEmail = (target: Target.Target, token: string, email: string) =>
+  Profiles.update(target.profileName, (current) => (current?.token === token ? { ...current, email } : current))

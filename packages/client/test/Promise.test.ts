@@ -80,6 +80,30 @@ describe("Promise client", () => {
     expect((await asOwner.apiKeys.list({ urlParams: {} })).items).toEqual([])
   })
 
+  it("exports the account, changes its email, refuses a last owner's deletion with its code, and deletes accounts", async () => {
+    const { asOwner, organization, user } = await owner()
+    const exported = await asOwner.account.export()
+    expect(exported).toMatchObject({ format: "orgplane.account-export.v1", user: { id: user.id, emailVerified: false }, memories: [], apiKeys: [] })
+    expect(exported.exportedAt).toBeInstanceOf(Date)
+    expect(exported.memberships.map(({ membership, organization }) => [organization.name, membership.role, membership.removedAt])).toEqual([["Acme", "owner", null]])
+
+    const moved = uniqueEmail("moved")
+    expect(await asOwner.users.changeEmail({ payload: { email: moved, password } })).toMatchObject({ user: { id: user.id, email: moved }, emailVerified: false })
+
+    const { inviteToken } = await asOwner.invitations.create({ payload: { email: uniqueEmail("member"), role: "member" } })
+    const accepted = await client().invitations.accept({ payload: { token: inviteToken, signUp: { name: "Member", password } } })
+    const refused = await rejection(asOwner.account.delete({ payload: { password } }))
+    expect(refused).toMatchObject({ status: 409, code: "last_owner_of_organizations" })
+
+    // The member just signed in: a recent sign-in is enough, and nothing needs to be sent.
+    const asMember = client({ token: accepted.session!.token })
+    const left = await asMember.account.delete()
+    expect(left).toMatchObject({ userId: accepted.user.id, organizationsLeft: [organization.id], pseudonym: expect.stringMatching(/^deleted-user-/) })
+    expect(await rejection(asMember.users.me())).toMatchObject({ status: 401 })
+    const gone = await asOwner.account.delete({ payload: { password } })
+    expect(gone).toMatchObject({ organizationsLeft: [organization.id], organizationsWithoutMembers: [organization.id] })
+  })
+
   it("creates an organization, then creates, lists and revokes API keys", async () => {
     const { asOwner, organization, user } = await owner()
     expect((await asOwner.users.me()).organization?.id).toBe(organization.id)
@@ -273,6 +297,7 @@ describe("Promise client", () => {
     // @ts-expect-error: not an endpoint of the API
     expect(typed.apiKeys.rotate).toBeUndefined()
     expect(Object.keys(typed).sort()).toEqual([
+      "account",
       "admin",
       "apiKeys",
       "audit",
@@ -298,6 +323,7 @@ describe("Promise client", () => {
       "memory",
       "organizations",
       "plugins",
+      "recovery",
       "roles",
       "scimConnections",
       "scimDiscovery",

@@ -3,14 +3,25 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
+import { AccountDeletion } from "./Account.js"
 import { AdminMetricsResponse } from "./AdminMetrics.js"
-import { ConflictResponse, ForbiddenResponse, NotFoundResponse } from "./Errors.js"
+import { AdminUserListQuery, AdminUserPage, AdminUserPath, AdminUserResponse } from "./AdminUsers.js"
+import {
+  CannotDisableYourselfResponse,
+  ConflictResponse,
+  ForbiddenResponse,
+  LastOwnerOfOrganizationsResponse,
+  NotFoundResponse,
+  UserNotFoundResponse
+} from "./Errors.js"
 import { ChangePlanRequest, ClaimOperatorRequest, Organization } from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 import { PasswordResetLinkResponse, UserPasswordResetPath } from "./Recovery.js"
+
+const userErrors = "404 `user_not_found` for an id that is no account's (a deleted account's included)"
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
@@ -45,7 +56,56 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Read the instance's usage metrics")
       .annotate(
         OpenApi.Description,
-        "Computes the instance's usage metrics on each call (no caching) and answers `{summary, generatedAt}`. Days are UTC calendar days (`YYYY-MM-DD`); today is the day of `generatedAt`.\n\nDefinitions:\n- `totalUsers`, `totalOrganizations`: every account and every organization (provisional ones included).\n- `verifiedUsers`: the instance has no email verification, so a person counts as verified when their email's domain is the verified SSO domain of an organization they are an active member of.\n- `recentUsers7d` / `recentUsers30d`: accounts created at or after now − 7 days / now − 30 days (signups, not activity).\n- `totalWorkers`, `cloudWorkers`, `localWorkers`: workers not deleted, split by destination; `usersWithWorkers`: distinct creators of those workers; `usersWithoutWorkers`: totalUsers − usersWithWorkers, at least 0.\n- `paidUsers`: people with an active membership in an organization on the `team` or `enterprise` plan; `unpaidUsers`: everyone else; `billingUnavailableUsers` is 0 and `billingLoaded` true, since plans are stored on the instance.\n- `adminCount`: owners and admins (active memberships) of the operator organization, who are the instance's admins.\n- Activity of a person on a day: (A) a session created that day, (B) any telemetry event that day, (C, task activity) a `task.started`, `task.completed` or `task.failed` telemetry event with a session id that day. `activeUsers1d`/`7d`/`30d`: distinct people with A or B activity today / on the last 7 days (today included) / on the 30 days of the series; `realActiveUsers1d`/`7d`/`30d`: the same with C only.\n- `recurringUsers`: people with activity (A, B or C) on at least 2 distinct days of the last 90 (today included).\n- `inviters`: distinct people who ever created an invitation, in any organization; `medianHoursToFirstInvite`: for each inviter, the hours from their account's creation to their first invitation, floored at 0 and rounded to 0.1, then the median (an even count averages the two middle values; the result is rounded to 0.01); 0 while there are no inviters.\n- `activitySeries`: 30 points, oldest first, from 29 days ago to today: `activeUsers` (A or B), `realActiveUsers` (C) and `signups` (accounts created that day).\n\nErrors: only those of the group (403 `operator_only` for anyone but the operator organization's owners and admins)."
+        "Computes the instance's usage metrics on each call (no caching) and answers `{summary, generatedAt}`. Days are UTC calendar days (`YYYY-MM-DD`); today is the day of `generatedAt`.\n\nDefinitions:\n- `totalUsers`, `totalOrganizations`: every account (deleted ones not counted) and every organization (provisional ones included).\n- `verifiedUsers`: the instance has no email verification, so a person counts as verified when their email's domain is the verified SSO domain of an organization they are an active member of.\n- `recentUsers7d` / `recentUsers30d`: accounts created at or after now − 7 days / now − 30 days and not deleted (signups, not activity).\n- `totalWorkers`, `cloudWorkers`, `localWorkers`: workers not deleted, split by destination; `usersWithWorkers`: distinct creators of those workers; `usersWithoutWorkers`: totalUsers − usersWithWorkers, at least 0.\n- `paidUsers`: people with an active membership in an organization on the `team` or `enterprise` plan; `unpaidUsers`: everyone else; `billingUnavailableUsers` is 0 and `billingLoaded` true, since plans are stored on the instance.\n- `adminCount`: owners and admins (active memberships) of the operator organization, who are the instance's admins.\n- Activity of a person on a day: (A) a session created that day, (B) any telemetry event that day, (C, task activity) a `task.started`, `task.completed` or `task.failed` telemetry event with a session id that day. `activeUsers1d`/`7d`/`30d`: distinct people with A or B activity today / on the last 7 days (today included) / on the 30 days of the series; `realActiveUsers1d`/`7d`/`30d`: the same with C only.\n- `recurringUsers`: people with activity (A, B or C) on at least 2 distinct days of the last 90 (today included).\n- `inviters`: distinct people who ever created an invitation, in any organization; `medianHoursToFirstInvite`: for each inviter, the hours from their account's creation to their first invitation, floored at 0 and rounded to 0.1, then the median (an even count averages the two middle values; the result is rounded to 0.01); 0 while there are no inviters.\n- `activitySeries`: 30 points, oldest first, from 29 days ago to today: `activeUsers` (A or B), `realActiveUsers` (C) and `signups` (accounts created that day).\n\nErrors: only those of the group (403 `operator_only` for anyone but the operator organization's owners and admins)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listUsers", "/v1/admin/users")
+      .setUrlParams(AdminUserListQuery)
+      .addSuccess(AdminUserPage)
+      .pipe(requires("admin.readUsers"))
+      .annotate(OpenApi.Summary, "List the instance's accounts")
+      .annotate(
+        OpenApi.Description,
+        "Every account of the instance, oldest first, in keyset pages: email, name, when it was made, whether its address is proven, when the operator disabled it (null while enabled) and how many organizations it is an active member of. `email` keeps those whose address contains the text (case-insensitive); `disabled` keeps the disabled or the enabled ones. Deleted accounts are not listed. Changes nothing.\n\nErrors: 400 `invalid_request` for a cursor of other filters."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("disableUser", "/v1/admin/users/:userId/disable").pipe(audits("user.disable"))
+      .setPath(AdminUserPath)
+      .addSuccess(AdminUserResponse)
+      .addError(UserNotFoundResponse)
+      .addError(CannotDisableYourselfResponse)
+      .pipe(requires("admin.manageUsers"))
+      .annotate(OpenApi.Summary, "Disable an account")
+      .annotate(
+        OpenApi.Description,
+        `Disables an account at once, as Keycloak's \`enabled: false\` and Auth0's \`blocked\` do: every session of the person ends, their API keys (in every organization) are refused with 401 from the next request on, a write of theirs under way fails where it commits, and their password sign-in answers 403 \`account_disabled\` (only once the password is right: a wrong one is a 401, counted by the sign-in throttle as before), as do SSO sign-ins. Memberships, keys and data stay: \`POST /v1/admin/users/{userId}/enable\` undoes it (the ended sessions stay ended; the keys work again). Disabling a disabled account answers it as it is. Needs a recent sign-in from a session; an API key needs the \`admin.manageUsers\` scope.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`; ${userErrors}; 409 \`cannot_disable_yourself\` for the caller's own account.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("enableUser", "/v1/admin/users/:userId/enable").pipe(audits("user.enable"))
+      .setPath(AdminUserPath)
+      .addSuccess(AdminUserResponse)
+      .addError(UserNotFoundResponse)
+      .pipe(requires("admin.manageUsers"))
+      .annotate(OpenApi.Summary, "Enable an account")
+      .annotate(
+        OpenApi.Description,
+        `Enables a disabled account: the person signs in again (password or SSO) and their API keys work again; the sessions the disable ended stay ended. Enabling an enabled account answers it as it is. Needs a recent sign-in from a session; an API key needs the \`admin.manageUsers\` scope.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`; ${userErrors}.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteUser", "/v1/admin/users/:userId").pipe(audits("user.delete"))
+      .setPath(AdminUserPath)
+      .addSuccess(AccountDeletion)
+      .addError(UserNotFoundResponse)
+      .addError(LastOwnerOfOrganizationsResponse)
+      .pipe(requires("admin.manageUsers"))
+      .annotate(OpenApi.Summary, "Delete an account")
+      .annotate(
+        OpenApi.Description,
+        `Deletes any account, as \`DELETE /v1/me\` does for one's own (what goes, what stays as a tombstone and a pseudonym, the audit log): the audit event \`user.delete\` is recorded in every organization the person left and in the operator organization. Refused, like the person's own deletion, while the person is the last owner of organizations that have other members: another owner comes first. Needs a recent sign-in from a session (for the caller's own account too: the person's own rule, which only a session meets); an API key needs the \`admin.manageUsers\` scope and cannot delete its own maker. Answers what was removed.\n\nErrors: 403 \`recent_authentication_required\` from a session older than \`ORGPLANE_RECENT_AUTHENTICATION\`, \`session_required\` for an API key deleting its own maker; ${userErrors}; 409 \`last_owner_of_organizations\` (the message names the organizations).`
       )
   )
   .add(
@@ -66,6 +126,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
   .annotate(OpenApi.Title, "Admin")
   .annotate(
     OpenApi.Description,
-    "Instance operation, for owners and admins of the operator organization only (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, else the one whose owner redeemed the instance's one-time setup token with `POST /v1/admin/operator`); anyone else gets 403 `operator_only`. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+    "Instance operation, for owners and admins of the operator organization only (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, else the one whose owner redeemed the instance's one-time setup token with `POST /v1/admin/operator`): plans, metrics and the instance's accounts (list, disable, enable, delete); anyone else gets 403 `operator_only`. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
   )
 {}

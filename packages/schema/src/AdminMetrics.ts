@@ -18,7 +18,7 @@ export class AdminActivityPoint extends Schema.Class<AdminActivityPoint>("AdminA
 }).annotations({ examples: [{ day: "2026-11-02", activeUsers: 42, realActiveUsers: 31, signups: 3 }] })) {}
 
 export class AdminMetricsSummary extends Schema.Class<AdminMetricsSummary>("AdminMetricsSummary")(Schema.Struct({
-  totalUsers: Count("Every person with an account on the instance."),
+  totalUsers: Count("Every person with an account on the instance (deleted accounts not counted)."),
   totalOrganizations: Count("Every organization on the instance, provisional ones included."),
   verifiedUsers: Count(
     "People whose email domain is the verified SSO domain of an organization they are an active member of (the instance has no email verification)."

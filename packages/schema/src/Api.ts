@@ -35,6 +35,7 @@ import { AuditStreamsApi } from "./AuditStreamsApi.js"
 import { DesktopPoliciesApi } from "./DesktopPoliciesApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { RecoveryApi } from "./RecoveryApi.js"
+import { AccountApi } from "./AccountApi.js"
 import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
@@ -287,6 +288,7 @@ const servers = (url = "/") => [{ url, description: url === "/" ? "The server th
 const Groups = HttpApi.make("orgplane")
   .add(SystemApi)
   .add(UsersApi)
+  .add(AccountApi)
   .add(OrganizationsApi)
   .add(MembersApi)
   .add(RolesApi)

@@ -54,7 +54,7 @@ export const collapseScopes = (actions: ReadonlyArray<Action>): ReadonlyArray<ty
 
 /**
  * The scopes of a key made without `scopes`: every action its maker's role allows when it is made, except those
- * only a naming scope grants (`KeyGuardedActions`: key management, ownership, audit retention, SSO and SCIM, plans, the operator, password reset links).
+ * only a naming scope grants (`KeyGuardedActions`: key management, ownership, audit retention, SSO and SCIM, plans, the operator, password reset links, people's accounts).
  */
 export const defaultScopes = (allowed: (action: Action) => boolean): ReadonlyArray<Action> =>
   Actions.filter((action) => allowed(action) && !KeyGuardedActions.includes(action))
@@ -95,7 +95,7 @@ export const CreateApiKeyRequest = Schema.Struct({
   }),
   scopes: Schema.optionalWith(ApiKeyScopesRequest, { exact: true }).annotations({
     description:
-      "What the key may do: actions of the policy table, or `<area>.*` for all of an area's. None may exceed the caller's role, nor, when an API key makes this one, that key's scopes (400 otherwise). Omitted: every action the caller's role allows except `apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword` and `admin.resetPasswords`, which a key takes only when a scope names them."
+      "What the key may do: actions of the policy table, or `<area>.*` for all of an area's. None may exceed the caller's role, nor, when an API key makes this one, that key's scopes (400 otherwise). Omitted: every action the caller's role allows except `apiKeys.manage`, `members.manageOwners`, `members.transferOwnership`, `audit.manage`, `sso.manage`, `scim.manage`, `organizations.setPlan`, `admin.claimOperator`, `members.resetPassword`, `admin.resetPasswords` and `admin.manageUsers`, which a key takes only when a scope names them."
   })
 }).annotations({
   ...requestBody,

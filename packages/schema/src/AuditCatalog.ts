@@ -43,6 +43,12 @@ export const AuditActions = {
   ),
   "user.password.reset": security("A person set a new password with a one-time reset link; every session of theirs ended."),
   "user.email.verify": security("A person proved their email address with the link mailed to it."),
+  "user.email.change": security("A person changed their account's email (the new address unverified until proven)."),
+  "user.delete": security(
+    "An account was deleted, by its person or the instance's operator: recorded in each organization it left and, for the operator, in theirs."
+  ),
+  "user.disable": security("The instance's operator disabled an account: its sessions ended, its API keys and sign-ins refused."),
+  "user.enable": security("The instance's operator enabled a disabled account again."),
   "api_key.create": security("An API key was created."),
   "api_key.revoke": security("An API key was revoked."),
   // The organization and its people

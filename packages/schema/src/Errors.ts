@@ -121,7 +121,9 @@ export const ForbiddenReason = Schema.Literal(
   "sso_session_required",
   "setup_token_invalid",
   "insufficient_scope",
-  "recent_authentication_required"
+  "recent_authentication_required",
+  // The instance's operator disabled the account: its password and SSO sign-ins are refused until enabled again.
+  "account_disabled"
 ).annotations({ identifier: "ForbiddenReason" })
 export type ForbiddenReason = typeof ForbiddenReason.Type
 
@@ -215,6 +217,15 @@ export const McpConnectionNotFoundResponse = only(
   ["connection_not_found"]
 )
 
+/** The 404 of the operator's operations on one account, which names nothing else. */
+export const UserNotFoundResponse = only(
+  NotFound,
+  404,
+  "UserNotFound",
+  "`user_not_found`: no account has this id (or it was deleted).",
+  ["user_not_found"]
+)
+
 /** What a 409 names. */
 export const ConflictCode = Schema.Literal(
   "email_taken",
@@ -277,7 +288,10 @@ export const ConflictCode = Schema.Literal(
   "reset_own_password",
   "account_in_other_organizations",
   "mail_not_configured",
-  "email_already_verified"
+  "email_already_verified",
+  // Accounts: a deletion that would leave an organization with members and no owner; the operator disabling themselves.
+  "last_owner_of_organizations",
+  "cannot_disable_yourself"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 
@@ -290,6 +304,27 @@ export const ConflictResponse = wire(
   409,
   `The request conflicts with the current state. \`error\` says how: ${codes(ConflictCode)}.`
 )
+
+/** The 409 of an account's deletion: it would leave organizations with members and no owner. */
+export const LastOwnerOfOrganizationsResponse = only(
+  Conflict,
+  409,
+  "LastOwnerOfOrganizations",
+  "`last_owner_of_organizations`: the person is the last owner of organizations that have other members; `message` names them and says what to do (transfer ownership, or delete the organization).",
+  ["last_owner_of_organizations"]
+)
+
+/** The 409 of the operator disabling an account: their own. */
+export const CannotDisableYourselfResponse = only(
+  Conflict,
+  409,
+  "CannotDisableYourself",
+  "`cannot_disable_yourself`: the operator may not disable their own account (nobody could enable it again but another operator).",
+  ["cannot_disable_yourself"]
+)
+
+/** The 409 of an email change: the address has an account. */
+export const EmailTakenResponse = only(Conflict, 409, "EmailTaken", "`email_taken`: another account has this address.", ["email_taken"])
 
 export class RateLimited extends Schema.TaggedError<RateLimited>("RateLimited")("RateLimited", {
   error: code("rate_limited"),

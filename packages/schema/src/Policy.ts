@@ -75,6 +75,16 @@ export const Policy = {
     capability: "read the instance's usage metrics (in the operator organization only)",
     operatorOnly: true
   },
+  "admin.readUsers": {
+    role: "admin",
+    capability: "list every account of the instance, with its organization count and whether it is disabled (in the operator organization only)",
+    operatorOnly: true
+  },
+  "admin.manageUsers": {
+    role: "admin",
+    capability: "disable, enable and delete any account of the instance (in the operator organization only)",
+    operatorOnly: true
+  },
   "admin.claimOperator": {
     role: "owner",
     capability: "make their organization the instance's operator with the server's one-time setup token, while nothing else names the operator"
@@ -156,7 +166,7 @@ export const Actions: readonly [Action, ...Array<Action>] = [
  * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
  * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, the organization's
  * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
- * identity provider), the instance's operator powers over plans and the operator itself, and password reset links
+ * identity provider), the instance's operator powers over plans, the operator itself and people's accounts, and password reset links
  * (a leaked key could otherwise take over the accounts it may reset).
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
@@ -169,7 +179,8 @@ export const KeyGuardedActions: ReadonlyArray<Action> = [
   "organizations.setPlan",
   "admin.claimOperator",
   "members.resetPassword",
-  "admin.resetPasswords"
+  "admin.resetPasswords",
+  "admin.manageUsers"
 ]
 
 /** OpenAPI extension members naming the actions an operation checks (the document's `transform` adds their text). */

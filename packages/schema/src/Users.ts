@@ -60,11 +60,14 @@ export const SwitchOrganizationRequest = Schema.Struct({ organizationId: Organiz
 
 export const UpdateMeRequest = Schema.Struct({ name: PersonName }).annotations({ ...requestBody, examples: [{ name: "Ada King" }] })
 
+/** The account's current password, entered again to confirm a change (never checked against the rules of a new one). */
+export const CurrentPassword = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must not be empty" }),
+  Schema.maxLength(256, { message: () => "must be at most 256 characters" })
+).annotations({ description: "The account's current password, 1 to 256 characters." })
+
 export const ChangePasswordRequest = Schema.Struct({
-  currentPassword: Schema.String.pipe(
-    Schema.minLength(1, { message: () => "must not be empty" }),
-    Schema.maxLength(256, { message: () => "must be at most 256 characters" })
-  ),
+  currentPassword: CurrentPassword,
   newPassword: Password,
   revokeApiKeys: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
     description:
@@ -151,3 +154,19 @@ export const EndedSessions = Schema.Struct({
 export const SessionPath = Schema.Struct({ sessionId: SessionId })
 
 export const MyOrganizationPage = Page(OrganizationWithMembership).annotations({ identifier: "MyOrganizationPage" })
+
+export const ChangeEmailRequest = Schema.Struct({
+  email: Email.annotations({ description: "The new address: unverified until proven (see `emailVerified` in the answer)." }),
+  password: CurrentPassword
+}).annotations({ ...requestBody, examples: [{ email: "ada.lovelace@acme.example", password: examplePassword }] })
+
+export const ChangeEmailResult = Schema.Struct({
+  user: User,
+  emailVerified: Schema.Boolean.annotations({
+    description:
+      "Whether the account's address is proven. False after a change to another address: an SSO sign-in does not link to an unproven address (it takes the account back first: docs/security.md, \"Pre-account hijacking through SSO\") until an SSO sign-in through a domain an organization verified proves it again. True when only the letters' case changed."
+  })
+}).annotations({
+  identifier: "ChangeEmailResult",
+  examples: [{ user: { id: ada.userId, email: "ada.lovelace@acme.example", name: ada.name, createdAt: exampleTime() }, emailVerified: false }]
+})

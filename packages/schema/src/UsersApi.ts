@@ -5,6 +5,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import {
   ConflictResponse,
+  EmailTakenResponse,
   ForbiddenResponse,
   InvalidRequestResponse,
   NotFoundResponse,
@@ -17,6 +18,8 @@ import { PageQuery } from "./Pagination.js"
 import { Authentication } from "./Security.js"
 import {
   AuthResult,
+  ChangeEmailRequest,
+  ChangeEmailResult,
   ChangePasswordRequest,
   ChangePasswordResult,
   EndedSessions,
@@ -117,7 +120,22 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Change the caller's password")
       .annotate(
         OpenApi.Description,
-        "Sets a new password after checking the current one. Every other session of the account is signed out; the calling one stays. The answer counts them and lists the API keys the person's memberships made, in every organization, which a password change leaves working unless `revokeApiKeys` is true (then they, and the keys made with them, are revoked). Session only.\n\nErrors: 400 `invalid_request` on `currentPassword` when it is wrong; 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 429 `rate_limited` (with `Retry-After`) after 10 attempts, right or wrong, in 15 minutes."
+        "Sets a new password after checking the current one. Every other session of the account is signed out; the calling one stays. The answer counts them and lists the API keys the person's memberships made, in every organization, which a password change leaves working unless `revokeApiKeys` is true (then they, and the keys made with them, are revoked). Session only.\n\nErrors: 400 `invalid_request` on `currentPassword` when it is wrong; 401 `unauthorized` without a valid session; 403 `session_required` with an API key; 429 `rate_limited` (with `Retry-After`) after 10 attempts, right or wrong, in 15 minutes (shared with `PUT /v1/me/email` and `DELETE /v1/me`, which check the password too)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("changeEmail", "/v1/me/email").pipe(audits("user.email.change"))
+      .setPayload(ChangeEmailRequest)
+      .addSuccess(ChangeEmailResult)
+      .addError(ForbiddenResponse)
+      .addError(InvalidRequestResponse)
+      .addError(EmailTakenResponse)
+      .addError(RateLimitedResponse)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Change the caller's email")
+      .annotate(
+        OpenApi.Description,
+        "Sets a new email for the account after checking its password. The new address is unverified until proven (`emailVerified: false` in the answer): the proofs the old address had, to the instance and to the organizations that invited it, are cleared, so an SSO sign-in does not link to the account by the new address without taking it back first (docs/security.md, \"Pre-account hijacking through SSO\"). Only a change of the letters' case keeps them. Sessions and API keys stay; the addresses the account signed in from follow it (the sign-in throttle spares them). The audit log records `user.email.change` with the old and new address. Session only.\n\nErrors: 400 `invalid_request` on `password` when it is wrong; 401 `unauthorized` without a valid session; 403 `session_required` with an API key, `sso_required` for an address of a domain whose organization requires SSO (its people get their account from SSO); 409 `email_taken` when another account has the address; 429 `rate_limited` (with `Retry-After`) after 10 password checks, right or wrong, in 15 minutes (shared with `POST /v1/me/password` and `DELETE /v1/me`)."
       )
   )
   .add(
@@ -171,6 +189,6 @@ export class UsersApi extends HttpApiGroup.make("users")
   .annotate(OpenApi.Title, "Users")
   .annotate(
     OpenApi.Description,
-    "The caller's own account: signing up, in and out, their name and password, and which of their organizations a session acts in. Sign-up and sign-in are public; everything else acts on the signed-in person, and all but `GET /v1/me` needs a session (an API key acts for an organization, not as a person signing in: 403 `session_required`)."
+    "The caller's own account: signing up, in and out, their name, email and password, and which of their organizations a session acts in. Sign-up and sign-in are public; everything else acts on the signed-in person, and all but `GET /v1/me` needs a session (an API key acts for an organization, not as a person signing in: 403 `session_required`)."
   )
 {}

@@ -14,6 +14,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { type IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
+import * as AccountHttp from "./accounts/Http.js"
 import * as AdminHttp from "./admin/Http.js"
 import * as CatalogHttp from "./catalog/Http.js"
 import * as ConnectorsHttp from "./connectors/Http.js"
@@ -177,6 +178,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
     Layer.provide([
       SystemHttp.layer,
       IdentityHttp.layer,
+      AccountHttp.layer,
       AdminHttp.layer,
       MembersHttp.layer,
       TeamsHttp.layer,

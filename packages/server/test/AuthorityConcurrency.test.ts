@@ -158,6 +158,28 @@ describe.skipIf(!TestDatabase.onPostgres)("authority checked at commit, two serv
     expect(await madeBy(org.organizationId, org.admin.membership.id)).toEqual({ invitations: 0, keys: 0, teams: 0 })
   }, 120_000)
 
+  it("writes under way with an API key whose person the operator disables meanwhile are refused (401)", async () => {
+    const operator = await Http.operator(server(0))
+    const org = await Http.staffed(server(0), "Disabled")
+    const minted = Http.expectStatus("key", await Http.request(server(0), "POST", "/v1/api-keys", {
+      token: org.admin.token,
+      body: { name: "kept", scopes: ["invitations.manage", "teams.*", "apiKeys.manage"] }
+    }), 201)
+    // Disabling keeps the key (it is refused while the account stays disabled): only the check at commit, reading the
+    // account again, stops the writes already past authentication.
+    const held = await shared.hold("SELECT id FROM organizations WHERE id = $1 FOR UPDATE", [org.organizationId])
+    const racing = writes({ apiKey: minted.key }, 9)
+    const pending = Promise.all(racing.map((send, i) => send(server(i))))
+    await held.waiters(racing.length)
+    const disabled = await Http.request(server(1), "POST", `/v1/admin/users/${org.admin.user.id}/disable`, { token: operator.token })
+    expect(disabled.status, disabled.text).toBe(200)
+    await held.release()
+    const answers = await pending
+    expect(answers.map((answer) => [answer.status, answer.body?.error])).toEqual(answers.map(() => [401, "unauthorized"]))
+    expect(await madeBy(org.organizationId, org.admin.membership.id)).toEqual({ invitations: 0, keys: 1, teams: 0 })
+    expect(await acceptAll(answers)).toBe(0)
+  }, 120_000)
+
   it("a directory's writes under way with a SCIM token revoked meanwhile are refused (SCIM 401)", async () => {
     const org = await Http.staffed(server(0), "Directory")
     const directory = await Http.scimDirectory(server(0), org.owner.token)

@@ -39,6 +39,8 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
   { operation: "workerRuntime.heartbeat", path: ["sentAt"], message: "is more than 5 minutes ahead of the server's clock: check the runtime's clock" },
   // Must be the caller's actual password.
   { operation: "users.changePassword", path: ["currentPassword"], message: "is not the account's current password" },
+  { operation: "users.changeEmail", path: ["password"], message: "is not the account's current password" },
+  { operation: "account.delete", path: ["password"], message: "is not the account's current password" },
   // MCP connections: the URL's host must resolve (to public addresses) before anything is stored.
   { operation: "mcpConnections.create", path: ["url"], message: "The outbound URL is not allowed: x.example could not be resolved" },
   // LLM providers: a catalog provider must be one the catalog has; a base URL must resolve (to public addresses); a

@@ -33,6 +33,8 @@ interface Sent {
 const semantic: ReadonlyArray<{ readonly operation: string; readonly path: string; readonly message: RegExp }> = [
   // The example's password is not the test account's.
   { operation: "users.changePassword", path: "currentPassword", message: /^is not the account's current password$/ },
+  { operation: "users.changeEmail", path: "password", message: /^is not the account's current password$/ },
+  { operation: "account.delete", path: "password", message: /^is not the account's current password$/ },
   // The example MCP server is on the internet, which the tests cannot reach: its host does not resolve.
   { operation: "mcpConnections.create", path: "url", message: /^The outbound URL is not allowed: .* could not be resolved$/ },
   // The same for the example audit stream's endpoint.
@@ -386,6 +388,7 @@ const targetsCheckedElsewhere: Readonly<Partial<Record<AuditAction, string>>> = 
   "session.create": "Audit.test.ts: records a sign-in in the organization the session acts in",
   "organization.create": "Audit.test.ts: records a new organization in its own log",
   "user.password.change": "Audit.test.ts: names the subject of an action that has no path id",
+  "user.email.change": "AccountLifecycle.test.ts: is recorded, old and new address, in the person's organizations' audit log",
   "invitation.accept": "Audit.test.ts: names the subject of an action that has no path id",
   "audit.retention.apply": "Audit.test.ts: keeps 365 days unless an owner sets another",
   "workspace.bootstrap": "Identity.test.ts: a claim makes the person a member with its role",

@@ -1,7 +1,7 @@
 /**
  * Directory provisioning and SSO agree, against a real OpenID Provider on loopback: a person the directory provisions
  * signs in through the organization's SSO connection as that very member; one it deactivates or deletes cannot, nor
- * come back by JIT, until it reactivates them.
+ * come back by JIT, until it reactivates them; nor by having their account deleted (issue 45, item 2).
  */
 import { FakeDns, Http, IdpOidc, TestServer } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -23,7 +23,7 @@ afterAll(async () => {
   await dns?.stop()
 })
 
-const { get, post } = Http.verbs(() => server.url)
+const { del, get, post } = Http.verbs(() => server.url)
 const unique = () => Math.random().toString(36).slice(2, 8)
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
@@ -119,5 +119,36 @@ describe("SCIM and SSO", { timeout: 60_000 }, () => {
     expect(afterDelete.refused?.body).toMatchObject({ code: "identity_deprovisioned" })
     const listed = Http.expectStatus<any>("members", await get("/v1/members?includeRemoved=true&limit=100", { token: org.owner.token }), 200).items
     expect(listed.filter((member: any) => member.email === email).map((member: any) => member.id)).toEqual([memberId])
+  })
+
+  it("a deactivated person whose account is deleted is still refused by SSO, not made again by JIT; provisioned again, they are the new member", async () => {
+    const operator = await Http.operator(server.url)
+    const org = await organization()
+    const email = account(`dana@${org.domain}`)
+    const user = { schemas: [USER], userName: email, name: { givenName: "Dana", familyName: "Deleted" }, active: true }
+    const provisioned = await org.scim("POST", "/Users", user)
+    expect(provisioned.status, provisioned.text).toBe(201)
+    expect((await ssoSignIn(email)).session).toBeDefined()
+    const deactivate = { schemas: [PATCH_OP], Operations: [{ op: "replace", value: { active: false } }] }
+    expect((await org.scim("PATCH", `/Users/${provisioned.body.id}`, deactivate)).status).toBe(200)
+    const accountId = Http.expectStatus<any>("member", await get(`/v1/members/${provisioned.body.id}`, { token: org.owner.token }), 200).member.userId
+
+    // The operator deletes the account: the directory's deactivation still holds for that identity (before the
+    // deletion kept such links, this sign-in made a new account by JIT and a member of it).
+    const deleted = await del(`/v1/admin/users/${accountId}`, { token: operator.token })
+    expect(deleted.status, deleted.text).toBe(200)
+    expect(deleted.body.removed).toMatchObject({ ssoLinks: 0, scimUsers: 1 })
+    const refused = await ssoSignIn(email)
+    expect(refused.refused?.body).toMatchObject({ error: "sso_sign_in_failed", code: "identity_deprovisioned" })
+
+    // The directory provisions them again (the deleted User answers 404 to it): a new account, which SSO signs in.
+    expect((await org.scim("GET", `/Users/${provisioned.body.id}`)).status).toBe(404)
+    const again = await org.scim("POST", "/Users", user)
+    expect(again.status, again.text).toBe(201)
+    const signedIn = await ssoSignIn(email)
+    expect(signedIn.session, JSON.stringify(signedIn.refused?.body)).toBeDefined()
+    const me = Http.expectStatus<any>("me", await get("/v1/me", { token: signedIn.session! }), 200)
+    expect(me.membership.id).toBe(again.body.id)
+    expect(me.user.id).not.toBe(accountId)
   })
 })

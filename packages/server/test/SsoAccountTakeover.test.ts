@@ -12,12 +12,15 @@ const PASSWORD = "outsider chose this"
 let dns: FakeDns.FakeDns
 let server: TestServer.RunningServer
 let idp: IdpOidc.IdpOidc
+/** The instance's operator, who disables and enables accounts. */
+let operator: Awaited<ReturnType<typeof Http.operator>>
 beforeAll(async () => {
   dns = await FakeDns.start()
   server = await TestServer.start({ defaultPlan: "enterprise", dnsServers: dns.address, outboundAllowPrivate: true })
   idp = await IdpOidc.start({
     clients: [{ client_id: "orgplane", client_secret: SECRET, redirect_uris: [`${server.url}/v1/sso/oidc/callback`] }]
   })
+  operator = await Http.operator(server.url)
 })
 afterAll(async () => {
   await server?.close()
@@ -26,6 +29,7 @@ afterAll(async () => {
 })
 
 const { get, post } = Http.verbs(() => server.url)
+const put = (path: string, options: Http.Options = {}) => Http.request(server.url, "PUT", path, options)
 const unique = () => Math.random().toString(36).slice(2, 8)
 let subjects = 0
 const account = (email: string) => {
@@ -57,11 +61,16 @@ const corp = async (domain = `corp-${unique()}.test`) => {
   return { token, domain, organizationId: org.body.organization.id as string }
 }
 
-/** `email` signs in through the IdP: the exchanged session's answer. */
-const ssoSignIn = async (email: string) => {
+/** `email` signs in through the IdP: the callback's answer (a one-time code, or a refusal). */
+const ssoCallback = async (email: string) => {
   const started = await post("/v1/sso/sign-in", { body: { email } })
   expect(started.status, started.text).toBe(201)
-  const answered = await Http.request((await idp.signIn(started.body.authorizationUrl, { as: email })).url, "GET", "")
+  return Http.request((await idp.signIn(started.body.authorizationUrl, { as: email })).url, "GET", "")
+}
+
+/** `email` signs in through the IdP: the exchanged session's answer. */
+const ssoSignIn = async (email: string) => {
+  const answered = await ssoCallback(email)
   expect(answered.status, answered.text).toBe(200)
   const exchanged = await post("/v1/sso/sign-in/exchange", { body: { code: answered.body.code } })
   expect(exchanged.status, exchanged.text).toBe(200)
@@ -135,5 +144,41 @@ describe("an SSO first sign-in and an account made before it with the same email
     const refused = await post("/v1/invitations/accept", { body: { token: invited.body.inviteToken, signUp: { name: "Real", password: "the real one" } } })
     expect([refused.status, refused.body.error]).toEqual([409, "account_exists"])
     expect(refused.body.message).toMatch(/SSO, which takes the account back/)
+  })
+})
+
+describe("an SSO sign-in and an account's later life (issue 45, item 2)", { timeout: 120_000 }, () => {
+  /** A member of Corp by its invitation (an address Corp proved), signed in once through SSO. */
+  const member = async () => {
+    const org = await corp()
+    const email = account(`member-${unique()}@${org.domain}`)
+    const invited = await post("/v1/invitations", { token: org.token, body: { email, role: "member" } })
+    const accepted = await post("/v1/invitations/accept", { body: { token: invited.body.inviteToken, signUp: { name: "Member", password: "member own password" } } })
+    expect(accepted.status, accepted.text).toBe(200)
+    const signedIn = await ssoSignIn(email)
+    return { email, userId: accepted.body.user.id as string, token: signedIn.session.token as string }
+  }
+
+  it("refuses a disabled account's SSO sign-in (account_disabled) until the operator enables it", async () => {
+    const person = await member()
+    expect((await post(`/v1/admin/users/${person.userId}/disable`, { token: operator.token })).status).toBe(200)
+    const refused = await ssoCallback(person.email)
+    expect([refused.status, refused.body]).toEqual([401, expect.objectContaining({ error: "sso_sign_in_failed", code: "account_disabled" })])
+    expect((await post(`/v1/admin/users/${person.userId}/enable`, { token: operator.token })).status).toBe(200)
+    expect((await ssoSignIn(person.email)).user.id).toBe(person.userId)
+  })
+
+  it("leaves an email changed after an SSO sign-in unproven: signing in again through the link proves nothing of it", async () => {
+    const person = await member()
+    const proven = Http.expectStatus<any>("export", await get("/v1/me/export", { token: person.token }), 200)
+    expect(proven.user.emailVerified).toBe(true)
+    const moved = `moved-${unique()}@elsewhere.test`
+    const changed = await put("/v1/me/email", { token: person.token, body: { email: moved, password: "member own password" } })
+    expect([changed.status, changed.body.emailVerified]).toEqual([200, false])
+    // The provider still vouches for the old address, whose identity is linked: the same person signs in, and the
+    // new address stays unproven (before, the sign-in marked it proven).
+    const again = await ssoSignIn(person.email)
+    expect(again.user).toMatchObject({ id: person.userId, email: moved })
+    expect(Http.expectStatus<any>("export", await get("/v1/me/export", { token: again.session.token }), 200).user.emailVerified).toBe(false)
   })
 })

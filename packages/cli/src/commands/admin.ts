@@ -1,24 +1,32 @@
 /**
  * `orgplane admin`: `claim-operator <setup-token>` makes the active organization the instance's operator with the
  * server's one-time setup token; `metrics`, the instance's usage metrics, for owners and admins of the operator
- * organization: a table of the summary and a sparkline of the last 30 days' activity; `users reset-password
- * <userId>`, the operator's reset link for any account; and `reset-password <email>`, the same link made on the
- * server's machine against its database, with no server running and no sign-in (local, like `keys rotate`).
+ * organization: a table of the summary and a sparkline of the last 30 days' activity; `users list | disable | enable
+ * | delete | reset-password`, the instance's accounts (the operator's reset link for any account among them); and
+ * `reset-password <email>`, a reset link made on the server's machine against its database, with no server running
+ * and no sign-in (local, like `keys rotate`).
  */
 import {
+  AccountDeletion,
   type AdminActivityPoint,
   AdminApi,
   AdminMetricsResponse,
+  type AdminUser,
+  AdminUserPage,
+  AdminUserResponse,
   ClaimOperatorRequest,
   Email,
   Organization,
   PasswordResetLinkResponse,
+  SearchText,
   UserId
 } from "@orgplane/schema"
-import { Console, Effect } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
-import { CommandFailed } from "../Errors.js"
+import { CommandFailed, UsageError } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as LocalDatabase from "../LocalDatabase.js"
 import * as Output from "../Output.js"
@@ -89,6 +97,64 @@ export const metrics = Commands.endpoint("metrics", {
   }
 })
 
+const userId = Inputs.argument("userId", { schema: UserId, description: "The account (usr_…), from 'orgplane admin users list'." })
+
+const state = (user: AdminUser) => (user.disabledAt === null ? "enabled" : `disabled ${Output.date(user.disabledAt)}`)
+
+export const listUsers = Commands.list("list", {
+  summary: "List the instance's accounts, oldest first: email, name, organizations, disabled or not (operator only).",
+  noun: "accounts",
+  inputs: {
+    email: Inputs.optional(Inputs.text("email", { description: "Only accounts whose email contains this text (case-insensitive).", schema: SearchText })),
+    state: Inputs.optional(Inputs.choice("state", ["enabled", "disabled"], { description: "Only enabled, or only disabled, accounts." }))
+  },
+  call: (client, { email, state }, page) =>
+    client.admin.listUsers({
+      urlParams: { ...Inputs.ifSome("email", email), ...Inputs.ifSome("disabled", Option.map(state, (value) => value === "disabled")), ...page }
+    }),
+  output: AdminUserPage,
+  columns: [
+    ["id", (user) => user.id],
+    ["email", (user) => user.email],
+    ["name", (user) => user.name],
+    ["organizations", (user) => String(user.organizationCount)],
+    ["state", state],
+    ["created", (user) => Output.date(user.createdAt)]
+  ]
+})
+
+export const disableUser = Commands.endpoint("disable", {
+  summary: "Disable an account at once: its sessions end, its API keys and sign-ins are refused until enabled (operator only).",
+  details: ["Its memberships, keys and data stay: 'orgplane admin users enable' undoes it (the sessions stay ended). Asks for a recent sign-in."],
+  inputs: { userId },
+  call: (client, { userId }) => client.admin.disableUser({ path: { userId } }),
+  output: AdminUserResponse,
+  human: ({ user }) => `${user.name} <${user.email}> (${user.id}) is disabled: its sessions ended; its API keys and sign-ins are refused until enabled.`
+})
+
+export const enableUser = Commands.endpoint("enable", {
+  summary: "Enable a disabled account: it signs in again and its API keys work again (operator only).",
+  inputs: { userId },
+  call: (client, { userId }) => client.admin.enableUser({ path: { userId } }),
+  output: AdminUserResponse,
+  human: ({ user }) => `${user.name} <${user.email}> (${user.id}) is enabled.`
+})
+
+export const deleteUser = Commands.leaf("delete", {
+  summary: "Delete any account for good, as its person could: sessions, keys, memberships, memories and connections go (operator only; --yes).",
+  details: [
+    "Refused while the person is the last owner of an organization that has other members. The audit log records it in every organization the person left and in yours, and names the person by a pseudonym. Asks for a recent sign-in."
+  ],
+  inputs: { userId, yes: Inputs.boolean("yes", { description: "Confirm that the account is to be deleted: nothing brings it back." }) },
+  run: (input) =>
+    input.yes
+      ? Commands.withClient(input, (client) =>
+        Effect.flatMap(client.admin.deleteUser({ path: { userId: input.userId } }), (result) =>
+          Output.emit(input.global, AccountDeletion, result, ({ organizationsLeft, pseudonym, userId }) =>
+            `Deleted account ${userId} (now ${pseudonym}); it left ${organizationsLeft.length} organization${organizationsLeft.length === 1 ? "" : "s"}.`)))
+      : Effect.fail(new UsageError({ message: `this deletes ${input.userId} for good: pass --yes` }))
+})
+
 export const resetUserPassword = Commands.endpoint("reset-password", {
   summary: "Issue a one-time password reset link for any account on the instance, shown once (operator only).",
   details: [
@@ -100,7 +166,13 @@ export const resetUserPassword = Commands.endpoint("reset-password", {
   human: ({ passwordReset }, _, target) => ResetLinks.describe(passwordReset, target.url)
 })
 
-export const users = Commands.group("users", "Accounts on the instance (operator only).", [resetUserPassword])
+export const users = Commands.group("users", "The instance's accounts: list, disable, enable, delete, reset-password (operator only).", [
+  listUsers,
+  disableUser,
+  enableUser,
+  deleteUser,
+  resetUserPassword
+], [AdminApi])
 
 export const resetPasswordOnMachine = Commands.leaf("reset-password", {
   summary: "On the server's machine: print a one-time password reset link for any account, without a running server or a sign-in.",

@@ -26,7 +26,6 @@ import * as CliConfig from "../Config.js"
 import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
-import * as Profiles from "../Profiles.js"
 import * as Sessions from "../Sessions.js"
 import * as SsoBrowser from "../SsoBrowser.js"
 import * as Target from "../Target.js"
@@ -133,14 +132,7 @@ export const logout = Commands.leaf("logout", {
           Effect.catchTag("Unauthorized", () => Effect.succeed(false))
         )
         const token = Redacted.value(credential.value)
-        const stored = Option.getOrUndefined(target.profile)
-        if (stored?.token === token) {
-          yield* Profiles.update(target.profileName, (current) => {
-            if (current?.token !== token) return current
-            const { email: _email, token: _token, ...rest } = current
-            return rest
-          })
-        }
+        if (Option.getOrUndefined(target.profile)?.token === token) yield* Sessions.forget(target, token)
         yield* Output.emit(
           global,
           LogoutResult,

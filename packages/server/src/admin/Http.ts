@@ -1,10 +1,13 @@
 /**
  * HTTP handlers of the Admin group: making an organization the operator with the setup token, the operator's plan
- * changes, the instance's usage metrics and password reset links for any account. Thin by design.
+ * changes, the instance's usage metrics, its accounts (list, disable, enable, delete) and password reset links for
+ * any account. Thin by design.
  */
 import { Api, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
+import { AccountDeletion } from "../accounts/AccountDeletion.js"
 import { Operator } from "../identity/Operator.js"
+import { OperatorUsers } from "../identity/OperatorUsers.js"
 import { Organizations } from "../identity/Organizations.js"
 import { PasswordResets } from "../identity/PasswordResets.js"
 import { group } from "../platform/HttpErrors.js"
@@ -16,6 +19,8 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
     const metrics = yield* Metrics
     const operator = yield* Operator
     const resets = yield* PasswordResets
+    const people = yield* OperatorUsers
+    const deletion = yield* AccountDeletion
     return handlers
       .handle("claimOperator", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => operator.claim(caller, payload.setupToken)))
       .handle("setPlan", ({ path, payload }) =>
@@ -23,6 +28,12 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
           Effect.map(organizations.setPlan(caller, path.organizationId, payload.plan), (organization) => ({ organization }))))
       .handle("metrics", () => Effect.flatMap(CurrentMember, metrics.summary))
       .handle("issuePasswordReset", ({ path }) => Effect.flatMap(CurrentMember, (caller) => resets.issueForUser(caller, path.userId)))
+      .handle("listUsers", ({ urlParams }) => Effect.flatMap(CurrentMember, (caller) => people.list(caller, urlParams)))
+      .handle("disableUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => people.disable(caller, path.userId)))
+      .handle("enableUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => people.enable(caller, path.userId)))
+      .handle("deleteUser", ({ path }) => Effect.flatMap(CurrentMember, (caller) => deletion.deleteByOperator(caller, path.userId)))
   }))
 
-export const layer = AdminHttp.pipe(Layer.provide([Organizations.Default, Metrics.Default, Operator.Default, PasswordResets.layer]))
+export const layer = AdminHttp.pipe(
+  Layer.provide([Organizations.Default, Metrics.Default, Operator.Default, PasswordResets.layer, OperatorUsers.layer, AccountDeletion.layer])
+)

@@ -67,15 +67,15 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
             FROM first_invitations f JOIN users u ON u.id = f.user_id
           )
           SELECT
-            (SELECT count(*) FROM users)::int AS total_users,
+            (SELECT count(*) FROM users WHERE deleted_at IS NULL)::int AS total_users,
             (SELECT count(*) FROM organizations)::int AS total_organizations,
             (SELECT count(DISTINCT m.user_id)
                FROM memberships m
                JOIN sso_domains s ON s.organization_id = m.organization_id AND s.verified_at IS NOT NULL
                JOIN users u ON u.id = m.user_id
                WHERE m.removed_at IS NULL AND lower(split_part(u.email, '@', 2)) = lower(s.domain))::int AS verified_users,
-            (SELECT count(*) FROM users, clock WHERE created_at >= clock.now - interval '7 days')::int AS recent_users7d,
-            (SELECT count(*) FROM users, clock WHERE created_at >= clock.now - interval '30 days')::int AS recent_users30d,
+            (SELECT count(*) FROM users, clock WHERE deleted_at IS NULL AND created_at >= clock.now - interval '7 days')::int AS recent_users7d,
+            (SELECT count(*) FROM users, clock WHERE deleted_at IS NULL AND created_at >= clock.now - interval '30 days')::int AS recent_users30d,
             (SELECT count(*) FROM live_workers)::int AS total_workers,
             (SELECT count(*) FROM live_workers WHERE destination = 'cloud')::int AS cloud_workers,
             (SELECT count(*) FROM live_workers WHERE destination = 'local')::int AS local_workers,

@@ -133,6 +133,41 @@ export class AuditRepository extends Effect.Service<AuditRepository>()("@orgplan
         (rows) => rows.length
       )
 
-    return { get, list, batch, settings, saveSettings, expiring, longestRetention, deleteBefore } as const
+    /**
+     * A deleted person's events, kept with the person named by their pseudonym (the accounts area, in the deletion's
+     * transaction): every event they made in the organization (as themselves, through one of its memberships, or an
+     * API key of one: `actor_membership_id`) says `pseudonym` where it said `Name <email>`, and the events that changed
+     * their own account (`user.*` naming them as a target) keep which fields changed, their values redacted. Ids,
+     * actions, times, addresses and agents stay: the organization's record of what happened, kept until its retention
+     * ends. Events are neither signed nor chained, so nothing else needs to follow; events a stream already delivered
+     * are the receiver's. Answers how many events changed.
+     */
+    const pseudonymise = (input: {
+      readonly organizationId: OrganizationId
+      readonly userId: string
+      readonly membershipIds: ReadonlyArray<string>
+      readonly pseudonym: string
+      readonly redacted: string
+    }) =>
+      Effect.gen(function*() {
+        const acted = yield* sql`UPDATE audit_events SET actor_label = ${input.pseudonym}
+          WHERE organization_id = ${input.organizationId} AND actor_label IS DISTINCT FROM ${input.pseudonym}
+            AND (actor_id = ${input.userId}
+                 ${input.membershipIds.length === 0 ? sql`` : sql`OR actor_membership_id IN ${sql.in(input.membershipIds)}`})
+          RETURNING 1`
+        const redactAll = (side: "before" | "after") =>
+          sql`(SELECT COALESCE(jsonb_object_agg(k, to_jsonb(${input.redacted}::text)), '{}'::jsonb)
+               FROM jsonb_object_keys(COALESCE(changes -> ${sql.literal(`'${side}'`)}, '{}'::jsonb)) k)`
+        const changed = yield* sql`UPDATE audit_events SET changes = jsonb_build_object(
+              'before', CASE WHEN jsonb_typeof(changes -> 'before') = 'object' THEN ${redactAll("before")} ELSE changes -> 'before' END,
+              'after', CASE WHEN jsonb_typeof(changes -> 'after') = 'object' THEN ${redactAll("after")} ELSE changes -> 'after' END,
+              'changedFields', changes -> 'changedFields')
+          WHERE organization_id = ${input.organizationId} AND action LIKE 'user.%' AND changes IS NOT NULL
+            AND target_ids @> ARRAY[${input.userId}]::text[]
+          RETURNING 1`
+        return acted.length + changed.length
+      })
+
+    return { get, list, batch, settings, saveSettings, expiring, longestRetention, deleteBefore, pseudonymise } as const
   })
 }) {}

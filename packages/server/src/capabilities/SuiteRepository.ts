@@ -157,14 +157,17 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
 
     /**
      * Forgets every suite (mail, calendar) credential and authorization of the member in the organization: the
-     * directory (SCIM) deactivated or deleted them. Runs in the caller's transaction; the scim area calls it
-     * (identity may not import capabilities/).
+     * directory (SCIM) deactivated or deleted them, or their account was deleted. Runs in the caller's transaction;
+     * the scim and accounts areas call it (identity may not import capabilities/). Answers how many rows went.
      */
     const forgetMember = (organizationId: OrganizationId, membershipId: MembershipId) =>
-      Effect.all([
-        sql`DELETE FROM suite_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}`,
-        sql`DELETE FROM suite_authorizations WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}`
-      ], { discard: true })
+      Effect.map(
+        Effect.all([
+          sql`DELETE FROM suite_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} RETURNING 1`,
+          sql`DELETE FROM suite_authorizations WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} RETURNING 1`
+        ]),
+        ([credentials, authorizations]) => credentials.length + authorizations.length
+      )
 
     /** Forgets a member's authorizations of a suite that expired: nothing can complete them any more. */
     const deleteExpiredAuthorizations = (key: CredentialKey, at: Date) =>

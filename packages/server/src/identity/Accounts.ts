@@ -2,6 +2,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import {
   type Actor,
+  type ChangeEmailRequest,
   type ChangePasswordRequest,
   Forbidden,
   type HeldApiKey,
@@ -37,6 +38,14 @@ import { toUser, UsersRepository } from "./UsersRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 
 export const SESSION_TOKEN_PREFIX = "ops"
+
+/** 403 `account_disabled`: the instance's operator disabled the account (a sign-in with its right password). */
+export const accountDisabled = () =>
+  new Forbidden({
+    reason: "account_disabled",
+    message: "This account is disabled by the instance's operator: ask them to enable it (POST /v1/admin/users/{userId}/enable)."
+  })
+
 /** Password changes (right or wrong current password) per account and window. */
 const PASSWORD_CHANGES_PER_WINDOW = 10
 const PASSWORD_CHANGE_WINDOW = Duration.minutes(15)
@@ -122,6 +131,26 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         return revoked
       })
 
+    /**
+     * Checks the account's password, re-entered to confirm a change (a new password, email, the account's deletion),
+     * in one budget per account: a stolen session must not become an oracle for the password, however many of those
+     * operations it tries. A wrong one is 400 on `field`.
+     */
+    const confirmPassword = Effect.fn("Accounts.confirmPassword")(function*(userId: UserId, password: string, field: string) {
+      const decision = yield* orUnavailable(
+        limiter.hit(`password-change:${userId}`, PASSWORD_CHANGES_PER_WINDOW, PASSWORD_CHANGE_WINDOW)
+      )
+      if (!decision.allowed) {
+        return yield* RateLimited.after(
+          decision.retryAfterSeconds,
+          `Too many password checks; retry in ${decision.retryAfterSeconds} seconds.`
+        )
+      }
+      const user = yield* orUnavailable(users.findById(userId))
+      const ok = yield* crypto.verifyPassword(password, Option.getOrUndefined(Option.map(user, (row) => row.passwordHash)))
+      if (!ok) return yield* InvalidRequest.field([field], "is not the account's current password")
+    })
+
     const signupDisabled = () => new Forbidden({ reason: "signup_disabled", message: "Sign-up is disabled on this instance." })
 
     /**
@@ -187,6 +216,9 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
         }
         const stored = Option.getOrUndefined(Option.map(found, (row) => row.passwordHash))
         const ok = yield* crypto.verifyPassword(input.password, stored)
+        // Told only to whoever knows the password (a wrong one is the 401 any account gets), and counted as a failed
+        // attempt: the throttle's counts are not cleared by it.
+        if (ok && Option.exists(found, (row) => row.disabledAt !== null)) return yield* accountDisabled()
         if (enforced !== undefined) {
           const owner = ok && Option.isSome(found) &&
             Option.exists(yield* orUnavailable(memberships.findActive(enforced.organizationId, { userId: found.value.id })), (row) => row.role === "owner")
@@ -267,19 +299,7 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       input: typeof ChangePasswordRequest.Type
     ) =>
       Effect.gen(function*() {
-        // A stolen session must not become an oracle for the account's password.
-        const decision = yield* orUnavailable(
-          limiter.hit(`password-change:${session.userId}`, PASSWORD_CHANGES_PER_WINDOW, PASSWORD_CHANGE_WINDOW)
-        )
-        if (!decision.allowed) {
-          return yield* RateLimited.after(
-            decision.retryAfterSeconds,
-            `Too many password changes; retry in ${decision.retryAfterSeconds} seconds.`
-          )
-        }
-        const user = yield* orUnavailable(users.findById(session.userId))
-        const ok = yield* crypto.verifyPassword(input.currentPassword, Option.getOrUndefined(Option.map(user, (row) => row.passwordHash)))
-        if (!ok) return yield* InvalidRequest.field(["currentPassword"], "is not the account's current password")
+        yield* confirmPassword(session.userId, input.currentPassword, "currentPassword")
         const passwordHash = yield* crypto.hashPassword(input.newPassword)
         const revokeApiKeys = input.revokeApiKeys === true
         return yield* transaction(
@@ -299,6 +319,36 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
 
     const listOrganizations = (userId: UserId, query: PageQuery) => orUnavailable(memberships.listForUser(userId, query))
 
+    /**
+     * `PUT /v1/me/email`, after the password: the account's new email, unproven (the proofs of the old one, to the
+     * instance and to each organization, are cleared: an SSO sign-in takes the account back before linking to it by
+     * the new address), unless only the letters' case changed. Refused, as sign-up is, for a domain whose
+     * organization requires SSO. The addresses the account signed in from follow it.
+     */
+    const changeEmail = Effect.fn("Accounts.changeEmail")(function*(actor: Actor, input: typeof ChangeEmailRequest.Type) {
+      yield* confirmPassword(actor.user.id, input.password, "password")
+      const sameAddress = input.email.toLowerCase() === actor.user.email.toLowerCase()
+      if (!sameAddress) {
+        const enforced = yield* orUnavailable(enforcement.forEmail(input.email))
+        if (Option.isSome(enforced)) return yield* ssoRequired(enforced.value.connectionId, input.email)
+      }
+      return yield* transaction(Effect.gen(function*() {
+        const at = yield* now
+        const before = yield* users.findById(actor.user.id)
+        if (Option.isNone(before)) return yield* new Unauthorized()
+        yield* users.changeEmail({ id: actor.user.id, email: input.email, sameAddress, at })
+        if (!sameAddress) {
+          for (const organizationId of yield* memberships.organizationsEverOf(actor.user.id)) {
+            yield* memberships.clearEmailProof({ organizationId, userId: actor.user.id })
+          }
+        }
+        yield* throttle.follow(before.value.email, input.email)
+        const user = toUser({ ...before.value, email: input.email })
+        yield* AuditRecorder.describeChange(User, toUser(before.value), user)
+        return { user, emailVerified: sameAddress && (yield* users.emailVerified(actor.user.id)) }
+      }))
+    })
+
     return {
       signUp,
       signIn,
@@ -313,7 +363,9 @@ export class Accounts extends Effect.Service<Accounts>()("@orgplane/server/ident
       listSessions,
       endSession,
       endOtherSessions,
-      listOrganizations
+      listOrganizations,
+      confirmPassword,
+      changeEmail
     } as const
   }),
   dependencies: [

@@ -85,7 +85,8 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
 
     /**
      * Authentication in one statement: the unexpired key with this hash, with the membership it acts as (while
-     * its member is still in the organization and not suspended), the organization, and what SSO enforcement reads of
+     * its member is still in the organization and not suspended, and its person's account is not disabled: disabling
+     * keeps the keys, refused until it is enabled again), the organization, and what SSO enforcement reads of
      * the key (how its maker authenticated, and the organization's policy).
      */
     const resolve = findOne({
@@ -99,7 +100,7 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
             FROM api_keys k
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
                                AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL
-            JOIN users u ON u.id = m.user_id
+            JOIN users u ON u.id = m.user_id AND u.disabled_at IS NULL AND u.deleted_at IS NULL
             JOIN organizations o ON o.id = k.organization_id
             LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`

@@ -166,6 +166,7 @@ export const layer = Layer.scopedContext(
       memberships.standing({
         organizationId: caller.organization.id,
         membershipId: caller.membership.id,
+        userId: caller.user.id,
         credential: caller.credential,
         at
       })

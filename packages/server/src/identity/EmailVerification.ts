@@ -81,7 +81,7 @@ const make = Effect.gen(function*() {
       const proven = yield* users.proveEmail({ id: taken.userId, email: taken.email, at })
       if (Option.isNone(proven)) return yield* invalidToken()
       const organizations = yield* memberships.activeOrganizationsOf(taken.userId)
-      yield* AuditRecorder.describe({ person: proven.value, organizationId: organizations[0] ?? null, alsoIn: organizations, targets: [taken.userId] })
+      yield* AuditRecorder.describe({ person: proven.value, organizationId: organizations[0] ?? null, alsoIn: organizations.map(AuditRecorder.elsewhere), targets: [taken.userId] })
       return { user: toUser(proven.value), emailVerifiedAt: proven.value.emailVerifiedAt }
     }))
   })

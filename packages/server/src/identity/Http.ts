@@ -22,6 +22,7 @@ export const UsersHttp = group(Api, "users", (handlers) =>
       .handle("switchOrganization", ({ payload }) =>
         Effect.flatMap(currentSession, ({ actor, sessionId }) => accounts.switchOrganization(actor, sessionId, payload.organizationId)))
       .handle("updateMe", ({ payload }) => Effect.flatMap(currentSession, ({ actor }) => accounts.updateName(actor, payload.name)))
+      .handle("changeEmail", ({ payload }) => Effect.flatMap(currentSession, ({ actor }) => accounts.changeEmail(actor, payload)))
       .handle("changePassword", ({ payload }) =>
         Effect.flatMap(currentSession, ({ actor, sessionId }) => accounts.changePassword({ sessionId, userId: actor.user.id }, payload)))
       .handle("listSessions", ({ urlParams }) =>

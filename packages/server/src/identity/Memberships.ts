@@ -130,7 +130,12 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       listForUser: memberships.listForUser,
       holdersOf: memberships.holdersOf,
       markEmailVerified: memberships.markEmailVerified,
-      emailProven: memberships.emailProven
+      emailProven: memberships.emailProven,
+      organizationsEverOf: memberships.organizationsEverOf,
+      headcount: memberships.headcount,
+      clearEmailProof: memberships.clearEmailProof,
+      /** Every membership of the person in the organization, removed ones too, oldest first (rows, not members). */
+      allOf: (organizationId: OrganizationId, userId: UserId) => memberships.allOf({ organizationId, userId })
     } as const
   }),
   dependencies: [OrganizationsRepository.Default, MembershipsRepository.Default, SessionsRepository.Default]

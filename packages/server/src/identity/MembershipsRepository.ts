@@ -222,25 +222,34 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         : sql`EXISTS (SELECT 1 FROM sessions s
                       WHERE s.id = ${credential.sessionId} AND s.revoked_at IS NULL AND s.expires_at > ${at}
                       FOR SHARE) AS credential`
+    const personNow = (userId: UserId) =>
+      sql`EXISTS (SELECT 1 FROM users u WHERE u.id = ${userId} AND u.disabled_at IS NULL AND u.deleted_at IS NULL FOR SHARE) AS person`
     /**
      * A member's standing for a write's check at commit (platform/Authority.ts): the membership's role while it is
-     * neither removed nor suspended, and whether the request's API key or session still works, each row read with a
-     * lock that its change conflicts with (removal, suspension and role changes update the membership, and a
-     * session's revocation the session: FOR SHARE; a key's revocation deletes it: FOR KEY SHARE, which its
-     * `last_used_at` touches do not wait for). Such a change waits for the checking transaction, or committed first
-     * and the check sees it. The membership first, as its changes take them: no deadlock between the two.
+     * neither removed nor suspended, and whether the request's API key or session still works (its person's account
+     * neither disabled nor deleted), each row read with a lock that its change conflicts with (removal, suspension
+     * and role changes update the membership, disabling or deleting the account its row, and a session's revocation
+     * the session: FOR SHARE; a key's revocation deletes it: FOR KEY SHARE, which its `last_used_at` touches do not
+     * wait for). Such a change waits for the checking transaction, or committed first and the check sees it. The
+     * membership first, then the account, then the credential, as their changes take them (disabling updates the
+     * account, then ends its sessions): no deadlock between them.
      */
     const standing = (request: {
       readonly organizationId: OrganizationId
       readonly membershipId: MembershipId
+      readonly userId: UserId
       readonly credential: Credential
       readonly at: Date
     }) =>
-      // Run by every write as it commits: two columns Postgres types (text, boolean), taken as they come.
+      // Run by every write as it commits: three columns Postgres types (text, boolean), taken as they come.
       Effect.map(
-        sql<{ readonly role: Role | null; readonly credential: boolean }>`SELECT ${roleNow(request.organizationId, request.membershipId)},
+        sql<{ readonly role: Role | null; readonly person: boolean; readonly credential: boolean }>`SELECT ${roleNow(request.organizationId, request.membershipId)},
+          ${personNow(request.userId)},
           ${credentialNow(request.organizationId, request.membershipId, request.credential, request.at)}`,
-        (rows) => rows[0] ?? { role: null, credential: false }
+        (rows) => {
+          const row = rows[0]
+          return row === undefined ? { role: null, credential: false } : { role: row.role, credential: row.person && row.credential }
+        }
       )
 
     const listRows = findAll({
@@ -409,7 +418,44 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       sql`SELECT 1 FROM memberships WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId}
           AND removed_at IS NULL AND email_verified_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /** The organizations the person was ever a member of (removed memberships too), by id. */
+    const organizationsEverOf = (userId: UserId) =>
+      Effect.map(
+        sql<{ organizationId: OrganizationId }>`SELECT DISTINCT organization_id FROM memberships WHERE user_id = ${userId}
+                                                ORDER BY organization_id`,
+        (rows) => rows.map((row) => row.organizationId)
+      )
+
+    /** The organization's proof of the person's email is gone: their address changed (`Accounts.changeEmail`). */
+    const clearEmailProof = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+      sql`UPDATE memberships SET email_verified_at = NULL
+          WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId} AND email_verified_at IS NOT NULL`.pipe(Effect.asVoid)
+
+    /** Every membership of the person in the organization, removed ones too, oldest first. */
+    const allOf = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, userId: UserId }),
+      Result: MembershipRow,
+      execute: ({ organizationId, userId }) =>
+        sql`SELECT * FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId} ORDER BY created_at, id`
+    })
+
+    /**
+     * What deciding whether the person may leave the organization reads (under its membership lock): its active
+     * owners, and its active members other than the person (placeholders of bootstrapped workspaces aside).
+     */
+    const headcount = (input: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+      sql<{ owners: number; others: number }>`SELECT
+            count(*) FILTER (WHERE role = 'owner')::int AS owners,
+            count(*) FILTER (WHERE user_id IS NOT NULL AND user_id <> ${input.userId})::int AS others
+          FROM memberships WHERE organization_id = ${input.organizationId} AND removed_at IS NULL`.pipe(
+        Effect.map((rows) => rows[0] ?? { owners: 0, others: 0 })
+      )
+
     return {
+      headcount,
+      organizationsEverOf,
+      clearEmailProof,
+      allOf,
       markEmailVerified,
       emailProven,
       suspend,

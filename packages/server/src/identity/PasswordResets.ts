@@ -244,7 +244,7 @@ const make = Effect.gen(function*() {
       })
       // Nobody the request identifies asked: the person's organizations learn that a link went to their address.
       const organizations = yield* memberships.activeOrganizationsOf(user.value.id)
-      yield* AuditRecorder.describe({ anonymous: true, organizationId: organizations[0] ?? null, alsoIn: organizations, targets: [user.value.id] })
+      yield* AuditRecorder.describe({ anonymous: true, organizationId: organizations[0] ?? null, alsoIn: organizations.map(AuditRecorder.elsewhere), targets: [user.value.id] })
       return Option.some(passwordReset)
     }))
     if (Option.isSome(issued)) {
@@ -287,7 +287,7 @@ const make = Effect.gen(function*() {
       yield* AuditRecorder.describe({
         person: user.value,
         organizationId: token.issuerOrganizationId ?? organizations[0] ?? null,
-        alsoIn: organizations,
+        alsoIn: organizations.map(AuditRecorder.elsewhere),
         targets: [token.userId],
         reason: `link issued by ${token.issuerLabel ?? token.issuedBy}`
       })

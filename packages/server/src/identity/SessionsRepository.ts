@@ -64,6 +64,7 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
      * Authentication in one statement: the live session with this token hash, its person, and the membership the
      * request acts in with its organization: the session's active organization while the person belongs to it,
      * else their oldest membership (a suspended membership counts as none); and what SSO enforcement reads of the session and that organization's policy.
+     * A disabled (or deleted) account's session is none: disabling ends its sessions too, this keeps one that raced it out.
      */
     const resolve = findOne({
       Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn, idleSince: DateColumn }),
@@ -74,7 +75,7 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
         sql`SELECT s.id AS session_id, s.created_at AS session_created_at, s.last_used_at AS session_last_used_at,
               ${callerColumns(sql)}, ${assuranceColumns(sql, sql`m.organization_id`)}
             FROM sessions s
-            JOIN users u ON u.id = s.user_id
+            JOIN users u ON u.id = s.user_id AND u.disabled_at IS NULL AND u.deleted_at IS NULL
             LEFT JOIN LATERAL (
               SELECT * FROM memberships
               WHERE user_id = s.user_id AND removed_at IS NULL AND suspended_at IS NULL
@@ -100,26 +101,38 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
 
+    /** A session as its person sees it; `current` is the one asking. */
+    const toMySession = (row: SessionRow, current: SessionId) =>
+      new MySession({
+        id: row.id,
+        method: row.ssoConnectionId === null ? "password" : "sso",
+        ssoConnectionId: row.ssoConnectionId,
+        current: row.id === current,
+        createdAt: row.createdAt,
+        lastUsedAt: row.lastUsedAt ?? row.createdAt,
+        expiresAt: row.expiresAt,
+        ipAddress: row.ipAddress,
+        userAgent: row.userAgent
+      })
+
     /** The person's live sessions, newest first; `current` marks the one asking. */
     const listLive = (
       input: { readonly userId: UserId; readonly current: SessionId; readonly at: Date; readonly idleSince: Date },
       query: Keyset.PageQuery
     ) =>
       Keyset.page(newestFirst, query, (page) =>
-        Effect.map(listRows({ ...input, page }), (rows) =>
-          rows.map((row) =>
-            new MySession({
-              id: row.id,
-              method: row.ssoConnectionId === null ? "password" : "sso",
-              ssoConnectionId: row.ssoConnectionId,
-              current: row.id === input.current,
-              createdAt: row.createdAt,
-              lastUsedAt: row.lastUsedAt ?? row.createdAt,
-              expiresAt: row.expiresAt,
-              ipAddress: row.ipAddress,
-              userAgent: row.userAgent
-            })
-          )))
+        Effect.map(listRows({ ...input, page }), (rows) => rows.map((row) => toMySession(row, input.current))))
+
+    const allLiveRows = findAll({
+      Request: Schema.Struct({ userId: UserId, at: DateColumn, idleSince: DateColumn }),
+      Result: SessionRow,
+      execute: ({ at, idleSince, userId }) =>
+        sql`SELECT s.* FROM sessions s WHERE s.user_id = ${userId} AND ${live(sql, at, idleSince)} ORDER BY s.id DESC`
+    })
+
+    /** Every live session of the person, newest first, as `listLive` shows them (the account's export). */
+    const allLive = (input: { readonly userId: UserId; readonly current: SessionId; readonly at: Date; readonly idleSince: Date }) =>
+      Effect.map(allLiveRows(input), (rows) => rows.map((row) => toMySession(row, input.current)))
 
     /** Ends one of the person's live sessions: whether it was one. */
     const revokeLive = (input: { readonly userId: UserId; readonly id: SessionId; readonly at: Date; readonly idleSince: Date }) =>
@@ -143,11 +156,11 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
           WHERE user_id = ${input.userId} AND id <> ${input.keep} AND revoked_at IS NULL
           RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
-    /** Signs the person out everywhere; answers how many of their sessions had not expired. */
+    /** Signs the person out everywhere: how many live sessions it ended (expired ones are not counted). */
     const revokeAll = (input: { readonly userId: UserId; readonly at: Date }) =>
       sql<{ live: boolean }>`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL
-                             RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
+          RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
-    return { insert, resolve, touch, listLive, revokeLive, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
+    return { insert, resolve, touch, listLive, allLive, revokeLive, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
   })
 }) {}

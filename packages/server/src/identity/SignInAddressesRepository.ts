@@ -21,7 +21,20 @@ export class SignInAddressesRepository extends Effect.Service<SignInAddressesRep
         return rows.length > 0
       })
 
-      return { remember, signedInSince } as const
+      /** The account's email changed: its addresses are the new email's from now on (the latest sign-in kept). */
+      const move = Effect.fn("SignInAddressesRepository.move")(function*(from: string, to: string) {
+        yield* sql`INSERT INTO sign_in_addresses (account_key, address, last_signed_in_at)
+                   SELECT ${to}, address, last_signed_in_at FROM sign_in_addresses WHERE account_key = ${from}
+                   ON CONFLICT (account_key, address) DO UPDATE SET last_signed_in_at = GREATEST(sign_in_addresses.last_signed_in_at, EXCLUDED.last_signed_in_at)`
+        yield* sql`DELETE FROM sign_in_addresses WHERE account_key = ${from}`
+      })
+
+      /** The account was deleted: the addresses it signed in from are forgotten. */
+      const forget = Effect.fn("SignInAddressesRepository.forget")(function*(accountKey: string) {
+        yield* sql`DELETE FROM sign_in_addresses WHERE account_key = ${accountKey}`
+      })
+
+      return { remember, signedInSince, move, forget } as const
     })
   }
 ) {}

@@ -93,7 +93,29 @@ export class SignInThrottle extends Effect.Service<SignInThrottle>()("@orgplane/
       yield* addresses.remember(keys.account, keys.block, yield* now)
     })
 
-    return { attempt, succeeded } as const
+    /**
+     * The account's email changed: the addresses it signed in from follow it to the new one (its owner stays spared
+     * there). Counts stay with the old email's hash: they are about guesses at that address.
+     */
+    const follow = Effect.fn("SignInThrottle.follow")(function*(from: string, to: string) {
+      const accountOf = (email: string) => crypto.hashToken(email.toLowerCase())
+      if (accountOf(from) !== accountOf(to)) yield* addresses.move(accountOf(from), accountOf(to))
+    })
+
+    /**
+     * The account with this email was deleted: what the throttle keeps under its email's hash goes (the counts of
+     * guesses at it, from anywhere and from each address, their refusals, the remembered addresses). Counts per
+     * address stay: they are about the addresses, not the person.
+     */
+    const forget = Effect.fn("SignInThrottle.forget")(function*(email: string) {
+      const account = crypto.hashToken(email.toLowerCase())
+      yield* limiter.clear([`sign-in:account:${account}`])
+      yield* limiter.clearPrefix(`sign-in:pair:${account}:`)
+      yield* limiter.clearPrefix(`sign-in:refused:${account}:`)
+      yield* addresses.forget(account)
+    })
+
+    return { attempt, succeeded, follow, forget } as const
   }),
   dependencies: [RateLimiter.Default, SignInAddressesRepository.Default]
 }) {}

@@ -186,15 +186,20 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
 
     /**
      * Forgets every credential of the member in the organization (their own credentials of per_member connections
-     * and the authorizations they started for one): the directory (SCIM) deactivated or deleted them. Runs in the caller's
-     * transaction; the scim area calls it (identity may not import mcp/).
+     * and the authorizations they started for one): the directory (SCIM) deactivated or deleted them, or their account
+     * was deleted. Runs in the caller's transaction; the scim and accounts areas call it (identity may not import
+     * mcp/). Answers how many rows went.
      */
     const forgetMember = (organizationId: OrganizationId, membershipId: MembershipId) =>
-      Effect.all([
-        sql`DELETE FROM mcp_member_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}`,
-        sql`DELETE FROM mcp_oauth_authorizations
-            WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} AND target = 'member'`
-      ], { discard: true })
+      Effect.map(
+        Effect.all([
+          sql`DELETE FROM mcp_member_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId}
+              RETURNING 1`,
+          sql`DELETE FROM mcp_oauth_authorizations
+              WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} AND target = 'member' RETURNING 1`
+        ]),
+        ([credentials, authorizations]) => credentials.length + authorizations.length
+      )
 
     /**
      * Records the OAuth client and the authorization server's metadata (its issuer included) a connection uses from

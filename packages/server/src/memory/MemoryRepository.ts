@@ -168,6 +168,27 @@ export class MemoryRepository extends Effect.Service<MemoryRepository>()("@orgpl
         Effect.map((rows) => rows.length > 0)
       )
 
-    return { insert, insertContexts, get, list, search, remove } as const
+    const allRows = findAll({
+      Request: Owner,
+      Result: trustedClassRow(Memory),
+      execute: ({ organizationId, userId }) =>
+        sql`SELECT ${sql.literal(columns)} FROM memories m
+            WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}
+            ORDER BY m.created_at DESC, m.id DESC`
+    })
+
+    /** Every memory of the person in the organization, newest first, with its snippets (the account's export). */
+    const allOf = (owner: typeof Owner.Type) => Effect.flatMap(allRows(owner), (memories) => withContexts(owner.organizationId, memories))
+
+    /**
+     * Deletes every memory of the person in the organization with its snippets (the account's deletion, in its
+     * transaction; the accounts area calls it): how many.
+     */
+    const removeAllOf = ({ organizationId, userId }: typeof Owner.Type) =>
+      sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length)
+      )
+
+    return { insert, insertContexts, get, list, search, remove, allOf, removeAllOf } as const
   })
 }) {}

@@ -141,6 +141,7 @@ const MAX_TARGETS = 10
 const subjects: Partial<Record<AuditAction, ReadonlyArray<"organization" | "caller" | "credential">>> = {
   "user.update": ["caller"],
   "user.password.change": ["caller"],
+  "user.email.change": ["caller"],
   "session.revoke": ["credential", "caller"],
   "worker.instance.register": ["caller"],
   "sso.policy.update": ["organization"],
@@ -192,8 +193,11 @@ interface Draft {
   reason: string | null
   /** A failed attempt's event, for each organization it concerns (`describe`'s `failure`). */
   failure: Failure | undefined
-  /** Other organizations the event concerns, each of which gets a copy (`describe`'s `alsoIn`). */
-  readonly alsoIn: Array<OrganizationId>
+  /**
+   * Other organizations the succeeded event is recorded in too, each with the actor's membership there (null: none),
+   * when one change concerns several (an account deleted: every organization it left).
+   */
+  alsoIn: Array<{ readonly organizationId: OrganizationId; readonly membershipId: NewEvent["actorMembershipId"] }>
   /** Written by a transaction that committed (or after the operation): nothing more to write. */
   written: boolean
 }
@@ -273,6 +277,18 @@ const caller: Effect.Effect<{ readonly organizationId: OrganizationId | undefine
   }
 )
 
+/**
+ * A succeeded event's record in each of the draft's other organizations (`alsoIn`): the same event, its own id, the
+ * actor's membership there. A draft's main organization may be none (a person acting in no organization).
+ */
+const copiesOf = (draft: Draft, event: NewEvent | undefined) =>
+  Effect.forEach(draft.alsoIn.filter((other) => other.organizationId !== event?.organizationId), (other) =>
+    Effect.gen(function*() {
+      const main = event ?? (yield* eventOf({ ...draft, organizationId: other.organizationId }, "succeeded", null))
+      if (main === undefined) return undefined
+      return { ...main, id: yield* makeId("aev"), organizationId: other.organizationId, actorMembershipId: other.membershipId }
+    })).pipe(Effect.map((copies) => copies.filter((copy): copy is NewEvent => copy !== undefined)))
+
 const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
   Effect.gen(function*() {
     const { organizationId, actor } = draft
@@ -299,6 +315,9 @@ const eventOf = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
     } satisfies NewEvent
   })
 
+/** An organization the event is also recorded in, with no membership of the actor's named there (`describe`'s `alsoIn`). */
+export const elsewhere = (organizationId: OrganizationId) => ({ organizationId, membershipId: null })
+
 /**
  * What a service knows that the request did not: the organization a caller without a member context acts in, and
  * who it is (a sign-in, an accepted invitation, a new organization's owner), and targets beyond the path's and the
@@ -319,11 +338,10 @@ export const describe = (facts: {
   readonly reason?: string
   /** The operation is failing as an attempt the log records (`outcome: failed`), once per organization. */
   readonly failure?: Failure
-  /**
-   * Organizations beside `organizationId` whose logs the event belongs in too, each getting a copy (a password reset
-   * ends the person's sessions in every organization they belong to).
-   */
-  readonly alsoIn?: ReadonlyArray<OrganizationId>
+  /** What names the actor instead of `Name <email>` (a deleted person's pseudonym, on the event of their deletion). */
+  readonly actorLabel?: string
+  /** Other organizations the succeeded event is recorded in as well, with the actor's membership in each (or null). */
+  readonly alsoIn?: ReadonlyArray<{ readonly organizationId: OrganizationId; readonly membershipId: NewEvent["actorMembershipId"] }>
 }): Effect.Effect<void> =>
   Effect.flatMap(FiberRef.get(CurrentDraft), (draft) =>
     Effect.sync(() => {
@@ -346,7 +364,12 @@ export const describe = (facts: {
       if (facts.changes !== undefined) draft.changes = facts.changes
       if (facts.reason !== undefined) draft.reason = facts.reason
       if (facts.failure !== undefined) draft.failure = facts.failure
-      for (const organizationId of facts.alsoIn ?? []) if (!draft.alsoIn.includes(organizationId)) draft.alsoIn.push(organizationId)
+      if (facts.actorLabel !== undefined && draft.actor !== undefined) draft.actor = { ...draft.actor, label: facts.actorLabel }
+      for (const other of facts.alsoIn ?? []) {
+        if (other.organizationId !== draft.organizationId && !draft.alsoIn.some((known) => known.organizationId === other.organizationId)) {
+          draft.alsoIn.push(other)
+        }
+      }
     }))
 
 /** A field whose value is a secret, by its name: `apiKey`, `clientSecret`, `password`, `accessToken`, `privateKey`. */
@@ -439,16 +462,6 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
               ${event.changes === null ? null : JSON.stringify(event.changes)}::jsonb, ${event.reason}, ${event.requestId})`
     })
 
-
-    /** The event, and a copy of it in each other organization the draft names (`alsoIn`). */
-    const insertAll = (draft: Draft, event: NewEvent) =>
-      Effect.gen(function*() {
-        yield* insert(event)
-        for (const organizationId of draft.alsoIn) {
-          if (organizationId !== event.organizationId) yield* insert({ ...event, id: yield* makeId("aev"), organizationId })
-        }
-      })
-
     /** The draft's event, written on the connection of the transaction being committed. */
     const party = (draft: Draft): TransactionParty | undefined =>
       draft.written ? undefined : {
@@ -457,7 +470,8 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
           Effect.gen(function*() {
             for (const id of madeIds(value)) addTarget(draft, targetOf(id))
             const event = yield* eventOf(draft, "succeeded", null)
-            if (event !== undefined) yield* insertAll(draft, event)
+            if (event !== undefined) yield* insert(event)
+            for (const copy of yield* copiesOf(draft, event)) yield* insert(copy)
           }).pipe(Effect.provideService(IdGenerator, ids)),
         committed: Effect.succeed(Option.none()),
         settled: (_value, committed) => Effect.sync(() => (draft.written = committed === true))
@@ -467,7 +481,8 @@ export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/se
     const writeAlone = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
       Effect.gen(function*() {
         const event = yield* eventOf(draft, outcome, reason)
-        if (event !== undefined) yield* orUnavailable(insertAll(draft, event))
+        if (event !== undefined) yield* orUnavailable(insert(event))
+        if (outcome === "succeeded") for (const copy of yield* copiesOf(draft, event)) yield* orUnavailable(insert(copy))
         draft.written = true
       }).pipe(
         Effect.provideService(IdGenerator, ids),

@@ -1,8 +1,9 @@
 /**
  * A write's authority, checked where it commits. A request is authorized as it starts (the middleware resolves its
  * credential, the service checks the role with `authorize`), and its caller may lose that authority before the write
- * commits: removed, suspended or demoted, its session or API key revoked, its SCIM or worker token revoked. At READ
- * COMMITTED nothing stops such a write from committing after the change that took the authority away. So each
+ * commits: removed, suspended or demoted, its session or API key revoked, its account disabled by the instance's
+ * operator, its SCIM or worker token revoked. At READ COMMITTED nothing stops such a write from committing after the
+ * change that took the authority away. So each
  * operation that is not a read (HttpErrors.group) takes part in its outermost transactions (Sql.ts
  * `TransactionParty`): last before COMMIT, the caller's credential and membership are read again, taking the row
  * locks that revoking, removing, suspending or demoting them takes too (FOR SHARE, FOR KEY SHARE for a key, whose
@@ -46,7 +47,7 @@ import { now } from "./Time.js"
 export interface Standing {
   /** The membership's role; null when it was removed or suspended. */
   readonly role: Role | null
-  /** Whether the request's credential (its session or API key) still works: not revoked, not expired. */
+  /** Whether the request's credential (its session or API key) still works: not revoked, not expired, its person's account neither disabled nor deleted. */
   readonly credential: boolean
 }
 

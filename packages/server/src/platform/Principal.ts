@@ -3,7 +3,7 @@
  * background work such as connector sync and scheduled jobs. Services take a principal, check it against the
  * policy table with `authorize`, and record who acted with `actingMembershipId`.
  */
-import { type Action, Forbidden, allows, type MemberContext, type MembershipId, type Organization, PlanRequired, Policy } from "@orgplane/schema"
+import { type Action, type Actor, Forbidden, allows, type MemberContext, type MembershipId, type Organization, PlanRequired, Policy } from "@orgplane/schema"
 import { Duration, Effect } from "effect"
 import { now } from "./Time.js"
 
@@ -94,8 +94,13 @@ export const requireEnterprise = (principal: Principal, feature: EnterpriseFeatu
  * stolen, long-lived session cannot take them. API keys are judged by their scopes instead (the actions that ask
  * for it are among those a key takes only when a scope names them); the system passes.
  */
-export const requireRecentAuthentication = (principal: Principal, within: Duration.Duration): Effect.Effect<void, Forbidden> => {
-  const credential = principal._tag === "Member" ? principal.credential : undefined
+export const requireRecentAuthentication = (
+  principal: Principal | Actor,
+  within: Duration.Duration,
+  /** What else the caller may do instead of signing in again (send the password), said in the message. */
+  otherwise?: string
+): Effect.Effect<void, Forbidden> => {
+  const credential = "credential" in principal ? principal.credential : undefined
   if (credential?._tag !== "Session") return Effect.void
   return Effect.flatMap(now, (at) =>
     at.getTime() - credential.authenticatedAt.getTime() <= Duration.toMillis(within)
@@ -103,7 +108,9 @@ export const requireRecentAuthentication = (principal: Principal, within: Durati
       : Effect.fail(
         new Forbidden({
           reason: "recent_authentication_required",
-          message: `This action needs a recent sign-in (within ${Duration.format(within)}): sign in again, then retry.`
+          message: `This action needs a recent sign-in (within ${Duration.format(within)}): sign in again, then retry${
+            otherwise === undefined ? "" : `, or ${otherwise}`
+          }.`
         })
       ))
 }

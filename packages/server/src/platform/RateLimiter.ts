@@ -81,12 +81,17 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server
       yield* sql`DELETE FROM rate_limits WHERE key = ANY(${[...keys]}::text[])`
     })
 
+    /** Forgets every key starting with `prefix` (its `%`, `_` and `\` matching themselves). */
+    const clearPrefix = Effect.fn("RateLimiter.clearPrefix")(function*(prefix: string) {
+      yield* sql`DELETE FROM rate_limits WHERE key LIKE ${`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`
+    })
+
     /** Takes back one hit on `key`: it was counted before it could be told that it should not count. */
     const refund = Effect.fn("RateLimiter.refund")(function*(key: string) {
       yield* sql`UPDATE rate_limits SET count = count - 1 WHERE key = ${key} AND count > 0`
     })
 
-    return { hit, hitEach, read, clear, refund } as const
+    return { hit, hitEach, read, clear, clearPrefix, refund } as const
   })
 }) {}
 

@@ -139,6 +139,20 @@ export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplan
 
     const mapping = userMapping(sql, "u", UserResourceType)
 
-    return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, mapping, sql } as const
+    /**
+     * The person's account is being deleted (the accounts area, in its transaction): their live Users in the
+     * organization, in any connection, are marked deleted as a directory's DELETE marks them, and what the directory
+     * sent of them is forgotten (`user_name` the pseudonym, no display name or emails, the resource its bare
+     * identifiers). A directory reading them gets 404 from then on, and one that still assigns the person creates
+     * them again: a new account. Answers how many.
+     */
+    const forgetPerson = (input: { readonly organizationId: OrganizationId; readonly userId: UserId; readonly pseudonym: string; readonly at: Date }) =>
+      sql`UPDATE scim_users SET deleted_at = COALESCE(deleted_at, ${input.at}), active = false, user_name = ${input.pseudonym},
+            display_name = NULL, emails = '[]'::jsonb, resource = jsonb_build_object('userName', ${input.pseudonym}::text),
+            version = version + 1, updated_at = ${input.at}
+          WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId}
+          RETURNING deleted_at = ${input.at} AS now_deleted`.pipe(Effect.map((rows) => rows.filter((row) => row.nowDeleted === true).length))
+
+    return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, mapping, sql, forgetPerson } as const
   })
 }) {}

@@ -164,7 +164,42 @@ export class IntentsRepository extends Effect.Service<IntentsRepository>()("@org
       sql`SELECT 1 FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}
             AND deprovisioned_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /** Forgets one link (the account it named was deleted: the sign-in goes on as a first one, sso/Jit.ts). */
+    const forgetIdentity = (key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId; readonly subject: string }) =>
+      sql`DELETE FROM sso_identities
+          WHERE organization_id = ${key.organizationId} AND connection_id = ${key.connectionId} AND subject = ${key.subject}`.pipe(Effect.asVoid)
+
+    /**
+     * The person's account is being deleted (the accounts area, in its transaction): the external identities that
+     * signed them in to the organization go, how many answered. Where the organization's directory deprovisioned them
+     * (`keepLinked`), the links stay, naming the account's tombstone, their email and claims replaced by `pseudonym`,
+     * so a sign-in through them is still refused `identity_deprovisioned` rather than making a new account.
+     */
+    const forgetPerson = (
+      key: { readonly organizationId: OrganizationId; readonly userId: UserId },
+      options: { readonly keepLinked: boolean; readonly pseudonym: string }
+    ) =>
+      Effect.zipRight(
+        // A sign-in or test of theirs under way (minutes at most) goes too: its code would make a session of the tombstone.
+        sql`DELETE FROM sso_intents WHERE organization_id = ${key.organizationId}
+              AND (user_id = ${key.userId} OR exchange_user_id = ${key.userId})`,
+        forgetLinks(key, options)
+      )
+
+    const forgetLinks = (
+      key: { readonly organizationId: OrganizationId; readonly userId: UserId },
+      options: { readonly keepLinked: boolean; readonly pseudonym: string }
+    ) =>
+      options.keepLinked
+        ? sql`UPDATE sso_identities SET email = ${options.pseudonym}, claims = '{}'::jsonb
+              WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`.pipe(Effect.as(0))
+        : sql`DELETE FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId} RETURNING 1`.pipe(
+          Effect.map((rows) => rows.length)
+        )
+
     return {
+      forgetIdentity,
+      forgetPerson,
       insert,
       setSamlRequestId,
       lock,

@@ -36,11 +36,31 @@ export class Jit extends Effect.Service<Jit>()("@orgplane/server/sso/Jit", {
       return Effect.catchIf(attempt, (error) => error instanceof Conflict && error.error === "email_taken", () => attempt)
     }
 
+    /** Whether a live account with the email is an active member of the organization that its directory did not deprovision. */
+    const provisionedAgain = (organizationId: SsoConnectionRow["organizationId"], email: string) =>
+      Effect.gen(function*() {
+        const member = yield* memberships.findActive(organizationId, { email })
+        if (Option.isNone(member) || member.value.userId === undefined || member.value.userId === null) return false
+        return !(yield* memberships.isDeprovisioned(organizationId, member.value.userId))
+      })
+
     const once = (connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) =>
       orUnavailable(transaction(Effect.gen(function*() {
         const organizationId = connection.organizationId
         const at = yield* now
-        const linked = yield* intents.findIdentity({ organizationId, connectionId: connection.id, subject: received.subject })
+        const key = { organizationId, connectionId: connection.id, subject: received.subject }
+        let linked = yield* intents.findIdentity(key)
+        if (Option.isSome(linked) && Option.exists(yield* users.findById(linked.value.userId), (row) => row.deletedAt !== null)) {
+          // The account it named was deleted. Such a link is kept only where the organization's directory had
+          // deprovisioned the person: still refused, unless the directory provisioned them again since (a new
+          // account, an active member). Otherwise the link goes, and this is a first sign-in.
+          const deletedId = linked.value.userId
+          if ((yield* memberships.isDeprovisioned(organizationId, deletedId)) && !(yield* provisionedAgain(organizationId, email))) {
+            return yield* failure("identity_deprovisioned", "Directory sync deactivated this person in the organization.")
+          }
+          yield* intents.forgetIdentity(key)
+          linked = Option.none()
+        }
         let userId: UserId
         if (Option.isSome(linked)) {
           userId = linked.value.userId
@@ -68,6 +88,10 @@ export class Jit extends Effect.Service<Jit>()("@orgplane/server/sso/Jit", {
         ) {
           return yield* failure("identity_deprovisioned", "Directory sync deactivated this person in the organization.")
         }
+        const account = yield* users.findById(userId)
+        if (Option.exists(account, (row) => row.disabledAt !== null)) {
+          return yield* failure("account_disabled", "The instance's operator disabled this account: ask them to enable it.")
+        }
         yield* memberships.lock(organizationId)
         const member = yield* memberships.findActive(organizationId, { userId })
         let membershipId = Option.getOrUndefined(Option.map(member, (row) => row.id))
@@ -87,8 +111,9 @@ export class Jit extends Effect.Service<Jit>()("@orgplane/server/sso/Jit", {
         }
         // Repeat sign-ins update the name from the provider (the email is the account's key: kept).
         if (profile.name !== null) yield* users.update({ id: userId, name: profile.name.slice(0, 200), updatedAt: at })
-        // The verified domain's provider vouched for the email: proven to the instance from now on.
-        yield* users.markEmailVerified({ id: userId, at })
+        // The verified domain's provider vouched for the email: proven to the instance from now on, when it is the
+        // account's (a linked person who changed the account's email since proved nothing of the new address).
+        if (Option.exists(account, (row) => row.email.toLowerCase() === email.toLowerCase())) yield* users.markEmailVerified({ id: userId, at })
         yield* intents.upsertIdentity({ organizationId, connectionId: connection.id, subject: received.subject, userId, email, claims: received.claims, at })
         return userId
       })))
