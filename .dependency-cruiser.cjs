@@ -25,7 +25,7 @@ const shared = ["platform", "integrations"]
  */
 const areas = {
   access: ["identity/Memberships", "teams/Teams"],
-  admin: ["identity/Organizations", "identity/Operator"],
+  admin: ["identity/Organizations", "identity/Operator", "identity/OrganizationDeletion"],
   audit: [],
   capabilities: [],
   catalog: [

@@ -271,7 +271,10 @@ export const ConflictCode = Schema.Literal(
   "account_exists",
   // The instance's operator.
   "operator_exists",
-  "operator_not_eligible"
+  "operator_not_eligible",
+  // An organization's deletion and restoration.
+  "organization_operates_instance",
+  "organization_not_deleted"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

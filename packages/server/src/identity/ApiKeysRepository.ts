@@ -100,7 +100,7 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
                                AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL
             JOIN users u ON u.id = m.user_id
-            JOIN organizations o ON o.id = k.organization_id
+            JOIN organizations o ON o.id = k.organization_id AND o.deleted_at IS NULL
             LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`
     })

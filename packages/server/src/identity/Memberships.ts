@@ -128,6 +128,7 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       oldestOrganizationOf: memberships.oldestOrganizationOf,
       activeOrganizationsOf: memberships.activeOrganizationsOf,
       listForUser: memberships.listForUser,
+      listRestorable: memberships.listRestorable,
       markEmailVerified: memberships.markEmailVerified,
       emailProven: memberships.emailProven
     } as const

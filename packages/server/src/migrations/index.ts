@@ -36,6 +36,7 @@ import signInAddresses from "./0033_sign_in_addresses.js"
 import apiKeyScopes from "./0034_api_key_scopes.js"
 import memberDirectory from "./0035_member_directory.js"
 import sessionActivity from "./0036_session_activity.js"
+import organizationLifecycle from "./0037_organization_lifecycle.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   { id: 1, name: "identity", up: identity },
@@ -73,7 +74,8 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 33, name: "sign_in_addresses", up: signInAddresses },
   { id: 34, name: "api_key_scopes", up: apiKeyScopes },
   { id: 35, name: "member_directory", up: memberDirectory },
-  { id: 36, name: "session_activity", up: sessionActivity }
+  { id: 36, name: "session_activity", up: sessionActivity },
+  { id: 37, name: "organization_lifecycle", up: organizationLifecycle }
 ]
 
 /**

@@ -60,6 +60,12 @@ export interface ServerSettings {
   readonly apiKeysPerMember: number
   /** Pending, unexpired invitations one organization may have (409 `invitation_quota_reached`). */
   readonly pendingInvitationsPerOrganization: number
+  /** How long a deleted organization may be restored; then the purge removes every row of it. */
+  readonly organizationDeletionGrace: Duration.Duration
+  /** How long a bootstrapped workspace nobody claimed lives; then it is deleted and purged. */
+  readonly provisionalWorkspaceLifetime: Duration.Duration
+  /** How often the purge looks for organizations whose grace ended and unclaimed workspaces that expired. */
+  readonly organizationPurgeInterval: Duration.Duration
   /** Sign-ups one client address (its IPv6 /64) may attempt per hour, taken or not: probing emails costs as much as taking them. */
   readonly signUpsPerHour: number
   /**
@@ -131,6 +137,9 @@ export const environment = [
   ["ORGPLANE_ORGANIZATIONS_PER_USER", "10", "Organizations one person may own; one more answers 409 organization_quota_reached."],
   ["ORGPLANE_API_KEYS_PER_MEMBER", "20", "Unexpired API keys one member may have in an organization; one more answers 409 api_key_quota_reached."],
   ["ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", "200", "Pending, unexpired invitations one organization may have; one more answers 409 invitation_quota_reached."],
+  ["ORGPLANE_ORGANIZATION_DELETION_GRACE", "7 days", "How long a deleted organization may be restored by its owners or the operator; then the purge removes every row of it."],
+  ["ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME", "7 days", "How long a bootstrapped workspace that nobody claimed lives; then it is deleted and purged."],
+  ["ORGPLANE_ORGANIZATION_PURGE_INTERVAL", "1 hour", "How often the purge looks for deleted organizations past their grace and expired unclaimed workspaces."],
   ["ORGPLANE_SIGN_UPS_PER_HOUR", "20", "Sign-up attempts per client address per hour, whatever their outcome; past it, 429 rate_limited with Retry-After."],
   ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below (at most 1 day); past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],
@@ -221,6 +230,9 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   organizationsPerUser: atLeastOne("ORGPLANE_ORGANIZATIONS_PER_USER", 10),
   apiKeysPerMember: atLeastOne("ORGPLANE_API_KEYS_PER_MEMBER", 20),
   pendingInvitationsPerOrganization: atLeastOne("ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", 200),
+  organizationDeletionGrace: positiveDuration("ORGPLANE_ORGANIZATION_DELETION_GRACE", Duration.days(7)),
+  provisionalWorkspaceLifetime: positiveDuration("ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME", Duration.days(7)),
+  organizationPurgeInterval: positiveDuration("ORGPLANE_ORGANIZATION_PURGE_INTERVAL", Duration.hours(1)),
   signUpsPerHour: atLeastOne("ORGPLANE_SIGN_UPS_PER_HOUR", 20),
   signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)).pipe(
     Config.validate({ message: "must be at most 1 day (the longest window a rate limit keeps)", validation: (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1)) })
@@ -277,6 +289,9 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
     recentAuthentication,
     apiKeyMaxLifetime,
     signInWindow,
+    organizationDeletionGrace,
+    provisionalWorkspaceLifetime,
+    organizationPurgeInterval,
     ...plain
   } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
@@ -293,7 +308,10 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
       sessionIdleTimeout: duration(sessionIdleTimeout),
       recentAuthentication: duration(recentAuthentication),
       apiKeyMaxLifetime: duration(apiKeyMaxLifetime),
-      signInWindow: duration(signInWindow)
+      signInWindow: duration(signInWindow),
+      organizationDeletionGrace: duration(organizationDeletionGrace),
+      provisionalWorkspaceLifetime: duration(provisionalWorkspaceLifetime),
+      organizationPurgeInterval: duration(organizationPurgeInterval)
     })
   }
 }
