@@ -161,6 +161,15 @@ describe("the purge", { timeout: 300_000 }, () => {
     const tables = await tenantTables()
     expect(allSecretColumns.filter((column) => (column as { readonly scope?: string }).scope !== "instance" && !tables.includes(column.table))).toEqual([])
 
+    // A key of the other organization made in a session the deleted one's SSO signed in (its maker switched
+    // organizations): written here, as an SSO sign-in through a real IdP would have recorded it.
+    const [crossKey] = await server.sql((sql) =>
+      sql<{ readonly id: string }>`UPDATE api_keys SET authenticated_organization_id = ${doomed.organizationId}
+        WHERE organization_id = ${kept.organizationId}
+          AND id = (SELECT id FROM api_keys WHERE organization_id = ${kept.organizationId} ORDER BY id LIMIT 1)
+        RETURNING id`
+    )
+
     const deleted = ok<any>("deleting", await Http.request(server.url, "DELETE", "/v1/organization", { token: doomed.owner.token, body: { confirmName: "Doomed" } }), 200).deletion
     for (const table of ["memberships", "teams", "api_keys", "config_object_versions", "scim_users", "mcp_connections", "workers"]) {
       expect([table, deleted.rows[table]]).toEqual([table, before.doomed[table]])
@@ -187,6 +196,10 @@ describe("the purge", { timeout: 300_000 }, () => {
         (SELECT count(*)::int FROM rate_limits WHERE strpos(key, ${doomed.organizationId}) > 0) AS windows`
     )
     expect(leftovers).toEqual([{ sessions: 0, windows: 0 }])
+    // The other organization's key made in its SSO forgot it, and stays.
+    expect(await server.sql((sql) =>
+      sql`SELECT authenticated_organization_id FROM api_keys WHERE organization_id = ${kept.organizationId} AND id = ${crossKey!.id}`
+    )).toEqual([{ authenticatedOrganizationId: null }])
 
     // Its people keep their accounts; the other organization serves as before.
     const signedIn = ok<any>("the deleted organization's owner", await post("/v1/auth/sign-in", { body: { email: doomed.owner.email, password: doomed.owner.password } }), 200)

@@ -172,6 +172,38 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           WHERE organization_id = ${input.organizationId} AND membership_id = ${input.membershipId}
             AND (expires_at IS NULL OR expires_at > ${input.at})`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 
-    return { insert, resolve, sessionAssurance, touch, list, revoke, revokeForPerson, listForPerson, countUnexpired } as const
+    /**
+     * Keys of other organizations whose makers authenticated through the purged organization's SSO forget it (their
+     * `authenticated_organization_id` would otherwise delete them with its row, by its foreign key): they count as
+     * made outside SSO from then on, which is how SSO enforcement already treated another organization's SSO. How many.
+     */
+    const forgetAuthenticatingOrganization = (organizationId: OrganizationId) =>
+      Effect.gen(function*() {
+        const others = yield* sql<{ organizationId: OrganizationId }>`
+          /* instance-wide: the organizations holding keys made in the purged organization's SSO sessions (identity/OrganizationPurge.ts) */
+          SELECT DISTINCT organization_id FROM api_keys
+          WHERE authenticated_organization_id = ${organizationId} AND organization_id <> ${organizationId}`
+        let forgotten = 0
+        for (const other of others) {
+          const rows = yield* sql<{ id: ApiKeyId }>`UPDATE api_keys SET authenticated_organization_id = NULL, sso_connection_id = NULL
+              WHERE organization_id = ${other.organizationId} AND authenticated_organization_id = ${organizationId}
+              RETURNING id`
+          forgotten += rows.length
+        }
+        return forgotten
+      })
+
+    return {
+      insert,
+      resolve,
+      sessionAssurance,
+      touch,
+      list,
+      revoke,
+      revokeForPerson,
+      listForPerson,
+      countUnexpired,
+      forgetAuthenticatingOrganization
+    } as const
   })
 }) {}

@@ -23,6 +23,7 @@ import { RateLimiter } from "../platform/RateLimiter.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { describeRows, totalOf } from "./OrganizationDeletion.js"
+import { ApiKeysRepository } from "./ApiKeysRepository.js"
 import { Operator } from "./Operator.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import { PurgeRepository } from "./PurgeRepository.js"
@@ -46,6 +47,7 @@ export const purgeOne = (organizationId: OrganizationId, at: Date) =>
     const organizations = yield* OrganizationsRepository
     const purge = yield* PurgeRepository
     const sessions = yield* SessionsRepository
+    const apiKeys = yield* ApiKeysRepository
     const limiter = yield* RateLimiter
     const recorder = yield* AuditRecorder
     const operator = yield* Operator
@@ -67,6 +69,7 @@ export const purgeOne = (organizationId: OrganizationId, at: Date) =>
       if (Option.isNone(due)) return Option.none<Purged>()
       const { deletedAt, deletedBy, name, purgedRows } = due.value
       const sessionsDeleted = yield* sessions.forgetOrganization(organizationId)
+      yield* apiKeys.forgetAuthenticatingOrganization(organizationId)
       const windows = yield* limiter.clearMentioning(organizationId)
       yield* organizations.remove(organizationId)
       const rows: Record<string, number> = { ...purgedRows, organizations: 1 }
@@ -126,7 +129,7 @@ export const loop = Effect.gen(function*() {
     Schedule.spaced(settings.organizationPurgeInterval)
   )
 }).pipe(
-  Effect.provide([OrganizationsRepository.Default, PurgeRepository.layer, SessionsRepository.Default, Operator.Default])
+  Effect.provide([OrganizationsRepository.Default, PurgeRepository.layer, SessionsRepository.Default, ApiKeysRepository.Default, Operator.Default])
 )
 
 export const layer = Singleton.make("organization-purge", loop)
