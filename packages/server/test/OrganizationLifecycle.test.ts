@@ -5,16 +5,31 @@
  * operator, restored within the grace period and not after; unclaimed provisional workspaces expire.
  * The purge itself is OrganizationPurge.test.ts.
  */
-import { Http, TestServer } from "@orgplane/testkit"
+import { FakeAuditReceiver, Http, IdpSaml, TestServer, Wait } from "@orgplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const clock = new TestServer.ShiftedClock()
 let server: TestServer.RunningServer
+let receiver: FakeAuditReceiver.FakeAuditReceiver
+let idp: IdpSaml.IdpSaml
 beforeAll(async () => {
-  // The purge's loop is left to its hour: these tests read what deletion and restoration do, not the purge.
-  server = await TestServer.start({ clock, defaultPlan: "enterprise" })
+  receiver = await FakeAuditReceiver.start()
+  idp = await IdpSaml.start()
+  // The purge's loop is left to its hour: these tests read what deletion and restoration do, not the purge. Audit
+  // streams reach the receiver on loopback, and are looked at often.
+  server = await TestServer.start({
+    clock,
+    defaultPlan: "enterprise",
+    outboundAllowPrivate: true,
+    auditStreamPollInterval: "200 millis",
+    auditStreamSettle: "200 millis"
+  })
 })
-afterAll(() => server.close())
+afterAll(async () => {
+  await server?.close()
+  await receiver?.close()
+  await idp?.close()
+})
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
 const ok = Http.expectStatus
@@ -104,12 +119,13 @@ describe("deleting an organization", () => {
     const byKey = await del("/v1/organization", { headers: { "x-api-key": key }, body: { confirmName: "Careful" } })
     expect([byKey.status, byKey.body.reason]).toEqual([403, "insufficient_scope"])
     // An old session must sign in again.
+    const was = clock.offsetMillis
     clock.advance("3 hours")
     try {
       const stale = await del("/v1/organization", { token: org.owner.token, body: { confirmName: "Careful" } })
       expect([stale.status, stale.body.reason]).toEqual([403, "recent_authentication_required"])
     } finally {
-      clock.advance(-3 * 60 * 60 * 1000)
+      clock.offsetMillis = was
     }
     expect(ok<any>("still there", await get("/v1/organization", { token: org.member.token }), 200).organization.name).toBe("Careful")
   })
@@ -177,9 +193,49 @@ describe("deleting an organization", () => {
     expect(log[2].reason).toMatch(/^restorable until .*; the purge will remove \d+ rows \(/)
   })
 
+  it("stops its SSO routes and its audit streams until it is restored", async () => {
+    const org = await organization("Streaming")
+    const other = await organization("Canary")
+    const connection = ok<any>("a SAML connection", await post("/v1/sso/connections", {
+      token: org.owner.token,
+      body: { kind: "saml", name: "IdP", saml: { source: "manual", entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificates: idp.certificates() } }
+    }), 201).connection
+    ok("its SP metadata", await get(`/v1/sso/saml/${connection.id}/metadata`), 200)
+    const secrets: Array<string> = []
+    for (const who of [org, other]) {
+      secrets.push(ok<any>("a stream", await post("/v1/audit/streams", { token: who.owner.token, body: { url: `${receiver.url}/${who.organizationId}` } }), 201).secret)
+      receiver.setSecrets(...secrets)
+    }
+    const delivered = (organizationId: string, action: string) =>
+      receiver.deliveries.some((delivery) =>
+        delivery.status === 200 && delivery.events.some((event) => event.organizationId === organizationId && event.action === action))
+    await Wait.until(() => delivered(org.organizationId, "audit.stream.create"), "the stream's first delivery")
+
+    ok("deleting", await del("/v1/organization", { token: org.owner.token, body: { confirmName: "Streaming" } }), 200)
+    const metadata = await get(`/v1/sso/saml/${connection.id}/metadata`)
+    expect([metadata.status, metadata.body.error]).toEqual([404, "sso_connection_not_found"])
+    const acs = await Http.request(server.url, "POST", `/v1/sso/saml/${connection.id}/acs`, {
+      rawBody: new URLSearchParams({ SAMLResponse: Buffer.from("<x/>").toString("base64") }).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded" }
+    })
+    expect([acs.status, acs.body.error]).toEqual([404, "sso_connection_not_found"])
+    // Another organization's event, made after the deletion, is delivered: the loop ran past the deletion's event,
+    // and did not send it.
+    ok("the canary's change", await post("/v1/teams", { token: other.owner.token, body: { name: "After" } }), 201)
+    await Wait.until(() => delivered(other.organizationId, "team.create"), "the other organization's delivery")
+    expect(delivered(org.organizationId, "organization.delete")).toBe(false)
+
+    // Restored, it serves again: its SSO routes answer, and its stream takes up where it stopped.
+    ok("restoring", await post(`/v1/organizations/${org.organizationId}/restore`, { token: org.owner.token }), 200)
+    ok("its SP metadata again", await get(`/v1/sso/saml/${connection.id}/metadata`), 200)
+    await Wait.until(() => delivered(org.organizationId, "organization.restore"), "the restored organization's delivery")
+    expect(delivered(org.organizationId, "organization.delete")).toBe(true)
+  })
+
   it("cannot be restored once its grace period is over", async () => {
     const org = await organization("Late")
     ok("deleting", await del("/v1/organization", { token: org.owner.token, body: { confirmName: "Late" } }), 200)
+    const was = clock.offsetMillis
     clock.advance(7 * DAY + 60_000)
     try {
       // A week later the owner signs in again (their session went idle).
@@ -188,7 +244,7 @@ describe("deleting an organization", () => {
       const late = await post(`/v1/organizations/${org.organizationId}/restore`, { token })
       expect([late.status, late.body.error]).toEqual([404, "organization_not_found"])
     } finally {
-      clock.advance(-(7 * DAY + 60_000))
+      clock.offsetMillis = was
     }
   })
 })
