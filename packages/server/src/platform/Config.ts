@@ -42,8 +42,8 @@ export interface ServerSettings {
   readonly sessionIdleTimeout: Duration.Duration
   /**
    * How young a session must be for the owner-level actions that ask for a recent authentication (ownership, owners,
-   * SSO, SCIM, the audit log's retention and streams, API key creation); older ones answer 403
-   * `recent_authentication_required`.
+   * SSO, SCIM, the audit log's retention and streams, API key creation, an organization's deletion and restoration);
+   * older ones answer 403 `recent_authentication_required`.
    */
   readonly recentAuthentication: Duration.Duration
   /** The longest an API key may live: a key made without `expiresAt` expires after it, and none may be made to last longer. */
@@ -129,7 +129,7 @@ export const environment = [
   ["ORGPLANE_SETUP_TOKEN", "(logged at start)", "One-time token that makes an owner's organization the operator (`orgplane admin claim-operator <token>`), at least 32 characters. Unset, while nothing operates the instance: each start logs a new one, valid 24 hours."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
   ["ORGPLANE_SESSION_IDLE_TIMEOUT", "7 days", "A session not used for this long ends (within a minute)."],
-  ["ORGPLANE_RECENT_AUTHENTICATION", "2 hours", "How recently a session must have signed in for ownership, owner, SSO, SCIM, audit retention and stream changes and API key creation; older ones answer 403 recent_authentication_required (sign in again)."],
+  ["ORGPLANE_RECENT_AUTHENTICATION", "2 hours", "How recently a session must have signed in for ownership, owner, SSO, SCIM, audit retention and stream changes, API key creation and organization deletion and restore; older ones answer 403 recent_authentication_required (sign in again)."],
   ["ORGPLANE_API_KEY_MAX_LIFETIME", "90 days", "Longest lifetime of a new API key: one made without expiresAt expires after it; a later expiresAt answers 400."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
