@@ -20,6 +20,9 @@ export type Plan = typeof Plan.Type
 
 export const OrganizationName = TrimmedText(2, 120, "Organization name")
 
+/** Acme as `Organization` shows it, in the examples of every resource that carries an organization's fields. */
+const acmeOrganization = { id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() } as const
+
 export class Organization extends Schema.Class<Organization>("Organization")(Schema.Struct({
   id: OrganizationId,
   name: Schema.String,
@@ -28,7 +31,7 @@ export class Organization extends Schema.Class<Organization>("Organization")(Sch
     description: "True for a workspace created by bootstrap whose owner claim has not been redeemed yet."
   }),
   createdAt: Timestamp
-}).annotations({ examples: [{ id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() }] })) {}
+}).annotations({ examples: [acmeOrganization] })) {}
 
 export class Membership extends Schema.Class<Membership>("Membership")(Schema.Struct({
   id: MembershipId,
@@ -108,11 +111,7 @@ export class OrganizationDetails extends Schema.Class<OrganizationDetails>("Orga
   updatedAt: Timestamp
 }).annotations({
   examples: [{
-    id: acme.id,
-    name: acme.name,
-    plan: "team",
-    provisional: false,
-    createdAt: exampleTime(),
+    ...acmeOrganization,
     logoUrl: "https://cdn.acme.example/logo.png",
     metadata: { costCenter: "R&D-42" },
     memberCount: 3,
@@ -161,7 +160,7 @@ export class OrganizationDeletion extends Schema.Class<OrganizationDeletion>("Or
   totalRows: Schema.Int.annotations({ description: "The sum of `rows`." })
 }).annotations({
   examples: [{
-    organization: { id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() },
+    organization: acmeOrganization,
     deletedAt: exampleTime(60),
     purgeAfter: exampleTime(60 + 7 * 24 * 60),
     rows: { memberships: 3, teams: 1, audit_events: 42 },
@@ -188,11 +187,7 @@ export class AdminOrganization extends Schema.Class<AdminOrganization>("AdminOrg
   })
 }).annotations({
   examples: [{
-    id: acme.id,
-    name: acme.name,
-    plan: "team",
-    provisional: false,
-    createdAt: exampleTime(),
+    ...acmeOrganization,
     memberCount: 3,
     deletedAt: exampleTime(60),
     purgeAfter: exampleTime(60 + 7 * 24 * 60)
