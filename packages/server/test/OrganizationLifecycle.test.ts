@@ -268,8 +268,12 @@ describe("the instance's operator", () => {
     const ownAsOwner = await del("/v1/organization", { token: operator.token, body: { confirmName: "Operations" } })
     expect([ownAsOwner.status, ownAsOwner.body.error]).toEqual([409, "organization_operates_instance"])
 
+    const counted = async () => ok<any>("the metrics", await get("/v1/admin/metrics", { token: operator.token }), 200).summary.totalOrganizations
+    const before = await counted()
     const deleted = ok<any>("deleting", await del(`/v1/admin/organizations/${org.organizationId}`, { token: operator.token }), 200).deletion
     expect(deleted.rows).toMatchObject({ memberships: 3 })
+    // A deleted organization is not among the instance's organizations in its metrics.
+    expect(await counted()).toBe(before - 1)
     expect((await get("/v1/organization", { token: org.owner.token })).status).toBe(404)
     const gone = await del(`/v1/admin/organizations/${org.organizationId}`, { token: operator.token })
     expect([gone.status, gone.body.error]).toEqual([404, "organization_not_found"])
