@@ -6,9 +6,12 @@
  * operator organization's log records what was removed, per table. Unclaimed provisional workspaces expire and are
  * purged the same way; claimed ones stay.
  */
+import { SqlClient } from "@effect/sql"
 import { FakeMcp, Http, TestServer, Wait } from "@orgplane/testkit"
 import { Effect } from "effect"
+import { typeid } from "typeid-js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SyncEventsRepository } from "../src/connectors/SyncEventsRepository.js"
 import { allSecretColumns } from "../src/platform/SecretColumns.js"
 
 const clock = new TestServer.ShiftedClock()
@@ -174,6 +177,29 @@ describe("the purge", { timeout: 300_000 }, () => {
     for (const table of ["memberships", "teams", "api_keys", "config_object_versions", "scim_users", "mcp_connections", "workers"]) {
       expect([table, deleted.rows[table]]).toEqual([table, before.doomed[table]])
     }
+
+    // Connector syncs: the recovery of queued syncs starts none of a deleted organization's. (Rows a sync would have
+    // recorded, written here and removed at once: the recovery itself takes only those queued for over a minute.)
+    const queued = await server.sql((sql) =>
+      Effect.gen(function*() {
+        const ids: Array<string> = []
+        for (const organizationId of [doomed.organizationId, kept.organizationId]) {
+          const [target] = yield* sql<{ readonly id: string; readonly connectorInstanceId: string }>`
+            SELECT id, connector_instance_id FROM connector_targets WHERE organization_id = ${organizationId} LIMIT 1`
+          const id = typeid("cse").toString()
+          yield* sql`INSERT INTO connector_sync_events (id, organization_id, connector_instance_id, connector_target_id, event_type, status, summary_json, created_at)
+                     VALUES (${id}, ${organizationId}, ${target!.connectorInstanceId}, ${target!.id}, 'manual', 'queued', '{}'::jsonb, now())`
+          ids.push(id)
+        }
+        const events = yield* SyncEventsRepository
+        const recoverable = yield* events.queuedBefore({ before: new Date(Date.now() + DAY), limit: 100 })
+        yield* sql`DELETE FROM connector_sync_events WHERE organization_id = ${doomed.organizationId} AND id = ${ids[0]!}`
+        yield* sql`DELETE FROM connector_sync_events WHERE organization_id = ${kept.organizationId} AND id = ${ids[1]!}`
+        return recoverable.map((event) => event.organizationId)
+      }).pipe(Effect.provide(SyncEventsRepository.Default), Effect.provideService(SqlClient.SqlClient, sql))
+    )
+    expect(queued).toContain(kept.organizationId)
+    expect(queued).not.toContain(doomed.organizationId)
 
     // A week and a minute later, the loop finds it due and purges it; the unclaimed workspace expired meanwhile.
     clock.advance(7 * DAY + 60_000)
