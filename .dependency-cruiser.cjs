@@ -33,6 +33,7 @@ const areas = {
     "identity/AccountRemoval",
     "identity/Authentication",
     "identity/Operator",
+    "identity/OrganizationDeletion",
     "audit/AuditRepository",
     "capabilities/SuiteRepository",
     "mcp/CredentialsRepository",
@@ -40,7 +41,7 @@ const areas = {
     "scim/UsersRepository",
     "sso/IntentsRepository"
   ],
-  admin: ["identity/Organizations", "identity/Operator", "identity/PasswordResets", "identity/OperatorUsers", "accounts/AccountDeletion"],
+  admin: ["identity/Organizations", "identity/Operator", "identity/PasswordResets", "identity/OperatorUsers", "accounts/AccountDeletion", "identity/OrganizationDeletion"],
   audit: [],
   capabilities: [],
   catalog: [

@@ -152,7 +152,7 @@ describe("against a server", () => {
       (await fresh()).cli(["orgs", "list", "--json", "--limit", "1"], env)
     ])
     expect(table.code).toBe(0)
-    expect(table.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+PLAN\s+JOINED$/m)
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+ROLE\s+PLAN\s+JOINED\s+PURGED AFTER$/m)
     expect(table.stdout).toMatch(new RegExp(`^${owner.organization.id}\\s+Listed First\\s+owner\\s+free\\s`, "m"))
     expect(table.stdout).toContain(other.body.organization.id)
     expect(json(page).items).toHaveLength(1)

@@ -33,7 +33,7 @@ export const AccountDeletion = Schema.Struct({
   }),
   organizationsWithoutMembers: Schema.Array(OrganizationId).annotations({
     description:
-      "Of those, the organizations the person was the only active member of: they stay, with no member, until deleted (by the instance's operator)."
+      "Of those, the organizations the person was the only active member of: each is deleted with the account (restorable by the instance's operator for `ORGPLANE_ORGANIZATION_DELETION_GRACE`, then purged), but for the operator organization, which stays with no member."
   }),
   removed: Schema.Struct({
     sessions: Count("Sessions ended."),

@@ -14,7 +14,16 @@ import {
   NotFoundResponse,
   UserNotFoundResponse
 } from "./Errors.js"
-import { ChangePlanRequest, ClaimOperatorRequest, Organization } from "./Organizations.js"
+import {
+  AdminOrganizationListQuery,
+  AdminOrganizationPage,
+  ChangePlanRequest,
+  ClaimOperatorRequest,
+  Organization,
+  OrganizationDeletionResponse,
+  OrganizationPath,
+  OrganizationResponse
+} from "./Organizations.js"
 import { OrganizationId } from "./Ids.js"
 import { requires } from "./Policy.js"
 import { MemberAuthentication } from "./Security.js"
@@ -56,7 +65,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Read the instance's usage metrics")
       .annotate(
         OpenApi.Description,
-        "Computes the instance's usage metrics on each call (no caching) and answers `{summary, generatedAt}`. Days are UTC calendar days (`YYYY-MM-DD`); today is the day of `generatedAt`.\n\nDefinitions:\n- `totalUsers`, `totalOrganizations`: every account (deleted ones not counted) and every organization (provisional ones included).\n- `verifiedUsers`: the instance has no email verification, so a person counts as verified when their email's domain is the verified SSO domain of an organization they are an active member of.\n- `recentUsers7d` / `recentUsers30d`: accounts created at or after now − 7 days / now − 30 days and not deleted (signups, not activity).\n- `totalWorkers`, `cloudWorkers`, `localWorkers`: workers not deleted, split by destination; `usersWithWorkers`: distinct creators of those workers; `usersWithoutWorkers`: totalUsers − usersWithWorkers, at least 0.\n- `paidUsers`: people with an active membership in an organization on the `team` or `enterprise` plan; `unpaidUsers`: everyone else; `billingUnavailableUsers` is 0 and `billingLoaded` true, since plans are stored on the instance.\n- `adminCount`: owners and admins (active memberships) of the operator organization, who are the instance's admins.\n- Activity of a person on a day: (A) a session created that day, (B) any telemetry event that day, (C, task activity) a `task.started`, `task.completed` or `task.failed` telemetry event with a session id that day. `activeUsers1d`/`7d`/`30d`: distinct people with A or B activity today / on the last 7 days (today included) / on the 30 days of the series; `realActiveUsers1d`/`7d`/`30d`: the same with C only.\n- `recurringUsers`: people with activity (A, B or C) on at least 2 distinct days of the last 90 (today included).\n- `inviters`: distinct people who ever created an invitation, in any organization; `medianHoursToFirstInvite`: for each inviter, the hours from their account's creation to their first invitation, floored at 0 and rounded to 0.1, then the median (an even count averages the two middle values; the result is rounded to 0.01); 0 while there are no inviters.\n- `activitySeries`: 30 points, oldest first, from 29 days ago to today: `activeUsers` (A or B), `realActiveUsers` (C) and `signups` (accounts created that day).\n\nErrors: only those of the group (403 `operator_only` for anyone but the operator organization's owners and admins)."
+        "Computes the instance's usage metrics on each call (no caching) and answers `{summary, generatedAt}`. Days are UTC calendar days (`YYYY-MM-DD`); today is the day of `generatedAt`.\n\nDefinitions:\n- `totalUsers`, `totalOrganizations`: every account (deleted ones not counted) and every organization that is not deleted (provisional ones included).\n- `verifiedUsers`: the instance has no email verification, so a person counts as verified when their email's domain is the verified SSO domain of an organization they are an active member of.\n- `recentUsers7d` / `recentUsers30d`: accounts created at or after now − 7 days / now − 30 days and not deleted (signups, not activity).\n- `totalWorkers`, `cloudWorkers`, `localWorkers`: workers not deleted, split by destination; `usersWithWorkers`: distinct creators of those workers; `usersWithoutWorkers`: totalUsers − usersWithWorkers, at least 0.\n- `paidUsers`: people with an active membership in an organization on the `team` or `enterprise` plan that is not deleted; `unpaidUsers`: everyone else; `billingUnavailableUsers` is 0 and `billingLoaded` true, since plans are stored on the instance.\n- `adminCount`: owners and admins (active memberships) of the operator organization, who are the instance's admins.\n- Activity of a person on a day: (A) a session created that day, (B) any telemetry event that day, (C, task activity) a `task.started`, `task.completed` or `task.failed` telemetry event with a session id that day. `activeUsers1d`/`7d`/`30d`: distinct people with A or B activity today / on the last 7 days (today included) / on the 30 days of the series; `realActiveUsers1d`/`7d`/`30d`: the same with C only.\n- `recurringUsers`: people with activity (A, B or C) on at least 2 distinct days of the last 90 (today included).\n- `inviters`: distinct people who ever created an invitation, in any organization; `medianHoursToFirstInvite`: for each inviter, the hours from their account's creation to their first invitation, floored at 0 and rounded to 0.1, then the median (an even count averages the two middle values; the result is rounded to 0.01); 0 while there are no inviters.\n- `activitySeries`: 30 points, oldest first, from 29 days ago to today: `activeUsers` (A or B), `realActiveUsers` (C) and `signups` (accounts created that day).\n\nErrors: only those of the group (403 `operator_only` for anyone but the operator organization's owners and admins)."
       )
   )
   .add(
@@ -119,6 +128,43 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(
         OpenApi.Description,
         "Makes a one-time password reset token for any account on the instance, an owner of any organization included, and answers it, once: hand it to the person, who sets a new password with it (`POST /v1/auth/password-reset`; every session of the account then ends). Valid `ORGPLANE_PASSWORD_RESET_TTL` (1 hour), once, while the account's password and email stay as they are; another link voids it. The owners and admins of the operator organization are reset by its owners only. Asks for a recent sign-in (`ORGPLANE_RECENT_AUTHENTICATION`). Whoever runs the server recovers without signing in: `orgplane admin reset-password <email>` on it.\n\nErrors: 403 `insufficient_role` for an admin resetting an owner or admin of the operator organization, `recent_authentication_required`; 404 `user_not_found` for an unknown account; 409 `reset_own_password` for the caller's own account (use `POST /v1/me/password`)."
+
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listOrganizations", "/v1/admin/organizations")
+      .setUrlParams(AdminOrganizationListQuery)
+      .addSuccess(AdminOrganizationPage)
+      .pipe(requires("admin.readOrganizations"))
+      .annotate(OpenApi.Summary, "List the instance's organizations")
+      .annotate(
+        OpenApi.Description,
+        "Every organization of the instance, oldest first (keyset pages): name, plan, whether it is a provisional workspace, member count, and for a deleted one when it was deleted and when the purge may remove it (an unclaimed provisional workspace shows when it expires). Purged organizations are gone. `q` filters by name, `deleted` by state.\n\nErrors: 400 `invalid_request` for a cursor of another list or of other filters."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteOrganization", "/v1/admin/organizations/:organizationId").pipe(audits("organization.delete"))
+      .setPath(OrganizationPath)
+      .addSuccess(OrganizationDeletionResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("admin.deleteOrganizations"))
+      .annotate(OpenApi.Summary, "Delete any organization")
+      .annotate(
+        OpenApi.Description,
+        "Deletes an organization of the instance as `DELETE /v1/organization` does for its owners: it stops serving at once, its owners or the operator may restore it until `purgeAfter` (`ORGPLANE_ORGANIZATION_DELETION_GRACE`, 7 days), then the purge removes every row of it. The operator organization's audit log records it. Needs a recent sign-in for a session (`ORGPLANE_RECENT_AUTHENTICATION`); an API key needs the `admin.deleteOrganizations` scope.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one already deleted; 409 `organization_operates_instance` for the operator organization itself."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("restoreOrganization", "/v1/admin/organizations/:organizationId/restore").pipe(audits("organization.restore"))
+      .setPath(OrganizationPath)
+      .addSuccess(OrganizationResponse)
+      .addError(NotFoundResponse)
+      .addError(ConflictResponse)
+      .pipe(requires("admin.deleteOrganizations"))
+      .annotate(OpenApi.Summary, "Restore any deleted organization")
+      .annotate(
+        OpenApi.Description,
+        "Restores a deleted organization of the instance before its purge: it serves again as it was. Needs a recent sign-in for a session.\n\nErrors: 403 `recent_authentication_required`, `insufficient_scope`; 404 `organization_not_found` for an unknown organization or one whose grace period is over; 409 `organization_not_deleted` when it is not deleted."
       )
   )
   .addError(ForbiddenResponse)
@@ -126,6 +172,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
   .annotate(OpenApi.Title, "Admin")
   .annotate(
     OpenApi.Description,
-    "Instance operation, for owners and admins of the operator organization only (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, else the one whose owner redeemed the instance's one-time setup token with `POST /v1/admin/operator`): plans, metrics and the instance's accounts (list, disable, enable, delete); anyone else gets 403 `operator_only`. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
+    "Instance operation, for owners and admins of the operator organization only (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, else the one whose owner redeemed the instance's one-time setup token with `POST /v1/admin/operator`): plans, metrics, the instance's organizations (list, delete, restore) and accounts (list, disable, enable, delete, password reset links); anyone else gets 403 `operator_only`. Every operation here needs credentials, a session or an API key: 401 `unauthorized` without valid ones, 404 `organization_not_found` when the caller belongs to no organization."
   )
 {}

@@ -54,6 +54,10 @@ export const AuditActions = {
   // The organization and its people
   "organization.create": change("An organization was created."),
   "organization.plan.update": change("The instance's operator changed an organization's plan."),
+  "organization.update": change("An organization's name, logo or metadata was changed."),
+  "organization.delete": security("An organization was deleted (an owner, or the instance's operator): it stopped serving, restorable until its purge."),
+  "organization.restore": security("A deleted organization was restored before its purge."),
+  "organization.purge": security("A deleted organization, or an unclaimed provisional workspace, was purged: every row of it removed (the counts per table are the reason). Kept in the operator organization's log."),
   "instance.operator.claim": security("An owner made their organization the instance's operator with the one-time setup token."),
   "member.role.update": change("A member's role was changed."),
   "member.directory.update": security("What plain members see of each other (their emails) was changed."),

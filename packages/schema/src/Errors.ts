@@ -291,7 +291,10 @@ export const ConflictCode = Schema.Literal(
   "email_already_verified",
   // Accounts: a deletion that would leave an organization with members and no owner; the operator disabling themselves.
   "last_owner_of_organizations",
-  "cannot_disable_yourself"
+  "cannot_disable_yourself",
+  // An organization's deletion and restoration.
+  "organization_operates_instance",
+  "organization_not_deleted"
 ).annotations({ identifier: "ConflictCode" })
 export type ConflictCode = typeof ConflictCode.Type
 

@@ -1,8 +1,10 @@
-/** Organizations, their plans, and memberships with their roles. */
+/** Organizations, their plans, profile (logo, metadata) and deletion, and memberships with their roles. */
 import * as Schema from "effect/Schema"
-import { requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, NO_NUL_PATTERN, requestBody, searchText, Timestamp, TrimmedText } from "./Common.js"
 import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
+import { Page, PageQueryFields } from "./Pagination.js"
+import { UrlOf } from "./Urls.js"
 
 export const Role = Schema.Literal("owner", "admin", "member").annotations({
   identifier: "Role",
@@ -18,6 +20,9 @@ export type Plan = typeof Plan.Type
 
 export const OrganizationName = TrimmedText(2, 120, "Organization name")
 
+/** Acme as `Organization` shows it, in the examples of every resource that carries an organization's fields. */
+const acmeOrganization = { id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() } as const
+
 export class Organization extends Schema.Class<Organization>("Organization")(Schema.Struct({
   id: OrganizationId,
   name: Schema.String,
@@ -26,7 +31,7 @@ export class Organization extends Schema.Class<Organization>("Organization")(Sch
     description: "True for a workspace created by bootstrap whose owner claim has not been redeemed yet."
   }),
   createdAt: Timestamp
-}).annotations({ examples: [{ id: acme.id, name: acme.name, plan: "team", provisional: false, createdAt: exampleTime() }] })) {}
+}).annotations({ examples: [acmeOrganization] })) {}
 
 export class Membership extends Schema.Class<Membership>("Membership")(Schema.Struct({
   id: MembershipId,
@@ -56,3 +61,159 @@ export const ClaimOperatorRequest = Schema.Struct({
       "The instance's one-time setup token: `ORGPLANE_SETUP_TOKEN`, or the one the server logs at its start while nothing names the operator."
   })
 }).annotations({ ...requestBody, examples: [{ setupToken: exampleToken("opsetup") }] })
+
+// The organization's profile: what `GET /v1/organization` answers and `PATCH /v1/organization` changes. Its logo and
+// metadata are not members of `Organization`, which every sign-in, `GET /v1/me` and list carries and which
+// authentication reads on every request: they are read where they are asked for (docs/lifecycle.md).
+
+/** The organization's logo: an https URL, or a path on this service (`/logos/acme.png`), under the URL rule. */
+export const OrganizationLogoUrl = UrlOf({ absolute: "https", path: true }, "The organization's logo.")
+
+export const ORGANIZATION_METADATA_MAX_KEYS = 50
+export const ORGANIZATION_METADATA_KEY_MAX = 40
+export const ORGANIZATION_METADATA_VALUE_MAX = 500
+const METADATA_KEY = /^[A-Za-z0-9_.:-]{1,40}$/
+
+/** What is wrong with a metadata object, member by member (JSON Schema cannot say all of it about a map's keys). */
+const metadataProblems = (metadata: Readonly<Record<string, string>>) => {
+  const keys = Object.keys(metadata)
+  if (keys.length > ORGANIZATION_METADATA_MAX_KEYS) return `must have at most ${ORGANIZATION_METADATA_MAX_KEYS} keys`
+  const issues = keys.flatMap((key) => {
+    const value = metadata[key]!
+    if (!METADATA_KEY.test(key)) return [{ path: [key], message: `is not a metadata key: 1 to ${ORGANIZATION_METADATA_KEY_MAX} letters, digits, '_', '.', ':' or '-'` }]
+    if (value.length > ORGANIZATION_METADATA_VALUE_MAX) return [{ path: [key], message: `must be at most ${ORGANIZATION_METADATA_VALUE_MAX} characters` }]
+    if (value.includes("\u0000")) return [{ path: [key], message: "must not contain the NUL character (U+0000)" }]
+    return []
+  })
+  return issues.length > 0 ? issues : true
+}
+
+/** The organization's metadata as a request gives it: a small JSON object of string values, checked. */
+export const OrganizationMetadata = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+  Schema.filter(metadataProblems)
+).annotations({
+  identifier: "OrganizationMetadata",
+  // The keys are checked by the filter above (which JSON Schema cannot say of a map's keys): documented as an open
+  // object with its bounds.
+  jsonSchema: { type: "object", additionalProperties: true, maxProperties: ORGANIZATION_METADATA_MAX_KEYS },
+  description:
+    `The organization's own key-value pairs for its tools (a billing account, a cost center): at most ${ORGANIZATION_METADATA_MAX_KEYS} keys of 1 to ${ORGANIZATION_METADATA_KEY_MAX} letters, digits, \`_\`, \`.\`, \`:\` or \`-\`, each with a string value of at most ${ORGANIZATION_METADATA_VALUE_MAX} characters (no NUL). Members read it: keep secrets out.`,
+  examples: [{ costCenter: "R&D-42", billingAccount: "acct_1029" }]
+})
+
+export class OrganizationDetails extends Schema.Class<OrganizationDetails>("OrganizationDetails")(Schema.Struct({
+  ...Organization.fields,
+  logoUrl: Schema.NullOr(Schema.String).annotations({ description: "The organization's logo (an https URL or a path on this service), or null." }),
+  metadata: Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+    description: "The organization's own key-value pairs (`{}` when none)."
+  }),
+  memberCount: Schema.Int.annotations({ description: "Its active members (suspended ones included, removed ones not)." }),
+  updatedAt: Timestamp
+}).annotations({
+  examples: [{
+    ...acmeOrganization,
+    logoUrl: "https://cdn.acme.example/logo.png",
+    metadata: { costCenter: "R&D-42" },
+    memberCount: 3,
+    updatedAt: exampleTime(30)
+  }]
+})) {}
+
+export const OrganizationDetailsResponse = Schema.Struct({ organization: OrganizationDetails }).annotations({
+  identifier: "OrganizationDetailsResponse"
+})
+
+export const UpdateOrganizationRequest = Schema.Struct({
+  name: Schema.optionalWith(OrganizationName, { exact: true }),
+  logoUrl: Schema.optionalWith(Schema.NullOr(OrganizationLogoUrl), { exact: true }).annotations({ description: "The new logo, or null for none." }),
+  metadata: Schema.optionalWith(OrganizationMetadata, { exact: true }).annotations({
+    description: "Replaces the whole metadata object (`{}` removes every key)."
+  })
+}).pipe(
+  Schema.filter((body) =>
+    body.name !== undefined || body.logoUrl !== undefined || body.metadata !== undefined ||
+    "give at least one of name, logoUrl and metadata", { jsonSchema: { minProperties: 1 } })
+).annotations({ ...requestBody, examples: [{ name: "Acme Corporation", metadata: { costCenter: "R&D-42" } }] })
+export type UpdateOrganizationRequest = typeof UpdateOrganizationRequest.Type
+
+export const DeleteOrganizationRequest = Schema.Struct({
+  confirmName: Schema.String.pipe(Schema.maxLength(200)).annotations({
+    description: "The organization's name exactly as `GET /v1/organization` shows it: a deletion names what it deletes.",
+    jsonSchema: { type: "string", maxLength: 200, pattern: NO_NUL_PATTERN }
+  })
+}).annotations({ ...requestBody, examples: [{ confirmName: acme.name }] })
+
+/** The rows of each table the purge removes (or removed), by table name; tables without any are left out. */
+export const PurgeRows = Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+  identifier: "PurgeRows",
+  description: "Rows per table, by table name (tables without any are left out).",
+  examples: [{ memberships: 3, teams: 1, audit_events: 42 }]
+})
+
+export class OrganizationDeletion extends Schema.Class<OrganizationDeletion>("OrganizationDeletion")(Schema.Struct({
+  organization: Organization,
+  deletedAt: Timestamp,
+  purgeAfter: Timestamp.annotations({
+    description: "Until then an owner (or the instance's operator) may restore it; after it the purge removes every row of it."
+  }),
+  rows: PurgeRows.annotations({ description: "What the purge will remove, counted when it was deleted: rows per table." }),
+  totalRows: Schema.Int.annotations({ description: "The sum of `rows`." })
+}).annotations({
+  examples: [{
+    organization: acmeOrganization,
+    deletedAt: exampleTime(60),
+    purgeAfter: exampleTime(60 + 7 * 24 * 60),
+    rows: { memberships: 3, teams: 1, audit_events: 42 },
+    totalRows: 46
+  }]
+})) {}
+
+export const OrganizationDeletionResponse = Schema.Struct({ deletion: OrganizationDeletion }).annotations({
+  identifier: "OrganizationDeletionResponse"
+})
+
+export const OrganizationResponse = Schema.Struct({ organization: Organization }).annotations({ identifier: "OrganizationResponse" })
+
+export const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
+
+/** An organization as the instance's operator lists it: deleted ones too, with when the purge may take them. */
+export class AdminOrganization extends Schema.Class<AdminOrganization>("AdminOrganization")(Schema.Struct({
+  ...Organization.fields,
+  memberCount: Schema.Int.annotations({ description: "Its active members (the placeholder owner of an unclaimed workspace included)." }),
+  deletedAt: Schema.NullOr(Timestamp).annotations({ description: "When it was deleted; null while it is not." }),
+  purgeAfter: Schema.NullOr(Timestamp).annotations({
+    description:
+      "When the purge may remove it: a deleted one's end of grace, an unclaimed provisional workspace's expiry (`ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME` after it was made); null otherwise."
+  })
+}).annotations({
+  examples: [{
+    ...acmeOrganization,
+    memberCount: 3,
+    deletedAt: exampleTime(60),
+    purgeAfter: exampleTime(60 + 7 * 24 * 60)
+  }]
+})) {}
+
+export const AdminOrganizationPage = Page(AdminOrganization).annotations({ identifier: "AdminOrganizationPage" })
+
+export const AdminOrganizationListQuery = Schema.Struct({
+  ...PageQueryFields,
+  q: Schema.optionalWith(searchText("Only organizations whose name contains this text (case-insensitive)."), { exact: true }),
+  deleted: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+    description: "`true`: only deleted organizations (not purged yet); `false`: only those that are not; left out, both."
+  })
+}).annotations({ ...allErrors, examples: [{ q: "acme", deleted: true }] })
+export type AdminOrganizationListQuery = typeof AdminOrganizationListQuery.Type
+
+/** One of the caller's organizations, and, for one deleted, when and until when an owner may restore it. */
+export const MyOrganization = Schema.Struct({
+  organization: Organization,
+  membership: Membership,
+  deletedAt: Schema.optionalWith(Timestamp, { exact: true }).annotations({
+    description: "When it was deleted: only in `GET /v1/me/organizations?deleted=true`."
+  }),
+  purgeAfter: Schema.optionalWith(Timestamp, { exact: true }).annotations({
+    description: "Until when its owners may restore it (`POST /v1/organizations/{organizationId}/restore`): only with `deleted=true`."
+  })
+}).annotations({ identifier: "MyOrganization" })
+export type MyOrganization = typeof MyOrganization.Type

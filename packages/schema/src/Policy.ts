@@ -65,6 +65,12 @@ export const Policy = {
   "apiKeys.manage": { role: "admin", capability: "create, list and revoke API keys" },
   "audit.read": { role: "admin", capability: "read and export the organization's audit log: who did what, when and through which credential" },
   "audit.manage": { role: "owner", capability: "set how long the organization's audit log keeps its events, and manage the endpoints it is streamed to" },
+  "organizations.read": { role: "member", capability: "read the organization's name, logo, metadata, plan and member count" },
+  "organizations.update": { role: "admin", capability: "change the organization's name, logo and metadata" },
+  "organizations.delete": {
+    role: "owner",
+    capability: "delete the organization (it stops serving at once and is purged after the grace period) and restore it within that period"
+  },
   "organizations.setPlan": {
     role: "admin",
     capability: "change any organization's plan (in the operator organization only)",
@@ -83,6 +89,16 @@ export const Policy = {
   "admin.manageUsers": {
     role: "admin",
     capability: "disable, enable and delete any account of the instance (in the operator organization only)",
+    operatorOnly: true
+  },
+  "admin.readOrganizations": {
+    role: "admin",
+    capability: "list every organization of the instance, deleted ones with when they will be purged (in the operator organization only)",
+    operatorOnly: true
+  },
+  "admin.deleteOrganizations": {
+    role: "admin",
+    capability: "delete and restore any organization of the instance (in the operator organization only)",
     operatorOnly: true
   },
   "admin.claimOperator": {
@@ -166,8 +182,9 @@ export const Actions: readonly [Action, ...Array<Action>] = [
  * Actions an API key takes only when one of its scopes names them, whatever its maker's role: making and revoking
  * keys (so a leaked key cannot mint more), ownership, the audit log's retention and streams, the organization's
  * sign-in (SSO connections and domains, SCIM provisioning: a leaked key could otherwise hand sign-in to another
- * identity provider), the instance's operator powers over plans, the operator itself and people's accounts, and password reset links
- * (a leaked key could otherwise take over the accounts it may reset).
+ * identity provider), the instance's operator powers over plans, the operator itself and people's accounts, password
+ * reset links (a leaked key could otherwise take over the accounts it may reset), and deleting an organization (its
+ * own owners', or the operator's over any).
  */
 export const KeyGuardedActions: ReadonlyArray<Action> = [
   "apiKeys.manage",
@@ -180,7 +197,9 @@ export const KeyGuardedActions: ReadonlyArray<Action> = [
   "admin.claimOperator",
   "members.resetPassword",
   "admin.resetPasswords",
-  "admin.manageUsers"
+  "admin.manageUsers",
+  "organizations.delete",
+  "admin.deleteOrganizations"
 ]
 
 /** OpenAPI extension members naming the actions an operation checks (the document's `transform` adds their text). */

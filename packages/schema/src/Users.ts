@@ -1,9 +1,9 @@
 /** People: accounts, sessions, sign-up and sign-in, and the caller's own view of themselves. */
 import * as Schema from "effect/Schema"
-import { Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
+import { allErrors, Email, requestBody, Timestamp, TrimmedText } from "./Common.js"
 import { ApiKeyId, exampleId, OrganizationId, SessionId, SsoConnectionId, UserId } from "./Ids.js"
-import { Membership, Organization, OrganizationWithMembership } from "./Organizations.js"
-import { Page } from "./Pagination.js"
+import { Membership, MyOrganization, Organization } from "./Organizations.js"
+import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, examplePassword, exampleTime, exampleToken } from "./Examples.js"
 
 export const PersonName = TrimmedText(1, 120, "A person's name")
@@ -153,7 +153,16 @@ export const EndedSessions = Schema.Struct({
 
 export const SessionPath = Schema.Struct({ sessionId: SessionId })
 
-export const MyOrganizationPage = Page(OrganizationWithMembership).annotations({ identifier: "MyOrganizationPage" })
+export const MyOrganizationPage = Page(MyOrganization).annotations({ identifier: "MyOrganizationPage" })
+
+export const MyOrganizationsQuery = Schema.Struct({
+  ...PageQueryFields,
+  deleted: Schema.optionalWith(Schema.BooleanFromString, { exact: true }).annotations({
+    description:
+      "`true`: instead, the deleted organizations the caller owns that may still be restored, with `deletedAt` and `purgeAfter` (default false)."
+  })
+}).annotations({ ...allErrors, examples: [{ deleted: true }] })
+export type MyOrganizationsQuery = typeof MyOrganizationsQuery.Type
 
 export const ChangeEmailRequest = Schema.Struct({
   email: Email.annotations({ description: "The new address: unverified until proven (see `emailVerified` in the answer)." }),

@@ -25,6 +25,7 @@ import {
   EndedSessions,
   Me,
   MyOrganizationPage,
+  MyOrganizationsQuery,
   MySessionPage,
   SessionPath,
   SignInRequest,
@@ -176,14 +177,14 @@ export class UsersApi extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.get("listOrganizations", "/v1/me/organizations")
-      .setUrlParams(PageQuery)
+      .setUrlParams(MyOrganizationsQuery)
       .addSuccess(MyOrganizationPage)
       .addError(ForbiddenResponse)
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "List the caller's organizations")
       .annotate(
         OpenApi.Description,
-        "The organizations the caller belongs to, with their membership in each, oldest membership first. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
+        "The organizations the caller belongs to, with their membership in each, oldest membership first; deleted organizations are not among them. With `deleted=true`, instead, the deleted organizations the caller is an owner of that may still be restored (`POST /v1/organizations/{organizationId}/restore`), each with `deletedAt` and `purgeAfter`. Session only (an API key knows only its own organization); changes nothing.\n\nErrors: 401 `unauthorized` without a valid session; 403 `session_required` with an API key."
       )
   )
   .annotate(OpenApi.Title, "Users")

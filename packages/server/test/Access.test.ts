@@ -117,6 +117,23 @@ const managersNoContent = { owner: 204, admin: 204, member: 403 } as const
 const ownersOnly = { owner: 200, admin: 403, member: 403 } as const
 
 const matrix: ReadonlyArray<Case<unknown>> = [
+  // The organization itself
+  matrixCase({
+    name: "GET /v1/organization",
+    request: () => ({ method: "GET", path: "/v1/organization" }),
+    expect: everyone
+  }),
+  matrixCase({
+    name: "PATCH /v1/organization",
+    request: (_, __, role) => ({ method: "PATCH", path: "/v1/organization", body: { metadata: { changedBy: role } } }),
+    expect: managers
+  }),
+  matrixCase({
+    name: "DELETE /v1/organization",
+    fresh: true,
+    request: () => ({ method: "DELETE", path: "/v1/organization", body: { confirmName: "Fresh" } }),
+    expect: ownersOnly
+  }),
   // Members
   matrixCase({
     name: "GET /v1/members",
@@ -509,8 +526,9 @@ describe("the role matrix", () => {
   })
 
   it("documents the policy actions of every operation that acts in an organization", () => {
-    const organizationGroups = /^(members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities|templates|scimConnections)\./
-    const publicOperations = ["invitations.accept", "invitations.preview", "suiteConnections.callback"]
+    const organizationGroups = /^(organizations|members|teams|invitations|apiKeys|admin|suiteClients|suiteConnections|capabilities|templates|scimConnections)\./
+    // Creating an organization acts in none yet: any signed-in person may.
+    const publicOperations = ["invitations.accept", "invitations.preview", "suiteConnections.callback", "organizations.create"]
     const undocumented = operations.filter((operation) =>
       organizationGroups.test(operation.id) && !publicOperations.includes(operation.id) && operation.actions === undefined
     )

@@ -145,8 +145,16 @@ describe("a person deleting their own account", () => {
     const deleted = await del("/v1/me", { token: org.owner.token, body: { password: org.owner.password } })
     expect(deleted.status, deleted.text).toBe(200)
     expect([...deleted.body.organizationsLeft].sort()).toEqual([org.organizationId, alone.organization.id].sort())
-    // The organization only they were in is left without members (its deletion is the organization's own operation).
+    // The organization only they were in is left without members, and deleted with the account: restorable by the
+    // operator for the grace period, then purged.
     expect(deleted.body.organizationsWithoutMembers).toEqual([alone.organization.id])
+    const deletedOnes = ok("the operator's deleted organizations", await get("/v1/admin/organizations?deleted=true", { token: await operatorToken() }), 200)
+    expect(deletedOnes.items.filter((item: any) => item.id === alone.organization.id)).toEqual([
+      expect.objectContaining({ id: alone.organization.id, deletedAt: expect.any(String), purgeAfter: expect.any(String) })
+    ])
+    // The organization they had members in goes on.
+    const live = ok("the operator's live organizations", await get(`/v1/admin/organizations?deleted=false&q=${encodeURIComponent("Owned Co")}`, { token: await operatorToken() }), 200)
+    expect(live.items.map((item: any) => item.id)).toContain(org.organizationId)
     const owners = ok("the owners now", await get("/v1/members?role=owner", { token: org.admin.token }), 200).items
     expect(owners.map((member: any) => member.id)).toEqual([org.admin.membership.id])
   })

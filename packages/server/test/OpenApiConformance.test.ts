@@ -65,7 +65,9 @@ const semanticChecks: ReadonlyArray<{ readonly operation?: string; readonly path
     operation,
     path: ["url"],
     message: "The outbound URL is not allowed: x.example could not be resolved"
-  }))
+  })),
+  // Only the organization's own name confirms its deletion: a generic one never does (and nothing is deleted).
+  { operation: "organizations.delete", path: ["confirmName"], message: "is not this organization's name: repeat it exactly as GET /v1/organization shows it" }
 ]
 
 /**

@@ -35,6 +35,7 @@ interface Case {
 }
 
 const cases: ReadonlyArray<Case> = [
+  { action: "organizations.read", method: "GET", path: "/v1/organization" },
   { action: "memory.use", method: "GET", path: "/v1/memory" },
   { action: "memory.use", method: "POST", path: "/v1/memory", body: { content: "Deploys go out on Tuesdays." } },
   {

@@ -1,22 +1,27 @@
 /**
  * `orgplane admin`: `claim-operator <setup-token>` makes the active organization the instance's operator with the
  * server's one-time setup token; `metrics`, the instance's usage metrics, for owners and admins of the operator
- * organization: a table of the summary and a sparkline of the last 30 days' activity; `users list | disable | enable
- * | delete | reset-password`, the instance's accounts (the operator's reset link for any account among them); and
- * `reset-password <email>`, a reset link made on the server's machine against its database, with no server running
- * and no sign-in (local, like `keys rotate`).
+ * organization: a table of the summary and a sparkline of the last 30 days' activity; `orgs list | delete | restore`,
+ * every organization of the instance; `users list | disable | enable | delete | reset-password`, the instance's
+ * accounts (the operator's reset link for any account among them); and `reset-password <email>`, a reset link made
+ * on the server's machine against its database, with no server running and no sign-in (local, like `keys rotate`).
  */
 import {
   AccountDeletion,
   type AdminActivityPoint,
   AdminApi,
   AdminMetricsResponse,
+  AdminOrganizationListQuery,
+  AdminOrganizationPage,
   type AdminUser,
   AdminUserPage,
   AdminUserResponse,
   ClaimOperatorRequest,
   Email,
   Organization,
+  OrganizationDeletionResponse,
+  OrganizationId,
+  OrganizationResponse,
   PasswordResetLinkResponse,
   SearchText,
   UserId
@@ -96,6 +101,57 @@ export const metrics = Commands.endpoint("metrics", {
     ].join("\n")
   }
 })
+
+const organizationId = Inputs.argument("organizationId", { schema: OrganizationId, description: "The organization (org_…), from 'admin orgs list'." })
+
+export const orgsList = Commands.list("list", {
+  summary: "List every organization of the instance, oldest first, deleted ones with when they will be purged (operator only).",
+  noun: "organizations",
+  inputs: {
+    query: Inputs.optional(Inputs.text("query", {
+      description: "Only organizations whose name contains this text (case-insensitive).",
+      schema: AdminOrganizationListQuery.fields.q.from
+    })),
+    deleted: Inputs.boolean("deleted", { description: "Only deleted organizations (not purged yet)." }),
+    live: Inputs.boolean("live", { description: "Only organizations that are not deleted." })
+  },
+  call: (client, { deleted, live, query }, page) =>
+    Effect.gen(function*() {
+      if (deleted && live) return yield* Effect.fail(new UsageError({ message: "give --deleted or --live, not both" }))
+      return yield* client.admin.listOrganizations({
+        urlParams: { ...page, ...Inputs.ifSome("q", query), ...(deleted ? { deleted: true } : live ? { deleted: false } : {}) }
+      })
+    }),
+  output: AdminOrganizationPage,
+  columns: [
+    ["id", (organization) => organization.id],
+    ["name", (organization) => organization.name],
+    ["plan", (organization) => organization.plan],
+    ["members", (organization) => String(organization.memberCount)],
+    ["created", (organization) => Output.date(organization.createdAt)],
+    ["deleted", (organization) => Output.date(organization.deletedAt)],
+    ["purged after", (organization) => Output.date(organization.purgeAfter)]
+  ]
+})
+
+export const orgsDelete = Commands.endpoint("delete", {
+  summary: "Delete any organization of the instance (operator only, with a recent sign-in); restorable until its grace period ends.",
+  inputs: { organizationId },
+  call: (client, { organizationId }) => client.admin.deleteOrganization({ path: { organizationId } }),
+  output: OrganizationDeletionResponse,
+  human: ({ deletion }) =>
+    `Deleted ${deletion.organization.name} (${deletion.organization.id}). It may be restored until ${Output.date(deletion.purgeAfter)} ('orgplane admin orgs restore ${deletion.organization.id}'); then the purge removes ${deletion.totalRows} rows.`
+})
+
+export const orgsRestore = Commands.endpoint("restore", {
+  summary: "Restore a deleted organization before its purge (operator only, with a recent sign-in).",
+  inputs: { organizationId },
+  call: (client, { organizationId }) => client.admin.restoreOrganization({ path: { organizationId } }),
+  output: OrganizationResponse,
+  human: ({ organization }) => `Restored ${organization.name} (${organization.id}).`
+})
+
+export const orgs = Commands.group("orgs", "Every organization of the instance: list, delete, restore (operator only).", [orgsList, orgsDelete, orgsRestore])
 
 const userId = Inputs.argument("userId", { schema: UserId, description: "The account (usr_…), from 'orgplane admin users list'." })
 
@@ -213,6 +269,7 @@ export const resetPasswordOnMachine = Commands.leaf("reset-password", {
 export const admin = Commands.group("admin", "Operate the instance (owners and admins of the operator organization; reset-password on the server itself).", [
   claimOperator,
   metrics,
+  orgs,
   users,
   resetPasswordOnMachine
 ], [AdminApi])

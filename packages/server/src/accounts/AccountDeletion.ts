@@ -17,17 +17,18 @@ import {
   Unauthorized,
   type UserId
 } from "@orgplane/schema"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { AuditRepository } from "../audit/AuditRepository.js"
 import { SuiteRepository } from "../capabilities/SuiteRepository.js"
 import { Accounts } from "../identity/Accounts.js"
-import { AccountRemoval } from "../identity/AccountRemoval.js"
+import { AccountRemoval, type PersonInOrganization } from "../identity/AccountRemoval.js"
 import { Operator } from "../identity/Operator.js"
+import { OrganizationDeletion } from "../identity/OrganizationDeletion.js"
 import { CredentialsRepository } from "../mcp/CredentialsRepository.js"
 import { MemoryRepository } from "../memory/MemoryRepository.js"
 import { describe } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
-import { requireRecentAuthentication } from "../platform/Principal.js"
+import * as Principal from "../platform/Principal.js"
 import { transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { UsersRepository as ScimUsersRepository } from "../scim/UsersRepository.js"
@@ -35,15 +36,6 @@ import { IntentsRepository } from "../sso/IntentsRepository.js"
 
 /** Who deletes the account: its person, or the instance's operator (whose organization records it too). */
 type Deleter = { readonly _tag: "Self" } | { readonly _tag: "Operator"; readonly caller: MemberContext }
-
-/**
- * An organization the deleted person was the only active member of: it is left with no member. Integration point:
- * organization deletion (issue 45, item 1) is built beside this, and the integrator wires the organization's
- * deletion here (its deletion as the operator's, restorable for the grace period, then purged), in this same
- * transaction. Until then the organization stays, memberless, and the answer lists it in
- * `organizationsWithoutMembers`.
- */
-const organizationLeftEmpty = (organizationId: OrganizationId): Effect.Effect<OrganizationId> => Effect.succeed(organizationId)
 
 const make = Effect.gen(function*() {
   const accounts = yield* Accounts
@@ -56,6 +48,26 @@ const make = Effect.gen(function*() {
   const scimUsers = yield* ScimUsersRepository
   const audit = yield* AuditRepository
   const { recentAuthentication } = yield* ServerConfig
+  const organizationDeletion = yield* OrganizationDeletion
+
+  /**
+   * An organization the deleted person was its only active member of: it is deleted too, in this transaction, as the
+   * system's request on the account's behalf (`organization.delete` in its own log), restorable by the operator for
+   * the grace period, then purged. The operator organization is left as it is, memberless (deleting it would leave
+   * nobody to operate the instance): the answer lists it in `organizationsWithoutMembers` all the same.
+   */
+  const organizationLeftEmpty = Effect.fn("AccountDeletion.organizationLeftEmpty")(function*(organization: PersonInOrganization) {
+    const operating = yield* operator.organizationId
+    const live = organization.organization
+    if (Option.isSome(live) && !Option.contains(operating, live.value.id)) {
+      // Under the membership lock this transaction holds, which a deletion of the organization takes too: found live, it
+      // is still live (a 404 here would mean someone deleted it meanwhile, which leaves nothing more to do).
+      yield* organizationDeletion.schedule(Principal.system("account-deletion", live.value), live.value.id).pipe(
+        Effect.catchTag("OrganizationNotFound", () => Effect.void)
+      )
+    }
+    return organization.organizationId
+  })
 
   /** The deletion itself, in one transaction (see the module comment); fails, changing nothing, on a 404 or a 409. */
   const remove = (userId: UserId, by: Deleter) =>
@@ -79,7 +91,7 @@ const make = Effect.gen(function*() {
       const erased = yield* removal.erase(user, found, at)
       const organizationsWithoutMembers: Array<OrganizationId> = []
       for (const organization of found) {
-        if (organization.lastMember) organizationsWithoutMembers.push(yield* organizationLeftEmpty(organization.organizationId))
+        if (organization.lastMember) organizationsWithoutMembers.push(yield* organizationLeftEmpty(organization))
       }
       const left = found.filter((organization) => organization.active !== undefined)
       yield* describe({
@@ -107,7 +119,7 @@ const make = Effect.gen(function*() {
      */
     deleteOwn: Effect.fn("AccountDeletion.deleteOwn")(function*(actor: Actor, input: typeof DeleteAccountRequest.Type) {
       if (input.password !== undefined) yield* accounts.confirmPassword(actor.user.id, input.password, "password")
-      else yield* requireRecentAuthentication(actor, recentAuthentication, "send the account's password as `password`")
+      else yield* Principal.requireRecentAuthentication(actor, recentAuthentication, "send the account's password as `password`")
       // Deleted meanwhile (by the operator): the caller's credentials are gone with it.
       return yield* Effect.catchTag(remove(actor.user.id, { _tag: "Self" }), "NotFound", () => Effect.fail(new Unauthorized()))
     }),
@@ -124,7 +136,7 @@ const make = Effect.gen(function*() {
           message: "An API key cannot delete the account that made it: delete your own account from a session (DELETE /v1/me)."
         })
       }
-      yield* requireRecentAuthentication(caller, recentAuthentication)
+      yield* Principal.requireRecentAuthentication(caller, recentAuthentication)
       return yield* remove(userId, { _tag: "Operator", caller })
     })
   } as const
@@ -139,6 +151,7 @@ export class AccountDeletion extends Context.Tag("@orgplane/server/accounts/Acco
       Accounts.Default,
       AccountRemoval.layer,
       Operator.Default,
+      OrganizationDeletion.layer,
       MemoryRepository.Default,
       CredentialsRepository.Default,
       SuiteRepository.Default,

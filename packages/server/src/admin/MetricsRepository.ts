@@ -68,7 +68,7 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
           )
           SELECT
             (SELECT count(*) FROM users WHERE deleted_at IS NULL)::int AS total_users,
-            (SELECT count(*) FROM organizations)::int AS total_organizations,
+            (SELECT count(*) FROM organizations WHERE deleted_at IS NULL)::int AS total_organizations,
             (SELECT count(DISTINCT m.user_id)
                FROM memberships m
                JOIN sso_domains s ON s.organization_id = m.organization_id AND s.verified_at IS NOT NULL
@@ -81,7 +81,7 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
             (SELECT count(*) FROM live_workers WHERE destination = 'local')::int AS local_workers,
             (SELECT count(DISTINCT created_by_user_id) FROM live_workers)::int AS users_with_workers,
             (SELECT count(DISTINCT m.user_id)
-               FROM memberships m JOIN organizations o ON o.id = m.organization_id
+               FROM memberships m JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NULL
                WHERE m.removed_at IS NULL AND o.plan IN ('team', 'enterprise'))::int AS paid_users,
             (SELECT count(*) FROM memberships m
                WHERE m.organization_id = ${operatorOrganizationId} AND m.removed_at IS NULL

@@ -171,13 +171,17 @@ export class StreamsRepository extends Effect.Service<StreamsRepository>()("@org
             WHERE s.id IN (
               SELECT d.id FROM audit_streams d
               WHERE d.status = 'active' AND d.next_attempt_at <= ${at} AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+                AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = d.organization_id AND o.deleted_at IS NOT NULL)
               ORDER BY d.next_attempt_at LIMIT ${limit}
               FOR UPDATE SKIP LOCKED
             )
             RETURNING s.*`
     })
 
-    /** Up to `limit` active streams due at `at`, leased until `leaseUntil` (skipping rows another process is claiming). */
+    /**
+     * Up to `limit` active streams due at `at`, leased until `leaseUntil` (skipping rows another process is claiming);
+     * a deleted organization's streams are not due (restored, they take up where their cursor is).
+     */
     const claim = (at: Date, leaseUntil: Date, limit: number) => claimRows({ at, leaseUntil, limit })
 
     /**

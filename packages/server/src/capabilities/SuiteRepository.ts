@@ -187,7 +187,10 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
     const findAuthorization = findOne({
       Request: AuthorizationKey,
       Result: SuiteAuthorizationRow,
-      execute: ({ id, organizationId }) => sql`SELECT * FROM suite_authorizations WHERE organization_id = ${organizationId} AND id = ${id}`
+      // None once its organization is deleted: the callback then stores nothing for it.
+      execute: ({ id, organizationId }) =>
+        sql`SELECT a.* FROM suite_authorizations a JOIN organizations o ON o.id = a.organization_id AND o.deleted_at IS NULL
+            WHERE a.organization_id = ${organizationId} AND a.id = ${id}`
     })
 
     /** Marks the authorization used; false when it was used (or removed) already. */

@@ -86,6 +86,18 @@ export class SyncEventsRepository extends Effect.Service<SyncEventsRepository>()
     })
     const find = (organizationId: OrganizationId, id: ConnectorSyncEventId) => findRow({ organizationId, id })
 
+    const findForWorkRow = findOne({
+      Request: Scoped,
+      Result: withColumns(Event, { organizationDeleted: Schema.Boolean }),
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${columns}, (o.deleted_at IS NOT NULL) AS organization_deleted
+            FROM connector_sync_events e JOIN organizations o ON o.id = e.organization_id
+            WHERE e.organization_id = ${organizationId} AND e.id = ${id}`
+    })
+    /** The event as its sync's workflow reads it: with whether its organization was deleted (its syncs stop then). */
+    const findForWork = (organizationId: OrganizationId, id: ConnectorSyncEventId) =>
+      Effect.map(findForWorkRow({ organizationId, id }), Option.map(({ organizationDeleted, row }) => ({ event: row, organizationDeleted })))
+
     const findPendingRow = findOne({
       Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId, dedupeKey: Schema.String }),
       Result: Event,
@@ -289,6 +301,7 @@ export class SyncEventsRepository extends Effect.Service<SyncEventsRepository>()
         sql`/* instance-wide: sync events left queued, whose workflows the recovery starts (connectors/SyncWorkflow.ts) */
             SELECT e.organization_id, e.id FROM connector_sync_events e
             WHERE e.status = 'queued' AND e.created_at < ${before}
+              AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = e.organization_id AND o.deleted_at IS NOT NULL)
             ORDER BY e.created_at, e.id LIMIT ${limit}`
     })
 
@@ -305,7 +318,8 @@ export class SyncEventsRepository extends Effect.Service<SyncEventsRepository>()
       complete,
       fail,
       ignore,
-      queuedBefore
+      queuedBefore,
+      findForWork
     } as const
   })
 }) {}

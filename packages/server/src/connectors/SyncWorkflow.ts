@@ -224,12 +224,15 @@ const work = Effect.gen(function*() {
 const load = (organizationId: OrganizationId, eventId: ConnectorSyncEventId) =>
   Effect.gen(function*() {
     const { events, repository } = yield* work
-    const event = yield* events.find(organizationId, eventId)
-    if (Option.isNone(event)) return { _tag: "Missing" as const }
-    const instance = yield* repository.findInstance(organizationId, event.value.connectorInstanceId)
-    const target = yield* repository.findTarget(organizationId, event.value.connectorTargetId)
-    if (Option.isNone(instance) || Option.isNone(target)) return { _tag: "Gone" as const, event: event.value }
-    return { _tag: "Found" as const, event: event.value, instance: instance.value, target: target.value }
+    const found = yield* events.findForWork(organizationId, eventId)
+    if (Option.isNone(found)) return { _tag: "Missing" as const }
+    const { event, organizationDeleted } = found.value
+    // A deleted organization's syncs stop (docs/lifecycle.md): nothing more is fetched or written for it.
+    if (organizationDeleted) return { _tag: "Deleted" as const, event }
+    const instance = yield* repository.findInstance(organizationId, event.connectorInstanceId)
+    const target = yield* repository.findTarget(organizationId, event.connectorTargetId)
+    if (Option.isNone(instance) || Option.isNone(target)) return { _tag: "Gone" as const, event }
+    return { _tag: "Found" as const, event, instance: instance.value, target: target.value }
   })
 
 /** Counts a transient failure on the event before the step is tried again. */
@@ -249,7 +252,12 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
   const loaded = Effect.flatMap(fromStorage(orUnavailable(load(organizationId, syncEventId))), (found) =>
     found._tag === "Found"
       ? Effect.succeed(found)
-      : Effect.fail(new SyncFailure({ message: "The connector instance or target was removed during the sync.", transient: false })))
+      : Effect.fail(
+        new SyncFailure({
+          message: found._tag === "Deleted" ? "The organization was deleted during the sync." : "The connector instance or target was removed during the sync.",
+          transient: false
+        })
+      ))
 
   const credentialOf = (instance: ConnectorInstance) =>
     Effect.flatMap(work, ({ codehost }) =>
@@ -287,6 +295,10 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
         if (found.event.status !== "queued" && found.event.status !== "running") return idle
         if (found._tag === "Gone") {
           yield* fromStorage(transaction(events.ignore(organizationId, syncEventId, "The connector instance or target was removed.")))
+          return idle
+        }
+        if (found._tag === "Deleted") {
+          yield* fromStorage(transaction(events.ignore(organizationId, syncEventId, "The organization was deleted.")))
           return idle
         }
         if (found.instance.status !== "active") {

@@ -18,14 +18,15 @@ export class WebhookRepository extends Effect.Service<WebhookRepository>()("@org
     const sql = yield* SqlClient.SqlClient
     const targetColumns = targetColumnsOf(sql)
 
-    /** The app-installation accounts of an installation, in every organization (the webhook's first lookup). */
+    /** The app-installation accounts of an installation, in every organization but deleted ones (the webhook's first lookup). */
     const accountsOfInstallation = findAll({
       Request: Schema.String,
       Result: Schema.Struct({ organizationId: OrganizationId, id: ConnectorAccountId, status: ConnectorAccount.fields.status }),
       execute: (installationId) =>
         sql`/* instance-wide: the accounts of a GitHub App installation, in every organization (webhook deliveries) */
             SELECT a.organization_id, a.id, a.status FROM connector_accounts a
-            WHERE a.remote_id = ${installationId} AND a.kind = 'app_installation'`
+            WHERE a.remote_id = ${installationId} AND a.kind = 'app_installation'
+              AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = a.organization_id AND o.deleted_at IS NOT NULL)`
     })
 
     const setAccountStatusRow = execute({

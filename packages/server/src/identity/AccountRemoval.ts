@@ -9,6 +9,7 @@ import {
   Conflict,
   NotFound,
   type MembershipId,
+  type Organization,
   type OrganizationId,
   type UserId
 } from "@orgplane/schema"
@@ -29,6 +30,8 @@ export const userNotFound = () => new NotFound({ error: "user_not_found", messag
 export interface PersonInOrganization {
   readonly organizationId: OrganizationId
   readonly name: string
+  /** The organization, while it is not deleted. */
+  readonly organization: Option.Option<Organization>
   /** Every membership of the person there, removed ones too: what other areas keep is keyed by them. */
   readonly membershipIds: ReadonlyArray<MembershipId>
   /** The membership that lasts (not removed), if any: the deletion ends it. */
@@ -91,10 +94,12 @@ const make = Effect.gen(function*() {
         found.push({
           organizationId,
           name: Option.match(organization, { onNone: () => organizationId, onSome: (value) => value.name }),
+          organization,
           membershipIds: rows.map((row) => row.id),
           active,
           deprovisioned: latest?.suspendedAt !== null && latest?.suspendedAt !== undefined,
-          lastOwner: active?.role === "owner" && owners <= 1 && others > 0,
+          // A deleted organization does not hold the account back: only the operator restores it now.
+          lastOwner: active?.role === "owner" && owners <= 1 && others > 0 && Option.isSome(organization),
           lastMember: active !== undefined && others === 0
         })
       }

@@ -101,7 +101,7 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
                                AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.user_id IS NOT NULL
             JOIN users u ON u.id = m.user_id AND u.disabled_at IS NULL AND u.deleted_at IS NULL
-            JOIN organizations o ON o.id = k.organization_id
+            JOIN organizations o ON o.id = k.organization_id AND o.deleted_at IS NULL
             LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
             WHERE k.key_hash = ${keyHash} AND (k.expires_at IS NULL OR k.expires_at > ${at})`
     })
@@ -173,6 +173,38 @@ export class ApiKeysRepository extends Effect.Service<ApiKeysRepository>()("@org
           WHERE organization_id = ${input.organizationId} AND membership_id = ${input.membershipId}
             AND (expires_at IS NULL OR expires_at > ${input.at})`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 
-    return { insert, resolve, sessionAssurance, touch, list, revoke, revokeForPerson, listForPerson, countUnexpired } as const
+    /**
+     * Keys of other organizations whose makers authenticated through the purged organization's SSO forget it (their
+     * `authenticated_organization_id` would otherwise delete them with its row, by its foreign key): they count as
+     * made outside SSO from then on, which is how SSO enforcement already treated another organization's SSO. How many.
+     */
+    const forgetAuthenticatingOrganization = (organizationId: OrganizationId) =>
+      Effect.gen(function*() {
+        const others = yield* sql<{ organizationId: OrganizationId }>`
+          /* instance-wide: the organizations holding keys made in the purged organization's SSO sessions (identity/OrganizationPurge.ts) */
+          SELECT DISTINCT organization_id FROM api_keys
+          WHERE authenticated_organization_id = ${organizationId} AND organization_id <> ${organizationId}`
+        let forgotten = 0
+        for (const other of others) {
+          const rows = yield* sql<{ id: ApiKeyId }>`UPDATE api_keys SET authenticated_organization_id = NULL, sso_connection_id = NULL
+              WHERE organization_id = ${other.organizationId} AND authenticated_organization_id = ${organizationId}
+              RETURNING id`
+          forgotten += rows.length
+        }
+        return forgotten
+      })
+
+    return {
+      insert,
+      resolve,
+      sessionAssurance,
+      touch,
+      list,
+      revoke,
+      revokeForPerson,
+      listForPerson,
+      countUnexpired,
+      forgetAuthenticatingOrganization
+    } as const
   })
 }) {}

@@ -105,6 +105,8 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@orgplane/server/ide
           if (Option.isNone(claim)) return yield* claimNotFound()
           const { organizationId, role } = claim.value
           const existing = yield* memberships.lockAndRead(organizationId, { userId: input.userId })
+          // Deleted (or expired unclaimed) while the claim waited for the lock: its links open nothing.
+          if (Option.isNone(yield* organizations.find(organizationId))) return yield* claimNotFound()
           if (Option.isNone(existing) && (yield* memberships.wasRemoved(organizationId, input.userId))) {
             return yield* new Forbidden({ reason: "membership_removed", message: "You were removed from this organization." })
           }

@@ -50,8 +50,9 @@ export class BootstrapRepository extends Effect.Service<BootstrapRepository>()("
       execute: ({ at, tokenHash }) =>
         sql`SELECT id, organization_id, bootstrap_id, role, token_hash, status, created_at, expires_at,
                    claimed_by_user_id, claimed_at
-            FROM workspace_claims
+            FROM workspace_claims c
             WHERE token_hash = ${tokenHash} AND status = 'pending' AND expires_at > ${at}
+              AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = c.organization_id AND o.deleted_at IS NOT NULL)
             FOR UPDATE`
     })
 

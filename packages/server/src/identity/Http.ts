@@ -1,4 +1,7 @@
-/** HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Recovery. Thin by design. */
+/**
+ * HTTP handlers of the identity groups: Users, Organizations, API Keys, Bootstrap and Recovery, thin by design; and
+ * the organization purge's job (identity/OrganizationPurge.ts), which runs beside them.
+ */
 import { Api, CurrentActor, CurrentMember } from "@orgplane/schema"
 import { Effect, Layer } from "effect"
 import { clientAddress } from "../platform/ClientAddress.js"
@@ -8,12 +11,15 @@ import { ApiKeys } from "./ApiKeys.js"
 import { currentSession } from "./Authentication.js"
 import { Bootstrap } from "./Bootstrap.js"
 import { EmailVerification } from "./EmailVerification.js"
+import { OrganizationDeletion } from "./OrganizationDeletion.js"
+import * as OrganizationPurge from "./OrganizationPurge.js"
 import { Organizations } from "./Organizations.js"
 import { PasswordResets } from "./PasswordResets.js"
 
 export const UsersHttp = group(Api, "users", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
+    const deletion = yield* OrganizationDeletion
     return handlers
       .handle("signUp", ({ payload }) => Effect.flatMap(clientAddress, (address) => accounts.signUp(payload, address)))
       .handle("signIn", ({ payload }) => Effect.flatMap(clientAddress, (address) => accounts.signIn(payload, address)))
@@ -30,16 +36,26 @@ export const UsersHttp = group(Api, "users", (handlers) =>
       .handle("endSession", ({ path }) => Effect.flatMap(currentSession, ({ actor }) => accounts.endSession(actor.user.id, path.sessionId)))
       .handle("endOtherSessions", () =>
         Effect.flatMap(currentSession, ({ actor, sessionId }) => accounts.endOtherSessions({ sessionId, userId: actor.user.id })))
-      .handle("listOrganizations", ({ urlParams }) =>
-        Effect.flatMap(currentSession, ({ actor }) => accounts.listOrganizations(actor.user.id, urlParams)))
+      .handle("listOrganizations", ({ urlParams: { deleted, ...page } }) =>
+        Effect.flatMap(currentSession, ({ actor }) =>
+          deleted === true ? deletion.listRestorable(actor, { ...page, deleted }) : accounts.listOrganizations(actor.user.id, page)))
   }))
 
 export const OrganizationsHttp = group(Api, "organizations", (handlers) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
-    return handlers.handle("create", ({ payload }) =>
-      Effect.flatMap(currentSession, ({ actor, sessionId }) =>
-        organizations.create({ name: payload.name, userId: actor.user.id, sessionId })))
+    const deletion = yield* OrganizationDeletion
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(currentSession, ({ actor, sessionId }) =>
+          organizations.create({ name: payload.name, userId: actor.user.id, sessionId })))
+      .handle("get", () => Effect.flatMap(CurrentMember, organizations.details))
+      .handle("update", ({ payload }) => Effect.flatMap(CurrentMember, (caller) => organizations.update(caller, payload)))
+      .handle("delete", ({ payload }) =>
+        Effect.flatMap(CurrentMember, (caller) =>
+          Effect.map(deletion.schedule(caller, caller.organization.id, { confirmName: payload.confirmName }), (deleted) => ({ deletion: deleted }))))
+      .handle("restore", ({ path }) =>
+        Effect.flatMap(currentSession, ({ actor, sessionId }) => deletion.restore({ _tag: "Person", actor, sessionId }, path.organizationId)))
   }))
 
 export const ApiKeysHttp = group(Api, "apiKeys", (handlers) =>
@@ -73,6 +89,14 @@ export const RecoveryHttp = group(Api, "recovery", (handlers) =>
       .handle("verifyEmail", ({ payload }) => Effect.flatMap(clientAddress, (address) => verification.verify(payload.token, address)))
   }))
 
-export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, RecoveryHttp).pipe(
-  Layer.provide([Accounts.Default, Organizations.Default, ApiKeys.Default, Bootstrap.Default, PasswordResets.layer, EmailVerification.layer])
+export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, RecoveryHttp, OrganizationPurge.layer).pipe(
+  Layer.provide([
+    Accounts.Default,
+    Organizations.Default,
+    ApiKeys.Default,
+    Bootstrap.Default,
+    PasswordResets.layer,
+    EmailVerification.layer,
+    OrganizationDeletion.layer
+  ])
 )

@@ -129,6 +129,7 @@ export class Memberships extends Effect.Service<Memberships>()("@orgplane/server
       activeOrganizationsOf: memberships.activeOrganizationsOf,
       listForUser: memberships.listForUser,
       holdersOf: memberships.holdersOf,
+      listRestorable: memberships.listRestorable,
       markEmailVerified: memberships.markEmailVerified,
       emailProven: memberships.emailProven,
       organizationsEverOf: memberships.organizationsEverOf,

@@ -12,6 +12,7 @@ import {
   Membership,
   MembershipId,
   OrganizationId,
+  type MyOrganization,
   OrganizationWithMembership,
   Role,
   User,
@@ -45,6 +46,11 @@ const oldestFirst = Keyset.make<Member>("members", "asc", [{ column: "m.id", val
 
 /** A user's organizations, oldest membership first. */
 const myOrganizations = Keyset.make<typeof OrganizationWithMembership.Type>("my-organizations", "asc", [
+  { column: "m.id", value: (entry) => entry.membership.id }
+])
+
+/** The deleted organizations a user may restore, oldest membership first. */
+const myRestorableOrganizations = Keyset.make<MyOrganization>("my-organizations", "asc", [
   { column: "m.id", value: (entry) => entry.membership.id }
 ])
 
@@ -307,20 +313,25 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
         Effect.map((rows) => rows[0]?.removed === true)
       )
 
-    /** The organization of the user's oldest active (and not suspended) membership: where a new session starts. */
+    /**
+     * The organization of the user's oldest active (and not suspended) membership of an organization that is not
+     * deleted: where a new session starts.
+     */
     const oldestOrganizationOf = (userId: UserId) =>
-      sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM memberships
-                                              WHERE user_id = ${userId} AND removed_at IS NULL AND suspended_at IS NULL
-                                              ORDER BY id LIMIT 1`.pipe(
+      sql<{ organizationId: OrganizationId }>`SELECT m.organization_id FROM memberships m
+                                              JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NULL
+                                              WHERE m.user_id = ${userId} AND m.removed_at IS NULL AND m.suspended_at IS NULL
+                                              ORDER BY m.id LIMIT 1`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
       )
 
-    /** The organizations the person is an active member of (at most 100, oldest membership first). */
+    /** The organizations the person is an active member of, deleted ones aside (at most 100, oldest membership first). */
     const activeOrganizationsOf = (userId: UserId) =>
       Effect.map(
-        sql<{ organizationId: OrganizationId }>`SELECT organization_id FROM memberships
-                                                WHERE user_id = ${userId} AND removed_at IS NULL AND suspended_at IS NULL
-                                                ORDER BY id LIMIT 100`,
+        sql<{ organizationId: OrganizationId }>`SELECT m.organization_id FROM memberships m
+                                                JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NULL
+                                                WHERE m.user_id = ${userId} AND m.removed_at IS NULL AND m.suspended_at IS NULL
+                                                ORDER BY m.id LIMIT 100`,
         (rows) => rows.map((row) => row.organizationId)
       )
 
@@ -339,7 +350,7 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       execute: ({ page, userId: id }) =>
         sql`SELECT m.*, o.name AS organization_name, o.plan AS organization_plan,
                    o.provisional AS organization_provisional, o.created_at AS organization_created_at
-            FROM memberships m JOIN organizations o ON o.id = m.organization_id
+            FROM memberships m JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NULL
             WHERE m.user_id = ${id} AND m.removed_at IS NULL AND ${page.after}
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
     })
@@ -349,6 +360,29 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       Keyset.page(myOrganizations, query, (page) =>
         Effect.map(listForUserRows({ userId, page }), (rows) =>
           rows.map((row) => ({ organization: organizationOf(row), membership: toMembership(row) }))))
+
+    const restorableRows = findAll({
+      Request: Schema.Struct({ userId: UserId, at: DateColumn, page: Keyset.PageRequest }),
+      Result: Schema.Struct({ ...MyOrganizationRow.fields, organizationDeletedAt: DateColumn, organizationPurgeAfter: DateColumn }),
+      execute: ({ at, page, userId: id }) =>
+        sql`SELECT m.*, o.name AS organization_name, o.plan AS organization_plan,
+                   o.provisional AS organization_provisional, o.created_at AS organization_created_at,
+                   o.deleted_at AS organization_deleted_at, o.purge_after AS organization_purge_after
+            FROM memberships m JOIN organizations o ON o.id = m.organization_id AND o.deleted_at IS NOT NULL AND o.purge_after > ${at}
+            WHERE m.user_id = ${id} AND m.removed_at IS NULL AND m.suspended_at IS NULL AND m.role = 'owner' AND ${page.after}
+            ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+    })
+
+    /** The deleted organizations the user is an active owner of whose grace runs past `at`: the ones they may restore. */
+    const listRestorable = (userId: UserId, at: Date, query: Keyset.PageQuery) =>
+      Keyset.page(myRestorableOrganizations, query, (page) =>
+        Effect.map(restorableRows({ userId, at, page }), (rows) =>
+          rows.map((row) => ({
+            organization: organizationOf(row),
+            membership: toMembership(row),
+            deletedAt: row.organizationDeletedAt,
+            purgeAfter: row.organizationPurgeAfter
+          }))))
 
     const changeRole = execute({
       Request: Schema.Struct({ ...Scoped.fields, role: Role, updatedAt: DateColumn }),
@@ -472,6 +506,7 @@ export class MembershipsRepository extends Effect.Service<MembershipsRepository>
       activeOrganizationsOf,
       listForUser,
       holdersOf,
+      listRestorable,
       changeRole,
       remove,
       standing

@@ -1,9 +1,28 @@
-/** Organizations: creation (the creator becomes owner) and plan changes by the instance's operator (identity/Operator.ts). */
-import { Conflict, type MemberContext, NotFound, Organization, type OrganizationId, type Plan, type Role, type SessionId, type UserId } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+/**
+ * Organizations: creation (the creator becomes owner), the active organization's profile (read by its members,
+ * changed by owners and admins), and, for the instance's operator (identity/Operator.ts), plan changes and the list of
+ * every organization. Deletion and restoration are OrganizationDeletion's.
+ */
+import {
+  type AdminOrganizationListQuery,
+  Conflict,
+  type MemberContext,
+  NotFound,
+  Organization,
+  OrganizationDetails,
+  type OrganizationId,
+  OrganizationNotFound,
+  type Plan,
+  type Role,
+  type SessionId,
+  type UpdateOrganizationRequest,
+  type UserId
+} from "@orgplane/schema"
+import { Duration, Effect, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
-import { lockLimit, transaction } from "../platform/Sql.js"
+import { authorize } from "../platform/Principal.js"
+import { lockLimit, orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
 import { Memberships } from "./Memberships.js"
 import { Operator } from "./Operator.js"
@@ -64,23 +83,55 @@ export class Organizations extends Effect.Service<Organizations>()("@orgplane/se
       )
     })
 
+    /**
+     * The operator's plan change. An organization that does not exist or is deleted is a 404 inside the transaction,
+     * so that nothing (not its audit event) commits for it.
+     */
     const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
       Effect.gen(function*() {
         yield* operator.require(caller, "organizations.setPlan")
-        const updated = yield* transaction(Effect.gen(function*() {
+        return yield* transaction(Effect.gen(function*() {
           yield* organizations.lock(organizationId)
           const before = yield* organizations.find(organizationId)
           const after = yield* organizations.update(organizationId, { plan }, yield* now)
-          if (Option.isSome(before) && Option.isSome(after)) yield* AuditRecorder.describeChange(Organization, before.value, after.value)
-          return after
+          if (Option.isNone(before) || Option.isNone(after)) {
+            return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
+          }
+          yield* AuditRecorder.describeChange(Organization, before.value, after.value)
+          return after.value
         }))
-        if (Option.isNone(updated)) {
-          return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
-        }
-        return updated.value
       })
 
-    return { insertWithMember, create, find: organizations.find, setPlan } as const
+    /** `GET /v1/organization`: the organization the caller acts in, with its profile and member count. */
+    const details = Effect.fn("Organizations.details")(function*(caller: MemberContext) {
+      yield* authorize(caller, "organizations.read")
+      const found = yield* orUnavailable(organizations.details(caller.organization.id))
+      if (Option.isNone(found)) return yield* new OrganizationNotFound()
+      return { organization: found.value }
+    })
+
+    /** `PATCH /v1/organization`: its name, logo or metadata (replaced whole), the change recorded with before and after. */
+    const update = Effect.fn("Organizations.update")(function*(caller: MemberContext, changes: UpdateOrganizationRequest) {
+      yield* authorize(caller, "organizations.update")
+      const organizationId = caller.organization.id
+      return yield* transaction(Effect.gen(function*() {
+        yield* organizations.lock(organizationId)
+        const before = yield* organizations.details(organizationId)
+        if (Option.isNone(before)) return yield* new OrganizationNotFound()
+        yield* organizations.update(organizationId, changes, yield* now)
+        const after = Option.getOrThrow(yield* organizations.details(organizationId))
+        yield* AuditRecorder.describeChange(OrganizationDetails, before.value, after)
+        return { organization: after }
+      }))
+    })
+
+    /** `GET /v1/admin/organizations`: every organization of the instance, for its operator. */
+    const listForAdmin = Effect.fn("Organizations.listForAdmin")(function*(caller: MemberContext, query: AdminOrganizationListQuery) {
+      yield* operator.require(caller, "admin.readOrganizations")
+      return yield* orUnavailable(organizations.listForAdmin(query, Duration.toMillis(settings.provisionalWorkspaceLifetime)))
+    })
+
+    return { insertWithMember, create, find: organizations.find, setPlan, details, update, listForAdmin } as const
   }),
   dependencies: [OrganizationsRepository.Default, Memberships.Default, Operator.Default]
 }) {}

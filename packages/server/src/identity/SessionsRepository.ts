@@ -63,8 +63,9 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
     /**
      * Authentication in one statement: the live session with this token hash, its person, and the membership the
      * request acts in with its organization: the session's active organization while the person belongs to it,
-     * else their oldest membership (a suspended membership counts as none); and what SSO enforcement reads of the session and that organization's policy.
-     * A disabled (or deleted) account's session is none: disabling ends its sessions too, this keeps one that raced it out.
+     * else their oldest membership (a suspended membership, or one of a deleted organization, counts as none); and what
+     * SSO enforcement reads of the session and that organization's policy. A disabled (or deleted) account's session is
+     * none: disabling ends its sessions too, this keeps one that raced it out.
      */
     const resolve = findOne({
       Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn, idleSince: DateColumn }),
@@ -77,9 +78,9 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
             FROM sessions s
             JOIN users u ON u.id = s.user_id AND u.disabled_at IS NULL AND u.deleted_at IS NULL
             LEFT JOIN LATERAL (
-              SELECT * FROM memberships
-              WHERE user_id = s.user_id AND removed_at IS NULL AND suspended_at IS NULL
-              ORDER BY (organization_id IS NOT DISTINCT FROM s.active_organization_id) DESC, id
+              SELECT mm.* FROM memberships mm JOIN organizations mo ON mo.id = mm.organization_id AND mo.deleted_at IS NULL
+              WHERE mm.user_id = s.user_id AND mm.removed_at IS NULL AND mm.suspended_at IS NULL
+              ORDER BY (mm.organization_id IS NOT DISTINCT FROM s.active_organization_id) DESC, mm.id
               LIMIT 1
             ) m ON true
             LEFT JOIN organizations o ON o.id = m.organization_id
@@ -161,6 +162,34 @@ export class SessionsRepository extends Effect.Service<SessionsRepository>()("@o
       sql<{ live: boolean }>`UPDATE sessions SET revoked_at = ${input.at} WHERE user_id = ${input.userId} AND revoked_at IS NULL
           RETURNING expires_at > ${input.at} AS live`.pipe(Effect.map((rows) => rows.filter((row) => row.live).length))
 
-    return { insert, resolve, touch, listLive, allLive, revokeLive, revoke, revokeOthers, revokeAll, setActiveOrganization } as const
+    /** No session acts in the organization any more (deleted): each falls back to another of its person's organizations. */
+    const leaveOrganization = (organizationId: OrganizationId) =>
+      sql`UPDATE sessions SET active_organization_id = NULL WHERE active_organization_id = ${organizationId}`.pipe(Effect.asVoid)
+
+    /**
+     * What the sessions keep of a purged organization goes with it: none acts in it, and the sessions its SSO signed
+     * in are deleted (the connection that vouched for them is gone). How many were deleted.
+     */
+    const forgetOrganization = (organizationId: OrganizationId) =>
+      Effect.zipRight(
+        leaveOrganization(organizationId),
+        sql<{ count: number }>`WITH gone AS (DELETE FROM sessions WHERE authenticated_organization_id = ${organizationId} RETURNING 1)
+                               SELECT count(*)::int AS count FROM gone`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
+      )
+
+    return {
+      insert,
+      resolve,
+      touch,
+      listLive,
+      allLive,
+      revokeLive,
+      revoke,
+      revokeOthers,
+      revokeAll,
+      setActiveOrganization,
+      leaveOrganization,
+      forgetOrganization
+    } as const
   })
 }) {}

@@ -138,7 +138,10 @@ export class SsoEnforcement extends Effect.Service<SsoEnforcement>()("@orgplane/
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** The enforcing organization of a domain (at most one active connection serves a domain), if its policy requires SSO. */
+    /**
+     * The enforcing organization of a domain (at most one active connection serves a domain), if its policy requires
+     * SSO and it is not deleted (a deleted organization's sign-in stops: its domains no longer refuse passwords).
+     */
     const forDomain = findOne({
       Request: Schema.String,
       Result: Enforced,
@@ -146,6 +149,7 @@ export class SsoEnforcement extends Effect.Service<SsoEnforcement>()("@orgplane/
         sql`SELECT cd.organization_id, cd.connection_id, p.owners_password_fallback
             FROM sso_connection_domains cd
             JOIN sso_policies p ON p.organization_id = cd.organization_id
+            JOIN organizations o ON o.id = cd.organization_id AND o.deleted_at IS NULL
             WHERE cd.domain = ${domain} AND cd.active AND p.require_sso`
     })
 

@@ -109,13 +109,15 @@ export class InvitationsRepository extends Effect.Service<InvitationsRepository>
         Effect.map((rows) => Option.fromNullable(rows[0]?.organizationId))
       )
 
-    /** The organization's unexpired pending invitation with this token hash, locked. */
+    /** The organization's unexpired pending invitation with this token hash, locked; none once the organization is deleted. */
     const lockRedeemable = findOne({
       Request: Schema.Struct({ organizationId: OrganizationId, tokenHash: Schema.String, at: DateColumn }),
       Result: InvitationResult,
       execute: ({ at, organizationId, tokenHash }) =>
         sql`${select(at)} WHERE organization_id = ${organizationId} AND token_hash = ${tokenHash}
-            AND status = 'pending' AND expires_at > ${at} FOR UPDATE`
+            AND status = 'pending' AND expires_at > ${at}
+            AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = ${organizationId} AND o.deleted_at IS NOT NULL)
+            FOR UPDATE`
     })
 
     const insertRow = execute({ Request: InvitationRow.insert, execute: (row) => sql`INSERT INTO invitations ${sql.insert(row)}` })

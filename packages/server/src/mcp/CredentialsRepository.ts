@@ -231,11 +231,13 @@ export class CredentialsRepository extends Effect.Service<CredentialsRepository>
         sql`SELECT * FROM mcp_oauth_authorizations WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
     })
 
+    /** A pending authorization, as its callback finds it: none once its organization is deleted (nothing more is stored for it). */
     const findAuthorization = findOne({
       Request: Schema.Struct({ organizationId: OrganizationId, id: Schema.String }),
       Result: AuthorizationRow,
       execute: ({ id, organizationId }) =>
-        sql`SELECT * FROM mcp_oauth_authorizations WHERE organization_id = ${organizationId} AND id = ${id}`
+        sql`SELECT a.* FROM mcp_oauth_authorizations a JOIN organizations o ON o.id = a.organization_id AND o.deleted_at IS NULL
+            WHERE a.organization_id = ${organizationId} AND a.id = ${id}`
     })
 
     const markAuthorizationUsed = (request: { readonly organizationId: OrganizationId; readonly id: string }, at: Date) =>

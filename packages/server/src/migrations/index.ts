@@ -36,6 +36,7 @@ import signInAddresses from "./0033_sign_in_addresses.js"
 import apiKeyScopes from "./0034_api_key_scopes.js"
 import memberDirectory from "./0035_member_directory.js"
 import sessionActivity from "./0036_session_activity.js"
+import organizationLifecycle from "./0037_organization_lifecycle.js"
 import accountLifecycle from "./0039_account_lifecycle.js"
 import accountTokens from "./0041_account_tokens.js"
 
@@ -76,6 +77,7 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 34, name: "api_key_scopes", up: apiKeyScopes },
   { id: 35, name: "member_directory", up: memberDirectory },
   { id: 36, name: "session_activity", up: sessionActivity },
+  { id: 37, name: "organization_lifecycle", up: organizationLifecycle },
   { id: 39, name: "account_lifecycle", up: accountLifecycle },
   { id: 41, name: "account_tokens", up: accountTokens }
 ]

@@ -42,8 +42,8 @@ export interface ServerSettings {
   readonly sessionIdleTimeout: Duration.Duration
   /**
    * How young a session must be for the owner-level actions that ask for a recent authentication (ownership, owners,
-   * SSO, SCIM, the audit log's retention and streams, API key creation); older ones answer 403
-   * `recent_authentication_required`.
+   * SSO, SCIM, the audit log's retention and streams, API key creation, an organization's deletion and restoration);
+   * older ones answer 403 `recent_authentication_required`.
    */
   readonly recentAuthentication: Duration.Duration
   /** The longest an API key may live: a key made without `expiresAt` expires after it, and none may be made to last longer. */
@@ -60,6 +60,12 @@ export interface ServerSettings {
   readonly apiKeysPerMember: number
   /** Pending, unexpired invitations one organization may have (409 `invitation_quota_reached`). */
   readonly pendingInvitationsPerOrganization: number
+  /** How long a deleted organization may be restored; then the purge removes every row of it. */
+  readonly organizationDeletionGrace: Duration.Duration
+  /** How long a bootstrapped workspace nobody claimed lives; then it is deleted and purged. */
+  readonly provisionalWorkspaceLifetime: Duration.Duration
+  /** How often the purge looks for organizations whose grace ended and unclaimed workspaces that expired. */
+  readonly organizationPurgeInterval: Duration.Duration
   /** Sign-ups one client address (its IPv6 /64) may attempt per hour, taken or not: probing emails costs as much as taking them. */
   readonly signUpsPerHour: number
   /**
@@ -135,7 +141,7 @@ export const environment = [
   ["ORGPLANE_SETUP_TOKEN", "(logged at start)", "One-time token that makes an owner's organization the operator (`orgplane admin claim-operator <token>`), at least 32 characters. Unset, while nothing operates the instance: each start logs a new one, valid 24 hours."],
   ["ORGPLANE_SESSION_TTL", "30 days", "Lifetime of a session token."],
   ["ORGPLANE_SESSION_IDLE_TIMEOUT", "7 days", "A session not used for this long ends (within a minute)."],
-  ["ORGPLANE_RECENT_AUTHENTICATION", "2 hours", "How recently a session must have signed in for ownership, owner, SSO, SCIM, audit retention and stream changes and API key creation; older ones answer 403 recent_authentication_required (sign in again)."],
+  ["ORGPLANE_RECENT_AUTHENTICATION", "2 hours", "How recently a session must have signed in for ownership, owner, SSO, SCIM, audit retention and stream changes, API key creation and organization deletion and restore; older ones answer 403 recent_authentication_required (sign in again)."],
   ["ORGPLANE_API_KEY_MAX_LIFETIME", "90 days", "Longest lifetime of a new API key: one made without expiresAt expires after it; a later expiresAt answers 400."],
   ["ORGPLANE_PASSWORD_COST", "15", "log2 of the scrypt cost for new password hashes (10 to 20)."],
   ["ORGPLANE_ENCRYPTION_KEYS", "(generated in the data folder)", "kid:base64-32-byte-key[,...]; first encrypts, all decrypt (`orgplane keys generate` prints one). Required with DATABASE_URL: a server without its keys, or with keys that do not open its database's secrets, does not start."],
@@ -143,6 +149,9 @@ export const environment = [
   ["ORGPLANE_ORGANIZATIONS_PER_USER", "10", "Organizations one person may own; one more answers 409 organization_quota_reached."],
   ["ORGPLANE_API_KEYS_PER_MEMBER", "20", "Unexpired API keys one member may have in an organization; one more answers 409 api_key_quota_reached."],
   ["ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", "200", "Pending, unexpired invitations one organization may have; one more answers 409 invitation_quota_reached."],
+  ["ORGPLANE_ORGANIZATION_DELETION_GRACE", "7 days", "How long a deleted organization may be restored by its owners or the operator; then the purge removes every row of it."],
+  ["ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME", "7 days", "How long a bootstrapped workspace that nobody claimed lives; then it is deleted and purged."],
+  ["ORGPLANE_ORGANIZATION_PURGE_INTERVAL", "1 hour", "How often the purge looks for deleted organizations past their grace and expired unclaimed workspaces."],
   ["ORGPLANE_SIGN_UPS_PER_HOUR", "20", "Sign-up attempts per client address per hour, whatever their outcome; past it, 429 rate_limited with Retry-After."],
   ["ORGPLANE_SIGN_IN_WINDOW", "15 minutes", "Window of the password sign-in limits below (at most 1 day); past one, sign-in answers 429 rate_limited with Retry-After until the window ends."],
   ["ORGPLANE_SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS", "10", "Failed password sign-ins of one email from one client address per window."],
@@ -239,6 +248,9 @@ export const settingsConfig: Config.Config<ServerSettings> = Config.all({
   organizationsPerUser: atLeastOne("ORGPLANE_ORGANIZATIONS_PER_USER", 10),
   apiKeysPerMember: atLeastOne("ORGPLANE_API_KEYS_PER_MEMBER", 20),
   pendingInvitationsPerOrganization: atLeastOne("ORGPLANE_PENDING_INVITATIONS_PER_ORGANIZATION", 200),
+  organizationDeletionGrace: positiveDuration("ORGPLANE_ORGANIZATION_DELETION_GRACE", Duration.days(7)),
+  provisionalWorkspaceLifetime: positiveDuration("ORGPLANE_PROVISIONAL_WORKSPACE_LIFETIME", Duration.days(7)),
+  organizationPurgeInterval: positiveDuration("ORGPLANE_ORGANIZATION_PURGE_INTERVAL", Duration.hours(1)),
   signUpsPerHour: atLeastOne("ORGPLANE_SIGN_UPS_PER_HOUR", 20),
   signInWindow: positiveDuration("ORGPLANE_SIGN_IN_WINDOW", Duration.minutes(15)).pipe(
     Config.validate({ message: "must be at most 1 day (the longest window a rate limit keeps)", validation: (d) => Duration.toMillis(d) <= Duration.toMillis(Duration.days(1)) })
@@ -328,6 +340,9 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
     passwordResetTtl,
     emailVerificationTtl,
     smtpUrl,
+    organizationDeletionGrace,
+    provisionalWorkspaceLifetime,
+    organizationPurgeInterval,
     ...plain
   } = options
   const own = Object.fromEntries(Object.entries(plain).filter(([key]) => key in settings))
@@ -347,7 +362,10 @@ export const withOptions = (settings: ServerSettings, options: Options): ServerS
       signInWindow: duration(signInWindow),
       passwordResetTtl: duration(passwordResetTtl),
       emailVerificationTtl: duration(emailVerificationTtl),
-      smtpUrl: secret(smtpUrl)
+      smtpUrl: secret(smtpUrl),
+      organizationDeletionGrace: duration(organizationDeletionGrace),
+      provisionalWorkspaceLifetime: duration(provisionalWorkspaceLifetime),
+      organizationPurgeInterval: duration(organizationPurgeInterval)
     })
   }
 }

@@ -91,7 +91,17 @@ export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server
       yield* sql`UPDATE rate_limits SET count = count - 1 WHERE key = ${key} AND count > 0`
     })
 
-    return { hit, hitEach, read, clear, clearPrefix, refund } as const
+    /**
+     * Forgets every count whose key names `id` (an organization's id, unique by construction): what a purged
+     * organization leaves in the counters. How many.
+     */
+    const clearMentioning = Effect.fn("RateLimiter.clearMentioning")(function*(id: string) {
+      const rows = yield* sql<{ count: number }>`WITH gone AS (DELETE FROM rate_limits WHERE strpos(key, ${id}) > 0 RETURNING 1)
+                                                 SELECT count(*)::int AS count FROM gone`
+      return rows[0]?.count ?? 0
+    })
+
+    return { hit, hitEach, read, clear, clearPrefix, refund, clearMentioning } as const
   })
 }) {}
 

@@ -72,7 +72,7 @@ export const layer = Layer.scopedContext(
           const at = yield* now
           const rows = yield* orUnavailable(sql<{ id: string; organizationId: string; connectionId: string; lastUsedAt: Date | null; plan: string }>`
             SELECT t.id, t.organization_id, t.connection_id, t.last_used_at, o.plan
-            FROM scim_tokens t JOIN organizations o ON o.id = t.organization_id
+            FROM scim_tokens t JOIN organizations o ON o.id = t.organization_id AND o.deleted_at IS NULL
             WHERE t.token_hash = ${crypto.hashToken(value)} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ${at})`).pipe(
             Effect.mapError((error) => new ScimServiceUnavailable({ detail: error.message }))
           )

@@ -72,13 +72,15 @@ export class IntentsRepository extends Effect.Service<IntentsRepository>()("@org
       sql`UPDATE sso_intents SET exchange_code_hash = ${code.hash}, exchange_user_id = ${code.userId}, exchange_expires_at = ${code.expiresAt}
           WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(Effect.asVoid)
 
-    /** Spends a one-time code: the intent it belongs to, if it was live and unspent. */
+    /** Spends a one-time code: the intent it belongs to, if it was live and unspent and its organization is not deleted. */
     const exchangeStatement = findOne({
       Request: Schema.Struct({ hash: Schema.String, at: DateColumn }),
       Result: SsoIntentRow,
       execute: ({ at, hash }) =>
         sql`UPDATE sso_intents SET exchanged_at = ${at}
-            WHERE organization_id = (SELECT organization_id FROM sso_intents WHERE exchange_code_hash = ${hash})
+            WHERE organization_id = (SELECT i.organization_id FROM sso_intents i
+                                     JOIN organizations o ON o.id = i.organization_id AND o.deleted_at IS NULL
+                                     WHERE i.exchange_code_hash = ${hash})
               AND exchange_code_hash = ${hash} AND exchanged_at IS NULL AND exchange_expires_at > ${at}
             RETURNING *`
     })

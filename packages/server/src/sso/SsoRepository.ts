@@ -221,17 +221,28 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
         sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} ORDER BY id`
     })
 
+    /**
+     * A connection of the organization, none once the organization is deleted: sign-in reads connections here (an
+     * OIDC callback, a test), and a deleted organization's sign-in stops at once.
+     */
     const findConnection = findOne({
       Request: ScopedConnection,
       Result: SsoConnectionRow,
-      execute: ({ id, organizationId }) => sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id}`
+      execute: ({ id, organizationId }) =>
+        sql`SELECT c.* FROM sso_connections c JOIN organizations o ON o.id = c.organization_id AND o.deleted_at IS NULL
+            WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
     })
 
-    /** A connection by its id alone, in whatever organization: the public SAML routes (ACS, SP metadata) name only that. */
+    /**
+     * A connection by its id alone, in whatever organization: the public SAML routes (ACS, SP metadata) name only
+     * that. None once its organization is deleted.
+     */
     const findConnectionById = findOne({
       Request: SsoConnectionId,
       Result: SsoConnectionRow,
-      execute: (id) => sql`SELECT * FROM sso_connections WHERE id = ${id}`
+      execute: (id) =>
+        sql`SELECT c.* FROM sso_connections c JOIN organizations o ON o.id = c.organization_id AND o.deleted_at IS NULL
+            WHERE c.id = ${id}`
     })
 
     const lockConnection = findOne({
@@ -312,13 +323,14 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
         Effect.asVoid
       )
 
-    /** The active connection serving an email's domain, whatever its organization (home-realm discovery). */
+    /** The active connection serving an email's domain, whatever its organization, unless it is deleted (home-realm discovery). */
     const activeForDomain = findOne({
       Request: Schema.String,
       Result: SsoConnectionRow,
       execute: (domain) =>
         sql`SELECT c.* FROM sso_connection_domains cd
             JOIN sso_connections c ON c.organization_id = cd.organization_id AND c.id = cd.connection_id
+            JOIN organizations o ON o.id = cd.organization_id AND o.deleted_at IS NULL
             WHERE cd.domain = ${domain} AND cd.active`
     })
 
@@ -332,8 +344,9 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
       Result: Schema.Struct({ organizationId: OrganizationId, id: SsoConnectionId }),
       execute: ({ before, limit }) =>
         sql`/* instance-wide: SAML metadata URLs due for a refresh (sso/SamlRefresh.ts) */
-            SELECT organization_id, id FROM sso_connections
+            SELECT organization_id, id FROM sso_connections c
             WHERE saml->>'source' = 'metadataUrl'
+              AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = c.organization_id AND o.deleted_at IS NOT NULL)
               AND ((saml->'metadataRefresh'->>'at') COLLATE "C" IS NULL OR (saml->'metadataRefresh'->>'at') COLLATE "C" <= ${before})
             ORDER BY (saml->'metadataRefresh'->>'at') COLLATE "C" NULLS FIRST, id
             LIMIT ${limit}`

@@ -257,7 +257,7 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
             WHERE organization_id = ${organizationId} AND worker_id = ${id} AND revoked_at IS NULL`
     })
 
-    /** Authentication in one statement: the unrevoked token with this hash, of a worker that is not deleted. */
+    /** Authentication in one statement: the unrevoked token with this hash, of a worker that is not deleted, of an organization that is not. */
     const resolveToken = findOne({
       Request: Schema.Struct({ tokenHash: Schema.String }),
       Result: Schema.Struct({ tokenId: WorkerTokenId, organizationId: OrganizationId, workerId: WorkerId }),
@@ -265,6 +265,7 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
         sql`SELECT t.id AS token_id, t.organization_id, t.worker_id
             FROM worker_tokens t
             JOIN workers w ON w.organization_id = t.organization_id AND w.id = t.worker_id AND w.deleted_at IS NULL
+            JOIN organizations o ON o.id = t.organization_id AND o.deleted_at IS NULL
             WHERE t.token_hash = ${tokenHash} AND t.revoked_at IS NULL`
     })
 
