@@ -115,7 +115,7 @@ export default defineConfig({
   entry: ["src/bin.ts", "src/index.ts"],
   format: ["esm"],
   platform: "node",
-  target: "node20",
+  target: "node22",
   splitting: true,
   // No source maps (they were 18 of the 25 MB unpacked). Minified, which Node parses and compiles faster at each
   // start (and which leaves room under the package's size budget), but with `keepNames`: a stack trace still names

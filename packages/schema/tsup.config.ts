@@ -1,6 +1,6 @@
 import { defineConfig } from "tsup"
 
-const common = { sourcemap: true, target: "node20", tsconfig: "tsconfig.build.json" } as const
+const common = { sourcemap: true, target: "node22", tsconfig: "tsconfig.build.json" } as const
 
 export default defineConfig([
   {

@@ -6,7 +6,7 @@ export default defineConfig({
   dts: true,
   sourcemap: true,
   clean: true,
-  target: "node20",
+  target: "node22",
   tsconfig: "tsconfig.build.json",
   // import.meta.url (used to find bundled assets) in the CommonJS build too.
   shims: true

@@ -3,6 +3,7 @@
  * from here, in the time Node takes to start; everything else loads the CLI (Main.ts).
  */
 import * as Fs from "node:fs"
+import * as Module from "node:module"
 import * as HelpPages from "./HelpPages.js"
 import { VERSION } from "./Version.js"
 
@@ -43,6 +44,9 @@ if (args[0] === "--version" || args[0] === "-V") {
 } else if (page !== undefined) {
   process.stdout.write(`${colour(process.stdout) ? page : HelpPages.plain(page)}\n`)
 } else {
+  // The CLI's code, compiled once and kept by V8 between runs (Node's compile cache, in the system's temporary folder
+  // unless NODE_COMPILE_CACHE says where): loading it is then mostly reading the cache.
+  Module.enableCompileCache()
   const { main } = await import("./Main.js")
   main({ color: { stdout: colour(process.stdout), stderr: colour(process.stderr) }, interactive: process.stderr.isTTY === true })
 }

@@ -1,7 +1,7 @@
 /**
  * For receivers of audit streams: checking that a delivery came from orgplane. Each delivery's
  * `Orgplane-Signature` header is `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, keyed by the
- * stream's secret (its UTF-8 bytes). Web Crypto only, so it runs in Node 20+, Deno, Bun, workers and browsers.
+ * stream's secret (its UTF-8 bytes). Web Crypto only, so it runs in Node 22.19+, Deno, Bun, workers and browsers.
  */
 
 /** The headers' names, lower case as Node's `request.headers` has them: the signature, and the delivery id a retry keeps. */

@@ -45,7 +45,7 @@
  * OAUTH_INVALID_RESPONSE (`JWT signature verification failed`). `withoutEmailVerified` is accepted: checking
  * `email_verified` is the relying party's job.
  *
- * oidc-provider 9.13 prints "Unsupported runtime" on Node 20 and works there (STACK-NOTES.md); it and jose are
+ * oidc-provider 9.13 runs on the project's Node 24 (it printed "Unsupported runtime" on Node 20 and worked); it and jose are
  * imported when an IdP starts, so test files that import the kit without using it do not load them.
  */
 import * as NodeCrypto from "node:crypto"
