@@ -106,7 +106,7 @@ const StartupSecrets = Layer.provideMerge(
 ).pipe(Layer.provide(Crypto.layer))
 
 /** Shared infrastructure: services that any area may use. */
-const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.Default, Idempotency.layer, AuditRecorder.Default).pipe(
+const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.layer, Idempotency.layer, AuditRecorder.layer).pipe(
   Layer.provideMerge(IdGenerator.Live)
 )
 
@@ -170,7 +170,7 @@ const OperatorSetup = (options: ServerOptions) =>
         `No organization operates this instance yet. Its operator, signed in as the owner of their organization, makes it the operator with \`${options.cliCommand ?? "orgplane"} admin claim-operator ${token.value}\` (or POST /v1/admin/operator with {"setupToken": …}) within 24 hours; the token works once. Or set ORGPLANE_OPERATOR_ORGANIZATION_ID.`
       )
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Could not make the instance's setup token; the next start makes one", cause)))
-  ).pipe(Layer.provide(Operator.Default))
+  ).pipe(Layer.provide(Operator.layer))
 
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
 export const ApiLayer = (options: ServerOptions = {}) =>
@@ -203,7 +203,7 @@ export const ApiLayer = (options: ServerOptions = {}) =>
     Layer.provide(Platform),
     Layer.provideMerge(Integrations(options)),
     Layer.provideMerge(Storage(options)),
-    Layer.provideMerge(DatabaseStatus.Default),
+    Layer.provideMerge(DatabaseStatus.layer),
     Layer.provide(Routing)
   )
 
@@ -231,7 +231,7 @@ const Started = (options: ServerOptions) =>
         `No accounts yet. Create the first one with \`${options.cliCommand ?? "orgplane"} auth signup${target} --email you@example.com --name "Your Name"\`, or POST /v1/auth/sign-up.`
       )
     })
-  ).pipe(Layer.provide(UsersRepository.Default))
+  ).pipe(Layer.provide(UsersRepository.layer))
 
 /** How long a stopping server lets requests in flight finish before it closes their connections. */
 export const shutdownGraceMillis = 10_000

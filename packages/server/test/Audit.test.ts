@@ -380,8 +380,8 @@ describe("retention", () => {
 
     const result = await server.sql((sql) =>
       Retention.apply(now).pipe(
-        Effect.provide(AuditRepository.Default),
-        Effect.provide(AuditRecorder.Default),
+        Effect.provide(AuditRepository.layer),
+        Effect.provide(AuditRecorder.layer),
         Effect.provide(IdGenerator.Live),
         Effect.provideService(SqlClient.SqlClient, sql)
       )
@@ -406,8 +406,8 @@ describe("retention", () => {
     // Nothing left to delete: the next run deletes nothing and records nothing.
     const again = await server.sql((sql) =>
       Retention.apply(now).pipe(
-        Effect.provide(AuditRepository.Default),
-        Effect.provide(AuditRecorder.Default),
+        Effect.provide(AuditRepository.layer),
+        Effect.provide(AuditRecorder.layer),
         Effect.provide(IdGenerator.Live),
         Effect.provideService(SqlClient.SqlClient, sql)
       )

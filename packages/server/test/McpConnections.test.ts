@@ -598,7 +598,7 @@ describe("MCP connections", () => {
     const check = (p: any, id: string) =>
       sql((client) =>
         Effect.either(Effect.flatMap(Access, (access) => access.requireUsable(p, McpConnectionKind, id as any))).pipe(
-          Effect.provide(Access.Default),
+          Effect.provide(Access.layer),
           Effect.provideService(SqlClient.SqlClient, client)
         )
       )

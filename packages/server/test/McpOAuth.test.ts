@@ -692,7 +692,7 @@ describe("Credentials.headersFor (the service, on the server's database)", () =>
         return yield* Effect.either(credentials.headersFor(caller, row))
       }).pipe(
         Effect.provide(
-          Layer.merge(Credentials.Default, ConnectionsRepository.Default).pipe(
+          Layer.merge(Credentials.layer, ConnectionsRepository.layer).pipe(
             Layer.provide(Layer.mergeAll(Layer.succeed(Crypto.Crypto, crypto), guard, Layer.succeed(SqlClient.SqlClient, sql)))
           )
         )

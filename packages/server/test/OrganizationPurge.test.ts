@@ -196,7 +196,7 @@ describe("the purge", { timeout: 300_000 }, () => {
         yield* sql`DELETE FROM connector_sync_events WHERE organization_id = ${doomed.organizationId} AND id = ${ids[0]!}`
         yield* sql`DELETE FROM connector_sync_events WHERE organization_id = ${kept.organizationId} AND id = ${ids[1]!}`
         return recoverable.map((event) => event.organizationId)
-      }).pipe(Effect.provide(SyncEventsRepository.Default), Effect.provideService(SqlClient.SqlClient, sql))
+      }).pipe(Effect.provide(SyncEventsRepository.layer), Effect.provideService(SqlClient.SqlClient, sql))
     )
     expect(queued).toContain(kept.organizationId)
     expect(queued).not.toContain(doomed.organizationId)

@@ -22,7 +22,7 @@ const organization = new Organization({
   createdAt: at
 })
 
-const Services = Teams.Default.pipe(Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))), Layer.provideMerge(TestDatabase.layer))
+const Services = Teams.layer.pipe(Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))), Layer.provideMerge(TestDatabase.layer))
 
 describe("principals", () => {
   it.layer(Services, { timeout: 60_000 })((it) => {

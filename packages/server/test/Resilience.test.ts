@@ -139,7 +139,7 @@ describe("when the database hangs", () => {
       expect(Option.isNone(yield* Fiber.poll(answering))).toBe(true)
       yield* TestClock.adjust(Duration.millis(1))
       expect(yield* Fiber.join(answering)).toEqual(new ServiceUnavailable({ message: "The database does not answer." }))
-    }).pipe(Effect.provide(DatabaseStatus.Default), Effect.provide(Logger.remove(Logger.defaultLogger))))
+    }).pipe(Effect.provide(DatabaseStatus.layer), Effect.provide(Logger.remove(Logger.defaultLogger))))
 })
 
 describe("a transaction cut short by a hung database", () => {

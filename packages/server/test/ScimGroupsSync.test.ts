@@ -15,7 +15,7 @@ import { Groups } from "../src/scim/Groups.js"
 import { Reconcile } from "../src/scim/Reconcile.js"
 import * as DirectoryTeams from "../src/teams/DirectoryTeams.js"
 
-const Services = Layer.mergeAll(Groups.Default, Reconcile.Default).pipe(
+const Services = Layer.mergeAll(Groups.layer, Reconcile.layer).pipe(
   Layer.provideMerge(DirectoryTeams.layer),
   Layer.provideMerge(Layer.mergeAll(IdGenerator.Live, Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))),
   Layer.provideMerge(TestDatabase.layer)

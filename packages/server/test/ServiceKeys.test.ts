@@ -1,7 +1,7 @@
 /**
  * Service keys: services are found in a context by their key, so two services sharing one make the first layer that
  * needs both get the wrong one (it happened: two `MembershipsRepository` services). Every module of the server is
- * imported and every tag it exports (`Context.Tag`, `Effect.Service`) collected: no two may share a key, and each key
+ * imported and every tag it exports (`Context.Tag` classes) collected: no two may share a key, and each key
  * names its module, `@orgplane/server/<path of the module without .ts>` (`@orgplane/server/teams/TeamsRepository`);
  * a module that exports several tags adds the export's name (`@orgplane/server/mcp/PresetsConfig/McpProbeSettings`).
  */

@@ -72,7 +72,7 @@ describe("API key principals", () => {
         yield* sql`UPDATE memberships SET removed_at = ${at}
                    WHERE organization_id = 'org_01m7xsja0me4fs7gc4ed0s22av' AND id = 'om_01m7xsja0se4fs7gcbg0w73xhy'`
         expect(Option.isNone(yield* repository.resolve({ keyHash: "hash", at }))).toBe(true)
-      }).pipe(Effect.provide(ApiKeysRepository.Default)))
+      }).pipe(Effect.provide(ApiKeysRepository.layer)))
   })
 })
 

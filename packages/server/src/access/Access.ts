@@ -40,7 +40,7 @@ import {
   TemplateAccessGrant,
   type TemplateId
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { makeId } from "../platform/Ids.js"
 import * as Keyset from "../platform/Keyset.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
@@ -220,157 +220,156 @@ const grantsByCreation = <G extends { readonly createdAt: Date; readonly id: str
     { column: "g.id", value: (grant) => grant.id }
   ])
 
-export class Access extends Effect.Service<Access>()("@orgplane/server/access/Access", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const memberships = yield* Memberships
-    const id = (name: string) => sql.literal(name)
+const makeAccess = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const memberships = yield* Memberships
+  const id = (name: string) => sql.literal(name)
 
-    /** The grants of `kind` on the row `alias` that apply to member `me` and are not revoked (alias `g`). */
-    const applying = (kind: Kind<any, any>, alias: string, me: MembershipId) =>
-      sql`${id(kind.grants)} g
+  /** The grants of `kind` on the row `alias` that apply to member `me` and are not revoked (alias `g`). */
+  const applying = (kind: Kind<any, any>, alias: string, me: MembershipId) =>
+    sql`${id(kind.grants)} g
           WHERE g.organization_id = ${id(alias)}.organization_id AND g.${id(kind.column)} = ${id(alias)}.id
             AND g.removed_at IS NULL
             AND (g.org_wide OR g.membership_id = ${me}
                  OR g.team_id IN (SELECT tm.team_id FROM team_members tm
                                   WHERE tm.organization_id = g.organization_id AND tm.membership_id = ${me}))`
 
-    const granted = (kind: Kind<any, any>, alias: string, me: MembershipId) => sql`EXISTS (SELECT 1 FROM ${applying(kind, alias, me)})`
+  const granted = (kind: Kind<any, any>, alias: string, me: MembershipId) => sql`EXISTS (SELECT 1 FROM ${applying(kind, alias, me)})`
 
-    /** Whether member `me` can view plugin row `alias` through a marketplace (not deleted) that lists it. */
-    const viaMarketplace = (alias: string, me: MembershipId) =>
-      sql`EXISTS (SELECT 1 FROM marketplace_plugins vmp
+  /** Whether member `me` can view plugin row `alias` through a marketplace (not deleted) that lists it. */
+  const viaMarketplace = (alias: string, me: MembershipId) =>
+    sql`EXISTS (SELECT 1 FROM marketplace_plugins vmp
                   JOIN marketplaces vm ON vm.organization_id = vmp.organization_id AND vm.id = vmp.marketplace_id
                   WHERE vmp.organization_id = ${id(alias)}.organization_id AND vmp.plugin_id = ${id(alias)}.id
                     AND vmp.removed_at IS NULL AND vm.deleted_at IS NULL AND ${granted(MarketplaceKind, "vm", me)})`
 
-    /** Whether member `me` can view config object row `alias` through a plugin (not deleted) that holds it. */
-    const viaPlugin = (alias: string, me: MembershipId) =>
-      sql`EXISTS (SELECT 1 FROM plugin_config_objects vpc
+  /** Whether member `me` can view config object row `alias` through a plugin (not deleted) that holds it. */
+  const viaPlugin = (alias: string, me: MembershipId) =>
+    sql`EXISTS (SELECT 1 FROM plugin_config_objects vpc
                   JOIN plugins vp ON vp.organization_id = vpc.organization_id AND vp.id = vpc.plugin_id
                   WHERE vpc.organization_id = ${id(alias)}.organization_id AND vpc.config_object_id = ${id(alias)}.id
                     AND vpc.removed_at IS NULL AND vp.deleted_at IS NULL
                     AND (${granted(PluginKind, "vp", me)} OR ${viaMarketplace("vp", me)}))`
 
-    /** Whether member `me` created row `alias` (of a kind whose creator manages it). */
-    const createdBy = (alias: string, me: MembershipId) => sql`${id(alias)}.created_by_membership_id = ${me}`
+  /** Whether member `me` created row `alias` (of a kind whose creator manages it). */
+  const createdBy = (alias: string, me: MembershipId) => sql`${id(alias)}.created_by_membership_id = ${me}`
 
-    /** The viewer fallback of a kind, or undefined for kinds without one. */
-    const fallback = (kind: Kind<any, any>, alias: string, me: MembershipId): Statement.Fragment | undefined =>
-      kind.table === "plugins" ? viaMarketplace(alias, me) : kind.table === "config_objects" ? viaPlugin(alias, me) : undefined
+  /** The viewer fallback of a kind, or undefined for kinds without one. */
+  const fallback = (kind: Kind<any, any>, alias: string, me: MembershipId): Statement.Fragment | undefined =>
+    kind.table === "plugins" ? viaMarketplace(alias, me) : kind.table === "config_objects" ? viaPlugin(alias, me) : undefined
 
-    /**
-     * A boolean SQL expression: whether the principal can view the row `alias` of `kind`. AND it into a list's WHERE
-     * clause; `true` for principals who manage everything.
-     */
-    const visible = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
-      const me = restricted(principal)
-      if (me === undefined) return sql`true`
-      const other = kind.creatorManages ? createdBy(alias, me) : fallback(kind, alias, me)
-      return other === undefined ? granted(kind, alias, me) : sql`(${granted(kind, alias, me)} OR ${other})`
-    }
+  /**
+   * A boolean SQL expression: whether the principal can view the row `alias` of `kind`. AND it into a list's WHERE
+   * clause; `true` for principals who manage everything.
+   */
+  const visible = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
+    const me = restricted(principal)
+    if (me === undefined) return sql`true`
+    const other = kind.creatorManages ? createdBy(alias, me) : fallback(kind, alias, me)
+    return other === undefined ? granted(kind, alias, me) : sql`(${granted(kind, alias, me)} OR ${other})`
+  }
 
-    /**
-     * A boolean SQL expression: whether a grant (any role, not revoked) on row `alias` of `kind` reaches the
-     * principal: their own, one of their teams', or the organization-wide one. Unlike `visible`, owners and admins
-     * are not exempt: managing a resource is not using it (an MCP connection's tools run only for those granted it).
-     * The system: `true`.
-     */
-    const usable = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment =>
-      principal._tag === "System" ? sql`true` : granted(kind, alias, principal.membership.id)
+  /**
+   * A boolean SQL expression: whether a grant (any role, not revoked) on row `alias` of `kind` reaches the
+   * principal: their own, one of their teams', or the organization-wide one. Unlike `visible`, owners and admins
+   * are not exempt: managing a resource is not using it (an MCP connection's tools run only for those granted it).
+   * The system: `true`.
+   */
+  const usable = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment =>
+    principal._tag === "System" ? sql`true` : granted(kind, alias, principal.membership.id)
 
-    const Usable = Schema.Struct({ name: Schema.String, usable: Schema.Boolean })
+  const Usable = Schema.Struct({ name: Schema.String, usable: Schema.Boolean })
 
-    /**
-     * Fails unless the resource is the organization's (404, as for a missing one) and a grant reaches the principal
-     * (403 `insufficient_access`: 'You have not been granted access to "<name>".'), whatever their role.
-     */
-    const requireUsable = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
-      Effect.flatMap(
-        findOne({
-          Request: Schema.String,
-          Result: Usable,
-          execute: (resourceId) =>
-            sql`SELECT ${kind.table === "config_objects" ? sql`r.title` : sql`r.name`} AS name, ${usable(principal, kind, "r")} AS usable FROM ${id(kind.table)} r
-                WHERE r.organization_id = ${principal.organization.id} AND r.id = ${resourceId}`
-        })(resource),
-        (found): Effect.Effect<void, NotFound | Forbidden> =>
-          Option.isNone(found)
-            ? Effect.fail(kind.notFound())
-            : found.value.usable
-            ? Effect.void
-            : Effect.fail(notGranted(found.value.name))
-      )
-
-    /** An integer SQL expression: the principal's role on row `alias` (0 none, 1 viewer, 2 editor, 3 manager). */
-    const rank = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
-      const me = restricted(principal)
-      if (me === undefined) return sql`3`
-      const grants = sql`(SELECT max(CASE g.role WHEN 'manager' THEN 3 WHEN 'editor' THEN 2 ELSE 1 END) FROM ${applying(kind, alias, me)})`
-      if (kind.creatorManages) return sql`CASE WHEN ${createdBy(alias, me)} THEN 3 ELSE COALESCE(${grants}, 0) END`
-      const other = fallback(kind, alias, me)
-      return other === undefined
-        ? sql`COALESCE(${grants}, 0)`
-        : sql`COALESCE(${grants}, CASE WHEN ${other} THEN 1 ELSE 0 END)`
-    }
-
-    const Ranked = Schema.Struct({ rank: Schema.Number })
-
-    const rankOf = (principal: Principal, kind: Kind<any, any>, resource: string, lock: boolean) =>
+  /**
+   * Fails unless the resource is the organization's (404, as for a missing one) and a grant reaches the principal
+   * (403 `insufficient_access`: 'You have not been granted access to "<name>".'), whatever their role.
+   */
+  const requireUsable = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+    Effect.flatMap(
       findOne({
         Request: Schema.String,
-        Result: Ranked,
+        Result: Usable,
         execute: (resourceId) =>
-          sql`SELECT ${rank(principal, kind, "r")} AS rank FROM ${id(kind.table)} r
+          sql`SELECT ${kind.table === "config_objects" ? sql`r.title` : sql`r.name`} AS name, ${usable(principal, kind, "r")} AS usable FROM ${id(kind.table)} r
+                WHERE r.organization_id = ${principal.organization.id} AND r.id = ${resourceId}`
+      })(resource),
+      (found): Effect.Effect<void, NotFound | Forbidden> =>
+        Option.isNone(found)
+          ? Effect.fail(kind.notFound())
+          : found.value.usable
+          ? Effect.void
+          : Effect.fail(notGranted(found.value.name))
+    )
+
+  /** An integer SQL expression: the principal's role on row `alias` (0 none, 1 viewer, 2 editor, 3 manager). */
+  const rank = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
+    const me = restricted(principal)
+    if (me === undefined) return sql`3`
+    const grants = sql`(SELECT max(CASE g.role WHEN 'manager' THEN 3 WHEN 'editor' THEN 2 ELSE 1 END) FROM ${applying(kind, alias, me)})`
+    if (kind.creatorManages) return sql`CASE WHEN ${createdBy(alias, me)} THEN 3 ELSE COALESCE(${grants}, 0) END`
+    const other = fallback(kind, alias, me)
+    return other === undefined
+      ? sql`COALESCE(${grants}, 0)`
+      : sql`COALESCE(${grants}, CASE WHEN ${other} THEN 1 ELSE 0 END)`
+  }
+
+  const Ranked = Schema.Struct({ rank: Schema.Number })
+
+  const rankOf = (principal: Principal, kind: Kind<any, any>, resource: string, lock: boolean) =>
+    findOne({
+      Request: Schema.String,
+      Result: Ranked,
+      execute: (resourceId) =>
+        sql`SELECT ${rank(principal, kind, "r")} AS rank FROM ${id(kind.table)} r
               WHERE r.organization_id = ${principal.organization.id} AND r.id = ${resourceId}
               ${lock ? sql`FOR UPDATE OF r` : sql``}`
-      })(resource)
+    })(resource)
 
-    /**
-     * Fails unless the resource is the organization's (404) and the principal has at least `role` on it (403
-     * `insufficient_access`). With `lock`, the resource's row stays locked for the rest of the transaction.
-     */
-    const require = <Id extends string>(
-      principal: Principal,
-      kind: Kind<Id, any>,
-      resource: Id,
-      role: AccessRole,
-      options: { readonly lock?: boolean } = {}
-    ) =>
-      Effect.flatMap(rankOf(principal, kind, resource, options.lock ?? false), (found): Effect.Effect<void, NotFound | Forbidden> =>
-        Option.isNone(found)
-          ? Effect.fail(kind.notFound())
-          : reaches(found.value.rank, role)
-          ? Effect.void
-          : Effect.fail(insufficientAccess(kind, role)))
+  /**
+   * Fails unless the resource is the organization's (404) and the principal has at least `role` on it (403
+   * `insufficient_access`). With `lock`, the resource's row stays locked for the rest of the transaction.
+   */
+  const require = <Id extends string>(
+    principal: Principal,
+    kind: Kind<Id, any>,
+    resource: Id,
+    role: AccessRole,
+    options: { readonly lock?: boolean } = {}
+  ) =>
+    Effect.flatMap(rankOf(principal, kind, resource, options.lock ?? false), (found): Effect.Effect<void, NotFound | Forbidden> =>
+      Option.isNone(found)
+        ? Effect.fail(kind.notFound())
+        : reaches(found.value.rank, role)
+        ? Effect.void
+        : Effect.fail(insufficientAccess(kind, role)))
 
-    /** The principal's role on one resource, or none; fails with 404 when the organization has no such resource. */
-    const roleOn = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
-      Effect.flatMap(rankOf(principal, kind, resource, false), (found) =>
-        Option.isNone(found)
-          ? Effect.fail(kind.notFound())
-          : Effect.succeed(Option.fromNullable(AccessRoles[found.value.rank - 1])))
+  /** The principal's role on one resource, or none; fails with 404 when the organization has no such resource. */
+  const roleOn = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+    Effect.flatMap(rankOf(principal, kind, resource, false), (found) =>
+      Option.isNone(found)
+        ? Effect.fail(kind.notFound())
+        : Effect.succeed(Option.fromNullable(AccessRoles[found.value.rank - 1])))
 
-    const grantColumns = sql`g.id, g.membership_id AS org_membership_id, g.team_id, g.org_wide, g.role,
+  const grantColumns = sql`g.id, g.membership_id AS org_membership_id, g.team_id, g.org_wide, g.role,
       g.created_by_membership_id AS created_by_org_membership_id, g.created_at, g.removed_at`
 
-    /** The manager grant a resource's creator gets (none for the system, which manages everything anyway). */
-    const grantCreator = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) => {
-      const membershipId = actingMembershipId(principal)
-      return membershipId === null ? Effect.void : grantManager(principal.organization.id, kind, resource, membershipId, at)
-    }
+  /** The manager grant a resource's creator gets (none for the system, which manages everything anyway). */
+  const grantCreator = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) => {
+    const membershipId = actingMembershipId(principal)
+    return membershipId === null ? Effect.void : grantManager(principal.organization.id, kind, resource, membershipId, at)
+  }
 
-    /** A member's manager grant on a resource made for them (by the system acting as them, for example). */
-    const grantManager = <Id extends string>(
-      organizationId: OrganizationId,
-      kind: Kind<Id, any>,
-      resource: Id,
-      membershipId: MembershipId,
-      at: Date
-    ) =>
-      Effect.gen(function*() {
-        const grantId = yield* makeId(kind.grantPrefix)
-        yield* sql`INSERT INTO ${id(kind.grants)} ${
+  /** A member's manager grant on a resource made for them (by the system acting as them, for example). */
+  const grantManager = <Id extends string>(
+    organizationId: OrganizationId,
+    kind: Kind<Id, any>,
+    resource: Id,
+    membershipId: MembershipId,
+    at: Date
+  ) =>
+    Effect.gen(function*() {
+      const grantId = yield* makeId(kind.grantPrefix)
+      yield* sql`INSERT INTO ${id(kind.grants)} ${
           sql.insert({
             id: grantId,
             organizationId,
@@ -382,72 +381,72 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
             createdAt: at
           })
         }`
-      })
+    })
 
-    /** `grant` for a resource whose manager access the caller has already been checked for, inside a transaction. */
-    const upsertGrant = <Id extends string, G>(
-      principal: Principal,
-      kind: Kind<Id, G>,
-      resource: Id,
-      input: CreateAccessGrantRequest
-    ) =>
-      Effect.gen(function*() {
-        const organizationId = principal.organization.id
-        if (input.orgWide) yield* authorize(principal, "catalog.grantOrgWide")
-        if (input.orgMembershipId !== undefined) {
-          const missing = yield* memberships.missingActive(organizationId, [input.orgMembershipId])
-          if (missing.length > 0) return yield* memberNotFound(input.orgMembershipId)
-        }
-        if (input.teamId !== undefined) {
-          const teams = yield* sql`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id = ${input.teamId} FOR SHARE`
-          if (teams.length === 0) return yield* teamNotFound()
-        }
-        const at = yield* now
-        const grantId = yield* makeId(kind.grantPrefix)
-        const target = input.orgMembershipId !== undefined
-          ? sql`(organization_id, ${id(kind.column)}, membership_id) WHERE membership_id IS NOT NULL`
-          : input.teamId !== undefined
-          ? sql`(organization_id, ${id(kind.column)}, team_id) WHERE team_id IS NOT NULL`
-          : sql`(organization_id, ${id(kind.column)}) WHERE org_wide`
-        const row = {
-          id: grantId,
-          organizationId,
-          [kind.column]: resource,
-          membershipId: input.orgMembershipId ?? null,
-          teamId: input.teamId ?? null,
-          orgWide: input.orgWide === true,
-          role: input.role,
-          createdByMembershipId: actingMembershipId(principal),
-          createdAt: at
-        }
-        return yield* single({
-          Request: Schema.Unknown,
-          Result: classRow(kind.grant),
-          execute: () =>
-            sql`WITH g AS (
+  /** `grant` for a resource whose manager access the caller has already been checked for, inside a transaction. */
+  const upsertGrant = <Id extends string, G>(
+    principal: Principal,
+    kind: Kind<Id, G>,
+    resource: Id,
+    input: CreateAccessGrantRequest
+  ) =>
+    Effect.gen(function*() {
+      const organizationId = principal.organization.id
+      if (input.orgWide) yield* authorize(principal, "catalog.grantOrgWide")
+      if (input.orgMembershipId !== undefined) {
+        const missing = yield* memberships.missingActive(organizationId, [input.orgMembershipId])
+        if (missing.length > 0) return yield* memberNotFound(input.orgMembershipId)
+      }
+      if (input.teamId !== undefined) {
+        const teams = yield* sql`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id = ${input.teamId} FOR SHARE`
+        if (teams.length === 0) return yield* teamNotFound()
+      }
+      const at = yield* now
+      const grantId = yield* makeId(kind.grantPrefix)
+      const target = input.orgMembershipId !== undefined
+        ? sql`(organization_id, ${id(kind.column)}, membership_id) WHERE membership_id IS NOT NULL`
+        : input.teamId !== undefined
+        ? sql`(organization_id, ${id(kind.column)}, team_id) WHERE team_id IS NOT NULL`
+        : sql`(organization_id, ${id(kind.column)}) WHERE org_wide`
+      const row = {
+        id: grantId,
+        organizationId,
+        [kind.column]: resource,
+        membershipId: input.orgMembershipId ?? null,
+        teamId: input.teamId ?? null,
+        orgWide: input.orgWide === true,
+        role: input.role,
+        createdByMembershipId: actingMembershipId(principal),
+        createdAt: at
+      }
+      return yield* single({
+        Request: Schema.Unknown,
+        Result: classRow(kind.grant),
+        execute: () =>
+          sql`WITH g AS (
                   INSERT INTO ${id(kind.grants)} ${sql.insert(row)}
                   ON CONFLICT ${target} DO UPDATE
                     SET role = EXCLUDED.role, removed_at = NULL, created_by_membership_id = EXCLUDED.created_by_membership_id
                   RETURNING *)
                 SELECT ${grantColumns} FROM g`
-        })(null)
-      })
+      })(null)
+    })
 
-    const grant = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
-      transaction(
-        Effect.zipRight(
-          require(principal, kind, resource, "manager", { lock: true }),
-          Effect.map(upsertGrant(principal, kind, resource, input), (item) => ({ ok: true as const, item }))
-        )
+  const grant = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
+    transaction(
+      Effect.zipRight(
+        require(principal, kind, resource, "manager", { lock: true }),
+        Effect.map(upsertGrant(principal, kind, resource, input), (item) => ({ ok: true as const, item }))
       )
+    )
 
-    const makeList = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) => {
-      const keyset = grantsByCreation(kind)
-      const rows = findAll({
-        Request: Schema.Struct({ organizationId: Schema.String, resource: Schema.String, query: Schema.Any, page: Keyset.PageRequest }),
-        Result: trustedClassRow(kind.grant),
-        execute: ({ organizationId, page, query, resource }) =>
-          sql`SELECT ${grantColumns} FROM ${id(kind.grants)} g
+  const makeList = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) => {
+    const keyset = grantsByCreation(kind)
+    const rows = findAll({
+      Request: Schema.Struct({ organizationId: Schema.String, resource: Schema.String, query: Schema.Any, page: Keyset.PageRequest }),
+      Result: trustedClassRow(kind.grant),
+      execute: ({ organizationId, page, query, resource }) =>
+        sql`SELECT ${grantColumns} FROM ${id(kind.grants)} g
               WHERE ${
             sql.and([
               sql`g.organization_id = ${organizationId}`,
@@ -456,47 +455,49 @@ export class Access extends Effect.Service<Access>()("@orgplane/server/access/Ac
               page.after
             ])
           } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-      })
-      return (organizationId: OrganizationId, resource: string, query: AccessListQuery) =>
-        Keyset.page(keyset, query, (page) => rows({ organizationId, resource, query, page }))
-    }
-    const lists = {
-      config_object_grants: makeList(ConfigObjectKind),
-      plugin_grants: makeList(PluginKind),
-      marketplace_grants: makeList(MarketplaceKind),
-      connector_instance_grants: makeList(ConnectorInstanceKind),
-      mcp_connection_grants: makeList(McpConnectionKind),
-      template_grants: makeList(TemplateKind),
-      llm_provider_grants: makeList(LlmProviderKind)
-    }
+    })
+    return (organizationId: OrganizationId, resource: string, query: AccessListQuery) =>
+      Keyset.page(keyset, query, (page) => rows({ organizationId, resource, query, page }))
+  }
+  const lists = {
+    config_object_grants: makeList(ConfigObjectKind),
+    plugin_grants: makeList(PluginKind),
+    marketplace_grants: makeList(MarketplaceKind),
+    connector_instance_grants: makeList(ConnectorInstanceKind),
+    mcp_connection_grants: makeList(McpConnectionKind),
+    template_grants: makeList(TemplateKind),
+    llm_provider_grants: makeList(LlmProviderKind)
+  }
 
-    const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
-      orUnavailable(
-        Effect.zipRight(
-          require(principal, kind, resource, "manager"),
-          lists[kind.grants](principal.organization.id, resource, query) as Effect.Effect<
-            { readonly items: ReadonlyArray<G>; readonly nextCursor: string | null },
-            Effect.Effect.Error<ReturnType<(typeof lists)[typeof kind.grants]>>,
-            Effect.Effect.Context<ReturnType<(typeof lists)[typeof kind.grants]>>
-          >
-        )
+  const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
+    orUnavailable(
+      Effect.zipRight(
+        require(principal, kind, resource, "manager"),
+        lists[kind.grants](principal.organization.id, resource, query) as Effect.Effect<
+          { readonly items: ReadonlyArray<G>; readonly nextCursor: string | null },
+          Effect.Effect.Error<ReturnType<(typeof lists)[typeof kind.grants]>>,
+          Effect.Effect.Context<ReturnType<(typeof lists)[typeof kind.grants]>>
+        >
       )
+    )
 
-    /** Soft revoke: sets `removedAt` once; revoking again keeps the first time. */
-    const revoke = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, grantId: string) =>
-      transaction(
-        Effect.gen(function*() {
-          yield* require(principal, kind, resource, "manager", { lock: true })
-          const at = yield* now
-          const rows = yield* sql`
+  /** Soft revoke: sets `removedAt` once; revoking again keeps the first time. */
+  const revoke = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, grantId: string) =>
+    transaction(
+      Effect.gen(function*() {
+        yield* require(principal, kind, resource, "manager", { lock: true })
+        const at = yield* now
+        const rows = yield* sql`
             UPDATE ${id(kind.grants)} SET removed_at = COALESCE(removed_at, ${at})
             WHERE organization_id = ${principal.organization.id} AND ${id(kind.column)} = ${resource} AND id = ${grantId}
             RETURNING id`
-          if (rows.length === 0) return yield* grantNotFound()
-        })
-      )
+        if (rows.length === 0) return yield* grantNotFound()
+      })
+    )
 
-    return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
-  }),
-  dependencies: [Memberships.Default]
-}) {}
+  return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
+})
+
+export class Access extends Context.Tag("@orgplane/server/access/Access")<Access, Effect.Effect.Success<typeof makeAccess>>() {
+  static readonly layer = Layer.effect(Access, makeAccess).pipe(Layer.provide(Memberships.layer))
+}

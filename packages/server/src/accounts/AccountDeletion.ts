@@ -148,16 +148,16 @@ export class AccountDeletion extends Context.Tag("@orgplane/server/accounts/Acco
 >() {
   static readonly layer = Layer.effect(AccountDeletion, make).pipe(
     Layer.provide([
-      Accounts.Default,
+      Accounts.layer,
       AccountRemoval.layer,
-      Operator.Default,
+      Operator.layer,
       OrganizationDeletion.layer,
-      MemoryRepository.Default,
-      CredentialsRepository.Default,
-      SuiteRepository.Default,
-      IntentsRepository.Default,
-      ScimUsersRepository.Default,
-      AuditRepository.Default
+      MemoryRepository.layer,
+      CredentialsRepository.layer,
+      SuiteRepository.layer,
+      IntentsRepository.layer,
+      ScimUsersRepository.layer,
+      AuditRepository.layer
     ])
   )
 }

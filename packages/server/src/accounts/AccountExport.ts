@@ -42,5 +42,5 @@ export class AccountExport extends Context.Tag("@orgplane/server/accounts/Accoun
   AccountExport,
   Effect.Effect.Success<typeof make>
 >() {
-  static readonly layer = Layer.effect(AccountExport, make).pipe(Layer.provide([AccountRecords.layer, MemoryRepository.Default]))
+  static readonly layer = Layer.effect(AccountExport, make).pipe(Layer.provide([AccountRecords.layer, MemoryRepository.layer]))
 }

@@ -44,9 +44,9 @@ export const AdminHttp = group(Api, "admin", (handlers) =>
 
 export const layer = AdminHttp.pipe(
   Layer.provide([
-    Organizations.Default,
-    Metrics.Default,
-    Operator.Default,
+    Organizations.layer,
+    Metrics.layer,
+    Operator.layer,
     PasswordResets.layer,
     OperatorUsers.layer,
     AccountDeletion.layer,

@@ -6,7 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { AdminActivityPoint, AdminMetricsSummary } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { single } from "../platform/Statements.js"
 
 const fields = AdminMetricsSummary.fields
@@ -43,16 +43,15 @@ export const ActivityRow = Schema.Struct({
 const Request = Schema.Struct({ now: Schema.DateFromSelf, operatorOrganizationId: Schema.NullOr(Schema.String) })
 type Request = typeof Request.Type
 
-export class MetricsRepository extends Effect.Service<MetricsRepository>()("@orgplane/server/admin/MetricsRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const marker = sql.unsafe("/* instance-wide: admin metrics */")
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const marker = sql.unsafe("/* instance-wide: admin metrics */")
 
-    const counts = single({
-      Request,
-      Result: CountsRow,
-      execute: ({ now, operatorOrganizationId }) =>
-        sql`${marker}
+  const counts = single({
+    Request,
+    Result: CountsRow,
+    execute: ({ now, operatorOrganizationId }) =>
+      sql`${marker}
           WITH clock AS (SELECT ${now.toISOString()}::timestamptz AS now),
           live_workers AS (SELECT destination, created_by_user_id FROM workers WHERE deleted_at IS NULL),
           first_invitations AS (
@@ -90,13 +89,13 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
             -- The median of no rows is NULL: 0 without inviters, as the schema says.
             COALESCE((SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY hours)::numeric, 2)::float8 FROM invite_hours), 0)
               AS median_hours_to_first_invite`
-    })
+  })
 
-    const activity = single({
-      Request,
-      Result: ActivityRow,
-      execute: ({ now }) =>
-        sql`${marker}
+  const activity = single({
+    Request,
+    Result: ActivityRow,
+    execute: ({ now }) =>
+      sql`${marker}
           WITH days AS (
             SELECT today, today - 6 AS week_start, today - 29 AS series_start, today - 89 AS window_start
             FROM (SELECT (${now.toISOString()}::timestamptz AT TIME ZONE 'UTC')::date AS today) t
@@ -154,11 +153,14 @@ export class MetricsRepository extends Effect.Service<MetricsRepository>()("@org
                       'realActiveUsers', s.real_active_users, 'signups', s.signups) ORDER BY s.day)
              FROM series s) AS activity_series
           FROM per_user`
-    })
-
-    /** Makes the enclosing transaction read one snapshot, read-only: its first statement. */
-    const snapshot = sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`.pipe(Effect.asVoid)
-
-    return { snapshot, counts, activity } as const
   })
-}) {}
+
+  /** Makes the enclosing transaction read one snapshot, read-only: its first statement. */
+  const snapshot = sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`.pipe(Effect.asVoid)
+
+  return { snapshot, counts, activity } as const
+})
+
+export class MetricsRepository extends Context.Tag("@orgplane/server/admin/MetricsRepository")<MetricsRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(MetricsRepository, make)
+}

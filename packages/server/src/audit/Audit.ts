@@ -12,7 +12,7 @@ import {
   AuditSettings,
   NotFound
 } from "@orgplane/schema"
-import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { Chunk, Context, Effect, Layer, Option, Schema, Stream } from "effect"
 import { describe, describeChange } from "../platform/AuditRecorder.js"
 import { now } from "../platform/Time.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -76,69 +76,70 @@ const eventTypes = {
   }))
 }
 
-export class Audit extends Effect.Service<Audit>()("@orgplane/server/audit/Audit", {
-  effect: Effect.gen(function*() {
-    const events = yield* AuditRepository
-    const { recentAuthentication } = yield* ServerConfig
+const make = Effect.gen(function*() {
+  const events = yield* AuditRepository
+  const { recentAuthentication } = yield* ServerConfig
 
-    const list = (principal: Principal, query: AuditEventsQuery) =>
-      Effect.zipRight(authorize(principal, "audit.read"), orUnavailable(events.list(principal.organization.id, query)))
+  const list = (principal: Principal, query: AuditEventsQuery) =>
+    Effect.zipRight(authorize(principal, "audit.read"), orUnavailable(events.list(principal.organization.id, query)))
 
-    const get = (principal: Principal, id: string) =>
-      Effect.zipRight(
-        authorize(principal, "audit.read"),
-        orUnavailable(events.get({ organizationId: principal.organization.id, id })).pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: (event) => Effect.succeed({ event }) }))
-        )
+  const get = (principal: Principal, id: string) =>
+    Effect.zipRight(
+      authorize(principal, "audit.read"),
+      orUnavailable(events.get({ organizationId: principal.organization.id, id })).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: (event) => Effect.succeed({ event }) }))
       )
+    )
 
-    const types = (principal: Principal) => Effect.as(authorize(principal, "audit.read"), eventTypes)
+  const types = (principal: Principal) => Effect.as(authorize(principal, "audit.read"), eventTypes)
 
-    /**
-     * The events under the filters, oldest first, as the format's bytes: read `EXPORT_BATCH` at a time after the
-     * last one sent, up to the moment the export starts. Authorized before the first byte; a database that fails
-     * midway ends the stream (the client sees a truncated body, never a wrong one).
-     */
-    const exportEvents = (principal: Principal, query: AuditExportQuery) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.read")
-        // The export's event says what was taken: its query, as the URL said it.
-        yield* describe({ reason: new URLSearchParams(encodeExportQuery(query) as Record<string, string>).toString() })
-        const startedAt = yield* now
-        const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
-        const organizationId = principal.organization.id
-        const rows = Stream.paginateChunkEffect(undefined as AuditEvent | undefined, (after) =>
-          Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) =>
-            [Chunk.fromIterable(batch), batch.length < EXPORT_BATCH ? Option.none() : Option.some(batch[batch.length - 1])] as const))
-        const lines = query.format === "csv"
-          ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
-          : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
-        return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
-      })
+  /**
+   * The events under the filters, oldest first, as the format's bytes: read `EXPORT_BATCH` at a time after the
+   * last one sent, up to the moment the export starts. Authorized before the first byte; a database that fails
+   * midway ends the stream (the client sees a truncated body, never a wrong one).
+   */
+  const exportEvents = (principal: Principal, query: AuditExportQuery) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.read")
+      // The export's event says what was taken: its query, as the URL said it.
+      yield* describe({ reason: new URLSearchParams(encodeExportQuery(query) as Record<string, string>).toString() })
+      const startedAt = yield* now
+      const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
+      const organizationId = principal.organization.id
+      const rows = Stream.paginateChunkEffect(undefined as AuditEvent | undefined, (after) =>
+        Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) =>
+          [Chunk.fromIterable(batch), batch.length < EXPORT_BATCH ? Option.none() : Option.some(batch[batch.length - 1])] as const))
+      const lines = query.format === "csv"
+        ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
+        : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
+      return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
+    })
 
-    const getSettings = (principal: Principal) =>
-      Effect.zipRight(
-        authorize(principal, "audit.read"),
-        Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
-          settings: Option.getOrElse(stored, () => defaults)
-        }))
-      )
+  const getSettings = (principal: Principal) =>
+    Effect.zipRight(
+      authorize(principal, "audit.read"),
+      Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
+        settings: Option.getOrElse(stored, () => defaults)
+      }))
+    )
 
-    const setSettings = (principal: Principal, input: { readonly retentionDays: number }) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.manage")
-        yield* requireRecentAuthentication(principal, recentAuthentication)
-        const updatedAt = yield* now
-        const organizationId = principal.organization.id
-        return yield* transaction(Effect.gen(function*() {
-          const before = Option.getOrElse(yield* events.settings(organizationId), () => defaults)
-          const settings = Option.getOrThrow(yield* events.saveSettings({ organizationId, retentionDays: input.retentionDays, updatedAt }))
-          yield* describeChange(AuditSettings, before, settings)
-          return { settings }
-        }))
-      })
+  const setSettings = (principal: Principal, input: { readonly retentionDays: number }) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.manage")
+      yield* requireRecentAuthentication(principal, recentAuthentication)
+      const updatedAt = yield* now
+      const organizationId = principal.organization.id
+      return yield* transaction(Effect.gen(function*() {
+        const before = Option.getOrElse(yield* events.settings(organizationId), () => defaults)
+        const settings = Option.getOrThrow(yield* events.saveSettings({ organizationId, retentionDays: input.retentionDays, updatedAt }))
+        yield* describeChange(AuditSettings, before, settings)
+        return { settings }
+      }))
+    })
 
-    return { list, get, types, exportEvents, getSettings, setSettings } as const
-  }),
-  dependencies: [AuditRepository.Default]
-}) {}
+  return { list, get, types, exportEvents, getSettings, setSettings } as const
+})
+
+export class Audit extends Context.Tag("@orgplane/server/audit/Audit")<Audit, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Audit, make).pipe(Layer.provide(AuditRepository.layer))
+}

@@ -35,8 +35,8 @@ export const AuditHttp = group(Api, "audit", (handlers) =>
 
 /** The handlers, with the log's partitions made at start-up and kept ahead daily, and its streams' delivery. */
 export const layer = Layer.mergeAll(AuditHttp, Partitions.layer, Retention.layer, StreamsHttp, StreamDelivery.layer).pipe(
-  Layer.provide(Audit.Default),
-  Layer.provide(AuditRepository.Default),
-  Layer.provide(Streams.Default),
-  Layer.provide(StreamsRepository.Default)
+  Layer.provide(Audit.layer),
+  Layer.provide(AuditRepository.layer),
+  Layer.provide(Streams.layer),
+  Layer.provide(StreamsRepository.layer)
 )

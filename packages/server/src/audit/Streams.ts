@@ -12,7 +12,7 @@ import {
   NotFound,
   type UpdateAuditStreamRequest
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
@@ -35,132 +35,133 @@ const limitReached = () =>
 /** The ping `POST /v1/audit/streams/{streamId}/test` sends. */
 const PING = JSON.stringify({ events: [], test: true })
 
-export class Streams extends Effect.Service<Streams>()("@orgplane/server/audit/Streams", {
-  effect: Effect.gen(function*() {
-    const streams = yield* StreamsRepository
-    const crypto = yield* Crypto
-    const { recentAuthentication } = yield* ServerConfig
+const make = Effect.gen(function*() {
+  const streams = yield* StreamsRepository
+  const crypto = yield* Crypto
+  const { recentAuthentication } = yield* ServerConfig
 
-    const secretFor = (organizationId: string, id: AuditStreamId) =>
-      Effect.gen(function*() {
-        const secret = yield* crypto.newToken("whsec")
-        // Never without a key: a server without one does not start (platform/InstanceSecrets.ts).
-        const ciphertext = yield* Effect.orDie(crypto.encrypt(secret, bind(SecretColumns.auditStreamSecret, organizationId, id)))
-        return { secret, ciphertext }
-      })
+  const secretFor = (organizationId: string, id: AuditStreamId) =>
+    Effect.gen(function*() {
+      const secret = yield* crypto.newToken("whsec")
+      // Never without a key: a server without one does not start (platform/InstanceSecrets.ts).
+      const ciphertext = yield* Effect.orDie(crypto.encrypt(secret, bind(SecretColumns.auditStreamSecret, organizationId, id)))
+      return { secret, ciphertext }
+    })
 
-    /** A URL the outbound guard would refuse, as a 400 on `url` (nothing to check in private mode). */
-    const checkUrl = (url: string) =>
-      Effect.gen(function*() {
-        const config = yield* ServerConfig
-        yield* checkUserMember(yield* Outbound, config.outboundAllowPrivate, ["url"], url)
-      })
+  /** A URL the outbound guard would refuse, as a 400 on `url` (nothing to check in private mode). */
+  const checkUrl = (url: string) =>
+    Effect.gen(function*() {
+      const config = yield* ServerConfig
+      yield* checkUserMember(yield* Outbound, config.outboundAllowPrivate, ["url"], url)
+    })
 
-    const found = <A>(value: Option.Option<A>) => Option.match(value, { onNone: () => Effect.fail(streamNotFound()), onSome: Effect.succeed })
+  const found = <A>(value: Option.Option<A>) => Option.match(value, { onNone: () => Effect.fail(streamNotFound()), onSome: Effect.succeed })
 
-    const create = (principal: Principal, input: CreateAuditStreamRequest) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.manage")
-        yield* requireRecentAuthentication(principal, recentAuthentication)
-        yield* checkUrl(input.url)
-        const organizationId = principal.organization.id
-        const id = yield* makeId("ast")
-        const { ciphertext, secret } = yield* secretFor(organizationId, id)
-        const status = input.status ?? "active"
-        return yield* transaction(Effect.gen(function*() {
-          // Creations of one organization one at a time, so two cannot both see room under the limit.
-          yield* lockLimit("audit_streams", organizationId)
-          if ((yield* streams.count(organizationId)) >= MAX_AUDIT_STREAMS) return yield* limitReached()
-          const at = yield* now
-          yield* streams.insert({
-            id,
-            organizationId,
-            url: input.url,
-            description: input.description ?? null,
-            status,
-            secretCiphertext: ciphertext,
-            createdByMembershipId: actingMembershipId(principal),
-            createdAt: at,
-            updatedAt: at,
-            // Events from now on: this one's own creation event is the first.
-            cursorOccurredAt: at,
-            cursorEventId: "",
-            pendingDeliveryId: null,
-            pendingLastOccurredAt: null,
-            pendingLastEventId: null,
-            lastAttemptAt: null,
-            lastSuccessAt: null,
-            consecutiveFailures: 0,
-            lastError: null,
-            nextAttemptAt: status === "active" ? at : null,
-            leaseUntil: null
-          })
-          // The row this transaction just wrote.
-          return { stream: toStream(Option.getOrThrow(yield* streams.find({ organizationId, id }))), secret }
-        }))
-      })
+  const create = (principal: Principal, input: CreateAuditStreamRequest) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.manage")
+      yield* requireRecentAuthentication(principal, recentAuthentication)
+      yield* checkUrl(input.url)
+      const organizationId = principal.organization.id
+      const id = yield* makeId("ast")
+      const { ciphertext, secret } = yield* secretFor(organizationId, id)
+      const status = input.status ?? "active"
+      return yield* transaction(Effect.gen(function*() {
+        // Creations of one organization one at a time, so two cannot both see room under the limit.
+        yield* lockLimit("audit_streams", organizationId)
+        if ((yield* streams.count(organizationId)) >= MAX_AUDIT_STREAMS) return yield* limitReached()
+        const at = yield* now
+        yield* streams.insert({
+          id,
+          organizationId,
+          url: input.url,
+          description: input.description ?? null,
+          status,
+          secretCiphertext: ciphertext,
+          createdByMembershipId: actingMembershipId(principal),
+          createdAt: at,
+          updatedAt: at,
+          // Events from now on: this one's own creation event is the first.
+          cursorOccurredAt: at,
+          cursorEventId: "",
+          pendingDeliveryId: null,
+          pendingLastOccurredAt: null,
+          pendingLastEventId: null,
+          lastAttemptAt: null,
+          lastSuccessAt: null,
+          consecutiveFailures: 0,
+          lastError: null,
+          nextAttemptAt: status === "active" ? at : null,
+          leaseUntil: null
+        })
+        // The row this transaction just wrote.
+        return { stream: toStream(Option.getOrThrow(yield* streams.find({ organizationId, id }))), secret }
+      }))
+    })
 
-    const list = (principal: Principal, query: AuditStreamListQuery) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.read")
-        const page = yield* orUnavailable(streams.list(principal.organization.id, query))
-        return { items: page.items.map(toStream), nextCursor: page.nextCursor }
-      })
+  const list = (principal: Principal, query: AuditStreamListQuery) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.read")
+      const page = yield* orUnavailable(streams.list(principal.organization.id, query))
+      return { items: page.items.map(toStream), nextCursor: page.nextCursor }
+    })
 
-    const get = (principal: Principal, id: AuditStreamId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.read")
-        const row = yield* found(yield* orUnavailable(streams.find({ organizationId: principal.organization.id, id })))
-        return { stream: toStream(row) }
-      })
+  const get = (principal: Principal, id: AuditStreamId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.read")
+      const row = yield* found(yield* orUnavailable(streams.find({ organizationId: principal.organization.id, id })))
+      return { stream: toStream(row) }
+    })
 
-    const update = (principal: Principal, id: AuditStreamId, input: UpdateAuditStreamRequest) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.manage")
-        yield* requireRecentAuthentication(principal, recentAuthentication)
-        if (input.url !== undefined) yield* checkUrl(input.url)
-        const organizationId = principal.organization.id
-        return yield* transaction(Effect.gen(function*() {
-          const at = yield* now
-          if (!(yield* streams.update(organizationId, id, input, at))) return yield* streamNotFound()
-          return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))) }
-        }))
-      })
+  const update = (principal: Principal, id: AuditStreamId, input: UpdateAuditStreamRequest) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.manage")
+      yield* requireRecentAuthentication(principal, recentAuthentication)
+      if (input.url !== undefined) yield* checkUrl(input.url)
+      const organizationId = principal.organization.id
+      return yield* transaction(Effect.gen(function*() {
+        const at = yield* now
+        if (!(yield* streams.update(organizationId, id, input, at))) return yield* streamNotFound()
+        return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))) }
+      }))
+    })
 
-    const remove = (principal: Principal, id: AuditStreamId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.manage")
-        yield* requireRecentAuthentication(principal, recentAuthentication)
-        const removed = yield* transaction(streams.remove(principal.organization.id, id))
-        if (!removed) return yield* streamNotFound()
-      })
+  const remove = (principal: Principal, id: AuditStreamId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.manage")
+      yield* requireRecentAuthentication(principal, recentAuthentication)
+      const removed = yield* transaction(streams.remove(principal.organization.id, id))
+      if (!removed) return yield* streamNotFound()
+    })
 
-    const rotateSecret = (principal: Principal, id: AuditStreamId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.manage")
-        yield* requireRecentAuthentication(principal, recentAuthentication)
-        const organizationId = principal.organization.id
-        const { ciphertext, secret } = yield* secretFor(organizationId, id)
-        return yield* transaction(Effect.gen(function*() {
-          const at = yield* now
-          if (!(yield* streams.setSecret(organizationId, id, ciphertext, at))) return yield* streamNotFound()
-          return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))), secret }
-        }))
-      })
+  const rotateSecret = (principal: Principal, id: AuditStreamId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.manage")
+      yield* requireRecentAuthentication(principal, recentAuthentication)
+      const organizationId = principal.organization.id
+      const { ciphertext, secret } = yield* secretFor(organizationId, id)
+      return yield* transaction(Effect.gen(function*() {
+        const at = yield* now
+        if (!(yield* streams.setSecret(organizationId, id, ciphertext, at))) return yield* streamNotFound()
+        return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))), secret }
+      }))
+    })
 
-    /** One signed ping, sent now; the stream's position and delivery status stay as they are. */
-    const test = (principal: Principal, id: AuditStreamId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "audit.manage")
-        const organizationId = principal.organization.id
-        const row = yield* found(yield* orUnavailable(streams.find({ organizationId, id })))
-        const secret = yield* crypto.decrypt(row.secretCiphertext, bind(SecretColumns.auditStreamSecret, organizationId, id))
-        const deliveryId = yield* makeId("asd")
-        const result = yield* send(row.url, secret, deliveryId, PING)
-        return { ...result, deliveryId }
-      })
+  /** One signed ping, sent now; the stream's position and delivery status stay as they are. */
+  const test = (principal: Principal, id: AuditStreamId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "audit.manage")
+      const organizationId = principal.organization.id
+      const row = yield* found(yield* orUnavailable(streams.find({ organizationId, id })))
+      const secret = yield* crypto.decrypt(row.secretCiphertext, bind(SecretColumns.auditStreamSecret, organizationId, id))
+      const deliveryId = yield* makeId("asd")
+      const result = yield* send(row.url, secret, deliveryId, PING)
+      return { ...result, deliveryId }
+    })
 
-    return { create, list, get, update, remove, rotateSecret, test } as const
-  }),
-  dependencies: [StreamsRepository.Default]
-}) {}
+  return { create, list, get, update, remove, rotateSecret, test } as const
+})
+
+export class Streams extends Context.Tag("@orgplane/server/audit/Streams")<Streams, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Streams, make).pipe(Layer.provide(StreamsRepository.layer))
+}

@@ -13,7 +13,7 @@ import {
   SuiteApiError,
   type SuiteFeature
 } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { describe } from "../platform/AuditRecorder.js"
 import { authorize } from "../platform/Principal.js"
@@ -24,99 +24,105 @@ import { apiErrorCode, suiteName } from "./Suites.js"
 import { type Rejected, Upstream } from "./Upstream.js"
 import type * as UpstreamRequest from "./Upstream.js"
 
-export class Capabilities extends Effect.Service<Capabilities>()("@orgplane/server/capabilities/Capabilities", {
-  effect: Effect.gen(function*() {
-    const connections = yield* SuiteConnections
-    const upstream = yield* Upstream
+const make = Effect.gen(function*() {
+  const connections = yield* SuiteConnections
+  const upstream = yield* Upstream
 
-    const forbidden = (suite: Suite, rejected: Rejected) =>
-      new NeedsConnection({
-        suite,
-        reason: "permission_denied",
-        message: `The ${suiteName(suite)} refused the request (403${rejected.message === "" ? "" : `: ${rejected.message}`}): your connection lacks a permission it needs; connect again with POST /v1/capabilities/${suite}/connection/connect.`
-      })
+  const forbidden = (suite: Suite, rejected: Rejected) =>
+    new NeedsConnection({
+      suite,
+      reason: "permission_denied",
+      message: `The ${suiteName(suite)} refused the request (403${rejected.message === "" ? "" : `: ${rejected.message}`}): your connection lacks a permission it needs; connect again with POST /v1/capabilities/${suite}/connection/connect.`
+    })
 
-    /** One request as the member, retried once with a renewed token after a 401. */
-    const act = (
-      member: MemberContext,
-      suite: Suite,
-      feature: SuiteFeature,
-      request: (use: Use) => Omit<UpstreamRequest.Request, "token" | "suite">
-    ) =>
-      Effect.gen(function*() {
-        yield* authorize(member, "capabilities.use")
-        const first = yield* connections.use(member, suite, feature)
-        const send = (use: Use) => upstream.send({ ...request(use), suite, token: use.token })
-        return yield* send(first).pipe(
-          Effect.catchTag("Rejected", (rejected) =>
-            rejected.status === 403
-              ? Effect.fail(forbidden(suite, rejected))
-              : Effect.flatMap(connections.renew(first), (renewed) =>
-                send(renewed).pipe(
-                  Effect.catchTag("Rejected", (again) =>
-                    again.status === 403
-                      ? Effect.fail(forbidden(suite, again))
-                      : Effect.zipRight(
-                        connections.markRejected(renewed),
-                        Effect.fail(new NeedsConnection({
-                          suite,
-                          reason: "reconnect_required",
-                          message: `The ${suiteName(suite)} refused your token again after it was renewed: connect again with POST /v1/capabilities/${suite}/connection/connect.`
-                        }))
-                      ))
-                )))
-        )
-      })
-
-    const createMailDraft = (member: MemberContext, request: CreateMailDraftRequest) =>
-      Effect.map(
-        act(member, "suite-a", "mailDraft", (use) => ({
-          operation: "Creating the draft",
-          method: "POST",
-          url: Mail.draftsUrl(use.apiBaseUrl),
-          body: Mail.draftBody(request),
-          mutation: true
-        })),
-        (message) => ({ ok: true, draft: Mail.toMailMessage(message) }) as const
-      ).pipe(
-        // The draft lives in the suite: the event names it by the suite's message id.
-        Effect.tap(({ draft }) => describe({ targets: [{ type: "mail_message", id: draft.id }] }))
+  /** One request as the member, retried once with a renewed token after a 401. */
+  const act = (
+    member: MemberContext,
+    suite: Suite,
+    feature: SuiteFeature,
+    request: (use: Use) => Omit<UpstreamRequest.Request, "token" | "suite">
+  ) =>
+    Effect.gen(function*() {
+      yield* authorize(member, "capabilities.use")
+      const first = yield* connections.use(member, suite, feature)
+      const send = (use: Use) => upstream.send({ ...request(use), suite, token: use.token })
+      return yield* send(first).pipe(
+        Effect.catchTag("Rejected", (rejected) =>
+          rejected.status === 403
+            ? Effect.fail(forbidden(suite, rejected))
+            : Effect.flatMap(connections.renew(first), (renewed) =>
+              send(renewed).pipe(
+                Effect.catchTag("Rejected", (again) =>
+                  again.status === 403
+                    ? Effect.fail(forbidden(suite, again))
+                    : Effect.zipRight(
+                      connections.markRejected(renewed),
+                      Effect.fail(new NeedsConnection({
+                        suite,
+                        reason: "reconnect_required",
+                        message: `The ${suiteName(suite)} refused your token again after it was renewed: connect again with POST /v1/capabilities/${suite}/connection/connect.`
+                      }))
+                    ))
+              )))
       )
+    })
 
-    const readMailMessage = (member: MemberContext, messageId: string) =>
-      Effect.map(
-        act(member, "suite-a", "mailRead", (use) => ({
-          operation: "Reading the message",
-          method: "GET",
-          url: Mail.messageUrl(use.apiBaseUrl, messageId),
-          headers: Mail.PREFER_TEXT,
-          mutation: false
-        })),
-        (message) => ({ ok: true, message: Mail.toMailMessage(message) }) as const
-      )
+  const createMailDraft = (member: MemberContext, request: CreateMailDraftRequest) =>
+    Effect.map(
+      act(member, "suite-a", "mailDraft", (use) => ({
+        operation: "Creating the draft",
+        method: "POST",
+        url: Mail.draftsUrl(use.apiBaseUrl),
+        body: Mail.draftBody(request),
+        mutation: true
+      })),
+      (message) => ({ ok: true, draft: Mail.toMailMessage(message) }) as const
+    ).pipe(
+      // The draft lives in the suite: the event names it by the suite's message id.
+      Effect.tap(({ draft }) => describe({ targets: [{ type: "mail_message", id: draft.id }] }))
+    )
 
-    const patchCalendarEvent = (member: MemberContext, eventId: string, patch: CalendarEventPatch) =>
-      Effect.gen(function*() {
-        // One request id per change: the calendar answers a repeated one with the same conference.
-        const requestId = `orgplane-${NodeCrypto.randomUUID()}`
-        const event = yield* act(member, "suite-b", "calendarWrite", (use) =>
-          patch.createMeetLink
-            ? {
-              operation: "Adding the meeting link",
-              method: "PATCH",
-              url: `${Calendar.eventUrl(use.apiBaseUrl, eventId)}?conferenceDataVersion=1`,
-              body: Calendar.meetLinkPatch(requestId),
-              mutation: true
-            }
-            : { operation: "Reading the event", method: "GET", url: Calendar.eventUrl(use.apiBaseUrl, eventId), mutation: false })
-        const result = Calendar.toEventResult(event)
-        if (result === undefined) {
-          return yield* Effect.fail(new SuiteApiError({ error: apiErrorCode("suite-b"), message: "The calendar returned no event id.", retryable: false }))
-        }
-        return result
-      })
+  const readMailMessage = (member: MemberContext, messageId: string) =>
+    Effect.map(
+      act(member, "suite-a", "mailRead", (use) => ({
+        operation: "Reading the message",
+        method: "GET",
+        url: Mail.messageUrl(use.apiBaseUrl, messageId),
+        headers: Mail.PREFER_TEXT,
+        mutation: false
+      })),
+      (message) => ({ ok: true, message: Mail.toMailMessage(message) }) as const
+    )
 
-    return { createMailDraft, readMailMessage, patchCalendarEvent } as const
-  }),
-  dependencies: [SuiteConnections.Default, Upstream.Default]
-}) {}
+  const patchCalendarEvent = (member: MemberContext, eventId: string, patch: CalendarEventPatch) =>
+    Effect.gen(function*() {
+      // One request id per change: the calendar answers a repeated one with the same conference.
+      const requestId = `orgplane-${NodeCrypto.randomUUID()}`
+      const event = yield* act(member, "suite-b", "calendarWrite", (use) =>
+        patch.createMeetLink
+          ? {
+            operation: "Adding the meeting link",
+            method: "PATCH",
+            url: `${Calendar.eventUrl(use.apiBaseUrl, eventId)}?conferenceDataVersion=1`,
+            body: Calendar.meetLinkPatch(requestId),
+            mutation: true
+          }
+          : { operation: "Reading the event", method: "GET", url: Calendar.eventUrl(use.apiBaseUrl, eventId), mutation: false })
+      const result = Calendar.toEventResult(event)
+      if (result === undefined) {
+        return yield* Effect.fail(new SuiteApiError({ error: apiErrorCode("suite-b"), message: "The calendar returned no event id.", retryable: false }))
+      }
+      return result
+    })
+
+  return { createMailDraft, readMailMessage, patchCalendarEvent } as const
+})
+
+export class Capabilities extends Context.Tag("@orgplane/server/capabilities/Capabilities")<Capabilities, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Capabilities, make).pipe(
+    Layer.provide([
+      SuiteConnections.layer,
+      Upstream.layer
+    ])
+  )
+}

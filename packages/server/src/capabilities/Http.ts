@@ -40,8 +40,8 @@ export const CapabilitiesHttp = group(Api, "capabilities", (handlers) =>
   }))
 
 export const layer = Layer.mergeAll(SuiteClientsHttp, SuiteConnectionsHttp, CapabilitiesHttp).pipe(
-  Layer.provide(Capabilities.Default),
-  Layer.provide(SuiteClients.Default),
-  Layer.provide(SuiteConnections.Default),
-  Layer.provide(Upstream.Default)
+  Layer.provide(Capabilities.layer),
+  Layer.provide(SuiteClients.layer),
+  Layer.provide(SuiteConnections.layer),
+  Layer.provide(Upstream.layer)
 )

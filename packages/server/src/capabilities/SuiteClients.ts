@@ -10,7 +10,7 @@ import {
   SuiteClient,
   type SuiteClientRequest
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
@@ -58,81 +58,82 @@ const checkRequest = (suite: Suite, request: SuiteClientRequest) => {
   return Effect.void
 }
 
-export class SuiteClients extends Effect.Service<SuiteClients>()("@orgplane/server/capabilities/SuiteClients", {
-  effect: Effect.gen(function*() {
-    const repository = yield* SuiteRepository
-    const crypto = yield* Crypto
-    const outbound = yield* Outbound
-    const config = yield* ServerConfig
+const make = Effect.gen(function*() {
+  const repository = yield* SuiteRepository
+  const crypto = yield* Crypto
+  const outbound = yield* Outbound
+  const config = yield* ServerConfig
 
-    const find = (organizationId: OrganizationId, suite: Suite) =>
-      Effect.flatMap(orUnavailable(repository.findClient({ organizationId, suite })), Option.match({
-        onNone: () => Effect.fail(clientNotFound(suite)),
-        onSome: Effect.succeed
+  const find = (organizationId: OrganizationId, suite: Suite) =>
+    Effect.flatMap(orUnavailable(repository.findClient({ organizationId, suite })), Option.match({
+      onNone: () => Effect.fail(clientNotFound(suite)),
+      onSome: Effect.succeed
+    }))
+
+  /** Unless private destinations are allowed, an endpoint must be https with public addresses: a 400 on it. */
+  const checkEndpoint = (name: "authorizationEndpoint" | "tokenEndpoint" | "apiBaseUrl", url: string | null | undefined) =>
+    url === undefined || url === null ? Effect.void : checkUserMember(outbound, config.outboundAllowPrivate, [name], url)
+
+  const get = (principal: Principal, suite: Suite, baseUrl: string) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "capabilities.manage")
+      return present(yield* find(principal.organization.id, suite), baseUrl)
+    })
+
+  const put = (principal: Principal, suite: Suite, request: SuiteClientRequest, baseUrl: string) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "capabilities.manage")
+      yield* checkRequest(suite, request)
+      yield* checkEndpoint("authorizationEndpoint", request.authorizationEndpoint)
+      yield* checkEndpoint("tokenEndpoint", request.tokenEndpoint)
+      yield* checkEndpoint("apiBaseUrl", request.apiBaseUrl)
+      const secret = request.clientSecret === undefined || request.clientSecret === null
+        ? request.clientSecret
+        : yield* Effect.orDie(crypto.encrypt(request.clientSecret, bind(SecretColumns.suiteClientSecret, principal.organization.id, suite)))
+      const organizationId = principal.organization.id
+      const at = yield* now
+      const row = yield* transaction(Effect.gen(function*() {
+        const existing = Option.getOrUndefined(yield* repository.lockClient({ organizationId, suite }))
+        const next: SuiteClientRow = {
+          organizationId,
+          suite,
+          clientId: request.clientId,
+          clientSecretCiphertext: secret === undefined ? existing?.clientSecretCiphertext ?? null : secret,
+          tenant: suite === "suite-a" ? request.tenant ?? null : null,
+          features: request.features,
+          authorizationEndpoint: request.authorizationEndpoint ?? null,
+          tokenEndpoint: request.tokenEndpoint ?? null,
+          apiBaseUrl: request.apiBaseUrl ?? null,
+          createdAt: existing?.createdAt ?? at,
+          updatedAt: at,
+          updatedByMembershipId: principal._tag === "Member" ? principal.membership.id : null
+        }
+        if (existing !== undefined) {
+          const before = endpointsOf(existing)
+          const after = endpointsOf(next)
+          // Tokens belong to the client that obtained them, from the authorization server that issued them.
+          if (
+            existing.clientId !== next.clientId || before.tokenEndpoint !== after.tokenEndpoint ||
+            before.authorizationEndpoint !== after.authorizationEndpoint
+          ) yield* repository.dropAllCredentials({ organizationId, suite })
+        }
+        yield* repository.upsertClient(next)
+        return next
       }))
+      return present(row, baseUrl)
+    })
 
-    /** Unless private destinations are allowed, an endpoint must be https with public addresses: a 400 on it. */
-    const checkEndpoint = (name: "authorizationEndpoint" | "tokenEndpoint" | "apiBaseUrl", url: string | null | undefined) =>
-      url === undefined || url === null ? Effect.void : checkUserMember(outbound, config.outboundAllowPrivate, [name], url)
+  const remove = (principal: Principal, suite: Suite) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "capabilities.manage")
+      const removed = yield* transaction(repository.deleteClient({ organizationId: principal.organization.id, suite }))
+      if (!removed) return yield* Effect.fail(clientNotFound(suite))
+      return { ok: true } as const
+    })
 
-    const get = (principal: Principal, suite: Suite, baseUrl: string) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "capabilities.manage")
-        return present(yield* find(principal.organization.id, suite), baseUrl)
-      })
+  return { get, put, remove } as const
+})
 
-    const put = (principal: Principal, suite: Suite, request: SuiteClientRequest, baseUrl: string) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "capabilities.manage")
-        yield* checkRequest(suite, request)
-        yield* checkEndpoint("authorizationEndpoint", request.authorizationEndpoint)
-        yield* checkEndpoint("tokenEndpoint", request.tokenEndpoint)
-        yield* checkEndpoint("apiBaseUrl", request.apiBaseUrl)
-        const secret = request.clientSecret === undefined || request.clientSecret === null
-          ? request.clientSecret
-          : yield* Effect.orDie(crypto.encrypt(request.clientSecret, bind(SecretColumns.suiteClientSecret, principal.organization.id, suite)))
-        const organizationId = principal.organization.id
-        const at = yield* now
-        const row = yield* transaction(Effect.gen(function*() {
-          const existing = Option.getOrUndefined(yield* repository.lockClient({ organizationId, suite }))
-          const next: SuiteClientRow = {
-            organizationId,
-            suite,
-            clientId: request.clientId,
-            clientSecretCiphertext: secret === undefined ? existing?.clientSecretCiphertext ?? null : secret,
-            tenant: suite === "suite-a" ? request.tenant ?? null : null,
-            features: request.features,
-            authorizationEndpoint: request.authorizationEndpoint ?? null,
-            tokenEndpoint: request.tokenEndpoint ?? null,
-            apiBaseUrl: request.apiBaseUrl ?? null,
-            createdAt: existing?.createdAt ?? at,
-            updatedAt: at,
-            updatedByMembershipId: principal._tag === "Member" ? principal.membership.id : null
-          }
-          if (existing !== undefined) {
-            const before = endpointsOf(existing)
-            const after = endpointsOf(next)
-            // Tokens belong to the client that obtained them, from the authorization server that issued them.
-            if (
-              existing.clientId !== next.clientId || before.tokenEndpoint !== after.tokenEndpoint ||
-              before.authorizationEndpoint !== after.authorizationEndpoint
-            ) yield* repository.dropAllCredentials({ organizationId, suite })
-          }
-          yield* repository.upsertClient(next)
-          return next
-        }))
-        return present(row, baseUrl)
-      })
-
-    const remove = (principal: Principal, suite: Suite) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "capabilities.manage")
-        const removed = yield* transaction(repository.deleteClient({ organizationId: principal.organization.id, suite }))
-        if (!removed) return yield* Effect.fail(clientNotFound(suite))
-        return { ok: true } as const
-      })
-
-    return { get, put, remove } as const
-  }),
-  dependencies: [SuiteRepository.Default]
-}) {}
+export class SuiteClients extends Context.Tag("@orgplane/server/capabilities/SuiteClients")<SuiteClients, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(SuiteClients, make).pipe(Layer.provide(SuiteRepository.layer))
+}

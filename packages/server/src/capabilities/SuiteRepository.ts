@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { MembershipId, OrganizationId, Suite, SuiteFeature } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 import { type NewTokens, StoredCredential } from "../platform/StoredCredential.js"
 
@@ -57,28 +57,27 @@ type ClientKey = typeof ClientKey.Type
 const AuthorizationKey = Schema.Struct({ organizationId: OrganizationId, id: Schema.String })
 type AuthorizationKey = typeof AuthorizationKey.Type
 
-export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplane/server/capabilities/SuiteRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const textArray = (values: ReadonlyArray<string>) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const textArray = (values: ReadonlyArray<string>) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`
 
-    const findClient = findOne({
-      Request: ClientKey,
-      Result: SuiteClientRow,
-      execute: ({ organizationId, suite }) => sql`SELECT * FROM suite_clients WHERE organization_id = ${organizationId} AND suite = ${suite}`
-    })
+  const findClient = findOne({
+    Request: ClientKey,
+    Result: SuiteClientRow,
+    execute: ({ organizationId, suite }) => sql`SELECT * FROM suite_clients WHERE organization_id = ${organizationId} AND suite = ${suite}`
+  })
 
-    const lockClient = findOne({
-      Request: ClientKey,
-      Result: SuiteClientRow,
-      execute: ({ organizationId, suite }) =>
-        sql`SELECT * FROM suite_clients WHERE organization_id = ${organizationId} AND suite = ${suite} FOR UPDATE`
-    })
+  const lockClient = findOne({
+    Request: ClientKey,
+    Result: SuiteClientRow,
+    execute: ({ organizationId, suite }) =>
+      sql`SELECT * FROM suite_clients WHERE organization_id = ${organizationId} AND suite = ${suite} FOR UPDATE`
+  })
 
-    const upsertClient = execute({
-      Request: SuiteClientRow,
-      execute: (row) =>
-        sql`INSERT INTO suite_clients (organization_id, suite, client_id, client_secret_ciphertext, tenant, features,
+  const upsertClient = execute({
+    Request: SuiteClientRow,
+    execute: (row) =>
+      sql`INSERT INTO suite_clients (organization_id, suite, client_id, client_secret_ciphertext, tenant, features,
               authorization_endpoint, token_endpoint, api_base_url, created_at, updated_at, updated_by_membership_id)
             VALUES (${row.organizationId}, ${row.suite}, ${row.clientId}, ${row.clientSecretCiphertext}, ${row.tenant},
               ${textArray(row.features)}, ${row.authorizationEndpoint}, ${row.tokenEndpoint}, ${row.apiBaseUrl},
@@ -89,34 +88,34 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
               api_base_url = EXCLUDED.api_base_url, updated_at = EXCLUDED.updated_at,
               updated_by_membership_id = EXCLUDED.updated_by_membership_id
             WHERE suite_clients.organization_id = ${row.organizationId}`
-    })
+  })
 
-    /** Removes the client; its credentials and authorizations go with it (ON DELETE CASCADE). */
-    const deleteClient = (key: ClientKey) =>
-      sql`DELETE FROM suite_clients WHERE organization_id = ${key.organizationId} AND suite = ${key.suite} RETURNING suite`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  /** Removes the client; its credentials and authorizations go with it (ON DELETE CASCADE). */
+  const deleteClient = (key: ClientKey) =>
+    sql`DELETE FROM suite_clients WHERE organization_id = ${key.organizationId} AND suite = ${key.suite} RETURNING suite`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    /** Forgets every member's credential and pending authorization of a suite (its client changed). */
-    const dropAllCredentials = (key: ClientKey) =>
-      Effect.zipRight(
-        sql`DELETE FROM suite_credentials WHERE organization_id = ${key.organizationId} AND suite = ${key.suite}`,
-        sql`DELETE FROM suite_authorizations WHERE organization_id = ${key.organizationId} AND suite = ${key.suite}`
-      ).pipe(Effect.asVoid)
+  /** Forgets every member's credential and pending authorization of a suite (its client changed). */
+  const dropAllCredentials = (key: ClientKey) =>
+    Effect.zipRight(
+      sql`DELETE FROM suite_credentials WHERE organization_id = ${key.organizationId} AND suite = ${key.suite}`,
+      sql`DELETE FROM suite_authorizations WHERE organization_id = ${key.organizationId} AND suite = ${key.suite}`
+    ).pipe(Effect.asVoid)
 
-    const findCredential = findOne({
-      Request: CredentialKey,
-      Result: SuiteCredential,
-      execute: ({ membershipId, organizationId, suite }) =>
-        sql`SELECT access_token_ciphertext, refresh_token_ciphertext, token_type, granted_scopes, token_expires_at,
+  const findCredential = findOne({
+    Request: CredentialKey,
+    Result: SuiteCredential,
+    execute: ({ membershipId, organizationId, suite }) =>
+      sql`SELECT access_token_ciphertext, refresh_token_ciphertext, token_type, granted_scopes, token_expires_at,
                    credential_version, credential_health, credential_health_reason, connected_at
             FROM suite_credentials
             WHERE organization_id = ${organizationId} AND suite = ${suite} AND membership_id = ${membershipId}`
-    })
+  })
 
-    /** Stores the tokens of a completed authorization: a new credential (the version moves on). */
-    const storeCredential = (key: CredentialKey, tokens: NewTokens, at: Date) =>
-      sql`INSERT INTO suite_credentials (organization_id, suite, membership_id, access_token_ciphertext, refresh_token_ciphertext,
+  /** Stores the tokens of a completed authorization: a new credential (the version moves on). */
+  const storeCredential = (key: CredentialKey, tokens: NewTokens, at: Date) =>
+    sql`INSERT INTO suite_credentials (organization_id, suite, membership_id, access_token_ciphertext, refresh_token_ciphertext,
             token_type, granted_scopes, token_expires_at, credential_version, credential_health, connected_at, updated_at)
           VALUES (${key.organizationId}, ${key.suite}, ${key.membershipId}, ${tokens.accessTokenCiphertext},
             ${tokens.refreshTokenCiphertext}, ${tokens.tokenType}, ${textArray(tokens.grantedScopes)}, ${tokens.tokenExpiresAt},
@@ -128,12 +127,12 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
             credential_health_reason = NULL, connected_at = EXCLUDED.connected_at, updated_at = EXCLUDED.updated_at
           WHERE suite_credentials.organization_id = ${key.organizationId}`.pipe(Effect.asVoid)
 
-    /**
-     * Writes refreshed tokens if the credential is still at `version`; false when another refresh (or a reconnect)
-     * wrote first. A refresh that sent no new refresh token keeps the stored one.
-     */
-    const compareAndSet = (key: CredentialKey, version: number, tokens: NewTokens, at: Date) =>
-      sql`UPDATE suite_credentials SET access_token_ciphertext = ${tokens.accessTokenCiphertext},
+  /**
+   * Writes refreshed tokens if the credential is still at `version`; false when another refresh (or a reconnect)
+   * wrote first. A refresh that sent no new refresh token keeps the stored one.
+   */
+  const compareAndSet = (key: CredentialKey, version: number, tokens: NewTokens, at: Date) =>
+    sql`UPDATE suite_credentials SET access_token_ciphertext = ${tokens.accessTokenCiphertext},
             refresh_token_ciphertext = COALESCE(${tokens.refreshTokenCiphertext}, refresh_token_ciphertext),
             token_type = ${tokens.tokenType},
             granted_scopes = ${textArray(tokens.grantedScopes)},
@@ -143,78 +142,81 @@ export class SuiteRepository extends Effect.Service<SuiteRepository>()("@orgplan
             AND credential_version = ${version}
           RETURNING credential_version`.pipe(Effect.map((rows) => rows.length > 0))
 
-    /** Marks the credential `reconnect_required` if it is still at `version`; false when it changed meanwhile. */
-    const markReconnectRequired = (key: CredentialKey, version: number, reason: string, at: Date) =>
-      sql`UPDATE suite_credentials SET credential_health = 'reconnect_required', credential_health_reason = ${reason}, updated_at = ${at}
+  /** Marks the credential `reconnect_required` if it is still at `version`; false when it changed meanwhile. */
+  const markReconnectRequired = (key: CredentialKey, version: number, reason: string, at: Date) =>
+    sql`UPDATE suite_credentials SET credential_health = 'reconnect_required', credential_health_reason = ${reason}, updated_at = ${at}
           WHERE organization_id = ${key.organizationId} AND suite = ${key.suite} AND membership_id = ${key.membershipId}
             AND credential_version = ${version}
           RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
 
-    const dropCredential = (key: CredentialKey) =>
-      sql`DELETE FROM suite_credentials
+  const dropCredential = (key: CredentialKey) =>
+    sql`DELETE FROM suite_credentials
           WHERE organization_id = ${key.organizationId} AND suite = ${key.suite} AND membership_id = ${key.membershipId}
           RETURNING membership_id`.pipe(Effect.map((rows) => rows.length > 0))
 
-    /**
-     * Forgets every suite (mail, calendar) credential and authorization of the member in the organization: the
-     * directory (SCIM) deactivated or deleted them, or their account was deleted. Runs in the caller's transaction;
-     * the scim and accounts areas call it (identity may not import capabilities/). Answers how many rows went.
-     */
-    const forgetMember = (organizationId: OrganizationId, membershipId: MembershipId) =>
-      Effect.map(
-        Effect.all([
-          sql`DELETE FROM suite_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} RETURNING 1`,
-          sql`DELETE FROM suite_authorizations WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} RETURNING 1`
-        ]),
-        ([credentials, authorizations]) => credentials.length + authorizations.length
-      )
+  /**
+   * Forgets every suite (mail, calendar) credential and authorization of the member in the organization: the
+   * directory (SCIM) deactivated or deleted them, or their account was deleted. Runs in the caller's transaction;
+   * the scim and accounts areas call it (identity may not import capabilities/). Answers how many rows went.
+   */
+  const forgetMember = (organizationId: OrganizationId, membershipId: MembershipId) =>
+    Effect.map(
+      Effect.all([
+        sql`DELETE FROM suite_credentials WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} RETURNING 1`,
+        sql`DELETE FROM suite_authorizations WHERE organization_id = ${organizationId} AND membership_id = ${membershipId} RETURNING 1`
+      ]),
+      ([credentials, authorizations]) => credentials.length + authorizations.length
+    )
 
-    /** Forgets a member's authorizations of a suite that expired: nothing can complete them any more. */
-    const deleteExpiredAuthorizations = (key: CredentialKey, at: Date) =>
-      sql`DELETE FROM suite_authorizations
+  /** Forgets a member's authorizations of a suite that expired: nothing can complete them any more. */
+  const deleteExpiredAuthorizations = (key: CredentialKey, at: Date) =>
+    sql`DELETE FROM suite_authorizations
           WHERE organization_id = ${key.organizationId} AND suite = ${key.suite} AND membership_id = ${key.membershipId}
             AND expires_at < ${at}`.pipe(Effect.asVoid)
 
-    const insertAuthorization = execute({
-      Request: SuiteAuthorizationRow,
-      execute: (row) =>
-        sql`INSERT INTO suite_authorizations (organization_id, id, suite, membership_id, code_verifier_ciphertext, redirect_uri,
+  const insertAuthorization = execute({
+    Request: SuiteAuthorizationRow,
+    execute: (row) =>
+      sql`INSERT INTO suite_authorizations (organization_id, id, suite, membership_id, code_verifier_ciphertext, redirect_uri,
               client_id, requested_scopes, created_at, expires_at, used_at)
             VALUES (${row.organizationId}, ${row.id}, ${row.suite}, ${row.membershipId}, ${row.codeVerifierCiphertext},
               ${row.redirectUri}, ${row.clientId}, ${textArray(row.requestedScopes)}, ${row.createdAt}, ${row.expiresAt}, NULL)`
-    })
+  })
 
-    const findAuthorization = findOne({
-      Request: AuthorizationKey,
-      Result: SuiteAuthorizationRow,
-      // None once its organization is deleted: the callback then stores nothing for it.
-      execute: ({ id, organizationId }) =>
-        sql`SELECT a.* FROM suite_authorizations a JOIN organizations o ON o.id = a.organization_id AND o.deleted_at IS NULL
+  const findAuthorization = findOne({
+    Request: AuthorizationKey,
+    Result: SuiteAuthorizationRow,
+    // None once its organization is deleted: the callback then stores nothing for it.
+    execute: ({ id, organizationId }) =>
+      sql`SELECT a.* FROM suite_authorizations a JOIN organizations o ON o.id = a.organization_id AND o.deleted_at IS NULL
             WHERE a.organization_id = ${organizationId} AND a.id = ${id}`
-    })
+  })
 
-    /** Marks the authorization used; false when it was used (or removed) already. */
-    const spendAuthorization = (key: AuthorizationKey, at: Date) =>
-      sql`UPDATE suite_authorizations SET used_at = ${at}
+  /** Marks the authorization used; false when it was used (or removed) already. */
+  const spendAuthorization = (key: AuthorizationKey, at: Date) =>
+    sql`UPDATE suite_authorizations SET used_at = ${at}
           WHERE organization_id = ${key.organizationId} AND id = ${key.id} AND used_at IS NULL
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
-    return {
-      findClient,
-      lockClient,
-      upsertClient,
-      deleteClient,
-      dropAllCredentials,
-      findCredential,
-      storeCredential,
-      compareAndSet,
-      markReconnectRequired,
-      dropCredential,
-      forgetMember,
-      deleteExpiredAuthorizations,
-      insertAuthorization,
-      findAuthorization,
-      spendAuthorization
-    } as const
-  })
-}) {}
+  return {
+    findClient,
+    lockClient,
+    upsertClient,
+    deleteClient,
+    dropAllCredentials,
+    findCredential,
+    storeCredential,
+    compareAndSet,
+    markReconnectRequired,
+    dropCredential,
+    forgetMember,
+    deleteExpiredAuthorizations,
+    insertAuthorization,
+    findAuthorization,
+    spendAuthorization
+  } as const
+})
+
+export class SuiteRepository extends Context.Tag("@orgplane/server/capabilities/SuiteRepository")<SuiteRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(SuiteRepository, make)
+}

@@ -13,7 +13,7 @@
  */
 import { HttpClientRequest } from "@effect/platform"
 import { type Suite, SuiteApiError } from "@orgplane/schema"
-import { Data, Duration, Effect } from "effect"
+import { Context, Data, Duration, Effect, Layer } from "effect"
 import { Outbound, type OutboundError } from "../platform/Outbound.js"
 import { CapabilityConfig } from "./CapabilityConfig.js"
 import { apiErrorCode } from "./Suites.js"
@@ -87,41 +87,43 @@ const fromOutbound = (request: Request, error: OutboundError, timeout: Duration.
   }
 }
 
-export class Upstream extends Effect.Service<Upstream>()("@orgplane/server/capabilities/Upstream", {
-  effect: Effect.gen(function*() {
-    const outbound = yield* Outbound
-    const { timeout } = yield* CapabilityConfig
+const makeUpstream = Effect.gen(function*() {
+  const outbound = yield* Outbound
+  const { timeout } = yield* CapabilityConfig
 
-    /** The request's JSON answer (an object), or why there is none. */
-    const send = (request: Request): Effect.Effect<Record<string, unknown>, Rejected | SuiteApiError> =>
-      Effect.gen(function*() {
-        const base = HttpClientRequest.make(request.method)(request.url).pipe(
-          HttpClientRequest.setHeaders({ accept: "application/json", ...request.headers, authorization: `Bearer ${request.token}` })
-        )
-        const http = request.body === undefined ? base : HttpClientRequest.bodyText(base, JSON.stringify(request.body), "application/json")
-        const answer = yield* outbound.execute(http, { destination: "user", timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false }).pipe(
-          Effect.mapError((error) => fromOutbound(request, error, timeout))
-        )
-        if (answer.status === 401 || answer.status === 403) {
-          return yield* Effect.fail(new Rejected({ status: answer.status, message: excerpt(answer.body) }))
-        }
-        if (answer.status < 200 || answer.status > 299) {
-          const quoted = excerpt(answer.body)
-          return yield* Effect.fail(failure(request, `${request.operation} failed: ${answer.status}${quoted === "" ? "" : ` ${quoted}`}`, {
-            retryable: answer.status === 429 || answer.status >= 500
-          }))
-        }
-        const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(Effect.orElseSucceed(() => undefined))
-        if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-          return yield* Effect.fail(failure(
-            request,
-            `${request.operation} failed: the suite answered ${answer.status} with something that is not a JSON object.${request.mutation ? " It was probably done: look before retrying." : ""}`,
-            { retryable: false, unknown: request.mutation }
-          ))
-        }
-        return parsed as Record<string, unknown>
-      })
+  /** The request's JSON answer (an object), or why there is none. */
+  const send = (request: Request): Effect.Effect<Record<string, unknown>, Rejected | SuiteApiError> =>
+    Effect.gen(function*() {
+      const base = HttpClientRequest.make(request.method)(request.url).pipe(
+        HttpClientRequest.setHeaders({ accept: "application/json", ...request.headers, authorization: `Bearer ${request.token}` })
+      )
+      const http = request.body === undefined ? base : HttpClientRequest.bodyText(base, JSON.stringify(request.body), "application/json")
+      const answer = yield* outbound.execute(http, { destination: "user", timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false }).pipe(
+        Effect.mapError((error) => fromOutbound(request, error, timeout))
+      )
+      if (answer.status === 401 || answer.status === 403) {
+        return yield* Effect.fail(new Rejected({ status: answer.status, message: excerpt(answer.body) }))
+      }
+      if (answer.status < 200 || answer.status > 299) {
+        const quoted = excerpt(answer.body)
+        return yield* Effect.fail(failure(request, `${request.operation} failed: ${answer.status}${quoted === "" ? "" : ` ${quoted}`}`, {
+          retryable: answer.status === 429 || answer.status >= 500
+        }))
+      }
+      const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(Effect.orElseSucceed(() => undefined))
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        return yield* Effect.fail(failure(
+          request,
+          `${request.operation} failed: the suite answered ${answer.status} with something that is not a JSON object.${request.mutation ? " It was probably done: look before retrying." : ""}`,
+          { retryable: false, unknown: request.mutation }
+        ))
+      }
+      return parsed as Record<string, unknown>
+    })
 
-    return { send } as const
-  })
-}) {}
+  return { send } as const
+})
+
+export class Upstream extends Context.Tag("@orgplane/server/capabilities/Upstream")<Upstream, Effect.Effect.Success<typeof makeUpstream>>() {
+  static readonly layer = Layer.effect(Upstream, makeUpstream)
+}

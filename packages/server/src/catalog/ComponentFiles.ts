@@ -8,7 +8,7 @@ import {
   type ConfigObjectVersionId,
   NotFound
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable } from "../platform/Sql.js"
 import { Access, ConfigObjectKind } from "../access/Access.js"
@@ -22,42 +22,49 @@ export const fileNotFound = () =>
     message: "The version stores no file at this path (an entry's content is the version's rawSourceText; omitted files are not stored)."
   })
 
-export class ComponentFiles extends Effect.Service<ComponentFiles>()("@orgplane/server/catalog/ComponentFiles", {
-  effect: Effect.gen(function*() {
-    const objects = yield* ConfigObjectsRepository
-    const files = yield* ComponentFilesRepository
-    const access = yield* Access
+const make = Effect.gen(function*() {
+  const objects = yield* ConfigObjectsRepository
+  const files = yield* ComponentFilesRepository
+  const access = yield* Access
 
-    /** The object readable by the caller and the version one of its own. */
-    const checked = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-      Effect.gen(function*() {
-        yield* access.require(principal, ConfigObjectKind, id, "viewer")
-        const version = yield* objects.findVersion(principal.organization.id, id, versionId)
-        if (Option.isNone(version)) return yield* versionNotFound()
-      })
+  /** The object readable by the caller and the version one of its own. */
+  const checked = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
+    Effect.gen(function*() {
+      yield* access.require(principal, ConfigObjectKind, id, "viewer")
+      const version = yield* objects.findVersion(principal.organization.id, id, versionId)
+      if (Option.isNone(version)) return yield* versionNotFound()
+    })
 
-    const list = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(Effect.gen(function*() {
-          yield* checked(principal, id, versionId)
-          const items = yield* files.listOf(principal.organization.id, versionId)
-          return { configObjectId: id, versionId, items } satisfies ComponentFileList
-        }))
-      )
+  const list = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(Effect.gen(function*() {
+        yield* checked(principal, id, versionId)
+        const items = yield* files.listOf(principal.organization.id, versionId)
+        return { configObjectId: id, versionId, items } satisfies ComponentFileList
+      }))
+    )
 
-    const content = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId, path: string) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(Effect.gen(function*() {
-          yield* checked(principal, id, versionId)
-          const found = yield* files.contentOf(principal.organization.id, versionId, path)
-          if (Option.isNone(found)) return yield* fileNotFound()
-          return found.value
-        }))
-      )
+  const content = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId, path: string) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(Effect.gen(function*() {
+        yield* checked(principal, id, versionId)
+        const found = yield* files.contentOf(principal.organization.id, versionId, path)
+        if (Option.isNone(found)) return yield* fileNotFound()
+        return found.value
+      }))
+    )
 
-    return { list, content } as const
-  }),
-  dependencies: [ComponentFilesRepository.Default, ConfigObjectsRepository.Default, Access.Default]
-}) {}
+  return { list, content } as const
+})
+
+export class ComponentFiles extends Context.Tag("@orgplane/server/catalog/ComponentFiles")<ComponentFiles, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(ComponentFiles, make).pipe(
+    Layer.provide([
+      ComponentFilesRepository.layer,
+      ConfigObjectsRepository.layer,
+      Access.layer
+    ])
+  )
+}

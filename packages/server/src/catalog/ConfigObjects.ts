@@ -14,7 +14,7 @@ import {
   type PluginId,
   type VersionListQuery
 } from "@orgplane/schema"
-import { Array, Effect, Option } from "effect"
+import { Array, Context, Effect, Layer, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -28,252 +28,259 @@ const versionNotFound = () => new NotFound({ error: "config_object_version_not_f
 
 const DEFAULT_SCHEMA_VERSION = "1"
 
-export class ConfigObjects extends Effect.Service<ConfigObjects>()("@orgplane/server/catalog/ConfigObjects", {
-  effect: Effect.gen(function*() {
-    const objects = yield* ConfigObjectsRepository
-    const access = yield* Access
-    const memberships = yield* ContentsRepository
+const make = Effect.gen(function*() {
+  const objects = yield* ConfigObjectsRepository
+  const access = yield* Access
+  const memberships = yield* ContentsRepository
 
-    const read = (principal: Principal, id: ConfigObjectId) =>
-      Effect.flatMap(objects.find(principal.organization.id, id), Option.match({
-        onNone: () => Effect.fail(ConfigObjectKind.notFound()),
-        onSome: Effect.succeed
-      }))
+  const read = (principal: Principal, id: ConfigObjectId) =>
+    Effect.flatMap(objects.find(principal.organization.id, id), Option.match({
+      onNone: () => Effect.fail(ConfigObjectKind.notFound()),
+      onSome: Effect.succeed
+    }))
 
-    /** The object's state, inside a transaction that already checked access to it (so it exists). */
-    const stateOf = (principal: Principal, id: ConfigObjectId) =>
-      Effect.flatMap(objects.state(principal.organization.id, id), Option.match({
-        onNone: () => Effect.fail(ConfigObjectKind.notFound()),
-        onSome: (state: ObjectState) => Effect.succeed(state)
-      }))
+  /** The object's state, inside a transaction that already checked access to it (so it exists). */
+  const stateOf = (principal: Principal, id: ConfigObjectId) =>
+    Effect.flatMap(objects.state(principal.organization.id, id), Option.match({
+      onNone: () => Effect.fail(ConfigObjectKind.notFound()),
+      onSome: (state: ObjectState) => Effect.succeed(state)
+    }))
 
-    /**
-     * Fails unless every plugin is the organization's and not deleted (400 on each that is not: the spec gives this
-     * operation no 404 or 409) and the caller's to edit (403); one statement however many plugins, which stay
-     * share-locked until the transaction ends. `ids` as the request gave them, repeats included, for the paths.
-     */
-    const requirePlugins = (principal: Principal, ids: ReadonlyArray<PluginId>) =>
-      Effect.gen(function*() {
-        const rows = yield* objects.pluginsForMembership(principal.organization.id, Array.dedupe(ids), access.rank(principal, PluginKind, "p"))
-        const byId = new Map(rows.map((row) => [row.id, row]))
-        const details = ids.flatMap((id, index) => {
-          const row = byId.get(id)
-          // `code`: what the other operations on a plugin answer as their 404 and 409.
-          if (row === undefined) return [{ path: ["pluginIds", index], message: `${id} is not a plugin of this organization`, code: "plugin_not_found" }]
-          return row.deleted ? [{ path: ["pluginIds", index], message: `${id} is a deleted plugin: restore it first`, code: "plugin_deleted" }] : []
-        })
-        if (details.length > 0) return yield* new InvalidRequest({ details })
-        if (rows.some((row) => row.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
+  /**
+   * Fails unless every plugin is the organization's and not deleted (400 on each that is not: the spec gives this
+   * operation no 404 or 409) and the caller's to edit (403); one statement however many plugins, which stay
+   * share-locked until the transaction ends. `ids` as the request gave them, repeats included, for the paths.
+   */
+  const requirePlugins = (principal: Principal, ids: ReadonlyArray<PluginId>) =>
+    Effect.gen(function*() {
+      const rows = yield* objects.pluginsForMembership(principal.organization.id, Array.dedupe(ids), access.rank(principal, PluginKind, "p"))
+      const byId = new Map(rows.map((row) => [row.id, row]))
+      const details = ids.flatMap((id, index) => {
+        const row = byId.get(id)
+        // `code`: what the other operations on a plugin answer as their 404 and 409.
+        if (row === undefined) return [{ path: ["pluginIds", index], message: `${id} is not a plugin of this organization`, code: "plugin_not_found" }]
+        return row.deleted ? [{ path: ["pluginIds", index], message: `${id} is a deleted plugin: restore it first`, code: "plugin_deleted" }] : []
       })
+      if (details.length > 0) return yield* new InvalidRequest({ details })
+      if (rows.some((row) => row.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
+    })
 
-    const create = (principal: Principal, request: CreateConfigObjectRequest) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "catalog.create")
-        const { input } = request
-        if (input.sourceMode === "connector") {
-          return yield* InvalidRequest.field(
-            ["input", "sourceMode"],
-            "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
-          )
-        }
-        const sourceMode = input.sourceMode ?? "cloud"
-        const parsed = yield* parse(input.objectType, input)
-        const pluginIds = Array.dedupe(request.pluginIds ?? [])
-        return yield* transaction(
-          Effect.gen(function*() {
-            yield* requirePlugins(principal, request.pluginIds ?? [])
-            const organizationId = principal.organization.id
-            const at = yield* now
-            const id = yield* makeId("cob")
-            const createdBy = actingMembershipId(principal)
-            yield* objects.insert({
-              id,
-              organizationId,
-              objectType: input.objectType,
-              sourceMode,
-              ...derive(input.objectType, parsed, input.metadata, at),
-              ...fileOf(input.relativePath),
-              createdByMembershipId: createdBy,
-              connectorInstanceId: null,
-              createdAt: at,
-              updatedAt: at
-            })
-            yield* objects.insertVersion({
-              id: yield* makeId("cov"),
-              organizationId,
-              configObjectId: id,
-              number: 1,
-              schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
-              ...parsed,
-              metadata: input.metadata ?? null,
-              createdVia: sourceMode,
-              createdByMembershipId: createdBy,
-              sourceRevisionRef: null,
-              isDeletedVersion: false,
-              createdAt: at
-            })
-            yield* access.grantCreator(principal, ConfigObjectKind, id, at)
-            yield* memberships.addConfigObjects({
-              organizationId,
-              pairs: pluginIds.map((pluginId) => ({ pluginId, configObjectId: id })),
-              source: "manual",
-              createdBy,
-              at
-            })
-            // Made above, in this transaction: not finding it is a defect, not an answer.
-            return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
-          })
+  const create = (principal: Principal, request: CreateConfigObjectRequest) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "catalog.create")
+      const { input } = request
+      if (input.sourceMode === "connector") {
+        return yield* InvalidRequest.field(
+          ["input", "sourceMode"],
+          "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
         )
-      })
-
-    const list = (principal: Principal, query: ConfigObjectListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(objects.list(principal.organization.id, access.visible(principal, ConfigObjectKind, "c"), query))
+      }
+      const sourceMode = input.sourceMode ?? "cloud"
+      const parsed = yield* parse(input.objectType, input)
+      const pluginIds = Array.dedupe(request.pluginIds ?? [])
+      return yield* transaction(
+        Effect.gen(function*() {
+          yield* requirePlugins(principal, request.pluginIds ?? [])
+          const organizationId = principal.organization.id
+          const at = yield* now
+          const id = yield* makeId("cob")
+          const createdBy = actingMembershipId(principal)
+          yield* objects.insert({
+            id,
+            organizationId,
+            objectType: input.objectType,
+            sourceMode,
+            ...derive(input.objectType, parsed, input.metadata, at),
+            ...fileOf(input.relativePath),
+            createdByMembershipId: createdBy,
+            connectorInstanceId: null,
+            createdAt: at,
+            updatedAt: at
+          })
+          yield* objects.insertVersion({
+            id: yield* makeId("cov"),
+            organizationId,
+            configObjectId: id,
+            number: 1,
+            schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
+            ...parsed,
+            metadata: input.metadata ?? null,
+            createdVia: sourceMode,
+            createdByMembershipId: createdBy,
+            sourceRevisionRef: null,
+            isDeletedVersion: false,
+            createdAt: at
+          })
+          yield* access.grantCreator(principal, ConfigObjectKind, id, at)
+          yield* memberships.addConfigObjects({
+            organizationId,
+            pairs: pluginIds.map((pluginId) => ({ pluginId, configObjectId: id })),
+            source: "manual",
+            createdBy,
+            at
+          })
+          // Made above, in this transaction: not finding it is a defect, not an answer.
+          return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
+        })
       )
+    })
 
-    const get = (principal: Principal, id: ConfigObjectId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
+  const list = (principal: Principal, query: ConfigObjectListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(objects.list(principal.organization.id, access.visible(principal, ConfigObjectKind, "c"), query))
+    )
+
+  const get = (principal: Principal, id: ConfigObjectId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
+    )
+
+  const createVersion = (principal: Principal, id: ConfigObjectId, request: CreateVersionRequest) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* access.require(principal, ConfigObjectKind, id, "editor", { lock: true })
+          const organizationId = principal.organization.id
+          const state = yield* stateOf(principal, id)
+          if (state.status === "deleted") return yield* configObjectDeleted()
+          const { input } = request
+          const parsed = yield* parse(state.objectType, input)
+          const at = yield* now
+          yield* objects.insertVersion({
+            id: yield* makeId("cov"),
+            organizationId,
+            configObjectId: id,
+            number: yield* objects.nextNumber(organizationId, id),
+            schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
+            ...parsed,
+            metadata: input.metadata ?? null,
+            createdVia: state.sourceMode,
+            createdByMembershipId: actingMembershipId(principal),
+            sourceRevisionRef: request.reason ?? null,
+            isDeletedVersion: false,
+            createdAt: at
+          })
+          yield* objects.updateDerived(organizationId, id, derive(state.objectType, parsed, input.metadata, at), at)
+          return { ok: true as const, item: yield* read(principal, id) }
+        })
       )
+    )
 
-    const createVersion = (principal: Principal, id: ConfigObjectId, request: CreateVersionRequest) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* access.require(principal, ConfigObjectKind, id, "editor", { lock: true })
-            const organizationId = principal.organization.id
-            const state = yield* stateOf(principal, id)
-            if (state.status === "deleted") return yield* configObjectDeleted()
-            const { input } = request
-            const parsed = yield* parse(state.objectType, input)
-            const at = yield* now
+  const listVersions = (principal: Principal, id: ConfigObjectId, query: VersionListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
+    )
+
+  const getVersion = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(
+        Effect.gen(function*() {
+          yield* access.require(principal, ConfigObjectKind, id, "viewer")
+          const version = yield* objects.findVersion(principal.organization.id, id, versionId)
+          if (Option.isNone(version)) return yield* versionNotFound()
+          return { item: version.value }
+        })
+      )
+    )
+
+  /** A lifecycle change, in a transaction holding the object's lock, by a manager; answers the object. */
+  const lifecycle = <E, R>(
+    principal: Principal,
+    id: ConfigObjectId,
+    apply: (state: ObjectState, at: Date) => Effect.Effect<unknown, E, R>
+  ) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* access.require(principal, ConfigObjectKind, id, "manager", { lock: true })
+          yield* apply(yield* stateOf(principal, id), yield* now)
+          return { ok: true as const, item: yield* read(principal, id) }
+        })
+      )
+    )
+
+  const organizationOf = (principal: Principal) => principal.organization.id
+
+  /** Archiving an archived object changes nothing; a deleted one must be restored first. */
+  const archive = (principal: Principal, id: ConfigObjectId) =>
+    lifecycle(principal, id, (state, at) =>
+      Effect.gen(function*() {
+        if (state.status === "deleted") return yield* configObjectDeleted()
+        if (state.status === "active") yield* objects.setStatus(organizationOf(principal), id, "archived", at)
+      }))
+
+  /** Restoring a deleted object adds a version with the content of its last version before the deletion. */
+  const restore = (principal: Principal, id: ConfigObjectId) =>
+    lifecycle(principal, id, (state, at) =>
+      Effect.gen(function*() {
+        if (state.status === "active") return
+        const organizationId = organizationOf(principal)
+        if (state.status === "deleted") {
+          const content = yield* objects.lastContent(organizationId, id)
+          if (Option.isSome(content)) {
+            const last = content.value
             yield* objects.insertVersion({
               id: yield* makeId("cov"),
               organizationId,
               configObjectId: id,
               number: yield* objects.nextNumber(organizationId, id),
-              schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
-              ...parsed,
-              metadata: input.metadata ?? null,
+              schemaVersion: last.schemaVersion,
+              parserMode: last.parserMode,
+              normalizedPayloadJson: last.normalizedPayloadJson,
+              rawSourceText: last.rawSourceText,
+              metadata: last.metadata,
               createdVia: state.sourceMode,
               createdByMembershipId: actingMembershipId(principal),
-              sourceRevisionRef: request.reason ?? null,
+              sourceRevisionRef: null,
               isDeletedVersion: false,
               createdAt: at
             })
-            yield* objects.updateDerived(organizationId, id, derive(state.objectType, parsed, input.metadata, at), at)
-            return { ok: true as const, item: yield* read(principal, id) }
-          })
-        )
-      )
-
-    const listVersions = (principal: Principal, id: ConfigObjectId, query: VersionListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
-      )
-
-    const getVersion = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(
-          Effect.gen(function*() {
-            yield* access.require(principal, ConfigObjectKind, id, "viewer")
-            const version = yield* objects.findVersion(principal.organization.id, id, versionId)
-            if (Option.isNone(version)) return yield* versionNotFound()
-            return { item: version.value }
-          })
-        )
-      )
-
-    /** A lifecycle change, in a transaction holding the object's lock, by a manager; answers the object. */
-    const lifecycle = <E, R>(
-      principal: Principal,
-      id: ConfigObjectId,
-      apply: (state: ObjectState, at: Date) => Effect.Effect<unknown, E, R>
-    ) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* access.require(principal, ConfigObjectKind, id, "manager", { lock: true })
-            yield* apply(yield* stateOf(principal, id), yield* now)
-            return { ok: true as const, item: yield* read(principal, id) }
-          })
-        )
-      )
-
-    const organizationOf = (principal: Principal) => principal.organization.id
-
-    /** Archiving an archived object changes nothing; a deleted one must be restored first. */
-    const archive = (principal: Principal, id: ConfigObjectId) =>
-      lifecycle(principal, id, (state, at) =>
-        Effect.gen(function*() {
-          if (state.status === "deleted") return yield* configObjectDeleted()
-          if (state.status === "active") yield* objects.setStatus(organizationOf(principal), id, "archived", at)
-        }))
-
-    /** Restoring a deleted object adds a version with the content of its last version before the deletion. */
-    const restore = (principal: Principal, id: ConfigObjectId) =>
-      lifecycle(principal, id, (state, at) =>
-        Effect.gen(function*() {
-          if (state.status === "active") return
-          const organizationId = organizationOf(principal)
-          if (state.status === "deleted") {
-            const content = yield* objects.lastContent(organizationId, id)
-            if (Option.isSome(content)) {
-              const last = content.value
-              yield* objects.insertVersion({
-                id: yield* makeId("cov"),
-                organizationId,
-                configObjectId: id,
-                number: yield* objects.nextNumber(organizationId, id),
-                schemaVersion: last.schemaVersion,
-                parserMode: last.parserMode,
-                normalizedPayloadJson: last.normalizedPayloadJson,
-                rawSourceText: last.rawSourceText,
-                metadata: last.metadata,
-                createdVia: state.sourceMode,
-                createdByMembershipId: actingMembershipId(principal),
-                sourceRevisionRef: null,
-                isDeletedVersion: false,
-                createdAt: at
-              })
-            }
           }
-          yield* objects.setStatus(organizationId, id, "active", at)
-        }))
+        }
+        yield* objects.setStatus(organizationId, id, "active", at)
+      }))
 
-    /** Soft delete: status `deleted`, a version recording it; deleting a deleted object changes nothing. */
-    const remove = (principal: Principal, id: ConfigObjectId) =>
-      lifecycle(principal, id, (state, at) =>
-        Effect.gen(function*() {
-          if (state.status === "deleted") return
-          const organizationId = organizationOf(principal)
-          const latest = (yield* read(principal, id)).latestVersion
-          yield* objects.insertVersion({
-            id: yield* makeId("cov"),
-            organizationId,
-            configObjectId: id,
-            number: latest.number + 1,
-            schemaVersion: latest.schemaVersion,
-            parserMode: latest.parserMode,
-            normalizedPayloadJson: null,
-            rawSourceText: null,
-            metadata: null,
-            createdVia: state.sourceMode,
-            createdByMembershipId: actingMembershipId(principal),
-            sourceRevisionRef: null,
-            isDeletedVersion: true,
-            createdAt: at
-          })
-          yield* objects.setStatus(organizationId, id, "deleted", at)
-        }))
+  /** Soft delete: status `deleted`, a version recording it; deleting a deleted object changes nothing. */
+  const remove = (principal: Principal, id: ConfigObjectId) =>
+    lifecycle(principal, id, (state, at) =>
+      Effect.gen(function*() {
+        if (state.status === "deleted") return
+        const organizationId = organizationOf(principal)
+        const latest = (yield* read(principal, id)).latestVersion
+        yield* objects.insertVersion({
+          id: yield* makeId("cov"),
+          organizationId,
+          configObjectId: id,
+          number: latest.number + 1,
+          schemaVersion: latest.schemaVersion,
+          parserMode: latest.parserMode,
+          normalizedPayloadJson: null,
+          rawSourceText: null,
+          metadata: null,
+          createdVia: state.sourceMode,
+          createdByMembershipId: actingMembershipId(principal),
+          sourceRevisionRef: null,
+          isDeletedVersion: true,
+          createdAt: at
+        })
+        yield* objects.setStatus(organizationId, id, "deleted", at)
+      }))
 
-    return { create, list, get, createVersion, listVersions, getVersion, archive, restore, remove } as const
-  }),
-  dependencies: [ConfigObjectsRepository.Default, Access.Default, ContentsRepository.Default]
-}) {}
+  return { create, list, get, createVersion, listVersions, getVersion, archive, restore, remove } as const
+})
+
+export class ConfigObjects extends Context.Tag("@orgplane/server/catalog/ConfigObjects")<ConfigObjects, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(ConfigObjects, make).pipe(
+    Layer.provide([
+      ConfigObjectsRepository.layer,
+      Access.layer,
+      ContentsRepository.layer
+    ])
+  )
+}

@@ -41,4 +41,4 @@ export const ConfigObjectsHttp = group(Api, "configObjects", (handlers) =>
         Effect.flatMap(CurrentMember, (caller) => access.listGrants(caller, ConfigObjectKind, path.configObjectId, urlParams)))
       .handle("configObjectRevoke", ({ path }) =>
         Effect.flatMap(CurrentMember, (caller) => access.revoke(caller, ConfigObjectKind, path.configObjectId, path.grantId)))
-  })).pipe(Layer.provide([ConfigObjects.Default, ComponentFiles.Default, Access.Default]))
+  })).pipe(Layer.provide([ConfigObjects.layer, ComponentFiles.layer, Access.layer]))

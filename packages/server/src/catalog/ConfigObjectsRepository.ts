@@ -16,7 +16,7 @@ import {
   type SourceMode,
   type VersionListQuery
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import type { Derived } from "./Parsing.js"
 
@@ -139,28 +139,27 @@ export const toVersion = (row: JoinedRow, prefix?: string): ConfigObjectVersion 
   )
 }
 
-export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsRepository>()("@orgplane/server/catalog/ConfigObjectsRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeConfigObjectsRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    /** Version columns of alias `alias`, each named `<prefix>_<column>` when a prefix is given. */
-    const versionColumns = (alias: string, prefix?: string) => {
-      const as = (column: string) => sql.literal(prefix === undefined ? column : `${prefix}_${column}`)
-      const a = sql.literal(alias)
-      return sql`${a}.id AS ${as("id")}, ${a}.config_object_id AS ${as("config_object_id")}, ${a}.number AS ${as("number")},
+  /** Version columns of alias `alias`, each named `<prefix>_<column>` when a prefix is given. */
+  const versionColumns = (alias: string, prefix?: string) => {
+    const as = (column: string) => sql.literal(prefix === undefined ? column : `${prefix}_${column}`)
+    const a = sql.literal(alias)
+    return sql`${a}.id AS ${as("id")}, ${a}.config_object_id AS ${as("config_object_id")}, ${a}.number AS ${as("number")},
         ${a}.schema_version AS ${as("schema_version")}, ${a}.parser_mode AS ${as("parser_mode")},
         ${a}.normalized_payload_json::text AS ${as("normalized_payload_json")}, ${a}.raw_source_text AS ${as("raw_source_text")},
         ${a}.metadata::text AS ${as("metadata")}, ${a}.created_via AS ${as("created_via")},
         ${a}.created_by_membership_id AS ${as("created_by_org_membership_id")},
         ${a}.connector_sync_event_id AS ${as("connector_sync_event_id")}, ${a}.source_revision_ref AS ${as("source_revision_ref")},
         ${a}.is_deleted_version AS ${as("is_deleted_version")}, ${a}.created_at AS ${as("created_at")}`
-    }
+  }
 
-    /**
-     * Config objects (alias `c`) with their latest version: `${select} WHERE c.organization_id = ... AND ...`. The
-     * latest version is the one with the highest number (an index lookup per row).
-     */
-    const select = sql`
+  /**
+   * Config objects (alias `c`) with their latest version: `${select} WHERE c.organization_id = ... AND ...`. The
+   * latest version is the one with the highest number (an index lookup per row).
+   */
+  const select = sql`
       SELECT c.id, c.organization_id, c.object_type, c.source_mode, c.status, c.title, c.description, c.search_text,
              c.current_file_name, c.current_file_extension, c.current_relative_path,
              c.created_by_membership_id AS created_by_org_membership_id, c.connector_instance_id,
@@ -172,49 +171,49 @@ export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsReposit
         ORDER BY lv.number DESC LIMIT 1
       ) v ON true`
 
-    const find = (organizationId: OrganizationId, id: ConfigObjectId) =>
-      sql<JoinedRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toConfigObject))
+  const find = (organizationId: OrganizationId, id: ConfigObjectId) =>
+    sql<JoinedRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toConfigObject))
+    )
+
+  /** The organization's config objects among `ids`, in no particular order (missing ones are left out). */
+  const findMany = (organizationId: OrganizationId, ids: ReadonlyArray<ConfigObjectId>) =>
+    ids.length === 0
+      ? Effect.succeed([] as ReadonlyArray<ConfigObject>)
+      : sql<JoinedRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id IN ${sql.in(ids)}`.pipe(
+        Effect.map((rows) => rows.map(toConfigObject))
       )
 
-    /** The organization's config objects among `ids`, in no particular order (missing ones are left out). */
-    const findMany = (organizationId: OrganizationId, ids: ReadonlyArray<ConfigObjectId>) =>
-      ids.length === 0
-        ? Effect.succeed([] as ReadonlyArray<ConfigObject>)
-        : sql<JoinedRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id IN ${sql.in(ids)}`.pipe(
-          Effect.map((rows) => rows.map(toConfigObject))
-        )
-
-    /** What a change to one object needs to know of it; none when the organization has no such object. */
-    const state = (organizationId: OrganizationId, id: ConfigObjectId) =>
-      sql<ObjectState>`SELECT object_type, source_mode, status FROM config_objects
+  /** What a change to one object needs to know of it; none when the organization has no such object. */
+  const state = (organizationId: OrganizationId, id: ConfigObjectId) =>
+    sql<ObjectState>`SELECT object_type, source_mode, status FROM config_objects
                        WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
-    /**
-     * The organization's plugins among `ids` with the caller's `rank` on each (an `Access.rank` fragment over
-     * alias `p`) and whether each is deleted, in one statement; each row stays share-locked for the transaction,
-     * so none can be deleted before the memberships are written.
-     */
-    const pluginsForMembership = (organizationId: OrganizationId, ids: ReadonlyArray<PluginId>, rank: Statement.Fragment) =>
-      ids.length === 0
-        ? Effect.succeed([] as ReadonlyArray<PluginCheck>)
-        : sql<PluginCheck>`SELECT p.id, p.deleted_at IS NOT NULL AS deleted, ${rank} AS rank FROM plugins p
+  /**
+   * The organization's plugins among `ids` with the caller's `rank` on each (an `Access.rank` fragment over
+   * alias `p`) and whether each is deleted, in one statement; each row stays share-locked for the transaction,
+   * so none can be deleted before the memberships are written.
+   */
+  const pluginsForMembership = (organizationId: OrganizationId, ids: ReadonlyArray<PluginId>, rank: Statement.Fragment) =>
+    ids.length === 0
+      ? Effect.succeed([] as ReadonlyArray<PluginCheck>)
+      : sql<PluginCheck>`SELECT p.id, p.deleted_at IS NOT NULL AS deleted, ${rank} AS rank FROM plugins p
                           WHERE p.organization_id = ${organizationId} AND p.id IN ${sql.in(ids)}
                           ORDER BY p.id FOR SHARE OF p`
 
-    const insert = (row: ObjectRow) =>
-      sql`INSERT INTO config_objects ${sql.insert({ ...row, status: "active", deletedAt: null })}`
+  const insert = (row: ObjectRow) =>
+    sql`INSERT INTO config_objects ${sql.insert({ ...row, status: "active", deletedAt: null })}`
 
-    /** The number the object's next version gets; call it holding the object's row lock. */
-    const nextNumber = (organizationId: OrganizationId, id: ConfigObjectId) =>
-      sql<{ next: number }>`SELECT COALESCE(max(number), 0) + 1 AS next FROM config_object_versions
+  /** The number the object's next version gets; call it holding the object's row lock. */
+  const nextNumber = (organizationId: OrganizationId, id: ConfigObjectId) =>
+    sql<{ next: number }>`SELECT COALESCE(max(number), 0) + 1 AS next FROM config_object_versions
                             WHERE organization_id = ${organizationId} AND config_object_id = ${id}`.pipe(
-        Effect.map((rows) => rows[0]!.next)
-      )
+      Effect.map((rows) => rows[0]!.next)
+    )
 
-    /** Adds a version; json members go as their text, so nothing transforms their member names on the way in. */
-    const insertVersion = (row: VersionRow) =>
-      sql`INSERT INTO config_object_versions ${
+  /** Adds a version; json members go as their text, so nothing transforms their member names on the way in. */
+  const insertVersion = (row: VersionRow) =>
+    sql`INSERT INTO config_object_versions ${
         sql.insert({
           ...row,
           connectorSyncEventId: row.connectorSyncEventId ?? null,
@@ -223,37 +222,37 @@ export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsReposit
         })
       }`
 
-    /** The content of the object's latest version that is not a deletion record. */
-    const lastContent = (organizationId: OrganizationId, id: ConfigObjectId) =>
-      sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v
+  /** The content of the object's latest version that is not a deletion record. */
+  const lastContent = (organizationId: OrganizationId, id: ConfigObjectId) =>
+    sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v
                      WHERE v.organization_id = ${organizationId} AND v.config_object_id = ${id} AND NOT v.is_deleted_version
                      ORDER BY v.number DESC LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toVersion(row))))
 
-    const updateDerived = (organizationId: OrganizationId, id: ConfigObjectId, derived: Derived, at: Date) =>
-      sql`UPDATE config_objects SET title = ${derived.title}, description = ${derived.description},
+  const updateDerived = (organizationId: OrganizationId, id: ConfigObjectId, derived: Derived, at: Date) =>
+    sql`UPDATE config_objects SET title = ${derived.title}, description = ${derived.description},
             search_text = ${derived.searchText}, updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    const setStatus = (organizationId: OrganizationId, id: ConfigObjectId, status: ConfigObjectStatus, at: Date) =>
-      sql`UPDATE config_objects SET status = ${status}, deleted_at = ${status === "deleted" ? at : null}, updated_at = ${at}
+  const setStatus = (organizationId: OrganizationId, id: ConfigObjectId, status: ConfigObjectStatus, at: Date) =>
+    sql`UPDATE config_objects SET status = ${status}, deleted_at = ${status === "deleted" ? at : null}, updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    /**
-     * Every word of `q` as a word or the start of one, over the search text's GIN index. Each word is quoted as a
-     * tsquery operand (quotes doubled, backslashes escaped), so no tsquery syntax gets through; Postgres's parser
-     * then splits it as it split the indexed text (`deploy-to` becomes the phrase of its parts).
-     */
-    const matches = (q: string) => {
-      const words = q.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).slice(0, 32)
-      if (words.length === 0) return sql`false`
-      const query = words.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}':*`).join(" & ")
-      return sql`to_tsvector('simple', c.search_text) @@ to_tsquery('simple', ${query})`
-    }
+  /**
+   * Every word of `q` as a word or the start of one, over the search text's GIN index. Each word is quoted as a
+   * tsquery operand (quotes doubled, backslashes escaped), so no tsquery syntax gets through; Postgres's parser
+   * then splits it as it split the indexed text (`deploy-to` becomes the phrase of its parts).
+   */
+  const matches = (q: string) => {
+    const words = q.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).slice(0, 32)
+    if (words.length === 0) return sql`false`
+    const query = words.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}':*`).join(" & ")
+    return sql`to_tsvector('simple', c.search_text) @@ to_tsquery('simple', ${query})`
+  }
 
-    /** A page of the organization's objects that `visible` (an `Access.visible` fragment over alias `c`) lets through. */
-    const list = (organizationId: OrganizationId, visible: Statement.Fragment, query: ConfigObjectListQuery) =>
-      Keyset.page(newestFirst, query, (page) =>
-        sql<JoinedRow>`${select} WHERE ${
+  /** A page of the organization's objects that `visible` (an `Access.visible` fragment over alias `c`) lets through. */
+  const list = (organizationId: OrganizationId, visible: Statement.Fragment, query: ConfigObjectListQuery) =>
+    Keyset.page(newestFirst, query, (page) =>
+      sql<JoinedRow>`${select} WHERE ${
           sql.and([
             sql`c.organization_id = ${organizationId}`,
             query.status !== undefined
@@ -275,11 +274,11 @@ export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsReposit
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toConfigObject))))
 
-    /** A page of one object's versions, newest first; deletion records only with `includeDeleted`. */
-    const listVersions = (organizationId: OrganizationId, id: ConfigObjectId, query: VersionListQuery) =>
-      // The cursor is bound to the object too: one object's cursor cannot page another's versions.
-      Keyset.page(versionsNewestFirst, { ...query, configObjectId: id } as Keyset.PageQuery, (page) =>
-        sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v WHERE ${
+  /** A page of one object's versions, newest first; deletion records only with `includeDeleted`. */
+  const listVersions = (organizationId: OrganizationId, id: ConfigObjectId, query: VersionListQuery) =>
+    // The cursor is bound to the object too: one object's cursor cannot page another's versions.
+    Keyset.page(versionsNewestFirst, { ...query, configObjectId: id } as Keyset.PageQuery, (page) =>
+      sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v WHERE ${
           sql.and([
             sql`v.organization_id = ${organizationId}`,
             sql`v.config_object_id = ${id}`,
@@ -288,28 +287,31 @@ export class ConfigObjectsRepository extends Effect.Service<ConfigObjectsReposit
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map((row) => toVersion(row)))))
 
-    const findVersion = (organizationId: OrganizationId, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-      sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v
+  const findVersion = (organizationId: OrganizationId, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
+    sql<JoinedRow>`SELECT ${versionColumns("v")} FROM config_object_versions v
                      WHERE v.organization_id = ${organizationId} AND v.config_object_id = ${id} AND v.id = ${versionId}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toVersion(row)))
-      )
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toVersion(row)))
+    )
 
-    return {
-      select,
-      versionColumns,
-      find,
-      findMany,
-      state,
-      pluginsForMembership,
-      insert,
-      nextNumber,
-      insertVersion,
-      lastContent,
-      updateDerived,
-      setStatus,
-      list,
-      listVersions,
-      findVersion
-    } as const
-  })
-}) {}
+  return {
+    select,
+    versionColumns,
+    find,
+    findMany,
+    state,
+    pluginsForMembership,
+    insert,
+    nextNumber,
+    insertVersion,
+    lastContent,
+    updateDerived,
+    setStatus,
+    list,
+    listVersions,
+    findVersion
+  } as const
+})
+
+export class ConfigObjectsRepository extends Context.Tag("@orgplane/server/catalog/ConfigObjectsRepository")<ConfigObjectsRepository, Effect.Effect.Success<typeof makeConfigObjectsRepository>>() {
+  static readonly layer = Layer.effect(ConfigObjectsRepository, makeConfigObjectsRepository)
+}

@@ -23,7 +23,7 @@ import {
   type PluginId,
   type UpdateMarketplaceRequest
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
@@ -68,186 +68,195 @@ const resolvePlugin = (cloud: ReadonlyMap<string, ReadonlyArray<typeof CloudConn
   }
 }
 
-export class Marketplaces extends Effect.Service<Marketplaces>()("@orgplane/server/catalog/Marketplaces", {
-  effect: Effect.gen(function*() {
-    const marketplaces = yield* MarketplacesRepository
-    const plugins = yield* PluginsRepository
-    const memberships = yield* ContentsRepository
-    const access = yield* Access
-    const mcpConnections = yield* ConnectionsRepository
-    const presets = yield* McpPresets
+const make = Effect.gen(function*() {
+  const marketplaces = yield* MarketplacesRepository
+  const plugins = yield* PluginsRepository
+  const memberships = yield* ContentsRepository
+  const access = yield* Access
+  const mcpConnections = yield* ConnectionsRepository
+  const presets = yield* McpPresets
 
-    /** The marketplace as it is now, which exists: this transaction checked or wrote it. */
-    const read = (principal: Principal, id: MarketplaceId) =>
-      Effect.flatMap(marketplaces.find(principal.organization.id, id), Option.match({
-        onNone: () => Effect.dieMessage(`marketplace ${id} vanished inside its transaction`),
-        onSome: Effect.succeed
-      }))
+  /** The marketplace as it is now, which exists: this transaction checked or wrote it. */
+  const read = (principal: Principal, id: MarketplaceId) =>
+    Effect.flatMap(marketplaces.find(principal.organization.id, id), Option.match({
+      onNone: () => Effect.dieMessage(`marketplace ${id} vanished inside its transaction`),
+      onSome: Effect.succeed
+    }))
 
-    const respond = (marketplace: Marketplace) => ({ ok: true as const, item: marketplace })
+  const respond = (marketplace: Marketplace) => ({ ok: true as const, item: marketplace })
 
-    /** One statement: the marketplace, if the caller can view it. */
-    const viewable = (principal: Principal, id: MarketplaceId) =>
-      Effect.flatMap(
-        marketplaces.view(principal.organization.id, id, access.rank(principal, MarketplaceKind, "m")),
-        Option.match({
-          onNone: () => Effect.fail(MarketplaceKind.notFound()),
-          onSome: ({ marketplace, rank }): Effect.Effect<Marketplace, NotFound | Forbidden> =>
-            rank >= 1 ? Effect.succeed(marketplace) : Effect.fail(insufficientAccess(MarketplaceKind, "viewer"))
+  /** One statement: the marketplace, if the caller can view it. */
+  const viewable = (principal: Principal, id: MarketplaceId) =>
+    Effect.flatMap(
+      marketplaces.view(principal.organization.id, id, access.rank(principal, MarketplaceKind, "m")),
+      Option.match({
+        onNone: () => Effect.fail(MarketplaceKind.notFound()),
+        onSome: ({ marketplace, rank }): Effect.Effect<Marketplace, NotFound | Forbidden> =>
+          rank >= 1 ? Effect.succeed(marketplace) : Effect.fail(insufficientAccess(MarketplaceKind, "viewer"))
+      })
+    )
+
+  const create = (principal: Principal, input: CreateMarketplaceRequest) =>
+    Effect.zipRight(
+      authorize(principal, "marketplaces.create"),
+      transaction(
+        Effect.gen(function*() {
+          const id = yield* makeId("mkt")
+          const at = yield* now
+          yield* marketplaces.insert({
+            id,
+            organizationId: principal.organization.id,
+            name: input.name,
+            description: input.description ?? "",
+            logoUrl: input.logoUrl ?? null,
+            createdByMembershipId: actingMembershipId(principal),
+            at
+          })
+          yield* access.grantCreator(principal, MarketplaceKind, id, at)
+          return respond(yield* read(principal, id))
         })
       )
+    )
 
-    const create = (principal: Principal, input: CreateMarketplaceRequest) =>
-      Effect.zipRight(
-        authorize(principal, "marketplaces.create"),
-        transaction(
-          Effect.gen(function*() {
-            const id = yield* makeId("mkt")
-            const at = yield* now
-            yield* marketplaces.insert({
-              id,
-              organizationId: principal.organization.id,
-              name: input.name,
-              description: input.description ?? "",
-              logoUrl: input.logoUrl ?? null,
-              createdByMembershipId: actingMembershipId(principal),
-              at
-            })
-            yield* access.grantCreator(principal, MarketplaceKind, id, at)
-            return respond(yield* read(principal, id))
+  const list = (principal: Principal, query: MarketplaceListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(marketplaces.list(principal.organization.id, query, access.visible(principal, MarketplaceKind, "m")))
+    )
+
+  const get = (principal: Principal, id: MarketplaceId) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item }))))
+
+  /** A change to one marketplace the caller has `role` on, in a transaction holding its row lock. */
+  const change = <E, R>(
+    principal: Principal,
+    id: MarketplaceId,
+    role: AccessRole,
+    apply: (current: { readonly status: Marketplace["status"]; readonly managed: boolean }, at: Date) => Effect.Effect<unknown, E, R>
+  ) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* access.require(principal, MarketplaceKind, id, role, { lock: true })
+          const current = yield* marketplaces.lock(principal.organization.id, id)
+          if (Option.isNone(current)) return yield* MarketplaceKind.notFound()
+          const before = yield* read(principal, id)
+          yield* apply(current.value, yield* now)
+          const after = yield* read(principal, id)
+          yield* describeChange(Marketplace, before, after)
+          return respond(after)
+        })
+      )
+    )
+
+  const update = (principal: Principal, id: MarketplaceId, input: UpdateMarketplaceRequest) =>
+    change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at))
+
+  /** Soft delete, refused while a connector or the service lists plugins in it; deleting a deleted one changes nothing. */
+  const remove = (principal: Principal, id: MarketplaceId) =>
+    change(principal, id, "manager", ({ managed, status }, at): Effect.Effect<unknown, Conflict | SqlError> =>
+      status === "deleted"
+        ? Effect.void
+        : managed
+        ? Effect.fail(managedMarketplace())
+        : marketplaces.markDeleted(principal.organization.id, id, at))
+
+  const listPlugins = (principal: Principal, id: MarketplaceId, query: MembershipListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(
+        Effect.zipRight(
+          access.require(principal, MarketplaceKind, id, "viewer"),
+          marketplaces.listMemberships(principal.organization.id, id, query)
+        )
+      )
+    )
+
+  const addPlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
+          yield* access.require(principal, PluginKind, pluginId, "viewer")
+          const plugin = yield* plugins.lock(organizationId, pluginId)
+          if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+          if (plugin.value.status === "deleted") return yield* pluginDeleted()
+          const at = yield* now
+          const membershipId = yield* memberships.addPlugin({
+            organizationId,
+            marketplaceId: id,
+            pluginId,
+            source: "manual",
+            createdBy: actingMembershipId(principal),
+            at
           })
-        )
+          yield* marketplaces.touch(organizationId, id, at)
+          const item = yield* marketplaces.findMembership(organizationId, membershipId)
+          if (Option.isNone(item)) return yield* Effect.dieMessage("the membership just written is missing")
+          return { ok: true as const, item: item.value }
+        })
       )
+    )
 
-    const list = (principal: Principal, query: MarketplaceListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(marketplaces.list(principal.organization.id, query, access.visible(principal, MarketplaceKind, "m")))
+  const removePlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
+          const at = yield* now
+          const removed = yield* memberships.removePlugin({ organizationId, marketplaceId: id, pluginId, at })
+          if (!removed) return yield* membershipNotFound()
+          yield* marketplaces.touch(organizationId, id, at)
+        })
       )
+    )
 
-    const get = (principal: Principal, id: MarketplaceId) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item }))))
-
-    /** A change to one marketplace the caller has `role` on, in a transaction holding its row lock. */
-    const change = <E, R>(
-      principal: Principal,
-      id: MarketplaceId,
-      role: AccessRole,
-      apply: (current: { readonly status: Marketplace["status"]; readonly managed: boolean }, at: Date) => Effect.Effect<unknown, E, R>
-    ) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* access.require(principal, MarketplaceKind, id, role, { lock: true })
-            const current = yield* marketplaces.lock(principal.organization.id, id)
-            if (Option.isNone(current)) return yield* MarketplaceKind.notFound()
-            const before = yield* read(principal, id)
-            yield* apply(current.value, yield* now)
-            const after = yield* read(principal, id)
-            yield* describeChange(Marketplace, before, after)
-            return respond(after)
-          })
-        )
+  /**
+   * Six statements: the marketplace with the caller's rank, its plugins with their manifests, its source, and for
+   * the readiness the plugins' MCP definitions, the connections the caller sees, the caller's own credentials.
+   */
+  const resolved = (principal: Principal, id: MarketplaceId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          const marketplace = yield* viewable(principal, id)
+          const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
+          const source = yield* marketplaces.source(principal.organization.id, id)
+          const cloud = yield* cloudConnections(mcpConnections, access, principal, [...new Set(listed.flatMap(mcpObjectsOf))], presets)
+          return {
+            ok: true as const,
+            item: { marketplace, plugins: listed.map(resolvePlugin(cloud)), source: Option.getOrNull(source) }
+          }
+        })
       )
+    )
 
-    const update = (principal: Principal, id: MarketplaceId, input: UpdateMarketplaceRequest) =>
-      change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at))
+  const grant = (principal: Principal, id: MarketplaceId, input: CreateAccessGrantRequest) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, MarketplaceKind, id, input))
 
-    /** Soft delete, refused while a connector or the service lists plugins in it; deleting a deleted one changes nothing. */
-    const remove = (principal: Principal, id: MarketplaceId) =>
-      change(principal, id, "manager", ({ managed, status }, at): Effect.Effect<unknown, Conflict | SqlError> =>
-        status === "deleted"
-          ? Effect.void
-          : managed
-          ? Effect.fail(managedMarketplace())
-          : marketplaces.markDeleted(principal.organization.id, id, at))
+  const listGrants = (principal: Principal, id: MarketplaceId, query: AccessListQuery) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, MarketplaceKind, id, query))
 
-    const listPlugins = (principal: Principal, id: MarketplaceId, query: MembershipListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(
-          Effect.zipRight(
-            access.require(principal, MarketplaceKind, id, "viewer"),
-            marketplaces.listMemberships(principal.organization.id, id, query)
-          )
-        )
-      )
+  const revoke = (principal: Principal, id: MarketplaceId, grantId: MarketplaceAccessGrantId) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, MarketplaceKind, id, grantId))
 
-    const addPlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
-            yield* access.require(principal, PluginKind, pluginId, "viewer")
-            const plugin = yield* plugins.lock(organizationId, pluginId)
-            if (Option.isNone(plugin)) return yield* PluginKind.notFound()
-            if (plugin.value.status === "deleted") return yield* pluginDeleted()
-            const at = yield* now
-            const membershipId = yield* memberships.addPlugin({
-              organizationId,
-              marketplaceId: id,
-              pluginId,
-              source: "manual",
-              createdBy: actingMembershipId(principal),
-              at
-            })
-            yield* marketplaces.touch(organizationId, id, at)
-            const item = yield* marketplaces.findMembership(organizationId, membershipId)
-            if (Option.isNone(item)) return yield* Effect.dieMessage("the membership just written is missing")
-            return { ok: true as const, item: item.value }
-          })
-        )
-      )
+  return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
+})
 
-    const removePlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
-            const at = yield* now
-            const removed = yield* memberships.removePlugin({ organizationId, marketplaceId: id, pluginId, at })
-            if (!removed) return yield* membershipNotFound()
-            yield* marketplaces.touch(organizationId, id, at)
-          })
-        )
-      )
-
-    /**
-     * Six statements: the marketplace with the caller's rank, its plugins with their manifests, its source, and for
-     * the readiness the plugins' MCP definitions, the connections the caller sees, the caller's own credentials.
-     */
-    const resolved = (principal: Principal, id: MarketplaceId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            const marketplace = yield* viewable(principal, id)
-            const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
-            const source = yield* marketplaces.source(principal.organization.id, id)
-            const cloud = yield* cloudConnections(mcpConnections, access, principal, [...new Set(listed.flatMap(mcpObjectsOf))], presets)
-            return {
-              ok: true as const,
-              item: { marketplace, plugins: listed.map(resolvePlugin(cloud)), source: Option.getOrNull(source) }
-            }
-          })
-        )
-      )
-
-    const grant = (principal: Principal, id: MarketplaceId, input: CreateAccessGrantRequest) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, MarketplaceKind, id, input))
-
-    const listGrants = (principal: Principal, id: MarketplaceId, query: AccessListQuery) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, MarketplaceKind, id, query))
-
-    const revoke = (principal: Principal, id: MarketplaceId, grantId: MarketplaceAccessGrantId) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, MarketplaceKind, id, grantId))
-
-    return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
-  }),
-  dependencies: [MarketplacesRepository.Default, PluginsRepository.Default, ContentsRepository.Default, Access.Default, ConnectionsRepository.Default]
-}) {}
+export class Marketplaces extends Context.Tag("@orgplane/server/catalog/Marketplaces")<Marketplaces, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Marketplaces, make).pipe(
+    Layer.provide([
+      MarketplacesRepository.layer,
+      PluginsRepository.layer,
+      ContentsRepository.layer,
+      Access.layer,
+      ConnectionsRepository.layer
+    ])
+  )
+}

@@ -27,4 +27,4 @@ export const MarketplacesHttp = group(Api, "marketplaces", (handlers) =>
         Effect.flatMap(CurrentMember, (caller) => marketplaces.listGrants(caller, path.marketplaceId, urlParams)))
       .handle("marketplaceRevoke", ({ path }) =>
         Effect.flatMap(CurrentMember, (caller) => marketplaces.revoke(caller, path.marketplaceId, path.grantId)))
-  })).pipe(Layer.provide(Marketplaces.Default))
+  })).pipe(Layer.provide(Marketplaces.layer))

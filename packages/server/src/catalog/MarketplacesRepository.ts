@@ -16,7 +16,7 @@ import {
   type MembershipListQuery,
   type OrganizationId
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { classRow, likePattern, trustedClassRow } from "../platform/Statements.js"
@@ -59,13 +59,12 @@ const toMembership = (row: Row) =>
     true
   )
 
-export class MarketplacesRepository extends Effect.Service<MarketplacesRepository>()("@orgplane/server/catalog/MarketplacesRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const plugin = pluginColumns(sql)
+const makeMarketplacesRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const plugin = pluginColumns(sql)
 
-    /** The columns of marketplace row `m` that make a `Marketplace`. */
-    const columns = sql`m.id, m.organization_id, m.name, m.description, m.logo_url, m.status,
+  /** The columns of marketplace row `m` that make a `Marketplace`. */
+  const columns = sql`m.id, m.organization_id, m.name, m.description, m.logo_url, m.status,
       m.created_by_membership_id AS created_by_org_membership_id, m.created_at, m.updated_at, m.deleted_at,
       NOT EXISTS (SELECT 1 FROM marketplace_plugins cm
                   WHERE cm.organization_id = m.organization_id AND cm.marketplace_id = m.id
@@ -75,23 +74,23 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
        WHERE cm.organization_id = m.organization_id AND cm.marketplace_id = m.id
          AND cm.removed_at IS NULL AND cp.deleted_at IS NULL) AS plugin_count`
 
-    /** One marketplace with the caller's rank on it (`rank`: an `Access.rank` expression over alias `m`). */
-    const view = (organizationId: OrganizationId, id: MarketplaceId, rank: Statement.Fragment) =>
-      sql<Row>`SELECT ${rank} AS rank, ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), ({ rank, ...row }) => ({ rank: rank as number, marketplace: toMarketplace(row) }))
-        )
+  /** One marketplace with the caller's rank on it (`rank`: an `Access.rank` expression over alias `m`). */
+  const view = (organizationId: OrganizationId, id: MarketplaceId, rank: Statement.Fragment) =>
+    sql<Row>`SELECT ${rank} AS rank, ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
+      Effect.map((rows) =>
+        Option.map(Option.fromNullable(rows[0]), ({ rank, ...row }) => ({ rank: rank as number, marketplace: toMarketplace(row) }))
       )
+    )
 
-    const find = (organizationId: OrganizationId, id: MarketplaceId) =>
-      sql<Row>`SELECT ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMarketplace))
-      )
+  const find = (organizationId: OrganizationId, id: MarketplaceId) =>
+    sql<Row>`SELECT ${columns} FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMarketplace))
+    )
 
-    /** The marketplaces the `visible` expression (over alias `m`) lets through, filtered, by name. */
-    const list = (organizationId: OrganizationId, query: MarketplaceListQuery, visible: Statement.Fragment) =>
-      Keyset.page(byName, query, (page) =>
-        sql<Row>`SELECT ${columns} FROM marketplaces m WHERE ${
+  /** The marketplaces the `visible` expression (over alias `m`) lets through, filtered, by name. */
+  const list = (organizationId: OrganizationId, query: MarketplaceListQuery, visible: Statement.Fragment) =>
+    Keyset.page(byName, query, (page) =>
+      sql<Row>`SELECT ${columns} FROM marketplaces m WHERE ${
           sql.and([
             sql`m.organization_id = ${organizationId}`,
             query.status !== undefined
@@ -107,16 +106,16 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toListedMarketplace))))
 
-    const insert = (row: {
-      readonly id: MarketplaceId
-      readonly organizationId: OrganizationId
-      readonly name: string
-      readonly description: string
-      readonly logoUrl: string | null
-      readonly createdByMembershipId: MembershipId | null
-      readonly at: Date
-    }) =>
-      sql`INSERT INTO marketplaces ${
+  const insert = (row: {
+    readonly id: MarketplaceId
+    readonly organizationId: OrganizationId
+    readonly name: string
+    readonly description: string
+    readonly logoUrl: string | null
+    readonly createdByMembershipId: MembershipId | null
+    readonly at: Date
+  }) =>
+    sql`INSERT INTO marketplaces ${
         sql.insert({
           id: row.id,
           organizationId: row.organizationId,
@@ -130,26 +129,26 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
         })
       }`.pipe(catchUniqueViolation(() => marketplaceExists(row.name)))
 
-    /**
-     * The marketplace's status and whether a connector or the service lists plugins in it, locking its row for the
-     * rest of the transaction; none when the organization has no such marketplace.
-     */
-    const lock = (organizationId: OrganizationId, id: MarketplaceId) =>
-      sql<{ readonly status: Marketplace["status"]; readonly managed: boolean }>`
+  /**
+   * The marketplace's status and whether a connector or the service lists plugins in it, locking its row for the
+   * rest of the transaction; none when the organization has no such marketplace.
+   */
+  const lock = (organizationId: OrganizationId, id: MarketplaceId) =>
+    sql<{ readonly status: Marketplace["status"]; readonly managed: boolean }>`
         SELECT m.status, EXISTS (SELECT 1 FROM marketplace_plugins mp
                                  WHERE mp.organization_id = m.organization_id AND mp.marketplace_id = m.id
                                    AND mp.removed_at IS NULL AND mp.membership_source <> 'manual') AS managed
         FROM marketplaces m WHERE m.organization_id = ${organizationId} AND m.id = ${id} FOR UPDATE OF m`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
 
-    const update = (
-      organizationId: OrganizationId,
-      id: MarketplaceId,
-      input: { readonly name?: string | undefined; readonly description?: string | undefined; readonly logoUrl?: string | null | undefined },
-      at: Date
-    ) =>
-      sql`UPDATE marketplaces SET ${
+  const update = (
+    organizationId: OrganizationId,
+    id: MarketplaceId,
+    input: { readonly name?: string | undefined; readonly description?: string | undefined; readonly logoUrl?: string | null | undefined },
+    at: Date
+  ) =>
+    sql`UPDATE marketplaces SET ${
         sql.update({
           ...(input.name === undefined ? {} : { name: input.name }),
           ...(input.description === undefined ? {} : { description: input.description }),
@@ -158,23 +157,23 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
         })
       } WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(catchUniqueViolation(() => marketplaceExists(input.name ?? "")))
 
-    const markDeleted = (organizationId: OrganizationId, id: MarketplaceId, at: Date) =>
-      sql`UPDATE marketplaces SET status = 'deleted', updated_at = ${at}, deleted_at = ${at}
+  const markDeleted = (organizationId: OrganizationId, id: MarketplaceId, at: Date) =>
+    sql`UPDATE marketplaces SET status = 'deleted', updated_at = ${at}, deleted_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    const touch = (organizationId: OrganizationId, id: MarketplaceId, at: Date) =>
-      sql`UPDATE marketplaces SET updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
+  const touch = (organizationId: OrganizationId, id: MarketplaceId, at: Date) =>
+    sql`UPDATE marketplaces SET updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    const membershipColumns = sql`mp.id AS membership_id, mp.marketplace_id AS membership_marketplace_id,
+  const membershipColumns = sql`mp.id AS membership_id, mp.marketplace_id AS membership_marketplace_id,
       mp.membership_source, mp.created_by_membership_id AS membership_created_by,
       mp.created_at AS membership_created_at, mp.removed_at AS membership_removed_at`
 
-    const memberships = sql`marketplace_plugins mp JOIN plugins p ON p.organization_id = mp.organization_id AND p.id = mp.plugin_id`
+  const memberships = sql`marketplace_plugins mp JOIN plugins p ON p.organization_id = mp.organization_id AND p.id = mp.plugin_id`
 
-    /** A page of the marketplace's plugin memberships with their plugins, in the order they were added. */
-    const listMemberships = (organizationId: OrganizationId, id: MarketplaceId, query: MembershipListQuery) =>
-      Keyset.page(byAddition, query, (page) =>
-        sql<Row>`SELECT ${membershipColumns}, ${plugin} FROM ${memberships} WHERE ${
+  /** A page of the marketplace's plugin memberships with their plugins, in the order they were added. */
+  const listMemberships = (organizationId: OrganizationId, id: MarketplaceId, query: MembershipListQuery) =>
+    Keyset.page(byAddition, query, (page) =>
+      sql<Row>`SELECT ${membershipColumns}, ${plugin} FROM ${memberships} WHERE ${
           sql.and([
             sql`mp.organization_id = ${organizationId}`,
             sql`mp.marketplace_id = ${id}`,
@@ -183,25 +182,25 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toMembership))))
 
-    const findMembership = (organizationId: OrganizationId, id: MarketplacePluginId) =>
-      sql<Row>`SELECT ${membershipColumns}, ${plugin} FROM ${memberships}
+  const findMembership = (organizationId: OrganizationId, id: MarketplacePluginId) =>
+    sql<Row>`SELECT ${membershipColumns}, ${plugin} FROM ${memberships}
                WHERE mp.organization_id = ${organizationId} AND mp.id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMembership))
-      )
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMembership))
+    )
 
-    /** The plugins the marketplace lists that are not deleted, by name. */
-    const listedPlugins = (organizationId: OrganizationId, id: MarketplaceId) =>
-      sql<Row>`SELECT ${plugin} FROM ${memberships}
+  /** The plugins the marketplace lists that are not deleted, by name. */
+  const listedPlugins = (organizationId: OrganizationId, id: MarketplaceId) =>
+    sql<Row>`SELECT ${plugin} FROM ${memberships}
                WHERE mp.organization_id = ${organizationId} AND mp.marketplace_id = ${id}
                  AND mp.removed_at IS NULL AND p.deleted_at IS NULL
                ORDER BY lower(p.name), p.id`.pipe(Effect.map((rows) => rows.map(toPlugin)))
 
-    /**
-     * Where a marketplace a discovery apply created is synced from: its instance's account, repository and first
-     * branch; none for any other marketplace (or an instance without a target).
-     */
-    const source = (organizationId: OrganizationId, id: MarketplaceId) =>
-      sql<typeof MarketplaceSource.Type>`
+  /**
+   * Where a marketplace a discovery apply created is synced from: its instance's account, repository and first
+   * branch; none for any other marketplace (or an instance without a target).
+   */
+  const source = (organizationId: OrganizationId, id: MarketplaceId) =>
+    sql<typeof MarketplaceSource.Type>`
         SELECT a.id AS connector_account_id, i.id AS connector_instance_id,
                coalesce(a.external_account_ref, a.display_name) AS account_login,
                t.remote_id AS repository_full_name, t.external_target_ref AS branch
@@ -213,6 +212,9 @@ export class MarketplacesRepository extends Effect.Service<MarketplacesRepositor
                       ORDER BY ct.created_at, ct.id LIMIT 1) t ON true
         WHERE m.organization_id = ${organizationId} AND m.id = ${id}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
-    return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, source } as const
-  })
-}) {}
+  return { view, find, list, insert, lock, update, markDeleted, touch, listMemberships, findMembership, listedPlugins, source } as const
+})
+
+export class MarketplacesRepository extends Context.Tag("@orgplane/server/catalog/MarketplacesRepository")<MarketplacesRepository, Effect.Effect.Success<typeof makeMarketplacesRepository>>() {
+  static readonly layer = Layer.effect(MarketplacesRepository, makeMarketplacesRepository)
+}

@@ -19,7 +19,7 @@ import {
   type PluginListQuery,
   type UpdatePluginRequest
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal } from "../platform/Principal.js"
@@ -33,198 +33,206 @@ import { type MembershipRow, PluginsRepository } from "./PluginsRepository.js"
 const membershipNotFound = () =>
   new NotFound({ error: "plugin_membership_not_found", message: "The config object is not in this plugin." })
 
-export class Plugins extends Effect.Service<Plugins>()("@orgplane/server/catalog/Plugins", {
-  effect: Effect.gen(function*() {
-    const plugins = yield* PluginsRepository
-    const configObjects = yield* ConfigObjectsRepository
-    const memberships = yield* ContentsRepository
-    const access = yield* Access
+const make = Effect.gen(function*() {
+  const plugins = yield* PluginsRepository
+  const configObjects = yield* ConfigObjectsRepository
+  const memberships = yield* ContentsRepository
+  const access = yield* Access
 
-    /** The plugin as it is now, which exists: this transaction checked or wrote it. */
-    const read = (principal: Principal, id: PluginId) =>
-      Effect.flatMap(plugins.find(principal.organization.id, id), Option.match({
-        onNone: () => Effect.dieMessage(`plugin ${id} vanished inside its transaction`),
-        onSome: Effect.succeed
-      }))
+  /** The plugin as it is now, which exists: this transaction checked or wrote it. */
+  const read = (principal: Principal, id: PluginId) =>
+    Effect.flatMap(plugins.find(principal.organization.id, id), Option.match({
+      onNone: () => Effect.dieMessage(`plugin ${id} vanished inside its transaction`),
+      onSome: Effect.succeed
+    }))
 
-    const respond = (plugin: Plugin) => ({ ok: true as const, item: plugin })
+  const respond = (plugin: Plugin) => ({ ok: true as const, item: plugin })
 
-    const create = (principal: Principal, input: CreatePluginRequest) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.create"),
-        transaction(
-          Effect.gen(function*() {
-            const id = yield* makeId("plg")
-            const at = yield* now
-            yield* plugins.insert({
-              id,
-              organizationId: principal.organization.id,
-              name: input.name,
-              description: input.description ?? "",
-              createdByMembershipId: actingMembershipId(principal),
-              at
-            })
-            yield* access.grantCreator(principal, PluginKind, id, at)
-            return respond(yield* read(principal, id))
+  const create = (principal: Principal, input: CreatePluginRequest) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.create"),
+      transaction(
+        Effect.gen(function*() {
+          const id = yield* makeId("plg")
+          const at = yield* now
+          yield* plugins.insert({
+            id,
+            organizationId: principal.organization.id,
+            name: input.name,
+            description: input.description ?? "",
+            createdByMembershipId: actingMembershipId(principal),
+            at
           })
-        )
+          yield* access.grantCreator(principal, PluginKind, id, at)
+          return respond(yield* read(principal, id))
+        })
       )
+    )
 
-    const list = (principal: Principal, query: PluginListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(plugins.list(principal.organization.id, query, access.visible(principal, PluginKind, "p")))
+  const list = (principal: Principal, query: PluginListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(plugins.list(principal.organization.id, query, access.visible(principal, PluginKind, "p")))
+    )
+
+  /** One statement: the plugin with the caller's rank on it. */
+  const get = (principal: Principal, id: PluginId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(
+        Effect.flatMap(plugins.view(principal.organization.id, id, access.rank(principal, PluginKind, "p")), Option.match({
+          onNone: () => Effect.fail(PluginKind.notFound()),
+          onSome: ({ plugin, rank }): Effect.Effect<{ readonly item: Plugin }, NotFound | Forbidden> =>
+            rank >= 1 ? Effect.succeed({ item: plugin }) : Effect.fail(insufficientAccess(PluginKind, "viewer"))
+        }))
       )
+    )
 
-    /** One statement: the plugin with the caller's rank on it. */
-    const get = (principal: Principal, id: PluginId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(
-          Effect.flatMap(plugins.view(principal.organization.id, id, access.rank(principal, PluginKind, "p")), Option.match({
-            onNone: () => Effect.fail(PluginKind.notFound()),
-            onSome: ({ plugin, rank }): Effect.Effect<{ readonly item: Plugin }, NotFound | Forbidden> =>
-              rank >= 1 ? Effect.succeed({ item: plugin }) : Effect.fail(insufficientAccess(PluginKind, "viewer"))
-          }))
-        )
+  /**
+   * A change to one plugin, in a transaction holding its row lock after checking the caller has `role` on it;
+   * `apply` gets the plugin's status. Answers the plugin after the change.
+   */
+  const change = <E, R>(
+    principal: Principal,
+    id: PluginId,
+    role: (typeof AccessRoles)[number],
+    apply: (current: { readonly name: string; readonly status: Plugin["status"] }, at: Date) => Effect.Effect<unknown, E, R>
+  ) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* access.require(principal, PluginKind, id, role, { lock: true })
+          const current = yield* plugins.lock(principal.organization.id, id)
+          if (Option.isNone(current)) return yield* PluginKind.notFound()
+          const before = yield* read(principal, id)
+          yield* apply(current.value, yield* now)
+          const after = yield* read(principal, id)
+          yield* describeChange(Plugin, before, after)
+          return respond(after)
+        })
       )
+    )
 
-    /**
-     * A change to one plugin, in a transaction holding its row lock after checking the caller has `role` on it;
-     * `apply` gets the plugin's status. Answers the plugin after the change.
-     */
-    const change = <E, R>(
-      principal: Principal,
-      id: PluginId,
-      role: (typeof AccessRoles)[number],
-      apply: (current: { readonly name: string; readonly status: Plugin["status"] }, at: Date) => Effect.Effect<unknown, E, R>
-    ) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* access.require(principal, PluginKind, id, role, { lock: true })
-            const current = yield* plugins.lock(principal.organization.id, id)
-            if (Option.isNone(current)) return yield* PluginKind.notFound()
-            const before = yield* read(principal, id)
-            yield* apply(current.value, yield* now)
-            const after = yield* read(principal, id)
-            yield* describeChange(Plugin, before, after)
-            return respond(after)
+  const update = (principal: Principal, id: PluginId, input: UpdatePluginRequest) =>
+    change(principal, id, "editor", ({ status }, at) =>
+      status === "deleted" ? Effect.fail(pluginDeleted()) : plugins.update(principal.organization.id, id, input, at))
+
+  /** Moves the plugin to `status` (nothing changes when it is there already). */
+  const moveTo = (principal: Principal, id: PluginId, target: "active" | "archived") =>
+    change(principal, id, "manager", ({ name, status }, at) =>
+      status === target ? Effect.void : plugins.setStatus(principal.organization.id, id, name, target, at))
+
+  const archive = (principal: Principal, id: PluginId) => moveTo(principal, id, "archived")
+  const restore = (principal: Principal, id: PluginId) => moveTo(principal, id, "active")
+  /** Soft delete; deleting a deleted plugin changes nothing. */
+  const remove = (principal: Principal, id: PluginId) =>
+    change(principal, id, "manager", ({ status }, at) =>
+      status === "deleted" ? Effect.void : plugins.markDeleted(principal.organization.id, id, at))
+
+  /** Memberships with their config objects: one statement for the page, one for all its config objects. */
+  const withConfigObjects = (principal: Principal, rows: ReadonlyArray<MembershipRow>) =>
+    Effect.map(
+      configObjects.findMany(principal.organization.id, [...new Set(rows.map((row) => row.configObjectId))]),
+      (objects) => {
+        const byId = new Map(objects.map((object) => [object.id, object]))
+        return rows.map((row) => new PluginConfigObject({ ...row, configObject: byId.get(row.configObjectId)! }, true))
+      }
+    )
+
+  const listConfigObjects = (principal: Principal, id: PluginId, query: MembershipListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      orUnavailable(
+        Effect.gen(function*() {
+          yield* access.require(principal, PluginKind, id, "viewer")
+          const page = yield* plugins.listMemberships(principal.organization.id, id, query)
+          return { items: yield* withConfigObjects(principal, page.items), nextCursor: page.nextCursor }
+        })
+      )
+    )
+
+  const addConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          yield* access.require(principal, PluginKind, id, "editor", { lock: true })
+          const plugin = yield* plugins.lock(organizationId, id)
+          if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+          if (plugin.value.status === "deleted") return yield* pluginDeleted()
+          yield* access.require(principal, ConfigObjectKind, configObjectId, "viewer")
+          const object = yield* configObjects.find(organizationId, configObjectId)
+          if (Option.isNone(object)) return yield* ConfigObjectKind.notFound()
+          if (object.value.status === "deleted") return yield* configObjectDeleted()
+          const at = yield* now
+          const [membershipId] = yield* memberships.addConfigObjects({
+            organizationId,
+            pairs: [{ pluginId: id, configObjectId }],
+            source: "manual",
+            createdBy: actingMembershipId(principal),
+            at
           })
-        )
+          yield* plugins.touch(organizationId, id, at)
+          const row = yield* plugins.findMembership(organizationId, membershipId!)
+          if (Option.isNone(row)) return yield* Effect.dieMessage("the membership just written is missing")
+          return {
+            ok: true as const,
+            item: new PluginConfigObject({ ...row.value, configObject: object.value }, true)
+          }
+        })
       )
+    )
 
-    const update = (principal: Principal, id: PluginId, input: UpdatePluginRequest) =>
-      change(principal, id, "editor", ({ status }, at) =>
-        status === "deleted" ? Effect.fail(pluginDeleted()) : plugins.update(principal.organization.id, id, input, at))
-
-    /** Moves the plugin to `status` (nothing changes when it is there already). */
-    const moveTo = (principal: Principal, id: PluginId, target: "active" | "archived") =>
-      change(principal, id, "manager", ({ name, status }, at) =>
-        status === target ? Effect.void : plugins.setStatus(principal.organization.id, id, name, target, at))
-
-    const archive = (principal: Principal, id: PluginId) => moveTo(principal, id, "archived")
-    const restore = (principal: Principal, id: PluginId) => moveTo(principal, id, "active")
-    /** Soft delete; deleting a deleted plugin changes nothing. */
-    const remove = (principal: Principal, id: PluginId) =>
-      change(principal, id, "manager", ({ status }, at) =>
-        status === "deleted" ? Effect.void : plugins.markDeleted(principal.organization.id, id, at))
-
-    /** Memberships with their config objects: one statement for the page, one for all its config objects. */
-    const withConfigObjects = (principal: Principal, rows: ReadonlyArray<MembershipRow>) =>
-      Effect.map(
-        configObjects.findMany(principal.organization.id, [...new Set(rows.map((row) => row.configObjectId))]),
-        (objects) => {
-          const byId = new Map(objects.map((object) => [object.id, object]))
-          return rows.map((row) => new PluginConfigObject({ ...row, configObject: byId.get(row.configObjectId)! }, true))
-        }
+  const removeConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
+    Effect.zipRight(
+      authorize(principal, "catalog.read"),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          yield* access.require(principal, PluginKind, id, "editor", { lock: true })
+          const at = yield* now
+          const removed = yield* memberships.removeConfigObject({ organizationId, pluginId: id, configObjectId, at })
+          if (!removed) return yield* membershipNotFound()
+          yield* plugins.touch(organizationId, id, at)
+        })
       )
+    )
 
-    const listConfigObjects = (principal: Principal, id: PluginId, query: MembershipListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        orUnavailable(
-          Effect.gen(function*() {
-            yield* access.require(principal, PluginKind, id, "viewer")
-            const page = yield* plugins.listMemberships(principal.organization.id, id, query)
-            return { items: yield* withConfigObjects(principal, page.items), nextCursor: page.nextCursor }
-          })
-        )
-      )
+  const grant = (principal: Principal, id: PluginId, input: CreateAccessGrantRequest) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, PluginKind, id, input))
 
-    const addConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            yield* access.require(principal, PluginKind, id, "editor", { lock: true })
-            const plugin = yield* plugins.lock(organizationId, id)
-            if (Option.isNone(plugin)) return yield* PluginKind.notFound()
-            if (plugin.value.status === "deleted") return yield* pluginDeleted()
-            yield* access.require(principal, ConfigObjectKind, configObjectId, "viewer")
-            const object = yield* configObjects.find(organizationId, configObjectId)
-            if (Option.isNone(object)) return yield* ConfigObjectKind.notFound()
-            if (object.value.status === "deleted") return yield* configObjectDeleted()
-            const at = yield* now
-            const [membershipId] = yield* memberships.addConfigObjects({
-              organizationId,
-              pairs: [{ pluginId: id, configObjectId }],
-              source: "manual",
-              createdBy: actingMembershipId(principal),
-              at
-            })
-            yield* plugins.touch(organizationId, id, at)
-            const row = yield* plugins.findMembership(organizationId, membershipId!)
-            if (Option.isNone(row)) return yield* Effect.dieMessage("the membership just written is missing")
-            return {
-              ok: true as const,
-              item: new PluginConfigObject({ ...row.value, configObject: object.value }, true)
-            }
-          })
-        )
-      )
+  const listGrants = (principal: Principal, id: PluginId, query: AccessListQuery) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, PluginKind, id, query))
 
-    const removeConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
-      Effect.zipRight(
-        authorize(principal, "catalog.read"),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            yield* access.require(principal, PluginKind, id, "editor", { lock: true })
-            const at = yield* now
-            const removed = yield* memberships.removeConfigObject({ organizationId, pluginId: id, configObjectId, at })
-            if (!removed) return yield* membershipNotFound()
-            yield* plugins.touch(organizationId, id, at)
-          })
-        )
-      )
+  const revoke = (principal: Principal, id: PluginId, grantId: PluginAccessGrantId) =>
+    Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, PluginKind, id, grantId))
 
-    const grant = (principal: Principal, id: PluginId, input: CreateAccessGrantRequest) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, PluginKind, id, input))
+  return {
+    create,
+    list,
+    get,
+    update,
+    archive,
+    restore,
+    remove,
+    listConfigObjects,
+    addConfigObject,
+    removeConfigObject,
+    grant,
+    listGrants,
+    revoke
+  } as const
+})
 
-    const listGrants = (principal: Principal, id: PluginId, query: AccessListQuery) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, PluginKind, id, query))
-
-    const revoke = (principal: Principal, id: PluginId, grantId: PluginAccessGrantId) =>
-      Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, PluginKind, id, grantId))
-
-    return {
-      create,
-      list,
-      get,
-      update,
-      archive,
-      restore,
-      remove,
-      listConfigObjects,
-      addConfigObject,
-      removeConfigObject,
-      grant,
-      listGrants,
-      revoke
-    } as const
-  }),
-  dependencies: [PluginsRepository.Default, ConfigObjectsRepository.Default, ContentsRepository.Default, Access.Default]
-}) {}
+export class Plugins extends Context.Tag("@orgplane/server/catalog/Plugins")<Plugins, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Plugins, make).pipe(
+    Layer.provide([
+      PluginsRepository.layer,
+      ConfigObjectsRepository.layer,
+      ContentsRepository.layer,
+      Access.layer
+    ])
+  )
+}

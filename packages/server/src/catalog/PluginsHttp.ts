@@ -25,4 +25,4 @@ export const PluginsHttp = group(Api, "plugins", (handlers) =>
       .handle("pluginListAccess", ({ path, urlParams }) =>
         Effect.flatMap(CurrentMember, (caller) => plugins.listGrants(caller, path.pluginId, urlParams)))
       .handle("pluginRevoke", ({ path }) => Effect.flatMap(CurrentMember, (caller) => plugins.revoke(caller, path.pluginId, path.grantId)))
-  })).pipe(Layer.provide(Plugins.Default))
+  })).pipe(Layer.provide(Plugins.layer))

@@ -21,7 +21,7 @@ import {
   type PluginListQuery,
   type PluginSourceMetadata
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { likePattern } from "../platform/Statements.js"
@@ -138,28 +138,27 @@ const byAddition = Keyset.make<MembershipRow>("plugin_config_objects", "asc", [
 export const pluginExists = (name: string) =>
   new Conflict({ error: "plugin_exists", message: `The organization already has a plugin named "${name}".` })
 
-export class PluginsRepository extends Effect.Service<PluginsRepository>()("@orgplane/server/catalog/PluginsRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const columns = pluginColumns(sql)
+const makePluginsRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const columns = pluginColumns(sql)
 
-    /** One plugin with the caller's rank on it (`rank`: an `Access.rank` expression over alias `p`). */
-    const one = (organizationId: OrganizationId, id: PluginId) => pluginColumns(sql, { organizationId: sql`${organizationId}`, id: sql`${id}` })
+  /** One plugin with the caller's rank on it (`rank`: an `Access.rank` expression over alias `p`). */
+  const one = (organizationId: OrganizationId, id: PluginId) => pluginColumns(sql, { organizationId: sql`${organizationId}`, id: sql`${id}` })
 
-    const view = (organizationId: OrganizationId, id: PluginId, rank: Statement.Fragment) =>
-      sql<Row>`SELECT ${rank} AS rank, ${one(organizationId, id)} FROM plugins p WHERE p.organization_id = ${organizationId} AND p.id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ({ rank: row.rank as number, plugin: toPlugin(row) })))
-      )
+  const view = (organizationId: OrganizationId, id: PluginId, rank: Statement.Fragment) =>
+    sql<Row>`SELECT ${rank} AS rank, ${one(organizationId, id)} FROM plugins p WHERE p.organization_id = ${organizationId} AND p.id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => ({ rank: row.rank as number, plugin: toPlugin(row) })))
+    )
 
-    const find = (organizationId: OrganizationId, id: PluginId) =>
-      sql<Row>`SELECT ${one(organizationId, id)} FROM plugins p WHERE p.organization_id = ${organizationId} AND p.id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPlugin))
-      )
+  const find = (organizationId: OrganizationId, id: PluginId) =>
+    sql<Row>`SELECT ${one(organizationId, id)} FROM plugins p WHERE p.organization_id = ${organizationId} AND p.id = ${id}`.pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPlugin))
+    )
 
-    /** The plugins the `visible` expression (over alias `p`) lets through, filtered, by name. */
-    const list = (organizationId: OrganizationId, query: PluginListQuery, visible: Statement.Fragment) =>
-      Keyset.page(byName, query, (page) =>
-        sql<Row>`SELECT ${columns} FROM plugins p WHERE ${
+  /** The plugins the `visible` expression (over alias `p`) lets through, filtered, by name. */
+  const list = (organizationId: OrganizationId, query: PluginListQuery, visible: Statement.Fragment) =>
+    Keyset.page(byName, query, (page) =>
+      sql<Row>`SELECT ${columns} FROM plugins p WHERE ${
           sql.and([
             sql`p.organization_id = ${organizationId}`,
             query.status !== undefined
@@ -179,15 +178,15 @@ export class PluginsRepository extends Effect.Service<PluginsRepository>()("@org
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toPlugin))))
 
-    const insert = (row: {
-      readonly id: PluginId
-      readonly organizationId: OrganizationId
-      readonly name: string
-      readonly description: string
-      readonly createdByMembershipId: MembershipId | null
-      readonly at: Date
-    }) =>
-      sql`INSERT INTO plugins ${
+  const insert = (row: {
+    readonly id: PluginId
+    readonly organizationId: OrganizationId
+    readonly name: string
+    readonly description: string
+    readonly createdByMembershipId: MembershipId | null
+    readonly at: Date
+  }) =>
+    sql`INSERT INTO plugins ${
         sql.insert({
           id: row.id,
           organizationId: row.organizationId,
@@ -200,26 +199,26 @@ export class PluginsRepository extends Effect.Service<PluginsRepository>()("@org
         })
       }`.pipe(catchUniqueViolation(() => pluginExists(row.name)))
 
-    /** What the repository says of a plugin a discovery apply made (see `PluginSourceMetadata`). */
-    const setSourceMetadata = (organizationId: OrganizationId, id: PluginId, metadata: PluginSourceMetadata | null) =>
-      sql`UPDATE plugins SET source_metadata = ${metadata === null ? null : JSON.stringify(metadata)}::jsonb
+  /** What the repository says of a plugin a discovery apply made (see `PluginSourceMetadata`). */
+  const setSourceMetadata = (organizationId: OrganizationId, id: PluginId, metadata: PluginSourceMetadata | null) =>
+    sql`UPDATE plugins SET source_metadata = ${metadata === null ? null : JSON.stringify(metadata)}::jsonb
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    /** The plugin's name and status, locking its row for the rest of the transaction; none when the organization has no such plugin. */
-    const lock = (organizationId: OrganizationId, id: PluginId) =>
-      sql<{ readonly name: string; readonly status: Plugin["status"] }>`
+  /** The plugin's name and status, locking its row for the rest of the transaction; none when the organization has no such plugin. */
+  const lock = (organizationId: OrganizationId, id: PluginId) =>
+    sql<{ readonly name: string; readonly status: Plugin["status"] }>`
         SELECT name, status FROM plugins WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
 
-    /** Changes name and/or description of a plugin that is not deleted. */
-    const update = (
-      organizationId: OrganizationId,
-      id: PluginId,
-      input: { readonly name?: string | undefined; readonly description?: string | undefined },
-      at: Date
-    ) =>
-      sql`UPDATE plugins SET ${
+  /** Changes name and/or description of a plugin that is not deleted. */
+  const update = (
+    organizationId: OrganizationId,
+    id: PluginId,
+    input: { readonly name?: string | undefined; readonly description?: string | undefined },
+    at: Date
+  ) =>
+    sql`UPDATE plugins SET ${
         sql.update({
           ...(input.name === undefined ? {} : { name: input.name }),
           ...(input.description === undefined ? {} : { description: input.description }),
@@ -227,26 +226,26 @@ export class PluginsRepository extends Effect.Service<PluginsRepository>()("@org
         })
       } WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(catchUniqueViolation(() => pluginExists(input.name ?? "")))
 
-    /** Makes the plugin active or archived (no longer deleted); a name another plugin took meanwhile is a 409. */
-    const setStatus = (organizationId: OrganizationId, id: PluginId, name: string, status: "active" | "archived", at: Date) =>
-      sql`UPDATE plugins SET status = ${status}, updated_at = ${at}, deleted_at = NULL
+  /** Makes the plugin active or archived (no longer deleted); a name another plugin took meanwhile is a 409. */
+  const setStatus = (organizationId: OrganizationId, id: PluginId, name: string, status: "active" | "archived", at: Date) =>
+    sql`UPDATE plugins SET status = ${status}, updated_at = ${at}, deleted_at = NULL
           WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(catchUniqueViolation(() => pluginExists(name)))
 
-    /** Soft-deletes the plugin. */
-    const markDeleted = (organizationId: OrganizationId, id: PluginId, at: Date) =>
-      sql`UPDATE plugins SET status = 'deleted', updated_at = ${at}, deleted_at = ${at}
+  /** Soft-deletes the plugin. */
+  const markDeleted = (organizationId: OrganizationId, id: PluginId, at: Date) =>
+    sql`UPDATE plugins SET status = 'deleted', updated_at = ${at}, deleted_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    const touch = (organizationId: OrganizationId, id: PluginId, at: Date) =>
-      sql`UPDATE plugins SET updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
+  const touch = (organizationId: OrganizationId, id: PluginId, at: Date) =>
+    sql`UPDATE plugins SET updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    const membershipColumns = sql`pc.id, pc.plugin_id, pc.config_object_id, pc.membership_source, pc.connector_mapping_id,
+  const membershipColumns = sql`pc.id, pc.plugin_id, pc.config_object_id, pc.membership_source, pc.connector_mapping_id,
       pc.created_by_membership_id AS created_by_org_membership_id, pc.created_at, pc.removed_at`
 
-    /** A page of the plugin's config-object memberships, in the order they were added. */
-    const listMemberships = (organizationId: OrganizationId, id: PluginId, query: MembershipListQuery) =>
-      Keyset.page(byAddition, query, (page) =>
-        sql<MembershipRow>`SELECT ${membershipColumns} FROM plugin_config_objects pc WHERE ${
+  /** A page of the plugin's config-object memberships, in the order they were added. */
+  const listMemberships = (organizationId: OrganizationId, id: PluginId, query: MembershipListQuery) =>
+    Keyset.page(byAddition, query, (page) =>
+      sql<MembershipRow>`SELECT ${membershipColumns} FROM plugin_config_objects pc WHERE ${
           sql.and([
             sql`pc.organization_id = ${organizationId}`,
             sql`pc.plugin_id = ${id}`,
@@ -255,12 +254,15 @@ export class PluginsRepository extends Effect.Service<PluginsRepository>()("@org
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`)
 
-    const findMembership = (organizationId: OrganizationId, id: PluginConfigObjectId) =>
-      sql<MembershipRow>`SELECT ${membershipColumns} FROM plugin_config_objects pc
+  const findMembership = (organizationId: OrganizationId, id: PluginConfigObjectId) =>
+    sql<MembershipRow>`SELECT ${membershipColumns} FROM plugin_config_objects pc
                          WHERE pc.organization_id = ${organizationId} AND pc.id = ${id}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
 
-    return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership } as const
-  })
-}) {}
+  return { view, find, list, insert, setSourceMetadata, lock, update, setStatus, markDeleted, touch, listMemberships, findMembership } as const
+})
+
+export class PluginsRepository extends Context.Tag("@orgplane/server/catalog/PluginsRepository")<PluginsRepository, Effect.Effect.Success<typeof makePluginsRepository>>() {
+  static readonly layer = Layer.effect(PluginsRepository, makePluginsRepository)
+}

@@ -8,7 +8,7 @@ import {
   type ConnectorInstance,
   type OrganizationId
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, SecretColumns } from "../platform/SecretColumns.js"
 import { Credential, type GitHubError } from "../integrations/codehost/GitHub.js"
@@ -23,33 +23,34 @@ export const accountDisconnected = () =>
 export const toApiError = (error: GitHubError): CodeHostApiError | Conflict =>
   error._tag === "CodeHostNotConfigured" ? notConfigured(error.message) : new CodeHostApiError({ message: error.message })
 
-export class CodeHostAccess extends Effect.Service<CodeHostAccess>()("@orgplane/server/connectors/CodeHostAccess", {
-  effect: Effect.gen(function*() {
-    const repository = yield* ConnectorsRepository
-    const crypto = yield* Crypto
+const make = Effect.gen(function*() {
+  const repository = yield* ConnectorsRepository
+  const crypto = yield* Crypto
 
-    /**
-     * The credential of the instance's account: 409 `connector_account_disconnected` for a disconnected account.
-     * A token that does not decrypt (its key is gone, or the value was altered or moved from another row) is 500
-     * `stored_credential_unreadable`, logged once with the key problem.
-     */
-    const credentialOf = (organizationId: OrganizationId, instance: ConnectorInstance) =>
-      Effect.gen(function*() {
-        const record = yield* repository.findAccount(organizationId, instance.connectorAccountId).pipe(
-          Effect.flatMap(Option.match({ onNone: () => Effect.fail(accountDisconnected()), onSome: Effect.succeed }))
+  /**
+   * The credential of the instance's account: 409 `connector_account_disconnected` for a disconnected account.
+   * A token that does not decrypt (its key is gone, or the value was altered or moved from another row) is 500
+   * `stored_credential_unreadable`, logged once with the key problem.
+   */
+  const credentialOf = (organizationId: OrganizationId, instance: ConnectorInstance) =>
+    Effect.gen(function*() {
+      const record = yield* repository.findAccount(organizationId, instance.connectorAccountId).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(accountDisconnected()), onSome: Effect.succeed }))
+      )
+      if (record.account.status !== "active") return yield* Effect.fail(accountDisconnected())
+      if (record.account.kind === "token") {
+        const token = yield* crypto.decrypt(
+          record.tokenCiphertext ?? "",
+          bind(SecretColumns.connectorToken, organizationId, record.account.id)
         )
-        if (record.account.status !== "active") return yield* Effect.fail(accountDisconnected())
-        if (record.account.kind === "token") {
-          const token = yield* crypto.decrypt(
-            record.tokenCiphertext ?? "",
-            bind(SecretColumns.connectorToken, organizationId, record.account.id)
-          )
-          return Credential.token(token)
-        }
-        return Credential.installation(Number(record.account.remoteId))
-      })
+        return Credential.token(token)
+      }
+      return Credential.installation(Number(record.account.remoteId))
+    })
 
-    return { credentialOf } as const
-  }),
-  dependencies: [ConnectorsRepository.Default]
-}) {}
+  return { credentialOf } as const
+})
+
+export class CodeHostAccess extends Context.Tag("@orgplane/server/connectors/CodeHostAccess")<CodeHostAccess, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(CodeHostAccess, make).pipe(Layer.provide(ConnectorsRepository.layer))
+}

@@ -30,7 +30,7 @@ import {
   type UpdateConnectorMappingRequest,
   type UpdateConnectorTargetRequest
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Access, ConnectorInstanceKind, PluginKind, pluginDeleted, requireRanked } from "../access/Access.js"
 import { PluginsRepository } from "../catalog/PluginsRepository.js"
 import { Crypto } from "../platform/Crypto.js"
@@ -56,410 +56,413 @@ const instanceExists = (name: string) =>
 const targetExists = () =>
   new Conflict({ error: "connector_target_exists", message: "The instance already follows this branch of this repository." })
 
-export class Connectors extends Effect.Service<Connectors>()("@orgplane/server/connectors/Connectors", {
-  effect: Effect.gen(function*() {
-    const repository = yield* ConnectorsRepository
-    const mappings = yield* MappingsRepository
-    const removal = yield* RemovalRepository
-    const plugins = yield* PluginsRepository
-    const access = yield* Access
-    const crypto = yield* Crypto
+const make = Effect.gen(function*() {
+  const repository = yield* ConnectorsRepository
+  const mappings = yield* MappingsRepository
+  const removal = yield* RemovalRepository
+  const plugins = yield* PluginsRepository
+  const access = yield* Access
+  const crypto = yield* Crypto
 
-    // Accounts
+  // Accounts
 
-    const createAccount = (principal: Principal, input: CreateConnectorAccountRequest) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.manage"),
-        Effect.gen(function*() {
-          // Encrypted before the transaction (nothing that cannot be repeated belongs inside one), bound to the row.
-          const id = yield* makeId("cac")
-          const tokenCiphertext = input.kind === "token"
-            ? yield* Effect.orDie(crypto.encrypt(input.token, bind(SecretColumns.connectorToken, principal.organization.id, id)))
-            : null
-          return yield* transaction(
-            Effect.gen(function*() {
-              const at = yield* now
-              const remoteId = input.kind === "app_installation" ? String(input.installationId) : null
-              yield* repository.insertAccount({
-                id,
-                organizationId: principal.organization.id,
-                kind: input.kind,
-                remoteId,
-                externalAccountRef: input.accountLogin ?? null,
-                displayName: input.displayName ?? input.accountLogin ??
-                  (remoteId !== null ? `GitHub installation ${remoteId}` : "GitHub token"),
-                tokenCiphertext,
-                createdByMembershipId: actingMembershipId(principal),
-                at
-              }).pipe(catchUniqueViolation(accountExists))
-              const found = yield* repository.findAccount(principal.organization.id, id)
-              return { ok: true as const, item: Option.getOrThrow(found).account }
-            })
-          )
-        })
-      )
-
-    const listAccounts = (principal: Principal, query: ConnectorAccountListQuery) =>
-      Effect.zipRight(authorize(principal, "connectors.read"), orUnavailable(repository.listAccounts(principal.organization.id, query)))
-
-    const getAccount = (principal: Principal, id: ConnectorAccountId) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(Effect.flatMap(repository.findAccount(principal.organization.id, id), Option.match({
-          onNone: () => Effect.fail(accountNotFound()),
-          onSome: ({ account }) => Effect.succeed({ item: account })
-        })))
-      )
-
-    /** Removes every instance of the account as `remove` does, then the account, in one transaction. */
-    const disconnectAccount = (principal: Principal, id: ConnectorAccountId, reason: string | undefined) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.manage"),
-        transaction(
+  const createAccount = (principal: Principal, input: CreateConnectorAccountRequest) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.manage"),
+      Effect.gen(function*() {
+        // Encrypted before the transaction (nothing that cannot be repeated belongs inside one), bound to the row.
+        const id = yield* makeId("cac")
+        const tokenCiphertext = input.kind === "token"
+          ? yield* Effect.orDie(crypto.encrypt(input.token, bind(SecretColumns.connectorToken, principal.organization.id, id)))
+          : null
+        return yield* transaction(
           Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            const found = yield* repository.findAccount(organizationId, id, true)
-            if (Option.isNone(found)) return yield* accountNotFound()
-            const totals = { configObjects: 0, mappings: 0, plugins: 0, marketplaces: 0 }
-            const instanceIds = yield* repository.instanceIdsOfAccount(organizationId, id)
-            for (const instanceId of instanceIds) {
-              const counts = yield* removal.remove(organizationId, instanceId)
-              totals.configObjects += counts.deletedConfigObjectCount
-              totals.mappings += counts.deletedConnectorMappingCount
-              totals.plugins += counts.deletedPluginCount
-              totals.marketplaces += counts.deletedMarketplaceCount
-            }
-            yield* repository.deleteAccount(organizationId, id)
-            yield* Effect.logInfo("connector account disconnected").pipe(
-              Effect.annotateLogs({ connectorAccountId: id, instances: instanceIds.length, reason: reason ?? null })
-            )
-            return {
-              ok: true as const,
-              item: {
-                disconnectedAccountId: id,
-                deletedConnectorInstanceCount: instanceIds.length,
-                deletedConfigObjectCount: totals.configObjects,
-                deletedConnectorMappingCount: totals.mappings,
-                deletedPluginCount: totals.plugins,
-                deletedMarketplaceCount: totals.marketplaces,
-                reason: reason ?? null
-              }
-            }
-          })
-        )
-      )
-
-    // Instances
-
-    /** The instance as it is now, which exists: this transaction checked or wrote it. */
-    const readInstance = (principal: Principal, id: ConnectorInstanceId) =>
-      Effect.flatMap(repository.findInstance(principal.organization.id, id), Option.match({
-        onNone: () => Effect.dieMessage(`connector instance ${id} vanished inside its transaction`),
-        onSome: Effect.succeed
-      }))
-
-    const createInstance = (principal: Principal, input: CreateConnectorInstanceRequest) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.manage"),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            const account = yield* repository.findAccount(organizationId, input.connectorAccountId)
-            if (Option.isNone(account)) return yield* accountNotFound()
-            if (account.value.account.status !== "active") return yield* accountDisconnected()
-            const id = yield* makeId("cin")
             const at = yield* now
-            yield* repository.insertInstance({
+            const remoteId = input.kind === "app_installation" ? String(input.installationId) : null
+            yield* repository.insertAccount({
               id,
-              organizationId,
-              connectorAccountId: input.connectorAccountId,
-              remoteId: input.remoteId,
-              name: input.name,
-              config: input.config ?? {},
+              organizationId: principal.organization.id,
+              kind: input.kind,
+              remoteId,
+              externalAccountRef: input.accountLogin ?? null,
+              displayName: input.displayName ?? input.accountLogin ??
+                (remoteId !== null ? `GitHub installation ${remoteId}` : "GitHub token"),
+              tokenCiphertext,
               createdByMembershipId: actingMembershipId(principal),
               at
-            }).pipe(catchUniqueViolation(() => instanceExists(input.name)))
-            yield* access.grantCreator(principal, ConnectorInstanceKind, id, at)
-            return { ok: true as const, item: yield* readInstance(principal, id) }
+            }).pipe(catchUniqueViolation(accountExists))
+            const found = yield* repository.findAccount(principal.organization.id, id)
+            return { ok: true as const, item: Option.getOrThrow(found).account }
           })
         )
-      )
-
-    const listInstances = (principal: Principal, query: ConnectorInstanceListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
-      )
-
-    /**
-     * The instance, when the caller has `role` on it (404 for another organization's, 403 without the role): one
-     * statement reads it with the caller's rank. With `lock`, its row stays locked for the rest of the transaction.
-     */
-    const instanceWith = (principal: Principal, id: ConnectorInstanceId, role: AccessRole, lock = false) =>
-      Effect.flatMap(
-        repository.findInstanceRanked({
-          organizationId: principal.organization.id,
-          id,
-          rank: access.rank(principal, ConnectorInstanceKind, "i"),
-          lock
-        }),
-        requireRanked(ConnectorInstanceKind, role)
-      )
-
-    const getInstance = (principal: Principal, id: ConnectorInstanceId) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(Effect.map(instanceWith(principal, id, "viewer"), (item) => ({ item })))
-      )
-
-    /** A change to one instance the caller has `role` on, under its row lock; answers the instance after it. */
-    const changeInstance = <E, R>(
-      principal: Principal,
-      id: ConnectorInstanceId,
-      role: AccessRole,
-      apply: (instance: ConnectorInstance, at: Date) => Effect.Effect<unknown, E, R>
-    ) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            const instance = yield* instanceWith(principal, id, role, true)
-            yield* apply(instance, yield* now)
-            const item = yield* readInstance(principal, id)
-            yield* describeChange(ConnectorInstance, instance, item)
-            return { ok: true as const, item }
-          })
-        )
-      )
-
-    const updateInstance = (principal: Principal, id: ConnectorInstanceId, input: UpdateConnectorInstanceRequest) =>
-      changeInstance(principal, id, "editor", (_, at) =>
-        repository.updateInstance(principal.organization.id, id, {
-          ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.config !== undefined ? { instanceConfigJson: input.config } : {})
-        }, at).pipe(catchUniqueViolation(() => instanceExists(input.name ?? ""))))
-
-    const setStatus = (principal: Principal, id: ConnectorInstanceId, status: "active" | "disabled") =>
-      changeInstance(principal, id, "editor", (instance, at) =>
-        instance.status === status ? Effect.void : repository.updateInstance(principal.organization.id, id, { status }, at))
-
-    const removeInstance = (principal: Principal, id: ConnectorInstanceId) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* access.require(principal, ConnectorInstanceKind, id, "manager", { lock: true })
-            const counts = yield* removal.remove(principal.organization.id, id)
-            return { ok: true as const, item: { removedConnectorInstanceId: id, ...counts } }
-          })
-        )
-      )
-
-    const grant = (principal: Principal, id: ConnectorInstanceId, input: CreateAccessGrantRequest) =>
-      Effect.zipRight(authorize(principal, "connectors.read"), access.grant(principal, ConnectorInstanceKind, id, input))
-    const listGrants = (principal: Principal, id: ConnectorInstanceId, query: AccessListQuery) =>
-      Effect.zipRight(authorize(principal, "connectors.read"), access.listGrants(principal, ConnectorInstanceKind, id, query))
-    const revoke = (principal: Principal, id: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId) =>
-      Effect.zipRight(authorize(principal, "connectors.read"), access.revoke(principal, ConnectorInstanceKind, id, grantId))
-
-    // Targets
-
-    const listTargets = (principal: Principal, id: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(Effect.zipRight(
-          access.require(principal, ConnectorInstanceKind, id, "viewer"),
-          repository.listTargets(principal.organization.id, id, query)
-        ))
-      )
-
-    const createTarget = (principal: Principal, id: ConnectorInstanceId, input: CreateConnectorTargetRequest) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            const instance = yield* instanceWith(principal, id, "editor", true)
-            const targetId = yield* makeId("ctg")
-            yield* repository.insertTarget({
-              id: targetId,
-              organizationId: principal.organization.id,
-              connectorInstanceId: id,
-              remoteId: input.remoteId ?? instance.remoteId,
-              externalTargetRef: input.externalTargetRef,
-              config: input.config ?? {},
-              at: yield* now
-            }).pipe(catchUniqueViolation(targetExists))
-            const target = yield* repository.findTarget(principal.organization.id, targetId)
-            return { ok: true as const, item: Option.getOrThrow(target) }
-          })
-        )
-      )
-
-    /**
-     * The target, when the caller has `role` on its instance: 404 when it is missing or another organization's,
-     * 403 `insufficient_access` without the role. One statement, as `instanceWith`; `lock` locks the instance.
-     */
-    const targetWith = (principal: Principal, id: ConnectorTargetId, role: AccessRole, lock = false) =>
-      Effect.flatMap(
-        repository.findTargetRanked({
-          organizationId: principal.organization.id,
-          id,
-          rank: access.rank(principal, ConnectorInstanceKind, "i"),
-          lock
-        }),
-        requireRanked(ConnectorInstanceKind, role, targetNotFound)
-      )
-
-    const getTarget = (principal: Principal, id: ConnectorTargetId) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(Effect.map(targetWith(principal, id, "viewer"), (item) => ({ item })))
-      )
-
-    const updateTarget = (principal: Principal, id: ConnectorTargetId, input: UpdateConnectorTargetRequest) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            const before = yield* targetWith(principal, id, "editor", true)
-            yield* repository.updateTarget(principal.organization.id, id, {
-              ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
-              ...(input.externalTargetRef !== undefined ? { externalTargetRef: input.externalTargetRef } : {}),
-              ...(input.config !== undefined ? { targetConfigJson: input.config } : {})
-            }, yield* now).pipe(catchUniqueViolation(targetExists))
-            const item = Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id))
-            yield* describeChange(ConnectorTarget, before, item)
-            return { ok: true as const, item }
-          })
-        )
-      )
-
-    // Mappings
-
-    const listMappings = (principal: Principal, id: ConnectorTargetId, query: ConnectorMappingListQuery) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(Effect.zipRight(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
-      )
-
-    /** The plugin a mapping names must be live, and the caller an editor of it. */
-    const checkPlugin = (principal: Principal, pluginId: PluginId | null | undefined) =>
-      Effect.gen(function*() {
-        if (pluginId === null || pluginId === undefined) return
-        yield* access.require(principal, PluginKind, pluginId, "editor")
-        const plugin = yield* plugins.lock(principal.organization.id, pluginId)
-        if (Option.isNone(plugin)) return yield* PluginKind.notFound()
-        if (plugin.value.status === "deleted") return yield* pluginDeleted()
       })
+    )
 
-    const readMapping = (principal: Principal, id: ConnectorMappingId) =>
-      Effect.map(mappings.find(principal.organization.id, id), Option.getOrThrow)
+  const listAccounts = (principal: Principal, query: ConnectorAccountListQuery) =>
+    Effect.zipRight(authorize(principal, "connectors.read"), orUnavailable(repository.listAccounts(principal.organization.id, query)))
 
-    const createMapping = (principal: Principal, targetId: ConnectorTargetId, input: CreateConnectorMappingRequest) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            const target: ConnectorTarget = yield* targetWith(principal, targetId, "editor", true)
-            yield* checkPlugin(principal, input.pluginId)
-            const id = yield* makeId("cmp")
-            yield* mappings.insert({
-              id,
-              organizationId: principal.organization.id,
-              connectorInstanceId: target.connectorInstanceId,
-              connectorTargetId: targetId,
-              mappingKind: input.mappingKind,
-              selector: input.selector,
-              objectType: input.objectType,
-              pluginId: input.pluginId ?? null,
-              autoAddToPlugin: input.autoAddToPlugin ?? false,
-              config: input.config ?? null,
-              at: yield* now
-            })
-            return { ok: true as const, item: yield* readMapping(principal, id) }
+  const getAccount = (principal: Principal, id: ConnectorAccountId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.flatMap(repository.findAccount(principal.organization.id, id), Option.match({
+        onNone: () => Effect.fail(accountNotFound()),
+        onSome: ({ account }) => Effect.succeed({ item: account })
+      })))
+    )
+
+  /** Removes every instance of the account as `remove` does, then the account, in one transaction. */
+  const disconnectAccount = (principal: Principal, id: ConnectorAccountId, reason: string | undefined) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.manage"),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          const found = yield* repository.findAccount(organizationId, id, true)
+          if (Option.isNone(found)) return yield* accountNotFound()
+          const totals = { configObjects: 0, mappings: 0, plugins: 0, marketplaces: 0 }
+          const instanceIds = yield* repository.instanceIdsOfAccount(organizationId, id)
+          for (const instanceId of instanceIds) {
+            const counts = yield* removal.remove(organizationId, instanceId)
+            totals.configObjects += counts.deletedConfigObjectCount
+            totals.mappings += counts.deletedConnectorMappingCount
+            totals.plugins += counts.deletedPluginCount
+            totals.marketplaces += counts.deletedMarketplaceCount
+          }
+          yield* repository.deleteAccount(organizationId, id)
+          yield* Effect.logInfo("connector account disconnected").pipe(
+            Effect.annotateLogs({ connectorAccountId: id, instances: instanceIds.length, reason: reason ?? null })
+          )
+          return {
+            ok: true as const,
+            item: {
+              disconnectedAccountId: id,
+              deletedConnectorInstanceCount: instanceIds.length,
+              deletedConfigObjectCount: totals.configObjects,
+              deletedConnectorMappingCount: totals.mappings,
+              deletedPluginCount: totals.plugins,
+              deletedMarketplaceCount: totals.marketplaces,
+              reason: reason ?? null
+            }
+          }
+        })
+      )
+    )
+
+  // Instances
+
+  /** The instance as it is now, which exists: this transaction checked or wrote it. */
+  const readInstance = (principal: Principal, id: ConnectorInstanceId) =>
+    Effect.flatMap(repository.findInstance(principal.organization.id, id), Option.match({
+      onNone: () => Effect.dieMessage(`connector instance ${id} vanished inside its transaction`),
+      onSome: Effect.succeed
+    }))
+
+  const createInstance = (principal: Principal, input: CreateConnectorInstanceRequest) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.manage"),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          const account = yield* repository.findAccount(organizationId, input.connectorAccountId)
+          if (Option.isNone(account)) return yield* accountNotFound()
+          if (account.value.account.status !== "active") return yield* accountDisconnected()
+          const id = yield* makeId("cin")
+          const at = yield* now
+          yield* repository.insertInstance({
+            id,
+            organizationId,
+            connectorAccountId: input.connectorAccountId,
+            remoteId: input.remoteId,
+            name: input.name,
+            config: input.config ?? {},
+            createdByMembershipId: actingMembershipId(principal),
+            at
+          }).pipe(catchUniqueViolation(() => instanceExists(input.name)))
+          yield* access.grantCreator(principal, ConnectorInstanceKind, id, at)
+          return { ok: true as const, item: yield* readInstance(principal, id) }
+        })
+      )
+    )
+
+  const listInstances = (principal: Principal, query: ConnectorInstanceListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
+    )
+
+  /**
+   * The instance, when the caller has `role` on it (404 for another organization's, 403 without the role): one
+   * statement reads it with the caller's rank. With `lock`, its row stays locked for the rest of the transaction.
+   */
+  const instanceWith = (principal: Principal, id: ConnectorInstanceId, role: AccessRole, lock = false) =>
+    Effect.flatMap(
+      repository.findInstanceRanked({
+        organizationId: principal.organization.id,
+        id,
+        rank: access.rank(principal, ConnectorInstanceKind, "i"),
+        lock
+      }),
+      requireRanked(ConnectorInstanceKind, role)
+    )
+
+  const getInstance = (principal: Principal, id: ConnectorInstanceId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.map(instanceWith(principal, id, "viewer"), (item) => ({ item })))
+    )
+
+  /** A change to one instance the caller has `role` on, under its row lock; answers the instance after it. */
+  const changeInstance = <E, R>(
+    principal: Principal,
+    id: ConnectorInstanceId,
+    role: AccessRole,
+    apply: (instance: ConnectorInstance, at: Date) => Effect.Effect<unknown, E, R>
+  ) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          const instance = yield* instanceWith(principal, id, role, true)
+          yield* apply(instance, yield* now)
+          const item = yield* readInstance(principal, id)
+          yield* describeChange(ConnectorInstance, instance, item)
+          return { ok: true as const, item }
+        })
+      )
+    )
+
+  const updateInstance = (principal: Principal, id: ConnectorInstanceId, input: UpdateConnectorInstanceRequest) =>
+    changeInstance(principal, id, "editor", (_, at) =>
+      repository.updateInstance(principal.organization.id, id, {
+        ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.config !== undefined ? { instanceConfigJson: input.config } : {})
+      }, at).pipe(catchUniqueViolation(() => instanceExists(input.name ?? ""))))
+
+  const setStatus = (principal: Principal, id: ConnectorInstanceId, status: "active" | "disabled") =>
+    changeInstance(principal, id, "editor", (instance, at) =>
+      instance.status === status ? Effect.void : repository.updateInstance(principal.organization.id, id, { status }, at))
+
+  const removeInstance = (principal: Principal, id: ConnectorInstanceId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* access.require(principal, ConnectorInstanceKind, id, "manager", { lock: true })
+          const counts = yield* removal.remove(principal.organization.id, id)
+          return { ok: true as const, item: { removedConnectorInstanceId: id, ...counts } }
+        })
+      )
+    )
+
+  const grant = (principal: Principal, id: ConnectorInstanceId, input: CreateAccessGrantRequest) =>
+    Effect.zipRight(authorize(principal, "connectors.read"), access.grant(principal, ConnectorInstanceKind, id, input))
+  const listGrants = (principal: Principal, id: ConnectorInstanceId, query: AccessListQuery) =>
+    Effect.zipRight(authorize(principal, "connectors.read"), access.listGrants(principal, ConnectorInstanceKind, id, query))
+  const revoke = (principal: Principal, id: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId) =>
+    Effect.zipRight(authorize(principal, "connectors.read"), access.revoke(principal, ConnectorInstanceKind, id, grantId))
+
+  // Targets
+
+  const listTargets = (principal: Principal, id: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.zipRight(
+        access.require(principal, ConnectorInstanceKind, id, "viewer"),
+        repository.listTargets(principal.organization.id, id, query)
+      ))
+    )
+
+  const createTarget = (principal: Principal, id: ConnectorInstanceId, input: CreateConnectorTargetRequest) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          const instance = yield* instanceWith(principal, id, "editor", true)
+          const targetId = yield* makeId("ctg")
+          yield* repository.insertTarget({
+            id: targetId,
+            organizationId: principal.organization.id,
+            connectorInstanceId: id,
+            remoteId: input.remoteId ?? instance.remoteId,
+            externalTargetRef: input.externalTargetRef,
+            config: input.config ?? {},
+            at: yield* now
+          }).pipe(catchUniqueViolation(targetExists))
+          const target = yield* repository.findTarget(principal.organization.id, targetId)
+          return { ok: true as const, item: Option.getOrThrow(target) }
+        })
+      )
+    )
+
+  /**
+   * The target, when the caller has `role` on its instance: 404 when it is missing or another organization's,
+   * 403 `insufficient_access` without the role. One statement, as `instanceWith`; `lock` locks the instance.
+   */
+  const targetWith = (principal: Principal, id: ConnectorTargetId, role: AccessRole, lock = false) =>
+    Effect.flatMap(
+      repository.findTargetRanked({
+        organizationId: principal.organization.id,
+        id,
+        rank: access.rank(principal, ConnectorInstanceKind, "i"),
+        lock
+      }),
+      requireRanked(ConnectorInstanceKind, role, targetNotFound)
+    )
+
+  const getTarget = (principal: Principal, id: ConnectorTargetId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.map(targetWith(principal, id, "viewer"), (item) => ({ item })))
+    )
+
+  const updateTarget = (principal: Principal, id: ConnectorTargetId, input: UpdateConnectorTargetRequest) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          const before = yield* targetWith(principal, id, "editor", true)
+          yield* repository.updateTarget(principal.organization.id, id, {
+            ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
+            ...(input.externalTargetRef !== undefined ? { externalTargetRef: input.externalTargetRef } : {}),
+            ...(input.config !== undefined ? { targetConfigJson: input.config } : {})
+          }, yield* now).pipe(catchUniqueViolation(targetExists))
+          const item = Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id))
+          yield* describeChange(ConnectorTarget, before, item)
+          return { ok: true as const, item }
+        })
+      )
+    )
+
+  // Mappings
+
+  const listMappings = (principal: Principal, id: ConnectorTargetId, query: ConnectorMappingListQuery) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.zipRight(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
+    )
+
+  /** The plugin a mapping names must be live, and the caller an editor of it. */
+  const checkPlugin = (principal: Principal, pluginId: PluginId | null | undefined) =>
+    Effect.gen(function*() {
+      if (pluginId === null || pluginId === undefined) return
+      yield* access.require(principal, PluginKind, pluginId, "editor")
+      const plugin = yield* plugins.lock(principal.organization.id, pluginId)
+      if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+      if (plugin.value.status === "deleted") return yield* pluginDeleted()
+    })
+
+  const readMapping = (principal: Principal, id: ConnectorMappingId) =>
+    Effect.map(mappings.find(principal.organization.id, id), Option.getOrThrow)
+
+  const createMapping = (principal: Principal, targetId: ConnectorTargetId, input: CreateConnectorMappingRequest) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          const target: ConnectorTarget = yield* targetWith(principal, targetId, "editor", true)
+          yield* checkPlugin(principal, input.pluginId)
+          const id = yield* makeId("cmp")
+          yield* mappings.insert({
+            id,
+            organizationId: principal.organization.id,
+            connectorInstanceId: target.connectorInstanceId,
+            connectorTargetId: targetId,
+            mappingKind: input.mappingKind,
+            selector: input.selector,
+            objectType: input.objectType,
+            pluginId: input.pluginId ?? null,
+            autoAddToPlugin: input.autoAddToPlugin ?? false,
+            config: input.config ?? null,
+            at: yield* now
           })
-        )
+          return { ok: true as const, item: yield* readMapping(principal, id) }
+        })
       )
+    )
 
-    /** The mapping, when the caller has `role` on its instance (as `targetWith`). */
-    const mappingWith = (principal: Principal, id: ConnectorMappingId, role: AccessRole, lock = false) =>
-      Effect.flatMap(
-        mappings.findRanked({
-          organizationId: principal.organization.id,
-          id,
-          rank: access.rank(principal, ConnectorInstanceKind, "i"),
-          lock
-        }),
-        requireRanked(ConnectorInstanceKind, role, mappingNotFound)
+  /** The mapping, when the caller has `role` on its instance (as `targetWith`). */
+  const mappingWith = (principal: Principal, id: ConnectorMappingId, role: AccessRole, lock = false) =>
+    Effect.flatMap(
+      mappings.findRanked({
+        organizationId: principal.organization.id,
+        id,
+        rank: access.rank(principal, ConnectorInstanceKind, "i"),
+        lock
+      }),
+      requireRanked(ConnectorInstanceKind, role, mappingNotFound)
+    )
+
+  const getMapping = (principal: Principal, id: ConnectorMappingId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      orUnavailable(Effect.map(mappingWith(principal, id, "viewer"), (item) => ({ item })))
+    )
+
+  const updateMapping = (principal: Principal, id: ConnectorMappingId, input: UpdateConnectorMappingRequest) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* mappingWith(principal, id, "editor", true)
+          const before = yield* readMapping(principal, id)
+          yield* checkPlugin(principal, input.pluginId)
+          yield* mappings.update(principal.organization.id, id, input, yield* now)
+          const item = yield* readMapping(principal, id)
+          yield* describeChange(ConnectorMapping, before, item)
+          return { ok: true as const, item }
+        })
       )
+    )
 
-    const getMapping = (principal: Principal, id: ConnectorMappingId) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        orUnavailable(Effect.map(mappingWith(principal, id, "viewer"), (item) => ({ item })))
+  const deleteMapping = (principal: Principal, id: ConnectorMappingId) =>
+    Effect.zipRight(
+      authorize(principal, "connectors.read"),
+      transaction(
+        Effect.gen(function*() {
+          yield* mappingWith(principal, id, "editor", true)
+          yield* mappings.remove(principal.organization.id, id)
+        })
       )
+    )
 
-    const updateMapping = (principal: Principal, id: ConnectorMappingId, input: UpdateConnectorMappingRequest) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* mappingWith(principal, id, "editor", true)
-            const before = yield* readMapping(principal, id)
-            yield* checkPlugin(principal, input.pluginId)
-            yield* mappings.update(principal.organization.id, id, input, yield* now)
-            const item = yield* readMapping(principal, id)
-            yield* describeChange(ConnectorMapping, before, item)
-            return { ok: true as const, item }
-          })
-        )
-      )
+  return {
+    createAccount,
+    listAccounts,
+    getAccount,
+    disconnectAccount,
+    createInstance,
+    listInstances,
+    getInstance,
+    instanceWith,
+    updateInstance,
+    enable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "active"),
+    disable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "disabled"),
+    removeInstance,
+    grant,
+    listGrants,
+    revoke,
+    listTargets,
+    createTarget,
+    targetWith,
+    getTarget,
+    updateTarget,
+    listMappings,
+    createMapping,
+    getMapping,
+    updateMapping,
+    deleteMapping
+  } as const
+})
 
-    const deleteMapping = (principal: Principal, id: ConnectorMappingId) =>
-      Effect.zipRight(
-        authorize(principal, "connectors.read"),
-        transaction(
-          Effect.gen(function*() {
-            yield* mappingWith(principal, id, "editor", true)
-            yield* mappings.remove(principal.organization.id, id)
-          })
-        )
-      )
-
-    return {
-      createAccount,
-      listAccounts,
-      getAccount,
-      disconnectAccount,
-      createInstance,
-      listInstances,
-      getInstance,
-      instanceWith,
-      updateInstance,
-      enable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "active"),
-      disable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "disabled"),
-      removeInstance,
-      grant,
-      listGrants,
-      revoke,
-      listTargets,
-      createTarget,
-      targetWith,
-      getTarget,
-      updateTarget,
-      listMappings,
-      createMapping,
-      getMapping,
-      updateMapping,
-      deleteMapping
-    } as const
-  }),
-  dependencies: [
-    ConnectorsRepository.Default,
-    MappingsRepository.Default,
-    RemovalRepository.Default,
-    PluginsRepository.Default,
-    Access.Default
-  ]
-}) {}
+export class Connectors extends Context.Tag("@orgplane/server/connectors/Connectors")<Connectors, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Connectors, make).pipe(
+    Layer.provide([
+      ConnectorsRepository.layer,
+      MappingsRepository.layer,
+      RemovalRepository.layer,
+      PluginsRepository.layer,
+      Access.layer
+    ])
+  )
+}

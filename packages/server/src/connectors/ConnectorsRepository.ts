@@ -14,7 +14,7 @@ import {
   MembershipId,
   OrganizationId
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ranked } from "../access/Access.js"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, Fragment, likePattern, trustedClassRow, withColumns } from "../platform/Statements.js"
@@ -122,140 +122,139 @@ const setOf = (changes: object, at: Date): Record<string, unknown> => ({
   updatedAt: at
 })
 
-export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()("@orgplane/server/connectors/ConnectorsRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeConnectorsRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const accountColumns = sql`a.id, a.organization_id, a.connector_type, a.kind, a.remote_id, a.external_account_ref,
+  const accountColumns = sql`a.id, a.organization_id, a.connector_type, a.kind, a.remote_id, a.external_account_ref,
       a.display_name, a.status, a.created_by_membership_id AS created_by_org_membership_id, a.created_at, a.updated_at`
-    const instanceColumns = sql`i.id, i.organization_id, i.connector_account_id, i.connector_type, i.remote_id, i.name,
+  const instanceColumns = sql`i.id, i.organization_id, i.connector_account_id, i.connector_type, i.remote_id, i.name,
       i.status, i.instance_config_json::text AS instance_config_json, i.last_synced_at, i.last_sync_status, i.last_sync_cursor,
       i.created_by_membership_id AS created_by_org_membership_id, i.created_at, i.updated_at`
-    const targetColumns = targetColumnsOf(sql)
-    const lockClause = (lock: boolean, alias: string) => (lock ? sql`FOR UPDATE OF ${sql.literal(alias)}` : sql``)
+  const targetColumns = targetColumnsOf(sql)
+  const lockClause = (lock: boolean, alias: string) => (lock ? sql`FOR UPDATE OF ${sql.literal(alias)}` : sql``)
 
-    // Accounts
+  // Accounts
 
-    const insertAccountRow = execute({
-      Request: ConnectorAccountRow.insert,
-      execute: (row) => sql`INSERT INTO connector_accounts ${sql.insert(row)}`
+  const insertAccountRow = execute({
+    Request: ConnectorAccountRow.insert,
+    execute: (row) => sql`INSERT INTO connector_accounts ${sql.insert(row)}`
+  })
+  const insertAccount = (row: {
+    readonly id: ConnectorAccountId
+    readonly organizationId: OrganizationId
+    readonly kind: ConnectorAccount["kind"]
+    readonly remoteId: string | null
+    readonly externalAccountRef: string | null
+    readonly displayName: string
+    readonly tokenCiphertext: string | null
+    readonly createdByMembershipId: MembershipId | null
+    readonly at: Date
+  }) =>
+    insertAccountRow({
+      id: row.id,
+      organizationId: row.organizationId,
+      connectorType: "codehost",
+      kind: row.kind,
+      remoteId: row.remoteId,
+      externalAccountRef: row.externalAccountRef,
+      displayName: row.displayName,
+      status: "active",
+      tokenCiphertext: row.tokenCiphertext,
+      createdByMembershipId: row.createdByMembershipId,
+      createdAt: row.at,
+      updatedAt: row.at
     })
-    const insertAccount = (row: {
-      readonly id: ConnectorAccountId
-      readonly organizationId: OrganizationId
-      readonly kind: ConnectorAccount["kind"]
-      readonly remoteId: string | null
-      readonly externalAccountRef: string | null
-      readonly displayName: string
-      readonly tokenCiphertext: string | null
-      readonly createdByMembershipId: MembershipId | null
-      readonly at: Date
-    }) =>
-      insertAccountRow({
-        id: row.id,
-        organizationId: row.organizationId,
-        connectorType: "codehost",
-        kind: row.kind,
-        remoteId: row.remoteId,
-        externalAccountRef: row.externalAccountRef,
-        displayName: row.displayName,
-        status: "active",
-        tokenCiphertext: row.tokenCiphertext,
-        createdByMembershipId: row.createdByMembershipId,
-        createdAt: row.at,
-        updatedAt: row.at
-      })
 
-    const findAccountRow = findOne({
-      Request: Schema.Struct({ ...Scoped(ConnectorAccountId).fields, lock: Schema.Boolean }),
-      Result: withColumns(Account, { tokenCiphertext: Schema.NullOr(Schema.String) }),
-      execute: ({ id, lock, organizationId }) =>
-        sql`SELECT ${accountColumns}, a.token_ciphertext FROM connector_accounts a
+  const findAccountRow = findOne({
+    Request: Schema.Struct({ ...Scoped(ConnectorAccountId).fields, lock: Schema.Boolean }),
+    Result: withColumns(Account, { tokenCiphertext: Schema.NullOr(Schema.String) }),
+    execute: ({ id, lock, organizationId }) =>
+      sql`SELECT ${accountColumns}, a.token_ciphertext FROM connector_accounts a
             WHERE a.organization_id = ${organizationId} AND a.id = ${id} ${lockClause(lock, "a")}`
-    })
-    const findAccount = (organizationId: OrganizationId, id: ConnectorAccountId, lock = false) =>
-      Effect.map(
-        findAccountRow({ organizationId, id, lock }),
-        Option.map(({ row, tokenCiphertext }): AccountRecord => ({ account: row, tokenCiphertext }))
-      )
+  })
+  const findAccount = (organizationId: OrganizationId, id: ConnectorAccountId, lock = false) =>
+    Effect.map(
+      findAccountRow({ organizationId, id, lock }),
+      Option.map(({ row, tokenCiphertext }): AccountRecord => ({ account: row, tokenCiphertext }))
+    )
 
-    const listAccountRows = findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest }),
-      Result: trustedClassRow(ConnectorAccount),
-      execute: ({ organizationId, page }) =>
-        sql`SELECT ${accountColumns} FROM connector_accounts a
+  const listAccountRows = findAll({
+    Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest }),
+    Result: trustedClassRow(ConnectorAccount),
+    execute: ({ organizationId, page }) =>
+      sql`SELECT ${accountColumns} FROM connector_accounts a
             WHERE a.organization_id = ${organizationId} AND ${page.after}
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+  })
+  const listAccounts = (organizationId: OrganizationId, query: ConnectorAccountListQuery) =>
+    Keyset.page(newestAccounts, query, (page) => listAccountRows({ organizationId, page }))
+
+  const deleteAccountRow = execute({
+    Request: Scoped(ConnectorAccountId),
+    execute: ({ id, organizationId }) => sql`DELETE FROM connector_accounts WHERE organization_id = ${organizationId} AND id = ${id}`
+  })
+  const deleteAccount = (organizationId: OrganizationId, id: ConnectorAccountId) => deleteAccountRow({ organizationId, id })
+
+  // Instances
+
+  const insertInstanceRow = execute({
+    Request: ConnectorInstanceRow.insert,
+    execute: (row) => sql`INSERT INTO connector_instances ${sql.insert(row)}`
+  })
+  const insertInstance = (row: {
+    readonly id: ConnectorInstanceId
+    readonly organizationId: OrganizationId
+    readonly connectorAccountId: ConnectorAccountId
+    readonly remoteId: string
+    readonly name: string
+    readonly config: JsonObject
+    readonly createdByMembershipId: MembershipId | null
+    readonly at: Date
+  }) =>
+    insertInstanceRow({
+      id: row.id,
+      organizationId: row.organizationId,
+      connectorAccountId: row.connectorAccountId,
+      connectorType: "codehost",
+      remoteId: row.remoteId,
+      name: row.name,
+      status: "active",
+      instanceConfigJson: row.config,
+      lastSyncedAt: null,
+      lastSyncStatus: null,
+      lastSyncCursor: null,
+      createdByMembershipId: row.createdByMembershipId,
+      createdAt: row.at,
+      updatedAt: row.at
     })
-    const listAccounts = (organizationId: OrganizationId, query: ConnectorAccountListQuery) =>
-      Keyset.page(newestAccounts, query, (page) => listAccountRows({ organizationId, page }))
 
-    const deleteAccountRow = execute({
-      Request: Scoped(ConnectorAccountId),
-      execute: ({ id, organizationId }) => sql`DELETE FROM connector_accounts WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-    const deleteAccount = (organizationId: OrganizationId, id: ConnectorAccountId) => deleteAccountRow({ organizationId, id })
+  const findInstanceRow = findOne({
+    Request: Scoped(ConnectorInstanceId),
+    Result: Instance,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT ${instanceColumns} FROM connector_instances i WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
+  })
+  const findInstance = (organizationId: OrganizationId, id: ConnectorInstanceId) => findInstanceRow({ organizationId, id })
 
-    // Instances
-
-    const insertInstanceRow = execute({
-      Request: ConnectorInstanceRow.insert,
-      execute: (row) => sql`INSERT INTO connector_instances ${sql.insert(row)}`
-    })
-    const insertInstance = (row: {
-      readonly id: ConnectorInstanceId
-      readonly organizationId: OrganizationId
-      readonly connectorAccountId: ConnectorAccountId
-      readonly remoteId: string
-      readonly name: string
-      readonly config: JsonObject
-      readonly createdByMembershipId: MembershipId | null
-      readonly at: Date
-    }) =>
-      insertInstanceRow({
-        id: row.id,
-        organizationId: row.organizationId,
-        connectorAccountId: row.connectorAccountId,
-        connectorType: "codehost",
-        remoteId: row.remoteId,
-        name: row.name,
-        status: "active",
-        instanceConfigJson: row.config,
-        lastSyncedAt: null,
-        lastSyncStatus: null,
-        lastSyncCursor: null,
-        createdByMembershipId: row.createdByMembershipId,
-        createdAt: row.at,
-        updatedAt: row.at
-      })
-
-    const findInstanceRow = findOne({
-      Request: Scoped(ConnectorInstanceId),
-      Result: Instance,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${instanceColumns} FROM connector_instances i WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
-    })
-    const findInstance = (organizationId: OrganizationId, id: ConnectorInstanceId) => findInstanceRow({ organizationId, id })
-
-    /** The instance with the caller's rank on it (`rank`: an `Access.rank` expression over alias `i`); locked with `lock`. */
-    const findInstanceRanked = findOne({
-      Request: RankedRequest(ConnectorInstanceId),
-      Result: ranked(Instance),
-      execute: ({ id, lock, organizationId, rank }) =>
-        sql`SELECT ${rank} AS access_rank, ${instanceColumns} FROM connector_instances i
+  /** The instance with the caller's rank on it (`rank`: an `Access.rank` expression over alias `i`); locked with `lock`. */
+  const findInstanceRanked = findOne({
+    Request: RankedRequest(ConnectorInstanceId),
+    Result: ranked(Instance),
+    execute: ({ id, lock, organizationId, rank }) =>
+      sql`SELECT ${rank} AS access_rank, ${instanceColumns} FROM connector_instances i
             WHERE i.organization_id = ${organizationId} AND i.id = ${id} ${lockClause(lock, "i")}`
-    })
+  })
 
-    const listInstanceRows = findAll({
-      Request: Schema.Struct({
-        organizationId: OrganizationId,
-        query: Schema.Struct({ connectorAccountId: Schema.optional(ConnectorAccountId), q: Schema.optional(Schema.String) }),
-        visible: Fragment,
-        page: Keyset.PageRequest
-      }),
-      Result: trustedClassRow(ConnectorInstance, { json: ["instanceConfigJson"] }),
-      execute: ({ organizationId, page, query, visible }) =>
-        sql`SELECT ${instanceColumns} FROM connector_instances i WHERE ${
+  const listInstanceRows = findAll({
+    Request: Schema.Struct({
+      organizationId: OrganizationId,
+      query: Schema.Struct({ connectorAccountId: Schema.optional(ConnectorAccountId), q: Schema.optional(Schema.String) }),
+      visible: Fragment,
+      page: Keyset.PageRequest
+    }),
+    Result: trustedClassRow(ConnectorInstance, { json: ["instanceConfigJson"] }),
+    execute: ({ organizationId, page, query, visible }) =>
+      sql`SELECT ${instanceColumns} FROM connector_instances i WHERE ${
           sql.and([
             sql`i.organization_id = ${organizationId}`,
             query.connectorAccountId !== undefined ? sql`i.connector_account_id = ${query.connectorAccountId}` : sql`true`,
@@ -266,135 +265,138 @@ export class ConnectorsRepository extends Effect.Service<ConnectorsRepository>()
             page.after
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-    })
-    /** The instances the `visible` expression (over alias `i`) lets through, filtered, newest first. */
-    const listInstances = (organizationId: OrganizationId, query: ConnectorInstanceListQuery, visible: Statement.Fragment) =>
-      Keyset.page(newestInstances, query, (page) =>
-        listInstanceRows({ organizationId, query: { connectorAccountId: query.connectorAccountId, q: query.q }, visible, page }))
+  })
+  /** The instances the `visible` expression (over alias `i`) lets through, filtered, newest first. */
+  const listInstances = (organizationId: OrganizationId, query: ConnectorInstanceListQuery, visible: Statement.Fragment) =>
+    Keyset.page(newestInstances, query, (page) =>
+      listInstanceRows({ organizationId, query: { connectorAccountId: query.connectorAccountId, q: query.q }, visible, page }))
 
-    /** The ids of the account's instances, locked. */
-    const instanceIdsOfAccountRows = findAll({
-      Request: Scoped(ConnectorAccountId),
-      Result: Id(ConnectorInstanceId),
-      execute: ({ id, organizationId }) =>
-        sql`SELECT id FROM connector_instances
+  /** The ids of the account's instances, locked. */
+  const instanceIdsOfAccountRows = findAll({
+    Request: Scoped(ConnectorAccountId),
+    Result: Id(ConnectorInstanceId),
+    execute: ({ id, organizationId }) =>
+      sql`SELECT id FROM connector_instances
             WHERE organization_id = ${organizationId} AND connector_account_id = ${id} ORDER BY id FOR UPDATE`
+  })
+  const instanceIdsOfAccount = (organizationId: OrganizationId, accountId: ConnectorAccountId) =>
+    Effect.map(instanceIdsOfAccountRows({ organizationId, id: accountId }), (rows) => rows.map((row) => row.id))
+
+  const updateInstanceRow = execute({
+    Request: Schema.Struct({ ...Scoped(ConnectorInstanceId).fields, changes: InstanceChanges, at: DateColumn }),
+    execute: ({ at, changes, id, organizationId }) =>
+      sql`UPDATE connector_instances SET ${sql.update(setOf(changes, at))} WHERE organization_id = ${organizationId} AND id = ${id}`
+  })
+  const updateInstance = (organizationId: OrganizationId, id: ConnectorInstanceId, changes: typeof InstanceChanges.Type, at: Date) =>
+    updateInstanceRow({ organizationId, id, changes, at })
+
+  // Targets
+
+  const insertTargetRow = execute({
+    Request: ConnectorTargetRow.insert,
+    execute: (row) => sql`INSERT INTO connector_targets ${sql.insert(row)}`
+  })
+  const insertTarget = (row: {
+    readonly id: ConnectorTargetId
+    readonly organizationId: OrganizationId
+    readonly connectorInstanceId: ConnectorInstanceId
+    readonly remoteId: string
+    readonly externalTargetRef: string
+    readonly config: JsonObject
+    readonly at: Date
+  }) =>
+    insertTargetRow({
+      id: row.id,
+      organizationId: row.organizationId,
+      connectorInstanceId: row.connectorInstanceId,
+      connectorType: "codehost",
+      remoteId: row.remoteId,
+      targetKind: "repository_branch",
+      externalTargetRef: row.externalTargetRef,
+      targetConfigJson: row.config,
+      createdAt: row.at,
+      updatedAt: row.at
     })
-    const instanceIdsOfAccount = (organizationId: OrganizationId, accountId: ConnectorAccountId) =>
-      Effect.map(instanceIdsOfAccountRows({ organizationId, id: accountId }), (rows) => rows.map((row) => row.id))
 
-    const updateInstanceRow = execute({
-      Request: Schema.Struct({ ...Scoped(ConnectorInstanceId).fields, changes: InstanceChanges, at: DateColumn }),
-      execute: ({ at, changes, id, organizationId }) =>
-        sql`UPDATE connector_instances SET ${sql.update(setOf(changes, at))} WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-    const updateInstance = (organizationId: OrganizationId, id: ConnectorInstanceId, changes: typeof InstanceChanges.Type, at: Date) =>
-      updateInstanceRow({ organizationId, id, changes, at })
+  const findTargetRow = findOne({
+    Request: Scoped(ConnectorTargetId),
+    Result: Target,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT ${targetColumns} FROM connector_targets t WHERE t.organization_id = ${organizationId} AND t.id = ${id}`
+  })
+  /** A target with its instance's id, found by the target's id alone (the instance decides access). */
+  const findTarget = (organizationId: OrganizationId, id: ConnectorTargetId) => findTargetRow({ organizationId, id })
 
-    // Targets
-
-    const insertTargetRow = execute({
-      Request: ConnectorTargetRow.insert,
-      execute: (row) => sql`INSERT INTO connector_targets ${sql.insert(row)}`
-    })
-    const insertTarget = (row: {
-      readonly id: ConnectorTargetId
-      readonly organizationId: OrganizationId
-      readonly connectorInstanceId: ConnectorInstanceId
-      readonly remoteId: string
-      readonly externalTargetRef: string
-      readonly config: JsonObject
-      readonly at: Date
-    }) =>
-      insertTargetRow({
-        id: row.id,
-        organizationId: row.organizationId,
-        connectorInstanceId: row.connectorInstanceId,
-        connectorType: "codehost",
-        remoteId: row.remoteId,
-        targetKind: "repository_branch",
-        externalTargetRef: row.externalTargetRef,
-        targetConfigJson: row.config,
-        createdAt: row.at,
-        updatedAt: row.at
-      })
-
-    const findTargetRow = findOne({
-      Request: Scoped(ConnectorTargetId),
-      Result: Target,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${targetColumns} FROM connector_targets t WHERE t.organization_id = ${organizationId} AND t.id = ${id}`
-    })
-    /** A target with its instance's id, found by the target's id alone (the instance decides access). */
-    const findTarget = (organizationId: OrganizationId, id: ConnectorTargetId) => findTargetRow({ organizationId, id })
-
-    /**
-     * A target with the caller's rank on its instance (`rank`: an `Access.rank` expression over the instance's
-     * alias `i`); with `lock`, the instance's row is locked.
-     */
-    const findTargetRanked = findOne({
-      Request: RankedRequest(ConnectorTargetId),
-      Result: ranked(Target),
-      execute: ({ id, lock, organizationId, rank }) =>
-        sql`SELECT ${rank} AS access_rank, ${targetColumns} FROM connector_targets t
+  /**
+   * A target with the caller's rank on its instance (`rank`: an `Access.rank` expression over the instance's
+   * alias `i`); with `lock`, the instance's row is locked.
+   */
+  const findTargetRanked = findOne({
+    Request: RankedRequest(ConnectorTargetId),
+    Result: ranked(Target),
+    execute: ({ id, lock, organizationId, rank }) =>
+      sql`SELECT ${rank} AS access_rank, ${targetColumns} FROM connector_targets t
             JOIN connector_instances i ON i.organization_id = t.organization_id AND i.id = t.connector_instance_id
             WHERE t.organization_id = ${organizationId} AND t.id = ${id} ${lockClause(lock, "i")}`
-    })
+  })
 
-    /** Syncs of one target write one at a time: two events of a target never create the same object twice. */
-    const lockTarget = execute({
-      Request: Scoped(ConnectorTargetId),
-      execute: ({ id, organizationId }) => sql`SELECT id FROM connector_targets WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
-    })
+  /** Syncs of one target write one at a time: two events of a target never create the same object twice. */
+  const lockTarget = execute({
+    Request: Scoped(ConnectorTargetId),
+    execute: ({ id, organizationId }) => sql`SELECT id FROM connector_targets WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+  })
 
-    const listTargetRows = findAll({
-      Request: Schema.Struct({ ...Scoped(ConnectorInstanceId).fields, page: Keyset.PageRequest }),
-      Result: trustedClassRow(ConnectorTarget, { json: ["targetConfigJson"] }),
-      execute: ({ id, organizationId, page }) =>
-        sql`SELECT ${targetColumns} FROM connector_targets t
+  const listTargetRows = findAll({
+    Request: Schema.Struct({ ...Scoped(ConnectorInstanceId).fields, page: Keyset.PageRequest }),
+    Result: trustedClassRow(ConnectorTarget, { json: ["targetConfigJson"] }),
+    execute: ({ id, organizationId, page }) =>
+      sql`SELECT ${targetColumns} FROM connector_targets t
             WHERE t.organization_id = ${organizationId} AND t.connector_instance_id = ${id} AND ${page.after}
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-    })
-    const listTargets = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
-      Keyset.page(oldestTargets, query, (page) => listTargetRows({ organizationId, id: instanceId, page }))
+  })
+  const listTargets = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
+    Keyset.page(oldestTargets, query, (page) => listTargetRows({ organizationId, id: instanceId, page }))
 
-    const targetsOfRows = findAll({
-      Request: Scoped(ConnectorInstanceId),
-      Result: Target,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${targetColumns} FROM connector_targets t
+  const targetsOfRows = findAll({
+    Request: Scoped(ConnectorInstanceId),
+    Result: Target,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT ${targetColumns} FROM connector_targets t
             WHERE t.organization_id = ${organizationId} AND t.connector_instance_id = ${id}
             ORDER BY t.created_at, t.id`
-    })
-    /** Every target of an instance, oldest first (discovery reads the first; sync runs them all). */
-    const targetsOf = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) => targetsOfRows({ organizationId, id: instanceId })
-
-    const updateTargetRow = execute({
-      Request: Schema.Struct({ ...Scoped(ConnectorTargetId).fields, changes: TargetChanges, at: DateColumn }),
-      execute: ({ at, changes, id, organizationId }) =>
-        sql`UPDATE connector_targets SET ${sql.update(setOf(changes, at))} WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-    const updateTarget = (organizationId: OrganizationId, id: ConnectorTargetId, changes: typeof TargetChanges.Type, at: Date) =>
-      updateTargetRow({ organizationId, id, changes, at })
-
-    return {
-      insertAccount,
-      findAccount,
-      listAccounts,
-      deleteAccount,
-      insertInstance,
-      findInstance,
-      findInstanceRanked,
-      listInstances,
-      instanceIdsOfAccount,
-      updateInstance,
-      insertTarget,
-      findTarget,
-      findTargetRanked,
-      lockTarget,
-      listTargets,
-      targetsOf,
-      updateTarget
-    } as const
   })
-}) {}
+  /** Every target of an instance, oldest first (discovery reads the first; sync runs them all). */
+  const targetsOf = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) => targetsOfRows({ organizationId, id: instanceId })
+
+  const updateTargetRow = execute({
+    Request: Schema.Struct({ ...Scoped(ConnectorTargetId).fields, changes: TargetChanges, at: DateColumn }),
+    execute: ({ at, changes, id, organizationId }) =>
+      sql`UPDATE connector_targets SET ${sql.update(setOf(changes, at))} WHERE organization_id = ${organizationId} AND id = ${id}`
+  })
+  const updateTarget = (organizationId: OrganizationId, id: ConnectorTargetId, changes: typeof TargetChanges.Type, at: Date) =>
+    updateTargetRow({ organizationId, id, changes, at })
+
+  return {
+    insertAccount,
+    findAccount,
+    listAccounts,
+    deleteAccount,
+    insertInstance,
+    findInstance,
+    findInstanceRanked,
+    listInstances,
+    instanceIdsOfAccount,
+    updateInstance,
+    insertTarget,
+    findTarget,
+    findTargetRanked,
+    lockTarget,
+    listTargets,
+    targetsOf,
+    updateTarget
+  } as const
+})
+
+export class ConnectorsRepository extends Context.Tag("@orgplane/server/connectors/ConnectorsRepository")<ConnectorsRepository, Effect.Effect.Success<typeof makeConnectorsRepository>>() {
+  static readonly layer = Layer.effect(ConnectorsRepository, makeConnectorsRepository)
+}

@@ -19,7 +19,7 @@ import {
   TreeEntry,
   TreeSummary
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll, findOne, single, trusted, trustedClassRow, withColumns } from "../platform/Statements.js"
 import type { Entry } from "./RepositoryTree.js"
@@ -98,262 +98,261 @@ interface TreeRow {
 const OfInstance = Schema.Struct({ organizationId: OrganizationId, instanceId: ConnectorInstanceId })
 const Held = Schema.Struct({ held: Schema.Boolean })
 
-export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("@orgplane/server/connectors/DiscoveryRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const atRevision = ({ organizationId, revision, targetId }: typeof AtRevision.Encoded) =>
-      sql`organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}`
+const makeDiscoveryRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const atRevision = ({ organizationId, revision, targetId }: typeof AtRevision.Encoded) =>
+    sql`organization_id = ${organizationId} AND connector_target_id = ${targetId} AND source_revision_ref = ${revision}`
 
-    const findRow = findOne({
-      Request: AtRevision,
-      Result: ResultText,
-      execute: (at) => sql`SELECT result_json::text AS result_json FROM connector_discoveries WHERE ${atRevision(at)}`
-    })
-    /** The stored discovery of a target at a commit; none when missing, or stored in a form this server no longer reads. */
-    const find = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
-      Effect.map(findRow({ organizationId, targetId, revision }), Option.flatMap((row) => decodeStored(row.resultJson)))
+  const findRow = findOne({
+    Request: AtRevision,
+    Result: ResultText,
+    execute: (at) => sql`SELECT result_json::text AS result_json FROM connector_discoveries WHERE ${atRevision(at)}`
+  })
+  /** The stored discovery of a target at a commit; none when missing, or stored in a form this server no longer reads. */
+  const find = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
+    Effect.map(findRow({ organizationId, targetId, revision }), Option.flatMap((row) => decodeStored(row.resultJson)))
 
-    const lockStored = findOne({
-      Request: AtRevision,
-      Result: ResultText,
-      execute: (at) => sql`SELECT result_json::text AS result_json FROM connector_discoveries WHERE ${atRevision(at)} FOR UPDATE`
-    })
-    const deleteStored = execute({
-      Request: AtRevision,
-      execute: (at) => sql`DELETE FROM connector_discoveries WHERE ${atRevision(at)}`
-    })
-    const insertStored = findOne({
-      Request: Schema.Struct({ ...AtRevision.fields, resultJson: Schema.String, at: DateColumn }),
-      Result: Schema.Struct({ sourceRevisionRef: Schema.String }),
-      execute: ({ at, organizationId, resultJson, revision, targetId }) =>
-        sql`INSERT INTO connector_discoveries ${
+  const lockStored = findOne({
+    Request: AtRevision,
+    Result: ResultText,
+    execute: (at) => sql`SELECT result_json::text AS result_json FROM connector_discoveries WHERE ${atRevision(at)} FOR UPDATE`
+  })
+  const deleteStored = execute({
+    Request: AtRevision,
+    execute: (at) => sql`DELETE FROM connector_discoveries WHERE ${atRevision(at)}`
+  })
+  const insertStored = findOne({
+    Request: Schema.Struct({ ...AtRevision.fields, resultJson: Schema.String, at: DateColumn }),
+    Result: Schema.Struct({ sourceRevisionRef: Schema.String }),
+    execute: ({ at, organizationId, resultJson, revision, targetId }) =>
+      sql`INSERT INTO connector_discoveries ${
           sql.insert({ organizationId, connectorTargetId: targetId, sourceRevisionRef: revision, resultJson, createdAt: at })
         } ON CONFLICT (connector_target_id, source_revision_ref) DO NOTHING RETURNING source_revision_ref`
-    })
-    // One JSON parameter per batch, not eight parameters per row: a large tree is a few statements.
-    const insertEntries = execute({
-      Request: Schema.Struct({ ...AtRevision.fields, rows: trusted<ReadonlyArray<TreeRow>>() }),
-      execute: ({ organizationId, revision, rows, targetId }) =>
-        sql`INSERT INTO connector_tree_entries (organization_id, connector_target_id, source_revision_ref, position, path, kind, sha, size)
+  })
+  // One JSON parameter per batch, not eight parameters per row: a large tree is a few statements.
+  const insertEntries = execute({
+    Request: Schema.Struct({ ...AtRevision.fields, rows: trusted<ReadonlyArray<TreeRow>>() }),
+    execute: ({ organizationId, revision, rows, targetId }) =>
+      sql`INSERT INTO connector_tree_entries (organization_id, connector_target_id, source_revision_ref, position, path, kind, sha, size)
             SELECT ${organizationId}, ${targetId}, ${revision}, r.position, r.path, r.kind, r.sha, r.size
             FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(position integer, path text, kind text, sha text, size bigint)`
-    })
-    const forgetOld = execute({
-      Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId }),
-      execute: ({ organizationId, targetId }) =>
-        sql`DELETE FROM connector_discoveries d
+  })
+  const forgetOld = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId }),
+    execute: ({ organizationId, targetId }) =>
+      sql`DELETE FROM connector_discoveries d
             WHERE d.organization_id = ${organizationId} AND d.connector_target_id = ${targetId}
               AND d.source_revision_ref NOT IN (
                 SELECT k.source_revision_ref FROM connector_discoveries k
                 WHERE k.organization_id = ${organizationId} AND k.connector_target_id = ${targetId}
                 ORDER BY k.created_at DESC, k.source_revision_ref LIMIT ${keptRevisions})`
+  })
+
+  /**
+   * Stores a discovery and its tree (sorted here into path order), then forgets all but the newest
+   * `keptRevisions` of the target. A discovery stored meanwhile by a concurrent request is kept as it is (the same
+   * commit gives the same result); one this server cannot read any more is replaced.
+   */
+  const store = (input: {
+    readonly organizationId: OrganizationId
+    readonly targetId: ConnectorTargetId
+    readonly revision: string
+    readonly result: StoredDiscovery
+    readonly entries: ReadonlyArray<Entry>
+    readonly at: Date
+  }) =>
+    Effect.gen(function*() {
+      const at = { organizationId: input.organizationId, targetId: input.targetId, revision: input.revision }
+      const existing = yield* lockStored(at)
+      if (Option.isSome(existing)) {
+        if (Option.isSome(decodeStored(existing.value.resultJson))) return
+        yield* deleteStored(at)
+      }
+      const inserted = yield* insertStored({ ...at, resultJson: encodeStored(input.result), at: input.at })
+      if (Option.isNone(inserted)) return
+      const sorted = [...input.entries].sort((a, b) => byteOrder(a.path, b.path))
+      for (let start = 0; start < sorted.length; start += insertBatch) {
+        const rows = sorted.slice(start, start + insertBatch).map((entry, i): TreeRow => ({
+          position: start + i,
+          path: entry.path,
+          kind: entry.type,
+          sha: entry.sha,
+          size: entry.size
+        }))
+        yield* insertEntries({ ...at, rows })
+      }
+      yield* forgetOld(at)
     })
 
-    /**
-     * Stores a discovery and its tree (sorted here into path order), then forgets all but the newest
-     * `keptRevisions` of the target. A discovery stored meanwhile by a concurrent request is kept as it is (the same
-     * commit gives the same result); one this server cannot read any more is replaced.
-     */
-    const store = (input: {
-      readonly organizationId: OrganizationId
-      readonly targetId: ConnectorTargetId
-      readonly revision: string
-      readonly result: StoredDiscovery
-      readonly entries: ReadonlyArray<Entry>
-      readonly at: Date
-    }) =>
-      Effect.gen(function*() {
-        const at = { organizationId: input.organizationId, targetId: input.targetId, revision: input.revision }
-        const existing = yield* lockStored(at)
-        if (Option.isSome(existing)) {
-          if (Option.isSome(decodeStored(existing.value.resultJson))) return
-          yield* deleteStored(at)
-        }
-        const inserted = yield* insertStored({ ...at, resultJson: encodeStored(input.result), at: input.at })
-        if (Option.isNone(inserted)) return
-        const sorted = [...input.entries].sort((a, b) => byteOrder(a.path, b.path))
-        for (let start = 0; start < sorted.length; start += insertBatch) {
-          const rows = sorted.slice(start, start + insertBatch).map((entry, i): TreeRow => ({
-            position: start + i,
-            path: entry.path,
-            kind: entry.type,
-            sha: entry.sha,
-            size: entry.size
-          }))
-          yield* insertEntries({ ...at, rows })
-        }
-        yield* forgetOld(at)
-      })
-
-    const entriesRows = findAll({
-      Request: AtRevision,
-      Result: trusted<Entry>(),
-      execute: (at) =>
-        sql`SELECT path, kind AS type, sha, size::float8 AS size FROM connector_tree_entries
+  const entriesRows = findAll({
+    Request: AtRevision,
+    Result: trusted<Entry>(),
+    execute: (at) =>
+      sql`SELECT path, kind AS type, sha, size::float8 AS size FROM connector_tree_entries
             WHERE ${atRevision(at)} ORDER BY position`
-    })
-    /** The whole stored tree of a target at a commit, in path order. */
-    const entries = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
-      entriesRows({ organizationId, targetId, revision })
+  })
+  /** The whole stored tree of a target at a commit, in path order. */
+  const entries = (organizationId: OrganizationId, targetId: ConnectorTargetId, revision: string) =>
+    entriesRows({ organizationId, targetId, revision })
 
-    const pageRows = findAll({
-      Request: Schema.Struct({ ...AtRevision.fields, prefix: Schema.optional(Schema.String), page: Keyset.PageRequest }),
-      Result: PositionedEntry,
-      execute: ({ page, prefix, ...at }) => {
-        const firstAtOrAfter = (path: string) =>
-          sql`(SELECT position FROM connector_tree_entries WHERE ${atRevision(at)} AND path COLLATE "C" >= ${path}
+  const pageRows = findAll({
+    Request: Schema.Struct({ ...AtRevision.fields, prefix: Schema.optional(Schema.String), page: Keyset.PageRequest }),
+    Result: PositionedEntry,
+    execute: ({ page, prefix, ...at }) => {
+      const firstAtOrAfter = (path: string) =>
+        sql`(SELECT position FROM connector_tree_entries WHERE ${atRevision(at)} AND path COLLATE "C" >= ${path}
                ORDER BY path COLLATE "C" LIMIT 1)`
-        const end = prefix === undefined ? undefined : prefixEnd(prefix)
-        const range = sql.and([
-          prefix === undefined ? sql`true` : sql`e.position >= ${firstAtOrAfter(prefix)}`,
-          end === undefined ? sql`true` : sql`e.position < coalesce(${firstAtOrAfter(end)}, 2147483647)`
-        ])
-        return sql`SELECT e.position, e.path AS id, e.kind, e.path, e.sha, e.size::float8 AS size FROM connector_tree_entries e
+      const end = prefix === undefined ? undefined : prefixEnd(prefix)
+      const range = sql.and([
+        prefix === undefined ? sql`true` : sql`e.position >= ${firstAtOrAfter(prefix)}`,
+        end === undefined ? sql`true` : sql`e.position < coalesce(${firstAtOrAfter(end)}, 2147483647)`
+      ])
+      return sql`SELECT e.position, e.path AS id, e.kind, e.path, e.sha, e.size::float8 AS size FROM connector_tree_entries e
                    WHERE ${atRevision(at)} AND ${range} AND ${page.after}
                    ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-      }
-    })
-    /**
-     * A page of the stored tree, optionally of the paths starting with `prefix`. Positions follow path order, so a
-     * prefix is one run of positions: its bounds come from the path index, and the page from the primary key.
-     */
-    const page = (
-      organizationId: OrganizationId,
-      targetId: ConnectorTargetId,
-      revision: string,
-      query: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly prefix?: string | undefined }
-    ) => {
-      // The cursor is bound to the commit and the prefix: a cursor of another listing is a 400 on `cursor`.
-      const binding = { cursor: query.cursor, limit: query.limit, prefix: query.prefix, target: targetId, revision }
-      return Keyset.page(byPosition, binding, (page) => pageRows({ organizationId, targetId, revision, prefix: query.prefix, page })).pipe(
-        Effect.map(({ items, nextCursor }) => ({ items: items.map((entry) => entry.row), nextCursor }))
-      )
     }
+  })
+  /**
+   * A page of the stored tree, optionally of the paths starting with `prefix`. Positions follow path order, so a
+   * prefix is one run of positions: its bounds come from the path index, and the page from the primary key.
+   */
+  const page = (
+    organizationId: OrganizationId,
+    targetId: ConnectorTargetId,
+    revision: string,
+    query: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly prefix?: string | undefined }
+  ) => {
+    // The cursor is bound to the commit and the prefix: a cursor of another listing is a 400 on `cursor`.
+    const binding = { cursor: query.cursor, limit: query.limit, prefix: query.prefix, target: targetId, revision }
+    return Keyset.page(byPosition, binding, (page) => pageRows({ organizationId, targetId, revision, prefix: query.prefix, page })).pipe(
+      Effect.map(({ items, nextCursor }) => ({ items: items.map((entry) => entry.row), nextCursor }))
+    )
+  }
 
-    // Apply
+  // Apply
 
-    const OfCandidate = Schema.Struct({ ...OfInstance.fields, key: Schema.String })
+  const OfCandidate = Schema.Struct({ ...OfInstance.fields, key: Schema.String })
 
-    const pluginOfCandidateRow = findOne({
-      Request: OfCandidate,
-      Result: Schema.Struct({ id: PluginId }),
-      execute: ({ instanceId, key, organizationId }) =>
-        sql`SELECT id FROM plugins
+  const pluginOfCandidateRow = findOne({
+    Request: OfCandidate,
+    Result: Schema.Struct({ id: PluginId }),
+    execute: ({ instanceId, key, organizationId }) =>
+      sql`SELECT id FROM plugins
             WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
               AND connector_candidate_key = ${key} AND deleted_at IS NULL FOR UPDATE`
-    })
-    /** The live plugin the instance created for a candidate, locked; none when it has none (or deleted it). */
-    const pluginOfCandidate = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, key: string) =>
-      Effect.map(pluginOfCandidateRow({ organizationId, instanceId, key }), Option.map((row) => row.id))
+  })
+  /** The live plugin the instance created for a candidate, locked; none when it has none (or deleted it). */
+  const pluginOfCandidate = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, key: string) =>
+    Effect.map(pluginOfCandidateRow({ organizationId, instanceId, key }), Option.map((row) => row.id))
 
-    const markPluginOfCandidateRow = execute({
-      Request: Schema.Struct({ ...OfCandidate.fields, pluginId: PluginId }),
-      execute: ({ instanceId, key, organizationId, pluginId }) =>
-        sql`UPDATE plugins SET connector_instance_id = ${instanceId}, connector_candidate_key = ${key}
+  const markPluginOfCandidateRow = execute({
+    Request: Schema.Struct({ ...OfCandidate.fields, pluginId: PluginId }),
+    execute: ({ instanceId, key, organizationId, pluginId }) =>
+      sql`UPDATE plugins SET connector_instance_id = ${instanceId}, connector_candidate_key = ${key}
             WHERE organization_id = ${organizationId} AND id = ${pluginId}`
-    })
-    const markPluginOfCandidate = (organizationId: OrganizationId, pluginId: PluginId, instanceId: ConnectorInstanceId, key: string) =>
-      markPluginOfCandidateRow({ organizationId, pluginId, instanceId, key })
+  })
+  const markPluginOfCandidate = (organizationId: OrganizationId, pluginId: PluginId, instanceId: ConnectorInstanceId, key: string) =>
+    markPluginOfCandidateRow({ organizationId, pluginId, instanceId, key })
 
-    const pluginNameHeldByRow = single({
-      Request: Schema.Struct({ ...OfInstance.fields, name: Schema.String }),
-      Result: Held,
-      execute: ({ instanceId, name, organizationId }) =>
-        sql`SELECT EXISTS (SELECT 1 FROM plugins
+  const pluginNameHeldByRow = single({
+    Request: Schema.Struct({ ...OfInstance.fields, name: Schema.String }),
+    Result: Held,
+    execute: ({ instanceId, name, organizationId }) =>
+      sql`SELECT EXISTS (SELECT 1 FROM plugins
               WHERE organization_id = ${organizationId} AND lower(name) = lower(${name}) AND deleted_at IS NULL
                 AND connector_instance_id = ${instanceId}) AS held`
-    })
-    /** Whether a live plugin of this instance holds the name (compared as the catalog does, ignoring case). */
-    const pluginNameHeldBy = (organizationId: OrganizationId, name: string, instanceId: ConnectorInstanceId) =>
-      Effect.map(pluginNameHeldByRow({ organizationId, instanceId, name }), (row) => row.held)
+  })
+  /** Whether a live plugin of this instance holds the name (compared as the catalog does, ignoring case). */
+  const pluginNameHeldBy = (organizationId: OrganizationId, name: string, instanceId: ConnectorInstanceId) =>
+    Effect.map(pluginNameHeldByRow({ organizationId, instanceId, name }), (row) => row.held)
 
-    const marketplaceOfInstanceRow = findOne({
-      Request: OfInstance,
-      Result: Schema.Struct({ id: MarketplaceId }),
-      execute: ({ instanceId, organizationId }) =>
-        sql`SELECT id FROM marketplaces
+  const marketplaceOfInstanceRow = findOne({
+    Request: OfInstance,
+    Result: Schema.Struct({ id: MarketplaceId }),
+    execute: ({ instanceId, organizationId }) =>
+      sql`SELECT id FROM marketplaces
             WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId} AND deleted_at IS NULL
             ORDER BY created_at, id LIMIT 1 FOR UPDATE`
-    })
-    /** The live marketplace the instance created, locked; none when it has none. */
-    const marketplaceOfInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      Effect.map(marketplaceOfInstanceRow({ organizationId, instanceId }), Option.map((row) => row.id))
+  })
+  /** The live marketplace the instance created, locked; none when it has none. */
+  const marketplaceOfInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
+    Effect.map(marketplaceOfInstanceRow({ organizationId, instanceId }), Option.map((row) => row.id))
 
-    const markMarketplaceOfInstanceRow = execute({
-      Request: Schema.Struct({ ...OfInstance.fields, marketplaceId: MarketplaceId }),
-      execute: ({ instanceId, marketplaceId, organizationId }) =>
-        sql`UPDATE marketplaces SET connector_instance_id = ${instanceId}
+  const markMarketplaceOfInstanceRow = execute({
+    Request: Schema.Struct({ ...OfInstance.fields, marketplaceId: MarketplaceId }),
+    execute: ({ instanceId, marketplaceId, organizationId }) =>
+      sql`UPDATE marketplaces SET connector_instance_id = ${instanceId}
             WHERE organization_id = ${organizationId} AND id = ${marketplaceId}`
-    })
-    const markMarketplaceOfInstance = (organizationId: OrganizationId, marketplaceId: MarketplaceId, instanceId: ConnectorInstanceId) =>
-      markMarketplaceOfInstanceRow({ organizationId, marketplaceId, instanceId })
+  })
+  const markMarketplaceOfInstance = (organizationId: OrganizationId, marketplaceId: MarketplaceId, instanceId: ConnectorInstanceId) =>
+    markMarketplaceOfInstanceRow({ organizationId, marketplaceId, instanceId })
 
-    const findMappingRow = findOne({
-      Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId, selector: Schema.String, objectType: ObjectType }),
-      Result: Schema.Struct({ id: ConnectorMappingId, pluginDeleted: Schema.Boolean }),
-      execute: ({ objectType, organizationId, selector, targetId }) =>
-        sql`SELECT m.id, coalesce(p.deleted_at IS NOT NULL, false) AS plugin_deleted FROM connector_mappings m
+  const findMappingRow = findOne({
+    Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId, selector: Schema.String, objectType: ObjectType }),
+    Result: Schema.Struct({ id: ConnectorMappingId, pluginDeleted: Schema.Boolean }),
+    execute: ({ objectType, organizationId, selector, targetId }) =>
+      sql`SELECT m.id, coalesce(p.deleted_at IS NOT NULL, false) AS plugin_deleted FROM connector_mappings m
             LEFT JOIN plugins p ON p.organization_id = m.organization_id AND p.id = m.plugin_id
             WHERE m.organization_id = ${organizationId} AND m.connector_target_id = ${targetId}
               AND m.selector = ${selector} AND m.object_type = ${objectType}`
-    })
-    /** The mapping of a target with this selector and object type (unique), if any, and whether its plugin is deleted. */
-    const findMapping = (organizationId: OrganizationId, targetId: ConnectorTargetId, selector: string, objectType: ObjectType) =>
-      findMappingRow({ organizationId, targetId, selector, objectType })
+  })
+  /** The mapping of a target with this selector and object type (unique), if any, and whether its plugin is deleted. */
+  const findMapping = (organizationId: OrganizationId, targetId: ConnectorTargetId, selector: string, objectType: ObjectType) =>
+    findMappingRow({ organizationId, targetId, selector, objectType })
 
-    const repointMappingRow = execute({
-      Request: Schema.Struct({ organizationId: OrganizationId, id: ConnectorMappingId, pluginId: PluginId, at: DateColumn }),
-      execute: ({ at, id, organizationId, pluginId }) =>
-        sql`UPDATE connector_mappings SET plugin_id = ${pluginId}, auto_add_to_plugin = true, updated_at = ${at}
+  const repointMappingRow = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, id: ConnectorMappingId, pluginId: PluginId, at: DateColumn }),
+    execute: ({ at, id, organizationId, pluginId }) =>
+      sql`UPDATE connector_mappings SET plugin_id = ${pluginId}, auto_add_to_plugin = true, updated_at = ${at}
             WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-    const repointMapping = (organizationId: OrganizationId, id: ConnectorMappingId, pluginId: PluginId, at: Date) =>
-      repointMappingRow({ organizationId, id, pluginId, at })
+  })
+  const repointMapping = (organizationId: OrganizationId, id: ConnectorMappingId, pluginId: PluginId, at: Date) =>
+    repointMappingRow({ organizationId, id, pluginId, at })
 
-    // Auto-import (see migration 0007)
+  // Auto-import (see migration 0007)
 
-    const lockInstanceRow = execute({
-      Request: OfInstance,
-      execute: ({ instanceId, organizationId }) =>
-        sql`SELECT id FROM connector_instances WHERE organization_id = ${organizationId} AND id = ${instanceId} FOR UPDATE`
-    })
-    /** Locks the instance's row for the rest of the transaction (no access check: for the sync, which acts for the system). */
-    const lockInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) => lockInstanceRow({ organizationId, instanceId })
+  const lockInstanceRow = execute({
+    Request: OfInstance,
+    execute: ({ instanceId, organizationId }) =>
+      sql`SELECT id FROM connector_instances WHERE organization_id = ${organizationId} AND id = ${instanceId} FOR UPDATE`
+  })
+  /** Locks the instance's row for the rest of the transaction (no access check: for the sync, which acts for the system). */
+  const lockInstance = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) => lockInstanceRow({ organizationId, instanceId })
 
-    const appliedRow = single({
-      Request: OfInstance,
-      Result: Schema.Struct({ applied: Schema.Boolean }),
-      execute: ({ instanceId, organizationId }) =>
-        sql`SELECT EXISTS (SELECT 1 FROM plugins
+  const appliedRow = single({
+    Request: OfInstance,
+    Result: Schema.Struct({ applied: Schema.Boolean }),
+    execute: ({ instanceId, organizationId }) =>
+      sql`SELECT EXISTS (SELECT 1 FROM plugins
               WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
                 AND connector_candidate_key IS NOT NULL AND deleted_at IS NULL) AS applied`
-    })
-    /** Whether a discovery was applied to the instance: it has a live plugin made for a candidate. */
-    const applied = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      Effect.map(appliedRow({ organizationId, instanceId }), (row) => row.applied)
+  })
+  /** Whether a discovery was applied to the instance: it has a live plugin made for a candidate. */
+  const applied = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
+    Effect.map(appliedRow({ organizationId, instanceId }), (row) => row.applied)
 
-    const CandidateKey = Schema.Struct({ candidateKey: Schema.String })
+  const CandidateKey = Schema.Struct({ candidateKey: Schema.String })
 
-    const knownKeysRows = findAll({
-      Request: OfInstance,
-      Result: CandidateKey,
-      execute: ({ instanceId, organizationId }) =>
-        sql`SELECT candidate_key FROM connector_candidate_keys
+  const knownKeysRows = findAll({
+    Request: OfInstance,
+    Result: CandidateKey,
+    execute: ({ instanceId, organizationId }) =>
+      sql`SELECT candidate_key FROM connector_candidate_keys
             WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}`
-    })
-    /** The candidate keys the instance has decided on (offered by an apply or imported by a sync). */
-    const knownKeys = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-      Effect.map(knownKeysRows({ organizationId, instanceId }), (rows) => new Set(rows.map((row) => row.candidateKey)))
+  })
+  /** The candidate keys the instance has decided on (offered by an apply or imported by a sync). */
+  const knownKeys = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
+    Effect.map(knownKeysRows({ organizationId, instanceId }), (rows) => new Set(rows.map((row) => row.candidateKey)))
 
-    const recordKeysRows = execute({
-      Request: Schema.Struct({
-        ...OfInstance.fields,
-        keys: Schema.Array(Schema.String),
-        syncEventId: Schema.NullOr(ConnectorSyncEventId),
-        at: DateColumn
-      }),
-      execute: ({ at, instanceId, keys, organizationId, syncEventId }) =>
-        keys.length === 0 ? Effect.void : sql`INSERT INTO connector_candidate_keys ${
+  const recordKeysRows = execute({
+    Request: Schema.Struct({
+      ...OfInstance.fields,
+      keys: Schema.Array(Schema.String),
+      syncEventId: Schema.NullOr(ConnectorSyncEventId),
+      at: DateColumn
+    }),
+    execute: ({ at, instanceId, keys, organizationId, syncEventId }) =>
+      keys.length === 0 ? Effect.void : sql`INSERT INTO connector_candidate_keys ${
           sql.insert(keys.map((candidateKey) => ({
             organizationId,
             connectorInstanceId: instanceId,
@@ -362,45 +361,48 @@ export class DiscoveryRepository extends Effect.Service<DiscoveryRepository>()("
             createdAt: at
           })))
         } ON CONFLICT (organization_id, connector_instance_id, candidate_key) DO NOTHING`
-    })
-    /** Records keys as decided; a key recorded before keeps its first record. */
-    const recordKeys = (
-      organizationId: OrganizationId,
-      instanceId: ConnectorInstanceId,
-      keys: ReadonlyArray<string>,
-      syncEventId: ConnectorSyncEventId | null,
-      at: Date
-    ) => recordKeysRows({ organizationId, instanceId, keys, syncEventId, at })
+  })
+  /** Records keys as decided; a key recorded before keeps its first record. */
+  const recordKeys = (
+    organizationId: OrganizationId,
+    instanceId: ConnectorInstanceId,
+    keys: ReadonlyArray<string>,
+    syncEventId: ConnectorSyncEventId | null,
+    at: Date
+  ) => recordKeysRows({ organizationId, instanceId, keys, syncEventId, at })
 
-    const importedByRows = findAll({
-      Request: Schema.Struct({ ...OfInstance.fields, syncEventId: ConnectorSyncEventId }),
-      Result: CandidateKey,
-      execute: ({ instanceId, organizationId, syncEventId }) =>
-        sql`SELECT candidate_key FROM connector_candidate_keys
+  const importedByRows = findAll({
+    Request: Schema.Struct({ ...OfInstance.fields, syncEventId: ConnectorSyncEventId }),
+    Result: CandidateKey,
+    execute: ({ instanceId, organizationId, syncEventId }) =>
+      sql`SELECT candidate_key FROM connector_candidate_keys
             WHERE organization_id = ${organizationId} AND connector_instance_id = ${instanceId}
               AND connector_sync_event_id = ${syncEventId} ORDER BY candidate_key COLLATE "C"`
-    })
-    /** The keys a sync event imported, in key order. */
-    const importedBy = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, syncEventId: ConnectorSyncEventId) =>
-      Effect.map(importedByRows({ organizationId, instanceId, syncEventId }), (rows) => rows.map((row) => row.candidateKey))
-
-    return {
-      find,
-      store,
-      entries,
-      page,
-      pluginOfCandidate,
-      markPluginOfCandidate,
-      pluginNameHeldBy,
-      marketplaceOfInstance,
-      markMarketplaceOfInstance,
-      findMapping,
-      repointMapping,
-      lockInstance,
-      applied,
-      knownKeys,
-      recordKeys,
-      importedBy
-    } as const
   })
-}) {}
+  /** The keys a sync event imported, in key order. */
+  const importedBy = (organizationId: OrganizationId, instanceId: ConnectorInstanceId, syncEventId: ConnectorSyncEventId) =>
+    Effect.map(importedByRows({ organizationId, instanceId, syncEventId }), (rows) => rows.map((row) => row.candidateKey))
+
+  return {
+    find,
+    store,
+    entries,
+    page,
+    pluginOfCandidate,
+    markPluginOfCandidate,
+    pluginNameHeldBy,
+    marketplaceOfInstance,
+    markMarketplaceOfInstance,
+    findMapping,
+    repointMapping,
+    lockInstance,
+    applied,
+    knownKeys,
+    recordKeys,
+    importedBy
+  } as const
+})
+
+export class DiscoveryRepository extends Context.Tag("@orgplane/server/connectors/DiscoveryRepository")<DiscoveryRepository, Effect.Effect.Success<typeof makeDiscoveryRepository>>() {
+  static readonly layer = Layer.effect(DiscoveryRepository, makeDiscoveryRepository)
+}

@@ -101,6 +101,6 @@ const WebhooksHttp = group(Api, "webhooks", (handlers) =>
   }))
 
 export const layer = Layer.mergeAll(AccountsHttp, InstancesHttp, TargetsHttp, MappingsHttp, SyncEventsHttp, WebhooksHttp).pipe(
-  Layer.provide(Webhook.Default),
-  Layer.provide([Connectors.Default, DiscoveryService.Default, SyncWorkflow.layer])
+  Layer.provide(Webhook.layer),
+  Layer.provide([Connectors.layer, DiscoveryService.layer, SyncWorkflow.layer])
 )

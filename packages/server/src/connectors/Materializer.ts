@@ -16,7 +16,7 @@ import {
   type ParserMode,
   SkippedFile
 } from "@orgplane/schema"
-import { Effect, Either, Option, Schema } from "effect"
+import { Context, Effect, Either, Layer, Option, Schema } from "effect"
 import { ComponentFilesRepository } from "../catalog/ComponentFilesRepository.js"
 import { ConfigObjectsRepository } from "../catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../catalog/ContentsRepository.js"
@@ -169,211 +169,214 @@ export interface SyncContext {
   readonly revision: string
 }
 
-export class Materializer extends Effect.Service<Materializer>()("@orgplane/server/connectors/Materializer", {
-  effect: Effect.gen(function*() {
-    const objects = yield* ConfigObjectsRepository
-    const memberships = yield* ContentsRepository
-    const repository = yield* ConnectorsRepository
-    const mappings = yield* MappingsRepository
-    const bindings = yield* SourceBindingsRepository
-    const skippedFiles = yield* SkippedFilesRepository
+const make = Effect.gen(function*() {
+  const objects = yield* ConfigObjectsRepository
+  const memberships = yield* ContentsRepository
+  const repository = yield* ConnectorsRepository
+  const mappings = yield* MappingsRepository
+  const bindings = yield* SourceBindingsRepository
+  const skippedFiles = yield* SkippedFilesRepository
 
-    /** Records a file this sync could not import, for its plugin to show until a sync imports it or it is gone. */
-    const skip = (context: SyncContext, file: PlannedFile, reason: string, at: Date) =>
-      skippedFiles.record({
-        organizationId: context.organizationId,
-        connectorTargetId: context.targetId,
-        connectorMappingId: file.mappingId,
-        path: file.path,
-        reason,
-        connectorSyncEventId: context.eventId,
-        createdAt: at
-      })
+  /** Records a file this sync could not import, for its plugin to show until a sync imports it or it is gone. */
+  const skip = (context: SyncContext, file: PlannedFile, reason: string, at: Date) =>
+    skippedFiles.record({
+      organizationId: context.organizationId,
+      connectorTargetId: context.targetId,
+      connectorMappingId: file.mappingId,
+      path: file.path,
+      reason,
+      connectorSyncEventId: context.eventId,
+      createdAt: at
+    })
 
-    const componentFiles = yield* ComponentFilesRepository
+  const componentFiles = yield* ComponentFilesRepository
 
-    const upsertBinding = (
-      context: SyncContext,
-      file: PlannedFile,
-      configObjectId: ConfigObjectId,
-      at: Date,
-      files: FilesOfComponent | undefined
-    ) =>
-      bindings.upsert({
-        configObjectId,
-        organizationId: context.organizationId,
-        connectorInstanceId: context.instance.id,
-        connectorTargetId: context.targetId,
-        connectorMappingId: file.mappingId,
-        path: file.path,
-        blobSha: file.blobSha,
-        sourceRevisionRef: context.revision,
-        filesJson: files === undefined ? null : JSON.stringify(files.fingerprint),
-        createdAt: at,
-        updatedAt: at
-      })
+  const upsertBinding = (
+    context: SyncContext,
+    file: PlannedFile,
+    configObjectId: ConfigObjectId,
+    at: Date,
+    files: FilesOfComponent | undefined
+  ) =>
+    bindings.upsert({
+      configObjectId,
+      organizationId: context.organizationId,
+      connectorInstanceId: context.instance.id,
+      connectorTargetId: context.targetId,
+      connectorMappingId: file.mappingId,
+      path: file.path,
+      blobSha: file.blobSha,
+      sourceRevisionRef: context.revision,
+      filesJson: files === undefined ? null : JSON.stringify(files.fingerprint),
+      createdAt: at,
+      updatedAt: at
+    })
 
-    /**
-     * Writes one batch of read files in one transaction. A file whose object's latest version is this event's was
-     * written by an earlier run of the same batch: it is counted again, not written again.
-     */
-    const materialize = (
-      context: SyncContext,
-      files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content; readonly files?: FilesOfComponent | undefined }>
-    ) =>
-      transaction(Effect.gen(function*() {
-        const { organizationId } = context
-        yield* repository.lockTarget({ organizationId, id: context.targetId })
-        const mapped = yield* mappings.byIds({ organizationId, ids: [...new Set(files.map(({ file }) => file.mappingId))] })
-        const byId = new Map(mapped.map((mapping) => [mapping.id, mapping]))
-        const at = yield* now
-        const createdBy = context.instance.createdByOrgMembershipId
-        let result = emptyResult
-        const count = (change: Partial<BatchResult>) => {
-          result = add(result, { ...emptyResult, ...change })
+  /**
+   * Writes one batch of read files in one transaction. A file whose object's latest version is this event's was
+   * written by an earlier run of the same batch: it is counted again, not written again.
+   */
+  const materialize = (
+    context: SyncContext,
+    files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content; readonly files?: FilesOfComponent | undefined }>
+  ) =>
+    transaction(Effect.gen(function*() {
+      const { organizationId } = context
+      yield* repository.lockTarget({ organizationId, id: context.targetId })
+      const mapped = yield* mappings.byIds({ organizationId, ids: [...new Set(files.map(({ file }) => file.mappingId))] })
+      const byId = new Map(mapped.map((mapping) => [mapping.id, mapping]))
+      const at = yield* now
+      const createdBy = context.instance.createdByOrgMembershipId
+      let result = emptyResult
+      const count = (change: Partial<BatchResult>) => {
+        result = add(result, { ...emptyResult, ...change })
+      }
+      for (const { content, file, files: carried } of files) {
+        const mapping = byId.get(file.mappingId)
+        // The mapping was deleted after the plan: its files are no longer synced.
+        if (mapping === undefined) continue
+        if (content._tag === "Skip") {
+          yield* skip(context, file, content.reason, at)
+          count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`], skippedFiles: [{ path: file.path, reason: content.reason, connectorMappingId: file.mappingId }] })
+          continue
         }
-        for (const { content, file, files: carried } of files) {
-          const mapping = byId.get(file.mappingId)
-          // The mapping was deleted after the plan: its files are no longer synced.
-          if (mapping === undefined) continue
-          if (content._tag === "Skip") {
-            yield* skip(context, file, content.reason, at)
-            count({ skipped: 1, warnings: [`${file.path}: ${content.reason}`], skippedFiles: [{ path: file.path, reason: content.reason, connectorMappingId: file.mappingId }] })
-            continue
-          }
-          const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
-          const read = readComponent(mapping.objectType, file.path, content.text, parserMode, at)
-          if (Either.isLeft(read)) {
-            yield* skip(context, file, read.left, at)
-            count({ skipped: 1, warnings: [`${file.path}: ${read.left}`], skippedFiles: [{ path: file.path, reason: read.left, connectorMappingId: file.mappingId }] })
-            continue
-          }
-          const { derived, metadata, notes, parsed } = read.right
-          if (notes.length > 0) count({ warnings: notes })
-          const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
-          // What the component carries is reported whether or not it changed: an omitted file stays omitted.
-          if (carried !== undefined && carried.warnings.length > 0) count({ warnings: carried.warnings })
-          const version = {
+        const parserMode = parserModeOf(mapping.objectType, file.path, mapping.mappingConfigJson?.parserMode)
+        const read = readComponent(mapping.objectType, file.path, content.text, parserMode, at)
+        if (Either.isLeft(read)) {
+          yield* skip(context, file, read.left, at)
+          count({ skipped: 1, warnings: [`${file.path}: ${read.left}`], skippedFiles: [{ path: file.path, reason: read.left, connectorMappingId: file.mappingId }] })
+          continue
+        }
+        const { derived, metadata, notes, parsed } = read.right
+        if (notes.length > 0) count({ warnings: notes })
+        const binding = yield* bindings.bindingOf(organizationId, file.mappingId, file.path)
+        // What the component carries is reported whether or not it changed: an omitted file stays omitted.
+        if (carried !== undefined && carried.warnings.length > 0) count({ warnings: carried.warnings })
+        const version = {
+          organizationId,
+          schemaVersion,
+          ...parsed,
+          metadata,
+          createdVia: "connector" as const,
+          createdByMembershipId: createdBy,
+          sourceRevisionRef: context.revision,
+          connectorSyncEventId: context.eventId,
+          isDeletedVersion: false,
+          createdAt: at
+        }
+        if (Option.isNone(binding)) {
+          const id = yield* makeId("cob")
+          yield* objects.insert({
+            id,
             organizationId,
-            schemaVersion,
-            ...parsed,
-            metadata,
-            createdVia: "connector" as const,
+            objectType: mapping.objectType,
+            sourceMode: "connector",
+            ...derived,
+            ...fileOf(file.path),
             createdByMembershipId: createdBy,
-            sourceRevisionRef: context.revision,
-            connectorSyncEventId: context.eventId,
-            isDeletedVersion: false,
-            createdAt: at
-          }
-          if (Option.isNone(binding)) {
-            const id = yield* makeId("cob")
-            yield* objects.insert({
-              id,
-              organizationId,
-              objectType: mapping.objectType,
-              sourceMode: "connector",
-              ...derived,
-              ...fileOf(file.path),
-              createdByMembershipId: createdBy,
-              connectorInstanceId: context.instance.id,
-              createdAt: at,
-              updatedAt: at
-            })
-            const versionId = yield* makeId("cov")
-            yield* objects.insertVersion({ ...version, id: versionId, configObjectId: id, number: 1 })
-            if (carried !== undefined) yield* componentFiles.insertList(organizationId, versionId, carried.rows)
-            yield* upsertBinding(context, file, id, at, carried)
-            if (mapping.pluginId !== null && mapping.autoAddToPlugin) {
-              yield* memberships.addConfigObjects({
-                organizationId,
-                pairs: [{ pluginId: mapping.pluginId, configObjectId: id }],
-                source: "connector",
-                createdBy,
-                at,
-                connectorMappingId: file.mappingId
-              })
-            }
-            count({ created: 1 })
-            continue
-          }
-          const id = binding.value.configObjectId
-          const state = yield* bindings.stateOf(organizationId, id)
-          if (Option.isNone(state)) return yield* Effect.dieMessage(`config object ${id} of a binding has no version`)
-          if (state.value.connectorSyncEventId === context.eventId) {
-            // Written by an earlier run of this batch.
-            count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
-            continue
-          }
-          const sameFiles = carried === undefined || sameList(yield* componentFiles.latestListOf(organizationId, id), carried.rows)
-          if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.rawSourceText && sameFiles) {
-            yield* upsertBinding(context, file, id, at, carried)
-            count({ unchanged: 1 })
-            continue
-          }
+            connectorInstanceId: context.instance.id,
+            createdAt: at,
+            updatedAt: at
+          })
           const versionId = yield* makeId("cov")
-          yield* objects.insertVersion({ ...version, id: versionId, configObjectId: id, number: state.value.number + 1 })
+          yield* objects.insertVersion({ ...version, id: versionId, configObjectId: id, number: 1 })
           if (carried !== undefined) yield* componentFiles.insertList(organizationId, versionId, carried.rows)
-          yield* objects.updateDerived(organizationId, id, derived, at)
-          // A file back (or a resync) restores an object deleted by hand or by an earlier sync.
-          if (state.value.status === "deleted") yield* objects.setStatus(organizationId, id, "active", at)
           yield* upsertBinding(context, file, id, at, carried)
-          count({ updated: 1 })
-        }
-        return result
-      }))
-
-    /** Soft-deletes the objects of one batch of vanished files (a deletion version each) and drops their bindings. */
-    const remove = (context: SyncContext, deletions: ReadonlyArray<PlannedDeletion>) =>
-      transaction(Effect.gen(function*() {
-        const { organizationId } = context
-        yield* repository.lockTarget({ organizationId, id: context.targetId })
-        const at = yield* now
-        let deleted = 0
-        for (const deletion of deletions) {
-          const binding = yield* bindings.bindingOf(organizationId, deletion.mappingId, deletion.path)
-          if (Option.isSome(binding) && binding.value.configObjectId === deletion.configObjectId) {
-            const state = yield* bindings.stateOf(organizationId, deletion.configObjectId)
-            if (Option.isSome(state) && state.value.status !== "deleted") {
-              yield* objects.insertVersion({
-                id: yield* makeId("cov"),
-                organizationId,
-                configObjectId: deletion.configObjectId,
-                number: state.value.number + 1,
-                schemaVersion: state.value.schemaVersion,
-                parserMode: state.value.parserMode,
-                normalizedPayloadJson: null,
-                rawSourceText: null,
-                metadata: null,
-                createdVia: "connector",
-                createdByMembershipId: context.instance.createdByOrgMembershipId,
-                sourceRevisionRef: context.revision,
-                connectorSyncEventId: context.eventId,
-                isDeletedVersion: true,
-                createdAt: at
-              })
-              yield* objects.setStatus(organizationId, deletion.configObjectId, "deleted", at)
-            }
-            yield* bindings.remove(organizationId, deletion.configObjectId)
+          if (mapping.pluginId !== null && mapping.autoAddToPlugin) {
+            yield* memberships.addConfigObjects({
+              organizationId,
+              pairs: [{ pluginId: mapping.pluginId, configObjectId: id }],
+              source: "connector",
+              createdBy,
+              at,
+              connectorMappingId: file.mappingId
+            })
           }
-          // Counted on a re-run too: the binding is gone because this batch removed it.
-          deleted++
+          count({ created: 1 })
+          continue
         }
-        return { ...emptyResult, deleted }
-      }))
+        const id = binding.value.configObjectId
+        const state = yield* bindings.stateOf(organizationId, id)
+        if (Option.isNone(state)) return yield* Effect.dieMessage(`config object ${id} of a binding has no version`)
+        if (state.value.connectorSyncEventId === context.eventId) {
+          // Written by an earlier run of this batch.
+          count(state.value.number === 1 ? { created: 1 } : { updated: 1 })
+          continue
+        }
+        const sameFiles = carried === undefined || sameList(yield* componentFiles.latestListOf(organizationId, id), carried.rows)
+        if (state.value.status !== "deleted" && state.value.rawSourceText === parsed.rawSourceText && sameFiles) {
+          yield* upsertBinding(context, file, id, at, carried)
+          count({ unchanged: 1 })
+          continue
+        }
+        const versionId = yield* makeId("cov")
+        yield* objects.insertVersion({ ...version, id: versionId, configObjectId: id, number: state.value.number + 1 })
+        if (carried !== undefined) yield* componentFiles.insertList(organizationId, versionId, carried.rows)
+        yield* objects.updateDerived(organizationId, id, derived, at)
+        // A file back (or a resync) restores an object deleted by hand or by an earlier sync.
+        if (state.value.status === "deleted") yield* objects.setStatus(organizationId, id, "active", at)
+        yield* upsertBinding(context, file, id, at, carried)
+        count({ updated: 1 })
+      }
+      return result
+    }))
 
-    /** At the end of a sync: what earlier syncs skipped and this one did not is imported, or gone. */
-    const settle = (organizationId: OrganizationId, targetId: ConnectorTargetId, eventId: ConnectorSyncEventId) =>
-      skippedFiles.settle({ organizationId, targetId, eventId })
+  /** Soft-deletes the objects of one batch of vanished files (a deletion version each) and drops their bindings. */
+  const remove = (context: SyncContext, deletions: ReadonlyArray<PlannedDeletion>) =>
+    transaction(Effect.gen(function*() {
+      const { organizationId } = context
+      yield* repository.lockTarget({ organizationId, id: context.targetId })
+      const at = yield* now
+      let deleted = 0
+      for (const deletion of deletions) {
+        const binding = yield* bindings.bindingOf(organizationId, deletion.mappingId, deletion.path)
+        if (Option.isSome(binding) && binding.value.configObjectId === deletion.configObjectId) {
+          const state = yield* bindings.stateOf(organizationId, deletion.configObjectId)
+          if (Option.isSome(state) && state.value.status !== "deleted") {
+            yield* objects.insertVersion({
+              id: yield* makeId("cov"),
+              organizationId,
+              configObjectId: deletion.configObjectId,
+              number: state.value.number + 1,
+              schemaVersion: state.value.schemaVersion,
+              parserMode: state.value.parserMode,
+              normalizedPayloadJson: null,
+              rawSourceText: null,
+              metadata: null,
+              createdVia: "connector",
+              createdByMembershipId: context.instance.createdByOrgMembershipId,
+              sourceRevisionRef: context.revision,
+              connectorSyncEventId: context.eventId,
+              isDeletedVersion: true,
+              createdAt: at
+            })
+            yield* objects.setStatus(organizationId, deletion.configObjectId, "deleted", at)
+          }
+          yield* bindings.remove(organizationId, deletion.configObjectId)
+        }
+        // Counted on a re-run too: the binding is gone because this batch removed it.
+        deleted++
+      }
+      return { ...emptyResult, deleted }
+    }))
 
-    return { materialize, remove, settle } as const
-  }),
-  dependencies: [
-    ComponentFilesRepository.Default,
-    ConfigObjectsRepository.Default,
-    ContentsRepository.Default,
-    ConnectorsRepository.Default,
-    MappingsRepository.Default,
-    SourceBindingsRepository.Default,
-    SkippedFilesRepository.Default
-  ]
-}) {}
+  /** At the end of a sync: what earlier syncs skipped and this one did not is imported, or gone. */
+  const settle = (organizationId: OrganizationId, targetId: ConnectorTargetId, eventId: ConnectorSyncEventId) =>
+    skippedFiles.settle({ organizationId, targetId, eventId })
+
+  return { materialize, remove, settle } as const
+})
+
+export class Materializer extends Context.Tag("@orgplane/server/connectors/Materializer")<Materializer, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Materializer, make).pipe(
+    Layer.provide([
+      ComponentFilesRepository.layer,
+      ConfigObjectsRepository.layer,
+      ContentsRepository.layer,
+      ConnectorsRepository.layer,
+      MappingsRepository.layer,
+      SourceBindingsRepository.layer,
+      SkippedFilesRepository.layer
+    ])
+  )
+}

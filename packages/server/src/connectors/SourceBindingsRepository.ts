@@ -13,7 +13,7 @@ import {
   ObjectType,
   OrganizationId
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 
 export class SourceBindingRow extends Model.Class<SourceBindingRow>("SourceBindingRow")({
@@ -55,61 +55,63 @@ export type ObjectState = typeof ObjectState.Type
 
 const bindingColumns = "config_object_id, connector_mapping_id, path, blob_sha, files_json"
 
-export class SourceBindingsRepository extends Effect.Service<SourceBindingsRepository>()("@orgplane/server/connectors/SourceBindingsRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeSourceBindingsRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const ofTarget = findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId }),
-      Result: Binding,
-      execute: ({ organizationId, targetId }) =>
-        sql`SELECT ${sql.literal(bindingColumns)} FROM connector_source_bindings
+  const ofTarget = findAll({
+    Request: Schema.Struct({ organizationId: OrganizationId, targetId: ConnectorTargetId }),
+    Result: Binding,
+    execute: ({ organizationId, targetId }) =>
+      sql`SELECT ${sql.literal(bindingColumns)} FROM connector_source_bindings
             WHERE organization_id = ${organizationId} AND connector_target_id = ${targetId}`
-    })
-    /** Every binding of a target (a sync's plan). */
-    const bindingsOf = (organizationId: OrganizationId, targetId: ConnectorTargetId) => ofTarget({ organizationId, targetId })
+  })
+  /** Every binding of a target (a sync's plan). */
+  const bindingsOf = (organizationId: OrganizationId, targetId: ConnectorTargetId) => ofTarget({ organizationId, targetId })
 
-    const ofFile = findOne({
-      Request: Schema.Struct({ organizationId: OrganizationId, mappingId: ConnectorMappingId, path: Schema.String }),
-      Result: Binding,
-      execute: ({ mappingId, organizationId, path }) =>
-        sql`SELECT ${sql.literal(bindingColumns)} FROM connector_source_bindings
+  const ofFile = findOne({
+    Request: Schema.Struct({ organizationId: OrganizationId, mappingId: ConnectorMappingId, path: Schema.String }),
+    Result: Binding,
+    execute: ({ mappingId, organizationId, path }) =>
+      sql`SELECT ${sql.literal(bindingColumns)} FROM connector_source_bindings
             WHERE organization_id = ${organizationId} AND connector_mapping_id = ${mappingId} AND path = ${path}`
-    })
-    /** The binding of one mapped file, if it was materialized. */
-    const bindingOf = (organizationId: OrganizationId, mappingId: ConnectorMappingId, path: string) =>
-      ofFile({ organizationId, mappingId, path })
+  })
+  /** The binding of one mapped file, if it was materialized. */
+  const bindingOf = (organizationId: OrganizationId, mappingId: ConnectorMappingId, path: string) =>
+    ofFile({ organizationId, mappingId, path })
 
-    /** Binds an object to its file, or moves the binding to the file's new blob and commit. */
-    const upsert = execute({
-      Request: SourceBindingRow.insert,
-      execute: (row) =>
-        sql`INSERT INTO connector_source_bindings ${sql.insert(row)}
+  /** Binds an object to its file, or moves the binding to the file's new blob and commit. */
+  const upsert = execute({
+    Request: SourceBindingRow.insert,
+    execute: (row) =>
+      sql`INSERT INTO connector_source_bindings ${sql.insert(row)}
             ON CONFLICT (config_object_id) DO UPDATE SET blob_sha = EXCLUDED.blob_sha, files_json = EXCLUDED.files_json,
               source_revision_ref = EXCLUDED.source_revision_ref, updated_at = EXCLUDED.updated_at`
-    })
+  })
 
-    const removeRow = execute({
-      Request: Schema.Struct({ organizationId: OrganizationId, configObjectId: ConfigObjectId }),
-      execute: ({ configObjectId, organizationId }) =>
-        sql`DELETE FROM connector_source_bindings WHERE organization_id = ${organizationId} AND config_object_id = ${configObjectId}`
-    })
-    /** Unbinds an object (its file is gone). */
-    const remove = (organizationId: OrganizationId, configObjectId: ConfigObjectId) => removeRow({ organizationId, configObjectId })
+  const removeRow = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, configObjectId: ConfigObjectId }),
+    execute: ({ configObjectId, organizationId }) =>
+      sql`DELETE FROM connector_source_bindings WHERE organization_id = ${organizationId} AND config_object_id = ${configObjectId}`
+  })
+  /** Unbinds an object (its file is gone). */
+  const remove = (organizationId: OrganizationId, configObjectId: ConfigObjectId) => removeRow({ organizationId, configObjectId })
 
-    const stateRow = findOne({
-      Request: Schema.Struct({ organizationId: OrganizationId, id: ConfigObjectId }),
-      Result: ObjectState,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT c.status, c.object_type, v.number, v.raw_source_text, v.connector_sync_event_id, v.schema_version, v.parser_mode
+  const stateRow = findOne({
+    Request: Schema.Struct({ organizationId: OrganizationId, id: ConfigObjectId }),
+    Result: ObjectState,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT c.status, c.object_type, v.number, v.raw_source_text, v.connector_sync_event_id, v.schema_version, v.parser_mode
             FROM config_objects c
             JOIN config_object_versions v ON v.organization_id = c.organization_id AND v.config_object_id = c.id
             WHERE c.organization_id = ${organizationId} AND c.id = ${id}
             ORDER BY v.number DESC LIMIT 1 FOR UPDATE OF c`
-    })
-    /** A bound object with its latest version (a deletion record included), row-locked. */
-    const stateOf = (organizationId: OrganizationId, id: ConfigObjectId) => stateRow({ organizationId, id })
-
-    return { bindingsOf, bindingOf, upsert, remove, stateOf } as const
   })
-}) {}
+  /** A bound object with its latest version (a deletion record included), row-locked. */
+  const stateOf = (organizationId: OrganizationId, id: ConfigObjectId) => stateRow({ organizationId, id })
+
+  return { bindingsOf, bindingOf, upsert, remove, stateOf } as const
+})
+
+export class SourceBindingsRepository extends Context.Tag("@orgplane/server/connectors/SourceBindingsRepository")<SourceBindingsRepository, Effect.Effect.Success<typeof makeSourceBindingsRepository>>() {
+  static readonly layer = Layer.effect(SourceBindingsRepository, makeSourceBindingsRepository)
+}

@@ -501,15 +501,15 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
 export const layer = SyncRecovery.layer.pipe(
   Layer.provideMerge(Layer.merge(Layer.effect(Sync, make), SyncWorkflow.toLayer(execute))),
   Layer.provide([
-    SyncEventsRepository.Default,
-    CodeHostAccess.Default,
-    ConnectorsRepository.Default,
-    MappingsRepository.Default,
-    SourceBindingsRepository.Default,
-    Materializer.Default,
-    ComponentFilesRepository.Default,
-    DiscoveryService.Default,
-    DiscoveryRepository.Default,
-    Access.Default
+    SyncEventsRepository.layer,
+    CodeHostAccess.layer,
+    ConnectorsRepository.layer,
+    MappingsRepository.layer,
+    SourceBindingsRepository.layer,
+    Materializer.layer,
+    ComponentFilesRepository.layer,
+    DiscoveryService.layer,
+    DiscoveryRepository.layer,
+    Access.layer
   ])
 )

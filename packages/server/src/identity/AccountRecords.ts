@@ -59,11 +59,11 @@ export class AccountRecords extends Context.Tag("@orgplane/server/identity/Accou
 >() {
   static readonly layer = Layer.effect(AccountRecords, make).pipe(
     Layer.provide([
-      UsersRepository.Default,
-      SessionsRepository.Default,
-      Memberships.Default,
-      OrganizationsRepository.Default,
-      ApiKeysRepository.Default
+      UsersRepository.layer,
+      SessionsRepository.layer,
+      Memberships.layer,
+      OrganizationsRepository.layer,
+      ApiKeysRepository.layer
     ])
   )
 }

@@ -147,12 +147,12 @@ export class AccountRemoval extends Context.Tag("@orgplane/server/identity/Accou
 >() {
   static readonly layer = Layer.effect(AccountRemoval, make).pipe(
     Layer.provide([
-      UsersRepository.Default,
-      SessionsRepository.Default,
-      Memberships.Default,
-      OrganizationsRepository.Default,
-      ApiKeysRepository.Default,
-      SignInThrottle.Default
+      UsersRepository.layer,
+      SessionsRepository.layer,
+      Memberships.layer,
+      OrganizationsRepository.layer,
+      ApiKeysRepository.layer,
+      SignInThrottle.layer
     ])
   )
 }

@@ -176,7 +176,7 @@ export const layer = Layer.scopedContext(
       Context.add(MemberStanding, standing)
     )
   })
-).pipe(Layer.provide([SessionsRepository.Default, ApiKeysRepository.Default, MembershipsRepository.Default]))
+).pipe(Layer.provide([SessionsRepository.layer, ApiKeysRepository.layer, MembershipsRepository.layer]))
 
 /** The session behind the actor; API keys get 403 `session_required` (they cannot act as a person signing in). */
 export const sessionOf = (actor: Actor): Effect.Effect<SessionId, Forbidden> =>

@@ -1,7 +1,7 @@
 /** Storage of provisional workspaces and their one-time claims. */
 import { Model, SqlClient } from "@effect/sql"
 import { BootstrapId, MembershipId, OrganizationId, Role, UserId, WorkspaceClaimId } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { DateColumn, execute, findOne, single } from "../platform/Statements.js"
 
 export class BootstrapRow extends Model.Class<BootstrapRow>("BootstrapRow")({
@@ -27,60 +27,62 @@ export class ClaimRow extends Model.Class<ClaimRow>("ClaimRow")({
   claimedAt: Schema.NullOr(DateColumn)
 }) {}
 
-export class BootstrapRepository extends Effect.Service<BootstrapRepository>()("@orgplane/server/identity/BootstrapRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeBootstrapRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const insertBootstrap = execute({
-      Request: BootstrapRow.insert,
-      execute: (row) => sql`INSERT INTO workspace_bootstraps ${sql.insert(row)}`
-    })
+  const insertBootstrap = execute({
+    Request: BootstrapRow.insert,
+    execute: (row) => sql`INSERT INTO workspace_bootstraps ${sql.insert(row)}`
+  })
 
-    const insertClaimRow = execute({ Request: ClaimRow.insert, execute: (row) => sql`INSERT INTO workspace_claims ${sql.insert(row)}` })
-    const insertClaim = (row: Omit<typeof ClaimRow.insert.Type, "status" | "claimedByUserId" | "claimedAt">) =>
-      insertClaimRow({ ...row, status: "pending", claimedByUserId: null, claimedAt: null })
+  const insertClaimRow = execute({ Request: ClaimRow.insert, execute: (row) => sql`INSERT INTO workspace_claims ${sql.insert(row)}` })
+  const insertClaim = (row: Omit<typeof ClaimRow.insert.Type, "status" | "claimedByUserId" | "claimedAt">) =>
+    insertClaimRow({ ...row, status: "pending", claimedByUserId: null, claimedAt: null })
 
-    /**
-     * The pending, unexpired claim with this token hash, locked until the transaction ends. A token is global: its
-     * row says which organization it opens.
-     */
-    const lockPendingClaim = findOne({
-      Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
-      Result: ClaimRow,
-      execute: ({ at, tokenHash }) =>
-        sql`SELECT id, organization_id, bootstrap_id, role, token_hash, status, created_at, expires_at,
+  /**
+   * The pending, unexpired claim with this token hash, locked until the transaction ends. A token is global: its
+   * row says which organization it opens.
+   */
+  const lockPendingClaim = findOne({
+    Request: Schema.Struct({ tokenHash: Schema.String, at: DateColumn }),
+    Result: ClaimRow,
+    execute: ({ at, tokenHash }) =>
+      sql`SELECT id, organization_id, bootstrap_id, role, token_hash, status, created_at, expires_at,
                    claimed_by_user_id, claimed_at
             FROM workspace_claims c
             WHERE token_hash = ${tokenHash} AND status = 'pending' AND expires_at > ${at}
               AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = c.organization_id AND o.deleted_at IS NOT NULL)
             FOR UPDATE`
-    })
-
-    const markClaimRow = execute({
-      Request: Schema.Struct({ organizationId: OrganizationId, id: WorkspaceClaimId, userId: UserId, at: DateColumn }),
-      execute: ({ at, id, organizationId, userId }) =>
-        sql`UPDATE workspace_claims SET status = 'claimed', claimed_by_user_id = ${userId}, claimed_at = ${at}
-            WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-    const markBootstrap = single({
-      Request: Schema.Struct({ organizationId: OrganizationId, id: BootstrapId }),
-      Result: Schema.Struct({ setupMembershipId: MembershipId }),
-      execute: ({ id, organizationId }) =>
-        sql`UPDATE workspace_bootstraps SET status = 'claimed' WHERE organization_id = ${organizationId} AND id = ${id}
-            RETURNING setup_membership_id`
-    })
-
-    /** Marks the claim redeemed by the user and its workspace claimed; answers the placeholder owner's membership. */
-    const markClaimed = (claim: ClaimRow, userId: UserId, at: Date) =>
-      Effect.zipRight(
-        markClaimRow({ organizationId: claim.organizationId, id: claim.id, userId, at }),
-        Effect.map(markBootstrap({ organizationId: claim.organizationId, id: claim.bootstrapId }), (row) => row.setupMembershipId)
-      )
-
-    /** Whether `POST /v1/bootstrap/workspace` made the organization (claimed since or not). */
-    const isBootstrapped = (organizationId: OrganizationId) =>
-      sql`SELECT 1 FROM workspace_bootstraps WHERE organization_id = ${organizationId} LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
-
-    return { insertBootstrap, insertClaim, lockPendingClaim, markClaimed, isBootstrapped } as const
   })
-}) {}
+
+  const markClaimRow = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, id: WorkspaceClaimId, userId: UserId, at: DateColumn }),
+    execute: ({ at, id, organizationId, userId }) =>
+      sql`UPDATE workspace_claims SET status = 'claimed', claimed_by_user_id = ${userId}, claimed_at = ${at}
+            WHERE organization_id = ${organizationId} AND id = ${id}`
+  })
+  const markBootstrap = single({
+    Request: Schema.Struct({ organizationId: OrganizationId, id: BootstrapId }),
+    Result: Schema.Struct({ setupMembershipId: MembershipId }),
+    execute: ({ id, organizationId }) =>
+      sql`UPDATE workspace_bootstraps SET status = 'claimed' WHERE organization_id = ${organizationId} AND id = ${id}
+            RETURNING setup_membership_id`
+  })
+
+  /** Marks the claim redeemed by the user and its workspace claimed; answers the placeholder owner's membership. */
+  const markClaimed = (claim: ClaimRow, userId: UserId, at: Date) =>
+    Effect.zipRight(
+      markClaimRow({ organizationId: claim.organizationId, id: claim.id, userId, at }),
+      Effect.map(markBootstrap({ organizationId: claim.organizationId, id: claim.bootstrapId }), (row) => row.setupMembershipId)
+    )
+
+  /** Whether `POST /v1/bootstrap/workspace` made the organization (claimed since or not). */
+  const isBootstrapped = (organizationId: OrganizationId) =>
+    sql`SELECT 1 FROM workspace_bootstraps WHERE organization_id = ${organizationId} LIMIT 1`.pipe(Effect.map((rows) => rows.length > 0))
+
+  return { insertBootstrap, insertClaim, lockPendingClaim, markClaimed, isBootstrapped } as const
+})
+
+export class BootstrapRepository extends Context.Tag("@orgplane/server/identity/BootstrapRepository")<BootstrapRepository, Effect.Effect.Success<typeof makeBootstrapRepository>>() {
+  static readonly layer = Layer.effect(BootstrapRepository, makeBootstrapRepository)
+}

@@ -94,6 +94,6 @@ export class EmailVerification extends Context.Tag("@orgplane/server/identity/Em
   Effect.Effect.Success<typeof make>
 >() {
   static readonly layer = Layer.effect(EmailVerification, make).pipe(
-    Layer.provide([UsersRepository.Default, Memberships.Default, AccountTokensRepository.layer, Mailer.layer, PasswordResets.layer])
+    Layer.provide([UsersRepository.layer, Memberships.layer, AccountTokensRepository.layer, Mailer.layer, PasswordResets.layer])
   )
 }

@@ -91,10 +91,10 @@ export const RecoveryHttp = group(Api, "recovery", (handlers) =>
 
 export const layer = Layer.mergeAll(UsersHttp, OrganizationsHttp, ApiKeysHttp, BootstrapHttp, RecoveryHttp, OrganizationPurge.layer).pipe(
   Layer.provide([
-    Accounts.Default,
-    Organizations.Default,
-    ApiKeys.Default,
-    Bootstrap.Default,
+    Accounts.layer,
+    Organizations.layer,
+    ApiKeys.layer,
+    Bootstrap.layer,
     PasswordResets.layer,
     EmailVerification.layer,
     OrganizationDeletion.layer

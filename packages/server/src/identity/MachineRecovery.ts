@@ -21,6 +21,6 @@ export const issue = (input: { readonly email: string; readonly latestMigration:
     return { passwordReset, baseUrl: settings.publicUrl === undefined ? null : publicUrl(settings) }
   }).pipe(
     Effect.provide(
-      PasswordResets.layer.pipe(Layer.provideMerge(Layer.mergeAll(Crypto.layer, AuditRecorder.AuditRecorder.Default)), Layer.provideMerge(IdGenerator.Live))
+      PasswordResets.layer.pipe(Layer.provideMerge(Layer.mergeAll(Crypto.layer, AuditRecorder.AuditRecorder.layer)), Layer.provideMerge(IdGenerator.Live))
     )
   )

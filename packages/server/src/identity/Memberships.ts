@@ -16,7 +16,7 @@
  * before the wait.
  */
 import { type MembershipId, NotFound, type OrganizationId, type Role, type SessionId, type UserId } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Authority from "../platform/Authority.js"
 import { makeId } from "../platform/Ids.js"
 import { now } from "../platform/Time.js"
@@ -31,113 +31,120 @@ export const memberNotFound = (id?: string) =>
     message: id === undefined ? "Member not found." : `${id} is not a member of this organization.`
   })
 
-export class Memberships extends Effect.Service<Memberships>()("@orgplane/server/identity/Memberships", {
-  effect: Effect.gen(function*() {
-    const organizations = yield* OrganizationsRepository
-    const memberships = yield* MembershipsRepository
-    const sessions = yield* SessionsRepository
+const make = Effect.gen(function*() {
+  const organizations = yield* OrganizationsRepository
+  const memberships = yield* MembershipsRepository
+  const sessions = yield* SessionsRepository
 
-    /** A new membership (`userId` null: the placeholder owner of a bootstrapped workspace). */
-    const join = (input: { readonly organizationId: OrganizationId; readonly userId: UserId | null; readonly role: Role }) =>
-      Effect.gen(function*() {
-        const id = yield* makeId("om")
-        return yield* memberships.insert({ id, ...input, createdAt: yield* now })
-      })
+  /** A new membership (`userId` null: the placeholder owner of a bootstrapped workspace). */
+  const join = (input: { readonly organizationId: OrganizationId; readonly userId: UserId | null; readonly role: Role }) =>
+    Effect.gen(function*() {
+      const id = yield* makeId("om")
+      return yield* memberships.insert({ id, ...input, createdAt: yield* now })
+    })
 
-    /** Takes the organization's membership lock until the transaction ends (see the module comment). */
-    const lock = (organizationId: OrganizationId) => Effect.asVoid(organizations.lock(organizationId))
+  /** Takes the organization's membership lock until the transaction ends (see the module comment). */
+  const lock = (organizationId: OrganizationId) => Effect.asVoid(organizations.lock(organizationId))
 
-    /** Takes the lock, then reads the person's active membership as it is now. */
-    const lockAndRead = (organizationId: OrganizationId, who: { readonly userId: UserId }) =>
-      Effect.zipRight(lock(organizationId), Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership)))
+  /** Takes the lock, then reads the person's active membership as it is now. */
+  const lockAndRead = (organizationId: OrganizationId, who: { readonly userId: UserId }) =>
+    Effect.zipRight(lock(organizationId), Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership)))
 
-    /**
-     * Takes the lock, then reads in one statement what a change of one member by another decides on: both members
-     * as they are now and the organization's number of owners (`ChangeState`).
-     */
-    const lockForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
-      Effect.zipRight(lock(organizationId), memberships.findForChange(organizationId, ids))
+  /**
+   * Takes the lock, then reads in one statement what a change of one member by another decides on: both members
+   * as they are now and the organization's number of owners (`ChangeState`).
+   */
+  const lockForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
+    Effect.zipRight(lock(organizationId), memberships.findForChange(organizationId, ids))
 
-    /**
-     * The changes below also tell the write's check at commit (platform/Authority.ts) that this transaction changed
-     * the membership: when it is the caller's own, the change was decided under the membership lock.
-     */
-    const changedHere = (membershipId: MembershipId, ended: boolean) => Authority.changedHere({ membershipId, ended })
+  /**
+   * The changes below also tell the write's check at commit (platform/Authority.ts) that this transaction changed
+   * the membership: when it is the caller's own, the change was decided under the membership lock.
+   */
+  const changedHere = (membershipId: MembershipId, ended: boolean) => Authority.changedHere({ membershipId, ended })
 
-    const changeRole = (organizationId: OrganizationId, id: MembershipId, role: Role) =>
-      Effect.zipRight(changedHere(id, false), Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt })))
+  const changeRole = (organizationId: OrganizationId, id: MembershipId, role: Role) =>
+    Effect.zipRight(changedHere(id, false), Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt })))
 
-    /**
-     * Ends a membership (leaving or being removed): it keeps its id with `removedAt` set, leaves every team, and
-     * the API keys it created are revoked. Sessions acting in the organization fall back to another of the
-     * person's organizations on their next request.
-     */
-    const remove = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt })))
+  /**
+   * Ends a membership (leaving or being removed): it keeps its id with `removedAt` set, leaves every team, and
+   * the API keys it created are revoked. Sessions acting in the organization fall back to another of the
+   * person's organizations on their next request.
+   */
+  const remove = (organizationId: OrganizationId, id: MembershipId) =>
+    Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt })))
 
-    /**
-     * The directory (SCIM) deactivated the member: `suspended_at` set (the member stays, is not admitted and is no
-     * seat), the person's sessions acting in the organization revoked, the member's API keys of the organization
-     * deleted. Runs inside the caller's transaction, after the caller took the lock (`lock`). The member's delegated
-     * credentials belong to other areas: the caller also calls mcp's and capabilities' `forgetMember`.
-     * False when there is no such active membership.
-     */
-    const suspend = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at })))
+  /**
+   * The directory (SCIM) deactivated the member: `suspended_at` set (the member stays, is not admitted and is no
+   * seat), the person's sessions acting in the organization revoked, the member's API keys of the organization
+   * deleted. Runs inside the caller's transaction, after the caller took the lock (`lock`). The member's delegated
+   * credentials belong to other areas: the caller also calls mcp's and capabilities' `forgetMember`.
+   * False when there is no such active membership.
+   */
+  const suspend = (organizationId: OrganizationId, id: MembershipId) =>
+    Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at })))
 
-    /** The directory reactivated the member: `suspended_at` cleared. False when there is no such active membership. */
-    const restore = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.flatMap(now, (at) => memberships.restore({ organizationId, id, at }))
+  /** The directory reactivated the member: `suspended_at` cleared. False when there is no such active membership. */
+  const restore = (organizationId: OrganizationId, id: MembershipId) =>
+    Effect.flatMap(now, (at) => memberships.restore({ organizationId, id, at }))
 
-    /**
-     * The directory deleted the member: suspended as `suspend` does, then removed as `remove` does, `suspended_at`
-     * kept so neither SSO JIT nor an invitation brings the person back (`isDeprovisioned`). The person (the users
-     * row) is never deleted. False when there is no such active membership.
-     */
-    const removeByDirectory = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.gen(function*() {
-        const at = yield* now
-        yield* changedHere(id, true)
-        if (!(yield* memberships.suspend({ organizationId, id, at }))) return false
-        yield* memberships.remove({ organizationId, id, removedAt: at })
-        return true
-      })
+  /**
+   * The directory deleted the member: suspended as `suspend` does, then removed as `remove` does, `suspended_at`
+   * kept so neither SSO JIT nor an invitation brings the person back (`isDeprovisioned`). The person (the users
+   * row) is never deleted. False when there is no such active membership.
+   */
+  const removeByDirectory = (organizationId: OrganizationId, id: MembershipId) =>
+    Effect.gen(function*() {
+      const at = yield* now
+      yield* changedHere(id, true)
+      if (!(yield* memberships.suspend({ organizationId, id, at }))) return false
+      yield* memberships.remove({ organizationId, id, removedAt: at })
+      return true
+    })
 
-    /** Makes the organization the one the session acts in. */
-    const activate = (sessionId: SessionId, organizationId: OrganizationId) =>
-      sessions.setActiveOrganization({ id: sessionId, organizationId })
+  /** Makes the organization the one the session acts in. */
+  const activate = (sessionId: SessionId, organizationId: OrganizationId) =>
+    sessions.setActiveOrganization({ id: sessionId, organizationId })
 
-    return {
-      join,
-      lock,
-      lockAndRead,
-      lockForChange,
-      changeRole,
-      remove,
-      suspend,
-      restore,
-      removeByDirectory,
-      /** Whether the person's latest membership of the organization has `suspended_at` set (the directory's doing). */
-      isDeprovisioned: memberships.isDeprovisioned,
-      activate,
-      find: memberships.find,
-      findActive: memberships.findActive,
-      list: memberships.list,
-      missingActive: memberships.missingActive,
-      wasRemoved: memberships.wasRemoved,
-      oldestOrganizationOf: memberships.oldestOrganizationOf,
-      activeOrganizationsOf: memberships.activeOrganizationsOf,
-      listForUser: memberships.listForUser,
-      holdersOf: memberships.holdersOf,
-      listRestorable: memberships.listRestorable,
-      markEmailVerified: memberships.markEmailVerified,
-      emailProven: memberships.emailProven,
-      organizationsEverOf: memberships.organizationsEverOf,
-      headcount: memberships.headcount,
-      clearEmailProof: memberships.clearEmailProof,
-      /** Every membership of the person in the organization, removed ones too, oldest first (rows, not members). */
-      allOf: (organizationId: OrganizationId, userId: UserId) => memberships.allOf({ organizationId, userId })
-    } as const
-  }),
-  dependencies: [OrganizationsRepository.Default, MembershipsRepository.Default, SessionsRepository.Default]
-}) {}
+  return {
+    join,
+    lock,
+    lockAndRead,
+    lockForChange,
+    changeRole,
+    remove,
+    suspend,
+    restore,
+    removeByDirectory,
+    /** Whether the person's latest membership of the organization has `suspended_at` set (the directory's doing). */
+    isDeprovisioned: memberships.isDeprovisioned,
+    activate,
+    find: memberships.find,
+    findActive: memberships.findActive,
+    list: memberships.list,
+    missingActive: memberships.missingActive,
+    wasRemoved: memberships.wasRemoved,
+    oldestOrganizationOf: memberships.oldestOrganizationOf,
+    activeOrganizationsOf: memberships.activeOrganizationsOf,
+    listForUser: memberships.listForUser,
+    holdersOf: memberships.holdersOf,
+    listRestorable: memberships.listRestorable,
+    markEmailVerified: memberships.markEmailVerified,
+    emailProven: memberships.emailProven,
+    organizationsEverOf: memberships.organizationsEverOf,
+    headcount: memberships.headcount,
+    clearEmailProof: memberships.clearEmailProof,
+    /** Every membership of the person in the organization, removed ones too, oldest first (rows, not members). */
+    allOf: (organizationId: OrganizationId, userId: UserId) => memberships.allOf({ organizationId, userId })
+  } as const
+})
+
+export class Memberships extends Context.Tag("@orgplane/server/identity/Memberships")<Memberships, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Memberships, make).pipe(
+    Layer.provide([
+      OrganizationsRepository.layer,
+      MembershipsRepository.layer,
+      SessionsRepository.layer
+    ])
+  )
+}

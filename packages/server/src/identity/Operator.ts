@@ -7,7 +7,7 @@
  * agent is never eligible.
  */
 import { type Action, Conflict, Forbidden, type MemberContext, type OrganizationId } from "@orgplane/schema"
-import { Duration, Effect, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { Crypto } from "../platform/Crypto.js"
 import { authorize, can } from "../platform/Principal.js"
@@ -27,90 +27,97 @@ const operatorExists = () =>
     message: "An organization already operates this instance: its owners and admins change plans and read the metrics."
   })
 
-export class Operator extends Effect.Service<Operator>()("@orgplane/server/identity/Operator", {
-  effect: Effect.gen(function*() {
-    const settings = yield* ServerConfig
-    const crypto = yield* Crypto
-    const repository = yield* OperatorRepository
-    const organizations = yield* OrganizationsRepository
-    const bootstraps = yield* BootstrapRepository
+const make = Effect.gen(function*() {
+  const settings = yield* ServerConfig
+  const crypto = yield* Crypto
+  const repository = yield* OperatorRepository
+  const organizations = yield* OrganizationsRepository
+  const bootstraps = yield* BootstrapRepository
 
-    const configured = Option.fromNullable(settings.operatorOrganizationId as OrganizationId | undefined)
+  const configured = Option.fromNullable(settings.operatorOrganizationId as OrganizationId | undefined)
 
-    /** The operator organization: the configured one, else the claimed one, else none. */
-    const organizationId = Option.isSome(configured) ? Effect.succeed(configured) : orUnavailable(repository.claimed)
+  /** The operator organization: the configured one, else the claimed one, else none. */
+  const organizationId = Option.isSome(configured) ? Effect.succeed(configured) : orUnavailable(repository.claimed)
 
-    /**
-     * Passes for the members of the operator organization whose role may take the operator-only `action` (owners and
-     * admins, per the policy table); anyone else: 403 `operator_only`.
-     */
-    const require = (caller: MemberContext, action: Action) =>
-      Effect.gen(function*() {
-        const operator = yield* organizationId
-        if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
-          return yield* new Forbidden({
-            reason: "operator_only",
-            message: "Only owners and admins of the operator organization may do this."
-          })
-        }
-      })
-
-    /** Whether `token` is the instance's setup token: the configured one, else one the server logged and kept. */
-    const isSetupToken = (token: string, at: Date) => {
-      const hash = crypto.hashToken(token)
-      return settings.setupToken === undefined
-        ? repository.isSetupToken(hash, at)
-        : Effect.succeed(hash === crypto.hashToken(Redacted.value(settings.setupToken).trim()))
-    }
-
-    /**
-     * `POST /v1/admin/operator`: the caller's organization becomes the operator, if the token is the instance's, the
-     * caller its owner, and nothing operates the instance yet; the kept setup tokens are spent with it.
-     */
-    const claim = (caller: MemberContext, setupToken: string) =>
-      Effect.gen(function*() {
-        yield* authorize(caller, "admin.claimOperator")
-        if (Option.isSome(configured)) return yield* operatorExists()
-        return yield* transaction(Effect.gen(function*() {
-          const at = yield* now
-          if (Option.isSome(yield* repository.claimed)) return yield* operatorExists()
-          if (!(yield* isSetupToken(setupToken, at))) {
-            return yield* new Forbidden({
-              reason: "setup_token_invalid",
-              message: "This is not the instance's setup token (ORGPLANE_SETUP_TOKEN, or the one the server logged at its last start, valid 24 hours)."
-            })
-          }
-          const organizationId = caller.organization.id
-          if (caller.organization.provisional || (yield* bootstraps.isBootstrapped(organizationId))) {
-            return yield* new Conflict({
-              error: "operator_not_eligible",
-              message: "A workspace made by POST /v1/bootstrap/workspace cannot operate the instance (its claim links were an anonymous agent's to hand out): create an organization with POST /v1/organizations and claim with it."
-            })
-          }
-          if (!(yield* repository.claim(organizationId))) return yield* operatorExists()
-          yield* repository.spendSetupTokens
-          return { organization: Option.getOrThrow(yield* organizations.find(organizationId)) }
-        }))
-      })
-
-    /**
-     * At start: a new setup token, kept hashed for 24 hours, while nothing operates the instance and no token is
-     * configured; none otherwise. The caller logs it (the only place it is ever shown).
-     */
-    const issueSetupToken = Effect.gen(function*() {
-      if (Option.isSome(configured) || settings.setupToken !== undefined) return Option.none<string>()
-      if (Option.isSome(yield* repository.claimed)) return Option.none<string>()
-      const token = yield* crypto.newToken(SETUP_TOKEN_PREFIX)
-      const createdAt = yield* now
-      yield* repository.insertSetupToken({
-        tokenHash: crypto.hashToken(token),
-        createdAt,
-        expiresAt: new Date(createdAt.getTime() + Duration.toMillis(SETUP_TOKEN_TTL))
-      })
-      return Option.some(token)
+  /**
+   * Passes for the members of the operator organization whose role may take the operator-only `action` (owners and
+   * admins, per the policy table); anyone else: 403 `operator_only`.
+   */
+  const require = (caller: MemberContext, action: Action) =>
+    Effect.gen(function*() {
+      const operator = yield* organizationId
+      if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
+        return yield* new Forbidden({
+          reason: "operator_only",
+          message: "Only owners and admins of the operator organization may do this."
+        })
+      }
     })
 
-    return { organizationId, require, claim, issueSetupToken } as const
-  }),
-  dependencies: [OperatorRepository.Default, OrganizationsRepository.Default, BootstrapRepository.Default]
-}) {}
+  /** Whether `token` is the instance's setup token: the configured one, else one the server logged and kept. */
+  const isSetupToken = (token: string, at: Date) => {
+    const hash = crypto.hashToken(token)
+    return settings.setupToken === undefined
+      ? repository.isSetupToken(hash, at)
+      : Effect.succeed(hash === crypto.hashToken(Redacted.value(settings.setupToken).trim()))
+  }
+
+  /**
+   * `POST /v1/admin/operator`: the caller's organization becomes the operator, if the token is the instance's, the
+   * caller its owner, and nothing operates the instance yet; the kept setup tokens are spent with it.
+   */
+  const claim = (caller: MemberContext, setupToken: string) =>
+    Effect.gen(function*() {
+      yield* authorize(caller, "admin.claimOperator")
+      if (Option.isSome(configured)) return yield* operatorExists()
+      return yield* transaction(Effect.gen(function*() {
+        const at = yield* now
+        if (Option.isSome(yield* repository.claimed)) return yield* operatorExists()
+        if (!(yield* isSetupToken(setupToken, at))) {
+          return yield* new Forbidden({
+            reason: "setup_token_invalid",
+            message: "This is not the instance's setup token (ORGPLANE_SETUP_TOKEN, or the one the server logged at its last start, valid 24 hours)."
+          })
+        }
+        const organizationId = caller.organization.id
+        if (caller.organization.provisional || (yield* bootstraps.isBootstrapped(organizationId))) {
+          return yield* new Conflict({
+            error: "operator_not_eligible",
+            message: "A workspace made by POST /v1/bootstrap/workspace cannot operate the instance (its claim links were an anonymous agent's to hand out): create an organization with POST /v1/organizations and claim with it."
+          })
+        }
+        if (!(yield* repository.claim(organizationId))) return yield* operatorExists()
+        yield* repository.spendSetupTokens
+        return { organization: Option.getOrThrow(yield* organizations.find(organizationId)) }
+      }))
+    })
+
+  /**
+   * At start: a new setup token, kept hashed for 24 hours, while nothing operates the instance and no token is
+   * configured; none otherwise. The caller logs it (the only place it is ever shown).
+   */
+  const issueSetupToken = Effect.gen(function*() {
+    if (Option.isSome(configured) || settings.setupToken !== undefined) return Option.none<string>()
+    if (Option.isSome(yield* repository.claimed)) return Option.none<string>()
+    const token = yield* crypto.newToken(SETUP_TOKEN_PREFIX)
+    const createdAt = yield* now
+    yield* repository.insertSetupToken({
+      tokenHash: crypto.hashToken(token),
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + Duration.toMillis(SETUP_TOKEN_TTL))
+    })
+    return Option.some(token)
+  })
+
+  return { organizationId, require, claim, issueSetupToken } as const
+})
+
+export class Operator extends Context.Tag("@orgplane/server/identity/Operator")<Operator, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Operator, make).pipe(
+    Layer.provide([
+      OperatorRepository.layer,
+      OrganizationsRepository.layer,
+      BootstrapRepository.layer
+    ])
+  )
+}

@@ -5,40 +5,42 @@
  */
 import { SqlClient } from "@effect/sql"
 import { OrganizationId } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 
-export class OperatorRepository extends Effect.Service<OperatorRepository>()("@orgplane/server/identity/OperatorRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    /** The organization whose owner redeemed a setup token, if one did. */
-    const claimed = sql<{ value: OrganizationId }>`
+  /** The organization whose owner redeemed a setup token, if one did. */
+  const claimed = sql<{ value: OrganizationId }>`
       SELECT value FROM instance_settings WHERE key = 'operator_organization_id'`.pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0]?.value))
-    )
+    Effect.map((rows) => Option.fromNullable(rows[0]?.value))
+  )
 
-    /** Records the operator organization; false when one was recorded first (two claims at once: one wins). */
-    const claim = (organizationId: OrganizationId) =>
-      sql`INSERT INTO instance_settings (key, value) VALUES ('operator_organization_id', ${organizationId})
+  /** Records the operator organization; false when one was recorded first (two claims at once: one wins). */
+  const claim = (organizationId: OrganizationId) =>
+    sql`INSERT INTO instance_settings (key, value) VALUES ('operator_organization_id', ${organizationId})
           ON CONFLICT (key) DO NOTHING RETURNING key`.pipe(Effect.map((rows) => rows.length > 0))
 
-    /** Keeps a new setup token's hash, and forgets the expired ones. */
-    const insertSetupToken = (input: { readonly tokenHash: string; readonly createdAt: Date; readonly expiresAt: Date }) =>
-      Effect.zipRight(
-        sql`DELETE FROM instance_setup_tokens WHERE expires_at <= ${input.createdAt}`,
-        sql`INSERT INTO instance_setup_tokens (token_hash, created_at, expires_at)
+  /** Keeps a new setup token's hash, and forgets the expired ones. */
+  const insertSetupToken = (input: { readonly tokenHash: string; readonly createdAt: Date; readonly expiresAt: Date }) =>
+    Effect.zipRight(
+      sql`DELETE FROM instance_setup_tokens WHERE expires_at <= ${input.createdAt}`,
+      sql`INSERT INTO instance_setup_tokens (token_hash, created_at, expires_at)
             VALUES (${input.tokenHash}, ${input.createdAt}, ${input.expiresAt})`
-      )
+    )
 
-    /** Whether a setup token with this hash is unexpired. */
-    const isSetupToken = (tokenHash: string, at: Date) =>
-      sql`SELECT 1 FROM instance_setup_tokens WHERE token_hash = ${tokenHash} AND expires_at > ${at}`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  /** Whether a setup token with this hash is unexpired. */
+  const isSetupToken = (tokenHash: string, at: Date) =>
+    sql`SELECT 1 FROM instance_setup_tokens WHERE token_hash = ${tokenHash} AND expires_at > ${at}`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    /** Spends every setup token: one was redeemed. */
-    const spendSetupTokens = sql`DELETE FROM instance_setup_tokens`
+  /** Spends every setup token: one was redeemed. */
+  const spendSetupTokens = sql`DELETE FROM instance_setup_tokens`
 
-    return { claimed, claim, insertSetupToken, isSetupToken, spendSetupTokens } as const
-  })
-}) {}
+  return { claimed, claim, insertSetupToken, isSetupToken, spendSetupTokens } as const
+})
+
+export class OperatorRepository extends Context.Tag("@orgplane/server/identity/OperatorRepository")<OperatorRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(OperatorRepository, make)
+}

@@ -73,6 +73,6 @@ export class OperatorUsers extends Context.Tag("@orgplane/server/identity/Operat
   Effect.Effect.Success<typeof make>
 >() {
   static readonly layer = Layer.effect(OperatorUsers, make).pipe(
-    Layer.provide([Operator.Default, UsersRepository.Default, SessionsRepository.Default])
+    Layer.provide([Operator.layer, UsersRepository.layer, SessionsRepository.layer])
   )
 }

@@ -194,6 +194,6 @@ export class OrganizationDeletion extends Context.Tag("@orgplane/server/identity
   Effect.Effect.Success<typeof make>
 >() {
   static readonly layer = Layer.effect(OrganizationDeletion, make).pipe(
-    Layer.provide([OrganizationsRepository.Default, SessionsRepository.Default, Memberships.Default, Operator.Default, PurgeRepository.layer])
+    Layer.provide([OrganizationsRepository.layer, SessionsRepository.layer, Memberships.layer, Operator.layer, PurgeRepository.layer])
   )
 }

@@ -129,7 +129,7 @@ export const loop = Effect.gen(function*() {
     Schedule.spaced(settings.organizationPurgeInterval)
   )
 }).pipe(
-  Effect.provide([OrganizationsRepository.Default, PurgeRepository.layer, SessionsRepository.Default, ApiKeysRepository.Default, Operator.Default])
+  Effect.provide([OrganizationsRepository.layer, PurgeRepository.layer, SessionsRepository.layer, ApiKeysRepository.layer, Operator.layer])
 )
 
 export const layer = Singleton.make("organization-purge", loop)

@@ -18,7 +18,7 @@ import {
   type UpdateOrganizationRequest,
   type UserId
 } from "@orgplane/schema"
-import { Duration, Effect, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
@@ -29,109 +29,116 @@ import { Operator } from "./Operator.js"
 import { OrganizationsRepository } from "./OrganizationsRepository.js"
 import * as AuditRecorder from "../platform/AuditRecorder.js"
 
-export class Organizations extends Effect.Service<Organizations>()("@orgplane/server/identity/Organizations", {
-  effect: Effect.gen(function*() {
-    const settings = yield* ServerConfig
-    const organizations = yield* OrganizationsRepository
-    const memberships = yield* Memberships
-    const operator = yield* Operator
+const make = Effect.gen(function*() {
+  const settings = yield* ServerConfig
+  const organizations = yield* OrganizationsRepository
+  const memberships = yield* Memberships
+  const operator = yield* Operator
 
-    /** A new organization and its first member, in the caller's transaction. */
-    const insertWithMember = (input: {
-      readonly name: string
-      readonly userId: UserId | null
-      readonly role: Role
-      readonly provisional: boolean
-    }) =>
-      Effect.gen(function*() {
-        const createdAt = yield* now
-        const organization = yield* organizations.insert({
-          id: yield* makeId("org"),
-          name: input.name,
-          plan: settings.defaultPlan,
-          provisional: input.provisional,
-          createdAt,
-          updatedAt: createdAt
-        })
-        const membership = yield* memberships.join({ organizationId: organization.id, userId: input.userId, role: input.role })
-        return { organization, membership }
+  /** A new organization and its first member, in the caller's transaction. */
+  const insertWithMember = (input: {
+    readonly name: string
+    readonly userId: UserId | null
+    readonly role: Role
+    readonly provisional: boolean
+  }) =>
+    Effect.gen(function*() {
+      const createdAt = yield* now
+      const organization = yield* organizations.insert({
+        id: yield* makeId("org"),
+        name: input.name,
+        plan: settings.defaultPlan,
+        provisional: input.provisional,
+        createdAt,
+        updatedAt: createdAt
       })
-
-    /**
-     * A person's organizations, one creation at a time until its transaction ends (`lockLimit`, keyed by the person):
-     * two creations racing cannot both count room under the quota.
-     */
-    const create = Effect.fn("Organizations.create")(function*(input: { readonly name: string; readonly userId: UserId; readonly sessionId: SessionId }) {
-      return yield* transaction(
-        Effect.gen(function*() {
-          yield* lockLimit("organizations_owned", input.userId)
-          const quota = settings.organizationsPerUser
-          if ((yield* organizations.countOwnedBy(input.userId)) >= quota) {
-            return yield* new Conflict({
-              error: "organization_quota_reached",
-              message: `You own ${quota} organizations, the most this instance allows (ORGPLANE_ORGANIZATIONS_PER_USER): delete or hand over one, or ask the instance's operator to raise the setting.`
-            })
-          }
-          const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
-          // Its creator's email is the one the organization knows them by (docs/security.md, "Account takeover").
-          yield* memberships.markEmailVerified({ organizationId: created.organization.id, id: created.membership.id, at: created.organization.createdAt })
-          yield* memberships.activate(input.sessionId, created.organization.id)
-          // Recorded in the new organization's log, by its owner.
-          yield* AuditRecorder.describe({ organizationId: created.organization.id, membershipId: created.membership.id })
-          return created
-        })
-      )
+      const membership = yield* memberships.join({ organizationId: organization.id, userId: input.userId, role: input.role })
+      return { organization, membership }
     })
 
-    /**
-     * The operator's plan change. An organization that does not exist or is deleted is a 404 inside the transaction,
-     * so that nothing (not its audit event) commits for it.
-     */
-    const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
+  /**
+   * A person's organizations, one creation at a time until its transaction ends (`lockLimit`, keyed by the person):
+   * two creations racing cannot both count room under the quota.
+   */
+  const create = Effect.fn("Organizations.create")(function*(input: { readonly name: string; readonly userId: UserId; readonly sessionId: SessionId }) {
+    return yield* transaction(
       Effect.gen(function*() {
-        yield* operator.require(caller, "organizations.setPlan")
-        return yield* transaction(Effect.gen(function*() {
-          yield* organizations.lock(organizationId)
-          const before = yield* organizations.find(organizationId)
-          const after = yield* organizations.update(organizationId, { plan }, yield* now)
-          if (Option.isNone(before) || Option.isNone(after)) {
-            return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
-          }
-          yield* AuditRecorder.describeChange(Organization, before.value, after.value)
-          return after.value
-        }))
+        yield* lockLimit("organizations_owned", input.userId)
+        const quota = settings.organizationsPerUser
+        if ((yield* organizations.countOwnedBy(input.userId)) >= quota) {
+          return yield* new Conflict({
+            error: "organization_quota_reached",
+            message: `You own ${quota} organizations, the most this instance allows (ORGPLANE_ORGANIZATIONS_PER_USER): delete or hand over one, or ask the instance's operator to raise the setting.`
+          })
+        }
+        const created = yield* insertWithMember({ name: input.name, userId: input.userId, role: "owner", provisional: false })
+        // Its creator's email is the one the organization knows them by (docs/security.md, "Account takeover").
+        yield* memberships.markEmailVerified({ organizationId: created.organization.id, id: created.membership.id, at: created.organization.createdAt })
+        yield* memberships.activate(input.sessionId, created.organization.id)
+        // Recorded in the new organization's log, by its owner.
+        yield* AuditRecorder.describe({ organizationId: created.organization.id, membershipId: created.membership.id })
+        return created
       })
+    )
+  })
 
-    /** `GET /v1/organization`: the organization the caller acts in, with its profile and member count. */
-    const details = Effect.fn("Organizations.details")(function*(caller: MemberContext) {
-      yield* authorize(caller, "organizations.read")
-      const found = yield* orUnavailable(organizations.details(caller.organization.id))
-      if (Option.isNone(found)) return yield* new OrganizationNotFound()
-      return { organization: found.value }
-    })
-
-    /** `PATCH /v1/organization`: its name, logo or metadata (replaced whole), the change recorded with before and after. */
-    const update = Effect.fn("Organizations.update")(function*(caller: MemberContext, changes: UpdateOrganizationRequest) {
-      yield* authorize(caller, "organizations.update")
-      const organizationId = caller.organization.id
+  /**
+   * The operator's plan change. An organization that does not exist or is deleted is a 404 inside the transaction,
+   * so that nothing (not its audit event) commits for it.
+   */
+  const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
+    Effect.gen(function*() {
+      yield* operator.require(caller, "organizations.setPlan")
       return yield* transaction(Effect.gen(function*() {
         yield* organizations.lock(organizationId)
-        const before = yield* organizations.details(organizationId)
-        if (Option.isNone(before)) return yield* new OrganizationNotFound()
-        yield* organizations.update(organizationId, changes, yield* now)
-        const after = Option.getOrThrow(yield* organizations.details(organizationId))
-        yield* AuditRecorder.describeChange(OrganizationDetails, before.value, after)
-        return { organization: after }
+        const before = yield* organizations.find(organizationId)
+        const after = yield* organizations.update(organizationId, { plan }, yield* now)
+        if (Option.isNone(before) || Option.isNone(after)) {
+          return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
+        }
+        yield* AuditRecorder.describeChange(Organization, before.value, after.value)
+        return after.value
       }))
     })
 
-    /** `GET /v1/admin/organizations`: every organization of the instance, for its operator. */
-    const listForAdmin = Effect.fn("Organizations.listForAdmin")(function*(caller: MemberContext, query: AdminOrganizationListQuery) {
-      yield* operator.require(caller, "admin.readOrganizations")
-      return yield* orUnavailable(organizations.listForAdmin(query, Duration.toMillis(settings.provisionalWorkspaceLifetime)))
-    })
+  /** `GET /v1/organization`: the organization the caller acts in, with its profile and member count. */
+  const details = Effect.fn("Organizations.details")(function*(caller: MemberContext) {
+    yield* authorize(caller, "organizations.read")
+    const found = yield* orUnavailable(organizations.details(caller.organization.id))
+    if (Option.isNone(found)) return yield* new OrganizationNotFound()
+    return { organization: found.value }
+  })
 
-    return { insertWithMember, create, find: organizations.find, setPlan, details, update, listForAdmin } as const
-  }),
-  dependencies: [OrganizationsRepository.Default, Memberships.Default, Operator.Default]
-}) {}
+  /** `PATCH /v1/organization`: its name, logo or metadata (replaced whole), the change recorded with before and after. */
+  const update = Effect.fn("Organizations.update")(function*(caller: MemberContext, changes: UpdateOrganizationRequest) {
+    yield* authorize(caller, "organizations.update")
+    const organizationId = caller.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      yield* organizations.lock(organizationId)
+      const before = yield* organizations.details(organizationId)
+      if (Option.isNone(before)) return yield* new OrganizationNotFound()
+      yield* organizations.update(organizationId, changes, yield* now)
+      const after = Option.getOrThrow(yield* organizations.details(organizationId))
+      yield* AuditRecorder.describeChange(OrganizationDetails, before.value, after)
+      return { organization: after }
+    }))
+  })
+
+  /** `GET /v1/admin/organizations`: every organization of the instance, for its operator. */
+  const listForAdmin = Effect.fn("Organizations.listForAdmin")(function*(caller: MemberContext, query: AdminOrganizationListQuery) {
+    yield* operator.require(caller, "admin.readOrganizations")
+    return yield* orUnavailable(organizations.listForAdmin(query, Duration.toMillis(settings.provisionalWorkspaceLifetime)))
+  })
+
+  return { insertWithMember, create, find: organizations.find, setPlan, details, update, listForAdmin } as const
+})
+
+export class Organizations extends Context.Tag("@orgplane/server/identity/Organizations")<Organizations, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Organizations, make).pipe(
+    Layer.provide([
+      OrganizationsRepository.layer,
+      Memberships.layer,
+      Operator.layer
+    ])
+  )
+}

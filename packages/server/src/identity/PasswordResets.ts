@@ -304,13 +304,13 @@ export class PasswordResets extends Context.Tag("@orgplane/server/identity/Passw
 >() {
   static readonly layer = Layer.effect(PasswordResets, make).pipe(
     Layer.provide([
-      UsersRepository.Default,
-      SessionsRepository.Default,
-      ApiKeysRepository.Default,
-      Memberships.Default,
+      UsersRepository.layer,
+      SessionsRepository.layer,
+      ApiKeysRepository.layer,
+      Memberships.layer,
       AccountTokensRepository.layer,
-      RateLimiter.Default,
-      Operator.Default,
+      RateLimiter.layer,
+      Operator.layer,
       Mailer.layer
     ])
   )

@@ -17,7 +17,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { ApiKeyId, Forbidden, OrganizationId, type Role, SessionId, SsoConnectionId } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { findOne } from "../platform/Statements.js"
 
 /** The domain of an email as SSO routes it: after the last `@`, lower-case (`undefined` without an `@`). */
@@ -134,59 +134,61 @@ const Enforced = Schema.Struct({
   ownersPasswordFallback: Schema.Boolean
 })
 
-export class SsoEnforcement extends Effect.Service<SsoEnforcement>()("@orgplane/server/identity/SsoEnforcement", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    /**
-     * The enforcing organization of a domain (at most one active connection serves a domain), if its policy requires
-     * SSO and it is not deleted (a deleted organization's sign-in stops: its domains no longer refuse passwords).
-     */
-    const forDomain = findOne({
-      Request: Schema.String,
-      Result: Enforced,
-      execute: (domain) =>
-        sql`SELECT cd.organization_id, cd.connection_id, p.owners_password_fallback
+  /**
+   * The enforcing organization of a domain (at most one active connection serves a domain), if its policy requires
+   * SSO and it is not deleted (a deleted organization's sign-in stops: its domains no longer refuse passwords).
+   */
+  const forDomain = findOne({
+    Request: Schema.String,
+    Result: Enforced,
+    execute: (domain) =>
+      sql`SELECT cd.organization_id, cd.connection_id, p.owners_password_fallback
             FROM sso_connection_domains cd
             JOIN sso_policies p ON p.organization_id = cd.organization_id
             JOIN organizations o ON o.id = cd.organization_id AND o.deleted_at IS NULL
             WHERE cd.domain = ${domain} AND cd.active AND p.require_sso`
-    })
+  })
 
-    /** What `admission` reads of a session, acting in `organizationId` (for a switch of organization, or a new policy). */
-    const forSession = findOne({
-      Request: Schema.Struct({ sessionId: SessionId, organizationId: OrganizationId }),
-      Result: SessionAssurance,
-      execute: ({ organizationId, sessionId }) =>
-        sql`SELECT ${assuranceColumns(sql, organizationId, true)}
+  /** What `admission` reads of a session, acting in `organizationId` (for a switch of organization, or a new policy). */
+  const forSession = findOne({
+    Request: Schema.Struct({ sessionId: SessionId, organizationId: OrganizationId }),
+    Result: SessionAssurance,
+    execute: ({ organizationId, sessionId }) =>
+      sql`SELECT ${assuranceColumns(sql, organizationId, true)}
             FROM sessions s
             JOIN users u ON u.id = s.user_id
             LEFT JOIN sso_policies p ON p.organization_id = ${organizationId}
             WHERE s.id = ${sessionId}`
-    })
+  })
 
-    /** What `admission` reads of an API key (how its maker authenticated), acting in its organization. */
-    const forApiKey = findOne({
-      Request: Schema.Struct({ apiKeyId: ApiKeyId, organizationId: OrganizationId }),
-      Result: SessionAssurance,
-      execute: ({ apiKeyId, organizationId }) =>
-        sql`SELECT ${assuranceColumns(sql, organizationId, true, "k")}
+  /** What `admission` reads of an API key (how its maker authenticated), acting in its organization. */
+  const forApiKey = findOne({
+    Request: Schema.Struct({ apiKeyId: ApiKeyId, organizationId: OrganizationId }),
+    Result: SessionAssurance,
+    execute: ({ apiKeyId, organizationId }) =>
+      sql`SELECT ${assuranceColumns(sql, organizationId, true, "k")}
             FROM api_keys k
             JOIN memberships m ON m.organization_id = k.organization_id AND m.id = k.membership_id
             JOIN users u ON u.id = m.user_id
             LEFT JOIN sso_policies p ON p.organization_id = k.organization_id
             WHERE k.organization_id = ${organizationId} AND k.id = ${apiKeyId}`
-    })
-
-    /** `forDomain` of an email's domain (an email without one is enforced by nobody). */
-    const forEmail = (email: string) => {
-      const domain = domainOf(email)
-      return domain === undefined ? Effect.succeedNone : forDomain(domain)
-    }
-
-    return { forDomain, forEmail, forSession, forApiKey } as const
   })
-}) {}
+
+  /** `forDomain` of an email's domain (an email without one is enforced by nobody). */
+  const forEmail = (email: string) => {
+    const domain = domainOf(email)
+    return domain === undefined ? Effect.succeedNone : forDomain(domain)
+  }
+
+  return { forDomain, forEmail, forSession, forApiKey } as const
+})
+
+export class SsoEnforcement extends Context.Tag("@orgplane/server/identity/SsoEnforcement")<SsoEnforcement, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(SsoEnforcement, make)
+}
 
 /** `forSession`, or "nothing known" for a session that vanished meanwhile (authentication already found it). */
 export const assuranceOrNone = (found: Option.Option<SessionAssurance>): SessionAssurance =>

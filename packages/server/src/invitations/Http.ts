@@ -17,4 +17,4 @@ export const InvitationsHttp = group(Api, "invitations", (handlers) =>
       .handle("preview", ({ payload }) => invitations.preview(payload.token))
   }))
 
-export const layer = InvitationsHttp.pipe(Layer.provide(Invitations.Default))
+export const layer = InvitationsHttp.pipe(Layer.provide(Invitations.layer))

@@ -27,4 +27,4 @@ export const LlmProvidersHttp = group(Api, "llmProviders", (handlers) =>
       .handle("test", ({ path }) => Effect.flatMap(CurrentMember, (caller) => providers.test(caller, path.llmProviderId)))
   }))
 
-export const layer = LlmProvidersHttp.pipe(Layer.provide(LlmProviders.Default))
+export const layer = LlmProvidersHttp.pipe(Layer.provide(LlmProviders.layer))

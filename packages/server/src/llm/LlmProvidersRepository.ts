@@ -5,7 +5,7 @@
  */
 import { Model, SqlClient, type Statement } from "@effect/sql"
 import { Conflict, LlmModel, LlmProvider, LlmProviderId, MembershipId, OrganizationId } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
@@ -81,97 +81,99 @@ export interface NewCredential {
   readonly credentialExpiresAt: Date | null
 }
 
-export class LlmProvidersRepository extends Effect.Service<LlmProvidersRepository>()("@orgplane/server/llm/LlmProvidersRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeLlmProvidersRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    /** A text[] parameter (the driver's arrays would be spread by the statement compiler). */
-    const textArray = (values: ReadonlyArray<string>) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`
+  /** A text[] parameter (the driver's arrays would be spread by the statement compiler). */
+  const textArray = (values: ReadonlyArray<string>) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`
 
-    const columns = sql`p.id, p.organization_id, p.name, p.source, p.catalog_provider_id, p.api_style, p.base_url, p.header_names,
+  const columns = sql`p.id, p.organization_id, p.name, p.source, p.catalog_provider_id, p.api_style, p.base_url, p.header_names,
       p.headers_ciphertext, p.models::text AS models, p.credential_type, p.credential_ciphertext, p.credential_expires_at,
       p.credential_updated_at, p.last_used_at, p.created_by_membership_id, p.created_at, p.updated_at`
 
-    const insertStatement = execute({
-      Request: LlmProviderRow.insert,
-      execute: (row) =>
-        sql`INSERT INTO llm_providers (id, organization_id, name, source, catalog_provider_id, api_style, base_url, header_names,
+  const insertStatement = execute({
+    Request: LlmProviderRow.insert,
+    execute: (row) =>
+      sql`INSERT INTO llm_providers (id, organization_id, name, source, catalog_provider_id, api_style, base_url, header_names,
               headers_ciphertext, models, credential_type, credential_ciphertext, credential_expires_at, credential_updated_at,
               last_used_at, created_by_membership_id, created_at, updated_at)
             VALUES (${row.id}, ${row.organizationId}, ${row.name}, ${row.source}, ${row.catalogProviderId}, ${row.apiStyle},
               ${row.baseUrl}, ${textArray(row.headerNames)}, ${row.headersCiphertext}, ${row.models}::jsonb, ${row.credentialType},
               ${row.credentialCiphertext}, ${row.credentialExpiresAt}, ${row.credentialUpdatedAt}, ${row.lastUsedAt},
               ${row.createdByMembershipId}, ${row.createdAt}, ${row.updatedAt})`
-    })
+  })
 
-    /** A new provider; 409 `llm_provider_exists` for a name the organization has (ignoring case). */
-    const insert = (row: typeof LlmProviderRow.insert.Type) => catchUniqueViolation(() => providerExists(row.name))(insertStatement(row))
+  /** A new provider; 409 `llm_provider_exists` for a name the organization has (ignoring case). */
+  const insert = (row: typeof LlmProviderRow.insert.Type) => catchUniqueViolation(() => providerExists(row.name))(insertStatement(row))
 
-    const viewStatement = findOne({
-      Request: Schema.Struct({ ...Scoped.fields, reader: ReaderRequest }),
-      Result: LlmProviderView,
-      execute: ({ id, organizationId, reader }) =>
-        sql`SELECT ${columns}, ${reader.rank} AS access_rank, ${reader.usable} AS usable FROM llm_providers p
+  const viewStatement = findOne({
+    Request: Schema.Struct({ ...Scoped.fields, reader: ReaderRequest }),
+    Result: LlmProviderView,
+    execute: ({ id, organizationId, reader }) =>
+      sql`SELECT ${columns}, ${reader.rank} AS access_rank, ${reader.usable} AS usable FROM llm_providers p
             WHERE p.organization_id = ${organizationId} AND p.id = ${id}`
-    })
+  })
 
-    /** One provider with the reader's rank on it; none when missing or another organization's. */
-    const view = (organizationId: OrganizationId, id: LlmProviderId, reader: Reader) => viewStatement({ organizationId, id, reader })
+  /** One provider with the reader's rank on it; none when missing or another organization's. */
+  const view = (organizationId: OrganizationId, id: LlmProviderId, reader: Reader) => viewStatement({ organizationId, id, reader })
 
-    const listStatement = findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest, reader: ReaderRequest }),
-      Result: LlmProviderView,
-      execute: ({ organizationId, page, reader }) =>
-        sql`SELECT ${columns}, ${reader.rank} AS access_rank, ${reader.usable} AS usable FROM llm_providers p
+  const listStatement = findAll({
+    Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest, reader: ReaderRequest }),
+    Result: LlmProviderView,
+    execute: ({ organizationId, page, reader }) =>
+      sql`SELECT ${columns}, ${reader.rank} AS access_rank, ${reader.usable} AS usable FROM llm_providers p
             WHERE ${sql.and([sql`p.organization_id = ${organizationId}`, reader.filter, page.after])}
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-    })
+  })
 
-    /** A page of the providers `reader.filter` lets through, oldest first. */
-    const list = (organizationId: OrganizationId, query: Keyset.PageQuery & { readonly scope?: string | undefined }, reader: Reader) =>
-      Keyset.page(byCreation, query, (page) => listStatement({ organizationId, page, reader }))
+  /** A page of the providers `reader.filter` lets through, oldest first. */
+  const list = (organizationId: OrganizationId, query: Keyset.PageQuery & { readonly scope?: string | undefined }, reader: Reader) =>
+    Keyset.page(byCreation, query, (page) => listStatement({ organizationId, page, reader }))
 
-    const lockStatement = findOne({
-      Request: Scoped,
-      Result: LlmProviderRow,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${columns} FROM llm_providers p WHERE p.organization_id = ${organizationId} AND p.id = ${id} FOR UPDATE`
-    })
+  const lockStatement = findOne({
+    Request: Scoped,
+    Result: LlmProviderRow,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT ${columns} FROM llm_providers p WHERE p.organization_id = ${organizationId} AND p.id = ${id} FOR UPDATE`
+  })
 
-    /** The whole row, locked for the rest of the transaction. */
-    const lock = (organizationId: OrganizationId, id: LlmProviderId) => lockStatement({ organizationId, id })
+  /** The whole row, locked for the rest of the transaction. */
+  const lock = (organizationId: OrganizationId, id: LlmProviderId) => lockStatement({ organizationId, id })
 
-    const update = (organizationId: OrganizationId, id: LlmProviderId, changes: Changes, at: Date) => {
-      const sets = [
-        changes.name === undefined ? undefined : sql`name = ${changes.name}`,
-        changes.baseUrl === undefined ? undefined : sql`base_url = ${changes.baseUrl}`,
-        changes.headerNames === undefined ? undefined : sql`header_names = ${textArray(changes.headerNames)}`,
-        changes.headersCiphertext === undefined ? undefined : sql`headers_ciphertext = ${changes.headersCiphertext}`,
-        changes.models === undefined ? undefined : sql`models = ${JSON.stringify(changes.models)}::jsonb`,
-        sql`updated_at = ${at}`
-      ].filter((set) => set !== undefined)
-      return catchUniqueViolation(() => providerExists(changes.name ?? ""))(
-        sql`UPDATE llm_providers SET ${sql.csv(sets)} WHERE organization_id = ${organizationId} AND id = ${id}`
-      )
-    }
+  const update = (organizationId: OrganizationId, id: LlmProviderId, changes: Changes, at: Date) => {
+    const sets = [
+      changes.name === undefined ? undefined : sql`name = ${changes.name}`,
+      changes.baseUrl === undefined ? undefined : sql`base_url = ${changes.baseUrl}`,
+      changes.headerNames === undefined ? undefined : sql`header_names = ${textArray(changes.headerNames)}`,
+      changes.headersCiphertext === undefined ? undefined : sql`headers_ciphertext = ${changes.headersCiphertext}`,
+      changes.models === undefined ? undefined : sql`models = ${JSON.stringify(changes.models)}::jsonb`,
+      sql`updated_at = ${at}`
+    ].filter((set) => set !== undefined)
+    return catchUniqueViolation(() => providerExists(changes.name ?? ""))(
+      sql`UPDATE llm_providers SET ${sql.csv(sets)} WHERE organization_id = ${organizationId} AND id = ${id}`
+    )
+  }
 
-    const setCredential = (organizationId: OrganizationId, id: LlmProviderId, credential: NewCredential, at: Date) =>
-      sql`UPDATE llm_providers SET credential_type = ${credential.credentialType}, credential_ciphertext = ${credential.credentialCiphertext},
+  const setCredential = (organizationId: OrganizationId, id: LlmProviderId, credential: NewCredential, at: Date) =>
+    sql`UPDATE llm_providers SET credential_type = ${credential.credentialType}, credential_ciphertext = ${credential.credentialCiphertext},
             credential_expires_at = ${credential.credentialExpiresAt}, credential_updated_at = ${at}, updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    /** `lastUsedAt`, moved forward only (two connects at once keep the later time). */
-    const touch = (organizationId: OrganizationId, id: LlmProviderId, at: Date) =>
-      sql`UPDATE llm_providers SET last_used_at = GREATEST(COALESCE(last_used_at, ${at}), ${at})
+  /** `lastUsedAt`, moved forward only (two connects at once keep the later time). */
+  const touch = (organizationId: OrganizationId, id: LlmProviderId, at: Date) =>
+    sql`UPDATE llm_providers SET last_used_at = GREATEST(COALESCE(last_used_at, ${at}), ${at})
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    /** Deletes the provider; its grants cascade. Whether there was one. */
-    const remove = (organizationId: OrganizationId, id: LlmProviderId) =>
-      Effect.map(
-        sql`DELETE FROM llm_providers WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`,
-        (rows) => rows.length > 0
-      )
+  /** Deletes the provider; its grants cascade. Whether there was one. */
+  const remove = (organizationId: OrganizationId, id: LlmProviderId) =>
+    Effect.map(
+      sql`DELETE FROM llm_providers WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`,
+      (rows) => rows.length > 0
+    )
 
-    return { insert, view, list, lock, update, setCredential, touch, remove } as const
-  })
-}) {}
+  return { insert, view, list, lock, update, setCredential, touch, remove } as const
+})
+
+export class LlmProvidersRepository extends Context.Tag("@orgplane/server/llm/LlmProvidersRepository")<LlmProvidersRepository, Effect.Effect.Success<typeof makeLlmProvidersRepository>>() {
+  static readonly layer = Layer.effect(LlmProvidersRepository, makeLlmProvidersRepository)
+}

@@ -18,4 +18,4 @@ export const McpAuthorizationHttp = group(Api, "mcpAuthorization", (handlers) =>
       .handle("clientMetadata", () => Effect.map(requestBaseUrl, clientMetadataDocument))
   }))
 
-export const layer = McpAuthorizationHttp.pipe(Layer.provide(OAuth.Default))
+export const layer = McpAuthorizationHttp.pipe(Layer.provide(OAuth.layer))

@@ -21,7 +21,7 @@ import {
   type UpdateMcpConnectionRequest,
   type UpdateMcpToolPolicyRequest
 } from "@orgplane/schema"
-import { Effect, FiberRef, HashMap, Option } from "effect"
+import { Context, Effect, FiberRef, HashMap, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Access, McpConnectionKind } from "../access/Access.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -115,7 +115,7 @@ export const present = (
 
 /** Rows as their reader sees them, with the reader's own credentials on the `per_member` ones read in one statement. */
 export const presentViews = (
-  connections: ConnectionsRepository,
+  connections: Context.Tag.Service<ConnectionsRepository>,
   principal: Principal,
   views: ReadonlyArray<McpConnectionView>,
   presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
@@ -135,8 +135,8 @@ export const presentViews = (
  * member, one a grant reaches), by config object: three statements whatever the number of objects.
  */
 export const cloudConnections = (
-  connections: ConnectionsRepository,
-  access: Access,
+  connections: Context.Tag.Service<ConnectionsRepository>,
+  access: Context.Tag.Service<Access>,
   principal: Principal,
   ids: ReadonlyArray<ConfigObjectId>,
   presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
@@ -180,240 +180,246 @@ const changedMeanwhile = () =>
 const refuse = (details: ReadonlyArray<Detail>) =>
   details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
 
-export class Connections extends Effect.Service<Connections>()("@orgplane/server/mcp/Connections", {
-  effect: Effect.gen(function*() {
-    const connections = yield* ConnectionsRepository
-    const access = yield* Access
-    const crypto = yield* Crypto
-    const outbound = yield* Outbound
-    const config = yield* ServerConfig
-    const presets = yield* McpPresets
+const make = Effect.gen(function*() {
+  const connections = yield* ConnectionsRepository
+  const access = yield* Access
+  const crypto = yield* Crypto
+  const outbound = yield* Outbound
+  const config = yield* ServerConfig
+  const presets = yield* McpPresets
 
-    /** Encrypts a secret of connection `id` for `column`: fails only without a configured key (a defect, 500). */
-    const encrypt = (plaintext: string, column: SecretColumn, organizationId: string, id: string) =>
-      Effect.orDie(crypto.encrypt(plaintext, bind(column, organizationId, id)))
+  /** Encrypts a secret of connection `id` for `column`: fails only without a configured key (a defect, 500). */
+  const encrypt = (plaintext: string, column: SecretColumn, organizationId: string, id: string) =>
+    Effect.orDie(crypto.encrypt(plaintext, bind(column, organizationId, id)))
 
-    const notFound = () => McpConnectionKind.notFound()
+  const notFound = () => McpConnectionKind.notFound()
 
-    /** Usable: a grant reaches the reader. Visible: that, or the reader manages every connection. */
-    const readerOf = (principal: Principal, scope: "usable" | "manageable"): Reader => {
-      const usable = access.usable(principal, McpConnectionKind, "c")
-      return { usable, visible: scope === "usable" ? usable : access.visible(principal, McpConnectionKind, "c") }
-    }
+  /** Usable: a grant reaches the reader. Visible: that, or the reader manages every connection. */
+  const readerOf = (principal: Principal, scope: "usable" | "manageable"): Reader => {
+    const usable = access.usable(principal, McpConnectionKind, "c")
+    return { usable, visible: scope === "usable" ? usable : access.visible(principal, McpConnectionKind, "c") }
+  }
 
-    const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) => presentViews(connections, principal, views, presets)
+  const presentAll = (principal: Principal, views: ReadonlyArray<McpConnectionView>) => presentViews(connections, principal, views, presets)
 
-    /** One connection as the principal sees it (visible: granted, or managed by them), or 404. */
-    const read = (principal: Principal, id: ExternalMcpConnectionId) =>
-      Effect.gen(function*() {
-        const view = yield* connections.viewRow(principal.organization.id, id, readerOf(principal, "manageable"))
-        if (Option.isNone(view)) return yield* notFound()
-        const [item] = yield* presentAll(principal, [view.value])
-        return item!
-      })
+  /** One connection as the principal sees it (visible: granted, or managed by them), or 404. */
+  const read = (principal: Principal, id: ExternalMcpConnectionId) =>
+    Effect.gen(function*() {
+      const view = yield* connections.viewRow(principal.organization.id, id, readerOf(principal, "manageable"))
+      if (Option.isNone(view)) return yield* notFound()
+      const [item] = yield* presentAll(principal, [view.value])
+      return item!
+    })
 
-    /**
-     * The URL rule only the server can check: unless private destinations are allowed, https and a host whose every
-     * address is public (an IP literal checked as is). A 400 on `url`.
-     */
-    const checkUrl = (url: string) => checkUserMember(outbound, config.outboundAllowPrivate, ["url"], url)
+  /**
+   * The URL rule only the server can check: unless private destinations are allowed, https and a host whose every
+   * address is public (an IP literal checked as is). A 400 on `url`.
+   */
+  const checkUrl = (url: string) => checkUserMember(outbound, config.outboundAllowPrivate, ["url"], url)
 
-    /** An MCP `initialize` with these settings, or 502 `connection_validation_failed` with its diagnostic. */
-    const liveCheck = (name: string, url: string, apiKey: string | undefined) =>
-      Session.check({ url, headers: apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` } }).pipe(
-        Effect.provideService(Outbound, outbound),
-        Effect.catchTag("McpSessionError", (error) =>
-          Effect.gen(function*() {
-            const referenceId = yield* requestId
-            const diagnostic = fromSessionError(error, { referenceId, url, phase: "MCP_INITIALIZE" })
-            yield* Effect.logInfo("MCP connection check failed").pipe(
-              Effect.annotateLogs({ referenceId, code: diagnostic.code, origin: diagnostic.outbound?.origin ?? "" })
-            )
-            return yield* new ConnectionValidationFailed({ message: `Could not connect to "${name}": ${diagnostic.message}`, diagnostic })
-          }))
-      )
+  /** An MCP `initialize` with these settings, or 502 `connection_validation_failed` with its diagnostic. */
+  const liveCheck = (name: string, url: string, apiKey: string | undefined) =>
+    Session.check({ url, headers: apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` } }).pipe(
+      Effect.provideService(Outbound, outbound),
+      Effect.catchTag("McpSessionError", (error) =>
+        Effect.gen(function*() {
+          const referenceId = yield* requestId
+          const diagnostic = fromSessionError(error, { referenceId, url, phase: "MCP_INITIALIZE" })
+          yield* Effect.logInfo("MCP connection check failed").pipe(
+            Effect.annotateLogs({ referenceId, code: diagnostic.code, origin: diagnostic.outbound?.origin ?? "" })
+          )
+          return yield* new ConnectionValidationFailed({ message: `Could not connect to "${name}": ${diagnostic.message}`, diagnostic })
+        }))
+    )
 
-    /** Scopes to ask for: those given, else the URL's preset's defaults (Slack's, for example), else none. */
-    const scopesFor = (url: string, given: ReadonlyArray<string> | undefined) =>
-      given ?? Presets.forUrl(presets, url)?.defaultOAuthScopes
+  /** Scopes to ask for: those given, else the URL's preset's defaults (Slack's, for example), else none. */
+  const scopesFor = (url: string, given: ReadonlyArray<string> | undefined) =>
+    given ?? Presets.forUrl(presets, url)?.defaultOAuthScopes
 
-    const oauthChanges = (oauth: OAuthInput | undefined, url: string, defaultScopes: boolean, organizationId: string, id: string) =>
-      Effect.gen(function*() {
-        const requestedScopes = defaultScopes ? scopesFor(url, oauth?.requestedScopes) : oauth?.requestedScopes
-        return {
-          clientId: oauth?.clientId,
-          clientSecretCiphertext: oauth?.clientSecret === undefined
-            ? undefined
-            : yield* encrypt(oauth.clientSecret, SecretColumns.mcpOAuthClientSecret, organizationId, id),
-          issuer: oauth?.authorizationServerIssuer,
-          requestedScopes: requestedScopes === undefined ? undefined : [...new Set(requestedScopes)]
-        }
-      })
-
-    const create = (principal: Principal, input: CreateMcpConnectionRequest) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "mcp.manage")
-        // The schema's union gives each `authType` its credential members, and only those.
-        const credentialMode = input.credentialMode ?? "shared"
-        const apiKey = input.authType === "apikey" ? input.apiKey : undefined
-        yield* checkUrl(input.url)
-        const live = input.authType !== "oauth"
-        if (live) yield* liveCheck(input.name, input.url, apiKey)
-        const checkedAt = live ? yield* now : null
-        const organizationId = principal.organization.id
-        const id = yield* makeId("emc")
-        const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey, SecretColumns.mcpApiKey, organizationId, id)
-        const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true, organizationId, id) : undefined
-        return yield* transaction(
-          Effect.gen(function*() {
-            const at = yield* now
-            yield* connections.insert({
-              id,
-              organizationId,
-              name: input.name,
-              url: input.url,
-              authType: input.authType,
-              credentialMode,
-              apiKeyCiphertext,
-              connectedAt: checkedAt,
-              credentialHealth: live ? "ready" : "unknown",
-              credentialCheckedAt: checkedAt,
-              createdByMembershipId: actingMembershipId(principal),
-              createdAt: at,
-              updatedAt: at
-            })
-            if (oauth !== undefined) yield* connections.setOAuth({ organizationId, id }, at, oauth)
-            // Just written in this transaction: a missing row would be a bug.
-            return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
-          })
-        )
-      })
-
-    const list = (principal: Principal, query: McpConnectionListQuery) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "mcp.read")
-        const scope = query.scope ?? "usable"
-        if (scope === "manageable") yield* authorize(principal, "mcp.manage")
-        return yield* orUnavailable(
-          Effect.gen(function*() {
-            const page = yield* connections.list(principal.organization.id, query, readerOf(principal, scope))
-            return { items: yield* presentAll(principal, page.items), nextCursor: page.nextCursor }
-          })
-        )
-      })
-
-    const get = (principal: Principal, id: ExternalMcpConnectionId) =>
-      Effect.zipRight(
-        authorize(principal, "mcp.read"),
-        orUnavailable(Effect.map(read(principal, id), (item) => ({ ok: true as const, item })))
-      )
-
-    /** The row of a connection an owner or admin changes, read outside a transaction (checks come before writes). */
-    const managed = (principal: Principal, id: ExternalMcpConnectionId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "mcp.manage")
-        const row = yield* orUnavailable(connections.findRow(principal.organization.id, id))
-        if (Option.isNone(row)) return yield* notFound()
-        return row.value
-      })
-
-    const update = (principal: Principal, id: ExternalMcpConnectionId, input: UpdateMcpConnectionRequest) =>
-      Effect.gen(function*() {
-        const row = yield* managed(principal, id)
-        // The stored `authType` decides which credential members apply (the schema refuses an empty change).
-        yield* refuse(credentialRules(row, input))
-        const url = input.url ?? row.url
-        const urlChanged = input.url !== undefined && input.url !== row.url
-        if (urlChanged) yield* checkUrl(url)
-        const live = row.authType !== "oauth" && (urlChanged || input.apiKey !== undefined)
-        if (live) {
-          const apiKey = input.apiKey ??
-            (row.apiKeyCiphertext === null
-              ? undefined
-              : yield* crypto.decrypt(row.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, principal.organization.id, row.id)))
-          yield* liveCheck(input.name ?? row.name, url, apiKey)
-        }
-        const checkedAt = live ? yield* now : undefined
-        const apiKeyCiphertext = input.apiKey === undefined
+  const oauthChanges = (oauth: OAuthInput | undefined, url: string, defaultScopes: boolean, organizationId: string, id: string) =>
+    Effect.gen(function*() {
+      const requestedScopes = defaultScopes ? scopesFor(url, oauth?.requestedScopes) : oauth?.requestedScopes
+      return {
+        clientId: oauth?.clientId,
+        clientSecretCiphertext: oauth?.clientSecret === undefined
           ? undefined
-          : yield* encrypt(input.apiKey, SecretColumns.mcpApiKey, principal.organization.id, row.id)
-        const oauth = row.authType === "oauth" && input.oauth !== undefined
-          ? yield* oauthChanges(input.oauth, url, false, principal.organization.id, row.id)
-          : undefined
-        const scoped = { organizationId: principal.organization.id, id: row.id }
-        return yield* transaction(
-          Effect.gen(function*() {
-            const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
-            if (Option.isNone(locked)) return yield* notFound()
-            // What was checked (or decided on) must still be what is stored: another change may have come between.
-            if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
-              return yield* changedMeanwhile()
-            }
-            const before = yield* read(principal, scoped.id)
-            const at = yield* now
-            yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
-            if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
-            if (oauth !== undefined) yield* connections.setOAuth(scoped, at, oauth)
-            const after = yield* read(principal, scoped.id)
-            // The API key and the OAuth client's secret are never shown: a change of them is named, not stored.
-            const secrets = [...(input.apiKey === undefined ? [] : ["apiKey"]), ...(input.oauth?.clientSecret === undefined ? [] : ["oauth.clientSecret"])]
-            yield* describeChange(McpConnection, before, after, { secrets })
-            return { ok: true as const, item: after }
+          : yield* encrypt(oauth.clientSecret, SecretColumns.mcpOAuthClientSecret, organizationId, id),
+        issuer: oauth?.authorizationServerIssuer,
+        requestedScopes: requestedScopes === undefined ? undefined : [...new Set(requestedScopes)]
+      }
+    })
+
+  const create = (principal: Principal, input: CreateMcpConnectionRequest) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "mcp.manage")
+      // The schema's union gives each `authType` its credential members, and only those.
+      const credentialMode = input.credentialMode ?? "shared"
+      const apiKey = input.authType === "apikey" ? input.apiKey : undefined
+      yield* checkUrl(input.url)
+      const live = input.authType !== "oauth"
+      if (live) yield* liveCheck(input.name, input.url, apiKey)
+      const checkedAt = live ? yield* now : null
+      const organizationId = principal.organization.id
+      const id = yield* makeId("emc")
+      const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey, SecretColumns.mcpApiKey, organizationId, id)
+      const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true, organizationId, id) : undefined
+      return yield* transaction(
+        Effect.gen(function*() {
+          const at = yield* now
+          yield* connections.insert({
+            id,
+            organizationId,
+            name: input.name,
+            url: input.url,
+            authType: input.authType,
+            credentialMode,
+            apiKeyCiphertext,
+            connectedAt: checkedAt,
+            credentialHealth: live ? "ready" : "unknown",
+            credentialCheckedAt: checkedAt,
+            createdByMembershipId: actingMembershipId(principal),
+            createdAt: at,
+            updatedAt: at
           })
-        )
-      })
+          if (oauth !== undefined) yield* connections.setOAuth({ organizationId, id }, at, oauth)
+          // Just written in this transaction: a missing row would be a bug.
+          return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
+        })
+      )
+    })
 
-    const remove = (principal: Principal, id: ExternalMcpConnectionId) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "mcp.manage")
-        const deleted = yield* transaction(connections.remove({ organizationId: principal.organization.id, id }))
-        if (!deleted) return yield* notFound()
-      })
+  const list = (principal: Principal, query: McpConnectionListQuery) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "mcp.read")
+      const scope = query.scope ?? "usable"
+      if (scope === "manageable") yield* authorize(principal, "mcp.manage")
+      return yield* orUnavailable(
+        Effect.gen(function*() {
+          const page = yield* connections.list(principal.organization.id, query, readerOf(principal, scope))
+          return { items: yield* presentAll(principal, page.items), nextCursor: page.nextCursor }
+        })
+      )
+    })
 
-    const getToolPolicy = (principal: Principal, id: ExternalMcpConnectionId) => Effect.map(managed(principal, id), toolPolicyOf)
+  const get = (principal: Principal, id: ExternalMcpConnectionId) =>
+    Effect.zipRight(
+      authorize(principal, "mcp.read"),
+      orUnavailable(Effect.map(read(principal, id), (item) => ({ ok: true as const, item })))
+    )
 
-    const setToolPolicy = (principal: Principal, id: ExternalMcpConnectionId, input: typeof UpdateMcpToolPolicyRequest.Type) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "mcp.manage")
-        const organizationId = principal.organization.id
-        return yield* transaction(
-          Effect.gen(function*() {
-            const locked = yield* connections.lockRow(organizationId, id)
-            if (Option.isNone(locked)) return yield* notFound()
-            const policy = new McpToolPolicy({
-              allDisabled: input.allDisabled,
-              disabledTools: [...new Set<string>(input.disabledTools)],
-              updatedByOrgMembershipId: actingMembershipId(principal),
-              updatedAt: yield* now
-            })
-            yield* connections.setToolPolicy({ organizationId, id }, policy.updatedAt!, {
-              allDisabled: policy.allDisabled,
-              disabledTools: policy.disabledTools,
-              updatedBy: policy.updatedByOrgMembershipId
-            })
-            yield* describeChange(McpToolPolicy, toolPolicyOf(locked.value), policy)
-            return policy
+  /** The row of a connection an owner or admin changes, read outside a transaction (checks come before writes). */
+  const managed = (principal: Principal, id: ExternalMcpConnectionId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "mcp.manage")
+      const row = yield* orUnavailable(connections.findRow(principal.organization.id, id))
+      if (Option.isNone(row)) return yield* notFound()
+      return row.value
+    })
+
+  const update = (principal: Principal, id: ExternalMcpConnectionId, input: UpdateMcpConnectionRequest) =>
+    Effect.gen(function*() {
+      const row = yield* managed(principal, id)
+      // The stored `authType` decides which credential members apply (the schema refuses an empty change).
+      yield* refuse(credentialRules(row, input))
+      const url = input.url ?? row.url
+      const urlChanged = input.url !== undefined && input.url !== row.url
+      if (urlChanged) yield* checkUrl(url)
+      const live = row.authType !== "oauth" && (urlChanged || input.apiKey !== undefined)
+      if (live) {
+        const apiKey = input.apiKey ??
+          (row.apiKeyCiphertext === null
+            ? undefined
+            : yield* crypto.decrypt(row.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, principal.organization.id, row.id)))
+        yield* liveCheck(input.name ?? row.name, url, apiKey)
+      }
+      const checkedAt = live ? yield* now : undefined
+      const apiKeyCiphertext = input.apiKey === undefined
+        ? undefined
+        : yield* encrypt(input.apiKey, SecretColumns.mcpApiKey, principal.organization.id, row.id)
+      const oauth = row.authType === "oauth" && input.oauth !== undefined
+        ? yield* oauthChanges(input.oauth, url, false, principal.organization.id, row.id)
+        : undefined
+      const scoped = { organizationId: principal.organization.id, id: row.id }
+      return yield* transaction(
+        Effect.gen(function*() {
+          const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
+          if (Option.isNone(locked)) return yield* notFound()
+          // What was checked (or decided on) must still be what is stored: another change may have come between.
+          if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
+            return yield* changedMeanwhile()
+          }
+          const before = yield* read(principal, scoped.id)
+          const at = yield* now
+          yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
+          if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
+          if (oauth !== undefined) yield* connections.setOAuth(scoped, at, oauth)
+          const after = yield* read(principal, scoped.id)
+          // The API key and the OAuth client's secret are never shown: a change of them is named, not stored.
+          const secrets = [...(input.apiKey === undefined ? [] : ["apiKey"]), ...(input.oauth?.clientSecret === undefined ? [] : ["oauth.clientSecret"])]
+          yield* describeChange(McpConnection, before, after, { secrets })
+          return { ok: true as const, item: after }
+        })
+      )
+    })
+
+  const remove = (principal: Principal, id: ExternalMcpConnectionId) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "mcp.manage")
+      const deleted = yield* transaction(connections.remove({ organizationId: principal.organization.id, id }))
+      if (!deleted) return yield* notFound()
+    })
+
+  const getToolPolicy = (principal: Principal, id: ExternalMcpConnectionId) => Effect.map(managed(principal, id), toolPolicyOf)
+
+  const setToolPolicy = (principal: Principal, id: ExternalMcpConnectionId, input: typeof UpdateMcpToolPolicyRequest.Type) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "mcp.manage")
+      const organizationId = principal.organization.id
+      return yield* transaction(
+        Effect.gen(function*() {
+          const locked = yield* connections.lockRow(organizationId, id)
+          if (Option.isNone(locked)) return yield* notFound()
+          const policy = new McpToolPolicy({
+            allDisabled: input.allDisabled,
+            disabledTools: [...new Set<string>(input.disabledTools)],
+            updatedByOrgMembershipId: actingMembershipId(principal),
+            updatedAt: yield* now
           })
-        )
-      })
-
-    /** Grants go through `Access` like every shared kind, behind the organization policy: owners and admins only. */
-    const grant = (principal: Principal, id: ExternalMcpConnectionId, input: Parameters<typeof access.grant>[3]) =>
-      Effect.zipRight(authorize(principal, "mcp.manage"), access.grant(principal, McpConnectionKind, id, input))
-
-    const listGrants = (principal: Principal, id: ExternalMcpConnectionId, query: Parameters<typeof access.listGrants>[3]) =>
-      Effect.zipRight(
-        authorize(principal, "mcp.manage"),
-        access.listGrants(principal, McpConnectionKind, id, query)
+          yield* connections.setToolPolicy({ organizationId, id }, policy.updatedAt!, {
+            allDisabled: policy.allDisabled,
+            disabledTools: policy.disabledTools,
+            updatedBy: policy.updatedByOrgMembershipId
+          })
+          yield* describeChange(McpToolPolicy, toolPolicyOf(locked.value), policy)
+          return policy
+        })
       )
+    })
 
-    const revoke = (principal: Principal, id: ExternalMcpConnectionId, grantId: string) =>
-      Effect.zipRight(
-        authorize(principal, "mcp.manage"),
-        access.revoke(principal, McpConnectionKind, id, grantId)
-      )
+  /** Grants go through `Access` like every shared kind, behind the organization policy: owners and admins only. */
+  const grant = (principal: Principal, id: ExternalMcpConnectionId, input: Parameters<typeof access.grant>[3]) =>
+    Effect.zipRight(authorize(principal, "mcp.manage"), access.grant(principal, McpConnectionKind, id, input))
 
-    return { create, list, get, update, remove, getToolPolicy, setToolPolicy, grant, listGrants, revoke } as const
-  }),
-  dependencies: [ConnectionsRepository.Default, Access.Default]
-}) {}
+  const listGrants = (principal: Principal, id: ExternalMcpConnectionId, query: Parameters<typeof access.listGrants>[3]) =>
+    Effect.zipRight(
+      authorize(principal, "mcp.manage"),
+      access.listGrants(principal, McpConnectionKind, id, query)
+    )
+
+  const revoke = (principal: Principal, id: ExternalMcpConnectionId, grantId: string) =>
+    Effect.zipRight(
+      authorize(principal, "mcp.manage"),
+      access.revoke(principal, McpConnectionKind, id, grantId)
+    )
+
+  return { create, list, get, update, remove, getToolPolicy, setToolPolicy, grant, listGrants, revoke } as const
+})
+
+export class Connections extends Context.Tag("@orgplane/server/mcp/Connections")<Connections, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Connections, make).pipe(
+    Layer.provide([
+      ConnectionsRepository.layer,
+      Access.layer
+    ])
+  )
+}

@@ -24,4 +24,4 @@ export const McpConnectionsHttp = group(Api, "mcpConnections", (handlers) =>
         Effect.flatMap(CurrentMember, (caller) => connections.setToolPolicy(caller, path.connectionId, payload)))
   }))
 
-export const layer = McpConnectionsHttp.pipe(Layer.provide(Connections.Default))
+export const layer = McpConnectionsHttp.pipe(Layer.provide(Connections.layer))

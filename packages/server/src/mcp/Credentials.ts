@@ -12,7 +12,7 @@
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { ConnectionNotReady, type ServiceUnavailable } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { refreshAuthorization } from "../integrations/mcp/McpSdk.js"
 import { Crypto } from "../platform/Crypto.js"
 import { bind, type Binding, SecretColumns } from "../platform/SecretColumns.js"
@@ -103,168 +103,169 @@ const safeParse = (text: string): unknown => {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200)
 
-export class Credentials extends Effect.Service<Credentials>()("@orgplane/server/mcp/Credentials", {
-  effect: Effect.gen(function*() {
-    const repository = yield* CredentialsRepository
-    const crypto = yield* Crypto
-    const outbound = yield* Outbound
-    const fetchFn = outbound.fetchWith({ destination: "user" })
+const make = Effect.gen(function*() {
+  const repository = yield* CredentialsRepository
+  const crypto = yield* Crypto
+  const outbound = yield* Outbound
+  const fetchFn = outbound.fetchWith({ destination: "user" })
 
-    /**
-     * A stored secret of the connection; one that does not decrypt (logged once, naming the key problem) makes the
-     * connection not ready, with the reason, as a missing credential does.
-     */
-    const decrypt = (ciphertext: string, binding: Binding) =>
-      Effect.mapError(crypto.decrypt(ciphertext, binding), (error) => notReady(error.message))
+  /**
+   * A stored secret of the connection; one that does not decrypt (logged once, naming the key problem) makes the
+   * connection not ready, with the reason, as a missing credential does.
+   */
+  const decrypt = (ciphertext: string, binding: Binding) =>
+    Effect.mapError(crypto.decrypt(ciphertext, binding), (error) => notReady(error.message))
 
-    /** The access token of a usable credential read back after another refresh won. */
-    const usable = (connection: CredentialConnection, target: CredentialTarget, credential: Option.Option<StoredCredential>) => {
-      const value = Option.getOrUndefined(credential)
-      const problem = credentialProblem(connection, value)
-      return problem !== undefined || value === undefined || value.accessTokenCiphertext === null
-        ? Effect.fail(notReady(problem ?? "The connection has no credential."))
-        : decrypt(value.accessTokenCiphertext, tokenBindings(target).access)
-    }
+  /** The access token of a usable credential read back after another refresh won. */
+  const usable = (connection: CredentialConnection, target: CredentialTarget, credential: Option.Option<StoredCredential>) => {
+    const value = Option.getOrUndefined(credential)
+    const problem = credentialProblem(connection, value)
+    return problem !== undefined || value === undefined || value.accessTokenCiphertext === null
+      ? Effect.fail(notReady(problem ?? "The connection has no credential."))
+      : decrypt(value.accessTokenCiphertext, tokenBindings(target).access)
+  }
 
-    /**
-     * Refreshes a credential read at `credential.credentialVersion` and answers the access token to use: the new
-     * one, or the one a concurrent refresh stored.
-     */
-    const refresh = (
-      connection: CredentialConnection,
-      target: CredentialTarget,
-      credential: StoredCredential
-    ): Effect.Effect<string, ConnectionNotReady | ServiceUnavailable> =>
-      Effect.gen(function*() {
-        const at = yield* now
-        const current = () =>
-          expired(credential, at) || credential.accessTokenCiphertext === null
-            ? Effect.fail(notReady(`The access token expired and cannot be refreshed: reconnect (${connectPath(connection.id)}).`))
-            : decrypt(credential.accessTokenCiphertext, tokenBindings(target).access)
-        const metadata = metadataOf(connection)
-        if (credential.refreshTokenCiphertext === null || metadata === undefined || connection.oauthClientId === null) return yield* current()
-        const refreshToken = yield* decrypt(credential.refreshTokenCiphertext, tokenBindings(target).refresh)
-        const secret = connection.oauthClientSecretCiphertext === null
-          ? undefined
-          : yield* decrypt(connection.oauthClientSecretCiphertext, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id))
-        const answer = yield* Effect.either(Effect.tryPromise({
-          try: () =>
-            refreshAuthorization(metadata.issuer, {
-              metadata,
-              clientInformation: clientInformationOf(connection, secret),
-              refreshToken,
-              resource: new URL(connection.url),
-              fetchFn
-            }),
-          catch: (error) => error
-        }))
-        if (answer._tag === "Left") {
-          const error = answer.left
-          if (!(error instanceof InvalidGrantError)) {
-            yield* Effect.logWarning(`MCP connection ${connection.id}: token refresh failed: ${describe(error)}`)
-            // Still valid for a moment: use it, the next call tries again.
-            if (!expired(credential, at)) return yield* current()
-            return yield* Effect.fail(notReady(`The access token expired and the authorization server did not refresh it (${describe(error)}); retry later or reconnect.`))
-          }
-          // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
-          const other = yield* awaitOtherRefresh(orUnavailable(repository.find(target)), credential.credentialVersion)
-          if (Option.isSome(other)) return yield* usable(connection, target, other)
-          const reason = "authorization_rejected"
-          const marked = yield* orUnavailable(repository.markReconnectRequired(target, credential.credentialVersion, reason, yield* now))
-          if (!marked) return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
-          return yield* Effect.fail(notReady(
-            `The authorization server refused to refresh the credential (invalid_grant): reconnect with ${connectPath(connection.id)}.`
-          ))
+  /**
+   * Refreshes a credential read at `credential.credentialVersion` and answers the access token to use: the new
+   * one, or the one a concurrent refresh stored.
+   */
+  const refresh = (
+    connection: CredentialConnection,
+    target: CredentialTarget,
+    credential: StoredCredential
+  ): Effect.Effect<string, ConnectionNotReady | ServiceUnavailable> =>
+    Effect.gen(function*() {
+      const at = yield* now
+      const current = () =>
+        expired(credential, at) || credential.accessTokenCiphertext === null
+          ? Effect.fail(notReady(`The access token expired and cannot be refreshed: reconnect (${connectPath(connection.id)}).`))
+          : decrypt(credential.accessTokenCiphertext, tokenBindings(target).access)
+      const metadata = metadataOf(connection)
+      if (credential.refreshTokenCiphertext === null || metadata === undefined || connection.oauthClientId === null) return yield* current()
+      const refreshToken = yield* decrypt(credential.refreshTokenCiphertext, tokenBindings(target).refresh)
+      const secret = connection.oauthClientSecretCiphertext === null
+        ? undefined
+        : yield* decrypt(connection.oauthClientSecretCiphertext, bind(SecretColumns.mcpOAuthClientSecret, connection.organizationId, connection.id))
+      const answer = yield* Effect.either(Effect.tryPromise({
+        try: () =>
+          refreshAuthorization(metadata.issuer, {
+            metadata,
+            clientInformation: clientInformationOf(connection, secret),
+            refreshToken,
+            resource: new URL(connection.url),
+            fetchFn
+          }),
+        catch: (error) => error
+      }))
+      if (answer._tag === "Left") {
+        const error = answer.left
+        if (!(error instanceof InvalidGrantError)) {
+          yield* Effect.logWarning(`MCP connection ${connection.id}: token refresh failed: ${describe(error)}`)
+          // Still valid for a moment: use it, the next call tries again.
+          if (!expired(credential, at)) return yield* current()
+          return yield* Effect.fail(notReady(`The access token expired and the authorization server did not refresh it (${describe(error)}); retry later or reconnect.`))
         }
-        const tokens = yield* Effect.mapError(
-          Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindings(target)), Crypto, crypto),
-          (error) => notReady(`The refreshed credential cannot be stored: ${error.message}`)
-        )
-        const written = yield* orUnavailable(repository.compareAndSet(target, credential.credentialVersion, tokens, yield* now))
-        if (written) return answer.right.access_token
-        return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
-      })
-
-    /** The stored credential of the caller for this connection: the shared one, or the member's own. */
-    const targetOf = (principal: Principal, connection: CredentialConnection): Effect.Effect<CredentialTarget, ConnectionNotReady> => {
-      if (connection.credentialMode === "shared") {
-        return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: null })
+        // Rotation: a concurrent refresh may have spent this refresh token; its write is the credential to use.
+        const other = yield* awaitOtherRefresh(orUnavailable(repository.find(target)), credential.credentialVersion)
+        if (Option.isSome(other)) return yield* usable(connection, target, other)
+        const reason = "authorization_rejected"
+        const marked = yield* orUnavailable(repository.markReconnectRequired(target, credential.credentialVersion, reason, yield* now))
+        if (!marked) return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
+        return yield* Effect.fail(notReady(
+          `The authorization server refused to refresh the credential (invalid_grant): reconnect with ${connectPath(connection.id)}.`
+        ))
       }
-      if (principal._tag !== "Member") {
-        return Effect.fail(notReady("The connection uses each member's own account: background work has none."))
-      }
-      return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: principal.membership.id })
+      const tokens = yield* Effect.mapError(
+        Effect.provideService(encryptTokens(answer.right, at, credential.grantedScopes, tokenBindings(target)), Crypto, crypto),
+        (error) => notReady(`The refreshed credential cannot be stored: ${error.message}`)
+      )
+      const written = yield* orUnavailable(repository.compareAndSet(target, credential.credentialVersion, tokens, yield* now))
+      if (written) return answer.right.access_token
+      return yield* usable(connection, target, yield* orUnavailable(repository.find(target)))
+    })
+
+  /** The stored credential of the caller for this connection: the shared one, or the member's own. */
+  const targetOf = (principal: Principal, connection: CredentialConnection): Effect.Effect<CredentialTarget, ConnectionNotReady> => {
+    if (connection.credentialMode === "shared") {
+      return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: null })
     }
+    if (principal._tag !== "Member") {
+      return Effect.fail(notReady("The connection uses each member's own account: background work has none."))
+    }
+    return Effect.succeed({ organizationId: connection.organizationId, connectionId: connection.id, membershipId: principal.membership.id })
+  }
 
-    /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW` (platform/TokenTiming.ts). */
-    const accessToken = (principal: Principal, connection: CredentialConnection) =>
-      Effect.gen(function*() {
-        if (connection.oauthIssuerReviewRequiredAt !== null) return yield* Effect.fail(notReady(Readiness.ISSUER_REVIEW))
-        const target = yield* targetOf(principal, connection)
-        const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
-        const problem = credentialProblem(connection, stored)
-        if (problem !== undefined || stored === undefined || stored.accessTokenCiphertext === null) {
-          return yield* Effect.fail(notReady(problem ?? "The connection has no credential."))
-        }
-        if (expiring(stored, yield* now)) return yield* refresh(connection, target, stored)
-        return yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)
-      })
+  /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW` (platform/TokenTiming.ts). */
+  const accessToken = (principal: Principal, connection: CredentialConnection) =>
+    Effect.gen(function*() {
+      if (connection.oauthIssuerReviewRequiredAt !== null) return yield* Effect.fail(notReady(Readiness.ISSUER_REVIEW))
+      const target = yield* targetOf(principal, connection)
+      const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
+      const problem = credentialProblem(connection, stored)
+      if (problem !== undefined || stored === undefined || stored.accessTokenCiphertext === null) {
+        return yield* Effect.fail(notReady(problem ?? "The connection has no credential."))
+      }
+      if (expiring(stored, yield* now)) return yield* refresh(connection, target, stored)
+      return yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)
+    })
 
-    /** The headers an MCP request of `principal` to this connection carries. */
-    const headersFor = (
-      principal: Principal,
-      connection: CredentialConnection
-    ): Effect.Effect<Record<string, string>, ConnectionNotReady | ServiceUnavailable> =>
-      Effect.gen(function*() {
-        switch (connection.authType) {
-          case "none":
-            return {}
-          case "apikey": {
-            if (connection.apiKeyCiphertext === null) {
-              return yield* Effect.fail(notReady("The connection has no API key: an admin sets one (PATCH /v1/mcp-connections/{connectionId})."))
-            }
-            return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, connection.organizationId, connection.id))}` }
+  /** The headers an MCP request of `principal` to this connection carries. */
+  const headersFor = (
+    principal: Principal,
+    connection: CredentialConnection
+  ): Effect.Effect<Record<string, string>, ConnectionNotReady | ServiceUnavailable> =>
+    Effect.gen(function*() {
+      switch (connection.authType) {
+        case "none":
+          return {}
+        case "apikey": {
+          if (connection.apiKeyCiphertext === null) {
+            return yield* Effect.fail(notReady("The connection has no API key: an admin sets one (PATCH /v1/mcp-connections/{connectionId})."))
           }
-          case "oauth":
-            return { authorization: `Bearer ${yield* accessToken(principal, connection)}` }
+          return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, connection.organizationId, connection.id))}` }
         }
-      })
+        case "oauth":
+          return { authorization: `Bearer ${yield* accessToken(principal, connection)}` }
+      }
+    })
 
-    /**
-     * After the MCP server refused the OAuth token a request carried (HTTP 401): the headers to retry with, once,
-     * when the credential could be renewed (another call already stored a newer token, or the refresh token gives
-     * one); otherwise none, and the credential is marked `reconnect_required` (reason `resource_rejected`, or
-     * `authorization_rejected` when the refresh itself was refused), which the connection's `needsReconnect` shows
-     * and which stops its calls until someone connects again.
-     */
-    const renewAfterRejection = (
-      principal: Principal,
-      connection: CredentialConnection,
-      rejected: Readonly<Record<string, string>>
-    ): Effect.Effect<Option.Option<Record<string, string>>, ConnectionNotReady | ServiceUnavailable> =>
-      Effect.gen(function*() {
-        if (connection.authType !== "oauth") return Option.none()
-        const target = yield* targetOf(principal, connection)
-        const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
-        if (stored === undefined || stored.accessTokenCiphertext === null || stored.credentialHealth === "reconnect_required") {
-          return Option.none()
-        }
-        const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)}`
-        if (current !== rejected["authorization"]) return Option.some({ authorization: current })
-        if (stored.refreshTokenCiphertext !== null) {
-          const renewed = yield* refresh(connection, target, stored).pipe(
-            Effect.map((token) => `Bearer ${token}`),
-            // A refused refresh has marked the credential already.
-            Effect.catchTag("ConnectionNotReady", () => Effect.succeed(undefined))
-          )
-          if (renewed === undefined) return Option.none()
-          if (renewed !== rejected["authorization"]) return Option.some({ authorization: renewed })
-        }
-        yield* orUnavailable(repository.markReconnectRequired(target, stored.credentialVersion, "resource_rejected", yield* now))
+  /**
+   * After the MCP server refused the OAuth token a request carried (HTTP 401): the headers to retry with, once,
+   * when the credential could be renewed (another call already stored a newer token, or the refresh token gives
+   * one); otherwise none, and the credential is marked `reconnect_required` (reason `resource_rejected`, or
+   * `authorization_rejected` when the refresh itself was refused), which the connection's `needsReconnect` shows
+   * and which stops its calls until someone connects again.
+   */
+  const renewAfterRejection = (
+    principal: Principal,
+    connection: CredentialConnection,
+    rejected: Readonly<Record<string, string>>
+  ): Effect.Effect<Option.Option<Record<string, string>>, ConnectionNotReady | ServiceUnavailable> =>
+    Effect.gen(function*() {
+      if (connection.authType !== "oauth") return Option.none()
+      const target = yield* targetOf(principal, connection)
+      const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
+      if (stored === undefined || stored.accessTokenCiphertext === null || stored.credentialHealth === "reconnect_required") {
         return Option.none()
-      })
+      }
+      const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)}`
+      if (current !== rejected["authorization"]) return Option.some({ authorization: current })
+      if (stored.refreshTokenCiphertext !== null) {
+        const renewed = yield* refresh(connection, target, stored).pipe(
+          Effect.map((token) => `Bearer ${token}`),
+          // A refused refresh has marked the credential already.
+          Effect.catchTag("ConnectionNotReady", () => Effect.succeed(undefined))
+        )
+        if (renewed === undefined) return Option.none()
+        if (renewed !== rejected["authorization"]) return Option.some({ authorization: renewed })
+      }
+      yield* orUnavailable(repository.markReconnectRequired(target, stored.credentialVersion, "resource_rejected", yield* now))
+      return Option.none()
+    })
 
-    return { headersFor, accessToken, renewAfterRejection } as const
-  }),
-  dependencies: [CredentialsRepository.Default]
-}) {}
+  return { headersFor, accessToken, renewAfterRejection } as const
+})
+
+export class Credentials extends Context.Tag("@orgplane/server/mcp/Credentials")<Credentials, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Credentials, make).pipe(Layer.provide(CredentialsRepository.layer))
+}

@@ -12,4 +12,4 @@ export const McpDiscoveryHttp = group(Api, "mcpDiscovery", (handlers) =>
       .handle("presets", () => Effect.flatMap(CurrentMember, (caller) => resolver.presets(caller)))
   }))
 
-export const layer = McpDiscoveryHttp.pipe(Layer.provide(McpResolver.Default))
+export const layer = McpDiscoveryHttp.pipe(Layer.provide(McpResolver.layer))

@@ -5,7 +5,7 @@
  * not the first to answer, that qualifies. The rules are pure functions, tested one by one; `resolve` runs them.
  */
 import { type MemberContext, type McpDiscovery, type McpPreset, type McpResolveResult, SECRET_QUERY_MEMBERS } from "@orgplane/schema"
-import { type Duration, Effect } from "effect"
+import { Context, type Duration, Effect, Layer } from "effect"
 import * as Net from "node:net"
 import { Outbound } from "../platform/Outbound.js"
 import { authorize } from "../platform/Principal.js"
@@ -231,19 +231,21 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
     }
   })
 
+const make = Effect.gen(function*() {
+  const presets = yield* McpPresets
+  return {
+    resolve: (caller: MemberContext, query: string) => Effect.zipRight(authorize(caller, "mcp.resolve"), resolve(query)),
+    presets: (caller: MemberContext) =>
+      Effect.as(authorize(caller, "mcp.read"), { presets })
+  }
+})
+
 /**
  * The MCP discovery operations as the API offers them: the caller's role checked (owners and admins resolve; every
  * member reads the presets), nothing read from or written to the database. `resolve` takes the outbound guard, the
  * presets and the probe timeout from its caller's context (its requirements say so), like the database, rather than
  * from one captured when the service was built.
  */
-export class McpResolver extends Effect.Service<McpResolver>()("@orgplane/server/mcp/McpResolver", {
-  effect: Effect.gen(function*() {
-    const presets = yield* McpPresets
-    return {
-      resolve: (caller: MemberContext, query: string) => Effect.zipRight(authorize(caller, "mcp.resolve"), resolve(query)),
-      presets: (caller: MemberContext) =>
-        Effect.as(authorize(caller, "mcp.read"), { presets })
-    }
-  })
-}) {}
+export class McpResolver extends Context.Tag("@orgplane/server/mcp/McpResolver")<McpResolver, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(McpResolver, make)
+}

@@ -15,7 +15,7 @@ import {
   ToolCatalogFailed,
   ToolExecutionFailed
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Access, McpConnectionKind } from "../access/Access.js"
 import { authorize } from "../platform/Principal.js"
 import { currentRequestId } from "../platform/RequestLog.js"
@@ -59,123 +59,131 @@ export const withConnectUrl = (diagnostic: McpDiagnostic, row: Pick<McpConnectio
     ? { ...diagnostic, connectUrl: `/v1/mcp-connections/${row.id}/connect` }
     : diagnostic
 
-export class ToolCalls extends Effect.Service<ToolCalls>()("@orgplane/server/mcp/ToolCalls", {
-  effect: Effect.gen(function*() {
-    const repository = yield* ConnectionsRepository
-    const access = yield* Access
-    const credentials = yield* Credentials
-    const outbound = yield* Outbound
-    const config = yield* ToolConfig
-    const memberships = yield* Memberships
+const make = Effect.gen(function*() {
+  const repository = yield* ConnectionsRepository
+  const access = yield* Access
+  const credentials = yield* Credentials
+  const outbound = yield* Outbound
+  const config = yield* ToolConfig
+  const memberships = yield* Memberships
 
-    /** The checks a call and a listing share, in order, and the caller's credential headers. */
-    const prepare = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
-      Effect.gen(function*() {
-        yield* authorize(caller, "mcp.callTools")
-        const organizationId = caller.organization.id
-        const { credential, row } = yield* orUnavailable(Effect.gen(function*() {
-          // 404 for a missing or another organization's connection, 403 unless a grant reaches the caller (admins too).
-          yield* access.requireUsable(caller, McpConnectionKind, connectionId)
-          const found = yield* repository.findRow(organizationId, connectionId)
-          if (found._tag === "None") return yield* Effect.fail(McpConnectionKind.notFound())
-          const row = found.value
-          const credential = row.credentialMode === "per_member"
-            ? yield* repository.findMemberCredential(organizationId, connectionId, caller.membership.id)
-            : undefined
-          return { row, credential: credential === undefined || credential._tag === "None" ? undefined : credential.value }
-        }))
-        const readiness = Readiness.of(row, credential)
-        if (!readiness.ready) return yield* Effect.fail(new ConnectionNotReady({ message: readiness.message ?? "The connection is not ready." }))
-        return { row }
-      })
-
-    const runnerInput = (row: McpConnectionRow, headers: Record<string, string>, referenceId: string) => ({
-      url: row.url,
-      headers,
-      referenceId,
-      sharedCredential: row.credentialMode === "shared",
-      authType: row.authType
+  /** The checks a call and a listing share, in order, and the caller's credential headers. */
+  const prepare = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
+    Effect.gen(function*() {
+      yield* authorize(caller, "mcp.callTools")
+      const organizationId = caller.organization.id
+      const { credential, row } = yield* orUnavailable(Effect.gen(function*() {
+        // 404 for a missing or another organization's connection, 403 unless a grant reaches the caller (admins too).
+        yield* access.requireUsable(caller, McpConnectionKind, connectionId)
+        const found = yield* repository.findRow(organizationId, connectionId)
+        if (found._tag === "None") return yield* Effect.fail(McpConnectionKind.notFound())
+        const row = found.value
+        const credential = row.credentialMode === "per_member"
+          ? yield* repository.findMemberCredential(organizationId, connectionId, caller.membership.id)
+          : undefined
+        return { row, credential: credential === undefined || credential._tag === "None" ? undefined : credential.value }
+      }))
+      const readiness = Readiness.of(row, credential)
+      if (!readiness.ready) return yield* Effect.fail(new ConnectionNotReady({ message: readiness.message ?? "The connection is not ready." }))
+      return { row }
     })
 
-    /**
-     * Runs `attempt` with the caller's headers; when the MCP server refused an OAuth token (401, nothing ran), once
-     * more with a renewed one if the credential can be renewed (`Credentials.renewAfterRejection`, which otherwise
-     * marks it `reconnect_required`).
-     */
-    const withRenewal = <A, E extends { readonly diagnostic: McpDiagnostic }, R>(
-      caller: MemberContext,
-      row: McpConnectionRow,
-      headers: Record<string, string>,
-      attempt: (headers: Record<string, string>) => Effect.Effect<A, E, R>
-    ) =>
-      Effect.catchIf(
-        attempt(headers),
-        (failure) => row.authType === "oauth" && failure.diagnostic.httpStatus === 401,
-        (failure) =>
-          Effect.flatMap(
-            credentials.renewAfterRejection(caller, row, headers),
-            Option.match({ onNone: () => Effect.fail(failure), onSome: attempt })
+  const runnerInput = (row: McpConnectionRow, headers: Record<string, string>, referenceId: string) => ({
+    url: row.url,
+    headers,
+    referenceId,
+    sharedCredential: row.credentialMode === "shared",
+    authType: row.authType
+  })
+
+  /**
+   * Runs `attempt` with the caller's headers; when the MCP server refused an OAuth token (401, nothing ran), once
+   * more with a renewed one if the credential can be renewed (`Credentials.renewAfterRejection`, which otherwise
+   * marks it `reconnect_required`).
+   */
+  const withRenewal = <A, E extends { readonly diagnostic: McpDiagnostic }, R>(
+    caller: MemberContext,
+    row: McpConnectionRow,
+    headers: Record<string, string>,
+    attempt: (headers: Record<string, string>) => Effect.Effect<A, E, R>
+  ) =>
+    Effect.catchIf(
+      attempt(headers),
+      (failure) => row.authType === "oauth" && failure.diagnostic.httpStatus === 401,
+      (failure) =>
+        Effect.flatMap(
+          credentials.renewAfterRejection(caller, row, headers),
+          Option.match({ onNone: () => Effect.fail(failure), onSome: attempt })
+        )
+    )
+
+  const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
+    Effect.gen(function*() {
+      const { row } = yield* prepare(caller, connectionId)
+      if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
+        const editor = row.toolPolicyUpdatedByMembershipId === null
+          ? undefined
+          : Option.getOrUndefined(yield* orUnavailable(memberships.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
+        return yield* Effect.fail(toolDisabled(row, request.toolName, editor?.name ?? editor?.email ?? undefined))
+      }
+      const headers = yield* credentials.headersFor(caller, row)
+      const referenceId = yield* currentRequestId
+      const attempt = (headers: Record<string, string>) =>
+        ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
+          Effect.mapError((failure) =>
+            new ToolExecutionFailed({
+              message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+              diagnostic: withConnectUrl(failure.diagnostic, row),
+              inspection: failure.inspection
+            })
           )
+        )
+      const run = yield* withRenewal(caller, row, headers, attempt).pipe(
+        Effect.provideService(Outbound, outbound),
+        Effect.provideService(ToolConfig, config)
       )
+      const response: McpToolCallResponse = run
+      return response
+    })
 
-    const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
-      Effect.gen(function*() {
-        const { row } = yield* prepare(caller, connectionId)
-        if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
-          const editor = row.toolPolicyUpdatedByMembershipId === null
-            ? undefined
-            : Option.getOrUndefined(yield* orUnavailable(memberships.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
-          return yield* Effect.fail(toolDisabled(row, request.toolName, editor?.name ?? editor?.email ?? undefined))
-        }
-        const headers = yield* credentials.headersFor(caller, row)
-        const referenceId = yield* currentRequestId
-        const attempt = (headers: Record<string, string>) =>
-          ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
-            Effect.mapError((failure) =>
-              new ToolExecutionFailed({
-                message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-                diagnostic: withConnectUrl(failure.diagnostic, row),
-                inspection: failure.inspection
-              })
-            )
+  const listTools = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
+    Effect.gen(function*() {
+      const { row } = yield* prepare(caller, connectionId)
+      const headers = yield* credentials.headersFor(caller, row)
+      const referenceId = yield* currentRequestId
+      const attempt = (headers: Record<string, string>) =>
+        ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
+          Effect.mapError((failure) =>
+            new ToolCatalogFailed({
+              message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+              diagnostic: withConnectUrl(failure.diagnostic, row)
+            })
           )
-        const run = yield* withRenewal(caller, row, headers, attempt).pipe(
-          Effect.provideService(Outbound, outbound),
-          Effect.provideService(ToolConfig, config)
         )
-        const response: McpToolCallResponse = run
-        return response
-      })
+      const catalog = yield* withRenewal(caller, row, headers, attempt).pipe(
+        Effect.provideService(Outbound, outbound),
+        Effect.provideService(ToolConfig, config)
+      )
+      const disabled = new Set(row.toolPolicyDisabledTools)
+      const response: McpToolCatalog = {
+        referenceId,
+        truncated: catalog.truncated,
+        tools: catalog.tools.map((tool) => ({ ...tool, disabled: row.toolPolicyAllDisabled || disabled.has(tool.name) })),
+        policy: toolPolicyOf(row)
+      }
+      return response
+    })
 
-    const listTools = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
-      Effect.gen(function*() {
-        const { row } = yield* prepare(caller, connectionId)
-        const headers = yield* credentials.headersFor(caller, row)
-        const referenceId = yield* currentRequestId
-        const attempt = (headers: Record<string, string>) =>
-          ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
-            Effect.mapError((failure) =>
-              new ToolCatalogFailed({
-                message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-                diagnostic: withConnectUrl(failure.diagnostic, row)
-              })
-            )
-          )
-        const catalog = yield* withRenewal(caller, row, headers, attempt).pipe(
-          Effect.provideService(Outbound, outbound),
-          Effect.provideService(ToolConfig, config)
-        )
-        const disabled = new Set(row.toolPolicyDisabledTools)
-        const response: McpToolCatalog = {
-          referenceId,
-          truncated: catalog.truncated,
-          tools: catalog.tools.map((tool) => ({ ...tool, disabled: row.toolPolicyAllDisabled || disabled.has(tool.name) })),
-          policy: toolPolicyOf(row)
-        }
-        return response
-      })
+  return { call, listTools } as const
+})
 
-    return { call, listTools } as const
-  }),
-  dependencies: [ConnectionsRepository.Default, Access.Default, Credentials.Default, Memberships.Default]
-}) {}
+export class ToolCalls extends Context.Tag("@orgplane/server/mcp/ToolCalls")<ToolCalls, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(ToolCalls, make).pipe(
+    Layer.provide([
+      ConnectionsRepository.layer,
+      Access.layer,
+      Credentials.layer,
+      Memberships.layer
+    ])
+  )
+}

@@ -12,4 +12,4 @@ export const McpToolsHttp = group(Api, "mcpTools", (handlers) =>
       .handle("listTools", ({ path }) => Effect.flatMap(CurrentMember, (caller) => tools.listTools(caller, path.connectionId)))
   }))
 
-export const layer = McpToolsHttp.pipe(Layer.provide(ToolCalls.Default))
+export const layer = McpToolsHttp.pipe(Layer.provide(ToolCalls.layer))

@@ -1,29 +1,31 @@
 /** Storage of what plain members see of each other: a column of the organization's row (migration 0035). */
 import { SqlClient } from "@effect/sql"
 import type { OrganizationId } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
-export class DirectoryRepository extends Effect.Service<DirectoryRepository>()("@orgplane/server/members/DirectoryRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    /** Whether the organization's plain members see each other's emails (false for an organization not found). */
-    const emailsVisible = Effect.fn("DirectoryRepository.emailsVisible")(function*(organizationId: OrganizationId) {
-      const rows = yield* sql<{ memberEmailsVisible: boolean }>`
+  /** Whether the organization's plain members see each other's emails (false for an organization not found). */
+  const emailsVisible = Effect.fn("DirectoryRepository.emailsVisible")(function*(organizationId: OrganizationId) {
+    const rows = yield* sql<{ memberEmailsVisible: boolean }>`
         SELECT member_emails_visible FROM organizations WHERE id = ${organizationId}`
-      return rows[0]?.memberEmailsVisible ?? false
-    })
+    return rows[0]?.memberEmailsVisible ?? false
+  })
 
-    /** Sets it, answering what it was. */
-    const setEmailsVisible = Effect.fn("DirectoryRepository.setEmailsVisible")(function*(organizationId: OrganizationId, visible: boolean) {
-      const rows = yield* sql<{ before: boolean }>`
+  /** Sets it, answering what it was. */
+  const setEmailsVisible = Effect.fn("DirectoryRepository.setEmailsVisible")(function*(organizationId: OrganizationId, visible: boolean) {
+    const rows = yield* sql<{ before: boolean }>`
         UPDATE organizations o SET member_emails_visible = ${visible}
         FROM (SELECT member_emails_visible FROM organizations WHERE id = ${organizationId} FOR UPDATE) AS previous
         WHERE o.id = ${organizationId}
         RETURNING previous.member_emails_visible AS before`
-      return rows[0]?.before ?? false
-    })
-
-    return { emailsVisible, setEmailsVisible } as const
+    return rows[0]?.before ?? false
   })
-}) {}
+
+  return { emailsVisible, setEmailsVisible } as const
+})
+
+export class DirectoryRepository extends Context.Tag("@orgplane/server/members/DirectoryRepository")<DirectoryRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(DirectoryRepository, make)
+}

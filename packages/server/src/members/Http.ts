@@ -23,4 +23,4 @@ const roles = { items: RoleCapabilities.map((entry) => new RoleInfo(entry)) }
 
 export const RolesHttp = group(Api, "roles", (handlers) => Effect.succeed(handlers.handle("list", () => Effect.succeed(roles))))
 
-export const layer = Layer.merge(MembersHttp, RolesHttp).pipe(Layer.provide(Members.Default))
+export const layer = Layer.merge(MembersHttp, RolesHttp).pipe(Layer.provide(Members.layer))

@@ -15,7 +15,7 @@ import {
   OrganizationNotFound,
   type Role
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -37,131 +37,137 @@ interface Locked {
   readonly owners: number
 }
 
-export class Members extends Effect.Service<Members>()("@orgplane/server/members/Members", {
-  effect: Effect.gen(function*() {
-    const memberships = yield* Memberships
-    const directory = yield* DirectoryRepository
-    const { recentAuthentication } = yield* ServerConfig
+const make = Effect.gen(function*() {
+  const memberships = yield* Memberships
+  const directory = yield* DirectoryRepository
+  const { recentAuthentication } = yield* ServerConfig
 
-    /**
-     * Runs `change` in a transaction holding the membership lock, with the caller and the target as they are now
-     * and the number of owners, read in one statement. A caller who left meanwhile gets 404
-     * `organization_not_found`.
-     */
-    const withLock = <A, E, R>(caller: MemberContext, targetId: MembershipId, change: (locked: Locked) => Effect.Effect<A, E, R>) =>
-      transaction(
-        Effect.gen(function*() {
-          const found = yield* memberships.lockForChange(caller.organization.id, { callerId: caller.membership.id, targetId })
-          if (Option.isNone(found.caller)) return yield* new OrganizationNotFound()
-          if (Option.isNone(found.target)) return yield* memberNotFound()
-          const self = { ...caller, membership: new Membership({ ...caller.membership, role: found.caller.value.role }, true) }
-          return yield* change({ self, caller: found.caller.value, target: found.target.value, owners: found.owners })
-        })
-      )
+  /**
+   * Runs `change` in a transaction holding the membership lock, with the caller and the target as they are now
+   * and the number of owners, read in one statement. A caller who left meanwhile gets 404
+   * `organization_not_found`.
+   */
+  const withLock = <A, E, R>(caller: MemberContext, targetId: MembershipId, change: (locked: Locked) => Effect.Effect<A, E, R>) =>
+    transaction(
+      Effect.gen(function*() {
+        const found = yield* memberships.lockForChange(caller.organization.id, { callerId: caller.membership.id, targetId })
+        if (Option.isNone(found.caller)) return yield* new OrganizationNotFound()
+        if (Option.isNone(found.target)) return yield* memberNotFound()
+        const self = { ...caller, membership: new Membership({ ...caller.membership, role: found.caller.value.role }, true) }
+        return yield* change({ self, caller: found.caller.value, target: found.target.value, owners: found.owners })
+      })
+    )
 
-    /** Fails with 409 `last_owner` when the target is the organization's only owner. */
-    const keepAnOwner = ({ owners, target }: Locked) =>
-      target.role !== "owner" || owners > 1 ? Effect.void : Effect.fail(lastOwner())
+  /** Fails with 409 `last_owner` when the target is the organization's only owner. */
+  const keepAnOwner = ({ owners, target }: Locked) =>
+    target.role !== "owner" || owners > 1 ? Effect.void : Effect.fail(lastOwner())
 
-    /**
-     * How the caller sees other members: owners and admins everything; a plain member (or a key acting as one) names,
-     * roles and dates, and emails only where the organization allows it.
-     */
-    const viewOf = Effect.fn("Members.viewOf")(function*(caller: MemberContext) {
-      if (can(caller, "members.readDirectory")) return { full: true, emails: true } as const
-      return { full: false, emails: yield* orUnavailable(directory.emailsVisible(caller.organization.id)) } as const
-    })
+  /**
+   * How the caller sees other members: owners and admins everything; a plain member (or a key acting as one) names,
+   * roles and dates, and emails only where the organization allows it.
+   */
+  const viewOf = Effect.fn("Members.viewOf")(function*(caller: MemberContext) {
+    if (can(caller, "members.readDirectory")) return { full: true, emails: true } as const
+    return { full: false, emails: yield* orUnavailable(directory.emailsVisible(caller.organization.id)) } as const
+  })
 
-    const shown = (view: { readonly full: boolean; readonly emails: boolean }) => (member: Member): Member => {
-      if (view.full) return member
-      const { email, suspendedAt: _suspendedAt, userId: _userId, ...seen } = member
-      return new Member(view.emails && email !== undefined ? { ...seen, email } : seen, true)
-    }
+  const shown = (view: { readonly full: boolean; readonly emails: boolean }) => (member: Member): Member => {
+    if (view.full) return member
+    const { email, suspendedAt: _suspendedAt, userId: _userId, ...seen } = member
+    return new Member(view.emails && email !== undefined ? { ...seen, email } : seen, true)
+  }
 
-    const list = Effect.fn("Members.list")(function*(caller: MemberContext, query: MemberListQuery) {
-      yield* authorize(caller, "members.read")
-      const view = yield* viewOf(caller)
-      // Former members are the directory's: a plain member asking for them is refused rather than answered without.
-      if (query.includeRemoved === true) yield* authorize(caller, "members.readDirectory")
-      const page = yield* orUnavailable(memberships.list(caller.organization.id, query, view.emails))
-      return { ...page, items: page.items.map(shown(view)) }
-    })
+  const list = Effect.fn("Members.list")(function*(caller: MemberContext, query: MemberListQuery) {
+    yield* authorize(caller, "members.read")
+    const view = yield* viewOf(caller)
+    // Former members are the directory's: a plain member asking for them is refused rather than answered without.
+    if (query.includeRemoved === true) yield* authorize(caller, "members.readDirectory")
+    const page = yield* orUnavailable(memberships.list(caller.organization.id, query, view.emails))
+    return { ...page, items: page.items.map(shown(view)) }
+  })
 
-    const get = Effect.fn("Members.get")(function*(caller: MemberContext, id: MembershipId) {
-      yield* authorize(caller, "members.read")
-      const view = yield* viewOf(caller)
-      const member = yield* orUnavailable(memberships.find({ organizationId: caller.organization.id, id }))
-      if (Option.isNone(member) || (!view.full && member.value.removedAt !== null)) return yield* memberNotFound()
-      return { member: shown(view)(member.value) }
-    })
+  const get = Effect.fn("Members.get")(function*(caller: MemberContext, id: MembershipId) {
+    yield* authorize(caller, "members.read")
+    const view = yield* viewOf(caller)
+    const member = yield* orUnavailable(memberships.find({ organizationId: caller.organization.id, id }))
+    if (Option.isNone(member) || (!view.full && member.value.removedAt !== null)) return yield* memberNotFound()
+    return { member: shown(view)(member.value) }
+  })
 
-    const getDirectorySettings = Effect.fn("Members.getDirectorySettings")(function*(caller: MemberContext) {
-      yield* authorize(caller, "members.read")
-      const visible = yield* orUnavailable(directory.emailsVisible(caller.organization.id))
-      return { settings: new MemberDirectorySettings({ emailsVisibleToMembers: visible }) }
-    })
+  const getDirectorySettings = Effect.fn("Members.getDirectorySettings")(function*(caller: MemberContext) {
+    yield* authorize(caller, "members.read")
+    const visible = yield* orUnavailable(directory.emailsVisible(caller.organization.id))
+    return { settings: new MemberDirectorySettings({ emailsVisibleToMembers: visible }) }
+  })
 
-    const setDirectorySettings = Effect.fn("Members.setDirectorySettings")(function*(caller: MemberContext, input: { readonly emailsVisibleToMembers: boolean }) {
-      yield* authorize(caller, "members.manageDirectory")
-      return yield* transaction(Effect.gen(function*() {
-        const before = yield* directory.setEmailsVisible(caller.organization.id, input.emailsVisibleToMembers)
-        const settings = new MemberDirectorySettings({ emailsVisibleToMembers: input.emailsVisibleToMembers })
-        yield* describeChange(MemberDirectorySettings, new MemberDirectorySettings({ emailsVisibleToMembers: before }), settings)
-        return { settings }
+  const setDirectorySettings = Effect.fn("Members.setDirectorySettings")(function*(caller: MemberContext, input: { readonly emailsVisibleToMembers: boolean }) {
+    yield* authorize(caller, "members.manageDirectory")
+    return yield* transaction(Effect.gen(function*() {
+      const before = yield* directory.setEmailsVisible(caller.organization.id, input.emailsVisibleToMembers)
+      const settings = new MemberDirectorySettings({ emailsVisibleToMembers: input.emailsVisibleToMembers })
+      yield* describeChange(MemberDirectorySettings, new MemberDirectorySettings({ emailsVisibleToMembers: before }), settings)
+      return { settings }
+    }))
+  })
+
+  const changeRole = (caller: MemberContext, id: MembershipId, role: Role) =>
+    withLock(caller, id, (locked) =>
+      Effect.gen(function*() {
+        const { self, target } = locked
+        yield* authorize(self, "members.changeRole")
+        if (target.role === role) return { member: target }
+        if (target.role === "owner" || role === "owner") {
+          yield* authorize(self, "members.manageOwners")
+          yield* requireRecentAuthentication(self, recentAuthentication)
+        }
+        yield* keepAnOwner(locked)
+        yield* memberships.changeRole(target.organizationId, target.id, role)
+        const member = new Member({ ...target, role })
+        yield* describeChange(Member, target, member)
+        return { member }
       }))
-    })
 
-    const changeRole = (caller: MemberContext, id: MembershipId, role: Role) =>
-      withLock(caller, id, (locked) =>
-        Effect.gen(function*() {
-          const { self, target } = locked
-          yield* authorize(self, "members.changeRole")
-          if (target.role === role) return { member: target }
-          if (target.role === "owner" || role === "owner") {
+  const remove = (caller: MemberContext, id: MembershipId) =>
+    withLock(caller, id, (locked) =>
+      Effect.gen(function*() {
+        const { self, target } = locked
+        if (target.id === self.membership.id) {
+          yield* authorize(self, "members.leave")
+        } else {
+          yield* authorize(self, "members.remove")
+          if (target.role === "owner") {
             yield* authorize(self, "members.manageOwners")
             yield* requireRecentAuthentication(self, recentAuthentication)
           }
-          yield* keepAnOwner(locked)
-          yield* memberships.changeRole(target.organizationId, target.id, role)
-          const member = new Member({ ...target, role })
-          yield* describeChange(Member, target, member)
-          return { member }
-        }))
+        }
+        yield* keepAnOwner(locked)
+        yield* memberships.remove(target.organizationId, target.id)
+      }))
 
-    const remove = (caller: MemberContext, id: MembershipId) =>
-      withLock(caller, id, (locked) =>
-        Effect.gen(function*() {
-          const { self, target } = locked
-          if (target.id === self.membership.id) {
-            yield* authorize(self, "members.leave")
-          } else {
-            yield* authorize(self, "members.remove")
-            if (target.role === "owner") {
-              yield* authorize(self, "members.manageOwners")
-              yield* requireRecentAuthentication(self, recentAuthentication)
-            }
-          }
-          yield* keepAnOwner(locked)
-          yield* memberships.remove(target.organizationId, target.id)
-        }))
+  const transferOwnership = (caller: MemberContext, id: MembershipId) =>
+    withLock(caller, id, ({ caller: previous, self, target }) =>
+      Effect.gen(function*() {
+        yield* authorize(self, "members.transferOwnership")
+        yield* requireRecentAuthentication(self, recentAuthentication)
+        if (target.role !== "admin") {
+          return yield* new Conflict({
+            error: "member_not_admin",
+            message: "Ownership can only be transferred to an admin: make them an admin first."
+          })
+        }
+        yield* memberships.changeRole(target.organizationId, target.id, "owner")
+        yield* memberships.changeRole(target.organizationId, self.membership.id, "admin")
+        return { previousOwner: new Member({ ...previous, role: "admin" }), owner: new Member({ ...target, role: "owner" }) }
+      }))
 
-    const transferOwnership = (caller: MemberContext, id: MembershipId) =>
-      withLock(caller, id, ({ caller: previous, self, target }) =>
-        Effect.gen(function*() {
-          yield* authorize(self, "members.transferOwnership")
-          yield* requireRecentAuthentication(self, recentAuthentication)
-          if (target.role !== "admin") {
-            return yield* new Conflict({
-              error: "member_not_admin",
-              message: "Ownership can only be transferred to an admin: make them an admin first."
-            })
-          }
-          yield* memberships.changeRole(target.organizationId, target.id, "owner")
-          yield* memberships.changeRole(target.organizationId, self.membership.id, "admin")
-          return { previousOwner: new Member({ ...previous, role: "admin" }), owner: new Member({ ...target, role: "owner" }) }
-        }))
+  return { list, get, getDirectorySettings, setDirectorySettings, changeRole, remove, transferOwnership } as const
+})
 
-    return { list, get, getDirectorySettings, setDirectorySettings, changeRole, remove, transferOwnership } as const
-  }),
-  dependencies: [Memberships.Default, DirectoryRepository.Default]
-}) {}
+export class Members extends Context.Tag("@orgplane/server/members/Members")<Members, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Members, make).pipe(
+    Layer.provide([
+      Memberships.layer,
+      DirectoryRepository.layer
+    ])
+  )
+}

@@ -15,4 +15,4 @@ export const MemoryHttp = group(Api, "memory", (handlers) =>
       .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => memory.remove(caller, path.memoryId)))
   }))
 
-export const layer = MemoryHttp.pipe(Layer.provide(MemoryBank.Default))
+export const layer = MemoryHttp.pipe(Layer.provide(MemoryBank.layer))

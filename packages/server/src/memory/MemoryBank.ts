@@ -13,7 +13,7 @@ import {
   NotFound,
   type SaveMemoryRequest
 } from "@orgplane/schema"
-import { Array, Effect } from "effect"
+import { Array, Context, Effect, Layer } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { authorize } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
@@ -40,83 +40,84 @@ export const anyWordQuery = (text: string): string =>
 /** Every member may use their own memory bank, as long as the policy table says so (else 403 `insufficient_role`). */
 const allowed = (caller: MemberContext) => authorize(caller, "memory.use")
 
-export class MemoryBank extends Effect.Service<MemoryBank>()("@orgplane/server/memory/MemoryBank", {
-  effect: Effect.gen(function*() {
-    const memories = yield* MemoryRepository
+const make = Effect.gen(function*() {
+  const memories = yield* MemoryRepository
 
-    const ownerOf = (caller: MemberContext) => ({ organizationId: caller.organization.id, userId: caller.user.id })
+  const ownerOf = (caller: MemberContext) => ({ organizationId: caller.organization.id, userId: caller.user.id })
 
-    const save = (caller: MemberContext, input: SaveMemoryRequest) =>
-      Effect.zipRight(
-        allowed(caller),
-        transaction(
-          Effect.gen(function*() {
-            const id = yield* makeId("mem")
-            const at = yield* now
-            const organizationId = caller.organization.id
-            const row = {
-              id,
+  const save = (caller: MemberContext, input: SaveMemoryRequest) =>
+    Effect.zipRight(
+      allowed(caller),
+      transaction(
+        Effect.gen(function*() {
+          const id = yield* makeId("mem")
+          const at = yield* now
+          const organizationId = caller.organization.id
+          const row = {
+            id,
+            organizationId,
+            userId: caller.user.id,
+            membershipId: caller.membership.id,
+            content: input.content,
+            tags: Array.dedupe(input.tags ?? []),
+            source: SOURCE,
+            scope: "user" as const,
+            createdAt: at,
+            updatedAt: at
+          }
+          yield* memories.insert(row)
+          const contexts = yield* Effect.forEach(input.contexts ?? [], (context, position) =>
+            Effect.map(makeId("mcx"), (contextId) => ({
+              id: contextId,
               organizationId,
-              userId: caller.user.id,
-              membershipId: caller.membership.id,
-              content: input.content,
-              tags: Array.dedupe(input.tags ?? []),
-              source: SOURCE,
-              scope: "user" as const,
-              createdAt: at,
-              updatedAt: at
-            }
-            yield* memories.insert(row)
-            const contexts = yield* Effect.forEach(input.contexts ?? [], (context, position) =>
-              Effect.map(makeId("mcx"), (contextId) => ({
-                id: contextId,
-                organizationId,
-                memoryId: id,
-                position,
-                snippet: context.snippet,
-                conversationId: context.conversation_id ?? null,
-                messageId: context.message_id ?? null,
-                origin: context.origin ?? null,
-                createdAt: at
-              })))
-            yield* memories.insertContexts(contexts)
-            const { content, createdAt, scope, source, tags, updatedAt } = row
-            return { memory: new Memory({ id, content, tags, source, scope, createdAt, updatedAt }, true) }
-          })
-        )
+              memoryId: id,
+              position,
+              snippet: context.snippet,
+              conversationId: context.conversation_id ?? null,
+              messageId: context.message_id ?? null,
+              origin: context.origin ?? null,
+              createdAt: at
+            })))
+          yield* memories.insertContexts(contexts)
+          const { content, createdAt, scope, source, tags, updatedAt } = row
+          return { memory: new Memory({ id, content, tags, source, scope, createdAt, updatedAt }, true) }
+        })
       )
+    )
 
-    const search = (caller: MemberContext, query: MemorySearchQuery) =>
-      Effect.gen(function*() {
-        yield* allowed(caller)
-        const text = anyWordQuery(query.q)
-        if (text === "") return { results: [] }
-        const results = yield* orUnavailable(
-          memories.search({ ...ownerOf(caller), text, limit: query.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT })
-        )
-        return { results }
-      })
+  const search = (caller: MemberContext, query: MemorySearchQuery) =>
+    Effect.gen(function*() {
+      yield* allowed(caller)
+      const text = anyWordQuery(query.q)
+      if (text === "") return { results: [] }
+      const results = yield* orUnavailable(
+        memories.search({ ...ownerOf(caller), text, limit: query.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT })
+      )
+      return { results }
+    })
 
-    const list = (caller: MemberContext, query: MemoryListQuery) =>
-      Effect.zipRight(allowed(caller), orUnavailable(memories.list(ownerOf(caller), query)))
+  const list = (caller: MemberContext, query: MemoryListQuery) =>
+    Effect.zipRight(allowed(caller), orUnavailable(memories.list(ownerOf(caller), query)))
 
-    const get = (caller: MemberContext, id: MemoryId) =>
-      Effect.gen(function*() {
-        yield* allowed(caller)
-        const memory = yield* orUnavailable(memories.get({ ...ownerOf(caller), id }))
-        if (memory === undefined) return yield* memoryNotFound()
-        return { memory }
-      })
+  const get = (caller: MemberContext, id: MemoryId) =>
+    Effect.gen(function*() {
+      yield* allowed(caller)
+      const memory = yield* orUnavailable(memories.get({ ...ownerOf(caller), id }))
+      if (memory === undefined) return yield* memoryNotFound()
+      return { memory }
+    })
 
-    /** The memory row and its snippets go in one statement (the snippets cascade). */
-    const remove = (caller: MemberContext, id: MemoryId) =>
-      Effect.gen(function*() {
-        yield* allowed(caller)
-        const removed = yield* transaction(memories.remove({ ...ownerOf(caller), id }))
-        if (!removed) return yield* memoryNotFound()
-      })
+  /** The memory row and its snippets go in one statement (the snippets cascade). */
+  const remove = (caller: MemberContext, id: MemoryId) =>
+    Effect.gen(function*() {
+      yield* allowed(caller)
+      const removed = yield* transaction(memories.remove({ ...ownerOf(caller), id }))
+      if (!removed) return yield* memoryNotFound()
+    })
 
-    return { save, search, list, get, remove } as const
-  }),
-  dependencies: [MemoryRepository.Default]
-}) {}
+  return { save, search, list, get, remove } as const
+})
+
+export class MemoryBank extends Context.Tag("@orgplane/server/memory/MemoryBank")<MemoryBank, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(MemoryBank, make).pipe(Layer.provide(MemoryRepository.layer))
+}

@@ -12,7 +12,7 @@ import {
   OrganizationId,
   UserId
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
@@ -66,129 +66,131 @@ const ContextRead = Schema.Struct({
 
 const columns = "m.id, m.content, m.tags, m.source, m.scope, m.created_at, m.updated_at"
 
-export class MemoryRepository extends Effect.Service<MemoryRepository>()("@orgplane/server/memory/MemoryRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const config = sql.literal(`'${CONFIG}'::regconfig`)
+const makeMemoryRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = sql.literal(`'${CONFIG}'::regconfig`)
 
-    /** The row and its search document in one statement. */
-    const insert = execute({
-      Request: MemoryRow.insert,
-      execute: (row) =>
-        sql`INSERT INTO memories (organization_id, id, user_id, membership_id, content, tags, source, scope, search, created_at, updated_at)
+  /** The row and its search document in one statement. */
+  const insert = execute({
+    Request: MemoryRow.insert,
+    execute: (row) =>
+      sql`INSERT INTO memories (organization_id, id, user_id, membership_id, content, tags, source, scope, search, created_at, updated_at)
             VALUES (${row.organizationId}, ${row.id}, ${row.userId}, ${row.membershipId}, ${row.content},
                     ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(row.tags)}::jsonb)), ${row.source}, ${row.scope},
                     setweight(to_tsvector(${config}, ${row.content}), 'A') ||
                       setweight(to_tsvector(${config}, ${(row.tags as ReadonlyArray<string>).join(" ")}), 'B'),
                     ${row.createdAt}, ${row.updatedAt})`
-    })
+  })
 
-    const insertContexts = execute({
-      Request: Schema.Array(MemoryContextRow.insert),
-      execute: (rows) => rows.length === 0 ? Effect.void : sql`INSERT INTO memory_contexts ${sql.insert(rows)}`
-    })
+  const insertContexts = execute({
+    Request: Schema.Array(MemoryContextRow.insert),
+    execute: (rows) => rows.length === 0 ? Effect.void : sql`INSERT INTO memory_contexts ${sql.insert(rows)}`
+  })
 
-    const find = findOne({
-      Request: Scoped,
-      Result: classRow(Memory),
-      execute: ({ id, organizationId, userId }) =>
-        sql`SELECT ${sql.literal(columns)} FROM memories m
+  const find = findOne({
+    Request: Scoped,
+    Result: classRow(Memory),
+    execute: ({ id, organizationId, userId }) =>
+      sql`SELECT ${sql.literal(columns)} FROM memories m
             WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId} AND m.id = ${id}`
-    })
+  })
 
-    /** The snippets of some memories of one organization, in the order they were sent. */
-    const contextsOf = findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, memoryIds: Schema.Array(MemoryId) }),
-      Result: ContextRead,
-      execute: ({ memoryIds, organizationId }) =>
-        memoryIds.length === 0
-          ? Effect.succeed([])
-          : sql`SELECT c.memory_id, c.id, c.snippet, c.conversation_id, c.message_id, c.origin, c.created_at
+  /** The snippets of some memories of one organization, in the order they were sent. */
+  const contextsOf = findAll({
+    Request: Schema.Struct({ organizationId: OrganizationId, memoryIds: Schema.Array(MemoryId) }),
+    Result: ContextRead,
+    execute: ({ memoryIds, organizationId }) =>
+      memoryIds.length === 0
+        ? Effect.succeed([])
+        : sql`SELECT c.memory_id, c.id, c.snippet, c.conversation_id, c.message_id, c.origin, c.created_at
                 FROM memory_contexts c
                 WHERE c.organization_id = ${organizationId} AND c.memory_id IN ${sql.in(memoryIds)}
                 ORDER BY c.memory_id, c.position`
+  })
+
+  /** Memories with their snippets: one statement for all the snippets, whatever the number of memories. */
+  const withContexts = (organizationId: OrganizationId, memories: ReadonlyArray<Memory>) =>
+    Effect.map(contextsOf({ organizationId, memoryIds: memories.map((memory) => memory.id) }), (rows) => {
+      const byMemory = new Map<string, Array<MemoryContext>>()
+      for (const row of rows) {
+        const citation = row.conversationId === null && row.messageId === null ? null : {
+          ...(row.conversationId === null ? {} : { conversation_id: row.conversationId }),
+          ...(row.messageId === null ? {} : { message_id: row.messageId })
+        }
+        const context = new MemoryContext({ id: row.id, snippet: row.snippet, citation, origin: row.origin, createdAt: row.createdAt }, true)
+        const list = byMemory.get(row.memoryId)
+        if (list === undefined) byMemory.set(row.memoryId, [context])
+        else list.push(context)
+      }
+      return memories.map((memory) => new MemoryWithContexts({ ...memory, contexts: byMemory.get(memory.id) ?? [] }, true))
     })
 
-    /** Memories with their snippets: one statement for all the snippets, whatever the number of memories. */
-    const withContexts = (organizationId: OrganizationId, memories: ReadonlyArray<Memory>) =>
-      Effect.map(contextsOf({ organizationId, memoryIds: memories.map((memory) => memory.id) }), (rows) => {
-        const byMemory = new Map<string, Array<MemoryContext>>()
-        for (const row of rows) {
-          const citation = row.conversationId === null && row.messageId === null ? null : {
-            ...(row.conversationId === null ? {} : { conversation_id: row.conversationId }),
-            ...(row.messageId === null ? {} : { message_id: row.messageId })
-          }
-          const context = new MemoryContext({ id: row.id, snippet: row.snippet, citation, origin: row.origin, createdAt: row.createdAt }, true)
-          const list = byMemory.get(row.memoryId)
-          if (list === undefined) byMemory.set(row.memoryId, [context])
-          else list.push(context)
-        }
-        return memories.map((memory) => new MemoryWithContexts({ ...memory, contexts: byMemory.get(memory.id) ?? [] }, true))
-      })
+  const get = (scoped: typeof Scoped.Type) =>
+    Effect.flatMap(find(scoped), (found) =>
+      found._tag === "None"
+        ? Effect.succeed(undefined)
+        : Effect.map(withContexts(scoped.organizationId, [found.value]), ([memory]) => memory))
 
-    const get = (scoped: typeof Scoped.Type) =>
-      Effect.flatMap(find(scoped), (found) =>
-        found._tag === "None"
-          ? Effect.succeed(undefined)
-          : Effect.map(withContexts(scoped.organizationId, [found.value]), ([memory]) => memory))
-
-    const listRows = findAll({
-      Request: Schema.Struct({ ...Owner.fields, page: Keyset.PageRequest }),
-      Result: trustedClassRow(Memory),
-      execute: ({ organizationId, page, userId }) =>
-        sql`SELECT ${sql.literal(columns)} FROM memories m
+  const listRows = findAll({
+    Request: Schema.Struct({ ...Owner.fields, page: Keyset.PageRequest }),
+    Result: trustedClassRow(Memory),
+    execute: ({ organizationId, page, userId }) =>
+      sql`SELECT ${sql.literal(columns)} FROM memories m
             WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId} AND ${page.after}
             ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-    })
+  })
 
-    const list = (owner: typeof Owner.Type, query: MemoryListQuery) =>
-      Effect.flatMap(
-        Keyset.page(newestFirst, query, (page) => listRows({ ...owner, page })),
-        (page) => Effect.map(withContexts(owner.organizationId, page.items), (items) => ({ items, nextCursor: page.nextCursor }))
-      )
+  const list = (owner: typeof Owner.Type, query: MemoryListQuery) =>
+    Effect.flatMap(
+      Keyset.page(newestFirst, query, (page) => listRows({ ...owner, page })),
+      (page) => Effect.map(withContexts(owner.organizationId, page.items), (items) => ({ items, nextCursor: page.nextCursor }))
+    )
 
-    /**
-     * Ranked search over one person's memories. `text` is a `websearch_to_tsquery` expression; a query of only
-     * stop words makes an empty tsquery, which matches nothing (Postgres notices it, and answers no rows).
-     */
-    const search = findAll({
-      Request: Schema.Struct({ ...Owner.fields, text: Schema.String, limit: Schema.Int }),
-      Result: trustedClassRow(MemorySearchResult),
-      execute: ({ limit, organizationId, text, userId }) =>
-        sql`SELECT ${sql.literal(columns)}, ts_rank_cd(m.search, q.query, 32)::float8 AS score
+  /**
+   * Ranked search over one person's memories. `text` is a `websearch_to_tsquery` expression; a query of only
+   * stop words makes an empty tsquery, which matches nothing (Postgres notices it, and answers no rows).
+   */
+  const search = findAll({
+    Request: Schema.Struct({ ...Owner.fields, text: Schema.String, limit: Schema.Int }),
+    Result: trustedClassRow(MemorySearchResult),
+    execute: ({ limit, organizationId, text, userId }) =>
+      sql`SELECT ${sql.literal(columns)}, ts_rank_cd(m.search, q.query, 32)::float8 AS score
             FROM memories m CROSS JOIN (SELECT websearch_to_tsquery(${config}, ${text}) AS query) q
             WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId} AND m.search @@ q.query
             ORDER BY score DESC, m.created_at DESC, m.id DESC
             LIMIT ${limit}`
-    })
+  })
 
-    /** Deletes the memory with its snippets; false when the person has no such memory in the organization. */
-    const remove = ({ id, organizationId, userId }: typeof Scoped.Type) =>
-      sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} AND id = ${id} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  /** Deletes the memory with its snippets; false when the person has no such memory in the organization. */
+  const remove = ({ id, organizationId, userId }: typeof Scoped.Type) =>
+    sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} AND id = ${id} RETURNING id`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    const allRows = findAll({
-      Request: Owner,
-      Result: trustedClassRow(Memory),
-      execute: ({ organizationId, userId }) =>
-        sql`SELECT ${sql.literal(columns)} FROM memories m
+  const allRows = findAll({
+    Request: Owner,
+    Result: trustedClassRow(Memory),
+    execute: ({ organizationId, userId }) =>
+      sql`SELECT ${sql.literal(columns)} FROM memories m
             WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}
             ORDER BY m.created_at DESC, m.id DESC`
-    })
-
-    /** Every memory of the person in the organization, newest first, with its snippets (the account's export). */
-    const allOf = (owner: typeof Owner.Type) => Effect.flatMap(allRows(owner), (memories) => withContexts(owner.organizationId, memories))
-
-    /**
-     * Deletes every memory of the person in the organization with its snippets (the account's deletion, in its
-     * transaction; the accounts area calls it): how many.
-     */
-    const removeAllOf = ({ organizationId, userId }: typeof Owner.Type) =>
-      sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length)
-      )
-
-    return { insert, insertContexts, get, list, search, remove, allOf, removeAllOf } as const
   })
-}) {}
+
+  /** Every memory of the person in the organization, newest first, with its snippets (the account's export). */
+  const allOf = (owner: typeof Owner.Type) => Effect.flatMap(allRows(owner), (memories) => withContexts(owner.organizationId, memories))
+
+  /**
+   * Deletes every memory of the person in the organization with its snippets (the account's deletion, in its
+   * transaction; the accounts area calls it): how many.
+   */
+  const removeAllOf = ({ organizationId, userId }: typeof Owner.Type) =>
+    sql`DELETE FROM memories WHERE organization_id = ${organizationId} AND user_id = ${userId} RETURNING id`.pipe(
+      Effect.map((rows) => rows.length)
+    )
+
+  return { insert, insertContexts, get, list, search, remove, allOf, removeAllOf } as const
+})
+
+export class MemoryRepository extends Context.Tag("@orgplane/server/memory/MemoryRepository")<MemoryRepository, Effect.Effect.Success<typeof makeMemoryRepository>>() {
+  static readonly layer = Layer.effect(MemoryRepository, makeMemoryRepository)
+}

@@ -29,7 +29,7 @@ import {
   type Prefix
 } from "@orgplane/schema"
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Exit, FiberRef, Option, Schema } from "effect"
+import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, Schema } from "effect"
 import { clientAddress } from "./ClientAddress.js"
 import { IdGenerator, makeId } from "./Ids.js"
 import { currentRequestId } from "./RequestLog.js"
@@ -445,153 +445,155 @@ const deniedReason = (cause: Cause.Cause<unknown>): string | undefined =>
     onSome: (error) => (error instanceof Forbidden ? error.reason : undefined)
   })
 
-/** The audit log's writer, shared by every group. */
-export class AuditRecorder extends Effect.Service<AuditRecorder>()("@orgplane/server/platform/AuditRecorder", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const ids = yield* IdGenerator
-    const insert = execute({
-      Request: NewEvent,
-      execute: (event) =>
-        sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const ids = yield* IdGenerator
+  const insert = execute({
+    Request: NewEvent,
+    execute: (event) =>
+      sql`INSERT INTO audit_events (organization_id, id, occurred_at, action, category, outcome, actor_type, actor_id,
               actor_membership_id, actor_label, credential_id, sso_connection_id, ip, user_agent, targets, target_ids, changes, reason, request_id)
             VALUES (${event.organizationId}, ${event.id}, ${event.occurredAt}, ${event.action}, ${event.category}, ${event.outcome},
               ${event.actorType}, ${event.actorId}, ${event.actorMembershipId}, ${event.actorLabel}, ${event.credentialId},
               ${event.ssoConnectionId}, ${event.ip}, ${event.userAgent}, ${JSON.stringify(event.targets)}::jsonb,
               ARRAY(SELECT t ->> 'id' FROM jsonb_array_elements(${JSON.stringify(event.targets)}::jsonb) t),
               ${event.changes === null ? null : JSON.stringify(event.changes)}::jsonb, ${event.reason}, ${event.requestId})`
+  })
+
+  /** The draft's event, written on the connection of the transaction being committed. */
+  const party = (draft: Draft): TransactionParty | undefined =>
+    draft.written ? undefined : {
+      committedBefore: Option.none(),
+      beforeCommit: (value) =>
+        Effect.gen(function*() {
+          for (const id of madeIds(value)) addTarget(draft, targetOf(id))
+          const event = yield* eventOf(draft, "succeeded", null)
+          if (event !== undefined) yield* insert(event)
+          for (const copy of yield* copiesOf(draft, event)) yield* insert(copy)
+        }).pipe(Effect.provideService(IdGenerator, ids)),
+      committed: Effect.succeed(Option.none()),
+      settled: (_value, committed) => Effect.sync(() => (draft.written = committed === true))
+    }
+
+  /** Writes an event on its own (after the operation, or for a refusal); a failure to write is logged, not the caller's. */
+  const writeAlone = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
+    Effect.gen(function*() {
+      const event = yield* eventOf(draft, outcome, reason)
+      if (event !== undefined) yield* orUnavailable(insert(event))
+      if (outcome === "succeeded") for (const copy of yield* copiesOf(draft, event)) yield* orUnavailable(insert(copy))
+      draft.written = true
+    }).pipe(
+      Effect.provideService(IdGenerator, ids),
+      Effect.catchAllCause((cause) => Effect.logError(`Could not write the audit event ${draft.action} (${outcome})`, cause))
+    )
+
+  /** Runs a handler under the draft of its request's event (see the module comment). */
+  const run = <Request extends { readonly path?: unknown }, A, E, R>(
+    action: AuditAction,
+    handler: (request: Request) => Effect.Effect<A, E, R>,
+    request: Request
+  ): Effect.Effect<A, E, R> =>
+    Effect.gen(function*() {
+      const { actor, organizationId } = yield* caller
+      const draft = yield* newDraft(action, organizationId, actor, yield* HttpServerRequest.HttpServerRequest)
+      const path = request.path
+      if (typeof path === "object" && path !== null) {
+        for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))
+      }
+      for (const target of subjectsOf(action, organizationId, actor)) addTarget(draft, target)
+      const exit = yield* handler(request).pipe(
+        withTransactionParty(Effect.sync(() => party(draft))),
+        Effect.locally(CurrentDraft, draft),
+        Effect.exit
+      )
+      if (Exit.isSuccess(exit)) {
+        if (!draft.written) {
+          for (const id of madeIds(exit.value)) addTarget(draft, targetOf(id))
+          yield* writeAlone(draft, "succeeded", null)
+        }
+      } else if (draft.failure !== undefined) {
+        const { organizationIds, person, reason } = draft.failure
+        for (const organizationId of organizationIds) {
+          yield* writeAlone({
+            ...draft,
+            organizationId,
+            actor: { type: "user", id: person.id, membershipId: null, label: `${person.name} <${person.email}>`, credentialId: null, ssoConnectionId: null },
+            targets: [{ type: "user", id: person.id }],
+            alsoIn: [],
+            written: false
+          }, "failed", reason)
+        }
+      } else {
+        const reason = deniedReason(exit.cause)
+        if (reason !== undefined) yield* writeAlone(draft, "denied", reason)
+      }
+      return yield* exit
+    }) as Effect.Effect<A, E, R>
+
+  /**
+   * An event of background work acting for an organization (actor `system:<job>`), written on the caller's
+   * connection: inside its transaction when it has one.
+   */
+  const recordSystem = (event: {
+    readonly organizationId: OrganizationId
+    readonly job: string
+    readonly action: AuditAction
+    readonly targets?: ReadonlyArray<string>
+    readonly reason?: string
+  }) =>
+    Effect.gen(function*() {
+      yield* insert({
+        id: yield* makeId("aev"),
+        organizationId: event.organizationId,
+        occurredAt: yield* now,
+        action: event.action,
+        category: AuditActions[event.action].category,
+        outcome: "succeeded",
+        actorType: "system",
+        actorId: `system:${event.job}`,
+        actorMembershipId: null,
+        actorLabel: null,
+        credentialId: null,
+        ssoConnectionId: null,
+        ip: null,
+        userAgent: null,
+        targets: [...subjectsOf(event.action, event.organizationId, undefined), ...(event.targets ?? []).flatMap((id) => targetOf(id) ?? [])],
+        changes: null,
+        reason: event.reason ?? null,
+        requestId: null
+      })
+    }).pipe(Effect.provideService(IdGenerator, ids))
+
+  /**
+   * A failed attempt recorded on its own, outside any declared operation (an SSO sign-in completed at a callback
+   * or an ACS): by someone not identified, with the request's address, agent and id when there is a request.
+   */
+  const recordFailedAttempt = (attempt: {
+    readonly organizationId: OrganizationId
+    readonly action: AuditAction
+    readonly reason: string
+    readonly label: string | null
+    readonly ssoConnectionId: ActorFacts["ssoConnectionId"]
+    readonly targets: ReadonlyArray<string>
+  }) =>
+    Effect.gen(function*() {
+      const draft = yield* newDraft(
+        attempt.action,
+        attempt.organizationId,
+        { ...anonymous(attempt.label), ssoConnectionId: attempt.ssoConnectionId },
+        Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
+      )
+      for (const id of attempt.targets) addTarget(draft, targetOf(id))
+      yield* writeAlone(draft, "failed", attempt.reason)
     })
 
-    /** The draft's event, written on the connection of the transaction being committed. */
-    const party = (draft: Draft): TransactionParty | undefined =>
-      draft.written ? undefined : {
-        committedBefore: Option.none(),
-        beforeCommit: (value) =>
-          Effect.gen(function*() {
-            for (const id of madeIds(value)) addTarget(draft, targetOf(id))
-            const event = yield* eventOf(draft, "succeeded", null)
-            if (event !== undefined) yield* insert(event)
-            for (const copy of yield* copiesOf(draft, event)) yield* insert(copy)
-          }).pipe(Effect.provideService(IdGenerator, ids)),
-        committed: Effect.succeed(Option.none()),
-        settled: (_value, committed) => Effect.sync(() => (draft.written = committed === true))
-      }
+  return { run, recordSystem, recordFailedAttempt } as const
+})
 
-    /** Writes an event on its own (after the operation, or for a refusal); a failure to write is logged, not the caller's. */
-    const writeAlone = (draft: Draft, outcome: AuditOutcome, reason: string | null) =>
-      Effect.gen(function*() {
-        const event = yield* eventOf(draft, outcome, reason)
-        if (event !== undefined) yield* orUnavailable(insert(event))
-        if (outcome === "succeeded") for (const copy of yield* copiesOf(draft, event)) yield* orUnavailable(insert(copy))
-        draft.written = true
-      }).pipe(
-        Effect.provideService(IdGenerator, ids),
-        Effect.catchAllCause((cause) => Effect.logError(`Could not write the audit event ${draft.action} (${outcome})`, cause))
-      )
-
-    /** Runs a handler under the draft of its request's event (see the module comment). */
-    const run = <Request extends { readonly path?: unknown }, A, E, R>(
-      action: AuditAction,
-      handler: (request: Request) => Effect.Effect<A, E, R>,
-      request: Request
-    ): Effect.Effect<A, E, R> =>
-      Effect.gen(function*() {
-        const { actor, organizationId } = yield* caller
-        const draft = yield* newDraft(action, organizationId, actor, yield* HttpServerRequest.HttpServerRequest)
-        const path = request.path
-        if (typeof path === "object" && path !== null) {
-          for (const [name, value] of Object.entries(path)) if (typeof value === "string") addTarget(draft, targetOf(value, name))
-        }
-        for (const target of subjectsOf(action, organizationId, actor)) addTarget(draft, target)
-        const exit = yield* handler(request).pipe(
-          withTransactionParty(Effect.sync(() => party(draft))),
-          Effect.locally(CurrentDraft, draft),
-          Effect.exit
-        )
-        if (Exit.isSuccess(exit)) {
-          if (!draft.written) {
-            for (const id of madeIds(exit.value)) addTarget(draft, targetOf(id))
-            yield* writeAlone(draft, "succeeded", null)
-          }
-        } else if (draft.failure !== undefined) {
-          const { organizationIds, person, reason } = draft.failure
-          for (const organizationId of organizationIds) {
-            yield* writeAlone({
-              ...draft,
-              organizationId,
-              actor: { type: "user", id: person.id, membershipId: null, label: `${person.name} <${person.email}>`, credentialId: null, ssoConnectionId: null },
-              targets: [{ type: "user", id: person.id }],
-              alsoIn: [],
-              written: false
-            }, "failed", reason)
-          }
-        } else {
-          const reason = deniedReason(exit.cause)
-          if (reason !== undefined) yield* writeAlone(draft, "denied", reason)
-        }
-        return yield* exit
-      }) as Effect.Effect<A, E, R>
-
-    /**
-     * An event of background work acting for an organization (actor `system:<job>`), written on the caller's
-     * connection: inside its transaction when it has one.
-     */
-    const recordSystem = (event: {
-      readonly organizationId: OrganizationId
-      readonly job: string
-      readonly action: AuditAction
-      readonly targets?: ReadonlyArray<string>
-      readonly reason?: string
-    }) =>
-      Effect.gen(function*() {
-        yield* insert({
-          id: yield* makeId("aev"),
-          organizationId: event.organizationId,
-          occurredAt: yield* now,
-          action: event.action,
-          category: AuditActions[event.action].category,
-          outcome: "succeeded",
-          actorType: "system",
-          actorId: `system:${event.job}`,
-          actorMembershipId: null,
-          actorLabel: null,
-          credentialId: null,
-          ssoConnectionId: null,
-          ip: null,
-          userAgent: null,
-          targets: [...subjectsOf(event.action, event.organizationId, undefined), ...(event.targets ?? []).flatMap((id) => targetOf(id) ?? [])],
-          changes: null,
-          reason: event.reason ?? null,
-          requestId: null
-        })
-      }).pipe(Effect.provideService(IdGenerator, ids))
-
-    /**
-     * A failed attempt recorded on its own, outside any declared operation (an SSO sign-in completed at a callback
-     * or an ACS): by someone not identified, with the request's address, agent and id when there is a request.
-     */
-    const recordFailedAttempt = (attempt: {
-      readonly organizationId: OrganizationId
-      readonly action: AuditAction
-      readonly reason: string
-      readonly label: string | null
-      readonly ssoConnectionId: ActorFacts["ssoConnectionId"]
-      readonly targets: ReadonlyArray<string>
-    }) =>
-      Effect.gen(function*() {
-        const draft = yield* newDraft(
-          attempt.action,
-          attempt.organizationId,
-          { ...anonymous(attempt.label), ssoConnectionId: attempt.ssoConnectionId },
-          Option.getOrUndefined(yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest))
-        )
-        for (const id of attempt.targets) addTarget(draft, targetOf(id))
-        yield* writeAlone(draft, "failed", attempt.reason)
-      })
-
-    return { run, recordSystem, recordFailedAttempt } as const
-  })
-}) {}
+/** The audit log's writer, shared by every group. */
+export class AuditRecorder extends Context.Tag("@orgplane/server/platform/AuditRecorder")<AuditRecorder, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(AuditRecorder, make)
+}
 
 /** A handler of an operation that records `action`, under the draft of its request's event (HttpErrors.group). */
 export const around = <Request extends { readonly path?: unknown }, A, E, R>(

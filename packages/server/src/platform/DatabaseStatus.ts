@@ -1,5 +1,5 @@
 /** Whether the database answers, as last seen by a unit of work: logs each outage once, and its end once. */
-import { Effect, Ref } from "effect"
+import { Context, Effect, Layer, Ref } from "effect"
 
 /** One line for the log: the failure's message and its cause's, never a stack (an outage can last long). */
 export const describe = (failure: unknown): string => {
@@ -17,24 +17,26 @@ export const describe = (failure: unknown): string => {
   return parts.length === 0 ? "unknown cause" : parts.join(": ")
 }
 
-export class DatabaseStatus extends Effect.Service<DatabaseStatus>()("@orgplane/server/platform/DatabaseStatus", {
-  effect: Effect.gen(function*() {
-    const down = yield* Ref.make(false)
-    return {
-      /** A unit of work found the database unavailable: the first report of an outage is a WARN, later ones DEBUG. */
-      unavailable: (failure: unknown) =>
-        Effect.flatMap(Ref.getAndSet(down, true), (wasDown) =>
-          wasDown
-            ? Effect.logDebug(`The database is still unavailable: ${describe(failure)}`)
-            : Effect.logWarning(`The database is unavailable: ${describe(failure)}`)),
-      /** A unit of work reached the database. Cheap on the hot path: one read of a Ref while all is well. */
-      available: Effect.flatMap(Ref.get(down), (isDown) =>
-        isDown
-          ? Effect.flatMap(Ref.getAndSet(down, false), (wasDown) => wasDown ? Effect.logInfo("The database is available again") : Effect.void)
-          : Effect.void)
-    }
-  })
-}) {}
+const makeDatabaseStatus = Effect.gen(function*() {
+  const down = yield* Ref.make(false)
+  return {
+    /** A unit of work found the database unavailable: the first report of an outage is a WARN, later ones DEBUG. */
+    unavailable: (failure: unknown) =>
+      Effect.flatMap(Ref.getAndSet(down, true), (wasDown) =>
+        wasDown
+          ? Effect.logDebug(`The database is still unavailable: ${describe(failure)}`)
+          : Effect.logWarning(`The database is unavailable: ${describe(failure)}`)),
+    /** A unit of work reached the database. Cheap on the hot path: one read of a Ref while all is well. */
+    available: Effect.flatMap(Ref.get(down), (isDown) =>
+      isDown
+        ? Effect.flatMap(Ref.getAndSet(down, false), (wasDown) => wasDown ? Effect.logInfo("The database is available again") : Effect.void)
+        : Effect.void)
+  }
+})
+
+export class DatabaseStatus extends Context.Tag("@orgplane/server/platform/DatabaseStatus")<DatabaseStatus, Effect.Effect.Success<typeof makeDatabaseStatus>>() {
+  static readonly layer = Layer.effect(DatabaseStatus, makeDatabaseStatus)
+}
 
 /** Reports to the DatabaseStatus when the context has one (small test APIs and bare SqlClients do not). */
 export const reportUnavailable = (failure: unknown) =>

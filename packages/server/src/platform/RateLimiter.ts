@@ -5,7 +5,7 @@
 import * as ClusterCron from "@effect/cluster/ClusterCron"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cron, Duration, Effect } from "effect"
+import { Context, Cron, Duration, Effect, Layer } from "effect"
 import { deleteInBatches } from "./Statements.js"
 import { now } from "./Time.js"
 
@@ -30,80 +30,82 @@ export interface Standing {
 
 const secondsUntil = (resetsAt: number, at: Date) => Math.max(1, Math.ceil((resetsAt - at.getTime()) / 1000))
 
-export class RateLimiter extends Effect.Service<RateLimiter>()("@orgplane/server/platform/RateLimiter", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeRateLimiter = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    /**
-     * Counts one hit on each of `keys` in one statement (a window of `window` starts at a key's first hit, or at the
-     * first hit after its window ended), and answers each key's count after it. The keys are written in one order
-     * whatever the caller's, so two statements sharing keys cannot deadlock.
-     */
-    const hitEach = Effect.fn("RateLimiter.hitEach")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
-      const at = yield* now
-      const windowMillis = Duration.toMillis(window)
-      if (windowMillis > Duration.toMillis(LONGEST_WINDOW)) return yield* Effect.dieMessage(`A rate limit's window is at most a day (${Duration.format(window)} given)`)
-      const windowStartFloor = new Date(at.getTime() - windowMillis)
-      const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
+  /**
+   * Counts one hit on each of `keys` in one statement (a window of `window` starts at a key's first hit, or at the
+   * first hit after its window ended), and answers each key's count after it. The keys are written in one order
+   * whatever the caller's, so two statements sharing keys cannot deadlock.
+   */
+  const hitEach = Effect.fn("RateLimiter.hitEach")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
+    const at = yield* now
+    const windowMillis = Duration.toMillis(window)
+    if (windowMillis > Duration.toMillis(LONGEST_WINDOW)) return yield* Effect.dieMessage(`A rate limit's window is at most a day (${Duration.format(window)} given)`)
+    const windowStartFloor = new Date(at.getTime() - windowMillis)
+    const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
         INSERT INTO rate_limits (key, window_start, count)
         SELECT k, ${at}, 1 FROM unnest(${[...new Set(keys)].sort()}::text[]) AS k ORDER BY k
         ON CONFLICT (key) DO UPDATE SET
           window_start = CASE WHEN rate_limits.window_start <= ${windowStartFloor} THEN ${at} ELSE rate_limits.window_start END,
           count = CASE WHEN rate_limits.window_start <= ${windowStartFloor} THEN 1 ELSE rate_limits.count + 1 END
         RETURNING key, window_start, count`
-      return rows.map((row): Standing => ({
-        key: row.key,
-        count: row.count,
-        retryAfterSeconds: secondsUntil(row.windowStart.getTime() + windowMillis, at)
-      }))
-    })
+    return rows.map((row): Standing => ({
+      key: row.key,
+      count: row.count,
+      retryAfterSeconds: secondsUntil(row.windowStart.getTime() + windowMillis, at)
+    }))
+  })
 
-    /** Counts one hit on `key` and says whether it fits `limit` per `window`. */
-    const hit = (key: string, limit: number, window: Duration.DurationInput) =>
-      Effect.map(hitEach([key], window), ([standing]): Decision => ({ allowed: standing.count <= limit, retryAfterSeconds: standing.retryAfterSeconds }))
+  /** Counts one hit on `key` and says whether it fits `limit` per `window`. */
+  const hit = (key: string, limit: number, window: Duration.DurationInput) =>
+    Effect.map(hitEach([key], window), ([standing]): Decision => ({ allowed: standing.count <= limit, retryAfterSeconds: standing.retryAfterSeconds }))
 
-    /** What `keys` counted in windows of `window` still running, counting nothing; a key without one is absent. */
-    const read = Effect.fn("RateLimiter.read")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
-      const at = yield* now
-      const windowMillis = Duration.toMillis(window)
-      const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
+  /** What `keys` counted in windows of `window` still running, counting nothing; a key without one is absent. */
+  const read = Effect.fn("RateLimiter.read")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {
+    const at = yield* now
+    const windowMillis = Duration.toMillis(window)
+    const rows = yield* sql<{ key: string; windowStart: Date; count: number }>`
         SELECT key, window_start, count FROM rate_limits
         WHERE key = ANY(${[...keys]}::text[]) AND window_start > ${new Date(at.getTime() - windowMillis)}`
-      return rows.map((row): Standing => ({
-        key: row.key,
-        count: row.count,
-        retryAfterSeconds: secondsUntil(row.windowStart.getTime() + windowMillis, at)
-      }))
-    })
-
-    /** Forgets what `keys` counted. */
-    const clear = Effect.fn("RateLimiter.clear")(function*(keys: ReadonlyArray<string>) {
-      yield* sql`DELETE FROM rate_limits WHERE key = ANY(${[...keys]}::text[])`
-    })
-
-    /** Forgets every key starting with `prefix` (its `%`, `_` and `\` matching themselves). */
-    const clearPrefix = Effect.fn("RateLimiter.clearPrefix")(function*(prefix: string) {
-      yield* sql`DELETE FROM rate_limits WHERE key LIKE ${`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`
-    })
-
-    /** Takes back one hit on `key`: it was counted before it could be told that it should not count. */
-    const refund = Effect.fn("RateLimiter.refund")(function*(key: string) {
-      yield* sql`UPDATE rate_limits SET count = count - 1 WHERE key = ${key} AND count > 0`
-    })
-
-    /**
-     * Forgets every count whose key names `id` (an organization's id, unique by construction): what a purged
-     * organization leaves in the counters. How many.
-     */
-    const clearMentioning = Effect.fn("RateLimiter.clearMentioning")(function*(id: string) {
-      const rows = yield* sql<{ count: number }>`WITH gone AS (DELETE FROM rate_limits WHERE strpos(key, ${id}) > 0 RETURNING 1)
-                                                 SELECT count(*)::int AS count FROM gone`
-      return rows[0]?.count ?? 0
-    })
-
-    return { hit, hitEach, read, clear, clearPrefix, refund, clearMentioning } as const
+    return rows.map((row): Standing => ({
+      key: row.key,
+      count: row.count,
+      retryAfterSeconds: secondsUntil(row.windowStart.getTime() + windowMillis, at)
+    }))
   })
-}) {}
+
+  /** Forgets what `keys` counted. */
+  const clear = Effect.fn("RateLimiter.clear")(function*(keys: ReadonlyArray<string>) {
+    yield* sql`DELETE FROM rate_limits WHERE key = ANY(${[...keys]}::text[])`
+  })
+
+  /** Forgets every key starting with `prefix` (its `%`, `_` and `\` matching themselves). */
+  const clearPrefix = Effect.fn("RateLimiter.clearPrefix")(function*(prefix: string) {
+    yield* sql`DELETE FROM rate_limits WHERE key LIKE ${`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`
+  })
+
+  /** Takes back one hit on `key`: it was counted before it could be told that it should not count. */
+  const refund = Effect.fn("RateLimiter.refund")(function*(key: string) {
+    yield* sql`UPDATE rate_limits SET count = count - 1 WHERE key = ${key} AND count > 0`
+  })
+
+  /**
+   * Forgets every count whose key names `id` (an organization's id, unique by construction): what a purged
+   * organization leaves in the counters. How many.
+   */
+  const clearMentioning = Effect.fn("RateLimiter.clearMentioning")(function*(id: string) {
+    const rows = yield* sql<{ count: number }>`WITH gone AS (DELETE FROM rate_limits WHERE strpos(key, ${id}) > 0 RETURNING 1)
+                                                 SELECT count(*)::int AS count FROM gone`
+    return rows[0]?.count ?? 0
+  })
+
+  return { hit, hitEach, read, clear, clearPrefix, refund, clearMentioning } as const
+})
+
+export class RateLimiter extends Context.Tag("@orgplane/server/platform/RateLimiter")<RateLimiter, Effect.Effect.Success<typeof makeRateLimiter>>() {
+  static readonly layer = Layer.effect(RateLimiter, makeRateLimiter)
+}
 
 /** Rows deleted per statement, so the job never holds many locks or a long transaction. */
 const deleteBatch = 5_000

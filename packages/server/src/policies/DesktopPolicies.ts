@@ -17,7 +17,7 @@ import {
   type TeamId,
   type UpdateDesktopPolicyRequest
 } from "@orgplane/schema"
-import { Array, Effect, Option } from "effect"
+import { Array, Context, Effect, Layer, Option } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { actingMembershipId, authorize, type Principal, requireEnterprise } from "../platform/Principal.js"
@@ -35,169 +35,175 @@ const defaultRequired = (what: string) =>
 
 const quoted = (ids: ReadonlyArray<string>) => ids.join(", ")
 
-export class DesktopPolicies extends Effect.Service<DesktopPolicies>()("@orgplane/server/policies/DesktopPolicies", {
-  effect: Effect.gen(function*() {
-    const policies = yield* DesktopPoliciesRepository
-    const memberships = yield* Memberships
+const make = Effect.gen(function*() {
+  const policies = yield* DesktopPoliciesRepository
+  const memberships = yield* Memberships
 
-    /** The plan first (an organization without it learns that whoever asks), then the role. */
-    const manage = (principal: Principal) =>
-      Effect.zipRight(requireEnterprise(principal, "desktop_policies"), authorize(principal, "desktopPolicies.manage"))
+  /** The plan first (an organization without it learns that whoever asks), then the role. */
+  const manage = (principal: Principal) =>
+    Effect.zipRight(requireEnterprise(principal, "desktop_policies"), authorize(principal, "desktopPolicies.manage"))
 
-    /** Creates the organization's default policy unless it has one. */
-    const ensureDefault = (organizationId: OrganizationId) =>
-      Effect.gen(function*() {
-        if (yield* policies.hasDefault(organizationId)) return
-        yield* policies.insert({
-          organizationId,
-          id: yield* makeId("dpo"),
-          policyName: "Default desktop policy",
-          isDefault: true,
-          isEnabled: true,
-          priority: 0,
-          policy: defaultDocument,
-          createdByMembershipId: null,
-          at: yield* now
+  /** Creates the organization's default policy unless it has one. */
+  const ensureDefault = (organizationId: OrganizationId) =>
+    Effect.gen(function*() {
+      if (yield* policies.hasDefault(organizationId)) return
+      yield* policies.insert({
+        organizationId,
+        id: yield* makeId("dpo"),
+        policyName: "Default desktop policy",
+        isDefault: true,
+        isEnabled: true,
+        priority: 0,
+        policy: defaultDocument,
+        createdByMembershipId: null,
+        at: yield* now
+      })
+    })
+
+  const read = (principal: Principal, id: DesktopPolicyId) =>
+    Effect.flatMap(policies.find({ organizationId: principal.organization.id, id }), Option.match({
+      onNone: () => Effect.fail(desktopPolicyNotFound()),
+      onSome: (desktopPolicy) => Effect.succeed({ desktopPolicy })
+    }))
+
+  /** Each id once; fails with 404 naming every id that is not an active member / a team of the organization. */
+  const assignments = (principal: Principal, input: { readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly teamIds?: ReadonlyArray<TeamId> | undefined }) =>
+    Effect.gen(function*() {
+      const organizationId = principal.organization.id
+      const memberIds = input.memberIds === undefined ? undefined : Array.dedupe(input.memberIds)
+      const teamIds = input.teamIds === undefined ? undefined : Array.dedupe(input.teamIds)
+      const missingMembers = memberIds === undefined ? [] : yield* memberships.missingActive(organizationId, memberIds)
+      if (missingMembers.length > 0) {
+        return yield* new NotFound({
+          error: "member_not_found",
+          message: `Not active members of this organization: ${quoted(missingMembers)}.`
         })
-      })
+      }
+      const missingTeams = teamIds === undefined ? [] : yield* policies.missingTeams(organizationId, teamIds)
+      if (missingTeams.length > 0) {
+        return yield* new NotFound({ error: "team_not_found", message: `Not teams of this organization: ${quoted(missingTeams)}.` })
+      }
+      return { memberIds, teamIds }
+    })
 
-    const read = (principal: Principal, id: DesktopPolicyId) =>
-      Effect.flatMap(policies.find({ organizationId: principal.organization.id, id }), Option.match({
-        onNone: () => Effect.fail(desktopPolicyNotFound()),
-        onSome: (desktopPolicy) => Effect.succeed({ desktopPolicy })
-      }))
-
-    /** Each id once; fails with 404 naming every id that is not an active member / a team of the organization. */
-    const assignments = (principal: Principal, input: { readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly teamIds?: ReadonlyArray<TeamId> | undefined }) =>
-      Effect.gen(function*() {
-        const organizationId = principal.organization.id
-        const memberIds = input.memberIds === undefined ? undefined : Array.dedupe(input.memberIds)
-        const teamIds = input.teamIds === undefined ? undefined : Array.dedupe(input.teamIds)
-        const missingMembers = memberIds === undefined ? [] : yield* memberships.missingActive(organizationId, memberIds)
-        if (missingMembers.length > 0) {
-          return yield* new NotFound({
-            error: "member_not_found",
-            message: `Not active members of this organization: ${quoted(missingMembers)}.`
+  const create = (principal: Principal, input: CreateDesktopPolicyRequest) =>
+    Effect.zipRight(
+      manage(principal),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          yield* ensureDefault(organizationId)
+          const { memberIds, teamIds } = yield* assignments(principal, input)
+          const id = yield* makeId("dpo")
+          const at = yield* now
+          yield* policies.insert({
+            organizationId,
+            id,
+            policyName: input.policyName,
+            isDefault: false,
+            isEnabled: input.isEnabled ?? true,
+            priority: input.priority ?? 0,
+            policy: input.policy,
+            createdByMembershipId: actingMembershipId(principal),
+            at
           })
-        }
-        const missingTeams = teamIds === undefined ? [] : yield* policies.missingTeams(organizationId, teamIds)
-        if (missingTeams.length > 0) {
-          return yield* new NotFound({ error: "team_not_found", message: `Not teams of this organization: ${quoted(missingTeams)}.` })
-        }
-        return { memberIds, teamIds }
-      })
-
-    const create = (principal: Principal, input: CreateDesktopPolicyRequest) =>
-      Effect.zipRight(
-        manage(principal),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            yield* ensureDefault(organizationId)
-            const { memberIds, teamIds } = yield* assignments(principal, input)
-            const id = yield* makeId("dpo")
-            const at = yield* now
-            yield* policies.insert({
-              organizationId,
-              id,
-              policyName: input.policyName,
-              isDefault: false,
-              isEnabled: input.isEnabled ?? true,
-              priority: input.priority ?? 0,
-              policy: input.policy,
-              createdByMembershipId: actingMembershipId(principal),
-              at
-            })
-            const policy = { organizationId, id }
-            yield* policies.replaceMembers(policy, memberIds ?? [], at)
-            yield* policies.replaceTeams(policy, teamIds ?? [], at)
-            return yield* read(principal, id)
-          })
-        )
+          const policy = { organizationId, id }
+          yield* policies.replaceMembers(policy, memberIds ?? [], at)
+          yield* policies.replaceTeams(policy, teamIds ?? [], at)
+          return yield* read(principal, id)
+        })
       )
+    )
 
-    const list = (principal: Principal, query: DesktopPolicyListQuery) =>
-      Effect.zipRight(
-        manage(principal),
-        transaction(Effect.zipRight(ensureDefault(principal.organization.id), policies.list(principal.organization.id, query)))
-      )
+  const list = (principal: Principal, query: DesktopPolicyListQuery) =>
+    Effect.zipRight(
+      manage(principal),
+      transaction(Effect.zipRight(ensureDefault(principal.organization.id), policies.list(principal.organization.id, query)))
+    )
 
-    const get = (principal: Principal, id: DesktopPolicyId) =>
-      Effect.zipRight(manage(principal), orUnavailable(read(principal, id)))
+  const get = (principal: Principal, id: DesktopPolicyId) =>
+    Effect.zipRight(manage(principal), orUnavailable(read(principal, id)))
 
-    const update = (principal: Principal, id: DesktopPolicyId, input: UpdateDesktopPolicyRequest) =>
-      Effect.zipRight(
-        manage(principal),
-        transaction(
-          Effect.gen(function*() {
-            const organizationId = principal.organization.id
-            const policy = { organizationId, id }
-            const isDefault = yield* policies.lock(policy)
-            if (isDefault === undefined) return yield* desktopPolicyNotFound()
-            const before = yield* read(principal, id)
-            let document: DesktopPolicyDocument | undefined = input.policy
-            if (isDefault) {
-              if (input.isEnabled === false) return yield* defaultRequired("disabled")
-              const refused = (["priority", "memberIds", "teamIds"] as const).filter((key) => input[key] !== undefined)
-              if (refused.length > 0) {
-                return yield* new InvalidRequest({
-                  details: refused.map((key) => ({
-                    path: [key],
-                    message: "the default policy applies to every member, below every other policy: it takes no priority or assignments"
-                  }))
-                })
-              }
-              if (document !== undefined) document = completeDefault(document)
+  const update = (principal: Principal, id: DesktopPolicyId, input: UpdateDesktopPolicyRequest) =>
+    Effect.zipRight(
+      manage(principal),
+      transaction(
+        Effect.gen(function*() {
+          const organizationId = principal.organization.id
+          const policy = { organizationId, id }
+          const isDefault = yield* policies.lock(policy)
+          if (isDefault === undefined) return yield* desktopPolicyNotFound()
+          const before = yield* read(principal, id)
+          let document: DesktopPolicyDocument | undefined = input.policy
+          if (isDefault) {
+            if (input.isEnabled === false) return yield* defaultRequired("disabled")
+            const refused = (["priority", "memberIds", "teamIds"] as const).filter((key) => input[key] !== undefined)
+            if (refused.length > 0) {
+              return yield* new InvalidRequest({
+                details: refused.map((key) => ({
+                  path: [key],
+                  message: "the default policy applies to every member, below every other policy: it takes no priority or assignments"
+                }))
+              })
             }
-            const { memberIds, teamIds } = yield* assignments(principal, input)
-            const at = yield* now
-            yield* policies.update(policy, { policyName: input.policyName, policy: document, priority: input.priority, isEnabled: input.isEnabled }, at)
-            if (memberIds !== undefined) yield* policies.replaceMembers(policy, memberIds, at)
-            if (teamIds !== undefined) yield* policies.replaceTeams(policy, teamIds, at)
-            const after = yield* read(principal, id)
-            yield* describeChange(DesktopPolicy, before.desktopPolicy, after.desktopPolicy)
-            return after
-          })
-        )
+            if (document !== undefined) document = completeDefault(document)
+          }
+          const { memberIds, teamIds } = yield* assignments(principal, input)
+          const at = yield* now
+          yield* policies.update(policy, { policyName: input.policyName, policy: document, priority: input.priority, isEnabled: input.isEnabled }, at)
+          if (memberIds !== undefined) yield* policies.replaceMembers(policy, memberIds, at)
+          if (teamIds !== undefined) yield* policies.replaceTeams(policy, teamIds, at)
+          const after = yield* read(principal, id)
+          yield* describeChange(DesktopPolicy, before.desktopPolicy, after.desktopPolicy)
+          return after
+        })
       )
+    )
 
-    const remove = (principal: Principal, id: DesktopPolicyId) =>
-      Effect.zipRight(
-        manage(principal),
-        transaction(
+  const remove = (principal: Principal, id: DesktopPolicyId) =>
+    Effect.zipRight(
+      manage(principal),
+      transaction(
+        Effect.gen(function*() {
+          const policy = { organizationId: principal.organization.id, id }
+          const isDefault = yield* policies.lock(policy)
+          if (isDefault === undefined) return yield* desktopPolicyNotFound()
+          if (isDefault) return yield* defaultRequired("deleted")
+          yield* policies.softDelete(policy, yield* now)
+        })
+      )
+    )
+
+  /** Every plan: without the enterprise plan, the built-in defaults. */
+  const effective = (caller: MemberContext) =>
+    Effect.zipRight(
+      authorize(caller, "desktopPolicies.readEffective"),
+      caller.organization.plan !== "enterprise"
+        ? Effect.succeed({ effectivePolicy: resolve([builtIn]) })
+        : transaction(
           Effect.gen(function*() {
-            const policy = { organizationId: principal.organization.id, id }
-            const isDefault = yield* policies.lock(policy)
-            if (isDefault === undefined) return yield* desktopPolicyNotFound()
-            if (isDefault) return yield* defaultRequired("deleted")
-            yield* policies.softDelete(policy, yield* now)
+            const organizationId = caller.organization.id
+            yield* ensureDefault(organizationId)
+            const rows = yield* policies.applicable({ organizationId, membershipId: caller.membership.id })
+            const effectivePolicy = resolve(rows.map((row) => ({
+              id: row.id,
+              policyName: row.policyName,
+              via: row.isDefault ? "default" as const : row.direct ? "member" as const : "team" as const,
+              policy: row.isDefault ? completeDefault(row.policy) : row.policy
+            })))
+            return { effectivePolicy }
           })
         )
-      )
+    )
 
-    /** Every plan: without the enterprise plan, the built-in defaults. */
-    const effective = (caller: MemberContext) =>
-      Effect.zipRight(
-        authorize(caller, "desktopPolicies.readEffective"),
-        caller.organization.plan !== "enterprise"
-          ? Effect.succeed({ effectivePolicy: resolve([builtIn]) })
-          : transaction(
-            Effect.gen(function*() {
-              const organizationId = caller.organization.id
-              yield* ensureDefault(organizationId)
-              const rows = yield* policies.applicable({ organizationId, membershipId: caller.membership.id })
-              const effectivePolicy = resolve(rows.map((row) => ({
-                id: row.id,
-                policyName: row.policyName,
-                via: row.isDefault ? "default" as const : row.direct ? "member" as const : "team" as const,
-                policy: row.isDefault ? completeDefault(row.policy) : row.policy
-              })))
-              return { effectivePolicy }
-            })
-          )
-      )
+  return { create, list, get, update, remove, effective } as const
+})
 
-    return { create, list, get, update, remove, effective } as const
-  }),
-  dependencies: [DesktopPoliciesRepository.Default, Memberships.Default]
-}) {}
+export class DesktopPolicies extends Context.Tag("@orgplane/server/policies/DesktopPolicies")<DesktopPolicies, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(DesktopPolicies, make).pipe(
+    Layer.provide([
+      DesktopPoliciesRepository.layer,
+      Memberships.layer
+    ])
+  )
+}

@@ -9,7 +9,7 @@ import {
   OrganizationId,
   TeamId
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
@@ -43,12 +43,9 @@ export interface NewPolicy {
   readonly at: Date
 }
 
-export class DesktopPoliciesRepository extends Effect.Service<DesktopPoliciesRepository>()(
-  "@orgplane/server/policies/DesktopPoliciesRepository",
-  {
-    effect: Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const select = sql`
+const makeDesktopPoliciesRepository = Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const select = sql`
         SELECT p.id, p.organization_id, p.policy_name, p.is_default, p.is_enabled, p.priority, p.policy,
                p.created_by_membership_id AS created_by_org_membership_id, p.created_at, p.updated_at, p.deleted_at,
                ARRAY(SELECT m.membership_id FROM desktop_policy_members m
@@ -57,59 +54,59 @@ export class DesktopPoliciesRepository extends Effect.Service<DesktopPoliciesRep
                      WHERE t.organization_id = p.organization_id AND t.desktop_policy_id = p.id ORDER BY t.team_id) AS team_ids
         FROM desktop_policies p`
 
-      /** A policy that is not deleted. */
-      const find = findOne({
-        Request: Scoped,
-        Result: classRow(DesktopPolicy),
-        execute: ({ id, organizationId }) =>
-          sql`${select} WHERE p.organization_id = ${organizationId} AND p.id = ${id} AND p.deleted_at IS NULL`
-      })
+    /** A policy that is not deleted. */
+    const find = findOne({
+      Request: Scoped,
+      Result: classRow(DesktopPolicy),
+      execute: ({ id, organizationId }) =>
+        sql`${select} WHERE p.organization_id = ${organizationId} AND p.id = ${id} AND p.deleted_at IS NULL`
+    })
 
-      /** Locks a policy that is not deleted for the rest of the transaction; whether it is the default, or undefined. */
-      const lock = ({ id, organizationId }: Scoped) =>
-        sql<{ isDefault: boolean }>`
+    /** Locks a policy that is not deleted for the rest of the transaction; whether it is the default, or undefined. */
+    const lock = ({ id, organizationId }: Scoped) =>
+      sql<{ isDefault: boolean }>`
           SELECT is_default FROM desktop_policies
           WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
-          Effect.map((rows) => rows[0]?.isDefault)
-        )
+        Effect.map((rows) => rows[0]?.isDefault)
+      )
 
-      const listRows = findAll({
-        Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest }),
-        Result: trustedClassRow(DesktopPolicy),
-        execute: ({ organizationId, page }) =>
-          sql`${select} WHERE ${
+    const listRows = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, page: Keyset.PageRequest }),
+      Result: trustedClassRow(DesktopPolicy),
+      execute: ({ organizationId, page }) =>
+        sql`${select} WHERE ${
             sql.and([sql`p.organization_id = ${organizationId}`, sql`p.deleted_at IS NULL`, page.after])
           } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-      })
-      const list = (organizationId: OrganizationId, query: DesktopPolicyListQuery) =>
-        Keyset.page(byCreation, query, (page) => listRows({ organizationId, page }))
+    })
+    const list = (organizationId: OrganizationId, query: DesktopPolicyListQuery) =>
+      Keyset.page(byCreation, query, (page) => listRows({ organizationId, page }))
 
-      const hasDefault = (organizationId: OrganizationId) =>
-        sql`SELECT 1 FROM desktop_policies WHERE organization_id = ${organizationId} AND is_default`.pipe(
-          Effect.map((rows) => rows.length > 0)
-        )
+    const hasDefault = (organizationId: OrganizationId) =>
+      sql`SELECT 1 FROM desktop_policies WHERE organization_id = ${organizationId} AND is_default`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
 
-      /** Inserts a policy; a second default of an organization is not inserted (the first stays). */
-      const insert = (row: NewPolicy) =>
-        sql`
+    /** Inserts a policy; a second default of an organization is not inserted (the first stays). */
+    const insert = (row: NewPolicy) =>
+      sql`
           INSERT INTO desktop_policies (id, organization_id, policy_name, is_default, is_enabled, priority, policy,
                                         created_by_membership_id, created_at, updated_at)
           VALUES (${row.id}, ${row.organizationId}, ${row.policyName}, ${row.isDefault}, ${row.isEnabled}, ${row.priority},
                   ${JSON.stringify(row.policy)}::jsonb, ${row.createdByMembershipId}, ${row.at}, ${row.at})
           ON CONFLICT (organization_id) WHERE is_default DO NOTHING`.pipe(Effect.asVoid)
 
-      /** Sets the members given (the others keep their values). */
-      const update = (
-        policy: Scoped,
-        fields: {
-          readonly policyName?: string | undefined
-          readonly policy?: DesktopPolicyDocument | undefined
-          readonly priority?: number | undefined
-          readonly isEnabled?: boolean | undefined
-        },
-        at: Date
-      ) =>
-        sql`
+    /** Sets the members given (the others keep their values). */
+    const update = (
+      policy: Scoped,
+      fields: {
+        readonly policyName?: string | undefined
+        readonly policy?: DesktopPolicyDocument | undefined
+        readonly priority?: number | undefined
+        readonly isEnabled?: boolean | undefined
+      },
+      at: Date
+    ) =>
+      sql`
           UPDATE desktop_policies SET
             policy_name = COALESCE(${fields.policyName ?? null}::text, policy_name),
             policy = COALESCE(${fields.policy === undefined ? null : JSON.stringify(fields.policy)}::jsonb, policy),
@@ -118,10 +115,10 @@ export class DesktopPoliciesRepository extends Effect.Service<DesktopPoliciesRep
             updated_at = ${at}
           WHERE organization_id = ${policy.organizationId} AND id = ${policy.id}`.pipe(Effect.asVoid)
 
-      const replaceMembers = (policy: Scoped, memberIds: ReadonlyArray<MembershipId>, at: Date) =>
-        Effect.zipRight(
-          sql`DELETE FROM desktop_policy_members WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
-          memberIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_members ${
+    const replaceMembers = (policy: Scoped, memberIds: ReadonlyArray<MembershipId>, at: Date) =>
+      Effect.zipRight(
+        sql`DELETE FROM desktop_policy_members WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
+        memberIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_members ${
             sql.insert(memberIds.map((membershipId) => ({
               organizationId: policy.organizationId,
               desktopPolicyId: policy.id,
@@ -129,43 +126,43 @@ export class DesktopPoliciesRepository extends Effect.Service<DesktopPoliciesRep
               createdAt: at
             })))
           }`.pipe(Effect.asVoid)
-        )
+      )
 
-      const replaceTeams = (policy: Scoped, teamIds: ReadonlyArray<TeamId>, at: Date) =>
-        Effect.zipRight(
-          sql`DELETE FROM desktop_policy_teams WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
-          teamIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_teams ${
+    const replaceTeams = (policy: Scoped, teamIds: ReadonlyArray<TeamId>, at: Date) =>
+      Effect.zipRight(
+        sql`DELETE FROM desktop_policy_teams WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
+        teamIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_teams ${
             sql.insert(teamIds.map((teamId) => ({ organizationId: policy.organizationId, desktopPolicyId: policy.id, teamId, createdAt: at })))
           }`.pipe(Effect.asVoid)
-        )
+      )
 
-      /** Soft-deletes a policy other than the default: it stops applying; the record and its assignments stay. */
-      const softDelete = ({ id, organizationId }: Scoped, at: Date) =>
-        sql`
+    /** Soft-deletes a policy other than the default: it stops applying; the record and its assignments stay. */
+    const softDelete = ({ id, organizationId }: Scoped, at: Date) =>
+      sql`
           UPDATE desktop_policies SET deleted_at = ${at}, is_enabled = false, updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL AND NOT is_default`.pipe(Effect.asVoid)
 
-      /** The ids among `ids` that are not teams of the organization; locks the others against deletion. */
-      const missingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<TeamId>) =>
-        ids.length === 0
-          ? Effect.succeed([] as ReadonlyArray<TeamId>)
-          : sql<{ id: TeamId }>`
+    /** The ids among `ids` that are not teams of the organization; locks the others against deletion. */
+    const missingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<TeamId>) =>
+      ids.length === 0
+        ? Effect.succeed([] as ReadonlyArray<TeamId>)
+        : sql<{ id: TeamId }>`
               SELECT id FROM teams WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)} FOR SHARE`.pipe(
-              Effect.map((rows) => {
-                const found = new Set(rows.map((row) => row.id))
-                return ids.filter((id) => !found.has(id))
-              })
-            )
+            Effect.map((rows) => {
+              const found = new Set(rows.map((row) => row.id))
+              return ids.filter((id) => !found.has(id))
+            })
+          )
 
-      /**
-       * The enabled policies that apply to a member: assigned directly or through one of their teams, highest priority
-       * first (ties: older first), then the default policy.
-       */
-      const applicable = findAll({
-        Request: Schema.Struct({ organizationId: OrganizationId, membershipId: MembershipId }),
-        Result: Applicable,
-        execute: ({ membershipId, organizationId }) =>
-          sql`
+    /**
+     * The enabled policies that apply to a member: assigned directly or through one of their teams, highest priority
+     * first (ties: older first), then the default policy.
+     */
+    const applicable = findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, membershipId: MembershipId }),
+      Result: Applicable,
+      execute: ({ membershipId, organizationId }) =>
+        sql`
             SELECT p.id, p.policy_name, p.is_default, p.policy,
                    EXISTS (SELECT 1 FROM desktop_policy_members m
                            WHERE m.organization_id = p.organization_id AND m.desktop_policy_id = p.id
@@ -181,9 +178,11 @@ export class DesktopPoliciesRepository extends Effect.Service<DesktopPoliciesRep
                          WHERE dt.organization_id = p.organization_id AND dt.desktop_policy_id = p.id
                            AND tm.membership_id = ${membershipId}))
             ORDER BY p.is_default, p.priority DESC, p.created_at, p.id`
-      })
-
-      return { find, lock, list, hasDefault, insert, update, replaceMembers, replaceTeams, softDelete, missingTeams, applicable } as const
     })
-  }
-) {}
+
+    return { find, lock, list, hasDefault, insert, update, replaceMembers, replaceTeams, softDelete, missingTeams, applicable } as const
+  })
+
+export class DesktopPoliciesRepository extends Context.Tag("@orgplane/server/policies/DesktopPoliciesRepository")<DesktopPoliciesRepository, Effect.Effect.Success<typeof makeDesktopPoliciesRepository>>() {
+  static readonly layer = Layer.effect(DesktopPoliciesRepository, makeDesktopPoliciesRepository)
+}

@@ -17,4 +17,4 @@ export const DesktopPoliciesHttp = group(Api, "desktopPolicies", (handlers) =>
       .handle("effective", () => Effect.flatMap(CurrentMember, (caller) => policies.effective(caller)))
   }))
 
-export const layer = DesktopPoliciesHttp.pipe(Layer.provide(DesktopPolicies.Default))
+export const layer = DesktopPoliciesHttp.pipe(Layer.provide(DesktopPolicies.layer))

@@ -15,7 +15,7 @@ import {
   type ScimTokenId,
   type UpdateScimConnectionRequest
 } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Crypto } from "../platform/Crypto.js"
 import { makeId } from "../platform/Ids.js"
 import { ServerConfig } from "../platform/Config.js"
@@ -37,172 +37,179 @@ const reconcileRequest = (id: ScimConnectionId) => ({
   resourceType: null
 })
 
-export class Connections extends Effect.Service<Connections>()("@orgplane/server/scim/Connections", {
-  effect: Effect.gen(function*() {
-    const connections = yield* ConnectionsRepository
-    const reconciler = yield* Reconcile
-    const events = yield* DirectoryEvents
-    const crypto = yield* Crypto
-    const settings = yield* ServerConfig
+const make = Effect.gen(function*() {
+  const connections = yield* ConnectionsRepository
+  const reconciler = yield* Reconcile
+  const events = yield* DirectoryEvents
+  const crypto = yield* Crypto
+  const settings = yield* ServerConfig
 
-    const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "scim"), authorize(principal, "scim.manage"))
-    /** `allowed`, for a change of what provisions people: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
-    const allowedToChange = (principal: Principal) =>
-      Effect.zipRight(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
-    const scope = (principal: Principal, id: ScimConnectionId): Scoped => ({ organizationId: principal.organization.id, id })
+  const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "scim"), authorize(principal, "scim.manage"))
+  /** `allowed`, for a change of what provisions people: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
+  const allowedToChange = (principal: Principal) =>
+    Effect.zipRight(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
+  const scope = (principal: Principal, id: ScimConnectionId): Scoped => ({ organizationId: principal.organization.id, id })
 
-    /** The connection as the API answers it (404 when the organization has none such). */
-    const read = (scoped: Scoped, base: string) =>
-      Effect.flatMap(now, (at) =>
-        Effect.flatMap(connections.find({ ...scoped, at }), Option.match({
-          onNone: () => Effect.fail(connectionNotFound()),
-          onSome: (row) => Effect.succeed(toConnection(row, base))
-        })))
+  /** The connection as the API answers it (404 when the organization has none such). */
+  const read = (scoped: Scoped, base: string) =>
+    Effect.flatMap(now, (at) =>
+      Effect.flatMap(connections.find({ ...scoped, at }), Option.match({
+        onNone: () => Effect.fail(connectionNotFound()),
+        onSome: (row) => Effect.succeed(toConnection(row, base))
+      })))
 
-    /** Fails with 404 unless the organization has the connection; locks it for the rest of the transaction. */
-    const lock = (scoped: Scoped) => Effect.flatMap(connections.lock(scoped), (found) => (found ? Effect.void : Effect.fail(connectionNotFound())))
+  /** Fails with 404 unless the organization has the connection; locks it for the rest of the transaction. */
+  const lock = (scoped: Scoped) => Effect.flatMap(connections.lock(scoped), (found) => (found ? Effect.void : Effect.fail(connectionNotFound())))
 
-    /** Reconciles the locked connection with its stored settings and records it in its event log. */
-    const reconcileLocked = (scoped: Scoped) =>
-      Effect.gen(function*() {
-        const report = yield* Effect.flatMap(reconciler.reconcile({ organizationId: scoped.organizationId, connectionId: scoped.id }), Option.match({
-          onNone: () => Effect.fail(connectionNotFound()),
-          onSome: Effect.succeed
-        }))
-        yield* events.record(
-          { organizationId: scoped.organizationId, connectionId: scoped.id, tokenId: null },
-          reconcileRequest(scoped.id),
-          { status: 200, resourceId: null }
-        )
-        return report
-      })
-
-    const create = (principal: Principal, input: typeof CreateScimConnectionRequest.Type, base: string) =>
-      Effect.zipRight(
-        allowedToChange(principal),
-        transaction(Effect.gen(function*() {
-          const id = yield* makeId("scc")
-          yield* connections.insert({
-            id,
-            organizationId: principal.organization.id,
-            name: input.name,
-            groupMappingMode: input.groupMappingMode ?? "metadata_only",
-            defaultRole: input.defaultRole ?? "member",
-            roleRules: input.roleRules ?? [],
-            createdByMembershipId: actingMembershipId(principal),
-            at: yield* now
-          })
-          // It was just written: not finding it is a bug, not the caller's 404.
-          return { connection: yield* Effect.catchTag(read(scope(principal, id), base), "NotFound", Effect.die) }
-        }))
+  /** Reconciles the locked connection with its stored settings and records it in its event log. */
+  const reconcileLocked = (scoped: Scoped) =>
+    Effect.gen(function*() {
+      const report = yield* Effect.flatMap(reconciler.reconcile({ organizationId: scoped.organizationId, connectionId: scoped.id }), Option.match({
+        onNone: () => Effect.fail(connectionNotFound()),
+        onSome: Effect.succeed
+      }))
+      yield* events.record(
+        { organizationId: scoped.organizationId, connectionId: scoped.id, tokenId: null },
+        reconcileRequest(scoped.id),
+        { status: 200, resourceId: null }
       )
+      return report
+    })
 
-    const list = (principal: Principal, query: PageQuery, base: string) =>
-      Effect.zipRight(
-        allowed(principal),
-        orUnavailable(Effect.flatMap(now, (at) =>
-          Effect.map(connections.list(principal.organization.id, at, query), (page) => ({
-            items: page.items.map((row) => toConnection(row, base)),
-            nextCursor: page.nextCursor
-          }))))
-      )
-
-    const get = (principal: Principal, id: ScimConnectionId, base: string) =>
-      Effect.zipRight(allowed(principal), orUnavailable(Effect.map(read(scope(principal, id), base), (connection) => ({ connection }))))
-
-    const update = (principal: Principal, id: ScimConnectionId, input: typeof UpdateScimConnectionRequest.Type, base: string) =>
-      Effect.zipRight(
-        allowedToChange(principal),
-        transaction(Effect.gen(function*() {
-          const scoped = scope(principal, id)
-          yield* lock(scoped)
-          const before = yield* read(scoped, base)
-          yield* connections.update(scoped, input, yield* now)
-          const settingsChanged = input.groupMappingMode !== undefined || input.defaultRole !== undefined || input.roleRules !== undefined
-          const reconciled = settingsChanged ? yield* reconcileLocked(scoped) : null
-          const connection = yield* read(scoped, base)
-          yield* describeChange(ScimConnection, before, connection)
-          return { connection, reconciled }
-        }))
-      )
-
-    const remove = (principal: Principal, id: ScimConnectionId) =>
-      Effect.zipRight(
-        allowedToChange(principal),
-        transaction(Effect.flatMap(connections.remove(scope(principal, id)), (found) => (found ? Effect.void : Effect.fail(connectionNotFound()))))
-      )
-
-    const createToken = (principal: Principal, id: ScimConnectionId, input: typeof CreateScimTokenRequest.Type, base: string) =>
-      Effect.zipRight(
-        allowedToChange(principal),
-        Effect.gen(function*() {
-          const at = yield* now
-          if (input.expiresAt !== undefined && input.expiresAt.getTime() <= at.getTime()) {
-            return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
-          }
-          const token = yield* crypto.newToken("scim")
-          const tokenId = yield* makeId("sct")
-          const scoped = scope(principal, id)
-          return yield* transaction(Effect.gen(function*() {
-            yield* lock(scoped)
-            yield* connections.insertToken({
-              id: tokenId,
-              organizationId: scoped.organizationId,
-              connectionId: id,
-              name: input.name,
-              tokenHash: crypto.hashToken(token),
-              createdByMembershipId: actingMembershipId(principal),
-              createdAt: at,
-              expiresAt: input.expiresAt ?? null
-            })
-            const scimToken = yield* connections.findToken({ ...scoped, tokenId, at })
-            return { scimToken, token, baseUrl: `${base}/scim/v2/${id}` }
-          }))
+  const create = (principal: Principal, input: typeof CreateScimConnectionRequest.Type, base: string) =>
+    Effect.zipRight(
+      allowedToChange(principal),
+      transaction(Effect.gen(function*() {
+        const id = yield* makeId("scc")
+        yield* connections.insert({
+          id,
+          organizationId: principal.organization.id,
+          name: input.name,
+          groupMappingMode: input.groupMappingMode ?? "metadata_only",
+          defaultRole: input.defaultRole ?? "member",
+          roleRules: input.roleRules ?? [],
+          createdByMembershipId: actingMembershipId(principal),
+          at: yield* now
         })
-      )
+        // It was just written: not finding it is a bug, not the caller's 404.
+        return { connection: yield* Effect.catchTag(read(scope(principal, id), base), "NotFound", Effect.die) }
+      }))
+    )
 
-    const listTokens = (principal: Principal, id: ScimConnectionId, query: PageQuery) =>
-      Effect.zipRight(
-        allowed(principal),
-        orUnavailable(Effect.gen(function*() {
-          const scoped = scope(principal, id)
-          const at = yield* now
-          if (Option.isNone(yield* connections.find({ ...scoped, at }))) return yield* connectionNotFound()
-          return yield* connections.listTokens(scoped, at, query)
-        }))
-      )
+  const list = (principal: Principal, query: PageQuery, base: string) =>
+    Effect.zipRight(
+      allowed(principal),
+      orUnavailable(Effect.flatMap(now, (at) =>
+        Effect.map(connections.list(principal.organization.id, at, query), (page) => ({
+          items: page.items.map((row) => toConnection(row, base)),
+          nextCursor: page.nextCursor
+        }))))
+    )
 
-    const revokeToken = (principal: Principal, id: ScimConnectionId, tokenId: ScimTokenId) =>
-      Effect.zipRight(
-        allowedToChange(principal),
-        transaction(Effect.gen(function*() {
-          const scoped = scope(principal, id)
+  const get = (principal: Principal, id: ScimConnectionId, base: string) =>
+    Effect.zipRight(allowed(principal), orUnavailable(Effect.map(read(scope(principal, id), base), (connection) => ({ connection }))))
+
+  const update = (principal: Principal, id: ScimConnectionId, input: typeof UpdateScimConnectionRequest.Type, base: string) =>
+    Effect.zipRight(
+      allowedToChange(principal),
+      transaction(Effect.gen(function*() {
+        const scoped = scope(principal, id)
+        yield* lock(scoped)
+        const before = yield* read(scoped, base)
+        yield* connections.update(scoped, input, yield* now)
+        const settingsChanged = input.groupMappingMode !== undefined || input.defaultRole !== undefined || input.roleRules !== undefined
+        const reconciled = settingsChanged ? yield* reconcileLocked(scoped) : null
+        const connection = yield* read(scoped, base)
+        yield* describeChange(ScimConnection, before, connection)
+        return { connection, reconciled }
+      }))
+    )
+
+  const remove = (principal: Principal, id: ScimConnectionId) =>
+    Effect.zipRight(
+      allowedToChange(principal),
+      transaction(Effect.flatMap(connections.remove(scope(principal, id)), (found) => (found ? Effect.void : Effect.fail(connectionNotFound()))))
+    )
+
+  const createToken = (principal: Principal, id: ScimConnectionId, input: typeof CreateScimTokenRequest.Type, base: string) =>
+    Effect.zipRight(
+      allowedToChange(principal),
+      Effect.gen(function*() {
+        const at = yield* now
+        if (input.expiresAt !== undefined && input.expiresAt.getTime() <= at.getTime()) {
+          return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
+        }
+        const token = yield* crypto.newToken("scim")
+        const tokenId = yield* makeId("sct")
+        const scoped = scope(principal, id)
+        return yield* transaction(Effect.gen(function*() {
           yield* lock(scoped)
-          if (!(yield* connections.revokeToken(scoped, tokenId, yield* now))) return yield* tokenNotFound()
+          yield* connections.insertToken({
+            id: tokenId,
+            organizationId: scoped.organizationId,
+            connectionId: id,
+            name: input.name,
+            tokenHash: crypto.hashToken(token),
+            createdByMembershipId: actingMembershipId(principal),
+            createdAt: at,
+            expiresAt: input.expiresAt ?? null
+          })
+          const scimToken = yield* connections.findToken({ ...scoped, tokenId, at })
+          return { scimToken, token, baseUrl: `${base}/scim/v2/${id}` }
         }))
-      )
+      })
+    )
 
-    const listEvents = (principal: Principal, id: ScimConnectionId, query: ScimEventListQuery) =>
-      Effect.zipRight(
-        allowed(principal),
-        orUnavailable(Effect.gen(function*() {
-          const scoped = scope(principal, id)
-          if (Option.isNone(yield* connections.find({ ...scoped, at: yield* now }))) return yield* connectionNotFound()
-          return yield* connections.listEvents(scoped, query)
-        }))
-      )
+  const listTokens = (principal: Principal, id: ScimConnectionId, query: PageQuery) =>
+    Effect.zipRight(
+      allowed(principal),
+      orUnavailable(Effect.gen(function*() {
+        const scoped = scope(principal, id)
+        const at = yield* now
+        if (Option.isNone(yield* connections.find({ ...scoped, at }))) return yield* connectionNotFound()
+        return yield* connections.listTokens(scoped, at, query)
+      }))
+    )
 
-    const reconcile = (principal: Principal, id: ScimConnectionId) =>
-      Effect.zipRight(
-        allowed(principal),
-        transaction(Effect.gen(function*() {
-          const scoped = scope(principal, id)
-          yield* lock(scoped)
-          return yield* reconcileLocked(scoped)
-        }))
-      )
+  const revokeToken = (principal: Principal, id: ScimConnectionId, tokenId: ScimTokenId) =>
+    Effect.zipRight(
+      allowedToChange(principal),
+      transaction(Effect.gen(function*() {
+        const scoped = scope(principal, id)
+        yield* lock(scoped)
+        if (!(yield* connections.revokeToken(scoped, tokenId, yield* now))) return yield* tokenNotFound()
+      }))
+    )
 
-    return { create, list, get, update, remove, createToken, listTokens, revokeToken, listEvents, reconcile } as const
-  }),
-  dependencies: [ConnectionsRepository.Default, Reconcile.Default, DirectoryEvents.Default]
-}) {}
+  const listEvents = (principal: Principal, id: ScimConnectionId, query: ScimEventListQuery) =>
+    Effect.zipRight(
+      allowed(principal),
+      orUnavailable(Effect.gen(function*() {
+        const scoped = scope(principal, id)
+        if (Option.isNone(yield* connections.find({ ...scoped, at: yield* now }))) return yield* connectionNotFound()
+        return yield* connections.listEvents(scoped, query)
+      }))
+    )
+
+  const reconcile = (principal: Principal, id: ScimConnectionId) =>
+    Effect.zipRight(
+      allowed(principal),
+      transaction(Effect.gen(function*() {
+        const scoped = scope(principal, id)
+        yield* lock(scoped)
+        return yield* reconcileLocked(scoped)
+      }))
+    )
+
+  return { create, list, get, update, remove, createToken, listTokens, revokeToken, listEvents, reconcile } as const
+})
+
+export class Connections extends Context.Tag("@orgplane/server/scim/Connections")<Connections, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Connections, make).pipe(
+    Layer.provide([
+      ConnectionsRepository.layer,
+      Reconcile.layer,
+      DirectoryEvents.layer
+    ])
+  )
+}

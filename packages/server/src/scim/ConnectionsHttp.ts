@@ -29,4 +29,4 @@ export const ScimConnectionsHttp = group(Api, "scimConnections", (handlers) =>
       .handle("reconcile", ({ path }) => Effect.flatMap(CurrentMember, (member) => connections.reconcile(member, path.connectionId)))
   }))
 
-export const layer = ScimConnectionsHttp.pipe(Layer.provide(Connections.Default), Layer.provide(DirectoryTeams.layer))
+export const layer = ScimConnectionsHttp.pipe(Layer.provide(Connections.layer), Layer.provide(DirectoryTeams.layer))

@@ -5,7 +5,7 @@
  * reconcile an admin ran (no token) is logged without touching it.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { makeId } from "../platform/Ids.js"
 import { now } from "../platform/Time.js"
 import type { ScimScope } from "./UsersRepository.js"
@@ -27,42 +27,44 @@ const statusOf = (error: unknown): { status: number; scimType: string | null; de
   }
 }
 
-export class DirectoryEvents extends Effect.Service<DirectoryEvents>()("@orgplane/server/scim/DirectoryEvents", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const insert = (
-      caller: ScimScope & { readonly tokenId: string | null },
-      request: ScimRequest,
-      outcome: { readonly status: number; readonly resourceId: string | null; readonly scimType: string | null; readonly detail: string | null }
-    ) =>
-      Effect.gen(function*() {
-        const id = yield* makeId("sce")
-        const at = yield* now
-        yield* sql`INSERT INTO scim_events (id, organization_id, connection_id, token_id, method, path, resource_type,
+  const insert = (
+    caller: ScimScope & { readonly tokenId: string | null },
+    request: ScimRequest,
+    outcome: { readonly status: number; readonly resourceId: string | null; readonly scimType: string | null; readonly detail: string | null }
+  ) =>
+    Effect.gen(function*() {
+      const id = yield* makeId("sce")
+      const at = yield* now
+      yield* sql`INSERT INTO scim_events (id, organization_id, connection_id, token_id, method, path, resource_type,
                      resource_id, status, scim_type, detail, created_at)
                    VALUES (${id}, ${caller.organizationId}, ${caller.connectionId}, ${caller.tokenId}, ${request.method},
                      ${request.path.slice(0, 2000)}, ${request.resourceType}, ${outcome.resourceId}, ${outcome.status},
                      ${outcome.scimType}, ${outcome.detail}, ${at})`
-        if (caller.tokenId === null) return
-        yield* outcome.status < 400
-          ? sql`UPDATE scim_connections SET last_success_at = ${at}, failures_since_success = 0
+      if (caller.tokenId === null) return
+      yield* outcome.status < 400
+        ? sql`UPDATE scim_connections SET last_success_at = ${at}, failures_since_success = 0
                 WHERE organization_id = ${caller.organizationId} AND id = ${caller.connectionId}`
-          : sql`UPDATE scim_connections SET last_failure_at = ${at}, failures_since_success = failures_since_success + 1
+        : sql`UPDATE scim_connections SET last_failure_at = ${at}, failures_since_success = failures_since_success + 1
                 WHERE organization_id = ${caller.organizationId} AND id = ${caller.connectionId}`
-      })
+    })
 
-    /** A successful write's event, in its transaction. */
-    const record = (
-      caller: ScimScope & { readonly tokenId: string | null },
-      request: ScimRequest,
-      outcome: { readonly status: number; readonly resourceId: string | null }
-    ) => insert(caller, request, { ...outcome, scimType: null, detail: null })
+  /** A successful write's event, in its transaction. */
+  const record = (
+    caller: ScimScope & { readonly tokenId: string | null },
+    request: ScimRequest,
+    outcome: { readonly status: number; readonly resourceId: string | null }
+  ) => insert(caller, request, { ...outcome, scimType: null, detail: null })
 
-    /** A refused or failed write's event, on its own after the rollback; a failure to record it is not the client's. */
-    const recordFailure = (caller: ScimScope & { readonly tokenId: string | null }, request: ScimRequest, error: unknown) =>
-      insert(caller, request, { ...statusOf(error), resourceId: null }).pipe(Effect.ignore)
+  /** A refused or failed write's event, on its own after the rollback; a failure to record it is not the client's. */
+  const recordFailure = (caller: ScimScope & { readonly tokenId: string | null }, request: ScimRequest, error: unknown) =>
+    insert(caller, request, { ...statusOf(error), resourceId: null }).pipe(Effect.ignore)
 
-    return { record, recordFailure } as const
-  })
-}) {}
+  return { record, recordFailure } as const
+})
+
+export class DirectoryEvents extends Context.Tag("@orgplane/server/scim/DirectoryEvents")<DirectoryEvents, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(DirectoryEvents, make)
+}

@@ -6,34 +6,41 @@
  * the caller's transaction and takes the membership lock first (taking it again in one transaction is free).
  */
 import type { MembershipId, OrganizationId } from "@orgplane/schema"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SuiteRepository } from "../capabilities/SuiteRepository.js"
 import { Memberships } from "../identity/Memberships.js"
 import { CredentialsRepository } from "../mcp/CredentialsRepository.js"
 
-export class DirectoryMembers extends Effect.Service<DirectoryMembers>()("@orgplane/server/scim/DirectoryMembers", {
-  effect: Effect.gen(function*() {
-    const memberships = yield* Memberships
-    const mcpCredentials = yield* CredentialsRepository
-    const suiteCredentials = yield* SuiteRepository
-    const forget = (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.zipRight(mcpCredentials.forgetMember(organizationId, id), suiteCredentials.forgetMember(organizationId, id))
-    return {
-      suspend: (organizationId: OrganizationId, id: MembershipId) =>
-        Effect.gen(function*() {
-          yield* memberships.lock(organizationId)
-          yield* memberships.suspend(organizationId, id)
-          yield* forget(organizationId, id)
-        }),
-      restore: (organizationId: OrganizationId, id: MembershipId) =>
-        Effect.zipRight(memberships.lock(organizationId), Effect.asVoid(memberships.restore(organizationId, id))),
-      remove: (organizationId: OrganizationId, id: MembershipId) =>
-        Effect.gen(function*() {
-          yield* memberships.lock(organizationId)
-          yield* memberships.removeByDirectory(organizationId, id)
-          yield* forget(organizationId, id)
-        })
-    } as const
-  }),
-  dependencies: [Memberships.Default, CredentialsRepository.Default, SuiteRepository.Default]
-}) {}
+const make = Effect.gen(function*() {
+  const memberships = yield* Memberships
+  const mcpCredentials = yield* CredentialsRepository
+  const suiteCredentials = yield* SuiteRepository
+  const forget = (organizationId: OrganizationId, id: MembershipId) =>
+    Effect.zipRight(mcpCredentials.forgetMember(organizationId, id), suiteCredentials.forgetMember(organizationId, id))
+  return {
+    suspend: (organizationId: OrganizationId, id: MembershipId) =>
+      Effect.gen(function*() {
+        yield* memberships.lock(organizationId)
+        yield* memberships.suspend(organizationId, id)
+        yield* forget(organizationId, id)
+      }),
+    restore: (organizationId: OrganizationId, id: MembershipId) =>
+      Effect.zipRight(memberships.lock(organizationId), Effect.asVoid(memberships.restore(organizationId, id))),
+    remove: (organizationId: OrganizationId, id: MembershipId) =>
+      Effect.gen(function*() {
+        yield* memberships.lock(organizationId)
+        yield* memberships.removeByDirectory(organizationId, id)
+        yield* forget(organizationId, id)
+      })
+  } as const
+})
+
+export class DirectoryMembers extends Context.Tag("@orgplane/server/scim/DirectoryMembers")<DirectoryMembers, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(DirectoryMembers, make).pipe(
+    Layer.provide([
+      Memberships.layer,
+      CredentialsRepository.layer,
+      SuiteRepository.layer
+    ])
+  )
+}

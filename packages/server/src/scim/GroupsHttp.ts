@@ -87,7 +87,7 @@ const typed = ScimGroupsHttp as unknown as Layer.Layer<
 >
 
 export const layer = typed.pipe(
-  Layer.provide(Groups.Default),
+  Layer.provide(Groups.layer),
   Layer.provide(DirectoryTeams.layer),
   Layer.provide(ProtocolAuthentication.layer)
 )

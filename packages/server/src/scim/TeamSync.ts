@@ -17,7 +17,7 @@
  * never demoted, and nothing else about a group name ever grants a role.
  */
 import type { MembershipId, OrganizationId, Role, ScimConnectionId, TeamId } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Memberships } from "../identity/Memberships.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"
 import { type Connection, GroupsRepository, ScimGroupRow } from "./GroupsRepository.js"
@@ -55,109 +55,115 @@ export const ruleRole = (
 export const roleChange = (current: Role, wanted: "admin" | "member"): Option.Option<Role> =>
   current === "owner" || current === wanted ? Option.none() : Option.some(wanted)
 
-export class TeamSync extends Effect.Service<TeamSync>()("@orgplane/server/scim/TeamSync", {
-  effect: Effect.gen(function*() {
-    const groups = yield* GroupsRepository
-    const teams = yield* DirectoryTeams
-    const memberships = yield* Memberships
+const make = Effect.gen(function*() {
+  const groups = yield* GroupsRepository
+  const teams = yield* DirectoryTeams
+  const memberships = yield* Memberships
 
-    /** The team a new (or newly named) group maps onto in this mode: created, linked, or none. */
-    const teamForGroup = (connection: SyncConnection, group: { readonly displayName: string; readonly externalId: string | null }) =>
-      Effect.gen(function*() {
-        switch (connection.groupMappingMode) {
-          case "metadata_only":
-            return null
-          case "create_teams":
-            return yield* teams.create({
-              organizationId: connection.organizationId,
-              connectionId: connection.connectionId,
-              name: group.displayName
-            })
-          case "link_by_external_key": {
-            if (group.externalId === null) return null
-            const linked = yield* teams.findByExternalKey(connection.organizationId, group.externalId)
-            if (Option.isNone(linked)) return null
-            yield* teams.claim(connection.organizationId, linked.value, connection.connectionId)
-            return linked.value
-          }
+  /** The team a new (or newly named) group maps onto in this mode: created, linked, or none. */
+  const teamForGroup = (connection: SyncConnection, group: { readonly displayName: string; readonly externalId: string | null }) =>
+    Effect.gen(function*() {
+      switch (connection.groupMappingMode) {
+        case "metadata_only":
+          return null
+        case "create_teams":
+          return yield* teams.create({
+            organizationId: connection.organizationId,
+            connectionId: connection.connectionId,
+            name: group.displayName
+          })
+        case "link_by_external_key": {
+          if (group.externalId === null) return null
+          const linked = yield* teams.findByExternalKey(connection.organizationId, group.externalId)
+          if (Option.isNone(linked)) return null
+          yield* teams.claim(connection.organizationId, linked.value, connection.connectionId)
+          return linked.value
         }
-      })
+      }
+    })
 
-    /** The team's members become the group's active members. */
-    const syncMembers = (connection: Connection, group: ScimGroupRow) =>
-      group.teamId === null
-        ? Effect.void
-        : Effect.flatMap(
-          groups.activeMemberIds({ ...connection, id: group.id }),
-          (memberIds) => teams.setMembers(connection.organizationId, group.teamId as TeamId, memberIds)
-        )
+  /** The team's members become the group's active members. */
+  const syncMembers = (connection: Connection, group: ScimGroupRow) =>
+    group.teamId === null
+      ? Effect.void
+      : Effect.flatMap(
+        groups.activeMemberIds({ ...connection, id: group.id }),
+        (memberIds) => teams.setMembers(connection.organizationId, group.teamId as TeamId, memberIds)
+      )
 
-    /**
-     * After a group was created or replaced: the team it should map onto now (a created team renamed with the
-     * group; a linked team found by the new externalId), and that team's members. Answers the team id to store.
-     */
-    const groupChanged = (
-      connection: SyncConnection,
-      group: ScimGroupRow,
-      previous: { readonly displayName: string; readonly externalId: string | null } | null
-    ) =>
-      Effect.gen(function*() {
-        let teamId: TeamId | null = group.teamId
-        if (connection.groupMappingMode === "create_teams") {
-          if (teamId === null) teamId = yield* teamForGroup(connection, group)
-          else if (previous !== null && previous.displayName !== group.displayName) {
-            yield* teams.rename(connection.organizationId, teamId, group.displayName)
-          }
-        } else if (connection.groupMappingMode === "link_by_external_key" && (previous === null || previous.externalId !== group.externalId)) {
-          const linked = yield* teamForGroup(connection, group)
-          if (teamId !== null && teamId !== linked) yield* teams.release(connection.organizationId, teamId)
-          teamId = linked
+  /**
+   * After a group was created or replaced: the team it should map onto now (a created team renamed with the
+   * group; a linked team found by the new externalId), and that team's members. Answers the team id to store.
+   */
+  const groupChanged = (
+    connection: SyncConnection,
+    group: ScimGroupRow,
+    previous: { readonly displayName: string; readonly externalId: string | null } | null
+  ) =>
+    Effect.gen(function*() {
+      let teamId: TeamId | null = group.teamId
+      if (connection.groupMappingMode === "create_teams") {
+        if (teamId === null) teamId = yield* teamForGroup(connection, group)
+        else if (previous !== null && previous.displayName !== group.displayName) {
+          yield* teams.rename(connection.organizationId, teamId, group.displayName)
         }
-        yield* syncMembers(connection, new ScimGroupRow({ ...group, teamId }))
-        return teamId
-      })
+      } else if (connection.groupMappingMode === "link_by_external_key" && (previous === null || previous.externalId !== group.externalId)) {
+        const linked = yield* teamForGroup(connection, group)
+        if (teamId !== null && teamId !== linked) yield* teams.release(connection.organizationId, teamId)
+        teamId = linked
+      }
+      yield* syncMembers(connection, new ScimGroupRow({ ...group, teamId }))
+      return teamId
+    })
 
-    /**
-     * A group the directory deleted: its team stays, released (a team the directory created becomes an ordinary team
-     * with the members it has, a linked team is the organization's again): the organization decides what becomes of it.
-     */
-    const groupDeleted = (connection: SyncConnection, group: ScimGroupRow) =>
-      group.teamId === null ? Effect.void : teams.release(connection.organizationId, group.teamId)
+  /**
+   * A group the directory deleted: its team stays, released (a team the directory created becomes an ordinary team
+   * with the members it has, a linked team is the organization's again): the organization decides what becomes of it.
+   */
+  const groupDeleted = (connection: SyncConnection, group: ScimGroupRow) =>
+    group.teamId === null ? Effect.void : teams.release(connection.organizationId, group.teamId)
 
-    /**
-     * The members' roles per the rules, applied under the membership lock (an owner is never demoted): one read for
-     * all of them, a change only where the role differs. Answers who changed.
-     */
-    const applyRoleRules = (connection: SyncConnection, memberIds: ReadonlyArray<MembershipId>) =>
-      Effect.gen(function*() {
-        if (connection.roleRules.length === 0 || memberIds.length === 0) return []
-        yield* memberships.lock(connection.organizationId)
-        const changed: Array<{ readonly id: MembershipId; readonly role: Role }> = []
-        for (const member of yield* groups.rolesAndGroups({ ...connection, memberIds })) {
-          const change = roleChange(member.role, ruleRole(connection, member.groups))
-          if (Option.isNone(change)) continue
-          yield* memberships.changeRole(connection.organizationId, member.id, change.value)
-          changed.push({ id: member.id, role: change.value })
-        }
-        return changed
-      })
+  /**
+   * The members' roles per the rules, applied under the membership lock (an owner is never demoted): one read for
+   * all of them, a change only where the role differs. Answers who changed.
+   */
+  const applyRoleRules = (connection: SyncConnection, memberIds: ReadonlyArray<MembershipId>) =>
+    Effect.gen(function*() {
+      if (connection.roleRules.length === 0 || memberIds.length === 0) return []
+      yield* memberships.lock(connection.organizationId)
+      const changed: Array<{ readonly id: MembershipId; readonly role: Role }> = []
+      for (const member of yield* groups.rolesAndGroups({ ...connection, memberIds })) {
+        const change = roleChange(member.role, ruleRole(connection, member.groups))
+        if (Option.isNone(change)) continue
+        yield* memberships.changeRole(connection.organizationId, member.id, change.value)
+        changed.push({ id: member.id, role: change.value })
+      }
+      return changed
+    })
 
-    /** After members joined or left a group: its team, and the roles of those members. */
-    const membersChanged = (connection: SyncConnection, group: ScimGroupRow, changed: ReadonlyArray<MembershipId>) =>
-      Effect.zipRight(syncMembers(connection, group), applyRoleRules(connection, changed))
+  /** After members joined or left a group: its team, and the roles of those members. */
+  const membersChanged = (connection: SyncConnection, group: ScimGroupRow, changed: ReadonlyArray<MembershipId>) =>
+    Effect.zipRight(syncMembers(connection, group), applyRoleRules(connection, changed))
 
-    /**
-     * A SCIM User's state changed (activated, suspended, deleted): the teams of its groups follow, and its role per
-     * the rules. The Users operations call it in their transaction.
-     */
-    const memberChanged = (connection: SyncConnection, membershipId: MembershipId) =>
-      Effect.gen(function*() {
-        for (const group of yield* groups.ofMember({ ...connection, membershipId })) yield* syncMembers(connection, group)
-        yield* applyRoleRules(connection, [membershipId])
-      })
+  /**
+   * A SCIM User's state changed (activated, suspended, deleted): the teams of its groups follow, and its role per
+   * the rules. The Users operations call it in their transaction.
+   */
+  const memberChanged = (connection: SyncConnection, membershipId: MembershipId) =>
+    Effect.gen(function*() {
+      for (const group of yield* groups.ofMember({ ...connection, membershipId })) yield* syncMembers(connection, group)
+      yield* applyRoleRules(connection, [membershipId])
+    })
 
-    return { teamForGroup, syncMembers, groupChanged, groupDeleted, applyRoleRules, membersChanged, memberChanged } as const
-  }),
-  dependencies: [GroupsRepository.Default, Memberships.Default]
-}) {}
+  return { teamForGroup, syncMembers, groupChanged, groupDeleted, applyRoleRules, membersChanged, memberChanged } as const
+})
+
+export class TeamSync extends Context.Tag("@orgplane/server/scim/TeamSync")<TeamSync, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(TeamSync, make).pipe(
+    Layer.provide([
+      GroupsRepository.layer,
+      Memberships.layer
+    ])
+  )
+}
 

@@ -15,7 +15,7 @@ import {
   ServiceUnavailable,
   type UserId
 } from "@orgplane/schema"
-import { Effect, Either, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import { Accounts } from "../identity/Accounts.js"
 import { Memberships } from "../identity/Memberships.js"
 import { UsersRepository as AccountsRepository } from "../identity/UsersRepository.js"
@@ -144,210 +144,213 @@ const nameOf = (canonical: Record<string, unknown>, email: string) => {
   return full.slice(0, 200)
 }
 
-export class Users extends Effect.Service<Users>()("@orgplane/server/scim/Users", {
-  effect: Effect.gen(function*() {
-    const repository = yield* UsersRepository
-    const memberships = yield* Memberships
-    const accounts = yield* Accounts
-    const people = yield* AccountsRepository
-    const events = yield* DirectoryEvents
-    const directory = yield* DirectoryMembers
-    const groups = yield* GroupsRepository
-    const sync = yield* TeamSync
+const make = Effect.gen(function*() {
+  const repository = yield* UsersRepository
+  const memberships = yield* Memberships
+  const accounts = yield* Accounts
+  const people = yield* AccountsRepository
+  const events = yield* DirectoryEvents
+  const directory = yield* DirectoryMembers
+  const groups = yield* GroupsRepository
+  const sync = yield* TeamSync
 
-    const unavailable = <A, E, R>(effect: Effect.Effect<A, E | ServiceUnavailable, R>) =>
-      Effect.catchIf(
-        effect,
-        (error): error is ServiceUnavailable => error instanceof ServiceUnavailable,
-        (error) => Effect.fail(new ScimServiceUnavailable({ detail: error.message }))
-      ) as Effect.Effect<A, Exclude<E, ServiceUnavailable> | ScimServiceUnavailable, R>
+  const unavailable = <A, E, R>(effect: Effect.Effect<A, E | ServiceUnavailable, R>) =>
+    Effect.catchIf(
+      effect,
+      (error): error is ServiceUnavailable => error instanceof ServiceUnavailable,
+      (error) => Effect.fail(new ScimServiceUnavailable({ detail: error.message }))
+    ) as Effect.Effect<A, Exclude<E, ServiceUnavailable> | ScimServiceUnavailable, R>
 
-    /** A write: one transaction with its event; a refusal is recorded after the rollback, as the design asks. */
-    const write = <A, E extends { readonly _tag: string }, R>(
-      caller: ScimCaller,
-      request: ScimRequest,
-      resourceId: (a: A) => string | null,
-      status: number,
-      body: Effect.Effect<A, E, R>
-    ) =>
-      unavailable(transaction(Effect.tap(body, (a) => events.record(caller, request, { status, resourceId: resourceId(a) })))).pipe(
-        Effect.tapError((error) => events.recordFailure(caller, request, error))
-      )
+  /** A write: one transaction with its event; a refusal is recorded after the rollback, as the design asks. */
+  const write = <A, E extends { readonly _tag: string }, R>(
+    caller: ScimCaller,
+    request: ScimRequest,
+    resourceId: (a: A) => string | null,
+    status: number,
+    body: Effect.Effect<A, E, R>
+  ) =>
+    unavailable(transaction(Effect.tap(body, (a) => events.record(caller, request, { status, resourceId: resourceId(a) })))).pipe(
+      Effect.tapError((error) => events.recordFailure(caller, request, error))
+    )
 
-    const lockedUser = (caller: ScimCaller, id: string, ifMatch: string | undefined) =>
-      Effect.gen(function*() {
-        const row = yield* repository.find(caller, id as MembershipId, { lock: true })
-        if (Option.isNone(row)) return yield* userNotFound(id)
-        if (!matches(ifMatch, row.value.version)) {
-          return yield* new ScimPreconditionFailed({ detail: `If-Match does not match the User's version W/"${row.value.version}".` })
-        }
-        return row.value
-      })
+  const lockedUser = (caller: ScimCaller, id: string, ifMatch: string | undefined) =>
+    Effect.gen(function*() {
+      const row = yield* repository.find(caller, id as MembershipId, { lock: true })
+      if (Option.isNone(row)) return yield* userNotFound(id)
+      if (!matches(ifMatch, row.value.version)) {
+        return yield* new ScimPreconditionFailed({ detail: `If-Match does not match the User's version W/"${row.value.version}".` })
+      }
+      return row.value
+    })
 
-    const checkUnique = (caller: ScimCaller, values: ScimUserValues, except?: MembershipId) =>
-      Effect.flatMap(repository.clash(caller, values, except), (clash) =>
-        Option.isNone(clash)
-          ? Effect.void
-          : Effect.fail(uniqueness(
-            clash.value.userName.toLowerCase() === values.userName.toLowerCase()
-              ? `A User of this connection has the userName "${values.userName}".`
-              : `A User of this connection has the externalId "${values.externalId}".`
-          )))
+  const checkUnique = (caller: ScimCaller, values: ScimUserValues, except?: MembershipId) =>
+    Effect.flatMap(repository.clash(caller, values, except), (clash) =>
+      Option.isNone(clash)
+        ? Effect.void
+        : Effect.fail(uniqueness(
+          clash.value.userName.toLowerCase() === values.userName.toLowerCase()
+            ? `A User of this connection has the userName "${values.userName}".`
+            : `A User of this connection has the externalId "${values.externalId}".`
+        )))
 
-    /** Suspends or restores the membership when `active` changes. */
-    const setActive = (caller: ScimCaller, id: MembershipId, active: boolean) =>
-      active ? directory.restore(caller.organizationId, id) : directory.suspend(caller.organizationId, id)
+  /** Suspends or restores the membership when `active` changes. */
+  const setActive = (caller: ScimCaller, id: MembershipId, active: boolean) =>
+    active ? directory.restore(caller.organizationId, id) : directory.suspend(caller.organizationId, id)
 
-    /** The directory's teams (and the role rules) follow a member it suspended, restored or deleted. */
-    const teamsFollow = (caller: ScimCaller, id: MembershipId) =>
-      Effect.flatMap(groups.connection(caller), Option.match({
-        onNone: () => Effect.void,
-        onSome: (settings) => Effect.asVoid(sync.memberChanged({ ...caller, ...settings }, id))
-      }))
+  /** The directory's teams (and the role rules) follow a member it suspended, restored or deleted. */
+  const teamsFollow = (caller: ScimCaller, id: MembershipId) =>
+    Effect.flatMap(groups.connection(caller), Option.match({
+      onNone: () => Effect.void,
+      onSome: (settings) => Effect.asVoid(sync.memberChanged({ ...caller, ...settings }, id))
+    }))
 
-    const store = (caller: ScimCaller, id: MembershipId, values: ScimUserValues, previous: ScimUserRow) =>
-      Effect.gen(function*() {
-        yield* checkUnique(caller, values, id)
-        const updated = yield* repository.update(caller, id, { ...values, at: yield* now })
-        if (values.active !== previous.active) {
-          yield* setActive(caller, id, values.active)
-          yield* teamsFollow(caller, id)
-        }
-        return updated
-      }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId.")))
+  const store = (caller: ScimCaller, id: MembershipId, values: ScimUserValues, previous: ScimUserRow) =>
+    Effect.gen(function*() {
+      yield* checkUnique(caller, values, id)
+      const updated = yield* repository.update(caller, id, { ...values, at: yield* now })
+      if (values.active !== previous.active) {
+        yield* setActive(caller, id, values.active)
+        yield* teamsFollow(caller, id)
+      }
+      return updated
+    }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId.")))
 
-    const create = (caller: ScimCaller, request: ScimRequest, body: unknown, base: string) =>
-      Effect.gen(function*() {
-        const canonical = readResource(UserResourceType, body)
-        if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
-        const assigned = assignedActive(canonical.right)
-        const values = valuesOf(canonical.right, assigned ?? true, assigned !== undefined)
-        const email = emailOf(canonical.right)
-        if (email === undefined) {
-          return yield* new ScimBadRequest({
-            scimType: "invalidValue",
-            detail: "A User needs an email: in emails, or as its userName."
-          })
-        }
-        const row = yield* write(caller, request, (row: ScimUserRow) => row.membershipId, 201, Effect.gen(function*() {
-          const connection = yield* repository.connection(caller)
-          if (Option.isNone(connection)) return yield* new ScimNotFound({ detail: "No such SCIM connection." })
-          yield* memberships.lock(caller.organizationId)
-          yield* checkUnique(caller, values)
-          const at = yield* now
-          const userId = yield* personOf(email, nameOf(canonical.right, email), at)
-          const existing = yield* memberships.findActive(caller.organizationId, { userId })
-          let membershipId: MembershipId
-          if (Option.isSome(existing)) {
-            membershipId = existing.value.id
-            if (Option.isSome(yield* repository.linkedConnection(caller.organizationId, membershipId))) {
-              return yield* uniqueness(`${email} is already a User of a SCIM connection of this organization.`)
-            }
-            yield* repository.dropDeleted(caller.organizationId, membershipId)
-          } else {
-            membershipId = (yield* memberships.join({
-              organizationId: caller.organizationId,
-              userId,
-              role: connection.value.defaultRole
-            })).id
+  const create = (caller: ScimCaller, request: ScimRequest, body: unknown, base: string) =>
+    Effect.gen(function*() {
+      const canonical = readResource(UserResourceType, body)
+      if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
+      const assigned = assignedActive(canonical.right)
+      const values = valuesOf(canonical.right, assigned ?? true, assigned !== undefined)
+      const email = emailOf(canonical.right)
+      if (email === undefined) {
+        return yield* new ScimBadRequest({
+          scimType: "invalidValue",
+          detail: "A User needs an email: in emails, or as its userName."
+        })
+      }
+      const row = yield* write(caller, request, (row: ScimUserRow) => row.membershipId, 201, Effect.gen(function*() {
+        const connection = yield* repository.connection(caller)
+        if (Option.isNone(connection)) return yield* new ScimNotFound({ detail: "No such SCIM connection." })
+        yield* memberships.lock(caller.organizationId)
+        yield* checkUnique(caller, values)
+        const at = yield* now
+        const userId = yield* personOf(email, nameOf(canonical.right, email), at)
+        const existing = yield* memberships.findActive(caller.organizationId, { userId })
+        let membershipId: MembershipId
+        if (Option.isSome(existing)) {
+          membershipId = existing.value.id
+          if (Option.isSome(yield* repository.linkedConnection(caller.organizationId, membershipId))) {
+            return yield* uniqueness(`${email} is already a User of a SCIM connection of this organization.`)
           }
-          yield* setActive(caller, membershipId, values.active)
-          // The event names whom the directory provisioned: the member, and the person.
-          yield* describe({ targets: [membershipId, userId] })
-          return yield* repository.insert(caller, { ...values, membershipId, userId, at })
-        }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId."))))
-        return toScimUser(row, base) as ScimUser
-      })
-
-    /** The person's account by email, else a new one without a usable password (as SSO's JIT makes them). */
-    const personOf = (email: string, name: string, at: Date) =>
-      Effect.gen(function*() {
-        const found = yield* people.findByEmail(email)
-        if (Option.isSome(found)) return found.value.id as UserId
-        const crypto = yield* Crypto
-        return (yield* accounts.createUser({ email, name, passwordHash: crypto.unusablePasswordHash }, at)).id
-      }).pipe(
-        // Another request made the account first (a sign-up, another connection): the directory retries.
-        Effect.catchIf(
-          (error): error is Conflict => error instanceof Conflict,
-          () => Effect.fail(new ScimServiceUnavailable({ detail: `An account for ${email} was just created: retry.` }))
-        )
-      )
-
-    const list = (caller: ScimCaller, parameters: ListParameters, base: string) =>
-      Effect.gen(function*() {
-        const startIndex = yield* integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER)
-        const count = yield* integer("count", parameters.count, 100, 0, MaxResults)
-        const condition = Filter.condition(repository.sql, repository.mapping, parameters.filter)
-        if (Either.isLeft(condition)) return yield* Effect.fail(badRequest(condition.left))
-        const page = yield* unavailable(orUnavailable(repository.list(caller, condition.right, startIndex - 1, count)))
-        return {
-          schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
-          totalResults: page.total,
-          startIndex,
-          itemsPerPage: page.rows.length,
-          Resources: page.rows.map((row) => projectResource(UserResourceType, toScimUser(row, base), parameters) as ScimUser)
+          yield* repository.dropDeleted(caller.organizationId, membershipId)
+        } else {
+          membershipId = (yield* memberships.join({
+            organizationId: caller.organizationId,
+            userId,
+            role: connection.value.defaultRole
+          })).id
         }
-      })
+        yield* setActive(caller, membershipId, values.active)
+        // The event names whom the directory provisioned: the member, and the person.
+        yield* describe({ targets: [membershipId, userId] })
+        return yield* repository.insert(caller, { ...values, membershipId, userId, at })
+      }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId."))))
+      return toScimUser(row, base) as ScimUser
+    })
 
-    const get = (caller: ScimCaller, id: string, query: ProjectionQuery, base: string) =>
-      Effect.gen(function*() {
-        const row = yield* unavailable(orUnavailable(repository.find(caller, id as MembershipId)))
-        if (Option.isNone(row)) return yield* userNotFound(id)
-        return projectResource(UserResourceType, toScimUser(row.value, base), query) as ScimUser
-      })
+  /** The person's account by email, else a new one without a usable password (as SSO's JIT makes them). */
+  const personOf = (email: string, name: string, at: Date) =>
+    Effect.gen(function*() {
+      const found = yield* people.findByEmail(email)
+      if (Option.isSome(found)) return found.value.id as UserId
+      const crypto = yield* Crypto
+      return (yield* accounts.createUser({ email, name, passwordHash: crypto.unusablePasswordHash }, at)).id
+    }).pipe(
+      // Another request made the account first (a sign-up, another connection): the directory retries.
+      Effect.catchIf(
+        (error): error is Conflict => error instanceof Conflict,
+        () => Effect.fail(new ScimServiceUnavailable({ detail: `An account for ${email} was just created: retry.` }))
+      )
+    )
 
-    const replace = (caller: ScimCaller, request: ScimRequest, id: string, body: unknown, ifMatch: string | undefined, base: string) =>
-      Effect.gen(function*() {
-        const canonical = readResource(UserResourceType, body)
-        if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
-        const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
-          const previous = yield* lockedUser(caller, id, ifMatch)
-          // A PUT without `active` keeps it: a full replace must not suspend or restore by omission.
-          const assigned = assignedActive(canonical.right) ?? assignedActive(previous.resource)
-          return yield* store(caller, previous.membershipId, valuesOf(canonical.right, assigned ?? previous.active, assigned !== undefined), previous)
-        }))
-        return toScimUser(row, base) as ScimUser
-      })
+  const list = (caller: ScimCaller, parameters: ListParameters, base: string) =>
+    Effect.gen(function*() {
+      const startIndex = yield* integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER)
+      const count = yield* integer("count", parameters.count, 100, 0, MaxResults)
+      const condition = Filter.condition(repository.sql, repository.mapping, parameters.filter)
+      if (Either.isLeft(condition)) return yield* Effect.fail(badRequest(condition.left))
+      const page = yield* unavailable(orUnavailable(repository.list(caller, condition.right, startIndex - 1, count)))
+      return {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+        totalResults: page.total,
+        startIndex,
+        itemsPerPage: page.rows.length,
+        Resources: page.rows.map((row) => projectResource(UserResourceType, toScimUser(row, base), parameters) as ScimUser)
+      }
+    })
 
-    const patch = (
-      caller: ScimCaller,
-      request: ScimRequest,
-      id: string,
-      operations: ReadonlyArray<unknown>,
-      ifMatch: string | undefined,
-      base: string
-    ) =>
-      Effect.gen(function*() {
-        const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
-          const previous = yield* lockedUser(caller, id, ifMatch)
-          const patched = applyPatch(UserResourceType, canonicalOf(previous), operations)
-          if (Either.isLeft(patched)) return yield* Effect.fail(badRequest(patched.left))
-          // Removing `active` unassigns it; the membership stays as it was (nothing is suspended or restored by omission).
-          const assigned = assignedActive(patched.right)
-          return yield* store(caller, previous.membershipId, valuesOf(patched.right, assigned ?? previous.active, assigned !== undefined), previous)
-        }))
-        return toScimUser(row, base) as ScimUser
-      })
+  const get = (caller: ScimCaller, id: string, query: ProjectionQuery, base: string) =>
+    Effect.gen(function*() {
+      const row = yield* unavailable(orUnavailable(repository.find(caller, id as MembershipId)))
+      if (Option.isNone(row)) return yield* userNotFound(id)
+      return projectResource(UserResourceType, toScimUser(row.value, base), query) as ScimUser
+    })
 
-    const remove = (caller: ScimCaller, request: ScimRequest, id: string, ifMatch: string | undefined) =>
-      write(caller, request, () => id, 204, Effect.gen(function*() {
+  const replace = (caller: ScimCaller, request: ScimRequest, id: string, body: unknown, ifMatch: string | undefined, base: string) =>
+    Effect.gen(function*() {
+      const canonical = readResource(UserResourceType, body)
+      if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
+      const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
         const previous = yield* lockedUser(caller, id, ifMatch)
-        yield* directory.remove(caller.organizationId, previous.membershipId)
-        yield* repository.markDeleted(caller, previous.membershipId, yield* now)
-        yield* teamsFollow(caller, previous.membershipId)
+        // A PUT without `active` keeps it: a full replace must not suspend or restore by omission.
+        const assigned = assignedActive(canonical.right) ?? assignedActive(previous.resource)
+        return yield* store(caller, previous.membershipId, valuesOf(canonical.right, assigned ?? previous.active, assigned !== undefined), previous)
       }))
+      return toScimUser(row, base) as ScimUser
+    })
 
-    return { create, list, get, replace, patch, remove } as const
-  }),
-  dependencies: [
-    UsersRepository.Default,
-    Memberships.Default,
-    Accounts.Default,
-    AccountsRepository.Default,
-    DirectoryEvents.Default,
-    DirectoryMembers.Default,
-    GroupsRepository.Default,
-    TeamSync.Default
-  ]
-}) {}
+  const patch = (
+    caller: ScimCaller,
+    request: ScimRequest,
+    id: string,
+    operations: ReadonlyArray<unknown>,
+    ifMatch: string | undefined,
+    base: string
+  ) =>
+    Effect.gen(function*() {
+      const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
+        const previous = yield* lockedUser(caller, id, ifMatch)
+        const patched = applyPatch(UserResourceType, canonicalOf(previous), operations)
+        if (Either.isLeft(patched)) return yield* Effect.fail(badRequest(patched.left))
+        // Removing `active` unassigns it; the membership stays as it was (nothing is suspended or restored by omission).
+        const assigned = assignedActive(patched.right)
+        return yield* store(caller, previous.membershipId, valuesOf(patched.right, assigned ?? previous.active, assigned !== undefined), previous)
+      }))
+      return toScimUser(row, base) as ScimUser
+    })
+
+  const remove = (caller: ScimCaller, request: ScimRequest, id: string, ifMatch: string | undefined) =>
+    write(caller, request, () => id, 204, Effect.gen(function*() {
+      const previous = yield* lockedUser(caller, id, ifMatch)
+      yield* directory.remove(caller.organizationId, previous.membershipId)
+      yield* repository.markDeleted(caller, previous.membershipId, yield* now)
+      yield* teamsFollow(caller, previous.membershipId)
+    }))
+
+  return { create, list, get, replace, patch, remove } as const
+})
+
+export class Users extends Context.Tag("@orgplane/server/scim/Users")<Users, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Users, make).pipe(
+    Layer.provide([
+      UsersRepository.layer,
+      Memberships.layer,
+      Accounts.layer,
+      AccountsRepository.layer,
+      DirectoryEvents.layer,
+      DirectoryMembers.layer,
+      GroupsRepository.layer,
+      TeamSync.layer
+    ])
+  )
+}

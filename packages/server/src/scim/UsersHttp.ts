@@ -88,7 +88,7 @@ export const ScimUsersHttp = group(Api, "scimUsers", (handlers) =>
   }))
 
 export const layer = Layer.mergeAll(ScimDiscoveryHttp, ScimUsersHttp).pipe(
-  Layer.provide(Users.Default),
+  Layer.provide(Users.layer),
   Layer.provide(DirectoryTeams.layer),
   Layer.provide(ProtocolAuthentication.layer)
 )

@@ -1,7 +1,7 @@
 /** Storage of SCIM Users (`scim_users`): a connection's record of a membership, with what the directory sent. */
 import { SqlClient, type Statement } from "@effect/sql"
 import type { MembershipId, OrganizationId, ScimConnectionId, UserId } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { UserResourceType } from "./Attributes.js"
 import { userMapping } from "./Filter.js"
 
@@ -48,24 +48,23 @@ const toRow = (row: any): ScimUserRow => ({
   resource: typeof row.resource === "string" ? JSON.parse(row.resource) : row.resource
 })
 
-export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplane/server/scim/UsersRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const select = sql.literal(`SELECT ${columns} FROM scim_users u`)
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const select = sql.literal(`SELECT ${columns} FROM scim_users u`)
 
-    /** A live (not deleted) User of the connection; `lock` takes its row lock until the transaction ends. */
-    const find = (scope: ScimScope, id: MembershipId, options: { readonly lock?: boolean } = {}) =>
-      sql`${select} WHERE u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
+  /** A live (not deleted) User of the connection; `lock` takes its row lock until the transaction ends. */
+  const find = (scope: ScimScope, id: MembershipId, options: { readonly lock?: boolean } = {}) =>
+    sql`${select} WHERE u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
             AND u.membership_id = ${id} AND u.deleted_at IS NULL ${sql.literal(options.lock ? "FOR UPDATE" : "")}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow))
-      )
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow))
+    )
 
-    /**
-     * What a new or changed User would clash with in the connection: another live User with the userName (without
-     * case) or the externalId. Index-backed: both have unique indexes.
-     */
-    const clash = (scope: ScimScope, values: { readonly userName: string; readonly externalId: string | null }, except?: MembershipId) =>
-      sql<{ membershipId: string; userName: string; externalId: string | null }>`
+  /**
+   * What a new or changed User would clash with in the connection: another live User with the userName (without
+   * case) or the externalId. Index-backed: both have unique indexes.
+   */
+  const clash = (scope: ScimScope, values: { readonly userName: string; readonly externalId: string | null }, except?: MembershipId) =>
+    sql<{ membershipId: string; userName: string; externalId: string | null }>`
         SELECT u.membership_id, u.user_name, u.external_id FROM scim_users u
         WHERE u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId} AND u.deleted_at IS NULL
           AND (lower(u.user_name) = ${values.userName.toLowerCase()}
@@ -73,86 +72,89 @@ export class UsersRepository extends Effect.Service<UsersRepository>()("@orgplan
           ${except === undefined ? sql`` : sql`AND u.membership_id <> ${except}`}
         LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
 
-    /** A live SCIM record of the membership in any connection of the organization (a member is one connection's User). */
-    const linkedConnection = (organizationId: OrganizationId, id: MembershipId) =>
-      sql<{ connectionId: string }>`
+  /** A live SCIM record of the membership in any connection of the organization (a member is one connection's User). */
+  const linkedConnection = (organizationId: OrganizationId, id: MembershipId) =>
+    sql<{ connectionId: string }>`
         SELECT u.connection_id FROM scim_users u
         WHERE u.organization_id = ${organizationId} AND u.membership_id = ${id} AND u.deleted_at IS NULL`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.connectionId))
-      )
+      Effect.map((rows) => Option.fromNullable(rows[0]?.connectionId))
+    )
 
-    /** A record of the membership left by an earlier deletion: it keeps the primary key, so a new one replaces it. */
-    const dropDeleted = (organizationId: OrganizationId, id: MembershipId) =>
-      sql`DELETE FROM scim_users WHERE organization_id = ${organizationId} AND membership_id = ${id} AND deleted_at IS NOT NULL`
+  /** A record of the membership left by an earlier deletion: it keeps the primary key, so a new one replaces it. */
+  const dropDeleted = (organizationId: OrganizationId, id: MembershipId) =>
+    sql`DELETE FROM scim_users WHERE organization_id = ${organizationId} AND membership_id = ${id} AND deleted_at IS NOT NULL`
 
-    const insert = (
-      scope: ScimScope,
-      row: ScimUserValues & { readonly membershipId: MembershipId; readonly userId: UserId; readonly at: Date }
-    ) =>
-      sql`INSERT INTO scim_users (organization_id, membership_id, connection_id, user_id, user_name, external_id, active,
+  const insert = (
+    scope: ScimScope,
+    row: ScimUserValues & { readonly membershipId: MembershipId; readonly userId: UserId; readonly at: Date }
+  ) =>
+    sql`INSERT INTO scim_users (organization_id, membership_id, connection_id, user_id, user_name, external_id, active,
             display_name, emails, resource, version, created_at, updated_at)
           VALUES (${scope.organizationId}, ${row.membershipId}, ${scope.connectionId}, ${row.userId}, ${row.userName},
             ${row.externalId}, ${row.active}, ${row.displayName}, ${JSON.stringify(row.emails)}::jsonb,
             ${JSON.stringify(row.resource)}::jsonb, 1, ${row.at}, ${row.at})
           RETURNING ${sql.literal(columns.replace(/u\./g, ""))}`.pipe(Effect.map((rows) => toRow(rows[0])))
 
-    const update = (scope: ScimScope, id: MembershipId, row: ScimUserValues & { readonly at: Date }) =>
-      sql`UPDATE scim_users SET user_name = ${row.userName}, external_id = ${row.externalId}, active = ${row.active},
+  const update = (scope: ScimScope, id: MembershipId, row: ScimUserValues & { readonly at: Date }) =>
+    sql`UPDATE scim_users SET user_name = ${row.userName}, external_id = ${row.externalId}, active = ${row.active},
             display_name = ${row.displayName}, emails = ${JSON.stringify(row.emails)}::jsonb,
             resource = ${JSON.stringify(row.resource)}::jsonb, version = version + 1, updated_at = ${row.at}
           WHERE organization_id = ${scope.organizationId} AND connection_id = ${scope.connectionId}
             AND membership_id = ${id} AND deleted_at IS NULL
           RETURNING ${sql.literal(columns.replace(/u\./g, ""))}`.pipe(Effect.map((rows) => toRow(rows[0])))
 
-    const markDeleted = (scope: ScimScope, id: MembershipId, at: Date) =>
-      sql`UPDATE scim_users SET deleted_at = ${at}, active = false, version = version + 1, updated_at = ${at}
+  const markDeleted = (scope: ScimScope, id: MembershipId, at: Date) =>
+    sql`UPDATE scim_users SET deleted_at = ${at}, active = false, version = version + 1, updated_at = ${at}
           WHERE organization_id = ${scope.organizationId} AND connection_id = ${scope.connectionId}
             AND membership_id = ${id} AND deleted_at IS NULL`
 
-    /**
-     * A page of live Users matching `condition` (from Filter.ts over alias `u`), oldest first: SCIM's `startIndex` is
-     * an offset; the total comes with each row (`count(*) OVER ()`), or from a count when the page is past the end.
-     */
-    const list = (scope: ScimScope, condition: Statement.Fragment, offset: number, limit: number) =>
-      Effect.gen(function*() {
-        const scoped = sql`u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
+  /**
+   * A page of live Users matching `condition` (from Filter.ts over alias `u`), oldest first: SCIM's `startIndex` is
+   * an offset; the total comes with each row (`count(*) OVER ()`), or from a count when the page is past the end.
+   */
+  const list = (scope: ScimScope, condition: Statement.Fragment, offset: number, limit: number) =>
+    Effect.gen(function*() {
+      const scoped = sql`u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
           AND u.deleted_at IS NULL AND (${condition})`
-        if (limit === 0) {
-          const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
-          return { total, rows: [] as ReadonlyArray<ScimUserRow> }
-        }
-        const rows = yield* sql<any>`SELECT ${sql.literal(columns)}, count(*) OVER ()::int AS total FROM scim_users u
+      if (limit === 0) {
+        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
+        return { total, rows: [] as ReadonlyArray<ScimUserRow> }
+      }
+      const rows = yield* sql<any>`SELECT ${sql.literal(columns)}, count(*) OVER ()::int AS total FROM scim_users u
           WHERE ${scoped} ORDER BY u.created_at, u.membership_id OFFSET ${offset} LIMIT ${limit}`
-        if (rows.length === 0 && offset > 0) {
-          const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
-          return { total, rows: [] as ReadonlyArray<ScimUserRow> }
-        }
-        return { total: rows[0]?.total ?? 0, rows: rows.map(({ total: _total, ...row }: any) => toRow(row)) }
-      })
+      if (rows.length === 0 && offset > 0) {
+        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
+        return { total, rows: [] as ReadonlyArray<ScimUserRow> }
+      }
+      return { total: rows[0]?.total ?? 0, rows: rows.map(({ total: _total, ...row }: any) => toRow(row)) }
+    })
 
-    /** The connection's default role, or none when the organization has no such connection. */
-    const connection = (scope: ScimScope) =>
-      sql<{ defaultRole: "admin" | "member" }>`
+  /** The connection's default role, or none when the organization has no such connection. */
+  const connection = (scope: ScimScope) =>
+    sql<{ defaultRole: "admin" | "member" }>`
         SELECT default_role FROM scim_connections WHERE organization_id = ${scope.organizationId} AND id = ${scope.connectionId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
 
-    const mapping = userMapping(sql, "u", UserResourceType)
+  const mapping = userMapping(sql, "u", UserResourceType)
 
-    /**
-     * The person's account is being deleted (the accounts area, in its transaction): their live Users in the
-     * organization, in any connection, are marked deleted as a directory's DELETE marks them, and what the directory
-     * sent of them is forgotten (`user_name` the pseudonym, no display name or emails, the resource its bare
-     * identifiers). A directory reading them gets 404 from then on, and one that still assigns the person creates
-     * them again: a new account. Answers how many.
-     */
-    const forgetPerson = (input: { readonly organizationId: OrganizationId; readonly userId: UserId; readonly pseudonym: string; readonly at: Date }) =>
-      sql`UPDATE scim_users SET deleted_at = COALESCE(deleted_at, ${input.at}), active = false, user_name = ${input.pseudonym},
+  /**
+   * The person's account is being deleted (the accounts area, in its transaction): their live Users in the
+   * organization, in any connection, are marked deleted as a directory's DELETE marks them, and what the directory
+   * sent of them is forgotten (`user_name` the pseudonym, no display name or emails, the resource its bare
+   * identifiers). A directory reading them gets 404 from then on, and one that still assigns the person creates
+   * them again: a new account. Answers how many.
+   */
+  const forgetPerson = (input: { readonly organizationId: OrganizationId; readonly userId: UserId; readonly pseudonym: string; readonly at: Date }) =>
+    sql`UPDATE scim_users SET deleted_at = COALESCE(deleted_at, ${input.at}), active = false, user_name = ${input.pseudonym},
             display_name = NULL, emails = '[]'::jsonb, resource = jsonb_build_object('userName', ${input.pseudonym}::text),
             version = version + 1, updated_at = ${input.at}
           WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId}
           RETURNING deleted_at = ${input.at} AS now_deleted`.pipe(Effect.map((rows) => rows.filter((row) => row.nowDeleted === true).length))
 
-    return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, mapping, sql, forgetPerson } as const
-  })
-}) {}
+  return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, mapping, sql, forgetPerson } as const
+})
+
+export class UsersRepository extends Context.Tag("@orgplane/server/scim/UsersRepository")<UsersRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(UsersRepository, make)
+}

@@ -65,10 +65,10 @@ export const SsoSignInHttp = group(Api, "ssoSignIn", (handlers) =>
 
 /** The handlers, the scheduled refresh of SAML metadata URLs and the cleanup of expired intents and assertions. */
 export const layer = Layer.mergeAll(SsoHttp, SsoSignInHttp, SamlRefreshJob.layer, IntentsExpiry.layer).pipe(
-  Layer.provide(SamlAcs.Default),
-  Layer.provide([SignIn.Default, Policy.Default]),
-  Layer.provide(SamlRefresh.Default),
-  Layer.provide(Sso.Default),
-  Layer.provide(SsoRepository.Default),
+  Layer.provide(SamlAcs.layer),
+  Layer.provide([SignIn.layer, Policy.layer]),
+  Layer.provide(SamlRefresh.layer),
+  Layer.provide(Sso.layer),
+  Layer.provide(SsoRepository.layer),
   Layer.provide(Saml.Live)
 )

@@ -35,7 +35,7 @@ export const deleteExpired = (
     const intents = yield* deleteInBatches((limit) => repository.deleteExpiredIntents({ before, limit }), { batch, batches })
     const assertions = yield* deleteInBatches((limit) => repository.deleteExpiredAssertions({ at: options.now, limit }), { batch, batches })
     return { intents, assertions }
-  }).pipe(Effect.provide(IntentsRepository.Default))
+  }).pipe(Effect.provide(IntentsRepository.layer))
 
 /** Every 10 minutes (at minute 7, 17, ...): intents last 5 minutes, so the table holds about an hour and a quarter of them. */
 export const schedule = Cron.unsafeParse("7-59/10 * * * *", "UTC")

@@ -5,7 +5,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { OrganizationId, SsoConnectionId, SsoIntentId, UserId } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { DateColumn, findOne } from "../platform/Statements.js"
 
 export const SsoIntentRow = Schema.Struct({
@@ -42,101 +42,100 @@ export type SsoIdentityRow = typeof SsoIdentityRow.Type
 
 const Scoped = Schema.Struct({ organizationId: OrganizationId, id: SsoIntentId })
 
-export class IntentsRepository extends Effect.Service<IntentsRepository>()("@orgplane/server/sso/IntentsRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const insert = (row: SsoIntentRow) => sql`INSERT INTO sso_intents ${sql.insert(row)}`.pipe(Effect.asVoid)
+  const insert = (row: SsoIntentRow) => sql`INSERT INTO sso_intents ${sql.insert(row)}`.pipe(Effect.asVoid)
 
-    const setSamlRequestId = (key: typeof Scoped.Type, samlRequestId: string) =>
-      sql`UPDATE sso_intents SET saml_request_id = ${samlRequestId} WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(
-        Effect.asVoid
-      )
+  const setSamlRequestId = (key: typeof Scoped.Type, samlRequestId: string) =>
+    sql`UPDATE sso_intents SET saml_request_id = ${samlRequestId} WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(
+      Effect.asVoid
+    )
 
-    /** The intent locked for the rest of the transaction. */
-    const lock = findOne({
-      Request: Scoped,
-      Result: SsoIntentRow,
-      execute: ({ id, organizationId }) => sql`SELECT * FROM sso_intents WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
-    })
+  /** The intent locked for the rest of the transaction. */
+  const lock = findOne({
+    Request: Scoped,
+    Result: SsoIntentRow,
+    execute: ({ id, organizationId }) => sql`SELECT * FROM sso_intents WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+  })
 
-    /** Spends the intent: true when it was not spent yet (single use even between two racing callbacks). */
-    const consume = (key: typeof Scoped.Type, at: Date) =>
-      sql`UPDATE sso_intents SET consumed_at = ${at}
+  /** Spends the intent: true when it was not spent yet (single use even between two racing callbacks). */
+  const consume = (key: typeof Scoped.Type, at: Date) =>
+    sql`UPDATE sso_intents SET consumed_at = ${at}
           WHERE organization_id = ${key.organizationId} AND id = ${key.id} AND consumed_at IS NULL RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    /** Gives a completed sign-in its one-time code (hashed) for the person it signed in. */
-    const setExchange = (key: typeof Scoped.Type, code: { readonly hash: string; readonly userId: UserId; readonly expiresAt: Date }) =>
-      sql`UPDATE sso_intents SET exchange_code_hash = ${code.hash}, exchange_user_id = ${code.userId}, exchange_expires_at = ${code.expiresAt}
+  /** Gives a completed sign-in its one-time code (hashed) for the person it signed in. */
+  const setExchange = (key: typeof Scoped.Type, code: { readonly hash: string; readonly userId: UserId; readonly expiresAt: Date }) =>
+    sql`UPDATE sso_intents SET exchange_code_hash = ${code.hash}, exchange_user_id = ${code.userId}, exchange_expires_at = ${code.expiresAt}
           WHERE organization_id = ${key.organizationId} AND id = ${key.id}`.pipe(Effect.asVoid)
 
-    /** Spends a one-time code: the intent it belongs to, if it was live and unspent and its organization is not deleted. */
-    const exchangeStatement = findOne({
-      Request: Schema.Struct({ hash: Schema.String, at: DateColumn }),
-      Result: SsoIntentRow,
-      execute: ({ at, hash }) =>
-        sql`UPDATE sso_intents SET exchanged_at = ${at}
+  /** Spends a one-time code: the intent it belongs to, if it was live and unspent and its organization is not deleted. */
+  const exchangeStatement = findOne({
+    Request: Schema.Struct({ hash: Schema.String, at: DateColumn }),
+    Result: SsoIntentRow,
+    execute: ({ at, hash }) =>
+      sql`UPDATE sso_intents SET exchanged_at = ${at}
             WHERE organization_id = (SELECT i.organization_id FROM sso_intents i
                                      JOIN organizations o ON o.id = i.organization_id AND o.deleted_at IS NULL
                                      WHERE i.exchange_code_hash = ${hash})
               AND exchange_code_hash = ${hash} AND exchanged_at IS NULL AND exchange_expires_at > ${at}
             RETURNING *`
-    })
-    const exchange = (hash: string, at: Date) => Effect.map(exchangeStatement({ hash, at }), Option.getOrUndefined)
+  })
+  const exchange = (hash: string, at: Date) => Effect.map(exchangeStatement({ hash, at }), Option.getOrUndefined)
 
-    /** Drops intents that can no longer be used (expired an hour ago), for the connection's organization. */
-    const prune = (organizationId: OrganizationId, before: Date) =>
-      sql`DELETE FROM sso_intents WHERE organization_id = ${organizationId} AND expires_at < ${before}
+  /** Drops intents that can no longer be used (expired an hour ago), for the connection's organization. */
+  const prune = (organizationId: OrganizationId, before: Date) =>
+    sql`DELETE FROM sso_intents WHERE organization_id = ${organizationId} AND expires_at < ${before}
             AND (exchange_expires_at IS NULL OR exchange_expires_at < ${before})`.pipe(Effect.asVoid)
 
-    /**
-     * Takes a SAML assertion for the connection: true the first time, false when it was taken already (a replay).
-     * Assertions past their expiry are dropped first (the engine refuses those anyway).
-     */
-    const takeAssertion = (
-      key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId },
-      assertion: { readonly id: string; readonly expiresAt: Date; readonly at: Date }
-    ) =>
-      Effect.zipRight(
-        sql`DELETE FROM sso_saml_assertions WHERE organization_id = ${key.organizationId} AND expires_at < ${assertion.at}`,
-        sql`INSERT INTO sso_saml_assertions ${
+  /**
+   * Takes a SAML assertion for the connection: true the first time, false when it was taken already (a replay).
+   * Assertions past their expiry are dropped first (the engine refuses those anyway).
+   */
+  const takeAssertion = (
+    key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId },
+    assertion: { readonly id: string; readonly expiresAt: Date; readonly at: Date }
+  ) =>
+    Effect.zipRight(
+      sql`DELETE FROM sso_saml_assertions WHERE organization_id = ${key.organizationId} AND expires_at < ${assertion.at}`,
+      sql`INSERT INTO sso_saml_assertions ${
           sql.insert({ organizationId: key.organizationId, connectionId: key.connectionId, assertionId: assertion.id, expiresAt: assertion.expiresAt })
         } ON CONFLICT (organization_id, connection_id, assertion_id) DO NOTHING RETURNING assertion_id`
-      ).pipe(Effect.map((rows) => rows.length > 0))
+    ).pipe(Effect.map((rows) => rows.length > 0))
 
-    /**
-     * Deletes at most `limit` intents, in every organization, that expired before `before` and whose one-time code
-     * (if any) did too: the cleanup job's work (sso/IntentsExpiry.ts). How many it deleted.
-     */
-    const deleteExpiredIntents = (options: { readonly before: Date; readonly limit: number }) =>
-      sql`/* instance-wide: expired SSO intents, deleted by the cleanup job (sso/IntentsExpiry.ts) */
+  /**
+   * Deletes at most `limit` intents, in every organization, that expired before `before` and whose one-time code
+   * (if any) did too: the cleanup job's work (sso/IntentsExpiry.ts). How many it deleted.
+   */
+  const deleteExpiredIntents = (options: { readonly before: Date; readonly limit: number }) =>
+    sql`/* instance-wide: expired SSO intents, deleted by the cleanup job (sso/IntentsExpiry.ts) */
           DELETE FROM sso_intents WHERE id IN (
             SELECT id FROM sso_intents
             WHERE expires_at < ${options.before} AND (exchange_expires_at IS NULL OR exchange_expires_at < ${options.before})
             LIMIT ${options.limit}
           ) RETURNING 1`.pipe(Effect.map((rows) => rows.length))
 
-    /** Deletes at most `limit` SAML assertions, in every organization, that expired before `at`: the cleanup job's. */
-    const deleteExpiredAssertions = (options: { readonly at: Date; readonly limit: number }) =>
-      sql`/* instance-wide: expired SAML assertions, deleted by the cleanup job (sso/IntentsExpiry.ts) */
+  /** Deletes at most `limit` SAML assertions, in every organization, that expired before `at`: the cleanup job's. */
+  const deleteExpiredAssertions = (options: { readonly at: Date; readonly limit: number }) =>
+    sql`/* instance-wide: expired SAML assertions, deleted by the cleanup job (sso/IntentsExpiry.ts) */
           DELETE FROM sso_saml_assertions WHERE (organization_id, connection_id, assertion_id) IN (
             SELECT organization_id, connection_id, assertion_id FROM sso_saml_assertions WHERE expires_at < ${options.at} LIMIT ${options.limit}
           ) RETURNING 1`.pipe(Effect.map((rows) => rows.length))
 
-    // Identity links
+  // Identity links
 
-    const findIdentity = findOne({
-      Request: Schema.Struct({ organizationId: OrganizationId, connectionId: SsoConnectionId, subject: Schema.String }),
-      Result: SsoIdentityRow,
-      execute: ({ connectionId, organizationId, subject }) =>
-        sql`SELECT organization_id, connection_id, subject, user_id, email, deprovisioned_at FROM sso_identities
+  const findIdentity = findOne({
+    Request: Schema.Struct({ organizationId: OrganizationId, connectionId: SsoConnectionId, subject: Schema.String }),
+    Result: SsoIdentityRow,
+    execute: ({ connectionId, organizationId, subject }) =>
+      sql`SELECT organization_id, connection_id, subject, user_id, email, deprovisioned_at FROM sso_identities
             WHERE organization_id = ${organizationId} AND connection_id = ${connectionId} AND subject = ${subject}`
-    })
+  })
 
-    const upsertIdentity = (row: Omit<SsoIdentityRow, "deprovisionedAt"> & { readonly claims: unknown; readonly at: Date }) =>
-      sql`INSERT INTO sso_identities ${
+  const upsertIdentity = (row: Omit<SsoIdentityRow, "deprovisionedAt"> & { readonly claims: unknown; readonly at: Date }) =>
+    sql`INSERT INTO sso_identities ${
         sql.insert({
           organizationId: row.organizationId,
           connectionId: row.connectionId,
@@ -152,70 +151,73 @@ export class IntentsRepository extends Effect.Service<IntentsRepository>()("@org
           email = EXCLUDED.email, claims = EXCLUDED.claims, last_sign_in_at = EXCLUDED.last_sign_in_at
         WHERE sso_identities.organization_id = ${row.organizationId}`.pipe(Effect.asVoid)
 
-    /**
-     * The deprovisioning hook for directory sync (SCIM, issue to come): an identity deprovisioned here is refused at
-     * sign-in (`identity_deprovisioned`) until it is provisioned again (`deprovisioned` false).
-     */
-    const setDeprovisioned = (key: { readonly organizationId: OrganizationId; readonly userId: UserId }, at: Date | null) =>
-      sql`UPDATE sso_identities SET deprovisioned_at = ${at} WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`.pipe(
-        Effect.asVoid
-      )
+  /**
+   * The deprovisioning hook for directory sync (SCIM, issue to come): an identity deprovisioned here is refused at
+   * sign-in (`identity_deprovisioned`) until it is provisioned again (`deprovisioned` false).
+   */
+  const setDeprovisioned = (key: { readonly organizationId: OrganizationId; readonly userId: UserId }, at: Date | null) =>
+    sql`UPDATE sso_identities SET deprovisioned_at = ${at} WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`.pipe(
+      Effect.asVoid
+    )
 
-    /** Whether directory sync deprovisioned the person in the organization (any of their identities). */
-    const isDeprovisioned = (key: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
-      sql`SELECT 1 FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}
+  /** Whether directory sync deprovisioned the person in the organization (any of their identities). */
+  const isDeprovisioned = (key: { readonly organizationId: OrganizationId; readonly userId: UserId }) =>
+    sql`SELECT 1 FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}
             AND deprovisioned_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
 
-    /** Forgets one link (the account it named was deleted: the sign-in goes on as a first one, sso/Jit.ts). */
-    const forgetIdentity = (key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId; readonly subject: string }) =>
-      sql`DELETE FROM sso_identities
+  /** Forgets one link (the account it named was deleted: the sign-in goes on as a first one, sso/Jit.ts). */
+  const forgetIdentity = (key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId; readonly subject: string }) =>
+    sql`DELETE FROM sso_identities
           WHERE organization_id = ${key.organizationId} AND connection_id = ${key.connectionId} AND subject = ${key.subject}`.pipe(Effect.asVoid)
 
-    /**
-     * The person's account is being deleted (the accounts area, in its transaction): the external identities that
-     * signed them in to the organization go, how many answered. Where the organization's directory deprovisioned them
-     * (`keepLinked`), the links stay, naming the account's tombstone, their email and claims replaced by `pseudonym`,
-     * so a sign-in through them is still refused `identity_deprovisioned` rather than making a new account.
-     */
-    const forgetPerson = (
-      key: { readonly organizationId: OrganizationId; readonly userId: UserId },
-      options: { readonly keepLinked: boolean; readonly pseudonym: string }
-    ) =>
-      Effect.zipRight(
-        // A sign-in or test of theirs under way (minutes at most) goes too: its code would make a session of the tombstone.
-        sql`DELETE FROM sso_intents WHERE organization_id = ${key.organizationId}
+  /**
+   * The person's account is being deleted (the accounts area, in its transaction): the external identities that
+   * signed them in to the organization go, how many answered. Where the organization's directory deprovisioned them
+   * (`keepLinked`), the links stay, naming the account's tombstone, their email and claims replaced by `pseudonym`,
+   * so a sign-in through them is still refused `identity_deprovisioned` rather than making a new account.
+   */
+  const forgetPerson = (
+    key: { readonly organizationId: OrganizationId; readonly userId: UserId },
+    options: { readonly keepLinked: boolean; readonly pseudonym: string }
+  ) =>
+    Effect.zipRight(
+      // A sign-in or test of theirs under way (minutes at most) goes too: its code would make a session of the tombstone.
+      sql`DELETE FROM sso_intents WHERE organization_id = ${key.organizationId}
               AND (user_id = ${key.userId} OR exchange_user_id = ${key.userId})`,
-        forgetLinks(key, options)
+      forgetLinks(key, options)
+    )
+
+  const forgetLinks = (
+    key: { readonly organizationId: OrganizationId; readonly userId: UserId },
+    options: { readonly keepLinked: boolean; readonly pseudonym: string }
+  ) =>
+    options.keepLinked
+      ? sql`UPDATE sso_identities SET email = ${options.pseudonym}, claims = '{}'::jsonb
+              WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`.pipe(Effect.as(0))
+      : sql`DELETE FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId} RETURNING 1`.pipe(
+        Effect.map((rows) => rows.length)
       )
 
-    const forgetLinks = (
-      key: { readonly organizationId: OrganizationId; readonly userId: UserId },
-      options: { readonly keepLinked: boolean; readonly pseudonym: string }
-    ) =>
-      options.keepLinked
-        ? sql`UPDATE sso_identities SET email = ${options.pseudonym}, claims = '{}'::jsonb
-              WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId}`.pipe(Effect.as(0))
-        : sql`DELETE FROM sso_identities WHERE organization_id = ${key.organizationId} AND user_id = ${key.userId} RETURNING 1`.pipe(
-          Effect.map((rows) => rows.length)
-        )
+  return {
+    forgetIdentity,
+    forgetPerson,
+    insert,
+    setSamlRequestId,
+    lock,
+    consume,
+    setExchange,
+    exchange,
+    prune,
+    takeAssertion,
+    deleteExpiredIntents,
+    deleteExpiredAssertions,
+    findIdentity,
+    upsertIdentity,
+    setDeprovisioned,
+    isDeprovisioned
+  } as const
+})
 
-    return {
-      forgetIdentity,
-      forgetPerson,
-      insert,
-      setSamlRequestId,
-      lock,
-      consume,
-      setExchange,
-      exchange,
-      prune,
-      takeAssertion,
-      deleteExpiredIntents,
-      deleteExpiredAssertions,
-      findIdentity,
-      upsertIdentity,
-      setDeprovisioned,
-      isDeprovisioned
-    } as const
-  })
-}) {}
+export class IntentsRepository extends Context.Tag("@orgplane/server/sso/IntentsRepository")<IntentsRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(IntentsRepository, make)
+}

@@ -1,7 +1,7 @@
 /** Storage of an organization's SSO enforcement policy (`sso_policies`, one row per organization once set). */
 import { SqlClient } from "@effect/sql"
 import { OrganizationId, SsoPolicy } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { DateColumn, execute, findOne } from "../platform/Statements.js"
 
 export const SsoPolicyRow = Schema.Struct({
@@ -12,35 +12,37 @@ export const SsoPolicyRow = Schema.Struct({
 })
 export type SsoPolicyRow = typeof SsoPolicyRow.Type
 
-export class PolicyRepository extends Effect.Service<PolicyRepository>()("@orgplane/server/sso/PolicyRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const find = findOne({
-      Request: OrganizationId,
-      Result: SsoPolicyRow,
-      execute: (organizationId) => sql`SELECT * FROM sso_policies WHERE organization_id = ${organizationId}`
-    })
+  const find = findOne({
+    Request: OrganizationId,
+    Result: SsoPolicyRow,
+    execute: (organizationId) => sql`SELECT * FROM sso_policies WHERE organization_id = ${organizationId}`
+  })
 
-    const upsert = execute({
-      Request: SsoPolicyRow,
-      execute: (row) =>
-        sql`INSERT INTO sso_policies ${sql.insert(row)}
+  const upsert = execute({
+    Request: SsoPolicyRow,
+    execute: (row) =>
+      sql`INSERT INTO sso_policies ${sql.insert(row)}
             ON CONFLICT (organization_id) DO UPDATE
             SET require_sso = EXCLUDED.require_sso, owners_password_fallback = EXCLUDED.owners_password_fallback, updated_at = EXCLUDED.updated_at`
-    })
+  })
 
-    /** Whether an active connection of the organization serves one of its verified domains (what enforcement needs). */
-    const hasActiveConnection = (organizationId: OrganizationId) =>
-      Effect.map(
-        sql<{ readonly served: boolean }>`SELECT EXISTS (
+  /** Whether an active connection of the organization serves one of its verified domains (what enforcement needs). */
+  const hasActiveConnection = (organizationId: OrganizationId) =>
+    Effect.map(
+      sql<{ readonly served: boolean }>`SELECT EXISTS (
             SELECT 1 FROM sso_connection_domains cd
             JOIN sso_domains d ON d.organization_id = cd.organization_id AND d.domain = cd.domain
             WHERE cd.organization_id = ${organizationId} AND cd.active AND d.verified_at IS NOT NULL
           ) AS served`,
-        (rows) => rows[0]?.served === true
-      )
+      (rows) => rows[0]?.served === true
+    )
 
-    return { find, upsert, hasActiveConnection } as const
-  })
-}) {}
+  return { find, upsert, hasActiveConnection } as const
+})
+
+export class PolicyRepository extends Context.Tag("@orgplane/server/sso/PolicyRepository")<PolicyRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(PolicyRepository, make)
+}

@@ -4,7 +4,7 @@
  * when the Response answers no request), and its SP metadata (`GET /v1/sso/saml/{connectionId}/metadata`).
  */
 import { InvalidRequest, type SamlAcsForm, type SsoConnectionId } from "@orgplane/schema"
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { CursorKey } from "../platform/Keyset.js"
 import { stateKeyOf, verifyState } from "../platform/OAuthState.js"
 import { orUnavailable } from "../platform/Sql.js"
@@ -14,44 +14,45 @@ import { SignIn } from "./SignIn.js"
 import { connectionNotFound, samlUrls } from "./Sso.js"
 import { SsoRepository } from "./SsoRepository.js"
 
-export class SamlAcs extends Effect.Service<SamlAcs>()("@orgplane/server/sso/SamlAcs", {
-  effect: Effect.gen(function*() {
-    const connections = yield* SsoRepository
-    const signIn = yield* SignIn
-    const saml = yield* Saml
-    const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
+const make = Effect.gen(function*() {
+  const connections = yield* SsoRepository
+  const signIn = yield* SignIn
+  const saml = yield* Saml
+  const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
 
-    /** The SAML connection the route names, in whatever organization (the IdP knows it by its URLs alone). */
-    const samlConnection = (id: SsoConnectionId) =>
-      Effect.gen(function*() {
-        const found = yield* orUnavailable(connections.findConnectionById(id))
-        if (Option.isNone(found) || found.value.kind !== "saml" || found.value.saml === null) return yield* connectionNotFound()
-        return found.value
-      })
+  /** The SAML connection the route names, in whatever organization (the IdP knows it by its URLs alone). */
+  const samlConnection = (id: SsoConnectionId) =>
+    Effect.gen(function*() {
+      const found = yield* orUnavailable(connections.findConnectionById(id))
+      if (Option.isNone(found) || found.value.kind !== "saml" || found.value.saml === null) return yield* connectionNotFound()
+      return found.value
+    })
 
-    const acs = (id: SsoConnectionId, form: SamlAcsForm, base: string) =>
-      Effect.gen(function*() {
-        const connection = yield* samlConnection(id)
-        // A sign-in of another organization posted here: this connection is not the one it knows.
-        const named = form.RelayState === undefined ? undefined : verifyState(stateKey, form.RelayState)
-        if (named !== undefined && named.organizationId !== connection.organizationId) return yield* connectionNotFound()
-        const params: Record<string, string> = { SAMLResponse: form.SAMLResponse }
-        if (form.RelayState !== undefined) params.RelayState = form.RelayState
-        // A form that is no SAML Response is the client's error (400), found before any intent is spent.
-        const inResponseTo = yield* saml.inResponseToOf(params).pipe(
-          Effect.mapError((error) => InvalidRequest.field(["SAMLResponse"], error.message))
-        )
-        return yield* signIn.answer(
-          inResponseTo === null
-            ? signIn.completeIdpInitiated(connection, params, base)
-            : signIn.complete(form.RelayState ?? "", params, base, connection.id)
-        )
-      })
+  const acs = (id: SsoConnectionId, form: SamlAcsForm, base: string) =>
+    Effect.gen(function*() {
+      const connection = yield* samlConnection(id)
+      // A sign-in of another organization posted here: this connection is not the one it knows.
+      const named = form.RelayState === undefined ? undefined : verifyState(stateKey, form.RelayState)
+      if (named !== undefined && named.organizationId !== connection.organizationId) return yield* connectionNotFound()
+      const params: Record<string, string> = { SAMLResponse: form.SAMLResponse }
+      if (form.RelayState !== undefined) params.RelayState = form.RelayState
+      // A form that is no SAML Response is the client's error (400), found before any intent is spent.
+      const inResponseTo = yield* saml.inResponseToOf(params).pipe(
+        Effect.mapError((error) => InvalidRequest.field(["SAMLResponse"], error.message))
+      )
+      return yield* signIn.answer(
+        inResponseTo === null
+          ? signIn.completeIdpInitiated(connection, params, base)
+          : signIn.complete(form.RelayState ?? "", params, base, connection.id)
+      )
+    })
 
-    const metadata = (id: SsoConnectionId, base: string) =>
-      Effect.flatMap(samlConnection(id), (connection) => saml.spMetadata(spSettingsOf(samlUrls(base, connection.id), connection.saml!, connection.mapping)))
+  const metadata = (id: SsoConnectionId, base: string) =>
+    Effect.flatMap(samlConnection(id), (connection) => saml.spMetadata(spSettingsOf(samlUrls(base, connection.id), connection.saml!, connection.mapping)))
 
-    return { acs, metadata } as const
-  }),
-  dependencies: [SsoRepository.Default]
-}) {}
+  return { acs, metadata } as const
+})
+
+export class SamlAcs extends Context.Tag("@orgplane/server/sso/SamlAcs")<SamlAcs, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(SamlAcs, make).pipe(Layer.provide(SsoRepository.layer))
+}

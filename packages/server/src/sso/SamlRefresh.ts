@@ -8,7 +8,7 @@ import * as ClusterCron from "@effect/cluster/ClusterCron"
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, type OrganizationId, type ServiceUnavailable, type SsoConnectionId } from "@orgplane/schema"
-import { Cron, Duration, Effect, Option } from "effect"
+import { Context, Cron, Duration, Effect, Layer, Option } from "effect"
 import type { Principal } from "../platform/Principal.js"
 import { orUnavailable, transaction } from "../platform/Sql.js"
 import { now } from "../platform/Time.js"
@@ -79,7 +79,7 @@ export const refreshDue = (
     const due = yield* repository.dueForMetadataRefresh({ before: before.toISOString(), limit: options.limit ?? REFRESH_BATCH })
     yield* Effect.forEach(due, (scope) => refreshConnection(saml, scope, options.now), { concurrency: REFRESH_CONCURRENCY, discard: true })
     return due.length
-  }).pipe(Effect.provide(SsoRepository.Default))
+  }).pipe(Effect.provide(SsoRepository.layer))
 
 /** Every 5 minutes: each connection is fetched within 5 minutes of its interval passing. */
 export const schedule = Cron.unsafeParse("*/5 * * * *", "UTC")
@@ -96,28 +96,30 @@ export const layer = ClusterCron.make({
   })
 })
 
+const makeSamlRefresh = Effect.gen(function*() {
+  const sso = yield* Sso
+  const saml = yield* Saml
+  const repository = yield* SsoRepository
+
+  const refreshMetadata = (principal: Principal, id: SsoConnectionId, base: string) =>
+    Effect.gen(function*() {
+      yield* sso.allowed(principal)
+      const scope = { organizationId: principal.organization.id, id }
+      return yield* orUnavailable(Effect.gen(function*() {
+        const found = yield* repository.findConnection(scope)
+        if (Option.isNone(found)) return yield* connectionNotFound()
+        if (found.value.saml?.source !== "metadataUrl") return yield* metadataUrlRequired(found.value)
+        const refreshed = yield* refreshConnection(saml, scope, yield* now).pipe(Effect.provideService(SsoRepository, repository))
+        if (Option.isNone(refreshed)) return yield* connectionNotFound()
+        const domains = yield* repository.connectionDomains(scope.organizationId, [id])
+        return { connection: toConnection(refreshed.value, domains, base) }
+      }))
+    })
+
+  return { refreshMetadata } as const
+})
+
 /** The administrator's refresh of one connection (owners and admins, enterprise plan). */
-export class SamlRefresh extends Effect.Service<SamlRefresh>()("@orgplane/server/sso/SamlRefresh", {
-  effect: Effect.gen(function*() {
-    const sso = yield* Sso
-    const saml = yield* Saml
-    const repository = yield* SsoRepository
-
-    const refreshMetadata = (principal: Principal, id: SsoConnectionId, base: string) =>
-      Effect.gen(function*() {
-        yield* sso.allowed(principal)
-        const scope = { organizationId: principal.organization.id, id }
-        return yield* orUnavailable(Effect.gen(function*() {
-          const found = yield* repository.findConnection(scope)
-          if (Option.isNone(found)) return yield* connectionNotFound()
-          if (found.value.saml?.source !== "metadataUrl") return yield* metadataUrlRequired(found.value)
-          const refreshed = yield* refreshConnection(saml, scope, yield* now).pipe(Effect.provideService(SsoRepository, repository))
-          if (Option.isNone(refreshed)) return yield* connectionNotFound()
-          const domains = yield* repository.connectionDomains(scope.organizationId, [id])
-          return { connection: toConnection(refreshed.value, domains, base) }
-        }))
-      })
-
-    return { refreshMetadata } as const
-  })
-}) {}
+export class SamlRefresh extends Context.Tag("@orgplane/server/sso/SamlRefresh")<SamlRefresh, Effect.Effect.Success<typeof makeSamlRefresh>>() {
+  static readonly layer = Layer.effect(SamlRefresh, makeSamlRefresh)
+}

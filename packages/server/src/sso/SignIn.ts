@@ -22,7 +22,7 @@ import {
   type UserId
 } from "@orgplane/schema"
 import { HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Either, Option } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { Accounts } from "../identity/Accounts.js"
 import { sessionOf } from "../identity/Authentication.js"
 import { domainOf, SsoEnforcement } from "../identity/SsoEnforcement.js"
@@ -58,409 +58,421 @@ const refused = (error: SsoFailureError) => new SsoSignInFailed({ code: error.co
 /** The absolute URL of a sign-in's `returnTo` (the schema allows loopback URLs and paths of this server only). */
 export const returnToUrl = (returnTo: string, base: string) => new URL(returnTo, `${base}/`).href
 
-export class SignIn extends Effect.Service<SignIn>()("@orgplane/server/sso/SignIn", {
-  effect: Effect.gen(function*() {
-    const connections = yield* SsoRepository
-    const intents = yield* IntentsRepository
-    const users = yield* UsersRepository
-    const accounts = yield* Accounts
-    const crypto = yield* Crypto
-    const limiter = yield* RateLimiter
-    const sso = yield* Sso
-    const enforcement = yield* SsoEnforcement
-    const jit = yield* Jit
-    const recorder = yield* AuditRecorder
-    const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
-    const oidc = yield* oidcEngine
-    const saml = yield* samlEngine
-    /** The engines by kind (see docs/ARCHITECTURE.md, SSO). */
-    const engines: Partial<Record<SsoConnectionRow["kind"], ProtocolEngine>> = { oidc, saml }
+const make = Effect.gen(function*() {
+  const connections = yield* SsoRepository
+  const intents = yield* IntentsRepository
+  const users = yield* UsersRepository
+  const accounts = yield* Accounts
+  const crypto = yield* Crypto
+  const limiter = yield* RateLimiter
+  const sso = yield* Sso
+  const enforcement = yield* SsoEnforcement
+  const jit = yield* Jit
+  const recorder = yield* AuditRecorder
+  const stateKey = stateKeyOf(yield* CursorKey, "orgplane/sso-state")
+  const oidc = yield* oidcEngine
+  const saml = yield* samlEngine
+  /** The engines by kind (see docs/ARCHITECTURE.md, SSO). */
+  const engines: Partial<Record<SsoConnectionRow["kind"], ProtocolEngine>> = { oidc, saml }
 
-    const engineOf = (connection: SsoConnectionRow) => {
-      const engine = engines[connection.kind]
-      return engine === undefined
-        ? Effect.fail(failure("response_invalid", `Sign-in through ${connection.kind} connections is not available on this server yet.`))
-        : Effect.succeed(engine)
-    }
+  const engineOf = (connection: SsoConnectionRow) => {
+    const engine = engines[connection.kind]
+    return engine === undefined
+      ? Effect.fail(failure("response_invalid", `Sign-in through ${connection.kind} connections is not available on this server yet.`))
+      : Effect.succeed(engine)
+  }
 
-    const limit = (address: string) =>
-      Effect.gen(function*() {
-        const decision = yield* orUnavailable(limiter.hit(`sso-start:${address}`, STARTS_PER_MINUTE, Duration.minutes(1)))
-        if (!decision.allowed) {
-          return yield* RateLimited.after(decision.retryAfterSeconds, `Too many SSO requests; retry in ${decision.retryAfterSeconds} seconds.`)
-        }
-      })
+  const limit = (address: string) =>
+    Effect.gen(function*() {
+      const decision = yield* orUnavailable(limiter.hit(`sso-start:${address}`, STARTS_PER_MINUTE, Duration.minutes(1)))
+      if (!decision.allowed) {
+        return yield* RateLimited.after(decision.retryAfterSeconds, `Too many SSO requests; retry in ${decision.retryAfterSeconds} seconds.`)
+      }
+    })
 
-    /** A new intent: its row (the PKCE verifier encrypted) and what the engine needs. */
-    const newIntent = (
-      connection: SsoConnectionRow,
-      purpose: "test" | "sign_in",
-      options: { readonly userId: UserId | null; readonly loginHint: string | null; readonly returnTo: string | null }
-    ) =>
-      Effect.gen(function*() {
-        const id = yield* makeId("ssi")
-        const at = yield* now
-        const codeVerifier = newCodeVerifier()
-        const row: SsoIntentRow = {
-          id,
-          organizationId: connection.organizationId,
-          connectionId: connection.id,
-          purpose,
-          configRevision: connection.configRevision,
-          nonce: newNonce(),
-          codeVerifierCiphertext: yield* Effect.orDie(crypto.encrypt(codeVerifier, bind(SecretColumns.ssoCodeVerifier, connection.organizationId, id))),
-          samlRequestId: null,
-          userId: options.userId,
-          loginHint: options.loginHint,
-          returnTo: options.returnTo,
-          createdAt: at,
-          expiresAt: new Date(at.getTime() + Duration.toMillis(INTENT_TTL)),
-          consumedAt: null,
-          exchangeCodeHash: null,
-          exchangeUserId: null,
-          exchangeExpiresAt: null,
-          exchangedAt: null
-        }
-        return { row, secrets: { state: signState(stateKey, connection.organizationId, id), nonce: row.nonce, codeVerifier, loginHint: options.loginHint } }
-      })
-
-    // Tests
-
-    const startTest = (principal: MemberContext, id: SsoConnectionId, base: string) =>
-      Effect.gen(function*() {
-        yield* sso.allowed(principal)
-        yield* sessionOf(principal)
-        const organizationId = principal.organization.id
-        const found = yield* orUnavailable(connections.findConnection({ organizationId, id }))
-        if (Option.isNone(found)) return yield* connectionNotFound()
-        const connection = found.value
-        if (connection.kind === "oidc" && connection.oidcClientSecretCiphertext === null) {
-          return yield* new Conflict({
-            error: "sso_client_secret_required",
-            message: "The connection has no client secret (it was migrated from the single-connection model): set oidc.clientSecret with PATCH first."
-          })
-        }
-        const engine = yield* Effect.mapError(engineOf(connection), (error) => new Conflict({ error: "sso_kind_mismatch", message: error.message }))
-        const { row, secrets } = yield* newIntent(connection, "test", { userId: principal.user.id, loginHint: principal.user.email, returnTo: null })
-        const pending: StoredTest = {
-          id: row.id,
-          configRevision: connection.configRevision,
-          status: "pending",
-          startedAt: row.createdAt.toISOString(),
-          completedAt: null,
-          claimsJson: null,
-          profile: null,
-          failure: null
-        }
-        // The provider is asked for its URL before anything is stored: a provider that fails records a failed test.
-        const started = yield* Effect.either(engine.start(connection, secrets, base))
-        yield* transaction(Effect.gen(function*() {
-          const locked = yield* connections.lockConnection({ organizationId, id })
-          if (Option.isNone(locked)) return yield* connectionNotFound()
-          yield* intents.insert(row)
-          if (started._tag === "Right" && started.right.samlRequestId !== undefined) {
-            yield* intents.setSamlRequestId({ organizationId, id: row.id }, started.right.samlRequestId)
-          }
-          yield* connections.updateConnection({
-            ...locked.value,
-            lastTest: started._tag === "Right"
-              ? pending
-              : { ...pending, status: "failed", completedAt: row.createdAt.toISOString(), failure: { code: started.left.code, message: started.left.message } }
-          })
-          yield* intents.prune(organizationId, new Date(row.createdAt.getTime() - Duration.toMillis(Duration.hours(1))))
-        }))
-        const test = toTestReport(id, (yield* orUnavailable(connections.findConnection({ organizationId, id }))).pipe(Option.getOrThrow).lastTest!)
-        return { test, authorizationUrl: started._tag === "Right" ? started.right.url : "", expiresAt: row.expiresAt }
-      })
-
-    // Sign-in
-
-    const discover = (address: string, email: string) =>
-      Effect.gen(function*() {
-        yield* limit(address)
-        const domain = domainOf(email)
-        const connection = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
-        const required = domain !== undefined && Option.isSome(connection) && Option.isSome(yield* orUnavailable(enforcement.forDomain(domain)))
-        return Option.match(connection, {
-          onNone: () => ({ method: "password" as const, connectionId: null, required: false }),
-          onSome: (found) => ({ method: "sso" as const, connectionId: found.id, required })
-        })
-      })
-
-    const start = (address: string, input: { readonly email: string; readonly returnTo?: string | undefined }, base: string) =>
-      Effect.gen(function*() {
-        yield* limit(address)
-        const domain = domainOf(input.email)
-        const found = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
-        if (Option.isNone(found)) {
-          return yield* new SsoSignInFailed({
-            code: "email_domain_not_verified",
-            message: `No active SSO connection serves ${domain ?? "this email's domain"}: sign in with a password, or ask an administrator.`
-          })
-        }
-        const connection = found.value
-        const engine = yield* Effect.mapError(engineOf(connection), refused)
-        const { row, secrets } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: input.email.trim(), returnTo: input.returnTo === undefined ? null : returnToUrl(input.returnTo, base) })
-        const started = yield* Effect.mapError(engine.start(connection, secrets, base), refused)
-        yield* orUnavailable(transaction(Effect.gen(function*() {
-          yield* intents.insert(row)
-          if (started.samlRequestId !== undefined) yield* intents.setSamlRequestId({ organizationId: row.organizationId, id: row.id }, started.samlRequestId)
-        })))
-        return { authorizationUrl: started.url, expiresAt: row.expiresAt }
-      })
-
-    /** The checks every completion makes on the mapped profile, whatever its purpose; `domains`: the connection's. */
-    const checkProfile = (connection: SsoConnectionRow, profile: SsoProfile, domains: ReadonlyArray<ConnectionDomainRow>) =>
-      Effect.gen(function*() {
-        if (profile.email === null) {
-          return yield* failure("email_missing", `The provider sent no \`${connection.mapping.email}\` claim (the mapping's email): add it to the scopes or claims it releases, or change the mapping.`)
-        }
-        if (profile.emailVerified === false) return yield* failure("email_not_verified", `The provider says ${profile.email} is not verified.`)
-        const domain = domainOf(profile.email)
-        if (!domains.some((d) => d.domain === domain && d.verified)) {
-          return yield* failure(
-            "email_domain_not_verified",
-            `${profile.email} is not of a verified domain of this connection (${domains.filter((d) => d.verified).map((d) => d.domain).join(", ") || "none verified"}).`
-          )
-        }
-        return profile.email
-      })
-
-    /**
-     * Spends the intent the signed state names, in a transaction: unknown, spent or expired intents are refused. With
-     * `connectionId` (the SAML ACS names its connection), an intent of another connection is refused (and not spent).
-     */
-    const spend = (state: string, connectionId?: SsoConnectionId) =>
-      Effect.gen(function*() {
-        const named = verifyState(stateKey, state)
-        if (named === undefined) return yield* failure("replayed", "The state is not one this server issued (or was tampered with): start again.")
-        const key = { organizationId: named.organizationId, id: named.authorizationId as SsoIntentRow["id"] }
-        return yield* orUnavailable(transaction(Effect.gen(function*() {
-          const intent = yield* intents.lock(key)
-          if (connectionId !== undefined && Option.isSome(intent) && intent.value.connectionId !== connectionId) {
-            return yield* failure("destination_mismatch", "This sign-in was started for another connection: its Response belongs at that connection's ACS URL.")
-          }
-          if (Option.isNone(intent) || intent.value.consumedAt !== null) {
-            return yield* failure("replayed", "This sign-in was already completed (or is unknown): start again.")
-          }
-          const at = yield* now
-          yield* intents.consume(key, at)
-          if (intent.value.expiresAt.getTime() <= at.getTime()) {
-            return { intent: intent.value, expired: true as const }
-          }
-          return { intent: intent.value, expired: false as const }
-        })))
-      })
-
-    /** Records the test's outcome on its connection (if it is still the connection's latest test). */
-    const recordTest = (
-      connection: SsoConnectionRow,
-      intent: SsoIntentRow,
-      outcome: { readonly received: Received | null; readonly profile: SsoProfile | null; readonly failure: SsoFailureError | null }
-    ) =>
-      Effect.gen(function*() {
-        const at = yield* now
-        const test: StoredTest = {
-          id: intent.id,
-          configRevision: intent.configRevision,
-          status: outcome.failure === null ? "succeeded" : "failed",
-          startedAt: intent.createdAt.toISOString(),
-          completedAt: at.toISOString(),
-          claimsJson: outcome.received === null ? null : JSON.stringify(outcome.received.claims),
-          profile: outcome.profile,
-          failure: outcome.failure === null ? null : { code: outcome.failure.code, message: outcome.failure.message }
-        }
-        yield* orUnavailable(connections.recordTest(connection.organizationId, connection.id, test))
-        return new SsoTestReport({ ...toTestReport(connection.id, test) })
-      })
-
-    /** Gives a completed sign-in its one-time code. */
-    const issueCode = (intent: SsoIntentRow, userId: UserId) =>
-      Effect.gen(function*() {
-        const code = yield* crypto.newToken(CODE_PREFIX)
-        const at = yield* now
-        yield* orUnavailable(intents.setExchange(
-          { organizationId: intent.organizationId, id: intent.id },
-          { hash: crypto.hashToken(code), userId, expiresAt: new Date(at.getTime() + Duration.toMillis(EXCHANGE_TTL)) }
-        ))
-        return code
-      })
-
-    /**
-     * Completes the intent the provider's answer names: `params` is what the provider sent (the callback's query, or
-     * the ACS's form), `state` the intent's signed state (OIDC `state`, SAML `RelayState`). Protocol-neutral: the
-     * SAML ACS calls this with its engine's answer.
-     */
-    const complete = (state: string, params: Readonly<Record<string, string>>, base: string, connectionId?: SsoConnectionId) =>
-      Effect.gen(function*() {
-        const { expired, intent } = yield* spend(state, connectionId)
-        const found = yield* orUnavailable(connections.findConnection({ organizationId: intent.organizationId, id: intent.connectionId }))
-        if (Option.isNone(found)) return yield* failure("replayed", "The connection of this sign-in was deleted.")
-        const connection = found.value
-        const codeVerifier = intent.codeVerifierCiphertext === null
-          ? ""
-          : yield* Effect.orDie(crypto.decrypt(intent.codeVerifierCiphertext, bind(SecretColumns.ssoCodeVerifier, intent.organizationId, intent.id)))
-        const secrets = { state, nonce: intent.nonce, codeVerifier, loginHint: intent.loginHint, samlRequestId: intent.samlRequestId }
-
-        const validated = yield* Effect.either(Effect.gen(function*() {
-          if (expired) return yield* failure("intent_expired", "This sign-in took longer than 5 minutes: start again.")
-          if (intent.configRevision !== connection.configRevision) {
-            return yield* failure("configuration_changed", "The connection changed since this sign-in started: start again.")
-          }
-          if (intent.purpose === "sign_in" && connection.state !== "active") {
-            return yield* failure("email_domain_not_verified", "The connection is no longer active: start again.")
-          }
-          const engine = yield* engineOf(connection)
-          return yield* engine.complete(connection, secrets, params, base)
-        }))
-        return yield* conclude(connection, intent, yield* once(connection, validated))
-      })
-
-    /** The answer taken once: a single-use value (a SAML assertion's ID) the connection already took is a replay. */
-    const once = (connection: SsoConnectionRow, validated: Either.Either<Received, SsoFailureError>) =>
-      Effect.gen(function*() {
-        if (Either.isLeft(validated) || validated.right.singleUse === undefined) return validated
-        const { expiresAt, id } = validated.right.singleUse
-        const taken = yield* orUnavailable(intents.takeAssertion({ organizationId: connection.organizationId, connectionId: connection.id }, { id, expiresAt, at: yield* now }))
-        return taken ? validated : Either.left(failure("replayed", "This assertion was already used to sign in: sign in again at the identity provider."))
-      })
-
-    /**
-     * A sign-in through the connection that failed, in its organization's audit log (`session.create`, `failed`,
-     * the failure's code): by someone not identified, labelled with the email the provider vouched for when its
-     * answer was valid (a forged or replayed one names no one).
-     */
-    const failedSignIn = (connection: SsoConnectionRow, profile: SsoProfile | null, error: SsoFailureError) =>
-      recorder.recordFailedAttempt({
+  /** A new intent: its row (the PKCE verifier encrypted) and what the engine needs. */
+  const newIntent = (
+    connection: SsoConnectionRow,
+    purpose: "test" | "sign_in",
+    options: { readonly userId: UserId | null; readonly loginHint: string | null; readonly returnTo: string | null }
+  ) =>
+    Effect.gen(function*() {
+      const id = yield* makeId("ssi")
+      const at = yield* now
+      const codeVerifier = newCodeVerifier()
+      const row: SsoIntentRow = {
+        id,
         organizationId: connection.organizationId,
-        action: "session.create",
-        reason: error.code,
-        label: profile?.email ?? null,
-        ssoConnectionId: connection.id,
-        targets: [connection.id]
+        connectionId: connection.id,
+        purpose,
+        configRevision: connection.configRevision,
+        nonce: newNonce(),
+        codeVerifierCiphertext: yield* Effect.orDie(crypto.encrypt(codeVerifier, bind(SecretColumns.ssoCodeVerifier, connection.organizationId, id))),
+        samlRequestId: null,
+        userId: options.userId,
+        loginHint: options.loginHint,
+        returnTo: options.returnTo,
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + Duration.toMillis(INTENT_TTL)),
+        consumedAt: null,
+        exchangeCodeHash: null,
+        exchangeUserId: null,
+        exchangeExpiresAt: null,
+        exchangedAt: null
+      }
+      return { row, secrets: { state: signState(stateKey, connection.organizationId, id), nonce: row.nonce, codeVerifier, loginHint: options.loginHint } }
+    })
+
+  // Tests
+
+  const startTest = (principal: MemberContext, id: SsoConnectionId, base: string) =>
+    Effect.gen(function*() {
+      yield* sso.allowed(principal)
+      yield* sessionOf(principal)
+      const organizationId = principal.organization.id
+      const found = yield* orUnavailable(connections.findConnection({ organizationId, id }))
+      if (Option.isNone(found)) return yield* connectionNotFound()
+      const connection = found.value
+      if (connection.kind === "oidc" && connection.oidcClientSecretCiphertext === null) {
+        return yield* new Conflict({
+          error: "sso_client_secret_required",
+          message: "The connection has no client secret (it was migrated from the single-connection model): set oidc.clientSecret with PATCH first."
+        })
+      }
+      const engine = yield* Effect.mapError(engineOf(connection), (error) => new Conflict({ error: "sso_kind_mismatch", message: error.message }))
+      const { row, secrets } = yield* newIntent(connection, "test", { userId: principal.user.id, loginHint: principal.user.email, returnTo: null })
+      const pending: StoredTest = {
+        id: row.id,
+        configRevision: connection.configRevision,
+        status: "pending",
+        startedAt: row.createdAt.toISOString(),
+        completedAt: null,
+        claimsJson: null,
+        profile: null,
+        failure: null
+      }
+      // The provider is asked for its URL before anything is stored: a provider that fails records a failed test.
+      const started = yield* Effect.either(engine.start(connection, secrets, base))
+      yield* transaction(Effect.gen(function*() {
+        const locked = yield* connections.lockConnection({ organizationId, id })
+        if (Option.isNone(locked)) return yield* connectionNotFound()
+        yield* intents.insert(row)
+        if (started._tag === "Right" && started.right.samlRequestId !== undefined) {
+          yield* intents.setSamlRequestId({ organizationId, id: row.id }, started.right.samlRequestId)
+        }
+        yield* connections.updateConnection({
+          ...locked.value,
+          lastTest: started._tag === "Right"
+            ? pending
+            : { ...pending, status: "failed", completedAt: row.createdAt.toISOString(), failure: { code: started.left.code, message: started.left.message } }
+        })
+        yield* intents.prune(organizationId, new Date(row.createdAt.getTime() - Duration.toMillis(Duration.hours(1))))
+      }))
+      const test = toTestReport(id, (yield* orUnavailable(connections.findConnection({ organizationId, id }))).pipe(Option.getOrThrow).lastTest!)
+      return { test, authorizationUrl: started._tag === "Right" ? started.right.url : "", expiresAt: row.expiresAt }
+    })
+
+  // Sign-in
+
+  const discover = (address: string, email: string) =>
+    Effect.gen(function*() {
+      yield* limit(address)
+      const domain = domainOf(email)
+      const connection = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
+      const required = domain !== undefined && Option.isSome(connection) && Option.isSome(yield* orUnavailable(enforcement.forDomain(domain)))
+      return Option.match(connection, {
+        onNone: () => ({ method: "password" as const, connectionId: null, required: false }),
+        onSome: (found) => ({ method: "sso" as const, connectionId: found.id, required })
       })
+    })
 
-    /**
-     * What a validated (or refused) answer of the provider gives for its intent: the mapping and the connection's
-     * rules, then a test's report, or a sign-in's one-time code.
-     */
-    const conclude = (connection: SsoConnectionRow, intent: SsoIntentRow, outcome: Either.Either<Received, SsoFailureError>) =>
-      Effect.gen(function*() {
-        const received = outcome._tag === "Right" ? outcome.right : null
-        const profile = received === null ? null : profileOf(received, connection.mapping)
-        const checked = received === null || profile === null
-          ? outcome as { _tag: "Left"; left: SsoFailureError }
-          : yield* Effect.either(checkProfile(connection, profile, yield* orUnavailable(connections.connectionDomains(connection.organizationId, [connection.id]))))
+  const start = (address: string, input: { readonly email: string; readonly returnTo?: string | undefined }, base: string) =>
+    Effect.gen(function*() {
+      yield* limit(address)
+      const domain = domainOf(input.email)
+      const found = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
+      if (Option.isNone(found)) {
+        return yield* new SsoSignInFailed({
+          code: "email_domain_not_verified",
+          message: `No active SSO connection serves ${domain ?? "this email's domain"}: sign in with a password, or ask an administrator.`
+        })
+      }
+      const connection = found.value
+      const engine = yield* Effect.mapError(engineOf(connection), refused)
+      const { row, secrets } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: input.email.trim(), returnTo: input.returnTo === undefined ? null : returnToUrl(input.returnTo, base) })
+      const started = yield* Effect.mapError(engine.start(connection, secrets, base), refused)
+      yield* orUnavailable(transaction(Effect.gen(function*() {
+        yield* intents.insert(row)
+        if (started.samlRequestId !== undefined) yield* intents.setSamlRequestId({ organizationId: row.organizationId, id: row.id }, started.samlRequestId)
+      })))
+      return { authorizationUrl: started.url, expiresAt: row.expiresAt }
+    })
 
-        if (intent.purpose === "test") {
-          let failed = checked._tag === "Left" ? checked.left : null
-          if (failed === null && profile !== null && intent.userId !== null) {
-            const admin = yield* orUnavailable(users.findById(intent.userId))
-            const linked = yield* orUnavailable(intents.findIdentity({ organizationId: connection.organizationId, connectionId: connection.id, subject: profile.subject }))
-            const same = Option.isSome(linked)
-              ? linked.value.userId === intent.userId
-              : Option.isSome(admin) && admin.value.email.toLowerCase() === profile.email
-            if (!same) {
-              failed = failure("identity_mismatch", `The test was completed as ${profile.email ?? profile.subject}, not by the administrator who started it: sign in at the provider as yourself.`)
-            }
-          }
-          const test = yield* recordTest(connection, intent, { received, profile, failure: failed })
-          return { _tag: "test" as const, test, failure: failed }
-        }
+  /** The checks every completion makes on the mapped profile, whatever its purpose; `domains`: the connection's. */
+  const checkProfile = (connection: SsoConnectionRow, profile: SsoProfile, domains: ReadonlyArray<ConnectionDomainRow>) =>
+    Effect.gen(function*() {
+      if (profile.email === null) {
+        return yield* failure("email_missing", `The provider sent no \`${connection.mapping.email}\` claim (the mapping's email): add it to the scopes or claims it releases, or change the mapping.`)
+      }
+      if (profile.emailVerified === false) return yield* failure("email_not_verified", `The provider says ${profile.email} is not verified.`)
+      const domain = domainOf(profile.email)
+      if (!domains.some((d) => d.domain === domain && d.verified)) {
+        return yield* failure(
+          "email_domain_not_verified",
+          `${profile.email} is not of a verified domain of this connection (${domains.filter((d) => d.verified).map((d) => d.domain).join(", ") || "none verified"}).`
+        )
+      }
+      return profile.email
+    })
 
-        if (checked._tag === "Left") {
-          yield* failedSignIn(connection, profile, checked.left)
-          return { _tag: "sign_in" as const, intent, failure: checked.left, code: null }
+  /**
+   * Spends the intent the signed state names, in a transaction: unknown, spent or expired intents are refused. With
+   * `connectionId` (the SAML ACS names its connection), an intent of another connection is refused (and not spent).
+   */
+  const spend = (state: string, connectionId?: SsoConnectionId) =>
+    Effect.gen(function*() {
+      const named = verifyState(stateKey, state)
+      if (named === undefined) return yield* failure("replayed", "The state is not one this server issued (or was tampered with): start again.")
+      const key = { organizationId: named.organizationId, id: named.authorizationId as SsoIntentRow["id"] }
+      return yield* orUnavailable(transaction(Effect.gen(function*() {
+        const intent = yield* intents.lock(key)
+        if (connectionId !== undefined && Option.isSome(intent) && intent.value.connectionId !== connectionId) {
+          return yield* failure("destination_mismatch", "This sign-in was started for another connection: its Response belongs at that connection's ACS URL.")
         }
-        const person = yield* Effect.either(jit.personFor(connection, received!, profile!, checked.right))
-        if (person._tag === "Left") {
-          if (person.left instanceof SsoFailureError) {
-            yield* failedSignIn(connection, profile, person.left)
-            return { _tag: "sign_in" as const, intent, failure: person.left, code: null }
-          }
-          return yield* person.left
+        if (Option.isNone(intent) || intent.value.consumedAt !== null) {
+          return yield* failure("replayed", "This sign-in was already completed (or is unknown): start again.")
         }
-        return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.right) }
-      })
-
-    /** `GET /v1/sso/oidc/callback`: the JSON answer, or the browser sent to the sign-in's `returnTo`. */
-    const oidcCallback = (query: SsoCallbackQuery, base: string) =>
-      Effect.gen(function*() {
-        const { state, ...rest } = query
-        const params: Record<string, string> = { state }
-        for (const [name, value] of Object.entries(rest)) if (typeof value === "string") params[name] = value
-        return yield* answer(complete(state, params, base))
-      })
-
-    /**
-     * A SAML Response the IdP sent unsolicited (no InResponseTo) to the connection's ACS: taken only by an active
-     * connection with `allowIdpInitiated` (the engine checks the RelayState against the allow-list). The Response is
-     * validated before anything is stored; then a sign-in intent, spent at once, carries its one-time code, with the
-     * RelayState as `returnTo` when it is one (a loopback URL or a path on this server).
-     */
-    const completeIdpInitiated = (connection: SsoConnectionRow, params: Readonly<Record<string, string>>, base: string) =>
-      Effect.gen(function*() {
-        if (connection.saml?.allowIdpInitiated !== true) {
-          return yield* failure("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane.")
-        }
-        const relayState = params.RelayState ?? ""
-        if (relayState !== "" && !isSsoReturnTo(relayState)) {
-          return yield* failure("relay_state_not_allowed", "An IdP-initiated RelayState must be a loopback URL or a path on this server (where the browser goes next).")
-        }
-        if (connection.state !== "active") return yield* failure("email_domain_not_verified", "The connection is not active: IdP-initiated sign-in needs an active connection.")
-        const engine = yield* engineOf(connection)
-        const received = yield* engine.complete(connection, { state: "", nonce: "", codeVerifier: "", loginHint: null, samlRequestId: null, idpInitiated: true }, params, base)
-        const validated = yield* once(connection, Either.right(received))
-        if (Either.isLeft(validated)) return yield* validated.left
-        const { row } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: null, returnTo: relayState === "" ? null : returnToUrl(relayState, base) })
-        yield* orUnavailable(intents.insert({ ...row, consumedAt: row.createdAt }))
-        return yield* conclude(connection, row, validated)
-      })
-
-    /** A completion as the browser gets it: the JSON answer, or a redirect to the sign-in's `returnTo`. */
-    const answer = <E, R>(completion: Effect.Effect<Effect.Effect.Success<ReturnType<typeof conclude>>, E, R>) =>
-      Effect.gen(function*() {
-        const done = yield* Effect.mapError(completion, (error) => error instanceof SsoFailureError ? refused(error) : error as Exclude<E, SsoFailureError>)
-        if (done._tag === "test") {
-          return {
-            purpose: "test" as const,
-            ok: done.failure === null,
-            test: done.test,
-            code: null,
-            failure: done.failure === null ? null : { code: done.failure.code, message: done.failure.message }
-          }
-        }
-        if (done.intent.returnTo !== null) {
-          const target = new URL(done.intent.returnTo)
-          if (done.code !== null) target.searchParams.set("code", done.code)
-          else {
-            target.searchParams.set("error", done.failure!.code)
-            target.searchParams.set("error_description", done.failure!.message)
-          }
-          return HttpServerResponse.redirect(target.href, { status: 302, headers: { "cache-control": "no-store" } })
-        }
-        if (done.failure !== null) return yield* refused(done.failure)
-        return { purpose: "sign_in" as const, ok: true, test: null, code: done.code, failure: null }
-      })
-
-    /** A one-time code → a session acting in the connection's organization, recording what authenticated it. */
-    const exchange = (code: string) =>
-      Effect.gen(function*() {
         const at = yield* now
-        const intent = yield* orUnavailable(intents.exchange(crypto.hashToken(code.trim()), at))
-        if (intent === undefined || intent.exchangeUserId === null) {
-          return yield* new SsoSignInFailed({ code: "replayed" satisfies SsoFailureCode, message: "This code was used, expired (2 minutes) or never issued: sign in again." })
+        yield* intents.consume(key, at)
+        if (intent.value.expiresAt.getTime() <= at.getTime()) {
+          return { intent: intent.value, expired: true as const }
         }
-        const user = yield* orUnavailable(users.findById(intent.exchangeUserId))
-        if (Option.isNone(user)) return yield* new SsoSignInFailed({ code: "replayed", message: "The person of this code no longer exists: sign in again." })
-        const session = yield* orUnavailable(accounts.startSession(user.value, intent.organizationId, {
-          connectionId: intent.connectionId,
-          organizationId: intent.organizationId
-        }))
-        return { user: toUser(user.value), session }
-      })
+        return { intent: intent.value, expired: false as const }
+      })))
+    })
 
-    return { startTest, discover, start, complete, completeIdpInitiated, answer, oidcCallback, exchange } as const
-  }),
-  dependencies: [SsoRepository.Default, IntentsRepository.Default, UsersRepository.Default, Accounts.Default, RateLimiter.Default, Sso.Default, SsoEnforcement.Default, Jit.Default]
-}) {}
+  /** Records the test's outcome on its connection (if it is still the connection's latest test). */
+  const recordTest = (
+    connection: SsoConnectionRow,
+    intent: SsoIntentRow,
+    outcome: { readonly received: Received | null; readonly profile: SsoProfile | null; readonly failure: SsoFailureError | null }
+  ) =>
+    Effect.gen(function*() {
+      const at = yield* now
+      const test: StoredTest = {
+        id: intent.id,
+        configRevision: intent.configRevision,
+        status: outcome.failure === null ? "succeeded" : "failed",
+        startedAt: intent.createdAt.toISOString(),
+        completedAt: at.toISOString(),
+        claimsJson: outcome.received === null ? null : JSON.stringify(outcome.received.claims),
+        profile: outcome.profile,
+        failure: outcome.failure === null ? null : { code: outcome.failure.code, message: outcome.failure.message }
+      }
+      yield* orUnavailable(connections.recordTest(connection.organizationId, connection.id, test))
+      return new SsoTestReport({ ...toTestReport(connection.id, test) })
+    })
+
+  /** Gives a completed sign-in its one-time code. */
+  const issueCode = (intent: SsoIntentRow, userId: UserId) =>
+    Effect.gen(function*() {
+      const code = yield* crypto.newToken(CODE_PREFIX)
+      const at = yield* now
+      yield* orUnavailable(intents.setExchange(
+        { organizationId: intent.organizationId, id: intent.id },
+        { hash: crypto.hashToken(code), userId, expiresAt: new Date(at.getTime() + Duration.toMillis(EXCHANGE_TTL)) }
+      ))
+      return code
+    })
+
+  /**
+   * Completes the intent the provider's answer names: `params` is what the provider sent (the callback's query, or
+   * the ACS's form), `state` the intent's signed state (OIDC `state`, SAML `RelayState`). Protocol-neutral: the
+   * SAML ACS calls this with its engine's answer.
+   */
+  const complete = (state: string, params: Readonly<Record<string, string>>, base: string, connectionId?: SsoConnectionId) =>
+    Effect.gen(function*() {
+      const { expired, intent } = yield* spend(state, connectionId)
+      const found = yield* orUnavailable(connections.findConnection({ organizationId: intent.organizationId, id: intent.connectionId }))
+      if (Option.isNone(found)) return yield* failure("replayed", "The connection of this sign-in was deleted.")
+      const connection = found.value
+      const codeVerifier = intent.codeVerifierCiphertext === null
+        ? ""
+        : yield* Effect.orDie(crypto.decrypt(intent.codeVerifierCiphertext, bind(SecretColumns.ssoCodeVerifier, intent.organizationId, intent.id)))
+      const secrets = { state, nonce: intent.nonce, codeVerifier, loginHint: intent.loginHint, samlRequestId: intent.samlRequestId }
+
+      const validated = yield* Effect.either(Effect.gen(function*() {
+        if (expired) return yield* failure("intent_expired", "This sign-in took longer than 5 minutes: start again.")
+        if (intent.configRevision !== connection.configRevision) {
+          return yield* failure("configuration_changed", "The connection changed since this sign-in started: start again.")
+        }
+        if (intent.purpose === "sign_in" && connection.state !== "active") {
+          return yield* failure("email_domain_not_verified", "The connection is no longer active: start again.")
+        }
+        const engine = yield* engineOf(connection)
+        return yield* engine.complete(connection, secrets, params, base)
+      }))
+      return yield* conclude(connection, intent, yield* once(connection, validated))
+    })
+
+  /** The answer taken once: a single-use value (a SAML assertion's ID) the connection already took is a replay. */
+  const once = (connection: SsoConnectionRow, validated: Either.Either<Received, SsoFailureError>) =>
+    Effect.gen(function*() {
+      if (Either.isLeft(validated) || validated.right.singleUse === undefined) return validated
+      const { expiresAt, id } = validated.right.singleUse
+      const taken = yield* orUnavailable(intents.takeAssertion({ organizationId: connection.organizationId, connectionId: connection.id }, { id, expiresAt, at: yield* now }))
+      return taken ? validated : Either.left(failure("replayed", "This assertion was already used to sign in: sign in again at the identity provider."))
+    })
+
+  /**
+   * A sign-in through the connection that failed, in its organization's audit log (`session.create`, `failed`,
+   * the failure's code): by someone not identified, labelled with the email the provider vouched for when its
+   * answer was valid (a forged or replayed one names no one).
+   */
+  const failedSignIn = (connection: SsoConnectionRow, profile: SsoProfile | null, error: SsoFailureError) =>
+    recorder.recordFailedAttempt({
+      organizationId: connection.organizationId,
+      action: "session.create",
+      reason: error.code,
+      label: profile?.email ?? null,
+      ssoConnectionId: connection.id,
+      targets: [connection.id]
+    })
+
+  /**
+   * What a validated (or refused) answer of the provider gives for its intent: the mapping and the connection's
+   * rules, then a test's report, or a sign-in's one-time code.
+   */
+  const conclude = (connection: SsoConnectionRow, intent: SsoIntentRow, outcome: Either.Either<Received, SsoFailureError>) =>
+    Effect.gen(function*() {
+      const received = outcome._tag === "Right" ? outcome.right : null
+      const profile = received === null ? null : profileOf(received, connection.mapping)
+      const checked = received === null || profile === null
+        ? outcome as { _tag: "Left"; left: SsoFailureError }
+        : yield* Effect.either(checkProfile(connection, profile, yield* orUnavailable(connections.connectionDomains(connection.organizationId, [connection.id]))))
+
+      if (intent.purpose === "test") {
+        let failed = checked._tag === "Left" ? checked.left : null
+        if (failed === null && profile !== null && intent.userId !== null) {
+          const admin = yield* orUnavailable(users.findById(intent.userId))
+          const linked = yield* orUnavailable(intents.findIdentity({ organizationId: connection.organizationId, connectionId: connection.id, subject: profile.subject }))
+          const same = Option.isSome(linked)
+            ? linked.value.userId === intent.userId
+            : Option.isSome(admin) && admin.value.email.toLowerCase() === profile.email
+          if (!same) {
+            failed = failure("identity_mismatch", `The test was completed as ${profile.email ?? profile.subject}, not by the administrator who started it: sign in at the provider as yourself.`)
+          }
+        }
+        const test = yield* recordTest(connection, intent, { received, profile, failure: failed })
+        return { _tag: "test" as const, test, failure: failed }
+      }
+
+      if (checked._tag === "Left") {
+        yield* failedSignIn(connection, profile, checked.left)
+        return { _tag: "sign_in" as const, intent, failure: checked.left, code: null }
+      }
+      const person = yield* Effect.either(jit.personFor(connection, received!, profile!, checked.right))
+      if (person._tag === "Left") {
+        if (person.left instanceof SsoFailureError) {
+          yield* failedSignIn(connection, profile, person.left)
+          return { _tag: "sign_in" as const, intent, failure: person.left, code: null }
+        }
+        return yield* person.left
+      }
+      return { _tag: "sign_in" as const, intent, failure: null, code: yield* issueCode(intent, person.right) }
+    })
+
+  /** `GET /v1/sso/oidc/callback`: the JSON answer, or the browser sent to the sign-in's `returnTo`. */
+  const oidcCallback = (query: SsoCallbackQuery, base: string) =>
+    Effect.gen(function*() {
+      const { state, ...rest } = query
+      const params: Record<string, string> = { state }
+      for (const [name, value] of Object.entries(rest)) if (typeof value === "string") params[name] = value
+      return yield* answer(complete(state, params, base))
+    })
+
+  /**
+   * A SAML Response the IdP sent unsolicited (no InResponseTo) to the connection's ACS: taken only by an active
+   * connection with `allowIdpInitiated` (the engine checks the RelayState against the allow-list). The Response is
+   * validated before anything is stored; then a sign-in intent, spent at once, carries its one-time code, with the
+   * RelayState as `returnTo` when it is one (a loopback URL or a path on this server).
+   */
+  const completeIdpInitiated = (connection: SsoConnectionRow, params: Readonly<Record<string, string>>, base: string) =>
+    Effect.gen(function*() {
+      if (connection.saml?.allowIdpInitiated !== true) {
+        return yield* failure("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane.")
+      }
+      const relayState = params.RelayState ?? ""
+      if (relayState !== "" && !isSsoReturnTo(relayState)) {
+        return yield* failure("relay_state_not_allowed", "An IdP-initiated RelayState must be a loopback URL or a path on this server (where the browser goes next).")
+      }
+      if (connection.state !== "active") return yield* failure("email_domain_not_verified", "The connection is not active: IdP-initiated sign-in needs an active connection.")
+      const engine = yield* engineOf(connection)
+      const received = yield* engine.complete(connection, { state: "", nonce: "", codeVerifier: "", loginHint: null, samlRequestId: null, idpInitiated: true }, params, base)
+      const validated = yield* once(connection, Either.right(received))
+      if (Either.isLeft(validated)) return yield* validated.left
+      const { row } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: null, returnTo: relayState === "" ? null : returnToUrl(relayState, base) })
+      yield* orUnavailable(intents.insert({ ...row, consumedAt: row.createdAt }))
+      return yield* conclude(connection, row, validated)
+    })
+
+  /** A completion as the browser gets it: the JSON answer, or a redirect to the sign-in's `returnTo`. */
+  const answer = <E, R>(completion: Effect.Effect<Effect.Effect.Success<ReturnType<typeof conclude>>, E, R>) =>
+    Effect.gen(function*() {
+      const done = yield* Effect.mapError(completion, (error) => error instanceof SsoFailureError ? refused(error) : error as Exclude<E, SsoFailureError>)
+      if (done._tag === "test") {
+        return {
+          purpose: "test" as const,
+          ok: done.failure === null,
+          test: done.test,
+          code: null,
+          failure: done.failure === null ? null : { code: done.failure.code, message: done.failure.message }
+        }
+      }
+      if (done.intent.returnTo !== null) {
+        const target = new URL(done.intent.returnTo)
+        if (done.code !== null) target.searchParams.set("code", done.code)
+        else {
+          target.searchParams.set("error", done.failure!.code)
+          target.searchParams.set("error_description", done.failure!.message)
+        }
+        return HttpServerResponse.redirect(target.href, { status: 302, headers: { "cache-control": "no-store" } })
+      }
+      if (done.failure !== null) return yield* refused(done.failure)
+      return { purpose: "sign_in" as const, ok: true, test: null, code: done.code, failure: null }
+    })
+
+  /** A one-time code → a session acting in the connection's organization, recording what authenticated it. */
+  const exchange = (code: string) =>
+    Effect.gen(function*() {
+      const at = yield* now
+      const intent = yield* orUnavailable(intents.exchange(crypto.hashToken(code.trim()), at))
+      if (intent === undefined || intent.exchangeUserId === null) {
+        return yield* new SsoSignInFailed({ code: "replayed" satisfies SsoFailureCode, message: "This code was used, expired (2 minutes) or never issued: sign in again." })
+      }
+      const user = yield* orUnavailable(users.findById(intent.exchangeUserId))
+      if (Option.isNone(user)) return yield* new SsoSignInFailed({ code: "replayed", message: "The person of this code no longer exists: sign in again." })
+      const session = yield* orUnavailable(accounts.startSession(user.value, intent.organizationId, {
+        connectionId: intent.connectionId,
+        organizationId: intent.organizationId
+      }))
+      return { user: toUser(user.value), session }
+    })
+
+  return { startTest, discover, start, complete, completeIdpInitiated, answer, oidcCallback, exchange } as const
+})
+
+export class SignIn extends Context.Tag("@orgplane/server/sso/SignIn")<SignIn, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(SignIn, make).pipe(
+    Layer.provide([
+      SsoRepository.layer,
+      IntentsRepository.layer,
+      UsersRepository.layer,
+      Accounts.layer,
+      RateLimiter.layer,
+      Sso.layer,
+      SsoEnforcement.layer,
+      Jit.layer
+    ])
+  )
+}

@@ -17,7 +17,7 @@ import {
   SsoMapping,
   SsoProfile
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { catchUniqueViolation } from "../platform/Sql.js"
 import { DateColumn, execute, findAll, findOne } from "../platform/Statements.js"
 
@@ -141,35 +141,34 @@ export const domainServed = () =>
  */
 export const MAX_PER_ORGANIZATION = 50
 
-export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/server/sso/SsoRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    // Domains
+  // Domains
 
-    const listDomains = findAll({
-      Request: Scoped,
-      Result: SsoDomainRow,
-      execute: ({ organizationId }) =>
-        sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} ORDER BY created_at, domain`
-    })
+  const listDomains = findAll({
+    Request: Scoped,
+    Result: SsoDomainRow,
+    execute: ({ organizationId }) =>
+      sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} ORDER BY created_at, domain`
+  })
 
-    const findDomain = findOne({
-      Request: ScopedDomain,
-      Result: SsoDomainRow,
-      execute: ({ domain, organizationId }) => sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain}`
-    })
+  const findDomain = findOne({
+    Request: ScopedDomain,
+    Result: SsoDomainRow,
+    execute: ({ domain, organizationId }) => sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain}`
+  })
 
-    const lockDomain = findOne({
-      Request: ScopedDomain,
-      Result: SsoDomainRow,
-      execute: ({ domain, organizationId }) =>
-        sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} FOR UPDATE`
-    })
+  const lockDomain = findOne({
+    Request: ScopedDomain,
+    Result: SsoDomainRow,
+    execute: ({ domain, organizationId }) =>
+      sql`SELECT * FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} FOR UPDATE`
+  })
 
-    /** Adds the domains the organization does not have yet (unverified). */
-    const addDomains = (organizationId: OrganizationId, domains: ReadonlyArray<string>, at: Date) =>
-      domains.length === 0 ? Effect.void : sql`INSERT INTO sso_domains ${
+  /** Adds the domains the organization does not have yet (unverified). */
+  const addDomains = (organizationId: OrganizationId, domains: ReadonlyArray<string>, at: Date) =>
+    domains.length === 0 ? Effect.void : sql`INSERT INTO sso_domains ${
         sql.insert(domains.map((domain) => ({
           organizationId,
           domain,
@@ -181,84 +180,84 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
         })))
       } ON CONFLICT (organization_id, domain) DO NOTHING`.pipe(Effect.asVoid)
 
-    const countDomains = (organizationId: OrganizationId) =>
-      sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_domains WHERE organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => rows[0]?.count ?? 0)
-      )
+  const countDomains = (organizationId: OrganizationId) =>
+    sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_domains WHERE organization_id = ${organizationId}`.pipe(
+      Effect.map((rows) => rows[0]?.count ?? 0)
+    )
 
-    const setVerificationRequest = execute({
-      Request: Schema.Struct({ ...ScopedDomain.fields, token: Schema.String, expiresAt: DateColumn, at: DateColumn }),
-      execute: ({ at, domain, expiresAt, organizationId, token }) =>
-        sql`UPDATE sso_domains SET verification_token = ${token}, verification_expires_at = ${expiresAt}, updated_at = ${at}
+  const setVerificationRequest = execute({
+    Request: Schema.Struct({ ...ScopedDomain.fields, token: Schema.String, expiresAt: DateColumn, at: DateColumn }),
+    execute: ({ at, domain, expiresAt, organizationId, token }) =>
+      sql`UPDATE sso_domains SET verification_token = ${token}, verification_expires_at = ${expiresAt}, updated_at = ${at}
             WHERE organization_id = ${organizationId} AND domain = ${domain}`
-    })
+  })
 
-    const markVerifiedRow = execute({
-      Request: Schema.Struct({ ...ScopedDomain.fields, at: DateColumn }),
-      execute: ({ at, domain, organizationId }) =>
-        sql`UPDATE sso_domains SET verified_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND domain = ${domain}`
-    })
-    const markVerified = (request: typeof ScopedDomain.Type & { readonly at: Date }) =>
-      markVerifiedRow(request).pipe(catchUniqueViolation(() => domainTaken(request.domain)))
+  const markVerifiedRow = execute({
+    Request: Schema.Struct({ ...ScopedDomain.fields, at: DateColumn }),
+    execute: ({ at, domain, organizationId }) =>
+      sql`UPDATE sso_domains SET verified_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND domain = ${domain}`
+  })
+  const markVerified = (request: typeof ScopedDomain.Type & { readonly at: Date }) =>
+    markVerifiedRow(request).pipe(catchUniqueViolation(() => domainTaken(request.domain)))
 
-    const removeDomain = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
-      sql`DELETE FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} RETURNING domain`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  const removeDomain = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
+    sql`DELETE FROM sso_domains WHERE organization_id = ${organizationId} AND domain = ${domain} RETURNING domain`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    /** Whether an active connection of the organization serves the domain. */
-    const domainInUse = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
-      sql`SELECT 1 FROM sso_connection_domains WHERE organization_id = ${organizationId} AND domain = ${domain} AND active`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  /** Whether an active connection of the organization serves the domain. */
+  const domainInUse = ({ domain, organizationId }: typeof ScopedDomain.Type) =>
+    sql`SELECT 1 FROM sso_connection_domains WHERE organization_id = ${organizationId} AND domain = ${domain} AND active`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    // Connections
+  // Connections
 
-    const listConnections = findAll({
-      Request: Scoped,
-      Result: SsoConnectionRow,
-      execute: ({ organizationId }) =>
-        sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} ORDER BY id`
-    })
+  const listConnections = findAll({
+    Request: Scoped,
+    Result: SsoConnectionRow,
+    execute: ({ organizationId }) =>
+      sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} ORDER BY id`
+  })
 
-    /**
-     * A connection of the organization, none once the organization is deleted: sign-in reads connections here (an
-     * OIDC callback, a test), and a deleted organization's sign-in stops at once.
-     */
-    const findConnection = findOne({
-      Request: ScopedConnection,
-      Result: SsoConnectionRow,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT c.* FROM sso_connections c JOIN organizations o ON o.id = c.organization_id AND o.deleted_at IS NULL
+  /**
+   * A connection of the organization, none once the organization is deleted: sign-in reads connections here (an
+   * OIDC callback, a test), and a deleted organization's sign-in stops at once.
+   */
+  const findConnection = findOne({
+    Request: ScopedConnection,
+    Result: SsoConnectionRow,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT c.* FROM sso_connections c JOIN organizations o ON o.id = c.organization_id AND o.deleted_at IS NULL
             WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
-    })
+  })
 
-    /**
-     * A connection by its id alone, in whatever organization: the public SAML routes (ACS, SP metadata) name only
-     * that. None once its organization is deleted.
-     */
-    const findConnectionById = findOne({
-      Request: SsoConnectionId,
-      Result: SsoConnectionRow,
-      execute: (id) =>
-        sql`SELECT c.* FROM sso_connections c JOIN organizations o ON o.id = c.organization_id AND o.deleted_at IS NULL
+  /**
+   * A connection by its id alone, in whatever organization: the public SAML routes (ACS, SP metadata) name only
+   * that. None once its organization is deleted.
+   */
+  const findConnectionById = findOne({
+    Request: SsoConnectionId,
+    Result: SsoConnectionRow,
+    execute: (id) =>
+      sql`SELECT c.* FROM sso_connections c JOIN organizations o ON o.id = c.organization_id AND o.deleted_at IS NULL
             WHERE c.id = ${id}`
-    })
+  })
 
-    const lockConnection = findOne({
-      Request: ScopedConnection,
-      Result: SsoConnectionRow,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
-    })
+  const lockConnection = findOne({
+    Request: ScopedConnection,
+    Result: SsoConnectionRow,
+    execute: ({ id, organizationId }) =>
+      sql`SELECT * FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+  })
 
-    const countConnections = (organizationId: OrganizationId) =>
-      sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_connections WHERE organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => rows[0]?.count ?? 0)
-      )
+  const countConnections = (organizationId: OrganizationId) =>
+    sql<{ count: number }>`SELECT count(*)::int AS count FROM sso_connections WHERE organization_id = ${organizationId}`.pipe(
+      Effect.map((rows) => rows[0]?.count ?? 0)
+    )
 
-    const insertConnection = (row: SsoConnectionRow) =>
-      sql`INSERT INTO sso_connections ${
+  const insertConnection = (row: SsoConnectionRow) =>
+    sql`INSERT INTO sso_connections ${
         sql.insert({
           ...row,
           jit: json(row.jit),
@@ -269,123 +268,126 @@ export class SsoRepository extends Effect.Service<SsoRepository>()("@orgplane/se
         })
       }`.pipe(Effect.asVoid)
 
-    /** Writes every column of the row but its ids and creation time. */
-    const updateConnection = (row: SsoConnectionRow) =>
-      sql`UPDATE sso_connections SET
+  /** Writes every column of the row but its ids and creation time. */
+  const updateConnection = (row: SsoConnectionRow) =>
+    sql`UPDATE sso_connections SET
             name = ${row.name}, state = ${row.state}, jit = ${json(row.jit)}, mapping = ${json(row.mapping)},
             oidc = ${json(row.oidc)}, oidc_client_secret_ciphertext = ${row.oidcClientSecretCiphertext}, saml = ${json(row.saml)},
             config_revision = ${row.configRevision}, last_test = ${json(row.lastTest)}, updated_at = ${row.updatedAt}
           WHERE organization_id = ${row.organizationId} AND id = ${row.id}`.pipe(Effect.asVoid)
 
-    /** Records a test on its connection, if it is still the latest one (a newer test replaced it otherwise). */
-    const recordTest = (organizationId: OrganizationId, id: SsoConnectionId, test: StoredTest) =>
-      sql`UPDATE sso_connections SET last_test = ${json(test)}
+  /** Records a test on its connection, if it is still the latest one (a newer test replaced it otherwise). */
+  const recordTest = (organizationId: OrganizationId, id: SsoConnectionId, test: StoredTest) =>
+    sql`UPDATE sso_connections SET last_test = ${json(test)}
           WHERE organization_id = ${organizationId} AND id = ${id} AND last_test->>'id' = ${test.id}`.pipe(Effect.asVoid)
 
-    const removeConnection = ({ id, organizationId }: typeof ScopedConnection.Type) =>
-      sql`DELETE FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0)
-      )
+  const removeConnection = ({ id, organizationId }: typeof ScopedConnection.Type) =>
+    sql`DELETE FROM sso_connections WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
 
-    /** The domains each connection serves, with their verification. */
-    const connectionDomains = (organizationId: OrganizationId, ids: ReadonlyArray<SsoConnectionId>) =>
-      ids.length === 0 ? Effect.succeed([] as ReadonlyArray<ConnectionDomainRow>) : findAll({
-        Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(SsoConnectionId) }),
-        Result: ConnectionDomainRow,
-        execute: (request) =>
-          sql`SELECT cd.connection_id, cd.domain, (d.verified_at IS NOT NULL) AS verified
+  /** The domains each connection serves, with their verification. */
+  const connectionDomains = (organizationId: OrganizationId, ids: ReadonlyArray<SsoConnectionId>) =>
+    ids.length === 0 ? Effect.succeed([] as ReadonlyArray<ConnectionDomainRow>) : findAll({
+      Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(SsoConnectionId) }),
+      Result: ConnectionDomainRow,
+      execute: (request) =>
+        sql`SELECT cd.connection_id, cd.domain, (d.verified_at IS NOT NULL) AS verified
               FROM sso_connection_domains cd
               JOIN sso_domains d ON d.organization_id = cd.organization_id AND d.domain = cd.domain
               WHERE cd.organization_id = ${request.organizationId} AND cd.connection_id IN ${sql.in(request.ids)}
               ORDER BY cd.domain`
-      })({ organizationId, ids })
+    })({ organizationId, ids })
 
-    /** Makes the connection serve exactly these domains (inactive links; activation sets them). */
-    const setConnectionDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>) =>
-      Effect.gen(function*() {
-        yield* sql`DELETE FROM sso_connection_domains WHERE organization_id = ${organizationId} AND connection_id = ${id}`
-        if (domains.length > 0) {
-          yield* sql`INSERT INTO sso_connection_domains ${
+  /** Makes the connection serve exactly these domains (inactive links; activation sets them). */
+  const setConnectionDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      yield* sql`DELETE FROM sso_connection_domains WHERE organization_id = ${organizationId} AND connection_id = ${id}`
+      if (domains.length > 0) {
+        yield* sql`INSERT INTO sso_connection_domains ${
             sql.insert(domains.map((domain) => ({ organizationId, connectionId: id, domain, active: false })))
           }`
-        }
-      })
+      }
+    })
 
-    /** Marks the connection's domains active: at most one active connection per domain, or `sso_domain_served`. */
-    const activateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
-      sql`UPDATE sso_connection_domains SET active = true WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
-        Effect.asVoid,
-        catchUniqueViolation(domainServed)
-      )
+  /** Marks the connection's domains active: at most one active connection per domain, or `sso_domain_served`. */
+  const activateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
+    sql`UPDATE sso_connection_domains SET active = true WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
+      Effect.asVoid,
+      catchUniqueViolation(domainServed)
+    )
 
-    const deactivateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
-      sql`UPDATE sso_connection_domains SET active = false WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
-        Effect.asVoid
-      )
+  const deactivateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>
+    sql`UPDATE sso_connection_domains SET active = false WHERE organization_id = ${organizationId} AND connection_id = ${id}`.pipe(
+      Effect.asVoid
+    )
 
-    /** The active connection serving an email's domain, whatever its organization, unless it is deleted (home-realm discovery). */
-    const activeForDomain = findOne({
-      Request: Schema.String,
-      Result: SsoConnectionRow,
-      execute: (domain) =>
-        sql`SELECT c.* FROM sso_connection_domains cd
+  /** The active connection serving an email's domain, whatever its organization, unless it is deleted (home-realm discovery). */
+  const activeForDomain = findOne({
+    Request: Schema.String,
+    Result: SsoConnectionRow,
+    execute: (domain) =>
+      sql`SELECT c.* FROM sso_connection_domains cd
             JOIN sso_connections c ON c.organization_id = cd.organization_id AND c.id = cd.connection_id
             JOIN organizations o ON o.id = cd.organization_id AND o.deleted_at IS NULL
             WHERE cd.domain = ${domain} AND cd.active`
-    })
+  })
 
-    /**
-     * SAML connections by metadata URL whose latest fetch is at or before `before` (or that record none), the longest
-     * unrefreshed first, at most `limit`: the scheduled refresh's work (sso/SamlRefresh.ts), in every organization.
-     * `at` is an ISO-8601 UTC text, so its byte order is time order (the index of migration 0024).
-     */
-    const dueForMetadataRefresh = findAll({
-      Request: Schema.Struct({ before: Schema.String, limit: Schema.Number }),
-      Result: Schema.Struct({ organizationId: OrganizationId, id: SsoConnectionId }),
-      execute: ({ before, limit }) =>
-        sql`/* instance-wide: SAML metadata URLs due for a refresh (sso/SamlRefresh.ts) */
+  /**
+   * SAML connections by metadata URL whose latest fetch is at or before `before` (or that record none), the longest
+   * unrefreshed first, at most `limit`: the scheduled refresh's work (sso/SamlRefresh.ts), in every organization.
+   * `at` is an ISO-8601 UTC text, so its byte order is time order (the index of migration 0024).
+   */
+  const dueForMetadataRefresh = findAll({
+    Request: Schema.Struct({ before: Schema.String, limit: Schema.Number }),
+    Result: Schema.Struct({ organizationId: OrganizationId, id: SsoConnectionId }),
+    execute: ({ before, limit }) =>
+      sql`/* instance-wide: SAML metadata URLs due for a refresh (sso/SamlRefresh.ts) */
             SELECT organization_id, id FROM sso_connections c
             WHERE saml->>'source' = 'metadataUrl'
               AND NOT EXISTS (SELECT 1 FROM organizations o WHERE o.id = c.organization_id AND o.deleted_at IS NOT NULL)
               AND ((saml->'metadataRefresh'->>'at') COLLATE "C" IS NULL OR (saml->'metadataRefresh'->>'at') COLLATE "C" <= ${before})
             ORDER BY (saml->'metadataRefresh'->>'at') COLLATE "C" NULLS FIRST, id
             LIMIT ${limit}`
-    })
-
-    /** Which of these teams the organization has. */
-    const existingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed(new Set<string>())
-        : sql<{ id: string }>`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`.pipe(
-          Effect.map((rows) => new Set(rows.map((row) => row.id)))
-        )
-
-    return {
-      existingTeams,
-      listDomains,
-      findDomain,
-      lockDomain,
-      addDomains,
-      countDomains,
-      setVerificationRequest,
-      markVerified,
-      removeDomain,
-      domainInUse,
-      listConnections,
-      findConnection,
-      findConnectionById,
-      lockConnection,
-      countConnections,
-      insertConnection,
-      updateConnection,
-      recordTest,
-      removeConnection,
-      connectionDomains,
-      setConnectionDomains,
-      activateDomains,
-      deactivateDomains,
-      activeForDomain,
-      dueForMetadataRefresh
-    } as const
   })
-}) {}
+
+  /** Which of these teams the organization has. */
+  const existingTeams = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
+    ids.length === 0
+      ? Effect.succeed(new Set<string>())
+      : sql<{ id: string }>`SELECT id FROM teams WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`.pipe(
+        Effect.map((rows) => new Set(rows.map((row) => row.id)))
+      )
+
+  return {
+    existingTeams,
+    listDomains,
+    findDomain,
+    lockDomain,
+    addDomains,
+    countDomains,
+    setVerificationRequest,
+    markVerified,
+    removeDomain,
+    domainInUse,
+    listConnections,
+    findConnection,
+    findConnectionById,
+    lockConnection,
+    countConnections,
+    insertConnection,
+    updateConnection,
+    recordTest,
+    removeConnection,
+    connectionDomains,
+    setConnectionDomains,
+    activateDomains,
+    deactivateDomains,
+    activeForDomain,
+    dueForMetadataRefresh
+  } as const
+})
+
+export class SsoRepository extends Context.Tag("@orgplane/server/sso/SsoRepository")<SsoRepository, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(SsoRepository, make)
+}

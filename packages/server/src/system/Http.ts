@@ -2,7 +2,7 @@
 import { group } from "../platform/HttpErrors.js"
 import { SqlClient } from "@effect/sql"
 import { Api, ServiceUnavailable } from "@orgplane/schema"
-import { Cause, Duration, Effect } from "effect"
+import { Cause, Context, Duration, Effect } from "effect"
 import { ServerConfig } from "../platform/Config.js"
 import { DatabaseStatus } from "../platform/DatabaseStatus.js"
 
@@ -15,7 +15,7 @@ const databaseDown = new ServiceUnavailable({ message: "The database does not an
  * The answer of /ready, from `check` (a statement on the database). Disconnected: on timeout, answer now and let
  * the stuck check's interruption (a cancel, which needs the hung database too) finish behind.
  */
-export const readiness = <E>(check: Effect.Effect<unknown, E>, status: DatabaseStatus) =>
+export const readiness = <E>(check: Effect.Effect<unknown, E>, status: Context.Tag.Service<DatabaseStatus>) =>
   check.pipe(
     Effect.disconnect,
     Effect.timeout(readyDeadline),

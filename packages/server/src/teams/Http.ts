@@ -19,4 +19,4 @@ export const TeamsHttp = group(Api, "teams", (handlers) =>
       .handle("delete", ({ path }) => Effect.flatMap(CurrentMember, (caller) => teams.remove(caller, path.teamId)))
   }))
 
-export const layer = TeamsHttp.pipe(Layer.provide(Teams.Default))
+export const layer = TeamsHttp.pipe(Layer.provide(Teams.layer))

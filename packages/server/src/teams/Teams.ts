@@ -1,6 +1,6 @@
 /** Teams: created and changed by owners and admins (or the system), read by every member. */
 import { Conflict, type MembershipId, NotFound, type OrganizationId, Team, type TeamId, type TeamListQuery } from "@orgplane/schema"
-import { Array, Effect, Option } from "effect"
+import { Array, Context, Effect, Layer, Option } from "effect"
 import { memberNotFound, Memberships } from "../identity/Memberships.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { makeId } from "../platform/Ids.js"
@@ -17,144 +17,145 @@ export const teamManagedByDirectory = () =>
     message: "The organization's directory (SCIM) manages this team: change it in the directory."
   })
 
-export class Teams extends Effect.Service<Teams>()("@orgplane/server/teams/Teams", {
-  effect: Effect.gen(function*() {
-    const teams = yield* TeamsRepository
-    const memberships = yield* Memberships
+const make = Effect.gen(function*() {
+  const teams = yield* TeamsRepository
+  const memberships = yield* Memberships
 
-    const read = (principal: Principal, id: TeamId) =>
-      Effect.flatMap(teams.find({ organizationId: principal.organization.id, id }), Option.match({
-        onNone: () => Effect.fail(teamNotFound()),
-        onSome: (team) => Effect.succeed({ team })
-      }))
+  const read = (principal: Principal, id: TeamId) =>
+    Effect.flatMap(teams.find({ organizationId: principal.organization.id, id }), Option.match({
+      onNone: () => Effect.fail(teamNotFound()),
+      onSome: (team) => Effect.succeed({ team })
+    }))
 
-    /** Fails with 404 `member_not_found` unless every id is an active member; locks them against removal. */
-    const requireActive = (principal: Principal, ids: ReadonlyArray<MembershipId>) =>
-      Effect.flatMap(memberships.missingActive(principal.organization.id, ids), (missing) =>
-        missing.length === 0 ? Effect.void : Effect.fail(memberNotFound(missing[0])))
+  /** Fails with 404 `member_not_found` unless every id is an active member; locks them against removal. */
+  const requireActive = (principal: Principal, ids: ReadonlyArray<MembershipId>) =>
+    Effect.flatMap(memberships.missingActive(principal.organization.id, ids), (missing) =>
+      missing.length === 0 ? Effect.void : Effect.fail(memberNotFound(missing[0])))
 
-    /** A change to one existing team, in a transaction holding the team's lock; answers the new team. */
-    const change = <E, R>(
-      principal: Principal,
-      id: TeamId,
-      apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>,
-      directoryManaged: "refuse" | "allow" = "refuse"
-    ) =>
-      Effect.zipRight(
-        authorize(principal, "teams.manage"),
-        transaction(
-          Effect.gen(function*() {
-            const team = { organizationId: principal.organization.id, id }
-            if (!(yield* teams.lock(team))) return yield* teamNotFound()
-            if (directoryManaged === "refuse" && (yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
-            const before = yield* read(principal, id)
-            const at = yield* now
-            yield* apply(team, at)
-            yield* teams.touch({ ...team, at })
-            const after = yield* read(principal, id)
-            yield* describeChange(Team, before.team, after.team)
-            return after
-          })
-        )
-      )
-
-    const create = (
-      principal: Principal,
-      input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly externalKey?: string | undefined }
-    ) =>
-      Effect.zipRight(
-        authorize(principal, "teams.manage"),
-        transaction(
-          Effect.gen(function*() {
-            const memberIds = Array.dedupe(input.memberIds ?? [])
-            yield* requireActive(principal, memberIds)
-            const id = yield* makeId("tem")
-            const at = yield* now
-            const organizationId = principal.organization.id
-            const externalKey = input.externalKey ?? null
-            if (externalKey !== null && (yield* teams.externalKeyInUse(organizationId, externalKey, null))) {
-              return yield* externalKeyTaken(externalKey)
-            }
-            yield* teams.insert({
-              id,
-              organizationId,
-              name: input.name,
-              createdByMembershipId: actingMembershipId(principal),
-              externalKey,
-              scimConnectionId: null,
-              createdAt: at,
-              updatedAt: at
-            })
-            yield* teams.addMembers({ organizationId, id, memberIds, at })
-            return yield* read(principal, id)
-          })
-        )
-      )
-
-    const list = (principal: Principal, query: TeamListQuery) =>
-      Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
-
-    const get = (principal: Principal, id: TeamId) =>
-      Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
-
-    const update = (
-      principal: Principal,
-      id: TeamId,
-      input: {
-        readonly name?: string | undefined
-        readonly memberIds?: ReadonlyArray<MembershipId> | undefined
-        readonly externalKey?: string | null | undefined
-      }
-    ) =>
-      change(principal, id, (team, at) =>
+  /** A change to one existing team, in a transaction holding the team's lock; answers the new team. */
+  const change = <E, R>(
+    principal: Principal,
+    id: TeamId,
+    apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>,
+    directoryManaged: "refuse" | "allow" = "refuse"
+  ) =>
+    Effect.zipRight(
+      authorize(principal, "teams.manage"),
+      transaction(
         Effect.gen(function*() {
-          // The external key stays editable on a directory-managed team: it is what links a team to a group.
-          if ((input.name !== undefined || input.memberIds !== undefined) && (yield* teams.managedBy(team)) !== null) {
-            return yield* teamManagedByDirectory()
-          }
-          if (input.externalKey !== undefined) {
-            if (input.externalKey !== null && (yield* teams.externalKeyInUse(team.organizationId, input.externalKey, team.id))) {
-              return yield* externalKeyTaken(input.externalKey)
-            }
-            yield* teams.setExternalKey(team, input.externalKey)
-          }
-          if (input.name !== undefined) yield* teams.rename(team, input.name, at)
-          if (input.memberIds !== undefined) {
-            const memberIds = Array.dedupe(input.memberIds)
-            yield* requireActive(principal, memberIds)
-            yield* teams.keepOnlyMembers({ ...team, memberIds })
-            yield* teams.addMembers({ ...team, memberIds, at })
-          }
-        }), "allow")
-
-    const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
-      change(principal, id, (team, at) => {
-        const unique = Array.dedupe(memberIds)
-        return Effect.zipRight(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
-      })
-
-    /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
-    const removeMember = (principal: Principal, id: TeamId, memberId: MembershipId) =>
-      Effect.asVoid(change(principal, id, (team) =>
-        Effect.gen(function*() {
-          if (Option.isNone(yield* memberships.find({ organizationId: team.organizationId, id: memberId }))) {
-            return yield* memberNotFound(memberId)
-          }
-          yield* teams.removeMembers({ ...team, memberIds: [memberId] })
-        })))
-
-    const remove = (principal: Principal, id: TeamId) =>
-      Effect.zipRight(
-        authorize(principal, "teams.manage"),
-        transaction(Effect.gen(function*() {
           const team = { organizationId: principal.organization.id, id }
           if (!(yield* teams.lock(team))) return yield* teamNotFound()
-          if ((yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
-          yield* teams.remove(team)
-        }))
+          if (directoryManaged === "refuse" && (yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
+          const before = yield* read(principal, id)
+          const at = yield* now
+          yield* apply(team, at)
+          yield* teams.touch({ ...team, at })
+          const after = yield* read(principal, id)
+          yield* describeChange(Team, before.team, after.team)
+          return after
+        })
       )
+    )
 
-    return { create, list, get, update, addMembers, removeMember, remove } as const
-  }),
-  dependencies: [TeamsRepository.Default, Memberships.Default]
-}) {}
+  const create = (
+    principal: Principal,
+    input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly externalKey?: string | undefined }
+  ) =>
+    Effect.zipRight(
+      authorize(principal, "teams.manage"),
+      transaction(
+        Effect.gen(function*() {
+          const memberIds = Array.dedupe(input.memberIds ?? [])
+          yield* requireActive(principal, memberIds)
+          const id = yield* makeId("tem")
+          const at = yield* now
+          const organizationId = principal.organization.id
+          const externalKey = input.externalKey ?? null
+          if (externalKey !== null && (yield* teams.externalKeyInUse(organizationId, externalKey, null))) {
+            return yield* externalKeyTaken(externalKey)
+          }
+          yield* teams.insert({
+            id,
+            organizationId,
+            name: input.name,
+            createdByMembershipId: actingMembershipId(principal),
+            externalKey,
+            scimConnectionId: null,
+            createdAt: at,
+            updatedAt: at
+          })
+          yield* teams.addMembers({ organizationId, id, memberIds, at })
+          return yield* read(principal, id)
+        })
+      )
+    )
+
+  const list = (principal: Principal, query: TeamListQuery) =>
+    Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
+
+  const get = (principal: Principal, id: TeamId) =>
+    Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
+
+  const update = (
+    principal: Principal,
+    id: TeamId,
+    input: {
+      readonly name?: string | undefined
+      readonly memberIds?: ReadonlyArray<MembershipId> | undefined
+      readonly externalKey?: string | null | undefined
+    }
+  ) =>
+    change(principal, id, (team, at) =>
+      Effect.gen(function*() {
+        // The external key stays editable on a directory-managed team: it is what links a team to a group.
+        if ((input.name !== undefined || input.memberIds !== undefined) && (yield* teams.managedBy(team)) !== null) {
+          return yield* teamManagedByDirectory()
+        }
+        if (input.externalKey !== undefined) {
+          if (input.externalKey !== null && (yield* teams.externalKeyInUse(team.organizationId, input.externalKey, team.id))) {
+            return yield* externalKeyTaken(input.externalKey)
+          }
+          yield* teams.setExternalKey(team, input.externalKey)
+        }
+        if (input.name !== undefined) yield* teams.rename(team, input.name, at)
+        if (input.memberIds !== undefined) {
+          const memberIds = Array.dedupe(input.memberIds)
+          yield* requireActive(principal, memberIds)
+          yield* teams.keepOnlyMembers({ ...team, memberIds })
+          yield* teams.addMembers({ ...team, memberIds, at })
+        }
+      }), "allow")
+
+  const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
+    change(principal, id, (team, at) => {
+      const unique = Array.dedupe(memberIds)
+      return Effect.zipRight(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
+    })
+
+  /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
+  const removeMember = (principal: Principal, id: TeamId, memberId: MembershipId) =>
+    Effect.asVoid(change(principal, id, (team) =>
+      Effect.gen(function*() {
+        if (Option.isNone(yield* memberships.find({ organizationId: team.organizationId, id: memberId }))) {
+          return yield* memberNotFound(memberId)
+        }
+        yield* teams.removeMembers({ ...team, memberIds: [memberId] })
+      })))
+
+  const remove = (principal: Principal, id: TeamId) =>
+    Effect.zipRight(
+      authorize(principal, "teams.manage"),
+      transaction(Effect.gen(function*() {
+        const team = { organizationId: principal.organization.id, id }
+        if (!(yield* teams.lock(team))) return yield* teamNotFound()
+        if ((yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
+        yield* teams.remove(team)
+      }))
+    )
+
+  return { create, list, get, update, addMembers, removeMember, remove } as const
+})
+
+export class Teams extends Context.Tag("@orgplane/server/teams/Teams")<Teams, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Teams, make).pipe(Layer.provide([TeamsRepository.layer, Memberships.layer]))
+}

@@ -15,7 +15,7 @@ export const TelemetryHttp = group(Api, "telemetry", (handlers) =>
 
 /** The handlers and the daily retention job, sharing this process's set of known partitions. */
 export const layer = TelemetryHttp.pipe(
-  Layer.provide(Layer.merge(Telemetry.DefaultWithoutDependencies, Retention.layer)),
-  Layer.provide(TelemetryRepository.Default),
-  Layer.provide(Partitions.Default)
+  Layer.provide(Layer.merge(Telemetry.layerWithoutDependencies, Retention.layer)),
+  Layer.provide(TelemetryRepository.layer),
+  Layer.provide(Partitions.layer)
 )

@@ -3,7 +3,7 @@
  * for the retention window and the next month, by the daily retention job, and on ingest for a month this process
  * has not seen yet (remembered in memory, so the hot path runs no DDL).
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as MonthlyPartitions from "../platform/MonthlyPartitions.js"
 
 export { type Month, monthOf, startOf } from "../platform/MonthlyPartitions.js"
@@ -12,7 +12,9 @@ const telemetry = MonthlyPartitions.make("telemetry_events")
 
 export const { partitionName, monthOfPartition, create, list, createRange, dropBefore } = telemetry
 
+const makePartitions = telemetry.known
+
 /** The partitions this process knows exist, so ingest creates a month's partition at most once per process. */
-export class Partitions extends Effect.Service<Partitions>()("@orgplane/server/telemetry/Partitions", {
-  effect: telemetry.known
-}) {}
+export class Partitions extends Context.Tag("@orgplane/server/telemetry/Partitions")<Partitions, Effect.Effect.Success<typeof makePartitions>>() {
+  static readonly layer = Layer.effect(Partitions, makePartitions)
+}

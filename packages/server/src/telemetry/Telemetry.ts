@@ -12,7 +12,7 @@ import {
   type TelemetrySource,
   TelemetrySources
 } from "@orgplane/schema"
-import { Data, Effect } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { ServerConfig } from "../platform/Config.js"
 import { makeId } from "../platform/Ids.js"
@@ -50,94 +50,102 @@ class MissingPartition extends Data.TaggedError("MissingPartition") {}
 /** Postgres found no partition for a row (check_violation, "no partition of relation ... found for row"). */
 const isMissingPartition = (error: unknown) => isSqlError(error) && pgCode(error) === "23514"
 
-export class Telemetry extends Effect.Service<Telemetry>()("@orgplane/server/telemetry/Telemetry", {
-  effect: Effect.gen(function*() {
-    const repository = yield* TelemetryRepository
-    const partitions = yield* Partitions
-    const { telemetryRetentionMonths } = yield* ServerConfig
+const makeTelemetry = Effect.gen(function*() {
+  const repository = yield* TelemetryRepository
+  const partitions = yield* Partitions
+  const { telemetryRetentionMonths } = yield* ServerConfig
 
-    // At start-up: the retention window and the next month, so ingest rarely needs DDL.
-    const startedAt = yield* now
-    yield* partitions.refresh
-    yield* partitions.ensureRange(firstKeptMonth(startedAt, telemetryRetentionMonths), monthOf(startedAt) + 1)
+  // At start-up: the retention window and the next month, so ingest rarely needs DDL.
+  const startedAt = yield* now
+  yield* partitions.refresh
+  yield* partitions.ensureRange(firstKeptMonth(startedAt, telemetryRetentionMonths), monthOf(startedAt) + 1)
 
-    const ingest = (caller: MemberContext, request: IngestTelemetryRequest) =>
-      Effect.gen(function*() {
-        yield* authorize(caller, "telemetry.ingest")
-        const receivedAt = yield* now
-        const oldest = startOf(firstKeptMonth(receivedAt, telemetryRetentionMonths)).getTime()
-        const newest = receivedAt.getTime() + futureToleranceMs
-        const events = request.events.filter((event) => {
-          const at = event.timestamp.getTime()
-          return kept.has(event.type) && at >= oldest && at <= newest
+  const ingest = (caller: MemberContext, request: IngestTelemetryRequest) =>
+    Effect.gen(function*() {
+      yield* authorize(caller, "telemetry.ingest")
+      const receivedAt = yield* now
+      const oldest = startOf(firstKeptMonth(receivedAt, telemetryRetentionMonths)).getTime()
+      const newest = receivedAt.getTime() + futureToleranceMs
+      const events = request.events.filter((event) => {
+        const at = event.timestamp.getTime()
+        return kept.has(event.type) && at >= oldest && at <= newest
+      })
+      if (events.length === 0) return
+
+      const rows: Array<EventRow> = []
+      for (const event of events) {
+        rows.push({
+          id: yield* makeId("tev"),
+          event_type: event.type,
+          occurred_at: event.timestamp.toISOString(),
+          source: sourceOf(event.source),
+          session_id: event.sessionId === undefined || event.sessionId === "" ? null : event.sessionId,
+          duration_ms: event.durationMs ?? null,
+          success: event.success ?? null
         })
-        if (events.length === 0) return
+      }
+      const dimensions = yield* dimensionRows(events)
+      const months: ReadonlyArray<Month> = [...new Set(events.map((event) => monthOf(event.timestamp)))]
+      const batch = {
+        organizationId: caller.organization.id,
+        membershipId: caller.membership.id,
+        userId: caller.membership.userId,
+        receivedAt
+      }
+      const write = Effect.zipRight(
+        repository.insertEvents(batch, rows),
+        dimensions.length === 0 ? Effect.void : repository.upsertDimensions(batch.organizationId, dimensions, receivedAt)
+      ).pipe(Effect.catchIf(isMissingPartition, () => Effect.fail(new MissingPartition())))
 
-        const rows: Array<EventRow> = []
-        for (const event of events) {
-          rows.push({
-            id: yield* makeId("tev"),
-            event_type: event.type,
-            occurred_at: event.timestamp.toISOString(),
-            source: sourceOf(event.source),
-            session_id: event.sessionId === undefined || event.sessionId === "" ? null : event.sessionId,
-            duration_ms: event.durationMs ?? null,
-            success: event.success ?? null
-          })
-        }
-        const dimensions = yield* dimensionRows(events)
-        const months: ReadonlyArray<Month> = [...new Set(events.map((event) => monthOf(event.timestamp)))]
-        const batch = {
-          organizationId: caller.organization.id,
-          membershipId: caller.membership.id,
-          userId: caller.membership.userId,
-          receivedAt
-        }
-        const write = Effect.zipRight(
-          repository.insertEvents(batch, rows),
-          dimensions.length === 0 ? Effect.void : repository.upsertDimensions(batch.organizationId, dimensions, receivedAt)
-        ).pipe(Effect.catchIf(isMissingPartition, () => Effect.fail(new MissingPartition())))
+      yield* orUnavailable(partitions.ensure(months))
+      yield* transaction(write).pipe(
+        Effect.catchTag("MissingPartition", () =>
+          Effect.zipRight(
+            Effect.zipRight(partitions.forget(months), orUnavailable(partitions.ensure(months))),
+            transaction(write).pipe(Effect.catchTag("MissingPartition", () => Effect.dieMessage("A telemetry partition is still missing after it was created")))
+          ))
+      )
+    })
 
-        yield* orUnavailable(partitions.ensure(months))
-        yield* transaction(write).pipe(
-          Effect.catchTag("MissingPartition", () =>
-            Effect.zipRight(
-              Effect.zipRight(partitions.forget(months), orUnavailable(partitions.ensure(months))),
-              transaction(write).pipe(Effect.catchTag("MissingPartition", () => Effect.dieMessage("A telemetry partition is still missing after it was created")))
-            ))
-        )
-      })
-
-    /** One row per (source, session, type) of the batch: the last label and metadata, the last value sent. */
-    const dimensionRows = (events: ReadonlyArray<TelemetryEvent>) =>
-      Effect.gen(function*() {
-        const merged = new Map<string, { source: TelemetrySource | "unknown"; sessionId: string; dimension: TelemetryDimension; value?: string }>()
-        for (const event of events) {
-          if (event.sessionId === undefined || event.sessionId === "" || event.dimensions === undefined) continue
-          const source = sourceOf(event.source) ?? "unknown"
-          for (const dimension of event.dimensions) {
-            const key = JSON.stringify([source, event.sessionId, dimension.type])
-            const value = dimension.value ?? merged.get(key)?.value
-            merged.set(key, { source, sessionId: event.sessionId, dimension, ...(value === undefined ? {} : { value }) })
-          }
+  /** One row per (source, session, type) of the batch: the last label and metadata, the last value sent. */
+  const dimensionRows = (events: ReadonlyArray<TelemetryEvent>) =>
+    Effect.gen(function*() {
+      const merged = new Map<string, { source: TelemetrySource | "unknown"; sessionId: string; dimension: TelemetryDimension; value?: string }>()
+      for (const event of events) {
+        if (event.sessionId === undefined || event.sessionId === "" || event.dimensions === undefined) continue
+        const source = sourceOf(event.source) ?? "unknown"
+        for (const dimension of event.dimensions) {
+          const key = JSON.stringify([source, event.sessionId, dimension.type])
+          const value = dimension.value ?? merged.get(key)?.value
+          merged.set(key, { source, sessionId: event.sessionId, dimension, ...(value === undefined ? {} : { value }) })
         }
-        const rows: Array<DimensionRow> = []
-        for (const { dimension, sessionId, source, value } of merged.values()) {
-          rows.push({
-            id: yield* makeId("tsd"),
-            source,
-            session_id: sessionId,
-            dimension_type: dimension.type,
-            derived: deriveValue(dimension.type, dimension.label),
-            label: dimension.label,
-            ...(value === undefined ? {} : { value }),
-            ...(dimension.metadata === undefined ? {} : { metadata: dimension.metadata })
-          })
-        }
-        return rows
-      })
+      }
+      const rows: Array<DimensionRow> = []
+      for (const { dimension, sessionId, source, value } of merged.values()) {
+        rows.push({
+          id: yield* makeId("tsd"),
+          source,
+          session_id: sessionId,
+          dimension_type: dimension.type,
+          derived: deriveValue(dimension.type, dimension.label),
+          label: dimension.label,
+          ...(value === undefined ? {} : { value }),
+          ...(dimension.metadata === undefined ? {} : { metadata: dimension.metadata })
+        })
+      }
+      return rows
+    })
 
-    return { ingest } as const
-  }),
-  dependencies: [TelemetryRepository.Default, Partitions.Default]
-}) {}
+  return { ingest } as const
+})
+
+export class Telemetry extends Context.Tag("@orgplane/server/telemetry/Telemetry")<Telemetry, Effect.Effect.Success<typeof makeTelemetry>>() {
+  /** Without its repository and partitions, for a layer that shares them with the retention job (Http.ts). */
+  static readonly layerWithoutDependencies = Layer.effect(Telemetry, makeTelemetry)
+  static readonly layer = Telemetry.layerWithoutDependencies.pipe(
+    Layer.provide([
+      TelemetryRepository.layer,
+      Partitions.layer
+    ])
+  )
+}

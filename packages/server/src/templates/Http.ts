@@ -27,4 +27,4 @@ export const TemplatesHttp = group(Api, "templates", (handlers) =>
         Effect.flatMap(CurrentMember, (caller) => templates.revoke(caller, path.templateId, path.grantId)))
   }))
 
-export const layer = TemplatesHttp.pipe(Layer.provide(Templates.Default))
+export const layer = TemplatesHttp.pipe(Layer.provide(Templates.layer))

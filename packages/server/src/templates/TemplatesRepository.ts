@@ -10,7 +10,7 @@ import {
   TemplateVersionId,
   type TemplateVersionListQuery
 } from "@orgplane/schema"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute } from "../platform/Statements.js"
 
@@ -99,97 +99,96 @@ const toTemplate = (row: Row): Template =>
 /** A JSON column read as text (`document::text`) and parsed here: the client's name transform would camel-case its members. */
 const parseDocument = (text: unknown): unknown => JSON.parse(text as string)
 
-export class TemplatesRepository extends Effect.Service<TemplatesRepository>()("@orgplane/server/templates/TemplatesRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeTemplatesRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const versionColumns = (alias: string, prefix?: string) => {
-      const as = (column: string) => sql.literal(prefix === undefined ? column : `${prefix}_${column}`)
-      const a = sql.literal(alias)
-      return sql`${a}.id AS ${as("id")}, ${a}.template_id AS ${as("template_id")}, ${a}.number AS ${as("number")},
+  const versionColumns = (alias: string, prefix?: string) => {
+    const as = (column: string) => sql.literal(prefix === undefined ? column : `${prefix}_${column}`)
+    const a = sql.literal(alias)
+    return sql`${a}.id AS ${as("id")}, ${a}.template_id AS ${as("template_id")}, ${a}.number AS ${as("number")},
         ${a}.schema_version AS ${as("schema_version")}, ${a}.validated AS ${as("validated")}, ${a}.size_bytes AS ${as("size_bytes")},
         ${a}.created_by_membership_id AS ${as("created_by_org_membership_id")}, ${a}.created_at AS ${as("created_at")}`
-    }
+  }
 
-    /** Templates (alias `t`) with their latest version (alias `v`, without its document), and `extra` columns. */
-    const select = (extra: Statement.Fragment = sql``) => sql`
+  /** Templates (alias `t`) with their latest version (alias `v`, without its document), and `extra` columns. */
+  const select = (extra: Statement.Fragment = sql``) => sql`
       SELECT t.id, t.organization_id, t.name, t.description, t.kind,
              t.created_by_membership_id AS created_by_org_membership_id, t.created_at, t.updated_at, ${versionColumns("v", "v")}${extra}
       FROM templates t
       JOIN template_versions v ON v.organization_id = t.organization_id AND v.template_id = t.id AND v.number = t.latest_version`
 
-    const insert = execute({
-      Request: TemplateRow.insert,
-      execute: (row) => sql`INSERT INTO templates ${sql.insert({ ...row, deletedAt: null })}`
-    })
+  const insert = execute({
+    Request: TemplateRow.insert,
+    execute: (row) => sql`INSERT INTO templates ${sql.insert({ ...row, deletedAt: null })}`
+  })
 
-    const insertVersion = execute({
-      Request: TemplateVersionRow.insert,
-      execute: (row) =>
-        sql`INSERT INTO template_versions (organization_id, id, template_id, number, schema_version, validated, document, size_bytes,
+  const insertVersion = execute({
+    Request: TemplateVersionRow.insert,
+    execute: (row) =>
+      sql`INSERT INTO template_versions (organization_id, id, template_id, number, schema_version, validated, document, size_bytes,
                                            created_by_membership_id, created_at)
             VALUES (${row.organizationId}, ${row.id}, ${row.templateId}, ${row.number}, ${row.schemaVersion}, ${row.validated},
                     ${row.document}::json, ${row.sizeBytes}, ${row.createdByMembershipId}, ${row.createdAt})`
-    })
+  })
 
-    /**
-     * A live template of the organization with the caller's rank on it (`rank`, an `Access.rank` fragment over alias
-     * `t`); none when missing or deleted. With `lock` its row stays locked for the transaction.
-     */
-    const find = (organizationId: OrganizationId, id: TemplateId, rank: Statement.Fragment, lock = false) =>
-      sql<Row>`${select(sql`, ${rank} AS access_rank`)}
+  /**
+   * A live template of the organization with the caller's rank on it (`rank`, an `Access.rank` fragment over alias
+   * `t`); none when missing or deleted. With `lock` its row stays locked for the transaction.
+   */
+  const find = (organizationId: OrganizationId, id: TemplateId, rank: Statement.Fragment, lock = false) =>
+    sql<Row>`${select(sql`, ${rank} AS access_rank`)}
                WHERE t.organization_id = ${organizationId} AND t.id = ${id} AND t.deleted_at IS NULL
                ${lock ? sql`FOR UPDATE OF t` : sql``}`.pipe(
-        Effect.map((rows): Option.Option<RankedTemplate> =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({ template: toTemplate(row), rank: Number(row.accessRank) })))
-      )
+      Effect.map((rows): Option.Option<RankedTemplate> =>
+        Option.map(Option.fromNullable(rows[0]), (row) => ({ template: toTemplate(row), rank: Number(row.accessRank) })))
+    )
 
-    /** The document of one version, by number. */
-    const document = (organizationId: OrganizationId, templateId: TemplateId, number: number) =>
-      sql<{ document: string }>`SELECT document::text AS document FROM template_versions
+  /** The document of one version, by number. */
+  const document = (organizationId: OrganizationId, templateId: TemplateId, number: number) =>
+    sql<{ document: string }>`SELECT document::text AS document FROM template_versions
                                 WHERE organization_id = ${organizationId} AND template_id = ${templateId} AND number = ${number}`.pipe(
-        Effect.map((rows) => parseDocument(rows[0]!.document))
-      )
+      Effect.map((rows) => parseDocument(rows[0]!.document))
+    )
 
-    /** One version of a template with its document; none when the template has no such version. */
-    const findVersion = (organizationId: OrganizationId, templateId: TemplateId, versionId: TemplateVersionId) =>
-      sql<Row>`SELECT ${versionColumns("v")}, v.document::text AS document FROM template_versions v
+  /** One version of a template with its document; none when the template has no such version. */
+  const findVersion = (organizationId: OrganizationId, templateId: TemplateId, versionId: TemplateVersionId) =>
+    sql<Row>`SELECT ${versionColumns("v")}, v.document::text AS document FROM template_versions v
                WHERE v.organization_id = ${organizationId} AND v.template_id = ${templateId} AND v.id = ${versionId}`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({ version: toVersion(row), document: parseDocument(row.document) }))
-        )
+      Effect.map((rows) =>
+        Option.map(Option.fromNullable(rows[0]), (row) => ({ version: toVersion(row), document: parseDocument(row.document) }))
       )
+    )
 
-    /** Changes what is given, and points the template at its newest version. */
-    const update = (
-      organizationId: OrganizationId,
-      id: TemplateId,
-      changes: { readonly name: string; readonly description: string; readonly kind: string; readonly latestVersion: number },
-      at: Date
-    ) =>
-      sql`UPDATE templates SET name = ${changes.name}, description = ${changes.description}, kind = ${changes.kind},
+  /** Changes what is given, and points the template at its newest version. */
+  const update = (
+    organizationId: OrganizationId,
+    id: TemplateId,
+    changes: { readonly name: string; readonly description: string; readonly kind: string; readonly latestVersion: number },
+    at: Date
+  ) =>
+    sql`UPDATE templates SET name = ${changes.name}, description = ${changes.description}, kind = ${changes.kind},
             latest_version = ${changes.latestVersion}, updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
 
-    const softDelete = (organizationId: OrganizationId, id: TemplateId, at: Date) =>
-      sql`UPDATE templates SET deleted_at = ${at}, updated_at = ${at}
+  const softDelete = (organizationId: OrganizationId, id: TemplateId, at: Date) =>
+    sql`UPDATE templates SET deleted_at = ${at}, updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL`
 
-    /**
-     * Every word of `q` as a word of the name or the start of one, over the name's GIN index. Each word is quoted as a
-     * tsquery operand, so no tsquery syntax gets through (as config objects' search).
-     */
-    const matches = (q: string) => {
-      const words = q.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).slice(0, 32)
-      if (words.length === 0) return sql`false`
-      const query = words.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}':*`).join(" & ")
-      return sql`to_tsvector('simple', t.name) @@ to_tsquery('simple', ${query})`
-    }
+  /**
+   * Every word of `q` as a word of the name or the start of one, over the name's GIN index. Each word is quoted as a
+   * tsquery operand, so no tsquery syntax gets through (as config objects' search).
+   */
+  const matches = (q: string) => {
+    const words = q.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).slice(0, 32)
+    if (words.length === 0) return sql`false`
+    const query = words.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}':*`).join(" & ")
+    return sql`to_tsvector('simple', t.name) @@ to_tsquery('simple', ${query})`
+  }
 
-    /** A page of the organization's live templates that `visible` (an `Access.visible` fragment over alias `t`) lets through. */
-    const list = (organizationId: OrganizationId, visible: Statement.Fragment, query: TemplateListQuery) =>
-      Keyset.page(newestFirst, query, (page) =>
-        sql<Row>`${select()} WHERE ${
+  /** A page of the organization's live templates that `visible` (an `Access.visible` fragment over alias `t`) lets through. */
+  const list = (organizationId: OrganizationId, visible: Statement.Fragment, query: TemplateListQuery) =>
+    Keyset.page(newestFirst, query, (page) =>
+      sql<Row>`${select()} WHERE ${
           sql.and([
             sql`t.organization_id = ${organizationId}`,
             sql`t.deleted_at IS NULL`,
@@ -200,13 +199,16 @@ export class TemplatesRepository extends Effect.Service<TemplatesRepository>()("
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map(toTemplate))))
 
-    const listVersions = (organizationId: OrganizationId, id: TemplateId, query: TemplateVersionListQuery) =>
-      // The cursor is bound to the template too: one template's cursor cannot page another's versions.
-      Keyset.page(versionsNewestFirst, { ...query, templateId: id } as Keyset.PageQuery, (page) =>
-        sql<Row>`SELECT ${versionColumns("v")} FROM template_versions v WHERE ${
+  const listVersions = (organizationId: OrganizationId, id: TemplateId, query: TemplateVersionListQuery) =>
+    // The cursor is bound to the template too: one template's cursor cannot page another's versions.
+    Keyset.page(versionsNewestFirst, { ...query, templateId: id } as Keyset.PageQuery, (page) =>
+      sql<Row>`SELECT ${versionColumns("v")} FROM template_versions v WHERE ${
           sql.and([sql`v.organization_id = ${organizationId}`, sql`v.template_id = ${id}`, page.after])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`.pipe(Effect.map((rows) => rows.map((row) => toVersion(row)))))
 
-    return { insert, insertVersion, find, document, findVersion, update, softDelete, list, listVersions } as const
-  })
-}) {}
+  return { insert, insertVersion, find, document, findVersion, update, softDelete, list, listVersions } as const
+})
+
+export class TemplatesRepository extends Context.Tag("@orgplane/server/templates/TemplatesRepository")<TemplatesRepository, Effect.Effect.Success<typeof makeTemplatesRepository>>() {
+  static readonly layer = Layer.effect(TemplatesRepository, makeTemplatesRepository)
+}

@@ -19,7 +19,7 @@ import {
   type WorkerCaller,
   type WorkerConnectivity
 } from "@orgplane/schema"
-import { Cron, Duration, Effect, Option, Schema } from "effect"
+import { Context, Cron, Duration, Effect, Layer, Option, Schema } from "effect"
 import { IdGenerator, makeId } from "../platform/Ids.js"
 import { authorize, can, type Principal } from "../platform/Principal.js"
 import { RateLimiter } from "../platform/RateLimiter.js"
@@ -51,7 +51,7 @@ export const detectOffline = (
   options: { readonly now: Date; readonly offlineAfter: Duration.DurationInput }
 ): Effect.Effect<number, SqlError, SqlClient.SqlClient | IdGenerator> =>
   Effect.gen(function*() {
-    const repository = yield* Effect.provide(ActivityRepository, ActivityRepository.Default)
+    const repository = yield* Effect.provide(ActivityRepository, ActivityRepository.layer)
     const offlineAfterMillis = Duration.toMillis(options.offlineAfter)
     const offlineBefore = new Date(options.now.getTime() - offlineAfterMillis)
     const silent = yield* repository.silent({ offlineBefore, limit: OFFLINE_BATCH })
@@ -92,134 +92,135 @@ const readActivityForbidden = () =>
     message: "Only the worker's creator, owners and admins may read its activity."
   })
 
-export class Activity extends Effect.Service<Activity>()("@orgplane/server/workers/Activity", {
-  effect: Effect.gen(function*() {
-    const settings = yield* ActivityConfig
-    const limiter = yield* RateLimiter
-    const workers = yield* WorkersRepository
-    const activity = yield* ActivityRepository
+const makeActivity = Effect.gen(function*() {
+  const settings = yield* ActivityConfig
+  const limiter = yield* RateLimiter
+  const workers = yield* WorkersRepository
+  const activity = yield* ActivityRepository
 
-    const heartbeatIntervalSeconds = Math.round(Duration.toSeconds(settings.heartbeatInterval))
+  const heartbeatIntervalSeconds = Math.round(Duration.toSeconds(settings.heartbeatInterval))
 
-    /** The checks only the server can make: `sentAt` against its clock, `lastActivityAt` against `sentAt`. */
-    const check = (input: typeof HeartbeatRequest.Type, receivedAt: Date, sentAt: Date) => {
-      const details: Array<{ message: string; path: Array<string> }> = []
-      if (sentAt.getTime() - receivedAt.getTime() > HEARTBEAT_MAX_CLOCK_AHEAD_MILLIS) {
-        details.push({
-          path: ["sentAt"],
-          message: "is more than 5 minutes ahead of the server's clock: check the runtime's clock"
-        })
-      }
-      if (input.lastActivityAt !== undefined && input.lastActivityAt > sentAt) {
-        details.push({ path: ["lastActivityAt"], message: "must not be after sentAt" })
-      }
-      return details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
+  /** The checks only the server can make: `sentAt` against its clock, `lastActivityAt` against `sentAt`. */
+  const check = (input: typeof HeartbeatRequest.Type, receivedAt: Date, sentAt: Date) => {
+    const details: Array<{ message: string; path: Array<string> }> = []
+    if (sentAt.getTime() - receivedAt.getTime() > HEARTBEAT_MAX_CLOCK_AHEAD_MILLIS) {
+      details.push({
+        path: ["sentAt"],
+        message: "is more than 5 minutes ahead of the server's clock: check the runtime's clock"
+      })
     }
+    if (input.lastActivityAt !== undefined && input.lastActivityAt > sentAt) {
+      details.push({ path: ["lastActivityAt"], message: "must not be after sentAt" })
+    }
+    return details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
+  }
 
-    const heartbeat = (caller: WorkerCaller, input: typeof HeartbeatRequest.Type) =>
-      Effect.gen(function*() {
-        const receivedAt = yield* now
-        const sentAt = input.sentAt ?? receivedAt
-        yield* check(input, receivedAt, sentAt)
-        const decision = yield* orUnavailable(limiter.hit(`worker-heartbeat:${caller.workerId}`, settings.heartbeatsPerMinute, Duration.minutes(1)))
-        if (!decision.allowed) {
-          return yield* RateLimited.after(
-            decision.retryAfterSeconds,
-            `More than ${settings.heartbeatsPerMinute} heartbeats of this worker in a minute; retry in ${decision.retryAfterSeconds} seconds.`
-          )
-        }
-        const scope = { organizationId: caller.organizationId, id: caller.workerId }
-        const heartbeatId = yield* makeId("whb")
-        const eventId = yield* makeId("wae")
-        return yield* transaction(
-          Effect.gen(function*() {
-            // The lock orders this heartbeat with the offline check and other heartbeats of the worker, and tells
-            // the state it was in; the statement's own guard decides whether it is newer.
-            const locked = yield* workers.lockForHeartbeat(scope)
-            // Deleted since its token was checked.
-            if (locked === undefined) return yield* new Unauthorized()
-            const status = input.status ?? "online"
-            const active = input.active ?? false
-            const lastActivityAt = input.lastActivityAt ?? null
-            const applied = yield* workers.heartbeat({
-              ...scope,
-              receivedAt,
-              sentAt,
-              status,
-              imageVersion: input.imageVersion ?? null,
-              activeAt: lastActivityAt ?? (active ? sentAt : null),
-              openSessions: input.openSessions ?? null
-            })
-            yield* workers.touchToken({ organizationId: caller.organizationId, id: caller.tokenId, at: receivedAt })
-            if (Option.isNone(applied)) {
-              const state = Option.getOrThrow(yield* workers.heartbeatState(scope))
-              return {
-                applied: false,
-                workerId: caller.workerId,
-                connectivity: connectivityAt(settings, state.lastSeenAt, receivedAt),
-                lastHeartbeatAt: state.lastHeartbeatAt,
-                lastActiveAt: state.lastActiveAt,
-                openSessions: state.openSessions,
-                heartbeatIntervalSeconds
-              }
-            }
-            const workerId = caller.workerId
-            const organizationId = caller.organizationId
-            yield* activity.insertHeartbeat({
-              id: heartbeatId,
-              organizationId,
-              workerId,
-              receivedAt,
-              sentAt,
-              status,
-              active,
-              lastActivityAt,
-              openSessions: input.openSessions ?? null,
-              imageVersion: input.imageVersion ?? null
-            })
-            yield* activity.trimHeartbeats({ organizationId, workerId })
-            if (locked.activityState !== "online") {
-              yield* activity.insertTransition({
-                id: eventId,
-                organizationId,
-                workerId,
-                fromState: "offline",
-                toState: "online",
-                at: receivedAt,
-                cause: "heartbeat",
-                recordedAt: receivedAt
-              })
-            }
+  const heartbeat = (caller: WorkerCaller, input: typeof HeartbeatRequest.Type) =>
+    Effect.gen(function*() {
+      const receivedAt = yield* now
+      const sentAt = input.sentAt ?? receivedAt
+      yield* check(input, receivedAt, sentAt)
+      const decision = yield* orUnavailable(limiter.hit(`worker-heartbeat:${caller.workerId}`, settings.heartbeatsPerMinute, Duration.minutes(1)))
+      if (!decision.allowed) {
+        return yield* RateLimited.after(
+          decision.retryAfterSeconds,
+          `More than ${settings.heartbeatsPerMinute} heartbeats of this worker in a minute; retry in ${decision.retryAfterSeconds} seconds.`
+        )
+      }
+      const scope = { organizationId: caller.organizationId, id: caller.workerId }
+      const heartbeatId = yield* makeId("whb")
+      const eventId = yield* makeId("wae")
+      return yield* transaction(
+        Effect.gen(function*() {
+          // The lock orders this heartbeat with the offline check and other heartbeats of the worker, and tells
+          // the state it was in; the statement's own guard decides whether it is newer.
+          const locked = yield* workers.lockForHeartbeat(scope)
+          // Deleted since its token was checked.
+          if (locked === undefined) return yield* new Unauthorized()
+          const status = input.status ?? "online"
+          const active = input.active ?? false
+          const lastActivityAt = input.lastActivityAt ?? null
+          const applied = yield* workers.heartbeat({
+            ...scope,
+            receivedAt,
+            sentAt,
+            status,
+            imageVersion: input.imageVersion ?? null,
+            activeAt: lastActivityAt ?? (active ? sentAt : null),
+            openSessions: input.openSessions ?? null
+          })
+          yield* workers.touchToken({ organizationId: caller.organizationId, id: caller.tokenId, at: receivedAt })
+          if (Option.isNone(applied)) {
+            const state = Option.getOrThrow(yield* workers.heartbeatState(scope))
             return {
-              applied: true,
-              workerId,
-              connectivity: "online" as const,
-              ...applied.value,
+              applied: false,
+              workerId: caller.workerId,
+              connectivity: connectivityAt(settings, state.lastSeenAt, receivedAt),
+              lastHeartbeatAt: state.lastHeartbeatAt,
+              lastActiveAt: state.lastActiveAt,
+              openSessions: state.openSessions,
               heartbeatIntervalSeconds
             }
+          }
+          const workerId = caller.workerId
+          const organizationId = caller.organizationId
+          yield* activity.insertHeartbeat({
+            id: heartbeatId,
+            organizationId,
+            workerId,
+            receivedAt,
+            sentAt,
+            status,
+            active,
+            lastActivityAt,
+            openSessions: input.openSessions ?? null,
+            imageVersion: input.imageVersion ?? null
           })
-        )
-      })
+          yield* activity.trimHeartbeats({ organizationId, workerId })
+          if (locked.activityState !== "online") {
+            yield* activity.insertTransition({
+              id: eventId,
+              organizationId,
+              workerId,
+              fromState: "offline",
+              toState: "online",
+              at: receivedAt,
+              cause: "heartbeat",
+              recordedAt: receivedAt
+            })
+          }
+          return {
+            applied: true,
+            workerId,
+            connectivity: "online" as const,
+            ...applied.value,
+            heartbeatIntervalSeconds
+          }
+        })
+      )
+    })
 
-    /** The feed, for the worker's creator, owners and admins (403 for another member, 404 for no such worker). */
-    const list = (principal: Principal, rawId: string, query: WorkerActivityQuery) =>
-      Effect.gen(function*() {
-        yield* authorize(principal, "workers.readActivity")
-        if (!isWorkerId(rawId)) return yield* workerNotFound()
-        const organizationId = principal.organization.id
-        return yield* orUnavailable(
-          Effect.gen(function*() {
-            const creator = yield* workers.creatorOf({ organizationId, id: rawId })
-            if (Option.isNone(creator)) return yield* workerNotFound()
-            const userId = principal._tag === "Member" ? principal.user.id : null
-            const mine = creator.value.createdByUserId !== null && creator.value.createdByUserId === userId
-            if (!mine && !can(principal, "workers.manageAny")) return yield* readActivityForbidden()
-            return yield* activity.feed({ organizationId, workerId: rawId }, query)
-          })
-        )
-      })
+  /** The feed, for the worker's creator, owners and admins (403 for another member, 404 for no such worker). */
+  const list = (principal: Principal, rawId: string, query: WorkerActivityQuery) =>
+    Effect.gen(function*() {
+      yield* authorize(principal, "workers.readActivity")
+      if (!isWorkerId(rawId)) return yield* workerNotFound()
+      const organizationId = principal.organization.id
+      return yield* orUnavailable(
+        Effect.gen(function*() {
+          const creator = yield* workers.creatorOf({ organizationId, id: rawId })
+          if (Option.isNone(creator)) return yield* workerNotFound()
+          const userId = principal._tag === "Member" ? principal.user.id : null
+          const mine = creator.value.createdByUserId !== null && creator.value.createdByUserId === userId
+          if (!mine && !can(principal, "workers.manageAny")) return yield* readActivityForbidden()
+          return yield* activity.feed({ organizationId, workerId: rawId }, query)
+        })
+      )
+    })
 
-    return { heartbeat, list } as const
-  }),
-  dependencies: [ActivityRepository.Default]
-}) {}
+  return { heartbeat, list } as const
+})
+
+export class Activity extends Context.Tag("@orgplane/server/workers/Activity")<Activity, Effect.Effect.Success<typeof makeActivity>>() {
+  static readonly layer = Layer.effect(Activity, makeActivity).pipe(Layer.provide(ActivityRepository.layer))
+}

@@ -12,7 +12,7 @@ import {
   WorkerTransition,
   WorkerTransitionCause
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { DateColumn, execute, findAll } from "../platform/Statements.js"
 
@@ -92,43 +92,42 @@ const Scoped = Schema.Struct({ organizationId: OrganizationId, workerId: WorkerI
 /** A worker found silent by the offline check. */
 export const SilentWorker = Schema.Struct({ organizationId: OrganizationId, id: WorkerId })
 
-export class ActivityRepository extends Effect.Service<ActivityRepository>()("@orgplane/server/workers/ActivityRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeActivityRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const insertHeartbeat = execute({
-      Request: WorkerHeartbeatRow.insert,
-      execute: (row) => sql`INSERT INTO worker_heartbeats ${sql.insert(row)}`
-    })
+  const insertHeartbeat = execute({
+    Request: WorkerHeartbeatRow.insert,
+    execute: (row) => sql`INSERT INTO worker_heartbeats ${sql.insert(row)}`
+  })
 
-    /** Keeps the worker's newest `HEARTBEATS_KEPT` heartbeats (by the index, newest first): the history stays bounded. */
-    const trimHeartbeats = execute({
-      Request: Scoped,
-      execute: ({ organizationId, workerId }) =>
-        sql`DELETE FROM worker_heartbeats
+  /** Keeps the worker's newest `HEARTBEATS_KEPT` heartbeats (by the index, newest first): the history stays bounded. */
+  const trimHeartbeats = execute({
+    Request: Scoped,
+    execute: ({ organizationId, workerId }) =>
+      sql`DELETE FROM worker_heartbeats
             WHERE organization_id = ${organizationId} AND worker_id = ${workerId}
               AND (received_at, id) < (
                 SELECT received_at, id FROM worker_heartbeats
                 WHERE organization_id = ${organizationId} AND worker_id = ${workerId}
                 ORDER BY received_at DESC, id DESC OFFSET ${HEARTBEATS_KEPT - 1} LIMIT 1)`
-    })
+  })
 
-    /** Records a transition once: the same worker, state and instant again records nothing. */
-    const insertTransition = execute({
-      Request: WorkerActivityEventRow.insert,
-      execute: (row) => sql`INSERT INTO worker_activity_events ${sql.insert(row)} ON CONFLICT DO NOTHING`
-    })
+  /** Records a transition once: the same worker, state and instant again records nothing. */
+  const insertTransition = execute({
+    Request: WorkerActivityEventRow.insert,
+    execute: (row) => sql`INSERT INTO worker_activity_events ${sql.insert(row)} ON CONFLICT DO NOTHING`
+  })
 
-    const feedRows = findAll({
-      Request: Schema.Struct({
-        ...Scoped.fields,
-        heartbeats: Schema.Boolean,
-        transitions: Schema.Boolean,
-        page: Keyset.PageRequest
-      }),
-      Result: FeedRow,
-      execute: ({ heartbeats, organizationId, page, transitions, workerId }) =>
-        sql`SELECT a.* FROM (
+  const feedRows = findAll({
+    Request: Schema.Struct({
+      ...Scoped.fields,
+      heartbeats: Schema.Boolean,
+      transitions: Schema.Boolean,
+      page: Keyset.PageRequest
+    }),
+    Result: FeedRow,
+    execute: ({ heartbeats, organizationId, page, transitions, workerId }) =>
+      sql`SELECT a.* FROM (
               SELECT 'heartbeat' AS kind, h.id, h.received_at AS at, h.sent_at, h.status, h.active, h.last_activity_at,
                      h.open_sessions, h.image_version, NULL::text AS from_state, NULL::text AS to_state, NULL::text AS cause,
                      NULL::timestamptz AS recorded_at
@@ -140,43 +139,43 @@ export class ActivityRepository extends Effect.Service<ActivityRepository>()("@o
               WHERE e.organization_id = ${organizationId} AND e.worker_id = ${workerId} AND ${transitions}
             ) a
             WHERE ${page.after} ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-    })
+  })
 
-    const feed = (
-      scope: typeof Scoped.Type,
-      query: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly kind?: "heartbeat" | "transition" | undefined }
-    ) =>
-      Keyset.page(newestFirst, query, (page) =>
-        Effect.map(
-          feedRows({ ...scope, heartbeats: query.kind !== "transition", transitions: query.kind !== "heartbeat", page }),
-          (rows) => rows.map(entryOf)
-        ))
+  const feed = (
+    scope: typeof Scoped.Type,
+    query: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly kind?: "heartbeat" | "transition" | undefined }
+  ) =>
+    Keyset.page(newestFirst, query, (page) =>
+      Effect.map(
+        feedRows({ ...scope, heartbeats: query.kind !== "transition", transitions: query.kind !== "heartbeat", page }),
+        (rows) => rows.map(entryOf)
+      ))
 
-    /** Workers recorded online but not seen since `offlineBefore`, oldest silence first, at most `limit`. */
-    const silent = findAll({
-      Request: Schema.Struct({ offlineBefore: DateColumn, limit: Schema.Int }),
-      Result: SilentWorker,
-      execute: ({ limit, offlineBefore }) =>
-        sql`/* instance-wide: workers gone silent, for the offline check (workers/Activity.ts) */
+  /** Workers recorded online but not seen since `offlineBefore`, oldest silence first, at most `limit`. */
+  const silent = findAll({
+    Request: Schema.Struct({ offlineBefore: DateColumn, limit: Schema.Int }),
+    Result: SilentWorker,
+    execute: ({ limit, offlineBefore }) =>
+      sql`/* instance-wide: workers gone silent, for the offline check (workers/Activity.ts) */
             SELECT organization_id, id FROM workers
             WHERE activity_state = 'online' AND deleted_at IS NULL AND last_seen_at <= ${offlineBefore}
             ORDER BY last_seen_at LIMIT ${limit}`
-    })
+  })
 
-    /**
-     * Marks one worker offline and records its transition, in one statement: only while it is still recorded online
-     * and still unseen since `offlineBefore` (a heartbeat that came in between wins), so concurrent or repeated checks
-     * record the transition once. Whether it did.
-     */
-    const markOffline = (input: {
-      readonly organizationId: OrganizationId
-      readonly workerId: WorkerId
-      readonly eventId: WorkerActivityEventId
-      readonly offlineBefore: Date
-      readonly offlineAfterMillis: number
-      readonly recordedAt: Date
-    }) =>
-      sql<{ id: string }>`
+  /**
+   * Marks one worker offline and records its transition, in one statement: only while it is still recorded online
+   * and still unseen since `offlineBefore` (a heartbeat that came in between wins), so concurrent or repeated checks
+   * record the transition once. Whether it did.
+   */
+  const markOffline = (input: {
+    readonly organizationId: OrganizationId
+    readonly workerId: WorkerId
+    readonly eventId: WorkerActivityEventId
+    readonly offlineBefore: Date
+    readonly offlineAfterMillis: number
+    readonly recordedAt: Date
+  }) =>
+    sql<{ id: string }>`
         WITH gone AS (
           UPDATE workers SET activity_state = 'offline'
           WHERE organization_id = ${input.organizationId} AND id = ${input.workerId}
@@ -190,6 +189,9 @@ export class ActivityRepository extends Effect.Service<ActivityRepository>()("@o
         ON CONFLICT DO NOTHING
         RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
-    return { insertHeartbeat, trimHeartbeats, insertTransition, feed, silent, markOffline } as const
-  })
-}) {}
+  return { insertHeartbeat, trimHeartbeats, insertTransition, feed, silent, markOffline } as const
+})
+
+export class ActivityRepository extends Context.Tag("@orgplane/server/workers/ActivityRepository")<ActivityRepository, Effect.Effect.Success<typeof makeActivityRepository>>() {
+  static readonly layer = Layer.effect(ActivityRepository, makeActivityRepository)
+}

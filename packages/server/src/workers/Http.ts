@@ -39,8 +39,8 @@ export const WorkerActivityHttp = group(Api, "workerActivity", (handlers) =>
 
 export const layer = Layer.mergeAll(WorkersHttp, WorkerRuntimeHttp, WorkerActivityHttp, offlineCheckLayer).pipe(
   Layer.provide(Authentication.layer),
-  Layer.provide(Workers.Default),
-  Layer.provide(Activity.Default),
-  Layer.provide(Runtime.Default),
-  Layer.provide(WorkersRepository.Default)
+  Layer.provide(Workers.layer),
+  Layer.provide(Activity.layer),
+  Layer.provide(Runtime.layer),
+  Layer.provide(WorkersRepository.layer)
 )

@@ -5,7 +5,7 @@
  */
 import { HttpClientRequest } from "@effect/platform"
 import { WorkerRuntimeError } from "@orgplane/schema"
-import { Effect, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { Outbound, type OutboundError } from "../platform/Outbound.js"
 import { RuntimeConfig } from "./RuntimeConfig.js"
 
@@ -47,28 +47,30 @@ const describe = (error: OutboundError): string => {
   }
 }
 
-export class Runtime extends Effect.Service<Runtime>()("@orgplane/server/workers/Runtime", {
-  effect: Effect.gen(function*() {
-    const outbound = yield* Outbound
-    const { timeout } = yield* RuntimeConfig
+const make = Effect.gen(function*() {
+  const outbound = yield* Outbound
+  const { timeout } = yield* RuntimeConfig
 
-    /** `POST <base><path>` with `body` as JSON and `Authorization: Bearer <credential>`. */
-    const post = (base: string, path: string, credential: Redacted.Redacted, body: unknown) =>
-      outbound.execute(
-        HttpClientRequest.post(endpoint(base, path)).pipe(
-          HttpClientRequest.setHeaders({ accept: "application/json", authorization: `Bearer ${Redacted.value(credential)}` }),
-          HttpClientRequest.bodyText(JSON.stringify(body), "application/json")
-        ),
-        // The runtime's URL comes from a worker token its creator handed out, not from the operator: the guard
-        // refuses non-public addresses (and plain http) unless ORGPLANE_OUTBOUND_ALLOW_PRIVATE; see the README.
-        { timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false, destination: "user" }
-      ).pipe(
-        Effect.map((response): RuntimeAnswer => ({ status: response.status, body: readAnswer(response.body) })),
-        Effect.mapError((error) => new WorkerRuntimeError({ message: describe(error) }))
-      )
+  /** `POST <base><path>` with `body` as JSON and `Authorization: Bearer <credential>`. */
+  const post = (base: string, path: string, credential: Redacted.Redacted, body: unknown) =>
+    outbound.execute(
+      HttpClientRequest.post(endpoint(base, path)).pipe(
+        HttpClientRequest.setHeaders({ accept: "application/json", authorization: `Bearer ${Redacted.value(credential)}` }),
+        HttpClientRequest.bodyText(JSON.stringify(body), "application/json")
+      ),
+      // The runtime's URL comes from a worker token its creator handed out, not from the operator: the guard
+      // refuses non-public addresses (and plain http) unless ORGPLANE_OUTBOUND_ALLOW_PRIVATE; see the README.
+      { timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false, destination: "user" }
+    ).pipe(
+      Effect.map((response): RuntimeAnswer => ({ status: response.status, body: readAnswer(response.body) })),
+      Effect.mapError((error) => new WorkerRuntimeError({ message: describe(error) }))
+    )
 
-    return {
-      upgrade: (base: string, credential: Redacted.Redacted, body: unknown) => post(base, "/runtime/upgrade", credential, body)
-    } as const
-  })
-}) {}
+  return {
+    upgrade: (base: string, credential: Redacted.Redacted, body: unknown) => post(base, "/runtime/upgrade", credential, body)
+  } as const
+})
+
+export class Runtime extends Context.Tag("@orgplane/server/workers/Runtime")<Runtime, Effect.Effect.Success<typeof make>>() {
+  static readonly layer = Layer.effect(Runtime, make)
+}

@@ -11,7 +11,7 @@ import {
   type WorkerListQuery,
   WorkerTokenId
 } from "@orgplane/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import * as Keyset from "../platform/Keyset.js"
 import { classRow, DateColumn, execute, findAll, findOne, trustedClassRow } from "../platform/Statements.js"
 
@@ -81,13 +81,12 @@ export const RuntimeTarget = Schema.Struct({
   runtimeCredentialCiphertext: Schema.NullOr(Schema.String)
 })
 
-export class WorkersRepository extends Effect.Service<WorkersRepository>()("@orgplane/server/workers/WorkersRepository", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+const makeWorkersRepository = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
 
-    const select = ({ offlineBefore, staleBefore, userId }: Reader) => {
-      const offline = sql`(w.last_seen_at IS NULL OR w.last_seen_at <= ${offlineBefore})`
-      return sql`
+  const select = ({ offlineBefore, staleBefore, userId }: Reader) => {
+    const offline = sql`(w.last_seen_at IS NULL OR w.last_seen_at <= ${offlineBefore})`
+    return sql`
         SELECT w.id, w.organization_id AS org_id, w.created_by_user_id,
                (w.created_by_user_id IS NOT NULL AND w.created_by_user_id = ${userId}) AS is_mine,
                w.name, w.description, w.destination,
@@ -97,20 +96,20 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
                CASE WHEN ${offline} THEN 'offline' WHEN w.last_seen_at <= ${staleBefore} THEN 'stale' ELSE 'online' END AS connectivity,
                w.last_seen_at, w.open_sessions
         FROM workers w`
-    }
+  }
 
-    const find = findOne({
-      Request: Schema.Struct({ ...Scoped.fields, ...Reader }),
-      Result: classRow(Worker),
-      execute: ({ id, organizationId, ...reader }) =>
-        sql`${select(reader)} WHERE w.organization_id = ${organizationId} AND w.id = ${id} AND w.deleted_at IS NULL`
-    })
+  const find = findOne({
+    Request: Schema.Struct({ ...Scoped.fields, ...Reader }),
+    Result: classRow(Worker),
+    execute: ({ id, organizationId, ...reader }) =>
+      sql`${select(reader)} WHERE w.organization_id = ${organizationId} AND w.id = ${id} AND w.deleted_at IS NULL`
+  })
 
-    const listRows = findAll({
-      Request: Schema.Struct({ organizationId: OrganizationId, ...Reader, mine: Schema.Boolean, page: Keyset.PageRequest }),
-      Result: trustedClassRow(Worker),
-      execute: ({ mine, organizationId, page, ...reader }) =>
-        sql`${select(reader)} WHERE ${
+  const listRows = findAll({
+    Request: Schema.Struct({ organizationId: OrganizationId, ...Reader, mine: Schema.Boolean, page: Keyset.PageRequest }),
+    Result: trustedClassRow(Worker),
+    execute: ({ mine, organizationId, page, ...reader }) =>
+      sql`${select(reader)} WHERE ${
           sql.and([
             sql`w.organization_id = ${organizationId}`,
             sql`w.deleted_at IS NULL`,
@@ -118,78 +117,78 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
             page.after
           ])
         } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
-    })
+  })
 
-    const list = (organizationId: OrganizationId, reader: Reader, query: WorkerListQuery) =>
-      Keyset.page(byCreation, query, (page) => listRows({ organizationId, ...reader, mine: query.mine === "true", page }))
+  const list = (organizationId: OrganizationId, reader: Reader, query: WorkerListQuery) =>
+    Keyset.page(byCreation, query, (page) => listRows({ organizationId, ...reader, mine: query.mine === "true", page }))
 
-    /** Locks a worker that is not deleted; its creator (user), or undefined when there is no such worker. */
-    const lock = ({ id, organizationId }: Scoped) =>
-      sql<{ createdByUserId: string | null }>`
+  /** Locks a worker that is not deleted; its creator (user), or undefined when there is no such worker. */
+  const lock = ({ id, organizationId }: Scoped) =>
+    sql<{ createdByUserId: string | null }>`
         SELECT created_by_user_id FROM workers
         WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
-        Effect.map((rows) => rows[0])
-      )
+      Effect.map((rows) => rows[0])
+    )
 
-    const insert = execute({ Request: WorkerRow.insert, execute: (row) => sql`INSERT INTO workers ${sql.insert(row)}` })
+  const insert = execute({ Request: WorkerRow.insert, execute: (row) => sql`INSERT INTO workers ${sql.insert(row)}` })
 
-    const update = execute({
-      Request: Schema.Struct({
-        ...Scoped.fields,
-        at: DateColumn,
-        name: Schema.optional(Schema.String),
-        description: Schema.optional(Schema.NullOr(Schema.String)),
-        workspacePath: Schema.optional(Schema.NullOr(Schema.String)),
-        sandboxBackend: Schema.optional(Schema.NullOr(Schema.String))
-      }),
-      execute: ({ at, id, organizationId, ...changes }) => {
-        const columns: Record<string, unknown> = { updatedAt: at }
-        for (const [key, value] of Object.entries(changes)) if (value !== undefined) columns[key] = value
-        return sql`UPDATE workers SET ${sql.update(columns)} WHERE organization_id = ${organizationId} AND id = ${id}`
-      }
-    })
+  const update = execute({
+    Request: Schema.Struct({
+      ...Scoped.fields,
+      at: DateColumn,
+      name: Schema.optional(Schema.String),
+      description: Schema.optional(Schema.NullOr(Schema.String)),
+      workspacePath: Schema.optional(Schema.NullOr(Schema.String)),
+      sandboxBackend: Schema.optional(Schema.NullOr(Schema.String))
+    }),
+    execute: ({ at, id, organizationId, ...changes }) => {
+      const columns: Record<string, unknown> = { updatedAt: at }
+      for (const [key, value] of Object.entries(changes)) if (value !== undefined) columns[key] = value
+      return sql`UPDATE workers SET ${sql.update(columns)} WHERE organization_id = ${organizationId} AND id = ${id}`
+    }
+  })
 
-    const softDelete = execute({
-      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
-      execute: ({ at, id, organizationId }) =>
-        sql`UPDATE workers SET deleted_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
+  const softDelete = execute({
+    Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
+    execute: ({ at, id, organizationId }) =>
+      sql`UPDATE workers SET deleted_at = ${at}, updated_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
+  })
 
-    /** The creator of a worker that is not deleted (none: no such worker). */
-    const creatorOf = findOne({
-      Request: Scoped,
-      Result: Schema.Struct({ createdByUserId: Schema.NullOr(UserId) }),
-      execute: ({ id, organizationId }) =>
-        sql`SELECT created_by_user_id FROM workers WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL`
-    })
+  /** The creator of a worker that is not deleted (none: no such worker). */
+  const creatorOf = findOne({
+    Request: Scoped,
+    Result: Schema.Struct({ createdByUserId: Schema.NullOr(UserId) }),
+    execute: ({ id, organizationId }) =>
+      sql`SELECT created_by_user_id FROM workers WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL`
+  })
 
-    /** Locks a worker that is not deleted for a heartbeat: its recorded state, or undefined when there is none. */
-    const lockForHeartbeat = ({ id, organizationId }: Scoped) =>
-      sql<{ activityState: "online" | "offline" }>`
+  /** Locks a worker that is not deleted for a heartbeat: its recorded state, or undefined when there is none. */
+  const lockForHeartbeat = ({ id, organizationId }: Scoped) =>
+    sql<{ activityState: "online" | "offline" }>`
         SELECT activity_state FROM workers
         WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
-        Effect.map((rows) => rows[0])
-      )
+      Effect.map((rows) => rows[0])
+    )
 
-    /**
-     * Applies a heartbeat only when its `sentAt` is newer than the stored one: the guard is in the statement, so
-     * concurrent heartbeats leave the newest `sentAt` whatever order they commit in, and `last_active_at` only moves
-     * forward. The worker's resulting times when applied; none for a late heartbeat (nothing changed).
-     */
-    const heartbeat = findOne({
-      Request: Schema.Struct({
-        ...Scoped.fields,
-        receivedAt: DateColumn,
-        sentAt: DateColumn,
-        status: Schema.String,
-        imageVersion: Schema.NullOr(Schema.String),
-        activeAt: Schema.NullOr(DateColumn),
-        openSessions: Schema.NullOr(Schema.Int)
-      }),
-      Result: Schema.Struct({ lastHeartbeatAt: DateColumn, lastActiveAt: Schema.NullOr(DateColumn), openSessions: Schema.NullOr(Schema.Int) }),
-      // `updatedAt` moves when what the worker reports changes, not with every beat.
-      execute: ({ activeAt, id, imageVersion, openSessions, organizationId, receivedAt, sentAt, status }) =>
-        sql`UPDATE workers SET
+  /**
+   * Applies a heartbeat only when its `sentAt` is newer than the stored one: the guard is in the statement, so
+   * concurrent heartbeats leave the newest `sentAt` whatever order they commit in, and `last_active_at` only moves
+   * forward. The worker's resulting times when applied; none for a late heartbeat (nothing changed).
+   */
+  const heartbeat = findOne({
+    Request: Schema.Struct({
+      ...Scoped.fields,
+      receivedAt: DateColumn,
+      sentAt: DateColumn,
+      status: Schema.String,
+      imageVersion: Schema.NullOr(Schema.String),
+      activeAt: Schema.NullOr(DateColumn),
+      openSessions: Schema.NullOr(Schema.Int)
+    }),
+    Result: Schema.Struct({ lastHeartbeatAt: DateColumn, lastActiveAt: Schema.NullOr(DateColumn), openSessions: Schema.NullOr(Schema.Int) }),
+    // `updatedAt` moves when what the worker reports changes, not with every beat.
+    execute: ({ activeAt, id, imageVersion, openSessions, organizationId, receivedAt, sentAt, status }) =>
+      sql`UPDATE workers SET
               updated_at = CASE WHEN status IS DISTINCT FROM ${status}
                                   OR (${imageVersion}::text IS NOT NULL AND image_version IS DISTINCT FROM ${imageVersion}::text)
                                 THEN ${receivedAt}::timestamptz ELSE updated_at END,
@@ -203,115 +202,118 @@ export class WorkersRepository extends Effect.Service<WorkersRepository>()("@org
             WHERE organization_id = ${organizationId} AND id = ${id} AND deleted_at IS NULL
               AND (last_heartbeat_at IS NULL OR last_heartbeat_at < ${sentAt}::timestamptz)
             RETURNING last_heartbeat_at, last_active_at, open_sessions`
-    })
+  })
 
-    /** The worker's times as they stand (for the answer to a late heartbeat). */
-    const heartbeatState = findOne({
-      Request: Scoped,
-      Result: Schema.Struct({
-        lastHeartbeatAt: DateColumn,
-        lastActiveAt: Schema.NullOr(DateColumn),
-        openSessions: Schema.NullOr(Schema.Int),
-        lastSeenAt: Schema.NullOr(DateColumn)
-      }),
-      execute: ({ id, organizationId }) =>
-        sql`SELECT last_heartbeat_at, last_active_at, open_sessions, last_seen_at FROM workers
+  /** The worker's times as they stand (for the answer to a late heartbeat). */
+  const heartbeatState = findOne({
+    Request: Scoped,
+    Result: Schema.Struct({
+      lastHeartbeatAt: DateColumn,
+      lastActiveAt: Schema.NullOr(DateColumn),
+      openSessions: Schema.NullOr(Schema.Int),
+      lastSeenAt: Schema.NullOr(DateColumn)
+    }),
+    execute: ({ id, organizationId }) =>
+      sql`SELECT last_heartbeat_at, last_active_at, open_sessions, last_seen_at FROM workers
             WHERE organization_id = ${organizationId} AND id = ${id} AND last_heartbeat_at IS NOT NULL`
-    })
+  })
 
-    // Instances ---------------------------------------------------------------------------------------------------
+  // Instances ---------------------------------------------------------------------------------------------------
 
-    const insertInstance = execute({
-      Request: WorkerInstanceRow.insert,
-      execute: (row) => sql`INSERT INTO worker_instances ${sql.insert(row)}`
-    })
+  const insertInstance = execute({
+    Request: WorkerInstanceRow.insert,
+    execute: (row) => sql`INSERT INTO worker_instances ${sql.insert(row)}`
+  })
 
-    const latest = (organizationId: string, workerId: string) =>
-      sql`FROM worker_instances WHERE organization_id = ${organizationId} AND worker_id = ${workerId}
+  const latest = (organizationId: string, workerId: string) =>
+    sql`FROM worker_instances WHERE organization_id = ${organizationId} AND worker_id = ${workerId}
           ORDER BY created_at DESC, id DESC LIMIT 1`
 
-    const latestInstance = findOne({
-      Request: Scoped,
-      Result: classRow(WorkerInstance),
-      execute: ({ id, organizationId }) =>
-        sql`SELECT provider, region, url, status, created_at, updated_at ${latest(organizationId, id)}`
-    })
+  const latestInstance = findOne({
+    Request: Scoped,
+    Result: classRow(WorkerInstance),
+    execute: ({ id, organizationId }) =>
+      sql`SELECT provider, region, url, status, created_at, updated_at ${latest(organizationId, id)}`
+  })
 
-    const runtimeTarget = findOne({
-      Request: Scoped,
-      Result: RuntimeTarget,
-      execute: ({ id, organizationId }) => sql`SELECT id AS instance_id, url, runtime_credential_ciphertext ${latest(organizationId, id)}`
-    })
+  const runtimeTarget = findOne({
+    Request: Scoped,
+    Result: RuntimeTarget,
+    execute: ({ id, organizationId }) => sql`SELECT id AS instance_id, url, runtime_credential_ciphertext ${latest(organizationId, id)}`
+  })
 
-    // Tokens ------------------------------------------------------------------------------------------------------
+  // Tokens ------------------------------------------------------------------------------------------------------
 
-    const insertToken = execute({
-      Request: WorkerTokenRow.insert,
-      execute: (row) => sql`INSERT INTO worker_tokens ${sql.insert(row)}`
-    })
+  const insertToken = execute({
+    Request: WorkerTokenRow.insert,
+    execute: (row) => sql`INSERT INTO worker_tokens ${sql.insert(row)}`
+  })
 
-    const revokeTokens = execute({
-      Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
-      execute: ({ at, id, organizationId }) =>
-        sql`UPDATE worker_tokens SET revoked_at = ${at}
+  const revokeTokens = execute({
+    Request: Schema.Struct({ ...Scoped.fields, at: DateColumn }),
+    execute: ({ at, id, organizationId }) =>
+      sql`UPDATE worker_tokens SET revoked_at = ${at}
             WHERE organization_id = ${organizationId} AND worker_id = ${id} AND revoked_at IS NULL`
-    })
+  })
 
-    /** Authentication in one statement: the unrevoked token with this hash, of a worker that is not deleted, of an organization that is not. */
-    const resolveToken = findOne({
-      Request: Schema.Struct({ tokenHash: Schema.String }),
-      Result: Schema.Struct({ tokenId: WorkerTokenId, organizationId: OrganizationId, workerId: WorkerId }),
-      execute: ({ tokenHash }) =>
-        sql`SELECT t.id AS token_id, t.organization_id, t.worker_id
+  /** Authentication in one statement: the unrevoked token with this hash, of a worker that is not deleted, of an organization that is not. */
+  const resolveToken = findOne({
+    Request: Schema.Struct({ tokenHash: Schema.String }),
+    Result: Schema.Struct({ tokenId: WorkerTokenId, organizationId: OrganizationId, workerId: WorkerId }),
+    execute: ({ tokenHash }) =>
+      sql`SELECT t.id AS token_id, t.organization_id, t.worker_id
             FROM worker_tokens t
             JOIN workers w ON w.organization_id = t.organization_id AND w.id = t.worker_id AND w.deleted_at IS NULL
             JOIN organizations o ON o.id = t.organization_id AND o.deleted_at IS NULL
             WHERE t.token_hash = ${tokenHash} AND t.revoked_at IS NULL`
-    })
+  })
 
-    /**
-     * Whether a worker token still works, for its write's check at commit (platform/Authority.ts): the worker not
-     * deleted and the token not revoked, each row locked FOR SHARE against those changes (UPDATEs), the worker first
-     * as deleting and rotating take them.
-     */
-    const tokenStanding = findOne({
-      Request: Schema.Struct({ organizationId: OrganizationId, workerId: WorkerId, tokenId: WorkerTokenId }),
-      Result: Schema.Struct({ worker: Schema.Boolean, token: Schema.Boolean }),
-      execute: ({ organizationId, tokenId, workerId }) =>
-        sql`SELECT EXISTS (SELECT 1 FROM workers w
+  /**
+   * Whether a worker token still works, for its write's check at commit (platform/Authority.ts): the worker not
+   * deleted and the token not revoked, each row locked FOR SHARE against those changes (UPDATEs), the worker first
+   * as deleting and rotating take them.
+   */
+  const tokenStanding = findOne({
+    Request: Schema.Struct({ organizationId: OrganizationId, workerId: WorkerId, tokenId: WorkerTokenId }),
+    Result: Schema.Struct({ worker: Schema.Boolean, token: Schema.Boolean }),
+    execute: ({ organizationId, tokenId, workerId }) =>
+      sql`SELECT EXISTS (SELECT 1 FROM workers w
                            WHERE w.organization_id = ${organizationId} AND w.id = ${workerId} AND w.deleted_at IS NULL
                            FOR SHARE) AS worker,
                    EXISTS (SELECT 1 FROM worker_tokens t
                            WHERE t.organization_id = ${organizationId} AND t.id = ${tokenId} AND t.worker_id = ${workerId}
                              AND t.revoked_at IS NULL
                            FOR SHARE) AS token`
-    })
-
-    const touchToken = execute({
-      Request: Schema.Struct({ organizationId: OrganizationId, id: WorkerTokenId, at: DateColumn }),
-      execute: ({ at, id, organizationId }) =>
-        sql`UPDATE worker_tokens SET last_used_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-
-    return {
-      find,
-      list,
-      lock,
-      insert,
-      update,
-      softDelete,
-      creatorOf,
-      lockForHeartbeat,
-      tokenStanding,
-      heartbeat,
-      heartbeatState,
-      insertInstance,
-      latestInstance,
-      runtimeTarget,
-      insertToken,
-      revokeTokens,
-      resolveToken,
-      touchToken
-    } as const
   })
-}) {}
+
+  const touchToken = execute({
+    Request: Schema.Struct({ organizationId: OrganizationId, id: WorkerTokenId, at: DateColumn }),
+    execute: ({ at, id, organizationId }) =>
+      sql`UPDATE worker_tokens SET last_used_at = ${at} WHERE organization_id = ${organizationId} AND id = ${id}`
+  })
+
+  return {
+    find,
+    list,
+    lock,
+    insert,
+    update,
+    softDelete,
+    creatorOf,
+    lockForHeartbeat,
+    tokenStanding,
+    heartbeat,
+    heartbeatState,
+    insertInstance,
+    latestInstance,
+    runtimeTarget,
+    insertToken,
+    revokeTokens,
+    resolveToken,
+    touchToken
+  } as const
+})
+
+export class WorkersRepository extends Context.Tag("@orgplane/server/workers/WorkersRepository")<WorkersRepository, Effect.Effect.Success<typeof makeWorkersRepository>>() {
+  static readonly layer = Layer.effect(WorkersRepository, makeWorkersRepository)
+}
