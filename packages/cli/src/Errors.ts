@@ -256,7 +256,7 @@ export const reported = (options: { readonly json: boolean; readonly color?: boo
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Reported, R> =>
   Effect.catchAll(effect, (error) =>
     Effect.flatMap(describe(error), (report) =>
-      Effect.zipRight(
+      Effect.andThen(
         options.json
           ? Console.error(JSON.stringify(report.body))
           : Console.error(`${Output.red({ color: options.color ?? false }, "error:")} ${report.message}`),

@@ -39,7 +39,7 @@ export const spinner = <A, E, R, R2 = never>(
       : Effect.flatMap(options.describe, Option.match({ onNone: () => Effect.void, onSome: (text) => Ref.set(label, text) }))
     const fibers = yield* Effect.all([Effect.fork(loop), Effect.fork(described)])
     return yield* use((text) => Ref.set(label, text)).pipe(
-      Effect.ensuring(Effect.zipRight(Fiber.interruptAll(fibers), draw("")))
+      Effect.ensuring(Effect.andThen(Fiber.interruptAll(fibers), draw("")))
     )
   })
 

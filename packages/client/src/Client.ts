@@ -201,7 +201,7 @@ export const configure = (options: ClientOptions, api?: HttpApi.HttpApi.Any) => 
           Effect.matchEffect({
             onFailure: (error) =>
               retry < maxRetries && repeatable && error._tag === "RequestError" && error.reason === "Transport"
-                ? Effect.flatMap(backoff(retry), Effect.sleep).pipe(Effect.zipRight(loop(retry + 1)))
+                ? Effect.flatMap(backoff(retry), Effect.sleep).pipe(Effect.andThen(loop(retry + 1)))
                 : Effect.fail(error),
             onSuccess: (response) => {
               if (retry >= maxRetries) return Effect.succeed(response)

@@ -387,7 +387,7 @@ describe("marketplaces", () => {
     const plugins: Array<{ id: string }> = Array.from({ length: 150 }, () => ({ id: typeId("plg") }))
     const start = Date.now() - 60_000
     await sql((sql) =>
-      Effect.zipRight(
+      Effect.andThen(
         sql`INSERT INTO plugins ${
           sql.insert(plugins.map(({ id }, i) => ({
             id,

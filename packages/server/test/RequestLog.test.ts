@@ -112,7 +112,7 @@ describe("lines of failures", () => {
       HttpErrors.layerFor(BrokenApi),
       HttpApiBuilder.api(BrokenApi).pipe(
         Layer.provide(HttpErrors.group(BrokenApi, "broken", (handlers) =>
-          handlers.handle("broken", () => Effect.succeed({ n: -1 })).handle("forever", () => Effect.zipRight(Effect.sync(() => startedForever()), Effect.never))))
+          handlers.handle("broken", () => Effect.succeed({ n: -1 })).handle("forever", () => Effect.andThen(Effect.sync(() => startedForever()), Effect.never))))
       ),
       HttpServer.layerContext
     ).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, logger))))
@@ -249,7 +249,7 @@ describe("formats", () => {
       Effect.logInfo("request").pipe(Effect.annotateLogs({ method: "GET", status: 200, durationMs: 1.5, requestId: "r-1", flag: true, none: null })),
       Effect.logWarning("two", "parts"),
       Effect.logError("failed", { secret: Redacted.make("hunter2") }),
-      Effect.logError("a cause").pipe(Effect.zipRight(Effect.logError(Cause.fail("boom")))),
+      Effect.logError("a cause").pipe(Effect.andThen(Effect.logError(Cause.fail("boom")))),
       Effect.logInfo("nested").pipe(Effect.annotateLogs({ detail: { ids: [1, 2] } }), Effect.withLogSpan("span")),
       Effect.logDebug(42)
     ]

@@ -346,8 +346,8 @@ describe("classify, over connection failures", () => {
     const error = await through(
       (proxy) => proxy.pause(),
       (sql, proxy) =>
-        Effect.zipRight(
-          Effect.fork(Effect.zipRight(Effect.sleep("100 millis"), Effect.promise(() => proxy.down()))),
+        Effect.andThen(
+          Effect.fork(Effect.andThen(Effect.sleep("100 millis"), Effect.promise(() => proxy.down()))),
           sql`SELECT 1`
         )
     )
@@ -372,7 +372,7 @@ describe.runIf(Option.isSome(postgres))("on Postgres (needs a server-side statem
     it.effect("a statement that runs past the statement timeout (57014) is unavailable", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        const error = yield* sqlErrorOf(sql.withTransaction(Effect.zipRight(sql`SET LOCAL statement_timeout = '100ms'`, sql`SELECT pg_sleep(2)`)))
+        const error = yield* sqlErrorOf(sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = '100ms'`, sql`SELECT pg_sleep(2)`)))
         expect((error.cause as any)?.code).toBe("57014")
         expect(classify(error)).toBe("unavailable")
       }))

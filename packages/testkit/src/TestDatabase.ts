@@ -39,8 +39,8 @@ export const makeTemplate: Effect.Effect<Blob> = Effect.scoped(
         // server would otherwise create.
         const month = TelemetryPartitions.monthOf(new Date())
         yield* migrate(migrations).pipe(
-          Effect.zipRight(TelemetryPartitions.createRange(month - 13, month + 1)),
-          Effect.zipRight(AuditPartitions.createRange(month, month + 2)),
+          Effect.andThen(TelemetryPartitions.createRange(month - 13, month + 1)),
+          Effect.andThen(AuditPartitions.createRange(month, month + 2)),
           Effect.provide(PgClient.layer({ host: socketDir, port: 5432, database: "postgres", username: "postgres", maxConnections: 1 }))
         )
         return yield* Effect.promise(() => db.dumpDataDir("none"))

@@ -130,7 +130,7 @@ export const tail = Commands.leaf("tail", {
         let printed = 0
         const print = (events: ReadonlyArray<AuditEvent>) =>
           Effect.forEach(events, (event) =>
-            printed === wanted ? Effect.void : Effect.zipRight(
+            printed === wanted ? Effect.void : Effect.andThen(
               Console.log(input.global.json ? JSON.stringify(encodeEvent(event)) : line(event)),
               Effect.sync(() => printed++)
             ), { discard: true })

@@ -108,7 +108,7 @@ export const instancesUpdate = Commands.endpoint("update", {
     config: config("Settings as a JSON object; replaces the stored settings whole.")
   },
   call: (client, { config, instanceId, name, repository }) =>
-    Effect.zipRight(
+    Effect.andThen(
       requireSome([["repository", repository], ["name", name], ["config", config]]),
       client.connectorInstances.update({
         path: { connectorInstanceId: instanceId },

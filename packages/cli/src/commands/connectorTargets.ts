@@ -81,7 +81,7 @@ export const targetsUpdate = Commands.endpoint("update", {
     config: config("Settings as a JSON object; replaces the stored settings whole.")
   },
   call: (client, { branch, config, repository, targetId }) =>
-    Effect.zipRight(
+    Effect.andThen(
       requireSome([["repository", repository], ["branch", branch], ["config", config]]),
       client.connectorTargets.update({
         path: { connectorTargetId: targetId },

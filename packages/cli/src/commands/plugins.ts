@@ -138,7 +138,7 @@ export const update = Commands.endpoint("update", {
     }))
   },
   call: (client, { description, name, pluginId }) =>
-    Effect.zipRight(
+    Effect.andThen(
       requireSome([["name", name], ["description", description]]),
       client.plugins.update({ path: { pluginId }, payload: { ...Inputs.ifSome("name", name), ...Inputs.ifSome("description", description) } })
     ),

@@ -434,7 +434,7 @@ const makeAccess = Effect.gen(function*() {
 
   const grant = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
     transaction(
-      Effect.zipRight(
+      Effect.andThen(
         require(principal, kind, resource, "manager", { lock: true }),
         Effect.map(upsertGrant(principal, kind, resource, input), (item) => ({ ok: true as const, item }))
       )
@@ -471,7 +471,7 @@ const makeAccess = Effect.gen(function*() {
 
   const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
     orUnavailable(
-      Effect.zipRight(
+      Effect.andThen(
         require(principal, kind, resource, "manager"),
         lists[kind.grants](principal.organization.id, resource, query) as Effect.Effect<
           { readonly items: ReadonlyArray<G>; readonly nextCursor: string | null },

@@ -21,7 +21,7 @@ const make = Effect.gen(function*() {
       // Operator.require passed: the caller's organization is the operator organization.
       const request = { now: generatedAt, operatorOrganizationId: caller.organization.id }
       const [counts, activity] = yield* transaction(
-        Effect.zipRight(repository.snapshot, Effect.all([repository.counts(request), repository.activity(request)]))
+        Effect.andThen(repository.snapshot, Effect.all([repository.counts(request), repository.activity(request)]))
       )
       const summary = new AdminMetricsSummary({
         ...counts,

@@ -81,10 +81,10 @@ const make = Effect.gen(function*() {
   const { recentAuthentication } = yield* ServerConfig
 
   const list = (principal: Principal, query: AuditEventsQuery) =>
-    Effect.zipRight(authorize(principal, "audit.read"), orUnavailable(events.list(principal.organization.id, query)))
+    Effect.andThen(authorize(principal, "audit.read"), orUnavailable(events.list(principal.organization.id, query)))
 
   const get = (principal: Principal, id: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "audit.read"),
       orUnavailable(events.get({ organizationId: principal.organization.id, id })).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: (event) => Effect.succeed({ event }) }))
@@ -116,7 +116,7 @@ const make = Effect.gen(function*() {
     })
 
   const getSettings = (principal: Principal) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "audit.read"),
       Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
         settings: Option.getOrElse(stored, () => defaults)

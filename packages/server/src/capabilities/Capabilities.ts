@@ -55,7 +55,7 @@ const make = Effect.gen(function*() {
                 Effect.catchTag("Rejected", (again) =>
                   again.status === 403
                     ? Effect.fail(forbidden(suite, again))
-                    : Effect.zipRight(
+                    : Effect.andThen(
                       connections.markRejected(renewed),
                       Effect.fail(new NeedsConnection({
                         suite,

@@ -98,7 +98,7 @@ const make = Effect.gen(function*() {
 
   /** Forgets every member's credential and pending authorization of a suite (its client changed). */
   const dropAllCredentials = (key: ClientKey) =>
-    Effect.zipRight(
+    Effect.andThen(
       sql`DELETE FROM suite_credentials WHERE organization_id = ${key.organizationId} AND suite = ${key.suite}`,
       sql`DELETE FROM suite_authorizations WHERE organization_id = ${key.organizationId} AND suite = ${key.suite}`
     ).pipe(Effect.asVoid)

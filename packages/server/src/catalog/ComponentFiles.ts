@@ -36,7 +36,7 @@ const make = Effect.gen(function*() {
     })
 
   const list = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(Effect.gen(function*() {
         yield* checked(principal, id, versionId)
@@ -46,7 +46,7 @@ const make = Effect.gen(function*() {
     )
 
   const content = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId, path: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(Effect.gen(function*() {
         yield* checked(principal, id, versionId)

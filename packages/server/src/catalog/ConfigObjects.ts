@@ -126,19 +126,19 @@ const make = Effect.gen(function*() {
     })
 
   const list = (principal: Principal, query: ConfigObjectListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(objects.list(principal.organization.id, access.visible(principal, ConfigObjectKind, "c"), query))
     )
 
   const get = (principal: Principal, id: ConfigObjectId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
-      orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
+      orUnavailable(Effect.andThen(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
     )
 
   const createVersion = (principal: Principal, id: ConfigObjectId, request: CreateVersionRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -170,13 +170,13 @@ const make = Effect.gen(function*() {
     )
 
   const listVersions = (principal: Principal, id: ConfigObjectId, query: VersionListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
-      orUnavailable(Effect.zipRight(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
+      orUnavailable(Effect.andThen(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
     )
 
   const getVersion = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(
         Effect.gen(function*() {
@@ -194,7 +194,7 @@ const make = Effect.gen(function*() {
     id: ConfigObjectId,
     apply: (state: ObjectState, at: Date) => Effect.Effect<unknown, E, R>
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {

@@ -97,7 +97,7 @@ const make = Effect.gen(function*() {
     )
 
   const create = (principal: Principal, input: CreateMarketplaceRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "marketplaces.create"),
       transaction(
         Effect.gen(function*() {
@@ -119,13 +119,13 @@ const make = Effect.gen(function*() {
     )
 
   const list = (principal: Principal, query: MarketplaceListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(marketplaces.list(principal.organization.id, query, access.visible(principal, MarketplaceKind, "m")))
     )
 
   const get = (principal: Principal, id: MarketplaceId) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item }))))
+    Effect.andThen(authorize(principal, "catalog.read"), orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item }))))
 
   /** A change to one marketplace the caller has `role` on, in a transaction holding its row lock. */
   const change = <E, R>(
@@ -134,7 +134,7 @@ const make = Effect.gen(function*() {
     role: AccessRole,
     apply: (current: { readonly status: Marketplace["status"]; readonly managed: boolean }, at: Date) => Effect.Effect<unknown, E, R>
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -163,10 +163,10 @@ const make = Effect.gen(function*() {
         : marketplaces.markDeleted(principal.organization.id, id, at))
 
   const listPlugins = (principal: Principal, id: MarketplaceId, query: MembershipListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(
-        Effect.zipRight(
+        Effect.andThen(
           access.require(principal, MarketplaceKind, id, "viewer"),
           marketplaces.listMemberships(principal.organization.id, id, query)
         )
@@ -174,7 +174,7 @@ const make = Effect.gen(function*() {
     )
 
   const addPlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -202,7 +202,7 @@ const make = Effect.gen(function*() {
     )
 
   const removePlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -221,7 +221,7 @@ const make = Effect.gen(function*() {
    * the readiness the plugins' MCP definitions, the connections the caller sees, the caller's own credentials.
    */
   const resolved = (principal: Principal, id: MarketplaceId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -238,13 +238,13 @@ const make = Effect.gen(function*() {
     )
 
   const grant = (principal: Principal, id: MarketplaceId, input: CreateAccessGrantRequest) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, MarketplaceKind, id, input))
+    Effect.andThen(authorize(principal, "catalog.read"), access.grant(principal, MarketplaceKind, id, input))
 
   const listGrants = (principal: Principal, id: MarketplaceId, query: AccessListQuery) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, MarketplaceKind, id, query))
+    Effect.andThen(authorize(principal, "catalog.read"), access.listGrants(principal, MarketplaceKind, id, query))
 
   const revoke = (principal: Principal, id: MarketplaceId, grantId: MarketplaceAccessGrantId) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, MarketplaceKind, id, grantId))
+    Effect.andThen(authorize(principal, "catalog.read"), access.revoke(principal, MarketplaceKind, id, grantId))
 
   return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
 })

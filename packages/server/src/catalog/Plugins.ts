@@ -49,7 +49,7 @@ const make = Effect.gen(function*() {
   const respond = (plugin: Plugin) => ({ ok: true as const, item: plugin })
 
   const create = (principal: Principal, input: CreatePluginRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.create"),
       transaction(
         Effect.gen(function*() {
@@ -70,14 +70,14 @@ const make = Effect.gen(function*() {
     )
 
   const list = (principal: Principal, query: PluginListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(plugins.list(principal.organization.id, query, access.visible(principal, PluginKind, "p")))
     )
 
   /** One statement: the plugin with the caller's rank on it. */
   const get = (principal: Principal, id: PluginId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(
         Effect.flatMap(plugins.view(principal.organization.id, id, access.rank(principal, PluginKind, "p")), Option.match({
@@ -98,7 +98,7 @@ const make = Effect.gen(function*() {
     role: (typeof AccessRoles)[number],
     apply: (current: { readonly name: string; readonly status: Plugin["status"] }, at: Date) => Effect.Effect<unknown, E, R>
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -141,7 +141,7 @@ const make = Effect.gen(function*() {
     )
 
   const listConfigObjects = (principal: Principal, id: PluginId, query: MembershipListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       orUnavailable(
         Effect.gen(function*() {
@@ -153,7 +153,7 @@ const make = Effect.gen(function*() {
     )
 
   const addConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -186,7 +186,7 @@ const make = Effect.gen(function*() {
     )
 
   const removeConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "catalog.read"),
       transaction(
         Effect.gen(function*() {
@@ -201,13 +201,13 @@ const make = Effect.gen(function*() {
     )
 
   const grant = (principal: Principal, id: PluginId, input: CreateAccessGrantRequest) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), access.grant(principal, PluginKind, id, input))
+    Effect.andThen(authorize(principal, "catalog.read"), access.grant(principal, PluginKind, id, input))
 
   const listGrants = (principal: Principal, id: PluginId, query: AccessListQuery) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), access.listGrants(principal, PluginKind, id, query))
+    Effect.andThen(authorize(principal, "catalog.read"), access.listGrants(principal, PluginKind, id, query))
 
   const revoke = (principal: Principal, id: PluginId, grantId: PluginAccessGrantId) =>
-    Effect.zipRight(authorize(principal, "catalog.read"), access.revoke(principal, PluginKind, id, grantId))
+    Effect.andThen(authorize(principal, "catalog.read"), access.revoke(principal, PluginKind, id, grantId))
 
   return {
     create,

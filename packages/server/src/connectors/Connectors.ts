@@ -67,7 +67,7 @@ const make = Effect.gen(function*() {
   // Accounts
 
   const createAccount = (principal: Principal, input: CreateConnectorAccountRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.manage"),
       Effect.gen(function*() {
         // Encrypted before the transaction (nothing that cannot be repeated belongs inside one), bound to the row.
@@ -99,10 +99,10 @@ const make = Effect.gen(function*() {
     )
 
   const listAccounts = (principal: Principal, query: ConnectorAccountListQuery) =>
-    Effect.zipRight(authorize(principal, "connectors.read"), orUnavailable(repository.listAccounts(principal.organization.id, query)))
+    Effect.andThen(authorize(principal, "connectors.read"), orUnavailable(repository.listAccounts(principal.organization.id, query)))
 
   const getAccount = (principal: Principal, id: ConnectorAccountId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.flatMap(repository.findAccount(principal.organization.id, id), Option.match({
         onNone: () => Effect.fail(accountNotFound()),
@@ -112,7 +112,7 @@ const make = Effect.gen(function*() {
 
   /** Removes every instance of the account as `remove` does, then the account, in one transaction. */
   const disconnectAccount = (principal: Principal, id: ConnectorAccountId, reason: string | undefined) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.manage"),
       transaction(
         Effect.gen(function*() {
@@ -158,7 +158,7 @@ const make = Effect.gen(function*() {
     }))
 
   const createInstance = (principal: Principal, input: CreateConnectorInstanceRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.manage"),
       transaction(
         Effect.gen(function*() {
@@ -185,7 +185,7 @@ const make = Effect.gen(function*() {
     )
 
   const listInstances = (principal: Principal, query: ConnectorInstanceListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
     )
@@ -206,7 +206,7 @@ const make = Effect.gen(function*() {
     )
 
   const getInstance = (principal: Principal, id: ConnectorInstanceId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.map(instanceWith(principal, id, "viewer"), (item) => ({ item })))
     )
@@ -218,7 +218,7 @@ const make = Effect.gen(function*() {
     role: AccessRole,
     apply: (instance: ConnectorInstance, at: Date) => Effect.Effect<unknown, E, R>
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {
@@ -244,7 +244,7 @@ const make = Effect.gen(function*() {
       instance.status === status ? Effect.void : repository.updateInstance(principal.organization.id, id, { status }, at))
 
   const removeInstance = (principal: Principal, id: ConnectorInstanceId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {
@@ -256,25 +256,25 @@ const make = Effect.gen(function*() {
     )
 
   const grant = (principal: Principal, id: ConnectorInstanceId, input: CreateAccessGrantRequest) =>
-    Effect.zipRight(authorize(principal, "connectors.read"), access.grant(principal, ConnectorInstanceKind, id, input))
+    Effect.andThen(authorize(principal, "connectors.read"), access.grant(principal, ConnectorInstanceKind, id, input))
   const listGrants = (principal: Principal, id: ConnectorInstanceId, query: AccessListQuery) =>
-    Effect.zipRight(authorize(principal, "connectors.read"), access.listGrants(principal, ConnectorInstanceKind, id, query))
+    Effect.andThen(authorize(principal, "connectors.read"), access.listGrants(principal, ConnectorInstanceKind, id, query))
   const revoke = (principal: Principal, id: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId) =>
-    Effect.zipRight(authorize(principal, "connectors.read"), access.revoke(principal, ConnectorInstanceKind, id, grantId))
+    Effect.andThen(authorize(principal, "connectors.read"), access.revoke(principal, ConnectorInstanceKind, id, grantId))
 
   // Targets
 
   const listTargets = (principal: Principal, id: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
-      orUnavailable(Effect.zipRight(
+      orUnavailable(Effect.andThen(
         access.require(principal, ConnectorInstanceKind, id, "viewer"),
         repository.listTargets(principal.organization.id, id, query)
       ))
     )
 
   const createTarget = (principal: Principal, id: ConnectorInstanceId, input: CreateConnectorTargetRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {
@@ -311,13 +311,13 @@ const make = Effect.gen(function*() {
     )
 
   const getTarget = (principal: Principal, id: ConnectorTargetId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.map(targetWith(principal, id, "viewer"), (item) => ({ item })))
     )
 
   const updateTarget = (principal: Principal, id: ConnectorTargetId, input: UpdateConnectorTargetRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {
@@ -337,9 +337,9 @@ const make = Effect.gen(function*() {
   // Mappings
 
   const listMappings = (principal: Principal, id: ConnectorTargetId, query: ConnectorMappingListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
-      orUnavailable(Effect.zipRight(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
+      orUnavailable(Effect.andThen(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
     )
 
   /** The plugin a mapping names must be live, and the caller an editor of it. */
@@ -356,7 +356,7 @@ const make = Effect.gen(function*() {
     Effect.map(mappings.find(principal.organization.id, id), Option.getOrThrow)
 
   const createMapping = (principal: Principal, targetId: ConnectorTargetId, input: CreateConnectorMappingRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {
@@ -394,13 +394,13 @@ const make = Effect.gen(function*() {
     )
 
   const getMapping = (principal: Principal, id: ConnectorMappingId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.map(mappingWith(principal, id, "viewer"), (item) => ({ item })))
     )
 
   const updateMapping = (principal: Principal, id: ConnectorMappingId, input: UpdateConnectorMappingRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {
@@ -416,7 +416,7 @@ const make = Effect.gen(function*() {
     )
 
   const deleteMapping = (principal: Principal, id: ConnectorMappingId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       transaction(
         Effect.gen(function*() {

@@ -150,7 +150,7 @@ const make = Effect.gen(function*() {
     })
 
   const discoverInstance = (principal: Principal, id: ConnectorInstanceId, targetId: ConnectorTargetId | undefined) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       Effect.gen(function*() {
         // The instance and target are read for each request: the cache holds only what the commit decides.
@@ -176,7 +176,7 @@ const make = Effect.gen(function*() {
     )
 
   const tree = (principal: Principal, id: ConnectorInstanceId, query: DiscoveryTreeQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       Effect.gen(function*() {
         const { instance, target } = yield* orUnavailable(instanceAndTarget(principal, id, query.connectorTargetId, "viewer"))
@@ -308,7 +308,7 @@ const make = Effect.gen(function*() {
     })
 
   const apply = (principal: Principal, id: ConnectorInstanceId, input: ApplyDiscoveryRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       Effect.gen(function*() {
         const organizationId = principal.organization.id

@@ -140,16 +140,16 @@ const make = Effect.gen(function*() {
     })
 
   const listEvents = (principal: Principal, instanceId: ConnectorInstanceId, query: ConnectorSyncEventListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
-      orUnavailable(Effect.zipRight(
+      orUnavailable(Effect.andThen(
         access.require(principal, ConnectorInstanceKind, instanceId, "viewer"),
         events.list(principal.organization.id, instanceId, query)
       ))
     )
 
   const getEvent = (principal: Principal, eventId: ConnectorSyncEventId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "connectors.read"),
       orUnavailable(Effect.gen(function*() {
         const event = yield* events.find(principal.organization.id, eventId)
@@ -492,7 +492,7 @@ const execute = ({ organizationId, syncEventId }: typeof SyncWorkflow.payloadSch
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.zipRight(Effect.logError("connector sync failed", cause), fail("The sync failed because of an internal error."))),
+        : Effect.andThen(Effect.logError("connector sync failed", cause), fail("The sync failed because of an internal error."))),
     Effect.annotateLogs({ connectorSyncEventId: syncEventId })
   )
 }

@@ -143,7 +143,7 @@ const make = Effect.gen(function*() {
   })
 
   const list = (caller: MemberContext, query: PageQuery) =>
-    Effect.zipRight(authorize(caller, "apiKeys.manage"), orUnavailable(apiKeys.list(caller.organization.id, query)))
+    Effect.andThen(authorize(caller, "apiKeys.manage"), orUnavailable(apiKeys.list(caller.organization.id, query)))
 
   const revoke = (caller: MemberContext, id: ApiKeyId) =>
     Effect.gen(function*() {

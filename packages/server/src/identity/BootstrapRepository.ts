@@ -71,7 +71,7 @@ const makeBootstrapRepository = Effect.gen(function*() {
 
   /** Marks the claim redeemed by the user and its workspace claimed; answers the placeholder owner's membership. */
   const markClaimed = (claim: ClaimRow, userId: UserId, at: Date) =>
-    Effect.zipRight(
+    Effect.andThen(
       markClaimRow({ organizationId: claim.organizationId, id: claim.id, userId, at }),
       Effect.map(markBootstrap({ organizationId: claim.organizationId, id: claim.bootstrapId }), (row) => row.setupMembershipId)
     )

@@ -48,14 +48,14 @@ const make = Effect.gen(function*() {
 
   /** Takes the lock, then reads the person's active membership as it is now. */
   const lockAndRead = (organizationId: OrganizationId, who: { readonly userId: UserId }) =>
-    Effect.zipRight(lock(organizationId), Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership)))
+    Effect.andThen(lock(organizationId), Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership)))
 
   /**
    * Takes the lock, then reads in one statement what a change of one member by another decides on: both members
    * as they are now and the organization's number of owners (`ChangeState`).
    */
   const lockForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
-    Effect.zipRight(lock(organizationId), memberships.findForChange(organizationId, ids))
+    Effect.andThen(lock(organizationId), memberships.findForChange(organizationId, ids))
 
   /**
    * The changes below also tell the write's check at commit (platform/Authority.ts) that this transaction changed
@@ -64,7 +64,7 @@ const make = Effect.gen(function*() {
   const changedHere = (membershipId: MembershipId, ended: boolean) => Authority.changedHere({ membershipId, ended })
 
   const changeRole = (organizationId: OrganizationId, id: MembershipId, role: Role) =>
-    Effect.zipRight(changedHere(id, false), Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt })))
+    Effect.andThen(changedHere(id, false), Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt })))
 
   /**
    * Ends a membership (leaving or being removed): it keeps its id with `removedAt` set, leaves every team, and
@@ -72,7 +72,7 @@ const make = Effect.gen(function*() {
    * person's organizations on their next request.
    */
   const remove = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt })))
+    Effect.andThen(changedHere(id, true), Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt })))
 
   /**
    * The directory (SCIM) deactivated the member: `suspended_at` set (the member stays, is not admitted and is no
@@ -82,7 +82,7 @@ const make = Effect.gen(function*() {
    * False when there is no such active membership.
    */
   const suspend = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.zipRight(changedHere(id, true), Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at })))
+    Effect.andThen(changedHere(id, true), Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at })))
 
   /** The directory reactivated the member: `suspended_at` cleared. False when there is no such active membership. */
   const restore = (organizationId: OrganizationId, id: MembershipId) =>

@@ -23,7 +23,7 @@ const make = Effect.gen(function*() {
 
   /** Keeps a new setup token's hash, and forgets the expired ones. */
   const insertSetupToken = (input: { readonly tokenHash: string; readonly createdAt: Date; readonly expiresAt: Date }) =>
-    Effect.zipRight(
+    Effect.andThen(
       sql`DELETE FROM instance_setup_tokens WHERE expires_at <= ${input.createdAt}`,
       sql`INSERT INTO instance_setup_tokens (token_hash, created_at, expires_at)
             VALUES (${input.tokenHash}, ${input.createdAt}, ${input.expiresAt})`

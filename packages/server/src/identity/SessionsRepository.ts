@@ -170,7 +170,7 @@ const makeSessionsRepository = Effect.gen(function*() {
    * in are deleted (the connection that vouched for them is gone). How many were deleted.
    */
   const forgetOrganization = (organizationId: OrganizationId) =>
-    Effect.zipRight(
+    Effect.andThen(
       leaveOrganization(organizationId),
       sql<{ count: number }>`WITH gone AS (DELETE FROM sessions WHERE authenticated_organization_id = ${organizationId} RETURNING 1)
                                SELECT count(*)::int AS count FROM gone`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))

@@ -55,7 +55,7 @@ const make = Effect.gen(function*() {
   const accounts = yield* Accounts
 
   const create = (caller: MemberContext, input: { readonly email: string; readonly role: Exclude<Role, "owner"> }) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "invitations.manage"),
       transaction(
         Effect.gen(function*() {
@@ -97,13 +97,13 @@ const make = Effect.gen(function*() {
     )
 
   const list = (caller: MemberContext, query: InvitationListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "invitations.manage"),
       Effect.flatMap(now, (at) => orUnavailable(invitations.list(caller.organization.id, query, at)))
     )
 
   const cancel = (caller: MemberContext, id: InvitationId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "invitations.manage"),
       transaction(
         Effect.gen(function*() {

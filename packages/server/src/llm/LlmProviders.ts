@@ -225,7 +225,7 @@ const make = Effect.gen(function*() {
         : Effect.succeed({ ok: true as const, item: viewToApi(found.value) }))
 
   const get = (principal: Principal, id: LlmProviderId) =>
-    Effect.zipRight(authorize(principal, "llmProviders.use"), orUnavailable(read(principal, id)))
+    Effect.andThen(authorize(principal, "llmProviders.use"), orUnavailable(read(principal, id)))
 
   const list = (principal: Principal, query: LlmProviderListQuery) =>
     Effect.gen(function*() {
@@ -353,11 +353,11 @@ const make = Effect.gen(function*() {
     })
 
   const grant = (principal: Principal, id: LlmProviderId, input: CreateAccessGrantRequest) =>
-    Effect.zipRight(authorize(principal, "llmProviders.use"), orUnavailable(access.grant(principal, LlmProviderKind, id, input)))
+    Effect.andThen(authorize(principal, "llmProviders.use"), orUnavailable(access.grant(principal, LlmProviderKind, id, input)))
   const listGrants = (principal: Principal, id: LlmProviderId, query: AccessListQuery) =>
-    Effect.zipRight(authorize(principal, "llmProviders.use"), access.listGrants(principal, LlmProviderKind, id, query))
+    Effect.andThen(authorize(principal, "llmProviders.use"), access.listGrants(principal, LlmProviderKind, id, query))
   const revoke = (principal: Principal, id: LlmProviderId, grantId: string) =>
-    Effect.zipRight(authorize(principal, "llmProviders.use"), orUnavailable(access.revoke(principal, LlmProviderKind, id, grantId)))
+    Effect.andThen(authorize(principal, "llmProviders.use"), orUnavailable(access.revoke(principal, LlmProviderKind, id, grantId)))
 
   return { readCatalog, create, list, get, update, setCredential, remove, connect, test, grant, listGrants, revoke } as const
 })

@@ -302,7 +302,7 @@ const make = Effect.gen(function*() {
     })
 
   const get = (principal: Principal, id: ExternalMcpConnectionId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "mcp.read"),
       orUnavailable(Effect.map(read(principal, id), (item) => ({ ok: true as const, item })))
     )
@@ -398,16 +398,16 @@ const make = Effect.gen(function*() {
 
   /** Grants go through `Access` like every shared kind, behind the organization policy: owners and admins only. */
   const grant = (principal: Principal, id: ExternalMcpConnectionId, input: Parameters<typeof access.grant>[3]) =>
-    Effect.zipRight(authorize(principal, "mcp.manage"), access.grant(principal, McpConnectionKind, id, input))
+    Effect.andThen(authorize(principal, "mcp.manage"), access.grant(principal, McpConnectionKind, id, input))
 
   const listGrants = (principal: Principal, id: ExternalMcpConnectionId, query: Parameters<typeof access.listGrants>[3]) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "mcp.manage"),
       access.listGrants(principal, McpConnectionKind, id, query)
     )
 
   const revoke = (principal: Principal, id: ExternalMcpConnectionId, grantId: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "mcp.manage"),
       access.revoke(principal, McpConnectionKind, id, grantId)
     )

@@ -234,7 +234,7 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
 const make = Effect.gen(function*() {
   const presets = yield* McpPresets
   return {
-    resolve: (caller: MemberContext, query: string) => Effect.zipRight(authorize(caller, "mcp.resolve"), resolve(query)),
+    resolve: (caller: MemberContext, query: string) => Effect.andThen(authorize(caller, "mcp.resolve"), resolve(query)),
     presets: (caller: MemberContext) =>
       Effect.as(authorize(caller, "mcp.read"), { presets })
   }

@@ -46,7 +46,7 @@ const make = Effect.gen(function*() {
   const ownerOf = (caller: MemberContext) => ({ organizationId: caller.organization.id, userId: caller.user.id })
 
   const save = (caller: MemberContext, input: SaveMemoryRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowed(caller),
       transaction(
         Effect.gen(function*() {
@@ -97,7 +97,7 @@ const make = Effect.gen(function*() {
     })
 
   const list = (caller: MemberContext, query: MemoryListQuery) =>
-    Effect.zipRight(allowed(caller), orUnavailable(memories.list(ownerOf(caller), query)))
+    Effect.andThen(allowed(caller), orUnavailable(memories.list(ownerOf(caller), query)))
 
   const get = (caller: MemberContext, id: MemoryId) =>
     Effect.gen(function*() {

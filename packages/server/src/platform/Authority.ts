@@ -105,7 +105,7 @@ const membershipRemoved = Effect.fail(
     message: "You are no longer a member of this organization (removed or suspended while this request ran): nothing was changed."
   })
 )
-const scimUnauthorized = Effect.zipRight(
+const scimUnauthorized = Effect.andThen(
   HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", scimChallenge(true)))),
   Effect.fail(new ScimUnauthorized({ detail: "This SCIM token was revoked while the request ran: nothing was changed." }))
 )

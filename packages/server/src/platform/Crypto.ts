@@ -165,7 +165,7 @@ export const sealV1 = (key: EncryptionKey, plaintext: string): string => sealWit
  * key problem (never the secret): what `decrypt` fails with, declared by the operations that read secrets.
  */
 export const unreadable = (binding: Binding, failure: OpenFailure): Effect.Effect<never, StoredCredentialUnreadable> =>
-  Effect.zipRight(
+  Effect.andThen(
     Effect.logError(`Stored secret unreadable: ${binding.column.table}.${binding.column.column}: ${describeFailure(failure)}`).pipe(
       Effect.annotateLogs({
         table: binding.column.table,

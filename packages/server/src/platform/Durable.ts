@@ -239,7 +239,7 @@ export const inBackground = <E, R>(
     const engineScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
     let started: Context.Context<WorkflowEngine | Sharding.Sharding> | undefined
     const gate = yield* Effect.serviceOption(StartGate)
-    yield* Effect.zipRight(
+    yield* Effect.andThen(
       Option.isSome(gate) ? Deferred.await(gate.value) : Effect.void,
       Effect.timed(Layer.buildWithScope(engine, engineScope))
     ).pipe(
@@ -249,7 +249,7 @@ export const inBackground = <E, R>(
       }),
       Effect.flatMap(([, context]) => Deferred.succeed(ready, context)),
       Effect.catchAllCause((cause) =>
-        Effect.zipRight(
+        Effect.andThen(
           Effect.logError("The durable engine could not start: background work (connector syncs, audit streams, scheduled jobs) will not run", cause),
           Deferred.failCause(ready, Cause.die(Cause.squash(cause)))
         )

@@ -287,7 +287,7 @@ export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer
   return HttpApiBuilder.middleware(api as typeof Api, (app) =>
     log(
       // A pre-response handler, so that declared errors (encoded after every middleware) say it too.
-      Effect.zipRight(HttpApp.appendPreResponseHandler(securityHeaders), Effect.zipRight(FiberRef.set(HandlerReturned, false), guard(options.inner === undefined ? app : options.inner(app)))).pipe(
+      Effect.andThen(HttpApp.appendPreResponseHandler(securityHeaders), Effect.andThen(FiberRef.set(HandlerReturned, false), guard(options.inner === undefined ? app : options.inner(app)))).pipe(
         Effect.catchAllCause(handle(routes))
       )
     ) as typeof app)

@@ -175,7 +175,7 @@ const party = (service: Service, run: Run): TransactionParty | undefined => {
 /** Extends the run's lease while the handler runs. */
 const renewal = (service: Service, run: Run) =>
   Effect.forever(
-    Effect.zipRight(
+    Effect.andThen(
       Effect.sleep(renewEvery),
       Effect.flatMap(now, (at) =>
         Effect.ignore(service.keys.renew({ ...run.id, lease: run.lease, until: new Date(at.getTime() + Duration.toMillis(leaseDuration)) })))
@@ -269,7 +269,7 @@ export const around = <Request, A, E, R>(handler: (request: Request) => Effect.E
               defect instanceof LeaseLost ? Option.some(Effect.fail(IdempotencyConflict.inUse(inUseRetryAfterSeconds))) : Option.none()
             )
           ),
-        (renewing) => Effect.zipRight(Fiber.interrupt(renewing), Effect.sync(() => (run.active = false)))
+        (renewing) => Effect.andThen(Fiber.interrupt(renewing), Effect.sync(() => (run.active = false)))
       )
     })
   })

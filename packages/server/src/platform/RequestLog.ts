@@ -38,15 +38,15 @@ export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): Http
       return FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
         HashMap.set(HashMap.set(HashMap.set(HashMap.set(annotations, "method", request.method), "route", route), "status", status), "durationMs", durationMs)
       ).pipe(
-        Effect.zipRight(Effect.logWithLevel(levelOf(status), "request")),
+        Effect.andThen(Effect.logWithLevel(levelOf(status), "request")),
         Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
       )
     }
     return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)).pipe(
       // The platform's own request logger, if a host installed it, would write more lines for the same request.
-      Effect.zipRight(FiberRef.set(HttpMiddleware.loggerDisabled, true)),
-      Effect.zipRight(HttpApp.appendPreResponseHandler(logged)),
-      Effect.zipRight(app)
+      Effect.andThen(FiberRef.set(HttpMiddleware.loggerDisabled, true)),
+      Effect.andThen(HttpApp.appendPreResponseHandler(logged)),
+      Effect.andThen(app)
     )
   })
 

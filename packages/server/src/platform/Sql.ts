@@ -141,10 +141,10 @@ const settle = <A, E, R>(
       if (error === undefined) return Effect.failCause(cause as Cause.Cause<Exclude<E, SqlError>>)
       const verdict = classify(error)
       if (verdict === "unavailable") {
-        return Effect.zipRight(reportUnavailable(error), Effect.fail(new ServiceUnavailable({ message: unavailableMessage })))
+        return Effect.andThen(reportUnavailable(error), Effect.fail(new ServiceUnavailable({ message: unavailableMessage })))
       }
       if (verdict === "concurrency" && !enclosed) {
-        return Effect.zipRight(
+        return Effect.andThen(
           Effect.logWarning(`Gave up on a transaction after ${transactionAttempts} attempts`, error.message),
           Effect.fail(new ServiceUnavailable({ message: concurrencyMessage }))
         )
@@ -225,7 +225,7 @@ const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E
     const body = Effect.suspend(() => {
       ran = Option.none()
       const attempt = Effect.tap(effect, (value) => Effect.map(party.beforeCommit(value), () => (ran = Option.some(value))))
-      return party.begin === undefined ? attempt : Effect.zipRight(party.begin, attempt)
+      return party.begin === undefined ? attempt : Effect.andThen(party.begin, attempt)
     })
     return Effect.matchCauseEffect(retried(sql, body), {
       onSuccess: (value) => Effect.as(party.settled(value, true), value),
@@ -235,7 +235,7 @@ const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E
         const value = ran.value
         return Effect.flatMap(party.committed, (committed) =>
           Option.isNone(committed)
-            ? Effect.zipRight(party.settled(value, "unknown"), Effect.failCause(cause))
+            ? Effect.andThen(party.settled(value, "unknown"), Effect.failCause(cause))
             : committed.value
             ? Effect.as(party.settled(value, true), value)
             : Effect.failCause(cause))

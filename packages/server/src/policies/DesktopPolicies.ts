@@ -41,7 +41,7 @@ const make = Effect.gen(function*() {
 
   /** The plan first (an organization without it learns that whoever asks), then the role. */
   const manage = (principal: Principal) =>
-    Effect.zipRight(requireEnterprise(principal, "desktop_policies"), authorize(principal, "desktopPolicies.manage"))
+    Effect.andThen(requireEnterprise(principal, "desktop_policies"), authorize(principal, "desktopPolicies.manage"))
 
   /** Creates the organization's default policy unless it has one. */
   const ensureDefault = (organizationId: OrganizationId) =>
@@ -87,7 +87,7 @@ const make = Effect.gen(function*() {
     })
 
   const create = (principal: Principal, input: CreateDesktopPolicyRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       manage(principal),
       transaction(
         Effect.gen(function*() {
@@ -116,16 +116,16 @@ const make = Effect.gen(function*() {
     )
 
   const list = (principal: Principal, query: DesktopPolicyListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       manage(principal),
-      transaction(Effect.zipRight(ensureDefault(principal.organization.id), policies.list(principal.organization.id, query)))
+      transaction(Effect.andThen(ensureDefault(principal.organization.id), policies.list(principal.organization.id, query)))
     )
 
   const get = (principal: Principal, id: DesktopPolicyId) =>
-    Effect.zipRight(manage(principal), orUnavailable(read(principal, id)))
+    Effect.andThen(manage(principal), orUnavailable(read(principal, id)))
 
   const update = (principal: Principal, id: DesktopPolicyId, input: UpdateDesktopPolicyRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       manage(principal),
       transaction(
         Effect.gen(function*() {
@@ -161,7 +161,7 @@ const make = Effect.gen(function*() {
     )
 
   const remove = (principal: Principal, id: DesktopPolicyId) =>
-    Effect.zipRight(
+    Effect.andThen(
       manage(principal),
       transaction(
         Effect.gen(function*() {
@@ -176,7 +176,7 @@ const make = Effect.gen(function*() {
 
   /** Every plan: without the enterprise plan, the built-in defaults. */
   const effective = (caller: MemberContext) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "desktopPolicies.readEffective"),
       caller.organization.plan !== "enterprise"
         ? Effect.succeed({ effectivePolicy: resolve([builtIn]) })

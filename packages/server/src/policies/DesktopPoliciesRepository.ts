@@ -116,7 +116,7 @@ const makeDesktopPoliciesRepository = Effect.gen(function*() {
           WHERE organization_id = ${policy.organizationId} AND id = ${policy.id}`.pipe(Effect.asVoid)
 
     const replaceMembers = (policy: Scoped, memberIds: ReadonlyArray<MembershipId>, at: Date) =>
-      Effect.zipRight(
+      Effect.andThen(
         sql`DELETE FROM desktop_policy_members WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
         memberIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_members ${
             sql.insert(memberIds.map((membershipId) => ({
@@ -129,7 +129,7 @@ const makeDesktopPoliciesRepository = Effect.gen(function*() {
       )
 
     const replaceTeams = (policy: Scoped, teamIds: ReadonlyArray<TeamId>, at: Date) =>
-      Effect.zipRight(
+      Effect.andThen(
         sql`DELETE FROM desktop_policy_teams WHERE organization_id = ${policy.organizationId} AND desktop_policy_id = ${policy.id}`,
         teamIds.length === 0 ? Effect.void : sql`INSERT INTO desktop_policy_teams ${
             sql.insert(teamIds.map((teamId) => ({ organizationId: policy.organizationId, desktopPolicyId: policy.id, teamId, createdAt: at })))

@@ -44,10 +44,10 @@ const make = Effect.gen(function*() {
   const crypto = yield* Crypto
   const settings = yield* ServerConfig
 
-  const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "scim"), authorize(principal, "scim.manage"))
+  const allowed = (principal: Principal) => Effect.andThen(requireEnterprise(principal, "scim"), authorize(principal, "scim.manage"))
   /** `allowed`, for a change of what provisions people: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
   const allowedToChange = (principal: Principal) =>
-    Effect.zipRight(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
+    Effect.andThen(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
   const scope = (principal: Principal, id: ScimConnectionId): Scoped => ({ organizationId: principal.organization.id, id })
 
   /** The connection as the API answers it (404 when the organization has none such). */
@@ -77,7 +77,7 @@ const make = Effect.gen(function*() {
     })
 
   const create = (principal: Principal, input: typeof CreateScimConnectionRequest.Type, base: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowedToChange(principal),
       transaction(Effect.gen(function*() {
         const id = yield* makeId("scc")
@@ -97,7 +97,7 @@ const make = Effect.gen(function*() {
     )
 
   const list = (principal: Principal, query: PageQuery, base: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowed(principal),
       orUnavailable(Effect.flatMap(now, (at) =>
         Effect.map(connections.list(principal.organization.id, at, query), (page) => ({
@@ -107,10 +107,10 @@ const make = Effect.gen(function*() {
     )
 
   const get = (principal: Principal, id: ScimConnectionId, base: string) =>
-    Effect.zipRight(allowed(principal), orUnavailable(Effect.map(read(scope(principal, id), base), (connection) => ({ connection }))))
+    Effect.andThen(allowed(principal), orUnavailable(Effect.map(read(scope(principal, id), base), (connection) => ({ connection }))))
 
   const update = (principal: Principal, id: ScimConnectionId, input: typeof UpdateScimConnectionRequest.Type, base: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowedToChange(principal),
       transaction(Effect.gen(function*() {
         const scoped = scope(principal, id)
@@ -126,13 +126,13 @@ const make = Effect.gen(function*() {
     )
 
   const remove = (principal: Principal, id: ScimConnectionId) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowedToChange(principal),
       transaction(Effect.flatMap(connections.remove(scope(principal, id)), (found) => (found ? Effect.void : Effect.fail(connectionNotFound()))))
     )
 
   const createToken = (principal: Principal, id: ScimConnectionId, input: typeof CreateScimTokenRequest.Type, base: string) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowedToChange(principal),
       Effect.gen(function*() {
         const at = yield* now
@@ -161,7 +161,7 @@ const make = Effect.gen(function*() {
     )
 
   const listTokens = (principal: Principal, id: ScimConnectionId, query: PageQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowed(principal),
       orUnavailable(Effect.gen(function*() {
         const scoped = scope(principal, id)
@@ -172,7 +172,7 @@ const make = Effect.gen(function*() {
     )
 
   const revokeToken = (principal: Principal, id: ScimConnectionId, tokenId: ScimTokenId) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowedToChange(principal),
       transaction(Effect.gen(function*() {
         const scoped = scope(principal, id)
@@ -182,7 +182,7 @@ const make = Effect.gen(function*() {
     )
 
   const listEvents = (principal: Principal, id: ScimConnectionId, query: ScimEventListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowed(principal),
       orUnavailable(Effect.gen(function*() {
         const scoped = scope(principal, id)
@@ -192,7 +192,7 @@ const make = Effect.gen(function*() {
     )
 
   const reconcile = (principal: Principal, id: ScimConnectionId) =>
-    Effect.zipRight(
+    Effect.andThen(
       allowed(principal),
       transaction(Effect.gen(function*() {
         const scoped = scope(principal, id)

@@ -16,7 +16,7 @@ const make = Effect.gen(function*() {
   const mcpCredentials = yield* CredentialsRepository
   const suiteCredentials = yield* SuiteRepository
   const forget = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.zipRight(mcpCredentials.forgetMember(organizationId, id), suiteCredentials.forgetMember(organizationId, id))
+    Effect.andThen(mcpCredentials.forgetMember(organizationId, id), suiteCredentials.forgetMember(organizationId, id))
   return {
     suspend: (organizationId: OrganizationId, id: MembershipId) =>
       Effect.gen(function*() {
@@ -25,7 +25,7 @@ const make = Effect.gen(function*() {
         yield* forget(organizationId, id)
       }),
     restore: (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.zipRight(memberships.lock(organizationId), Effect.asVoid(memberships.restore(organizationId, id))),
+      Effect.andThen(memberships.lock(organizationId), Effect.asVoid(memberships.restore(organizationId, id))),
     remove: (organizationId: OrganizationId, id: MembershipId) =>
       Effect.gen(function*() {
         yield* memberships.lock(organizationId)

@@ -220,7 +220,7 @@ const makeGroupsRepository = Effect.gen(function*() {
 
   /** Makes the group's members exactly `memberIds`. */
   const replaceMembers = (input: typeof Members.Type & { readonly at: Date }) =>
-    Effect.zipRight(keepOnlyMembers(input), addMembers(input))
+    Effect.andThen(keepOnlyMembers(input), addMembers(input))
 
   /**
    * The members of the group a team should hold: SCIM Users of the connection that are active, not deleted, and

@@ -26,7 +26,7 @@ import { now } from "../platform/Time.js"
 
 /** The 401, with its challenge (`refusedToken`: a token was sent and is not one this connection takes). */
 const unauthorized = (refusedToken: boolean) =>
-  Effect.zipRight(
+  Effect.andThen(
     HttpApp.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", scimChallenge(refusedToken)))),
     Effect.fail(new ScimUnauthorized({ detail: "A valid SCIM token of this connection is required." }))

@@ -143,7 +143,7 @@ const make = Effect.gen(function*() {
 
   /** After members joined or left a group: its team, and the roles of those members. */
   const membersChanged = (connection: SyncConnection, group: ScimGroupRow, changed: ReadonlyArray<MembershipId>) =>
-    Effect.zipRight(syncMembers(connection, group), applyRoleRules(connection, changed))
+    Effect.andThen(syncMembers(connection, group), applyRoleRules(connection, changed))
 
   /**
    * A SCIM User's state changed (activated, suspended, deleted): the teams of its groups follow, and its role per

@@ -98,7 +98,7 @@ const make = Effect.gen(function*() {
     key: { readonly organizationId: OrganizationId; readonly connectionId: SsoConnectionId },
     assertion: { readonly id: string; readonly expiresAt: Date; readonly at: Date }
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       sql`DELETE FROM sso_saml_assertions WHERE organization_id = ${key.organizationId} AND expires_at < ${assertion.at}`,
       sql`INSERT INTO sso_saml_assertions ${
           sql.insert({ organizationId: key.organizationId, connectionId: key.connectionId, assertionId: assertion.id, expiresAt: assertion.expiresAt })
@@ -180,7 +180,7 @@ const make = Effect.gen(function*() {
     key: { readonly organizationId: OrganizationId; readonly userId: UserId },
     options: { readonly keepLinked: boolean; readonly pseudonym: string }
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       // A sign-in or test of theirs under way (minutes at most) goes too: its code would make a session of the tombstone.
       sql`DELETE FROM sso_intents WHERE organization_id = ${key.organizationId}
               AND (user_id = ${key.userId} OR exchange_user_id = ${key.userId})`,

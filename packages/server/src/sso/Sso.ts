@@ -197,11 +197,11 @@ const make = Effect.gen(function*() {
   const settings = yield* ServerConfig
 
   /** The plan first (an organization without it learns that whoever asks), then the role. */
-  const allowed = (principal: Principal) => Effect.zipRight(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
+  const allowed = (principal: Principal) => Effect.andThen(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
 
   /** `allowed`, for a change of who signs in how: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
   const allowedToChange = (principal: Principal) =>
-    Effect.zipRight(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
+    Effect.andThen(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
 
   /** 400 unless every team named by JIT and the group rules is the organization's. */
   const checkTeams = (organizationId: OrganizationId, jit: SsoJit | undefined, mapping: SsoMapping | undefined) =>

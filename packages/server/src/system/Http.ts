@@ -21,7 +21,7 @@ export const readiness = <E>(check: Effect.Effect<unknown, E>, status: Context.T
     Effect.timeout(readyDeadline),
     Effect.matchEffect({
       onFailure: (error) =>
-        Effect.zipRight(
+        Effect.andThen(
           status.unavailable(Cause.isTimeoutException(error) ? `no answer within ${Duration.format(readyDeadline)}` : error),
           Effect.fail(databaseDown)
         ),

@@ -39,7 +39,7 @@ const make = Effect.gen(function*() {
     apply: (team: { readonly organizationId: OrganizationId; readonly id: TeamId }, at: Date) => Effect.Effect<unknown, E, R>,
     directoryManaged: "refuse" | "allow" = "refuse"
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "teams.manage"),
       transaction(
         Effect.gen(function*() {
@@ -61,7 +61,7 @@ const make = Effect.gen(function*() {
     principal: Principal,
     input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly externalKey?: string | undefined }
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "teams.manage"),
       transaction(
         Effect.gen(function*() {
@@ -91,10 +91,10 @@ const make = Effect.gen(function*() {
     )
 
   const list = (principal: Principal, query: TeamListQuery) =>
-    Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
+    Effect.andThen(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
 
   const get = (principal: Principal, id: TeamId) =>
-    Effect.zipRight(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
+    Effect.andThen(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
 
   const update = (
     principal: Principal,
@@ -129,7 +129,7 @@ const make = Effect.gen(function*() {
   const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
     change(principal, id, (team, at) => {
       const unique = Array.dedupe(memberIds)
-      return Effect.zipRight(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
+      return Effect.andThen(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
     })
 
   /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
@@ -143,7 +143,7 @@ const make = Effect.gen(function*() {
       })))
 
   const remove = (principal: Principal, id: TeamId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "teams.manage"),
       transaction(Effect.gen(function*() {
         const team = { organizationId: principal.organization.id, id }

@@ -92,7 +92,7 @@ const makeTelemetry = Effect.gen(function*() {
         userId: caller.membership.userId,
         receivedAt
       }
-      const write = Effect.zipRight(
+      const write = Effect.andThen(
         repository.insertEvents(batch, rows),
         dimensions.length === 0 ? Effect.void : repository.upsertDimensions(batch.organizationId, dimensions, receivedAt)
       ).pipe(Effect.catchIf(isMissingPartition, () => Effect.fail(new MissingPartition())))
@@ -100,8 +100,8 @@ const makeTelemetry = Effect.gen(function*() {
       yield* orUnavailable(partitions.ensure(months))
       yield* transaction(write).pipe(
         Effect.catchTag("MissingPartition", () =>
-          Effect.zipRight(
-            Effect.zipRight(partitions.forget(months), orUnavailable(partitions.ensure(months))),
+          Effect.andThen(
+            Effect.andThen(partitions.forget(months), orUnavailable(partitions.ensure(months))),
             transaction(write).pipe(Effect.catchTag("MissingPartition", () => Effect.dieMessage("A telemetry partition is still missing after it was created")))
           ))
       )

@@ -118,13 +118,13 @@ const make = Effect.gen(function*() {
     })
 
   const list = (caller: MemberContext, query: TemplateListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
       orUnavailable(templates.list(caller.organization.id, access.visible(caller, TemplateKind, "t"), query))
     )
 
   const get = (caller: MemberContext, id: TemplateId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
       orUnavailable(Effect.gen(function*() {
         const template = yield* reach(caller, id, "viewer")
@@ -134,7 +134,7 @@ const make = Effect.gen(function*() {
 
   /** Name, description and kind change in place; a document or a schemaVersion makes a new version. */
   const update = (caller: MemberContext, id: TemplateId, input: UpdateTemplateRequest) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
       transaction(Effect.gen(function*() {
         const current = yield* reach(caller, id, "editor", true)
@@ -173,7 +173,7 @@ const make = Effect.gen(function*() {
     )
 
   const remove = (caller: MemberContext, id: TemplateId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
       transaction(Effect.gen(function*() {
         yield* reach(caller, id, "manager", true)
@@ -182,9 +182,9 @@ const make = Effect.gen(function*() {
     )
 
   const listVersions = (caller: MemberContext, id: TemplateId, query: TemplateVersionListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
-      orUnavailable(Effect.zipRight(reach(caller, id, "viewer"), templates.listVersions(caller.organization.id, id, query)))
+      orUnavailable(Effect.andThen(reach(caller, id, "viewer"), templates.listVersions(caller.organization.id, id, query)))
     )
 
   const version = (caller: MemberContext, id: TemplateId, versionId: TemplateVersionId) =>
@@ -194,14 +194,14 @@ const make = Effect.gen(function*() {
     }))
 
   const getVersion = (caller: MemberContext, id: TemplateId, versionId: TemplateVersionId) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
-      orUnavailable(Effect.zipRight(reach(caller, id, "viewer"), version(caller, id, versionId)))
+      orUnavailable(Effect.andThen(reach(caller, id, "viewer"), version(caller, id, versionId)))
     )
 
   /** A version's document with its registered schema's defaults filled in (as stored when none is registered). */
   const instantiate = (caller: MemberContext, id: TemplateId, query: InstantiateTemplateQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(caller, "templates.read"),
       orUnavailable(Effect.gen(function*() {
         const template = yield* reach(caller, id, "viewer")
@@ -223,16 +223,16 @@ const make = Effect.gen(function*() {
 
   /** The grant operations of Access, on a template the caller can see (404 otherwise, as every other read). */
   const seen = (caller: MemberContext, id: TemplateId) =>
-    Effect.zipRight(authorize(caller, "templates.read"), orUnavailable(reach(caller, id, "viewer")))
+    Effect.andThen(authorize(caller, "templates.read"), orUnavailable(reach(caller, id, "viewer")))
 
   const grant = (caller: MemberContext, id: TemplateId, input: CreateAccessGrantRequest) =>
-    Effect.zipRight(seen(caller, id), access.grant(caller, TemplateKind, id, input))
+    Effect.andThen(seen(caller, id), access.grant(caller, TemplateKind, id, input))
 
   const listGrants = (caller: MemberContext, id: TemplateId, query: AccessListQuery) =>
-    Effect.zipRight(seen(caller, id), access.listGrants(caller, TemplateKind, id, query))
+    Effect.andThen(seen(caller, id), access.listGrants(caller, TemplateKind, id, query))
 
   const revoke = (caller: MemberContext, id: TemplateId, grantId: TemplateAccessGrantId) =>
-    Effect.zipRight(seen(caller, id), access.revoke(caller, TemplateKind, id, grantId))
+    Effect.andThen(seen(caller, id), access.revoke(caller, TemplateKind, id, grantId))
 
   return { create, list, get, update, remove, listVersions, getVersion, instantiate, grant, listGrants, revoke } as const
 })

@@ -100,7 +100,7 @@ const makeWorkers = Effect.gen(function*() {
     })
 
   const register = (principal: Principal, input: typeof RegisterWorkerRequestSchema.Type) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "workers.register"),
       transaction(
         Effect.gen(function*() {
@@ -131,7 +131,7 @@ const makeWorkers = Effect.gen(function*() {
     )
 
   const list = (principal: Principal, query: WorkerListQuery) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "workers.read"),
       orUnavailable(
         Effect.flatMap(readerOf(principal), (reader) => workers.list(principal.organization.id, reader, query))
@@ -139,7 +139,7 @@ const makeWorkers = Effect.gen(function*() {
     )
 
   const get = (principal: Principal, rawId: string) =>
-    Effect.zipRight(authorize(principal, "workers.read"), Effect.flatMap(parseId(rawId), (id) => orUnavailable(read(principal, id))))
+    Effect.andThen(authorize(principal, "workers.read"), Effect.flatMap(parseId(rawId), (id) => orUnavailable(read(principal, id))))
 
   /** A change to one worker the principal may manage, in a transaction holding the worker's lock. */
   const change = <A, E, R>(
@@ -147,7 +147,7 @@ const makeWorkers = Effect.gen(function*() {
     rawId: string,
     apply: (worker: { readonly organizationId: OrganizationId; readonly id: WorkerId; readonly at: Date }) => Effect.Effect<A, E, R>
   ) =>
-    Effect.zipRight(
+    Effect.andThen(
       authorize(principal, "workers.manage"),
       Effect.flatMap(parseId(rawId), (id) =>
         transaction(
@@ -175,7 +175,7 @@ const makeWorkers = Effect.gen(function*() {
       }))
 
   const remove = (principal: Principal, rawId: string) =>
-    change(principal, rawId, (worker) => Effect.zipRight(workers.revokeTokens(worker), workers.softDelete(worker)))
+    change(principal, rawId, (worker) => Effect.andThen(workers.revokeTokens(worker), workers.softDelete(worker)))
 
   const rotateToken = (principal: Principal, rawId: string) =>
     change(principal, rawId, (worker) =>
