@@ -1,0 +1,7 @@
+/**
+ * @orgplane/schema on Effect 4, ported module by module from packages/schema (issue 46, step 3). A module here is
+ * the Effect 4 form of the one of the same name there, and its tests hold it to the Effect 3 package's OpenAPI
+ * document (packages/schema/test/fixtures/openapi.json) and behaviour; when every module is here, this package takes
+ * packages/schema's place and name.
+ */
+export * from "./Ids.js"
