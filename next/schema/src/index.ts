@@ -4,4 +4,7 @@
  * document (packages/schema/test/fixtures/openapi.json) and behaviour; when every module is here, this package takes
  * packages/schema's place and name.
  */
+export * from "./BodyLimit.js"
+export * from "./Urls.js"
 export * from "./Ids.js"
+export * from "./System.js"

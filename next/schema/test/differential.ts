@@ -1,0 +1,153 @@
+/**
+ * What the differential tests share: the Effect 3 OpenAPI document, the JSON Schema of a ported schema in the form
+ * the document has it, and decoding with either Effect version (the Effect 3 original's own `effect`, the same
+ * module instance as packages/schema's, is the `effect-3` alias).
+ */
+import { Exit, Schema } from "effect"
+import { JSONSchema as JSONSchema3, Schema as Schema3 } from "effect-3"
+import * as Fs from "node:fs"
+
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+type JsonObject = { readonly [key: string]: Json }
+
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The Effect 3 package's OpenAPI document, saved before the move (`pnpm openapi:fixture`). */
+export const fixture: JsonObject = JSON.parse(
+  Fs.readFileSync(new URL("../../../packages/schema/test/fixtures/openapi.json", import.meta.url), "utf8")
+)
+
+const componentsOf = (document: JsonObject): JsonObject => {
+  const components = document["components"]
+  const schemas = isObject(components) ? components["schemas"] : undefined
+  return isObject(schemas) ? schemas : {}
+}
+
+/** The document's `components.schemas` entry `name` (throws when it has none: a test names only those it has). */
+export const component = (name: string): Json => {
+  const found = componentsOf(fixture)[name]
+  if (found === undefined) throw new Error(`no component ${name} in the fixture`)
+  return found
+}
+
+/**
+ * Every `examples` value the document gives: the components' own, and the request and response examples (Example
+ * Objects' `value`s), by where they are (`components.schemas.Team`, `POST /v1/teams 201`…).
+ */
+export const documentExamples = (): Array<{ readonly at: string; readonly schema: Json | undefined; readonly value: Json }> => {
+  const out: Array<{ readonly at: string; readonly schema: Json | undefined; readonly value: Json }> = []
+  for (const [name, schema] of Object.entries(componentsOf(fixture))) {
+    const examples = isObject(schema) ? schema["examples"] : undefined
+    if (Array.isArray(examples)) for (const value of examples) out.push({ at: `components.schemas.${name}`, schema: { $ref: `#/components/schemas/${name}` }, value })
+  }
+  const media = (at: string, content: Json | undefined) => {
+    if (!isObject(content)) return
+    for (const [type, entry] of Object.entries(content)) {
+      if (!isObject(entry) || !isObject(entry["examples"])) continue
+      for (const example of Object.values(entry["examples"])) {
+        if (isObject(example) && example["value"] !== undefined) out.push({ at: `${at} ${type}`, schema: entry["schema"], value: example["value"] })
+      }
+    }
+  }
+  const paths = fixture["paths"]
+  for (const [path, item] of Object.entries(isObject(paths) ? paths : {})) {
+    for (const [method, operation] of Object.entries(isObject(item) ? item : {})) {
+      if (!isObject(operation)) continue
+      const body = operation["requestBody"]
+      if (isObject(body)) media(`${method.toUpperCase()} ${path} request`, body["content"])
+      const responses = operation["responses"]
+      for (const [status, response] of Object.entries(isObject(responses) ? responses : {})) {
+        if (isObject(response)) media(`${method.toUpperCase()} ${path} ${status}`, response["content"])
+      }
+    }
+  }
+  return out
+}
+
+/** The examples the document gives for values of component `name` (its own and every request or response of it). */
+export const examplesOfComponent = (name: string): Array<Json> =>
+  documentExamples().flatMap(({ schema, value }) =>
+    isObject(schema) && schema["$ref"] === `#/components/schemas/${name}` ? [value] : []
+  )
+
+/**
+ * A JSON Schema in a form both versions' output share: references as `ref:<Name>` (Effect 4 names a transformed
+ * schema's definition `<Name>Encoded`, the document `#/components/schemas/<Name>`), an `allOf` whose members add
+ * keywords the schema does not already have merged into it (Effect 4 puts a check's keywords in `allOf` when they
+ * repeat `type`; Effect 3 wraps a described `$ref` in `allOf`), and `$defs`/`definitions` left out.
+ */
+export const normalise = (schema: Json): Json => {
+  if (Array.isArray(schema)) return schema.map(normalise)
+  if (!isObject(schema)) return schema
+  let out: Record<string, Json> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "$defs" || key === "definitions") continue
+    if (key === "$ref" && typeof value === "string") {
+      out[key] = `ref:${value.replace(/^#\/(?:\$defs|components\/schemas)\//, "").replace(/Encoded$/, "")}`
+    } else out[key] = normalise(value)
+  }
+  const allOf = out["allOf"]
+  if (Array.isArray(allOf)) {
+    const rest: Array<Json> = []
+    const { allOf: _, ...merged } = out
+    out = merged
+    for (const member of allOf) {
+      const conflicts = isObject(member) && Object.entries(member).some(([key, value]) =>
+        key in out && JSON.stringify(out[key]) !== JSON.stringify(value)
+      )
+      if (isObject(member) && !conflicts) out = { ...out, ...member }
+      else rest.push(member)
+    }
+    if (rest.length > 0) out["allOf"] = rest
+  }
+  return out
+}
+
+/**
+ * The JSON Schema Effect 4 gives `schema`, the definition it refers to at its root resolved, normalised. Objects
+ * refuse unknown members (`additionalProperties: false`), as the Effect 3 document's request and response bodies do.
+ */
+export const jsonSchemaOf = (schema: Schema.Top): Json => {
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  const root = document.schema
+  const ref = typeof root.$ref === "string" ? root.$ref.replace("#/$defs/", "") : undefined
+  const resolved = ref === undefined ? root : document.definitions[ref]
+  return normalise(JSON.parse(JSON.stringify(resolved)))
+}
+
+/** The JSON Schema Effect 3 gives the original, the same way (the document's generator, before OpenAPI's own steps). */
+export const jsonSchema3Of = <A, I, R>(schema: Schema3.Schema<A, I, R>): Json => {
+  const document: JsonObject = JSON.parse(JSON.stringify(JSONSchema3.make(schema)))
+  const ref = document["$ref"]
+  const definitions = document["$defs"]
+  const resolved = typeof ref === "string" && isObject(definitions) ? definitions[ref.replace("#/$defs/", "")] : document
+  const { $schema: _, ...rest } = isObject(resolved) ? resolved : {}
+  return normalise(rest)
+}
+
+/** The normalised document component `name`. */
+export const componentSchema = (name: string): Json => normalise(component(name))
+
+/** Decoding `input`: the value, or the issue's text. */
+export type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string }
+
+export const decode4 = (schema: Schema.ConstraintDecoder<unknown>, input: unknown): Outcome => {
+  const exit = Schema.decodeUnknownExit(schema)(input)
+  return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, message: String(exit.cause) }
+}
+
+export const encode4 = (schema: Schema.ConstraintEncoder<unknown>, value: unknown): Outcome => {
+  const exit = Schema.encodeUnknownExit(schema)(value)
+  return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, message: String(exit.cause) }
+}
+
+export const decode3 = <A, I>(schema: Schema3.Schema<A, I, never>, input: unknown): Outcome => {
+  const result = Schema3.decodeUnknownEither(schema, { errors: "all" })(input)
+  return result._tag === "Right" ? { ok: true, value: result.right } : { ok: false, message: result.left.message }
+}
+
+export const encode3 = <A, I>(schema: Schema3.Schema<A, I, never>, value: unknown): Outcome => {
+  const result = Schema3.encodeUnknownEither(schema)(value)
+  return result._tag === "Right" ? { ok: true, value: result.right } : { ok: false, message: result.left.message }
+}
