@@ -8,8 +8,7 @@
  * segments, so `/\evil.example/x.png` or `/\t/evil.example` stored as "a path on this server" is another host in the
  * browser that loads it. Nothing of that kind is needed in a URL typed into a form: it is refused, not repaired.
  */
-import * as Schema from "effect/Schema"
-import * as SchemaTransformation from "effect/SchemaTransformation"
+import { trimmedString } from "./internal/trimmed.js"
 
 /** The longest URL a request may give, in characters (after trimming). */
 export const MAX_URL_CHARS = 2048
@@ -121,9 +120,6 @@ export const urlPattern = (rule: UrlRule): string => {
 /**
  * A URL member of a request: trimmed, then checked against the rule (`urlProblem`), with the rule in its
  * description and pattern. `description` says what the URL is for.
- *
- * The check runs on the text as it comes, trimmed first, so that the JSON Schema it carries is the wire string's (a
- * check after `Schema.Trim` would describe the decoded side, which the document does not show).
  */
 export const UrlOf = (
   rule: UrlRule,
@@ -134,14 +130,8 @@ export const UrlOf = (
     readonly refine?: ((text: string) => string | undefined) | undefined
   } = {}
 ) => {
-  const { description: full, jsonSchema } = urlAnnotations(rule, description)
-  const checked = Schema.String.check(
-    Schema.makeFilter((raw: string) => {
-      const text = raw.trim()
-      return urlProblem(text, rule) ?? options.refine?.(text) ?? true
-    }, { toJsonSchema: () => jsonSchema })
-  ).annotate({ description: full })
-  const url = checked.pipe(Schema.decodeTo(Schema.Trimmed, SchemaTransformation.trim()))
+  const annotations = urlAnnotations(rule, description)
+  const url = trimmedString((text) => urlProblem(text, rule) ?? options.refine?.(text), annotations.jsonSchema, annotations.description)
   return options.identifier === undefined ? url : url.annotate({ identifier: options.identifier })
 }
 

@@ -5,6 +5,8 @@
  * packages/schema's place and name.
  */
 export * from "./BodyLimit.js"
+export * from "./Common.js"
 export * from "./Urls.js"
 export * from "./Ids.js"
+export * from "./Pagination.js"
 export * from "./System.js"

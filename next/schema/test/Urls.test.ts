@@ -1,4 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { Schema as Schema3 } from "effect-3"
 import * as Urls3 from "../../../packages/schema/src/Urls.js"
 import * as Urls from "../src/Urls.js"
 import { componentSchema, decode3, decode4, encode4, jsonSchema3Of, jsonSchemaOf } from "./differential.js"
@@ -55,6 +57,8 @@ describe("Urls on Effect 4", () => {
       for (const input of [...inputs, "https://example.com/forbidden", "/forbidden"]) {
         const ported = decode4(port, input)
         expect(ported.ok, `${JSON.stringify(rule)} ${JSON.stringify(input)}`).toBe(decode3(original, input).ok)
+        // The decoded side holds the rule too (constructors, Schema.is), as the Effect 3 refinement did.
+        expect(Schema.is(port)(input.trim())).toBe(Schema3.is(original)(input.trim()))
         if (ported.ok) {
           expect(ported.value).toBe(input.trim())
           expect(encode4(port, ported.value)).toEqual({ ok: true, value: input.trim() })

@@ -151,3 +151,14 @@ export const encode3 = <A, I>(schema: Schema3.Schema<A, I, never>, value: unknow
   const result = Schema3.encodeUnknownEither(schema)(value)
   return result._tag === "Right" ? { ok: true, value: result.right } : { ok: false, message: result.left.message }
 }
+
+/** The normalised schema of parameter `name` of the operation `method path` in the document. */
+export const parameterSchema = (method: string, path: string, name: string): Json => {
+  const paths = fixture["paths"]
+  const item = isObject(paths) ? paths[path] : undefined
+  const operation = isObject(item) ? item[method] : undefined
+  const parameters = isObject(operation) ? operation["parameters"] : undefined
+  const found = Array.isArray(parameters) ? parameters.find((p: Json) => isObject(p) && p["name"] === name) : undefined
+  if (!isObject(found) || found["schema"] === undefined) throw new Error(`no parameter ${name} of ${method} ${path}`)
+  return normalise(found["schema"])
+}
