@@ -151,6 +151,12 @@ export const QueryInteger = (min: number, max: number, description: string) => {
   ).annotate({ description })
 }
 
+/**
+ * An integer, named as Effect 3's `Schema.Int` was (`Int`, "an integer"), so the document keeps one `Int` component
+ * that members refer to. Effect 4's `Schema.Int` has no name and adds the safe-integer bounds to its JSON Schema.
+ */
+export const Int = Schema.Int.annotate({ identifier: "Int", description: "an integer" })
+
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
 
 /** Free text for the `q` filters of lists: trimmed, 1 to 255 characters; `description` says what it matches. */

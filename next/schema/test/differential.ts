@@ -3,6 +3,7 @@
  * the document has it, and decoding with either Effect version (the Effect 3 original's own `effect`, the same
  * module instance as packages/schema's, is the `effect-3` alias).
  */
+import { expect } from "@effect/vitest"
 import { Exit, Schema } from "effect"
 import { JSONSchema as JSONSchema3, Schema as Schema3 } from "effect-3"
 import * as Fs from "node:fs"
@@ -82,6 +83,8 @@ export const normalise = (schema: Json): Json => {
   if (!isObject(schema)) return schema
   let out: Record<string, Json> = {}
   for (const [key, value] of Object.entries(schema)) {
+    // Effect 4's Schema.Int states the safe-integer bounds, Effect 3's did not: for the OpenAPI normalisation step.
+    if ((key === "minimum" || key === "maximum") && Math.abs(Number(value)) === Number.MAX_SAFE_INTEGER && schema["type"] === "integer") continue
     if (key === "$defs" || key === "definitions") continue
     if (key === "$ref" && typeof value === "string") {
       out[key] = `ref:${value.replace(/^#\/(?:\$defs|components\/schemas)\//, "").replace(/Encoded$/, "")}`
@@ -161,4 +164,41 @@ export const parameterSchema = (method: string, path: string, name: string): Jso
   const found = Array.isArray(parameters) ? parameters.find((p: Json) => isObject(p) && p["name"] === name) : undefined
   if (!isObject(found) || found["schema"] === undefined) throw new Error(`no parameter ${name} of ${method} ${path}`)
   return normalise(found["schema"])
+}
+
+/**
+ * Decodes each input with both versions: both take it (to the same value, encoded back the same) or both refuse it.
+ * Each list holds inputs of both kinds, so neither half of the comparison is empty.
+ */
+export const sameOn = <A, I, A3, I3>(port: Schema.Codec<A, I>, original: Schema3.Schema<A3, I3, never>, inputs: ReadonlyArray<unknown>) => {
+  let taken = 0
+  for (const input of inputs) {
+    const ported = decode4(port, input)
+    const expected = decode3(original, input)
+    expect(ported.ok, JSON.stringify(input)).toBe(expected.ok)
+    if (ported.ok && expected.ok) {
+      taken++
+      expect(encode4(port, ported.value)).toEqual(encode3(original, expected.value))
+    }
+  }
+  expect(taken).toBeGreaterThan(0)
+  expect(taken).toBeLessThan(inputs.length)
+}
+
+/** Each example (a wire body) decodes with the port and with the original, and the port encodes it back unchanged. */
+export const roundTrips = <A, I, A3, I3>(port: Schema.Codec<A, I>, original: Schema3.Schema<A3, I3, never>, examples: ReadonlyArray<Json>) => {
+  expect(examples.length).toBeGreaterThan(0)
+  for (const example of examples) {
+    const ported = decode4(port, example)
+    expect(ported, JSON.stringify(example)).toMatchObject({ ok: true })
+    expect(decode3(original, example), JSON.stringify(example)).toMatchObject({ ok: true })
+    if (ported.ok) expect(encode4(port, ported.value)).toEqual({ ok: true, value: example })
+  }
+}
+
+/** `schema`'s member `key` and the schema without it. */
+export const splitKey = (schema: Json, key: string): { readonly value: Json | undefined; readonly rest: Json } => {
+  if (!isObject(schema)) return { value: undefined, rest: schema }
+  const { [key]: value, ...rest } = schema
+  return { value, rest }
 }
