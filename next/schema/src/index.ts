@@ -7,6 +7,7 @@
 export * from "./BodyLimit.js"
 export * from "./Common.js"
 export * from "./Urls.js"
+export * from "./Errors.js"
 export * from "./Ids.js"
 export * from "./Pagination.js"
 export * from "./System.js"
