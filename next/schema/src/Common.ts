@@ -157,6 +157,20 @@ export const QueryInteger = (min: number, max: number, description: string) => {
  */
 export const Int = Schema.Int.annotate({ identifier: "Int", description: "an integer" })
 
+/**
+ * `true` or `false` in a query string, as Effect 3's `Schema.BooleanFromString` read it (and named it in the
+ * document); Effect 4 has none.
+ */
+export const BooleanFromString = Schema.Literals(["true", "false"]).annotate({
+  identifier: "BooleanFromString",
+  description: "a string to be decoded into a boolean"
+}).pipe(
+  Schema.decodeTo(Schema.Boolean, {
+    decode: SchemaGetter.transform((text: "true" | "false") => text === "true"),
+    encode: SchemaGetter.transform((value: boolean) => value ? "true" : "false")
+  })
+)
+
 export const Ok = Schema.Struct({ ok: Schema.Literal(true) })
 
 /** Free text for the `q` filters of lists: trimmed, 1 to 255 characters; `description` says what it matches. */

@@ -16,11 +16,13 @@ import * as AST from "effect/SchemaAST"
 const MAX_DEPTH = 32
 
 /**
- * The first of the examples annotated on `ast`. Effect 4 keeps a checked schema's annotations on its last check,
- * which `SchemaAST.resolve` reads.
+ * The examples annotated on `ast`. Effect 4 keeps what is annotated after a check on that check, and what is
+ * annotated before on the node: the latest check's that has some, else the node's.
  */
 const examplesOf = (ast: AST.AST): Option.Option<ReadonlyArray<unknown>> => {
-  const examples: unknown = AST.resolve(ast)?.examples
+  const annotated: Array<unknown> = [...(ast.checks ?? [])].reverse().map((check) => check.annotations?.examples)
+  annotated.push(ast.annotations?.examples)
+  const examples = annotated.find(Array.isArray)
   return Array.isArray(examples) ? Option.some(examples) : Option.none()
 }
 

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
+import * as Organizations3 from "../../../packages/schema/src/Organizations.js"
+import { wireExamples } from "../src/OpenApiExamples.js"
+import * as Organizations from "../src/Organizations.js"
+import { componentSchema, decode3, jsonSchema3Of, decode4, documentExamples, examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey, type Json } from "./differential.js"
+
+describe("Organizations on Effect 4", () => {
+  it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
+    const names = sameSchemas(Organizations, Organizations3, (name, port, original) => {
+      expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
+    }, {
+      // A real difference, for the OpenAPI normalisation step: Effect 3's override stated OrganizationMetadata as
+      // `{ type: object, additionalProperties: true, maxProperties: 50 }` and lost its description and examples;
+      // Effect 4 states its string values, description and examples. Mapped back here to compare the rest.
+      OrganizationMetadata: (schema) => {
+        expect(schema).toMatchObject({ additionalProperties: { type: "string" }, description: expect.stringContaining("key-value pairs"), examples: [{ costCenter: "R&D-42" }] })
+        const { rest } = splitKey(splitKey(schema, "description").rest, "examples")
+        return { ...(typeof rest === "object" ? rest : {}), additionalProperties: true }
+      },
+      // A real difference: Effect 3's override of `confirmName` left its description out of the document; Effect 4
+      // keeps it. Dropped here to compare the rest.
+      // A real difference, for the OpenAPI normalisation step: a member that describes a named schema (`purgeAfter`, a
+      // Timestamp; `rows`, PurgeRows) refers to it with its description beside (annotateKey), where Effect 3 inlined a
+      // copy. Put back here to compare the rest.
+      OrganizationDeletion: (schema) => {
+        expect(schema).toMatchObject({
+          properties: {
+            // A member's description of a transformed schema (annotateKey or annotate) does not reach Effect 4's JSON
+            // Schema at all; Effect 3's document lost it too (the Timestamp override won).
+            purgeAfter: { $ref: "ref:Timestamp" },
+            rows: { $ref: "ref:PurgeRows", description: "What the purge will remove, counted when it was deleted: rows per table." }
+          }
+        })
+        const document = componentSchema("OrganizationDeletion")
+        const properties = (value: Json) => splitKey(value, "properties").value
+        const put = (name: string) => splitKey(properties(document) ?? null, name).value ?? null
+        const rest = splitKey(schema, "properties").rest
+        return { ...(typeof rest === "object" ? rest : {}), properties: { ...Object.fromEntries(Object.entries(properties(schema) ?? {})), purgeAfter: put("purgeAfter"), rows: put("rows") } }
+      },
+      // A real difference, for the OpenAPI normalisation step: `limit` is a QueryInteger (see Common.test.ts). Put
+      // back to compare the rest.
+      AdminOrganizationListQuery: (schema) => {
+        expect(schema).toMatchObject({ properties: { limit: { type: "string", allOf: [{ type: "integer", minimum: 1, maximum: 100 }] } } })
+        const properties = splitKey(schema, "properties").value ?? {}
+        const document = splitKey(jsonSchema3Of(Organizations3.AdminOrganizationListQuery), "properties").value ?? null
+        return {
+          ...(typeof schema === "object" ? schema : {}),
+          properties: { ...Object.fromEntries(Object.entries(properties)), limit: splitKey(document, "limit").value ?? null }
+        }
+      },
+      DeleteOrganizationRequest: (schema) => {
+        const description = "The organization's name exactly as `GET /v1/organization` shows it: a deletion names what it deletes."
+        expect(schema).toMatchObject({ properties: { confirmName: { description } } })
+        return JSON.parse(JSON.stringify(schema).replace(`"description":${JSON.stringify(description)},`, ""))
+      }
+    })
+    expect(names.length).toBeGreaterThan(20)
+  })
+
+  it("decodes the document's examples of its schemas and encodes them back", () => {
+    roundTrips(Organizations.Organization, Organizations3.Organization, examplesOfComponent("Organization"))
+    roundTrips(Organizations.Membership, Organizations3.Membership, examplesOfComponent("Membership"))
+    roundTrips(Organizations.OrganizationDetails, Organizations3.OrganizationDetails, examplesOfComponent("OrganizationDetails"))
+    roundTrips(Organizations.OrganizationDeletion, Organizations3.OrganizationDeletion, examplesOfComponent("OrganizationDeletion"))
+    roundTrips(Organizations.AdminOrganization, Organizations3.AdminOrganization, examplesOfComponent("AdminOrganization"))
+    // The document shows no example of its own for the metadata (Effect 3's override left it out): the schema's.
+    roundTrips(Organizations.OrganizationMetadata, Organizations3.OrganizationMetadata, wireExamples(Organizations.OrganizationMetadata.ast))
+    const requests = documentExamples().filter(({ at }) => /^(POST|PATCH|DELETE) \/v1\/organizations?( |\/)/.test(at) && at.includes("request"))
+    expect(requests.length).toBeGreaterThan(0)
+  })
+
+  it("refuses what the Effect 3 schemas refuse", () => {
+    sameOn(Organizations.CreateOrganizationRequest, Organizations3.CreateOrganizationRequest, [
+      { name: "Acme" }, { name: "  Acme  " }, { name: "A" }, { name: "x".repeat(121) }, { name: "Ac\u0000me" }, {}, { name: 42 }
+    ])
+    sameOn(Organizations.ChangePlanRequest, Organizations3.ChangePlanRequest, [{ plan: "enterprise" }, { plan: "gold" }, {}])
+    sameOn(Organizations.ClaimOperatorRequest, Organizations3.ClaimOperatorRequest, [{ setupToken: "t" }, { setupToken: "" }, { setupToken: "t".repeat(513) }])
+    sameOn(Organizations.UpdateOrganizationRequest, Organizations3.UpdateOrganizationRequest, [
+      { name: "Acme Corporation" },
+      { logoUrl: null },
+      { logoUrl: "/logos/acme.png" },
+      { logoUrl: "https://cdn.acme.example/logo.png" },
+      { metadata: {} },
+      { metadata: { costCenter: "R&D-42" } },
+      {},
+      { logoUrl: "http://cdn.acme.example/logo.png" },
+      { logoUrl: "//evil.example/x.png" },
+      { metadata: { "bad key": "x" } },
+      { metadata: { key: "x".repeat(501) } },
+      { metadata: { key: "a\u0000" } },
+      { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"])) },
+      { metadata: { key: 1 } }
+    ])
+    sameOn(Organizations.DeleteOrganizationRequest, Organizations3.DeleteOrganizationRequest, [{ confirmName: "Acme" }, { confirmName: "x".repeat(201) }, {}])
+    sameOn(Organizations.AdminOrganizationListQuery, Organizations3.AdminOrganizationListQuery, [
+      {}, { q: "acme", deleted: "true" }, { deleted: "false", limit: "10" }, { deleted: "yes" }, { q: "" }, { limit: "0" }
+    ])
+    // The metadata's refusals name the member.
+    const refused = decode4(Organizations.OrganizationMetadata, { "bad key": "x" })
+    expect(refused).toMatchObject({ ok: false, message: expect.stringContaining("is not a metadata key") })
+    expect(refused.ok || refused.message.includes("bad key")).toBe(true)
+    expect(decode3(Organizations3.OrganizationMetadata, { "bad key": "x" }).ok).toBe(false)
+  })
+})

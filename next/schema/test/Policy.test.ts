@@ -1,0 +1,30 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Option } from "effect"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import * as Policy3 from "../../../packages/schema/src/Policy.js"
+import * as Policy from "../src/Policy.js"
+import type { Role } from "../src/Organizations.js"
+
+const roles: ReadonlyArray<Role> = ["member", "admin", "owner"]
+
+describe("Policy on Effect 4", () => {
+  it("keeps the Effect 3 policy table and what is derived from it", () => {
+    expect(Policy.Policy).toEqual(Policy3.Policy)
+    expect(Policy.Roles).toEqual(Policy3.Roles)
+    expect(Policy.Actions).toEqual(Policy3.Actions)
+    expect(Policy.KeyGuardedActions).toEqual(Policy3.KeyGuardedActions)
+    expect(Policy.ActionsExtension).toBe(Policy3.ActionsExtension)
+    for (const role of roles) {
+      expect(Policy.actionsOf(role)).toEqual(Policy3.actionsOf(role))
+      for (const required of roles) expect(Policy.hasRole(role, required)).toBe(Policy3.hasRole(role, required))
+      for (const action of Policy.Actions) expect(Policy.allows(role, action), `${role} ${action}`).toBe(Policy3.allows(role, action))
+    }
+    expect(Policy.allows("member", "teams.manage")).toBe(false)
+    expect(Policy.describeActions(["teams.manage", "members.read"])).toBe(Policy3.describeActions(["teams.manage", "members.read"]))
+  })
+
+  it("marks an endpoint with the actions it requires, as the document shows them", () => {
+    const endpoint = HttpApiEndpoint.post("create", "/v1/teams").pipe(Policy.requires("teams.manage"))
+    expect(Option.getOrUndefined(Context.getOption(endpoint.annotations, OpenApi.Override))).toEqual({ "x-orgplane-actions": ["teams.manage"] })
+  })
+})

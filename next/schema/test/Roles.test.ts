@@ -1,0 +1,21 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
+import * as Roles3 from "../../../packages/schema/src/Roles.js"
+import { wireExamples } from "../src/OpenApiExamples.js"
+import * as Roles from "../src/Roles.js"
+import { examplesOfComponent, roundTrips, sameSchemas } from "./differential.js"
+
+describe("Roles on Effect 4", () => {
+  it("describes the roles as Effect 3 did", () => {
+    expect(Roles.RoleCapabilities).toEqual(Roles3.RoleCapabilities)
+    expect(Roles.RolesDescription).toBe(Roles3.RolesDescription)
+  })
+
+  it("gives RoleInfo and RoleList the JSON Schema and examples of the Effect 3 document", () => {
+    expect(sameSchemas(Roles, Roles3, (name, port, original) => {
+      expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
+    })).toEqual(["RoleInfo", "RoleList"])
+    roundTrips(Roles.RoleInfo, Roles3.RoleInfo, examplesOfComponent("RoleInfo"))
+    roundTrips(Roles.RoleList, Roles3.RoleList, [{ items: Roles.RoleCapabilities }])
+  })
+})
