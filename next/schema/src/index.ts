@@ -4,6 +4,7 @@
  * document (packages/schema/test/fixtures/openapi.json) and behaviour; when every module is here, this package takes
  * packages/schema's place and name.
  */
+export * from "./AuditCatalog.js"
 export * from "./BodyLimit.js"
 export * from "./Common.js"
 export * from "./Urls.js"
@@ -15,3 +16,4 @@ export * from "./Policy.js"
 export * from "./Roles.js"
 export * from "./System.js"
 export * from "./McpDiagnostics.js"
+export * from "./RequestIssues.js"
