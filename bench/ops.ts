@@ -1,8 +1,8 @@
 /**
  * Effect runtime steps a request costs (`pnpm bench:ops [path] [requests] [bearer|apikey]`): the server in this process
  * (`makeNodeListener`, on DATABASE_URL or a throwaway embedded database), an owner signed up with an organization and
- * an API key, 50 requests to warm up, then `requests` (default 200) of `GET path` one at a time (another method and a
- * body with ORGPLANE_OPS_METHOD and ORGPLANE_OPS_BODY), while every
+ * an API key, 50 requests to warm up, then `requests` (default 200) of `GET path` one at a time (another method, a
+ * body and more headers with ORGPLANE_OPS_METHOD, ORGPLANE_OPS_BODY and ORGPLANE_OPS_HEADERS), while every
  * instruction the fiber runtime evaluates is counted: by kind (Success, OnSuccess, WithRuntime, ...), by the code
  * behind it (the function it runs, located through the inspector) and by file, and the size of the context each saw.
  *
@@ -43,11 +43,20 @@ await ok("organization", request(agent, base, "POST", "/v1/organizations", auth,
 const key = (await ok("API key", request(agent, base, "POST", "/v1/api-keys", auth, { name: "k" }))).key as string
 const headers = credential === "apikey" ? { "x-api-key": key } : auth
 
-/** `ORGPLANE_OPS_METHOD` (default GET) and `ORGPLANE_OPS_BODY`, a JSON body in which `{i}` becomes the request's number. */
+/**
+ * `ORGPLANE_OPS_METHOD` (default GET), `ORGPLANE_OPS_BODY`, a JSON body, and `ORGPLANE_OPS_HEADERS`, a JSON object
+ * of headers (`{"idempotency-key":"k{i}"}`), in which `{i}` becomes the request's number.
+ */
 const method = process.env.ORGPLANE_OPS_METHOD ?? "GET"
 const body = process.env.ORGPLANE_OPS_BODY
+const extraHeaders = process.env.ORGPLANE_OPS_HEADERS
 let sent = 0
-const send = () => ok(`${method} ${path}`, request(agent, base, method, path, headers, body === undefined ? undefined : JSON.parse(body.replaceAll("{i}", String(sent++)))))
+const send = () => {
+  const i = String(sent++)
+  const fill = (json: string) => JSON.parse(json.replaceAll("{i}", i))
+  const sentHeaders = extraHeaders === undefined ? headers : { ...headers, ...fill(extraHeaders) }
+  return ok(`${method} ${path}`, request(agent, base, method, path, sentHeaders, body === undefined ? undefined : fill(body)))
+}
 const stop = async () => {
   server.close()
   agent.destroy()

@@ -24,11 +24,10 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Function from "effect/Function"
 import * as Random from "effect/Random"
 import { retryAfterMillis } from "./Errors.js"
-import { type CallState, currentCall, type Hooks, perAttempt, trackCall } from "./Hooks.js"
+import { type CallState, CurrentCall, type Hooks, perAttempt, trackCall } from "./Hooks.js"
 import { type ClientOf, lenient } from "./Requests.js"
 import { VERSION } from "./Version.js"
 
@@ -84,8 +83,13 @@ const takesIdempotencyKey = (api: HttpApi.HttpApi.Any, method: string, url: stri
   return operations.matches(method, path)
 }
 
-/** The `Idempotency-Key` the caller chose for the write of the current call, if any (see `withIdempotencyKey`). */
-export const CurrentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(undefined)
+/**
+ * The `Idempotency-Key` the caller chose for the write of the current call, if any: set with `withIdempotencyKey`
+ * (or `Effect.provideService(CurrentIdempotencyKey, key)`), read with `yield* CurrentIdempotencyKey`.
+ */
+export class CurrentIdempotencyKey extends Context.Reference<CurrentIdempotencyKey>()("@orgplane/client/CurrentIdempotencyKey", {
+  defaultValue: (): string | undefined => undefined
+}) {}
 
 /**
  * Sends `key` as the `Idempotency-Key` of the write `effect` makes, instead of a fresh one: to retry a write yourself
@@ -95,7 +99,7 @@ export const CurrentIdempotencyKey = FiberRef.unsafeMake<string | undefined>(und
 export const withIdempotencyKey: {
   (key: string): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   <A, E, R>(self: Effect.Effect<A, E, R>, key: string): Effect.Effect<A, E, R>
-} = Function.dual(2, <A, E, R>(self: Effect.Effect<A, E, R>, key: string) => Effect.locally(self, CurrentIdempotencyKey, key))
+} = Function.dual(2, <A, E, R>(self: Effect.Effect<A, E, R>, key: string) => Effect.provideService(self, CurrentIdempotencyKey, key))
 
 /**
  * A write that takes a key gets one, once per call, so that every retry of the call sends the same key: the caller's
@@ -104,7 +108,7 @@ export const withIdempotencyKey: {
 const withKey = (api: HttpApi.HttpApi.Any) => (request: HttpClientRequest.HttpClientRequest) =>
   request.headers[idempotencyKeyHeader] !== undefined || !takesIdempotencyKey(api, request.method, request.url)
     ? Effect.succeed(request)
-    : Effect.map(FiberRef.get(CurrentIdempotencyKey), (key) =>
+    : Effect.map(CurrentIdempotencyKey, (key) =>
       HttpClientRequest.setHeader(request, idempotencyKeyHeader, key ?? crypto.randomUUID()))
 
 const MAX_BACKOFF = Duration.seconds(5)
@@ -124,7 +128,7 @@ const retryAfter = (response: HttpClientResponse.HttpClientResponse, now: number
  * `IdempotencyConflict`. The call's state is the caller's when it keeps one (the Promise client), else its own.
  */
 const withRetryAfter = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(FiberRef.get(currentCall), (outer) => {
+  Effect.flatMap(CurrentCall, (outer) => {
     const state: CallState = outer ?? { attempts: 0 }
     const told = Effect.tapError(call, (error) => {
       if (!(error instanceof RateLimited || error instanceof IdempotencyConflict) || error.retryAfterSeconds !== undefined) return Effect.void
@@ -133,7 +137,7 @@ const withRetryAfter = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A,
         if (wait !== undefined) error.retryAfterSeconds = Math.ceil(wait / 1000)
       })
     })
-    return outer === undefined ? Effect.locally(told, currentCall, state) : told
+    return outer === undefined ? Effect.provideService(told, CurrentCall, state) : told
   })
 
 /**

@@ -8,9 +8,9 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as UrlParams from "@effect/platform/UrlParams"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as FiberRef from "effect/FiberRef"
 
 /** The header carrying the server's id of a request (in its log line); a well-formed id the client sends is kept. */
 export const requestIdHeader = "x-request-id"
@@ -58,8 +58,10 @@ export interface CallState {
   response?: HttpClientResponse.HttpClientResponse
 }
 
-/** Set around each call by `trackCall` (or by the Promise client, which reads it afterwards to report a failure). */
-export const currentCall = FiberRef.unsafeMake<CallState | undefined>(undefined)
+/** Provided around each call by `trackCall` (or by the Promise client, which reads it afterwards to report a failure). */
+export class CurrentCall extends Context.Reference<CurrentCall>()("@orgplane/client/Hooks/CurrentCall", {
+  defaultValue: (): CallState | undefined => undefined
+}) {}
 
 const fullUrl = (request: HttpClientRequest.HttpClientRequest) =>
   Either.match(UrlParams.makeUrl(request.url, request.urlParams, request.hash), {
@@ -82,7 +84,7 @@ export const perAttempt = (hooks: Hooks) => (client: HttpClient.HttpClient): Htt
     (prepared: Effect.Effect<HttpClientRequest.HttpClientRequest>): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
       Effect.flatMap(prepared, (original) =>
         Effect.gen(function*() {
-          const state = yield* FiberRef.get(currentCall)
+          const state = yield* CurrentCall
           const attempt = state === undefined ? 1 : ++state.attempts
           const seen = (request: HttpClientRequest.HttpClientRequest): OrgplaneRequest => ({
             method: request.method,
@@ -121,4 +123,4 @@ export const perAttempt = (hooks: Hooks) => (client: HttpClient.HttpClient): Htt
 /** The outermost layer of the client: a fresh `CallState` for each call, unless the caller set one to read afterwards. */
 export const trackCall = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.transform(client, (send) =>
-    Effect.flatMap(FiberRef.get(currentCall), (state) => state === undefined ? Effect.locally(send, currentCall, { attempts: 0 }) : send))
+    Effect.flatMap(CurrentCall, (state) => state === undefined ? Effect.provideService(send, CurrentCall, { attempts: 0 }) : send))

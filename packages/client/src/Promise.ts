@@ -22,7 +22,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type ClientOptions, makeWith, type OrgplaneApiClient, withIdempotencyKey } from "./Client.js"
 import { OrgplaneConnectionError, OrgplaneError, OrgplaneValidationError } from "./Errors.js"
-import { type CallState, currentCall, requestIdHeader } from "./Hooks.js"
+import { type CallState, CurrentCall, requestIdHeader } from "./Hooks.js"
 import { type PageRequest, type PageRequestArgument, withCursor } from "./Pagination.js"
 import type { ClientOf, RequestParts } from "./Requests.js"
 
@@ -146,7 +146,7 @@ const fromApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any
     const run = method(request).pipe(
       key === undefined ? Function.identity : withIdempotencyKey(key),
       Effect.catchAll((error) => Effect.flatMap(toRejection(error, call), Effect.fail)),
-      Effect.locally(currentCall, call)
+      Effect.provideService(CurrentCall, call)
     )
     const signal = requestOptions?.signal
     return runtime.runPromiseExit(run, signal ? { signal } : undefined).then((exit) => {

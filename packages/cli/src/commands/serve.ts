@@ -86,6 +86,7 @@ export const make = (environment?: Environment) =>
           return yield* Effect.never
         }))
       }).pipe(
+        // A built-in FiberRef: Effect 4's `References.CurrentLoggers` (issue 46, step 3).
         flags.json ? Effect.locally(FiberRef.currentLoggers, HashSet.make(Logger.withConsoleLog(Logger.jsonLogger))) : (effect) => effect
       )
   })

@@ -47,6 +47,7 @@ type Detail = { readonly path: ReadonlyArray<string>; readonly message: string }
 
 /** The id of the request being served (`RequestLog` annotates its logs with it); a fresh one, logged, outside a request. */
 const requestId = Effect.gen(function*() {
+  // A built-in FiberRef: Effect 4's `References.CurrentLogAnnotations` (issue 46, step 3).
   const annotations = yield* FiberRef.get(FiberRef.currentLogAnnotations)
   const current = HashMap.get(annotations, "requestId")
   if (Option.isSome(current) && typeof current.value === "string") return current.value

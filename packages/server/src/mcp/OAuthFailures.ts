@@ -5,6 +5,7 @@ import { originOf } from "../platform/Outbound.js"
 import { pathHash } from "./Diagnostics.js"
 import { outboundErrorOf } from "./Session.js"
 
+// A built-in FiberRef: Effect 4's `References.CurrentLogAnnotations` (issue 46, step 3).
 const referenceId = Effect.map(FiberRef.get(FiberRef.currentLogAnnotations), (annotations) =>
   Option.match(HashMap.get(annotations, "requestId"), { onNone: () => "unknown", onSome: String }))
 

@@ -29,7 +29,7 @@ import {
   type Prefix
 } from "@orgplane/schema"
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, Schema } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Option, Schema } from "effect"
 import { clientAddress } from "./ClientAddress.js"
 import { IdGenerator, makeId } from "./Ids.js"
 import { currentRequestId } from "./RequestLog.js"
@@ -202,7 +202,10 @@ interface Draft {
   written: boolean
 }
 
-const CurrentDraft = FiberRef.unsafeMake<Draft | undefined>(undefined)
+/** The draft of the running handler's event (`around`); undefined outside one. */
+class CurrentDraft extends Context.Reference<CurrentDraft>()("@orgplane/server/platform/AuditRecorder/CurrentDraft", {
+  defaultValue: (): Draft | undefined => undefined
+}) {}
 
 /** A new draft of an `action` event, with what the request tells (if there is one): address, agent and id. */
 const newDraft = (
@@ -343,7 +346,7 @@ export const describe = (facts: {
   /** Other organizations the succeeded event is recorded in as well, with the actor's membership in each (or null). */
   readonly alsoIn?: ReadonlyArray<{ readonly organizationId: OrganizationId; readonly membershipId: NewEvent["actorMembershipId"] }>
 }): Effect.Effect<void> =>
-  Effect.flatMap(FiberRef.get(CurrentDraft), (draft) =>
+  Effect.flatMap(CurrentDraft, (draft) =>
     Effect.sync(() => {
       if (draft === undefined) return
       if (facts.organizationId !== undefined) draft.organizationId = facts.organizationId ?? undefined
@@ -432,7 +435,7 @@ export const describeChange = <A, I extends Readonly<Record<string, unknown>>>(
   after: A,
   options?: { readonly secrets?: ReadonlyArray<string> }
 ): Effect.Effect<void> =>
-  Effect.flatMap(FiberRef.get(CurrentDraft), (draft) => {
+  Effect.flatMap(CurrentDraft, (draft) => {
     if (draft === undefined) return Effect.void
     const encode = Schema.encodeSync(schema)
     return describe({ changes: changesOf(encode(before), encode(after), options?.secrets) })
@@ -503,7 +506,7 @@ const make = Effect.gen(function*() {
       for (const target of subjectsOf(action, organizationId, actor)) addTarget(draft, target)
       const exit = yield* handler(request).pipe(
         withTransactionParty(Effect.sync(() => party(draft))),
-        Effect.locally(CurrentDraft, draft),
+        Effect.provideService(CurrentDraft, draft),
         Effect.exit
       )
       if (Exit.isSuccess(exit)) {

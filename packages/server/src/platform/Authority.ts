@@ -38,7 +38,7 @@ import {
   type WorkerCaller
 } from "@orgplane/schema"
 import { HttpApp, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, FiberRef, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { insufficientRole, recordGrants } from "./Principal.js"
 import { type TransactionParty, withTransactionParty } from "./Sql.js"
 import { now } from "./Time.js"
@@ -76,8 +76,15 @@ interface OwnChanges {
   readonly apiKeys: Set<ApiKeyId>
 }
 
-/** Set afresh at each attempt of a checked transaction; undefined outside one. */
-const CurrentOwnChanges = FiberRef.unsafeMake<OwnChanges | undefined>(undefined)
+/**
+ * What the attempt of a checked transaction changed so far; undefined outside one. The party provides a fresh one
+ * around each attempt (`TransactionParty.around`), which `changedHere` fills in the body and `beforeCommit` reads in
+ * the same attempt: an attempt run again after a serialization failure starts from nothing, and the request's other
+ * outermost transactions (which share its party) each have their own.
+ */
+class CurrentOwnChanges extends Context.Reference<CurrentOwnChanges>()("@orgplane/server/platform/Authority/CurrentOwnChanges", {
+  defaultValue: (): OwnChanges | undefined => undefined
+}) {}
 const noOwnChanges = (): OwnChanges => ({ memberships: new Map(), apiKeys: new Set() })
 
 /**
@@ -87,7 +94,7 @@ const noOwnChanges = (): OwnChanges => ({ memberships: new Map(), apiKeys: new S
 export const changedHere = (
   change: { readonly membershipId: MembershipId; readonly ended: boolean } | { readonly apiKeyId: ApiKeyId }
 ): Effect.Effect<void> =>
-  Effect.map(FiberRef.get(CurrentOwnChanges), (own) => {
+  Effect.map(CurrentOwnChanges, (own) => {
     if (own === undefined) return
     if ("apiKeyId" in change) own.apiKeys.add(change.apiKeyId)
     else if (change.ended || !own.memberships.has(change.membershipId)) own.memberships.set(change.membershipId, change.ended ? "ended" : "changed")
@@ -124,10 +131,10 @@ const judgeMember = (caller: MemberContext, granted: ReadonlySet<Action>, standi
 
 const party = (judge: (own: OwnChanges, at: Date) => Effect.Effect<Effect.Effect<never, unknown> | undefined, SqlError>): TransactionParty => ({
   committedBefore: Option.none(),
-  begin: Effect.suspend(() => FiberRef.set(CurrentOwnChanges, noOwnChanges())),
+  around: (attempt) => Effect.provideService(attempt, CurrentOwnChanges, noOwnChanges()),
   // Run by every write: plain steps rather than a generator, which costs the request path a few more.
   beforeCommit: () =>
-    Effect.flatMap(FiberRef.get(CurrentOwnChanges), (own) =>
+    Effect.flatMap(CurrentOwnChanges, (own) =>
       Effect.flatMap(now, (at) =>
         Effect.flatMap(judge(own ?? noOwnChanges(), at), (refusal) => (refusal === undefined ? Effect.void : Effect.die(new Refused(refusal)))))),
   committed: Effect.succeed(Option.none()),

@@ -46,7 +46,7 @@ import {
   ScimServiceUnavailable,
   ServiceUnavailable
 } from "@orgplane/schema"
-import { Cause, Effect, FiberRef, Layer, Option, Schema } from "effect"
+import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as Docs from "./Docs.js"
 import * as Recorder from "./AuditRecorder.js"
@@ -58,11 +58,21 @@ import * as ResponseEncoding from "./ResponseEncoding.js"
 import * as Routes from "./Routes.js"
 import * as Unavailable from "./Unavailable.js"
 
-/** Set once a handler has returned: a schema failure after that is the response's, not the request's. */
-export const HandlerReturned = FiberRef.unsafeMake(false)
+/** Whether the request's handler has returned: a schema failure after that is the response's, not the request's. */
+interface HandlerProgress {
+  returned: boolean
+}
+
+/**
+ * The request's `HandlerProgress`, made afresh as each request starts (`layerFor`), which reads it when the request
+ * fails; the handler marks it as it returns. The default, shared, is one nobody reads: a group served without `layerFor`.
+ */
+class HandlerReturned extends Context.Reference<HandlerReturned>()("@orgplane/server/platform/HttpErrors/HandlerReturned", {
+  defaultValue: (): HandlerProgress => ({ returned: false })
+}) {}
 
 const markReturned = (handler: (request: any) => Effect.Effect<any, any, any>) => (request: any) =>
-  Effect.tap(handler(request), () => FiberRef.set(HandlerReturned, true))
+  Effect.tap(handler(request), () => Effect.map(HandlerReturned, (progress) => (progress.returned = true)))
 
 type Responder = (value: unknown) => HttpServerResponse.HttpServerResponse | undefined
 
@@ -189,14 +199,14 @@ const scimInternalError = HttpServerResponse.unsafeJson(
   { status: 500, contentType: ScimMediaType }
 )
 
-const handle = (routes: Routes.Routes) => (cause: Cause.Cause<unknown>) =>
+const handle = (routes: Routes.Routes, progress: HandlerProgress) => (cause: Cause.Cause<unknown>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     scimRoute(request.url)
-      ? Effect.catchAll(answer(routes, true)(cause), (error) =>
+      ? Effect.catchAll(answer(routes, progress, true)(cause), (error) =>
         Option.match(scimShaped(error), { onNone: () => Effect.fail(error), onSome: Effect.succeed }))
-      : answer(routes, false)(cause))
+      : answer(routes, progress, false)(cause))
 
-const answer = (routes: Routes.Routes, scim: boolean) => (cause: Cause.Cause<unknown>) =>
+const answer = (routes: Routes.Routes, progress: HandlerProgress, scim: boolean) => (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
     const internal = scim ? scimInternalError : internalError
     if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
@@ -204,7 +214,7 @@ const answer = (routes: Routes.Routes, scim: boolean) => (cause: Cause.Cause<unk
     // The platform reports an unreadable body as a defect, not a failure.
     const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
     if (error instanceof HttpApiError.HttpApiDecodeError) {
-      if (yield* FiberRef.get(HandlerReturned)) {
+      if (progress.returned) {
         yield* Effect.logError("A response did not match its schema", error.issues)
         return internal
       }
@@ -284,13 +294,18 @@ export const layerFor = (api: HttpApi.HttpApi.Any, options: Options = {}): Layer
   const routes = Routes.make(api, options.extraRoutes)
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
   const log = RequestLog.make(routes)
-  return HttpApiBuilder.middleware(api as typeof Api, (app) =>
-    log(
-      // A pre-response handler, so that declared errors (encoded after every middleware) say it too.
-      Effect.andThen(HttpApp.appendPreResponseHandler(securityHeaders), Effect.andThen(FiberRef.set(HandlerReturned, false), guard(options.inner === undefined ? app : options.inner(app)))).pipe(
-        Effect.catchAllCause(handle(routes))
-      )
-    ) as typeof app)
+  return HttpApiBuilder.middleware(api as typeof Api, (app) => {
+    const guarded = guard(options.inner === undefined ? app : options.inner(app))
+    return log(
+      Effect.suspend(() => {
+        const progress: HandlerProgress = { returned: false }
+        // A pre-response handler, so that declared errors (encoded after every middleware) say it too.
+        return Effect.andThen(HttpApp.appendPreResponseHandler(securityHeaders), Effect.provideService(guarded, HandlerReturned, progress)).pipe(
+          Effect.catchAllCause(handle(routes, progress))
+        )
+      })
+    ) as typeof app
+  })
 }
 
 

@@ -1,7 +1,8 @@
 /**
  * Safe retries of writes, as Stripe does them: a write that requires credentials and carries an `Idempotency-Key`
  * claims the key (scoped by its credential and organization), runs, and keeps its answer for 24 hours; the same
- * key with the same request answers the kept answer again. Two parts meet through FiberRefs:
+ * key with the same request answers the kept answer again. Two parts share the request's state, which the first
+ * provides to the second (`CurrentRequest`):
  *
  * - `middleware`, around routing (inside the request guard, so the body is read): sees the response as sent, keeps
  *   it (or releases the key), and answers conflicts;
@@ -29,7 +30,7 @@ import {
   idempotentReplayedHeader,
   InvalidRequest
 } from "@orgplane/schema"
-import { Cause, Context, Data, Duration, Effect, Exit, Fiber, FiberRef, Layer, Option, Schedule, Schema, Stream } from "effect"
+import { Cause, Context, Data, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, Stream } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Keys from "./IdempotencyKeys.js"
 import { orUnavailable, type TransactionParty, withTransactionParty } from "./Sql.js"
@@ -100,7 +101,10 @@ interface RequestState {
   run: Run | undefined
 }
 
-const CurrentRequest = FiberRef.unsafeMake<RequestState | undefined>(undefined)
+/** The state of the request the middleware runs under its key, for the handler's `around`; undefined otherwise. */
+class CurrentRequest extends Context.Reference<CurrentRequest>()("@orgplane/server/platform/Idempotency/CurrentRequest", {
+  defaultValue: (): RequestState | undefined => undefined
+}) {}
 
 /** The transaction's key mark found another request holding the key (its lease ran out and was taken over). */
 class LeaseLost extends Data.TaggedError("IdempotencyLeaseLost") {}
@@ -252,7 +256,7 @@ const begin = (state: RequestState) =>
  * under the claimed key, or answers a replay or a conflict instead.
  */
 export const around = <Request, A, E, R>(handler: (request: Request) => Effect.Effect<A, E, R>) => (request: Request) =>
-  Effect.flatMap(FiberRef.get(CurrentRequest), (state): Effect.Effect<A | HttpServerResponse.HttpServerResponse, unknown, unknown> => {
+  Effect.flatMap(CurrentRequest, (state): Effect.Effect<A | HttpServerResponse.HttpServerResponse, unknown, unknown> => {
     if (state === undefined) return handler(request)
     return Effect.flatMap(begin(state), (answer): Effect.Effect<A | HttpServerResponse.HttpServerResponse, unknown, unknown> => {
       if (Option.isSome(answer)) return Effect.succeed(answer.value)
@@ -329,7 +333,7 @@ export const middleware = (service: Service) => <E, R>(app: HttpApp.Default<E, R
     if (key === undefined || !writes.has(request.method)) return app
     const state: RequestState = { service, key, run: undefined }
     return Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.exit(restore(Effect.locally(app, CurrentRequest, state))), (exit) =>
+      Effect.flatMap(Effect.exit(restore(Effect.provideService(app, CurrentRequest, state))), (exit) =>
         state.run === undefined ? exit : finish(service, state.run, exit))
     ).pipe(
       Effect.catchSome((error) => error instanceof IdempotencyConflict ? Option.some(Effect.succeed(conflictResponse(error))) : Option.none())

@@ -42,6 +42,7 @@ export const make = (routes: Routes) => <E, R>(app: HttpApp.Default<E, R>): Http
         Effect.as(HttpServerResponse.setHeader(response, requestIdHeader, requestId))
       )
     }
+    // Effect's built-in FiberRefs, left for Effect 4's `References.CurrentLogAnnotations` (issue 46, step 3).
     return FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)).pipe(
       // The platform's own request logger, if a host installed it, would write more lines for the same request.
       Effect.andThen(FiberRef.set(HttpMiddleware.loggerDisabled, true)),
@@ -165,6 +166,7 @@ const withBatchedConsoleLog = <M>(self: Logger.Logger<M, string>): Logger.Logger
  */
 export const loggerLayer = (settings: Pick<ServerSettings, "logLevel" | "logFormat">): Layer.Layer<never> =>
   Layer.merge(
+    // A built-in FiberRef: Effect 4's `References.CurrentLoggers` (issue 46, step 3).
     Layer.fiberRefLocallyScopedWith(FiberRef.currentLoggers, (loggers) =>
       HashSet.has(loggers, Logger.defaultLogger)
         ? HashSet.add(HashSet.remove(loggers, Logger.defaultLogger), withBatchedConsoleLog(formatLogger(settings.logFormat)))

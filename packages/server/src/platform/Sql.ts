@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { ServiceUnavailable } from "@orgplane/schema"
-import { Cause, Effect, FiberRef, Option, Schedule } from "effect"
+import { Cause, Context, Effect, Option, Schedule } from "effect"
 import { reportAvailable, reportUnavailable } from "./DatabaseStatus.js"
 
 /** The Postgres error code behind a SqlError, if any (for example `23505`, a unique violation). */
@@ -165,14 +165,19 @@ export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
 /**
  * A party to a request's outermost transactions: the request's idempotency key (Idempotency.ts), its audit event
  * (AuditRecorder.ts), which commit with the change or not at all, and the caller's authority (Authority.ts), read
- * again at commit under the locks that would end it. Services know nothing of them: `transaction` asks the fiber's
- * `TransactionParties`.
+ * again at commit under the locks that would end it. Services know nothing of them: `transaction` reads the
+ * `TransactionParties` provided around the handler.
  */
 export interface TransactionParty {
   /** The value this transaction committed in an earlier run of the same request: answered without running it again. */
   readonly committedBefore: Option.Option<unknown>
-  /** Runs first in each attempt of the transaction (the body runs again after a serialization failure), if given. */
-  readonly begin?: Effect.Effect<void> | undefined
+  /**
+   * Wraps each attempt of the transaction, `beforeCommit` included (the body runs again after a serialization
+   * failure), if given; called as each attempt starts. A party that keeps something for one attempt provides it here
+   * as a service of the attempt, rather than setting it on the fiber, which Effect 4 cannot do (Authority.ts: what
+   * the attempt changed of its caller's own authority).
+   */
+  readonly around?: (<A, E, R>(attempt: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) | undefined
   /** Runs last inside the transaction, on its connection, given its value: a failure rolls the whole transaction back. */
   readonly beforeCommit: (value: unknown) => Effect.Effect<void, SqlError>
   /** Asked on another connection after the COMMIT got no answer: whether it committed after all (None: cannot tell). */
@@ -181,16 +186,25 @@ export interface TransactionParty {
   readonly settled: (value: unknown, committed: true | "unknown") => Effect.Effect<void>
 }
 
-/** Enlists each outermost transaction of the fiber with parties (each may decline: undefined), in this order. */
-export const TransactionParties = FiberRef.unsafeMake<ReadonlyArray<Effect.Effect<TransactionParty | undefined>>>([])
+/** Enlists each outermost transaction of the effect with parties (each may decline: undefined), in this order. */
+class TransactionParties extends Context.Reference<TransactionParties>()("@orgplane/server/platform/Sql/TransactionParties", {
+  defaultValue: (): ReadonlyArray<Effect.Effect<TransactionParty | undefined>> => []
+}) {}
 
 /** Adds a party to the outermost transactions `effect` runs, after those already enlisted. */
 export const withTransactionParty = (enlist: Effect.Effect<TransactionParty | undefined>) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.locallyWith(effect, TransactionParties, (parties) => [...parties, enlist])
+  Effect.flatMap(TransactionParties, (parties) => Effect.provideService(effect, TransactionParties, [...parties, enlist]))
 
-const beginAll = (begins: ReadonlyArray<Effect.Effect<void>>) =>
-  begins.length === 0 ? undefined : begins.length === 1 ? begins[0] : Effect.all(begins, { discard: true })
+/** The parties' `around`s as one, the first party's outermost. */
+const aroundAll = (parties: ReadonlyArray<TransactionParty>): TransactionParty["around"] => {
+  const arounds = parties.flatMap((party) => (party.around === undefined ? [] : [party.around]))
+  return arounds.length === 0
+    ? undefined
+    : arounds.length === 1
+    ? arounds[0]
+    : <A, E, R>(attempt: Effect.Effect<A, E, R>) => arounds.reduceRight((wrapped, around) => around(wrapped), attempt)
+}
 
 /**
  * Several parties as one: a value committed before by any of them answers the transaction; each takes its part
@@ -199,7 +213,7 @@ const beginAll = (begins: ReadonlyArray<Effect.Effect<void>>) =>
 const together = (parties: ReadonlyArray<TransactionParty>): TransactionParty =>
   parties.length === 1 ? parties[0]! : {
     committedBefore: Option.firstSomeOf(parties.map((party) => party.committedBefore)),
-    begin: beginAll(parties.flatMap((party) => (party.begin === undefined ? [] : [party.begin]))),
+    around: aroundAll(parties),
     beforeCommit: (value) => Effect.forEach(parties, (party) => party.beforeCommit(value), { discard: true }),
     committed: Effect.reduce(parties, Option.none<boolean>(), (known, party) => Option.isSome(known) ? Effect.succeed(known) : party.committed),
     settled: (value, committed) => Effect.forEach(parties, (party) => party.settled(value, committed), { discard: true })
@@ -225,7 +239,7 @@ const withParty = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E
     const body = Effect.suspend(() => {
       ran = Option.none()
       const attempt = Effect.tap(effect, (value) => Effect.map(party.beforeCommit(value), () => (ran = Option.some(value))))
-      return party.begin === undefined ? attempt : Effect.andThen(party.begin, attempt)
+      return party.around === undefined ? attempt : party.around(attempt)
     })
     return Effect.matchCauseEffect(retried(sql, body), {
       onSuccess: (value) => Effect.as(party.settled(value, true), value),
@@ -257,7 +271,7 @@ export const transaction = <A, E, R>(
     Effect.flatMap(enclosingTransaction, (enclosed) =>
       enclosed
         ? settle(sql.withTransaction(effect), true)
-        : Effect.flatMap(FiberRef.get(TransactionParties), (enlisters) =>
+        : Effect.flatMap(TransactionParties, (enlisters) =>
           enlisters.length === 0
             ? settle(retried(sql, effect), false)
             : Effect.flatMap(Effect.all(enlisters), (enlisted) => {
