@@ -284,7 +284,7 @@ const makeAccess = Effect.gen(function*() {
    * Fails unless the resource is the organization's (404, as for a missing one) and a grant reaches the principal
    * (403 `insufficient_access`: 'You have not been granted access to "<name>".'), whatever their role.
    */
-  const requireUsable = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+  const requireUsable = Effect.fn("Access.requireUsable")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
     Effect.flatMap(
       findOne({
         Request: Schema.String,
@@ -299,7 +299,7 @@ const makeAccess = Effect.gen(function*() {
           : found.value.usable
           ? Effect.void
           : Effect.fail(notGranted(found.value.name))
-    )
+    ))
 
   /** An integer SQL expression: the principal's role on row `alias` (0 none, 1 viewer, 2 editor, 3 manager). */
   const rank = (principal: Principal, kind: Kind<any, any>, alias: string): Statement.Fragment => {
@@ -329,7 +329,7 @@ const makeAccess = Effect.gen(function*() {
    * Fails unless the resource is the organization's (404) and the principal has at least `role` on it (403
    * `insufficient_access`). With `lock`, the resource's row stays locked for the rest of the transaction.
    */
-  const require = <Id extends string>(
+  const require = Effect.fn("Access.require")(<Id extends string>(
     principal: Principal,
     kind: Kind<Id, any>,
     resource: Id,
@@ -341,35 +341,34 @@ const makeAccess = Effect.gen(function*() {
         ? Effect.fail(kind.notFound())
         : reaches(found.value.rank, role)
         ? Effect.void
-        : Effect.fail(insufficientAccess(kind, role)))
+        : Effect.fail(insufficientAccess(kind, role))))
 
   /** The principal's role on one resource, or none; fails with 404 when the organization has no such resource. */
-  const roleOn = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
+  const roleOn = Effect.fn("Access.roleOn")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id) =>
     Effect.flatMap(rankOf(principal, kind, resource, false), (found) =>
       Option.isNone(found)
         ? Effect.fail(kind.notFound())
-        : Effect.succeed(Option.fromNullable(AccessRoles[found.value.rank - 1])))
+        : Effect.succeed(Option.fromNullable(AccessRoles[found.value.rank - 1]))))
 
   const grantColumns = sql`g.id, g.membership_id AS org_membership_id, g.team_id, g.org_wide, g.role,
       g.created_by_membership_id AS created_by_org_membership_id, g.created_at, g.removed_at`
 
   /** The manager grant a resource's creator gets (none for the system, which manages everything anyway). */
-  const grantCreator = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) => {
+  const grantCreator = Effect.fn("Access.grantCreator")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, at: Date) => {
     const membershipId = actingMembershipId(principal)
     return membershipId === null ? Effect.void : grantManager(principal.organization.id, kind, resource, membershipId, at)
-  }
+  })
 
   /** A member's manager grant on a resource made for them (by the system acting as them, for example). */
-  const grantManager = <Id extends string>(
+  const grantManager = Effect.fn("Access.grantManager")(function*<Id extends string>(
     organizationId: OrganizationId,
     kind: Kind<Id, any>,
     resource: Id,
     membershipId: MembershipId,
     at: Date
-  ) =>
-    Effect.gen(function*() {
-      const grantId = yield* makeId(kind.grantPrefix)
-      yield* sql`INSERT INTO ${id(kind.grants)} ${
+  ) {
+    const grantId = yield* makeId(kind.grantPrefix)
+    yield* sql`INSERT INTO ${id(kind.grants)} ${
           sql.insert({
             id: grantId,
             organizationId,
@@ -381,7 +380,7 @@ const makeAccess = Effect.gen(function*() {
             createdAt: at
           })
         }`
-    })
+  })
 
   /** `grant` for a resource whose manager access the caller has already been checked for, inside a transaction. */
   const upsertGrant = <Id extends string, G>(
@@ -432,13 +431,13 @@ const makeAccess = Effect.gen(function*() {
       })(null)
     })
 
-  const grant = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
+  const grant = Effect.fn("Access.grant")(<Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, input: CreateAccessGrantRequest) =>
     transaction(
       Effect.andThen(
         require(principal, kind, resource, "manager", { lock: true }),
         Effect.map(upsertGrant(principal, kind, resource, input), (item) => ({ ok: true as const, item }))
       )
-    )
+    ))
 
   const makeList = <G extends { readonly createdAt: Date; readonly id: string }>(kind: Kind<any, G>) => {
     const keyset = grantsByCreation(kind)
@@ -469,7 +468,7 @@ const makeAccess = Effect.gen(function*() {
     llm_provider_grants: makeList(LlmProviderKind)
   }
 
-  const listGrants = <Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
+  const listGrants = Effect.fn("Access.listGrants")(<Id extends string, G>(principal: Principal, kind: Kind<Id, G>, resource: Id, query: AccessListQuery) =>
     orUnavailable(
       Effect.andThen(
         require(principal, kind, resource, "manager"),
@@ -479,10 +478,10 @@ const makeAccess = Effect.gen(function*() {
           Effect.Effect.Context<ReturnType<(typeof lists)[typeof kind.grants]>>
         >
       )
-    )
+    ))
 
   /** Soft revoke: sets `removedAt` once; revoking again keeps the first time. */
-  const revoke = <Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, grantId: string) =>
+  const revoke = Effect.fn("Access.revoke")(<Id extends string>(principal: Principal, kind: Kind<Id, any>, resource: Id, grantId: string) =>
     transaction(
       Effect.gen(function*() {
         yield* require(principal, kind, resource, "manager", { lock: true })
@@ -493,7 +492,7 @@ const makeAccess = Effect.gen(function*() {
             RETURNING id`
         if (rows.length === 0) return yield* grantNotFound()
       })
-    )
+    ))
 
   return { visible, usable, requireUsable, rank, require, roleOn, grantCreator, grantManager, grant, listGrants, revoke } as const
 })

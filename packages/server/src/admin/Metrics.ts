@@ -14,25 +14,24 @@ const make = Effect.gen(function*() {
   const operator = yield* Operator
   const repository = yield* MetricsRepository
 
-  const summary = (caller: MemberContext) =>
-    Effect.gen(function*() {
-      yield* operator.require(caller, "admin.readMetrics")
-      const generatedAt = yield* now
-      // Operator.require passed: the caller's organization is the operator organization.
-      const request = { now: generatedAt, operatorOrganizationId: caller.organization.id }
-      const [counts, activity] = yield* transaction(
-        Effect.andThen(repository.snapshot, Effect.all([repository.counts(request), repository.activity(request)]))
-      )
-      const summary = new AdminMetricsSummary({
-        ...counts,
-        ...activity,
-        usersWithoutWorkers: Math.max(0, counts.totalUsers - counts.usersWithWorkers),
-        unpaidUsers: Math.max(0, counts.totalUsers - counts.paidUsers),
-        billingUnavailableUsers: 0,
-        billingLoaded: true
-      }, true)
-      return { summary, generatedAt }
-    })
+  const summary = Effect.fn("Metrics.summary")(function*(caller: MemberContext) {
+    yield* operator.require(caller, "admin.readMetrics")
+    const generatedAt = yield* now
+    // Operator.require passed: the caller's organization is the operator organization.
+    const request = { now: generatedAt, operatorOrganizationId: caller.organization.id }
+    const [counts, activity] = yield* transaction(
+      Effect.andThen(repository.snapshot, Effect.all([repository.counts(request), repository.activity(request)]))
+    )
+    const summary = new AdminMetricsSummary({
+      ...counts,
+      ...activity,
+      usersWithoutWorkers: Math.max(0, counts.totalUsers - counts.usersWithWorkers),
+      unpaidUsers: Math.max(0, counts.totalUsers - counts.paidUsers),
+      billingUnavailableUsers: 0,
+      billingLoaded: true
+    }, true)
+    return { summary, generatedAt }
+  })
 
   return { summary } as const
 })

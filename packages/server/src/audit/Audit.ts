@@ -80,62 +80,60 @@ const make = Effect.gen(function*() {
   const events = yield* AuditRepository
   const { recentAuthentication } = yield* ServerConfig
 
-  const list = (principal: Principal, query: AuditEventsQuery) =>
-    Effect.andThen(authorize(principal, "audit.read"), orUnavailable(events.list(principal.organization.id, query)))
+  const list = Effect.fn("Audit.list")(function*(principal: Principal, query: AuditEventsQuery) {
+    yield* authorize(principal, "audit.read")
+    return yield* orUnavailable(events.list(principal.organization.id, query))
+  })
 
-  const get = (principal: Principal, id: string) =>
-    Effect.andThen(
-      authorize(principal, "audit.read"),
-      orUnavailable(events.get({ organizationId: principal.organization.id, id })).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: (event) => Effect.succeed({ event }) }))
-      )
+  const get = Effect.fn("Audit.get")(function*(principal: Principal, id: string) {
+    yield* authorize(principal, "audit.read")
+    return yield* orUnavailable(events.get({ organizationId: principal.organization.id, id })).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail(eventNotFound()), onSome: (event) => Effect.succeed({ event }) }))
     )
+  })
 
-  const types = (principal: Principal) => Effect.as(authorize(principal, "audit.read"), eventTypes)
+  const types = Effect.fn("Audit.types")((principal: Principal) => Effect.as(authorize(principal, "audit.read"), eventTypes))
 
   /**
    * The events under the filters, oldest first, as the format's bytes: read `EXPORT_BATCH` at a time after the
    * last one sent, up to the moment the export starts. Authorized before the first byte; a database that fails
    * midway ends the stream (the client sees a truncated body, never a wrong one).
    */
-  const exportEvents = (principal: Principal, query: AuditExportQuery) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.read")
-      // The export's event says what was taken: its query, as the URL said it.
-      yield* describe({ reason: new URLSearchParams(encodeExportQuery(query) as Record<string, string>).toString() })
-      const startedAt = yield* now
-      const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
-      const organizationId = principal.organization.id
-      const rows = Stream.paginateChunkEffect(undefined as AuditEvent | undefined, (after) =>
-        Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) =>
-          [Chunk.fromIterable(batch), batch.length < EXPORT_BATCH ? Option.none() : Option.some(batch[batch.length - 1])] as const))
-      const lines = query.format === "csv"
-        ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
-        : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
-      return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
-    })
+  const exportEvents = Effect.fn("Audit.exportEvents")(function*(principal: Principal, query: AuditExportQuery) {
+    yield* authorize(principal, "audit.read")
+    // The export's event says what was taken: its query, as the URL said it.
+    yield* describe({ reason: new URLSearchParams(encodeExportQuery(query) as Record<string, string>).toString() })
+    const startedAt = yield* now
+    const filters = { ...query, to: query.to === undefined || query.to > startedAt ? startedAt : query.to }
+    const organizationId = principal.organization.id
+    const rows = Stream.paginateChunkEffect(undefined as AuditEvent | undefined, (after) =>
+      Effect.map(orUnavailable(events.batch(organizationId, filters, after, EXPORT_BATCH)), (batch) =>
+        [Chunk.fromIterable(batch), batch.length < EXPORT_BATCH ? Option.none() : Option.some(batch[batch.length - 1])] as const))
+    const lines = query.format === "csv"
+      ? Stream.concat(Stream.succeed(`${AUDIT_CSV_COLUMNS.map((column) => `"${column}"`).join(",")}\r\n`), Stream.map(rows, csvOf))
+      : Stream.map(rows, (event) => `${JSON.stringify(encodeEvent(event))}\n`)
+    return Stream.map(Stream.mapChunks(lines, (chunk) => Chunk.of(Chunk.join(chunk, ""))), (text) => encoder.encode(text))
+  })
 
-  const getSettings = (principal: Principal) =>
-    Effect.andThen(
-      authorize(principal, "audit.read"),
-      Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
-        settings: Option.getOrElse(stored, () => defaults)
-      }))
-    )
+  const getSettings = Effect.fn("Audit.getSettings")(function*(principal: Principal) {
+    yield* authorize(principal, "audit.read")
+    return yield* Effect.map(orUnavailable(events.settings(principal.organization.id)), (stored) => ({
+      settings: Option.getOrElse(stored, () => defaults)
+    }))
+  })
 
-  const setSettings = (principal: Principal, input: { readonly retentionDays: number }) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.manage")
-      yield* requireRecentAuthentication(principal, recentAuthentication)
-      const updatedAt = yield* now
-      const organizationId = principal.organization.id
-      return yield* transaction(Effect.gen(function*() {
-        const before = Option.getOrElse(yield* events.settings(organizationId), () => defaults)
-        const settings = Option.getOrThrow(yield* events.saveSettings({ organizationId, retentionDays: input.retentionDays, updatedAt }))
-        yield* describeChange(AuditSettings, before, settings)
-        return { settings }
-      }))
-    })
+  const setSettings = Effect.fn("Audit.setSettings")(function*(principal: Principal, input: { readonly retentionDays: number }) {
+    yield* authorize(principal, "audit.manage")
+    yield* requireRecentAuthentication(principal, recentAuthentication)
+    const updatedAt = yield* now
+    const organizationId = principal.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      const before = Option.getOrElse(yield* events.settings(organizationId), () => defaults)
+      const settings = Option.getOrThrow(yield* events.saveSettings({ organizationId, retentionDays: input.retentionDays, updatedAt }))
+      yield* describeChange(AuditSettings, before, settings)
+      return { settings }
+    }))
+  })
 
   return { list, get, types, exportEvents, getSettings, setSettings } as const
 })

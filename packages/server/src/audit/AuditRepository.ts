@@ -141,31 +141,30 @@ const makeAuditRepository = Effect.gen(function*() {
    * ends. Events are neither signed nor chained, so nothing else needs to follow; events a stream already delivered
    * are the receiver's. Answers how many events changed.
    */
-  const pseudonymise = (input: {
+  const pseudonymise = Effect.fn("AuditRepository.pseudonymise")(function*(input: {
     readonly organizationId: OrganizationId
     readonly userId: string
     readonly membershipIds: ReadonlyArray<string>
     readonly pseudonym: string
     readonly redacted: string
-  }) =>
-    Effect.gen(function*() {
-      const acted = yield* sql`UPDATE audit_events SET actor_label = ${input.pseudonym}
+  }) {
+    const acted = yield* sql`UPDATE audit_events SET actor_label = ${input.pseudonym}
           WHERE organization_id = ${input.organizationId} AND actor_label IS DISTINCT FROM ${input.pseudonym}
             AND (actor_id = ${input.userId}
                  ${input.membershipIds.length === 0 ? sql`` : sql`OR actor_membership_id IN ${sql.in(input.membershipIds)}`})
           RETURNING 1`
-      const redactAll = (side: "before" | "after") =>
-        sql`(SELECT COALESCE(jsonb_object_agg(k, to_jsonb(${input.redacted}::text)), '{}'::jsonb)
+    const redactAll = (side: "before" | "after") =>
+      sql`(SELECT COALESCE(jsonb_object_agg(k, to_jsonb(${input.redacted}::text)), '{}'::jsonb)
                FROM jsonb_object_keys(COALESCE(changes -> ${sql.literal(`'${side}'`)}, '{}'::jsonb)) k)`
-      const changed = yield* sql`UPDATE audit_events SET changes = jsonb_build_object(
+    const changed = yield* sql`UPDATE audit_events SET changes = jsonb_build_object(
               'before', CASE WHEN jsonb_typeof(changes -> 'before') = 'object' THEN ${redactAll("before")} ELSE changes -> 'before' END,
               'after', CASE WHEN jsonb_typeof(changes -> 'after') = 'object' THEN ${redactAll("after")} ELSE changes -> 'after' END,
               'changedFields', changes -> 'changedFields')
           WHERE organization_id = ${input.organizationId} AND action LIKE 'user.%' AND changes IS NOT NULL
             AND target_ids @> ARRAY[${input.userId}]::text[]
           RETURNING 1`
-      return acted.length + changed.length
-    })
+    return acted.length + changed.length
+  })
 
   return { get, list, batch, settings, saveSettings, expiring, longestRetention, deleteBefore, pseudonymise } as const
 })

@@ -19,27 +19,26 @@ const DAY = 24 * 60 * 60 * 1000
 const BATCH = 5000
 
 /** One run at `at`: what it deleted per organization, and the partitions it dropped. The tests call it directly. */
-export const apply = (at: Date) =>
-  Effect.gen(function*() {
-    const events = yield* AuditRepository
-    const recorder = yield* AuditRecorder
-    const expiring = yield* orUnavailable(events.expiring({ now: at, defaultDays: AUDIT_RETENTION_DEFAULT_DAYS }))
-    const deleted: Array<{ readonly organizationId: string; readonly events: number }> = []
-    for (const { organizationId, retentionDays } of expiring) {
-      const before = new Date(at.getTime() - retentionDays * DAY)
-      const count = yield* orUnavailable(deleteInBatches((limit) => events.deleteBefore(organizationId, before, limit), { batch: BATCH }))
-      yield* orUnavailable(recorder.recordSystem({
-          organizationId,
-          job: "audit-retention",
-          action: "audit.retention.apply",
-          reason: `deleted ${count} events before ${before.toISOString()} (retention ${retentionDays} days)`
-        }))
-      deleted.push({ organizationId, events: count })
-    }
-    const longest = yield* orUnavailable(events.longestRetention(AUDIT_RETENTION_DEFAULT_DAYS))
-    const dropped = yield* orUnavailable(partitions.dropBefore(MonthlyPartitions.monthOf(new Date(at.getTime() - longest * DAY))))
-    return { deleted, dropped }
-  })
+export const apply = Effect.fn("Retention.apply")(function*(at: Date) {
+  const events = yield* AuditRepository
+  const recorder = yield* AuditRecorder
+  const expiring = yield* orUnavailable(events.expiring({ now: at, defaultDays: AUDIT_RETENTION_DEFAULT_DAYS }))
+  const deleted: Array<{ readonly organizationId: string; readonly events: number }> = []
+  for (const { organizationId, retentionDays } of expiring) {
+    const before = new Date(at.getTime() - retentionDays * DAY)
+    const count = yield* orUnavailable(deleteInBatches((limit) => events.deleteBefore(organizationId, before, limit), { batch: BATCH }))
+    yield* orUnavailable(recorder.recordSystem({
+        organizationId,
+        job: "audit-retention",
+        action: "audit.retention.apply",
+        reason: `deleted ${count} events before ${before.toISOString()} (retention ${retentionDays} days)`
+      }))
+    deleted.push({ organizationId, events: count })
+  }
+  const longest = yield* orUnavailable(events.longestRetention(AUDIT_RETENTION_DEFAULT_DAYS))
+  const dropped = yield* orUnavailable(partitions.dropBefore(MonthlyPartitions.monthOf(new Date(at.getTime() - longest * DAY))))
+  return { deleted, dropped }
+})
 
 /** Every day at 03:41 UTC. */
 export const schedule = Cron.unsafeParse("41 3 * * *", "UTC")

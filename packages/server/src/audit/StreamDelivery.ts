@@ -65,29 +65,28 @@ const describe = (error: OutboundError): string => {
 export const bodyOf = (events: ReadonlyArray<AuditEvent>) => JSON.stringify({ events: events.map((event) => encodeEvent(event)) })
 
 /** POSTs `body` to `url`, signed with `secret` at the current time and named `deliveryId`. */
-export const send = (url: string, secret: string, deliveryId: string, body: string) =>
-  Effect.gen(function*() {
-    const outbound = yield* Outbound
-    const config = yield* StreamConfig
-    const at = yield* now
-    const request = HttpClientRequest.post(url).pipe(
-      HttpClientRequest.setHeaders({
-        [AUDIT_STREAM_SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(at.getTime() / 1000)),
-        [AUDIT_STREAM_DELIVERY_HEADER]: deliveryId
-      }),
-      HttpClientRequest.bodyText(body, "application/json")
-    )
-    // The URL is the organization's: a user-supplied destination (https, public addresses unless private mode), and a
-    // redirect is a failure, not followed (the signature is meant for the URL named).
-    return yield* outbound.execute(request, { timeout: config.timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false, destination: "user" }).pipe(
-      Effect.map((response): SendResult =>
-        response.status >= 200 && response.status < 300
-          ? { delivered: true, status: response.status, error: null }
-          : { delivered: false, status: response.status, error: `HTTP ${response.status}` }
-      ),
-      Effect.catchAll((error) => Effect.succeed<SendResult>({ delivered: false, status: null, error: describe(error) }))
-    )
-  })
+export const send = Effect.fn("StreamDelivery.send")(function*(url: string, secret: string, deliveryId: string, body: string) {
+  const outbound = yield* Outbound
+  const config = yield* StreamConfig
+  const at = yield* now
+  const request = HttpClientRequest.post(url).pipe(
+    HttpClientRequest.setHeaders({
+      [AUDIT_STREAM_SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(at.getTime() / 1000)),
+      [AUDIT_STREAM_DELIVERY_HEADER]: deliveryId
+    }),
+    HttpClientRequest.bodyText(body, "application/json")
+  )
+  // The URL is the organization's: a user-supplied destination (https, public addresses unless private mode), and a
+  // redirect is a failure, not followed (the signature is meant for the URL named).
+  return yield* outbound.execute(request, { timeout: config.timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false, destination: "user" }).pipe(
+    Effect.map((response): SendResult =>
+      response.status >= 200 && response.status < 300
+        ? { delivered: true, status: response.status, error: null }
+        : { delivered: false, status: response.status, error: `HTTP ${response.status}` }
+    ),
+    Effect.catchAll((error) => Effect.succeed<SendResult>({ delivered: false, status: null, error: describe(error) }))
+  )
+})
 
 /** One attempt for a leased stream: the pending batch again, or the next one under the horizon; nothing when there is none. */
 const deliver = (row: AuditStreamRow) =>

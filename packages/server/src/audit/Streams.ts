@@ -57,107 +57,100 @@ const make = Effect.gen(function*() {
 
   const found = <A>(value: Option.Option<A>) => Option.match(value, { onNone: () => Effect.fail(streamNotFound()), onSome: Effect.succeed })
 
-  const create = (principal: Principal, input: CreateAuditStreamRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.manage")
-      yield* requireRecentAuthentication(principal, recentAuthentication)
-      yield* checkUrl(input.url)
-      const organizationId = principal.organization.id
-      const id = yield* makeId("ast")
-      const { ciphertext, secret } = yield* secretFor(organizationId, id)
-      const status = input.status ?? "active"
-      return yield* transaction(Effect.gen(function*() {
-        // Creations of one organization one at a time, so two cannot both see room under the limit.
-        yield* lockLimit("audit_streams", organizationId)
-        if ((yield* streams.count(organizationId)) >= MAX_AUDIT_STREAMS) return yield* limitReached()
-        const at = yield* now
-        yield* streams.insert({
-          id,
-          organizationId,
-          url: input.url,
-          description: input.description ?? null,
-          status,
-          secretCiphertext: ciphertext,
-          createdByMembershipId: actingMembershipId(principal),
-          createdAt: at,
-          updatedAt: at,
-          // Events from now on: this one's own creation event is the first.
-          cursorOccurredAt: at,
-          cursorEventId: "",
-          pendingDeliveryId: null,
-          pendingLastOccurredAt: null,
-          pendingLastEventId: null,
-          lastAttemptAt: null,
-          lastSuccessAt: null,
-          consecutiveFailures: 0,
-          lastError: null,
-          nextAttemptAt: status === "active" ? at : null,
-          leaseUntil: null
-        })
-        // The row this transaction just wrote.
-        return { stream: toStream(Option.getOrThrow(yield* streams.find({ organizationId, id }))), secret }
-      }))
-    })
+  const create = Effect.fn("Streams.create")(function*(principal: Principal, input: CreateAuditStreamRequest) {
+    yield* authorize(principal, "audit.manage")
+    yield* requireRecentAuthentication(principal, recentAuthentication)
+    yield* checkUrl(input.url)
+    const organizationId = principal.organization.id
+    const id = yield* makeId("ast")
+    const { ciphertext, secret } = yield* secretFor(organizationId, id)
+    const status = input.status ?? "active"
+    return yield* transaction(Effect.gen(function*() {
+      // Creations of one organization one at a time, so two cannot both see room under the limit.
+      yield* lockLimit("audit_streams", organizationId)
+      if ((yield* streams.count(organizationId)) >= MAX_AUDIT_STREAMS) return yield* limitReached()
+      const at = yield* now
+      yield* streams.insert({
+        id,
+        organizationId,
+        url: input.url,
+        description: input.description ?? null,
+        status,
+        secretCiphertext: ciphertext,
+        createdByMembershipId: actingMembershipId(principal),
+        createdAt: at,
+        updatedAt: at,
+        // Events from now on: this one's own creation event is the first.
+        cursorOccurredAt: at,
+        cursorEventId: "",
+        pendingDeliveryId: null,
+        pendingLastOccurredAt: null,
+        pendingLastEventId: null,
+        lastAttemptAt: null,
+        lastSuccessAt: null,
+        consecutiveFailures: 0,
+        lastError: null,
+        nextAttemptAt: status === "active" ? at : null,
+        leaseUntil: null
+      })
+      // The row this transaction just wrote.
+      return { stream: toStream(Option.getOrThrow(yield* streams.find({ organizationId, id }))), secret }
+    }))
+  })
 
-  const list = (principal: Principal, query: AuditStreamListQuery) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.read")
-      const page = yield* orUnavailable(streams.list(principal.organization.id, query))
-      return { items: page.items.map(toStream), nextCursor: page.nextCursor }
-    })
+  const list = Effect.fn("Streams.list")(function*(principal: Principal, query: AuditStreamListQuery) {
+    yield* authorize(principal, "audit.read")
+    const page = yield* orUnavailable(streams.list(principal.organization.id, query))
+    return { items: page.items.map(toStream), nextCursor: page.nextCursor }
+  })
 
-  const get = (principal: Principal, id: AuditStreamId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.read")
-      const row = yield* found(yield* orUnavailable(streams.find({ organizationId: principal.organization.id, id })))
-      return { stream: toStream(row) }
-    })
+  const get = Effect.fn("Streams.get")(function*(principal: Principal, id: AuditStreamId) {
+    yield* authorize(principal, "audit.read")
+    const row = yield* found(yield* orUnavailable(streams.find({ organizationId: principal.organization.id, id })))
+    return { stream: toStream(row) }
+  })
 
-  const update = (principal: Principal, id: AuditStreamId, input: UpdateAuditStreamRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.manage")
-      yield* requireRecentAuthentication(principal, recentAuthentication)
-      if (input.url !== undefined) yield* checkUrl(input.url)
-      const organizationId = principal.organization.id
-      return yield* transaction(Effect.gen(function*() {
-        const at = yield* now
-        if (!(yield* streams.update(organizationId, id, input, at))) return yield* streamNotFound()
-        return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))) }
-      }))
-    })
+  const update = Effect.fn("Streams.update")(function*(principal: Principal, id: AuditStreamId, input: UpdateAuditStreamRequest) {
+    yield* authorize(principal, "audit.manage")
+    yield* requireRecentAuthentication(principal, recentAuthentication)
+    if (input.url !== undefined) yield* checkUrl(input.url)
+    const organizationId = principal.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      const at = yield* now
+      if (!(yield* streams.update(organizationId, id, input, at))) return yield* streamNotFound()
+      return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))) }
+    }))
+  })
 
-  const remove = (principal: Principal, id: AuditStreamId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.manage")
-      yield* requireRecentAuthentication(principal, recentAuthentication)
-      const removed = yield* transaction(streams.remove(principal.organization.id, id))
-      if (!removed) return yield* streamNotFound()
-    })
+  const remove = Effect.fn("Streams.remove")(function*(principal: Principal, id: AuditStreamId) {
+    yield* authorize(principal, "audit.manage")
+    yield* requireRecentAuthentication(principal, recentAuthentication)
+    const removed = yield* transaction(streams.remove(principal.organization.id, id))
+    if (!removed) return yield* streamNotFound()
+  })
 
-  const rotateSecret = (principal: Principal, id: AuditStreamId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.manage")
-      yield* requireRecentAuthentication(principal, recentAuthentication)
-      const organizationId = principal.organization.id
-      const { ciphertext, secret } = yield* secretFor(organizationId, id)
-      return yield* transaction(Effect.gen(function*() {
-        const at = yield* now
-        if (!(yield* streams.setSecret(organizationId, id, ciphertext, at))) return yield* streamNotFound()
-        return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))), secret }
-      }))
-    })
+  const rotateSecret = Effect.fn("Streams.rotateSecret")(function*(principal: Principal, id: AuditStreamId) {
+    yield* authorize(principal, "audit.manage")
+    yield* requireRecentAuthentication(principal, recentAuthentication)
+    const organizationId = principal.organization.id
+    const { ciphertext, secret } = yield* secretFor(organizationId, id)
+    return yield* transaction(Effect.gen(function*() {
+      const at = yield* now
+      if (!(yield* streams.setSecret(organizationId, id, ciphertext, at))) return yield* streamNotFound()
+      return { stream: toStream(yield* found(yield* streams.find({ organizationId, id }))), secret }
+    }))
+  })
 
   /** One signed ping, sent now; the stream's position and delivery status stay as they are. */
-  const test = (principal: Principal, id: AuditStreamId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "audit.manage")
-      const organizationId = principal.organization.id
-      const row = yield* found(yield* orUnavailable(streams.find({ organizationId, id })))
-      const secret = yield* crypto.decrypt(row.secretCiphertext, bind(SecretColumns.auditStreamSecret, organizationId, id))
-      const deliveryId = yield* makeId("asd")
-      const result = yield* send(row.url, secret, deliveryId, PING)
-      return { ...result, deliveryId }
-    })
+  const test = Effect.fn("Streams.test")(function*(principal: Principal, id: AuditStreamId) {
+    yield* authorize(principal, "audit.manage")
+    const organizationId = principal.organization.id
+    const row = yield* found(yield* orUnavailable(streams.find({ organizationId, id })))
+    const secret = yield* crypto.decrypt(row.secretCiphertext, bind(SecretColumns.auditStreamSecret, organizationId, id))
+    const deliveryId = yield* makeId("asd")
+    const result = yield* send(row.url, secret, deliveryId, PING)
+    return { ...result, deliveryId }
+  })
 
   return { create, list, get, update, remove, rotateSecret, test } as const
 })

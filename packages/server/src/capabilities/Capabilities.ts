@@ -67,7 +67,7 @@ const make = Effect.gen(function*() {
       )
     })
 
-  const createMailDraft = (member: MemberContext, request: CreateMailDraftRequest) =>
+  const createMailDraft = Effect.fn("Capabilities.createMailDraft")((member: MemberContext, request: CreateMailDraftRequest) =>
     Effect.map(
       act(member, "suite-a", "mailDraft", (use) => ({
         operation: "Creating the draft",
@@ -80,9 +80,9 @@ const make = Effect.gen(function*() {
     ).pipe(
       // The draft lives in the suite: the event names it by the suite's message id.
       Effect.tap(({ draft }) => describe({ targets: [{ type: "mail_message", id: draft.id }] }))
-    )
+    ))
 
-  const readMailMessage = (member: MemberContext, messageId: string) =>
+  const readMailMessage = Effect.fn("Capabilities.readMailMessage")((member: MemberContext, messageId: string) =>
     Effect.map(
       act(member, "suite-a", "mailRead", (use) => ({
         operation: "Reading the message",
@@ -92,28 +92,27 @@ const make = Effect.gen(function*() {
         mutation: false
       })),
       (message) => ({ ok: true, message: Mail.toMailMessage(message) }) as const
-    )
+    ))
 
-  const patchCalendarEvent = (member: MemberContext, eventId: string, patch: CalendarEventPatch) =>
-    Effect.gen(function*() {
-      // One request id per change: the calendar answers a repeated one with the same conference.
-      const requestId = `orgplane-${NodeCrypto.randomUUID()}`
-      const event = yield* act(member, "suite-b", "calendarWrite", (use) =>
-        patch.createMeetLink
-          ? {
-            operation: "Adding the meeting link",
-            method: "PATCH",
-            url: `${Calendar.eventUrl(use.apiBaseUrl, eventId)}?conferenceDataVersion=1`,
-            body: Calendar.meetLinkPatch(requestId),
-            mutation: true
-          }
-          : { operation: "Reading the event", method: "GET", url: Calendar.eventUrl(use.apiBaseUrl, eventId), mutation: false })
-      const result = Calendar.toEventResult(event)
-      if (result === undefined) {
-        return yield* Effect.fail(new SuiteApiError({ error: apiErrorCode("suite-b"), message: "The calendar returned no event id.", retryable: false }))
-      }
-      return result
-    })
+  const patchCalendarEvent = Effect.fn("Capabilities.patchCalendarEvent")(function*(member: MemberContext, eventId: string, patch: CalendarEventPatch) {
+    // One request id per change: the calendar answers a repeated one with the same conference.
+    const requestId = `orgplane-${NodeCrypto.randomUUID()}`
+    const event = yield* act(member, "suite-b", "calendarWrite", (use) =>
+      patch.createMeetLink
+        ? {
+          operation: "Adding the meeting link",
+          method: "PATCH",
+          url: `${Calendar.eventUrl(use.apiBaseUrl, eventId)}?conferenceDataVersion=1`,
+          body: Calendar.meetLinkPatch(requestId),
+          mutation: true
+        }
+        : { operation: "Reading the event", method: "GET", url: Calendar.eventUrl(use.apiBaseUrl, eventId), mutation: false })
+    const result = Calendar.toEventResult(event)
+    if (result === undefined) {
+      return yield* Effect.fail(new SuiteApiError({ error: apiErrorCode("suite-b"), message: "The calendar returned no event id.", retryable: false }))
+    }
+    return result
+  })
 
   return { createMailDraft, readMailMessage, patchCalendarEvent } as const
 })

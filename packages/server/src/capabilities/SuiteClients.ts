@@ -74,62 +74,59 @@ const make = Effect.gen(function*() {
   const checkEndpoint = (name: "authorizationEndpoint" | "tokenEndpoint" | "apiBaseUrl", url: string | null | undefined) =>
     url === undefined || url === null ? Effect.void : checkUserMember(outbound, config.outboundAllowPrivate, [name], url)
 
-  const get = (principal: Principal, suite: Suite, baseUrl: string) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "capabilities.manage")
-      return present(yield* find(principal.organization.id, suite), baseUrl)
-    })
+  const get = Effect.fn("SuiteClients.get")(function*(principal: Principal, suite: Suite, baseUrl: string) {
+    yield* authorize(principal, "capabilities.manage")
+    return present(yield* find(principal.organization.id, suite), baseUrl)
+  })
 
-  const put = (principal: Principal, suite: Suite, request: SuiteClientRequest, baseUrl: string) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "capabilities.manage")
-      yield* checkRequest(suite, request)
-      yield* checkEndpoint("authorizationEndpoint", request.authorizationEndpoint)
-      yield* checkEndpoint("tokenEndpoint", request.tokenEndpoint)
-      yield* checkEndpoint("apiBaseUrl", request.apiBaseUrl)
-      const secret = request.clientSecret === undefined || request.clientSecret === null
-        ? request.clientSecret
-        : yield* Effect.orDie(crypto.encrypt(request.clientSecret, bind(SecretColumns.suiteClientSecret, principal.organization.id, suite)))
-      const organizationId = principal.organization.id
-      const at = yield* now
-      const row = yield* transaction(Effect.gen(function*() {
-        const existing = Option.getOrUndefined(yield* repository.lockClient({ organizationId, suite }))
-        const next: SuiteClientRow = {
-          organizationId,
-          suite,
-          clientId: request.clientId,
-          clientSecretCiphertext: secret === undefined ? existing?.clientSecretCiphertext ?? null : secret,
-          tenant: suite === "suite-a" ? request.tenant ?? null : null,
-          features: request.features,
-          authorizationEndpoint: request.authorizationEndpoint ?? null,
-          tokenEndpoint: request.tokenEndpoint ?? null,
-          apiBaseUrl: request.apiBaseUrl ?? null,
-          createdAt: existing?.createdAt ?? at,
-          updatedAt: at,
-          updatedByMembershipId: principal._tag === "Member" ? principal.membership.id : null
-        }
-        if (existing !== undefined) {
-          const before = endpointsOf(existing)
-          const after = endpointsOf(next)
-          // Tokens belong to the client that obtained them, from the authorization server that issued them.
-          if (
-            existing.clientId !== next.clientId || before.tokenEndpoint !== after.tokenEndpoint ||
-            before.authorizationEndpoint !== after.authorizationEndpoint
-          ) yield* repository.dropAllCredentials({ organizationId, suite })
-        }
-        yield* repository.upsertClient(next)
-        return next
-      }))
-      return present(row, baseUrl)
-    })
+  const put = Effect.fn("SuiteClients.put")(function*(principal: Principal, suite: Suite, request: SuiteClientRequest, baseUrl: string) {
+    yield* authorize(principal, "capabilities.manage")
+    yield* checkRequest(suite, request)
+    yield* checkEndpoint("authorizationEndpoint", request.authorizationEndpoint)
+    yield* checkEndpoint("tokenEndpoint", request.tokenEndpoint)
+    yield* checkEndpoint("apiBaseUrl", request.apiBaseUrl)
+    const secret = request.clientSecret === undefined || request.clientSecret === null
+      ? request.clientSecret
+      : yield* Effect.orDie(crypto.encrypt(request.clientSecret, bind(SecretColumns.suiteClientSecret, principal.organization.id, suite)))
+    const organizationId = principal.organization.id
+    const at = yield* now
+    const row = yield* transaction(Effect.gen(function*() {
+      const existing = Option.getOrUndefined(yield* repository.lockClient({ organizationId, suite }))
+      const next: SuiteClientRow = {
+        organizationId,
+        suite,
+        clientId: request.clientId,
+        clientSecretCiphertext: secret === undefined ? existing?.clientSecretCiphertext ?? null : secret,
+        tenant: suite === "suite-a" ? request.tenant ?? null : null,
+        features: request.features,
+        authorizationEndpoint: request.authorizationEndpoint ?? null,
+        tokenEndpoint: request.tokenEndpoint ?? null,
+        apiBaseUrl: request.apiBaseUrl ?? null,
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+        updatedByMembershipId: principal._tag === "Member" ? principal.membership.id : null
+      }
+      if (existing !== undefined) {
+        const before = endpointsOf(existing)
+        const after = endpointsOf(next)
+        // Tokens belong to the client that obtained them, from the authorization server that issued them.
+        if (
+          existing.clientId !== next.clientId || before.tokenEndpoint !== after.tokenEndpoint ||
+          before.authorizationEndpoint !== after.authorizationEndpoint
+        ) yield* repository.dropAllCredentials({ organizationId, suite })
+      }
+      yield* repository.upsertClient(next)
+      return next
+    }))
+    return present(row, baseUrl)
+  })
 
-  const remove = (principal: Principal, suite: Suite) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "capabilities.manage")
-      const removed = yield* transaction(repository.deleteClient({ organizationId: principal.organization.id, suite }))
-      if (!removed) return yield* Effect.fail(clientNotFound(suite))
-      return { ok: true } as const
-    })
+  const remove = Effect.fn("SuiteClients.remove")(function*(principal: Principal, suite: Suite) {
+    yield* authorize(principal, "capabilities.manage")
+    const removed = yield* transaction(repository.deleteClient({ organizationId: principal.organization.id, suite }))
+    if (!removed) return yield* Effect.fail(clientNotFound(suite))
+    return { ok: true } as const
+  })
 
   return { get, put, remove } as const
 })

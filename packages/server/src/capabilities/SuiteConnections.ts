@@ -224,196 +224,189 @@ const make = Effect.gen(function*() {
     })
 
   /** What a capability of `feature` acts with, or 409 `needs_connection` saying why not (`tokenFor`, or no client). */
-  const use = (member: MemberContext, suite: Suite, feature: SuiteFeature) =>
-    Effect.gen(function*() {
-      const client = yield* findClient(member, suite)
-      if (client === undefined) {
-        return yield* Effect.fail(needsConnection(
-          suite,
-          "suite_not_configured",
-          `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
-        ))
-      }
-      const key = keyOf(member, suite)
-      const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
-      const token = yield* tokenFor(client, key, credential, [feature])
-      return { key, client, token, apiBaseUrl: endpointsOf(client).apiBaseUrl } satisfies Use
-    })
+  const use = Effect.fn("SuiteConnections.use")(function*(member: MemberContext, suite: Suite, feature: SuiteFeature) {
+    const client = yield* findClient(member, suite)
+    if (client === undefined) {
+      return yield* Effect.fail(needsConnection(
+        suite,
+        "suite_not_configured",
+        `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client (PUT /v1/capabilities/${suite}/client).`
+      ))
+    }
+    const key = keyOf(member, suite)
+    const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
+    const token = yield* tokenFor(client, key, credential, [feature])
+    return { key, client, token, apiBaseUrl: endpointsOf(client).apiBaseUrl } satisfies Use
+  })
 
   /**
    * After the suite refused `used.token` with 401: a token to retry with once (a newer stored one, or a refreshed
    * one), or 409 `needs_connection` with the credential marked `reconnect_required`.
    */
-  const renew = (used: Use) =>
-    Effect.gen(function*() {
-      const suite = used.key.suite
-      const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
-      const refused = needsConnection(suite, "reconnect_required", `The ${suiteName(suite)} refused your stored token: connect again with ${connectPath(suite)}.`)
-      if (stored === undefined || stored.credentialHealth !== "ready") return yield* Effect.fail(refused)
-      const current = yield* decryptToken(used.key, "access", stored.accessTokenCiphertext)
-      if (current !== used.token) return { ...used, token: current }
-      if (stored.refreshTokenCiphertext !== null) {
-        const renewed = yield* refresh(used.client, used.key, { ...stored, tokenExpiresAt: new Date(0) }).pipe(
-          Effect.catchTag("SuiteApiError", () => Effect.succeed(undefined))
-        )
-        if (renewed !== undefined && renewed !== used.token) return { ...used, token: renewed }
-      }
-      yield* orUnavailable(repository.markReconnectRequired(used.key, stored.credentialVersion, "token_rejected", yield* now))
-      return yield* Effect.fail(refused)
-    })
+  const renew = Effect.fn("SuiteConnections.renew")(function*(used: Use) {
+    const suite = used.key.suite
+    const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
+    const refused = needsConnection(suite, "reconnect_required", `The ${suiteName(suite)} refused your stored token: connect again with ${connectPath(suite)}.`)
+    if (stored === undefined || stored.credentialHealth !== "ready") return yield* Effect.fail(refused)
+    const current = yield* decryptToken(used.key, "access", stored.accessTokenCiphertext)
+    if (current !== used.token) return { ...used, token: current }
+    if (stored.refreshTokenCiphertext !== null) {
+      const renewed = yield* refresh(used.client, used.key, { ...stored, tokenExpiresAt: new Date(0) }).pipe(
+        Effect.catchTag("SuiteApiError", () => Effect.succeed(undefined))
+      )
+      if (renewed !== undefined && renewed !== used.token) return { ...used, token: renewed }
+    }
+    yield* orUnavailable(repository.markReconnectRequired(used.key, stored.credentialVersion, "token_rejected", yield* now))
+    return yield* Effect.fail(refused)
+  })
 
   /** Marks the credential `reconnect_required`: the suite refused even a renewed token. */
-  const markRejected = (used: Use) =>
-    Effect.gen(function*() {
-      const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
-      if (stored === undefined) return
-      yield* orUnavailable(repository.markReconnectRequired(used.key, stored.credentialVersion, "token_rejected", yield* now))
-    })
+  const markRejected = Effect.fn("SuiteConnections.markRejected")(function*(used: Use) {
+    const stored = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(used.key)))
+    if (stored === undefined) return
+    yield* orUnavailable(repository.markReconnectRequired(used.key, stored.credentialVersion, "token_rejected", yield* now))
+  })
 
-  const status = (member: MemberContext, suite: Suite) =>
-    Effect.gen(function*() {
-      yield* authorize(member, "capabilities.use")
-      const client = yield* findClient(member, suite)
-      const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(keyOf(member, suite))))
-      const granted = credential?.grantedScopes ?? []
-      return new SuiteConnection({
-        suite,
-        configured: client !== undefined,
-        status: credential === undefined ? "not_connected" : credential.credentialHealth === "ready" ? "connected" : "reconnect_required",
-        grantedScopes: granted,
-        features: featuresOf[suite].map((feature) => ({
-          feature,
-          enabled: client?.features.includes(feature) ?? false,
-          granted: credential !== undefined && grants(suite, granted, feature)
-        })),
-        connectedAt: credential?.connectedAt ?? null,
-        accessTokenExpiresAt: credential?.tokenExpiresAt ?? null
+  const status = Effect.fn("SuiteConnections.status")(function*(member: MemberContext, suite: Suite) {
+    yield* authorize(member, "capabilities.use")
+    const client = yield* findClient(member, suite)
+    const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(keyOf(member, suite))))
+    const granted = credential?.grantedScopes ?? []
+    return new SuiteConnection({
+      suite,
+      configured: client !== undefined,
+      status: credential === undefined ? "not_connected" : credential.credentialHealth === "ready" ? "connected" : "reconnect_required",
+      grantedScopes: granted,
+      features: featuresOf[suite].map((feature) => ({
+        feature,
+        enabled: client?.features.includes(feature) ?? false,
+        granted: credential !== undefined && grants(suite, granted, feature)
+      })),
+      connectedAt: credential?.connectedAt ?? null,
+      accessTokenExpiresAt: credential?.tokenExpiresAt ?? null
+    })
+  })
+
+  const connect = Effect.fn("SuiteConnections.connect")(function*(member: MemberContext, suite: Suite, baseUrl: string) {
+    yield* authorize(member, "capabilities.use")
+    const client = yield* findClient(member, suite)
+    if (client === undefined || client.features.length === 0) {
+      return yield* Effect.fail(new Conflict({
+        error: "suite_not_configured",
+        message: client === undefined
+          ? `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client first (PUT /v1/capabilities/${suite}/client).`
+          : `No capability of the ${suiteName(suite)} is enabled: an admin enables one first (PUT /v1/capabilities/${suite}/client).`
+      }))
+    }
+    const scopes = scopesFor(suite, client.features)
+    // Connected with every enabled feature's scopes, and usable (refreshed first when about to expire).
+    const key = keyOf(member, suite)
+    const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
+    const usable = yield* tokenFor(client, key, credential, client.features).pipe(
+      Effect.as(true),
+      Effect.catchTags({ NeedsConnection: () => Effect.succeed(false), SuiteApiError: () => Effect.succeed(false) })
+    )
+    if (usable) return { status: "connected", authorizeUrl: null, scopes } satisfies SuiteConnectResult
+
+    const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
+    const redirectUri = suiteCallbackUrl(baseUrl)
+    const authorizationId = (yield* crypto.newToken("soa")).replace(/\./g, "")
+    const started = yield* Effect.promise(() =>
+      startAuthorization(metadata.issuer, {
+        metadata,
+        clientInformation,
+        redirectUrl: redirectUri,
+        scope: scopes.join(" "),
+        state: signState(stateKey, member.organization.id, authorizationId)
       })
+    )
+    const url = started.authorizationUrl
+    // The SDK asks for consent whenever `offline_access` is asked; suite-a gives a refresh token without it.
+    if (suite === "suite-a") url.searchParams.delete("prompt")
+    for (const [name, value] of Object.entries(authorizationExtras(suite))) url.searchParams.set(name, value)
+    const verifier = yield* Effect.orDie(crypto.encrypt(started.codeVerifier, bind(SecretColumns.suiteCodeVerifier, key.organizationId, authorizationId)))
+    const at = yield* now
+    yield* transaction(Effect.gen(function*() {
+      yield* repository.deleteExpiredAuthorizations(key, at)
+      yield* repository.insertAuthorization({
+        organizationId: key.organizationId,
+        id: authorizationId,
+        suite,
+        membershipId: key.membershipId,
+        codeVerifierCiphertext: verifier,
+        redirectUri,
+        clientId: client.clientId,
+        requestedScopes: scopes,
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + Duration.toMillis(AUTHORIZATION_TTL)),
+        usedAt: null
+      })
+    }))
+    return { status: "needs_auth", authorizeUrl: url.toString(), scopes } satisfies SuiteConnectResult
+  })
+
+  const callback = Effect.fn("SuiteConnections.callback")(function*(query: McpOAuthCallbackQuery) {
+    const { at, authorization, authorizationKey, code } = yield* checkCallback({
+      query,
+      key: stateKey,
+      find: (key) => orUnavailable(repository.findAuthorization(key)),
+      spend: (key, at) => transaction(repository.spendAuthorization(key, at)),
+      who: (authorization) => `The ${suiteName(authorization.suite)}`,
+      unknown: "its suite client or member was removed"
     })
-
-  const connect = (member: MemberContext, suite: Suite, baseUrl: string) =>
-    Effect.gen(function*() {
-      yield* authorize(member, "capabilities.use")
-      const client = yield* findClient(member, suite)
-      if (client === undefined || client.features.length === 0) {
-        return yield* Effect.fail(new Conflict({
-          error: "suite_not_configured",
-          message: client === undefined
-            ? `The ${suiteName(suite)} is not set up in this organization: an admin configures its OAuth client first (PUT /v1/capabilities/${suite}/client).`
-            : `No capability of the ${suiteName(suite)} is enabled: an admin enables one first (PUT /v1/capabilities/${suite}/client).`
-        }))
-      }
-      const scopes = scopesFor(suite, client.features)
-      // Connected with every enabled feature's scopes, and usable (refreshed first when about to expire).
-      const key = keyOf(member, suite)
-      const credential = Option.getOrUndefined(yield* orUnavailable(repository.findCredential(key)))
-      const usable = yield* tokenFor(client, key, credential, client.features).pipe(
-        Effect.as(true),
-        Effect.catchTags({ NeedsConnection: () => Effect.succeed(false), SuiteApiError: () => Effect.succeed(false) })
-      )
-      if (usable) return { status: "connected", authorizeUrl: null, scopes } satisfies SuiteConnectResult
-
-      const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
-      const redirectUri = suiteCallbackUrl(baseUrl)
-      const authorizationId = (yield* crypto.newToken("soa")).replace(/\./g, "")
-      const started = yield* Effect.promise(() =>
-        startAuthorization(metadata.issuer, {
+    const suite = authorization.suite
+    const client = Option.getOrUndefined(yield* orUnavailable(repository.findClient({ organizationId: authorization.organizationId, suite })))
+    if (client === undefined || client.clientId !== authorization.clientId) {
+      return yield* Effect.fail(badState("The suite's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
+    }
+    const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
+    const verifier = yield* crypto.decrypt(
+      authorization.codeVerifierCiphertext,
+      bind(SecretColumns.suiteCodeVerifier, authorization.organizationId, authorization.id)
+    )
+    const tokens = yield* Effect.tryPromise({
+      try: () =>
+        exchangeAuthorization(metadata.issuer, {
           metadata,
           clientInformation,
-          redirectUrl: redirectUri,
-          scope: scopes.join(" "),
-          state: signState(stateKey, member.organization.id, authorizationId)
-        })
-      )
-      const url = started.authorizationUrl
-      // The SDK asks for consent whenever `offline_access` is asked; suite-a gives a refresh token without it.
-      if (suite === "suite-a") url.searchParams.delete("prompt")
-      for (const [name, value] of Object.entries(authorizationExtras(suite))) url.searchParams.set(name, value)
-      const verifier = yield* Effect.orDie(crypto.encrypt(started.codeVerifier, bind(SecretColumns.suiteCodeVerifier, key.organizationId, authorizationId)))
-      const at = yield* now
-      yield* transaction(Effect.gen(function*() {
-        yield* repository.deleteExpiredAuthorizations(key, at)
-        yield* repository.insertAuthorization({
-          organizationId: key.organizationId,
-          id: authorizationId,
-          suite,
-          membershipId: key.membershipId,
-          codeVerifierCiphertext: verifier,
-          redirectUri,
-          clientId: client.clientId,
-          requestedScopes: scopes,
-          createdAt: at,
-          expiresAt: new Date(at.getTime() + Duration.toMillis(AUTHORIZATION_TTL)),
-          usedAt: null
-        })
-      }))
-      return { status: "needs_auth", authorizeUrl: url.toString(), scopes } satisfies SuiteConnectResult
-    })
-
-  const callback = (query: McpOAuthCallbackQuery) =>
-    Effect.gen(function*() {
-      const { at, authorization, authorizationKey, code } = yield* checkCallback({
-        query,
-        key: stateKey,
-        find: (key) => orUnavailable(repository.findAuthorization(key)),
-        spend: (key, at) => transaction(repository.spendAuthorization(key, at)),
-        who: (authorization) => `The ${suiteName(authorization.suite)}`,
-        unknown: "its suite client or member was removed"
-      })
-      const suite = authorization.suite
-      const client = Option.getOrUndefined(yield* orUnavailable(repository.findClient({ organizationId: authorization.organizationId, suite })))
-      if (client === undefined || client.clientId !== authorization.clientId) {
-        return yield* Effect.fail(badState("The suite's OAuth client changed since this authorization started: start again with connect.", "oauth_client_changed"))
+          authorizationCode: code,
+          codeVerifier: verifier,
+          redirectUri: authorization.redirectUri,
+          fetchFn
+        }),
+      catch: (cause) => cause
+    }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
+      cause instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(cause.errorCode)
+        ? Effect.fail(callbackRefused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
+        : Effect.fail(new SuiteApiError({
+          error: apiErrorCode(suite),
+          message: `The ${suiteName(suite)}'s token endpoint failed (${cause instanceof OAuthError ? cause.errorCode : describe(cause)}): start again with connect.`,
+          retryable: true
+        }))
+    ))
+    const key: CredentialKey = { organizationId: authorization.organizationId, suite, membershipId: authorization.membershipId }
+    const encrypted = yield* Effect.orDie(
+      Effect.provideService(encryptTokens(tokens, at, authorization.requestedScopes, tokenBindingsOf(key)), Crypto, crypto)
+    )
+    yield* transaction(Effect.gen(function*() {
+      if (!(yield* repository.spendAuthorization(authorizationKey, at))) {
+        return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
       }
-      const { clientInformation, metadata } = oauthOf(client, yield* secretOf(client))
-      const verifier = yield* crypto.decrypt(
-        authorization.codeVerifierCiphertext,
-        bind(SecretColumns.suiteCodeVerifier, authorization.organizationId, authorization.id)
-      )
-      const tokens = yield* Effect.tryPromise({
-        try: () =>
-          exchangeAuthorization(metadata.issuer, {
-            metadata,
-            clientInformation,
-            authorizationCode: code,
-            codeVerifier: verifier,
-            redirectUri: authorization.redirectUri,
-            fetchFn
-          }),
-        catch: (cause) => cause
-      }).pipe(Effect.catchAll((cause): Effect.Effect<never, InvalidRequest | SuiteApiError> =>
-        cause instanceof OAuthError && !TRANSIENT_OAUTH_ERRORS.has(cause.errorCode)
-          ? Effect.fail(callbackRefused("code", "oauth_code_rejected", `The ${suiteName(suite)} refused the code (${cause.errorCode}): start again with connect.`))
-          : Effect.fail(new SuiteApiError({
-            error: apiErrorCode(suite),
-            message: `The ${suiteName(suite)}'s token endpoint failed (${cause instanceof OAuthError ? cause.errorCode : describe(cause)}): start again with connect.`,
-            retryable: true
-          }))
-      ))
-      const key: CredentialKey = { organizationId: authorization.organizationId, suite, membershipId: authorization.membershipId }
-      const encrypted = yield* Effect.orDie(
-        Effect.provideService(encryptTokens(tokens, at, authorization.requestedScopes, tokenBindingsOf(key)), Crypto, crypto)
-      )
-      yield* transaction(Effect.gen(function*() {
-        if (!(yield* repository.spendAuthorization(authorizationKey, at))) {
-          return yield* Effect.fail(badState("This authorization was already used: start again with connect.", "oauth_authorization_used"))
-        }
-        yield* repository.storeCredential(key, encrypted, at)
-      }))
-      return {
-        ok: true,
-        suite,
-        status: "connected",
-        grantedFeatures: client.features.filter((feature) => grants(suite, encrypted.grantedScopes, feature))
-      } as const
-    })
+      yield* repository.storeCredential(key, encrypted, at)
+    }))
+    return {
+      ok: true,
+      suite,
+      status: "connected",
+      grantedFeatures: client.features.filter((feature) => grants(suite, encrypted.grantedScopes, feature))
+    } as const
+  })
 
-  const disconnect = (member: MemberContext, suite: Suite) =>
-    Effect.gen(function*() {
-      yield* authorize(member, "capabilities.use")
-      const removed = yield* transaction(repository.dropCredential(keyOf(member, suite)))
-      return { ok: true, removed } as const
-    })
+  const disconnect = Effect.fn("SuiteConnections.disconnect")(function*(member: MemberContext, suite: Suite) {
+    yield* authorize(member, "capabilities.use")
+    const removed = yield* transaction(repository.dropCredential(keyOf(member, suite)))
+    return { ok: true, removed } as const
+  })
 
   return { use, renew, markRejected, status, connect, callback, disconnect } as const
 })

@@ -92,34 +92,33 @@ const makeUpstream = Effect.gen(function*() {
   const { timeout } = yield* CapabilityConfig
 
   /** The request's JSON answer (an object), or why there is none. */
-  const send = (request: Request): Effect.Effect<Record<string, unknown>, Rejected | SuiteApiError> =>
-    Effect.gen(function*() {
-      const base = HttpClientRequest.make(request.method)(request.url).pipe(
-        HttpClientRequest.setHeaders({ accept: "application/json", ...request.headers, authorization: `Bearer ${request.token}` })
-      )
-      const http = request.body === undefined ? base : HttpClientRequest.bodyText(base, JSON.stringify(request.body), "application/json")
-      const answer = yield* outbound.execute(http, { destination: "user", timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false }).pipe(
-        Effect.mapError((error) => fromOutbound(request, error, timeout))
-      )
-      if (answer.status === 401 || answer.status === 403) {
-        return yield* Effect.fail(new Rejected({ status: answer.status, message: excerpt(answer.body) }))
-      }
-      if (answer.status < 200 || answer.status > 299) {
-        const quoted = excerpt(answer.body)
-        return yield* Effect.fail(failure(request, `${request.operation} failed: ${answer.status}${quoted === "" ? "" : ` ${quoted}`}`, {
-          retryable: answer.status === 429 || answer.status >= 500
-        }))
-      }
-      const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(Effect.orElseSucceed(() => undefined))
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        return yield* Effect.fail(failure(
-          request,
-          `${request.operation} failed: the suite answered ${answer.status} with something that is not a JSON object.${request.mutation ? " It was probably done: look before retrying." : ""}`,
-          { retryable: false, unknown: request.mutation }
-        ))
-      }
-      return parsed as Record<string, unknown>
-    })
+  const send = Effect.fn("Upstream.send")(function*(request: Request): Effect.fn.Return<Record<string, unknown>, Rejected | SuiteApiError> {
+    const base = HttpClientRequest.make(request.method)(request.url).pipe(
+      HttpClientRequest.setHeaders({ accept: "application/json", ...request.headers, authorization: `Bearer ${request.token}` })
+    )
+    const http = request.body === undefined ? base : HttpClientRequest.bodyText(base, JSON.stringify(request.body), "application/json")
+    const answer = yield* outbound.execute(http, { destination: "user", timeout, maxBodyBytes: MAX_ANSWER_BYTES, followRedirects: false }).pipe(
+      Effect.mapError((error) => fromOutbound(request, error, timeout))
+    )
+    if (answer.status === 401 || answer.status === 403) {
+      return yield* Effect.fail(new Rejected({ status: answer.status, message: excerpt(answer.body) }))
+    }
+    if (answer.status < 200 || answer.status > 299) {
+      const quoted = excerpt(answer.body)
+      return yield* Effect.fail(failure(request, `${request.operation} failed: ${answer.status}${quoted === "" ? "" : ` ${quoted}`}`, {
+        retryable: answer.status === 429 || answer.status >= 500
+      }))
+    }
+    const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(Effect.orElseSucceed(() => undefined))
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      return yield* Effect.fail(failure(
+        request,
+        `${request.operation} failed: the suite answered ${answer.status} with something that is not a JSON object.${request.mutation ? " It was probably done: look before retrying." : ""}`,
+        { retryable: false, unknown: request.mutation }
+      ))
+    }
+    return parsed as Record<string, unknown>
+  })
 
   return { send } as const
 })

@@ -35,26 +35,24 @@ const make = Effect.gen(function*() {
       if (Option.isNone(version)) return yield* versionNotFound()
     })
 
-  const list = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(Effect.gen(function*() {
-        yield* checked(principal, id, versionId)
-        const items = yield* files.listOf(principal.organization.id, versionId)
-        return { configObjectId: id, versionId, items } satisfies ComponentFileList
-      }))
-    )
+  const list = Effect.fn("ComponentFiles.list")(function*(principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(Effect.gen(function*() {
+      yield* checked(principal, id, versionId)
+      const items = yield* files.listOf(principal.organization.id, versionId)
+      return { configObjectId: id, versionId, items } satisfies ComponentFileList
+    }))
+  })
 
-  const content = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId, path: string) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(Effect.gen(function*() {
-        yield* checked(principal, id, versionId)
-        const found = yield* files.contentOf(principal.organization.id, versionId, path)
-        if (Option.isNone(found)) return yield* fileNotFound()
-        return found.value
-      }))
-    )
+  const content = Effect.fn("ComponentFiles.content")(function*(principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId, path: string) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(Effect.gen(function*() {
+      yield* checked(principal, id, versionId)
+      const found = yield* files.contentOf(principal.organization.id, versionId, path)
+      if (Option.isNone(found)) return yield* fileNotFound()
+      return found.value
+    }))
+  })
 
   return { list, content } as const
 })

@@ -65,128 +65,122 @@ const make = Effect.gen(function*() {
       if (rows.some((row) => row.rank < 2)) return yield* insufficientAccess(PluginKind, "editor")
     })
 
-  const create = (principal: Principal, request: CreateConfigObjectRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "catalog.create")
-      const { input } = request
-      if (input.sourceMode === "connector") {
-        return yield* InvalidRequest.field(
-          ["input", "sourceMode"],
-          "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
-        )
-      }
-      const sourceMode = input.sourceMode ?? "cloud"
-      const parsed = yield* parse(input.objectType, input)
-      const pluginIds = Array.dedupe(request.pluginIds ?? [])
-      return yield* transaction(
-        Effect.gen(function*() {
-          yield* requirePlugins(principal, request.pluginIds ?? [])
-          const organizationId = principal.organization.id
-          const at = yield* now
-          const id = yield* makeId("cob")
-          const createdBy = actingMembershipId(principal)
-          yield* objects.insert({
-            id,
-            organizationId,
-            objectType: input.objectType,
-            sourceMode,
-            ...derive(input.objectType, parsed, input.metadata, at),
-            ...fileOf(input.relativePath),
-            createdByMembershipId: createdBy,
-            connectorInstanceId: null,
-            createdAt: at,
-            updatedAt: at
-          })
-          yield* objects.insertVersion({
-            id: yield* makeId("cov"),
-            organizationId,
-            configObjectId: id,
-            number: 1,
-            schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
-            ...parsed,
-            metadata: input.metadata ?? null,
-            createdVia: sourceMode,
-            createdByMembershipId: createdBy,
-            sourceRevisionRef: null,
-            isDeletedVersion: false,
-            createdAt: at
-          })
-          yield* access.grantCreator(principal, ConfigObjectKind, id, at)
-          yield* memberships.addConfigObjects({
-            organizationId,
-            pairs: pluginIds.map((pluginId) => ({ pluginId, configObjectId: id })),
-            source: "manual",
-            createdBy,
-            at
-          })
-          // Made above, in this transaction: not finding it is a defect, not an answer.
-          return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
-        })
+  const create = Effect.fn("ConfigObjects.create")(function*(principal: Principal, request: CreateConfigObjectRequest) {
+    yield* authorize(principal, "catalog.create")
+    const { input } = request
+    if (input.sourceMode === "connector") {
+      return yield* InvalidRequest.field(
+        ["input", "sourceMode"],
+        "is `connector`: connector-sourced config objects come from a connector sync (POST /v1/connector-instances/{id}/sync), not a direct create; use `cloud` or `import`"
       )
-    })
-
-  const list = (principal: Principal, query: ConfigObjectListQuery) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(objects.list(principal.organization.id, access.visible(principal, ConfigObjectKind, "c"), query))
-    )
-
-  const get = (principal: Principal, id: ConfigObjectId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(Effect.andThen(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
-    )
-
-  const createVersion = (principal: Principal, id: ConfigObjectId, request: CreateVersionRequest) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      transaction(
-        Effect.gen(function*() {
-          yield* access.require(principal, ConfigObjectKind, id, "editor", { lock: true })
-          const organizationId = principal.organization.id
-          const state = yield* stateOf(principal, id)
-          if (state.status === "deleted") return yield* configObjectDeleted()
-          const { input } = request
-          const parsed = yield* parse(state.objectType, input)
-          const at = yield* now
-          yield* objects.insertVersion({
-            id: yield* makeId("cov"),
-            organizationId,
-            configObjectId: id,
-            number: yield* objects.nextNumber(organizationId, id),
-            schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
-            ...parsed,
-            metadata: input.metadata ?? null,
-            createdVia: state.sourceMode,
-            createdByMembershipId: actingMembershipId(principal),
-            sourceRevisionRef: request.reason ?? null,
-            isDeletedVersion: false,
-            createdAt: at
-          })
-          yield* objects.updateDerived(organizationId, id, derive(state.objectType, parsed, input.metadata, at), at)
-          return { ok: true as const, item: yield* read(principal, id) }
+    }
+    const sourceMode = input.sourceMode ?? "cloud"
+    const parsed = yield* parse(input.objectType, input)
+    const pluginIds = Array.dedupe(request.pluginIds ?? [])
+    return yield* transaction(
+      Effect.gen(function*() {
+        yield* requirePlugins(principal, request.pluginIds ?? [])
+        const organizationId = principal.organization.id
+        const at = yield* now
+        const id = yield* makeId("cob")
+        const createdBy = actingMembershipId(principal)
+        yield* objects.insert({
+          id,
+          organizationId,
+          objectType: input.objectType,
+          sourceMode,
+          ...derive(input.objectType, parsed, input.metadata, at),
+          ...fileOf(input.relativePath),
+          createdByMembershipId: createdBy,
+          connectorInstanceId: null,
+          createdAt: at,
+          updatedAt: at
         })
-      )
-    )
-
-  const listVersions = (principal: Principal, id: ConfigObjectId, query: VersionListQuery) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(Effect.andThen(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
-    )
-
-  const getVersion = (principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(
-        Effect.gen(function*() {
-          yield* access.require(principal, ConfigObjectKind, id, "viewer")
-          const version = yield* objects.findVersion(principal.organization.id, id, versionId)
-          if (Option.isNone(version)) return yield* versionNotFound()
-          return { item: version.value }
+        yield* objects.insertVersion({
+          id: yield* makeId("cov"),
+          organizationId,
+          configObjectId: id,
+          number: 1,
+          schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
+          ...parsed,
+          metadata: input.metadata ?? null,
+          createdVia: sourceMode,
+          createdByMembershipId: createdBy,
+          sourceRevisionRef: null,
+          isDeletedVersion: false,
+          createdAt: at
         })
-      )
+        yield* access.grantCreator(principal, ConfigObjectKind, id, at)
+        yield* memberships.addConfigObjects({
+          organizationId,
+          pairs: pluginIds.map((pluginId) => ({ pluginId, configObjectId: id })),
+          source: "manual",
+          createdBy,
+          at
+        })
+        // Made above, in this transaction: not finding it is a defect, not an answer.
+        return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
+      })
     )
+  })
+
+  const list = Effect.fn("ConfigObjects.list")(function*(principal: Principal, query: ConfigObjectListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(objects.list(principal.organization.id, access.visible(principal, ConfigObjectKind, "c"), query))
+  })
+
+  const get = Effect.fn("ConfigObjects.get")(function*(principal: Principal, id: ConfigObjectId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(Effect.andThen(access.require(principal, ConfigObjectKind, id, "viewer"), Effect.map(read(principal, id), (item) => ({ item }))))
+  })
+
+  const createVersion = Effect.fn("ConfigObjects.createVersion")(function*(principal: Principal, id: ConfigObjectId, request: CreateVersionRequest) {
+    yield* authorize(principal, "catalog.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        yield* access.require(principal, ConfigObjectKind, id, "editor", { lock: true })
+        const organizationId = principal.organization.id
+        const state = yield* stateOf(principal, id)
+        if (state.status === "deleted") return yield* configObjectDeleted()
+        const { input } = request
+        const parsed = yield* parse(state.objectType, input)
+        const at = yield* now
+        yield* objects.insertVersion({
+          id: yield* makeId("cov"),
+          organizationId,
+          configObjectId: id,
+          number: yield* objects.nextNumber(organizationId, id),
+          schemaVersion: input.schemaVersion ?? DEFAULT_SCHEMA_VERSION,
+          ...parsed,
+          metadata: input.metadata ?? null,
+          createdVia: state.sourceMode,
+          createdByMembershipId: actingMembershipId(principal),
+          sourceRevisionRef: request.reason ?? null,
+          isDeletedVersion: false,
+          createdAt: at
+        })
+        yield* objects.updateDerived(organizationId, id, derive(state.objectType, parsed, input.metadata, at), at)
+        return { ok: true as const, item: yield* read(principal, id) }
+      })
+    )
+  })
+
+  const listVersions = Effect.fn("ConfigObjects.listVersions")(function*(principal: Principal, id: ConfigObjectId, query: VersionListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(Effect.andThen(access.require(principal, ConfigObjectKind, id, "viewer"), objects.listVersions(principal.organization.id, id, query)))
+  })
+
+  const getVersion = Effect.fn("ConfigObjects.getVersion")(function*(principal: Principal, id: ConfigObjectId, versionId: ConfigObjectVersionId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(
+      Effect.gen(function*() {
+        yield* access.require(principal, ConfigObjectKind, id, "viewer")
+        const version = yield* objects.findVersion(principal.organization.id, id, versionId)
+        if (Option.isNone(version)) return yield* versionNotFound()
+        return { item: version.value }
+      })
+    )
+  })
 
   /** A lifecycle change, in a transaction holding the object's lock, by a manager; answers the object. */
   const lifecycle = <E, R>(
@@ -208,15 +202,15 @@ const make = Effect.gen(function*() {
   const organizationOf = (principal: Principal) => principal.organization.id
 
   /** Archiving an archived object changes nothing; a deleted one must be restored first. */
-  const archive = (principal: Principal, id: ConfigObjectId) =>
+  const archive = Effect.fn("ConfigObjects.archive")((principal: Principal, id: ConfigObjectId) =>
     lifecycle(principal, id, (state, at) =>
       Effect.gen(function*() {
         if (state.status === "deleted") return yield* configObjectDeleted()
         if (state.status === "active") yield* objects.setStatus(organizationOf(principal), id, "archived", at)
-      }))
+      })))
 
   /** Restoring a deleted object adds a version with the content of its last version before the deletion. */
-  const restore = (principal: Principal, id: ConfigObjectId) =>
+  const restore = Effect.fn("ConfigObjects.restore")((principal: Principal, id: ConfigObjectId) =>
     lifecycle(principal, id, (state, at) =>
       Effect.gen(function*() {
         if (state.status === "active") return
@@ -244,10 +238,10 @@ const make = Effect.gen(function*() {
           }
         }
         yield* objects.setStatus(organizationId, id, "active", at)
-      }))
+      })))
 
   /** Soft delete: status `deleted`, a version recording it; deleting a deleted object changes nothing. */
-  const remove = (principal: Principal, id: ConfigObjectId) =>
+  const remove = Effect.fn("ConfigObjects.remove")((principal: Principal, id: ConfigObjectId) =>
     lifecycle(principal, id, (state, at) =>
       Effect.gen(function*() {
         if (state.status === "deleted") return
@@ -270,7 +264,7 @@ const make = Effect.gen(function*() {
           createdAt: at
         })
         yield* objects.setStatus(organizationId, id, "deleted", at)
-      }))
+      })))
 
   return { create, list, get, createVersion, listVersions, getVersion, archive, restore, remove } as const
 })

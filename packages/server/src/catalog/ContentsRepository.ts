@@ -23,7 +23,7 @@ const make = Effect.gen(function*() {
    * Puts config objects in plugins, one statement for every pair (re-activating removed memberships, leaving active
    * ones as they are), and answers the memberships' ids in the order of `pairs`.
    */
-  const addConfigObjects = (input: {
+  const addConfigObjects = Effect.fn("ContentsRepository.addConfigObjects")(function*(input: {
     readonly organizationId: OrganizationId
     readonly pairs: ReadonlyArray<{ readonly pluginId: PluginId; readonly configObjectId: ConfigObjectId }>
     readonly source: MembershipSource
@@ -31,27 +31,26 @@ const make = Effect.gen(function*() {
     readonly at: Date
     /** The connector mapping that added them (a sync), so that deleting the mapping removes them. */
     readonly connectorMappingId?: string | null | undefined
-  }) =>
-    Effect.gen(function*() {
-      if (input.pairs.length === 0) return [] as ReadonlyArray<PluginConfigObjectId>
-      const rows = yield* Effect.forEach(input.pairs, ({ configObjectId, pluginId }) =>
-        Effect.map(makeId("pco"), (id) => ({
-          id,
-          organizationId: input.organizationId,
-          pluginId,
-          configObjectId,
-          membershipSource: input.source,
-          connectorMappingId: input.connectorMappingId ?? null,
-          createdByMembershipId: input.createdBy,
-          createdAt: input.at
-        })))
-      const result = yield* sql<{ id: PluginConfigObjectId; pluginId: PluginId; configObjectId: ConfigObjectId }>`
+  }) {
+    if (input.pairs.length === 0) return [] as ReadonlyArray<PluginConfigObjectId>
+    const rows = yield* Effect.forEach(input.pairs, ({ configObjectId, pluginId }) =>
+      Effect.map(makeId("pco"), (id) => ({
+        id,
+        organizationId: input.organizationId,
+        pluginId,
+        configObjectId,
+        membershipSource: input.source,
+        connectorMappingId: input.connectorMappingId ?? null,
+        createdByMembershipId: input.createdBy,
+        createdAt: input.at
+      })))
+    const result = yield* sql<{ id: PluginConfigObjectId; pluginId: PluginId; configObjectId: ConfigObjectId }>`
           INSERT INTO plugin_config_objects ${sql.insert(rows)}
           ON CONFLICT (organization_id, plugin_id, config_object_id) DO UPDATE SET removed_at = NULL
           RETURNING id, plugin_id, config_object_id`
-      const ids = new Map(result.map((row) => [`${row.pluginId} ${row.configObjectId}`, row.id]))
-      return input.pairs.map(({ configObjectId, pluginId }) => ids.get(`${pluginId} ${configObjectId}`)!)
-    })
+    const ids = new Map(result.map((row) => [`${row.pluginId} ${row.configObjectId}`, row.id]))
+    return input.pairs.map(({ configObjectId, pluginId }) => ids.get(`${pluginId} ${configObjectId}`)!)
+  })
 
   /** Takes a config object out of a plugin; false when it was not in it. */
   const removeConfigObject = (input: {
@@ -66,17 +65,16 @@ const make = Effect.gen(function*() {
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
   /** Lists a plugin in a marketplace (re-activating a removed membership) and answers the membership's id. */
-  const addPlugin = (input: {
+  const addPlugin = Effect.fn("ContentsRepository.addPlugin")(function*(input: {
     readonly organizationId: OrganizationId
     readonly marketplaceId: MarketplaceId
     readonly pluginId: PluginId
     readonly source: MembershipSource
     readonly createdBy: MembershipId | null
     readonly at: Date
-  }) =>
-    Effect.gen(function*() {
-      const id = yield* makeId("mkp")
-      const [row] = yield* sql<{ id: MarketplacePluginId }>`
+  }) {
+    const id = yield* makeId("mkp")
+    const [row] = yield* sql<{ id: MarketplacePluginId }>`
           INSERT INTO marketplace_plugins ${
           sql.insert({
             id,
@@ -90,8 +88,8 @@ const make = Effect.gen(function*() {
         }
           ON CONFLICT (organization_id, marketplace_id, plugin_id) DO UPDATE SET removed_at = NULL
           RETURNING id`
-      return row!.id
-    })
+    return row!.id
+  })
 
   /** Takes a plugin out of a marketplace; false when it was not listed. */
   const removePlugin = (input: {

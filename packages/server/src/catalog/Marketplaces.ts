@@ -96,36 +96,36 @@ const make = Effect.gen(function*() {
       })
     )
 
-  const create = (principal: Principal, input: CreateMarketplaceRequest) =>
-    Effect.andThen(
-      authorize(principal, "marketplaces.create"),
-      transaction(
-        Effect.gen(function*() {
-          const id = yield* makeId("mkt")
-          const at = yield* now
-          yield* marketplaces.insert({
-            id,
-            organizationId: principal.organization.id,
-            name: input.name,
-            description: input.description ?? "",
-            logoUrl: input.logoUrl ?? null,
-            createdByMembershipId: actingMembershipId(principal),
-            at
-          })
-          yield* access.grantCreator(principal, MarketplaceKind, id, at)
-          return respond(yield* read(principal, id))
+  const create = Effect.fn("Marketplaces.create")(function*(principal: Principal, input: CreateMarketplaceRequest) {
+    yield* authorize(principal, "marketplaces.create")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const id = yield* makeId("mkt")
+        const at = yield* now
+        yield* marketplaces.insert({
+          id,
+          organizationId: principal.organization.id,
+          name: input.name,
+          description: input.description ?? "",
+          logoUrl: input.logoUrl ?? null,
+          createdByMembershipId: actingMembershipId(principal),
+          at
         })
-      )
+        yield* access.grantCreator(principal, MarketplaceKind, id, at)
+        return respond(yield* read(principal, id))
+      })
     )
+  })
 
-  const list = (principal: Principal, query: MarketplaceListQuery) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(marketplaces.list(principal.organization.id, query, access.visible(principal, MarketplaceKind, "m")))
-    )
+  const list = Effect.fn("Marketplaces.list")(function*(principal: Principal, query: MarketplaceListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(marketplaces.list(principal.organization.id, query, access.visible(principal, MarketplaceKind, "m")))
+  })
 
-  const get = (principal: Principal, id: MarketplaceId) =>
-    Effect.andThen(authorize(principal, "catalog.read"), orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item }))))
+  const get = Effect.fn("Marketplaces.get")(function*(principal: Principal, id: MarketplaceId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(Effect.map(viewable(principal, id), (item) => ({ item })))
+  })
 
   /** A change to one marketplace the caller has `role` on, in a transaction holding its row lock. */
   const change = <E, R>(
@@ -150,101 +150,103 @@ const make = Effect.gen(function*() {
       )
     )
 
-  const update = (principal: Principal, id: MarketplaceId, input: UpdateMarketplaceRequest) =>
-    change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at))
+  const update = Effect.fn("Marketplaces.update")((principal: Principal, id: MarketplaceId, input: UpdateMarketplaceRequest) =>
+    change(principal, id, "editor", (_, at) => marketplaces.update(principal.organization.id, id, input, at)))
 
   /** Soft delete, refused while a connector or the service lists plugins in it; deleting a deleted one changes nothing. */
-  const remove = (principal: Principal, id: MarketplaceId) =>
+  const remove = Effect.fn("Marketplaces.remove")((principal: Principal, id: MarketplaceId) =>
     change(principal, id, "manager", ({ managed, status }, at): Effect.Effect<unknown, Conflict | SqlError> =>
       status === "deleted"
         ? Effect.void
         : managed
         ? Effect.fail(managedMarketplace())
-        : marketplaces.markDeleted(principal.organization.id, id, at))
+        : marketplaces.markDeleted(principal.organization.id, id, at)))
 
-  const listPlugins = (principal: Principal, id: MarketplaceId, query: MembershipListQuery) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(
-        Effect.andThen(
-          access.require(principal, MarketplaceKind, id, "viewer"),
-          marketplaces.listMemberships(principal.organization.id, id, query)
-        )
+  const listPlugins = Effect.fn("Marketplaces.listPlugins")(function*(principal: Principal, id: MarketplaceId, query: MembershipListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(
+      Effect.andThen(
+        access.require(principal, MarketplaceKind, id, "viewer"),
+        marketplaces.listMemberships(principal.organization.id, id, query)
       )
     )
+  })
 
-  const addPlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
-          yield* access.require(principal, PluginKind, pluginId, "viewer")
-          const plugin = yield* plugins.lock(organizationId, pluginId)
-          if (Option.isNone(plugin)) return yield* PluginKind.notFound()
-          if (plugin.value.status === "deleted") return yield* pluginDeleted()
-          const at = yield* now
-          const membershipId = yield* memberships.addPlugin({
-            organizationId,
-            marketplaceId: id,
-            pluginId,
-            source: "manual",
-            createdBy: actingMembershipId(principal),
-            at
-          })
-          yield* marketplaces.touch(organizationId, id, at)
-          const item = yield* marketplaces.findMembership(organizationId, membershipId)
-          if (Option.isNone(item)) return yield* Effect.dieMessage("the membership just written is missing")
-          return { ok: true as const, item: item.value }
+  const addPlugin = Effect.fn("Marketplaces.addPlugin")(function*(principal: Principal, id: MarketplaceId, pluginId: PluginId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
+        yield* access.require(principal, PluginKind, pluginId, "viewer")
+        const plugin = yield* plugins.lock(organizationId, pluginId)
+        if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+        if (plugin.value.status === "deleted") return yield* pluginDeleted()
+        const at = yield* now
+        const membershipId = yield* memberships.addPlugin({
+          organizationId,
+          marketplaceId: id,
+          pluginId,
+          source: "manual",
+          createdBy: actingMembershipId(principal),
+          at
         })
-      )
+        yield* marketplaces.touch(organizationId, id, at)
+        const item = yield* marketplaces.findMembership(organizationId, membershipId)
+        if (Option.isNone(item)) return yield* Effect.dieMessage("the membership just written is missing")
+        return { ok: true as const, item: item.value }
+      })
     )
+  })
 
-  const removePlugin = (principal: Principal, id: MarketplaceId, pluginId: PluginId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
-          const at = yield* now
-          const removed = yield* memberships.removePlugin({ organizationId, marketplaceId: id, pluginId, at })
-          if (!removed) return yield* membershipNotFound()
-          yield* marketplaces.touch(organizationId, id, at)
-        })
-      )
+  const removePlugin = Effect.fn("Marketplaces.removePlugin")(function*(principal: Principal, id: MarketplaceId, pluginId: PluginId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        yield* access.require(principal, MarketplaceKind, id, "editor", { lock: true })
+        const at = yield* now
+        const removed = yield* memberships.removePlugin({ organizationId, marketplaceId: id, pluginId, at })
+        if (!removed) return yield* membershipNotFound()
+        yield* marketplaces.touch(organizationId, id, at)
+      })
     )
+  })
 
   /**
    * Six statements: the marketplace with the caller's rank, its plugins with their manifests, its source, and for
    * the readiness the plugins' MCP definitions, the connections the caller sees, the caller's own credentials.
    */
-  const resolved = (principal: Principal, id: MarketplaceId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      transaction(
-        Effect.gen(function*() {
-          const marketplace = yield* viewable(principal, id)
-          const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
-          const source = yield* marketplaces.source(principal.organization.id, id)
-          const cloud = yield* cloudConnections(mcpConnections, access, principal, [...new Set(listed.flatMap(mcpObjectsOf))], presets)
-          return {
-            ok: true as const,
-            item: { marketplace, plugins: listed.map(resolvePlugin(cloud)), source: Option.getOrNull(source) }
-          }
-        })
-      )
+  const resolved = Effect.fn("Marketplaces.resolved")(function*(principal: Principal, id: MarketplaceId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const marketplace = yield* viewable(principal, id)
+        const listed = yield* marketplaces.listedPlugins(principal.organization.id, id)
+        const source = yield* marketplaces.source(principal.organization.id, id)
+        const cloud = yield* cloudConnections(mcpConnections, access, principal, [...new Set(listed.flatMap(mcpObjectsOf))], presets)
+        return {
+          ok: true as const,
+          item: { marketplace, plugins: listed.map(resolvePlugin(cloud)), source: Option.getOrNull(source) }
+        }
+      })
     )
+  })
 
-  const grant = (principal: Principal, id: MarketplaceId, input: CreateAccessGrantRequest) =>
-    Effect.andThen(authorize(principal, "catalog.read"), access.grant(principal, MarketplaceKind, id, input))
+  const grant = Effect.fn("Marketplaces.grant")(function*(principal: Principal, id: MarketplaceId, input: CreateAccessGrantRequest) {
+    yield* authorize(principal, "catalog.read")
+    return yield* access.grant(principal, MarketplaceKind, id, input)
+  })
 
-  const listGrants = (principal: Principal, id: MarketplaceId, query: AccessListQuery) =>
-    Effect.andThen(authorize(principal, "catalog.read"), access.listGrants(principal, MarketplaceKind, id, query))
+  const listGrants = Effect.fn("Marketplaces.listGrants")(function*(principal: Principal, id: MarketplaceId, query: AccessListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* access.listGrants(principal, MarketplaceKind, id, query)
+  })
 
-  const revoke = (principal: Principal, id: MarketplaceId, grantId: MarketplaceAccessGrantId) =>
-    Effect.andThen(authorize(principal, "catalog.read"), access.revoke(principal, MarketplaceKind, id, grantId))
+  const revoke = Effect.fn("Marketplaces.revoke")(function*(principal: Principal, id: MarketplaceId, grantId: MarketplaceAccessGrantId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* access.revoke(principal, MarketplaceKind, id, grantId)
+  })
 
   return { create, list, get, update, remove, listPlugins, addPlugin, removePlugin, resolved, grant, listGrants, revoke } as const
 })

@@ -48,45 +48,42 @@ const make = Effect.gen(function*() {
 
   const respond = (plugin: Plugin) => ({ ok: true as const, item: plugin })
 
-  const create = (principal: Principal, input: CreatePluginRequest) =>
-    Effect.andThen(
-      authorize(principal, "catalog.create"),
-      transaction(
-        Effect.gen(function*() {
-          const id = yield* makeId("plg")
-          const at = yield* now
-          yield* plugins.insert({
-            id,
-            organizationId: principal.organization.id,
-            name: input.name,
-            description: input.description ?? "",
-            createdByMembershipId: actingMembershipId(principal),
-            at
-          })
-          yield* access.grantCreator(principal, PluginKind, id, at)
-          return respond(yield* read(principal, id))
+  const create = Effect.fn("Plugins.create")(function*(principal: Principal, input: CreatePluginRequest) {
+    yield* authorize(principal, "catalog.create")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const id = yield* makeId("plg")
+        const at = yield* now
+        yield* plugins.insert({
+          id,
+          organizationId: principal.organization.id,
+          name: input.name,
+          description: input.description ?? "",
+          createdByMembershipId: actingMembershipId(principal),
+          at
         })
-      )
+        yield* access.grantCreator(principal, PluginKind, id, at)
+        return respond(yield* read(principal, id))
+      })
     )
+  })
 
-  const list = (principal: Principal, query: PluginListQuery) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(plugins.list(principal.organization.id, query, access.visible(principal, PluginKind, "p")))
-    )
+  const list = Effect.fn("Plugins.list")(function*(principal: Principal, query: PluginListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(plugins.list(principal.organization.id, query, access.visible(principal, PluginKind, "p")))
+  })
 
   /** One statement: the plugin with the caller's rank on it. */
-  const get = (principal: Principal, id: PluginId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(
-        Effect.flatMap(plugins.view(principal.organization.id, id, access.rank(principal, PluginKind, "p")), Option.match({
-          onNone: () => Effect.fail(PluginKind.notFound()),
-          onSome: ({ plugin, rank }): Effect.Effect<{ readonly item: Plugin }, NotFound | Forbidden> =>
-            rank >= 1 ? Effect.succeed({ item: plugin }) : Effect.fail(insufficientAccess(PluginKind, "viewer"))
-        }))
-      )
+  const get = Effect.fn("Plugins.get")(function*(principal: Principal, id: PluginId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(
+      Effect.flatMap(plugins.view(principal.organization.id, id, access.rank(principal, PluginKind, "p")), Option.match({
+        onNone: () => Effect.fail(PluginKind.notFound()),
+        onSome: ({ plugin, rank }): Effect.Effect<{ readonly item: Plugin }, NotFound | Forbidden> =>
+          rank >= 1 ? Effect.succeed({ item: plugin }) : Effect.fail(insufficientAccess(PluginKind, "viewer"))
+      }))
     )
+  })
 
   /**
    * A change to one plugin, in a transaction holding its row lock after checking the caller has `role` on it;
@@ -114,21 +111,21 @@ const make = Effect.gen(function*() {
       )
     )
 
-  const update = (principal: Principal, id: PluginId, input: UpdatePluginRequest) =>
+  const update = Effect.fn("Plugins.update")((principal: Principal, id: PluginId, input: UpdatePluginRequest) =>
     change(principal, id, "editor", ({ status }, at) =>
-      status === "deleted" ? Effect.fail(pluginDeleted()) : plugins.update(principal.organization.id, id, input, at))
+      status === "deleted" ? Effect.fail(pluginDeleted()) : plugins.update(principal.organization.id, id, input, at)))
 
   /** Moves the plugin to `status` (nothing changes when it is there already). */
   const moveTo = (principal: Principal, id: PluginId, target: "active" | "archived") =>
     change(principal, id, "manager", ({ name, status }, at) =>
       status === target ? Effect.void : plugins.setStatus(principal.organization.id, id, name, target, at))
 
-  const archive = (principal: Principal, id: PluginId) => moveTo(principal, id, "archived")
-  const restore = (principal: Principal, id: PluginId) => moveTo(principal, id, "active")
+  const archive = Effect.fn("Plugins.archive")((principal: Principal, id: PluginId) => moveTo(principal, id, "archived"))
+  const restore = Effect.fn("Plugins.restore")((principal: Principal, id: PluginId) => moveTo(principal, id, "active"))
   /** Soft delete; deleting a deleted plugin changes nothing. */
-  const remove = (principal: Principal, id: PluginId) =>
+  const remove = Effect.fn("Plugins.remove")((principal: Principal, id: PluginId) =>
     change(principal, id, "manager", ({ status }, at) =>
-      status === "deleted" ? Effect.void : plugins.markDeleted(principal.organization.id, id, at))
+      status === "deleted" ? Effect.void : plugins.markDeleted(principal.organization.id, id, at)))
 
   /** Memberships with their config objects: one statement for the page, one for all its config objects. */
   const withConfigObjects = (principal: Principal, rows: ReadonlyArray<MembershipRow>) =>
@@ -140,74 +137,77 @@ const make = Effect.gen(function*() {
       }
     )
 
-  const listConfigObjects = (principal: Principal, id: PluginId, query: MembershipListQuery) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      orUnavailable(
-        Effect.gen(function*() {
-          yield* access.require(principal, PluginKind, id, "viewer")
-          const page = yield* plugins.listMemberships(principal.organization.id, id, query)
-          return { items: yield* withConfigObjects(principal, page.items), nextCursor: page.nextCursor }
-        })
-      )
+  const listConfigObjects = Effect.fn("Plugins.listConfigObjects")(function*(principal: Principal, id: PluginId, query: MembershipListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* orUnavailable(
+      Effect.gen(function*() {
+        yield* access.require(principal, PluginKind, id, "viewer")
+        const page = yield* plugins.listMemberships(principal.organization.id, id, query)
+        return { items: yield* withConfigObjects(principal, page.items), nextCursor: page.nextCursor }
+      })
     )
+  })
 
-  const addConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          yield* access.require(principal, PluginKind, id, "editor", { lock: true })
-          const plugin = yield* plugins.lock(organizationId, id)
-          if (Option.isNone(plugin)) return yield* PluginKind.notFound()
-          if (plugin.value.status === "deleted") return yield* pluginDeleted()
-          yield* access.require(principal, ConfigObjectKind, configObjectId, "viewer")
-          const object = yield* configObjects.find(organizationId, configObjectId)
-          if (Option.isNone(object)) return yield* ConfigObjectKind.notFound()
-          if (object.value.status === "deleted") return yield* configObjectDeleted()
-          const at = yield* now
-          const [membershipId] = yield* memberships.addConfigObjects({
-            organizationId,
-            pairs: [{ pluginId: id, configObjectId }],
-            source: "manual",
-            createdBy: actingMembershipId(principal),
-            at
-          })
-          yield* plugins.touch(organizationId, id, at)
-          const row = yield* plugins.findMembership(organizationId, membershipId!)
-          if (Option.isNone(row)) return yield* Effect.dieMessage("the membership just written is missing")
-          return {
-            ok: true as const,
-            item: new PluginConfigObject({ ...row.value, configObject: object.value }, true)
-          }
+  const addConfigObject = Effect.fn("Plugins.addConfigObject")(function*(principal: Principal, id: PluginId, configObjectId: ConfigObjectId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        yield* access.require(principal, PluginKind, id, "editor", { lock: true })
+        const plugin = yield* plugins.lock(organizationId, id)
+        if (Option.isNone(plugin)) return yield* PluginKind.notFound()
+        if (plugin.value.status === "deleted") return yield* pluginDeleted()
+        yield* access.require(principal, ConfigObjectKind, configObjectId, "viewer")
+        const object = yield* configObjects.find(organizationId, configObjectId)
+        if (Option.isNone(object)) return yield* ConfigObjectKind.notFound()
+        if (object.value.status === "deleted") return yield* configObjectDeleted()
+        const at = yield* now
+        const [membershipId] = yield* memberships.addConfigObjects({
+          organizationId,
+          pairs: [{ pluginId: id, configObjectId }],
+          source: "manual",
+          createdBy: actingMembershipId(principal),
+          at
         })
-      )
+        yield* plugins.touch(organizationId, id, at)
+        const row = yield* plugins.findMembership(organizationId, membershipId!)
+        if (Option.isNone(row)) return yield* Effect.dieMessage("the membership just written is missing")
+        return {
+          ok: true as const,
+          item: new PluginConfigObject({ ...row.value, configObject: object.value }, true)
+        }
+      })
     )
+  })
 
-  const removeConfigObject = (principal: Principal, id: PluginId, configObjectId: ConfigObjectId) =>
-    Effect.andThen(
-      authorize(principal, "catalog.read"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          yield* access.require(principal, PluginKind, id, "editor", { lock: true })
-          const at = yield* now
-          const removed = yield* memberships.removeConfigObject({ organizationId, pluginId: id, configObjectId, at })
-          if (!removed) return yield* membershipNotFound()
-          yield* plugins.touch(organizationId, id, at)
-        })
-      )
+  const removeConfigObject = Effect.fn("Plugins.removeConfigObject")(function*(principal: Principal, id: PluginId, configObjectId: ConfigObjectId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        yield* access.require(principal, PluginKind, id, "editor", { lock: true })
+        const at = yield* now
+        const removed = yield* memberships.removeConfigObject({ organizationId, pluginId: id, configObjectId, at })
+        if (!removed) return yield* membershipNotFound()
+        yield* plugins.touch(organizationId, id, at)
+      })
     )
+  })
 
-  const grant = (principal: Principal, id: PluginId, input: CreateAccessGrantRequest) =>
-    Effect.andThen(authorize(principal, "catalog.read"), access.grant(principal, PluginKind, id, input))
+  const grant = Effect.fn("Plugins.grant")(function*(principal: Principal, id: PluginId, input: CreateAccessGrantRequest) {
+    yield* authorize(principal, "catalog.read")
+    return yield* access.grant(principal, PluginKind, id, input)
+  })
 
-  const listGrants = (principal: Principal, id: PluginId, query: AccessListQuery) =>
-    Effect.andThen(authorize(principal, "catalog.read"), access.listGrants(principal, PluginKind, id, query))
+  const listGrants = Effect.fn("Plugins.listGrants")(function*(principal: Principal, id: PluginId, query: AccessListQuery) {
+    yield* authorize(principal, "catalog.read")
+    return yield* access.listGrants(principal, PluginKind, id, query)
+  })
 
-  const revoke = (principal: Principal, id: PluginId, grantId: PluginAccessGrantId) =>
-    Effect.andThen(authorize(principal, "catalog.read"), access.revoke(principal, PluginKind, id, grantId))
+  const revoke = Effect.fn("Plugins.revoke")(function*(principal: Principal, id: PluginId, grantId: PluginAccessGrantId) {
+    yield* authorize(principal, "catalog.read")
+    return yield* access.revoke(principal, PluginKind, id, grantId)
+  })
 
   return {
     create,

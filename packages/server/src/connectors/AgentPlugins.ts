@@ -61,23 +61,22 @@ const agentDraft = (index: TreeIndex, manifest: { readonly path: string; readonl
   }
 }
 
-export const agentStage = <E, R>(input: ManifestReader<E, R>, index: TreeIndex, manifestPaths: ReadonlyArray<string>): Effect.Effect<Stage | undefined, E, R> =>
-  Effect.gen(function*() {
-    const reads = yield* readManifests(input, index, manifestPaths)
-    const warnings = [...reads.warnings]
-    const drafts: Array<Draft> = []
-    for (const manifest of reads.manifests.values()) {
-      if (manifest._tag === "Unusable") continue // another tool's plugin.json, most likely: nothing to say about it
-      const schema = nonBlank(manifest.value.$schema)
-      const version = schema === null ? undefined : AGENT_SCHEMA.exec(schema)?.[1]
-      if (version === undefined) continue
-      if (!AGENT_VERSIONS.has(version)) {
-        warnings.push(`\`${manifest.path}\` uses Agent Plugins ${clamp(version)}; orgplane reads Agent Plugins 1.0.0 and 1.1.0, so it was not used.`)
-        continue
-      }
-      drafts.push(agentDraft(index, manifest, version as AgentPluginsSchemaVersion))
+export const agentStage = Effect.fn("AgentPlugins.agentStage")(function*<E, R>(input: ManifestReader<E, R>, index: TreeIndex, manifestPaths: ReadonlyArray<string>): Effect.fn.Return<Stage | undefined, E, R> {
+  const reads = yield* readManifests(input, index, manifestPaths)
+  const warnings = [...reads.warnings]
+  const drafts: Array<Draft> = []
+  for (const manifest of reads.manifests.values()) {
+    if (manifest._tag === "Unusable") continue // another tool's plugin.json, most likely: nothing to say about it
+    const schema = nonBlank(manifest.value.$schema)
+    const version = schema === null ? undefined : AGENT_SCHEMA.exec(schema)?.[1]
+    if (version === undefined) continue
+    if (!AGENT_VERSIONS.has(version)) {
+      warnings.push(`\`${manifest.path}\` uses Agent Plugins ${clamp(version)}; orgplane reads Agent Plugins 1.0.0 and 1.1.0, so it was not used.`)
+      continue
     }
-    return drafts.length === 0 && warnings.length === 0 ? undefined : drafts.length === 0
-      ? { classification: "unsupported" as const, drafts, warnings }
-      : { classification: "agent_plugin_repo" as const, drafts, warnings }
-  })
+    drafts.push(agentDraft(index, manifest, version as AgentPluginsSchemaVersion))
+  }
+  return drafts.length === 0 && warnings.length === 0 ? undefined : drafts.length === 0
+    ? { classification: "unsupported" as const, drafts, warnings }
+    : { classification: "agent_plugin_repo" as const, drafts, warnings }
+})

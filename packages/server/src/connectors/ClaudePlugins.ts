@@ -18,43 +18,42 @@ export const claudeManifestPathOf = (index: TreeIndex, root: string): string | n
   return isFile(index, plain) ? plain : null
 }
 
-export const claudeStage = <E, R>(input: ManifestReader<E, R>, index: TreeIndex, manifestPaths: ReadonlyArray<string>): Effect.Effect<Stage, E, R> =>
-  Effect.gen(function*() {
-    const reads = yield* readManifests(input, index, manifestPaths)
-    const warnings = [...reads.warnings]
-    const drafts = [...reads.manifests.values()].map((manifest): Draft => {
-      const root = claudeRoot(manifest.path)
-      const base = {
-        key: `manifest:${rootKey(root)}`,
-        rootPath: root,
-        manifestPath: manifest.path,
-        sourceKind: "plugin_manifest" as const,
-        sourceSchemaVersion: null
-      }
-      if (manifest._tag === "Unusable") {
-        // Claude Code refuses a plugin whose manifest it cannot read; one broken manifest does not fail the others.
-        return {
-          ...base,
-          displayName: null,
-          description: null,
-          supported: false,
-          warnings: [`${manifest.problem}; fix it to import this plugin.`],
-          componentPaths: emptyPaths(),
-          metadata: {}
-        }
-      }
-      const declared = declaredPaths(index, root, manifest.value, `\`${manifest.path}\``)
+export const claudeStage = Effect.fn("ClaudePlugins.claudeStage")(function*<E, R>(input: ManifestReader<E, R>, index: TreeIndex, manifestPaths: ReadonlyArray<string>): Effect.fn.Return<Stage, E, R> {
+  const reads = yield* readManifests(input, index, manifestPaths)
+  const warnings = [...reads.warnings]
+  const drafts = [...reads.manifests.values()].map((manifest): Draft => {
+    const root = claudeRoot(manifest.path)
+    const base = {
+      key: `manifest:${rootKey(root)}`,
+      rootPath: root,
+      manifestPath: manifest.path,
+      sourceKind: "plugin_manifest" as const,
+      sourceSchemaVersion: null
+    }
+    if (manifest._tag === "Unusable") {
+      // Claude Code refuses a plugin whose manifest it cannot read; one broken manifest does not fail the others.
       return {
         ...base,
-        displayName: nonBlank(manifest.value.name),
-        description: nonBlank(manifest.value.description),
-        supported: true,
-        warnings: declared.warnings,
-        componentPaths: mergePaths(index, conventionalPaths(index, root), declared.paths),
-        metadata: manifest.value,
-        skippedFiles: declared.skipped
+        displayName: null,
+        description: null,
+        supported: false,
+        warnings: [`${manifest.problem}; fix it to import this plugin.`],
+        componentPaths: emptyPaths(),
+        metadata: {}
       }
-    })
-    const single = drafts.length === 1 && drafts[0]!.rootPath === ""
-    return { classification: single ? "claude_single_plugin_repo" as const : "claude_multi_plugin_repo" as const, drafts, warnings }
+    }
+    const declared = declaredPaths(index, root, manifest.value, `\`${manifest.path}\``)
+    return {
+      ...base,
+      displayName: nonBlank(manifest.value.name),
+      description: nonBlank(manifest.value.description),
+      supported: true,
+      warnings: declared.warnings,
+      componentPaths: mergePaths(index, conventionalPaths(index, root), declared.paths),
+      metadata: manifest.value,
+      skippedFiles: declared.skipped
+    }
   })
+  const single = drafts.length === 1 && drafts[0]!.rootPath === ""
+  return { classification: single ? "claude_single_plugin_repo" as const : "claude_multi_plugin_repo" as const, drafts, warnings }
+})

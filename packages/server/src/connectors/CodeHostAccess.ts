@@ -32,21 +32,20 @@ const make = Effect.gen(function*() {
    * A token that does not decrypt (its key is gone, or the value was altered or moved from another row) is 500
    * `stored_credential_unreadable`, logged once with the key problem.
    */
-  const credentialOf = (organizationId: OrganizationId, instance: ConnectorInstance) =>
-    Effect.gen(function*() {
-      const record = yield* repository.findAccount(organizationId, instance.connectorAccountId).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(accountDisconnected()), onSome: Effect.succeed }))
+  const credentialOf = Effect.fn("CodeHostAccess.credentialOf")(function*(organizationId: OrganizationId, instance: ConnectorInstance) {
+    const record = yield* repository.findAccount(organizationId, instance.connectorAccountId).pipe(
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail(accountDisconnected()), onSome: Effect.succeed }))
+    )
+    if (record.account.status !== "active") return yield* Effect.fail(accountDisconnected())
+    if (record.account.kind === "token") {
+      const token = yield* crypto.decrypt(
+        record.tokenCiphertext ?? "",
+        bind(SecretColumns.connectorToken, organizationId, record.account.id)
       )
-      if (record.account.status !== "active") return yield* Effect.fail(accountDisconnected())
-      if (record.account.kind === "token") {
-        const token = yield* crypto.decrypt(
-          record.tokenCiphertext ?? "",
-          bind(SecretColumns.connectorToken, organizationId, record.account.id)
-        )
-        return Credential.token(token)
-      }
-      return Credential.installation(Number(record.account.remoteId))
-    })
+      return Credential.token(token)
+    }
+    return Credential.installation(Number(record.account.remoteId))
+  })
 
   return { credentialOf } as const
 })

@@ -49,7 +49,7 @@ const sha256Of = (bytes: Uint8Array) => NodeCrypto.createHash("sha256").update(b
  * turns out larger than the limit it was listed under (the tree's size was wrong) is still stored as read: the
  * tree's size decided.
  */
-export const readComponentFiles = (input: {
+export const readComponentFiles = Effect.fn("ComponentFileStore.readComponentFiles")(function*(input: {
   readonly organizationId: OrganizationId
   readonly credential: Credential
   readonly repository: string
@@ -57,47 +57,46 @@ export const readComponentFiles = (input: {
   readonly objectType: ObjectType
   readonly entryPath: string
   readonly text: string
-}) =>
-  Effect.gen(function*() {
-    const github = yield* GitHub
-    const store = yield* ComponentFilesRepository
-    const selection = selectFiles(input.index, input.objectType, input.entryPath, input.text)
-    type Read = { readonly file: SelectedFile; readonly bytes?: { readonly content: Uint8Array; readonly sha256: string } }
-    const read = yield* Effect.forEach(
-      selection.files,
-      (file): Effect.Effect<Read, GitHubError> =>
-        file.omitted !== undefined || file.sha === null
-          ? Effect.succeed({ file })
-          : Effect.map(github.blobBytes(input.credential, input.repository, file.sha), (content) => ({
-            file,
-            bytes: { content, sha256: sha256Of(content) }
-          })),
-      { concurrency: 4 }
-    )
-    const at = yield* now
-    const stored = read.flatMap(({ bytes }) => bytes === undefined ? [] : [bytes])
-    if (stored.length > 0) {
-      yield* transaction(Effect.forEach(stored, ({ content, sha256 }) =>
-        store.storeContent({ organizationId: input.organizationId, sha256, content, at }), { discard: true }))
-    }
-    const entry: VersionFileRow = {
-      path: selection.entryPath,
-      kind: "entry",
-      size: new TextEncoder().encode(input.text).byteLength,
-      sha256: null,
-      mediaType: mediaTypeOf(input.entryPath, new Uint8Array()),
-      omitted: null
-    }
-    const rows: Array<VersionFileRow> = [entry]
-    for (const { bytes, file } of read) {
-      rows.push({
-        path: file.path,
-        kind: "file",
-        size: bytes?.content.byteLength ?? file.size,
-        sha256: bytes?.sha256 ?? null,
-        mediaType: mediaTypeOf(file.path, bytes?.content),
-        omitted: bytes === undefined ? (file.omitted ?? "not in the repository at this commit") : null
-      })
-    }
-    return { rows, fingerprint: selection.fingerprint, warnings: selection.warnings } satisfies FilesOfComponent
-  })
+}) {
+  const github = yield* GitHub
+  const store = yield* ComponentFilesRepository
+  const selection = selectFiles(input.index, input.objectType, input.entryPath, input.text)
+  type Read = { readonly file: SelectedFile; readonly bytes?: { readonly content: Uint8Array; readonly sha256: string } }
+  const read = yield* Effect.forEach(
+    selection.files,
+    (file): Effect.Effect<Read, GitHubError> =>
+      file.omitted !== undefined || file.sha === null
+        ? Effect.succeed({ file })
+        : Effect.map(github.blobBytes(input.credential, input.repository, file.sha), (content) => ({
+          file,
+          bytes: { content, sha256: sha256Of(content) }
+        })),
+    { concurrency: 4 }
+  )
+  const at = yield* now
+  const stored = read.flatMap(({ bytes }) => bytes === undefined ? [] : [bytes])
+  if (stored.length > 0) {
+    yield* transaction(Effect.forEach(stored, ({ content, sha256 }) =>
+      store.storeContent({ organizationId: input.organizationId, sha256, content, at }), { discard: true }))
+  }
+  const entry: VersionFileRow = {
+    path: selection.entryPath,
+    kind: "entry",
+    size: new TextEncoder().encode(input.text).byteLength,
+    sha256: null,
+    mediaType: mediaTypeOf(input.entryPath, new Uint8Array()),
+    omitted: null
+  }
+  const rows: Array<VersionFileRow> = [entry]
+  for (const { bytes, file } of read) {
+    rows.push({
+      path: file.path,
+      kind: "file",
+      size: bytes?.content.byteLength ?? file.size,
+      sha256: bytes?.sha256 ?? null,
+      mediaType: mediaTypeOf(file.path, bytes?.content),
+      omitted: bytes === undefined ? (file.omitted ?? "not in the repository at this commit") : null
+    })
+  }
+  return { rows, fingerprint: selection.fingerprint, warnings: selection.warnings } satisfies FilesOfComponent
+})

@@ -66,87 +66,84 @@ const make = Effect.gen(function*() {
 
   // Accounts
 
-  const createAccount = (principal: Principal, input: CreateConnectorAccountRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.manage"),
+  const createAccount = Effect.fn("Connectors.createAccount")(function*(principal: Principal, input: CreateConnectorAccountRequest) {
+    yield* authorize(principal, "connectors.manage")
+    // Encrypted before the transaction (nothing that cannot be repeated belongs inside one), bound to the row.
+    const id = yield* makeId("cac")
+    const tokenCiphertext = input.kind === "token"
+      ? yield* Effect.orDie(crypto.encrypt(input.token, bind(SecretColumns.connectorToken, principal.organization.id, id)))
+      : null
+    return yield* transaction(
       Effect.gen(function*() {
-        // Encrypted before the transaction (nothing that cannot be repeated belongs inside one), bound to the row.
-        const id = yield* makeId("cac")
-        const tokenCiphertext = input.kind === "token"
-          ? yield* Effect.orDie(crypto.encrypt(input.token, bind(SecretColumns.connectorToken, principal.organization.id, id)))
-          : null
-        return yield* transaction(
-          Effect.gen(function*() {
-            const at = yield* now
-            const remoteId = input.kind === "app_installation" ? String(input.installationId) : null
-            yield* repository.insertAccount({
-              id,
-              organizationId: principal.organization.id,
-              kind: input.kind,
-              remoteId,
-              externalAccountRef: input.accountLogin ?? null,
-              displayName: input.displayName ?? input.accountLogin ??
-                (remoteId !== null ? `GitHub installation ${remoteId}` : "GitHub token"),
-              tokenCiphertext,
-              createdByMembershipId: actingMembershipId(principal),
-              at
-            }).pipe(catchUniqueViolation(accountExists))
-            const found = yield* repository.findAccount(principal.organization.id, id)
-            return { ok: true as const, item: Option.getOrThrow(found).account }
-          })
-        )
+        const at = yield* now
+        const remoteId = input.kind === "app_installation" ? String(input.installationId) : null
+        yield* repository.insertAccount({
+          id,
+          organizationId: principal.organization.id,
+          kind: input.kind,
+          remoteId,
+          externalAccountRef: input.accountLogin ?? null,
+          displayName: input.displayName ?? input.accountLogin ??
+            (remoteId !== null ? `GitHub installation ${remoteId}` : "GitHub token"),
+          tokenCiphertext,
+          createdByMembershipId: actingMembershipId(principal),
+          at
+        }).pipe(catchUniqueViolation(accountExists))
+        const found = yield* repository.findAccount(principal.organization.id, id)
+        return { ok: true as const, item: Option.getOrThrow(found).account }
       })
     )
+  })
 
-  const listAccounts = (principal: Principal, query: ConnectorAccountListQuery) =>
-    Effect.andThen(authorize(principal, "connectors.read"), orUnavailable(repository.listAccounts(principal.organization.id, query)))
+  const listAccounts = Effect.fn("Connectors.listAccounts")(function*(principal: Principal, query: ConnectorAccountListQuery) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(repository.listAccounts(principal.organization.id, query))
+  })
 
-  const getAccount = (principal: Principal, id: ConnectorAccountId) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(Effect.flatMap(repository.findAccount(principal.organization.id, id), Option.match({
-        onNone: () => Effect.fail(accountNotFound()),
-        onSome: ({ account }) => Effect.succeed({ item: account })
-      })))
-    )
+  const getAccount = Effect.fn("Connectors.getAccount")(function*(principal: Principal, id: ConnectorAccountId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(Effect.flatMap(repository.findAccount(principal.organization.id, id), Option.match({
+      onNone: () => Effect.fail(accountNotFound()),
+      onSome: ({ account }) => Effect.succeed({ item: account })
+    })))
+  })
 
   /** Removes every instance of the account as `remove` does, then the account, in one transaction. */
-  const disconnectAccount = (principal: Principal, id: ConnectorAccountId, reason: string | undefined) =>
-    Effect.andThen(
-      authorize(principal, "connectors.manage"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          const found = yield* repository.findAccount(organizationId, id, true)
-          if (Option.isNone(found)) return yield* accountNotFound()
-          const totals = { configObjects: 0, mappings: 0, plugins: 0, marketplaces: 0 }
-          const instanceIds = yield* repository.instanceIdsOfAccount(organizationId, id)
-          for (const instanceId of instanceIds) {
-            const counts = yield* removal.remove(organizationId, instanceId)
-            totals.configObjects += counts.deletedConfigObjectCount
-            totals.mappings += counts.deletedConnectorMappingCount
-            totals.plugins += counts.deletedPluginCount
-            totals.marketplaces += counts.deletedMarketplaceCount
+  const disconnectAccount = Effect.fn("Connectors.disconnectAccount")(function*(principal: Principal, id: ConnectorAccountId, reason: string | undefined) {
+    yield* authorize(principal, "connectors.manage")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        const found = yield* repository.findAccount(organizationId, id, true)
+        if (Option.isNone(found)) return yield* accountNotFound()
+        const totals = { configObjects: 0, mappings: 0, plugins: 0, marketplaces: 0 }
+        const instanceIds = yield* repository.instanceIdsOfAccount(organizationId, id)
+        for (const instanceId of instanceIds) {
+          const counts = yield* removal.remove(organizationId, instanceId)
+          totals.configObjects += counts.deletedConfigObjectCount
+          totals.mappings += counts.deletedConnectorMappingCount
+          totals.plugins += counts.deletedPluginCount
+          totals.marketplaces += counts.deletedMarketplaceCount
+        }
+        yield* repository.deleteAccount(organizationId, id)
+        yield* Effect.logInfo("connector account disconnected").pipe(
+          Effect.annotateLogs({ connectorAccountId: id, instances: instanceIds.length, reason: reason ?? null })
+        )
+        return {
+          ok: true as const,
+          item: {
+            disconnectedAccountId: id,
+            deletedConnectorInstanceCount: instanceIds.length,
+            deletedConfigObjectCount: totals.configObjects,
+            deletedConnectorMappingCount: totals.mappings,
+            deletedPluginCount: totals.plugins,
+            deletedMarketplaceCount: totals.marketplaces,
+            reason: reason ?? null
           }
-          yield* repository.deleteAccount(organizationId, id)
-          yield* Effect.logInfo("connector account disconnected").pipe(
-            Effect.annotateLogs({ connectorAccountId: id, instances: instanceIds.length, reason: reason ?? null })
-          )
-          return {
-            ok: true as const,
-            item: {
-              disconnectedAccountId: id,
-              deletedConnectorInstanceCount: instanceIds.length,
-              deletedConfigObjectCount: totals.configObjects,
-              deletedConnectorMappingCount: totals.mappings,
-              deletedPluginCount: totals.plugins,
-              deletedMarketplaceCount: totals.marketplaces,
-              reason: reason ?? null
-            }
-          }
-        })
-      )
+        }
+      })
     )
+  })
 
   // Instances
 
@@ -157,44 +154,42 @@ const make = Effect.gen(function*() {
       onSome: Effect.succeed
     }))
 
-  const createInstance = (principal: Principal, input: CreateConnectorInstanceRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.manage"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          const account = yield* repository.findAccount(organizationId, input.connectorAccountId)
-          if (Option.isNone(account)) return yield* accountNotFound()
-          if (account.value.account.status !== "active") return yield* accountDisconnected()
-          const id = yield* makeId("cin")
-          const at = yield* now
-          yield* repository.insertInstance({
-            id,
-            organizationId,
-            connectorAccountId: input.connectorAccountId,
-            remoteId: input.remoteId,
-            name: input.name,
-            config: input.config ?? {},
-            createdByMembershipId: actingMembershipId(principal),
-            at
-          }).pipe(catchUniqueViolation(() => instanceExists(input.name)))
-          yield* access.grantCreator(principal, ConnectorInstanceKind, id, at)
-          return { ok: true as const, item: yield* readInstance(principal, id) }
-        })
-      )
+  const createInstance = Effect.fn("Connectors.createInstance")(function*(principal: Principal, input: CreateConnectorInstanceRequest) {
+    yield* authorize(principal, "connectors.manage")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        const account = yield* repository.findAccount(organizationId, input.connectorAccountId)
+        if (Option.isNone(account)) return yield* accountNotFound()
+        if (account.value.account.status !== "active") return yield* accountDisconnected()
+        const id = yield* makeId("cin")
+        const at = yield* now
+        yield* repository.insertInstance({
+          id,
+          organizationId,
+          connectorAccountId: input.connectorAccountId,
+          remoteId: input.remoteId,
+          name: input.name,
+          config: input.config ?? {},
+          createdByMembershipId: actingMembershipId(principal),
+          at
+        }).pipe(catchUniqueViolation(() => instanceExists(input.name)))
+        yield* access.grantCreator(principal, ConnectorInstanceKind, id, at)
+        return { ok: true as const, item: yield* readInstance(principal, id) }
+      })
     )
+  })
 
-  const listInstances = (principal: Principal, query: ConnectorInstanceListQuery) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
-    )
+  const listInstances = Effect.fn("Connectors.listInstances")(function*(principal: Principal, query: ConnectorInstanceListQuery) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(repository.listInstances(principal.organization.id, query, access.visible(principal, ConnectorInstanceKind, "i")))
+  })
 
   /**
    * The instance, when the caller has `role` on it (404 for another organization's, 403 without the role): one
    * statement reads it with the caller's rank. With `lock`, its row stays locked for the rest of the transaction.
    */
-  const instanceWith = (principal: Principal, id: ConnectorInstanceId, role: AccessRole, lock = false) =>
+  const instanceWith = Effect.fn("Connectors.instanceWith")((principal: Principal, id: ConnectorInstanceId, role: AccessRole, lock = false) =>
     Effect.flatMap(
       repository.findInstanceRanked({
         organizationId: principal.organization.id,
@@ -203,13 +198,12 @@ const make = Effect.gen(function*() {
         lock
       }),
       requireRanked(ConnectorInstanceKind, role)
-    )
+    ))
 
-  const getInstance = (principal: Principal, id: ConnectorInstanceId) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(Effect.map(instanceWith(principal, id, "viewer"), (item) => ({ item })))
-    )
+  const getInstance = Effect.fn("Connectors.getInstance")(function*(principal: Principal, id: ConnectorInstanceId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(Effect.map(instanceWith(principal, id, "viewer"), (item) => ({ item })))
+  })
 
   /** A change to one instance the caller has `role` on, under its row lock; answers the instance after it. */
   const changeInstance = <E, R>(
@@ -231,75 +225,78 @@ const make = Effect.gen(function*() {
       )
     )
 
-  const updateInstance = (principal: Principal, id: ConnectorInstanceId, input: UpdateConnectorInstanceRequest) =>
+  const updateInstance = Effect.fn("Connectors.updateInstance")((principal: Principal, id: ConnectorInstanceId, input: UpdateConnectorInstanceRequest) =>
     changeInstance(principal, id, "editor", (_, at) =>
       repository.updateInstance(principal.organization.id, id, {
         ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.config !== undefined ? { instanceConfigJson: input.config } : {})
-      }, at).pipe(catchUniqueViolation(() => instanceExists(input.name ?? ""))))
+      }, at).pipe(catchUniqueViolation(() => instanceExists(input.name ?? "")))))
 
   const setStatus = (principal: Principal, id: ConnectorInstanceId, status: "active" | "disabled") =>
     changeInstance(principal, id, "editor", (instance, at) =>
       instance.status === status ? Effect.void : repository.updateInstance(principal.organization.id, id, { status }, at))
 
-  const removeInstance = (principal: Principal, id: ConnectorInstanceId) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      transaction(
-        Effect.gen(function*() {
-          yield* access.require(principal, ConnectorInstanceKind, id, "manager", { lock: true })
-          const counts = yield* removal.remove(principal.organization.id, id)
-          return { ok: true as const, item: { removedConnectorInstanceId: id, ...counts } }
-        })
-      )
+  const removeInstance = Effect.fn("Connectors.removeInstance")(function*(principal: Principal, id: ConnectorInstanceId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        yield* access.require(principal, ConnectorInstanceKind, id, "manager", { lock: true })
+        const counts = yield* removal.remove(principal.organization.id, id)
+        return { ok: true as const, item: { removedConnectorInstanceId: id, ...counts } }
+      })
     )
+  })
 
-  const grant = (principal: Principal, id: ConnectorInstanceId, input: CreateAccessGrantRequest) =>
-    Effect.andThen(authorize(principal, "connectors.read"), access.grant(principal, ConnectorInstanceKind, id, input))
-  const listGrants = (principal: Principal, id: ConnectorInstanceId, query: AccessListQuery) =>
-    Effect.andThen(authorize(principal, "connectors.read"), access.listGrants(principal, ConnectorInstanceKind, id, query))
-  const revoke = (principal: Principal, id: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId) =>
-    Effect.andThen(authorize(principal, "connectors.read"), access.revoke(principal, ConnectorInstanceKind, id, grantId))
+  const grant = Effect.fn("Connectors.grant")(function*(principal: Principal, id: ConnectorInstanceId, input: CreateAccessGrantRequest) {
+    yield* authorize(principal, "connectors.read")
+    return yield* access.grant(principal, ConnectorInstanceKind, id, input)
+  })
+  const listGrants = Effect.fn("Connectors.listGrants")(function*(principal: Principal, id: ConnectorInstanceId, query: AccessListQuery) {
+    yield* authorize(principal, "connectors.read")
+    return yield* access.listGrants(principal, ConnectorInstanceKind, id, query)
+  })
+  const revoke = Effect.fn("Connectors.revoke")(function*(principal: Principal, id: ConnectorInstanceId, grantId: ConnectorInstanceAccessGrantId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* access.revoke(principal, ConnectorInstanceKind, id, grantId)
+  })
 
   // Targets
 
-  const listTargets = (principal: Principal, id: ConnectorInstanceId, query: ConnectorTargetListQuery) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(Effect.andThen(
-        access.require(principal, ConnectorInstanceKind, id, "viewer"),
-        repository.listTargets(principal.organization.id, id, query)
-      ))
-    )
+  const listTargets = Effect.fn("Connectors.listTargets")(function*(principal: Principal, id: ConnectorInstanceId, query: ConnectorTargetListQuery) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(Effect.andThen(
+      access.require(principal, ConnectorInstanceKind, id, "viewer"),
+      repository.listTargets(principal.organization.id, id, query)
+    ))
+  })
 
-  const createTarget = (principal: Principal, id: ConnectorInstanceId, input: CreateConnectorTargetRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      transaction(
-        Effect.gen(function*() {
-          const instance = yield* instanceWith(principal, id, "editor", true)
-          const targetId = yield* makeId("ctg")
-          yield* repository.insertTarget({
-            id: targetId,
-            organizationId: principal.organization.id,
-            connectorInstanceId: id,
-            remoteId: input.remoteId ?? instance.remoteId,
-            externalTargetRef: input.externalTargetRef,
-            config: input.config ?? {},
-            at: yield* now
-          }).pipe(catchUniqueViolation(targetExists))
-          const target = yield* repository.findTarget(principal.organization.id, targetId)
-          return { ok: true as const, item: Option.getOrThrow(target) }
-        })
-      )
+  const createTarget = Effect.fn("Connectors.createTarget")(function*(principal: Principal, id: ConnectorInstanceId, input: CreateConnectorTargetRequest) {
+    yield* authorize(principal, "connectors.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const instance = yield* instanceWith(principal, id, "editor", true)
+        const targetId = yield* makeId("ctg")
+        yield* repository.insertTarget({
+          id: targetId,
+          organizationId: principal.organization.id,
+          connectorInstanceId: id,
+          remoteId: input.remoteId ?? instance.remoteId,
+          externalTargetRef: input.externalTargetRef,
+          config: input.config ?? {},
+          at: yield* now
+        }).pipe(catchUniqueViolation(targetExists))
+        const target = yield* repository.findTarget(principal.organization.id, targetId)
+        return { ok: true as const, item: Option.getOrThrow(target) }
+      })
     )
+  })
 
   /**
    * The target, when the caller has `role` on its instance: 404 when it is missing or another organization's,
    * 403 `insufficient_access` without the role. One statement, as `instanceWith`; `lock` locks the instance.
    */
-  const targetWith = (principal: Principal, id: ConnectorTargetId, role: AccessRole, lock = false) =>
+  const targetWith = Effect.fn("Connectors.targetWith")((principal: Principal, id: ConnectorTargetId, role: AccessRole, lock = false) =>
     Effect.flatMap(
       repository.findTargetRanked({
         organizationId: principal.organization.id,
@@ -308,39 +305,36 @@ const make = Effect.gen(function*() {
         lock
       }),
       requireRanked(ConnectorInstanceKind, role, targetNotFound)
-    )
+    ))
 
-  const getTarget = (principal: Principal, id: ConnectorTargetId) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(Effect.map(targetWith(principal, id, "viewer"), (item) => ({ item })))
-    )
+  const getTarget = Effect.fn("Connectors.getTarget")(function*(principal: Principal, id: ConnectorTargetId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(Effect.map(targetWith(principal, id, "viewer"), (item) => ({ item })))
+  })
 
-  const updateTarget = (principal: Principal, id: ConnectorTargetId, input: UpdateConnectorTargetRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      transaction(
-        Effect.gen(function*() {
-          const before = yield* targetWith(principal, id, "editor", true)
-          yield* repository.updateTarget(principal.organization.id, id, {
-            ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
-            ...(input.externalTargetRef !== undefined ? { externalTargetRef: input.externalTargetRef } : {}),
-            ...(input.config !== undefined ? { targetConfigJson: input.config } : {})
-          }, yield* now).pipe(catchUniqueViolation(targetExists))
-          const item = Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id))
-          yield* describeChange(ConnectorTarget, before, item)
-          return { ok: true as const, item }
-        })
-      )
+  const updateTarget = Effect.fn("Connectors.updateTarget")(function*(principal: Principal, id: ConnectorTargetId, input: UpdateConnectorTargetRequest) {
+    yield* authorize(principal, "connectors.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const before = yield* targetWith(principal, id, "editor", true)
+        yield* repository.updateTarget(principal.organization.id, id, {
+          ...(input.remoteId !== undefined ? { remoteId: input.remoteId } : {}),
+          ...(input.externalTargetRef !== undefined ? { externalTargetRef: input.externalTargetRef } : {}),
+          ...(input.config !== undefined ? { targetConfigJson: input.config } : {})
+        }, yield* now).pipe(catchUniqueViolation(targetExists))
+        const item = Option.getOrThrow(yield* repository.findTarget(principal.organization.id, id))
+        yield* describeChange(ConnectorTarget, before, item)
+        return { ok: true as const, item }
+      })
     )
+  })
 
   // Mappings
 
-  const listMappings = (principal: Principal, id: ConnectorTargetId, query: ConnectorMappingListQuery) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(Effect.andThen(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
-    )
+  const listMappings = Effect.fn("Connectors.listMappings")(function*(principal: Principal, id: ConnectorTargetId, query: ConnectorMappingListQuery) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(Effect.andThen(targetWith(principal, id, "viewer"), mappings.list(principal.organization.id, id, query)))
+  })
 
   /** The plugin a mapping names must be live, and the caller an editor of it. */
   const checkPlugin = (principal: Principal, pluginId: PluginId | null | undefined) =>
@@ -355,31 +349,30 @@ const make = Effect.gen(function*() {
   const readMapping = (principal: Principal, id: ConnectorMappingId) =>
     Effect.map(mappings.find(principal.organization.id, id), Option.getOrThrow)
 
-  const createMapping = (principal: Principal, targetId: ConnectorTargetId, input: CreateConnectorMappingRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      transaction(
-        Effect.gen(function*() {
-          const target: ConnectorTarget = yield* targetWith(principal, targetId, "editor", true)
-          yield* checkPlugin(principal, input.pluginId)
-          const id = yield* makeId("cmp")
-          yield* mappings.insert({
-            id,
-            organizationId: principal.organization.id,
-            connectorInstanceId: target.connectorInstanceId,
-            connectorTargetId: targetId,
-            mappingKind: input.mappingKind,
-            selector: input.selector,
-            objectType: input.objectType,
-            pluginId: input.pluginId ?? null,
-            autoAddToPlugin: input.autoAddToPlugin ?? false,
-            config: input.config ?? null,
-            at: yield* now
-          })
-          return { ok: true as const, item: yield* readMapping(principal, id) }
+  const createMapping = Effect.fn("Connectors.createMapping")(function*(principal: Principal, targetId: ConnectorTargetId, input: CreateConnectorMappingRequest) {
+    yield* authorize(principal, "connectors.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const target: ConnectorTarget = yield* targetWith(principal, targetId, "editor", true)
+        yield* checkPlugin(principal, input.pluginId)
+        const id = yield* makeId("cmp")
+        yield* mappings.insert({
+          id,
+          organizationId: principal.organization.id,
+          connectorInstanceId: target.connectorInstanceId,
+          connectorTargetId: targetId,
+          mappingKind: input.mappingKind,
+          selector: input.selector,
+          objectType: input.objectType,
+          pluginId: input.pluginId ?? null,
+          autoAddToPlugin: input.autoAddToPlugin ?? false,
+          config: input.config ?? null,
+          at: yield* now
         })
-      )
+        return { ok: true as const, item: yield* readMapping(principal, id) }
+      })
     )
+  })
 
   /** The mapping, when the caller has `role` on its instance (as `targetWith`). */
   const mappingWith = (principal: Principal, id: ConnectorMappingId, role: AccessRole, lock = false) =>
@@ -393,38 +386,35 @@ const make = Effect.gen(function*() {
       requireRanked(ConnectorInstanceKind, role, mappingNotFound)
     )
 
-  const getMapping = (principal: Principal, id: ConnectorMappingId) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      orUnavailable(Effect.map(mappingWith(principal, id, "viewer"), (item) => ({ item })))
-    )
+  const getMapping = Effect.fn("Connectors.getMapping")(function*(principal: Principal, id: ConnectorMappingId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* orUnavailable(Effect.map(mappingWith(principal, id, "viewer"), (item) => ({ item })))
+  })
 
-  const updateMapping = (principal: Principal, id: ConnectorMappingId, input: UpdateConnectorMappingRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      transaction(
-        Effect.gen(function*() {
-          yield* mappingWith(principal, id, "editor", true)
-          const before = yield* readMapping(principal, id)
-          yield* checkPlugin(principal, input.pluginId)
-          yield* mappings.update(principal.organization.id, id, input, yield* now)
-          const item = yield* readMapping(principal, id)
-          yield* describeChange(ConnectorMapping, before, item)
-          return { ok: true as const, item }
-        })
-      )
+  const updateMapping = Effect.fn("Connectors.updateMapping")(function*(principal: Principal, id: ConnectorMappingId, input: UpdateConnectorMappingRequest) {
+    yield* authorize(principal, "connectors.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        yield* mappingWith(principal, id, "editor", true)
+        const before = yield* readMapping(principal, id)
+        yield* checkPlugin(principal, input.pluginId)
+        yield* mappings.update(principal.organization.id, id, input, yield* now)
+        const item = yield* readMapping(principal, id)
+        yield* describeChange(ConnectorMapping, before, item)
+        return { ok: true as const, item }
+      })
     )
+  })
 
-  const deleteMapping = (principal: Principal, id: ConnectorMappingId) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      transaction(
-        Effect.gen(function*() {
-          yield* mappingWith(principal, id, "editor", true)
-          yield* mappings.remove(principal.organization.id, id)
-        })
-      )
+  const deleteMapping = Effect.fn("Connectors.deleteMapping")(function*(principal: Principal, id: ConnectorMappingId) {
+    yield* authorize(principal, "connectors.read")
+    return yield* transaction(
+      Effect.gen(function*() {
+        yield* mappingWith(principal, id, "editor", true)
+        yield* mappings.remove(principal.organization.id, id)
+      })
     )
+  })
 
   return {
     createAccount,
@@ -436,8 +426,8 @@ const make = Effect.gen(function*() {
     getInstance,
     instanceWith,
     updateInstance,
-    enable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "active"),
-    disable: (principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "disabled"),
+    enable: Effect.fn("Connectors.enable")((principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "active")),
+    disable: Effect.fn("Connectors.disable")((principal: Principal, id: ConnectorInstanceId) => setStatus(principal, id, "disabled")),
     removeInstance,
     grant,
     listGrants,

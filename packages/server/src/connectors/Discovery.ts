@@ -74,41 +74,40 @@ const stepsOf = (classification: RepositoryClassification, marketplaceFile: bool
  * manifest is a warning on its candidate (or, for the marketplace, on the discovery, which then goes on to the
  * plugin manifests), never a failure: only `readText` failing fails it.
  */
-export const discover = <E, R>(input: DiscoveryInput<E, R>): Effect.Effect<DiscoveryOutcome, E, R> =>
-  Effect.gen(function*() {
-    const index = indexOf(input.entries)
-    const warnings: Array<string> = []
-    let stage: Stage | undefined
-    let marketplace: DiscoveredMarketplace | null = null
+export const discover = Effect.fn("Discovery.discover")(function*<E, R>(input: DiscoveryInput<E, R>): Effect.fn.Return<DiscoveryOutcome, E, R> {
+  const index = indexOf(input.entries)
+  const warnings: Array<string> = []
+  let stage: Stage | undefined
+  let marketplace: DiscoveredMarketplace | null = null
 
-    const marketplaceFile = isFile(index, MARKETPLACE_PATH)
-    if (marketplaceFile) {
-      const reads = yield* readManifests(input, index, [MARKETPLACE_PATH])
-      const found = readMarketplace(reads.manifests.get(MARKETPLACE_PATH)!)
-      if (typeof found === "string") warnings.push(found)
-      else {
-        marketplace = found.marketplace
-        stage = yield* marketplaceStage(input, index, found)
-      }
+  const marketplaceFile = isFile(index, MARKETPLACE_PATH)
+  if (marketplaceFile) {
+    const reads = yield* readManifests(input, index, [MARKETPLACE_PATH])
+    const found = readMarketplace(reads.manifests.get(MARKETPLACE_PATH)!)
+    if (typeof found === "string") warnings.push(found)
+    else {
+      marketplace = found.marketplace
+      stage = yield* marketplaceStage(input, index, found)
     }
-    if (stage === undefined) {
-      const claude = index.sortedBlobPaths.filter(isClaudeManifest)
-      if (claude.length > 0) stage = yield* claudeStage(input, index, claude)
-    }
-    if (stage === undefined) {
-      const plain = index.sortedBlobPaths.filter(isAgentManifestCandidate)
-      if (plain.length > 0) stage = yield* agentStage(input, index, plain)
-    }
-    const classification = stage?.classification ?? "unsupported"
-    warnings.push(...(stage?.warnings ?? []))
-    if (classification === "unsupported") warnings.push(unsupportedWarning(index))
-    const candidates = finish(stage?.drafts ?? [], input.entries)
-    return {
-      classification,
-      candidates,
-      // One line per distinct problem: several external entries share one.
-      warnings: [...new Set(warnings)],
-      steps: stepsOf(classification, marketplaceFile, candidates),
-      marketplace
-    }
-  })
+  }
+  if (stage === undefined) {
+    const claude = index.sortedBlobPaths.filter(isClaudeManifest)
+    if (claude.length > 0) stage = yield* claudeStage(input, index, claude)
+  }
+  if (stage === undefined) {
+    const plain = index.sortedBlobPaths.filter(isAgentManifestCandidate)
+    if (plain.length > 0) stage = yield* agentStage(input, index, plain)
+  }
+  const classification = stage?.classification ?? "unsupported"
+  warnings.push(...(stage?.warnings ?? []))
+  if (classification === "unsupported") warnings.push(unsupportedWarning(index))
+  const candidates = finish(stage?.drafts ?? [], input.entries)
+  return {
+    classification,
+    candidates,
+    // One line per distinct problem: several external entries share one.
+    warnings: [...new Set(warnings)],
+    steps: stepsOf(classification, marketplaceFile, candidates),
+    marketplace
+  }
+})

@@ -153,36 +153,35 @@ const makeDiscoveryRepository = Effect.gen(function*() {
    * `keptRevisions` of the target. A discovery stored meanwhile by a concurrent request is kept as it is (the same
    * commit gives the same result); one this server cannot read any more is replaced.
    */
-  const store = (input: {
+  const store = Effect.fn("DiscoveryRepository.store")(function*(input: {
     readonly organizationId: OrganizationId
     readonly targetId: ConnectorTargetId
     readonly revision: string
     readonly result: StoredDiscovery
     readonly entries: ReadonlyArray<Entry>
     readonly at: Date
-  }) =>
-    Effect.gen(function*() {
-      const at = { organizationId: input.organizationId, targetId: input.targetId, revision: input.revision }
-      const existing = yield* lockStored(at)
-      if (Option.isSome(existing)) {
-        if (Option.isSome(decodeStored(existing.value.resultJson))) return
-        yield* deleteStored(at)
-      }
-      const inserted = yield* insertStored({ ...at, resultJson: encodeStored(input.result), at: input.at })
-      if (Option.isNone(inserted)) return
-      const sorted = [...input.entries].sort((a, b) => byteOrder(a.path, b.path))
-      for (let start = 0; start < sorted.length; start += insertBatch) {
-        const rows = sorted.slice(start, start + insertBatch).map((entry, i): TreeRow => ({
-          position: start + i,
-          path: entry.path,
-          kind: entry.type,
-          sha: entry.sha,
-          size: entry.size
-        }))
-        yield* insertEntries({ ...at, rows })
-      }
-      yield* forgetOld(at)
-    })
+  }) {
+    const at = { organizationId: input.organizationId, targetId: input.targetId, revision: input.revision }
+    const existing = yield* lockStored(at)
+    if (Option.isSome(existing)) {
+      if (Option.isSome(decodeStored(existing.value.resultJson))) return
+      yield* deleteStored(at)
+    }
+    const inserted = yield* insertStored({ ...at, resultJson: encodeStored(input.result), at: input.at })
+    if (Option.isNone(inserted)) return
+    const sorted = [...input.entries].sort((a, b) => byteOrder(a.path, b.path))
+    for (let start = 0; start < sorted.length; start += insertBatch) {
+      const rows = sorted.slice(start, start + insertBatch).map((entry, i): TreeRow => ({
+        position: start + i,
+        path: entry.path,
+        kind: entry.type,
+        sha: entry.sha,
+        size: entry.size
+      }))
+      yield* insertEntries({ ...at, rows })
+    }
+    yield* forgetOld(at)
+  })
 
   const entriesRows = findAll({
     Request: AtRevision,

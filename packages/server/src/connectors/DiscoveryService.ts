@@ -149,41 +149,35 @@ const make = Effect.gen(function*() {
       return { revision: head.sha, result }
     })
 
-  const discoverInstance = (principal: Principal, id: ConnectorInstanceId, targetId: ConnectorTargetId | undefined) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      Effect.gen(function*() {
-        // The instance and target are read for each request: the cache holds only what the commit decides.
-        const { instance, target } = yield* orUnavailable(instanceAndTarget(principal, id, targetId, "viewer"))
-        const { revision, result } = yield* atHead(principal, instance, target)
-        return {
-          ok: true as const,
-          item: new DiscoveryResult({
-            autoImportNewPlugins: autoImportNewPlugins(instance),
-            classification: result.classification,
-            connectorInstance: instance,
-            connectorTarget: target,
-            discoveredPlugins: result.discoveredPlugins,
-            marketplace: result.marketplace,
-            repositoryFullName: target.remoteId,
-            sourceRevisionRef: revision,
-            steps: result.steps,
-            treeSummary: result.treeSummary,
-            warnings: result.warnings
-          }, true)
-        }
-      })
-    )
+  const discoverInstance = Effect.fn("DiscoveryService.discover")(function*(principal: Principal, id: ConnectorInstanceId, targetId: ConnectorTargetId | undefined) {
+    yield* authorize(principal, "connectors.read")
+    // The instance and target are read for each request: the cache holds only what the commit decides.
+    const { instance, target } = yield* orUnavailable(instanceAndTarget(principal, id, targetId, "viewer"))
+    const { revision, result } = yield* atHead(principal, instance, target)
+    return {
+      ok: true as const,
+      item: new DiscoveryResult({
+        autoImportNewPlugins: autoImportNewPlugins(instance),
+        classification: result.classification,
+        connectorInstance: instance,
+        connectorTarget: target,
+        discoveredPlugins: result.discoveredPlugins,
+        marketplace: result.marketplace,
+        repositoryFullName: target.remoteId,
+        sourceRevisionRef: revision,
+        steps: result.steps,
+        treeSummary: result.treeSummary,
+        warnings: result.warnings
+      }, true)
+    }
+  })
 
-  const tree = (principal: Principal, id: ConnectorInstanceId, query: DiscoveryTreeQuery) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
-      Effect.gen(function*() {
-        const { instance, target } = yield* orUnavailable(instanceAndTarget(principal, id, query.connectorTargetId, "viewer"))
-        const { revision } = yield* atHead(principal, instance, target)
-        return yield* orUnavailable(discoveries.page(principal.organization.id, target.id, revision, query))
-      })
-    )
+  const tree = Effect.fn("DiscoveryService.tree")(function*(principal: Principal, id: ConnectorInstanceId, query: DiscoveryTreeQuery) {
+    yield* authorize(principal, "connectors.read")
+    const { instance, target } = yield* orUnavailable(instanceAndTarget(principal, id, query.connectorTargetId, "viewer"))
+    const { revision } = yield* atHead(principal, instance, target)
+    return yield* orUnavailable(discoveries.page(principal.organization.id, target.id, revision, query))
+  })
 
   /** Every key a supported candidate, or 400 naming each other key by its index. */
   const selected = (result: StoredDiscovery, keys: ReadonlyArray<string>) => {
@@ -307,53 +301,50 @@ const make = Effect.gen(function*() {
       return { applied, marketplaceId }
     })
 
-  const apply = (principal: Principal, id: ConnectorInstanceId, input: ApplyDiscoveryRequest) =>
-    Effect.andThen(
-      authorize(principal, "connectors.read"),
+  const apply = Effect.fn("DiscoveryService.apply")(function*(principal: Principal, id: ConnectorInstanceId, input: ApplyDiscoveryRequest) {
+    yield* authorize(principal, "connectors.read")
+    const organizationId = principal.organization.id
+    const found = yield* orUnavailable(instanceAndTarget(principal, id, input.connectorTargetId, "editor"))
+    if (found.instance.status !== "active") return yield* instanceDisabled()
+    const { revision, result } = yield* atHead(principal, found.instance, found.target)
+    const chosen = yield* selected(result, input.keys)
+    const targetId = found.target.id
+
+    const written = yield* transaction(
       Effect.gen(function*() {
-        const organizationId = principal.organization.id
-        const found = yield* orUnavailable(instanceAndTarget(principal, id, input.connectorTargetId, "editor"))
-        if (found.instance.status !== "active") return yield* instanceDisabled()
-        const { revision, result } = yield* atHead(principal, found.instance, found.target)
-        const chosen = yield* selected(result, input.keys)
-        const targetId = found.target.id
-
-        const written = yield* transaction(
-          Effect.gen(function*() {
-            // Under the instance's lock: a concurrent apply, change or removal waits, and the state is checked again.
-            const instance = yield* connectors.instanceWith(principal, id, "editor", true)
-            if (instance.status !== "active") return yield* instanceDisabled()
-            return yield* applyCandidates({
-              organizationId,
-              instance,
-              targetId,
-              revision,
-              result,
-              chosen,
-              createdBy: actingMembershipId(principal),
-              grant: (kind, resource, at) => access.grantCreator(principal, kind, resource, at),
-              // Every candidate the person could pick is decided: a later sync does not import the ones left out.
-              decided: result.discoveredPlugins.filter((candidate) => candidate.supported).map((candidate) => candidate.key),
-              syncEventId: null
-            })
-          })
-        )
-
-        // After the commit: the workflow it starts must see the mappings.
-        const sync = yield* Sync
-        const { event } = yield* sync.enqueue({
+        // Under the instance's lock: a concurrent apply, change or removal waits, and the state is checked again.
+        const instance = yield* connectors.instanceWith(principal, id, "editor", true)
+        if (instance.status !== "active") return yield* instanceDisabled()
+        return yield* applyCandidates({
           organizationId,
-          connectorInstanceId: id,
-          connectorTargetId: targetId,
-          eventType: "apply",
-          revision
+          instance,
+          targetId,
+          revision,
+          result,
+          chosen,
+          createdBy: actingMembershipId(principal),
+          grant: (kind, resource, at) => access.grantCreator(principal, kind, resource, at),
+          // Every candidate the person could pick is decided: a later sync does not import the ones left out.
+          decided: result.discoveredPlugins.filter((candidate) => candidate.supported).map((candidate) => candidate.key),
+          syncEventId: null
         })
-        return {
-          ok: true as const,
-          item: { sourceRevisionRef: revision, plugins: written.applied, marketplaceId: written.marketplaceId, syncEvent: event }
-        }
       })
     )
+
+    // After the commit: the workflow it starts must see the mappings.
+    const sync = yield* Sync
+    const { event } = yield* sync.enqueue({
+      organizationId,
+      connectorInstanceId: id,
+      connectorTargetId: targetId,
+      eventType: "apply",
+      revision
+    })
+    return {
+      ok: true as const,
+      item: { sourceRevisionRef: revision, plugins: written.applied, marketplaceId: written.marketplaceId, syncEvent: event }
+    }
+  })
 
   /**
    * Auto-import, for a sync of `revision` (no access check: the system acts, as the instance's creator): when the
@@ -363,60 +354,59 @@ const make = Effect.gen(function*() {
    * running it again (a step re-run) answers the same keys and writes nothing more. The caller syncs the target
    * afterwards, which materializes the new mappings.
    */
-  const importNew = (input: {
+  const importNew = Effect.fn("DiscoveryService.importNew")(function*(input: {
     readonly organizationId: OrganizationId
     readonly instanceId: ConnectorInstanceId
     readonly targetId: ConnectorTargetId
     readonly revision: string
     readonly syncEventId: ConnectorSyncEventId
-  }) =>
-    Effect.gen(function*() {
-      const { instanceId, organizationId, revision, syncEventId, targetId } = input
-      const imported = orUnavailable(discoveries.importedBy(organizationId, instanceId, syncEventId))
-      const wanted = (instance: ConnectorInstance) =>
-        Effect.map(
-          discoveries.applied(organizationId, instanceId),
-          (applied) => applied && instance.status === "active" && autoImportNewPlugins(instance)
-        )
-      const found = yield* orUnavailable(Effect.all([
-        repository.findInstance(organizationId, instanceId),
-        repository.findTarget(organizationId, targetId)
-      ]))
-      const [instance, target] = found
-      if (Option.isNone(instance) || Option.isNone(target)) return yield* imported
-      if (!(yield* orUnavailable(wanted(instance.value)))) return yield* imported
+  }) {
+    const { instanceId, organizationId, revision, syncEventId, targetId } = input
+    const imported = orUnavailable(discoveries.importedBy(organizationId, instanceId, syncEventId))
+    const wanted = (instance: ConnectorInstance) =>
+      Effect.map(
+        discoveries.applied(organizationId, instanceId),
+        (applied) => applied && instance.status === "active" && autoImportNewPlugins(instance)
+      )
+    const found = yield* orUnavailable(Effect.all([
+      repository.findInstance(organizationId, instanceId),
+      repository.findTarget(organizationId, targetId)
+    ]))
+    const [instance, target] = found
+    if (Option.isNone(instance) || Option.isNone(target)) return yield* imported
+    if (!(yield* orUnavailable(wanted(instance.value)))) return yield* imported
 
-      const credential = yield* orUnavailable(codeHost.credentialOf(organizationId, instance.value))
-      const result = yield* atRevision(organizationId, credential, target.value, revision, revision, (error) => error)
-      const fresh = (known: ReadonlySet<string>) =>
-        result.discoveredPlugins.filter((candidate) => candidate.supported && candidate.selectedByDefault && !known.has(candidate.key))
-      if (fresh(yield* orUnavailable(discoveries.knownKeys(organizationId, instanceId))).length === 0) return yield* imported
+    const credential = yield* orUnavailable(codeHost.credentialOf(organizationId, instance.value))
+    const result = yield* atRevision(organizationId, credential, target.value, revision, revision, (error) => error)
+    const fresh = (known: ReadonlySet<string>) =>
+      result.discoveredPlugins.filter((candidate) => candidate.supported && candidate.selectedByDefault && !known.has(candidate.key))
+    if (fresh(yield* orUnavailable(discoveries.knownKeys(organizationId, instanceId))).length === 0) return yield* imported
 
-      yield* transaction(Effect.gen(function*() {
-        // Under the instance's lock, like apply: what was checked above is checked again.
-        yield* discoveries.lockInstance(organizationId, instanceId)
-        const locked = yield* repository.findInstance(organizationId, instanceId)
-        if (Option.isNone(locked) || !(yield* wanted(locked.value))) return
-        const chosen = fresh(yield* discoveries.knownKeys(organizationId, instanceId))
-        if (chosen.length === 0) return
-        // The creator is recorded as such; access is granted to them only while they are a member.
-        const creator = locked.value.createdByOrgMembershipId
-        const active = creator !== null && (yield* members.missingActive(organizationId, [creator])).length === 0
-        yield* applyCandidates({
-          organizationId,
-          instance: locked.value,
-          targetId,
-          revision,
-          result,
-          chosen,
-          createdBy: creator,
-          grant: (kind, resource, at) => active ? access.grantManager(organizationId, kind, resource, creator, at) : Effect.void,
-          decided: chosen.map((candidate) => candidate.key),
-          syncEventId
-        })
-      }))
-      return yield* imported
-    })
+    yield* transaction(Effect.gen(function*() {
+      // Under the instance's lock, like apply: what was checked above is checked again.
+      yield* discoveries.lockInstance(organizationId, instanceId)
+      const locked = yield* repository.findInstance(organizationId, instanceId)
+      if (Option.isNone(locked) || !(yield* wanted(locked.value))) return
+      const chosen = fresh(yield* discoveries.knownKeys(organizationId, instanceId))
+      if (chosen.length === 0) return
+      // The creator is recorded as such; access is granted to them only while they are a member.
+      const creator = locked.value.createdByOrgMembershipId
+      const active = creator !== null && (yield* members.missingActive(organizationId, [creator])).length === 0
+      yield* applyCandidates({
+        organizationId,
+        instance: locked.value,
+        targetId,
+        revision,
+        result,
+        chosen,
+        createdBy: creator,
+        grant: (kind, resource, at) => active ? access.grantManager(organizationId, kind, resource, creator, at) : Effect.void,
+        decided: chosen.map((candidate) => candidate.key),
+        syncEventId
+      })
+    }))
+    return yield* imported
+  })
 
   return { discover: discoverInstance, tree, apply, importNew } as const
 })

@@ -216,7 +216,7 @@ const make = Effect.gen(function*() {
    * Writes one batch of read files in one transaction. A file whose object's latest version is this event's was
    * written by an earlier run of the same batch: it is counted again, not written again.
    */
-  const materialize = (
+  const materialize = Effect.fn("Materializer.materialize")((
     context: SyncContext,
     files: ReadonlyArray<{ readonly file: PlannedFile; readonly content: Content; readonly files?: FilesOfComponent | undefined }>
   ) =>
@@ -319,10 +319,10 @@ const make = Effect.gen(function*() {
         count({ updated: 1 })
       }
       return result
-    }))
+    })))
 
   /** Soft-deletes the objects of one batch of vanished files (a deletion version each) and drops their bindings. */
-  const remove = (context: SyncContext, deletions: ReadonlyArray<PlannedDeletion>) =>
+  const remove = Effect.fn("Materializer.remove")((context: SyncContext, deletions: ReadonlyArray<PlannedDeletion>) =>
     transaction(Effect.gen(function*() {
       const { organizationId } = context
       yield* repository.lockTarget({ organizationId, id: context.targetId })
@@ -358,11 +358,11 @@ const make = Effect.gen(function*() {
         deleted++
       }
       return { ...emptyResult, deleted }
-    }))
+    })))
 
   /** At the end of a sync: what earlier syncs skipped and this one did not is imported, or gone. */
-  const settle = (organizationId: OrganizationId, targetId: ConnectorTargetId, eventId: ConnectorSyncEventId) =>
-    skippedFiles.settle({ organizationId, targetId, eventId })
+  const settle = Effect.fn("Materializer.settle")((organizationId: OrganizationId, targetId: ConnectorTargetId, eventId: ConnectorSyncEventId) =>
+    skippedFiles.settle({ organizationId, targetId, eventId }))
 
   return { materialize, remove, settle } as const
 })

@@ -145,38 +145,37 @@ const make = Effect.gen(function*() {
     sql`DELETE FROM connector_instances WHERE organization_id = ${org} AND id = ${instanceId}`
   )
 
-  const remove = (organizationId: OrganizationId, instanceId: ConnectorInstanceId) =>
-    Effect.gen(function*() {
-      const instance = { organizationId, instanceId }
-      yield* deleteBindings(instance)
-      yield* deleteMemberships(instance)
-      yield* deleteObjectGrants(instance)
-      yield* deleteVersionFiles(instance)
-      yield* deleteVersions(instance)
-      const objectCount = yield* deleteObjects(instance)
-      const mappingCount = yield* deleteMappings(instance)
-      yield* deleteTreeEntries(instance)
-      yield* deleteDiscoveries(instance)
-      yield* deleteEvents(instance)
+  const remove = Effect.fn("RemovalRepository.remove")(function*(organizationId: OrganizationId, instanceId: ConnectorInstanceId) {
+    const instance = { organizationId, instanceId }
+    yield* deleteBindings(instance)
+    yield* deleteMemberships(instance)
+    yield* deleteObjectGrants(instance)
+    yield* deleteVersionFiles(instance)
+    yield* deleteVersions(instance)
+    const objectCount = yield* deleteObjects(instance)
+    const mappingCount = yield* deleteMappings(instance)
+    yield* deleteTreeEntries(instance)
+    yield* deleteDiscoveries(instance)
+    yield* deleteEvents(instance)
 
-      const pluginIds = (yield* doomedPlugins(instance)).map((row) => row.id)
-      yield* deletePlugins({ organizationId, ids: pluginIds })
-      yield* untiePlugins(instance)
+    const pluginIds = (yield* doomedPlugins(instance)).map((row) => row.id)
+    yield* deletePlugins({ organizationId, ids: pluginIds })
+    yield* untiePlugins(instance)
 
-      const marketplaceIds = (yield* doomedMarketplaces(instance)).map((row) => row.id)
-      yield* deleteMarketplaces({ organizationId, ids: marketplaceIds })
-      yield* untieMarketplaces(instance)
+    const marketplaceIds = (yield* doomedMarketplaces(instance)).map((row) => row.id)
+    yield* deleteMarketplaces({ organizationId, ids: marketplaceIds })
+    yield* untieMarketplaces(instance)
 
-      yield* deleteTargets(instance)
-      yield* deleteInstanceGrants(instance)
-      yield* deleteInstance(instance)
-      return {
-        deletedConfigObjectCount: objectCount.count,
-        deletedConnectorMappingCount: mappingCount.count,
-        deletedPluginCount: pluginIds.length,
-        deletedMarketplaceCount: marketplaceIds.length
-      } satisfies RemovalCounts
-    })
+    yield* deleteTargets(instance)
+    yield* deleteInstanceGrants(instance)
+    yield* deleteInstance(instance)
+    return {
+      deletedConfigObjectCount: objectCount.count,
+      deletedConnectorMappingCount: mappingCount.count,
+      deletedPluginCount: pluginIds.length,
+      deletedMarketplaceCount: marketplaceIds.length
+    } satisfies RemovalCounts
+  })
 
   return { remove } as const
 })

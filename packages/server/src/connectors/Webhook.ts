@@ -185,56 +185,55 @@ const makeWebhook = Effect.gen(function*() {
     return undefined
   }
 
-  const receive = (delivery: Delivery) =>
-    Effect.gen(function*() {
-      if (config.webhookSecret === undefined) {
-        return yield* new ServiceUnavailable({ message: "No webhook secret is configured (ORGPLANE_CODEHOST_WEBHOOK_SECRET): deliveries cannot be verified." })
-      }
-      if (delivery.signature === undefined || delivery.signature.trim() === "") return yield* new WebhookRejected({ error: "missing signature" })
-      if (!(yield* verifySignature(config.webhookSecret, delivery.rawBody, delivery.signature))) {
-        return yield* new WebhookRejected({ error: "invalid signature" })
-      }
-      // Signed, hence GitHub's: from here on a malformed delivery is a 400, not a forgery.
-      const event = delivery.event?.trim()
-      if (event === undefined || event === "") return yield* headerMissing("x-github-event")
-      const deliveryId = delivery.deliveryId?.trim()
-      if (deliveryId === undefined || deliveryId === "") return yield* headerMissing("x-github-delivery")
-      if (!deliveryIdPattern.test(deliveryId)) {
-        return yield* InvalidRequest.field(["headers", "x-github-delivery"], "Must be at most 200 printable ASCII characters.")
-      }
-      let payload: unknown
-      try {
-        payload = JSON.parse(delivery.rawBody)
-      } catch {
-        payload = undefined
-      }
-      if (!isObject(payload)) return yield* InvalidRequest.field([], "The body must be a JSON object.")
+  const receive = Effect.fn("Webhook.receive")(function*(delivery: Delivery) {
+    if (config.webhookSecret === undefined) {
+      return yield* new ServiceUnavailable({ message: "No webhook secret is configured (ORGPLANE_CODEHOST_WEBHOOK_SECRET): deliveries cannot be verified." })
+    }
+    if (delivery.signature === undefined || delivery.signature.trim() === "") return yield* new WebhookRejected({ error: "missing signature" })
+    if (!(yield* verifySignature(config.webhookSecret, delivery.rawBody, delivery.signature))) {
+      return yield* new WebhookRejected({ error: "invalid signature" })
+    }
+    // Signed, hence GitHub's: from here on a malformed delivery is a 400, not a forgery.
+    const event = delivery.event?.trim()
+    if (event === undefined || event === "") return yield* headerMissing("x-github-event")
+    const deliveryId = delivery.deliveryId?.trim()
+    if (deliveryId === undefined || deliveryId === "") return yield* headerMissing("x-github-delivery")
+    if (!deliveryIdPattern.test(deliveryId)) {
+      return yield* InvalidRequest.field(["headers", "x-github-delivery"], "Must be at most 200 printable ASCII characters.")
+    }
+    let payload: unknown
+    try {
+      payload = JSON.parse(delivery.rawBody)
+    } catch {
+      payload = undefined
+    }
+    if (!isObject(payload)) return yield* InvalidRequest.field([], "The body must be a JSON object.")
 
-      const ignored = (reason: string): WebhookResponse => ({ ok: true, accepted: false, reason })
-      const accepted: WebhookResponse = { ok: true, accepted: true, deliveryId, queued: true }
-      const installationId = installationOf(payload)
-      const work = installationId === undefined ? undefined : workOf(event, payload, installationId, deliveryId)
-      if (work === undefined) {
-        if (!eventPattern.test(event)) return ignored("event not handled")
-        const action = typeof payload.action === "string" && eventPattern.test(payload.action) ? ` ${payload.action}` : ""
-        return ignored(
-          installationId === undefined && ["push", "installation", "installation_repositories", "repository"].includes(event)
-            ? "no installation: webhooks apply to GitHub App installations only"
-            : `event not handled: ${event}${action}`
-        )
-      }
-      return yield* transaction(
-        Effect.gen(function*() {
-          // Taken first: a concurrent redelivery waits on this row, then finds it.
-          if (!(yield* repository.claimDelivery(deliveryId, event, yield* now))) return nothingToStart
-          return yield* work
-        })
-      ).pipe(
-        // Committed: the events are recorded, their workflows may start.
-        Effect.flatMap((recorded) => Effect.as(sync.start(recorded), accepted)),
-        Effect.catchTag("Ignored", ({ reason }) => Effect.succeed(ignored(reason)))
+    const ignored = (reason: string): WebhookResponse => ({ ok: true, accepted: false, reason })
+    const accepted: WebhookResponse = { ok: true, accepted: true, deliveryId, queued: true }
+    const installationId = installationOf(payload)
+    const work = installationId === undefined ? undefined : workOf(event, payload, installationId, deliveryId)
+    if (work === undefined) {
+      if (!eventPattern.test(event)) return ignored("event not handled")
+      const action = typeof payload.action === "string" && eventPattern.test(payload.action) ? ` ${payload.action}` : ""
+      return ignored(
+        installationId === undefined && ["push", "installation", "installation_repositories", "repository"].includes(event)
+          ? "no installation: webhooks apply to GitHub App installations only"
+          : `event not handled: ${event}${action}`
       )
-    }) satisfies Effect.Effect<WebhookResponse, WebhookRejected | ServiceUnavailable | InvalidRequest, unknown>
+    }
+    return yield* transaction(
+      Effect.gen(function*() {
+        // Taken first: a concurrent redelivery waits on this row, then finds it.
+        if (!(yield* repository.claimDelivery(deliveryId, event, yield* now))) return nothingToStart
+        return yield* work
+      })
+    ).pipe(
+      // Committed: the events are recorded, their workflows may start.
+      Effect.flatMap((recorded) => Effect.as(sync.start(recorded), accepted)),
+      Effect.catchTag("Ignored", ({ reason }) => Effect.succeed(ignored(reason)))
+    )
+  })
 
   return { receive } as const
 })

@@ -139,19 +139,18 @@ const make = Effect.gen(function*() {
    * Renames a repository in the instances and targets of these accounts (matched in any case); how many of each
    * changed. A target that would collide with one the instance already has under the new name keeps the old name.
    */
-  const renameRepository = (
+  const renameRepository = Effect.fn("WebhookRepository.renameRepository")(function*(
     organizationId: OrganizationId,
     accountIds: ReadonlyArray<ConnectorAccountId>,
     from: string,
     to: string,
     at: Date
-  ) =>
-    Effect.gen(function*() {
-      const request = { organizationId, accountIds, from, to, at }
-      const instances = yield* renameInstances(request)
-      const targets = yield* renameTargets(request)
-      return { instances: instances.length, targets: targets.length }
-    })
+  ) {
+    const request = { organizationId, accountIds, from, to, at }
+    const instances = yield* renameInstances(request)
+    const targets = yield* renameTargets(request)
+    return { instances: instances.length, targets: targets.length }
+  })
 
   return {
     claimDelivery,

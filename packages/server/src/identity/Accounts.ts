@@ -66,50 +66,48 @@ const make = Effect.gen(function*() {
   const apiKeys = yield* ApiKeysRepository
 
   /** Issues a session for the user; the plaintext token exists only in the return value. */
-  const startSession = (
+  const startSession = Effect.fn("Accounts.startSession")(function*(
     user: { readonly id: UserId; readonly name: string; readonly email: string },
     activeOrganizationId: OrganizationId | null,
     sso?: { readonly connectionId: SsoConnectionId; readonly organizationId: OrganizationId }
-  ) =>
-    Effect.gen(function*() {
-      const createdAt = yield* now
-      const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(settings.sessionTtl))
-      const token = yield* crypto.newToken(SESSION_TOKEN_PREFIX)
-      const id = yield* makeId("ses")
-      // What the person will recognise it by in `GET /v1/me/sessions`: where and with what it signed in.
-      const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
-      const ipAddress = Option.isSome(request)
-        ? (yield* Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, request.value)).slice(0, MAX_ADDRESS)
-        : null
-      const userAgent = Option.isSome(request) ? request.value.headers["user-agent"]?.slice(0, MAX_USER_AGENT) ?? null : null
-      yield* sessions.insert({
-        id,
-        userId: user.id,
-        tokenHash: crypto.hashToken(token),
-        activeOrganizationId,
-        createdAt,
-        expiresAt,
-        ipAddress,
-        userAgent,
-        sso
-      })
-      // The person signing in acts in the session's organization, through it (sign-in, SSO, an accepted invitation).
-      yield* AuditRecorder.describe({
-        organizationId: activeOrganizationId,
-        person: user,
-        credentialId: id,
-        ssoConnectionId: sso?.connectionId ?? null,
-        targets: [id]
-      })
-      return new Session({ id, token, expiresAt })
+  ) {
+    const createdAt = yield* now
+    const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(settings.sessionTtl))
+    const token = yield* crypto.newToken(SESSION_TOKEN_PREFIX)
+    const id = yield* makeId("ses")
+    // What the person will recognise it by in `GET /v1/me/sessions`: where and with what it signed in.
+    const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+    const ipAddress = Option.isSome(request)
+      ? (yield* Effect.provideService(clientAddress, HttpServerRequest.HttpServerRequest, request.value)).slice(0, MAX_ADDRESS)
+      : null
+    const userAgent = Option.isSome(request) ? request.value.headers["user-agent"]?.slice(0, MAX_USER_AGENT) ?? null : null
+    yield* sessions.insert({
+      id,
+      userId: user.id,
+      tokenHash: crypto.hashToken(token),
+      activeOrganizationId,
+      createdAt,
+      expiresAt,
+      ipAddress,
+      userAgent,
+      sso
     })
+    // The person signing in acts in the session's organization, through it (sign-in, SSO, an accepted invitation).
+    yield* AuditRecorder.describe({
+      organizationId: activeOrganizationId,
+      person: user,
+      credentialId: id,
+      ssoConnectionId: sso?.connectionId ?? null,
+      targets: [id]
+    })
+    return new Session({ id, token, expiresAt })
+  })
 
   /** A new account, in the caller's transaction; 409 `email_taken` when the email has one. */
-  const createUser = (input: { readonly email: string; readonly name: string; readonly passwordHash: string }, at: Date) =>
-    Effect.gen(function*() {
-      const id = yield* makeId("usr")
-      return toUser(yield* users.insert({ id, ...input, createdAt: at, updatedAt: at }))
-    })
+  const createUser = Effect.fn("Accounts.createUser")(function*(input: { readonly email: string; readonly name: string; readonly passwordHash: string }, at: Date) {
+    const id = yield* makeId("usr")
+    return toUser(yield* users.insert({ id, ...input, createdAt: at, updatedAt: at }))
+  })
 
   /**
    * In the caller's transaction, for an SSO sign-in whose verified identity has the account's email while nobody
@@ -118,17 +116,16 @@ const make = Effect.gen(function*() {
    * memberships created is deleted, so whoever made it with someone else's address keeps no way in; from now on its
    * email is proven. Answers the ids of the API keys deleted.
    */
-  const reclaim = (userId: UserId, at: Date) =>
-    Effect.gen(function*() {
-      yield* users.update({ id: userId, passwordHash: crypto.unusablePasswordHash, updatedAt: at })
-      yield* sessions.revokeAll({ userId, at })
-      const revoked: Array<string> = []
-      for (const organizationId of yield* memberships.activeOrganizationsOf(userId)) {
-        revoked.push(...(yield* apiKeys.revokeForPerson({ organizationId, userId })))
-      }
-      yield* users.markEmailVerified({ id: userId, at })
-      return revoked
-    })
+  const reclaim = Effect.fn("Accounts.reclaim")(function*(userId: UserId, at: Date) {
+    yield* users.update({ id: userId, passwordHash: crypto.unusablePasswordHash, updatedAt: at })
+    yield* sessions.revokeAll({ userId, at })
+    const revoked: Array<string> = []
+    for (const organizationId of yield* memberships.activeOrganizationsOf(userId)) {
+      revoked.push(...(yield* apiKeys.revokeForPerson({ organizationId, userId })))
+    }
+    yield* users.markEmailVerified({ id: userId, at })
+    return revoked
+  })
 
   /**
    * Checks the account's password, re-entered to confirm a change (a new password, email, the account's deletion),
@@ -157,33 +154,32 @@ const make = Effect.gen(function*() {
    * checked (the email's being taken included): past it, 429 with `Retry-After`, so the 409 `email_taken` answer
    * cannot be used to test a list of emails faster than the limit, nor sign-up to make accounts in bulk.
    */
-  const signUp = (input: { readonly email: string; readonly password: string; readonly name: string }, address: string) =>
-    Effect.gen(function*() {
-      const decision = yield* orUnavailable(limiter.hit(`sign-up:address:${addressBlock(address)}`, settings.signUpsPerHour, Duration.hours(1)))
-      if (!decision.allowed) {
-        const seconds = decision.retryAfterSeconds
-        return yield* RateLimited.after(seconds, `Too many sign-ups from this address; retry in ${seconds} seconds.`)
-      }
-      // A closed instance still lets its very first account in: someone has to invite the others.
-      if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) return yield* signupDisabled()
-      // A password account for an enforcing organization's domain could never sign in with it, and would be
-      // the account that domain's SSO later links to: such people get their account from SSO (JIT).
-      const enforced = yield* orUnavailable(enforcement.forEmail(input.email))
-      if (Option.isSome(enforced)) return yield* ssoRequired(enforced.value.connectionId, input.email)
-      const passwordHash = yield* crypto.hashPassword(input.password)
-      return yield* transaction(
-        Effect.gen(function*() {
-          // Counted again under a lock of the instance's own: two sign-ups racing for the first account of a
-          // closed instance would both count none and both get in (READ COMMITTED).
-          if (!settings.signupEnabled) {
-            yield* lockLimit("first_account", "instance")
-            if ((yield* users.count) > 0) return yield* signupDisabled()
-          }
-          const user = yield* createUser({ email: input.email, name: input.name, passwordHash }, yield* now)
-          return { user, session: yield* startSession(user, null) }
-        })
-      )
-    })
+  const signUp = Effect.fn("Accounts.signUp")(function*(input: { readonly email: string; readonly password: string; readonly name: string }, address: string) {
+    const decision = yield* orUnavailable(limiter.hit(`sign-up:address:${addressBlock(address)}`, settings.signUpsPerHour, Duration.hours(1)))
+    if (!decision.allowed) {
+      const seconds = decision.retryAfterSeconds
+      return yield* RateLimited.after(seconds, `Too many sign-ups from this address; retry in ${seconds} seconds.`)
+    }
+    // A closed instance still lets its very first account in: someone has to invite the others.
+    if (!settings.signupEnabled && (yield* orUnavailable(users.count)) > 0) return yield* signupDisabled()
+    // A password account for an enforcing organization's domain could never sign in with it, and would be
+    // the account that domain's SSO later links to: such people get their account from SSO (JIT).
+    const enforced = yield* orUnavailable(enforcement.forEmail(input.email))
+    if (Option.isSome(enforced)) return yield* ssoRequired(enforced.value.connectionId, input.email)
+    const passwordHash = yield* crypto.hashPassword(input.password)
+    return yield* transaction(
+      Effect.gen(function*() {
+        // Counted again under a lock of the instance's own: two sign-ups racing for the first account of a
+        // closed instance would both count none and both get in (READ COMMITTED).
+        if (!settings.signupEnabled) {
+          yield* lockLimit("first_account", "instance")
+          if ((yield* users.count) > 0) return yield* signupDisabled()
+        }
+        const user = yield* createUser({ email: input.email, name: input.name, passwordHash }, yield* now)
+        return { user, session: yield* startSession(user, null) }
+      })
+    )
+  })
 
   /**
    * A failed password sign-in for a known person is a security event of each organization they belong to (an
@@ -201,44 +197,43 @@ const make = Effect.gen(function*() {
    * password check is throttled first (SignInThrottle): past a limit, 429 without checking it, alike for an email
    * with an account and one without.
    */
-  const signIn = (input: { readonly email: string; readonly password: string }, address: string) =>
-    Effect.gen(function*() {
-      const enforced = Option.getOrUndefined(yield* orUnavailable(enforcement.forEmail(input.email)))
-      if (enforced !== undefined && !enforced.ownersPasswordFallback) return yield* ssoRequired(enforced.connectionId, input.email)
-      const found = yield* orUnavailable(users.findByEmail(input.email))
-      const refused = yield* orUnavailable(throttle.attempt(input.email, address))
-      if (Option.isSome(refused)) {
-        // Once per email, address and window: a flood of refusals does not flood the log.
-        if (refused.value.first && Option.isSome(found)) yield* recordFailure("rate_limited", found.value)
-        const seconds = refused.value.retryAfterSeconds
-        return yield* RateLimited.after(seconds, `Too many failed sign-ins; retry in ${seconds} seconds.`)
-      }
-      const stored = Option.getOrUndefined(Option.map(found, (row) => row.passwordHash))
-      const ok = yield* crypto.verifyPassword(input.password, stored)
-      // Told only to whoever knows the password (a wrong one is the 401 any account gets), and counted as a failed
-      // attempt: the throttle's counts are not cleared by it.
-      if (ok && Option.exists(found, (row) => row.disabledAt !== null)) return yield* accountDisabled()
-      if (enforced !== undefined) {
-        const owner = ok && Option.isSome(found) &&
-          Option.exists(yield* orUnavailable(memberships.findActive(enforced.organizationId, { userId: found.value.id })), (row) => row.role === "owner")
-        if (!owner || Option.isNone(found)) return yield* ssoRequired(enforced.connectionId, input.email)
-        yield* orUnavailable(throttle.succeeded(input.email, address))
-        const session = yield* orUnavailable(startSession(found.value, enforced.organizationId))
-        return { user: toUser(found.value), session }
-      }
-      if (!ok || Option.isNone(found)) {
-        if (Option.isSome(found)) yield* recordFailure("invalid_password", found.value)
-        return yield* new Unauthorized()
-      }
-      return yield* orUnavailable(Effect.gen(function*() {
-        yield* throttle.succeeded(input.email, address)
-        const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
-        const session = yield* startSession(found.value, Option.getOrNull(organizationId))
-        return { user: toUser(found.value), session }
-      }))
-    })
+  const signIn = Effect.fn("Accounts.signIn")(function*(input: { readonly email: string; readonly password: string }, address: string) {
+    const enforced = Option.getOrUndefined(yield* orUnavailable(enforcement.forEmail(input.email)))
+    if (enforced !== undefined && !enforced.ownersPasswordFallback) return yield* ssoRequired(enforced.connectionId, input.email)
+    const found = yield* orUnavailable(users.findByEmail(input.email))
+    const refused = yield* orUnavailable(throttle.attempt(input.email, address))
+    if (Option.isSome(refused)) {
+      // Once per email, address and window: a flood of refusals does not flood the log.
+      if (refused.value.first && Option.isSome(found)) yield* recordFailure("rate_limited", found.value)
+      const seconds = refused.value.retryAfterSeconds
+      return yield* RateLimited.after(seconds, `Too many failed sign-ins; retry in ${seconds} seconds.`)
+    }
+    const stored = Option.getOrUndefined(Option.map(found, (row) => row.passwordHash))
+    const ok = yield* crypto.verifyPassword(input.password, stored)
+    // Told only to whoever knows the password (a wrong one is the 401 any account gets), and counted as a failed
+    // attempt: the throttle's counts are not cleared by it.
+    if (ok && Option.exists(found, (row) => row.disabledAt !== null)) return yield* accountDisabled()
+    if (enforced !== undefined) {
+      const owner = ok && Option.isSome(found) &&
+        Option.exists(yield* orUnavailable(memberships.findActive(enforced.organizationId, { userId: found.value.id })), (row) => row.role === "owner")
+      if (!owner || Option.isNone(found)) return yield* ssoRequired(enforced.connectionId, input.email)
+      yield* orUnavailable(throttle.succeeded(input.email, address))
+      const session = yield* orUnavailable(startSession(found.value, enforced.organizationId))
+      return { user: toUser(found.value), session }
+    }
+    if (!ok || Option.isNone(found)) {
+      if (Option.isSome(found)) yield* recordFailure("invalid_password", found.value)
+      return yield* new Unauthorized()
+    }
+    return yield* orUnavailable(Effect.gen(function*() {
+      yield* throttle.succeeded(input.email, address)
+      const organizationId = yield* memberships.oldestOrganizationOf(found.value.id)
+      const session = yield* startSession(found.value, Option.getOrNull(organizationId))
+      return { user: toUser(found.value), session }
+    }))
+  })
 
-  const signOut = (sessionId: SessionId) => Effect.flatMap(now, (at) => orUnavailable(sessions.revoke({ id: sessionId, at })))
+  const signOut = Effect.fn("Accounts.signOut")((sessionId: SessionId) => Effect.flatMap(now, (at) => orUnavailable(sessions.revoke({ id: sessionId, at }))))
 
   /** The instant before which an unused session has ended. */
   const idleSince = (at: Date) => new Date(at.getTime() - Duration.toMillis(settings.sessionIdleTimeout))
@@ -265,7 +260,7 @@ const make = Effect.gen(function*() {
   /** What `GET /v1/me` shows: authentication resolved all of it. */
   const me = (actor: Actor) => ({ user: actor.user, organization: actor.organization, membership: actor.membership })
 
-  const switchOrganization = (actor: Actor, sessionId: SessionId, organizationId: OrganizationId) =>
+  const switchOrganization = Effect.fn("Accounts.switchOrganization")((actor: Actor, sessionId: SessionId, organizationId: OrganizationId) =>
     transaction(
       Effect.gen(function*() {
         const member = yield* memberships.findActive(organizationId, { userId: actor.user.id })
@@ -279,44 +274,42 @@ const make = Effect.gen(function*() {
         yield* memberships.activate(sessionId, organizationId)
         return { user: actor.user, organization: organization.value, membership: toMembership(member.value) }
       })
-    )
+    ))
 
-  const updateName = (actor: Actor, name: string) =>
-    Effect.gen(function*() {
-      yield* orUnavailable(users.update({ id: actor.user.id, name, updatedAt: yield* now }))
-      const user = toUser({ ...actor.user, name })
-      yield* AuditRecorder.describeChange(User, toUser(actor.user), user)
-      return { ...me(actor), user }
-    })
+  const updateName = Effect.fn("Accounts.updateName")(function*(actor: Actor, name: string) {
+    yield* orUnavailable(users.update({ id: actor.user.id, name, updatedAt: yield* now }))
+    const user = toUser({ ...actor.user, name })
+    yield* AuditRecorder.describeChange(User, toUser(actor.user), user)
+    return { ...me(actor), user }
+  })
 
   /**
    * Checks the current password, sets the new one and signs out every other session, in one transaction; answers
    * how many ended and the API keys the person's memberships made, revoked with it when `revokeApiKeys`.
    */
-  const changePassword = (
+  const changePassword = Effect.fn("Accounts.changePassword")(function*(
     session: { readonly sessionId: SessionId; readonly userId: UserId },
     input: typeof ChangePasswordRequest.Type
-  ) =>
-    Effect.gen(function*() {
-      yield* confirmPassword(session.userId, input.currentPassword, "currentPassword")
-      const passwordHash = yield* crypto.hashPassword(input.newPassword)
-      const revokeApiKeys = input.revokeApiKeys === true
-      return yield* transaction(
-        Effect.gen(function*() {
-          const at = yield* now
-          yield* users.update({ id: session.userId, passwordHash, updatedAt: at })
-          const otherSessionsEnded = yield* sessions.revokeOthers({ userId: session.userId, keep: session.sessionId, at })
-          const held: Array<HeldApiKey> = []
-          for (const organizationId of yield* memberships.activeOrganizationsOf(session.userId)) {
-            held.push(...(yield* apiKeys.listForPerson({ organizationId, userId: session.userId })))
-            if (revokeApiKeys) yield* apiKeys.revokeForPerson({ organizationId, userId: session.userId })
-          }
-          return { otherSessionsEnded, apiKeys: held, apiKeysRevoked: revokeApiKeys }
-        })
-      )
-    })
+  ) {
+    yield* confirmPassword(session.userId, input.currentPassword, "currentPassword")
+    const passwordHash = yield* crypto.hashPassword(input.newPassword)
+    const revokeApiKeys = input.revokeApiKeys === true
+    return yield* transaction(
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* users.update({ id: session.userId, passwordHash, updatedAt: at })
+        const otherSessionsEnded = yield* sessions.revokeOthers({ userId: session.userId, keep: session.sessionId, at })
+        const held: Array<HeldApiKey> = []
+        for (const organizationId of yield* memberships.activeOrganizationsOf(session.userId)) {
+          held.push(...(yield* apiKeys.listForPerson({ organizationId, userId: session.userId })))
+          if (revokeApiKeys) yield* apiKeys.revokeForPerson({ organizationId, userId: session.userId })
+        }
+        return { otherSessionsEnded, apiKeys: held, apiKeysRevoked: revokeApiKeys }
+      })
+    )
+  })
 
-  const listOrganizations = (userId: UserId, query: PageQuery) => orUnavailable(memberships.listForUser(userId, query))
+  const listOrganizations = Effect.fn("Accounts.listOrganizations")((userId: UserId, query: PageQuery) => orUnavailable(memberships.listForUser(userId, query)))
 
   /**
    * `PUT /v1/me/email`, after the password: the account's new email, unproven (the proofs of the old one, to the

@@ -142,19 +142,20 @@ const make = Effect.gen(function*() {
     return { apiKey, key }
   })
 
-  const list = (caller: MemberContext, query: PageQuery) =>
-    Effect.andThen(authorize(caller, "apiKeys.manage"), orUnavailable(apiKeys.list(caller.organization.id, query)))
+  const list = Effect.fn("ApiKeys.list")(function*(caller: MemberContext, query: PageQuery) {
+    yield* authorize(caller, "apiKeys.manage")
+    return yield* orUnavailable(apiKeys.list(caller.organization.id, query))
+  })
 
-  const revoke = (caller: MemberContext, id: ApiKeyId) =>
-    Effect.gen(function*() {
-      yield* authorize(caller, "apiKeys.manage")
-      // The keys it made go with it, each named for the check at commit (revoking the caller's own key is decided here).
-      const removed = yield* transaction(
-        Effect.tap(apiKeys.revoke({ organizationId: caller.organization.id, id }), (rows) =>
-          Effect.forEach(rows, (row) => Authority.changedHere({ apiKeyId: row.id }), { discard: true }))
-      )
-      if (removed.length === 0) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
-    })
+  const revoke = Effect.fn("ApiKeys.revoke")(function*(caller: MemberContext, id: ApiKeyId) {
+    yield* authorize(caller, "apiKeys.manage")
+    // The keys it made go with it, each named for the check at commit (revoking the caller's own key is decided here).
+    const removed = yield* transaction(
+      Effect.tap(apiKeys.revoke({ organizationId: caller.organization.id, id }), (rows) =>
+        Effect.forEach(rows, (row) => Authority.changedHere({ apiKeyId: row.id }), { discard: true }))
+    )
+    if (removed.length === 0) return yield* new NotFound({ error: "api_key_not_found", message: "API key not found." })
+  })
 
   return { create, list, revoke } as const
 })

@@ -177,21 +177,20 @@ const makeApiKeysRepository = Effect.gen(function*() {
    * `authenticated_organization_id` would otherwise delete them with its row, by its foreign key): they count as
    * made outside SSO from then on, which is how SSO enforcement already treated another organization's SSO. How many.
    */
-  const forgetAuthenticatingOrganization = (organizationId: OrganizationId) =>
-    Effect.gen(function*() {
-      const others = yield* sql<{ organizationId: OrganizationId }>`
+  const forgetAuthenticatingOrganization = Effect.fn("ApiKeysRepository.forgetAuthenticatingOrganization")(function*(organizationId: OrganizationId) {
+    const others = yield* sql<{ organizationId: OrganizationId }>`
           /* instance-wide: the organizations holding keys made in the purged organization's SSO sessions (identity/OrganizationPurge.ts) */
           SELECT DISTINCT organization_id FROM api_keys
           WHERE authenticated_organization_id = ${organizationId} AND organization_id <> ${organizationId}`
-      let forgotten = 0
-      for (const other of others) {
-        const rows = yield* sql<{ id: ApiKeyId }>`UPDATE api_keys SET authenticated_organization_id = NULL, sso_connection_id = NULL
+    let forgotten = 0
+    for (const other of others) {
+      const rows = yield* sql<{ id: ApiKeyId }>`UPDATE api_keys SET authenticated_organization_id = NULL, sso_connection_id = NULL
               WHERE organization_id = ${other.organizationId} AND authenticated_organization_id = ${organizationId}
               RETURNING id`
-        forgotten += rows.length
-      }
-      return forgotten
-    })
+      forgotten += rows.length
+    }
+    return forgotten
+  })
 
   return {
     insert,

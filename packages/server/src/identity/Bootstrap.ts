@@ -40,63 +40,62 @@ const make = Effect.gen(function*() {
   const orgs = yield* Organizations
   const memberships = yield* Memberships
 
-  const createWorkspace = (
+  const createWorkspace = Effect.fn("Bootstrap.createWorkspace")(function*(
     clientAddress: string,
     input: { readonly workspaceName: string; readonly claimRoles?: ReadonlyArray<Role> | undefined; readonly ownerEmail?: string | undefined }
-  ) =>
-    Effect.gen(function*() {
-      const decision = yield* orUnavailable(limiter.hit(`bootstrap:workspace:${clientAddress}`, settings.bootstrapPerHour, Duration.hours(1)))
-      if (!decision.allowed) {
-        return yield* RateLimited.after(
-          decision.retryAfterSeconds,
-          `Too many workspaces from this address; retry in ${decision.retryAfterSeconds} seconds.`
-        )
-      }
-      return yield* transaction(
-        Effect.gen(function*() {
-          const createdAt = yield* now
-          const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(CLAIM_TTL))
-          const { membership, organization } = yield* orgs.insertWithMember({
-            name: input.workspaceName,
-            userId: null,
-            role: "owner",
-            provisional: true
-          })
-          // The request names no one and no organization: the event goes to the new workspace's log, by nobody known.
-          yield* describe({ organizationId: organization.id, anonymous: true })
-          const bootstrapId = yield* makeId("wbt")
-          yield* bootstraps.insertBootstrap({
-            id: bootstrapId,
-            organizationId: organization.id,
-            setupMembershipId: membership.id,
-            status: "provisional",
-            createdAt,
-            expiresAt
-          })
-          const claimLinks = yield* Effect.forEach(input.claimRoles ?? (["owner"] as const), (role) =>
-            Effect.gen(function*() {
-              const token = yield* crypto.newToken(CLAIM_TOKEN_PREFIX)
-              const id = yield* makeId("wcl")
-              yield* bootstraps.insertClaim({
-                id,
-                organizationId: organization.id,
-                bootstrapId,
-                role,
-                tokenHash: crypto.hashToken(token),
-                createdAt,
-                expiresAt
-              })
-              const url = new URL(`${publicUrl(settings)}/workspace-claim`)
-              url.searchParams.set("token", token)
-              if (role === "owner" && input.ownerEmail) url.searchParams.set("email", input.ownerEmail)
-              return new ClaimLink({ id, role, token, url: url.toString(), expiresAt })
-            }))
-          return { ok: true as const, organization, setup: { id: bootstrapId, expiresAt }, claimLinks }
-        })
+  ) {
+    const decision = yield* orUnavailable(limiter.hit(`bootstrap:workspace:${clientAddress}`, settings.bootstrapPerHour, Duration.hours(1)))
+    if (!decision.allowed) {
+      return yield* RateLimited.after(
+        decision.retryAfterSeconds,
+        `Too many workspaces from this address; retry in ${decision.retryAfterSeconds} seconds.`
       )
-    })
+    }
+    return yield* transaction(
+      Effect.gen(function*() {
+        const createdAt = yield* now
+        const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(CLAIM_TTL))
+        const { membership, organization } = yield* orgs.insertWithMember({
+          name: input.workspaceName,
+          userId: null,
+          role: "owner",
+          provisional: true
+        })
+        // The request names no one and no organization: the event goes to the new workspace's log, by nobody known.
+        yield* describe({ organizationId: organization.id, anonymous: true })
+        const bootstrapId = yield* makeId("wbt")
+        yield* bootstraps.insertBootstrap({
+          id: bootstrapId,
+          organizationId: organization.id,
+          setupMembershipId: membership.id,
+          status: "provisional",
+          createdAt,
+          expiresAt
+        })
+        const claimLinks = yield* Effect.forEach(input.claimRoles ?? (["owner"] as const), (role) =>
+          Effect.gen(function*() {
+            const token = yield* crypto.newToken(CLAIM_TOKEN_PREFIX)
+            const id = yield* makeId("wcl")
+            yield* bootstraps.insertClaim({
+              id,
+              organizationId: organization.id,
+              bootstrapId,
+              role,
+              tokenHash: crypto.hashToken(token),
+              createdAt,
+              expiresAt
+            })
+            const url = new URL(`${publicUrl(settings)}/workspace-claim`)
+            url.searchParams.set("token", token)
+            if (role === "owner" && input.ownerEmail) url.searchParams.set("email", input.ownerEmail)
+            return new ClaimLink({ id, role, token, url: url.toString(), expiresAt })
+          }))
+        return { ok: true as const, organization, setup: { id: bootstrapId, expiresAt }, claimLinks }
+      })
+    )
+  })
 
-  const acceptClaim = (input: { readonly token: string; readonly userId: UserId; readonly sessionId: SessionId }) =>
+  const acceptClaim = Effect.fn("Bootstrap.acceptClaim")((input: { readonly token: string; readonly userId: UserId; readonly sessionId: SessionId }) =>
     transaction(
       Effect.gen(function*() {
         const at = yield* now
@@ -132,7 +131,7 @@ const make = Effect.gen(function*() {
         yield* memberships.activate(input.sessionId, organizationId)
         return { ok: true as const, organization: Option.getOrThrow(organization), membership }
       })
-    )
+    ))
 
   return { createWorkspace, acceptClaim } as const
 })

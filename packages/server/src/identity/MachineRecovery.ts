@@ -13,14 +13,11 @@ import { requireMigrated } from "../platform/StoredSecrets.js"
 import { PasswordResets } from "./PasswordResets.js"
 
 /** What the command prints: the link, and where to use it (`ORGPLANE_PUBLIC_URL`, when set). */
-export const issue = (input: { readonly email: string; readonly latestMigration: number }) =>
-  Effect.gen(function*() {
-    yield* requireMigrated(input.latestMigration, "run this again")
-    const settings = yield* ServerConfig
-    const passwordReset = yield* Effect.flatMap(PasswordResets, (resets) => resets.issueOnMachine(input.email))
-    return { passwordReset, baseUrl: settings.publicUrl === undefined ? null : publicUrl(settings) }
-  }).pipe(
-    Effect.provide(
-      PasswordResets.layer.pipe(Layer.provideMerge(Layer.mergeAll(Crypto.layer, AuditRecorder.AuditRecorder.layer)), Layer.provideMerge(IdGenerator.Live))
-    )
-  )
+export const issue = Effect.fn("MachineRecovery.issue")(function*(input: { readonly email: string; readonly latestMigration: number }) {
+  yield* requireMigrated(input.latestMigration, "run this again")
+  const settings = yield* ServerConfig
+  const passwordReset = yield* Effect.flatMap(PasswordResets, (resets) => resets.issueOnMachine(input.email))
+  return { passwordReset, baseUrl: settings.publicUrl === undefined ? null : publicUrl(settings) }
+}, Effect.provide(
+  PasswordResets.layer.pipe(Layer.provideMerge(Layer.mergeAll(Crypto.layer, AuditRecorder.AuditRecorder.layer)), Layer.provideMerge(IdGenerator.Live))
+))

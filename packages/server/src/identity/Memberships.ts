@@ -37,25 +37,28 @@ const make = Effect.gen(function*() {
   const sessions = yield* SessionsRepository
 
   /** A new membership (`userId` null: the placeholder owner of a bootstrapped workspace). */
-  const join = (input: { readonly organizationId: OrganizationId; readonly userId: UserId | null; readonly role: Role }) =>
-    Effect.gen(function*() {
-      const id = yield* makeId("om")
-      return yield* memberships.insert({ id, ...input, createdAt: yield* now })
-    })
+  const join = Effect.fn("Memberships.join")(function*(input: { readonly organizationId: OrganizationId; readonly userId: UserId | null; readonly role: Role }) {
+    const id = yield* makeId("om")
+    return yield* memberships.insert({ id, ...input, createdAt: yield* now })
+  })
 
   /** Takes the organization's membership lock until the transaction ends (see the module comment). */
-  const lock = (organizationId: OrganizationId) => Effect.asVoid(organizations.lock(organizationId))
+  const lock = Effect.fn("Memberships.lock")((organizationId: OrganizationId) => Effect.asVoid(organizations.lock(organizationId)))
 
   /** Takes the lock, then reads the person's active membership as it is now. */
-  const lockAndRead = (organizationId: OrganizationId, who: { readonly userId: UserId }) =>
-    Effect.andThen(lock(organizationId), Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership)))
+  const lockAndRead = Effect.fn("Memberships.lockAndRead")(function*(organizationId: OrganizationId, who: { readonly userId: UserId }) {
+    yield* lock(organizationId)
+    return yield* Effect.map(memberships.findActive(organizationId, who), Option.map(toMembership))
+  })
 
   /**
    * Takes the lock, then reads in one statement what a change of one member by another decides on: both members
    * as they are now and the organization's number of owners (`ChangeState`).
    */
-  const lockForChange = (organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) =>
-    Effect.andThen(lock(organizationId), memberships.findForChange(organizationId, ids))
+  const lockForChange = Effect.fn("Memberships.lockForChange")(function*(organizationId: OrganizationId, ids: { readonly callerId: MembershipId; readonly targetId: MembershipId }) {
+    yield* lock(organizationId)
+    return yield* memberships.findForChange(organizationId, ids)
+  })
 
   /**
    * The changes below also tell the write's check at commit (platform/Authority.ts) that this transaction changed
@@ -63,16 +66,20 @@ const make = Effect.gen(function*() {
    */
   const changedHere = (membershipId: MembershipId, ended: boolean) => Authority.changedHere({ membershipId, ended })
 
-  const changeRole = (organizationId: OrganizationId, id: MembershipId, role: Role) =>
-    Effect.andThen(changedHere(id, false), Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt })))
+  const changeRole = Effect.fn("Memberships.changeRole")(function*(organizationId: OrganizationId, id: MembershipId, role: Role) {
+    yield* changedHere(id, false)
+    return yield* Effect.flatMap(now, (updatedAt) => memberships.changeRole({ organizationId, id, role, updatedAt }))
+  })
 
   /**
    * Ends a membership (leaving or being removed): it keeps its id with `removedAt` set, leaves every team, and
    * the API keys it created are revoked. Sessions acting in the organization fall back to another of the
    * person's organizations on their next request.
    */
-  const remove = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.andThen(changedHere(id, true), Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt })))
+  const remove = Effect.fn("Memberships.remove")(function*(organizationId: OrganizationId, id: MembershipId) {
+    yield* changedHere(id, true)
+    return yield* Effect.flatMap(now, (removedAt) => memberships.remove({ organizationId, id, removedAt }))
+  })
 
   /**
    * The directory (SCIM) deactivated the member: `suspended_at` set (the member stays, is not admitted and is no
@@ -81,30 +88,31 @@ const make = Effect.gen(function*() {
    * credentials belong to other areas: the caller also calls mcp's and capabilities' `forgetMember`.
    * False when there is no such active membership.
    */
-  const suspend = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.andThen(changedHere(id, true), Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at })))
+  const suspend = Effect.fn("Memberships.suspend")(function*(organizationId: OrganizationId, id: MembershipId) {
+    yield* changedHere(id, true)
+    return yield* Effect.flatMap(now, (at) => memberships.suspend({ organizationId, id, at }))
+  })
 
   /** The directory reactivated the member: `suspended_at` cleared. False when there is no such active membership. */
-  const restore = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.flatMap(now, (at) => memberships.restore({ organizationId, id, at }))
+  const restore = Effect.fn("Memberships.restore")((organizationId: OrganizationId, id: MembershipId) =>
+    Effect.flatMap(now, (at) => memberships.restore({ organizationId, id, at })))
 
   /**
    * The directory deleted the member: suspended as `suspend` does, then removed as `remove` does, `suspended_at`
    * kept so neither SSO JIT nor an invitation brings the person back (`isDeprovisioned`). The person (the users
    * row) is never deleted. False when there is no such active membership.
    */
-  const removeByDirectory = (organizationId: OrganizationId, id: MembershipId) =>
-    Effect.gen(function*() {
-      const at = yield* now
-      yield* changedHere(id, true)
-      if (!(yield* memberships.suspend({ organizationId, id, at }))) return false
-      yield* memberships.remove({ organizationId, id, removedAt: at })
-      return true
-    })
+  const removeByDirectory = Effect.fn("Memberships.removeByDirectory")(function*(organizationId: OrganizationId, id: MembershipId) {
+    const at = yield* now
+    yield* changedHere(id, true)
+    if (!(yield* memberships.suspend({ organizationId, id, at }))) return false
+    yield* memberships.remove({ organizationId, id, removedAt: at })
+    return true
+  })
 
   /** Makes the organization the one the session acts in. */
-  const activate = (sessionId: SessionId, organizationId: OrganizationId) =>
-    sessions.setActiveOrganization({ id: sessionId, organizationId })
+  const activate = Effect.fn("Memberships.activate")((sessionId: SessionId, organizationId: OrganizationId) =>
+    sessions.setActiveOrganization({ id: sessionId, organizationId }))
 
   return {
     join,
@@ -135,7 +143,7 @@ const make = Effect.gen(function*() {
     headcount: memberships.headcount,
     clearEmailProof: memberships.clearEmailProof,
     /** Every membership of the person in the organization, removed ones too, oldest first (rows, not members). */
-    allOf: (organizationId: OrganizationId, userId: UserId) => memberships.allOf({ organizationId, userId })
+    allOf: Effect.fn("Memberships.allOf")((organizationId: OrganizationId, userId: UserId) => memberships.allOf({ organizationId, userId }))
   } as const
 })
 

@@ -408,21 +408,20 @@ const makeMembershipsRepository = Effect.gen(function*() {
    * organization through `active_organization_id` and the membership), and the API keys the member created in the
    * organization deleted. False when there is no such active membership.
    */
-  const suspend = (input: typeof Scoped.Type & { readonly at: Date }) =>
-    Effect.gen(function*() {
-      const rows = yield* sql<{ userId: UserId | null }>`
+  const suspend = Effect.fn("MembershipsRepository.suspend")(function*(input: typeof Scoped.Type & { readonly at: Date }) {
+    const rows = yield* sql<{ userId: UserId | null }>`
           UPDATE memberships SET suspended_at = COALESCE(suspended_at, ${input.at}), updated_at = ${input.at}
           WHERE organization_id = ${input.organizationId} AND id = ${input.id} AND removed_at IS NULL
           RETURNING user_id`
-      const userId = rows[0]?.userId
-      if (rows.length === 0) return false
-      if (userId !== null && userId !== undefined) {
-        yield* sql`UPDATE sessions SET revoked_at = ${input.at}
+    const userId = rows[0]?.userId
+    if (rows.length === 0) return false
+    if (userId !== null && userId !== undefined) {
+      yield* sql`UPDATE sessions SET revoked_at = ${input.at}
                      WHERE user_id = ${userId} AND active_organization_id = ${input.organizationId} AND revoked_at IS NULL`
-      }
-      yield* sql`DELETE FROM api_keys WHERE organization_id = ${input.organizationId} AND membership_id = ${input.id}`
-      return true
-    })
+    }
+    yield* sql`DELETE FROM api_keys WHERE organization_id = ${input.organizationId} AND membership_id = ${input.id}`
+    return true
+  })
 
   /** Lifts the suspension of the active membership; false when there is no such active membership. */
   const restore = (input: typeof Scoped.Type & { readonly at: Date }) =>

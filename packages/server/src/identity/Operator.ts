@@ -43,16 +43,15 @@ const make = Effect.gen(function*() {
    * Passes for the members of the operator organization whose role may take the operator-only `action` (owners and
    * admins, per the policy table); anyone else: 403 `operator_only`.
    */
-  const require = (caller: MemberContext, action: Action) =>
-    Effect.gen(function*() {
-      const operator = yield* organizationId
-      if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
-        return yield* new Forbidden({
-          reason: "operator_only",
-          message: "Only owners and admins of the operator organization may do this."
-        })
-      }
-    })
+  const require = Effect.fn("Operator.require")(function*(caller: MemberContext, action: Action) {
+    const operator = yield* organizationId
+    if (!Option.contains(operator, caller.organization.id) || !can(caller, action)) {
+      return yield* new Forbidden({
+        reason: "operator_only",
+        message: "Only owners and admins of the operator organization may do this."
+      })
+    }
+  })
 
   /** Whether `token` is the instance's setup token: the configured one, else one the server logged and kept. */
   const isSetupToken = (token: string, at: Date) => {
@@ -66,31 +65,30 @@ const make = Effect.gen(function*() {
    * `POST /v1/admin/operator`: the caller's organization becomes the operator, if the token is the instance's, the
    * caller its owner, and nothing operates the instance yet; the kept setup tokens are spent with it.
    */
-  const claim = (caller: MemberContext, setupToken: string) =>
-    Effect.gen(function*() {
-      yield* authorize(caller, "admin.claimOperator")
-      if (Option.isSome(configured)) return yield* operatorExists()
-      return yield* transaction(Effect.gen(function*() {
-        const at = yield* now
-        if (Option.isSome(yield* repository.claimed)) return yield* operatorExists()
-        if (!(yield* isSetupToken(setupToken, at))) {
-          return yield* new Forbidden({
-            reason: "setup_token_invalid",
-            message: "This is not the instance's setup token (ORGPLANE_SETUP_TOKEN, or the one the server logged at its last start, valid 24 hours)."
-          })
-        }
-        const organizationId = caller.organization.id
-        if (caller.organization.provisional || (yield* bootstraps.isBootstrapped(organizationId))) {
-          return yield* new Conflict({
-            error: "operator_not_eligible",
-            message: "A workspace made by POST /v1/bootstrap/workspace cannot operate the instance (its claim links were an anonymous agent's to hand out): create an organization with POST /v1/organizations and claim with it."
-          })
-        }
-        if (!(yield* repository.claim(organizationId))) return yield* operatorExists()
-        yield* repository.spendSetupTokens
-        return { organization: Option.getOrThrow(yield* organizations.find(organizationId)) }
-      }))
-    })
+  const claim = Effect.fn("Operator.claim")(function*(caller: MemberContext, setupToken: string) {
+    yield* authorize(caller, "admin.claimOperator")
+    if (Option.isSome(configured)) return yield* operatorExists()
+    return yield* transaction(Effect.gen(function*() {
+      const at = yield* now
+      if (Option.isSome(yield* repository.claimed)) return yield* operatorExists()
+      if (!(yield* isSetupToken(setupToken, at))) {
+        return yield* new Forbidden({
+          reason: "setup_token_invalid",
+          message: "This is not the instance's setup token (ORGPLANE_SETUP_TOKEN, or the one the server logged at its last start, valid 24 hours)."
+        })
+      }
+      const organizationId = caller.organization.id
+      if (caller.organization.provisional || (yield* bootstraps.isBootstrapped(organizationId))) {
+        return yield* new Conflict({
+          error: "operator_not_eligible",
+          message: "A workspace made by POST /v1/bootstrap/workspace cannot operate the instance (its claim links were an anonymous agent's to hand out): create an organization with POST /v1/organizations and claim with it."
+        })
+      }
+      if (!(yield* repository.claim(organizationId))) return yield* operatorExists()
+      yield* repository.spendSetupTokens
+      return { organization: Option.getOrThrow(yield* organizations.find(organizationId)) }
+    }))
+  })
 
   /**
    * At start: a new setup token, kept hashed for 24 hours, while nothing operates the instance and no token is

@@ -42,80 +42,78 @@ export interface Purged {
 }
 
 /** One organization's purge at `at` (see the module comment); none when it is not due (restored meanwhile, or gone). */
-export const purgeOne = (organizationId: OrganizationId, at: Date) =>
-  Effect.gen(function*() {
-    const organizations = yield* OrganizationsRepository
-    const purge = yield* PurgeRepository
-    const sessions = yield* SessionsRepository
-    const apiKeys = yield* ApiKeysRepository
-    const limiter = yield* RateLimiter
-    const recorder = yield* AuditRecorder
-    const operator = yield* Operator
-    for (const table of yield* orUnavailable(purge.tenantTables)) {
-      for (;;) {
-        const deleted = yield* transaction(Effect.gen(function*() {
-          if (Option.isNone(yield* organizations.lockDue({ id: organizationId, at }))) return Option.none<number>()
-          const count = yield* purge.deleteBatch(table, organizationId, BATCH)
-          if (count > 0) yield* organizations.addPurged({ id: organizationId, table, count })
-          return Option.some(count)
-        }))
-        if (Option.isNone(deleted)) return Option.none<Purged>()
-        if (deleted.value < BATCH) break
-      }
+export const purgeOne = Effect.fn("OrganizationPurge.purgeOne")(function*(organizationId: OrganizationId, at: Date) {
+  const organizations = yield* OrganizationsRepository
+  const purge = yield* PurgeRepository
+  const sessions = yield* SessionsRepository
+  const apiKeys = yield* ApiKeysRepository
+  const limiter = yield* RateLimiter
+  const recorder = yield* AuditRecorder
+  const operator = yield* Operator
+  for (const table of yield* orUnavailable(purge.tenantTables)) {
+    for (;;) {
+      const deleted = yield* transaction(Effect.gen(function*() {
+        if (Option.isNone(yield* organizations.lockDue({ id: organizationId, at }))) return Option.none<number>()
+        const count = yield* purge.deleteBatch(table, organizationId, BATCH)
+        if (count > 0) yield* organizations.addPurged({ id: organizationId, table, count })
+        return Option.some(count)
+      }))
+      if (Option.isNone(deleted)) return Option.none<Purged>()
+      if (deleted.value < BATCH) break
     }
-    const operatorOrganization = yield* operator.organizationId
-    return yield* transaction(Effect.gen(function*() {
-      const due = yield* organizations.lockDue({ id: organizationId, at })
-      if (Option.isNone(due)) return Option.none<Purged>()
-      const { deletedAt, deletedBy, name, purgedRows } = due.value
-      const sessionsDeleted = yield* sessions.forgetOrganization(organizationId)
-      yield* apiKeys.forgetAuthenticatingOrganization(organizationId)
-      const windows = yield* limiter.clearMentioning(organizationId)
-      yield* organizations.remove(organizationId)
-      const rows: Record<string, number> = { ...purgedRows, organizations: 1 }
-      if (sessionsDeleted > 0) rows["sessions"] = sessionsDeleted
-      if (windows > 0) rows["rate_limits"] = windows
-      const record = `purged ${organizationId} (${JSON.stringify(name)}), deleted ${deletedAt?.toISOString() ?? "?"} by ${deletedBy ?? "?"}: ` +
-        `${totalOf(rows)} rows (${describeRows(rows)})`
-      if (Option.isSome(operatorOrganization) && operatorOrganization.value !== organizationId) {
-        yield* recorder.recordSystem({
-          organizationId: operatorOrganization.value,
-          job: "organization-purge",
-          action: "organization.purge",
-          targets: [organizationId],
-          reason: record
-        })
-      }
-      return Option.some<Purged>({ organizationId, rows, record })
-    }))
-  }).pipe(Effect.annotateLogs({ organizationId }))
+  }
+  const operatorOrganization = yield* operator.organizationId
+  return yield* transaction(Effect.gen(function*() {
+    const due = yield* organizations.lockDue({ id: organizationId, at })
+    if (Option.isNone(due)) return Option.none<Purged>()
+    const { deletedAt, deletedBy, name, purgedRows } = due.value
+    const sessionsDeleted = yield* sessions.forgetOrganization(organizationId)
+    yield* apiKeys.forgetAuthenticatingOrganization(organizationId)
+    const windows = yield* limiter.clearMentioning(organizationId)
+    yield* organizations.remove(organizationId)
+    const rows: Record<string, number> = { ...purgedRows, organizations: 1 }
+    if (sessionsDeleted > 0) rows["sessions"] = sessionsDeleted
+    if (windows > 0) rows["rate_limits"] = windows
+    const record = `purged ${organizationId} (${JSON.stringify(name)}), deleted ${deletedAt?.toISOString() ?? "?"} by ${deletedBy ?? "?"}: ` +
+      `${totalOf(rows)} rows (${describeRows(rows)})`
+    if (Option.isSome(operatorOrganization) && operatorOrganization.value !== organizationId) {
+      yield* recorder.recordSystem({
+        organizationId: operatorOrganization.value,
+        job: "organization-purge",
+        action: "organization.purge",
+        targets: [organizationId],
+        reason: record
+      })
+    }
+    return Option.some<Purged>({ organizationId, rows, record })
+  }))
+}, (effect, organizationId) => Effect.annotateLogs(effect, { organizationId }))
 
 /**
  * One run at `at`: unclaimed provisional workspaces past their lifetime are marked deleted (due at once), then every
  * organization due is purged, at most `ORGANIZATIONS_PER_RUN`. What each purge removed. The tests call it directly too.
  */
-export const run = (at: Date) =>
-  Effect.gen(function*() {
-    const settings = yield* ServerConfig
-    const organizations = yield* OrganizationsRepository
-    const madeBefore = new Date(at.getTime() - Duration.toMillis(settings.provisionalWorkspaceLifetime))
-    const expired = yield* transaction(organizations.expireUnclaimed({ madeBefore, at, limit: ORGANIZATIONS_PER_RUN }))
-    if (expired.length > 0) yield* Effect.logInfo(`Unclaimed provisional workspaces expired: ${expired.join(", ")}`)
-    const due = yield* orUnavailable(organizations.dueForPurge({ at, limit: ORGANIZATIONS_PER_RUN }))
-    const purged: Array<Purged> = []
-    for (const organizationId of due) {
-      const done = yield* purgeOne(organizationId, at).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.as(Effect.logWarning("The purge of an organization failed; the next run takes it up where it stopped", cause), Option.none<Purged>())
-        )
+export const run = Effect.fn("OrganizationPurge.run")(function*(at: Date) {
+  const settings = yield* ServerConfig
+  const organizations = yield* OrganizationsRepository
+  const madeBefore = new Date(at.getTime() - Duration.toMillis(settings.provisionalWorkspaceLifetime))
+  const expired = yield* transaction(organizations.expireUnclaimed({ madeBefore, at, limit: ORGANIZATIONS_PER_RUN }))
+  if (expired.length > 0) yield* Effect.logInfo(`Unclaimed provisional workspaces expired: ${expired.join(", ")}`)
+  const due = yield* orUnavailable(organizations.dueForPurge({ at, limit: ORGANIZATIONS_PER_RUN }))
+  const purged: Array<Purged> = []
+  for (const organizationId of due) {
+    const done = yield* purgeOne(organizationId, at).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logWarning("The purge of an organization failed; the next run takes it up where it stopped", cause), Option.none<Purged>())
       )
-      if (Option.isSome(done)) {
-        purged.push(done.value)
-        yield* Effect.logInfo(`Organization purge: ${done.value.record}`)
-      }
+    )
+    if (Option.isSome(done)) {
+      purged.push(done.value)
+      yield* Effect.logInfo(`Organization purge: ${done.value.record}`)
     }
-    return purged
-  })
+  }
+  return purged
+})
 
 /** The loop: a run every `ORGPLANE_ORGANIZATION_PURGE_INTERVAL`, each failure logged and the next run taken. */
 export const loop = Effect.gen(function*() {

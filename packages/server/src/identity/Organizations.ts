@@ -36,25 +36,24 @@ const make = Effect.gen(function*() {
   const operator = yield* Operator
 
   /** A new organization and its first member, in the caller's transaction. */
-  const insertWithMember = (input: {
+  const insertWithMember = Effect.fn("Organizations.insertWithMember")(function*(input: {
     readonly name: string
     readonly userId: UserId | null
     readonly role: Role
     readonly provisional: boolean
-  }) =>
-    Effect.gen(function*() {
-      const createdAt = yield* now
-      const organization = yield* organizations.insert({
-        id: yield* makeId("org"),
-        name: input.name,
-        plan: settings.defaultPlan,
-        provisional: input.provisional,
-        createdAt,
-        updatedAt: createdAt
-      })
-      const membership = yield* memberships.join({ organizationId: organization.id, userId: input.userId, role: input.role })
-      return { organization, membership }
+  }) {
+    const createdAt = yield* now
+    const organization = yield* organizations.insert({
+      id: yield* makeId("org"),
+      name: input.name,
+      plan: settings.defaultPlan,
+      provisional: input.provisional,
+      createdAt,
+      updatedAt: createdAt
     })
+    const membership = yield* memberships.join({ organizationId: organization.id, userId: input.userId, role: input.role })
+    return { organization, membership }
+  })
 
   /**
    * A person's organizations, one creation at a time until its transaction ends (`lockLimit`, keyed by the person):
@@ -86,20 +85,19 @@ const make = Effect.gen(function*() {
    * The operator's plan change. An organization that does not exist or is deleted is a 404 inside the transaction,
    * so that nothing (not its audit event) commits for it.
    */
-  const setPlan = (caller: MemberContext, organizationId: OrganizationId, plan: Plan) =>
-    Effect.gen(function*() {
-      yield* operator.require(caller, "organizations.setPlan")
-      return yield* transaction(Effect.gen(function*() {
-        yield* organizations.lock(organizationId)
-        const before = yield* organizations.find(organizationId)
-        const after = yield* organizations.update(organizationId, { plan }, yield* now)
-        if (Option.isNone(before) || Option.isNone(after)) {
-          return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
-        }
-        yield* AuditRecorder.describeChange(Organization, before.value, after.value)
-        return after.value
-      }))
-    })
+  const setPlan = Effect.fn("Organizations.setPlan")(function*(caller: MemberContext, organizationId: OrganizationId, plan: Plan) {
+    yield* operator.require(caller, "organizations.setPlan")
+    return yield* transaction(Effect.gen(function*() {
+      yield* organizations.lock(organizationId)
+      const before = yield* organizations.find(organizationId)
+      const after = yield* organizations.update(organizationId, { plan }, yield* now)
+      if (Option.isNone(before) || Option.isNone(after)) {
+        return yield* new NotFound({ error: "organization_not_found", message: "Organization not found." })
+      }
+      yield* AuditRecorder.describeChange(Organization, before.value, after.value)
+      return after.value
+    }))
+  })
 
   /** `GET /v1/organization`: the organization the caller acts in, with its profile and member count. */
   const details = Effect.fn("Organizations.details")(function*(caller: MemberContext) {

@@ -209,21 +209,21 @@ const make = Effect.gen(function*() {
   })
 
   /** Counts a recovery request against the client address; past the hourly limit, 429 with `Retry-After`. */
-  const countAddress = (address: string) =>
+  const countAddress = Effect.fn("PasswordResets.countAddress")((address: string) =>
     Effect.flatMap(orUnavailable(limiter.hit(addressKey(address), settings.recoveryRequestsPerAddress, RECOVERY_WINDOW)), (decision) =>
       decision.allowed
         ? Effect.void
-        : Effect.fail(RateLimited.after(decision.retryAfterSeconds, `Too many recovery requests from this address; retry in ${decision.retryAfterSeconds} seconds.`)))
+        : Effect.fail(RateLimited.after(decision.retryAfterSeconds, `Too many recovery requests from this address; retry in ${decision.retryAfterSeconds} seconds.`))))
 
   /** Counts a mail to `email` (by its hash: an address without an account counts alike); past the limit, 429. */
-  const countMail = (email: string) =>
+  const countMail = Effect.fn("PasswordResets.countMail")((email: string) =>
     Effect.flatMap(
       orUnavailable(limiter.hit(emailKey(crypto.hashToken(email.trim().toLowerCase())), settings.recoveryMailsPerEmail, RECOVERY_WINDOW)),
       (decision) =>
         decision.allowed
           ? Effect.void
           : Effect.fail(RateLimited.after(decision.retryAfterSeconds, `Too many recovery mails to this address; retry in ${decision.retryAfterSeconds} seconds.`))
-    )
+    ))
 
   /**
    * `POST /v1/auth/forgot-password`: mails a reset link to the address when an account has it. The answer is the

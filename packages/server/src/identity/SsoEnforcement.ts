@@ -178,10 +178,10 @@ const make = Effect.gen(function*() {
   })
 
   /** `forDomain` of an email's domain (an email without one is enforced by nobody). */
-  const forEmail = (email: string) => {
+  const forEmail = Effect.fn("SsoEnforcement.forEmail")((email: string) => {
     const domain = domainOf(email)
     return domain === undefined ? Effect.succeedNone : forDomain(domain)
-  }
+  })
 
   return { forDomain, forEmail, forSession, forApiKey } as const
 })

@@ -159,63 +159,61 @@ const make = Effect.gen(function*() {
 
   const checkUrl = (url: string) => checkUserMember(outbound, config.outboundAllowPrivate, ["baseUrl"], url)
 
-  const readCatalog = (principal: Principal, query: LlmCatalogQuery) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      if (query.provider === undefined) return catalog
-      const provider = catalogProvider(query.provider)
-      if (provider === undefined) return yield* catalogProviderNotFound(query.provider)
-      return { ...catalog, providers: [provider] }
-    })
+  const readCatalog = Effect.fn("LlmProviders.readCatalog")(function*(principal: Principal, query: LlmCatalogQuery) {
+    yield* authorize(principal, "llmProviders.use")
+    if (query.provider === undefined) return catalog
+    const provider = catalogProvider(query.provider)
+    if (provider === undefined) return yield* catalogProviderNotFound(query.provider)
+    return { ...catalog, providers: [provider] }
+  })
 
-  const create = (principal: Principal, input: CreateLlmProviderRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.create")
-      const fromCatalog = input.catalogProviderId === undefined ? undefined : catalogProvider(input.catalogProviderId)
-      if (input.catalogProviderId !== undefined && fromCatalog === undefined) {
-        return yield* InvalidRequest.field(["catalogProviderId"], `is not a provider of the LLM catalog (GET /v1/llm-provider-catalog lists them)`)
-      }
-      const apiStyle = input.apiStyle ?? fromCatalog?.apiStyle
-      const baseUrl = input.baseUrl ?? fromCatalog?.baseUrl
-      const missing = [
-        ...(apiStyle === undefined ? [{ path: ["apiStyle"], message: "is required for a custom provider (without catalogProviderId)" }] : []),
-        ...(baseUrl === undefined ? [{ path: ["baseUrl"], message: "is required for a custom provider (without catalogProviderId)" }] : [])
-      ]
-      if (missing.length > 0 || apiStyle === undefined || baseUrl === undefined) return yield* new InvalidRequest({ details: missing })
-      const models = yield* resolveModels(input.models, fromCatalog)
-      if (input.baseUrl !== undefined) yield* checkUrl(input.baseUrl)
-      const id = yield* makeId("llp")
-      const organizationId = principal.organization.id
-      const headers = input.headers ?? {}
-      const credential = input.apiKey === undefined ? undefined : yield* encryptCredential(organizationId, id, { type: "api_key", apiKey: input.apiKey })
-      const headersCiphertext = yield* encryptHeaders(organizationId, id, headers)
-      return yield* transaction(Effect.gen(function*() {
-        const at = yield* now
-        yield* repository.insert({
-          id,
-          organizationId,
-          name: input.name,
-          source: fromCatalog === undefined ? "custom" : "catalog",
-          catalogProviderId: fromCatalog?.id ?? null,
-          apiStyle,
-          baseUrl,
-          headerNames: Object.keys(headers),
-          headersCiphertext,
-          models,
-          credentialType: credential?.credentialType ?? null,
-          credentialCiphertext: credential?.credentialCiphertext ?? null,
-          credentialExpiresAt: credential?.credentialExpiresAt ?? null,
-          credentialUpdatedAt: credential === undefined ? null : at,
-          lastUsedAt: null,
-          createdByMembershipId: actingMembershipId(principal),
-          createdAt: at,
-          updatedAt: at
-        })
-        yield* access.grantCreator(principal, LlmProviderKind, id, at)
-        // Owners and admins see every provider: the row just written is there for them.
-        return yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die)
-      }))
-    })
+  const create = Effect.fn("LlmProviders.create")(function*(principal: Principal, input: CreateLlmProviderRequest) {
+    yield* authorize(principal, "llmProviders.create")
+    const fromCatalog = input.catalogProviderId === undefined ? undefined : catalogProvider(input.catalogProviderId)
+    if (input.catalogProviderId !== undefined && fromCatalog === undefined) {
+      return yield* InvalidRequest.field(["catalogProviderId"], `is not a provider of the LLM catalog (GET /v1/llm-provider-catalog lists them)`)
+    }
+    const apiStyle = input.apiStyle ?? fromCatalog?.apiStyle
+    const baseUrl = input.baseUrl ?? fromCatalog?.baseUrl
+    const missing = [
+      ...(apiStyle === undefined ? [{ path: ["apiStyle"], message: "is required for a custom provider (without catalogProviderId)" }] : []),
+      ...(baseUrl === undefined ? [{ path: ["baseUrl"], message: "is required for a custom provider (without catalogProviderId)" }] : [])
+    ]
+    if (missing.length > 0 || apiStyle === undefined || baseUrl === undefined) return yield* new InvalidRequest({ details: missing })
+    const models = yield* resolveModels(input.models, fromCatalog)
+    if (input.baseUrl !== undefined) yield* checkUrl(input.baseUrl)
+    const id = yield* makeId("llp")
+    const organizationId = principal.organization.id
+    const headers = input.headers ?? {}
+    const credential = input.apiKey === undefined ? undefined : yield* encryptCredential(organizationId, id, { type: "api_key", apiKey: input.apiKey })
+    const headersCiphertext = yield* encryptHeaders(organizationId, id, headers)
+    return yield* transaction(Effect.gen(function*() {
+      const at = yield* now
+      yield* repository.insert({
+        id,
+        organizationId,
+        name: input.name,
+        source: fromCatalog === undefined ? "custom" : "catalog",
+        catalogProviderId: fromCatalog?.id ?? null,
+        apiStyle,
+        baseUrl,
+        headerNames: Object.keys(headers),
+        headersCiphertext,
+        models,
+        credentialType: credential?.credentialType ?? null,
+        credentialCiphertext: credential?.credentialCiphertext ?? null,
+        credentialExpiresAt: credential?.credentialExpiresAt ?? null,
+        credentialUpdatedAt: credential === undefined ? null : at,
+        lastUsedAt: null,
+        createdByMembershipId: actingMembershipId(principal),
+        createdAt: at,
+        updatedAt: at
+      })
+      yield* access.grantCreator(principal, LlmProviderKind, id, at)
+      // Owners and admins see every provider: the row just written is there for them.
+      return yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die)
+    }))
+  })
 
   /** The provider as the principal sees it; 404 when missing, another organization's, or no grant reaches a member. */
   const read = (principal: Principal, id: LlmProviderId) =>
@@ -224,17 +222,18 @@ const make = Effect.gen(function*() {
         ? Effect.fail(LlmProviderKind.notFound())
         : Effect.succeed({ ok: true as const, item: viewToApi(found.value) }))
 
-  const get = (principal: Principal, id: LlmProviderId) =>
-    Effect.andThen(authorize(principal, "llmProviders.use"), orUnavailable(read(principal, id)))
+  const get = Effect.fn("LlmProviders.get")(function*(principal: Principal, id: LlmProviderId) {
+    yield* authorize(principal, "llmProviders.use")
+    return yield* orUnavailable(read(principal, id))
+  })
 
-  const list = (principal: Principal, query: LlmProviderListQuery) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      const base = reader(principal)
-      const filter = query.scope === "manageable" ? manageable(principal) : base.usable
-      const page = yield* orUnavailable(repository.list(principal.organization.id, query, { ...base, filter }))
-      return { items: page.items.map(viewToApi), nextCursor: page.nextCursor }
-    })
+  const list = Effect.fn("LlmProviders.list")(function*(principal: Principal, query: LlmProviderListQuery) {
+    yield* authorize(principal, "llmProviders.use")
+    const base = reader(principal)
+    const filter = query.scope === "manageable" ? manageable(principal) : base.usable
+    const page = yield* orUnavailable(repository.list(principal.organization.id, query, { ...base, filter }))
+    return { items: page.items.map(viewToApi), nextCursor: page.nextCursor }
+  })
 
   /**
    * The row as the principal may manage it: 404 when missing, another organization's, or no grant reaches a
@@ -250,114 +249,115 @@ const make = Effect.gen(function*() {
     })
   const lockManaged = (principal: Principal, id: LlmProviderId) => managed(principal, id, { lock: true })
 
-  const update = (principal: Principal, id: LlmProviderId, input: UpdateLlmProviderRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      if (input.baseUrl !== undefined) yield* checkUrl(input.baseUrl)
-      const headersCiphertext = input.headers === undefined ? undefined : yield* encryptHeaders(principal.organization.id, id, input.headers)
-      return yield* transaction(Effect.gen(function*() {
-        const row = yield* lockManaged(principal, id)
-        const before = yield* read(principal, id)
-        const fromCatalog = row.catalogProviderId === null ? undefined : catalogProvider(row.catalogProviderId)
-        if (row.catalogProviderId !== null && fromCatalog === undefined && input.models !== undefined) {
-          return yield* InvalidRequest.field(["models"], `cannot be checked: the LLM catalog no longer has the provider "${row.catalogProviderId}"`)
-        }
-        const models = input.models === undefined ? undefined : yield* resolveModels(input.models, fromCatalog)
-        const at = yield* now
-        yield* repository.update(principal.organization.id, id, {
-          name: input.name,
-          baseUrl: input.baseUrl,
-          headerNames: input.headers === undefined ? undefined : Object.keys(input.headers),
-          headersCiphertext,
-          models
-        }, at)
-        const after = yield* read(principal, id)
-        // Header values are secrets the provider never shows: a change of them is named, never stored.
-        yield* describeChange(LlmProvider, before.item, after.item, { secrets: input.headers === undefined ? [] : ["headers"] })
-        return after
-      }))
-    })
+  const update = Effect.fn("LlmProviders.update")(function*(principal: Principal, id: LlmProviderId, input: UpdateLlmProviderRequest) {
+    yield* authorize(principal, "llmProviders.use")
+    if (input.baseUrl !== undefined) yield* checkUrl(input.baseUrl)
+    const headersCiphertext = input.headers === undefined ? undefined : yield* encryptHeaders(principal.organization.id, id, input.headers)
+    return yield* transaction(Effect.gen(function*() {
+      const row = yield* lockManaged(principal, id)
+      const before = yield* read(principal, id)
+      const fromCatalog = row.catalogProviderId === null ? undefined : catalogProvider(row.catalogProviderId)
+      if (row.catalogProviderId !== null && fromCatalog === undefined && input.models !== undefined) {
+        return yield* InvalidRequest.field(["models"], `cannot be checked: the LLM catalog no longer has the provider "${row.catalogProviderId}"`)
+      }
+      const models = input.models === undefined ? undefined : yield* resolveModels(input.models, fromCatalog)
+      const at = yield* now
+      yield* repository.update(principal.organization.id, id, {
+        name: input.name,
+        baseUrl: input.baseUrl,
+        headerNames: input.headers === undefined ? undefined : Object.keys(input.headers),
+        headersCiphertext,
+        models
+      }, at)
+      const after = yield* read(principal, id)
+      // Header values are secrets the provider never shows: a change of them is named, never stored.
+      yield* describeChange(LlmProvider, before.item, after.item, { secrets: input.headers === undefined ? [] : ["headers"] })
+      return after
+    }))
+  })
 
-  const setCredential = (principal: Principal, id: LlmProviderId, input: SetLlmCredentialRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      const credential = yield* encryptCredential(principal.organization.id, id, input)
-      return yield* transaction(Effect.gen(function*() {
-        yield* lockManaged(principal, id)
-        const before = yield* read(principal, id)
-        yield* repository.setCredential(principal.organization.id, id, credential, yield* now)
-        const after = yield* read(principal, id)
-        yield* describeChange(LlmProvider, before.item, after.item, { secrets: ["credential"] })
-        return after
-      }))
-    })
+  const setCredential = Effect.fn("LlmProviders.setCredential")(function*(principal: Principal, id: LlmProviderId, input: SetLlmCredentialRequest) {
+    yield* authorize(principal, "llmProviders.use")
+    const credential = yield* encryptCredential(principal.organization.id, id, input)
+    return yield* transaction(Effect.gen(function*() {
+      yield* lockManaged(principal, id)
+      const before = yield* read(principal, id)
+      yield* repository.setCredential(principal.organization.id, id, credential, yield* now)
+      const after = yield* read(principal, id)
+      yield* describeChange(LlmProvider, before.item, after.item, { secrets: ["credential"] })
+      return after
+    }))
+  })
 
-  const remove = (principal: Principal, id: LlmProviderId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      yield* transaction(Effect.gen(function*() {
-        yield* lockManaged(principal, id)
-        yield* repository.remove(principal.organization.id, id)
-      }))
-    })
+  const remove = Effect.fn("LlmProviders.remove")(function*(principal: Principal, id: LlmProviderId) {
+    yield* authorize(principal, "llmProviders.use")
+    yield* transaction(Effect.gen(function*() {
+      yield* lockManaged(principal, id)
+      yield* repository.remove(principal.organization.id, id)
+    }))
+  })
 
   /**
    * The credential, to a caller a grant reaches. The hook for the audit log (issue 28): the one place a secret
    * leaves, with the principal, the provider and the time at hand.
    */
-  const connect = (principal: Principal, id: LlmProviderId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      const membershipId = actingMembershipId(principal)
-      if (membershipId !== null) {
-        const decision = yield* orUnavailable(limiter.hit(`llm-connect:${principal.organization.id}:${membershipId}`, connectPerMinute, "1 minute"))
-        if (!decision.allowed) {
-          return yield* RateLimited.after(decision.retryAfterSeconds, `Too many connect reads: at most ${connectPerMinute} a minute. Retry in ${decision.retryAfterSeconds} seconds.`)
-        }
+  const connect = Effect.fn("LlmProviders.connect")(function*(principal: Principal, id: LlmProviderId) {
+    yield* authorize(principal, "llmProviders.use")
+    const membershipId = actingMembershipId(principal)
+    if (membershipId !== null) {
+      const decision = yield* orUnavailable(limiter.hit(`llm-connect:${principal.organization.id}:${membershipId}`, connectPerMinute, "1 minute"))
+      if (!decision.allowed) {
+        return yield* RateLimited.after(decision.retryAfterSeconds, `Too many connect reads: at most ${connectPerMinute} a minute. Retry in ${decision.retryAfterSeconds} seconds.`)
       }
-      yield* orUnavailable(access.requireUsable(principal, LlmProviderKind, id))
-      const found = yield* orUnavailable(repository.view(principal.organization.id, id, reader(principal)))
-      if (Option.isNone(found)) return yield* LlmProviderKind.notFound()
-      const row = found.value as unknown as LlmProviderRow
-      const secrets = yield* secretsOf(row)
-      const at = yield* now
-      yield* orUnavailable(repository.touch(principal.organization.id, id, at))
-      const connection: LlmConnection = {
-        llmProviderId: row.id,
-        name: row.name,
-        apiStyle: row.apiStyle,
-        baseURL: row.baseUrl,
-        apiKey: secrets.type === "api_key" ? secrets.secret : null,
-        accessToken: secrets.type === "oauth" ? secrets.secret : null,
-        expiresAt: row.credentialExpiresAt,
-        headers: secrets.headers,
-        models: row.models
-      }
-      return connection
-    })
+    }
+    yield* orUnavailable(access.requireUsable(principal, LlmProviderKind, id))
+    const found = yield* orUnavailable(repository.view(principal.organization.id, id, reader(principal)))
+    if (Option.isNone(found)) return yield* LlmProviderKind.notFound()
+    const row = found.value as unknown as LlmProviderRow
+    const secrets = yield* secretsOf(row)
+    const at = yield* now
+    yield* orUnavailable(repository.touch(principal.organization.id, id, at))
+    const connection: LlmConnection = {
+      llmProviderId: row.id,
+      name: row.name,
+      apiStyle: row.apiStyle,
+      baseURL: row.baseUrl,
+      apiKey: secrets.type === "api_key" ? secrets.secret : null,
+      accessToken: secrets.type === "oauth" ? secrets.secret : null,
+      expiresAt: row.credentialExpiresAt,
+      headers: secrets.headers,
+      models: row.models
+    }
+    return connection
+  })
 
-  const test = (principal: Principal, id: LlmProviderId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "llmProviders.use")
-      const row = yield* orUnavailable(managed(principal, id, { lock: false }))
-      const secrets = yield* secretsOf(row)
-      const offered = new Set(yield* listModels(outbound, {
-        apiStyle: row.apiStyle,
-        baseUrl: row.baseUrl,
-        credential: { type: secrets.type, secret: secrets.secret },
-        headers: secrets.headers
-      }))
-      const present = row.models.filter((model) => offered.has(model.id)).map((model) => model.id)
-      const missing = row.models.filter((model) => !offered.has(model.id)).map((model) => model.id)
-      return { ok: missing.length === 0, present, missing, upstreamModelCount: offered.size }
-    })
+  const test = Effect.fn("LlmProviders.test")(function*(principal: Principal, id: LlmProviderId) {
+    yield* authorize(principal, "llmProviders.use")
+    const row = yield* orUnavailable(managed(principal, id, { lock: false }))
+    const secrets = yield* secretsOf(row)
+    const offered = new Set(yield* listModels(outbound, {
+      apiStyle: row.apiStyle,
+      baseUrl: row.baseUrl,
+      credential: { type: secrets.type, secret: secrets.secret },
+      headers: secrets.headers
+    }))
+    const present = row.models.filter((model) => offered.has(model.id)).map((model) => model.id)
+    const missing = row.models.filter((model) => !offered.has(model.id)).map((model) => model.id)
+    return { ok: missing.length === 0, present, missing, upstreamModelCount: offered.size }
+  })
 
-  const grant = (principal: Principal, id: LlmProviderId, input: CreateAccessGrantRequest) =>
-    Effect.andThen(authorize(principal, "llmProviders.use"), orUnavailable(access.grant(principal, LlmProviderKind, id, input)))
-  const listGrants = (principal: Principal, id: LlmProviderId, query: AccessListQuery) =>
-    Effect.andThen(authorize(principal, "llmProviders.use"), access.listGrants(principal, LlmProviderKind, id, query))
-  const revoke = (principal: Principal, id: LlmProviderId, grantId: string) =>
-    Effect.andThen(authorize(principal, "llmProviders.use"), orUnavailable(access.revoke(principal, LlmProviderKind, id, grantId)))
+  const grant = Effect.fn("LlmProviders.grant")(function*(principal: Principal, id: LlmProviderId, input: CreateAccessGrantRequest) {
+    yield* authorize(principal, "llmProviders.use")
+    return yield* orUnavailable(access.grant(principal, LlmProviderKind, id, input))
+  })
+  const listGrants = Effect.fn("LlmProviders.listGrants")(function*(principal: Principal, id: LlmProviderId, query: AccessListQuery) {
+    yield* authorize(principal, "llmProviders.use")
+    return yield* access.listGrants(principal, LlmProviderKind, id, query)
+  })
+  const revoke = Effect.fn("LlmProviders.revoke")(function*(principal: Principal, id: LlmProviderId, grantId: string) {
+    yield* authorize(principal, "llmProviders.use")
+    return yield* orUnavailable(access.revoke(principal, LlmProviderKind, id, grantId))
+  })
 
   return { readCatalog, create, list, get, update, setCredential, remove, connect, test, grant, listGrants, revoke } as const
 })

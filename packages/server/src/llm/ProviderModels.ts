@@ -71,39 +71,38 @@ export const requestHeaders = (target: Target): Record<string, string> => {
 }
 
 /** The ids of the models the provider lists. */
-export const listModels = (outbound: OutboundService, target: Target): Effect.Effect<ReadonlyArray<string>, LlmProviderApiError> =>
-  Effect.gen(function*() {
-    const secrets = [target.credential.secret, ...Object.values(target.headers)]
-    const headers = requestHeaders(target)
-    const ids: Array<string> = []
-    let after: string | undefined
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const url = target.apiStyle === "anthropic"
-        ? `${target.baseUrl}/v1/models?limit=1000${after === undefined ? "" : `&after_id=${encodeURIComponent(after)}`}`
-        : `${target.baseUrl}/models`
-      const answer = yield* outbound.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)), {
-        destination: "user",
-        timeout: TIMEOUT,
-        maxBodyBytes: MAX_ANSWER_BYTES,
-        followRedirects: false
-      }).pipe(Effect.mapError(fromOutbound))
-      if (answer.status < 200 || answer.status > 299) {
-        const quoted = excerpt(answer.body, secrets)
-        return yield* Effect.fail(failure(
-          `Listing the provider's models failed: ${answer.status}${quoted === "" ? "" : ` ${quoted}`}`,
-          answer.status === 429 || answer.status >= 500,
-          answer.status
-        ))
-      }
-      const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(
-        Effect.flatMap(Schema.decodeUnknown(ModelList)),
-        Effect.mapError(() =>
-          failure(`Listing the provider's models failed: the provider answered ${answer.status} with something that is not a model list ({"data": [{"id": ...}]}).`, false, answer.status)
-        )
-      )
-      ids.push(...parsed.data.map((model) => model.id))
-      if (target.apiStyle !== "anthropic" || parsed.has_more !== true || !parsed.last_id) break
-      after = parsed.last_id
+export const listModels = Effect.fn("ProviderModels.listModels")(function*(outbound: OutboundService, target: Target): Effect.fn.Return<ReadonlyArray<string>, LlmProviderApiError> {
+  const secrets = [target.credential.secret, ...Object.values(target.headers)]
+  const headers = requestHeaders(target)
+  const ids: Array<string> = []
+  let after: string | undefined
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const url = target.apiStyle === "anthropic"
+      ? `${target.baseUrl}/v1/models?limit=1000${after === undefined ? "" : `&after_id=${encodeURIComponent(after)}`}`
+      : `${target.baseUrl}/models`
+    const answer = yield* outbound.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeaders(headers)), {
+      destination: "user",
+      timeout: TIMEOUT,
+      maxBodyBytes: MAX_ANSWER_BYTES,
+      followRedirects: false
+    }).pipe(Effect.mapError(fromOutbound))
+    if (answer.status < 200 || answer.status > 299) {
+      const quoted = excerpt(answer.body, secrets)
+      return yield* Effect.fail(failure(
+        `Listing the provider's models failed: ${answer.status}${quoted === "" ? "" : ` ${quoted}`}`,
+        answer.status === 429 || answer.status >= 500,
+        answer.status
+      ))
     }
-    return ids
-  })
+    const parsed = yield* Effect.try(() => JSON.parse(new TextDecoder().decode(answer.body)) as unknown).pipe(
+      Effect.flatMap(Schema.decodeUnknown(ModelList)),
+      Effect.mapError(() =>
+        failure(`Listing the provider's models failed: the provider answered ${answer.status} with something that is not a model list ({"data": [{"id": ...}]}).`, false, answer.status)
+      )
+    )
+    ids.push(...parsed.data.map((model) => model.id))
+    if (target.apiStyle !== "anthropic" || parsed.has_more !== true || !parsed.last_id) break
+    after = parsed.last_id
+  }
+  return ids
+})

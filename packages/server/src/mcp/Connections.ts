@@ -115,45 +115,43 @@ export const present = (
 }
 
 /** Rows as their reader sees them, with the reader's own credentials on the `per_member` ones read in one statement. */
-export const presentViews = (
+export const presentViews = Effect.fn("McpConnections.presentViews")(function*(
   connections: Context.Tag.Service<ConnectionsRepository>,
   principal: Principal,
   views: ReadonlyArray<McpConnectionView>,
   presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
-) =>
-  Effect.gen(function*() {
-    const me = actingMembershipId(principal)
-    const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
-    const credentials = me === null || perMember.length === 0
-      ? []
-      : yield* connections.memberCredentials(principal.organization.id, me, perMember)
-    const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
-    return views.map((view) => present(view, byConnection.get(view.id), presets))
-  })
+) {
+  const me = actingMembershipId(principal)
+  const perMember = views.filter((view) => view.credentialMode === "per_member").map((view) => view.id)
+  const credentials = me === null || perMember.length === 0
+    ? []
+    : yield* connections.memberCredentials(principal.organization.id, me, perMember)
+  const byConnection = new Map(credentials.map((credential) => [credential.mcpConnectionId, credential]))
+  return views.map((view) => present(view, byConnection.get(view.id), presets))
+})
 
 /**
  * The servers the `mcp` config objects `ids` declare, each matched to a connection the principal can see (for a
  * member, one a grant reaches), by config object: three statements whatever the number of objects.
  */
-export const cloudConnections = (
+export const cloudConnections = Effect.fn("McpConnections.cloudConnections")(function*(
   connections: Context.Tag.Service<ConnectionsRepository>,
   access: Context.Tag.Service<Access>,
   principal: Principal,
   ids: ReadonlyArray<ConfigObjectId>,
   presets: ReadonlyArray<McpPreset> = Presets.BUILT_IN
-) =>
-  Effect.gen(function*() {
-    const byObject = new Map<string, Array<typeof CloudConnection.Type>>()
-    if (ids.length === 0) return byObject
-    const definitions = yield* connections.mcpDefinitions(principal.organization.id, ids)
-    const usable = access.usable(principal, McpConnectionKind, "c")
-    const views = yield* connections.all(principal.organization.id, { usable, visible: access.visible(principal, McpConnectionKind, "c") })
-    const visible = yield* presentViews(connections, principal, views, presets)
-    for (const definition of definitions) {
-      byObject.set(definition.configObjectId, CloudReadiness.match(definition.configObjectId, CloudReadiness.serversOf(definition.payload, definition.title), visible))
-    }
-    return byObject
-  })
+) {
+  const byObject = new Map<string, Array<typeof CloudConnection.Type>>()
+  if (ids.length === 0) return byObject
+  const definitions = yield* connections.mcpDefinitions(principal.organization.id, ids)
+  const usable = access.usable(principal, McpConnectionKind, "c")
+  const views = yield* connections.all(principal.organization.id, { usable, visible: access.visible(principal, McpConnectionKind, "c") })
+  const visible = yield* presentViews(connections, principal, views, presets)
+  for (const definition of definitions) {
+    byObject.set(definition.configObjectId, CloudReadiness.match(definition.configObjectId, CloudReadiness.serversOf(definition.payload, definition.title), visible))
+  }
+  return byObject
+})
 
 /**
  * The credential members a change may give, by the connection's stored `authType` (so the schema cannot say them),
@@ -250,63 +248,60 @@ const make = Effect.gen(function*() {
       }
     })
 
-  const create = (principal: Principal, input: CreateMcpConnectionRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "mcp.manage")
-      // The schema's union gives each `authType` its credential members, and only those.
-      const credentialMode = input.credentialMode ?? "shared"
-      const apiKey = input.authType === "apikey" ? input.apiKey : undefined
-      yield* checkUrl(input.url)
-      const live = input.authType !== "oauth"
-      if (live) yield* liveCheck(input.name, input.url, apiKey)
-      const checkedAt = live ? yield* now : null
-      const organizationId = principal.organization.id
-      const id = yield* makeId("emc")
-      const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey, SecretColumns.mcpApiKey, organizationId, id)
-      const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true, organizationId, id) : undefined
-      return yield* transaction(
-        Effect.gen(function*() {
-          const at = yield* now
-          yield* connections.insert({
-            id,
-            organizationId,
-            name: input.name,
-            url: input.url,
-            authType: input.authType,
-            credentialMode,
-            apiKeyCiphertext,
-            connectedAt: checkedAt,
-            credentialHealth: live ? "ready" : "unknown",
-            credentialCheckedAt: checkedAt,
-            createdByMembershipId: actingMembershipId(principal),
-            createdAt: at,
-            updatedAt: at
-          })
-          if (oauth !== undefined) yield* connections.setOAuth({ organizationId, id }, at, oauth)
-          // Just written in this transaction: a missing row would be a bug.
-          return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
+  const create = Effect.fn("McpConnections.create")(function*(principal: Principal, input: CreateMcpConnectionRequest) {
+    yield* authorize(principal, "mcp.manage")
+    // The schema's union gives each `authType` its credential members, and only those.
+    const credentialMode = input.credentialMode ?? "shared"
+    const apiKey = input.authType === "apikey" ? input.apiKey : undefined
+    yield* checkUrl(input.url)
+    const live = input.authType !== "oauth"
+    if (live) yield* liveCheck(input.name, input.url, apiKey)
+    const checkedAt = live ? yield* now : null
+    const organizationId = principal.organization.id
+    const id = yield* makeId("emc")
+    const apiKeyCiphertext = apiKey === undefined ? null : yield* encrypt(apiKey, SecretColumns.mcpApiKey, organizationId, id)
+    const oauth = input.authType === "oauth" ? yield* oauthChanges(input.oauth, input.url, true, organizationId, id) : undefined
+    return yield* transaction(
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* connections.insert({
+          id,
+          organizationId,
+          name: input.name,
+          url: input.url,
+          authType: input.authType,
+          credentialMode,
+          apiKeyCiphertext,
+          connectedAt: checkedAt,
+          credentialHealth: live ? "ready" : "unknown",
+          credentialCheckedAt: checkedAt,
+          createdByMembershipId: actingMembershipId(principal),
+          createdAt: at,
+          updatedAt: at
         })
-      )
-    })
-
-  const list = (principal: Principal, query: McpConnectionListQuery) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "mcp.read")
-      const scope = query.scope ?? "usable"
-      if (scope === "manageable") yield* authorize(principal, "mcp.manage")
-      return yield* orUnavailable(
-        Effect.gen(function*() {
-          const page = yield* connections.list(principal.organization.id, query, readerOf(principal, scope))
-          return { items: yield* presentAll(principal, page.items), nextCursor: page.nextCursor }
-        })
-      )
-    })
-
-  const get = (principal: Principal, id: ExternalMcpConnectionId) =>
-    Effect.andThen(
-      authorize(principal, "mcp.read"),
-      orUnavailable(Effect.map(read(principal, id), (item) => ({ ok: true as const, item })))
+        if (oauth !== undefined) yield* connections.setOAuth({ organizationId, id }, at, oauth)
+        // Just written in this transaction: a missing row would be a bug.
+        return { ok: true as const, item: yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die) }
+      })
     )
+  })
+
+  const list = Effect.fn("McpConnections.list")(function*(principal: Principal, query: McpConnectionListQuery) {
+    yield* authorize(principal, "mcp.read")
+    const scope = query.scope ?? "usable"
+    if (scope === "manageable") yield* authorize(principal, "mcp.manage")
+    return yield* orUnavailable(
+      Effect.gen(function*() {
+        const page = yield* connections.list(principal.organization.id, query, readerOf(principal, scope))
+        return { items: yield* presentAll(principal, page.items), nextCursor: page.nextCursor }
+      })
+    )
+  })
+
+  const get = Effect.fn("McpConnections.get")(function*(principal: Principal, id: ExternalMcpConnectionId) {
+    yield* authorize(principal, "mcp.read")
+    return yield* orUnavailable(Effect.map(read(principal, id), (item) => ({ ok: true as const, item })))
+  })
 
   /** The row of a connection an owner or admin changes, read outside a transaction (checks come before writes). */
   const managed = (principal: Principal, id: ExternalMcpConnectionId) =>
@@ -317,101 +312,98 @@ const make = Effect.gen(function*() {
       return row.value
     })
 
-  const update = (principal: Principal, id: ExternalMcpConnectionId, input: UpdateMcpConnectionRequest) =>
-    Effect.gen(function*() {
-      const row = yield* managed(principal, id)
-      // The stored `authType` decides which credential members apply (the schema refuses an empty change).
-      yield* refuse(credentialRules(row, input))
-      const url = input.url ?? row.url
-      const urlChanged = input.url !== undefined && input.url !== row.url
-      if (urlChanged) yield* checkUrl(url)
-      const live = row.authType !== "oauth" && (urlChanged || input.apiKey !== undefined)
-      if (live) {
-        const apiKey = input.apiKey ??
-          (row.apiKeyCiphertext === null
-            ? undefined
-            : yield* crypto.decrypt(row.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, principal.organization.id, row.id)))
-        yield* liveCheck(input.name ?? row.name, url, apiKey)
-      }
-      const checkedAt = live ? yield* now : undefined
-      const apiKeyCiphertext = input.apiKey === undefined
-        ? undefined
-        : yield* encrypt(input.apiKey, SecretColumns.mcpApiKey, principal.organization.id, row.id)
-      const oauth = row.authType === "oauth" && input.oauth !== undefined
-        ? yield* oauthChanges(input.oauth, url, false, principal.organization.id, row.id)
-        : undefined
-      const scoped = { organizationId: principal.organization.id, id: row.id }
-      return yield* transaction(
-        Effect.gen(function*() {
-          const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
-          if (Option.isNone(locked)) return yield* notFound()
-          // What was checked (or decided on) must still be what is stored: another change may have come between.
-          if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
-            return yield* changedMeanwhile()
-          }
-          const before = yield* read(principal, scoped.id)
-          const at = yield* now
-          yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
-          if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
-          if (oauth !== undefined) yield* connections.setOAuth(scoped, at, oauth)
-          const after = yield* read(principal, scoped.id)
-          // The API key and the OAuth client's secret are never shown: a change of them is named, not stored.
-          const secrets = [...(input.apiKey === undefined ? [] : ["apiKey"]), ...(input.oauth?.clientSecret === undefined ? [] : ["oauth.clientSecret"])]
-          yield* describeChange(McpConnection, before, after, { secrets })
-          return { ok: true as const, item: after }
+  const update = Effect.fn("McpConnections.update")(function*(principal: Principal, id: ExternalMcpConnectionId, input: UpdateMcpConnectionRequest) {
+    const row = yield* managed(principal, id)
+    // The stored `authType` decides which credential members apply (the schema refuses an empty change).
+    yield* refuse(credentialRules(row, input))
+    const url = input.url ?? row.url
+    const urlChanged = input.url !== undefined && input.url !== row.url
+    if (urlChanged) yield* checkUrl(url)
+    const live = row.authType !== "oauth" && (urlChanged || input.apiKey !== undefined)
+    if (live) {
+      const apiKey = input.apiKey ??
+        (row.apiKeyCiphertext === null
+          ? undefined
+          : yield* crypto.decrypt(row.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, principal.organization.id, row.id)))
+      yield* liveCheck(input.name ?? row.name, url, apiKey)
+    }
+    const checkedAt = live ? yield* now : undefined
+    const apiKeyCiphertext = input.apiKey === undefined
+      ? undefined
+      : yield* encrypt(input.apiKey, SecretColumns.mcpApiKey, principal.organization.id, row.id)
+    const oauth = row.authType === "oauth" && input.oauth !== undefined
+      ? yield* oauthChanges(input.oauth, url, false, principal.organization.id, row.id)
+      : undefined
+    const scoped = { organizationId: principal.organization.id, id: row.id }
+    return yield* transaction(
+      Effect.gen(function*() {
+        const locked = yield* connections.lockRow(scoped.organizationId, scoped.id)
+        if (Option.isNone(locked)) return yield* notFound()
+        // What was checked (or decided on) must still be what is stored: another change may have come between.
+        if ((live || urlChanged) && (locked.value.url !== row.url || locked.value.apiKeyCiphertext !== row.apiKeyCiphertext)) {
+          return yield* changedMeanwhile()
+        }
+        const before = yield* read(principal, scoped.id)
+        const at = yield* now
+        yield* connections.update(scoped, at, { name: input.name, url: input.url, apiKeyCiphertext, checkedAt })
+        if (row.authType === "oauth" && urlChanged) yield* connections.forgetServer(scoped, at)
+        if (oauth !== undefined) yield* connections.setOAuth(scoped, at, oauth)
+        const after = yield* read(principal, scoped.id)
+        // The API key and the OAuth client's secret are never shown: a change of them is named, not stored.
+        const secrets = [...(input.apiKey === undefined ? [] : ["apiKey"]), ...(input.oauth?.clientSecret === undefined ? [] : ["oauth.clientSecret"])]
+        yield* describeChange(McpConnection, before, after, { secrets })
+        return { ok: true as const, item: after }
+      })
+    )
+  })
+
+  const remove = Effect.fn("McpConnections.remove")(function*(principal: Principal, id: ExternalMcpConnectionId) {
+    yield* authorize(principal, "mcp.manage")
+    const deleted = yield* transaction(connections.remove({ organizationId: principal.organization.id, id }))
+    if (!deleted) return yield* notFound()
+  })
+
+  const getToolPolicy = Effect.fn("McpConnections.getToolPolicy")((principal: Principal, id: ExternalMcpConnectionId) => Effect.map(managed(principal, id), toolPolicyOf))
+
+  const setToolPolicy = Effect.fn("McpConnections.setToolPolicy")(function*(principal: Principal, id: ExternalMcpConnectionId, input: typeof UpdateMcpToolPolicyRequest.Type) {
+    yield* authorize(principal, "mcp.manage")
+    const organizationId = principal.organization.id
+    return yield* transaction(
+      Effect.gen(function*() {
+        const locked = yield* connections.lockRow(organizationId, id)
+        if (Option.isNone(locked)) return yield* notFound()
+        const policy = new McpToolPolicy({
+          allDisabled: input.allDisabled,
+          disabledTools: [...new Set<string>(input.disabledTools)],
+          updatedByOrgMembershipId: actingMembershipId(principal),
+          updatedAt: yield* now
         })
-      )
-    })
-
-  const remove = (principal: Principal, id: ExternalMcpConnectionId) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "mcp.manage")
-      const deleted = yield* transaction(connections.remove({ organizationId: principal.organization.id, id }))
-      if (!deleted) return yield* notFound()
-    })
-
-  const getToolPolicy = (principal: Principal, id: ExternalMcpConnectionId) => Effect.map(managed(principal, id), toolPolicyOf)
-
-  const setToolPolicy = (principal: Principal, id: ExternalMcpConnectionId, input: typeof UpdateMcpToolPolicyRequest.Type) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "mcp.manage")
-      const organizationId = principal.organization.id
-      return yield* transaction(
-        Effect.gen(function*() {
-          const locked = yield* connections.lockRow(organizationId, id)
-          if (Option.isNone(locked)) return yield* notFound()
-          const policy = new McpToolPolicy({
-            allDisabled: input.allDisabled,
-            disabledTools: [...new Set<string>(input.disabledTools)],
-            updatedByOrgMembershipId: actingMembershipId(principal),
-            updatedAt: yield* now
-          })
-          yield* connections.setToolPolicy({ organizationId, id }, policy.updatedAt!, {
-            allDisabled: policy.allDisabled,
-            disabledTools: policy.disabledTools,
-            updatedBy: policy.updatedByOrgMembershipId
-          })
-          yield* describeChange(McpToolPolicy, toolPolicyOf(locked.value), policy)
-          return policy
+        yield* connections.setToolPolicy({ organizationId, id }, policy.updatedAt!, {
+          allDisabled: policy.allDisabled,
+          disabledTools: policy.disabledTools,
+          updatedBy: policy.updatedByOrgMembershipId
         })
-      )
-    })
+        yield* describeChange(McpToolPolicy, toolPolicyOf(locked.value), policy)
+        return policy
+      })
+    )
+  })
 
   /** Grants go through `Access` like every shared kind, behind the organization policy: owners and admins only. */
-  const grant = (principal: Principal, id: ExternalMcpConnectionId, input: Parameters<typeof access.grant>[3]) =>
-    Effect.andThen(authorize(principal, "mcp.manage"), access.grant(principal, McpConnectionKind, id, input))
+  const grant = Effect.fn("McpConnections.grant")(function*(principal: Principal, id: ExternalMcpConnectionId, input: Parameters<typeof access.grant>[3]) {
+    yield* authorize(principal, "mcp.manage")
+    return yield* access.grant(principal, McpConnectionKind, id, input)
+  })
 
-  const listGrants = (principal: Principal, id: ExternalMcpConnectionId, query: Parameters<typeof access.listGrants>[3]) =>
-    Effect.andThen(
-      authorize(principal, "mcp.manage"),
-      access.listGrants(principal, McpConnectionKind, id, query)
-    )
+  const listGrants = Effect.fn("McpConnections.listGrants")(function*(principal: Principal, id: ExternalMcpConnectionId, query: Parameters<typeof access.listGrants>[3]) {
+    yield* authorize(principal, "mcp.manage")
+    return yield* access.listGrants(principal, McpConnectionKind, id, query)
+  })
 
-  const revoke = (principal: Principal, id: ExternalMcpConnectionId, grantId: string) =>
-    Effect.andThen(
-      authorize(principal, "mcp.manage"),
-      access.revoke(principal, McpConnectionKind, id, grantId)
-    )
+  const revoke = Effect.fn("McpConnections.revoke")(function*(principal: Principal, id: ExternalMcpConnectionId, grantId: string) {
+    yield* authorize(principal, "mcp.manage")
+    return yield* access.revoke(principal, McpConnectionKind, id, grantId)
+  })
 
   return { create, list, get, update, remove, getToolPolicy, setToolPolicy, grant, listGrants, revoke } as const
 })

@@ -280,10 +280,9 @@ const makeConnectionsRepository = Effect.gen(function*() {
    * authorizations, the discovered metadata and issuer review, and a client registered dynamically with the old
    * authorization server (a pre-registered or metadata-document client is the admin's and stays).
    */
-  const forgetServer = (scoped: Scoped, at: Date) =>
-    Effect.gen(function*() {
-      const { id, organizationId } = scoped
-      yield* sql`UPDATE mcp_connections SET
+  const forgetServer = Effect.fn("McpConnectionsRepository.forgetServer")(function*(scoped: Scoped, at: Date) {
+    const { id, organizationId } = scoped
+    yield* sql`UPDATE mcp_connections SET
             access_token_ciphertext = NULL, refresh_token_ciphertext = NULL, token_type = NULL, granted_scopes = '{}',
             token_expires_at = NULL, credential_version = credential_version + 1, credential_health = 'unknown',
             credential_health_reason = NULL, credential_checked_at = NULL, connected_at = NULL, oauth_metadata = NULL,
@@ -294,9 +293,9 @@ const makeConnectionsRepository = Effect.gen(function*() {
             oauth_registration_source = CASE WHEN oauth_registration_source = 'dynamic' THEN NULL ELSE oauth_registration_source END,
             updated_at = ${at}
           WHERE organization_id = ${organizationId} AND id = ${id}`
-      yield* sql`DELETE FROM mcp_member_credentials WHERE organization_id = ${organizationId} AND mcp_connection_id = ${id}`
-      yield* sql`DELETE FROM mcp_oauth_authorizations WHERE organization_id = ${organizationId} AND mcp_connection_id = ${id}`
-    })
+    yield* sql`DELETE FROM mcp_member_credentials WHERE organization_id = ${organizationId} AND mcp_connection_id = ${id}`
+    yield* sql`DELETE FROM mcp_oauth_authorizations WHERE organization_id = ${organizationId} AND mcp_connection_id = ${id}`
+  })
 
   /** Whether a row was deleted (its grants, member credentials and pending authorizations go with it: FKs cascade). */
   const remove = (scoped: Scoped) =>

@@ -196,38 +196,36 @@ const make = Effect.gen(function*() {
   }
 
   /** The OAuth access token for the caller, refreshed first when it expires within `REFRESH_WINDOW` (platform/TokenTiming.ts). */
-  const accessToken = (principal: Principal, connection: CredentialConnection) =>
-    Effect.gen(function*() {
-      if (connection.oauthIssuerReviewRequiredAt !== null) return yield* Effect.fail(notReady(Readiness.ISSUER_REVIEW))
-      const target = yield* targetOf(principal, connection)
-      const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
-      const problem = credentialProblem(connection, stored)
-      if (problem !== undefined || stored === undefined || stored.accessTokenCiphertext === null) {
-        return yield* Effect.fail(notReady(problem ?? "The connection has no credential."))
-      }
-      if (expiring(stored, yield* now)) return yield* refresh(connection, target, stored)
-      return yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)
-    })
+  const accessToken = Effect.fn("Credentials.accessToken")(function*(principal: Principal, connection: CredentialConnection) {
+    if (connection.oauthIssuerReviewRequiredAt !== null) return yield* Effect.fail(notReady(Readiness.ISSUER_REVIEW))
+    const target = yield* targetOf(principal, connection)
+    const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
+    const problem = credentialProblem(connection, stored)
+    if (problem !== undefined || stored === undefined || stored.accessTokenCiphertext === null) {
+      return yield* Effect.fail(notReady(problem ?? "The connection has no credential."))
+    }
+    if (expiring(stored, yield* now)) return yield* refresh(connection, target, stored)
+    return yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)
+  })
 
   /** The headers an MCP request of `principal` to this connection carries. */
-  const headersFor = (
+  const headersFor = Effect.fn("Credentials.headersFor")(function*(
     principal: Principal,
     connection: CredentialConnection
-  ): Effect.Effect<Record<string, string>, ConnectionNotReady | ServiceUnavailable> =>
-    Effect.gen(function*() {
-      switch (connection.authType) {
-        case "none":
-          return {}
-        case "apikey": {
-          if (connection.apiKeyCiphertext === null) {
-            return yield* Effect.fail(notReady("The connection has no API key: an admin sets one (PATCH /v1/mcp-connections/{connectionId})."))
-          }
-          return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, connection.organizationId, connection.id))}` }
+  ): Effect.fn.Return<Record<string, string>, ConnectionNotReady | ServiceUnavailable> {
+    switch (connection.authType) {
+      case "none":
+        return {}
+      case "apikey": {
+        if (connection.apiKeyCiphertext === null) {
+          return yield* Effect.fail(notReady("The connection has no API key: an admin sets one (PATCH /v1/mcp-connections/{connectionId})."))
         }
-        case "oauth":
-          return { authorization: `Bearer ${yield* accessToken(principal, connection)}` }
+        return { authorization: `Bearer ${yield* decrypt(connection.apiKeyCiphertext, bind(SecretColumns.mcpApiKey, connection.organizationId, connection.id))}` }
       }
-    })
+      case "oauth":
+        return { authorization: `Bearer ${yield* accessToken(principal, connection)}` }
+    }
+  })
 
   /**
    * After the MCP server refused the OAuth token a request carried (HTTP 401): the headers to retry with, once,
@@ -236,32 +234,31 @@ const make = Effect.gen(function*() {
    * `authorization_rejected` when the refresh itself was refused), which the connection's `needsReconnect` shows
    * and which stops its calls until someone connects again.
    */
-  const renewAfterRejection = (
+  const renewAfterRejection = Effect.fn("Credentials.renewAfterRejection")(function*(
     principal: Principal,
     connection: CredentialConnection,
     rejected: Readonly<Record<string, string>>
-  ): Effect.Effect<Option.Option<Record<string, string>>, ConnectionNotReady | ServiceUnavailable> =>
-    Effect.gen(function*() {
-      if (connection.authType !== "oauth") return Option.none()
-      const target = yield* targetOf(principal, connection)
-      const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
-      if (stored === undefined || stored.accessTokenCiphertext === null || stored.credentialHealth === "reconnect_required") {
-        return Option.none()
-      }
-      const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)}`
-      if (current !== rejected["authorization"]) return Option.some({ authorization: current })
-      if (stored.refreshTokenCiphertext !== null) {
-        const renewed = yield* refresh(connection, target, stored).pipe(
-          Effect.map((token) => `Bearer ${token}`),
-          // A refused refresh has marked the credential already.
-          Effect.catchTag("ConnectionNotReady", () => Effect.succeed(undefined))
-        )
-        if (renewed === undefined) return Option.none()
-        if (renewed !== rejected["authorization"]) return Option.some({ authorization: renewed })
-      }
-      yield* orUnavailable(repository.markReconnectRequired(target, stored.credentialVersion, "resource_rejected", yield* now))
+  ): Effect.fn.Return<Option.Option<Record<string, string>>, ConnectionNotReady | ServiceUnavailable> {
+    if (connection.authType !== "oauth") return Option.none()
+    const target = yield* targetOf(principal, connection)
+    const stored = Option.getOrUndefined(yield* orUnavailable(repository.find(target)))
+    if (stored === undefined || stored.accessTokenCiphertext === null || stored.credentialHealth === "reconnect_required") {
       return Option.none()
-    })
+    }
+    const current = `Bearer ${yield* decrypt(stored.accessTokenCiphertext, tokenBindings(target).access)}`
+    if (current !== rejected["authorization"]) return Option.some({ authorization: current })
+    if (stored.refreshTokenCiphertext !== null) {
+      const renewed = yield* refresh(connection, target, stored).pipe(
+        Effect.map((token) => `Bearer ${token}`),
+        // A refused refresh has marked the credential already.
+        Effect.catchTag("ConnectionNotReady", () => Effect.succeed(undefined))
+      )
+      if (renewed === undefined) return Option.none()
+      if (renewed !== rejected["authorization"]) return Option.some({ authorization: renewed })
+    }
+    yield* orUnavailable(repository.markReconnectRequired(target, stored.credentialVersion, "resource_rejected", yield* now))
+    return Option.none()
+  })
 
   return { headersFor, accessToken, renewAfterRejection } as const
 })

@@ -234,9 +234,12 @@ export const resolve = (query: string): Effect.Effect<McpResolveResult, never, O
 const make = Effect.gen(function*() {
   const presets = yield* McpPresets
   return {
-    resolve: (caller: MemberContext, query: string) => Effect.andThen(authorize(caller, "mcp.resolve"), resolve(query)),
-    presets: (caller: MemberContext) =>
-      Effect.as(authorize(caller, "mcp.read"), { presets })
+    resolve: Effect.fn("McpResolver.resolve")(function*(caller: MemberContext, query: string) {
+      yield* authorize(caller, "mcp.resolve")
+      return yield* resolve(query)
+    }),
+    presets: Effect.fn("McpResolver.presets")((caller: MemberContext) =>
+      Effect.as(authorize(caller, "mcp.read"), { presets }))
   }
 })
 

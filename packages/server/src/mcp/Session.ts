@@ -67,34 +67,33 @@ const describe = (error: unknown): string => {
  * A connected, initialized client, closed when the scope ends. Fails with `McpSessionError` (stage `initialize`)
  * when the server does not complete `initialize`.
  */
-export const open = (options: SessionOptions): Effect.Effect<Client, McpSessionError, Outbound | Scope.Scope> =>
-  Effect.gen(function*() {
-    const outbound = yield* Outbound
-    const timeout = Duration.decode(options.timeout ?? DEFAULT_TIMEOUT)
-    const guarded: FetchLike = outbound.fetchWith({
-      destination: "user",
-      timeout,
-      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-    })
-    const fetch = options.wrapFetch ? options.wrapFetch(guarded) : guarded
-    return yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async (signal) => {
-          const { Client, StreamableHTTPClientTransport } = await mcpSdk()
-          const transport = new StreamableHTTPClientTransport(new URL(options.url), {
-            fetch,
-            redirectPolicy: "follow",
-            requestInit: { headers: { ...options.headers } }
-          })
-          const client = new Client({ name: "orgplane", version: VERSION }, { capabilities: {} })
-          await client.connect(transport, { timeout: Duration.toMillis(timeout), signal })
-          return client
-        },
-        catch: (cause) => McpSessionError.of("initialize", cause)
-      }),
-      (client) => Effect.promise(() => client.close().catch(() => undefined))
-    )
+export const open = Effect.fn("Session.open")(function*(options: SessionOptions): Effect.fn.Return<Client, McpSessionError, Outbound | Scope.Scope> {
+  const outbound = yield* Outbound
+  const timeout = Duration.decode(options.timeout ?? DEFAULT_TIMEOUT)
+  const guarded: FetchLike = outbound.fetchWith({
+    destination: "user",
+    timeout,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   })
+  const fetch = options.wrapFetch ? options.wrapFetch(guarded) : guarded
+  return yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async (signal) => {
+        const { Client, StreamableHTTPClientTransport } = await mcpSdk()
+        const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+          fetch,
+          redirectPolicy: "follow",
+          requestInit: { headers: { ...options.headers } }
+        })
+        const client = new Client({ name: "orgplane", version: VERSION }, { capabilities: {} })
+        await client.connect(transport, { timeout: Duration.toMillis(timeout), signal })
+        return client
+      },
+      catch: (cause) => McpSessionError.of("initialize", cause)
+    }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  )
+})
 
 /** Runs one SDK call on an open client; a rejection becomes `McpSessionError` (stage `request`). */
 export const request = <A>(call: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, McpSessionError> =>

@@ -117,62 +117,60 @@ const make = Effect.gen(function*() {
         )
     )
 
-  const call = (caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) =>
-    Effect.gen(function*() {
-      const { row } = yield* prepare(caller, connectionId)
-      if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
-        const editor = row.toolPolicyUpdatedByMembershipId === null
-          ? undefined
-          : Option.getOrUndefined(yield* orUnavailable(memberships.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
-        return yield* Effect.fail(toolDisabled(row, request.toolName, editor?.name ?? editor?.email ?? undefined))
-      }
-      const headers = yield* credentials.headersFor(caller, row)
-      const referenceId = yield* currentRequestId
-      const attempt = (headers: Record<string, string>) =>
-        ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
-          Effect.mapError((failure) =>
-            new ToolExecutionFailed({
-              message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-              diagnostic: withConnectUrl(failure.diagnostic, row),
-              inspection: failure.inspection
-            })
-          )
+  const call = Effect.fn("ToolCalls.call")(function*(caller: MemberContext, connectionId: ExternalMcpConnectionId, request: McpToolCallRequest) {
+    const { row } = yield* prepare(caller, connectionId)
+    if (row.toolPolicyAllDisabled || row.toolPolicyDisabledTools.includes(request.toolName)) {
+      const editor = row.toolPolicyUpdatedByMembershipId === null
+        ? undefined
+        : Option.getOrUndefined(yield* orUnavailable(memberships.find({ organizationId: row.organizationId, id: row.toolPolicyUpdatedByMembershipId })))
+      return yield* Effect.fail(toolDisabled(row, request.toolName, editor?.name ?? editor?.email ?? undefined))
+    }
+    const headers = yield* credentials.headersFor(caller, row)
+    const referenceId = yield* currentRequestId
+    const attempt = (headers: Record<string, string>) =>
+      ToolRunner.run({ ...runnerInput(row, headers, referenceId), toolName: request.toolName, arguments: request.arguments }).pipe(
+        Effect.mapError((failure) =>
+          new ToolExecutionFailed({
+            message: `Could not run "${quote(request.toolName)}" on "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+            diagnostic: withConnectUrl(failure.diagnostic, row),
+            inspection: failure.inspection
+          })
         )
-      const run = yield* withRenewal(caller, row, headers, attempt).pipe(
-        Effect.provideService(Outbound, outbound),
-        Effect.provideService(ToolConfig, config)
       )
-      const response: McpToolCallResponse = run
-      return response
-    })
+    const run = yield* withRenewal(caller, row, headers, attempt).pipe(
+      Effect.provideService(Outbound, outbound),
+      Effect.provideService(ToolConfig, config)
+    )
+    const response: McpToolCallResponse = run
+    return response
+  })
 
-  const listTools = (caller: MemberContext, connectionId: ExternalMcpConnectionId) =>
-    Effect.gen(function*() {
-      const { row } = yield* prepare(caller, connectionId)
-      const headers = yield* credentials.headersFor(caller, row)
-      const referenceId = yield* currentRequestId
-      const attempt = (headers: Record<string, string>) =>
-        ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
-          Effect.mapError((failure) =>
-            new ToolCatalogFailed({
-              message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
-              diagnostic: withConnectUrl(failure.diagnostic, row)
-            })
-          )
+  const listTools = Effect.fn("ToolCalls.listTools")(function*(caller: MemberContext, connectionId: ExternalMcpConnectionId) {
+    const { row } = yield* prepare(caller, connectionId)
+    const headers = yield* credentials.headersFor(caller, row)
+    const referenceId = yield* currentRequestId
+    const attempt = (headers: Record<string, string>) =>
+      ToolRunner.listTools(runnerInput(row, headers, referenceId)).pipe(
+        Effect.mapError((failure) =>
+          new ToolCatalogFailed({
+            message: `Could not list the tools of "${quote(row.name)}": ${failure.diagnostic.message} Reference: ${referenceId}.`,
+            diagnostic: withConnectUrl(failure.diagnostic, row)
+          })
         )
-      const catalog = yield* withRenewal(caller, row, headers, attempt).pipe(
-        Effect.provideService(Outbound, outbound),
-        Effect.provideService(ToolConfig, config)
       )
-      const disabled = new Set(row.toolPolicyDisabledTools)
-      const response: McpToolCatalog = {
-        referenceId,
-        truncated: catalog.truncated,
-        tools: catalog.tools.map((tool) => ({ ...tool, disabled: row.toolPolicyAllDisabled || disabled.has(tool.name) })),
-        policy: toolPolicyOf(row)
-      }
-      return response
-    })
+    const catalog = yield* withRenewal(caller, row, headers, attempt).pipe(
+      Effect.provideService(Outbound, outbound),
+      Effect.provideService(ToolConfig, config)
+    )
+    const disabled = new Set(row.toolPolicyDisabledTools)
+    const response: McpToolCatalog = {
+      referenceId,
+      truncated: catalog.truncated,
+      tools: catalog.tools.map((tool) => ({ ...tool, disabled: row.toolPolicyAllDisabled || disabled.has(tool.name) })),
+      policy: toolPolicyOf(row)
+    }
+    return response
+  })
 
   return { call, listTools } as const
 })

@@ -96,84 +96,83 @@ export const limits = (requestMs: number) => (fetch: FetchLike): FetchLike => (i
 }
 
 /** Runs the tool; fails with `ToolRunFailed` (diagnostic and inspection) for anything but a successful result. */
-export const run = (input: RunInput): Effect.Effect<ToolRun, ToolRunFailed, Outbound | ToolConfig> =>
-  Effect.gen(function*() {
-    const { toolTimeout } = yield* ToolConfig
-    const clock = yield* Effect.clock
-    const now = () => clock.unsafeCurrentTimeMillis()
-    const toolMs = Duration.toMillis(toolTimeout)
-    const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), toolMs)
-    const started = now()
-    const inspector = Inspection.make({ now })
-    const credential: CredentialContext = {
-      mode: input.sharedCredential ? "shared" : "per_member",
-      authType: input.authType ?? "none"
-    }
-    const context = (): DiagnosticContext => ({
-      referenceId: input.referenceId,
-      url: input.url,
-      exchange: inspector.current().last,
-      credential
-    })
-
-    const call = Effect.scoped(
-      Effect.flatMap(
-        Session.open({
-          url: input.url,
-          headers: input.headers,
-          timeout: toolTimeout,
-          maxBodyBytes: SSE_CAP,
-          wrapFetch: (fetch) => inspector.wrap(limits(requestMs)(fetch))
-        }),
-        (client) =>
-          Session.request((signal) =>
-            // The SDK's own timeout a little after the guard's, so the guard's (with its reason) is the one seen.
-            client.callTool({ name: input.toolName, arguments: { ...input.arguments } }, undefined, { signal, timeout: toolMs + 1000 })
-          )
-      )
-    )
-    const outcome = yield* call.pipe(
-      Effect.timeoutFail({ duration: Duration.sum(toolTimeout, LIFECYCLE_MARGIN), onTimeout: () => "deadline" as const }),
-      Effect.either
-    )
-    const capture = yield* Effect.promise(() => inspector.settle())
-    const durationMs = Math.max(0, Math.round(now() - started))
-
-    let failure: ReturnType<typeof classifySessionError> | undefined
-    let providerText: string | undefined
-    if (outcome._tag === "Left") {
-      failure = outcome.left === "deadline" ? deadline(context()) : classifySessionError(outcome.left, context())
-    } else if (outcome.right.isError === true) {
-      const diagnosis = fromToolResult(outcome.right, context())
-      failure = diagnosis.diagnostic
-      providerText = diagnosis.providerText
-    }
-
-    const diagnostic = failure === undefined ? undefined : toDiagnostic(failure)
-    const { layer, summary } = diagnose(capture, diagnostic)
-    const inspection: ToolInspection = {
-      diagnosis: { summary },
-      ...(capture.request === undefined ? {} : { request: capture.request }),
-      ...(capture.response === undefined ? {} : { response: capture.response })
-    }
-
-    if (failure === undefined || diagnostic === undefined) {
-      yield* Effect.logDebug("MCP tool call succeeded").pipe(Effect.annotateLogs({ referenceId: input.referenceId, durationMs }))
-      return { referenceId: input.referenceId, durationMs, result: outcome._tag === "Right" ? outcome.right : null, inspection }
-    }
-    yield* Effect.logWarning("MCP tool call failed").pipe(
-      Effect.annotateLogs({
-        referenceId: input.referenceId,
-        code: diagnostic.code,
-        category: diagnostic.category,
-        phase: diagnostic.phase ?? "",
-        actionOwner: failure.owner,
-        layer,
-        ...(providerText === undefined || providerText === "" ? {} : { providerText })
-      })
-    )
-    return yield* new ToolRunFailed({ diagnostic, inspection, durationMs })
+export const run = Effect.fn("ToolRunner.run")(function*(input: RunInput): Effect.fn.Return<ToolRun, ToolRunFailed, Outbound | ToolConfig> {
+  const { toolTimeout } = yield* ToolConfig
+  const clock = yield* Effect.clock
+  const now = () => clock.unsafeCurrentTimeMillis()
+  const toolMs = Duration.toMillis(toolTimeout)
+  const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), toolMs)
+  const started = now()
+  const inspector = Inspection.make({ now })
+  const credential: CredentialContext = {
+    mode: input.sharedCredential ? "shared" : "per_member",
+    authType: input.authType ?? "none"
+  }
+  const context = (): DiagnosticContext => ({
+    referenceId: input.referenceId,
+    url: input.url,
+    exchange: inspector.current().last,
+    credential
   })
+
+  const call = Effect.scoped(
+    Effect.flatMap(
+      Session.open({
+        url: input.url,
+        headers: input.headers,
+        timeout: toolTimeout,
+        maxBodyBytes: SSE_CAP,
+        wrapFetch: (fetch) => inspector.wrap(limits(requestMs)(fetch))
+      }),
+      (client) =>
+        Session.request((signal) =>
+          // The SDK's own timeout a little after the guard's, so the guard's (with its reason) is the one seen.
+          client.callTool({ name: input.toolName, arguments: { ...input.arguments } }, undefined, { signal, timeout: toolMs + 1000 })
+        )
+    )
+  )
+  const outcome = yield* call.pipe(
+    Effect.timeoutFail({ duration: Duration.sum(toolTimeout, LIFECYCLE_MARGIN), onTimeout: () => "deadline" as const }),
+    Effect.either
+  )
+  const capture = yield* Effect.promise(() => inspector.settle())
+  const durationMs = Math.max(0, Math.round(now() - started))
+
+  let failure: ReturnType<typeof classifySessionError> | undefined
+  let providerText: string | undefined
+  if (outcome._tag === "Left") {
+    failure = outcome.left === "deadline" ? deadline(context()) : classifySessionError(outcome.left, context())
+  } else if (outcome.right.isError === true) {
+    const diagnosis = fromToolResult(outcome.right, context())
+    failure = diagnosis.diagnostic
+    providerText = diagnosis.providerText
+  }
+
+  const diagnostic = failure === undefined ? undefined : toDiagnostic(failure)
+  const { layer, summary } = diagnose(capture, diagnostic)
+  const inspection: ToolInspection = {
+    diagnosis: { summary },
+    ...(capture.request === undefined ? {} : { request: capture.request }),
+    ...(capture.response === undefined ? {} : { response: capture.response })
+  }
+
+  if (failure === undefined || diagnostic === undefined) {
+    yield* Effect.logDebug("MCP tool call succeeded").pipe(Effect.annotateLogs({ referenceId: input.referenceId, durationMs }))
+    return { referenceId: input.referenceId, durationMs, result: outcome._tag === "Right" ? outcome.right : null, inspection }
+  }
+  yield* Effect.logWarning("MCP tool call failed").pipe(
+    Effect.annotateLogs({
+      referenceId: input.referenceId,
+      code: diagnostic.code,
+      category: diagnostic.category,
+      phase: diagnostic.phase ?? "",
+      actionOwner: failure.owner,
+      layer,
+      ...(providerText === undefined || providerText === "" ? {} : { providerText })
+    })
+  )
+  return yield* new ToolRunFailed({ diagnostic, inspection, durationMs })
+})
 
 /** Bounds of a tool catalog read (the reference's): pages, tools, and the size of what one tool may carry. */
 export const CATALOG_LIMITS = {
@@ -221,69 +220,68 @@ const cut = (text: string, max: number) => (bytes(text) <= max ? text : Inspecti
  * tools (then `truncated`); a tool whose name is too long or whose input schema is too large is left out, and a
  * title or description too long is cut. Requests get 30 seconds each (or the tool timeout, if shorter).
  */
-export const listTools = (input: ListInput): Effect.Effect<ToolCatalog, ToolCatalogReadFailed, Outbound | ToolConfig> =>
-  Effect.gen(function*() {
-    const { toolTimeout } = yield* ToolConfig
-    const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), Duration.toMillis(toolTimeout))
-    const clock = yield* Effect.clock
-    const inspector = Inspection.make({ now: () => clock.unsafeCurrentTimeMillis() })
-    const read = Effect.scoped(
-      Effect.flatMap(
-        Session.open({
-          url: input.url,
-          headers: input.headers,
-          timeout: Duration.millis(requestMs),
-          maxBodyBytes: SSE_CAP,
-          wrapFetch: (fetch) => inspector.wrap(limits(requestMs)(fetch))
-        }),
-        (client) =>
-          Effect.gen(function*() {
-            const tools: Array<ListedTool> = []
-            let cursor: string | undefined
-            let truncated = false
-            for (let page = 0; ; page++) {
-              if (page >= CATALOG_LIMITS.pages) {
-                truncated = true
-                break
-              }
-              const answer = yield* Session.request((signal) =>
-                client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: requestMs + 1000 })
-              )
-              for (const tool of answer.tools) {
-                if (tools.length >= CATALOG_LIMITS.tools) {
-                  truncated = true
-                  break
-                }
-                if (bytes(tool.name) > CATALOG_LIMITS.nameBytes || bytes(tool.inputSchema) > CATALOG_LIMITS.schemaBytes) continue
-                tools.push({
-                  name: tool.name,
-                  ...(tool.title === undefined ? {} : { title: cut(tool.title, CATALOG_LIMITS.titleBytes) }),
-                  ...(tool.description === undefined ? {} : { description: cut(tool.description, CATALOG_LIMITS.descriptionBytes) }),
-                  inputSchema: tool.inputSchema,
-                  ...(tool.annotations === undefined ? {} : { annotations: { ...tool.annotations } })
-                })
-              }
-              cursor = answer.nextCursor
-              if (truncated || cursor === undefined || cursor === "") break
-              if (bytes(cursor) > CATALOG_LIMITS.cursorBytes) {
-                truncated = true
-                break
-              }
+export const listTools = Effect.fn("ToolRunner.listTools")(function*(input: ListInput): Effect.fn.Return<ToolCatalog, ToolCatalogReadFailed, Outbound | ToolConfig> {
+  const { toolTimeout } = yield* ToolConfig
+  const requestMs = Math.min(Duration.toMillis(REQUEST_TIMEOUT), Duration.toMillis(toolTimeout))
+  const clock = yield* Effect.clock
+  const inspector = Inspection.make({ now: () => clock.unsafeCurrentTimeMillis() })
+  const read = Effect.scoped(
+    Effect.flatMap(
+      Session.open({
+        url: input.url,
+        headers: input.headers,
+        timeout: Duration.millis(requestMs),
+        maxBodyBytes: SSE_CAP,
+        wrapFetch: (fetch) => inspector.wrap(limits(requestMs)(fetch))
+      }),
+      (client) =>
+        Effect.gen(function*() {
+          const tools: Array<ListedTool> = []
+          let cursor: string | undefined
+          let truncated = false
+          for (let page = 0; ; page++) {
+            if (page >= CATALOG_LIMITS.pages) {
+              truncated = true
+              break
             }
-            return { referenceId: input.referenceId, tools, truncated }
-          })
-      )
+            const answer = yield* Session.request((signal) =>
+              client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: requestMs + 1000 })
+            )
+            for (const tool of answer.tools) {
+              if (tools.length >= CATALOG_LIMITS.tools) {
+                truncated = true
+                break
+              }
+              if (bytes(tool.name) > CATALOG_LIMITS.nameBytes || bytes(tool.inputSchema) > CATALOG_LIMITS.schemaBytes) continue
+              tools.push({
+                name: tool.name,
+                ...(tool.title === undefined ? {} : { title: cut(tool.title, CATALOG_LIMITS.titleBytes) }),
+                ...(tool.description === undefined ? {} : { description: cut(tool.description, CATALOG_LIMITS.descriptionBytes) }),
+                inputSchema: tool.inputSchema,
+                ...(tool.annotations === undefined ? {} : { annotations: { ...tool.annotations } })
+              })
+            }
+            cursor = answer.nextCursor
+            if (truncated || cursor === undefined || cursor === "") break
+            if (bytes(cursor) > CATALOG_LIMITS.cursorBytes) {
+              truncated = true
+              break
+            }
+          }
+          return { referenceId: input.referenceId, tools, truncated }
+        })
     )
-    const outcome = yield* Effect.either(read)
-    if (outcome._tag === "Right") return outcome.right
-    const failure = classifySessionError(outcome.left, {
-      referenceId: input.referenceId,
-      url: input.url,
-      exchange: inspector.current().last,
-      credential: { mode: input.sharedCredential ? "shared" : "per_member", authType: input.authType ?? "none" }
-    })
-    yield* Effect.logWarning("MCP tool list failed").pipe(
-      Effect.annotateLogs({ referenceId: input.referenceId, code: failure.code, category: failure.category, phase: failure.phase ?? "", actionOwner: failure.owner })
-    )
-    return yield* new ToolCatalogReadFailed({ diagnostic: toDiagnostic(failure) })
+  )
+  const outcome = yield* Effect.either(read)
+  if (outcome._tag === "Right") return outcome.right
+  const failure = classifySessionError(outcome.left, {
+    referenceId: input.referenceId,
+    url: input.url,
+    exchange: inspector.current().last,
+    credential: { mode: input.sharedCredential ? "shared" : "per_member", authType: input.authType ?? "none" }
   })
+  yield* Effect.logWarning("MCP tool list failed").pipe(
+    Effect.annotateLogs({ referenceId: input.referenceId, code: failure.code, category: failure.category, phase: failure.phase ?? "", actionOwner: failure.owner })
+  )
+  return yield* new ToolCatalogReadFailed({ diagnostic: toDiagnostic(failure) })
+})

@@ -110,7 +110,7 @@ const make = Effect.gen(function*() {
     }))
   })
 
-  const changeRole = (caller: MemberContext, id: MembershipId, role: Role) =>
+  const changeRole = Effect.fn("Members.changeRole")((caller: MemberContext, id: MembershipId, role: Role) =>
     withLock(caller, id, (locked) =>
       Effect.gen(function*() {
         const { self, target } = locked
@@ -125,9 +125,9 @@ const make = Effect.gen(function*() {
         const member = new Member({ ...target, role })
         yield* describeChange(Member, target, member)
         return { member }
-      }))
+      })))
 
-  const remove = (caller: MemberContext, id: MembershipId) =>
+  const remove = Effect.fn("Members.remove")((caller: MemberContext, id: MembershipId) =>
     withLock(caller, id, (locked) =>
       Effect.gen(function*() {
         const { self, target } = locked
@@ -142,9 +142,9 @@ const make = Effect.gen(function*() {
         }
         yield* keepAnOwner(locked)
         yield* memberships.remove(target.organizationId, target.id)
-      }))
+      })))
 
-  const transferOwnership = (caller: MemberContext, id: MembershipId) =>
+  const transferOwnership = Effect.fn("Members.transferOwnership")((caller: MemberContext, id: MembershipId) =>
     withLock(caller, id, ({ caller: previous, self, target }) =>
       Effect.gen(function*() {
         yield* authorize(self, "members.transferOwnership")
@@ -158,7 +158,7 @@ const make = Effect.gen(function*() {
         yield* memberships.changeRole(target.organizationId, target.id, "owner")
         yield* memberships.changeRole(target.organizationId, self.membership.id, "admin")
         return { previousOwner: new Member({ ...previous, role: "admin" }), owner: new Member({ ...target, role: "owner" }) }
-      }))
+      })))
 
   return { list, get, getDirectorySettings, setDirectorySettings, changeRole, remove, transferOwnership } as const
 })

@@ -45,75 +45,73 @@ const make = Effect.gen(function*() {
 
   const ownerOf = (caller: MemberContext) => ({ organizationId: caller.organization.id, userId: caller.user.id })
 
-  const save = (caller: MemberContext, input: SaveMemoryRequest) =>
-    Effect.andThen(
-      allowed(caller),
-      transaction(
-        Effect.gen(function*() {
-          const id = yield* makeId("mem")
-          const at = yield* now
-          const organizationId = caller.organization.id
-          const row = {
-            id,
+  const save = Effect.fn("MemoryBank.save")(function*(caller: MemberContext, input: SaveMemoryRequest) {
+    yield* allowed(caller)
+    return yield* transaction(
+      Effect.gen(function*() {
+        const id = yield* makeId("mem")
+        const at = yield* now
+        const organizationId = caller.organization.id
+        const row = {
+          id,
+          organizationId,
+          userId: caller.user.id,
+          membershipId: caller.membership.id,
+          content: input.content,
+          tags: Array.dedupe(input.tags ?? []),
+          source: SOURCE,
+          scope: "user" as const,
+          createdAt: at,
+          updatedAt: at
+        }
+        yield* memories.insert(row)
+        const contexts = yield* Effect.forEach(input.contexts ?? [], (context, position) =>
+          Effect.map(makeId("mcx"), (contextId) => ({
+            id: contextId,
             organizationId,
-            userId: caller.user.id,
-            membershipId: caller.membership.id,
-            content: input.content,
-            tags: Array.dedupe(input.tags ?? []),
-            source: SOURCE,
-            scope: "user" as const,
-            createdAt: at,
-            updatedAt: at
-          }
-          yield* memories.insert(row)
-          const contexts = yield* Effect.forEach(input.contexts ?? [], (context, position) =>
-            Effect.map(makeId("mcx"), (contextId) => ({
-              id: contextId,
-              organizationId,
-              memoryId: id,
-              position,
-              snippet: context.snippet,
-              conversationId: context.conversation_id ?? null,
-              messageId: context.message_id ?? null,
-              origin: context.origin ?? null,
-              createdAt: at
-            })))
-          yield* memories.insertContexts(contexts)
-          const { content, createdAt, scope, source, tags, updatedAt } = row
-          return { memory: new Memory({ id, content, tags, source, scope, createdAt, updatedAt }, true) }
-        })
-      )
+            memoryId: id,
+            position,
+            snippet: context.snippet,
+            conversationId: context.conversation_id ?? null,
+            messageId: context.message_id ?? null,
+            origin: context.origin ?? null,
+            createdAt: at
+          })))
+        yield* memories.insertContexts(contexts)
+        const { content, createdAt, scope, source, tags, updatedAt } = row
+        return { memory: new Memory({ id, content, tags, source, scope, createdAt, updatedAt }, true) }
+      })
     )
+  })
 
-  const search = (caller: MemberContext, query: MemorySearchQuery) =>
-    Effect.gen(function*() {
-      yield* allowed(caller)
-      const text = anyWordQuery(query.q)
-      if (text === "") return { results: [] }
-      const results = yield* orUnavailable(
-        memories.search({ ...ownerOf(caller), text, limit: query.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT })
-      )
-      return { results }
-    })
+  const search = Effect.fn("MemoryBank.search")(function*(caller: MemberContext, query: MemorySearchQuery) {
+    yield* allowed(caller)
+    const text = anyWordQuery(query.q)
+    if (text === "") return { results: [] }
+    const results = yield* orUnavailable(
+      memories.search({ ...ownerOf(caller), text, limit: query.limit ?? DEFAULT_MEMORY_SEARCH_LIMIT })
+    )
+    return { results }
+  })
 
-  const list = (caller: MemberContext, query: MemoryListQuery) =>
-    Effect.andThen(allowed(caller), orUnavailable(memories.list(ownerOf(caller), query)))
+  const list = Effect.fn("MemoryBank.list")(function*(caller: MemberContext, query: MemoryListQuery) {
+    yield* allowed(caller)
+    return yield* orUnavailable(memories.list(ownerOf(caller), query))
+  })
 
-  const get = (caller: MemberContext, id: MemoryId) =>
-    Effect.gen(function*() {
-      yield* allowed(caller)
-      const memory = yield* orUnavailable(memories.get({ ...ownerOf(caller), id }))
-      if (memory === undefined) return yield* memoryNotFound()
-      return { memory }
-    })
+  const get = Effect.fn("MemoryBank.get")(function*(caller: MemberContext, id: MemoryId) {
+    yield* allowed(caller)
+    const memory = yield* orUnavailable(memories.get({ ...ownerOf(caller), id }))
+    if (memory === undefined) return yield* memoryNotFound()
+    return { memory }
+  })
 
   /** The memory row and its snippets go in one statement (the snippets cascade). */
-  const remove = (caller: MemberContext, id: MemoryId) =>
-    Effect.gen(function*() {
-      yield* allowed(caller)
-      const removed = yield* transaction(memories.remove({ ...ownerOf(caller), id }))
-      if (!removed) return yield* memoryNotFound()
-    })
+  const remove = Effect.fn("MemoryBank.remove")(function*(caller: MemberContext, id: MemoryId) {
+    yield* allowed(caller)
+    const removed = yield* transaction(memories.remove({ ...ownerOf(caller), id }))
+    if (!removed) return yield* memoryNotFound()
+  })
 
   return { save, search, list, get, remove } as const
 })

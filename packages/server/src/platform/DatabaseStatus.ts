@@ -21,11 +21,11 @@ const makeDatabaseStatus = Effect.gen(function*() {
   const down = yield* Ref.make(false)
   return {
     /** A unit of work found the database unavailable: the first report of an outage is a WARN, later ones DEBUG. */
-    unavailable: (failure: unknown) =>
+    unavailable: Effect.fn("DatabaseStatus.unavailable")((failure: unknown) =>
       Effect.flatMap(Ref.getAndSet(down, true), (wasDown) =>
         wasDown
           ? Effect.logDebug(`The database is still unavailable: ${describe(failure)}`)
-          : Effect.logWarning(`The database is unavailable: ${describe(failure)}`)),
+          : Effect.logWarning(`The database is unavailable: ${describe(failure)}`))),
     /** A unit of work reached the database. Cheap on the hot path: one read of a Ref while all is well. */
     available: Effect.flatMap(Ref.get(down), (isDown) =>
       isDown

@@ -58,8 +58,8 @@ const makeRateLimiter = Effect.gen(function*() {
   })
 
   /** Counts one hit on `key` and says whether it fits `limit` per `window`. */
-  const hit = (key: string, limit: number, window: Duration.DurationInput) =>
-    Effect.map(hitEach([key], window), ([standing]): Decision => ({ allowed: standing.count <= limit, retryAfterSeconds: standing.retryAfterSeconds }))
+  const hit = Effect.fn("RateLimiter.hit")((key: string, limit: number, window: Duration.DurationInput) =>
+    Effect.map(hitEach([key], window), ([standing]): Decision => ({ allowed: standing.count <= limit, retryAfterSeconds: standing.retryAfterSeconds })))
 
   /** What `keys` counted in windows of `window` still running, counting nothing; a key without one is absent. */
   const read = Effect.fn("RateLimiter.read")(function*(keys: ReadonlyArray<string>, window: Duration.DurationInput) {

@@ -86,115 +86,112 @@ const make = Effect.gen(function*() {
       return { memberIds, teamIds }
     })
 
-  const create = (principal: Principal, input: CreateDesktopPolicyRequest) =>
-    Effect.andThen(
-      manage(principal),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          yield* ensureDefault(organizationId)
-          const { memberIds, teamIds } = yield* assignments(principal, input)
-          const id = yield* makeId("dpo")
-          const at = yield* now
-          yield* policies.insert({
-            organizationId,
-            id,
-            policyName: input.policyName,
-            isDefault: false,
-            isEnabled: input.isEnabled ?? true,
-            priority: input.priority ?? 0,
-            policy: input.policy,
-            createdByMembershipId: actingMembershipId(principal),
-            at
-          })
-          const policy = { organizationId, id }
-          yield* policies.replaceMembers(policy, memberIds ?? [], at)
-          yield* policies.replaceTeams(policy, teamIds ?? [], at)
-          return yield* read(principal, id)
+  const create = Effect.fn("DesktopPolicies.create")(function*(principal: Principal, input: CreateDesktopPolicyRequest) {
+    yield* manage(principal)
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        yield* ensureDefault(organizationId)
+        const { memberIds, teamIds } = yield* assignments(principal, input)
+        const id = yield* makeId("dpo")
+        const at = yield* now
+        yield* policies.insert({
+          organizationId,
+          id,
+          policyName: input.policyName,
+          isDefault: false,
+          isEnabled: input.isEnabled ?? true,
+          priority: input.priority ?? 0,
+          policy: input.policy,
+          createdByMembershipId: actingMembershipId(principal),
+          at
         })
-      )
+        const policy = { organizationId, id }
+        yield* policies.replaceMembers(policy, memberIds ?? [], at)
+        yield* policies.replaceTeams(policy, teamIds ?? [], at)
+        return yield* read(principal, id)
+      })
     )
+  })
 
-  const list = (principal: Principal, query: DesktopPolicyListQuery) =>
-    Effect.andThen(
-      manage(principal),
-      transaction(Effect.andThen(ensureDefault(principal.organization.id), policies.list(principal.organization.id, query)))
-    )
+  const list = Effect.fn("DesktopPolicies.list")(function*(principal: Principal, query: DesktopPolicyListQuery) {
+    yield* manage(principal)
+    return yield* transaction(Effect.andThen(ensureDefault(principal.organization.id), policies.list(principal.organization.id, query)))
+  })
 
-  const get = (principal: Principal, id: DesktopPolicyId) =>
-    Effect.andThen(manage(principal), orUnavailable(read(principal, id)))
+  const get = Effect.fn("DesktopPolicies.get")(function*(principal: Principal, id: DesktopPolicyId) {
+    yield* manage(principal)
+    return yield* orUnavailable(read(principal, id))
+  })
 
-  const update = (principal: Principal, id: DesktopPolicyId, input: UpdateDesktopPolicyRequest) =>
-    Effect.andThen(
-      manage(principal),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          const policy = { organizationId, id }
-          const isDefault = yield* policies.lock(policy)
-          if (isDefault === undefined) return yield* desktopPolicyNotFound()
-          const before = yield* read(principal, id)
-          let document: DesktopPolicyDocument | undefined = input.policy
-          if (isDefault) {
-            if (input.isEnabled === false) return yield* defaultRequired("disabled")
-            const refused = (["priority", "memberIds", "teamIds"] as const).filter((key) => input[key] !== undefined)
-            if (refused.length > 0) {
-              return yield* new InvalidRequest({
-                details: refused.map((key) => ({
-                  path: [key],
-                  message: "the default policy applies to every member, below every other policy: it takes no priority or assignments"
-                }))
-              })
-            }
-            if (document !== undefined) document = completeDefault(document)
+  const update = Effect.fn("DesktopPolicies.update")(function*(principal: Principal, id: DesktopPolicyId, input: UpdateDesktopPolicyRequest) {
+    yield* manage(principal)
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        const policy = { organizationId, id }
+        const isDefault = yield* policies.lock(policy)
+        if (isDefault === undefined) return yield* desktopPolicyNotFound()
+        const before = yield* read(principal, id)
+        let document: DesktopPolicyDocument | undefined = input.policy
+        if (isDefault) {
+          if (input.isEnabled === false) return yield* defaultRequired("disabled")
+          const refused = (["priority", "memberIds", "teamIds"] as const).filter((key) => input[key] !== undefined)
+          if (refused.length > 0) {
+            return yield* new InvalidRequest({
+              details: refused.map((key) => ({
+                path: [key],
+                message: "the default policy applies to every member, below every other policy: it takes no priority or assignments"
+              }))
+            })
           }
-          const { memberIds, teamIds } = yield* assignments(principal, input)
-          const at = yield* now
-          yield* policies.update(policy, { policyName: input.policyName, policy: document, priority: input.priority, isEnabled: input.isEnabled }, at)
-          if (memberIds !== undefined) yield* policies.replaceMembers(policy, memberIds, at)
-          if (teamIds !== undefined) yield* policies.replaceTeams(policy, teamIds, at)
-          const after = yield* read(principal, id)
-          yield* describeChange(DesktopPolicy, before.desktopPolicy, after.desktopPolicy)
-          return after
-        })
-      )
+          if (document !== undefined) document = completeDefault(document)
+        }
+        const { memberIds, teamIds } = yield* assignments(principal, input)
+        const at = yield* now
+        yield* policies.update(policy, { policyName: input.policyName, policy: document, priority: input.priority, isEnabled: input.isEnabled }, at)
+        if (memberIds !== undefined) yield* policies.replaceMembers(policy, memberIds, at)
+        if (teamIds !== undefined) yield* policies.replaceTeams(policy, teamIds, at)
+        const after = yield* read(principal, id)
+        yield* describeChange(DesktopPolicy, before.desktopPolicy, after.desktopPolicy)
+        return after
+      })
     )
+  })
 
-  const remove = (principal: Principal, id: DesktopPolicyId) =>
-    Effect.andThen(
-      manage(principal),
-      transaction(
-        Effect.gen(function*() {
-          const policy = { organizationId: principal.organization.id, id }
-          const isDefault = yield* policies.lock(policy)
-          if (isDefault === undefined) return yield* desktopPolicyNotFound()
-          if (isDefault) return yield* defaultRequired("deleted")
-          yield* policies.softDelete(policy, yield* now)
-        })
-      )
+  const remove = Effect.fn("DesktopPolicies.remove")(function*(principal: Principal, id: DesktopPolicyId) {
+    yield* manage(principal)
+    return yield* transaction(
+      Effect.gen(function*() {
+        const policy = { organizationId: principal.organization.id, id }
+        const isDefault = yield* policies.lock(policy)
+        if (isDefault === undefined) return yield* desktopPolicyNotFound()
+        if (isDefault) return yield* defaultRequired("deleted")
+        yield* policies.softDelete(policy, yield* now)
+      })
     )
+  })
 
   /** Every plan: without the enterprise plan, the built-in defaults. */
-  const effective = (caller: MemberContext) =>
-    Effect.andThen(
-      authorize(caller, "desktopPolicies.readEffective"),
-      caller.organization.plan !== "enterprise"
-        ? Effect.succeed({ effectivePolicy: resolve([builtIn]) })
-        : transaction(
-          Effect.gen(function*() {
-            const organizationId = caller.organization.id
-            yield* ensureDefault(organizationId)
-            const rows = yield* policies.applicable({ organizationId, membershipId: caller.membership.id })
-            const effectivePolicy = resolve(rows.map((row) => ({
-              id: row.id,
-              policyName: row.policyName,
-              via: row.isDefault ? "default" as const : row.direct ? "member" as const : "team" as const,
-              policy: row.isDefault ? completeDefault(row.policy) : row.policy
-            })))
-            return { effectivePolicy }
-          })
-        )
-    )
+  const effective = Effect.fn("DesktopPolicies.effective")(function*(caller: MemberContext) {
+    yield* authorize(caller, "desktopPolicies.readEffective")
+    return yield* caller.organization.plan !== "enterprise"
+      ? Effect.succeed({ effectivePolicy: resolve([builtIn]) })
+      : transaction(
+        Effect.gen(function*() {
+          const organizationId = caller.organization.id
+          yield* ensureDefault(organizationId)
+          const rows = yield* policies.applicable({ organizationId, membershipId: caller.membership.id })
+          const effectivePolicy = resolve(rows.map((row) => ({
+            id: row.id,
+            policyName: row.policyName,
+            via: row.isDefault ? "default" as const : row.direct ? "member" as const : "team" as const,
+            policy: row.isDefault ? completeDefault(row.policy) : row.policy
+          })))
+          return { effectivePolicy }
+        })
+      )
+  })
 
   return { create, list, get, update, remove, effective } as const
 })

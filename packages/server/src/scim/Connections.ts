@@ -76,130 +76,121 @@ const make = Effect.gen(function*() {
       return report
     })
 
-  const create = (principal: Principal, input: typeof CreateScimConnectionRequest.Type, base: string) =>
-    Effect.andThen(
-      allowedToChange(principal),
-      transaction(Effect.gen(function*() {
-        const id = yield* makeId("scc")
-        yield* connections.insert({
-          id,
-          organizationId: principal.organization.id,
-          name: input.name,
-          groupMappingMode: input.groupMappingMode ?? "metadata_only",
-          defaultRole: input.defaultRole ?? "member",
-          roleRules: input.roleRules ?? [],
-          createdByMembershipId: actingMembershipId(principal),
-          at: yield* now
-        })
-        // It was just written: not finding it is a bug, not the caller's 404.
-        return { connection: yield* Effect.catchTag(read(scope(principal, id), base), "NotFound", Effect.die) }
-      }))
-    )
-
-  const list = (principal: Principal, query: PageQuery, base: string) =>
-    Effect.andThen(
-      allowed(principal),
-      orUnavailable(Effect.flatMap(now, (at) =>
-        Effect.map(connections.list(principal.organization.id, at, query), (page) => ({
-          items: page.items.map((row) => toConnection(row, base)),
-          nextCursor: page.nextCursor
-        }))))
-    )
-
-  const get = (principal: Principal, id: ScimConnectionId, base: string) =>
-    Effect.andThen(allowed(principal), orUnavailable(Effect.map(read(scope(principal, id), base), (connection) => ({ connection }))))
-
-  const update = (principal: Principal, id: ScimConnectionId, input: typeof UpdateScimConnectionRequest.Type, base: string) =>
-    Effect.andThen(
-      allowedToChange(principal),
-      transaction(Effect.gen(function*() {
-        const scoped = scope(principal, id)
-        yield* lock(scoped)
-        const before = yield* read(scoped, base)
-        yield* connections.update(scoped, input, yield* now)
-        const settingsChanged = input.groupMappingMode !== undefined || input.defaultRole !== undefined || input.roleRules !== undefined
-        const reconciled = settingsChanged ? yield* reconcileLocked(scoped) : null
-        const connection = yield* read(scoped, base)
-        yield* describeChange(ScimConnection, before, connection)
-        return { connection, reconciled }
-      }))
-    )
-
-  const remove = (principal: Principal, id: ScimConnectionId) =>
-    Effect.andThen(
-      allowedToChange(principal),
-      transaction(Effect.flatMap(connections.remove(scope(principal, id)), (found) => (found ? Effect.void : Effect.fail(connectionNotFound()))))
-    )
-
-  const createToken = (principal: Principal, id: ScimConnectionId, input: typeof CreateScimTokenRequest.Type, base: string) =>
-    Effect.andThen(
-      allowedToChange(principal),
-      Effect.gen(function*() {
-        const at = yield* now
-        if (input.expiresAt !== undefined && input.expiresAt.getTime() <= at.getTime()) {
-          return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
-        }
-        const token = yield* crypto.newToken("scim")
-        const tokenId = yield* makeId("sct")
-        const scoped = scope(principal, id)
-        return yield* transaction(Effect.gen(function*() {
-          yield* lock(scoped)
-          yield* connections.insertToken({
-            id: tokenId,
-            organizationId: scoped.organizationId,
-            connectionId: id,
-            name: input.name,
-            tokenHash: crypto.hashToken(token),
-            createdByMembershipId: actingMembershipId(principal),
-            createdAt: at,
-            expiresAt: input.expiresAt ?? null
-          })
-          const scimToken = yield* connections.findToken({ ...scoped, tokenId, at })
-          return { scimToken, token, baseUrl: `${base}/scim/v2/${id}` }
-        }))
+  const create = Effect.fn("ScimConnections.create")(function*(principal: Principal, input: typeof CreateScimConnectionRequest.Type, base: string) {
+    yield* allowedToChange(principal)
+    return yield* transaction(Effect.gen(function*() {
+      const id = yield* makeId("scc")
+      yield* connections.insert({
+        id,
+        organizationId: principal.organization.id,
+        name: input.name,
+        groupMappingMode: input.groupMappingMode ?? "metadata_only",
+        defaultRole: input.defaultRole ?? "member",
+        roleRules: input.roleRules ?? [],
+        createdByMembershipId: actingMembershipId(principal),
+        at: yield* now
       })
-    )
+      // It was just written: not finding it is a bug, not the caller's 404.
+      return { connection: yield* Effect.catchTag(read(scope(principal, id), base), "NotFound", Effect.die) }
+    }))
+  })
 
-  const listTokens = (principal: Principal, id: ScimConnectionId, query: PageQuery) =>
-    Effect.andThen(
-      allowed(principal),
-      orUnavailable(Effect.gen(function*() {
-        const scoped = scope(principal, id)
-        const at = yield* now
-        if (Option.isNone(yield* connections.find({ ...scoped, at }))) return yield* connectionNotFound()
-        return yield* connections.listTokens(scoped, at, query)
-      }))
-    )
+  const list = Effect.fn("ScimConnections.list")(function*(principal: Principal, query: PageQuery, base: string) {
+    yield* allowed(principal)
+    return yield* orUnavailable(Effect.flatMap(now, (at) =>
+      Effect.map(connections.list(principal.organization.id, at, query), (page) => ({
+        items: page.items.map((row) => toConnection(row, base)),
+        nextCursor: page.nextCursor
+      }))))
+  })
 
-  const revokeToken = (principal: Principal, id: ScimConnectionId, tokenId: ScimTokenId) =>
-    Effect.andThen(
-      allowedToChange(principal),
-      transaction(Effect.gen(function*() {
-        const scoped = scope(principal, id)
-        yield* lock(scoped)
-        if (!(yield* connections.revokeToken(scoped, tokenId, yield* now))) return yield* tokenNotFound()
-      }))
-    )
+  const get = Effect.fn("ScimConnections.get")(function*(principal: Principal, id: ScimConnectionId, base: string) {
+    yield* allowed(principal)
+    return yield* orUnavailable(Effect.map(read(scope(principal, id), base), (connection) => ({ connection })))
+  })
 
-  const listEvents = (principal: Principal, id: ScimConnectionId, query: ScimEventListQuery) =>
-    Effect.andThen(
-      allowed(principal),
-      orUnavailable(Effect.gen(function*() {
-        const scoped = scope(principal, id)
-        if (Option.isNone(yield* connections.find({ ...scoped, at: yield* now }))) return yield* connectionNotFound()
-        return yield* connections.listEvents(scoped, query)
-      }))
-    )
+  const update = Effect.fn("ScimConnections.update")(function*(principal: Principal, id: ScimConnectionId, input: typeof UpdateScimConnectionRequest.Type, base: string) {
+    yield* allowedToChange(principal)
+    return yield* transaction(Effect.gen(function*() {
+      const scoped = scope(principal, id)
+      yield* lock(scoped)
+      const before = yield* read(scoped, base)
+      yield* connections.update(scoped, input, yield* now)
+      const settingsChanged = input.groupMappingMode !== undefined || input.defaultRole !== undefined || input.roleRules !== undefined
+      const reconciled = settingsChanged ? yield* reconcileLocked(scoped) : null
+      const connection = yield* read(scoped, base)
+      yield* describeChange(ScimConnection, before, connection)
+      return { connection, reconciled }
+    }))
+  })
 
-  const reconcile = (principal: Principal, id: ScimConnectionId) =>
-    Effect.andThen(
-      allowed(principal),
-      transaction(Effect.gen(function*() {
-        const scoped = scope(principal, id)
-        yield* lock(scoped)
-        return yield* reconcileLocked(scoped)
-      }))
-    )
+  const remove = Effect.fn("ScimConnections.remove")(function*(principal: Principal, id: ScimConnectionId) {
+    yield* allowedToChange(principal)
+    return yield* transaction(Effect.flatMap(connections.remove(scope(principal, id)), (found) => (found ? Effect.void : Effect.fail(connectionNotFound()))))
+  })
+
+  const createToken = Effect.fn("ScimConnections.createToken")(function*(principal: Principal, id: ScimConnectionId, input: typeof CreateScimTokenRequest.Type, base: string) {
+    yield* allowedToChange(principal)
+    const at = yield* now
+    if (input.expiresAt !== undefined && input.expiresAt.getTime() <= at.getTime()) {
+      return yield* InvalidRequest.field(["expiresAt"], "must be in the future")
+    }
+    const token = yield* crypto.newToken("scim")
+    const tokenId = yield* makeId("sct")
+    const scoped = scope(principal, id)
+    return yield* transaction(Effect.gen(function*() {
+      yield* lock(scoped)
+      yield* connections.insertToken({
+        id: tokenId,
+        organizationId: scoped.organizationId,
+        connectionId: id,
+        name: input.name,
+        tokenHash: crypto.hashToken(token),
+        createdByMembershipId: actingMembershipId(principal),
+        createdAt: at,
+        expiresAt: input.expiresAt ?? null
+      })
+      const scimToken = yield* connections.findToken({ ...scoped, tokenId, at })
+      return { scimToken, token, baseUrl: `${base}/scim/v2/${id}` }
+    }))
+  })
+
+  const listTokens = Effect.fn("ScimConnections.listTokens")(function*(principal: Principal, id: ScimConnectionId, query: PageQuery) {
+    yield* allowed(principal)
+    return yield* orUnavailable(Effect.gen(function*() {
+      const scoped = scope(principal, id)
+      const at = yield* now
+      if (Option.isNone(yield* connections.find({ ...scoped, at }))) return yield* connectionNotFound()
+      return yield* connections.listTokens(scoped, at, query)
+    }))
+  })
+
+  const revokeToken = Effect.fn("ScimConnections.revokeToken")(function*(principal: Principal, id: ScimConnectionId, tokenId: ScimTokenId) {
+    yield* allowedToChange(principal)
+    return yield* transaction(Effect.gen(function*() {
+      const scoped = scope(principal, id)
+      yield* lock(scoped)
+      if (!(yield* connections.revokeToken(scoped, tokenId, yield* now))) return yield* tokenNotFound()
+    }))
+  })
+
+  const listEvents = Effect.fn("ScimConnections.listEvents")(function*(principal: Principal, id: ScimConnectionId, query: ScimEventListQuery) {
+    yield* allowed(principal)
+    return yield* orUnavailable(Effect.gen(function*() {
+      const scoped = scope(principal, id)
+      if (Option.isNone(yield* connections.find({ ...scoped, at: yield* now }))) return yield* connectionNotFound()
+      return yield* connections.listEvents(scoped, query)
+    }))
+  })
+
+  const reconcile = Effect.fn("ScimConnections.reconcile")(function*(principal: Principal, id: ScimConnectionId) {
+    yield* allowed(principal)
+    return yield* transaction(Effect.gen(function*() {
+      const scoped = scope(principal, id)
+      yield* lock(scoped)
+      return yield* reconcileLocked(scoped)
+    }))
+  })
 
   return { create, list, get, update, remove, createToken, listTokens, revokeToken, listEvents, reconcile } as const
 })

@@ -52,15 +52,15 @@ const make = Effect.gen(function*() {
     })
 
   /** A successful write's event, in its transaction. */
-  const record = (
+  const record = Effect.fn("DirectoryEvents.record")((
     caller: ScimScope & { readonly tokenId: string | null },
     request: ScimRequest,
     outcome: { readonly status: number; readonly resourceId: string | null }
-  ) => insert(caller, request, { ...outcome, scimType: null, detail: null })
+  ) => insert(caller, request, { ...outcome, scimType: null, detail: null }))
 
   /** A refused or failed write's event, on its own after the rollback; a failure to record it is not the client's. */
-  const recordFailure = (caller: ScimScope & { readonly tokenId: string | null }, request: ScimRequest, error: unknown) =>
-    insert(caller, request, { ...statusOf(error), resourceId: null }).pipe(Effect.ignore)
+  const recordFailure = Effect.fn("DirectoryEvents.recordFailure")((caller: ScimScope & { readonly tokenId: string | null }, request: ScimRequest, error: unknown) =>
+    insert(caller, request, { ...statusOf(error), resourceId: null }).pipe(Effect.ignore))
 
   return { record, recordFailure } as const
 })

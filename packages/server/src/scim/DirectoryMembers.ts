@@ -18,20 +18,20 @@ const make = Effect.gen(function*() {
   const forget = (organizationId: OrganizationId, id: MembershipId) =>
     Effect.andThen(mcpCredentials.forgetMember(organizationId, id), suiteCredentials.forgetMember(organizationId, id))
   return {
-    suspend: (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.gen(function*() {
-        yield* memberships.lock(organizationId)
-        yield* memberships.suspend(organizationId, id)
-        yield* forget(organizationId, id)
-      }),
-    restore: (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.andThen(memberships.lock(organizationId), Effect.asVoid(memberships.restore(organizationId, id))),
-    remove: (organizationId: OrganizationId, id: MembershipId) =>
-      Effect.gen(function*() {
-        yield* memberships.lock(organizationId)
-        yield* memberships.removeByDirectory(organizationId, id)
-        yield* forget(organizationId, id)
-      })
+    suspend: Effect.fn("DirectoryMembers.suspend")(function*(organizationId: OrganizationId, id: MembershipId) {
+      yield* memberships.lock(organizationId)
+      yield* memberships.suspend(organizationId, id)
+      yield* forget(organizationId, id)
+    }),
+    restore: Effect.fn("DirectoryMembers.restore")(function*(organizationId: OrganizationId, id: MembershipId) {
+      yield* memberships.lock(organizationId)
+      return yield* Effect.asVoid(memberships.restore(organizationId, id))
+    }),
+    remove: Effect.fn("DirectoryMembers.remove")(function*(organizationId: OrganizationId, id: MembershipId) {
+      yield* memberships.lock(organizationId)
+      yield* memberships.removeByDirectory(organizationId, id)
+      yield* forget(organizationId, id)
+    })
   } as const
 })
 

@@ -338,12 +338,12 @@ const makeGroups = Effect.gen(function*() {
   const events = yield* DirectoryEvents
 
   /** The connection's settings; a token outlives no connection, so a missing one is a 404 like its groups. */
-  const connectionOf = (caller: ScimCaller) =>
+  const connectionOf = Effect.fn("Groups.connectionOf")((caller: ScimCaller) =>
     Effect.flatMap(groups.connection(caller), Option.match({
       onNone: () => Effect.fail(new GroupFailure({ status: 404, detail: "No such SCIM connection." })),
       onSome: (settings): Effect.Effect<SyncConnection> =>
         Effect.succeed({ organizationId: caller.organizationId, connectionId: caller.connectionId, ...settings })
-    }))
+    })))
 
   /** What is left of a failure as the SCIM answer: GroupFailure by its status, 503 with its own body. */
   const answer = <A, R>(effect: Effect.Effect<A, GroupFailure | ServiceUnavailable, R>) =>
@@ -380,19 +380,19 @@ const makeGroups = Effect.gen(function*() {
     isGroupId(id) ? use(id) : Effect.fail(groupNotFound(id))
 
   return {
-    list: (caller: ScimCaller, place: Place, query: ListQuery) => read_(caller, (connection) => list(place, connection, query)),
-    get: (caller: ScimCaller, place: Place, id: string, query: ProjectionQuery) =>
-      read_(caller, (connection) => withGroupId(id, (groupId) => get(place, connection, groupId, query))),
-    create: (caller: ScimCaller, request: ScimRequest, place: Place, body: Readonly<Record<string, unknown>>) =>
-      write(caller, request, 201, (group: GroupResource) => group.id, (connection) => Effect.flatMap(inputOf(body), (input) => create(place, connection, input))),
-    replace: (caller: ScimCaller, request: ScimRequest, place: Place, id: string, body: Readonly<Record<string, unknown>>, ifMatch: string | undefined) =>
+    list: Effect.fn("Groups.list")((caller: ScimCaller, place: Place, query: ListQuery) => read_(caller, (connection) => list(place, connection, query))),
+    get: Effect.fn("Groups.get")((caller: ScimCaller, place: Place, id: string, query: ProjectionQuery) =>
+      read_(caller, (connection) => withGroupId(id, (groupId) => get(place, connection, groupId, query)))),
+    create: Effect.fn("Groups.create")((caller: ScimCaller, request: ScimRequest, place: Place, body: Readonly<Record<string, unknown>>) =>
+      write(caller, request, 201, (group: GroupResource) => group.id, (connection) => Effect.flatMap(inputOf(body), (input) => create(place, connection, input)))),
+    replace: Effect.fn("Groups.replace")((caller: ScimCaller, request: ScimRequest, place: Place, id: string, body: Readonly<Record<string, unknown>>, ifMatch: string | undefined) =>
       write(caller, request, 200, (group: GroupResource) => group.id, (connection) =>
-        Effect.flatMap(inputOf(body), (input) => withGroupId(id, (groupId) => replace(place, connection, groupId, input, ifMatch)))),
-    patch: (caller: ScimCaller, request: ScimRequest, place: Place, id: string, operations: ReadonlyArray<unknown>, ifMatch: string | undefined) =>
+        Effect.flatMap(inputOf(body), (input) => withGroupId(id, (groupId) => replace(place, connection, groupId, input, ifMatch))))),
+    patch: Effect.fn("Groups.patch")((caller: ScimCaller, request: ScimRequest, place: Place, id: string, operations: ReadonlyArray<unknown>, ifMatch: string | undefined) =>
       write(caller, request, 200, (group: GroupResource) => group.id, (connection) =>
-        withGroupId(id, (groupId) => patch(place, connection, groupId, operations, ifMatch))),
-    remove: (caller: ScimCaller, request: ScimRequest, id: string, ifMatch: string | undefined) =>
-      write(caller, request, 204, () => id, (connection) => withGroupId(id, (groupId) => remove(connection, groupId, ifMatch))),
+        withGroupId(id, (groupId) => patch(place, connection, groupId, operations, ifMatch)))),
+    remove: Effect.fn("Groups.remove")((caller: ScimCaller, request: ScimRequest, id: string, ifMatch: string | undefined) =>
+      write(caller, request, 204, () => id, (connection) => withGroupId(id, (groupId) => remove(connection, groupId, ifMatch)))),
     /** For reconcile and the Users operations: the connection's settings. */
     connectionOf
   } as const

@@ -61,99 +61,97 @@ const make = Effect.gen(function*() {
   const memberships = yield* Memberships
 
   /** The team a new (or newly named) group maps onto in this mode: created, linked, or none. */
-  const teamForGroup = (connection: SyncConnection, group: { readonly displayName: string; readonly externalId: string | null }) =>
-    Effect.gen(function*() {
-      switch (connection.groupMappingMode) {
-        case "metadata_only":
-          return null
-        case "create_teams":
-          return yield* teams.create({
-            organizationId: connection.organizationId,
-            connectionId: connection.connectionId,
-            name: group.displayName
-          })
-        case "link_by_external_key": {
-          if (group.externalId === null) return null
-          const linked = yield* teams.findByExternalKey(connection.organizationId, group.externalId)
-          if (Option.isNone(linked)) return null
-          yield* teams.claim(connection.organizationId, linked.value, connection.connectionId)
-          return linked.value
-        }
+  const teamForGroup = Effect.fn("TeamSync.teamForGroup")(function*(connection: SyncConnection, group: { readonly displayName: string; readonly externalId: string | null }) {
+    switch (connection.groupMappingMode) {
+      case "metadata_only":
+        return null
+      case "create_teams":
+        return yield* teams.create({
+          organizationId: connection.organizationId,
+          connectionId: connection.connectionId,
+          name: group.displayName
+        })
+      case "link_by_external_key": {
+        if (group.externalId === null) return null
+        const linked = yield* teams.findByExternalKey(connection.organizationId, group.externalId)
+        if (Option.isNone(linked)) return null
+        yield* teams.claim(connection.organizationId, linked.value, connection.connectionId)
+        return linked.value
       }
-    })
+    }
+  })
 
   /** The team's members become the group's active members. */
-  const syncMembers = (connection: Connection, group: ScimGroupRow) =>
+  const syncMembers = Effect.fn("TeamSync.syncMembers")((connection: Connection, group: ScimGroupRow) =>
     group.teamId === null
       ? Effect.void
       : Effect.flatMap(
         groups.activeMemberIds({ ...connection, id: group.id }),
         (memberIds) => teams.setMembers(connection.organizationId, group.teamId as TeamId, memberIds)
-      )
+      ))
 
   /**
    * After a group was created or replaced: the team it should map onto now (a created team renamed with the
    * group; a linked team found by the new externalId), and that team's members. Answers the team id to store.
    */
-  const groupChanged = (
+  const groupChanged = Effect.fn("TeamSync.groupChanged")(function*(
     connection: SyncConnection,
     group: ScimGroupRow,
     previous: { readonly displayName: string; readonly externalId: string | null } | null
-  ) =>
-    Effect.gen(function*() {
-      let teamId: TeamId | null = group.teamId
-      if (connection.groupMappingMode === "create_teams") {
-        if (teamId === null) teamId = yield* teamForGroup(connection, group)
-        else if (previous !== null && previous.displayName !== group.displayName) {
-          yield* teams.rename(connection.organizationId, teamId, group.displayName)
-        }
-      } else if (connection.groupMappingMode === "link_by_external_key" && (previous === null || previous.externalId !== group.externalId)) {
-        const linked = yield* teamForGroup(connection, group)
-        if (teamId !== null && teamId !== linked) yield* teams.release(connection.organizationId, teamId)
-        teamId = linked
+  ) {
+    let teamId: TeamId | null = group.teamId
+    if (connection.groupMappingMode === "create_teams") {
+      if (teamId === null) teamId = yield* teamForGroup(connection, group)
+      else if (previous !== null && previous.displayName !== group.displayName) {
+        yield* teams.rename(connection.organizationId, teamId, group.displayName)
       }
-      yield* syncMembers(connection, new ScimGroupRow({ ...group, teamId }))
-      return teamId
-    })
+    } else if (connection.groupMappingMode === "link_by_external_key" && (previous === null || previous.externalId !== group.externalId)) {
+      const linked = yield* teamForGroup(connection, group)
+      if (teamId !== null && teamId !== linked) yield* teams.release(connection.organizationId, teamId)
+      teamId = linked
+    }
+    yield* syncMembers(connection, new ScimGroupRow({ ...group, teamId }))
+    return teamId
+  })
 
   /**
    * A group the directory deleted: its team stays, released (a team the directory created becomes an ordinary team
    * with the members it has, a linked team is the organization's again): the organization decides what becomes of it.
    */
-  const groupDeleted = (connection: SyncConnection, group: ScimGroupRow) =>
-    group.teamId === null ? Effect.void : teams.release(connection.organizationId, group.teamId)
+  const groupDeleted = Effect.fn("TeamSync.groupDeleted")((connection: SyncConnection, group: ScimGroupRow) =>
+    group.teamId === null ? Effect.void : teams.release(connection.organizationId, group.teamId))
 
   /**
    * The members' roles per the rules, applied under the membership lock (an owner is never demoted): one read for
    * all of them, a change only where the role differs. Answers who changed.
    */
-  const applyRoleRules = (connection: SyncConnection, memberIds: ReadonlyArray<MembershipId>) =>
-    Effect.gen(function*() {
-      if (connection.roleRules.length === 0 || memberIds.length === 0) return []
-      yield* memberships.lock(connection.organizationId)
-      const changed: Array<{ readonly id: MembershipId; readonly role: Role }> = []
-      for (const member of yield* groups.rolesAndGroups({ ...connection, memberIds })) {
-        const change = roleChange(member.role, ruleRole(connection, member.groups))
-        if (Option.isNone(change)) continue
-        yield* memberships.changeRole(connection.organizationId, member.id, change.value)
-        changed.push({ id: member.id, role: change.value })
-      }
-      return changed
-    })
+  const applyRoleRules = Effect.fn("TeamSync.applyRoleRules")(function*(connection: SyncConnection, memberIds: ReadonlyArray<MembershipId>) {
+    if (connection.roleRules.length === 0 || memberIds.length === 0) return []
+    yield* memberships.lock(connection.organizationId)
+    const changed: Array<{ readonly id: MembershipId; readonly role: Role }> = []
+    for (const member of yield* groups.rolesAndGroups({ ...connection, memberIds })) {
+      const change = roleChange(member.role, ruleRole(connection, member.groups))
+      if (Option.isNone(change)) continue
+      yield* memberships.changeRole(connection.organizationId, member.id, change.value)
+      changed.push({ id: member.id, role: change.value })
+    }
+    return changed
+  })
 
   /** After members joined or left a group: its team, and the roles of those members. */
-  const membersChanged = (connection: SyncConnection, group: ScimGroupRow, changed: ReadonlyArray<MembershipId>) =>
-    Effect.andThen(syncMembers(connection, group), applyRoleRules(connection, changed))
+  const membersChanged = Effect.fn("TeamSync.membersChanged")(function*(connection: SyncConnection, group: ScimGroupRow, changed: ReadonlyArray<MembershipId>) {
+    yield* syncMembers(connection, group)
+    return yield* applyRoleRules(connection, changed)
+  })
 
   /**
    * A SCIM User's state changed (activated, suspended, deleted): the teams of its groups follow, and its role per
    * the rules. The Users operations call it in their transaction.
    */
-  const memberChanged = (connection: SyncConnection, membershipId: MembershipId) =>
-    Effect.gen(function*() {
-      for (const group of yield* groups.ofMember({ ...connection, membershipId })) yield* syncMembers(connection, group)
-      yield* applyRoleRules(connection, [membershipId])
-    })
+  const memberChanged = Effect.fn("TeamSync.memberChanged")(function*(connection: SyncConnection, membershipId: MembershipId) {
+    for (const group of yield* groups.ofMember({ ...connection, membershipId })) yield* syncMembers(connection, group)
+    yield* applyRoleRules(connection, [membershipId])
+  })
 
   return { teamForGroup, syncMembers, groupChanged, groupDeleted, applyRoleRules, membersChanged, memberChanged } as const
 })

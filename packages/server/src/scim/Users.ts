@@ -215,48 +215,47 @@ const make = Effect.gen(function*() {
       return updated
     }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId.")))
 
-  const create = (caller: ScimCaller, request: ScimRequest, body: unknown, base: string) =>
-    Effect.gen(function*() {
-      const canonical = readResource(UserResourceType, body)
-      if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
-      const assigned = assignedActive(canonical.right)
-      const values = valuesOf(canonical.right, assigned ?? true, assigned !== undefined)
-      const email = emailOf(canonical.right)
-      if (email === undefined) {
-        return yield* new ScimBadRequest({
-          scimType: "invalidValue",
-          detail: "A User needs an email: in emails, or as its userName."
-        })
-      }
-      const row = yield* write(caller, request, (row: ScimUserRow) => row.membershipId, 201, Effect.gen(function*() {
-        const connection = yield* repository.connection(caller)
-        if (Option.isNone(connection)) return yield* new ScimNotFound({ detail: "No such SCIM connection." })
-        yield* memberships.lock(caller.organizationId)
-        yield* checkUnique(caller, values)
-        const at = yield* now
-        const userId = yield* personOf(email, nameOf(canonical.right, email), at)
-        const existing = yield* memberships.findActive(caller.organizationId, { userId })
-        let membershipId: MembershipId
-        if (Option.isSome(existing)) {
-          membershipId = existing.value.id
-          if (Option.isSome(yield* repository.linkedConnection(caller.organizationId, membershipId))) {
-            return yield* uniqueness(`${email} is already a User of a SCIM connection of this organization.`)
-          }
-          yield* repository.dropDeleted(caller.organizationId, membershipId)
-        } else {
-          membershipId = (yield* memberships.join({
-            organizationId: caller.organizationId,
-            userId,
-            role: connection.value.defaultRole
-          })).id
+  const create = Effect.fn("Users.create")(function*(caller: ScimCaller, request: ScimRequest, body: unknown, base: string) {
+    const canonical = readResource(UserResourceType, body)
+    if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
+    const assigned = assignedActive(canonical.right)
+    const values = valuesOf(canonical.right, assigned ?? true, assigned !== undefined)
+    const email = emailOf(canonical.right)
+    if (email === undefined) {
+      return yield* new ScimBadRequest({
+        scimType: "invalidValue",
+        detail: "A User needs an email: in emails, or as its userName."
+      })
+    }
+    const row = yield* write(caller, request, (row: ScimUserRow) => row.membershipId, 201, Effect.gen(function*() {
+      const connection = yield* repository.connection(caller)
+      if (Option.isNone(connection)) return yield* new ScimNotFound({ detail: "No such SCIM connection." })
+      yield* memberships.lock(caller.organizationId)
+      yield* checkUnique(caller, values)
+      const at = yield* now
+      const userId = yield* personOf(email, nameOf(canonical.right, email), at)
+      const existing = yield* memberships.findActive(caller.organizationId, { userId })
+      let membershipId: MembershipId
+      if (Option.isSome(existing)) {
+        membershipId = existing.value.id
+        if (Option.isSome(yield* repository.linkedConnection(caller.organizationId, membershipId))) {
+          return yield* uniqueness(`${email} is already a User of a SCIM connection of this organization.`)
         }
-        yield* setActive(caller, membershipId, values.active)
-        // The event names whom the directory provisioned: the member, and the person.
-        yield* describe({ targets: [membershipId, userId] })
-        return yield* repository.insert(caller, { ...values, membershipId, userId, at })
-      }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId."))))
-      return toScimUser(row, base) as ScimUser
-    })
+        yield* repository.dropDeleted(caller.organizationId, membershipId)
+      } else {
+        membershipId = (yield* memberships.join({
+          organizationId: caller.organizationId,
+          userId,
+          role: connection.value.defaultRole
+        })).id
+      }
+      yield* setActive(caller, membershipId, values.active)
+      // The event names whom the directory provisioned: the member, and the person.
+      yield* describe({ targets: [membershipId, userId] })
+      return yield* repository.insert(caller, { ...values, membershipId, userId, at })
+    }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId."))))
+    return toScimUser(row, base) as ScimUser
+  })
 
   /** The person's account by email, else a new one without a usable password (as SSO's JIT makes them). */
   const personOf = (email: string, name: string, at: Date) =>
@@ -273,69 +272,65 @@ const make = Effect.gen(function*() {
       )
     )
 
-  const list = (caller: ScimCaller, parameters: ListParameters, base: string) =>
-    Effect.gen(function*() {
-      const startIndex = yield* integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER)
-      const count = yield* integer("count", parameters.count, 100, 0, MaxResults)
-      const condition = Filter.condition(repository.sql, repository.mapping, parameters.filter)
-      if (Either.isLeft(condition)) return yield* Effect.fail(badRequest(condition.left))
-      const page = yield* unavailable(orUnavailable(repository.list(caller, condition.right, startIndex - 1, count)))
-      return {
-        schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
-        totalResults: page.total,
-        startIndex,
-        itemsPerPage: page.rows.length,
-        Resources: page.rows.map((row) => projectResource(UserResourceType, toScimUser(row, base), parameters) as ScimUser)
-      }
-    })
+  const list = Effect.fn("Users.list")(function*(caller: ScimCaller, parameters: ListParameters, base: string) {
+    const startIndex = yield* integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER)
+    const count = yield* integer("count", parameters.count, 100, 0, MaxResults)
+    const condition = Filter.condition(repository.sql, repository.mapping, parameters.filter)
+    if (Either.isLeft(condition)) return yield* Effect.fail(badRequest(condition.left))
+    const page = yield* unavailable(orUnavailable(repository.list(caller, condition.right, startIndex - 1, count)))
+    return {
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+      totalResults: page.total,
+      startIndex,
+      itemsPerPage: page.rows.length,
+      Resources: page.rows.map((row) => projectResource(UserResourceType, toScimUser(row, base), parameters) as ScimUser)
+    }
+  })
 
-  const get = (caller: ScimCaller, id: string, query: ProjectionQuery, base: string) =>
-    Effect.gen(function*() {
-      const row = yield* unavailable(orUnavailable(repository.find(caller, id as MembershipId)))
-      if (Option.isNone(row)) return yield* userNotFound(id)
-      return projectResource(UserResourceType, toScimUser(row.value, base), query) as ScimUser
-    })
+  const get = Effect.fn("Users.get")(function*(caller: ScimCaller, id: string, query: ProjectionQuery, base: string) {
+    const row = yield* unavailable(orUnavailable(repository.find(caller, id as MembershipId)))
+    if (Option.isNone(row)) return yield* userNotFound(id)
+    return projectResource(UserResourceType, toScimUser(row.value, base), query) as ScimUser
+  })
 
-  const replace = (caller: ScimCaller, request: ScimRequest, id: string, body: unknown, ifMatch: string | undefined, base: string) =>
-    Effect.gen(function*() {
-      const canonical = readResource(UserResourceType, body)
-      if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
-      const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
-        const previous = yield* lockedUser(caller, id, ifMatch)
-        // A PUT without `active` keeps it: a full replace must not suspend or restore by omission.
-        const assigned = assignedActive(canonical.right) ?? assignedActive(previous.resource)
-        return yield* store(caller, previous.membershipId, valuesOf(canonical.right, assigned ?? previous.active, assigned !== undefined), previous)
-      }))
-      return toScimUser(row, base) as ScimUser
-    })
+  const replace = Effect.fn("Users.replace")(function*(caller: ScimCaller, request: ScimRequest, id: string, body: unknown, ifMatch: string | undefined, base: string) {
+    const canonical = readResource(UserResourceType, body)
+    if (Either.isLeft(canonical)) return yield* Effect.fail(badRequest(canonical.left))
+    const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
+      const previous = yield* lockedUser(caller, id, ifMatch)
+      // A PUT without `active` keeps it: a full replace must not suspend or restore by omission.
+      const assigned = assignedActive(canonical.right) ?? assignedActive(previous.resource)
+      return yield* store(caller, previous.membershipId, valuesOf(canonical.right, assigned ?? previous.active, assigned !== undefined), previous)
+    }))
+    return toScimUser(row, base) as ScimUser
+  })
 
-  const patch = (
+  const patch = Effect.fn("Users.patch")(function*(
     caller: ScimCaller,
     request: ScimRequest,
     id: string,
     operations: ReadonlyArray<unknown>,
     ifMatch: string | undefined,
     base: string
-  ) =>
-    Effect.gen(function*() {
-      const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
-        const previous = yield* lockedUser(caller, id, ifMatch)
-        const patched = applyPatch(UserResourceType, canonicalOf(previous), operations)
-        if (Either.isLeft(patched)) return yield* Effect.fail(badRequest(patched.left))
-        // Removing `active` unassigns it; the membership stays as it was (nothing is suspended or restored by omission).
-        const assigned = assignedActive(patched.right)
-        return yield* store(caller, previous.membershipId, valuesOf(patched.right, assigned ?? previous.active, assigned !== undefined), previous)
-      }))
-      return toScimUser(row, base) as ScimUser
-    })
+  ) {
+    const row = yield* write(caller, request, () => id, 200, Effect.gen(function*() {
+      const previous = yield* lockedUser(caller, id, ifMatch)
+      const patched = applyPatch(UserResourceType, canonicalOf(previous), operations)
+      if (Either.isLeft(patched)) return yield* Effect.fail(badRequest(patched.left))
+      // Removing `active` unassigns it; the membership stays as it was (nothing is suspended or restored by omission).
+      const assigned = assignedActive(patched.right)
+      return yield* store(caller, previous.membershipId, valuesOf(patched.right, assigned ?? previous.active, assigned !== undefined), previous)
+    }))
+    return toScimUser(row, base) as ScimUser
+  })
 
-  const remove = (caller: ScimCaller, request: ScimRequest, id: string, ifMatch: string | undefined) =>
+  const remove = Effect.fn("Users.remove")((caller: ScimCaller, request: ScimRequest, id: string, ifMatch: string | undefined) =>
     write(caller, request, () => id, 204, Effect.gen(function*() {
       const previous = yield* lockedUser(caller, id, ifMatch)
       yield* directory.remove(caller.organizationId, previous.membershipId)
       yield* repository.markDeleted(caller, previous.membershipId, yield* now)
       yield* teamsFollow(caller, previous.membershipId)
-    }))
+    })))
 
   return { create, list, get, replace, patch, remove } as const
 })

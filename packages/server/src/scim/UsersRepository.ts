@@ -112,22 +112,21 @@ const make = Effect.gen(function*() {
    * A page of live Users matching `condition` (from Filter.ts over alias `u`), oldest first: SCIM's `startIndex` is
    * an offset; the total comes with each row (`count(*) OVER ()`), or from a count when the page is past the end.
    */
-  const list = (scope: ScimScope, condition: Statement.Fragment, offset: number, limit: number) =>
-    Effect.gen(function*() {
-      const scoped = sql`u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
+  const list = Effect.fn("ScimUsersRepository.list")(function*(scope: ScimScope, condition: Statement.Fragment, offset: number, limit: number) {
+    const scoped = sql`u.organization_id = ${scope.organizationId} AND u.connection_id = ${scope.connectionId}
           AND u.deleted_at IS NULL AND (${condition})`
-      if (limit === 0) {
-        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
-        return { total, rows: [] as ReadonlyArray<ScimUserRow> }
-      }
-      const rows = yield* sql<any>`SELECT ${sql.literal(columns)}, count(*) OVER ()::int AS total FROM scim_users u
+    if (limit === 0) {
+      const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
+      return { total, rows: [] as ReadonlyArray<ScimUserRow> }
+    }
+    const rows = yield* sql<any>`SELECT ${sql.literal(columns)}, count(*) OVER ()::int AS total FROM scim_users u
           WHERE ${scoped} ORDER BY u.created_at, u.membership_id OFFSET ${offset} LIMIT ${limit}`
-      if (rows.length === 0 && offset > 0) {
-        const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
-        return { total, rows: [] as ReadonlyArray<ScimUserRow> }
-      }
-      return { total: rows[0]?.total ?? 0, rows: rows.map(({ total: _total, ...row }: any) => toRow(row)) }
-    })
+    if (rows.length === 0 && offset > 0) {
+      const [{ total }] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM scim_users u WHERE ${scoped}`
+      return { total, rows: [] as ReadonlyArray<ScimUserRow> }
+    }
+    return { total: rows[0]?.total ?? 0, rows: rows.map(({ total: _total, ...row }: any) => toRow(row)) }
+  })
 
   /** The connection's default role, or none when the organization has no such connection. */
   const connection = (scope: ScimScope) =>

@@ -24,18 +24,17 @@ export const INTENT_GRACE = Duration.hours(1)
  * `now`, and the assertions that expired before `now`, at most `batch × batches` of each. How many of each. The tests
  * call it directly with the time they want.
  */
-export const deleteExpired = (
+export const deleteExpired = Effect.fn("IntentsExpiry.deleteExpired")(function*(
   options: { readonly now: Date; readonly batch?: number | undefined; readonly batches?: number | undefined }
-): Effect.Effect<{ readonly intents: number; readonly assertions: number }, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const repository = yield* IntentsRepository
-    const batch = options.batch ?? DELETE_BATCH
-    const batches = options.batches ?? BATCHES_PER_RUN
-    const before = new Date(options.now.getTime() - Duration.toMillis(INTENT_GRACE))
-    const intents = yield* deleteInBatches((limit) => repository.deleteExpiredIntents({ before, limit }), { batch, batches })
-    const assertions = yield* deleteInBatches((limit) => repository.deleteExpiredAssertions({ at: options.now, limit }), { batch, batches })
-    return { intents, assertions }
-  }).pipe(Effect.provide(IntentsRepository.layer))
+): Effect.fn.Return<{ readonly intents: number; readonly assertions: number }, SqlError, SqlClient.SqlClient | IntentsRepository> {
+  const repository = yield* IntentsRepository
+  const batch = options.batch ?? DELETE_BATCH
+  const batches = options.batches ?? BATCHES_PER_RUN
+  const before = new Date(options.now.getTime() - Duration.toMillis(INTENT_GRACE))
+  const intents = yield* deleteInBatches((limit) => repository.deleteExpiredIntents({ before, limit }), { batch, batches })
+  const assertions = yield* deleteInBatches((limit) => repository.deleteExpiredAssertions({ at: options.now, limit }), { batch, batches })
+  return { intents, assertions }
+}, Effect.provide(IntentsRepository.layer))
 
 /** Every 10 minutes (at minute 7, 17, ...): intents last 5 minutes, so the table holds about an hour and a quarter of them. */
 export const schedule = Cron.unsafeParse("7-59/10 * * * *", "UTC")

@@ -30,10 +30,10 @@ const make = Effect.gen(function*() {
    * sign-ins of one new person at the same time both create the account: the one that loses on its unique email
    * runs once more, and finds the account, identity and membership the other committed.
    */
-  const personFor = (connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) => {
+  const personFor = Effect.fn("Jit.personFor")((connection: SsoConnectionRow, received: Received, profile: SsoProfile, email: string) => {
     const attempt = once(connection, received, profile, email)
     return Effect.catchIf(attempt, (error) => error instanceof Conflict && error.error === "email_taken", () => attempt)
-  }
+  })
 
   /** Whether a live account with the email is an active member of the organization that its directory did not deprovision. */
   const provisionedAgain = (organizationId: SsoConnectionRow["organizationId"], email: string) =>

@@ -26,49 +26,47 @@ const make = Effect.gen(function*() {
   const enforcement = yield* SsoEnforcement
   const sso = yield* Sso
 
-  const get = (principal: MemberContext) =>
-    Effect.gen(function*() {
-      yield* sso.allowed(principal)
-      return { policy: toPolicy(yield* orUnavailable(repository.find(principal.organization.id))) }
-    })
+  const get = Effect.fn("Policy.get")(function*(principal: MemberContext) {
+    yield* sso.allowed(principal)
+    return { policy: toPolicy(yield* orUnavailable(repository.find(principal.organization.id))) }
+  })
 
-  const set = (principal: MemberContext, input: SetSsoPolicyRequest) =>
-    Effect.gen(function*() {
-      yield* sso.allowedToChange(principal)
-      const organizationId = principal.organization.id
-      const wanted = { requireSso: input.requireSso, ownersPasswordFallback: input.ownersPasswordFallback ?? DEFAULT.ownersPasswordFallback }
-      return yield* transaction(Effect.gen(function*() {
-        if (wanted.requireSso && !(yield* repository.hasActiveConnection(organizationId))) {
+  const set = Effect.fn("Policy.set")(function*(principal: MemberContext, input: SetSsoPolicyRequest) {
+    yield* sso.allowedToChange(principal)
+    const organizationId = principal.organization.id
+    const wanted = { requireSso: input.requireSso, ownersPasswordFallback: input.ownersPasswordFallback ?? DEFAULT.ownersPasswordFallback }
+    return yield* transaction(Effect.gen(function*() {
+      if (wanted.requireSso && !(yield* repository.hasActiveConnection(organizationId))) {
+        return yield* new Conflict({
+          error: "sso_connection_required",
+          message:
+            "Requiring SSO needs an active connection serving a verified domain, or nobody could sign in: create, test and activate one first (POST /v1/sso/connections)."
+        })
+      }
+      // The session or API key that sets the policy must still be admitted by it (a key as the session that made it).
+      {
+        const assurance = assuranceOrNone(
+          yield* principal.credential._tag === "Session"
+            ? enforcement.forSession({ sessionId: principal.credential.sessionId, organizationId })
+            : enforcement.forApiKey({ apiKeyId: principal.credential.apiKeyId, organizationId })
+        )
+        if (Option.isSome(admission(principal.organization, principal.membership.role, assurance, wanted))) {
           return yield* new Conflict({
-            error: "sso_connection_required",
-            message:
-              "Requiring SSO needs an active connection serving a verified domain, or nobody could sign in: create, test and activate one first (POST /v1/sso/connections)."
+            error: "sso_policy_locks_you_out",
+            message: principal.membership.role === "owner"
+              ? "This policy would refuse the session or API key you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), or keep ownersPasswordFallback on."
+              : "This policy would refuse the session or API key you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), then set it (or use a key made in such a session)."
           })
         }
-        // The session or API key that sets the policy must still be admitted by it (a key as the session that made it).
-        {
-          const assurance = assuranceOrNone(
-            yield* principal.credential._tag === "Session"
-              ? enforcement.forSession({ sessionId: principal.credential.sessionId, organizationId })
-              : enforcement.forApiKey({ apiKeyId: principal.credential.apiKeyId, organizationId })
-          )
-          if (Option.isSome(admission(principal.organization, principal.membership.role, assurance, wanted))) {
-            return yield* new Conflict({
-              error: "sso_policy_locks_you_out",
-              message: principal.membership.role === "owner"
-                ? "This policy would refuse the session or API key you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), or keep ownersPasswordFallback on."
-                : "This policy would refuse the session or API key you are using: sign in through the organization's SSO first (POST /v1/sso/sign-in), then set it (or use a key made in such a session)."
-            })
-          }
-        }
-        const before = toPolicy(yield* repository.find(organizationId))
-        const row: SsoPolicyRow = { organizationId, ...wanted, updatedAt: yield* now }
-        yield* repository.upsert(row)
-        const policy = toPolicy(Option.some(row))
-        yield* describeChange(SsoPolicy, before, policy)
-        return { policy }
-      }))
-    })
+      }
+      const before = toPolicy(yield* repository.find(organizationId))
+      const row: SsoPolicyRow = { organizationId, ...wanted, updatedAt: yield* now }
+      yield* repository.upsert(row)
+      const policy = toPolicy(Option.some(row))
+      yield* describeChange(SsoPolicy, before, policy)
+      return { policy }
+    }))
+  })
 
   return { get, set } as const
 })

@@ -250,7 +250,7 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
       ...config
     })
 
-  const fetchIdpMetadata = (url: string) =>
+  const fetchIdpMetadata = Effect.fn("Saml.fetchIdpMetadata")((url: string) =>
     outbound.execute(HttpClientRequest.get(url).pipe(HttpClientRequest.setHeader("accept", "application/samlmetadata+xml, application/xml, text/xml")), {
       destination: "user",
       timeout: metadataFetchTimeout,
@@ -272,18 +272,18 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
         })
       ),
       Effect.flatMap(parseIdpMetadata)
-    )
+    ))
 
-  const spMetadata = (sp: SpSettings) =>
+  const spMetadata = Effect.fn("Saml.spMetadata")((sp: SpSettings) =>
     Effect.map(library, (lib) =>
       lib.generateServiceProviderMetadata({
         issuer: sp.entityId,
         callbackUrl: sp.acsUrl,
         identifierFormat: sp.nameIdFormat ?? emailAddressFormat,
         wantAssertionsSigned: true
-      }))
+      })))
 
-  const startSignIn = (idp: IdpSettings, sp: SpSettings, relayState: string | null) =>
+  const startSignIn = Effect.fn("Saml.startSignIn")((idp: IdpSettings, sp: SpSettings, relayState: string | null) =>
     Effect.flatMap(library, (lib) => Effect.promise(async (): Promise<SignInStart> => {
       const requestId = `_${NodeCrypto.randomBytes(20).toString("hex")}`
       const saml = nodeSaml(lib, idp, sp, {
@@ -301,13 +301,13 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
       const form: Record<string, string> = { SAMLRequest: field("SAMLRequest") ?? "" }
       if (relayState) form.RelayState = relayState
       return { requestId, binding: "post", url: idp.ssoUrl, form }
-    }))
+    })))
 
-  const inResponseToOf = (form: AcsForm) =>
+  const inResponseToOf = Effect.fn("Saml.inResponseToOf")((form: AcsForm) =>
     Either.match(decode(form), {
       onLeft: Effect.fail,
       onRight: ({ doc }) => Effect.succeed(attribute(doc.documentElement!, "InResponseTo") ?? null)
-    })
+    }))
 
   /** The checks before node-saml: what the caller expects, and the algorithms. */
   const precheck = (doc: Document, sp: SpSettings, form: AcsForm, expected: Expected) => {
@@ -411,36 +411,35 @@ export const make = (outbound: Context.Tag.Service<typeof Outbound>): SamlServic
     })
   }
 
-  const validateResponse = (idp: IdpSettings, sp: SpSettings, form: AcsForm, expected: Expected) =>
-    Effect.gen(function*() {
-      const { base64, doc } = yield* decode(form)
-      yield* precheck(doc, sp, form, expected)
-      // node-saml's cache answers only the one expected id: single use itself is the caller's intent table.
-      const requestId = expected.requestId
-      const lib = yield* library
-      const saml = nodeSaml(lib, idp, sp, {
-        validateInResponseTo: requestId === null ? lib.ValidateInResponseTo.never : lib.ValidateInResponseTo.always,
-        cacheProvider: {
-          saveAsync: async () => null,
-          getAsync: async (key) => (key === requestId ? new Date().toISOString() : null),
-          removeAsync: async () => null
-        }
-      })
-      const started = Date.now()
-      const { profile } = yield* Effect.tryPromise({
-        try: () => saml.validatePostResponseAsync({ SAMLResponse: base64 }),
-        catch: (error) => fromNodeSaml(lib, error, doc, started)
-      })
-      if (profile === null) return yield* refuse("response_invalid", "The Response carries no assertion.")
-      // The assertion node-saml verified and read (not one found elsewhere in the document).
-      const verified = parseStrict(profile.getAssertionXml?.() ?? "")
-      const assertion = Either.isRight(verified) ? verified.right.documentElement : null
-      if (assertion === null || assertion.namespaceURI !== Ns.saml || assertion.localName !== "Assertion") {
-        return yield* refuse("response_invalid", "The verified assertion could not be read.")
+  const validateResponse = Effect.fn("Saml.validateResponse")(function*(idp: IdpSettings, sp: SpSettings, form: AcsForm, expected: Expected) {
+    const { base64, doc } = yield* decode(form)
+    yield* precheck(doc, sp, form, expected)
+    // node-saml's cache answers only the one expected id: single use itself is the caller's intent table.
+    const requestId = expected.requestId
+    const lib = yield* library
+    const saml = nodeSaml(lib, idp, sp, {
+      validateInResponseTo: requestId === null ? lib.ValidateInResponseTo.never : lib.ValidateInResponseTo.always,
+      cacheProvider: {
+        saveAsync: async () => null,
+        getAsync: async (key) => (key === requestId ? new Date().toISOString() : null),
+        removeAsync: async () => null
       }
-      const bearer = yield* postcheck(doc, assertion, idp, sp, expected, started)
-      return yield* toProfile(profile, bearer, assertion, sp, form)
     })
+    const started = Date.now()
+    const { profile } = yield* Effect.tryPromise({
+      try: () => saml.validatePostResponseAsync({ SAMLResponse: base64 }),
+      catch: (error) => fromNodeSaml(lib, error, doc, started)
+    })
+    if (profile === null) return yield* refuse("response_invalid", "The Response carries no assertion.")
+    // The assertion node-saml verified and read (not one found elsewhere in the document).
+    const verified = parseStrict(profile.getAssertionXml?.() ?? "")
+    const assertion = Either.isRight(verified) ? verified.right.documentElement : null
+    if (assertion === null || assertion.namespaceURI !== Ns.saml || assertion.localName !== "Assertion") {
+      return yield* refuse("response_invalid", "The verified assertion could not be read.")
+    }
+    const bearer = yield* postcheck(doc, assertion, idp, sp, expected, started)
+    return yield* toProfile(profile, bearer, assertion, sp, form)
+  })
 
   return {
     parseIdpMetadata,

@@ -28,27 +28,26 @@ const make = Effect.gen(function*() {
       return found.value
     })
 
-  const acs = (id: SsoConnectionId, form: SamlAcsForm, base: string) =>
-    Effect.gen(function*() {
-      const connection = yield* samlConnection(id)
-      // A sign-in of another organization posted here: this connection is not the one it knows.
-      const named = form.RelayState === undefined ? undefined : verifyState(stateKey, form.RelayState)
-      if (named !== undefined && named.organizationId !== connection.organizationId) return yield* connectionNotFound()
-      const params: Record<string, string> = { SAMLResponse: form.SAMLResponse }
-      if (form.RelayState !== undefined) params.RelayState = form.RelayState
-      // A form that is no SAML Response is the client's error (400), found before any intent is spent.
-      const inResponseTo = yield* saml.inResponseToOf(params).pipe(
-        Effect.mapError((error) => InvalidRequest.field(["SAMLResponse"], error.message))
-      )
-      return yield* signIn.answer(
-        inResponseTo === null
-          ? signIn.completeIdpInitiated(connection, params, base)
-          : signIn.complete(form.RelayState ?? "", params, base, connection.id)
-      )
-    })
+  const acs = Effect.fn("SamlAcs.acs")(function*(id: SsoConnectionId, form: SamlAcsForm, base: string) {
+    const connection = yield* samlConnection(id)
+    // A sign-in of another organization posted here: this connection is not the one it knows.
+    const named = form.RelayState === undefined ? undefined : verifyState(stateKey, form.RelayState)
+    if (named !== undefined && named.organizationId !== connection.organizationId) return yield* connectionNotFound()
+    const params: Record<string, string> = { SAMLResponse: form.SAMLResponse }
+    if (form.RelayState !== undefined) params.RelayState = form.RelayState
+    // A form that is no SAML Response is the client's error (400), found before any intent is spent.
+    const inResponseTo = yield* saml.inResponseToOf(params).pipe(
+      Effect.mapError((error) => InvalidRequest.field(["SAMLResponse"], error.message))
+    )
+    return yield* signIn.answer(
+      inResponseTo === null
+        ? signIn.completeIdpInitiated(connection, params, base)
+        : signIn.complete(form.RelayState ?? "", params, base, connection.id)
+    )
+  })
 
-  const metadata = (id: SsoConnectionId, base: string) =>
-    Effect.flatMap(samlConnection(id), (connection) => saml.spMetadata(spSettingsOf(samlUrls(base, connection.id), connection.saml!, connection.mapping)))
+  const metadata = Effect.fn("SamlAcs.metadata")((id: SsoConnectionId, base: string) =>
+    Effect.flatMap(samlConnection(id), (connection) => saml.spMetadata(spSettingsOf(samlUrls(base, connection.id), connection.saml!, connection.mapping))))
 
   return { acs, metadata } as const
 })

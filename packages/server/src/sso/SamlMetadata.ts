@@ -101,19 +101,18 @@ const checkCertificates = (texts: ReadonlyArray<string>) =>
  * Settings an administrator typed: entity id, SSO URL (HTTP-Redirect binding unless said otherwise) and 1..n
  * certificates, each accepted for signatures while it is listed.
  */
-export const manualSettings = (input: {
+export const manualSettings = Effect.fn("SamlMetadata.manualSettings")(function*(input: {
   readonly entityId: string
   readonly ssoUrl: string
   readonly ssoBinding?: "redirect" | "post"
   readonly certificates: ReadonlyArray<string>
-}): Effect.Effect<IdpSettings, SamlMetadataError> =>
-  Effect.gen(function*() {
-    const entityId = input.entityId.trim()
-    if (entityId === "" || entityId.length > 1024) return yield* fail("metadata_invalid", "The IdP entity id must be 1 to 1024 characters.")
-    const ssoUrl = yield* checkUrl(input.ssoUrl.trim(), "The IdP SSO URL")
-    const certificates = yield* checkCertificates(input.certificates)
-    return { entityId, ssoUrl, ssoBinding: input.ssoBinding ?? "redirect", certificates }
-  })
+}): Effect.fn.Return<IdpSettings, SamlMetadataError> {
+  const entityId = input.entityId.trim()
+  if (entityId === "" || entityId.length > 1024) return yield* fail("metadata_invalid", "The IdP entity id must be 1 to 1024 characters.")
+  const ssoUrl = yield* checkUrl(input.ssoUrl.trim(), "The IdP SSO URL")
+  const certificates = yield* checkCertificates(input.certificates)
+  return { entityId, ssoUrl, ssoBinding: input.ssoBinding ?? "redirect", certificates }
+})
 
 /** The signing certificates of an IdP descriptor: KeyDescriptors for signing or for any use (no `use`). */
 const signingCertificates = (descriptor: Element) =>
@@ -131,42 +130,41 @@ const signingCertificates = (descriptor: Element) =>
  * An IdP's metadata XML: one `EntityDescriptor` with an `IDPSSODescriptor` (alone, or the only one in an
  * `EntitiesDescriptor`), its SSO URL (HTTP-Redirect preferred, else HTTP-POST) and every signing certificate.
  */
-export const parseIdpMetadata = (xml: string): Effect.Effect<IdpSettings, SamlMetadataError> =>
-  Effect.gen(function*() {
-    if (Buffer.byteLength(xml, "utf8") > maxMetadataBytes) {
-      return yield* fail("metadata_too_large", `The metadata is larger than ${maxMetadataBytes / 1024} KiB.`)
-    }
-    const parsed = parseStrict(xml)
-    if (Either.isLeft(parsed)) {
-      return yield* parsed.left.problem === "doctype"
-        ? fail("metadata_doctype", "The metadata has a DOCTYPE, which is refused (entity expansion, XXE).")
-        : fail("metadata_not_xml", `The metadata is not well-formed XML: ${parsed.left.detail}.`)
-    }
-    const root = parsed.right.documentElement!
-    const entities = root.namespaceURI === Ns.md && root.localName === "EntityDescriptor"
-      ? [root]
-      : root.namespaceURI === Ns.md && root.localName === "EntitiesDescriptor"
-      ? children(root, Ns.md, "EntityDescriptor")
-      : []
-    if (entities.length === 0) return yield* fail("metadata_no_idp", "The document is not SAML 2.0 metadata (no EntityDescriptor).")
-    const idps = entities.flatMap((entity) => children(entity, Ns.md, "IDPSSODescriptor").map((descriptor) => ({ entity, descriptor })))
-    if (idps.length === 0) return yield* fail("metadata_no_idp", "The metadata describes no identity provider (no IDPSSODescriptor).")
-    if (idps.length > 1) return yield* fail("metadata_invalid", "The metadata describes several identity providers: give the metadata of one.")
-    const { descriptor, entity } = idps[0]!
-    const entityId = attribute(entity, "entityID")?.trim() ?? ""
-    if (entityId === "") return yield* fail("metadata_invalid", "The metadata's EntityDescriptor has no entityID.")
-    const services = children(descriptor, Ns.md, "SingleSignOnService")
-    const service = services.find((s) => attribute(s, "Binding") === bindings.redirect) ??
-      services.find((s) => attribute(s, "Binding") === bindings.post)
-    if (service === undefined) {
-      return yield* fail("metadata_invalid", "The IdP has no SingleSignOnService with the HTTP-Redirect or HTTP-POST binding.")
-    }
-    const ssoUrl = yield* checkUrl(attribute(service, "Location") ?? "", "The IdP's SingleSignOnService Location")
-    const certificates = yield* checkCertificates(signingCertificates(descriptor))
-    return {
-      entityId,
-      ssoUrl,
-      ssoBinding: attribute(service, "Binding") === bindings.redirect ? "redirect" as const : "post" as const,
-      certificates
-    }
-  })
+export const parseIdpMetadata = Effect.fn("SamlMetadata.parseIdpMetadata")(function*(xml: string): Effect.fn.Return<IdpSettings, SamlMetadataError> {
+  if (Buffer.byteLength(xml, "utf8") > maxMetadataBytes) {
+    return yield* fail("metadata_too_large", `The metadata is larger than ${maxMetadataBytes / 1024} KiB.`)
+  }
+  const parsed = parseStrict(xml)
+  if (Either.isLeft(parsed)) {
+    return yield* parsed.left.problem === "doctype"
+      ? fail("metadata_doctype", "The metadata has a DOCTYPE, which is refused (entity expansion, XXE).")
+      : fail("metadata_not_xml", `The metadata is not well-formed XML: ${parsed.left.detail}.`)
+  }
+  const root = parsed.right.documentElement!
+  const entities = root.namespaceURI === Ns.md && root.localName === "EntityDescriptor"
+    ? [root]
+    : root.namespaceURI === Ns.md && root.localName === "EntitiesDescriptor"
+    ? children(root, Ns.md, "EntityDescriptor")
+    : []
+  if (entities.length === 0) return yield* fail("metadata_no_idp", "The document is not SAML 2.0 metadata (no EntityDescriptor).")
+  const idps = entities.flatMap((entity) => children(entity, Ns.md, "IDPSSODescriptor").map((descriptor) => ({ entity, descriptor })))
+  if (idps.length === 0) return yield* fail("metadata_no_idp", "The metadata describes no identity provider (no IDPSSODescriptor).")
+  if (idps.length > 1) return yield* fail("metadata_invalid", "The metadata describes several identity providers: give the metadata of one.")
+  const { descriptor, entity } = idps[0]!
+  const entityId = attribute(entity, "entityID")?.trim() ?? ""
+  if (entityId === "") return yield* fail("metadata_invalid", "The metadata's EntityDescriptor has no entityID.")
+  const services = children(descriptor, Ns.md, "SingleSignOnService")
+  const service = services.find((s) => attribute(s, "Binding") === bindings.redirect) ??
+    services.find((s) => attribute(s, "Binding") === bindings.post)
+  if (service === undefined) {
+    return yield* fail("metadata_invalid", "The IdP has no SingleSignOnService with the HTTP-Redirect or HTTP-POST binding.")
+  }
+  const ssoUrl = yield* checkUrl(attribute(service, "Location") ?? "", "The IdP's SingleSignOnService Location")
+  const certificates = yield* checkCertificates(signingCertificates(descriptor))
+  return {
+    entityId,
+    ssoUrl,
+    ssoBinding: attribute(service, "Binding") === bindings.redirect ? "redirect" as const : "post" as const,
+    certificates
+  }
+})

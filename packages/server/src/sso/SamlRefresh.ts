@@ -39,47 +39,45 @@ const metadataUrlRequired = (row: SsoConnectionRow) =>
  * changed the settings meanwhile: then nothing is written), recorded as fetched `at`. The row as written, or as found when nothing applies;
  * None when the connection is gone.
  */
-export const refreshConnection = (
+export const refreshConnection = Effect.fn("SamlRefresh.refreshConnection")(function*(
   saml: SamlService,
   scope: { readonly organizationId: OrganizationId; readonly id: SsoConnectionId },
   at: Date
-): Effect.Effect<Option.Option<SsoConnectionRow>, SqlError | ServiceUnavailable, SqlClient.SqlClient | SsoRepository> =>
-  Effect.gen(function*() {
-    const repository = yield* SsoRepository
-    const found = yield* repository.findConnection(scope)
-    if (Option.isNone(found)) return found
-    const url = found.value.saml?.source === "metadataUrl" ? found.value.saml.metadataUrl : null
-    if (url === null) return found
-    const fetched = yield* Effect.either(saml.fetchIdpMetadata(url))
-    return yield* transaction(Effect.gen(function*() {
-      const locked = yield* repository.lockConnection(scope)
-      if (Option.isNone(locked)) return locked
-      const row = locked.value
-      if (row.saml === null || row.saml.source !== "metadataUrl" || row.saml.metadataUrl !== url) return locked
-      const refreshed = applyRefresh(row.saml, fetched, at)
-      // Neither the revision nor the state moves: a rotation published at the configured URL is no new configuration.
-      const updated: SsoConnectionRow = { ...row, saml: refreshed.saml, updatedAt: refreshed.changed ? at : row.updatedAt }
-      yield* repository.updateConnection(updated)
-      return Option.some(updated)
-    }))
-  })
+): Effect.fn.Return<Option.Option<SsoConnectionRow>, SqlError | ServiceUnavailable, SqlClient.SqlClient | SsoRepository> {
+  const repository = yield* SsoRepository
+  const found = yield* repository.findConnection(scope)
+  if (Option.isNone(found)) return found
+  const url = found.value.saml?.source === "metadataUrl" ? found.value.saml.metadataUrl : null
+  if (url === null) return found
+  const fetched = yield* Effect.either(saml.fetchIdpMetadata(url))
+  return yield* transaction(Effect.gen(function*() {
+    const locked = yield* repository.lockConnection(scope)
+    if (Option.isNone(locked)) return locked
+    const row = locked.value
+    if (row.saml === null || row.saml.source !== "metadataUrl" || row.saml.metadataUrl !== url) return locked
+    const refreshed = applyRefresh(row.saml, fetched, at)
+    // Neither the revision nor the state moves: a rotation published at the configured URL is no new configuration.
+    const updated: SsoConnectionRow = { ...row, saml: refreshed.saml, updatedAt: refreshed.changed ? at : row.updatedAt }
+    yield* repository.updateConnection(updated)
+    return Option.some(updated)
+  }))
+})
 
 /**
  * One run of the scheduled refresh at `now`: the connections whose latest fetch is at least `interval` old (the
  * longest unrefreshed first, at most `limit`, default `REFRESH_BATCH`), each fetched and applied on its own, so one IdP's failure is
  * recorded on its connection and stops nothing else. Answers how many it fetched. The tests call it directly.
  */
-export const refreshDue = (
+export const refreshDue = Effect.fn("SamlRefresh.refreshDue")(function*(
   options: { readonly now: Date; readonly interval: Duration.DurationInput; readonly limit?: number | undefined }
-): Effect.Effect<number, SqlError | ServiceUnavailable, SqlClient.SqlClient | Saml> =>
-  Effect.gen(function*() {
-    const saml = yield* Saml
-    const repository = yield* SsoRepository
-    const before = new Date(options.now.getTime() - Duration.toMillis(options.interval))
-    const due = yield* repository.dueForMetadataRefresh({ before: before.toISOString(), limit: options.limit ?? REFRESH_BATCH })
-    yield* Effect.forEach(due, (scope) => refreshConnection(saml, scope, options.now), { concurrency: REFRESH_CONCURRENCY, discard: true })
-    return due.length
-  }).pipe(Effect.provide(SsoRepository.layer))
+): Effect.fn.Return<number, SqlError | ServiceUnavailable, SqlClient.SqlClient | Saml | SsoRepository> {
+  const saml = yield* Saml
+  const repository = yield* SsoRepository
+  const before = new Date(options.now.getTime() - Duration.toMillis(options.interval))
+  const due = yield* repository.dueForMetadataRefresh({ before: before.toISOString(), limit: options.limit ?? REFRESH_BATCH })
+  yield* Effect.forEach(due, (scope) => refreshConnection(saml, scope, options.now), { concurrency: REFRESH_CONCURRENCY, discard: true })
+  return due.length
+}, Effect.provide(SsoRepository.layer))
 
 /** Every 5 minutes: each connection is fetched within 5 minutes of its interval passing. */
 export const schedule = Cron.unsafeParse("*/5 * * * *", "UTC")
@@ -101,20 +99,19 @@ const makeSamlRefresh = Effect.gen(function*() {
   const saml = yield* Saml
   const repository = yield* SsoRepository
 
-  const refreshMetadata = (principal: Principal, id: SsoConnectionId, base: string) =>
-    Effect.gen(function*() {
-      yield* sso.allowed(principal)
-      const scope = { organizationId: principal.organization.id, id }
-      return yield* orUnavailable(Effect.gen(function*() {
-        const found = yield* repository.findConnection(scope)
-        if (Option.isNone(found)) return yield* connectionNotFound()
-        if (found.value.saml?.source !== "metadataUrl") return yield* metadataUrlRequired(found.value)
-        const refreshed = yield* refreshConnection(saml, scope, yield* now).pipe(Effect.provideService(SsoRepository, repository))
-        if (Option.isNone(refreshed)) return yield* connectionNotFound()
-        const domains = yield* repository.connectionDomains(scope.organizationId, [id])
-        return { connection: toConnection(refreshed.value, domains, base) }
-      }))
-    })
+  const refreshMetadata = Effect.fn("SamlRefresh.refreshMetadata")(function*(principal: Principal, id: SsoConnectionId, base: string) {
+    yield* sso.allowed(principal)
+    const scope = { organizationId: principal.organization.id, id }
+    return yield* orUnavailable(Effect.gen(function*() {
+      const found = yield* repository.findConnection(scope)
+      if (Option.isNone(found)) return yield* connectionNotFound()
+      if (found.value.saml?.source !== "metadataUrl") return yield* metadataUrlRequired(found.value)
+      const refreshed = yield* refreshConnection(saml, scope, yield* now).pipe(Effect.provideService(SsoRepository, repository))
+      if (Option.isNone(refreshed)) return yield* connectionNotFound()
+      const domains = yield* repository.connectionDomains(scope.organizationId, [id])
+      return { connection: toConnection(refreshed.value, domains, base) }
+    }))
+  })
 
   return { refreshMetadata } as const
 })

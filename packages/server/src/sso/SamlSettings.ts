@@ -31,42 +31,41 @@ const pathOf = (input: SamlSettingsInput, error: SamlMetadataError): Array<strin
  * The settings to store for `input`: the IdP's entity id, SSO URL and binding, and certificates, from wherever the
  * administrator gave them. `at` is when a metadata URL was fetched.
  */
-export const storedSamlOf = (
+export const storedSamlOf = Effect.fn("SamlSettings.storedSamlOf")(function*(
   saml: SamlService,
   input: SamlSettingsInput,
   path: ReadonlyArray<string>,
   at: Date
-): Effect.Effect<StoredSaml, InvalidRequest> =>
-  Effect.gen(function*() {
-    const common = { allowIdpInitiated: input.allowIdpInitiated ?? false, relayStateAllowList: input.relayStateAllowList ?? [] }
-    if (common.allowIdpInitiated && common.relayStateAllowList.length === 0) {
-      return yield* InvalidRequest.field([...path, "relayStateAllowList"], "must list at least one RelayState when allowIdpInitiated is true")
-    }
-    const needs = { metadataUrl: ["url"], metadataXml: ["xml"], manual: ["entityId", "ssoUrl", "certificates"] } as const
-    const members = ["url", "xml", "entityId", "ssoUrl", "certificates"] as const
-    // Members another source takes are ignored (not stored); those this source needs are required.
-    const details = members.flatMap((member) =>
-      (needs[input.source] as ReadonlyArray<string>).includes(member) && input[member] === undefined
-        ? [{ path: [...path, member], message: `is required with source ${input.source}` }]
-        : []
+): Effect.fn.Return<StoredSaml, InvalidRequest> {
+  const common = { allowIdpInitiated: input.allowIdpInitiated ?? false, relayStateAllowList: input.relayStateAllowList ?? [] }
+  if (common.allowIdpInitiated && common.relayStateAllowList.length === 0) {
+    return yield* InvalidRequest.field([...path, "relayStateAllowList"], "must list at least one RelayState when allowIdpInitiated is true")
+  }
+  const needs = { metadataUrl: ["url"], metadataXml: ["xml"], manual: ["entityId", "ssoUrl", "certificates"] } as const
+  const members = ["url", "xml", "entityId", "ssoUrl", "certificates"] as const
+  // Members another source takes are ignored (not stored); those this source needs are required.
+  const details = members.flatMap((member) =>
+    (needs[input.source] as ReadonlyArray<string>).includes(member) && input[member] === undefined
+      ? [{ path: [...path, member], message: `is required with source ${input.source}` }]
+      : []
+  )
+  if (details.length > 0) return yield* new InvalidRequest({ details })
+  const idp = yield* (input.source === "metadataUrl"
+    ? saml.fetchIdpMetadata(input.url!)
+    : input.source === "metadataXml"
+    ? saml.parseIdpMetadata(input.xml!)
+    : manualSettings({ entityId: input.entityId!, ssoUrl: input.ssoUrl!, certificates: input.certificates! })).pipe(
+      Effect.mapError((error) => InvalidRequest.field([...path, ...pathOf(input, error)], `${error.message} (${error.code})`))
     )
-    if (details.length > 0) return yield* new InvalidRequest({ details })
-    const idp = yield* (input.source === "metadataUrl"
-      ? saml.fetchIdpMetadata(input.url!)
-      : input.source === "metadataXml"
-      ? saml.parseIdpMetadata(input.xml!)
-      : manualSettings({ entityId: input.entityId!, ssoUrl: input.ssoUrl!, certificates: input.certificates! })).pipe(
-        Effect.mapError((error) => InvalidRequest.field([...path, ...pathOf(input, error)], `${error.message} (${error.code})`))
-      )
-    return {
-      source: input.source,
-      metadataUrl: input.source === "metadataUrl" ? input.url! : null,
-      metadataXml: input.source === "metadataXml" ? input.xml! : null,
-      ...fromIdp(idp),
-      ...common,
-      ...(input.source === "metadataUrl" ? { metadataRefresh: { at: at.toISOString(), ok: true, message: null, succeededAt: at.toISOString() } } : {})
-    }
-  })
+  return {
+    source: input.source,
+    metadataUrl: input.source === "metadataUrl" ? input.url! : null,
+    metadataXml: input.source === "metadataXml" ? input.xml! : null,
+    ...fromIdp(idp),
+    ...common,
+    ...(input.source === "metadataUrl" ? { metadataRefresh: { at: at.toISOString(), ok: true, message: null, succeededAt: at.toISOString() } } : {})
+  }
+})
 
 /** Whether two stored settings configure the same thing (the latest metadata fetch is no setting). */
 export const sameSettings = (a: StoredSaml | null, b: StoredSaml | null) => {

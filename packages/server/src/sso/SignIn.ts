@@ -125,88 +125,85 @@ const make = Effect.gen(function*() {
 
   // Tests
 
-  const startTest = (principal: MemberContext, id: SsoConnectionId, base: string) =>
-    Effect.gen(function*() {
-      yield* sso.allowed(principal)
-      yield* sessionOf(principal)
-      const organizationId = principal.organization.id
-      const found = yield* orUnavailable(connections.findConnection({ organizationId, id }))
-      if (Option.isNone(found)) return yield* connectionNotFound()
-      const connection = found.value
-      if (connection.kind === "oidc" && connection.oidcClientSecretCiphertext === null) {
-        return yield* new Conflict({
-          error: "sso_client_secret_required",
-          message: "The connection has no client secret (it was migrated from the single-connection model): set oidc.clientSecret with PATCH first."
-        })
+  const startTest = Effect.fn("SignIn.startTest")(function*(principal: MemberContext, id: SsoConnectionId, base: string) {
+    yield* sso.allowed(principal)
+    yield* sessionOf(principal)
+    const organizationId = principal.organization.id
+    const found = yield* orUnavailable(connections.findConnection({ organizationId, id }))
+    if (Option.isNone(found)) return yield* connectionNotFound()
+    const connection = found.value
+    if (connection.kind === "oidc" && connection.oidcClientSecretCiphertext === null) {
+      return yield* new Conflict({
+        error: "sso_client_secret_required",
+        message: "The connection has no client secret (it was migrated from the single-connection model): set oidc.clientSecret with PATCH first."
+      })
+    }
+    const engine = yield* Effect.mapError(engineOf(connection), (error) => new Conflict({ error: "sso_kind_mismatch", message: error.message }))
+    const { row, secrets } = yield* newIntent(connection, "test", { userId: principal.user.id, loginHint: principal.user.email, returnTo: null })
+    const pending: StoredTest = {
+      id: row.id,
+      configRevision: connection.configRevision,
+      status: "pending",
+      startedAt: row.createdAt.toISOString(),
+      completedAt: null,
+      claimsJson: null,
+      profile: null,
+      failure: null
+    }
+    // The provider is asked for its URL before anything is stored: a provider that fails records a failed test.
+    const started = yield* Effect.either(engine.start(connection, secrets, base))
+    yield* transaction(Effect.gen(function*() {
+      const locked = yield* connections.lockConnection({ organizationId, id })
+      if (Option.isNone(locked)) return yield* connectionNotFound()
+      yield* intents.insert(row)
+      if (started._tag === "Right" && started.right.samlRequestId !== undefined) {
+        yield* intents.setSamlRequestId({ organizationId, id: row.id }, started.right.samlRequestId)
       }
-      const engine = yield* Effect.mapError(engineOf(connection), (error) => new Conflict({ error: "sso_kind_mismatch", message: error.message }))
-      const { row, secrets } = yield* newIntent(connection, "test", { userId: principal.user.id, loginHint: principal.user.email, returnTo: null })
-      const pending: StoredTest = {
-        id: row.id,
-        configRevision: connection.configRevision,
-        status: "pending",
-        startedAt: row.createdAt.toISOString(),
-        completedAt: null,
-        claimsJson: null,
-        profile: null,
-        failure: null
-      }
-      // The provider is asked for its URL before anything is stored: a provider that fails records a failed test.
-      const started = yield* Effect.either(engine.start(connection, secrets, base))
-      yield* transaction(Effect.gen(function*() {
-        const locked = yield* connections.lockConnection({ organizationId, id })
-        if (Option.isNone(locked)) return yield* connectionNotFound()
-        yield* intents.insert(row)
-        if (started._tag === "Right" && started.right.samlRequestId !== undefined) {
-          yield* intents.setSamlRequestId({ organizationId, id: row.id }, started.right.samlRequestId)
-        }
-        yield* connections.updateConnection({
-          ...locked.value,
-          lastTest: started._tag === "Right"
-            ? pending
-            : { ...pending, status: "failed", completedAt: row.createdAt.toISOString(), failure: { code: started.left.code, message: started.left.message } }
-        })
-        yield* intents.prune(organizationId, new Date(row.createdAt.getTime() - Duration.toMillis(Duration.hours(1))))
-      }))
-      const test = toTestReport(id, (yield* orUnavailable(connections.findConnection({ organizationId, id }))).pipe(Option.getOrThrow).lastTest!)
-      return { test, authorizationUrl: started._tag === "Right" ? started.right.url : "", expiresAt: row.expiresAt }
-    })
+      yield* connections.updateConnection({
+        ...locked.value,
+        lastTest: started._tag === "Right"
+          ? pending
+          : { ...pending, status: "failed", completedAt: row.createdAt.toISOString(), failure: { code: started.left.code, message: started.left.message } }
+      })
+      yield* intents.prune(organizationId, new Date(row.createdAt.getTime() - Duration.toMillis(Duration.hours(1))))
+    }))
+    const test = toTestReport(id, (yield* orUnavailable(connections.findConnection({ organizationId, id }))).pipe(Option.getOrThrow).lastTest!)
+    return { test, authorizationUrl: started._tag === "Right" ? started.right.url : "", expiresAt: row.expiresAt }
+  })
 
   // Sign-in
 
-  const discover = (address: string, email: string) =>
-    Effect.gen(function*() {
-      yield* limit(address)
-      const domain = domainOf(email)
-      const connection = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
-      const required = domain !== undefined && Option.isSome(connection) && Option.isSome(yield* orUnavailable(enforcement.forDomain(domain)))
-      return Option.match(connection, {
-        onNone: () => ({ method: "password" as const, connectionId: null, required: false }),
-        onSome: (found) => ({ method: "sso" as const, connectionId: found.id, required })
-      })
+  const discover = Effect.fn("SignIn.discover")(function*(address: string, email: string) {
+    yield* limit(address)
+    const domain = domainOf(email)
+    const connection = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
+    const required = domain !== undefined && Option.isSome(connection) && Option.isSome(yield* orUnavailable(enforcement.forDomain(domain)))
+    return Option.match(connection, {
+      onNone: () => ({ method: "password" as const, connectionId: null, required: false }),
+      onSome: (found) => ({ method: "sso" as const, connectionId: found.id, required })
     })
+  })
 
-  const start = (address: string, input: { readonly email: string; readonly returnTo?: string | undefined }, base: string) =>
-    Effect.gen(function*() {
-      yield* limit(address)
-      const domain = domainOf(input.email)
-      const found = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
-      if (Option.isNone(found)) {
-        return yield* new SsoSignInFailed({
-          code: "email_domain_not_verified",
-          message: `No active SSO connection serves ${domain ?? "this email's domain"}: sign in with a password, or ask an administrator.`
-        })
-      }
-      const connection = found.value
-      const engine = yield* Effect.mapError(engineOf(connection), refused)
-      const { row, secrets } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: input.email.trim(), returnTo: input.returnTo === undefined ? null : returnToUrl(input.returnTo, base) })
-      const started = yield* Effect.mapError(engine.start(connection, secrets, base), refused)
-      yield* orUnavailable(transaction(Effect.gen(function*() {
-        yield* intents.insert(row)
-        if (started.samlRequestId !== undefined) yield* intents.setSamlRequestId({ organizationId: row.organizationId, id: row.id }, started.samlRequestId)
-      })))
-      return { authorizationUrl: started.url, expiresAt: row.expiresAt }
-    })
+  const start = Effect.fn("SignIn.start")(function*(address: string, input: { readonly email: string; readonly returnTo?: string | undefined }, base: string) {
+    yield* limit(address)
+    const domain = domainOf(input.email)
+    const found = domain === undefined ? Option.none() : yield* orUnavailable(connections.activeForDomain(domain))
+    if (Option.isNone(found)) {
+      return yield* new SsoSignInFailed({
+        code: "email_domain_not_verified",
+        message: `No active SSO connection serves ${domain ?? "this email's domain"}: sign in with a password, or ask an administrator.`
+      })
+    }
+    const connection = found.value
+    const engine = yield* Effect.mapError(engineOf(connection), refused)
+    const { row, secrets } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: input.email.trim(), returnTo: input.returnTo === undefined ? null : returnToUrl(input.returnTo, base) })
+    const started = yield* Effect.mapError(engine.start(connection, secrets, base), refused)
+    yield* orUnavailable(transaction(Effect.gen(function*() {
+      yield* intents.insert(row)
+      if (started.samlRequestId !== undefined) yield* intents.setSamlRequestId({ organizationId: row.organizationId, id: row.id }, started.samlRequestId)
+    })))
+    return { authorizationUrl: started.url, expiresAt: row.expiresAt }
+  })
 
   /** The checks every completion makes on the mapped profile, whatever its purpose; `domains`: the connection's. */
   const checkProfile = (connection: SsoConnectionRow, profile: SsoProfile, domains: ReadonlyArray<ConnectionDomainRow>) =>
@@ -290,30 +287,29 @@ const make = Effect.gen(function*() {
    * the ACS's form), `state` the intent's signed state (OIDC `state`, SAML `RelayState`). Protocol-neutral: the
    * SAML ACS calls this with its engine's answer.
    */
-  const complete = (state: string, params: Readonly<Record<string, string>>, base: string, connectionId?: SsoConnectionId) =>
-    Effect.gen(function*() {
-      const { expired, intent } = yield* spend(state, connectionId)
-      const found = yield* orUnavailable(connections.findConnection({ organizationId: intent.organizationId, id: intent.connectionId }))
-      if (Option.isNone(found)) return yield* failure("replayed", "The connection of this sign-in was deleted.")
-      const connection = found.value
-      const codeVerifier = intent.codeVerifierCiphertext === null
-        ? ""
-        : yield* Effect.orDie(crypto.decrypt(intent.codeVerifierCiphertext, bind(SecretColumns.ssoCodeVerifier, intent.organizationId, intent.id)))
-      const secrets = { state, nonce: intent.nonce, codeVerifier, loginHint: intent.loginHint, samlRequestId: intent.samlRequestId }
+  const complete = Effect.fn("SignIn.complete")(function*(state: string, params: Readonly<Record<string, string>>, base: string, connectionId?: SsoConnectionId) {
+    const { expired, intent } = yield* spend(state, connectionId)
+    const found = yield* orUnavailable(connections.findConnection({ organizationId: intent.organizationId, id: intent.connectionId }))
+    if (Option.isNone(found)) return yield* failure("replayed", "The connection of this sign-in was deleted.")
+    const connection = found.value
+    const codeVerifier = intent.codeVerifierCiphertext === null
+      ? ""
+      : yield* Effect.orDie(crypto.decrypt(intent.codeVerifierCiphertext, bind(SecretColumns.ssoCodeVerifier, intent.organizationId, intent.id)))
+    const secrets = { state, nonce: intent.nonce, codeVerifier, loginHint: intent.loginHint, samlRequestId: intent.samlRequestId }
 
-      const validated = yield* Effect.either(Effect.gen(function*() {
-        if (expired) return yield* failure("intent_expired", "This sign-in took longer than 5 minutes: start again.")
-        if (intent.configRevision !== connection.configRevision) {
-          return yield* failure("configuration_changed", "The connection changed since this sign-in started: start again.")
-        }
-        if (intent.purpose === "sign_in" && connection.state !== "active") {
-          return yield* failure("email_domain_not_verified", "The connection is no longer active: start again.")
-        }
-        const engine = yield* engineOf(connection)
-        return yield* engine.complete(connection, secrets, params, base)
-      }))
-      return yield* conclude(connection, intent, yield* once(connection, validated))
-    })
+    const validated = yield* Effect.either(Effect.gen(function*() {
+      if (expired) return yield* failure("intent_expired", "This sign-in took longer than 5 minutes: start again.")
+      if (intent.configRevision !== connection.configRevision) {
+        return yield* failure("configuration_changed", "The connection changed since this sign-in started: start again.")
+      }
+      if (intent.purpose === "sign_in" && connection.state !== "active") {
+        return yield* failure("email_domain_not_verified", "The connection is no longer active: start again.")
+      }
+      const engine = yield* engineOf(connection)
+      return yield* engine.complete(connection, secrets, params, base)
+    }))
+    return yield* conclude(connection, intent, yield* once(connection, validated))
+  })
 
   /** The answer taken once: a single-use value (a SAML assertion's ID) the connection already took is a replay. */
   const once = (connection: SsoConnectionRow, validated: Either.Either<Received, SsoFailureError>) =>
@@ -383,13 +379,12 @@ const make = Effect.gen(function*() {
     })
 
   /** `GET /v1/sso/oidc/callback`: the JSON answer, or the browser sent to the sign-in's `returnTo`. */
-  const oidcCallback = (query: SsoCallbackQuery, base: string) =>
-    Effect.gen(function*() {
-      const { state, ...rest } = query
-      const params: Record<string, string> = { state }
-      for (const [name, value] of Object.entries(rest)) if (typeof value === "string") params[name] = value
-      return yield* answer(complete(state, params, base))
-    })
+  const oidcCallback = Effect.fn("SignIn.oidcCallback")(function*(query: SsoCallbackQuery, base: string) {
+    const { state, ...rest } = query
+    const params: Record<string, string> = { state }
+    for (const [name, value] of Object.entries(rest)) if (typeof value === "string") params[name] = value
+    return yield* answer(complete(state, params, base))
+  })
 
   /**
    * A SAML Response the IdP sent unsolicited (no InResponseTo) to the connection's ACS: taken only by an active
@@ -397,67 +392,64 @@ const make = Effect.gen(function*() {
    * validated before anything is stored; then a sign-in intent, spent at once, carries its one-time code, with the
    * RelayState as `returnTo` when it is one (a loopback URL or a path on this server).
    */
-  const completeIdpInitiated = (connection: SsoConnectionRow, params: Readonly<Record<string, string>>, base: string) =>
-    Effect.gen(function*() {
-      if (connection.saml?.allowIdpInitiated !== true) {
-        return yield* failure("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane.")
-      }
-      const relayState = params.RelayState ?? ""
-      if (relayState !== "" && !isSsoReturnTo(relayState)) {
-        return yield* failure("relay_state_not_allowed", "An IdP-initiated RelayState must be a loopback URL or a path on this server (where the browser goes next).")
-      }
-      if (connection.state !== "active") return yield* failure("email_domain_not_verified", "The connection is not active: IdP-initiated sign-in needs an active connection.")
-      const engine = yield* engineOf(connection)
-      const received = yield* engine.complete(connection, { state: "", nonce: "", codeVerifier: "", loginHint: null, samlRequestId: null, idpInitiated: true }, params, base)
-      const validated = yield* once(connection, Either.right(received))
-      if (Either.isLeft(validated)) return yield* validated.left
-      const { row } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: null, returnTo: relayState === "" ? null : returnToUrl(relayState, base) })
-      yield* orUnavailable(intents.insert({ ...row, consumedAt: row.createdAt }))
-      return yield* conclude(connection, row, validated)
-    })
+  const completeIdpInitiated = Effect.fn("SignIn.completeIdpInitiated")(function*(connection: SsoConnectionRow, params: Readonly<Record<string, string>>, base: string) {
+    if (connection.saml?.allowIdpInitiated !== true) {
+      return yield* failure("idp_initiated_not_allowed", "IdP-initiated sign-in is not enabled for this connection: start the sign-in from orgplane.")
+    }
+    const relayState = params.RelayState ?? ""
+    if (relayState !== "" && !isSsoReturnTo(relayState)) {
+      return yield* failure("relay_state_not_allowed", "An IdP-initiated RelayState must be a loopback URL or a path on this server (where the browser goes next).")
+    }
+    if (connection.state !== "active") return yield* failure("email_domain_not_verified", "The connection is not active: IdP-initiated sign-in needs an active connection.")
+    const engine = yield* engineOf(connection)
+    const received = yield* engine.complete(connection, { state: "", nonce: "", codeVerifier: "", loginHint: null, samlRequestId: null, idpInitiated: true }, params, base)
+    const validated = yield* once(connection, Either.right(received))
+    if (Either.isLeft(validated)) return yield* validated.left
+    const { row } = yield* newIntent(connection, "sign_in", { userId: null, loginHint: null, returnTo: relayState === "" ? null : returnToUrl(relayState, base) })
+    yield* orUnavailable(intents.insert({ ...row, consumedAt: row.createdAt }))
+    return yield* conclude(connection, row, validated)
+  })
 
   /** A completion as the browser gets it: the JSON answer, or a redirect to the sign-in's `returnTo`. */
-  const answer = <E, R>(completion: Effect.Effect<Effect.Effect.Success<ReturnType<typeof conclude>>, E, R>) =>
-    Effect.gen(function*() {
-      const done = yield* Effect.mapError(completion, (error) => error instanceof SsoFailureError ? refused(error) : error as Exclude<E, SsoFailureError>)
-      if (done._tag === "test") {
-        return {
-          purpose: "test" as const,
-          ok: done.failure === null,
-          test: done.test,
-          code: null,
-          failure: done.failure === null ? null : { code: done.failure.code, message: done.failure.message }
-        }
+  const answer = Effect.fn("SignIn.answer")(function*<E, R>(completion: Effect.Effect<Effect.Effect.Success<ReturnType<typeof conclude>>, E, R>) {
+    const done = yield* Effect.mapError(completion, (error) => error instanceof SsoFailureError ? refused(error) : error as Exclude<E, SsoFailureError>)
+    if (done._tag === "test") {
+      return {
+        purpose: "test" as const,
+        ok: done.failure === null,
+        test: done.test,
+        code: null,
+        failure: done.failure === null ? null : { code: done.failure.code, message: done.failure.message }
       }
-      if (done.intent.returnTo !== null) {
-        const target = new URL(done.intent.returnTo)
-        if (done.code !== null) target.searchParams.set("code", done.code)
-        else {
-          target.searchParams.set("error", done.failure!.code)
-          target.searchParams.set("error_description", done.failure!.message)
-        }
-        return HttpServerResponse.redirect(target.href, { status: 302, headers: { "cache-control": "no-store" } })
+    }
+    if (done.intent.returnTo !== null) {
+      const target = new URL(done.intent.returnTo)
+      if (done.code !== null) target.searchParams.set("code", done.code)
+      else {
+        target.searchParams.set("error", done.failure!.code)
+        target.searchParams.set("error_description", done.failure!.message)
       }
-      if (done.failure !== null) return yield* refused(done.failure)
-      return { purpose: "sign_in" as const, ok: true, test: null, code: done.code, failure: null }
-    })
+      return HttpServerResponse.redirect(target.href, { status: 302, headers: { "cache-control": "no-store" } })
+    }
+    if (done.failure !== null) return yield* refused(done.failure)
+    return { purpose: "sign_in" as const, ok: true, test: null, code: done.code, failure: null }
+  })
 
   /** A one-time code → a session acting in the connection's organization, recording what authenticated it. */
-  const exchange = (code: string) =>
-    Effect.gen(function*() {
-      const at = yield* now
-      const intent = yield* orUnavailable(intents.exchange(crypto.hashToken(code.trim()), at))
-      if (intent === undefined || intent.exchangeUserId === null) {
-        return yield* new SsoSignInFailed({ code: "replayed" satisfies SsoFailureCode, message: "This code was used, expired (2 minutes) or never issued: sign in again." })
-      }
-      const user = yield* orUnavailable(users.findById(intent.exchangeUserId))
-      if (Option.isNone(user)) return yield* new SsoSignInFailed({ code: "replayed", message: "The person of this code no longer exists: sign in again." })
-      const session = yield* orUnavailable(accounts.startSession(user.value, intent.organizationId, {
-        connectionId: intent.connectionId,
-        organizationId: intent.organizationId
-      }))
-      return { user: toUser(user.value), session }
-    })
+  const exchange = Effect.fn("SignIn.exchange")(function*(code: string) {
+    const at = yield* now
+    const intent = yield* orUnavailable(intents.exchange(crypto.hashToken(code.trim()), at))
+    if (intent === undefined || intent.exchangeUserId === null) {
+      return yield* new SsoSignInFailed({ code: "replayed" satisfies SsoFailureCode, message: "This code was used, expired (2 minutes) or never issued: sign in again." })
+    }
+    const user = yield* orUnavailable(users.findById(intent.exchangeUserId))
+    if (Option.isNone(user)) return yield* new SsoSignInFailed({ code: "replayed", message: "The person of this code no longer exists: sign in again." })
+    const session = yield* orUnavailable(accounts.startSession(user.value, intent.organizationId, {
+      connectionId: intent.connectionId,
+      organizationId: intent.organizationId
+    }))
+    return { user: toUser(user.value), session }
+  })
 
   return { startTest, discover, start, complete, completeIdpInitiated, answer, oidcCallback, exchange } as const
 })

@@ -197,11 +197,16 @@ const make = Effect.gen(function*() {
   const settings = yield* ServerConfig
 
   /** The plan first (an organization without it learns that whoever asks), then the role. */
-  const allowed = (principal: Principal) => Effect.andThen(requireEnterprise(principal, "sso"), authorize(principal, "sso.manage"))
+  const allowed = Effect.fn("Sso.allowed")(function*(principal: Principal) {
+    yield* requireEnterprise(principal, "sso")
+    return yield* authorize(principal, "sso.manage")
+  })
 
   /** `allowed`, for a change of who signs in how: also a recent sign-in (Principal.ts `requireRecentAuthentication`). */
-  const allowedToChange = (principal: Principal) =>
-    Effect.andThen(allowed(principal), requireRecentAuthentication(principal, settings.recentAuthentication))
+  const allowedToChange = Effect.fn("Sso.allowedToChange")(function*(principal: Principal) {
+    yield* allowed(principal)
+    return yield* requireRecentAuthentication(principal, settings.recentAuthentication)
+  })
 
   /** 400 unless every team named by JIT and the group rules is the organization's. */
   const checkTeams = (organizationId: OrganizationId, jit: SsoJit | undefined, mapping: SsoMapping | undefined) =>
@@ -241,207 +246,198 @@ const make = Effect.gen(function*() {
       yield* repository.setConnectionDomains(organizationId, id, domains)
     })
 
-  const createConnection = (principal: Principal, input: CreateSsoConnectionRequest, base: string) =>
-    Effect.gen(function*() {
-      yield* allowedToChange(principal)
-      const organizationId = principal.organization.id
-      const jit: SsoJit = { ...defaultJit, ...input.jit }
-      const mapping: SsoMapping = { ...defaultMapping(input.kind), ...input.mapping }
-      const id = yield* makeId("ssc")
-      const saml = input.kind === "saml" ? yield* storedSamlOf(samlEngine, input.saml, ["saml"], yield* now) : null
-      // Encrypted outside the transaction: a retried transaction must not need it again.
-      const secret = input.kind === "oidc"
-        ? yield* Effect.orDie(crypto.encrypt(input.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
-        : null
-      const domains = [...new Set(input.domains ?? [])]
-      return yield* transaction(Effect.gen(function*() {
-        yield* lockLimits(organizationId)
-        yield* checkTeams(organizationId, jit, mapping)
-        if ((yield* repository.countConnections(organizationId)) >= MAX_PER_ORGANIZATION) return yield* tooMany("connections")
-        const at = yield* now
-        const row: SsoConnectionRow = {
-          id,
-          organizationId,
-          kind: input.kind,
-          name: input.name,
-          state: "draft",
-          jit,
-          mapping,
-          oidc: input.kind === "oidc" ? storedOidc(input.oidc) : null,
-          oidcClientSecretCiphertext: secret,
-          saml,
-          configRevision: 1,
-          lastTest: null,
-          createdAt: at,
-          updatedAt: at
-        }
-        yield* repository.insertConnection(row)
-        yield* replaceDomains(organizationId, id, domains, at)
-        return yield* answer(row, base)
-      }))
-    })
-
-  const listConnections = (principal: Principal, base: string) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      const organizationId = principal.organization.id
-      return yield* orUnavailable(Effect.gen(function*() {
-        const rows = yield* repository.listConnections({ organizationId })
-        const domains = yield* repository.connectionDomains(organizationId, rows.map((row) => row.id))
-        return { connections: rows.map((row) => toConnection(row, domains, base)) }
-      }))
-    })
-
-  const getConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      return yield* orUnavailable(Effect.gen(function*() {
-        const row = yield* repository.findConnection({ organizationId: principal.organization.id, id })
-        if (Option.isNone(row)) return yield* connectionNotFound()
-        return yield* answer(row.value, base)
-      }))
-    })
-
-  const updateConnection = (principal: Principal, id: SsoConnectionId, patch: UpdateSsoConnectionRequest, base: string) =>
-    Effect.gen(function*() {
-      yield* allowedToChange(principal)
-      const organizationId = principal.organization.id
-      const found = yield* orUnavailable(repository.findConnection({ organizationId, id }))
-      if (Option.isNone(found)) return yield* connectionNotFound()
-      const kind = found.value.kind
-      if (patch.oidc !== undefined && kind !== "oidc") return yield* InvalidRequest.field(["oidc"], "is for OIDC connections; this one is SAML")
-      if (patch.saml !== undefined && kind !== "saml") return yield* InvalidRequest.field(["saml"], "is for SAML connections; this one is OIDC")
-      const saml = patch.saml === undefined ? undefined : yield* storedSamlOf(samlEngine, patch.saml, ["saml"], yield* now)
-      const secret = patch.oidc?.clientSecret === undefined
-        ? undefined
-        : yield* Effect.orDie(crypto.encrypt(patch.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
-      return yield* transaction(Effect.gen(function*() {
-        // New domains count against the organization's limit: the limit's lock first, then the connection's.
-        if (patch.domains !== undefined) yield* lockLimits(organizationId)
-        const locked = yield* repository.lockConnection({ organizationId, id })
-        if (Option.isNone(locked)) return yield* connectionNotFound()
-        const row = locked.value
-        const jit: SsoJit = { ...row.jit, ...patch.jit }
-        const mapping: SsoMapping = { ...row.mapping, ...patch.mapping }
-        yield* checkTeams(organizationId, patch.jit === undefined ? undefined : jit, patch.mapping === undefined ? undefined : mapping)
-        const current = yield* repository.connectionDomains(organizationId, [id])
-        const domains = patch.domains === undefined ? undefined : [...new Set(patch.domains)]
-        const oidc = patch.oidc === undefined ? row.oidc : storedOidc(patch.oidc)
-        const settingsChanged = (domains !== undefined && !sameJson([...domains].sort(), current.map((d) => d.domain).sort())) ||
-          !sameJson(mapping, row.mapping) || !sameJson(oidc, row.oidc) || secret !== undefined ||
-          (saml !== undefined && !sameSettings(saml, row.saml))
-        if (settingsChanged && row.state === "active") {
-          return yield* new Conflict({
-            error: "sso_connection_active",
-            message:
-              "An active connection's settings (domains, mapping, IdP settings) cannot change: that would serve an untested configuration. Create a second connection with the new settings, test it, deactivate this one, activate the new one, then delete this one. Name and JIT settings can change here."
-          })
-        }
-        const at = yield* now
-        const updated: SsoConnectionRow = {
-          ...row,
-          name: patch.name ?? row.name,
-          jit,
-          mapping,
-          oidc,
-          oidcClientSecretCiphertext: secret ?? row.oidcClientSecretCiphertext,
-          saml: saml ?? row.saml,
-          configRevision: settingsChanged ? row.configRevision + 1 : row.configRevision,
-          updatedAt: at
-        }
-        const before = yield* answer(row, base)
-        yield* repository.updateConnection(updated)
-        if (domains !== undefined) yield* replaceDomains(organizationId, id, domains, at)
-        const after = yield* answer(updated, base)
-        // The OIDC client's secret is never shown: a new one is named, not stored.
-        yield* describeChange(SsoConnection, before.connection, after.connection, { secrets: secret === undefined ? [] : ["oidc.clientSecret"] })
-        return after
-      }))
-    })
-
-  const deleteConnection = (principal: Principal, id: SsoConnectionId) =>
-    Effect.gen(function*() {
-      yield* allowedToChange(principal)
-      if (!(yield* transaction(repository.removeConnection({ organizationId: principal.organization.id, id })))) {
-        return yield* connectionNotFound()
+  const createConnection = Effect.fn("Sso.createConnection")(function*(principal: Principal, input: CreateSsoConnectionRequest, base: string) {
+    yield* allowedToChange(principal)
+    const organizationId = principal.organization.id
+    const jit: SsoJit = { ...defaultJit, ...input.jit }
+    const mapping: SsoMapping = { ...defaultMapping(input.kind), ...input.mapping }
+    const id = yield* makeId("ssc")
+    const saml = input.kind === "saml" ? yield* storedSamlOf(samlEngine, input.saml, ["saml"], yield* now) : null
+    // Encrypted outside the transaction: a retried transaction must not need it again.
+    const secret = input.kind === "oidc"
+      ? yield* Effect.orDie(crypto.encrypt(input.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
+      : null
+    const domains = [...new Set(input.domains ?? [])]
+    return yield* transaction(Effect.gen(function*() {
+      yield* lockLimits(organizationId)
+      yield* checkTeams(organizationId, jit, mapping)
+      if ((yield* repository.countConnections(organizationId)) >= MAX_PER_ORGANIZATION) return yield* tooMany("connections")
+      const at = yield* now
+      const row: SsoConnectionRow = {
+        id,
+        organizationId,
+        kind: input.kind,
+        name: input.name,
+        state: "draft",
+        jit,
+        mapping,
+        oidc: input.kind === "oidc" ? storedOidc(input.oidc) : null,
+        oidcClientSecretCiphertext: secret,
+        saml,
+        configRevision: 1,
+        lastTest: null,
+        createdAt: at,
+        updatedAt: at
       }
-    })
+      yield* repository.insertConnection(row)
+      yield* replaceDomains(organizationId, id, domains, at)
+      return yield* answer(row, base)
+    }))
+  })
 
-  const activateConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
-    Effect.gen(function*() {
-      yield* allowedToChange(principal)
-      const organizationId = principal.organization.id
-      return yield* transaction(Effect.gen(function*() {
-        const locked = yield* repository.lockConnection({ organizationId, id })
-        if (Option.isNone(locked)) return yield* connectionNotFound()
-        const row = locked.value
-        if (row.state === "active") return yield* answer(row, base)
-        const test = row.lastTest
-        if (test === null || test.status !== "succeeded" || test.configRevision !== row.configRevision) {
-          return yield* new Conflict({
-            error: "sso_connection_untested",
-            message: test !== null && test.status === "succeeded"
-              ? `The connection changed since its last successful test (revision ${test.configRevision}, now ${row.configRevision}): test it again (POST /v1/sso/connections/${id}/tests).`
-              : `Activate a connection after a successful test of its current revision: POST /v1/sso/connections/${id}/tests.`
-          })
-        }
-        const domains = yield* repository.connectionDomains(organizationId, [id])
-        const unverified = domains.filter((domain) => !domain.verified).map((domain) => domain.domain)
-        if (domains.length === 0 || unverified.length > 0) {
-          return yield* new Conflict({
-            error: "sso_domain_not_verified",
-            message: domains.length === 0
-              ? "The connection serves no domain: add its domains (PATCH) and verify them first."
-              : `Verify ${unverified.join(", ")} first (POST /v1/sso/request-domain-verification, then /v1/sso/verify-domain).`
-          })
-        }
-        yield* repository.activateDomains(organizationId, id)
-        const updated: SsoConnectionRow = { ...row, state: "active", updatedAt: yield* now }
-        yield* repository.updateConnection(updated)
-        return { connection: toConnection(updated, domains, base) }
-      }))
-    })
+  const listConnections = Effect.fn("Sso.listConnections")(function*(principal: Principal, base: string) {
+    yield* allowed(principal)
+    const organizationId = principal.organization.id
+    return yield* orUnavailable(Effect.gen(function*() {
+      const rows = yield* repository.listConnections({ organizationId })
+      const domains = yield* repository.connectionDomains(organizationId, rows.map((row) => row.id))
+      return { connections: rows.map((row) => toConnection(row, domains, base)) }
+    }))
+  })
 
-  const deactivateConnection = (principal: Principal, id: SsoConnectionId, base: string) =>
-    Effect.gen(function*() {
-      yield* allowedToChange(principal)
-      const organizationId = principal.organization.id
-      return yield* transaction(Effect.gen(function*() {
-        const locked = yield* repository.lockConnection({ organizationId, id })
-        if (Option.isNone(locked)) return yield* connectionNotFound()
-        const row = locked.value
-        if (row.state !== "active") return yield* answer(row, base)
-        yield* repository.deactivateDomains(organizationId, id)
-        const updated: SsoConnectionRow = { ...row, state: "inactive", updatedAt: yield* now }
-        yield* repository.updateConnection(updated)
-        return yield* answer(updated, base)
-      }))
-    })
-
-  const getTest = (principal: Principal, id: SsoConnectionId, testId: SsoIntentId) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      const row = yield* orUnavailable(repository.findConnection({ organizationId: principal.organization.id, id }))
+  const getConnection = Effect.fn("Sso.getConnection")(function*(principal: Principal, id: SsoConnectionId, base: string) {
+    yield* allowed(principal)
+    return yield* orUnavailable(Effect.gen(function*() {
+      const row = yield* repository.findConnection({ organizationId: principal.organization.id, id })
       if (Option.isNone(row)) return yield* connectionNotFound()
-      const test = row.value.lastTest
-      if (test === null || test.id !== testId) {
-        return yield* new NotFound({ error: "sso_test_not_found", message: "No such test (only a connection's latest test is kept)." })
+      return yield* answer(row.value, base)
+    }))
+  })
+
+  const updateConnection = Effect.fn("Sso.updateConnection")(function*(principal: Principal, id: SsoConnectionId, patch: UpdateSsoConnectionRequest, base: string) {
+    yield* allowedToChange(principal)
+    const organizationId = principal.organization.id
+    const found = yield* orUnavailable(repository.findConnection({ organizationId, id }))
+    if (Option.isNone(found)) return yield* connectionNotFound()
+    const kind = found.value.kind
+    if (patch.oidc !== undefined && kind !== "oidc") return yield* InvalidRequest.field(["oidc"], "is for OIDC connections; this one is SAML")
+    if (patch.saml !== undefined && kind !== "saml") return yield* InvalidRequest.field(["saml"], "is for SAML connections; this one is OIDC")
+    const saml = patch.saml === undefined ? undefined : yield* storedSamlOf(samlEngine, patch.saml, ["saml"], yield* now)
+    const secret = patch.oidc?.clientSecret === undefined
+      ? undefined
+      : yield* Effect.orDie(crypto.encrypt(patch.oidc.clientSecret, bind(SecretColumns.ssoClientSecret, organizationId, id)))
+    return yield* transaction(Effect.gen(function*() {
+      // New domains count against the organization's limit: the limit's lock first, then the connection's.
+      if (patch.domains !== undefined) yield* lockLimits(organizationId)
+      const locked = yield* repository.lockConnection({ organizationId, id })
+      if (Option.isNone(locked)) return yield* connectionNotFound()
+      const row = locked.value
+      const jit: SsoJit = { ...row.jit, ...patch.jit }
+      const mapping: SsoMapping = { ...row.mapping, ...patch.mapping }
+      yield* checkTeams(organizationId, patch.jit === undefined ? undefined : jit, patch.mapping === undefined ? undefined : mapping)
+      const current = yield* repository.connectionDomains(organizationId, [id])
+      const domains = patch.domains === undefined ? undefined : [...new Set(patch.domains)]
+      const oidc = patch.oidc === undefined ? row.oidc : storedOidc(patch.oidc)
+      const settingsChanged = (domains !== undefined && !sameJson([...domains].sort(), current.map((d) => d.domain).sort())) ||
+        !sameJson(mapping, row.mapping) || !sameJson(oidc, row.oidc) || secret !== undefined ||
+        (saml !== undefined && !sameSettings(saml, row.saml))
+      if (settingsChanged && row.state === "active") {
+        return yield* new Conflict({
+          error: "sso_connection_active",
+          message:
+            "An active connection's settings (domains, mapping, IdP settings) cannot change: that would serve an untested configuration. Create a second connection with the new settings, test it, deactivate this one, activate the new one, then delete this one. Name and JIT settings can change here."
+        })
       }
-      return { test: toTestReport(id, test) }
-    })
+      const at = yield* now
+      const updated: SsoConnectionRow = {
+        ...row,
+        name: patch.name ?? row.name,
+        jit,
+        mapping,
+        oidc,
+        oidcClientSecretCiphertext: secret ?? row.oidcClientSecretCiphertext,
+        saml: saml ?? row.saml,
+        configRevision: settingsChanged ? row.configRevision + 1 : row.configRevision,
+        updatedAt: at
+      }
+      const before = yield* answer(row, base)
+      yield* repository.updateConnection(updated)
+      if (domains !== undefined) yield* replaceDomains(organizationId, id, domains, at)
+      const after = yield* answer(updated, base)
+      // The OIDC client's secret is never shown: a new one is named, not stored.
+      yield* describeChange(SsoConnection, before.connection, after.connection, { secrets: secret === undefined ? [] : ["oidc.clientSecret"] })
+      return after
+    }))
+  })
+
+  const deleteConnection = Effect.fn("Sso.deleteConnection")(function*(principal: Principal, id: SsoConnectionId) {
+    yield* allowedToChange(principal)
+    if (!(yield* transaction(repository.removeConnection({ organizationId: principal.organization.id, id })))) {
+      return yield* connectionNotFound()
+    }
+  })
+
+  const activateConnection = Effect.fn("Sso.activateConnection")(function*(principal: Principal, id: SsoConnectionId, base: string) {
+    yield* allowedToChange(principal)
+    const organizationId = principal.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      const locked = yield* repository.lockConnection({ organizationId, id })
+      if (Option.isNone(locked)) return yield* connectionNotFound()
+      const row = locked.value
+      if (row.state === "active") return yield* answer(row, base)
+      const test = row.lastTest
+      if (test === null || test.status !== "succeeded" || test.configRevision !== row.configRevision) {
+        return yield* new Conflict({
+          error: "sso_connection_untested",
+          message: test !== null && test.status === "succeeded"
+            ? `The connection changed since its last successful test (revision ${test.configRevision}, now ${row.configRevision}): test it again (POST /v1/sso/connections/${id}/tests).`
+            : `Activate a connection after a successful test of its current revision: POST /v1/sso/connections/${id}/tests.`
+        })
+      }
+      const domains = yield* repository.connectionDomains(organizationId, [id])
+      const unverified = domains.filter((domain) => !domain.verified).map((domain) => domain.domain)
+      if (domains.length === 0 || unverified.length > 0) {
+        return yield* new Conflict({
+          error: "sso_domain_not_verified",
+          message: domains.length === 0
+            ? "The connection serves no domain: add its domains (PATCH) and verify them first."
+            : `Verify ${unverified.join(", ")} first (POST /v1/sso/request-domain-verification, then /v1/sso/verify-domain).`
+        })
+      }
+      yield* repository.activateDomains(organizationId, id)
+      const updated: SsoConnectionRow = { ...row, state: "active", updatedAt: yield* now }
+      yield* repository.updateConnection(updated)
+      return { connection: toConnection(updated, domains, base) }
+    }))
+  })
+
+  const deactivateConnection = Effect.fn("Sso.deactivateConnection")(function*(principal: Principal, id: SsoConnectionId, base: string) {
+    yield* allowedToChange(principal)
+    const organizationId = principal.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      const locked = yield* repository.lockConnection({ organizationId, id })
+      if (Option.isNone(locked)) return yield* connectionNotFound()
+      const row = locked.value
+      if (row.state !== "active") return yield* answer(row, base)
+      yield* repository.deactivateDomains(organizationId, id)
+      const updated: SsoConnectionRow = { ...row, state: "inactive", updatedAt: yield* now }
+      yield* repository.updateConnection(updated)
+      return yield* answer(updated, base)
+    }))
+  })
+
+  const getTest = Effect.fn("Sso.getTest")(function*(principal: Principal, id: SsoConnectionId, testId: SsoIntentId) {
+    yield* allowed(principal)
+    const row = yield* orUnavailable(repository.findConnection({ organizationId: principal.organization.id, id }))
+    if (Option.isNone(row)) return yield* connectionNotFound()
+    const test = row.value.lastTest
+    if (test === null || test.id !== testId) {
+      return yield* new NotFound({ error: "sso_test_not_found", message: "No such test (only a connection's latest test is kept)." })
+    }
+    return { test: toTestReport(id, test) }
+  })
 
   // Domains
 
-  const listDomains = (principal: Principal) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      const rows = yield* orUnavailable(repository.listDomains({ organizationId: principal.organization.id }))
-      return {
-        domains: rows.map((row) =>
-          new SsoOrganizationDomain({ domain: row.domain, verified: row.verifiedAt !== null, verifiedAt: row.verifiedAt, createdAt: row.createdAt })
-        )
-      }
-    })
+  const listDomains = Effect.fn("Sso.listDomains")(function*(principal: Principal) {
+    yield* allowed(principal)
+    const rows = yield* orUnavailable(repository.listDomains({ organizationId: principal.organization.id }))
+    return {
+      domains: rows.map((row) =>
+        new SsoOrganizationDomain({ domain: row.domain, verified: row.verifiedAt !== null, verifiedAt: row.verifiedAt, createdAt: row.createdAt })
+      )
+    }
+  })
 
   /** The named domain, or the organization's only unverified one (the spec's body-less form). */
   const pickDomain = (organizationId: OrganizationId, named: string | undefined) =>
@@ -464,98 +460,95 @@ const make = Effect.gen(function*() {
     })
 
   /** The pending record while it is valid, else a new one (a new random token, a new expiry). */
-  const requestDomainVerification = (principal: Principal, named: string | undefined) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      const fresh = yield* crypto.newToken("opv")
-      const organizationId = principal.organization.id
-      return yield* transaction(Effect.gen(function*() {
-        yield* lockLimits(organizationId)
-        const domain = yield* pickDomain(organizationId, named)
-        yield* describe({ targets: [domainTarget(domain)] })
-        const at = yield* now
-        yield* repository.addDomains(organizationId, [domain], at)
-        if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
-        const row = Option.getOrThrow(yield* repository.lockDomain({ organizationId, domain }))
-        let token = row.verificationToken
-        let expiresAt = row.verificationExpiresAt
-        if (token === null || expiresAt === null || expiresAt.getTime() <= at.getTime()) {
-          token = fresh
-          expiresAt = new Date(at.getTime() + Duration.toMillis(verificationTtl))
-          yield* repository.setVerificationRequest({ organizationId, domain, token, expiresAt, at })
-        }
-        return {
-          verification: new DomainVerificationRecord({
-            domain,
-            recordType: "TXT",
-            recordName: recordNameOf(domain),
-            recordValue: recordValueOf(token),
-            expiresAt
-          })
-        }
-      }))
-    })
+  const requestDomainVerification = Effect.fn("Sso.requestDomainVerification")(function*(principal: Principal, named: string | undefined) {
+    yield* allowed(principal)
+    const fresh = yield* crypto.newToken("opv")
+    const organizationId = principal.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      yield* lockLimits(organizationId)
+      const domain = yield* pickDomain(organizationId, named)
+      yield* describe({ targets: [domainTarget(domain)] })
+      const at = yield* now
+      yield* repository.addDomains(organizationId, [domain], at)
+      if ((yield* repository.countDomains(organizationId)) > MAX_PER_ORGANIZATION) return yield* tooMany("domains")
+      const row = Option.getOrThrow(yield* repository.lockDomain({ organizationId, domain }))
+      let token = row.verificationToken
+      let expiresAt = row.verificationExpiresAt
+      if (token === null || expiresAt === null || expiresAt.getTime() <= at.getTime()) {
+        token = fresh
+        expiresAt = new Date(at.getTime() + Duration.toMillis(verificationTtl))
+        yield* repository.setVerificationRequest({ organizationId, domain, token, expiresAt, at })
+      }
+      return {
+        verification: new DomainVerificationRecord({
+          domain,
+          recordType: "TXT",
+          recordName: recordNameOf(domain),
+          recordValue: recordValueOf(token),
+          expiresAt
+        })
+      }
+    }))
+  })
 
   /**
    * Looks the record up (outside any transaction: DNS can take seconds), then marks the domain verified if it
    * still has the token that was checked.
    */
-  const verifyDomain = (principal: MemberContext, named: string | undefined) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      // The spec asks for a session here: an API key answers 403 `session_required` (after the plan and role).
-      yield* sessionOf(principal)
-      const organizationId = principal.organization.id
-      const domain = named ?? (yield* orUnavailable(pickDomain(organizationId, undefined)))
-      yield* describe({ targets: [domainTarget(domain)] })
-      const found = yield* orUnavailable(repository.findDomain({ organizationId, domain }))
-      if (Option.isNone(found)) return yield* notADomain(domain)
-      const row = found.value
-      if (row.verifiedAt !== null) return { verified: true as const, domain, verifiedAt: row.verifiedAt }
-      const at = yield* now
-      if (row.verificationToken === null || row.verificationExpiresAt === null) return yield* notRequested(domain, false)
-      if (row.verificationExpiresAt.getTime() <= at.getTime()) return yield* notRequested(domain, true)
-      const recordName = recordNameOf(domain)
-      const expectedValue = recordValueOf(row.verificationToken)
-      const values = yield* resolver.txt(recordName).pipe(
-        Effect.catchTag("DnsLookupError", (error) => Effect.fail(new DnsLookupFailed({ message: error.message })))
-      )
-      if (!values.includes(expectedValue)) {
-        return yield* new DomainVerificationFailed({
-          message: values.length === 0
-            ? `No TXT record found at ${recordName}: publish one with the value ${expectedValue}.`
-            : `The TXT records at ${recordName} do not include the expected value ${expectedValue}.`,
-          recordName,
-          expectedValue,
-          foundValues: values.slice(0, 20).map((value) => value.slice(0, 255))
+  const verifyDomain = Effect.fn("Sso.verifyDomain")(function*(principal: MemberContext, named: string | undefined) {
+    yield* allowed(principal)
+    // The spec asks for a session here: an API key answers 403 `session_required` (after the plan and role).
+    yield* sessionOf(principal)
+    const organizationId = principal.organization.id
+    const domain = named ?? (yield* orUnavailable(pickDomain(organizationId, undefined)))
+    yield* describe({ targets: [domainTarget(domain)] })
+    const found = yield* orUnavailable(repository.findDomain({ organizationId, domain }))
+    if (Option.isNone(found)) return yield* notADomain(domain)
+    const row = found.value
+    if (row.verifiedAt !== null) return { verified: true as const, domain, verifiedAt: row.verifiedAt }
+    const at = yield* now
+    if (row.verificationToken === null || row.verificationExpiresAt === null) return yield* notRequested(domain, false)
+    if (row.verificationExpiresAt.getTime() <= at.getTime()) return yield* notRequested(domain, true)
+    const recordName = recordNameOf(domain)
+    const expectedValue = recordValueOf(row.verificationToken)
+    const values = yield* resolver.txt(recordName).pipe(
+      Effect.catchTag("DnsLookupError", (error) => Effect.fail(new DnsLookupFailed({ message: error.message })))
+    )
+    if (!values.includes(expectedValue)) {
+      return yield* new DomainVerificationFailed({
+        message: values.length === 0
+          ? `No TXT record found at ${recordName}: publish one with the value ${expectedValue}.`
+          : `The TXT records at ${recordName} do not include the expected value ${expectedValue}.`,
+        recordName,
+        expectedValue,
+        foundValues: values.slice(0, 20).map((value) => value.slice(0, 255))
+      })
+    }
+    return yield* transaction(Effect.gen(function*() {
+      const locked = yield* repository.lockDomain({ organizationId, domain })
+      if (Option.isNone(locked)) return yield* notADomain(domain)
+      const current = locked.value
+      // Changed while we looked (a new request, say): what was checked no longer applies.
+      if (current.verificationToken !== row.verificationToken) return yield* notRequested(domain, false)
+      const verifiedAt = current.verifiedAt ?? (yield* now)
+      if (current.verifiedAt === null) yield* repository.markVerified({ organizationId, domain, at: verifiedAt })
+      return { verified: true as const, domain, verifiedAt }
+    }))
+  })
+
+  const deleteDomain = Effect.fn("Sso.deleteDomain")(function*(principal: Principal, domain: string) {
+    yield* allowed(principal)
+    const organizationId = principal.organization.id
+    return yield* transaction(Effect.gen(function*() {
+      if (yield* repository.domainInUse({ organizationId, domain })) {
+        return yield* new Conflict({
+          error: "sso_domain_in_use",
+          message: `An active connection serves ${domain}: deactivate it first.`
         })
       }
-      return yield* transaction(Effect.gen(function*() {
-        const locked = yield* repository.lockDomain({ organizationId, domain })
-        if (Option.isNone(locked)) return yield* notADomain(domain)
-        const current = locked.value
-        // Changed while we looked (a new request, say): what was checked no longer applies.
-        if (current.verificationToken !== row.verificationToken) return yield* notRequested(domain, false)
-        const verifiedAt = current.verifiedAt ?? (yield* now)
-        if (current.verifiedAt === null) yield* repository.markVerified({ organizationId, domain, at: verifiedAt })
-        return { verified: true as const, domain, verifiedAt }
-      }))
-    })
-
-  const deleteDomain = (principal: Principal, domain: string) =>
-    Effect.gen(function*() {
-      yield* allowed(principal)
-      const organizationId = principal.organization.id
-      return yield* transaction(Effect.gen(function*() {
-        if (yield* repository.domainInUse({ organizationId, domain })) {
-          return yield* new Conflict({
-            error: "sso_domain_in_use",
-            message: `An active connection serves ${domain}: deactivate it first.`
-          })
-        }
-        if (!(yield* repository.removeDomain({ organizationId, domain }))) return yield* domainNotFound(domain)
-      }))
-    })
+      if (!(yield* repository.removeDomain({ organizationId, domain }))) return yield* domainNotFound(domain)
+    }))
+  })
 
   return {
     allowed,

@@ -300,15 +300,14 @@ const make = Effect.gen(function*() {
     })({ organizationId, ids })
 
   /** Makes the connection serve exactly these domains (inactive links; activation sets them). */
-  const setConnectionDomains = (organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      yield* sql`DELETE FROM sso_connection_domains WHERE organization_id = ${organizationId} AND connection_id = ${id}`
-      if (domains.length > 0) {
-        yield* sql`INSERT INTO sso_connection_domains ${
+  const setConnectionDomains = Effect.fn("SsoRepository.setConnectionDomains")(function*(organizationId: OrganizationId, id: SsoConnectionId, domains: ReadonlyArray<string>) {
+    yield* sql`DELETE FROM sso_connection_domains WHERE organization_id = ${organizationId} AND connection_id = ${id}`
+    if (domains.length > 0) {
+      yield* sql`INSERT INTO sso_connection_domains ${
             sql.insert(domains.map((domain) => ({ organizationId, connectionId: id, domain, active: false })))
           }`
-      }
-    })
+    }
+  })
 
   /** Marks the connection's domains active: at most one active connection per domain, or `sso_domain_served`. */
   const activateDomains = (organizationId: OrganizationId, id: SsoConnectionId) =>

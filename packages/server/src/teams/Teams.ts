@@ -57,46 +57,49 @@ const make = Effect.gen(function*() {
       )
     )
 
-  const create = (
+  const create = Effect.fn("Teams.create")(function*(
     principal: Principal,
     input: { readonly name: string; readonly memberIds?: ReadonlyArray<MembershipId> | undefined; readonly externalKey?: string | undefined }
-  ) =>
-    Effect.andThen(
-      authorize(principal, "teams.manage"),
-      transaction(
-        Effect.gen(function*() {
-          const memberIds = Array.dedupe(input.memberIds ?? [])
-          yield* requireActive(principal, memberIds)
-          const id = yield* makeId("tem")
-          const at = yield* now
-          const organizationId = principal.organization.id
-          const externalKey = input.externalKey ?? null
-          if (externalKey !== null && (yield* teams.externalKeyInUse(organizationId, externalKey, null))) {
-            return yield* externalKeyTaken(externalKey)
-          }
-          yield* teams.insert({
-            id,
-            organizationId,
-            name: input.name,
-            createdByMembershipId: actingMembershipId(principal),
-            externalKey,
-            scimConnectionId: null,
-            createdAt: at,
-            updatedAt: at
-          })
-          yield* teams.addMembers({ organizationId, id, memberIds, at })
-          return yield* read(principal, id)
+  ) {
+    yield* authorize(principal, "teams.manage")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const memberIds = Array.dedupe(input.memberIds ?? [])
+        yield* requireActive(principal, memberIds)
+        const id = yield* makeId("tem")
+        const at = yield* now
+        const organizationId = principal.organization.id
+        const externalKey = input.externalKey ?? null
+        if (externalKey !== null && (yield* teams.externalKeyInUse(organizationId, externalKey, null))) {
+          return yield* externalKeyTaken(externalKey)
+        }
+        yield* teams.insert({
+          id,
+          organizationId,
+          name: input.name,
+          createdByMembershipId: actingMembershipId(principal),
+          externalKey,
+          scimConnectionId: null,
+          createdAt: at,
+          updatedAt: at
         })
-      )
+        yield* teams.addMembers({ organizationId, id, memberIds, at })
+        return yield* read(principal, id)
+      })
     )
+  })
 
-  const list = (principal: Principal, query: TeamListQuery) =>
-    Effect.andThen(authorize(principal, "teams.read"), orUnavailable(teams.list(principal.organization.id, query)))
+  const list = Effect.fn("Teams.list")(function*(principal: Principal, query: TeamListQuery) {
+    yield* authorize(principal, "teams.read")
+    return yield* orUnavailable(teams.list(principal.organization.id, query))
+  })
 
-  const get = (principal: Principal, id: TeamId) =>
-    Effect.andThen(authorize(principal, "teams.read"), orUnavailable(read(principal, id)))
+  const get = Effect.fn("Teams.get")(function*(principal: Principal, id: TeamId) {
+    yield* authorize(principal, "teams.read")
+    return yield* orUnavailable(read(principal, id))
+  })
 
-  const update = (
+  const update = Effect.fn("Teams.update")((
     principal: Principal,
     id: TeamId,
     input: {
@@ -124,34 +127,33 @@ const make = Effect.gen(function*() {
           yield* teams.keepOnlyMembers({ ...team, memberIds })
           yield* teams.addMembers({ ...team, memberIds, at })
         }
-      }), "allow")
+      }), "allow"))
 
-  const addMembers = (principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
+  const addMembers = Effect.fn("Teams.addMembers")((principal: Principal, id: TeamId, memberIds: ReadonlyArray<MembershipId>) =>
     change(principal, id, (team, at) => {
       const unique = Array.dedupe(memberIds)
       return Effect.andThen(requireActive(principal, unique), teams.addMembers({ ...team, memberIds: unique, at }))
-    })
+    }))
 
   /** Idempotent for a member who is not in the team; 404 only for an id that was never in the organization. */
-  const removeMember = (principal: Principal, id: TeamId, memberId: MembershipId) =>
+  const removeMember = Effect.fn("Teams.removeMember")((principal: Principal, id: TeamId, memberId: MembershipId) =>
     Effect.asVoid(change(principal, id, (team) =>
       Effect.gen(function*() {
         if (Option.isNone(yield* memberships.find({ organizationId: team.organizationId, id: memberId }))) {
           return yield* memberNotFound(memberId)
         }
         yield* teams.removeMembers({ ...team, memberIds: [memberId] })
-      })))
+      }))))
 
-  const remove = (principal: Principal, id: TeamId) =>
-    Effect.andThen(
-      authorize(principal, "teams.manage"),
-      transaction(Effect.gen(function*() {
-        const team = { organizationId: principal.organization.id, id }
-        if (!(yield* teams.lock(team))) return yield* teamNotFound()
-        if ((yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
-        yield* teams.remove(team)
-      }))
-    )
+  const remove = Effect.fn("Teams.remove")(function*(principal: Principal, id: TeamId) {
+    yield* authorize(principal, "teams.manage")
+    return yield* transaction(Effect.gen(function*() {
+      const team = { organizationId: principal.organization.id, id }
+      if (!(yield* teams.lock(team))) return yield* teamNotFound()
+      if ((yield* teams.managedBy(team)) !== null) return yield* teamManagedByDirectory()
+      yield* teams.remove(team)
+    }))
+  })
 
   return { create, list, get, update, addMembers, removeMember, remove } as const
 })

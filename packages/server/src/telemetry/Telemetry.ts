@@ -60,52 +60,51 @@ const makeTelemetry = Effect.gen(function*() {
   yield* partitions.refresh
   yield* partitions.ensureRange(firstKeptMonth(startedAt, telemetryRetentionMonths), monthOf(startedAt) + 1)
 
-  const ingest = (caller: MemberContext, request: IngestTelemetryRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(caller, "telemetry.ingest")
-      const receivedAt = yield* now
-      const oldest = startOf(firstKeptMonth(receivedAt, telemetryRetentionMonths)).getTime()
-      const newest = receivedAt.getTime() + futureToleranceMs
-      const events = request.events.filter((event) => {
-        const at = event.timestamp.getTime()
-        return kept.has(event.type) && at >= oldest && at <= newest
-      })
-      if (events.length === 0) return
-
-      const rows: Array<EventRow> = []
-      for (const event of events) {
-        rows.push({
-          id: yield* makeId("tev"),
-          event_type: event.type,
-          occurred_at: event.timestamp.toISOString(),
-          source: sourceOf(event.source),
-          session_id: event.sessionId === undefined || event.sessionId === "" ? null : event.sessionId,
-          duration_ms: event.durationMs ?? null,
-          success: event.success ?? null
-        })
-      }
-      const dimensions = yield* dimensionRows(events)
-      const months: ReadonlyArray<Month> = [...new Set(events.map((event) => monthOf(event.timestamp)))]
-      const batch = {
-        organizationId: caller.organization.id,
-        membershipId: caller.membership.id,
-        userId: caller.membership.userId,
-        receivedAt
-      }
-      const write = Effect.andThen(
-        repository.insertEvents(batch, rows),
-        dimensions.length === 0 ? Effect.void : repository.upsertDimensions(batch.organizationId, dimensions, receivedAt)
-      ).pipe(Effect.catchIf(isMissingPartition, () => Effect.fail(new MissingPartition())))
-
-      yield* orUnavailable(partitions.ensure(months))
-      yield* transaction(write).pipe(
-        Effect.catchTag("MissingPartition", () =>
-          Effect.andThen(
-            Effect.andThen(partitions.forget(months), orUnavailable(partitions.ensure(months))),
-            transaction(write).pipe(Effect.catchTag("MissingPartition", () => Effect.dieMessage("A telemetry partition is still missing after it was created")))
-          ))
-      )
+  const ingest = Effect.fn("Telemetry.ingest")(function*(caller: MemberContext, request: IngestTelemetryRequest) {
+    yield* authorize(caller, "telemetry.ingest")
+    const receivedAt = yield* now
+    const oldest = startOf(firstKeptMonth(receivedAt, telemetryRetentionMonths)).getTime()
+    const newest = receivedAt.getTime() + futureToleranceMs
+    const events = request.events.filter((event) => {
+      const at = event.timestamp.getTime()
+      return kept.has(event.type) && at >= oldest && at <= newest
     })
+    if (events.length === 0) return
+
+    const rows: Array<EventRow> = []
+    for (const event of events) {
+      rows.push({
+        id: yield* makeId("tev"),
+        event_type: event.type,
+        occurred_at: event.timestamp.toISOString(),
+        source: sourceOf(event.source),
+        session_id: event.sessionId === undefined || event.sessionId === "" ? null : event.sessionId,
+        duration_ms: event.durationMs ?? null,
+        success: event.success ?? null
+      })
+    }
+    const dimensions = yield* dimensionRows(events)
+    const months: ReadonlyArray<Month> = [...new Set(events.map((event) => monthOf(event.timestamp)))]
+    const batch = {
+      organizationId: caller.organization.id,
+      membershipId: caller.membership.id,
+      userId: caller.membership.userId,
+      receivedAt
+    }
+    const write = Effect.andThen(
+      repository.insertEvents(batch, rows),
+      dimensions.length === 0 ? Effect.void : repository.upsertDimensions(batch.organizationId, dimensions, receivedAt)
+    ).pipe(Effect.catchIf(isMissingPartition, () => Effect.fail(new MissingPartition())))
+
+    yield* orUnavailable(partitions.ensure(months))
+    yield* transaction(write).pipe(
+      Effect.catchTag("MissingPartition", () =>
+        Effect.andThen(
+          Effect.andThen(partitions.forget(months), orUnavailable(partitions.ensure(months))),
+          transaction(write).pipe(Effect.catchTag("MissingPartition", () => Effect.dieMessage("A telemetry partition is still missing after it was created")))
+        ))
+    )
+  })
 
   /** One row per (source, session, type) of the batch: the last label and metadata, the last value sent. */
   const dimensionRows = (events: ReadonlyArray<TelemetryEvent>) =>

@@ -123,32 +123,31 @@ export const invalidDocument = (schemaVersion: string, violations: ReadonlyArray
 const invalidSetting = (message: string) => ConfigError.InvalidData(["ORGPLANE_TEMPLATE_SCHEMAS_DIR"], message)
 
 /** Reads and compiles every `*.json` file of `dir`; other files are left alone. */
-export const load = (dir: string): Effect.Effect<Registry, ConfigError.ConfigError> =>
-  Effect.gen(function*() {
-    const names = yield* Effect.tryPromise({
-      try: () => Fs.readdir(dir),
-      catch: (error) => invalidSetting(`${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-    })
-    const schemas = new Map<string, Compiled>()
-    const { compile } = yield* compiler
-    for (const name of names.filter((name) => name.endsWith(".json")).sort()) {
-      const file = Path.join(dir, name)
-      const version = name.slice(0, -".json".length)
-      if (!SCHEMA_VERSION.test(version)) {
-        return yield* Effect.fail(invalidSetting(`${file}: "${version}" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`))
-      }
-      const text = yield* Effect.tryPromise({
-        try: () => Fs.readFile(file, "utf8"),
-        catch: (error) => invalidSetting(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-      })
-      const compiled = yield* Effect.try({
-        try: () => compile(JSON.parse(text)),
-        catch: (error) => invalidSetting(`${file} is not a JSON Schema Ajv compiles: ${error instanceof Error ? error.message : String(error)}`)
-      })
-      schemas.set(version, compiled)
-    }
-    return registryOf(schemas)
+export const load = Effect.fn("SchemaRegistry.load")(function*(dir: string): Effect.fn.Return<Registry, ConfigError.ConfigError> {
+  const names = yield* Effect.tryPromise({
+    try: () => Fs.readdir(dir),
+    catch: (error) => invalidSetting(`${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
   })
+  const schemas = new Map<string, Compiled>()
+  const { compile } = yield* compiler
+  for (const name of names.filter((name) => name.endsWith(".json")).sort()) {
+    const file = Path.join(dir, name)
+    const version = name.slice(0, -".json".length)
+    if (!SCHEMA_VERSION.test(version)) {
+      return yield* Effect.fail(invalidSetting(`${file}: "${version}" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`))
+    }
+    const text = yield* Effect.tryPromise({
+      try: () => Fs.readFile(file, "utf8"),
+      catch: (error) => invalidSetting(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+    })
+    const compiled = yield* Effect.try({
+      try: () => compile(JSON.parse(text)),
+      catch: (error) => invalidSetting(`${file} is not a JSON Schema Ajv compiles: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    schemas.set(version, compiled)
+  }
+  return registryOf(schemas)
+})
 
 const dirFromEnvironment = Config.option(Config.string("ORGPLANE_TEMPLATE_SCHEMAS_DIR")).pipe(
   Config.map((value) => Option.getOrUndefined(Option.filter(value, (text) => text.trim() !== "")))

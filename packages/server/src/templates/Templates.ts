@@ -67,125 +67,119 @@ const make = Effect.gen(function*() {
   const withDocument = (caller: MemberContext, id: TemplateId, number: number) =>
     templates.document(caller.organization.id, id, number)
 
-  const create = (caller: MemberContext, input: CreateTemplateRequest) =>
-    Effect.gen(function*() {
-      yield* authorize(caller, "templates.create")
-      const version = yield* prepare(input.schemaVersion ?? null, input.document)
-      return yield* transaction(
-        Effect.gen(function*() {
-          const id = yield* makeId("tpl")
-          const versionId = yield* makeId("tpv")
-          const at = yield* now
-          const organizationId = caller.organization.id
-          const createdByMembershipId = actingMembershipId(caller)
-          const row = {
-            id,
-            organizationId,
-            name: input.name,
-            description: input.description ?? "",
-            kind: input.kind,
-            latestVersion: 1,
-            createdByMembershipId,
-            createdAt: at,
-            updatedAt: at
-          }
-          yield* templates.insert(row)
-          const versionRow = { id: versionId, organizationId, templateId: id, number: 1, ...version, createdByMembershipId, createdAt: at }
-          yield* templates.insertVersion(versionRow)
-          const template = new Template({
-            id,
-            organizationId,
-            name: row.name,
-            description: row.description,
-            kind: row.kind,
-            latestVersion: new TemplateVersion({
-              id: versionId,
-              templateId: id,
-              number: 1,
-              schemaVersion: version.schemaVersion,
-              validated: version.validated,
-              sizeBytes: version.sizeBytes,
-              createdByOrgMembershipId: createdByMembershipId,
-              createdAt: at
-            }, true),
+  const create = Effect.fn("Templates.create")(function*(caller: MemberContext, input: CreateTemplateRequest) {
+    yield* authorize(caller, "templates.create")
+    const version = yield* prepare(input.schemaVersion ?? null, input.document)
+    return yield* transaction(
+      Effect.gen(function*() {
+        const id = yield* makeId("tpl")
+        const versionId = yield* makeId("tpv")
+        const at = yield* now
+        const organizationId = caller.organization.id
+        const createdByMembershipId = actingMembershipId(caller)
+        const row = {
+          id,
+          organizationId,
+          name: input.name,
+          description: input.description ?? "",
+          kind: input.kind,
+          latestVersion: 1,
+          createdByMembershipId,
+          createdAt: at,
+          updatedAt: at
+        }
+        yield* templates.insert(row)
+        const versionRow = { id: versionId, organizationId, templateId: id, number: 1, ...version, createdByMembershipId, createdAt: at }
+        yield* templates.insertVersion(versionRow)
+        const template = new Template({
+          id,
+          organizationId,
+          name: row.name,
+          description: row.description,
+          kind: row.kind,
+          latestVersion: new TemplateVersion({
+            id: versionId,
+            templateId: id,
+            number: 1,
+            schemaVersion: version.schemaVersion,
+            validated: version.validated,
+            sizeBytes: version.sizeBytes,
             createdByOrgMembershipId: createdByMembershipId,
-            createdAt: at,
-            updatedAt: at
-          }, true)
-          return { template, document: input.document }
-        })
-      )
-    })
-
-  const list = (caller: MemberContext, query: TemplateListQuery) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      orUnavailable(templates.list(caller.organization.id, access.visible(caller, TemplateKind, "t"), query))
+            createdAt: at
+          }, true),
+          createdByOrgMembershipId: createdByMembershipId,
+          createdAt: at,
+          updatedAt: at
+        }, true)
+        return { template, document: input.document }
+      })
     )
+  })
 
-  const get = (caller: MemberContext, id: TemplateId) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      orUnavailable(Effect.gen(function*() {
-        const template = yield* reach(caller, id, "viewer")
-        return { template, document: yield* withDocument(caller, id, template.latestVersion.number) }
-      }))
-    )
+  const list = Effect.fn("Templates.list")(function*(caller: MemberContext, query: TemplateListQuery) {
+    yield* authorize(caller, "templates.read")
+    return yield* orUnavailable(templates.list(caller.organization.id, access.visible(caller, TemplateKind, "t"), query))
+  })
+
+  const get = Effect.fn("Templates.get")(function*(caller: MemberContext, id: TemplateId) {
+    yield* authorize(caller, "templates.read")
+    return yield* orUnavailable(Effect.gen(function*() {
+      const template = yield* reach(caller, id, "viewer")
+      return { template, document: yield* withDocument(caller, id, template.latestVersion.number) }
+    }))
+  })
 
   /** Name, description and kind change in place; a document or a schemaVersion makes a new version. */
-  const update = (caller: MemberContext, id: TemplateId, input: UpdateTemplateRequest) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      transaction(Effect.gen(function*() {
-        const current = yield* reach(caller, id, "editor", true)
-        const organizationId = caller.organization.id
-        const at = yield* now
-        let latest = current.latestVersion.number
-        let document: unknown
-        if (input.document !== undefined || input.schemaVersion !== undefined) {
-          document = input.document !== undefined ? input.document : yield* withDocument(caller, id, latest)
-          const schemaVersion = input.schemaVersion !== undefined ? input.schemaVersion : current.latestVersion.schemaVersion
-          const version = yield* prepare(schemaVersion, document)
-          latest += 1
-          yield* templates.insertVersion({
-            id: yield* makeId("tpv"),
-            organizationId,
-            templateId: id,
-            number: latest,
-            ...version,
-            createdByMembershipId: actingMembershipId(caller),
-            createdAt: at
-          })
-        } else {
-          document = yield* withDocument(caller, id, latest)
-        }
-        yield* templates.update(organizationId, id, {
-          name: input.name ?? current.name,
-          description: input.description ?? current.description,
-          kind: input.kind ?? current.kind,
-          latestVersion: latest
-        }, at)
-        const template = yield* reach(caller, id, "viewer")
-        // The document's versions are kept by the template itself: the event shows which version is latest.
-        yield* describeChange(Template, current, template)
-        return { template, document }
-      }))
-    )
+  const update = Effect.fn("Templates.update")(function*(caller: MemberContext, id: TemplateId, input: UpdateTemplateRequest) {
+    yield* authorize(caller, "templates.read")
+    return yield* transaction(Effect.gen(function*() {
+      const current = yield* reach(caller, id, "editor", true)
+      const organizationId = caller.organization.id
+      const at = yield* now
+      let latest = current.latestVersion.number
+      let document: unknown
+      if (input.document !== undefined || input.schemaVersion !== undefined) {
+        document = input.document !== undefined ? input.document : yield* withDocument(caller, id, latest)
+        const schemaVersion = input.schemaVersion !== undefined ? input.schemaVersion : current.latestVersion.schemaVersion
+        const version = yield* prepare(schemaVersion, document)
+        latest += 1
+        yield* templates.insertVersion({
+          id: yield* makeId("tpv"),
+          organizationId,
+          templateId: id,
+          number: latest,
+          ...version,
+          createdByMembershipId: actingMembershipId(caller),
+          createdAt: at
+        })
+      } else {
+        document = yield* withDocument(caller, id, latest)
+      }
+      yield* templates.update(organizationId, id, {
+        name: input.name ?? current.name,
+        description: input.description ?? current.description,
+        kind: input.kind ?? current.kind,
+        latestVersion: latest
+      }, at)
+      const template = yield* reach(caller, id, "viewer")
+      // The document's versions are kept by the template itself: the event shows which version is latest.
+      yield* describeChange(Template, current, template)
+      return { template, document }
+    }))
+  })
 
-  const remove = (caller: MemberContext, id: TemplateId) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      transaction(Effect.gen(function*() {
-        yield* reach(caller, id, "manager", true)
-        yield* templates.softDelete(caller.organization.id, id, yield* now)
-      }))
-    )
+  const remove = Effect.fn("Templates.remove")(function*(caller: MemberContext, id: TemplateId) {
+    yield* authorize(caller, "templates.read")
+    return yield* transaction(Effect.gen(function*() {
+      yield* reach(caller, id, "manager", true)
+      yield* templates.softDelete(caller.organization.id, id, yield* now)
+    }))
+  })
 
-  const listVersions = (caller: MemberContext, id: TemplateId, query: TemplateVersionListQuery) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      orUnavailable(Effect.andThen(reach(caller, id, "viewer"), templates.listVersions(caller.organization.id, id, query)))
-    )
+  const listVersions = Effect.fn("Templates.listVersions")(function*(caller: MemberContext, id: TemplateId, query: TemplateVersionListQuery) {
+    yield* authorize(caller, "templates.read")
+    return yield* orUnavailable(Effect.andThen(reach(caller, id, "viewer"), templates.listVersions(caller.organization.id, id, query)))
+  })
 
   const version = (caller: MemberContext, id: TemplateId, versionId: TemplateVersionId) =>
     Effect.flatMap(templates.findVersion(caller.organization.id, id, versionId), Option.match({
@@ -193,46 +187,50 @@ const make = Effect.gen(function*() {
       onSome: Effect.succeed
     }))
 
-  const getVersion = (caller: MemberContext, id: TemplateId, versionId: TemplateVersionId) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      orUnavailable(Effect.andThen(reach(caller, id, "viewer"), version(caller, id, versionId)))
-    )
+  const getVersion = Effect.fn("Templates.getVersion")(function*(caller: MemberContext, id: TemplateId, versionId: TemplateVersionId) {
+    yield* authorize(caller, "templates.read")
+    return yield* orUnavailable(Effect.andThen(reach(caller, id, "viewer"), version(caller, id, versionId)))
+  })
 
   /** A version's document with its registered schema's defaults filled in (as stored when none is registered). */
-  const instantiate = (caller: MemberContext, id: TemplateId, query: InstantiateTemplateQuery) =>
-    Effect.andThen(
-      authorize(caller, "templates.read"),
-      orUnavailable(Effect.gen(function*() {
-        const template = yield* reach(caller, id, "viewer")
-        const chosen = query.versionId === undefined
-          ? { version: template.latestVersion, document: yield* withDocument(caller, id, template.latestVersion.number) }
-          : yield* version(caller, id, query.versionId)
-        const schemaVersion = chosen.version.schemaVersion
-        const resolved = schemaVersion === null ? undefined : schemas.resolve(schemaVersion, chosen.document)
-        return {
-          templateId: template.id,
-          name: template.name,
-          kind: template.kind,
-          version: chosen.version,
-          document: resolved === undefined ? chosen.document : resolved,
-          defaultsApplied: schemaVersion !== null && schemas.has(schemaVersion)
-        }
-      }))
-    )
+  const instantiate = Effect.fn("Templates.instantiate")(function*(caller: MemberContext, id: TemplateId, query: InstantiateTemplateQuery) {
+    yield* authorize(caller, "templates.read")
+    return yield* orUnavailable(Effect.gen(function*() {
+      const template = yield* reach(caller, id, "viewer")
+      const chosen = query.versionId === undefined
+        ? { version: template.latestVersion, document: yield* withDocument(caller, id, template.latestVersion.number) }
+        : yield* version(caller, id, query.versionId)
+      const schemaVersion = chosen.version.schemaVersion
+      const resolved = schemaVersion === null ? undefined : schemas.resolve(schemaVersion, chosen.document)
+      return {
+        templateId: template.id,
+        name: template.name,
+        kind: template.kind,
+        version: chosen.version,
+        document: resolved === undefined ? chosen.document : resolved,
+        defaultsApplied: schemaVersion !== null && schemas.has(schemaVersion)
+      }
+    }))
+  })
 
   /** The grant operations of Access, on a template the caller can see (404 otherwise, as every other read). */
   const seen = (caller: MemberContext, id: TemplateId) =>
     Effect.andThen(authorize(caller, "templates.read"), orUnavailable(reach(caller, id, "viewer")))
 
-  const grant = (caller: MemberContext, id: TemplateId, input: CreateAccessGrantRequest) =>
-    Effect.andThen(seen(caller, id), access.grant(caller, TemplateKind, id, input))
+  const grant = Effect.fn("Templates.grant")(function*(caller: MemberContext, id: TemplateId, input: CreateAccessGrantRequest) {
+    yield* seen(caller, id)
+    return yield* access.grant(caller, TemplateKind, id, input)
+  })
 
-  const listGrants = (caller: MemberContext, id: TemplateId, query: AccessListQuery) =>
-    Effect.andThen(seen(caller, id), access.listGrants(caller, TemplateKind, id, query))
+  const listGrants = Effect.fn("Templates.listGrants")(function*(caller: MemberContext, id: TemplateId, query: AccessListQuery) {
+    yield* seen(caller, id)
+    return yield* access.listGrants(caller, TemplateKind, id, query)
+  })
 
-  const revoke = (caller: MemberContext, id: TemplateId, grantId: TemplateAccessGrantId) =>
-    Effect.andThen(seen(caller, id), access.revoke(caller, TemplateKind, id, grantId))
+  const revoke = Effect.fn("Templates.revoke")(function*(caller: MemberContext, id: TemplateId, grantId: TemplateAccessGrantId) {
+    yield* seen(caller, id)
+    return yield* access.revoke(caller, TemplateKind, id, grantId)
+  })
 
   return { create, list, get, update, remove, listVersions, getVersion, instantiate, grant, listGrants, revoke } as const
 })

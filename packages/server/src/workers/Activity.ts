@@ -47,29 +47,28 @@ export const OFFLINE_BATCH = 1000
  * offline with its transition recorded, each in one conditional statement, so a second run, or another server
  * process's, records nothing more. Answers how many transitions it recorded. The tests call it directly.
  */
-export const detectOffline = (
+export const detectOffline = Effect.fn("Activity.detectOffline")(function*(
   options: { readonly now: Date; readonly offlineAfter: Duration.DurationInput }
-): Effect.Effect<number, SqlError, SqlClient.SqlClient | IdGenerator> =>
-  Effect.gen(function*() {
-    const repository = yield* Effect.provide(ActivityRepository, ActivityRepository.layer)
-    const offlineAfterMillis = Duration.toMillis(options.offlineAfter)
-    const offlineBefore = new Date(options.now.getTime() - offlineAfterMillis)
-    const silent = yield* repository.silent({ offlineBefore, limit: OFFLINE_BATCH })
-    let recorded = 0
-    for (const worker of silent) {
-      const eventId = yield* makeId("wae")
-      const marked = yield* repository.markOffline({
-        organizationId: worker.organizationId,
-        workerId: worker.id,
-        eventId,
-        offlineBefore,
-        offlineAfterMillis,
-        recordedAt: options.now
-      })
-      if (marked) recorded++
-    }
-    return recorded
-  })
+): Effect.fn.Return<number, SqlError, SqlClient.SqlClient | IdGenerator> {
+  const repository = yield* Effect.provide(ActivityRepository, ActivityRepository.layer)
+  const offlineAfterMillis = Duration.toMillis(options.offlineAfter)
+  const offlineBefore = new Date(options.now.getTime() - offlineAfterMillis)
+  const silent = yield* repository.silent({ offlineBefore, limit: OFFLINE_BATCH })
+  let recorded = 0
+  for (const worker of silent) {
+    const eventId = yield* makeId("wae")
+    const marked = yield* repository.markOffline({
+      organizationId: worker.organizationId,
+      workerId: worker.id,
+      eventId,
+      offlineBefore,
+      offlineAfterMillis,
+      recordedAt: options.now
+    })
+    if (marked) recorded++
+  }
+  return recorded
+})
 
 /** Every minute: the offline bound is minutes, so a transition is recorded within a minute of happening. */
 export const schedule = Cron.unsafeParse("* * * * *", "UTC")
@@ -115,108 +114,106 @@ const makeActivity = Effect.gen(function*() {
     return details.length === 0 ? Effect.void : Effect.fail(new InvalidRequest({ details }))
   }
 
-  const heartbeat = (caller: WorkerCaller, input: typeof HeartbeatRequest.Type) =>
-    Effect.gen(function*() {
-      const receivedAt = yield* now
-      const sentAt = input.sentAt ?? receivedAt
-      yield* check(input, receivedAt, sentAt)
-      const decision = yield* orUnavailable(limiter.hit(`worker-heartbeat:${caller.workerId}`, settings.heartbeatsPerMinute, Duration.minutes(1)))
-      if (!decision.allowed) {
-        return yield* RateLimited.after(
-          decision.retryAfterSeconds,
-          `More than ${settings.heartbeatsPerMinute} heartbeats of this worker in a minute; retry in ${decision.retryAfterSeconds} seconds.`
-        )
-      }
-      const scope = { organizationId: caller.organizationId, id: caller.workerId }
-      const heartbeatId = yield* makeId("whb")
-      const eventId = yield* makeId("wae")
-      return yield* transaction(
-        Effect.gen(function*() {
-          // The lock orders this heartbeat with the offline check and other heartbeats of the worker, and tells
-          // the state it was in; the statement's own guard decides whether it is newer.
-          const locked = yield* workers.lockForHeartbeat(scope)
-          // Deleted since its token was checked.
-          if (locked === undefined) return yield* new Unauthorized()
-          const status = input.status ?? "online"
-          const active = input.active ?? false
-          const lastActivityAt = input.lastActivityAt ?? null
-          const applied = yield* workers.heartbeat({
-            ...scope,
-            receivedAt,
-            sentAt,
-            status,
-            imageVersion: input.imageVersion ?? null,
-            activeAt: lastActivityAt ?? (active ? sentAt : null),
-            openSessions: input.openSessions ?? null
-          })
-          yield* workers.touchToken({ organizationId: caller.organizationId, id: caller.tokenId, at: receivedAt })
-          if (Option.isNone(applied)) {
-            const state = Option.getOrThrow(yield* workers.heartbeatState(scope))
-            return {
-              applied: false,
-              workerId: caller.workerId,
-              connectivity: connectivityAt(settings, state.lastSeenAt, receivedAt),
-              lastHeartbeatAt: state.lastHeartbeatAt,
-              lastActiveAt: state.lastActiveAt,
-              openSessions: state.openSessions,
-              heartbeatIntervalSeconds
-            }
-          }
-          const workerId = caller.workerId
-          const organizationId = caller.organizationId
-          yield* activity.insertHeartbeat({
-            id: heartbeatId,
-            organizationId,
-            workerId,
-            receivedAt,
-            sentAt,
-            status,
-            active,
-            lastActivityAt,
-            openSessions: input.openSessions ?? null,
-            imageVersion: input.imageVersion ?? null
-          })
-          yield* activity.trimHeartbeats({ organizationId, workerId })
-          if (locked.activityState !== "online") {
-            yield* activity.insertTransition({
-              id: eventId,
-              organizationId,
-              workerId,
-              fromState: "offline",
-              toState: "online",
-              at: receivedAt,
-              cause: "heartbeat",
-              recordedAt: receivedAt
-            })
-          }
+  const heartbeat = Effect.fn("Activity.heartbeat")(function*(caller: WorkerCaller, input: typeof HeartbeatRequest.Type) {
+    const receivedAt = yield* now
+    const sentAt = input.sentAt ?? receivedAt
+    yield* check(input, receivedAt, sentAt)
+    const decision = yield* orUnavailable(limiter.hit(`worker-heartbeat:${caller.workerId}`, settings.heartbeatsPerMinute, Duration.minutes(1)))
+    if (!decision.allowed) {
+      return yield* RateLimited.after(
+        decision.retryAfterSeconds,
+        `More than ${settings.heartbeatsPerMinute} heartbeats of this worker in a minute; retry in ${decision.retryAfterSeconds} seconds.`
+      )
+    }
+    const scope = { organizationId: caller.organizationId, id: caller.workerId }
+    const heartbeatId = yield* makeId("whb")
+    const eventId = yield* makeId("wae")
+    return yield* transaction(
+      Effect.gen(function*() {
+        // The lock orders this heartbeat with the offline check and other heartbeats of the worker, and tells
+        // the state it was in; the statement's own guard decides whether it is newer.
+        const locked = yield* workers.lockForHeartbeat(scope)
+        // Deleted since its token was checked.
+        if (locked === undefined) return yield* new Unauthorized()
+        const status = input.status ?? "online"
+        const active = input.active ?? false
+        const lastActivityAt = input.lastActivityAt ?? null
+        const applied = yield* workers.heartbeat({
+          ...scope,
+          receivedAt,
+          sentAt,
+          status,
+          imageVersion: input.imageVersion ?? null,
+          activeAt: lastActivityAt ?? (active ? sentAt : null),
+          openSessions: input.openSessions ?? null
+        })
+        yield* workers.touchToken({ organizationId: caller.organizationId, id: caller.tokenId, at: receivedAt })
+        if (Option.isNone(applied)) {
+          const state = Option.getOrThrow(yield* workers.heartbeatState(scope))
           return {
-            applied: true,
-            workerId,
-            connectivity: "online" as const,
-            ...applied.value,
+            applied: false,
+            workerId: caller.workerId,
+            connectivity: connectivityAt(settings, state.lastSeenAt, receivedAt),
+            lastHeartbeatAt: state.lastHeartbeatAt,
+            lastActiveAt: state.lastActiveAt,
+            openSessions: state.openSessions,
             heartbeatIntervalSeconds
           }
+        }
+        const workerId = caller.workerId
+        const organizationId = caller.organizationId
+        yield* activity.insertHeartbeat({
+          id: heartbeatId,
+          organizationId,
+          workerId,
+          receivedAt,
+          sentAt,
+          status,
+          active,
+          lastActivityAt,
+          openSessions: input.openSessions ?? null,
+          imageVersion: input.imageVersion ?? null
         })
-      )
-    })
+        yield* activity.trimHeartbeats({ organizationId, workerId })
+        if (locked.activityState !== "online") {
+          yield* activity.insertTransition({
+            id: eventId,
+            organizationId,
+            workerId,
+            fromState: "offline",
+            toState: "online",
+            at: receivedAt,
+            cause: "heartbeat",
+            recordedAt: receivedAt
+          })
+        }
+        return {
+          applied: true,
+          workerId,
+          connectivity: "online" as const,
+          ...applied.value,
+          heartbeatIntervalSeconds
+        }
+      })
+    )
+  })
 
   /** The feed, for the worker's creator, owners and admins (403 for another member, 404 for no such worker). */
-  const list = (principal: Principal, rawId: string, query: WorkerActivityQuery) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "workers.readActivity")
-      if (!isWorkerId(rawId)) return yield* workerNotFound()
-      const organizationId = principal.organization.id
-      return yield* orUnavailable(
-        Effect.gen(function*() {
-          const creator = yield* workers.creatorOf({ organizationId, id: rawId })
-          if (Option.isNone(creator)) return yield* workerNotFound()
-          const userId = principal._tag === "Member" ? principal.user.id : null
-          const mine = creator.value.createdByUserId !== null && creator.value.createdByUserId === userId
-          if (!mine && !can(principal, "workers.manageAny")) return yield* readActivityForbidden()
-          return yield* activity.feed({ organizationId, workerId: rawId }, query)
-        })
-      )
-    })
+  const list = Effect.fn("Activity.list")(function*(principal: Principal, rawId: string, query: WorkerActivityQuery) {
+    yield* authorize(principal, "workers.readActivity")
+    if (!isWorkerId(rawId)) return yield* workerNotFound()
+    const organizationId = principal.organization.id
+    return yield* orUnavailable(
+      Effect.gen(function*() {
+        const creator = yield* workers.creatorOf({ organizationId, id: rawId })
+        if (Option.isNone(creator)) return yield* workerNotFound()
+        const userId = principal._tag === "Member" ? principal.user.id : null
+        const mine = creator.value.createdByUserId !== null && creator.value.createdByUserId === userId
+        if (!mine && !can(principal, "workers.manageAny")) return yield* readActivityForbidden()
+        return yield* activity.feed({ organizationId, workerId: rawId }, query)
+      })
+    )
+  })
 
   return { heartbeat, list } as const
 })

@@ -67,7 +67,7 @@ const make = Effect.gen(function*() {
     )
 
   return {
-    upgrade: (base: string, credential: Redacted.Redacted, body: unknown) => post(base, "/runtime/upgrade", credential, body)
+    upgrade: Effect.fn("Runtime.upgrade")((base: string, credential: Redacted.Redacted, body: unknown) => post(base, "/runtime/upgrade", credential, body))
   } as const
 })
 

@@ -99,47 +99,47 @@ const makeWorkers = Effect.gen(function*() {
       return token
     })
 
-  const register = (principal: Principal, input: typeof RegisterWorkerRequestSchema.Type) =>
-    Effect.andThen(
-      authorize(principal, "workers.register"),
-      transaction(
-        Effect.gen(function*() {
-          const organizationId = principal.organization.id
-          const id = yield* makeId("wrk")
-          const at = yield* now
-          yield* workers.insert({
-            id,
-            organizationId,
-            createdByMembershipId: actingMembershipId(principal),
-            createdByUserId: userOf(principal),
-            name: input.name,
-            description: input.description === undefined || input.description === "" ? null : input.description,
-            destination: input.destination,
-            status: "provisioning",
-            imageVersion: null,
-            workspacePath: input.workspacePath ?? null,
-            sandboxBackend: input.sandboxBackend ?? null,
-            createdAt: at,
-            updatedAt: at
-          })
-          const token = yield* issueToken(organizationId, id, at)
-          // Just written in this transaction: a missing row would be a bug.
-          const { worker } = yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die)
-          return { worker, token }
+  const register = Effect.fn("Workers.register")(function*(principal: Principal, input: typeof RegisterWorkerRequestSchema.Type) {
+    yield* authorize(principal, "workers.register")
+    return yield* transaction(
+      Effect.gen(function*() {
+        const organizationId = principal.organization.id
+        const id = yield* makeId("wrk")
+        const at = yield* now
+        yield* workers.insert({
+          id,
+          organizationId,
+          createdByMembershipId: actingMembershipId(principal),
+          createdByUserId: userOf(principal),
+          name: input.name,
+          description: input.description === undefined || input.description === "" ? null : input.description,
+          destination: input.destination,
+          status: "provisioning",
+          imageVersion: null,
+          workspacePath: input.workspacePath ?? null,
+          sandboxBackend: input.sandboxBackend ?? null,
+          createdAt: at,
+          updatedAt: at
         })
-      )
+        const token = yield* issueToken(organizationId, id, at)
+        // Just written in this transaction: a missing row would be a bug.
+        const { worker } = yield* Effect.catchTag(read(principal, id), "NotFound", Effect.die)
+        return { worker, token }
+      })
     )
+  })
 
-  const list = (principal: Principal, query: WorkerListQuery) =>
-    Effect.andThen(
-      authorize(principal, "workers.read"),
-      orUnavailable(
-        Effect.flatMap(readerOf(principal), (reader) => workers.list(principal.organization.id, reader, query))
-      )
+  const list = Effect.fn("Workers.list")(function*(principal: Principal, query: WorkerListQuery) {
+    yield* authorize(principal, "workers.read")
+    return yield* orUnavailable(
+      Effect.flatMap(readerOf(principal), (reader) => workers.list(principal.organization.id, reader, query))
     )
+  })
 
-  const get = (principal: Principal, rawId: string) =>
-    Effect.andThen(authorize(principal, "workers.read"), Effect.flatMap(parseId(rawId), (id) => orUnavailable(read(principal, id))))
+  const get = Effect.fn("Workers.get")(function*(principal: Principal, rawId: string) {
+    yield* authorize(principal, "workers.read")
+    return yield* Effect.flatMap(parseId(rawId), (id) => orUnavailable(read(principal, id)))
+  })
 
   /** A change to one worker the principal may manage, in a transaction holding the worker's lock. */
   const change = <A, E, R>(
@@ -158,7 +158,7 @@ const makeWorkers = Effect.gen(function*() {
         ))
     )
 
-  const update = (principal: Principal, rawId: string, input: UpdateWorkerRequest) =>
+  const update = Effect.fn("Workers.update")((principal: Principal, rawId: string, input: UpdateWorkerRequest) =>
     change(principal, rawId, (worker) =>
       Effect.gen(function*() {
         const before = yield* read(principal, worker.id)
@@ -172,91 +172,89 @@ const makeWorkers = Effect.gen(function*() {
         const after = yield* read(principal, worker.id)
         yield* describeChange(Worker, before.worker, after.worker)
         return after
-      }))
+      })))
 
-  const remove = (principal: Principal, rawId: string) =>
-    change(principal, rawId, (worker) => Effect.andThen(workers.revokeTokens(worker), workers.softDelete(worker)))
+  const remove = Effect.fn("Workers.remove")((principal: Principal, rawId: string) =>
+    change(principal, rawId, (worker) => Effect.andThen(workers.revokeTokens(worker), workers.softDelete(worker))))
 
-  const rotateToken = (principal: Principal, rawId: string) =>
+  const rotateToken = Effect.fn("Workers.rotateToken")((principal: Principal, rawId: string) =>
     change(principal, rawId, (worker) =>
       Effect.gen(function*() {
         yield* workers.revokeTokens(worker)
         const token = yield* issueToken(worker.organizationId, worker.id, worker.at)
         const { worker: updated } = yield* read(principal, worker.id)
         return { worker: updated, token }
-      }))
+      })))
 
   /**
    * Forwards outside any transaction (a transaction may run again; a runtime call must not): first the checks
    * and the latest instance's URL and credential, then the call.
    */
-  const upgradeRuntime = (principal: Principal, rawId: string, body: unknown) =>
-    Effect.gen(function*() {
-      yield* authorize(principal, "workers.manage")
-      const id = yield* parseId(rawId)
-      const organizationId = principal.organization.id
-      const target = yield* orUnavailable(
-        Effect.gen(function*() {
-          const worker = yield* workers.find({ organizationId, id, ...yield* readerOf(principal) })
-          if (Option.isNone(worker)) return yield* workerNotFound()
-          yield* mayManage(principal, worker.value.createdByUserId)
-          return yield* workers.runtimeTarget({ organizationId, id })
-        })
+  const upgradeRuntime = Effect.fn("Workers.upgradeRuntime")(function*(principal: Principal, rawId: string, body: unknown) {
+    yield* authorize(principal, "workers.manage")
+    const id = yield* parseId(rawId)
+    const organizationId = principal.organization.id
+    const target = yield* orUnavailable(
+      Effect.gen(function*() {
+        const worker = yield* workers.find({ organizationId, id, ...yield* readerOf(principal) })
+        if (Option.isNone(worker)) return yield* workerNotFound()
+        yield* mayManage(principal, worker.value.createdByUserId)
+        return yield* workers.runtimeTarget({ organizationId, id })
+      })
+    )
+    if (Option.isNone(target)) {
+      return yield* unavailable("The worker has no instance yet: start its runtime with the worker's token, and retry once it has registered its instance.")
+    }
+    const { instanceId, runtimeCredentialCiphertext, url } = target.value
+    if (url === null) {
+      return yield* unavailable("The worker's instance has no URL yet: let its runtime register its instance with a url, then retry.")
+    }
+    if (runtimeCredentialCiphertext === null) {
+      return yield* unavailable("The worker's instance registered no runtime credential: let its runtime register its instance with a credential, then retry.")
+    }
+    // Unreadable (logged once, naming the key problem): a new registration by the runtime stores a fresh one.
+    const credential = yield* crypto.decrypt(runtimeCredentialCiphertext, bind(SecretColumns.workerRuntimeCredential, organizationId, instanceId)).pipe(
+      Effect.mapError(() =>
+        unavailable("The runtime's stored credential cannot be decrypted with this server's encryption keys (the server's log says why): let its runtime register its instance again, then retry.")
       )
-      if (Option.isNone(target)) {
-        return yield* unavailable("The worker has no instance yet: start its runtime with the worker's token, and retry once it has registered its instance.")
-      }
-      const { instanceId, runtimeCredentialCiphertext, url } = target.value
-      if (url === null) {
-        return yield* unavailable("The worker's instance has no URL yet: let its runtime register its instance with a url, then retry.")
-      }
-      if (runtimeCredentialCiphertext === null) {
-        return yield* unavailable("The worker's instance registered no runtime credential: let its runtime register its instance with a credential, then retry.")
-      }
-      // Unreadable (logged once, naming the key problem): a new registration by the runtime stores a fresh one.
-      const credential = yield* crypto.decrypt(runtimeCredentialCiphertext, bind(SecretColumns.workerRuntimeCredential, organizationId, instanceId)).pipe(
-        Effect.mapError(() =>
-          unavailable("The runtime's stored credential cannot be decrypted with this server's encryption keys (the server's log says why): let its runtime register its instance again, then retry.")
-        )
-      )
-      return yield* runtime.upgrade(url, Redacted.make(credential), body)
-    })
+    )
+    return yield* runtime.upgrade(url, Redacted.make(credential), body)
+  })
 
   // The runtime's side ------------------------------------------------------------------------------------------
 
-  const registerInstance = (caller: WorkerCaller, input: typeof RegisterInstanceRequest.Type) =>
-    Effect.gen(function*() {
-      // The outbound guard's rules for a user-supplied destination, as LLM providers, audit streams and SAML
-      // metadata get them when stored: a URL every upgrade would refuse is a 400 now, not a 201 and a 502 later.
-      // Each call checks it again (and pins the address it checked): DNS may answer otherwise by then.
-      if (input.url !== undefined) yield* checkUserMember(outbound, config.outboundAllowPrivate, ["url"], input.url)
-      // Encrypted before the transaction (a retried transaction must not need it again), bound to the new row.
-      const id = yield* makeId("wki")
-      const ciphertext = input.credential === undefined
-        ? null
-        : yield* Effect.orDie(crypto.encrypt(input.credential, bind(SecretColumns.workerRuntimeCredential, caller.organizationId, id)))
-      return yield* transaction(
-        Effect.gen(function*() {
-          const at = yield* now
-          yield* workers.insertInstance({
-            id,
-            organizationId: caller.organizationId,
-            workerId: caller.workerId,
-            provider: input.provider,
-            region: input.region ?? null,
-            url: input.url ?? null,
-            status: input.status,
-            runtimeCredentialCiphertext: ciphertext,
-            createdAt: at,
-            updatedAt: at
-          })
-          const instance = yield* workers.latestInstance({ organizationId: caller.organizationId, id: caller.workerId })
-          // The answer's instance carries no id (the spec's shape): the event names the one made here.
-          yield* describe({ targets: [id] })
-          return { instance: Option.getOrThrow(instance) }
+  const registerInstance = Effect.fn("Workers.registerInstance")(function*(caller: WorkerCaller, input: typeof RegisterInstanceRequest.Type) {
+    // The outbound guard's rules for a user-supplied destination, as LLM providers, audit streams and SAML
+    // metadata get them when stored: a URL every upgrade would refuse is a 400 now, not a 201 and a 502 later.
+    // Each call checks it again (and pins the address it checked): DNS may answer otherwise by then.
+    if (input.url !== undefined) yield* checkUserMember(outbound, config.outboundAllowPrivate, ["url"], input.url)
+    // Encrypted before the transaction (a retried transaction must not need it again), bound to the new row.
+    const id = yield* makeId("wki")
+    const ciphertext = input.credential === undefined
+      ? null
+      : yield* Effect.orDie(crypto.encrypt(input.credential, bind(SecretColumns.workerRuntimeCredential, caller.organizationId, id)))
+    return yield* transaction(
+      Effect.gen(function*() {
+        const at = yield* now
+        yield* workers.insertInstance({
+          id,
+          organizationId: caller.organizationId,
+          workerId: caller.workerId,
+          provider: input.provider,
+          region: input.region ?? null,
+          url: input.url ?? null,
+          status: input.status,
+          runtimeCredentialCiphertext: ciphertext,
+          createdAt: at,
+          updatedAt: at
         })
-      )
-    })
+        const instance = yield* workers.latestInstance({ organizationId: caller.organizationId, id: caller.workerId })
+        // The answer's instance carries no id (the spec's shape): the event names the one made here.
+        yield* describe({ targets: [id] })
+        return { instance: Option.getOrThrow(instance) }
+      })
+    )
+  })
 
   return { register, list, get, update, remove, rotateToken, upgradeRuntime, registerInstance } as const
 })
