@@ -1,0 +1,43 @@
+/**
+ * What the differential tests of the catalog's modules (config objects, connectors, access, plugins) share beyond
+ * `differential.ts`: the document's inline request examples, and the real differences they read back.
+ */
+import { expect } from "@effect/vitest"
+import { componentSchema, documentExamples, type Json, splitKey } from "./differential.js"
+
+type JsonObject = { readonly [key: string]: Json }
+
+export const isJsonObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** `schema` (an object) with member `key` set to `value`. */
+export const withMember = (schema: Json, key: string, value: Json): Json =>
+  isJsonObject(schema) ? { ...schema, [key]: value } : schema
+
+/** The document's examples of the request body of an operation (`POST /v1/config-objects request`). */
+export const requestExamples = (at: string): Array<Json> =>
+  documentExamples().flatMap((example) => example.at.startsWith(`${at} `) ? [example.value] : [])
+
+/**
+ * A real difference, for the OpenAPI normalisation step: a member that describes a named schema refers to it with its
+ * description beside (annotateKey), where Effect 3 inlined a described copy. `schema` (an object schema) with each
+ * such member read back as the copy the document's `component` (or `document`, when it is no component) has, which
+ * must say what the member says; at least one is there.
+ */
+export const describedCopies = (schema: Json, component: string, document: Json = componentSchema(component)): Json => {
+  const copies = splitKey(document, "properties").value
+  const own = splitKey(schema, "properties").value
+  if (!isJsonObject(own) || !isJsonObject(copies)) throw new Error(`${component} has no properties`)
+  let described = 0
+  const properties = Object.fromEntries(Object.entries(own).map(([key, value]) => {
+    const isDescribedReference = isJsonObject(value) && Object.keys(value).length === 2 &&
+      typeof value["$ref"] === "string" && typeof value["description"] === "string"
+    if (!isDescribedReference) return [key, value]
+    described++
+    const copy = copies[key]
+    expect(copy, `${component}.${key}`).toMatchObject({ description: value["description"] })
+    return [key, copy ?? value]
+  }))
+  expect(described, component).toBeGreaterThan(0)
+  return withMember(schema, "properties", properties)
+}
