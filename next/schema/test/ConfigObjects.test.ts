@@ -5,7 +5,7 @@ import * as ConfigObjects from "../src/ConfigObjects.js"
 import { MAX_PLUGIN_IDS, MAX_SOURCE_BYTES } from "../src/ConfigObjects.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { exampleId } from "../src/Ids.js"
-import { describedCopies, requestExamples, withMember } from "./catalog.js"
+import { describedCopies, operationExamples, withMember } from "./catalog.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 
 describe("ConfigObjects on Effect 4", () => {
@@ -37,8 +37,8 @@ describe("ConfigObjects on Effect 4", () => {
     roundTrips(ConfigObjects.ConfigObjectVersionPage, ConfigObjects3.ConfigObjectVersionPage, examplesOfComponent("ConfigObjectVersionPage"))
     roundTrips(ConfigObjects.ConfigObjectVersionDetail, ConfigObjects3.ConfigObjectVersionDetail, examplesOfComponent("ConfigObjectVersionDetail"))
     // The request bodies are inline in the document: their examples by operation.
-    roundTrips(ConfigObjects.CreateConfigObjectRequest, ConfigObjects3.CreateConfigObjectRequest, requestExamples("POST /v1/config-objects request"))
-    roundTrips(ConfigObjects.CreateVersionRequest, ConfigObjects3.CreateVersionRequest, requestExamples("POST /v1/config-objects/{configObjectId}/versions request"))
+    roundTrips(ConfigObjects.CreateConfigObjectRequest, ConfigObjects3.CreateConfigObjectRequest, operationExamples("POST /v1/config-objects request"))
+    roundTrips(ConfigObjects.CreateVersionRequest, ConfigObjects3.CreateVersionRequest, operationExamples("POST /v1/config-objects/{configObjectId}/versions request"))
   })
 
   it("refuses what the Effect 3 schemas refuse", () => {

@@ -14,8 +14,8 @@ export const isJsonObject = (value: Json | undefined): value is JsonObject =>
 export const withMember = (schema: Json, key: string, value: Json): Json =>
   isJsonObject(schema) ? { ...schema, [key]: value } : schema
 
-/** The document's examples of the request body of an operation (`POST /v1/config-objects request`). */
-export const requestExamples = (at: string): Array<Json> =>
+/** The document's examples of an operation's request body or answer (`POST /v1/config-objects request`, `... 201`): inline ones too. */
+export const operationExamples = (at: string): Array<Json> =>
   documentExamples().flatMap((example) => example.at.startsWith(`${at} `) ? [example.value] : [])
 
 /**
