@@ -41,3 +41,21 @@ export const describedCopies = (schema: Json, component: string, document: Json 
   expect(described, component).toBeGreaterThan(0)
   return withMember(schema, "properties", properties)
 }
+
+/**
+ * A real difference, for the OpenAPI normalisation step: a member that describes a JsonObject refers to it with its
+ * description beside (annotateKey); Effect 3 inlined JsonObject's override, whose own description replaced the
+ * member's. `schema` with each such member read back as that copy; at least one is there.
+ */
+export const jsonObjectCopies = (schema: Json): Json => {
+  const own = splitKey(schema, "properties").value
+  if (!isJsonObject(own)) throw new Error("no properties")
+  let described = 0
+  const properties = Object.fromEntries(Object.entries(own).map(([key, value]) => {
+    if (!isJsonObject(value) || value["$ref"] !== "ref:JsonObject" || typeof value["description"] !== "string") return [key, value]
+    described++
+    return [key, componentSchema("JsonObject")]
+  }))
+  expect(described).toBeGreaterThan(0)
+  return withMember(schema, "properties", properties)
+}
