@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { OrganizationsApi as OrganizationsApi3 } from "../../../packages/schema/src/OrganizationsApi.js"
 import { OrganizationsApi } from "../src/OrganizationsApi.js"
-import { sameOperations } from "./apiDifferential.js"
+import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { type Json } from "./differential.js"
 
 describe("OrganizationsApi on Effect 4", () => {
@@ -18,5 +18,9 @@ describe("OrganizationsApi on Effect 4", () => {
         )
     })
     expect(operations).toHaveLength(5)
+  })
+
+  it("shows the examples of the Effect 3 group", () => {
+    expect(sameExamples(OrganizationsApi, OrganizationsApi3)).toBeGreaterThan(0)
   })
 })

@@ -8,8 +8,11 @@
 import { expect } from "@effect/vitest"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { apiOf as apiOf3 } from "../../../packages/schema/src/ApiOf.js"
+import { addExamples as addExamples3 } from "../../../packages/schema/src/OpenApiExamples.js"
 import { type AnyGroup, groupDocument } from "../../../packages/schema/test/support/groupDocument.js"
 import { apiOf } from "../src/ApiOf.js"
+import { addExamples, type JsonObject as Document } from "../src/OpenApiExamples.js"
 import { idsAsReferences, type Json, normalise, queryIntegersAsDocumented, withoutGeneratedNoise, withoutTransformedMemberDescriptions } from "./differential.js"
 
 type JsonObject = { readonly [key: string]: Json }
@@ -143,4 +146,42 @@ export const sameOperations = (
   }
   for (const at of Object.keys(known)) expect(expectedOperations.has(at), `known difference of ${at}`).toBe(true)
   return [...expectedOperations.keys()]
+}
+
+/** Every `examples` the document's operations show, by where: `METHOD /path request|<status> <media type>`, `... parameter <in> <name>`. */
+const examplesOf = (document: Json): Record<string, Json> => {
+  const out: Record<string, Json> = {}
+  for (const [at, operation] of operationsOf(document)) {
+    const media = (where: string, content: Json | undefined) => {
+      for (const [type, entry] of Object.entries(isObject(content) ? content : {})) {
+        if (isObject(entry) && entry["examples"] !== undefined) out[`${at} ${where} ${type}`] = entry["examples"]
+      }
+    }
+    const body = operation["requestBody"]
+    if (isObject(body)) media("request", body["content"])
+    const parameters = operation["parameters"]
+    for (const parameter of Array.isArray(parameters) ? parameters : []) {
+      if (isObject(parameter) && parameter["examples"] !== undefined) {
+        out[`${at} parameter ${String(parameter["in"])} ${String(parameter["name"])}`] = parameter["examples"]
+      }
+    }
+    const responses = operation["responses"]
+    for (const [status, response] of Object.entries(isObject(responses) ? responses : {})) {
+      if (isObject(response)) media(status, response["content"])
+    }
+  }
+  return out
+}
+
+const asDocument = (value: unknown): Document => JSON.parse(JSON.stringify(value))
+
+/**
+ * The examples OpenApiExamples writes into the group's operations (`addExamples`: request bodies, parameters, success
+ * responses) are the ones the Effect 3 writer writes, everywhere. Returns how many places show one.
+ */
+export const sameExamples = (port: HttpApiGroup.Constraint, original: AnyGroup): number => {
+  const ported = examplesOf(addExamples(apiOf(port), asDocument(OpenApi.fromApi(apiOf(port)))))
+  const expected = examplesOf(json(addExamples3(apiOf3(original), asDocument(groupDocument(original)))))
+  expect(ported).toEqual(expected)
+  return Object.keys(expected).length
 }
