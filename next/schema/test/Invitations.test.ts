@@ -3,7 +3,11 @@ import * as Invitations3 from "../../../packages/schema/src/Invitations.js"
 import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Invitations from "../src/Invitations.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { documentExamples, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
+
+/** The document's examples of the request or response body at `at` (`POST /v1/invitations request`). */
+const examplesAt = (at: string): Array<Json> =>
+  documentExamples().flatMap((example) => example.at === `${at} application/json` ? [example.value] : [])
 
 const token = "opi_EB5TiK-b04T8FyPuhyVBna7yZTEZEiEA3opgxTHzXex"
 
@@ -20,10 +24,13 @@ describe("Invitations on Effect 4", () => {
     roundTrips(Invitations.InvitationPreview, Invitations3.InvitationPreview, examplesOfComponent("InvitationPreview"))
     roundTrips(Invitations.AcceptedInvitation, Invitations3.AcceptedInvitation, examplesOfComponent("AcceptedInvitation"))
     roundTrips(Invitations.RefreshedInvitation, Invitations3.RefreshedInvitation, examplesOfComponent("RefreshedInvitation"))
-    roundTrips(Invitations.InvitationCreated, Invitations3.InvitationCreated, [
-      ...examplesOfComponent("RefreshedInvitation").map((example) => typeof example === "object" && example !== null && !Array.isArray(example) ? { ...example, refreshed: false } : example),
-      ...examplesOfComponent("RefreshedInvitation")
-    ])
+    roundTrips(Invitations.InvitationPage, Invitations3.InvitationPage, examplesOfComponent("InvitationPage"))
+    roundTrips(Invitations.InvitationResponse, Invitations3.InvitationResponse, examplesOfComponent("InvitationResponse"))
+    roundTrips(Invitations.CreatedInvitation, Invitations3.CreatedInvitation, examplesAt("POST /v1/invitations 201"))
+    roundTrips(Invitations.InvitationCreated, Invitations3.InvitationCreated, [...examplesAt("POST /v1/invitations 201"), ...examplesAt("POST /v1/invitations 200")])
+    roundTrips(Invitations.CreateInvitationRequest, Invitations3.CreateInvitationRequest, examplesAt("POST /v1/invitations request"))
+    roundTrips(Invitations.AcceptInvitationRequest, Invitations3.AcceptInvitationRequest, examplesAt("POST /v1/invitations/accept request"))
+    roundTrips(Invitations.PreviewInvitationRequest, Invitations3.PreviewInvitationRequest, examplesAt("POST /v1/invitations/preview request"))
   })
 
   it("refuses what the Effect 3 schemas refuse", () => {
@@ -38,9 +45,10 @@ describe("Invitations on Effect 4", () => {
       { token, signUp: { name: "", password: "correct horse battery staple" } }, { token, signUp: null }, {}
     ])
     sameOn(Invitations.PreviewInvitationRequest, Invitations3.PreviewInvitationRequest, [{ token }, { token: "" }, { token: 1 }])
+    const refreshed = examplesAt("POST /v1/invitations 200")
     sameOn(Invitations.InvitationCreated, Invitations3.InvitationCreated, [
-      ...examplesOfComponent("RefreshedInvitation"),
-      ...examplesOfComponent("RefreshedInvitation").map((example) => typeof example === "object" && example !== null && !Array.isArray(example) ? { ...example, refreshed: "yes" } : example),
+      ...refreshed,
+      ...refreshed.map((example) => typeof example === "object" && example !== null && !Array.isArray(example) ? { ...example, refreshed: "yes" } : example),
       { inviteToken: token, refreshed: true }
     ])
   })
