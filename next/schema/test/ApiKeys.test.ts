@@ -4,11 +4,8 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as ApiKeys from "../src/ApiKeys.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { Actions, allows, Roles } from "../src/Policy.js"
-import { documentExamples, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
-
-/** The document's examples of the request or response body at `at` (`POST /v1/api-keys request`). */
-const examplesAt = (at: string): Array<Json> =>
-  documentExamples().flatMap((example) => example.at === `${at} application/json` ? [example.value] : [])
+import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { examplesAt } from "./people.js"
 
 describe("ApiKeys on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

@@ -3,11 +3,8 @@ import * as Invitations3 from "../../../packages/schema/src/Invitations.js"
 import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Invitations from "../src/Invitations.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { documentExamples, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
-
-/** The document's examples of the request or response body at `at` (`POST /v1/invitations request`). */
-const examplesAt = (at: string): Array<Json> =>
-  documentExamples().flatMap((example) => example.at === `${at} application/json` ? [example.value] : [])
+import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { examplesAt } from "./people.js"
 
 const token = "opi_EB5TiK-b04T8FyPuhyVBna7yZTEZEiEA3opgxTHzXex"
 

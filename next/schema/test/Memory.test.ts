@@ -3,11 +3,8 @@ import * as Memory3 from "../../../packages/schema/src/Memory.js"
 import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Memory from "../src/Memory.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { documentExamples, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
-
-/** The document's examples of the request or response body at `at` (`POST /v1/memory request`). */
-const examplesAt = (at: string): Array<Json> =>
-  documentExamples().flatMap((example) => example.at === `${at} application/json` ? [example.value] : [])
+import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { examplesAt } from "./people.js"
 
 const memory = {
   id: "mem_01m6dsg7e0e6b9jzzfm2ahfg0f",

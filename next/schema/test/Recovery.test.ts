@@ -3,11 +3,8 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as Recovery3 from "../../../packages/schema/src/Recovery.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Recovery from "../src/Recovery.js"
-import { decode4, documentExamples, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
-
-/** The document's examples of the request or response body at `at` (`POST /v1/auth/password-reset request`). */
-const examplesAt = (at: string): Array<Json> =>
-  documentExamples().flatMap((example) => example.at === `${at} application/json` ? [example.value] : [])
+import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { examplesAt } from "./people.js"
 
 const token = "opr_EB5TiK-b04T8FyPuhyVBna7yZTEZEiEA3opgxTHzXex"
 const password = "correct horse battery staple"

@@ -1,0 +1,26 @@
+/** What the people area's differential tests share (Members, Invitations, ApiKeys, Memory, Account, Recovery, Admin*, Bootstrap). */
+import { expect } from "@effect/vitest"
+import { documentExamples, type Json } from "./differential.js"
+
+/** The document's examples of the request or response body at `at` (`POST /v1/invitations request`, `... 201`). */
+export const examplesAt = (at: string): Array<Json> =>
+  documentExamples().flatMap((example) => example.at === `${at} application/json` ? [example.value] : [])
+
+/** `schema` with its member `name`'s `description` left out, after checking it is `description`. */
+export const withoutMemberDescription = (schema: Json, name: string, description: string): Json => {
+  expect(schema).toMatchObject({ properties: { [name]: { description } } })
+  return JSON.parse(JSON.stringify(schema).replace(`,"description":${JSON.stringify(description)}`, ""))
+}
+
+/**
+ * A real difference, for the OpenAPI normalisation step: a count (Effect 3's Schema.NonNegativeInt, internal/counts.ts
+ * here) is `{ type: integer, minimum: 0, description }` in Effect 4, `{ $ref: NonNegative, description, type: integer }`
+ * in the document (NonNegative: `{ type: number, minimum: 0 }`), the same values. `schema` read as the document has
+ * it, after checking it has `count` of them.
+ */
+export const countsAsDocumented = (schema: Json, count: number): Json => {
+  const inline = /\{"type":"integer","minimum":0,"description":("(?:[^"\\]|\\.)*")\}/g
+  const text = JSON.stringify(schema)
+  expect(text.match(inline)?.length ?? 0).toBe(count)
+  return JSON.parse(text.replace(inline, `{"$ref":"ref:NonNegative","description":$1,"type":"integer"}`))
+}
