@@ -37,3 +37,24 @@ export const withGeneratedArrayDescription = (schema: Json, maxItems: number): J
     ? { ...schema, description: `an array of at most ${maxItems} item(s)` }
     : schema
 }
+
+/**
+ * `view` (a schema or an operation's) with the description beside each reference to `id` that says `description` left
+ * out, after checking there is one: a real difference, Effect 3's document lost such a description (the id's own JSON
+ * Schema override won), Effect 4 writes it beside the reference.
+ */
+export const withoutIdDescription = (view: Json, id: string, description: string): Json => {
+  const described = `{"$ref":"ref:${id}","description":${JSON.stringify(description)}}`
+  const text = JSON.stringify(view)
+  expect(text).toContain(described)
+  return JSON.parse(text.split(described).join(`{"$ref":"ref:${id}"}`))
+}
+
+const isObject = (value: Json | undefined): value is { readonly [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The member of `document` (as JSON) at `keys`, if any: `memberAt(document, "paths", "/v1/me", "get")`. */
+export const memberAt = (document: unknown, ...keys: ReadonlyArray<string>): Json | undefined => {
+  const json: Json = JSON.parse(JSON.stringify(document))
+  return keys.reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), json)
+}
