@@ -7,10 +7,11 @@ import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differen
 
 describe("Members on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
+    // No known difference. OwnershipTransfer's `previousOwner` describes a class member (annotateKey): neither Effect
+    // 3's document nor Effect 4 writes that description (a class is a transformation: see
+    // withoutTransformedMemberDescriptions).
     const names = sameSchemas(Members, Members3, (name, port, original) => {
       expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
-      // OwnershipTransfer's `previousOwner` describes a class member (annotateKey): neither Effect 3's document nor
-      // Effect 4 writes that description (a class is a transformation: see withoutTransformedMemberDescriptions).
     })
     expect(names.length).toBe(10)
   })

@@ -58,3 +58,11 @@ export const memberAt = (document: unknown, ...keys: ReadonlyArray<string>): Jso
   const json: Json = JSON.parse(JSON.stringify(document))
   return keys.reduce<Json | undefined>((node, key) => (isObject(node) ? node[key] : undefined), json)
 }
+
+/**
+ * AccountDeletion (`DELETE /v1/me`, `DELETE /v1/admin/users/{userId}`) as the document has it: its 7 counts
+ * (`countsAsDocumented`, for the OpenAPI normalisation step) and its userId without the description Effect 3's
+ * document lost (`withoutIdDescription`).
+ */
+export const accountDeletionAsDocumented = (view: Json): Json =>
+  countsAsDocumented(withoutIdDescription(view, "UserId", "The deleted account's id: kept by its tombstone and the audit log, naming nobody."), 7)
