@@ -38,11 +38,16 @@ export const maxTelemetryDurationMs = 86_400_000
  * A struct that takes members it does not define and drops them, whatever parse options decode it: Effect 4 reads
  * parse options from the API alone (T1), whose request bodies refuse unknown members. On the wire it is the struct
  * with a rest of any other members (so the document says `additionalProperties`); decoded, the struct without them.
+ * Effect 4 applies a record rest to the declared members too, so the rest's keys leave them out (else the JSON codec
+ * an HttpApi body goes through would check a member's decoded value, a Date, as JSON); the key check says nothing
+ * to JSON Schema (`[{}, true]`), as Errors.ts's exact bodies do.
  */
 const forgiving = <const Fields extends Schema.Struct.Fields>(fields: Fields, description?: string) => {
   const struct = Schema.Struct(fields)
   const members = Schema.toType(struct)
-  const wire = Schema.StructWithRest(struct, [Schema.Record(Schema.String, Schema.Unknown)])
+  const declared = Object.keys(fields)
+  const otherName = Schema.String.check(Schema.makeFilter((name: string) => !declared.includes(name), { toJsonSchema: () => [{}, true] }))
+  const wire = Schema.StructWithRest(struct, [Schema.Record(otherName, Schema.Unknown)])
   return (description === undefined ? wire : wire.annotate({ description })).pipe(
     Schema.decodeTo(members, {
       decode: SchemaGetter.transformEffect((value) => SchemaParser.decodeUnknownEffect(members)(value, { onExcessProperty: "ignore" })),
