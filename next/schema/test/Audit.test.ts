@@ -5,7 +5,8 @@ import * as Audit from "../src/Audit.js"
 import { AuditActions } from "../src/AuditCatalog.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { decode3, decode4, documentExamples, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { operationExamples } from "./catalog.js"
+import { decode3, decode4, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
 
 /**
  * A real difference, for the OpenAPI normalisation step, of the same meaning: Effect 4 writes a record of any value
@@ -31,9 +32,6 @@ const retentionDaysAsDocumented = (schema: Json): Json => {
   return JSON.parse(JSON.stringify(schema).replace(`"retentionDays":{"type":"integer",`, `"retentionDays":{"$ref":"ref:Int",`))
 }
 
-/** The document's examples of one request or response (`PUT /v1/audit/settings request`), whatever its media type. */
-const examplesAt = (at: string) => documentExamples().flatMap((example) => example.at.startsWith(`${at} `) ? [example.value] : [])
-
 describe("Audit on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
     const names = sameSchemas(Audit, Audit3, (name, port, original) => {
@@ -52,10 +50,10 @@ describe("Audit on Effect 4", () => {
   it("decodes the document's examples of its schemas and encodes them back", () => {
     roundTrips(Audit.AuditEvent, Audit3.AuditEvent, examplesOfComponent("AuditEvent"))
     roundTrips(Audit.AuditEventPage, Audit3.AuditEventPage, examplesOfComponent("AuditEventPage"))
-    roundTrips(Audit.AuditEventResponse, Audit3.AuditEventResponse, examplesAt("GET /v1/audit/events/{eventId} 200"))
+    roundTrips(Audit.AuditEventResponse, Audit3.AuditEventResponse, operationExamples("GET /v1/audit/events/{eventId} 200"))
     roundTrips(Audit.AuditSettings, Audit3.AuditSettings, examplesOfComponent("AuditSettings"))
-    roundTrips(Audit.AuditSettingsResponse, Audit3.AuditSettingsResponse, examplesAt("GET /v1/audit/settings 200"))
-    roundTrips(Audit.UpdateAuditSettingsRequest, Audit3.UpdateAuditSettingsRequest, examplesAt("PUT /v1/audit/settings request"))
+    roundTrips(Audit.AuditSettingsResponse, Audit3.AuditSettingsResponse, operationExamples("GET /v1/audit/settings 200"))
+    roundTrips(Audit.UpdateAuditSettingsRequest, Audit3.UpdateAuditSettingsRequest, operationExamples("PUT /v1/audit/settings request"))
     roundTrips(Audit.AuditEventTypes, Audit3.AuditEventTypes, examplesOfComponent("AuditEventTypes"))
   })
 

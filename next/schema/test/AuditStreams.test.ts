@@ -4,10 +4,8 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as AuditStreams from "../src/AuditStreams.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { decode4, documentExamples, examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
-
-/** The document's examples of one request or response (`POST /v1/audit/streams request`), whatever its media type. */
-const examplesAt = (at: string) => documentExamples().flatMap((example) => example.at.startsWith(`${at} `) ? [example.value] : [])
+import { operationExamples } from "./catalog.js"
+import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
 
 describe("AuditStreams on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
@@ -32,8 +30,8 @@ describe("AuditStreams on Effect 4", () => {
     roundTrips(AuditStreams.AuditStreamResponse, AuditStreams3.AuditStreamResponse, examplesOfComponent("AuditStreamResponse"))
     roundTrips(AuditStreams.AuditStreamWithSecret, AuditStreams3.AuditStreamWithSecret, examplesOfComponent("AuditStreamWithSecret"))
     roundTrips(AuditStreams.AuditStreamTestResult, AuditStreams3.AuditStreamTestResult, examplesOfComponent("AuditStreamTestResult"))
-    roundTrips(AuditStreams.CreateAuditStreamRequest, AuditStreams3.CreateAuditStreamRequest, examplesAt("POST /v1/audit/streams request"))
-    roundTrips(AuditStreams.UpdateAuditStreamRequest, AuditStreams3.UpdateAuditStreamRequest, examplesAt("PATCH /v1/audit/streams/{streamId} request"))
+    roundTrips(AuditStreams.CreateAuditStreamRequest, AuditStreams3.CreateAuditStreamRequest, operationExamples("POST /v1/audit/streams request"))
+    roundTrips(AuditStreams.UpdateAuditStreamRequest, AuditStreams3.UpdateAuditStreamRequest, operationExamples("PATCH /v1/audit/streams/{streamId} request"))
   })
 
   it("refuses what the Effect 3 schemas refuse", () => {

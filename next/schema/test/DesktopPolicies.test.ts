@@ -8,34 +8,9 @@ import * as DesktopPolicies from "../src/DesktopPolicies.js"
 import { alan } from "../src/Examples.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { componentSchema, decode3, documentExamples, examplesOfComponent, idsAsReferences, type Json, jsonSchema3Of, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
-
-type JsonObject = { readonly [key: string]: Json }
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** The priority's bounds and description, as both versions write them. */
-const priority = {
-  description: "0 to 1000000; for each switch, the highest-priority enabled policy that sets it decides (ties: the older one).",
-  minimum: 0,
-  maximum: 1_000_000
-}
-
-/**
- * A real difference, for the OpenAPI normalisation step: Effect 4 writes the priority, a bounded integer, inline
- * (`{ type: integer, minimum, maximum }`, a member's own description in `allOf` beside it), where Effect 3 referred to
- * the `Int` component beside its bounds (a member's own description outside, the rest in `allOf`). The same
- * keywords; read here as Effect 3 wrote them.
- */
-const priorityAsDocumented = (memberDescription?: string) => (schema: Json): Json => {
-  const ported = memberDescription === undefined ? { type: "integer", ...priority } : { type: "integer", ...priority, allOf: [{ description: memberDescription }] }
-  const documented = memberDescription === undefined ? { $ref: "ref:Int", ...priority } : { allOf: [{ $ref: "ref:Int", ...priority }], description: memberDescription }
-  expect(schema).toMatchObject({ properties: { priority: ported } })
-  const { properties, ...rest } = isObject(schema) ? schema : {}
-  return { ...rest, properties: { ...(isObject(properties) ? properties : {}), priority: documented } }
-}
-
-/** The document's examples of one request or response (`POST /v1/desktop-policies request`), whatever its media type. */
-const examplesAt = (at: string) => documentExamples().flatMap((example) => example.at.startsWith(`${at} `) ? [example.value] : [])
+import { operationExamples, withMember } from "./catalog.js"
+import { priority, priorityAsDocumented } from "./desktopPolicies.js"
+import { componentSchema, decode3, examplesOfComponent, idsAsReferences, jsonSchema3Of, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
 
 describe("DesktopPolicies on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
@@ -74,8 +49,8 @@ describe("DesktopPolicies on Effect 4", () => {
     roundTrips(DesktopPolicies.DesktopPolicySource, DesktopPolicies3.DesktopPolicySource, examplesOfComponent("DesktopPolicySource"))
     roundTrips(DesktopPolicies.EffectiveDesktopPolicy, DesktopPolicies3.EffectiveDesktopPolicy, examplesOfComponent("EffectiveDesktopPolicy"))
     roundTrips(DesktopPolicies.EffectiveDesktopPolicyResponse, DesktopPolicies3.EffectiveDesktopPolicyResponse, examplesOfComponent("EffectiveDesktopPolicyResponse"))
-    roundTrips(DesktopPolicies.CreateDesktopPolicyRequest, DesktopPolicies3.CreateDesktopPolicyRequest, examplesAt("POST /v1/desktop-policies request"))
-    roundTrips(DesktopPolicies.UpdateDesktopPolicyRequest, DesktopPolicies3.UpdateDesktopPolicyRequest, examplesAt("PATCH /v1/desktop-policies/{desktopPolicyId} request"))
+    roundTrips(DesktopPolicies.CreateDesktopPolicyRequest, DesktopPolicies3.CreateDesktopPolicyRequest, operationExamples("POST /v1/desktop-policies request"))
+    roundTrips(DesktopPolicies.UpdateDesktopPolicyRequest, DesktopPolicies3.UpdateDesktopPolicyRequest, operationExamples("PATCH /v1/desktop-policies/{desktopPolicyId} request"))
   })
 
   it("refuses what the Effect 3 schemas refuse", () => {
@@ -111,6 +86,6 @@ describe("DesktopPolicies on Effect 4", () => {
     // What a policy decides, and a stored priority read back as it is.
     expect(DesktopPolicies.DesktopPolicySettings).toEqual(DesktopPolicies3.DesktopPolicySettings)
     const [policy] = examplesOfComponent("DesktopPolicy")
-    sameOn(DesktopPolicies.DesktopPolicy, DesktopPolicies3.DesktopPolicy, [policy, { ...(isObject(policy) ? policy : {}), priority: 2.5 }, { ...(isObject(policy) ? policy : {}), priority: "10" }])
+    sameOn(DesktopPolicies.DesktopPolicy, DesktopPolicies3.DesktopPolicy, [policy, withMember(policy ?? null, "priority", 2.5), withMember(policy ?? null, "priority", "10")])
   })
 })
