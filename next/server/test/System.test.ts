@@ -35,6 +35,15 @@ describe(`system on ${TestDatabase.kind}`, () => {
       expect(ready.body).toEqual({ ok: true, checks: { database: "ok" } })
     }).pipe(Effect.scoped))
 
+  it.live("/ready answers 200 on the database the configuration names (DATABASE_URL's, or the embedded one in memory)", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start(
+        TestDatabase.postgresUrl === undefined ? { dataDir: "memory" } : { databaseUrl: yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl) }
+      )
+      const ready = yield* TestServer.get(server.url, "/ready")
+      expect(ready.body).toEqual({ ok: true, checks: { database: "ok" } })
+    }).pipe(Effect.scoped))
+
   it.live("/ready answers 503 service_unavailable with Retry-After at its 2-second deadline when the database hangs", () =>
     Effect.gen(function*() {
       // Long database timeouts: only /ready's own deadline can answer.

@@ -32,7 +32,7 @@ const emptyTemplate = () =>
 const withDatabase = (url: string, name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).toString()
 
 /** A new database on the Postgres at `url`, dropped (its connections ended) when the scope closes. */
-const freshPostgres = Effect.fn("TestDatabase.freshPostgres")(function*(url: string) {
+export const freshPostgres = Effect.fn("TestDatabase.freshPostgres")(function*(url: string) {
   const name = `orgplane_next_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = yield* Layer.build(Database.layerUrl(Redacted.make(url), { maxConnections: 1 }))
   const sql = Context.get(admin, SqlClient.SqlClient)
