@@ -58,9 +58,9 @@ const naming = {
 }
 
 export interface Timeouts {
-  /** Longest wait for a connection, new or from the pool (default 5 seconds). */
+  /** Longest wait for a new connection (default 5 seconds); the wait for a pooled one is not bounded yet (see above). */
   readonly connectTimeout?: Duration.Input | undefined
-  /** Longest a statement may run on the server (default 10 seconds); the client gives up one second later. */
+  /** Longest a statement may run on the server (default 10 seconds); the client does not give up on its own yet (see above). */
   readonly statementTimeout?: Duration.Input | undefined
 }
 
