@@ -1,0 +1,55 @@
+/**
+ * What the resource modules' differential tests share beside `differential.ts`: request bodies decoded as the API
+ * decodes them, and a member's description put back where a real difference leaves it out.
+ */
+import { expect } from "@effect/vitest"
+import { Exit, Schema } from "effect"
+import type { Schema as Schema3 } from "effect-3"
+import { requestBody } from "../src/Common.js"
+import { decode3, encode3, encode4, type Json, type Outcome } from "./differential.js"
+
+// Effect 4 reads parse options from the API (`HttpApi.PayloadParseOptions`, Common's `requestBody`), not from a schema
+// (T1), where Effect 3's request structs carried them: a body with a member the API does not know is refused by both
+// only so.
+
+/** Decoding `input` with the port as a request body: the value, or the issue's text. */
+export const decodeBody = (schema: Schema.ConstraintDecoder<unknown>, input: unknown): Outcome => {
+  const exit = Schema.decodeUnknownExit(schema)(input, requestBody)
+  return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, message: String(exit.cause) }
+}
+
+/** `sameOn` for a request body: the port decoded with the API's payload options, the original with its own. */
+export const sameOnBody = <A, I, A3, I3>(port: Schema.Codec<A, I>, original: Schema3.Schema<A3, I3, never>, inputs: ReadonlyArray<unknown>) => {
+  let taken = 0
+  for (const input of inputs) {
+    const ported = decodeBody(port, input)
+    const expected = decode3(original, input)
+    expect(ported.ok, JSON.stringify(input)).toBe(expected.ok)
+    if (ported.ok && expected.ok) {
+      taken++
+      expect(encode4(port, ported.value)).toEqual(encode3(original, expected.value))
+    }
+  }
+  expect(taken).toBeGreaterThan(0)
+  expect(taken).toBeLessThan(inputs.length)
+}
+
+const isObject = (value: Json | undefined): value is { readonly [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * `schema` with `description` on its member at `path` (names through `properties`; none: the schema itself), which
+ * the port leaves undescribed: for a real difference, mapped back to compare the rest.
+ */
+export const describeMember = (schema: Json, path: ReadonlyArray<string>, description: string): Json => {
+  if (!isObject(schema)) throw new Error(`no member ${path.join(".")}`)
+  const [name, ...rest] = path
+  if (name === undefined) {
+    expect(schema["description"], "the port describes it").toBeUndefined()
+    return { ...schema, description }
+  }
+  const properties = schema["properties"]
+  const member = isObject(properties) ? properties[name] : undefined
+  if (!isObject(properties) || member === undefined) throw new Error(`no member ${name}`)
+  return { ...schema, properties: { ...properties, [name]: describeMember(member, rest, description) } }
+}
