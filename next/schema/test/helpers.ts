@@ -5,7 +5,7 @@
 import { expect } from "@effect/vitest"
 import { Exit, Schema } from "effect"
 import type { Schema as Schema3 } from "effect-3"
-import { requestBody } from "../src/Common.js"
+import { NO_NUL_PATTERN, requestBody } from "../src/Common.js"
 import { decode3, encode3, encode4, type Json, type Outcome } from "./differential.js"
 
 // Effect 4 reads parse options from the API (`HttpApi.PayloadParseOptions`, Common's `requestBody`), not from a schema
@@ -38,18 +38,28 @@ const isObject = (value: Json | undefined): value is { readonly [key: string]: J
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
- * `schema` with `description` on its member at `path` (names through `properties`; none: the schema itself), which
- * the port leaves undescribed: for a real difference, mapped back to compare the rest.
+ * `schema` with `keywords` on its member at `path` (names through `properties`; none: the schema itself), which the
+ * port's JSON Schema leaves out: for a difference written down, put back to compare the rest.
  */
-export const describeMember = (schema: Json, path: ReadonlyArray<string>, description: string): Json => {
+export const addToMember = (schema: Json, path: ReadonlyArray<string>, keywords: { readonly [key: string]: Json }): Json => {
   if (!isObject(schema)) throw new Error(`no member ${path.join(".")}`)
   const [name, ...rest] = path
   if (name === undefined) {
-    expect(schema["description"], "the port describes it").toBeUndefined()
-    return { ...schema, description }
+    for (const key of Object.keys(keywords)) expect(schema[key], `the port has ${key}`).toBeUndefined()
+    return { ...schema, ...keywords }
   }
   const properties = schema["properties"]
   const member = isObject(properties) ? properties[name] : undefined
   if (!isObject(properties) || member === undefined) throw new Error(`no member ${name}`)
-  return { ...schema, properties: { ...properties, [name]: describeMember(member, rest, description) } }
+  return { ...schema, properties: { ...properties, [name]: addToMember(member, rest, keywords) } }
 }
+
+/** `schema` with `description` on its member at `path`, which the port leaves undescribed. */
+export const describeMember = (schema: Json, path: ReadonlyArray<string>, description: string): Json =>
+  addToMember(schema, path, { description })
+
+/**
+ * `schema` with the request guard's NUL rule on its string member at `path`: the document's own step (Api.ts, kept by
+ * the port of the API) adds it to each request string of a named request body that does not exclude NUL already.
+ */
+export const withNulRule = (schema: Json, path: ReadonlyArray<string>): Json => addToMember(schema, path, { pattern: NO_NUL_PATTERN })
