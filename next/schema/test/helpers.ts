@@ -38,28 +38,42 @@ const isObject = (value: Json | undefined): value is { readonly [key: string]: J
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
- * `schema` with `keywords` on its member at `path` (names through `properties`; none: the schema itself), which the
- * port's JSON Schema leaves out: for a difference written down, put back to compare the rest.
+ * `schema` with `keywords` on its member at `path` (names through `properties`, numbers through `anyOf`; none: the
+ * schema itself), which the port's JSON Schema leaves out: for a difference written down, put back to compare the rest.
  */
-export const addToMember = (schema: Json, path: ReadonlyArray<string>, keywords: { readonly [key: string]: Json }): Json => {
+export const addToMember = (schema: Json, path: ReadonlyArray<string | number>, keywords: { readonly [key: string]: Json }): Json => {
   if (!isObject(schema)) throw new Error(`no member ${path.join(".")}`)
-  const [name, ...rest] = path
-  if (name === undefined) {
+  const [step, ...rest] = path
+  if (step === undefined) {
     for (const key of Object.keys(keywords)) expect(schema[key], `the port has ${key}`).toBeUndefined()
     return { ...schema, ...keywords }
   }
+  if (typeof step === "number") {
+    const members = schema["anyOf"]
+    const member = Array.isArray(members) ? members[step] : undefined
+    if (!Array.isArray(members) || member === undefined) throw new Error(`no anyOf member ${step}`)
+    return { ...schema, anyOf: members.map((each, index) => index === step ? addToMember(each, rest, keywords) : each) }
+  }
   const properties = schema["properties"]
-  const member = isObject(properties) ? properties[name] : undefined
-  if (!isObject(properties) || member === undefined) throw new Error(`no member ${name}`)
-  return { ...schema, properties: { ...properties, [name]: addToMember(member, rest, keywords) } }
+  const member = isObject(properties) ? properties[step] : undefined
+  if (!isObject(properties) || member === undefined) throw new Error(`no member ${step}`)
+  return { ...schema, properties: { ...properties, [step]: addToMember(member, rest, keywords) } }
 }
 
 /** `schema` with `description` on its member at `path`, which the port leaves undescribed. */
-export const describeMember = (schema: Json, path: ReadonlyArray<string>, description: string): Json =>
+export const describeMember = (schema: Json, path: ReadonlyArray<string | number>, description: string): Json =>
   addToMember(schema, path, { description })
 
 /**
  * `schema` with the request guard's NUL rule on its string member at `path`: the document's own step (Api.ts, kept by
  * the port of the API) adds it to each request string of a named request body that does not exclude NUL already.
  */
-export const withNulRule = (schema: Json, path: ReadonlyArray<string>): Json => addToMember(schema, path, { pattern: NO_NUL_PATTERN })
+export const withNulRule = (schema: Json, path: ReadonlyArray<string | number>): Json => addToMember(schema, path, { pattern: NO_NUL_PATTERN })
+
+/** `schema` without each `description` that is `text` (there is one at least): for a description the port adds. */
+export const withoutDescription = (schema: Json, text: string): Json => {
+  const member = `"description":${JSON.stringify(text)}`
+  const json = JSON.stringify(schema)
+  expect(json).toContain(member)
+  return JSON.parse(json.replaceAll(`${member},`, "").replaceAll(`,${member}`, ""))
+}
