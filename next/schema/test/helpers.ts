@@ -37,28 +37,39 @@ export const sameOnBody = <A, I, A3, I3>(port: Schema.Codec<A, I>, original: Sch
 const isObject = (value: Json | undefined): value is { readonly [key: string]: Json } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/**
- * `schema` with `keywords` on its member at `path` (names through `properties`, numbers through `anyOf`; none: the
- * schema itself), which the port's JSON Schema leaves out: for a difference written down, put back to compare the rest.
- */
-export const addToMember = (schema: Json, path: ReadonlyArray<string | number>, keywords: { readonly [key: string]: Json }): Json => {
-  if (!isObject(schema)) throw new Error(`no member ${path.join(".")}`)
+/** `schema` with its member at `path` (names through `properties`, numbers through `anyOf`; none: itself) as `f` makes it. */
+export const updateMember = (schema: Json, path: ReadonlyArray<string | number>, f: (member: Json) => Json): Json => {
   const [step, ...rest] = path
-  if (step === undefined) {
-    for (const key of Object.keys(keywords)) expect(schema[key], `the port has ${key}`).toBeUndefined()
-    return { ...schema, ...keywords }
-  }
+  if (step === undefined) return f(schema)
+  if (!isObject(schema)) throw new Error(`no member ${path.join(".")}`)
   if (typeof step === "number") {
     const members = schema["anyOf"]
-    const member = Array.isArray(members) ? members[step] : undefined
-    if (!Array.isArray(members) || member === undefined) throw new Error(`no anyOf member ${step}`)
-    return { ...schema, anyOf: members.map((each, index) => index === step ? addToMember(each, rest, keywords) : each) }
+    if (!Array.isArray(members) || members[step] === undefined) throw new Error(`no anyOf member ${step}`)
+    return { ...schema, anyOf: members.map((each, index) => index === step ? updateMember(each, rest, f) : each) }
   }
   const properties = schema["properties"]
   const member = isObject(properties) ? properties[step] : undefined
   if (!isObject(properties) || member === undefined) throw new Error(`no member ${step}`)
-  return { ...schema, properties: { ...properties, [step]: addToMember(member, rest, keywords) } }
+  return { ...schema, properties: { ...properties, [step]: updateMember(member, rest, f) } }
 }
+
+/**
+ * `schema` with `keywords` on its member at `path`, which the port's JSON Schema leaves out: for a difference written
+ * down, put back to compare the rest.
+ */
+export const addToMember = (schema: Json, path: ReadonlyArray<string | number>, keywords: { readonly [key: string]: Json }): Json =>
+  updateMember(schema, path, (member) => {
+    if (!isObject(member)) throw new Error(`no object at ${path.join(".")}`)
+    for (const key of Object.keys(keywords)) expect(member[key], `the port has ${key}`).toBeUndefined()
+    return { ...member, ...keywords }
+  })
+
+/** `schema` with its member at `path` `from` (as the port writes it, checked) replaced by `to` (as the document has it). */
+export const replaceMember = (schema: Json, path: ReadonlyArray<string | number>, from: Json, to: Json): Json =>
+  updateMember(schema, path, (member) => {
+    expect(member, path.join(".")).toEqual(from)
+    return to
+  })
 
 /** `schema` with `description` on its member at `path`, which the port leaves undescribed. */
 export const describeMember = (schema: Json, path: ReadonlyArray<string | number>, description: string): Json =>
