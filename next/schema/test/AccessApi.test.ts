@@ -50,6 +50,17 @@ const sameAccessOperations = (endpoints: ReturnType<typeof accessEndpoints>, ori
   }
 }
 
+const pluginAccess = () =>
+  accessEndpoints({
+    name: "plugin",
+    kind: "plugin",
+    base: "/v1/plugins/:pluginId",
+    path: PluginPath,
+    grantPath: Access.PluginGrantPath,
+    grant: Access.PluginAccessGrantResponse,
+    page: Access.PluginAccessGrantPage
+  })
+
 describe("AccessApi on Effect 4", () => {
   it("makes the grant, list and revoke operations of the Effect 3 helper", () => {
     sameAccessOperations(accessEndpoints({
@@ -61,15 +72,7 @@ describe("AccessApi on Effect 4", () => {
       grant: Access.ConfigObjectAccessGrantResponse,
       page: Access.ConfigObjectAccessGrantPage
     }), ConfigObjectsApi3, "Config objects")
-    sameAccessOperations(accessEndpoints({
-      name: "plugin",
-      kind: "plugin",
-      base: "/v1/plugins/:pluginId",
-      path: PluginPath,
-      grantPath: Access.PluginGrantPath,
-      grant: Access.PluginAccessGrantResponse,
-      page: Access.PluginAccessGrantPage
-    }), PluginsApi3, "Plugins")
+    sameAccessOperations(pluginAccess(), PluginsApi3, "Plugins")
     sameAccessOperations(accessEndpoints({
       name: "marketplace",
       kind: "marketplace",
@@ -82,15 +85,7 @@ describe("AccessApi on Effect 4", () => {
   })
 
   it("names the operations after the kind, in the types too", () => {
-    const endpoints = accessEndpoints({
-      name: "plugin",
-      kind: "plugin",
-      base: "/v1/plugins/:pluginId",
-      path: PluginPath,
-      grantPath: Access.PluginGrantPath,
-      grant: Access.PluginAccessGrantResponse,
-      page: Access.PluginAccessGrantPage
-    })
+    const endpoints = pluginAccess()
     // Typed too: the server's handlers and the client's methods are named by them.
     const names: readonly ["pluginGrant", "pluginListAccess", "pluginRevoke"] = [endpoints.grant.identifier, endpoints.listAccess.identifier, endpoints.revoke.identifier]
     expect(names).toEqual(["pluginGrant", "pluginListAccess", "pluginRevoke"])
