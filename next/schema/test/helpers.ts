@@ -88,3 +88,12 @@ export const withoutDescription = (schema: Json, text: string): Json => {
   expect(json).toContain(member)
   return JSON.parse(json.replaceAll(`${member},`, "").replaceAll(`,${member}`, ""))
 }
+
+/** An operation's view (`operationView`) with its JSON request body's schema as `f` makes it. */
+export const atBody = (operation: Json, f: (body: Json) => Json): Json => {
+  const requestBody = isObject(operation) ? operation["requestBody"] : undefined
+  const content = isObject(requestBody) ? requestBody["content"] : undefined
+  const body = isObject(content) ? content["application/json"] : undefined
+  if (!isObject(operation) || !isObject(requestBody) || !isObject(content) || body === undefined) throw new Error("no JSON request body")
+  return { ...operation, requestBody: { ...requestBody, content: { ...content, "application/json": f(body) } } }
+}
