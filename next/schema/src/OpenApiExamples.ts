@@ -2,11 +2,12 @@
  * The examples of the OpenAPI document, from the schemas' `examples` annotations: every request body, parameter and
  * success response shows the example its schema has, or one composed from the examples of what it is made of (a
  * `{ team: Team }` response from the `Team` example), encoded by that schema, so it is exactly what goes over the wire.
- *
- * Ported so far: the part that reads schemas (composing, encoding and listing examples). The part that writes them
- * into the document (`parameterSchemas`, `parameterExamples`, `addExamples`) walks an `HttpApi` and the generated
- * document, and moves with the `*Api.ts` definitions and the OpenAPI normalisation step.
  */
+import * as HttpMethod from "effect/http/HttpMethod"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -113,4 +114,112 @@ export const wireExamples = (ast: AST.AST): Array<unknown> => {
   const own = ownExamples(ast)
   const examples = Option.isSome(own) ? own.value : Option.toArray(composeExample(ast))
   return examples.flatMap((example) => Result.match(encodeExample(ast, example), { onFailure: () => [], onSuccess: (wire) => [wire] }))
+}
+
+/** A JSON value as the document holds it, which the writer changes in place. */
+export type Json = null | boolean | number | string | Array<Json> | JsonObject
+export interface JsonObject {
+  [key: string]: Json
+}
+
+const isJsonObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** `value[key]` when `value` is an object and it is one too. */
+const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
+  const member = isJsonObject(value) ? value[key] : undefined
+  return isJsonObject(member) ? member : undefined
+}
+
+/** OpenAPI Example Objects: one `example`, or `example1`, `example2`… */
+const exampleObjects = (values: ReadonlyArray<unknown>): JsonObject =>
+  Object.fromEntries(values.map((value, index) => [values.length === 1 ? "example" : `example${index + 1}`, { value: asJson(value) }]))
+
+/** A wire example as JSON (it is one: the schema encoded it for a JSON document; bytes are shown as their text). */
+const asJson = (value: unknown): Json =>
+  value instanceof Uint8Array ? new TextDecoder().decode(value) : JSON.parse(JSON.stringify(value ?? null))
+
+/** An endpoint's parameters by where they go, as `OpenApi.fromApi` places them. */
+export const parameterSchemas = (endpoint: HttpApiEndpoint.Top): Array<{ readonly in: "path" | "query" | "header"; readonly ast: AST.AST }> => [
+  ...(endpoint.params === undefined ? [] : [{ in: "path" as const, ast: endpoint.params.ast }]),
+  ...(HttpMethod.hasBody(endpoint.method) ? [] : [...endpoint.payload.values()].flatMap(({ schemas }) =>
+    schemas.map((schema) => ({ in: "query" as const, ast: schema.ast }))
+  )),
+  ...(endpoint.headers === undefined ? [] : [{ in: "header" as const, ast: endpoint.headers.ast }]),
+  ...(endpoint.query === undefined ? [] : [{ in: "query" as const, ast: endpoint.query.ast }])
+]
+
+/**
+ * Each parameter of a parameter struct with the wire form (a string) of its example: the struct's own example's
+ * member when it has one, else the member's own or composed example. Members without one are left out.
+ */
+export const parameterExamples = (struct: AST.AST): Array<{ readonly name: string; readonly value: string }> => {
+  if (struct._tag !== "Objects") return []
+  const whole = Option.getOrUndefined(firstExample(struct))
+  return struct.propertySignatures.flatMap((member) => {
+    const name = String(member.name)
+    const example = typeof whole === "object" && whole !== null && Object.hasOwn(whole, name)
+      ? Option.some(Reflect.get(whole, name))
+      : Option.orElse(firstExample(member.type), () => composeExample(member.type))
+    if (Option.isNone(example)) return []
+    const wire = encodeExample(member.type, example.value)
+    return Result.isSuccess(wire) && typeof wire.success === "string" ? [{ name, value: wire.success }] : []
+  })
+}
+
+/**
+ * A parameter's example as the document's schema types it: a query integer travels as decimal text, but its schema
+ * says `integer`, so its example is the number (serialized back to the same text).
+ */
+const asDocumented = (schema: JsonObject | undefined, text: string): Json =>
+  isNumeric(schema) && /^-?[0-9]+(\.[0-9]+)?$/.test(text) ? Number(text) : text
+
+/** A number's schema, or (how Effect 4 writes a query integer: the text, checked as an integer) one whose `allOf` says so. */
+const isNumeric = (schema: JsonObject | undefined): boolean => {
+  const allOf = schema?.["allOf"]
+  return schema?.["type"] === "integer" || schema?.["type"] === "number" ||
+    (Array.isArray(allOf) && allOf.some((member) => isJsonObject(member) && isNumeric(member)))
+}
+
+/**
+ * Writes the examples into the document: `examples` on every request body's and success response's media type and
+ * on every parameter, from the endpoints' schemas. Where tools look for them: Scalar and Schemathesis read the
+ * operation's `examples` (a schema's own `examples` is only where a component has them).
+ */
+export const addExamples = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, successes }) {
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const operation = objectAt(objectAt(spec, "paths"), path)?.[endpoint.method.toLowerCase()]
+      if (!isJsonObject(operation)) return
+      if (HttpMethod.hasBody(endpoint.method)) {
+        for (const [contentType, { schemas }] of endpoint.payload) {
+          const media = objectAt(objectAt(operation["requestBody"], "content"), contentType)
+          const values = schemas.flatMap((schema) => wireExamples(schema.ast))
+          if (media !== undefined && values.length > 0) media["examples"] = exampleObjects(values)
+        }
+      }
+      const parameters = operation["parameters"]
+      for (const { ast, in: location } of parameterSchemas(endpoint)) {
+        for (const { name, value } of parameterExamples(ast)) {
+          const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isJsonObject(p) && p["in"] === location && p["name"] === name)
+          if (isJsonObject(parameter)) parameter["examples"] = exampleObjects([asDocumented(objectAt(parameter, "schema"), value)])
+        }
+      }
+      for (const [status, schemas] of successes) {
+        const content = objectAt(objectAt(operation["responses"], String(status)), "content")
+        for (const schema of schemas) {
+          if (HttpApiSchema.isNoContent(schema.ast)) continue
+          // The response's one media type (a config object's file is declared as any, `*/*`; the audit export as
+          // `text/csv`); where it has several, the JSON one. (Effect 4 keeps a schema's encoding internal.)
+          const types = Object.keys(content ?? {})
+          const media = objectAt(content, types.length === 1 ? types[0]! : "application/json")
+          const values = wireExamples(schema.ast)
+          if (media !== undefined && values.length > 0) media["examples"] = exampleObjects(values)
+        }
+      }
+    }
+  })
+  return spec
 }

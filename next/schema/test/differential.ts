@@ -135,7 +135,7 @@ export const jsonSchema3Of = <A, I, R>(schema: Schema3.Schema<A, I, R>): Json =>
 }
 
 /** Without `title` and `$id` members, as the document's `removeGeneratedNoise` leaves Effect 3's output. */
-const withoutGeneratedNoise = (schema: Json): Json => {
+export const withoutGeneratedNoise = (schema: Json): Json => {
   if (Array.isArray(schema)) return schema.map(withoutGeneratedNoise)
   if (!isObject(schema)) return schema
   return Object.fromEntries(
@@ -290,7 +290,7 @@ const transformed = new Set(["ref:Timestamp", "ref:BooleanFromString", "ref:Emai
  * (a Timestamp member's "When it was deleted", with annotateKey or annotate) does not reach Effect 4's JSON Schema;
  * Effect 3 wrote it beside the reference. Left out of the document's side here.
  */
-const withoutTransformedMemberDescriptions = (schema: Json): Json => {
+export const withoutTransformedMemberDescriptions = (schema: Json): Json => {
   if (Array.isArray(schema)) return schema.map(withoutTransformedMemberDescriptions)
   if (!isObject(schema)) return schema
   // A real difference too: Effect 3 described a checked string by its last check ("a string at most 256
@@ -313,7 +313,7 @@ const withoutTransformedMemberDescriptions = (schema: Json): Json => {
  * `{ type: "string", allOf: [{ type: "integer", minimum, maximum }] }` in Effect 4, `{ type: "integer", minimum,
  * maximum }` in the document. Read here as the document has it, to compare the rest.
  */
-const queryIntegersAsDocumented = (schema: Json): Json => {
+export const queryIntegersAsDocumented = (schema: Json): Json => {
   if (Array.isArray(schema)) return schema.map(queryIntegersAsDocumented)
   if (!isObject(schema)) return schema
   const allOf = schema["allOf"]
