@@ -576,10 +576,12 @@ export const ScimListResponse = <S extends Schema.Top>(resource: S, identifier: 
     Resources: Schema.Array(resource)
   }).annotate({ identifier, examples: [ScimAttributes.listResponse(resources)] }).pipe(scimJson)
 
-export const ScimUserList = ScimListResponse(ScimUser, "ScimUserList", [exampleUser])
+// A list holds the very schema a single answer is (`…Response`): Effect 4 names two schemas of one identifier apart
+// (`ScimUser`, `ScimUser_1`) when they are two, as the media type annotation makes them.
 export const ScimUserResponse = ScimUser.pipe(scimJson)
-export const ScimGroupList = ScimListResponse(ScimGroup, "ScimGroupList", [exampleGroup])
+export const ScimUserList = ScimListResponse(ScimUserResponse, "ScimUserList", [exampleUser])
 export const ScimGroupResponse = ScimGroup.pipe(scimJson)
+export const ScimGroupList = ScimListResponse(ScimGroupResponse, "ScimGroupList", [exampleGroup])
 
 export const ScimConnectionPath = Schema.Struct({ connectionId: ScimConnectionId })
 /** A User's path: the id is checked by the server (a malformed one is a 404 like a missing one). */
@@ -674,13 +676,13 @@ export const ScimServiceProviderConfig = Schema.Struct({
 export const ScimServiceProviderConfigResponse = ScimServiceProviderConfig.pipe(scimJson)
 export const ScimSchemaResponse = ScimSchemaDocument.pipe(scimJson)
 export const ScimSchemaList = ScimListResponse(
-  ScimSchemaDocument,
+  ScimSchemaResponse,
   "ScimSchemaList",
   ScimAttributes.Schemas.map((schema) => ScimAttributes.schemaDocument(schema, exampleBase))
 )
 export const ScimResourceTypeResponse = ScimResourceTypeDocument.pipe(scimJson)
 export const ScimResourceTypeList = ScimListResponse(
-  ScimResourceTypeDocument,
+  ScimResourceTypeResponse,
   "ScimResourceTypeList",
   ScimAttributes.ResourceTypes.map((type) => ScimAttributes.resourceTypeDocument(type, exampleBase))
 )
