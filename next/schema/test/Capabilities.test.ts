@@ -4,7 +4,7 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as Capabilities from "../src/Capabilities.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
-import { decodeBody, sameOnBody, withNulRule, withoutDescription } from "./helpers.js"
+import { decodeBody, sameOnBody, withNulRule, withoutDescription } from "./mcpDifferential.js"
 
 const tenant = "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`."
 const messageId = "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`."

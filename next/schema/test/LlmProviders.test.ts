@@ -6,7 +6,7 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as LlmProviders from "../src/LlmProviders.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
-import { addToMember, decodeBody, replaceMember, sameOnBody, withoutDescription } from "./helpers.js"
+import { addToMember, bodyRefusal, replaceMember, sameOnBody, withoutDescription } from "./mcpDifferential.js"
 
 const allowList = "The model allow-list: 1 to 500 models, each once."
 
@@ -124,10 +124,7 @@ describe("LlmProviders on Effect 4", () => {
 
   it("reads and says what the Effect 3 schemas did", () => {
     expect(decode4(LlmProviders.LlmBaseUrl, " https://api.anthropic.com/// ")).toEqual({ ok: true, value: "https://api.anthropic.com" })
-    const refusal = (input: unknown) => {
-      const outcome = decodeBody(LlmProviders.CreateLlmProviderRequest, input)
-      return outcome.ok ? "" : outcome.message
-    }
+    const refusal = (input: unknown) => bodyRefusal(LlmProviders.CreateLlmProviderRequest, input)
     expect(refusal({ name: "OpenAI", models: [] })).toContain("must name at least one model")
     expect(refusal({ name: "OpenAI", models: [{ id: "a" }, { id: "a" }] })).toContain("must name each model once")
     expect(refusal({ name: "OpenAI", models, apiKey: "sk proj" })).toContain("must be printable ASCII without spaces")

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { LlmProvidersApi as LlmProvidersApi3 } from "../../../packages/schema/src/LlmProvidersApi.js"
 import { LlmProvidersApi } from "../src/LlmProvidersApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
-import { atBody, describeMember, withoutDescription } from "./helpers.js"
+import { atBody, describeMember, withoutDescription } from "./mcpDifferential.js"
 
 describe("LlmProvidersApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

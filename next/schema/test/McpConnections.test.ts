@@ -6,7 +6,7 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as McpConnections from "../src/McpConnections.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
-import { decodeBody, describeMember, sameOnBody } from "./helpers.js"
+import { bodyRefusal, describeMember, sameOnBody } from "./mcpDifferential.js"
 
 // A real difference, for the OpenAPI normalisation step: a member's own description of McpServerUrl (a transformed
 // named schema, as Timestamp is) does not reach Effect 4's JSON Schema; Effect 3 wrote it beside the reference.
@@ -96,10 +96,7 @@ describe("McpConnections on Effect 4", () => {
   })
 
   it("says what is wrong, as the Effect 3 schemas did", () => {
-    const refusal = (input: unknown) => {
-      const outcome = decodeBody(McpConnections.CreateMcpConnectionRequest, input)
-      return outcome.ok ? "" : outcome.message
-    }
+    const refusal = (input: unknown) => bodyRefusal(McpConnections.CreateMcpConnectionRequest, input)
     expect(refusal({ name: "CI", url, authType: "apikey" })).toContain("is required when `authType` is `apikey`")
     expect(refusal({ name: "Docs", url, authType: "none", credentialMode: "per_member" })).toContain("`per_member` needs `authType: oauth`")
     expect(refusal({ name: "Linear", url, authType: "oauth", oauth: { clientSecret: "s" } })).toMatch(/needs a `clientId`[\s\S]*clientSecret/)

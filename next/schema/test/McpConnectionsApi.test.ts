@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { McpConnectionsApi as McpConnectionsApi3 } from "../../../packages/schema/src/McpConnectionsApi.js"
 import { McpConnectionsApi } from "../src/McpConnectionsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
-import { atBody, describeMember } from "./helpers.js"
+import { atBody, describeMember } from "./mcpDifferential.js"
 
 describe("McpConnectionsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -4,7 +4,7 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as McpDiscovery from "../src/McpDiscovery.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
-import { sameOnBody, withNulRule } from "./helpers.js"
+import { sameOnBody, withNulRule } from "./mcpDifferential.js"
 
 describe("McpDiscovery on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

@@ -5,7 +5,7 @@ import * as McpToolsApi from "../src/McpToolsApi.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { examplesOfComponent, type Json, roundTrips, sameSchemas } from "./differential.js"
-import { addToMember, describeMember, sameOnBody } from "./helpers.js"
+import { addToMember, describeMember, sameOnBody } from "./mcpDifferential.js"
 
 // A real difference, for the OpenAPI normalisation step: Effect 4 writes nothing of a `Schema.Unknown` (it re-encodes
 // it as JSON), its description included; Effect 3 wrote `{ description }`. (Unknown stays: a tool's result and input

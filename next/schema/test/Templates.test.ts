@@ -4,7 +4,7 @@ import * as Templates3 from "../../../packages/schema/src/Templates.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Templates from "../src/Templates.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
-import { decodeBody, describeMember, sameOnBody } from "./helpers.js"
+import { bodyRefusal, describeMember, sameOnBody } from "./mcpDifferential.js"
 
 const document = { name: "service-starter", folders: ["src", "test"] }
 
@@ -69,10 +69,7 @@ describe("Templates on Effect 4", () => {
   })
 
   it("says what is wrong, as the Effect 3 schemas did", () => {
-    const refusal = (input: unknown) => {
-      const outcome = decodeBody(Templates.CreateTemplateRequest, input)
-      return outcome.ok ? "" : outcome.message
-    }
+    const refusal = (input: unknown) => bodyRefusal(Templates.CreateTemplateRequest, input)
     expect(refusal({ name: "S", kind: "k", document: "x".repeat(Templates.MAX_TEMPLATE_DOCUMENT_BYTES) }))
       .toContain(`must be at most 256 KiB (262144 bytes) as compact JSON; this one is ${Templates.MAX_TEMPLATE_DOCUMENT_BYTES + 2} bytes`)
     expect(refusal({ name: "S", kind: "k", document: { a: ["ok", "\ud800"] } })).toMatch(/lone UTF-16 surrogate[\s\S]*\["document"\]\["a"\]\[1\]/)

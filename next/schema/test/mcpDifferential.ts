@@ -1,6 +1,7 @@
 /**
- * What the resource modules' differential tests share beside `differential.ts`: request bodies decoded as the API
- * decodes them, and a member's description put back where a real difference leaves it out.
+ * What the MCP area's differential tests (MCP connections, authorization, discovery and tools, capabilities, LLM
+ * providers, templates) share beside `differential.ts`: request bodies decoded as the API decodes them, and a JSON
+ * Schema's members edited where a real difference is written down.
  */
 import { expect } from "@effect/vitest"
 import { Exit, Schema } from "effect"
@@ -16,6 +17,12 @@ import { decode3, encode3, encode4, type Json, type Outcome } from "./differenti
 export const decodeBody = (schema: Schema.ConstraintDecoder<unknown>, input: unknown): Outcome => {
   const exit = Schema.decodeUnknownExit(schema)(input, requestBody)
   return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, message: String(exit.cause) }
+}
+
+/** Why `schema` refuses `input` as a request body (empty when it takes it). */
+export const bodyRefusal = (schema: Schema.ConstraintDecoder<unknown>, input: unknown): string => {
+  const outcome = decodeBody(schema, input)
+  return outcome.ok ? "" : outcome.message
 }
 
 /** `sameOn` for a request body: the port decoded with the API's payload options, the original with its own. */
