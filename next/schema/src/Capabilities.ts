@@ -40,6 +40,7 @@ export const SuiteEndpointUrl = UrlOf({ absolute: "http" }, "An endpoint of the 
 
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/u
 
+// Trimmed, then checked on the wire text with the keywords Effect 3's override stated (internal/trimmed.ts).
 export const SuiteTenant = trimmedString(
   (text) =>
     text.length > 255
