@@ -1,0 +1,58 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as ApiKeys3 from "../../../packages/schema/src/ApiKeys.js"
+import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
+import * as ApiKeys from "../src/ApiKeys.js"
+import { wireExamples } from "../src/OpenApiExamples.js"
+import { Actions, allows, Roles } from "../src/Policy.js"
+import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { examplesAt, withGeneratedArrayDescription } from "./people.js"
+
+describe("ApiKeys on Effect 4", () => {
+  it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
+    const names = sameSchemas(ApiKeys, ApiKeys3, (name, port, original) => {
+      expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
+    }, {
+      // A real difference, not in the document (withGeneratedArrayDescription).
+      ApiKeyScopesRequest: (schema) => withGeneratedArrayDescription(schema, 100)
+    })
+    expect(names.sort()).toEqual(["ApiKey", "ApiKeyPage", "ApiKeyScope", "ApiKeyScopeRequest", "ApiKeyScopesRequest", "CreateApiKeyRequest", "CreatedApiKey"])
+  })
+
+  it("decodes the document's examples of its schemas and encodes them back", () => {
+    roundTrips(ApiKeys.ApiKey, ApiKeys3.ApiKey, examplesOfComponent("ApiKey"))
+    roundTrips(ApiKeys.ApiKeyPage, ApiKeys3.ApiKeyPage, examplesOfComponent("ApiKeyPage"))
+    roundTrips(ApiKeys.CreateApiKeyRequest, ApiKeys3.CreateApiKeyRequest, examplesAt("POST /v1/api-keys request"))
+    roundTrips(ApiKeys.CreatedApiKey, ApiKeys3.CreatedApiKey, examplesAt("POST /v1/api-keys 201"))
+  })
+
+  it("refuses what the Effect 3 schemas refuse", () => {
+    sameOn(ApiKeys.CreateApiKeyRequest, ApiKeys3.CreateApiKeyRequest, [
+      { name: "CI deploys" },
+      { name: " CI ", expiresAt: "2027-01-31T10:20:00+01:00", scopes: ["teams.*", "members.read"] },
+      { name: "CI", scopes: ["admin.*"] },
+      { name: "" },
+      { name: "x".repeat(65) },
+      { name: "CI", scopes: [] },
+      { name: "CI", scopes: ["teams.delete"] },
+      { name: "CI", scopes: ["*"] },
+      { name: "CI", scopes: Array.from({ length: 101 }, () => "teams.read") },
+      { name: "CI", expiresAt: "2027-01-31" }
+    ])
+    sameOn(ApiKeys.ApiKeyScopeRequest, ApiKeys3.ApiKeyScopeRequest, ["members.read", "members.*", "members", "nothing.*", 1])
+  })
+
+  it("expands, collapses and defaults scopes as the Effect 3 module does", () => {
+    const requests: ReadonlyArray<ReadonlyArray<typeof ApiKeys.ApiKeyScopeRequest.Type>> = [
+      [], ["teams.*"], ["teams.*", "teams.read", "members.read"], ["admin.*", "apiKeys.manage"], [...Actions]
+    ]
+    for (const requested of requests) {
+      expect(ApiKeys.expandScopes(requested)).toEqual(ApiKeys3.expandScopes(requested))
+      expect(ApiKeys.collapseScopes(ApiKeys.expandScopes(requested))).toEqual(ApiKeys3.collapseScopes(ApiKeys3.expandScopes(requested)))
+    }
+    expect(ApiKeys.collapseScopes(["teams.read"])).toEqual(["teams.read"])
+    for (const role of Roles) {
+      expect(ApiKeys.defaultScopes((action) => allows(role, action))).toEqual(ApiKeys3.defaultScopes((action) => allows(role, action)))
+    }
+    expect(ApiKeys.defaultScopes(() => true)).not.toContain("apiKeys.manage")
+  })
+})
