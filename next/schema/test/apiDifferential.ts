@@ -81,7 +81,10 @@ const contentView = (document: Json, content: Json | undefined, effect3: boolean
   const components = isObject(document) && isObject(document["components"]) ? document["components"]["schemas"] : undefined
   const resolved = (schema: Json): Json => {
     const ref = isObject(schema) ? schema["$ref"] : undefined
-    const found = typeof ref === "string" && ref.startsWith("ref:") && isObject(components) ? components[ref.slice(4)] : undefined
+    // Effect 4 names a transformed schema's component `<Name>Encoded` (a class answered as the whole body).
+    const found = typeof ref === "string" && ref.startsWith("ref:") && isObject(components)
+      ? components[ref.slice(4)] ?? components[`${ref.slice(4)}Encoded`]
+      : undefined
     return found === undefined || Object.keys(isObject(schema) ? schema : {}).length > 1 ? schema : schemaView(found, effect3)
   }
   return Object.fromEntries(

@@ -1,0 +1,14 @@
+import { describe, expect, it } from "@effect/vitest"
+import { McpAuthorizationApi as McpAuthorizationApi3 } from "../../../packages/schema/src/McpAuthorizationApi.js"
+import { McpAuthorizationApi } from "../src/McpAuthorizationApi.js"
+import { sameExamples, sameOperations } from "./apiDifferential.js"
+
+describe("McpAuthorizationApi on Effect 4", () => {
+  it("declares the operations of the Effect 3 group", () => {
+    expect(sameOperations(McpAuthorizationApi, McpAuthorizationApi3)).toHaveLength(5)
+  })
+
+  it("shows the examples of the Effect 3 group", () => {
+    expect(sameExamples(McpAuthorizationApi, McpAuthorizationApi3)).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,15 @@
+import { describe, expect, it } from "@effect/vitest"
+import { PluginsApi as PluginsApi3 } from "../../../packages/schema/src/PluginsApi.js"
+import { PluginsApi } from "../src/PluginsApi.js"
+import { sameExamples, sameOperations } from "./apiDifferential.js"
+
+describe("PluginsApi on Effect 4", () => {
+  it("declares the operations of the Effect 3 group", () => {
+    const operations = sameOperations(PluginsApi, PluginsApi3, {})
+    expect(operations).toHaveLength(13)
+  })
+
+  it("shows the examples of the Effect 3 group", () => {
+    expect(sameExamples(PluginsApi, PluginsApi3)).toBeGreaterThan(0)
+  })
+})

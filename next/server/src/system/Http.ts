@@ -1,0 +1,53 @@
+/** System handlers: liveness and readiness. */
+import { ServiceUnavailable } from "@orgplane-next/schema"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { HttpApiBuilder } from "effect/http-api"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Api } from "../Api.js"
+import { ServerConfig } from "../platform/Config.js"
+import { DatabaseStatus } from "../platform/DatabaseStatus.js"
+
+/** Load balancers poll /ready with short timeouts of their own: answer within this, whatever the database does. */
+export const readyDeadline = Duration.seconds(2)
+
+const databaseDown = new ServiceUnavailable({ message: "The database does not answer." })
+
+/**
+ * `effect` in a fiber of its own, so that interrupting it returns at once and the fiber's interruption finishes
+ * behind (Effect 3's `Effect.disconnect`, which Effect 4 leaves to `forkDetach`).
+ */
+const disconnect = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(restore(effect)), (fiber) =>
+      restore(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))))))
+
+/**
+ * The answer of /ready, from `check` (a statement on the database). Disconnected: on timeout, answer now and let
+ * the stuck check's interruption (a cancel, which needs the hung database too) finish behind.
+ */
+export const readiness = Effect.fn("System.readiness")(function*<E>(check: Effect.Effect<unknown, E>, status: DatabaseStatus["Service"]) {
+  return yield* disconnect(check).pipe(
+    Effect.timeout(readyDeadline),
+    Effect.matchEffect({
+      onFailure: (error) =>
+        Effect.andThen(
+          status.unavailable(Cause.isTimeoutError(error) ? `no answer within ${Duration.format(readyDeadline)}` : error),
+          Effect.fail(databaseDown)
+        ),
+      onSuccess: () => Effect.as(status.available, { ok: true as const, checks: { database: "ok" as const } })
+    })
+  )
+})
+
+export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
+  Effect.gen(function*() {
+    const settings = yield* ServerConfig
+    const sql = yield* SqlClient.SqlClient
+    const status = yield* DatabaseStatus
+    return handlers
+      .handle("health", () => Effect.succeed({ ok: true as const, version: settings.version }))
+      .handle("ready", () => readiness(sql`SELECT 1`, status))
+  }))

@@ -1,0 +1,57 @@
+/** platform/Database.ts: the embedded database in a data folder, and a database that cannot be reached at start. */
+import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Database from "../src/platform/Database.js"
+import { DataFolderInUse } from "../src/platform/DataFolderLock.js"
+
+/** A loopback port nobody listens on: one the system gave and took back. */
+const closedPort = Effect.promise(() =>
+  new Promise<number>((resolve) => {
+    const server = Net.createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 1))
+    })
+  })
+)
+
+describe("Database", () => {
+  it.live("an embedded data folder keeps its data across restarts and is held by one user at a time", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* Effect.acquireRelease(
+        Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-next-data-"))),
+        (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
+      )
+      const first = yield* Scope.make()
+      const sql = Context.get(yield* Layer.buildWithScope(Database.layerEmbedded({ dataDir }), first), SqlClient.SqlClient)
+      yield* sql`CREATE TABLE kept (name text)`
+      yield* sql`INSERT INTO kept VALUES ('across restarts')`
+
+      const second = yield* Effect.flip(Effect.scoped(Layer.build(Database.layerEmbedded({ dataDir }))))
+      expect(second).toBeInstanceOf(DataFolderInUse)
+      expect(second).toMatchObject({ where: "this process" })
+
+      yield* Scope.close(first, Exit.void)
+      const rows = yield* Effect.scoped(Effect.flatMap(Layer.build(Database.layerEmbedded({ dataDir })), (context) =>
+        Context.get(context, SqlClient.SqlClient)`SELECT name FROM kept`))
+      expect(rows).toEqual([{ name: "across restarts" }])
+    }).pipe(Effect.scoped), 120_000)
+
+  it.live("a database that cannot be reached fails the layer at start, with a connection error", () =>
+    Effect.gen(function*() {
+      const port = yield* closedPort
+      const error = yield* Effect.flip(Effect.scoped(Layer.build(
+        Database.layerUrl(Redacted.make(`postgres://postgres@127.0.0.1:${port}/postgres`), { connectTimeout: "2 seconds" })
+      )))
+      expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError" } })
+    }))
+})
