@@ -211,10 +211,11 @@ export const addExamples = <Id extends string, Groups extends HttpApiGroup.Const
         const content = objectAt(objectAt(operation["responses"], String(status)), "content")
         for (const schema of schemas) {
           if (HttpApiSchema.isNoContent(schema.ast)) continue
-          // The response's one media type (a config object's file is declared as any, `*/*`; the audit export as
-          // `text/csv`); where it has several, the JSON one. (Effect 4 keeps a schema's encoding internal.)
-          const types = Object.keys(content ?? {})
-          const media = objectAt(content, types.length === 1 ? types[0]! : "application/json")
+          // The schema's own media type, the one the generator writes first (a config object's file is declared as
+          // any, `*/*`); a transform may add others after it (the audit export's `text/csv`), as Effect 3's writer
+          // took the encoding's. (Effect 4 keeps a schema's encoding internal.)
+          const [declared] = Object.keys(content ?? {})
+          const media = declared === undefined ? undefined : objectAt(content, declared)
           const values = wireExamples(schema.ast)
           if (media !== undefined && values.length > 0) media["examples"] = exampleObjects(values)
         }

@@ -1,0 +1,15 @@
+import { describe, expect, it } from "@effect/vitest"
+import { WorkerActivityApi as WorkerActivityApi3 } from "../../../packages/schema/src/WorkerActivityApi.js"
+import { WorkerActivityApi } from "../src/WorkerActivityApi.js"
+import { sameExamples, sameOperations } from "./apiDifferential.js"
+
+describe("WorkerActivityApi on Effect 4", () => {
+  it("declares the operations of the Effect 3 group", () => {
+    const operations = sameOperations(WorkerActivityApi, WorkerActivityApi3)
+    expect(operations).toEqual(["GET /v1/workers/{id}/activity"])
+  })
+
+  it("shows the examples of the Effect 3 group", () => {
+    expect(sameExamples(WorkerActivityApi, WorkerActivityApi3)).toBeGreaterThan(0)
+  })
+})
