@@ -14,7 +14,7 @@ import {
   ConnectorTargetsApi,
   WebhooksApi
 } from "./ConnectorsApi.js"
-import { withApiErrors } from "./ApiOf.js"
+import { withApiErrors, withRequestParsing } from "./ApiOf.js"
 import { MAX_URL_LENGTH, MethodNotAllowedResponse } from "./Errors.js"
 import { idempotencyKeyLifetimeHours, idempotencyKeyPattern, idempotentOperations } from "./Idempotency.js"
 import { InvitationsApi } from "./InvitationsApi.js"
@@ -39,6 +39,7 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
+import { inlineIds, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -130,7 +131,7 @@ const responsesOf = (operation: JsonObject): JsonObject => {
 }
 
 /**
- * Documents 400 only for operations that take input, 413 only for methods with a body and 415 only for operations
+ * Names the components, writes the ids out and names the schemes as the document has them (`OpenApiComponents.ts`), documents 400 only for operations that take input, 413 only for methods with a body and 415 only for operations
  * with a request body (the API declares them once, for every operation, with 414 and 431, which any request can
  * get; the 400 of a path read two ways needs no more, since a template is matched segment by segment and no such
  * path matches one without a parameter), marks optional credentials as such (an empty security requirement), and
@@ -144,6 +145,9 @@ const responsesOf = (operation: JsonObject): JsonObject => {
  * declares only the API's `InvalidRequest`, through the `ApiErrors` middleware.)
  */
 const transform = (spec: JsonObject): JsonObject => {
+  nameEncodedComponents(spec)
+  inlineIds(spec)
+  lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)
   for (const { method, operation } of operationsOf(spec)) {
@@ -321,7 +325,7 @@ const withContact = (spec: JsonObject): JsonObject => ({
 const servers = (url = "/") => [{ url, description: url === "/" ? "The server that serves this document." : "This server." }]
 
 /** Every group and the shared errors; `Api` adds the document's description, whose examples are read from these. */
-const Groups = withApiErrors(
+const Groups = withRequestParsing(withApiErrors(
   HttpApi.make("orgplane").add(
     SystemApi,
     UsersApi,
@@ -368,7 +372,7 @@ const Groups = withApiErrors(
     AuditStreamsApi,
     RecoveryApi
   )
-)
+))
 
 /** The generated document as plain JSON (the platform types it loosely), for the steps above. */
 const asDocument = (spec: object): JsonObject => JSON.parse(JSON.stringify(spec))

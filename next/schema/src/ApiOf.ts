@@ -5,6 +5,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import { allErrors, requestBody } from "./Common.js"
 import {
   IdempotencyConflictResponse,
   IdempotencyKeyReusedResponse,
@@ -40,6 +41,21 @@ export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("@orgplane
 export const withApiErrors = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   api.middleware(ApiErrors)
 
-/** `apiOf(MembersApi, TeamsApi)`: those groups under the API's name, with the errors every operation may answer. */
+/**
+ * How the API reads requests (Effect 4 takes parse options from the API, its groups or endpoints, and ignores them on
+ * a schema): every bad member of a body or query reported, a body member the API does not know refused
+ * (`requestBody`, `allErrors` in Common.ts), headers with Schema's defaults (they carry transport headers the
+ * endpoints do not declare). An endpoint that reads otherwise (SCIM's, the SAML ACS form) sets its own.
+ */
+export const withRequestParsing = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+  api.annotate(HttpApi.PayloadParseOptions, requestBody)
+    .annotate(HttpApi.QueryParseOptions, allErrors)
+    .annotate(HttpApi.ParamsParseOptions, allErrors)
+    .annotate(HttpApi.HeadersParseOptions, {})
+
+/**
+ * `apiOf(MembersApi, TeamsApi)`: those groups under the API's name, with the errors every operation may answer, read
+ * as the whole API reads them.
+ */
 export const apiOf = <const Groups extends readonly [HttpApiGroup.Constraint, ...Array<HttpApiGroup.Constraint>]>(...groups: Groups) =>
-  withApiErrors(HttpApi.make("orgplane").add(...groups))
+  withRequestParsing(withApiErrors(HttpApi.make("orgplane").add(...groups)))

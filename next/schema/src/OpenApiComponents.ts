@@ -1,0 +1,122 @@
+/**
+ * The document's components as the API publishes them, from what Effect 4's generator writes (issue 46's OpenAPI
+ * normalisation step; the document stays what clients generated from it expect):
+ * - a transformed schema's component is named by its identifier (`Team`), where Effect 4 writes `<identifier>Encoded`
+ *   (`TeamEncoded`) for its wire side;
+ * - a TypeID (`ApiKeyId`, ...) is written out where it is used, as a string with its length, pattern and example, where
+ *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description.
+ * Pure functions over the document as JSON, which `Api.ts`'s transform applies first.
+ */
+import * as SchemaAST from "effect/SchemaAST"
+import { IdsByPrefix } from "./Ids.js"
+import type { Json, JsonObject } from "./OpenApiExamples.js"
+
+const REF_PREFIX = "#/components/schemas/"
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const componentsOf = (spec: JsonObject): JsonObject => {
+  const components = spec["components"]
+  const schemas = isObject(components) ? components["schemas"] : undefined
+  return isObject(schemas) ? schemas : {}
+}
+
+/**
+ * Every JSON Schema object under `value` (examples left out: they are data, whose `$ref` member, a SCIM member's
+ * URL, is no reference), each visited once, to be changed in place.
+ */
+const eachSchemaObject = (value: Json, visit: (schema: JsonObject) => void, seen = new Set<JsonObject>()): void => {
+  if (Array.isArray(value)) {
+    for (const item of value) eachSchemaObject(item, visit, seen)
+  } else if (isObject(value) && !seen.has(value)) {
+    seen.add(value)
+    visit(value)
+    for (const [key, member] of Object.entries(value)) {
+      if (key !== "examples" && key !== "example") eachSchemaObject(member, visit, seen)
+    }
+  }
+}
+
+/**
+ * `<Name>Encoded` components renamed `<Name>` (when the document has no `<Name>` of its own), and every reference to
+ * them with them.
+ */
+export const nameEncodedComponents = (spec: JsonObject): void => {
+  const components = componentsOf(spec)
+  const renamed = new Map<string, string>()
+  for (const name of Object.keys(components)) {
+    const plain = name.replace(/Encoded$/, "")
+    if (plain !== name && components[plain] === undefined) renamed.set(name, plain)
+  }
+  if (renamed.size === 0) return
+  const entries = Object.entries(components).map(([name, schema]): [string, Json] => [renamed.get(name) ?? name, schema])
+  for (const name of Object.keys(components)) delete components[name]
+  Object.assign(components, Object.fromEntries(entries))
+  eachSchemaObject(spec, (schema) => {
+    const ref = schema["$ref"]
+    const target = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? renamed.get(ref.slice(REF_PREFIX.length)) : undefined
+    if (target !== undefined) schema["$ref"] = `${REF_PREFIX}${target}`
+  })
+}
+
+/** The names Effect 4 gives the TypeIDs' components: their identifiers. */
+const idComponentNames: ReadonlySet<string> = new Set(
+  Object.values(IdsByPrefix).flatMap((schema) => {
+    const identifier = SchemaAST.resolveIdentifier(schema.ast)
+    return identifier === undefined ? [] : [identifier]
+  })
+)
+
+/** A TypeID's schema as written where it is used: the string's keywords, gathered from its `allOf`; not its own description. */
+const idSchema = (component: JsonObject): JsonObject => {
+  const allOf = component["allOf"]
+  const merged: JsonObject = {}
+  for (const part of [component, ...(Array.isArray(allOf) ? allOf : [])]) {
+    if (!isObject(part)) continue
+    for (const [key, value] of Object.entries(part)) {
+      if (key !== "allOf" && key !== "description") merged[key] = value
+    }
+  }
+  const { type, minLength, maxLength, pattern, examples, ...rest } = merged
+  return {
+    ...(type === undefined ? {} : { type }),
+    ...(minLength === undefined ? {} : { minLength }),
+    ...(maxLength === undefined ? {} : { maxLength }),
+    ...(pattern === undefined ? {} : { pattern }),
+    ...(examples === undefined ? {} : { examples }),
+    ...rest
+  }
+}
+
+/**
+ * Every reference to a TypeID's component replaced by the id's schema (what the reference says beside it, a
+ * member's description, kept), and the components removed.
+ */
+export const inlineIds = (spec: JsonObject): void => {
+  const components = componentsOf(spec)
+  const ids = new Map<string, JsonObject>()
+  for (const name of idComponentNames) {
+    const component = components[name]
+    if (isObject(component)) ids.set(name, idSchema(component))
+  }
+  if (ids.size === 0) return
+  eachSchemaObject(spec, (schema) => {
+    const ref = schema["$ref"]
+    const id = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? ids.get(ref.slice(REF_PREFIX.length)) : undefined
+    if (id === undefined) return
+    const { $ref: _, ...beside } = schema
+    for (const key of Object.keys(schema)) delete schema[key]
+    Object.assign(schema, structuredClone(id), beside)
+  })
+  for (const name of ids.keys()) delete components[name]
+}
+
+/** HTTP authentication schemes as RFC 7235 registers them and the document has always named them (`bearer`). */
+export const lowerCaseSchemes = (spec: JsonObject): void => {
+  const components = spec["components"]
+  const schemes = isObject(components) ? components["securitySchemes"] : undefined
+  for (const scheme of Object.values(isObject(schemes) ? schemes : {})) {
+    const name = isObject(scheme) ? scheme["scheme"] : undefined
+    if (isObject(scheme) && typeof name === "string") scheme["scheme"] = name.toLowerCase()
+  }
+}
