@@ -11,7 +11,11 @@ import * as Path from "node:path"
 
 const root = Path.dirname(Path.dirname(new URL(import.meta.url).pathname))
 const args = process.argv.slice(2)
-const filters = args.filter((arg, index) => !arg.startsWith("-") && !/^--?[\w-]+$/.test(args[index - 1] ?? "-") )
+// A filter is an argument that is not a flag, nor a flag's value (`--reporter default`): a path that exists is one
+// wherever it stands (`--silent next/schema`).
+const filters = args.filter((arg, index) =>
+  !arg.startsWith("-") && (Fs.existsSync(Path.resolve(root, arg)) || !/^--?[\w-]+$/.test(args[index - 1] ?? "-"))
+)
 const flags = args.filter((arg) => !filters.includes(arg))
 const nextFilters = filters.filter((filter) => filter.startsWith("next/") || filter.startsWith("./next/"))
 const oldFilters = filters.filter((filter) => !nextFilters.includes(filter))
