@@ -60,6 +60,10 @@ export const start = async (environment: Readonly<Record<string, string>> = {}):
       stdio: ["ignore", "pipe", "pipe"]
     }
   )
+  // Should the test worker end without `close` (a crash, a kill), the server ends with it.
+  const orphaned = () => child.kill("SIGTERM")
+  process.once("exit", orphaned)
+  child.once("exit", () => process.off("exit", orphaned))
   let output = ""
   const keep = (chunk: Buffer) => {
     output = `${output}${chunk.toString("utf8")}`.slice(-8000)
