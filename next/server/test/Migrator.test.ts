@@ -86,6 +86,16 @@ CREATE INDEX test_script_b_idx ON test_script_b (note);
     }))
 })
 
+layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`servers starting together on ${TestDatabase.kind}`, (it) => {
+  it.effect("apply each migration once: one run applies them all, the others find nothing left", () =>
+    Effect.gen(function*() {
+      const runs = yield* Effect.all([migrate(migrations), migrate(migrations), migrate(migrations)], { concurrency: 3 })
+      expect(runs.map((applied) => applied.length).sort((a, b) => a - b)).toEqual([0, 0, migrations.length])
+      const sql = yield* SqlClient.SqlClient
+      expect(yield* sql`SELECT count(*)::int AS n FROM orgplane_migrations`).toEqual([{ n: migrations.length }])
+    }))
+})
+
 layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`migration 0018 on ${TestDatabase.kind}`, (it) => {
   it.effect("moves an organization's single SSO connection of 0009 into the connections of 0018, with its domain", () =>
     Effect.gen(function*() {
