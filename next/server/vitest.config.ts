@@ -1,5 +1,16 @@
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { defineConfig } from "vitest/config"
 
 // Each test file starts servers on real sockets and databases (PGlite in this process, or Postgres at DATABASE_URL):
 // files run in their own workers, and a test may take a few seconds (a 2-second readiness deadline, PGlite's start).
-export default defineConfig({ test: { include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 } })
+// `memory` databases keep their migrated template in a folder of their own: the OS cache folder's is the Effect 3
+// server's, and saving a template removes those of other migration sets (platform/EmbeddedTemplate.ts).
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: { ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-next-test-cache") }
+  }
+})

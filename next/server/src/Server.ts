@@ -1,13 +1,12 @@
 /**
- * The orgplane server, composed: configuration → database → HTTP groups.
+ * The orgplane server, composed: configuration → database → migrations → HTTP groups.
  *
  * The first slice on Effect 4 (issue 46): `layer(options)`, a standalone Node HTTP server of `Api` (`apiOf(SystemApi)`
  * so far) on the configured database, and `ApiLayer(options)`, its routes for Effect hosts that serve them with their
  * own HttpServer. What packages/server/src/Server.ts does that this does not yet:
  * - the other groups (identity, accounts, admin, members, teams, invitations, catalog, connectors, policies, SSO,
  *   SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM providers, audit) and their services;
- * - the migrations (`Migrations`), the keys' check and stored secrets' upgrade (`StartupSecrets`), the migrated
- *   template of `memory` databases (`Database.layerWith({ memoryTemplate })`);
+ * - the keys' check and stored secrets' upgrade (`StartupSecrets`);
  * - the shared platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`),
  *   authentication, the outbound guard and DNS resolver, the integrations' configurations and the durable engine
  *   (`Integrations`, `StartGate`);
@@ -26,10 +25,12 @@ import { HttpRouter } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { createServer } from "node:http"
 import { Api } from "./Api.js"
+import { migrations, migrationsUrl } from "./migrations/index.js"
 import * as Config from "./platform/Config.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
+import { migrate } from "./platform/Migrator.js"
 import * as SystemHttp from "./system/Http.js"
 
 /**
@@ -41,12 +42,14 @@ export type ServerOptions = Config.Options & {
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }
 
-/** The database with the configuration. */
+const Migrations = Layer.effectDiscard(migrate(migrations))
+
+/** The database, migrated, with the configuration. */
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
-  const db = (database ?? Database.layer).pipe(Layer.provide(config))
-  return Layer.merge(db, config)
+  const db = (database ?? Database.layerWith({ memoryTemplate: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
+  return Layer.provideMerge(Migrations, Layer.merge(db, config))
 }
 
 /** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */

@@ -16,8 +16,7 @@
  * timeout (`pg`'s `query_timeout`, the statement timeout plus one second, closing the connection: the native driver
  * has no such setting, so a server that answers nothing holds a statement until the caller's own deadline, as
  * `/ready`'s); the bound on waiting for a pooled connection (`connectTimeout` bounds opening one only); deallocating
- * what a broken connection prepared (`DEALLOCATE ALL`, no connect hook); `layerMemory`, `MemoryTemplate` and
- * `layerWith`'s `memoryTemplate` (they need the migrations and platform/EmbeddedTemplate.ts).
+ * what a broken connection prepared (`DEALLOCATE ALL`, no connect hook).
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -27,13 +26,17 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import * as Str from "effect/String"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { ServerConfig } from "./Config.js"
 import * as DataFolderLock from "./DataFolderLock.js"
+import * as EmbeddedTemplate from "./EmbeddedTemplate.js"
 
 /**
  * `transform`, remembering its answers: the SQL client renames every column of every row it reads (a page of 50
@@ -186,12 +189,46 @@ export const layerSocket = (socketDir: string, timeouts: Timeouts = {}) =>
 export const layerEmbedded = (options: EmbeddedOptions) =>
   Layer.unwrap(Effect.map(embedded(options), ({ socketDir }) => layerSocket(socketDir, options)))
 
-/** Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder. */
-export const layerWith = () =>
+/** How `--data memory` gets a migrated database without migrating at every start (platform/EmbeddedTemplate.ts). */
+export interface MemoryTemplate {
+  /** The `import.meta.url` of the module listing the migrations: the template is keyed by their code. */
+  readonly migrationsUrl: string
+  /** Brings a fresh database to the current schema, to be dumped as the template. */
+  readonly migrate: Effect.Effect<unknown, SqlError, SqlClient.SqlClient>
+}
+
+/**
+ * A fresh in-memory embedded database, loaded from the saved template of this migration set; without one (or with
+ * one that does not load), a new database is migrated here and dumped as the template before anything else
+ * writes to it.
+ */
+export const layerMemory = (template: MemoryTemplate, timeouts: Timeouts = {}) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const file = yield* EmbeddedTemplate.templateFile(yield* EmbeddedTemplate.cacheDir, template.migrationsUrl)
+    const saved = yield* EmbeddedTemplate.read(file)
+    if (Option.isSome(saved)) {
+      const loaded = yield* Effect.result(embedded({ dataDir: "memory", loadDataDir: saved.value }))
+      if (loaded._tag === "Success") return layerSocket(loaded.success.socketDir, timeouts)
+      yield* Effect.logWarning(`The embedded database's template ${file} did not load; making it again`, loaded.failure)
+      yield* EmbeddedTemplate.remove(file)
+    }
+    const { db, socketDir } = yield* embedded({ dataDir: "memory" })
+    const pool = yield* Layer.build(layerSocket(socketDir, timeouts))
+    yield* Effect.provide(template.migrate, pool)
+    yield* EmbeddedTemplate.save(file, yield* Effect.promise(() => db.dumpDataDir("none")))
+    return Layer.succeedContext(pool)
+  }))
+
+/**
+ * Postgres at `DATABASE_URL` when set, else the embedded database in the configured data folder; `memoryTemplate`
+ * makes `memory` start from a migrated template.
+ */
+export const layerWith = (options: { readonly memoryTemplate?: MemoryTemplate | undefined } = {}) =>
   Layer.unwrap(
     Effect.map(ServerConfig, (settings) => {
       const timeouts = { connectTimeout: settings.dbConnectTimeout, statementTimeout: settings.dbStatementTimeout }
       if (settings.databaseUrl !== undefined) return layerUrl(settings.databaseUrl, { maxConnections: settings.dbPoolSize, ...timeouts })
+      if (settings.dataDir === "memory" && options.memoryTemplate !== undefined) return layerMemory(options.memoryTemplate, timeouts)
       return layerEmbedded({ dataDir: settings.dataDir, ...timeouts })
     })
   )

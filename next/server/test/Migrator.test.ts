@@ -1,0 +1,134 @@
+/**
+ * platform/Migrator.ts and the migrations: a fresh database (the embedded one, or Postgres with DATABASE_URL) migrates
+ * to the very tables the Effect 3 migrations build. `fixtures/effect3-schema.json` holds what packages/server's
+ * migrations built on Postgres 15 (read once, from a database `orgplane serve` of the Effect 3 CLI migrated): the
+ * migrations applied, and `information_schema.columns`, `pg_indexes` and `pg_constraint` of the public schema.
+ */
+import { describe, expect, it, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Fs from "node:fs"
+import { migrations } from "../src/migrations/index.js"
+import { migrate, runScript } from "../src/platform/Migrator.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+import * as TestServer from "./support/TestServer.js"
+
+type Row = ReadonlyArray<string | number | null>
+interface SchemaDump {
+  readonly migrations: ReadonlyArray<Row>
+  readonly columns: ReadonlyArray<Row>
+  readonly indexes: ReadonlyArray<Row>
+  readonly constraints: ReadonlyArray<Row>
+}
+
+const effect3: SchemaDump = JSON.parse(Fs.readFileSync(new URL("./fixtures/effect3-schema.json", import.meta.url), "utf8"))
+
+/**
+ * The same dump as the fixture's, of the database `sql` reaches (one JSON text: no column names to rename). Not-null
+ * constraints are left out of `pg_constraint`'s: PGlite's Postgres (18) lists them there, Postgres 15 does not; the
+ * columns' `is_nullable` says them on both.
+ */
+const dump = Effect.fn("MigratorTest.dump")(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ readonly dump: string }>`SELECT jsonb_build_object(
+    'columns', (SELECT jsonb_agg(jsonb_build_array(table_name, column_name, ordinal_position, data_type, is_nullable, column_default) ORDER BY table_name, ordinal_position)
+                FROM information_schema.columns WHERE table_schema = 'public'),
+    'indexes', (SELECT jsonb_agg(jsonb_build_array(tablename, indexname, indexdef) ORDER BY tablename, indexname)
+                FROM pg_indexes WHERE schemaname = 'public'),
+    'constraints', (SELECT jsonb_agg(jsonb_build_array(c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)) ORDER BY c.conrelid::regclass::text, c.conname)
+                FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'public' AND c.contype <> 'n'),
+    'migrations', (SELECT jsonb_agg(jsonb_build_array(id, name) ORDER BY id) FROM orgplane_migrations)
+  )::text AS dump`
+  const parsed: SchemaDump = JSON.parse(row!.dump)
+  return parsed
+})
+
+/** Rows as lines, for a diff that names what differs. */
+const lines = (rows: ReadonlyArray<Row>) => rows.map((row) => JSON.stringify(row))
+
+layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`migrations on ${TestDatabase.kind}`, (it) => {
+  it.effect("a fresh database migrates to the Effect 3 migrations' tables, columns, indexes and constraints", () =>
+    Effect.gen(function*() {
+      const started = performance.now()
+      const applied = yield* migrate(migrations)
+      const millis = Math.round(performance.now() - started)
+      expect(applied.map(({ id, name }) => [id, name])).toEqual(effect3.migrations)
+      const migrated = yield* dump()
+      expect(migrated.migrations).toEqual(effect3.migrations)
+      expect(lines(migrated.columns)).toEqual(lines(effect3.columns))
+      expect(lines(migrated.indexes)).toEqual(lines(effect3.indexes))
+      expect(lines(migrated.constraints)).toEqual(lines(effect3.constraints))
+      // Measured, for the commit message: the 39 migrations' run.
+      console.log(`migrations: ${applied.length} applied in ${millis} ms on ${TestDatabase.kind}`)
+    }))
+
+  it.effect("a second run applies nothing", () =>
+    Effect.gen(function*() {
+      expect(yield* migrate(migrations)).toEqual([])
+    }))
+
+  it.effect("a script runs its statements in the transaction; a failing statement fails it with its SQLSTATE", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* runScript(sql, `
+CREATE TABLE test_script_a (id int PRIMARY KEY); -- a comment; with a semicolon
+CREATE TABLE test_script_b (note text DEFAULT 'a;b');
+CREATE INDEX test_script_b_idx ON test_script_b (note);
+`)
+      expect(yield* sql`SELECT count(*)::int AS n FROM pg_indexes WHERE tablename LIKE 'test_script_%'`).toEqual([{ n: 2 }])
+      const failed = yield* Effect.flip(sql.withTransaction(runScript(sql, `CREATE TABLE test_script_c (id int); CREATE TABLE test_script_a (id int);`)))
+      expect(failed.reason.cause).toMatchObject({ code: "42P07" })
+      expect(yield* sql`SELECT to_regclass('test_script_c') IS NULL AS rolled_back`).toEqual([{ rolledBack: true }])
+      const refused = yield* Effect.exit(runScript(sql, "SELECT 1 $orgplane_script$"))
+      expect(refused._tag).toBe("Failure")
+    }))
+})
+
+layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`servers starting together on ${TestDatabase.kind}`, (it) => {
+  it.effect("apply each migration once: one run applies them all, the others find nothing left", () =>
+    Effect.gen(function*() {
+      const runs = yield* Effect.all([migrate(migrations), migrate(migrations), migrate(migrations)], { concurrency: 3 })
+      expect(runs.map((applied) => applied.length).sort((a, b) => a - b)).toEqual([0, 0, migrations.length])
+      const sql = yield* SqlClient.SqlClient
+      expect(yield* sql`SELECT count(*)::int AS n FROM orgplane_migrations`).toEqual([{ n: migrations.length }])
+    }))
+})
+
+layer(Layer.unwrap(TestDatabase.layer()), { timeout: 120_000, excludeTestServices: true })(`migration 0018 on ${TestDatabase.kind}`, (it) => {
+  it.effect("moves an organization's single SSO connection of 0009 into the connections of 0018, with its domain", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate(migrations.filter((migration) => migration.id < 18))
+      const at = new Date("2030-01-01T00:00:00Z")
+      yield* sql`INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES ('org_1', 'Acme', 'team', ${at}, ${at})`
+      yield* sql`INSERT INTO sso_connections (organization_id, protocol, domain, saml_entity_id, saml_sso_url, saml_certificate,
+        verification_token, domain_verified_at, created_at, updated_at)
+        VALUES ('org_1', 'saml', 'acme.example', 'https://idp.example/entity', 'https://idp.example/sso', 'CERT', 'token', ${at}, ${at}, ${at})`
+      expect((yield* migrate(migrations)).map(({ id }) => id)).toEqual(migrations.filter((migration) => migration.id >= 18).map(({ id }) => id))
+      expect(yield* sql`SELECT organization_id, domain, verification_token, verified_at FROM sso_domains`).toEqual([
+        { organizationId: "org_1", domain: "acme.example", verificationToken: "token", verifiedAt: at }
+      ])
+      const [connection] = yield* sql<{ readonly id: string; readonly saml: unknown; readonly mapping: unknown }>`
+        SELECT id, kind, name, state, config_revision, saml::text AS saml, mapping::text AS mapping, oidc FROM sso_connections`
+      expect(connection).toMatchObject({ kind: "saml", name: "SAML", state: "draft", configRevision: 1, oidc: null })
+      expect(connection!.id).toMatch(/^ssc_[0-9a-z]{26}$/)
+      expect(JSON.parse(String(connection!.saml))).toMatchObject({ entityId: "https://idp.example/entity", certificates: ["CERT"] })
+      expect(JSON.parse(String(connection!.mapping))).toMatchObject({ givenName: "givenName", familyName: "surname" })
+      expect(yield* sql`SELECT domain, active FROM sso_connection_domains`).toEqual([{ domain: "acme.example", active: false }])
+      expect(yield* sql`SELECT to_regclass('sso_connections_0009') IS NULL AS dropped`).toEqual([{ dropped: true }])
+    }))
+})
+
+describe(`the server on ${TestDatabase.kind}`, () => {
+  it.live("migrates a fresh database at start", () =>
+    Effect.gen(function*() {
+      // One pool, the server's and the test's (the embedded database takes one connection).
+      const pool = yield* Layer.build(yield* TestDatabase.layer())
+      const server = yield* TestServer.start({ database: Layer.succeedContext(pool) })
+      expect((yield* TestServer.get(server.url, "/ready")).status).toBe(200)
+      const sql = Context.get(pool, SqlClient.SqlClient)
+      expect(yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM orgplane_migrations`).toEqual([{ n: migrations.length }])
+    }).pipe(Effect.scoped), 120_000)
+})
