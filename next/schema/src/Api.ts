@@ -39,7 +39,7 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
-import { inlineIds, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
+import { componentExamples, inlineIds, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -384,7 +384,7 @@ export const Api = Groups.annotateMerge(
     description,
     license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
     servers: servers(),
-    transform: (spec) => addLinks(addExamples(Groups, transform(asDocument(spec))))
+    transform: (spec) => addLinks(addExamples(Groups, componentExamples(Groups, transform(asDocument(spec)))))
   })
 )
 

@@ -4,11 +4,17 @@
  * - a transformed schema's component is named by its identifier (`Team`), where Effect 4 writes `<identifier>Encoded`
  *   (`TeamEncoded`) for its wire side;
  * - a TypeID (`ApiKeyId`, ...) is written out where it is used, as a string with its length, pattern and example, where
- *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description.
- * Pure functions over the document as JSON, which `Api.ts`'s transform applies first.
+ *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description;
+ * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
+ *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`.
+ * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as Option from "effect/Option"
 import * as SchemaAST from "effect/SchemaAST"
 import { IdsByPrefix } from "./Ids.js"
+import { ownExamples, parameterSchemas, wireExamples } from "./OpenApiExamples.js"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
 
 const REF_PREFIX = "#/components/schemas/"
@@ -119,4 +125,70 @@ export const lowerCaseSchemes = (spec: JsonObject): void => {
     const name = isObject(scheme) ? scheme["scheme"] : undefined
     if (isObject(scheme) && typeof name === "string") scheme["scheme"] = name.toLowerCase()
   }
+}
+
+/**
+ * Every named schema (by its identifier) the API's endpoints use, found by walking their payloads, parameters,
+ * successes and errors down to each member, item, union member, declaration parameter and encoding step; the first
+ * node of each name.
+ */
+export const namedSchemas = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Map<string, SchemaAST.AST> => {
+  const named = new Map<string, SchemaAST.AST>()
+  const seen = new Set<SchemaAST.AST>()
+  const walk = (ast: SchemaAST.AST): void => {
+    if (seen.has(ast)) return
+    seen.add(ast)
+    const identifier = SchemaAST.resolveIdentifier(ast)
+    if (identifier !== undefined && !named.has(identifier)) named.set(identifier, ast)
+    switch (ast._tag) {
+      case "Declaration":
+        ast.typeParameters.forEach(walk)
+        break
+      case "Objects":
+        for (const member of ast.propertySignatures) walk(member.type)
+        for (const index of ast.indexSignatures) walk(index.type)
+        break
+      case "Arrays":
+        ast.elements.forEach(walk)
+        ast.rest.forEach(walk)
+        break
+      case "Union":
+        ast.types.forEach(walk)
+        break
+      case "Suspend":
+        walk(ast.thunk())
+        break
+    }
+    for (const link of ast.encoding ?? []) walk(link.to)
+  }
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, successes, errors }) {
+      for (const { schemas } of endpoint.payload.values()) for (const schema of schemas) walk(schema.ast)
+      for (const { ast } of parameterSchemas(endpoint)) walk(ast)
+      for (const schemas of [...successes.values(), ...errors.values()]) for (const schema of schemas) walk(schema.ast)
+    }
+  })
+  return named
+}
+
+/** Whether `ast`, or what it is encoded from (a class's struct), is annotated with examples: none are composed. */
+const hasOwnExamples = (ast: SchemaAST.AST): boolean =>
+  Option.isSome(ownExamples(ast)) || (ast.encoding ?? []).some((link) => hasOwnExamples(link.to))
+
+/**
+ * Each component's `examples` as they go over the wire: those of the schema it was written from (by name), encoded by
+ * it (`wireExamples`), as Effect 3 wrote them. Effect 4 writes a schema's examples in their Type form (`deleted: true`
+ * where the wire has "true") and leaves out any holding a value JSON has no form for (a `Date`), so a component of
+ * a timestamped record had none; a client reads the wire form.
+ */
+export const componentExamples = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
+  const components = componentsOf(spec)
+  for (const [name, ast] of namedSchemas(api)) {
+    const component = components[name]
+    if (!isObject(component) || !hasOwnExamples(ast)) continue
+    const examples = wireExamples(ast)
+    if (examples.length > 0) component["examples"] = JSON.parse(JSON.stringify(examples))
+  }
+  return spec
 }

@@ -3,6 +3,13 @@
  * normalisation step's acceptance test, under way. What already compares equal is held here, member by member, and
  * how much of the rest does (components and operations identical to the fixture's) can only go up; the step ends
  * when the document equals the fixture.
+ *
+ * The normalisation rules (`OpenApiComponents.ts`, applied by Api.ts's transform) write what Effect 4's generator
+ * writes otherwise in the form Effect 3 published, which the clients generated from the document expect:
+ * - `nameEncodedComponents`, `inlineIds`, `lowerCaseSchemes`: components named by their identifiers, TypeIDs written
+ *   out where used, `bearer` (285 of 438 components identical with them);
+ * - `componentExamples`: each component's examples in their wire form, from the schema it was written from (Effect 4
+ *   writes the Type form and leaves out an example holding a `Date`): 285 → 337.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -74,8 +81,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 285 of 438 shared components, 16 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(285)
+    // Reached so far (2026-11-26): 337 of 438 shared components, 16 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(337)
     expect(identical).toBeGreaterThanOrEqual(16)
   })
 
