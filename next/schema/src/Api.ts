@@ -39,7 +39,7 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
-import { componentExamples, inlineIds, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
+import { componentExamples, inlineIds, integersAsPublished, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -147,6 +147,7 @@ const responsesOf = (operation: JsonObject): JsonObject => {
 const transform = (spec: JsonObject): JsonObject => {
   nameEncodedComponents(spec)
   inlineIds(spec)
+  integersAsPublished(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)

@@ -6,7 +6,9 @@
  * - a TypeID (`ApiKeyId`, ...) is written out where it is used, as a string with its length, pattern and example, where
  *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description;
  * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
- *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`.
+ *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`;
+ * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, and counts refer to
+ *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them.
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -191,4 +193,32 @@ export const componentExamples = <Id extends string, Groups extends HttpApiGroup
     if (examples.length > 0) component["examples"] = JSON.parse(JSON.stringify(examples))
   }
   return spec
+}
+
+/** Effect 3's component for what counts refer to (its `Schema.NonNegative`'s JSON Schema). */
+const NonNegativeComponent: JsonObject = { type: "number", description: "a non-negative number", minimum: 0 }
+
+/**
+ * Integers as Effect 3 wrote them. Effect 4's `Schema.Int` is a check that writes the safe-integer range
+ * (`minimum: -2^53 + 1`, `maximum: 2^53 - 1`) into every integer's JSON Schema, which Effect 3's `Int` did not: those
+ * bounds are dropped (a bound of the schema's own stays). A count (`Schema.Int` from 0: `minimum: 0` and the safe
+ * maximum, Effect 3's `Schema.NonNegativeInt`) refers to the `NonNegative` component beside `type: integer`, as
+ * Effect 3 wrote it, and the component is added.
+ */
+export const integersAsPublished = (spec: JsonObject): void => {
+  let counts = false
+  eachSchemaObject(spec, (schema) => {
+    if (schema["type"] !== "integer" || schema["maximum"] !== Number.MAX_SAFE_INTEGER) return
+    if (schema["minimum"] === Number.MIN_SAFE_INTEGER) {
+      delete schema["minimum"]
+      delete schema["maximum"]
+    } else if (schema["minimum"] === 0) {
+      delete schema["minimum"]
+      delete schema["maximum"]
+      schema["$ref"] = `${REF_PREFIX}NonNegative`
+      counts = true
+    }
+  })
+  const components = componentsOf(spec)
+  if (counts && components["NonNegative"] === undefined) components["NonNegative"] = structuredClone(NonNegativeComponent)
 }
