@@ -39,6 +39,7 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
+import { responsesAsPublished } from "./OpenApiResponses.js"
 import { componentExamples, inlineIds, integersAsPublished, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
@@ -385,7 +386,9 @@ export const Api = Groups.annotateMerge(
     description,
     license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
     servers: servers(),
-    transform: (spec) => addLinks(addExamples(Groups, componentExamples(Groups, transform(asDocument(spec)))))
+    // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
+    // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
+    transform: (spec) => addLinks(addExamples(Groups, componentExamples(Groups, responsesAsPublished(Groups, transform(asDocument(spec))))))
   })
 )
 

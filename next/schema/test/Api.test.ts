@@ -11,7 +11,12 @@
  * - `componentExamples`: each component's examples in their wire form, from the schema it was written from (Effect 4
  *   writes the Type form and leaves out an example holding a `Date`): 285 → 337;
  * - `integersAsPublished`: integers without the safe-integer bounds Effect 4's `Schema.Int` writes, and counts as a
- *   reference to `NonNegative` beside `type: integer`, as Effect 3 wrote them: 337 → 362.
+ *   reference to `NonNegative` beside `type: integer`, as Effect 3 wrote them: 337 → 362;
+ * - `responsesAsPublished` (`OpenApiResponses.ts`): an error response's middleware errors before the operation's own,
+ *   described by the first (a 400 by Effect 3's decode error), a bodiless success described as `Success`, as Effect 3
+ *   declared and described them: operations 16 → 118. (Left: 6 404s where Effect 3 applied the group's
+ *   authentication after the endpoints, `middlewareEndpoints`, so its `OrganizationNotFound` came second; Effect 4's
+ *   reflection does not tell them apart.)
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -83,9 +88,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 362 of 438 shared components, 16 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 362 of 438 shared components, 118 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(362)
-    expect(identical).toBeGreaterThanOrEqual(16)
+    expect(identical).toBeGreaterThanOrEqual(118)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {

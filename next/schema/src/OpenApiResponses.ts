@@ -1,0 +1,82 @@
+/**
+ * The operations' responses as the API publishes them, from what Effect 4's generator writes (issue 46's OpenAPI
+ * normalisation step; the document stays what clients generated from it expect):
+ * - an error response lists the errors its operation has from middleware (the API's `ApiErrors`, a group's
+ *   authentication) before the operation's own, and is described by the first of them, as Effect 3 wrote it: Effect 3
+ *   declared those on the API and the group, before the endpoints' own, and described a response by its first schema,
+ *   where Effect 4 lists the endpoint's errors first and describes the response by all their names (`NotFound |
+ *   OrganizationNotFound`). An error the endpoint declares itself keeps its place among its own (a port lists a
+ *   group's errors after an endpoint's where Effect 3 applied the group's middleware after its endpoints);
+ * - a 400 is described as Effect 3's own decode error was, which came first in every 400 (Effect 3 added it to each
+ *   operation; Api.ts's transform leaves it out, for the API's `InvalidRequest`);
+ * - a response without a body is described as `Success`, Effect 3's description of a success without one of its own,
+ *   where Effect 4 writes `<No Content>`.
+ * Functions over the document as JSON, with the API they were generated from.
+ */
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as SchemaAST from "effect/SchemaAST"
+import type { Json, JsonObject } from "./OpenApiExamples.js"
+
+const REF_PREFIX = "#/components/schemas/"
+
+/** What Effect 3 described every 400 as: its decode error's description. */
+export const decodeErrorDescription = "The request did not match the expected schema"
+
+/** What Effect 3 described a success without a description of its own as. */
+const successDescription = "Success"
+
+/** What Effect 4 describes a response without a body as. */
+const noContentDescription = "<No Content>"
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
+  const member = isObject(value) ? value[key] : undefined
+  return isObject(member) ? member : undefined
+}
+
+const nameOf = (member: Json): string | undefined => {
+  const ref = isObject(member) ? member["$ref"] : undefined
+  return typeof ref === "string" && ref.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : undefined
+}
+
+/**
+ * Each operation's responses as Effect 3 described and ordered them (the module's comment says how): error members
+ * of the API's middleware first in every `anyOf` of an error response, each error response described by its first
+ * error (a 400 by Effect 3's decode error), and bodiless successes described as `Success`.
+ */
+export const responsesAsPublished = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  spec: JsonObject
+): JsonObject => {
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, errors, middleware }) {
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const operation = objectAt(objectAt(spec, "paths"), path)?.[endpoint.method.toLowerCase()]
+      const responses = objectAt(operation, "responses")
+      if (responses === undefined) return
+      const own = new Set([...endpoint.error].flatMap((schema) => SchemaAST.resolveIdentifier(schema.ast) ?? []))
+      const fromMiddleware = new Set([...middleware].flatMap((service) => [...service.error].flatMap((schema) => SchemaAST.resolveIdentifier(schema.ast) ?? [])))
+      const rank = (name: string | undefined) => name !== undefined && fromMiddleware.has(name) && !own.has(name) ? 0 : 1
+      for (const [status, schemas] of errors) {
+        const response = objectAt(responses, String(status))
+        if (response === undefined) continue
+        const names = schemas.flatMap((schema) => SchemaAST.resolveIdentifier(schema.ast) ?? [])
+        const [first] = [...names].sort((a, b) => rank(a) - rank(b))
+        if (status === 400) response["description"] = decodeErrorDescription
+        else if (first !== undefined) response["description"] = first
+        for (const media of Object.values(objectAt(response, "content") ?? {})) {
+          const schema = objectAt(media, "schema")
+          const anyOf = schema?.["anyOf"]
+          if (schema !== undefined && Array.isArray(anyOf)) schema["anyOf"] = [...anyOf].sort((a, b) => rank(nameOf(a)) - rank(nameOf(b)))
+        }
+      }
+      for (const response of Object.values(responses)) {
+        if (isObject(response) && response["description"] === noContentDescription) response["description"] = successDescription
+      }
+    }
+  })
+  return spec
+}
