@@ -40,7 +40,7 @@ import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { responsesAsPublished } from "./OpenApiResponses.js"
-import { componentExamples, inlineIds, integersAsPublished, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
+import { componentExamples, descriptionsBeside, inlineIds, integersAsPublished, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -149,6 +149,7 @@ const transform = (spec: JsonObject): JsonObject => {
   nameEncodedComponents(spec)
   inlineIds(spec)
   integersAsPublished(spec)
+  descriptionsBeside(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)

@@ -8,7 +8,9 @@
  * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
  *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`;
  * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, and counts refer to
- *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them.
+ *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them;
+ * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
+ *   writes it as a member of an `allOf`.
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -221,4 +223,35 @@ export const integersAsPublished = (spec: JsonObject): void => {
   })
   const components = componentsOf(spec)
   if (counts && components["NonNegative"] === undefined) components["NonNegative"] = structuredClone(NonNegativeComponent)
+}
+
+const isDescriptionOnly = (value: Json): value is JsonObject =>
+  isObject(value) && Object.keys(value).length === 1 && typeof value["description"] === "string"
+
+/**
+ * A described schema's description beside it, as Effect 3 wrote it. Effect 4 writes the description of an annotated
+ * union, enum, reference or TypeID as a member of `allOf` (`{ anyOf: [...], allOf: [{ description }] }`,
+ * `{ allOf: [{ $ref }, { description }] }`); Effect 3 wrote it as the schema's own `description`, the reference in an
+ * `allOf` of its own (`{ allOf: [{ $ref }], description }`) and a TypeID, written out, with the description among its
+ * keywords.
+ */
+export const descriptionsBeside = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    const allOf = schema["allOf"]
+    if (!Array.isArray(allOf) || schema["description"] !== undefined) return
+    const described = allOf.filter(isDescriptionOnly)
+    const [description] = described
+    if (described.length !== 1 || description === undefined) return
+    const rest = allOf.filter((member) => !isDescriptionOnly(member))
+    const [only] = rest
+    if (rest.length === 0) {
+      delete schema["allOf"]
+    } else if (rest.length === 1 && isObject(only) && only["$ref"] === undefined && Object.keys(schema).length === 1) {
+      delete schema["allOf"]
+      Object.assign(schema, only)
+    } else {
+      schema["allOf"] = rest
+    }
+    schema["description"] = description["description"] ?? null
+  })
 }
