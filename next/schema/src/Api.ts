@@ -40,7 +40,15 @@ import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
 import { responsesAsPublished } from "./OpenApiResponses.js"
-import { componentExamples, descriptionsBeside, inlineIds, integersAsPublished, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
+import {
+  componentExamples,
+  descriptionsBeside,
+  inlineIds,
+  integersAsPublished,
+  lowerCaseSchemes,
+  nameEncodedComponents,
+  parametersAsPublished
+} from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -150,6 +158,7 @@ const transform = (spec: JsonObject): JsonObject => {
   inlineIds(spec)
   integersAsPublished(spec)
   descriptionsBeside(spec)
+  parametersAsPublished(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)

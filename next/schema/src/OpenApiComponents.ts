@@ -10,7 +10,8 @@
  * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, and counts refer to
  *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them;
  * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
- *   writes it as a member of an `allOf`.
+ *   writes it as a member of an `allOf`;
+ * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -254,4 +255,32 @@ export const descriptionsBeside = (spec: JsonObject): void => {
     }
     schema["description"] = description["description"] ?? null
   })
+}
+
+/**
+ * Parameters as Effect 3 wrote them: a query integer as the integer it is (Effect 4 writes the string it is read from,
+ * `{ type: string, allOf: [{ type: integer, ... }] }`, with the NUL rule of request strings), and each parameter
+ * described as its schema is (Effect 3 copied the schema's description onto the parameter; Effect 4 copies none).
+ */
+export const parametersAsPublished = (spec: JsonObject): void => {
+  const paths = spec["paths"]
+  for (const item of Object.values(isObject(paths) ? paths : {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      const parameters = isObject(operation) ? operation["parameters"] : undefined
+      for (const parameter of Array.isArray(parameters) ? parameters : []) {
+        if (!isObject(parameter)) continue
+        const schema = parameter["schema"]
+        if (!isObject(schema)) continue
+        const allOf = schema["allOf"]
+        const [integer] = Array.isArray(allOf) ? allOf : []
+        if (schema["type"] === "string" && Array.isArray(allOf) && allOf.length === 1 && isObject(integer) && integer["type"] === "integer") {
+          const { type: _type, allOf: _allOf, pattern: _pattern, ...rest } = schema
+          for (const key of Object.keys(schema)) delete schema[key]
+          Object.assign(schema, integer, rest)
+        }
+        const description = schema["description"]
+        if (typeof description === "string" && parameter["description"] === undefined) parameter["description"] = description
+      }
+    }
+  }
 }

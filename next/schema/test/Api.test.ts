@@ -18,7 +18,9 @@
  *   authentication after the endpoints, `middlewareEndpoints`, so its `OrganizationNotFound` came second; Effect 4's
  *   reflection does not tell them apart.)
  * - `descriptionsBeside`: a described union, enum, reference or TypeID with its description beside it (Effect 4 writes
- *   it as an `allOf` member), as Effect 3 wrote it: components 362 → 384, operations 118 → 123.
+ *   it as an `allOf` member), as Effect 3 wrote it: components 362 → 384, operations 118 → 123;
+ * - `parametersAsPublished`: a query integer as an integer (Effect 4 writes the string it is read from) and each
+ *   parameter described as its schema is, as Effect 3 wrote them: operations 123 → 157.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -90,9 +92,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 384 of 438 shared components, 123 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 384 of 438 shared components, 157 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(384)
-    expect(identical).toBeGreaterThanOrEqual(123)
+    expect(identical).toBeGreaterThanOrEqual(157)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
