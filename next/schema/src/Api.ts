@@ -39,7 +39,7 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
-import { responsesAsPublished } from "./OpenApiResponses.js"
+import { annotatedBodiesInline, responsesAsPublished } from "./OpenApiResponses.js"
 import {
   componentExamples,
   descriptionsBeside,
@@ -398,7 +398,8 @@ export const Api = Groups.annotateMerge(
     servers: servers(),
     // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
     // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
-    transform: (spec) => addLinks(addExamples(Groups, componentExamples(Groups, responsesAsPublished(Groups, transform(asDocument(spec))))))
+    transform: (spec) =>
+      addLinks(addExamples(Groups, annotatedBodiesInline(componentExamples(Groups, responsesAsPublished(Groups, transform(asDocument(spec)))))))
   })
 )
 

@@ -10,7 +10,9 @@
  * - a 400 is described as Effect 3's own decode error was, which came first in every 400 (Effect 3 added it to each
  *   operation; Api.ts's transform leaves it out, for the API's `InvalidRequest`);
  * - a response without a body is described as `Success`, Effect 3's description of a success without one of its own,
- *   where Effect 4 writes `<No Content>`.
+ *   where Effect 4 writes `<No Content>`;
+ * - a success body the API annotates for HTTP (a 201, SCIM's media type) is written where it is used, not as a
+ *   reference to its component, and the document keeps only the components it refers to (`annotatedBodiesInline`).
  * Functions over the document as JSON, with the API they were generated from.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -78,5 +80,50 @@ export const responsesAsPublished = <Id extends string, Groups extends HttpApiGr
       }
     }
   })
+  return spec
+}
+
+/** The components every reference of the document reaches, from its paths and other members through the components. */
+const referencedComponents = (spec: JsonObject, components: JsonObject): Set<string> => {
+  const names = (value: unknown): Array<string> =>
+    [...JSON.stringify(value).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].flatMap((match) => match[1] === undefined ? [] : [match[1]])
+  const outside = Object.fromEntries(Object.entries(spec).filter(([key]) => key !== "components"))
+  const otherComponents = Object.fromEntries(Object.entries(objectAt(spec, "components") ?? {}).filter(([key]) => key !== "schemas"))
+  const reached = new Set<string>()
+  const queue = [...names(outside), ...names(otherComponents)]
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    if (reached.has(name)) continue
+    reached.add(name)
+    queue.push(...names(components[name]))
+  }
+  return reached
+}
+
+/**
+ * Success bodies written where they are used, as Effect 3 wrote them, when the API annotates them for HTTP: a status
+ * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`).
+ * Effect 3's annotation made a new schema of the named one, which it wrote inline and described as `Success`; Effect 4
+ * refers to the named schema's component. A component then referred to by nothing is left out: Effect 3 wrote only
+ * those the document refers to.
+ */
+export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
+  const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
+  for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      for (const [status, response] of Object.entries(objectAt(operation, "responses") ?? {})) {
+        if (!/^2\d\d$/.test(status) || !isObject(response)) continue
+        for (const [mediaType, media] of Object.entries(objectAt(response, "content") ?? {})) {
+          const schema = objectAt(media, "schema")
+          const name = schema === undefined ? undefined : nameOf(schema)
+          const component = name === undefined ? undefined : components[name]
+          if (!isObject(media) || name === undefined || !isObject(component) || (status === "200" && mediaType === "application/json")) continue
+          media["schema"] = structuredClone(component)
+          if (response["description"] === name) response["description"] = successDescription
+        }
+      }
+    }
+  }
+  const reached = referencedComponents(spec, components)
+  for (const name of Object.keys(components)) if (!reached.has(name)) delete components[name]
   return spec
 }

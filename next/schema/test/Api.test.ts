@@ -20,7 +20,10 @@
  * - `descriptionsBeside`: a described union, enum, reference or TypeID with its description beside it (Effect 4 writes
  *   it as an `allOf` member), as Effect 3 wrote it: components 362 → 384, operations 118 → 123;
  * - `parametersAsPublished`: a query integer as an integer (Effect 4 writes the string it is read from) and each
- *   parameter described as its schema is, as Effect 3 wrote them: operations 123 → 157.
+ *   parameter described as its schema is, as Effect 3 wrote them: operations 123 → 157;
+ * - `annotatedBodiesInline` (`OpenApiResponses.ts`): a success body the API annotates for HTTP (a status other than
+ *   200, SCIM's media type) written where used and described as `Success`, as Effect 3 wrote it (its annotation made
+ *   a new schema), and only the components the document refers to: operations 157 → 184, 26 fewer extra components.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -73,17 +76,12 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const before = Object.keys(schemasOf(published))
     // Every one (Effect 3's NonNegative, which counts refer to, is added by `integersAsPublished`).
     expect(before.filter((name) => !names.includes(name))).toEqual([])
-    // Mostly named success and request schemas Effect 3 wrote inline where used (a 201's body, a request union);
+    // Named request schemas Effect 3 wrote inline where used (a request union, a SCIM body), and a few members;
     // `_1`: a schema Effect 4 writes twice, one copy with its own examples.
     expect(names.filter((name) => !before.includes(name)).sort()).toEqual([
-      "BootstrapWorkspaceResult", "ConfigObjectAccessGrantResponse", "ConnectorInstanceAccessGrantResponse", "CreateConnectorAccountRequest",
-      "CreateMcpConnectionRequest", "CreateSsoConnectionRequest", "CreatedApiKey", "CreatedInvitation", "CreatedScimToken", "DiscoveredPlugin",
-      "JsonObject_1", "LlmCredentialInput", "LlmProviderAccessGrantResponse", "MarketplaceAccessGrantResponse", "MarketplacePluginResponse",
-      "MemoryResponse", "OrganizationWithMembership", "PasswordResetLinkResponse", "PluginAccessGrantResponse", "PluginConfigObjectResponse",
-      "PurgeRows", "RegisteredWorker", "ResyncResponse", "SamlAcsForm", "ScimGroupList", "ScimGroupRequest", "ScimPatchRequest_1",
-      "ScimResourceTypeList", "ScimSchemaList", "ScimSearchRequest_1", "ScimServiceProviderConfig", "ScimUserList", "ScimUserRequest",
-      "SsoJitRole", "StartedSsoSignIn", "StartedSsoTest", "SyncNowResponse", "TemplateAccessGrantResponse", "WebhookResponse",
-      "WorkerInstanceResponse"
+      "CreateConnectorAccountRequest", "CreateMcpConnectionRequest", "CreateSsoConnectionRequest", "DiscoveredPlugin", "JsonObject_1",
+      "LlmCredentialInput", "PurgeRows", "SamlAcsForm", "ScimGroupRequest", "ScimPatchRequest_1", "ScimSearchRequest_1", "ScimUserRequest",
+      "SsoJitRole", "WebhookResponse"
     ])
   })
 
@@ -92,9 +90,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 384 of 438 shared components, 157 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 384 of 438 shared components, 184 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(384)
-    expect(identical).toBeGreaterThanOrEqual(157)
+    expect(identical).toBeGreaterThanOrEqual(184)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
