@@ -46,6 +46,7 @@ import {
   inlineIds,
   integersAsPublished,
   lowerCaseSchemes,
+  memberDescriptions,
   nameEncodedComponents,
   parametersAsPublished
 } from "./OpenApiComponents.js"
@@ -399,7 +400,7 @@ export const Api = Groups.annotateMerge(
     // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
     // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
     transform: (spec) =>
-      addLinks(addExamples(Groups, annotatedBodiesInline(componentExamples(Groups, responsesAsPublished(Groups, transform(asDocument(spec)))))))
+      addLinks(addExamples(Groups, annotatedBodiesInline(componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec))))))))
   })
 )
 

@@ -11,7 +11,9 @@
  *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them;
  * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
  *   writes it as a member of an `allOf`;
- * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`).
+ * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
+ * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
+ *   (`memberDescriptions`, which reads the API).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -283,4 +285,94 @@ export const parametersAsPublished = (spec: JsonObject): void => {
       }
     }
   }
+}
+
+/** The struct `ast` is, or is encoded as (a class's fields). */
+const structOf = (ast: SchemaAST.AST): SchemaAST.Objects | undefined => {
+  if (ast._tag === "Objects") return ast
+  for (const link of ast.encoding ?? []) {
+    const struct = structOf(link.to)
+    if (struct !== undefined) return struct
+  }
+  return undefined
+}
+
+/**
+ * What a member says of itself: its key's description (`annotateKey`), else its schema's, when that is not the
+ * description of the named schema it is (`Timestamp`'s own).
+ */
+const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyMap<string, SchemaAST.AST>): string | undefined => {
+  const key = member.type.context?.annotations?.["description"]
+  if (typeof key === "string") return key
+  const own = SchemaAST.resolveDescription(member.type)
+  const identifier = SchemaAST.resolveIdentifier(member.type)
+  const base = identifier === undefined ? undefined : named.get(identifier)
+  if (identifier === undefined) return own
+  return base === undefined || base === member.type || SchemaAST.resolveDescription(base) === own ? undefined : own
+}
+
+/** `description` written on a member's JSON Schema that has none, a bare reference in an `allOf` of its own. */
+const describe = (schema: Json | undefined, description: string): void => {
+  if (!isObject(schema) || schema["description"] !== undefined) return
+  const ref = schema["$ref"]
+  if (typeof ref === "string" && Object.keys(schema).length === 1) {
+    delete schema["$ref"]
+    schema["allOf"] = [{ $ref: ref }]
+  }
+  schema["description"] = description
+}
+
+/**
+ * Members' descriptions that Effect 4 leaves out, written as Effect 3 wrote them. Effect 4 writes a transformed
+ * schema (a `Timestamp`, `BooleanFromString`, `Email`) by its wire side, where a member's description of it, on its
+ * key or its Type side, does not reach. Effect 3 wrote it beside the reference (`{ allOf: [{ $ref }], description }`)
+ * for a parameter (on the parameter too) and an optional member (its description was the key's); a required
+ * member's description of a named schema was its schema's, which made a new, unnamed schema of a transformed one:
+ * Effect 3 wrote that schema's own JSON Schema where used (its copy of `Timestamp`'s, with `Timestamp`'s
+ * description), and of a named class the reference alone. An unnamed member gets its description. Read from the
+ * API's structs: the components written from them and the parameters.
+ */
+export const memberDescriptions = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
+  const named = namedSchemas(api)
+  const components = componentsOf(spec)
+  for (const [name, ast] of named) {
+    const component = components[name]
+    const struct = structOf(ast)
+    const properties = isObject(component) ? component["properties"] : undefined
+    if (struct === undefined || !isObject(properties)) continue
+    for (const member of struct.propertySignatures) {
+      const description = memberDescription(member, named)
+      const schema = properties[String(member.name)]
+      if (description === undefined || !isObject(schema)) continue
+      const identifier = SchemaAST.resolveIdentifier(member.type)
+      const ref = schema["$ref"]
+      const target = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? components[ref.slice(REF_PREFIX.length)] : undefined
+      if (member.type.context?.isOptional === true || identifier === undefined) {
+        describe(schema, description)
+      } else if (member.type.encoding !== undefined && isObject(target) && Object.keys(schema).length === 1) {
+        delete schema["$ref"]
+        Object.assign(schema, structuredClone(target))
+      }
+    }
+  }
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const paths = spec["paths"]
+      const item = isObject(paths) ? paths[path] : undefined
+      const operation = isObject(item) ? item[endpoint.method.toLowerCase()] : undefined
+      const parameters = isObject(operation) ? operation["parameters"] : undefined
+      for (const { ast, in: location } of parameterSchemas(endpoint)) {
+        for (const member of structOf(ast)?.propertySignatures ?? []) {
+          const description = memberDescription(member, named)
+          const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isObject(p) && p["in"] === location && p["name"] === String(member.name))
+          if (description === undefined || !isObject(parameter)) continue
+          describe(parameter["schema"], description)
+          if (parameter["description"] === undefined) parameter["description"] = description
+        }
+      }
+    }
+  })
+  return spec
 }

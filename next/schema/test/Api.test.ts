@@ -23,7 +23,10 @@
  *   parameter described as its schema is, as Effect 3 wrote them: operations 123 → 157;
  * - `annotatedBodiesInline` (`OpenApiResponses.ts`): a success body the API annotates for HTTP (a status other than
  *   200, SCIM's media type) written where used and described as `Success`, as Effect 3 wrote it (its annotation made
- *   a new schema), and only the components the document refers to: operations 157 → 184, 26 fewer extra components.
+ *   a new schema), and only the components the document refers to: operations 157 → 184, 26 fewer extra components;
+ * - `memberDescriptions`: a member's or parameter's description of a transformed schema (`Timestamp`,
+ *   `BooleanFromString`), which Effect 4 leaves out, written as Effect 3 wrote it: components 384 → 392, operations
+ *   184 → 204.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -90,9 +93,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 384 of 438 shared components, 184 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(384)
-    expect(identical).toBeGreaterThanOrEqual(184)
+    // Reached so far (2026-11-26): 392 of 438 shared components, 204 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(392)
+    expect(identical).toBeGreaterThanOrEqual(204)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
