@@ -48,6 +48,7 @@ import {
   lowerCaseSchemes,
   memberDescriptions,
   nameEncodedComponents,
+  objectsAsPublished,
   parametersAsPublished
 } from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
@@ -160,6 +161,7 @@ const transform = (spec: JsonObject): JsonObject => {
   integersAsPublished(spec)
   descriptionsBeside(spec)
   parametersAsPublished(spec)
+  objectsAsPublished(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)

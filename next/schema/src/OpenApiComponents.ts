@@ -13,7 +13,8 @@
  *   writes it as a member of an `allOf`;
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
- *   (`memberDescriptions`, which reads the API).
+ *   (`memberDescriptions`, which reads the API);
+ * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -375,4 +376,20 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     }
   })
   return spec
+}
+
+/**
+ * Objects with the members Effect 3 always wrote: a struct's `required`, empty when every member is optional, and a
+ * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty. Effect 4
+ * leaves out what is empty; the values are the same.
+ */
+export const objectsAsPublished = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    if (schema["type"] !== "object") return
+    const properties = schema["properties"]
+    const record = isObject(schema["additionalProperties"]) && properties === undefined
+    if (record) schema["properties"] = {}
+    const struct = isObject(properties) && Object.keys(properties).length > 0
+    if ((record || struct) && schema["required"] === undefined) schema["required"] = []
+  })
 }
