@@ -103,8 +103,9 @@ const referencedComponents = (spec: JsonObject, components: JsonObject): Set<str
  * Success bodies written where they are used, as Effect 3 wrote them, when the API annotates them for HTTP: a status
  * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`).
  * Effect 3's annotation made a new schema of the named one, which it wrote inline and described as `Success`; Effect 4
- * refers to the named schema's component. A component then referred to by nothing is left out: Effect 3 wrote only
- * those the document refers to.
+ * refers to the named schema's component. So are request bodies read from another media type than JSON (the SAML ACS
+ * form) and request unions (one member per `kind`), which Effect 3 never made components. A component then referred
+ * to by nothing is left out: Effect 3 wrote only those the document refers to.
  */
 export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
   const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
@@ -120,6 +121,20 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
           media["schema"] = structuredClone(component)
           if (response["description"] === name) response["description"] = successDescription
         }
+      }
+    }
+  }
+  for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      for (const [mediaType, media] of Object.entries(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) {
+        const schema = objectAt(media, "schema")
+        const name = schema === undefined ? undefined : nameOf(schema)
+        const component = name === undefined ? undefined : components[name]
+        const union = isObject(component) && (component["oneOf"] !== undefined || component["anyOf"] !== undefined)
+        if (!isObject(media) || !isObject(component) || !(union || mediaType !== "application/json")) continue
+        // A union's examples are its members' (`ownExamples`), which the media type shows: Effect 3's had none of its own.
+        const { examples: _, ...members } = component
+        media["schema"] = structuredClone(union ? members : component)
       }
     }
   }

@@ -28,7 +28,9 @@
  *   `BooleanFromString`), which Effect 4 leaves out, written as Effect 3 wrote it: components 384 → 392, operations
  *   184 → 204;
  * - `objectsAsPublished`: a struct's `required` and a record's `properties` and `required` written even when empty,
- *   as Effect 3 wrote them: components 392 → 402, operations 204 → 217.
+ *   as Effect 3 wrote them: components 392 → 402, operations 204 → 217;
+ * - `annotatedBodiesInline` again: a request union (one member per `kind`) and a request body of another media type
+ *   than JSON written where used, as Effect 3 wrote them: operations 217 → 221, 5 fewer extra components.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -81,11 +83,10 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const before = Object.keys(schemasOf(published))
     // Every one (Effect 3's NonNegative, which counts refer to, is added by `integersAsPublished`).
     expect(before.filter((name) => !names.includes(name))).toEqual([])
-    // Named request schemas Effect 3 wrote inline where used (a request union, a SCIM body), and a few members;
-    // `_1`: a schema Effect 4 writes twice, one copy with its own examples.
+    // Named SCIM request schemas Effect 3 wrote inline where used, and a few members; `_1`: a schema Effect 4
+    // writes twice, one copy with its own examples.
     expect(names.filter((name) => !before.includes(name)).sort()).toEqual([
-      "CreateConnectorAccountRequest", "CreateMcpConnectionRequest", "CreateSsoConnectionRequest", "DiscoveredPlugin", "JsonObject_1",
-      "LlmCredentialInput", "PurgeRows", "SamlAcsForm", "ScimGroupRequest", "ScimPatchRequest_1", "ScimSearchRequest_1", "ScimUserRequest",
+      "DiscoveredPlugin", "JsonObject_1", "PurgeRows", "ScimGroupRequest", "ScimPatchRequest_1", "ScimSearchRequest_1", "ScimUserRequest",
       "SsoJitRole", "WebhookResponse"
     ])
   })
@@ -95,9 +96,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 402 of 438 shared components, 217 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 402 of 438 shared components, 221 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(402)
-    expect(identical).toBeGreaterThanOrEqual(217)
+    expect(identical).toBeGreaterThanOrEqual(221)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
