@@ -17,6 +17,7 @@
  * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
+import * as HttpMethod from "effect/http/HttpMethod"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as Option from "effect/Option"
@@ -331,16 +332,16 @@ const describe = (schema: Json | undefined, description: string): void => {
  * member's description of a named schema was its schema's, which made a new, unnamed schema of a transformed one:
  * Effect 3 wrote that schema's own JSON Schema where used (its copy of `Timestamp`'s, with `Timestamp`'s
  * description), and of a named class the reference alone. An unnamed member gets its description. Read from the
- * API's structs: the components written from them and the parameters.
+ * API's structs: the components written from them, the request bodies written where used (whose examples are then
+ * written in their wire form too, as `componentExamples` writes components') and the parameters.
  */
 export const memberDescriptions = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
   const named = namedSchemas(api)
   const components = componentsOf(spec)
-  for (const [name, ast] of named) {
-    const component = components[name]
+  const describeMembers = (ast: SchemaAST.AST, json: Json | undefined): void => {
     const struct = structOf(ast)
-    const properties = isObject(component) ? component["properties"] : undefined
-    if (struct === undefined || !isObject(properties)) continue
+    const properties = isObject(json) ? json["properties"] : undefined
+    if (struct === undefined || !isObject(properties)) return
     for (const member of struct.propertySignatures) {
       const description = memberDescription(member, named)
       const schema = properties[String(member.name)]
@@ -356,6 +357,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       }
     }
   }
+  for (const [name, ast] of named) describeMembers(ast, components[name])
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
@@ -364,6 +366,18 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       const item = isObject(paths) ? paths[path] : undefined
       const operation = isObject(item) ? item[endpoint.method.toLowerCase()] : undefined
       const parameters = isObject(operation) ? operation["parameters"] : undefined
+      // A request body written where it is used (an unnamed struct): its members, and its examples as components' are.
+      const requestBody = isObject(operation) ? operation["requestBody"] : undefined
+      const content = isObject(requestBody) ? requestBody["content"] : undefined
+      for (const [contentType, { schemas }] of HttpMethod.hasBody(endpoint.method) ? endpoint.payload : []) {
+        const media = isObject(content) ? content[contentType] : undefined
+        const body = isObject(media) ? media["schema"] : undefined
+        const [schema] = schemas
+        if (schemas.length !== 1 || schema === undefined || !isObject(body) || body["$ref"] !== undefined) continue
+        describeMembers(schema.ast, body)
+        const examples = hasOwnExamples(schema.ast) ? wireExamples(schema.ast) : []
+        if (examples.length > 0) body["examples"] = JSON.parse(JSON.stringify(examples))
+      }
       for (const { ast, in: location } of parameterSchemas(endpoint)) {
         for (const member of structOf(ast)?.propertySignatures ?? []) {
           const description = memberDescription(member, named)
