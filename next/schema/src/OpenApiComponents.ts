@@ -394,12 +394,24 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
 
 /**
  * Objects with the members Effect 3 always wrote: a struct's `required`, empty when every member is optional, and a
- * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty. Effect 4
- * leaves out what is empty; the values are the same.
+ * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty; a struct
+ * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member). Effect 4
+ * leaves out what is empty or implied; the values are the same.
  */
 export const objectsAsPublished = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
     if (schema["type"] !== "object") return
+    // A struct with a record's rest, which Effect 4 writes as an `allOf` of the record: its `additionalProperties`.
+    const allOf = schema["allOf"]
+    const [rest] = Array.isArray(allOf) ? allOf : []
+    if (Array.isArray(allOf) && allOf.length === 1 && isObject(rest) && rest["type"] === "object" && schema["additionalProperties"] === undefined) {
+      const { type: _, properties, required, additionalProperties, ...other } = rest
+      const empty = (value: Json | undefined) => value === undefined || (Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0)
+      if (additionalProperties !== undefined && Object.keys(other).length === 0 && empty(properties) && empty(required)) {
+        delete schema["allOf"]
+        schema["additionalProperties"] = additionalProperties
+      }
+    }
     const properties = schema["properties"]
     const record = isObject(schema["additionalProperties"]) && properties === undefined
     if (record) schema["properties"] = {}

@@ -32,7 +32,9 @@
  * - `annotatedBodiesInline` again: a request union (one member per `kind`) and a request body of another media type
  *   than JSON written where used, as Effect 3 wrote them: operations 217 → 221, 5 fewer extra components;
  * - `memberDescriptions` on the request bodies written where used too, with their examples in wire form: operations
- *   221 → 226.
+ *   221 → 226;
+ * - `objectsAsPublished` again: a struct with a record's rest written with the record's `additionalProperties` (Effect
+ *   4 writes an `allOf` of the record): components 402 → 403.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -98,8 +100,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 402 of 438 shared components, 226 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(402)
+    // Reached so far (2026-11-26): 403 of 438 shared components, 226 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(403)
     expect(identical).toBeGreaterThanOrEqual(226)
   })
 
