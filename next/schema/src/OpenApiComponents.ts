@@ -329,9 +329,10 @@ const describe = (schema: Json | undefined, description: string): void => {
  * schema (a `Timestamp`, `BooleanFromString`, `Email`) by its wire side, where a member's description of it, on its
  * key or its Type side, does not reach. Effect 3 wrote it beside the reference (`{ allOf: [{ $ref }], description }`)
  * for a parameter (on the parameter too) and an optional member (its description was the key's); a required
- * member's description of a named schema was its schema's, which made a new, unnamed schema of a transformed one:
- * Effect 3 wrote that schema's own JSON Schema where used (its copy of `Timestamp`'s, with `Timestamp`'s
- * description), and of a named class the reference alone. An unnamed member gets its description. Read from the
+ * member's description of a named schema was its schema's, which made a new, unnamed schema: Effect 3 wrote its
+ * JSON Schema where used, a copy of the named one's, with the member's description (an enum's, a record's), or,
+ * of a transformation, with its own (`Timestamp`'s, whose description stayed on its Type side); and of a class the
+ * reference alone. An unnamed member gets its description. Read from the
  * API's structs: the components written from them, the request bodies written where used (whose examples are then
  * written in their wire form too, as `componentExamples` writes components') and the parameters.
  */
@@ -347,13 +348,24 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       const schema = properties[String(member.name)]
       if (description === undefined || !isObject(schema)) continue
       const identifier = SchemaAST.resolveIdentifier(member.type)
-      const ref = schema["$ref"]
-      const target = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? components[ref.slice(REF_PREFIX.length)] : undefined
       if (member.type.context?.isOptional === true || identifier === undefined) {
         describe(schema, description)
-      } else if (member.type.encoding !== undefined && isObject(target) && Object.keys(schema).length === 1) {
-        delete schema["$ref"]
+        continue
+      }
+      // A reference, bare or described (`{ allOf: [{ $ref }], description }`).
+      const allOf = schema["allOf"]
+      const [only] = Array.isArray(allOf) && allOf.length === 1 ? allOf : []
+      const reference = Object.keys(schema).length === 1 ? schema : isObject(only) && Object.keys(schema).every((key) => key === "allOf" || key === "description") ? only : undefined
+      const ref = isObject(reference) && Object.keys(reference).length === 1 ? reference["$ref"] : undefined
+      const target = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? components[ref.slice(REF_PREFIX.length)] : undefined
+      if (!isObject(target)) continue
+      const isClass = member.type.annotations?.["~constructor"] !== undefined
+      for (const key of Object.keys(schema)) delete schema[key]
+      if (isClass) {
+        schema["$ref"] = `${REF_PREFIX}${identifier}`
+      } else {
         Object.assign(schema, structuredClone(target))
+        if (member.type.encoding === undefined) schema["description"] = description
       }
     }
   }

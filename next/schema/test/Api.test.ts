@@ -34,7 +34,10 @@
  * - `memberDescriptions` on the request bodies written where used too, with their examples in wire form: operations
  *   221 → 226;
  * - `objectsAsPublished` again: a struct with a record's rest written with the record's `additionalProperties` (Effect
- *   4 writes an `allOf` of the record): components 402 → 403.
+ *   4 writes an `allOf` of the record): components 402 → 403;
+ * - `memberDescriptions` again: a required member's description of a named schema as Effect 3 wrote it (a copy of
+ *   the schema with the member's description, a transformation's with its own, a class's bare reference):
+ *   components 403 → 408.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -90,7 +93,7 @@ describe("the whole OpenAPI document on Effect 4", () => {
     // Named SCIM request schemas Effect 3 wrote inline where used, and a few members; `_1`: a schema Effect 4
     // writes twice, one copy with its own examples.
     expect(names.filter((name) => !before.includes(name)).sort()).toEqual([
-      "DiscoveredPlugin", "JsonObject_1", "PurgeRows", "ScimGroupRequest", "ScimPatchRequest_1", "ScimSearchRequest_1", "ScimUserRequest",
+      "DiscoveredPlugin", "JsonObject_1", "ScimGroupRequest", "ScimPatchRequest_1", "ScimSearchRequest_1", "ScimUserRequest",
       "SsoJitRole", "WebhookResponse"
     ])
   })
@@ -100,8 +103,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 403 of 438 shared components, 226 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(403)
+    // Reached so far (2026-11-26): 408 of 438 shared components, 226 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(408)
     expect(identical).toBeGreaterThanOrEqual(226)
   })
 
