@@ -41,6 +41,7 @@ import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./Capabil
 import { MemoryApi } from "./MemoryApi.js"
 import { annotatedBodiesInline, responsesAsPublished } from "./OpenApiResponses.js"
 import {
+  checksFlattened,
   componentExamples,
   descriptionsBeside,
   inlineIds,
@@ -162,6 +163,7 @@ const transform = (spec: JsonObject): JsonObject => {
   descriptionsBeside(spec)
   parametersAsPublished(spec)
   objectsAsPublished(spec)
+  checksFlattened(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)

@@ -14,7 +14,8 @@
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
  *   (`memberDescriptions`, which reads the API);
- * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`).
+ * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
+ * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpMethod from "effect/http/HttpMethod"
@@ -429,5 +430,26 @@ export const objectsAsPublished = (spec: JsonObject): void => {
     if (record) schema["properties"] = {}
     const struct = isObject(properties) && Object.keys(properties).length > 0
     if ((record || struct) && schema["required"] === undefined) schema["required"] = []
+  })
+}
+
+/**
+ * A check's fragment flattened into the schema it checks, as Effect 3 wrote it. Effect 4 writes a check annotated
+ * after it (a struct's "one of these members" with the struct's examples) as an `allOf` member holding the check's
+ * own `allOf` and the annotation (`{ allOf: [{ allOf: [{ oneOf }], examples }] }`); Effect 3 wrote the check's
+ * keywords in the schema's `allOf` and the examples on the schema (`{ examples, allOf: [{ oneOf }] }`).
+ */
+export const checksFlattened = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    const allOf = schema["allOf"]
+    if (!Array.isArray(allOf)) return
+    schema["allOf"] = allOf.flatMap((member): Array<Json> => {
+      if (!isObject(member)) return [member]
+      const { allOf: inner, examples, ...rest } = member
+      if (!Array.isArray(inner) || Object.keys(rest).length > 0) return [member]
+      if (examples !== undefined && schema["examples"] === undefined) schema["examples"] = examples
+      else if (examples !== undefined && JSON.stringify(examples) !== JSON.stringify(schema["examples"])) return [member]
+      return inner
+    })
   })
 }

@@ -37,7 +37,9 @@
  *   4 writes an `allOf` of the record): components 402 → 403;
  * - `memberDescriptions` again: a required member's description of a named schema as Effect 3 wrote it (a copy of
  *   the schema with the member's description, a transformation's with its own, a class's bare reference):
- *   components 403 → 408.
+ *   components 403 → 408;
+ * - `checksFlattened`: a check annotated after it (a struct's "one of these members") written in the schema's `allOf`
+ *   with the examples on the schema, as Effect 3 wrote it: operations 226 → 235.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -103,9 +105,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 408 of 438 shared components, 226 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 408 of 438 shared components, 235 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(408)
-    expect(identical).toBeGreaterThanOrEqual(226)
+    expect(identical).toBeGreaterThanOrEqual(235)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
