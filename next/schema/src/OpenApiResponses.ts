@@ -10,7 +10,8 @@
  * - a 400 is described as Effect 3's own decode error was, which came first in every 400 (Effect 3 added it to each
  *   operation; Api.ts's transform leaves it out, for the API's `InvalidRequest`);
  * - a response without a body is described as `Success`, Effect 3's description of a success without one of its own,
- *   where Effect 4 writes `<No Content>`;
+ *   where Effect 4 writes `<No Content>`, and a plain string's as `a string`, Effect 3's `Schema.String`'s description;
+ * - an error response is described by its first error's description when it has one (a SCIM 304's), else its name;
  * - a success body the API annotates for HTTP (a 201, SCIM's media type) is written where it is used, not as a
  *   reference to its component, and the document keeps only the components it refers to (`annotatedBodiesInline`).
  * Functions over the document as JSON, with the API they were generated from.
@@ -27,6 +28,9 @@ export const decodeErrorDescription = "The request did not match the expected sc
 
 /** What Effect 3 described a success without a description of its own as. */
 const successDescription = "Success"
+
+/** What Effect 3 described its `Schema.String` as. */
+const stringDescription = "a string"
 
 /** What Effect 4 describes a response without a body as. */
 const noContentDescription = "<No Content>"
@@ -54,7 +58,7 @@ export const responsesAsPublished = <Id extends string, Groups extends HttpApiGr
 ): JsonObject => {
   HttpApi.reflect(api, {
     onGroup() {},
-    onEndpoint({ endpoint, errors, middleware }) {
+    onEndpoint({ endpoint, errors, middleware, successes }) {
       const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
       const operation = objectAt(objectAt(spec, "paths"), path)?.[endpoint.method.toLowerCase()]
       const responses = objectAt(operation, "responses")
@@ -65,18 +69,24 @@ export const responsesAsPublished = <Id extends string, Groups extends HttpApiGr
       for (const [status, schemas] of errors) {
         const response = objectAt(responses, String(status))
         if (response === undefined) continue
-        const names = schemas.flatMap((schema) => SchemaAST.resolveIdentifier(schema.ast) ?? [])
-        const [first] = [...names].sort((a, b) => rank(a) - rank(b))
+        const [first] = [...schemas].sort((a, b) => rank(SchemaAST.resolveIdentifier(a.ast)) - rank(SchemaAST.resolveIdentifier(b.ast)))
+        const described = first === undefined ? undefined : SchemaAST.resolveDescription(first.ast) ?? SchemaAST.resolveIdentifier(first.ast)
         if (status === 400) response["description"] = decodeErrorDescription
-        else if (first !== undefined) response["description"] = first
+        else if (described !== undefined) response["description"] = described
         for (const media of Object.values(objectAt(response, "content") ?? {})) {
           const schema = objectAt(media, "schema")
           const anyOf = schema?.["anyOf"]
           if (schema !== undefined && Array.isArray(anyOf)) schema["anyOf"] = [...anyOf].sort((a, b) => rank(nameOf(a)) - rank(nameOf(b)))
         }
       }
-      for (const response of Object.values(responses)) {
-        if (isObject(response) && response["description"] === noContentDescription) response["description"] = successDescription
+      for (const [status, response] of Object.entries(responses)) {
+        if (!isObject(response)) continue
+        if (response["description"] === noContentDescription) response["description"] = successDescription
+        // A plain string's body: Effect 3's `Schema.String` was described as "a string", which it took.
+        const [schema] = successes.get(Number(status)) ?? []
+        if (response["description"] === successDescription && schema !== undefined && schema.ast._tag === "String" && SchemaAST.resolveDescription(schema.ast) === undefined) {
+          response["description"] = stringDescription
+        }
       }
     }
   })
