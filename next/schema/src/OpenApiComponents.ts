@@ -408,12 +408,21 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
 /**
  * Objects with the members Effect 3 always wrote: a struct's `required`, empty when every member is optional, and a
  * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty; a struct
- * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member). Effect 4
- * leaves out what is empty or implied; the values are the same.
+ * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member); no
+ * `propertyNames` that allows every name. Effect 4 leaves out what is empty or implied, and writes what allows
+ * anything; the values are the same.
  */
 export const objectsAsPublished = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
     if (schema["type"] !== "object") return
+    // Effect 4 writes `propertyNames: { anyOf: [{ enum: [the members] }, { type: string }] }` beside a struct's members:
+    // it allows every name, so says nothing, and Effect 3 wrote none; a struct that takes other members said so.
+    const names = isObject(schema["propertyNames"]) ? schema["propertyNames"]["anyOf"] : undefined
+    const anyName = (name: Json) => isObject(name) && name["type"] === "string" && Object.keys(name).every((key) => key === "type" || (key === "pattern" && name[key] === "^[^\\u0000]*$"))
+    if (Array.isArray(names) && names.some(anyName)) {
+      delete schema["propertyNames"]
+      if (schema["additionalProperties"] === undefined) schema["additionalProperties"] = true
+    }
     // A struct with a record's rest, which Effect 4 writes as an `allOf` of the record: its `additionalProperties`.
     const allOf = schema["allOf"]
     const [rest] = Array.isArray(allOf) ? allOf : []
