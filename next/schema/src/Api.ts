@@ -41,6 +41,7 @@ import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./Capabil
 import { MemoryApi } from "./MemoryApi.js"
 import { annotatedBodiesInline, responsesAsPublished } from "./OpenApiResponses.js"
 import {
+  arrayChecksInline,
   checksFlattened,
   componentExamples,
   descriptionsBeside,
@@ -164,6 +165,7 @@ const transform = (spec: JsonObject): JsonObject => {
   parametersAsPublished(spec)
   objectsAsPublished(spec)
   checksFlattened(spec)
+  arrayChecksInline(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)

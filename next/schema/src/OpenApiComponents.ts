@@ -15,7 +15,8 @@
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
  *   (`memberDescriptions`, which reads the API);
  * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
- * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`).
+ * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`), and
+ *   an array's checks on the array (`arrayChecksInline`).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
 import * as HttpMethod from "effect/http/HttpMethod"
@@ -460,5 +461,28 @@ export const checksFlattened = (spec: JsonObject): void => {
       else if (examples !== undefined && JSON.stringify(examples) !== JSON.stringify(schema["examples"])) return [member]
       return inner
     })
+  })
+}
+
+/** The keywords of an array's checks (its length, its items). */
+const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"])
+
+/**
+ * An array's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are checked as a
+ * whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`.
+ */
+export const arrayChecksInline = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    const allOf = schema["allOf"]
+    if (schema["type"] !== "array" || !Array.isArray(allOf)) return
+    const kept = allOf.filter((member) => {
+      if (!isObject(member)) return true
+      const keys = Object.keys(member)
+      if (!keys.every((key) => arrayKeywords.has(key) && schema[key] === undefined)) return true
+      Object.assign(schema, member)
+      return false
+    })
+    if (kept.length === 0) delete schema["allOf"]
+    else schema["allOf"] = kept
   })
 }

@@ -43,7 +43,9 @@
  * - `responsesAsPublished` again: an error response described by its first error's description when it has one, a
  *   plain string's success as `a string`, as Effect 3 described them: operations 235 → 239;
  * - `objectsAsPublished` again: no `propertyNames` that allows every name (Effect 4 writes one beside a struct's
- *   members), as Effect 3 wrote them: components 408 → 410.
+ *   members), as Effect 3 wrote them: components 408 → 410;
+ * - `arrayChecksInline`: an array's checks (its length, its items) on the array, not in an `allOf`, as Effect 3 wrote
+ *   them: operations 239 → 240.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -109,9 +111,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 410 of 438 shared components, 239 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 410 of 438 shared components, 240 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(410)
-    expect(identical).toBeGreaterThanOrEqual(239)
+    expect(identical).toBeGreaterThanOrEqual(240)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
