@@ -408,7 +408,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
 
 /**
  * Objects with the members Effect 3 always wrote: a struct's `required`, empty when every member is optional, and a
- * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty; a struct
+ * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty, and a record
+ * of any values (Effect 4 writes any object, `{ type: object }`) as Effect 3 wrote `Record(String, Unknown)`; a struct
  * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member); no
  * `propertyNames` that allows every name. Effect 4 leaves out what is empty or implied, and writes what allows
  * anything; the values are the same.
@@ -424,6 +425,9 @@ export const objectsAsPublished = (spec: JsonObject): void => {
       delete schema["propertyNames"]
       if (schema["additionalProperties"] === undefined) schema["additionalProperties"] = true
     }
+    // A record of any values (`Schema.Record(Schema.String, Schema.Unknown)`), which Effect 4 writes as any object.
+    const keywords = ["properties", "additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf", "$ref", "not"]
+    if (keywords.every((key) => schema[key] === undefined)) Object.assign(schema, { required: [], properties: {}, additionalProperties: {} })
     // A struct with a record's rest, which Effect 4 writes as an `allOf` of the record: its `additionalProperties`.
     const allOf = schema["allOf"]
     const [rest] = Array.isArray(allOf) ? allOf : []

@@ -114,8 +114,9 @@ const referencedComponents = (spec: JsonObject, components: JsonObject): Set<str
  * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`).
  * Effect 3's annotation made a new schema of the named one, which it wrote inline and described as `Success`; Effect 4
  * refers to the named schema's component. So are request bodies read from another media type than JSON (the SAML ACS
- * form) and request unions (one member per `kind`), which Effect 3 never made components. A component then referred
- * to by nothing is left out: Effect 3 wrote only those the document refers to.
+ * form) and request unions (one member per `kind`), which Effect 3 never made components, and the copies Effect 4
+ * names `<Name>_1` (a named schema annotated again). A component then referred to by nothing is left out: Effect 3
+ * wrote only those the document refers to.
  */
 export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
   const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
@@ -148,6 +149,26 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
       }
     }
   }
+  // Effect 4 names a named schema annotated again (its own examples) `<Name>_1`: Effect 3's annotation made a new,
+  // unnamed schema, written where used.
+  const copies = new Set(Object.keys(components).filter((name) => /_\d+$/.test(name) && components[name.replace(/_\d+$/, "")] !== undefined))
+  const inlineCopies = (value: Json): void => {
+    if (Array.isArray(value)) {
+      value.forEach(inlineCopies)
+    } else if (isObject(value)) {
+      const name = nameOf(value)
+      const copy = name !== undefined && copies.has(name) ? components[name] : undefined
+      if (isObject(copy) && Object.keys(value).length === 1) {
+        delete value["$ref"]
+        // Without the examples that made it a copy: Effect 3 wrote none where used.
+        const { examples: _, ...schema } = copy
+        Object.assign(value, structuredClone(schema))
+        return
+      }
+      for (const [key, member] of Object.entries(value)) if (key !== "examples" && key !== "example") inlineCopies(member)
+    }
+  }
+  if (copies.size > 0) inlineCopies(spec)
   const reached = referencedComponents(spec, components)
   for (const name of Object.keys(components)) if (!reached.has(name)) delete components[name]
   return spec
