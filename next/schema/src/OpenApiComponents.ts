@@ -13,7 +13,8 @@
  *   writes it as a member of an `allOf`;
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
- *   (`memberDescriptions`, which reads the API);
+ *   (`memberDescriptions`, which reads the API), and an undescribed string or array member is described by its last
+ *   length check as Effect 3 generated it;
  * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
  * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`), and
  *   an array's checks on the array (`arrayChecksInline`).
@@ -311,9 +312,27 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
   const own = SchemaAST.resolveDescription(member.type)
   const identifier = SchemaAST.resolveIdentifier(member.type)
   const base = identifier === undefined ? undefined : named.get(identifier)
-  if (identifier === undefined) return own
+  if (identifier === undefined) return own ?? lastCheckDescription(member.type)
   return base === undefined || base === member.type || SchemaAST.resolveDescription(base) === own ? undefined : own
 }
+
+/**
+ * Effect 3's description of an undescribed string or array by its last check (its length's bound), which Effect 3
+ * generated and Effect 4 does not: "a string at most 256 character(s) long".
+ */
+const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
+  const last = ast.checks?.[ast.checks.length - 1]
+  const representation = last?.annotations?.["representation"]
+  const id = isRepresentation(representation) ? representation.id : undefined
+  const payload = isRepresentation(representation) ? representation.payload : undefined
+  const bound = id === "effect/schema/isMaxLength" ? payload?.["maxLength"] : id === "effect/schema/isMinLength" ? payload?.["minLength"] : undefined
+  if (typeof bound !== "number") return undefined
+  const most = id === "effect/schema/isMaxLength" ? "most" : "least"
+  return ast._tag === "String" ? `a string at ${most} ${bound} character(s) long` : ast._tag === "Arrays" ? `an array of at ${most} ${bound} item(s)` : undefined
+}
+
+const isRepresentation = (value: unknown): value is { readonly id: string; readonly payload?: Record<string, unknown> } =>
+  typeof value === "object" && value !== null && typeof Reflect.get(value, "id") === "string"
 
 /** `description` written on a member's JSON Schema that has none, a bare reference in an `allOf` of its own. */
 const describe = (schema: Json | undefined, description: string): void => {

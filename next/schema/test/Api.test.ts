@@ -48,7 +48,9 @@
  *   them: operations 239 → 240;
  * - `objectsAsPublished` again, a record of any values as Effect 3 wrote it (Effect 4 writes any object), and
  *   `annotatedBodiesInline` again, Effect 4's `<Name>_1` copies of a named schema annotated again written where used
- *   without their examples: components 410 → 413, 3 fewer extra components.
+ *   without their examples: components 410 → 413, 3 fewer extra components;
+ * - `memberDescriptions` again: an undescribed string or array member described by its last length check, as Effect 3
+ *   generated it ("a string at most 256 character(s) long"): components 413 → 414, operations 240 → 244.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -112,9 +114,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 413 of 438 shared components, 240 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(413)
-    expect(identical).toBeGreaterThanOrEqual(240)
+    // Reached so far (2026-11-26): 414 of 438 shared components, 244 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(414)
+    expect(identical).toBeGreaterThanOrEqual(244)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
