@@ -367,6 +367,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     for (const member of struct.propertySignatures) {
       const description = memberDescription(member, named)
       const schema = properties[String(member.name)]
+      // A struct written inside it (not a reference): its members too.
+      if (isObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) describeMembers(member.type, schema)
       if (description === undefined || !isObject(schema)) continue
       const identifier = SchemaAST.resolveIdentifier(member.type)
       if (member.type.context?.isOptional === true || identifier === undefined) {

@@ -50,7 +50,8 @@
  *   `annotatedBodiesInline` again, Effect 4's `<Name>_1` copies of a named schema annotated again written where used
  *   without their examples: components 410 → 413, 3 fewer extra components;
  * - `memberDescriptions` again: an undescribed string or array member described by its last length check, as Effect 3
- *   generated it ("a string at most 256 character(s) long"): components 413 → 414, operations 240 → 244.
+ *   generated it ("a string at most 256 character(s) long"): components 413 → 414, operations 240 → 244; and the
+ *   members of a struct written inside another: components 414 → 415, operations 244 → 245.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -114,9 +115,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 414 of 438 shared components, 244 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(414)
-    expect(identical).toBeGreaterThanOrEqual(244)
+    // Reached so far (2026-11-26): 415 of 438 shared components, 245 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(415)
+    expect(identical).toBeGreaterThanOrEqual(245)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
