@@ -368,7 +368,12 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       const description = memberDescription(member, named)
       const schema = properties[String(member.name)]
       // A struct written inside it (not a reference): its members too.
-      if (isObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) describeMembers(member.type, schema)
+      if (isObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) {
+        describeMembers(member.type, schema)
+        // Its own examples in wire form, as a component's (`componentExamples`).
+        const examples = hasOwnExamples(member.type) ? wireExamples(member.type) : []
+        if (examples.length > 0) schema["examples"] = JSON.parse(JSON.stringify(examples))
+      }
       if (description === undefined || !isObject(schema)) continue
       const identifier = SchemaAST.resolveIdentifier(member.type)
       if (member.type.context?.isOptional === true || identifier === undefined) {

@@ -51,7 +51,8 @@
  *   without their examples: components 410 → 413, 3 fewer extra components;
  * - `memberDescriptions` again: an undescribed string or array member described by its last length check, as Effect 3
  *   generated it ("a string at most 256 character(s) long"): components 413 → 414, operations 240 → 244; and the
- *   members of a struct written inside another: components 414 → 415, operations 244 → 245.
+ *   members (and own examples, in wire form) of a struct written inside another: components 414 → 415, operations
+ *   244 → 245.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
