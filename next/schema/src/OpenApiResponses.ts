@@ -114,7 +114,8 @@ const referencedComponents = (spec: JsonObject, components: JsonObject): Set<str
  * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`).
  * Effect 3's annotation made a new schema of the named one, which it wrote inline and described as `Success`; Effect 4
  * refers to the named schema's component. So are request bodies read from another media type than JSON (the SAML ACS
- * form) and request unions (one member per `kind`), which Effect 3 never made components, and the copies Effect 4
+ * form) and request unions (one member per `kind`), which Effect 3 never made components; a union of named
+ * successes as their `anyOf`, described by the first (Effect 3 took each member as a success); and the copies Effect 4
  * names `<Name>_1` (a named schema annotated again). A component then referred to by nothing is left out: Effect 3
  * wrote only those the document refers to.
  */
@@ -128,7 +129,18 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
           const schema = objectAt(media, "schema")
           const name = schema === undefined ? undefined : nameOf(schema)
           const component = name === undefined ? undefined : components[name]
-          if (!isObject(media) || name === undefined || !isObject(component) || (status === "200" && mediaType === "application/json")) continue
+          if (!isObject(media) || name === undefined || !isObject(component)) continue
+          // A union of named successes: Effect 3 took each member as a success of its own, written as their `anyOf`
+          // and described by the first.
+          const members = component["anyOf"]
+          const [first] = Array.isArray(members) ? members : []
+          const firstName = first === undefined ? undefined : nameOf(first)
+          if (Array.isArray(members) && firstName !== undefined && members.every((member) => nameOf(member) !== undefined)) {
+            media["schema"] = { anyOf: structuredClone(members) }
+            if (response["description"] === name) response["description"] = firstName
+            continue
+          }
+          if (status === "200" && mediaType === "application/json") continue
           media["schema"] = structuredClone(component)
           if (response["description"] === name) response["description"] = successDescription
         }

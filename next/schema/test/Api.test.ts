@@ -52,7 +52,9 @@
  * - `memberDescriptions` again: an undescribed string or array member described by its last length check, as Effect 3
  *   generated it ("a string at most 256 character(s) long"): components 413 → 414, operations 240 → 244; and the
  *   members (and own examples, in wire form) of a struct written inside another: components 414 → 415, operations
- *   244 → 245.
+ *   244 → 245;
+ * - `annotatedBodiesInline` again: a union of named successes as their `anyOf`, described by the first, as Effect 3
+ *   took each member as a success: operations 245 → 246, 1 fewer extra component.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -107,7 +109,7 @@ describe("the whole OpenAPI document on Effect 4", () => {
     expect(before.filter((name) => !names.includes(name))).toEqual([])
     // Named SCIM request schemas and members Effect 3 wrote inline where used.
     expect(names.filter((name) => !before.includes(name)).sort()).toEqual([
-      "DiscoveredPlugin", "ScimGroupRequest", "ScimUserRequest", "SsoJitRole", "WebhookResponse"
+      "DiscoveredPlugin", "ScimGroupRequest", "ScimUserRequest", "SsoJitRole"
     ])
   })
 
@@ -116,9 +118,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 415 of 438 shared components, 245 of 271 operations. Raise these as the step goes.
+    // Reached so far (2026-11-26): 415 of 438 shared components, 246 of 271 operations. Raise these as the step goes.
     expect(components).toBeGreaterThanOrEqual(415)
-    expect(identical).toBeGreaterThanOrEqual(245)
+    expect(identical).toBeGreaterThanOrEqual(246)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
