@@ -497,18 +497,24 @@ export const checksFlattened = (spec: JsonObject): void => {
 /** The keywords of an array's checks (its length, its items). */
 const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"])
 
+/** What an object's check written on it says: which members it takes, with the annotation after it. */
+const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description"])
+
 /**
- * An array's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are checked as a
- * whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`.
+ * An array's or object's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are
+ * checked as a whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`,
+ * and an object's check of its members (`JsonObject`'s) with the annotation after it as `{ allOf: [{
+ * additionalProperties, description }] }`.
  */
 export const arrayChecksInline = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
     const allOf = schema["allOf"]
-    if (schema["type"] !== "array" || !Array.isArray(allOf)) return
+    const keywords = schema["type"] === "array" ? arrayKeywords : schema["type"] === "object" ? objectKeywords : undefined
+    if (keywords === undefined || !Array.isArray(allOf)) return
     const kept = allOf.filter((member) => {
       if (!isObject(member)) return true
       const keys = Object.keys(member)
-      if (!keys.every((key) => arrayKeywords.has(key) && schema[key] === undefined)) return true
+      if (!keys.every((key) => keywords.has(key) && schema[key] === undefined)) return true
       Object.assign(schema, member)
       return false
     })

@@ -54,7 +54,10 @@
  *   members (and own examples, in wire form) of a struct written inside another: components 414 → 415, operations
  *   244 → 245;
  * - `annotatedBodiesInline` again: a union of named successes as their `anyOf`, described by the first, as Effect 3
- *   took each member as a success: operations 245 → 246, 1 fewer extra component.
+ *   took each member as a success: operations 245 → 246, 1 fewer extra component;
+ * - `arrayChecksInline` on objects too, and `JsonObject` (ConfigObjects.ts) saying it takes any member with a check's
+ *   JSON Schema, as Effect 3's override did (a fix of the port: Workers' and ConfigObjects' known differences for it
+ *   are gone): components 415 → 416.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -118,8 +121,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 415 of 438 shared components, 246 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(415)
+    // Reached so far (2026-11-26): 416 of 438 shared components, 246 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(416)
     expect(identical).toBeGreaterThanOrEqual(246)
   })
 
