@@ -497,14 +497,14 @@ export const checksFlattened = (spec: JsonObject): void => {
 /** The keywords of an array's checks (its length, its items). */
 const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"])
 
-/** What an object's check written on it says: which members it takes, with the annotation after it. */
-const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description"])
+/** What an object's check written on it says: which members it takes or needs together, with the annotation after it. */
+const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "dependentRequired", "minProperties", "maxProperties"])
 
 /**
  * An array's or object's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are
  * checked as a whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`,
- * and an object's check of its members (`JsonObject`'s) with the annotation after it as `{ allOf: [{
- * additionalProperties, description }] }`.
+ * and an object's check of its members (`JsonObject`'s, a member needing another) with the annotation after it as
+ * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`.
  */
 export const arrayChecksInline = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {

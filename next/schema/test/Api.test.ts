@@ -57,7 +57,7 @@
  *   took each member as a success: operations 245 → 246, 1 fewer extra component;
  * - `arrayChecksInline` on objects too, and `JsonObject` (ConfigObjects.ts) saying it takes any member with a check's
  *   JSON Schema, as Effect 3's override did (a fix of the port: Workers' and ConfigObjects' known differences for it
- *   are gone): components 415 → 416.
+ *   are gone): components 415 → 416; and a member needing another (`dependentRequired`): components 416 → 417.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -121,8 +121,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 416 of 438 shared components, 246 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(416)
+    // Reached so far (2026-11-26): 417 of 438 shared components, 246 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(417)
     expect(identical).toBeGreaterThanOrEqual(246)
   })
 
