@@ -4,8 +4,9 @@
  * how much of the rest does (components and operations identical to the fixture's) can only go up; the step ends
  * when the document equals the fixture.
  *
- * The normalisation rules (`OpenApiComponents.ts`, applied by Api.ts's transform) write what Effect 4's generator
- * writes otherwise in the form Effect 3 published, which the clients generated from the document expect:
+ * The normalisation rules (`OpenApiComponents.ts` and `OpenApiResponses.ts`, applied by Api.ts's transform) write
+ * what Effect 4's generator writes otherwise in the form Effect 3 published, which the clients generated from the
+ * document expect, each a general rule over the document (and the API's schemas where the JSON alone does not say):
  * - `nameEncodedComponents`, `inlineIds`, `lowerCaseSchemes`: components named by their identifiers, TypeIDs written
  *   out where used, `bearer` (285 of 438 components identical with them);
  * - `componentExamples`: each component's examples in their wire form, from the schema it was written from (Effect 4
@@ -16,7 +17,7 @@
  *   described by the first (a 400 by Effect 3's decode error), a bodiless success described as `Success`, as Effect 3
  *   declared and described them: operations 16 → 118. (Left: 6 404s where Effect 3 applied the group's
  *   authentication after the endpoints, `middlewareEndpoints`, so its `OrganizationNotFound` came second; Effect 4's
- *   reflection does not tell them apart.)
+ *   reflection does not tell them apart.);
  * - `descriptionsBeside`: a described union, enum, reference or TypeID with its description beside it (Effect 4 writes
  *   it as an `allOf` member), as Effect 3 wrote it: components 362 → 384, operations 118 → 123;
  * - `parametersAsPublished`: a query integer as an integer (Effect 4 writes the string it is read from) and each
