@@ -39,7 +39,20 @@ import { WorkerActivityApi } from "./WorkerActivityApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "./WorkersApi.js"
 import { CapabilitiesApi, SuiteClientsApi, SuiteConnectionsApi } from "./CapabilitiesApi.js"
 import { MemoryApi } from "./MemoryApi.js"
-import { inlineIds, lowerCaseSchemes, nameEncodedComponents } from "./OpenApiComponents.js"
+import { annotatedBodiesInline, responsesAsPublished } from "./OpenApiResponses.js"
+import {
+  arrayChecksInline,
+  checksFlattened,
+  componentExamples,
+  descriptionsBeside,
+  inlineIds,
+  integersAsPublished,
+  lowerCaseSchemes,
+  memberDescriptions,
+  nameEncodedComponents,
+  objectsAsPublished,
+  parametersAsPublished
+} from "./OpenApiComponents.js"
 import { shapeDocument } from "./OpenApiDocument.js"
 import { TelemetryApi } from "./TelemetryApi.js"
 import { TemplatesApi } from "./TemplatesApi.js"
@@ -147,6 +160,12 @@ const responsesOf = (operation: JsonObject): JsonObject => {
 const transform = (spec: JsonObject): JsonObject => {
   nameEncodedComponents(spec)
   inlineIds(spec)
+  integersAsPublished(spec)
+  descriptionsBeside(spec)
+  parametersAsPublished(spec)
+  objectsAsPublished(spec)
+  checksFlattened(spec)
+  arrayChecksInline(spec)
   lowerCaseSchemes(spec)
   documentIdempotency(spec)
   documentHeaders(spec)
@@ -384,7 +403,10 @@ export const Api = Groups.annotateMerge(
     description,
     license: { name: "Apache-2.0", url: "https://www.apache.org/licenses/LICENSE-2.0" },
     servers: servers(),
-    transform: (spec) => addLinks(addExamples(Groups, transform(asDocument(spec))))
+    // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
+    // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
+    transform: (spec) =>
+      addLinks(addExamples(Groups, annotatedBodiesInline(componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec))))))))
   })
 )
 

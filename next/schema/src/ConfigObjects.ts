@@ -45,8 +45,15 @@ export const ConfigObjectStatus = Schema.Literals(["active", "archived", "delete
 })
 export type ConfigObjectStatus = typeof ConfigObjectStatus.Type
 
-/** A JSON object. */
-export const JsonObject = Schema.Record(Schema.String, Schema.Unknown).annotate({
+/**
+ * A JSON object. Its JSON Schema says it takes any member (`additionalProperties: true`), as the Effect 3 one's
+ * override did: Effect 4 writes a record of any values as any object, `{ type: object }`, which the document writes
+ * as Effect 3 wrote other such records (OpenApiComponents' `objectsAsPublished`), so the check (which refuses
+ * nothing) keeps this one's own form.
+ */
+export const JsonObject = Schema.Record(Schema.String, Schema.Unknown).check(
+  Schema.makeFilter(() => true, { toJsonSchema: () => ({ additionalProperties: true }) })
+).annotate({
   identifier: "JsonObject",
   description: "Any JSON object; bounded only by the request's size and nesting limits."
 })

@@ -4,11 +4,29 @@
  * - a transformed schema's component is named by its identifier (`Team`), where Effect 4 writes `<identifier>Encoded`
  *   (`TeamEncoded`) for its wire side;
  * - a TypeID (`ApiKeyId`, ...) is written out where it is used, as a string with its length, pattern and example, where
- *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description.
- * Pure functions over the document as JSON, which `Api.ts`'s transform applies first.
+ *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description;
+ * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
+ *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`;
+ * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, and counts refer to
+ *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them;
+ * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
+ *   writes it as a member of an `allOf`;
+ * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
+ * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
+ *   (`memberDescriptions`, which reads the API), and an undescribed string or array member is described by its last
+ *   length check as Effect 3 generated it;
+ * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
+ * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`), and
+ *   an array's checks on the array (`arrayChecksInline`).
+ * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
  */
+import * as HttpMethod from "effect/http/HttpMethod"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as Option from "effect/Option"
 import * as SchemaAST from "effect/SchemaAST"
 import { IdsByPrefix } from "./Ids.js"
+import { ownExamples, parameterSchemas, wireExamples } from "./OpenApiExamples.js"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
 
 const REF_PREFIX = "#/components/schemas/"
@@ -119,4 +137,388 @@ export const lowerCaseSchemes = (spec: JsonObject): void => {
     const name = isObject(scheme) ? scheme["scheme"] : undefined
     if (isObject(scheme) && typeof name === "string") scheme["scheme"] = name.toLowerCase()
   }
+}
+
+/**
+ * Every named schema (by its identifier) the API's endpoints use, found by walking their payloads, parameters,
+ * successes and errors down to each member, item, union member, declaration parameter and encoding step; the first
+ * node of each name.
+ */
+export const namedSchemas = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>): Map<string, SchemaAST.AST> => {
+  const named = new Map<string, SchemaAST.AST>()
+  const seen = new Set<SchemaAST.AST>()
+  const walk = (ast: SchemaAST.AST): void => {
+    if (seen.has(ast)) return
+    seen.add(ast)
+    const identifier = SchemaAST.resolveIdentifier(ast)
+    if (identifier !== undefined && !named.has(identifier)) named.set(identifier, ast)
+    switch (ast._tag) {
+      case "Declaration":
+        ast.typeParameters.forEach(walk)
+        break
+      case "Objects":
+        for (const member of ast.propertySignatures) walk(member.type)
+        for (const index of ast.indexSignatures) walk(index.type)
+        break
+      case "Arrays":
+        ast.elements.forEach(walk)
+        ast.rest.forEach(walk)
+        break
+      case "Union":
+        ast.types.forEach(walk)
+        break
+      case "Suspend":
+        walk(ast.thunk())
+        break
+    }
+    for (const link of ast.encoding ?? []) walk(link.to)
+  }
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, successes, errors }) {
+      for (const { schemas } of endpoint.payload.values()) for (const schema of schemas) walk(schema.ast)
+      for (const { ast } of parameterSchemas(endpoint)) walk(ast)
+      for (const schemas of [...successes.values(), ...errors.values()]) for (const schema of schemas) walk(schema.ast)
+    }
+  })
+  return named
+}
+
+/** Whether `ast`, or what it is encoded from (a class's struct), is annotated with examples: none are composed. */
+const hasOwnExamples = (ast: SchemaAST.AST): boolean =>
+  Option.isSome(ownExamples(ast)) || (ast.encoding ?? []).some((link) => hasOwnExamples(link.to))
+
+/**
+ * Each component's `examples` as they go over the wire: those of the schema it was written from (by name), encoded by
+ * it (`wireExamples`), as Effect 3 wrote them. Effect 4 writes a schema's examples in their Type form (`deleted: true`
+ * where the wire has "true") and leaves out any holding a value JSON has no form for (a `Date`), so a component of
+ * a timestamped record had none; a client reads the wire form.
+ */
+export const componentExamples = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
+  const components = componentsOf(spec)
+  for (const [name, ast] of namedSchemas(api)) {
+    const component = components[name]
+    if (!isObject(component) || !hasOwnExamples(ast)) continue
+    const examples = wireExamples(ast)
+    if (examples.length > 0) component["examples"] = JSON.parse(JSON.stringify(examples))
+  }
+  return spec
+}
+
+/** Effect 3's component for what counts refer to (its `Schema.NonNegative`'s JSON Schema). */
+const NonNegativeComponent: JsonObject = { type: "number", description: "a non-negative number", minimum: 0 }
+
+/**
+ * Integers as Effect 3 wrote them. Effect 4's `Schema.Int` is a check that writes the safe-integer range
+ * (`minimum: -2^53 + 1`, `maximum: 2^53 - 1`) into every integer's JSON Schema, which Effect 3's `Int` did not: those
+ * bounds are dropped (a bound of the schema's own stays). A count (`Schema.Int` from 0: `minimum: 0` and the safe
+ * maximum, Effect 3's `Schema.NonNegativeInt`) refers to the `NonNegative` component beside `type: integer`, as
+ * Effect 3 wrote it, and the component is added.
+ */
+export const integersAsPublished = (spec: JsonObject): void => {
+  let counts = false
+  eachSchemaObject(spec, (schema) => {
+    if (schema["type"] !== "integer" || schema["maximum"] !== Number.MAX_SAFE_INTEGER) return
+    if (schema["minimum"] === Number.MIN_SAFE_INTEGER) {
+      delete schema["minimum"]
+      delete schema["maximum"]
+    } else if (schema["minimum"] === 0) {
+      delete schema["minimum"]
+      delete schema["maximum"]
+      schema["$ref"] = `${REF_PREFIX}NonNegative`
+      counts = true
+    }
+  })
+  const components = componentsOf(spec)
+  if (counts && components["NonNegative"] === undefined) components["NonNegative"] = structuredClone(NonNegativeComponent)
+}
+
+const isDescriptionOnly = (value: Json): value is JsonObject =>
+  isObject(value) && Object.keys(value).length === 1 && typeof value["description"] === "string"
+
+/**
+ * A described schema's description beside it, as Effect 3 wrote it. Effect 4 writes the description of an annotated
+ * union, enum, reference or TypeID as a member of `allOf` (`{ anyOf: [...], allOf: [{ description }] }`,
+ * `{ allOf: [{ $ref }, { description }] }`); Effect 3 wrote it as the schema's own `description`, the reference in an
+ * `allOf` of its own (`{ allOf: [{ $ref }], description }`) and a TypeID, written out, with the description among its
+ * keywords.
+ */
+export const descriptionsBeside = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    const allOf = schema["allOf"]
+    if (!Array.isArray(allOf) || schema["description"] !== undefined) return
+    const described = allOf.filter(isDescriptionOnly)
+    const [description] = described
+    if (described.length !== 1 || description === undefined) return
+    const rest = allOf.filter((member) => !isDescriptionOnly(member))
+    const [only] = rest
+    if (rest.length === 0) {
+      delete schema["allOf"]
+    } else if (rest.length === 1 && isObject(only) && only["$ref"] === undefined && Object.keys(schema).length === 1) {
+      delete schema["allOf"]
+      Object.assign(schema, only)
+    } else {
+      schema["allOf"] = rest
+    }
+    schema["description"] = description["description"] ?? null
+  })
+}
+
+/**
+ * Parameters as Effect 3 wrote them: a query integer as the integer it is (Effect 4 writes the string it is read from,
+ * `{ type: string, allOf: [{ type: integer, ... }] }`, with the NUL rule of request strings), and each parameter
+ * described as its schema is (Effect 3 copied the schema's description onto the parameter; Effect 4 copies none).
+ */
+export const parametersAsPublished = (spec: JsonObject): void => {
+  const paths = spec["paths"]
+  for (const item of Object.values(isObject(paths) ? paths : {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      const parameters = isObject(operation) ? operation["parameters"] : undefined
+      for (const parameter of Array.isArray(parameters) ? parameters : []) {
+        if (!isObject(parameter)) continue
+        const schema = parameter["schema"]
+        if (!isObject(schema)) continue
+        const allOf = schema["allOf"]
+        const [integer] = Array.isArray(allOf) ? allOf : []
+        if (schema["type"] === "string" && Array.isArray(allOf) && allOf.length === 1 && isObject(integer) && integer["type"] === "integer") {
+          const { type: _type, allOf: _allOf, pattern: _pattern, ...rest } = schema
+          for (const key of Object.keys(schema)) delete schema[key]
+          Object.assign(schema, integer, rest)
+        }
+        const description = schema["description"]
+        if (typeof description === "string" && parameter["description"] === undefined) parameter["description"] = description
+      }
+    }
+  }
+}
+
+/** The struct `ast` is, or is encoded as (a class's fields). */
+const structOf = (ast: SchemaAST.AST): SchemaAST.Objects | undefined => {
+  if (ast._tag === "Objects") return ast
+  for (const link of ast.encoding ?? []) {
+    const struct = structOf(link.to)
+    if (struct !== undefined) return struct
+  }
+  return undefined
+}
+
+/**
+ * What a member says of itself: its key's description (`annotateKey`), else its schema's, when that is not the
+ * description of the named schema it is (`Timestamp`'s own).
+ */
+const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyMap<string, SchemaAST.AST>): string | undefined => {
+  const key = member.type.context?.annotations?.["description"]
+  if (typeof key === "string") return key
+  const own = SchemaAST.resolveDescription(member.type)
+  const identifier = SchemaAST.resolveIdentifier(member.type)
+  const base = identifier === undefined ? undefined : named.get(identifier)
+  if (identifier === undefined) return own ?? lastCheckDescription(member.type)
+  return base === undefined || base === member.type || SchemaAST.resolveDescription(base) === own ? undefined : own
+}
+
+/**
+ * Effect 3's description of an undescribed string or array by its last check (its length's bound), which Effect 3
+ * generated and Effect 4 does not: "a string at most 256 character(s) long".
+ */
+const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
+  const last = ast.checks?.[ast.checks.length - 1]
+  const representation = last?.annotations?.["representation"]
+  const id = isRepresentation(representation) ? representation.id : undefined
+  const payload = isRepresentation(representation) ? representation.payload : undefined
+  const bound = id === "effect/schema/isMaxLength" ? payload?.["maxLength"] : id === "effect/schema/isMinLength" ? payload?.["minLength"] : undefined
+  if (typeof bound !== "number") return undefined
+  const most = id === "effect/schema/isMaxLength" ? "most" : "least"
+  return ast._tag === "String" ? `a string at ${most} ${bound} character(s) long` : ast._tag === "Arrays" ? `an array of at ${most} ${bound} item(s)` : undefined
+}
+
+const isRepresentation = (value: unknown): value is { readonly id: string; readonly payload?: Record<string, unknown> } =>
+  typeof value === "object" && value !== null && typeof Reflect.get(value, "id") === "string"
+
+/** `description` written on a member's JSON Schema that has none, a bare reference in an `allOf` of its own. */
+const describe = (schema: Json | undefined, description: string): void => {
+  if (!isObject(schema) || schema["description"] !== undefined) return
+  const ref = schema["$ref"]
+  if (typeof ref === "string" && Object.keys(schema).length === 1) {
+    delete schema["$ref"]
+    schema["allOf"] = [{ $ref: ref }]
+  }
+  schema["description"] = description
+}
+
+/**
+ * Members' descriptions that Effect 4 leaves out, written as Effect 3 wrote them. Effect 4 writes a transformed
+ * schema (a `Timestamp`, `BooleanFromString`, `Email`) by its wire side, where a member's description of it, on its
+ * key or its Type side, does not reach. Effect 3 wrote it beside the reference (`{ allOf: [{ $ref }], description }`)
+ * for a parameter (on the parameter too) and an optional member (its description was the key's); a required
+ * member's description of a named schema was its schema's, which made a new, unnamed schema: Effect 3 wrote its
+ * JSON Schema where used, a copy of the named one's, with the member's description (an enum's, a record's), or,
+ * of a transformation, with its own (`Timestamp`'s, whose description stayed on its Type side); and of a class the
+ * reference alone. An unnamed member gets its description. Read from the
+ * API's structs: the components written from them, the request bodies written where used (whose examples are then
+ * written in their wire form too, as `componentExamples` writes components') and the parameters.
+ */
+export const memberDescriptions = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
+  const named = namedSchemas(api)
+  const components = componentsOf(spec)
+  const describeMembers = (ast: SchemaAST.AST, json: Json | undefined): void => {
+    const struct = structOf(ast)
+    const properties = isObject(json) ? json["properties"] : undefined
+    if (struct === undefined || !isObject(properties)) return
+    for (const member of struct.propertySignatures) {
+      const description = memberDescription(member, named)
+      const schema = properties[String(member.name)]
+      // A struct written inside it (not a reference): its members too.
+      if (isObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) {
+        describeMembers(member.type, schema)
+        // Its own examples in wire form, as a component's (`componentExamples`).
+        const examples = hasOwnExamples(member.type) ? wireExamples(member.type) : []
+        if (examples.length > 0) schema["examples"] = JSON.parse(JSON.stringify(examples))
+      }
+      if (description === undefined || !isObject(schema)) continue
+      const identifier = SchemaAST.resolveIdentifier(member.type)
+      if (member.type.context?.isOptional === true || identifier === undefined) {
+        describe(schema, description)
+        continue
+      }
+      // A reference, bare or described (`{ allOf: [{ $ref }], description }`).
+      const allOf = schema["allOf"]
+      const [only] = Array.isArray(allOf) && allOf.length === 1 ? allOf : []
+      const reference = Object.keys(schema).length === 1 ? schema : isObject(only) && Object.keys(schema).every((key) => key === "allOf" || key === "description") ? only : undefined
+      const ref = isObject(reference) && Object.keys(reference).length === 1 ? reference["$ref"] : undefined
+      const target = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? components[ref.slice(REF_PREFIX.length)] : undefined
+      if (!isObject(target)) continue
+      const isClass = member.type.annotations?.["~constructor"] !== undefined
+      for (const key of Object.keys(schema)) delete schema[key]
+      if (isClass) {
+        schema["$ref"] = `${REF_PREFIX}${identifier}`
+      } else {
+        Object.assign(schema, structuredClone(target))
+        if (member.type.encoding === undefined) schema["description"] = description
+      }
+    }
+  }
+  for (const [name, ast] of named) describeMembers(ast, components[name])
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const paths = spec["paths"]
+      const item = isObject(paths) ? paths[path] : undefined
+      const operation = isObject(item) ? item[endpoint.method.toLowerCase()] : undefined
+      const parameters = isObject(operation) ? operation["parameters"] : undefined
+      // A request body written where it is used (an unnamed struct): its members, and its examples as components' are.
+      const requestBody = isObject(operation) ? operation["requestBody"] : undefined
+      const content = isObject(requestBody) ? requestBody["content"] : undefined
+      for (const [contentType, { schemas }] of HttpMethod.hasBody(endpoint.method) ? endpoint.payload : []) {
+        const media = isObject(content) ? content[contentType] : undefined
+        const body = isObject(media) ? media["schema"] : undefined
+        const [schema] = schemas
+        if (schemas.length !== 1 || schema === undefined || !isObject(body) || body["$ref"] !== undefined) continue
+        describeMembers(schema.ast, body)
+        const examples = hasOwnExamples(schema.ast) ? wireExamples(schema.ast) : []
+        if (examples.length > 0) body["examples"] = JSON.parse(JSON.stringify(examples))
+      }
+      for (const { ast, in: location } of parameterSchemas(endpoint)) {
+        for (const member of structOf(ast)?.propertySignatures ?? []) {
+          const description = memberDescription(member, named)
+          const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isObject(p) && p["in"] === location && p["name"] === String(member.name))
+          if (description === undefined || !isObject(parameter)) continue
+          describe(parameter["schema"], description)
+          if (parameter["description"] === undefined) parameter["description"] = description
+        }
+      }
+    }
+  })
+  return spec
+}
+
+/**
+ * Objects with the members Effect 3 always wrote: a struct's `required`, empty when every member is optional, and a
+ * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty, and a record
+ * of any values (Effect 4 writes any object, `{ type: object }`) as Effect 3 wrote `Record(String, Unknown)`; a struct
+ * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member); no
+ * `propertyNames` that allows every name. Effect 4 leaves out what is empty or implied, and writes what allows
+ * anything; the values are the same.
+ */
+export const objectsAsPublished = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    if (schema["type"] !== "object") return
+    // Effect 4 writes `propertyNames: { anyOf: [{ enum: [the members] }, { type: string }] }` beside a struct's members:
+    // it allows every name, so says nothing, and Effect 3 wrote none; a struct that takes other members said so.
+    const names = isObject(schema["propertyNames"]) ? schema["propertyNames"]["anyOf"] : undefined
+    const anyName = (name: Json) => isObject(name) && name["type"] === "string" && Object.keys(name).every((key) => key === "type" || (key === "pattern" && name[key] === "^[^\\u0000]*$"))
+    if (Array.isArray(names) && names.some(anyName)) {
+      delete schema["propertyNames"]
+      if (schema["additionalProperties"] === undefined) schema["additionalProperties"] = true
+    }
+    // A record of any values (`Schema.Record(Schema.String, Schema.Unknown)`), which Effect 4 writes as any object.
+    const keywords = ["properties", "additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf", "$ref", "not"]
+    if (keywords.every((key) => schema[key] === undefined)) Object.assign(schema, { required: [], properties: {}, additionalProperties: {} })
+    // A struct with a record's rest, which Effect 4 writes as an `allOf` of the record: its `additionalProperties`.
+    const allOf = schema["allOf"]
+    const [rest] = Array.isArray(allOf) ? allOf : []
+    if (Array.isArray(allOf) && allOf.length === 1 && isObject(rest) && rest["type"] === "object" && schema["additionalProperties"] === undefined) {
+      const { type: _, properties, required, additionalProperties, ...other } = rest
+      const empty = (value: Json | undefined) => value === undefined || (Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0)
+      if (additionalProperties !== undefined && Object.keys(other).length === 0 && empty(properties) && empty(required)) {
+        delete schema["allOf"]
+        schema["additionalProperties"] = additionalProperties
+      }
+    }
+    const properties = schema["properties"]
+    const record = isObject(schema["additionalProperties"]) && properties === undefined
+    if (record) schema["properties"] = {}
+    const struct = isObject(properties) && Object.keys(properties).length > 0
+    if ((record || struct) && schema["required"] === undefined) schema["required"] = []
+  })
+}
+
+/**
+ * A check's fragment flattened into the schema it checks, as Effect 3 wrote it. Effect 4 writes a check annotated
+ * after it (a struct's "one of these members" with the struct's examples) as an `allOf` member holding the check's
+ * own `allOf` and the annotation (`{ allOf: [{ allOf: [{ oneOf }], examples }] }`); Effect 3 wrote the check's
+ * keywords in the schema's `allOf` and the examples on the schema (`{ examples, allOf: [{ oneOf }] }`).
+ */
+export const checksFlattened = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    const allOf = schema["allOf"]
+    if (!Array.isArray(allOf)) return
+    schema["allOf"] = allOf.flatMap((member): Array<Json> => {
+      if (!isObject(member)) return [member]
+      const { allOf: inner, examples, ...rest } = member
+      if (!Array.isArray(inner) || Object.keys(rest).length > 0) return [member]
+      if (examples !== undefined && schema["examples"] === undefined) schema["examples"] = examples
+      else if (examples !== undefined && JSON.stringify(examples) !== JSON.stringify(schema["examples"])) return [member]
+      return inner
+    })
+  })
+}
+
+/** The keywords of an array's checks (its length, its items). */
+const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"])
+
+/** What an object's check written on it says: which members it takes or needs together, with the annotation after it. */
+const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "dependentRequired", "minProperties", "maxProperties"])
+
+/**
+ * An array's or object's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are
+ * checked as a whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`,
+ * and an object's check of its members (`JsonObject`'s, a member needing another) with the annotation after it as
+ * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`.
+ */
+export const arrayChecksInline = (spec: JsonObject): void => {
+  eachSchemaObject(spec, (schema) => {
+    const allOf = schema["allOf"]
+    const keywords = schema["type"] === "array" ? arrayKeywords : schema["type"] === "object" ? objectKeywords : undefined
+    if (keywords === undefined || !Array.isArray(allOf)) return
+    const kept = allOf.filter((member) => {
+      if (!isObject(member)) return true
+      const keys = Object.keys(member)
+      if (!keys.every((key) => keywords.has(key) && schema[key] === undefined)) return true
+      Object.assign(schema, member)
+      return false
+    })
+    if (kept.length === 0) delete schema["allOf"]
+    else schema["allOf"] = kept
+  })
 }

@@ -2,7 +2,8 @@
 import * as Schema from "effect/Schema"
 
 /**
- * A count. Effect 3's document referred to its `NonNegative` component beside `type: integer`; this is written inline
- * as `{ type: integer, minimum: 0 }`, the same values (a check on a named schema would lose its name anyway).
+ * A count. Effect 3's document referred to its `NonNegative` component beside `type: integer`; Effect 4 writes this
+ * inline as `{ type: integer, minimum: 0, maximum: 2^53 - 1 }` (a check on a named schema would lose its name anyway),
+ * which the document writes as Effect 3 did (`OpenApiComponents.integersAsPublished`).
  */
 export const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))

@@ -1,0 +1,187 @@
+/**
+ * The operations' responses as the API publishes them, from what Effect 4's generator writes (issue 46's OpenAPI
+ * normalisation step; the document stays what clients generated from it expect):
+ * - an error response lists the errors its operation has from middleware (the API's `ApiErrors`, a group's
+ *   authentication) before the operation's own, and is described by the first of them, as Effect 3 wrote it: Effect 3
+ *   declared those on the API and the group, before the endpoints' own, and described a response by its first schema,
+ *   where Effect 4 lists the endpoint's errors first and describes the response by all their names (`NotFound |
+ *   OrganizationNotFound`). An error the endpoint declares itself keeps its place among its own (a port lists a
+ *   group's errors after an endpoint's where Effect 3 applied the group's middleware after its endpoints);
+ * - a 400 is described as Effect 3's own decode error was, which came first in every 400 (Effect 3 added it to each
+ *   operation; Api.ts's transform leaves it out, for the API's `InvalidRequest`);
+ * - a response without a body is described as `Success`, Effect 3's description of a success without one of its own,
+ *   where Effect 4 writes `<No Content>`, and a plain string's as `a string`, Effect 3's `Schema.String`'s description;
+ * - an error response is described by its first error's description when it has one (a SCIM 304's), else its name;
+ * - a success body the API annotates for HTTP (a 201, SCIM's media type) is written where it is used, not as a
+ *   reference to its component, and the document keeps only the components it refers to (`annotatedBodiesInline`).
+ * Functions over the document as JSON, with the API they were generated from.
+ */
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as SchemaAST from "effect/SchemaAST"
+import type { Json, JsonObject } from "./OpenApiExamples.js"
+
+const REF_PREFIX = "#/components/schemas/"
+
+/** What Effect 3 described every 400 as: its decode error's description. */
+export const decodeErrorDescription = "The request did not match the expected schema"
+
+/** What Effect 3 described a success without a description of its own as. */
+const successDescription = "Success"
+
+/** What Effect 3 described its `Schema.String` as. */
+const stringDescription = "a string"
+
+/** What Effect 4 describes a response without a body as. */
+const noContentDescription = "<No Content>"
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
+  const member = isObject(value) ? value[key] : undefined
+  return isObject(member) ? member : undefined
+}
+
+const nameOf = (member: Json): string | undefined => {
+  const ref = isObject(member) ? member["$ref"] : undefined
+  return typeof ref === "string" && ref.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : undefined
+}
+
+/**
+ * Each operation's responses as Effect 3 described and ordered them (the module's comment says how): error members
+ * of the API's middleware first in every `anyOf` of an error response, each error response described by its first
+ * error (a 400 by Effect 3's decode error), and bodiless successes described as `Success`.
+ */
+export const responsesAsPublished = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  spec: JsonObject
+): JsonObject => {
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, errors, middleware, successes }) {
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      const operation = objectAt(objectAt(spec, "paths"), path)?.[endpoint.method.toLowerCase()]
+      const responses = objectAt(operation, "responses")
+      if (responses === undefined) return
+      const own = new Set([...endpoint.error].flatMap((schema) => SchemaAST.resolveIdentifier(schema.ast) ?? []))
+      const fromMiddleware = new Set([...middleware].flatMap((service) => [...service.error].flatMap((schema) => SchemaAST.resolveIdentifier(schema.ast) ?? [])))
+      const rank = (name: string | undefined) => name !== undefined && fromMiddleware.has(name) && !own.has(name) ? 0 : 1
+      for (const [status, schemas] of errors) {
+        const response = objectAt(responses, String(status))
+        if (response === undefined) continue
+        const [first] = [...schemas].sort((a, b) => rank(SchemaAST.resolveIdentifier(a.ast)) - rank(SchemaAST.resolveIdentifier(b.ast)))
+        const described = first === undefined ? undefined : SchemaAST.resolveDescription(first.ast) ?? SchemaAST.resolveIdentifier(first.ast)
+        if (status === 400) response["description"] = decodeErrorDescription
+        else if (described !== undefined) response["description"] = described
+        for (const media of Object.values(objectAt(response, "content") ?? {})) {
+          const schema = objectAt(media, "schema")
+          const anyOf = schema?.["anyOf"]
+          if (schema !== undefined && Array.isArray(anyOf)) schema["anyOf"] = [...anyOf].sort((a, b) => rank(nameOf(a)) - rank(nameOf(b)))
+        }
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        if (!isObject(response)) continue
+        if (response["description"] === noContentDescription) response["description"] = successDescription
+        // A plain string's body: Effect 3's `Schema.String` was described as "a string", which it took.
+        const [schema] = successes.get(Number(status)) ?? []
+        if (response["description"] === successDescription && schema !== undefined && schema.ast._tag === "String" && SchemaAST.resolveDescription(schema.ast) === undefined) {
+          response["description"] = stringDescription
+        }
+      }
+    }
+  })
+  return spec
+}
+
+/** The components every reference of the document reaches, from its paths and other members through the components. */
+const referencedComponents = (spec: JsonObject, components: JsonObject): Set<string> => {
+  const names = (value: unknown): Array<string> =>
+    [...JSON.stringify(value).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].flatMap((match) => match[1] === undefined ? [] : [match[1]])
+  const outside = Object.fromEntries(Object.entries(spec).filter(([key]) => key !== "components"))
+  const otherComponents = Object.fromEntries(Object.entries(objectAt(spec, "components") ?? {}).filter(([key]) => key !== "schemas"))
+  const reached = new Set<string>()
+  const queue = [...names(outside), ...names(otherComponents)]
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    if (reached.has(name)) continue
+    reached.add(name)
+    queue.push(...names(components[name]))
+  }
+  return reached
+}
+
+/**
+ * Success bodies written where they are used, as Effect 3 wrote them, when the API annotates them for HTTP: a status
+ * other than 200 (`HttpApiSchema.status(201)`) or a media type other than JSON (SCIM's `application/scim+json`).
+ * Effect 3's annotation made a new schema of the named one, which it wrote inline and described as `Success`; Effect 4
+ * refers to the named schema's component. So are request bodies read from another media type than JSON (the SAML ACS
+ * form) and request unions (one member per `kind`), which Effect 3 never made components; a union of named
+ * successes as their `anyOf`, described by the first (Effect 3 took each member as a success); and the copies Effect 4
+ * names `<Name>_1` (a named schema annotated again). A component then referred to by nothing is left out: Effect 3
+ * wrote only those the document refers to.
+ */
+export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
+  const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
+  for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      for (const [status, response] of Object.entries(objectAt(operation, "responses") ?? {})) {
+        if (!/^2\d\d$/.test(status) || !isObject(response)) continue
+        for (const [mediaType, media] of Object.entries(objectAt(response, "content") ?? {})) {
+          const schema = objectAt(media, "schema")
+          const name = schema === undefined ? undefined : nameOf(schema)
+          const component = name === undefined ? undefined : components[name]
+          if (!isObject(media) || name === undefined || !isObject(component)) continue
+          // A union of named successes: Effect 3 took each member as a success of its own, written as their `anyOf`
+          // and described by the first.
+          const members = component["anyOf"]
+          const [first] = Array.isArray(members) ? members : []
+          const firstName = first === undefined ? undefined : nameOf(first)
+          if (Array.isArray(members) && firstName !== undefined && members.every((member) => nameOf(member) !== undefined)) {
+            media["schema"] = { anyOf: structuredClone(members) }
+            if (response["description"] === name) response["description"] = firstName
+            continue
+          }
+          if (status === "200" && mediaType === "application/json") continue
+          media["schema"] = structuredClone(component)
+          if (response["description"] === name) response["description"] = successDescription
+        }
+      }
+    }
+  }
+  for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      for (const [mediaType, media] of Object.entries(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) {
+        const schema = objectAt(media, "schema")
+        const name = schema === undefined ? undefined : nameOf(schema)
+        const component = name === undefined ? undefined : components[name]
+        const union = isObject(component) && (component["oneOf"] !== undefined || component["anyOf"] !== undefined)
+        if (!isObject(media) || !isObject(component) || !(union || mediaType !== "application/json")) continue
+        // A union's examples are its members' (`ownExamples`), which the media type shows: Effect 3's had none of its own.
+        const { examples: _, ...members } = component
+        media["schema"] = structuredClone(union ? members : component)
+      }
+    }
+  }
+  // Effect 4 names a named schema annotated again (its own examples) `<Name>_1`: Effect 3's annotation made a new,
+  // unnamed schema, written where used.
+  const copies = new Set(Object.keys(components).filter((name) => /_\d+$/.test(name) && components[name.replace(/_\d+$/, "")] !== undefined))
+  const inlineCopies = (value: Json): void => {
+    if (Array.isArray(value)) {
+      value.forEach(inlineCopies)
+    } else if (isObject(value)) {
+      const name = nameOf(value)
+      const copy = name !== undefined && copies.has(name) ? components[name] : undefined
+      if (isObject(copy) && Object.keys(value).length === 1) {
+        delete value["$ref"]
+        // Without the examples that made it a copy: Effect 3 wrote none where used.
+        const { examples: _, ...schema } = copy
+        Object.assign(value, structuredClone(schema))
+        return
+      }
+      for (const [key, member] of Object.entries(value)) if (key !== "examples" && key !== "example") inlineCopies(member)
+    }
+  }
+  if (copies.size > 0) inlineCopies(spec)
+  const reached = referencedComponents(spec, components)
+  for (const name of Object.keys(components)) if (!reached.has(name)) delete components[name]
+  return spec
+}
