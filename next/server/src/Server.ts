@@ -10,9 +10,10 @@
  * - the shared platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`),
  *   authentication, the outbound guard and DNS resolver, the integrations' configurations and the durable engine
  *   (`Integrations`, `StartGate`);
- * - HttpErrors' other answers (platform/HttpErrors.ts says which), the request guard, the per-request log line and
- *   the configured logger (`RequestLog`), the docs and OpenAPI routes (`Docs`), the expiry of idempotency keys and
- *   rate limits, the operator's setup token (`OperatorSetup`), the first-run hints (`Started`);
+ * - HttpErrors' other answers (platform/HttpErrors.ts says which), the request guard's checks but the path's one
+ *   reading (platform/RequestGuard.ts says which), the per-request log line and the configured logger
+ *   (`RequestLog`), the docs and OpenAPI routes (`Docs`), the expiry of idempotency keys and rate limits, the
+ *   operator's setup token (`OperatorSetup`), the first-run hints (`Started`);
  * - the router's longer path parameters (`Routing`), Node's server with graceful stop and long keep-alive
  *   (`GracefulServer`, `createHttpServer`) and its parser's refusals in the API's shape (`ClientErrors`);
  * - `makeWebHandler` (Effect 4: `HttpRouter.toWebHandler`) and `makeNodeListener`.
@@ -31,6 +32,7 @@ import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import { migrate } from "./platform/Migrator.js"
+import * as RequestGuard from "./platform/RequestGuard.js"
 import * as SystemHttp from "./system/Http.js"
 
 /**
@@ -52,9 +54,12 @@ const Storage = (options: ServerOptions) => {
   return Layer.provideMerge(Migrations, Layer.merge(db, config))
 }
 
-/** The API's routes with every service they need, on the configured database. Needs an HttpServer to serve. */
+/**
+ * The API's routes with every service they need, on the configured database, behind the request guard (the router's
+ * global middleware, so it runs before routing). Needs an HttpServer to serve.
+ */
 export const ApiLayer = (options: ServerOptions = {}) =>
-  HttpApiBuilder.layer(Api).pipe(
+  Layer.merge(HttpApiBuilder.layer(Api), RequestGuard.layer).pipe(
     Layer.provide(SystemHttp.layer),
     Layer.provide(HttpErrors.layer),
     Layer.provideMerge(Storage(options)),

@@ -14,9 +14,10 @@
  * Partial port (issue 46). Left in packages/server/src/platform/HttpErrors.ts: a body that is not valid JSON → 400;
  * an unknown route → 404 `not_found` and 405 `method_not_allowed` with `Allow` (platform/Routes.ts); SCIM's error
  * shapes under `/scim/v2`; a rate limit → 429 with `Retry-After`; an undeclared failure → 500 `internal_error` (here
- * the platform answers it); the request guard (platform/RequestGuard.ts: 414, 400, 415, 413); the per-request log
- * line (platform/RequestLog.ts); `X-Content-Type-Options: nosniff` and `/v1`'s `Cache-Control: no-store`; and
- * `group`, which wraps every handler in the audit recorder, idempotency, authority and response encoding.
+ * the platform answers it); the request guard's 414, 415, 413 and its 400s but the path's (platform/RequestGuard.ts);
+ * the per-request log line (platform/RequestLog.ts); `X-Content-Type-Options: nosniff` and `/v1`'s
+ * `Cache-Control: no-store`; and `group`, which wraps every handler in the audit recorder, idempotency, authority
+ * and response encoding.
  */
 import { ApiErrors, InvalidRequest, invalidRequestDetails } from "@orgplane-next/schema"
 import * as Cause from "effect/Cause"
