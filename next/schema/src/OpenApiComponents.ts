@@ -7,8 +7,9 @@
  *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description;
  * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
  *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`;
- * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, and counts refer to
- *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them;
+ * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, counts refer to
+ *   `NonNegative`, and a refinement of `Int` refers to it beside its bounds (`integersAsPublished`), as Effect 3 wrote
+ *   them;
  * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
  *   writes it as a member of an `allOf`;
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
@@ -213,7 +214,8 @@ const NonNegativeComponent: JsonObject = { type: "number", description: "a non-n
  * (`minimum: -2^53 + 1`, `maximum: 2^53 - 1`) into every integer's JSON Schema, which Effect 3's `Int` did not: those
  * bounds are dropped (a bound of the schema's own stays). A count (`Schema.Int` from 0: `minimum: 0` and the safe
  * maximum, Effect 3's `Schema.NonNegativeInt`) refers to the `NonNegative` component beside `type: integer`, as
- * Effect 3 wrote it, and the component is added.
+ * Effect 3 wrote it, and the component is added. A refinement of the `Int` component is then a reference to it
+ * (`refinedIntegers`).
  */
 export const integersAsPublished = (spec: JsonObject): void => {
   let counts = false
@@ -231,6 +233,52 @@ export const integersAsPublished = (spec: JsonObject): void => {
   })
   const components = componentsOf(spec)
   if (counts && components["NonNegative"] === undefined) components["NonNegative"] = structuredClone(NonNegativeComponent)
+  refinedIntegers(spec, components)
+}
+
+const boundKeywords = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
+
+/**
+ * A refinement of the `Int` component (Common.ts's `Int` with checks of its own, Effect 3's
+ * `Schema.Int.pipe(Schema.between(…))`) as Effect 3 wrote it: a reference to `Int` with the refinement's bounds and
+ * description beside it (a `between` without one of its own described as Effect 3 generated it, "a number between 1
+ * and 10"), in an `allOf` of its own when a member's description goes beside it. Effect 4 writes a named schema with
+ * more checks out in full (`Int`'s type and description, its bounds, or an `allOf` of its described checks).
+ */
+const refinedIntegers = (spec: JsonObject, components: JsonObject): void => {
+  const int = components["Int"]
+  if (!isObject(int) || int["type"] !== "integer" || typeof int["description"] !== "string") return
+  const intDescription = int["description"]
+  eachSchemaObject(spec, (schema) => {
+    const written = schema === int ? undefined : refinedIntegerAsPublished(schema, `${REF_PREFIX}Int`, intDescription)
+    if (written === undefined) return
+    for (const name of Object.keys(schema)) delete schema[name]
+    Object.assign(schema, written)
+  })
+}
+
+/**
+ * One schema as `refinedIntegers` writes it, or `undefined` when it is no refinement of `Int` (`ref`, `Int`'s
+ * reference; `intDescription`, its description): the differential tests read the port's JSON Schemas with it.
+ */
+export const refinedIntegerAsPublished = (schema: JsonObject, ref: string, intDescription: string): JsonObject | undefined => {
+  if (schema["type"] !== "integer" || schema["description"] !== intDescription || schema["$ref"] !== undefined) return undefined
+  const allOf = Array.isArray(schema["allOf"]) ? schema["allOf"] : []
+  const checks = allOf.filter((member): member is JsonObject =>
+    isObject(member) && !isDescriptionOnly(member) && Object.keys(member).every((key) => key === "description" || boundKeywords.includes(key))
+  )
+  const beside = allOf.filter(isDescriptionOnly)
+  if (checks.length + beside.length !== allOf.length || beside.length > 1) return undefined
+  const refined: JsonObject = { $ref: ref }
+  for (const key of boundKeywords) if (schema[key] !== undefined) refined[key] = schema[key]
+  for (const check of checks) Object.assign(refined, check)
+  if (!boundKeywords.some((key) => refined[key] !== undefined)) return undefined
+  const { minimum, maximum } = refined
+  if (refined["description"] === undefined && typeof minimum === "number" && typeof maximum === "number") {
+    refined["description"] = `a number between ${minimum} and ${maximum}`
+  }
+  const [key] = beside
+  return key === undefined ? refined : { allOf: [refined], description: key["description"] }
 }
 
 const isDescriptionOnly = (value: Json): value is JsonObject =>
