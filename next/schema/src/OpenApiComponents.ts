@@ -546,13 +546,15 @@ export const checksFlattened = (spec: JsonObject): void => {
 const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"])
 
 /** What an object's check written on it says: which members it takes or needs together, with the annotation after it. */
-const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "dependentRequired", "minProperties", "maxProperties"])
+const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "examples", "dependentRequired", "minProperties", "maxProperties"])
 
 /**
  * An array's or object's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are
  * checked as a whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`,
  * and an object's check of its members (`JsonObject`'s, a member needing another) with the annotation after it as
- * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`.
+ * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`; a check saying a struct
+ * takes any other member (`additionalProperties: true`, SCIM's open bodies) in place of the `false` Effect 4 writes
+ * on every struct.
  */
 export const arrayChecksInline = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
@@ -562,7 +564,8 @@ export const arrayChecksInline = (spec: JsonObject): void => {
     const kept = allOf.filter((member) => {
       if (!isObject(member)) return true
       const keys = Object.keys(member)
-      if (!keys.every((key) => keywords.has(key) && schema[key] === undefined)) return true
+      const opens = (key: string) => key === "additionalProperties" && member[key] === true && schema[key] === false
+      if (!keys.every((key) => keywords.has(key) && (schema[key] === undefined || opens(key)))) return true
       Object.assign(schema, member)
       return false
     })
