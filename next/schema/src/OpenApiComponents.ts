@@ -14,8 +14,8 @@
  *   writes it as a member of an `allOf`;
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
- *   (`memberDescriptions`, which reads the API), and an undescribed string or array member is described by its last
- *   length check as Effect 3 generated it;
+ *   (`memberDescriptions`, which reads the API), and an undescribed string or array member (or a union's member, a
+ *   bounded number too) is described by its last check as Effect 3 generated it;
  * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
  * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`), and
  *   an array's checks on the array (`arrayChecksInline`).
@@ -365,14 +365,21 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
 }
 
 /**
- * Effect 3's description of an undescribed string or array by its last check (its length's bound), which Effect 3
- * generated and Effect 4 does not: "a string at most 256 character(s) long".
+ * Effect 3's description of an undescribed string or array by its last check (its length's bound), or of a number by
+ * its bounds (`between`), which Effect 3 generated and Effect 4 does not: "a string at most 256 character(s) long",
+ * "a number between 0 and 1000000".
  */
 const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
   const last = ast.checks?.[ast.checks.length - 1]
   const representation = last?.annotations?.["representation"]
   const id = isRepresentation(representation) ? representation.id : undefined
   const payload = isRepresentation(representation) ? representation.payload : undefined
+  if (id === "effect/schema/isBetween" && ast._tag === "Number") {
+    const minimum = payload?.["minimum"]
+    const maximum = payload?.["maximum"]
+    const exclusive = payload?.["exclusiveMinimum"] !== undefined || payload?.["exclusiveMaximum"] !== undefined
+    return typeof minimum === "number" && typeof maximum === "number" && !exclusive ? `a number between ${minimum} and ${maximum}` : undefined
+  }
   const bound = id === "effect/schema/isMaxLength" ? payload?.["maxLength"] : id === "effect/schema/isMinLength" ? payload?.["minLength"] : undefined
   if (typeof bound !== "number") return undefined
   const most = id === "effect/schema/isMaxLength" ? "most" : "least"
@@ -421,6 +428,15 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         // Its own examples in wire form, as a component's (`componentExamples`).
         const examples = hasOwnExamples(member.type) ? wireExamples(member.type) : []
         if (examples.length > 0) schema["examples"] = JSON.parse(JSON.stringify(examples))
+      }
+      // A union's undescribed, unnamed members described by their last check, as Effect 3 generated them.
+      const anyOf = isObject(schema) ? schema["anyOf"] : undefined
+      if (member.type._tag === "Union" && Array.isArray(anyOf) && anyOf.length === member.type.types.length) {
+        member.type.types.forEach((type, index) => {
+          if (SchemaAST.resolveIdentifier(type) !== undefined || SchemaAST.resolveDescription(type) !== undefined) return
+          const generated = lastCheckDescription(type)
+          if (generated !== undefined) describe(anyOf[index], generated)
+        })
       }
       if (description === undefined || !isObject(schema)) continue
       const identifier = SchemaAST.resolveIdentifier(member.type)

@@ -69,7 +69,10 @@
  * - `arrayChecksInline` again, with a fix of the ports: SCIM's open PatchOp and SearchRequest bodies say so by a check
  *   (`additionalProperties: true`, ScimProtocol.ts's `open`), as Effect 3's override did, which is written on the
  *   struct in place of the `false` Effect 4 writes on every struct, and an object's check's examples with it (a
- *   `JsonObject` body's too): components 419 → 420, operations 255 → 256.
+ *   `JsonObject` body's too): components 419 → 420, operations 255 → 256;
+ * - `memberDescriptions` again: a union's undescribed, unnamed members described by their last check as Effect 3
+ *   generated it (a length's bound, and a number's `between`, "a number between 0 and 1000000"): components
+ *   420 → 422.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -133,8 +136,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 420 of 438 shared components, 256 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(420)
+    // Reached so far (2026-11-26): 422 of 438 shared components, 256 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(422)
     expect(identical).toBeGreaterThanOrEqual(256)
   })
 
