@@ -389,6 +389,14 @@ const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
 const isRepresentation = (value: unknown): value is { readonly id: string; readonly payload?: Record<string, unknown> } =>
   typeof value === "object" && value !== null && typeof Reflect.get(value, "id") === "string"
 
+/** A union's members as its JSON Schema's `anyOf` has them: an optional member's `undefined` left out. */
+const unionMembers = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> | undefined => {
+  if (ast._tag !== "Union") return undefined
+  const types = ast.types.filter((type) => type._tag !== "Undefined")
+  const [only] = types
+  return types.length === 1 && only !== undefined && only._tag === "Union" && SchemaAST.resolveDescription(only) === undefined ? unionMembers(only) : types
+}
+
 /** `description` written on a member's JSON Schema that has none, a bare reference in an `allOf` of its own. */
 const describe = (schema: Json | undefined, description: string): void => {
   if (!isObject(schema) || schema["description"] !== undefined) return
@@ -431,8 +439,9 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       }
       // A union's undescribed, unnamed members described by their last check, as Effect 3 generated them.
       const anyOf = isObject(schema) ? schema["anyOf"] : undefined
-      if (member.type._tag === "Union" && Array.isArray(anyOf) && anyOf.length === member.type.types.length) {
-        member.type.types.forEach((type, index) => {
+      const types = unionMembers(member.type)
+      if (types !== undefined && Array.isArray(anyOf) && anyOf.length === types.length) {
+        types.forEach((type, index) => {
           if (SchemaAST.resolveIdentifier(type) !== undefined || SchemaAST.resolveDescription(type) !== undefined) return
           const generated = lastCheckDescription(type)
           if (generated !== undefined) describe(anyOf[index], generated)
@@ -462,6 +471,11 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     }
   }
   for (const [name, ast] of named) describeMembers(ast, components[name])
+  // Effect 4's copies of a named schema annotated again (`<Name>_1`), which differ from it in their annotations only.
+  for (const copy of Object.keys(components)) {
+    const ast = named.get(copy.replace(/_\d+$/, ""))
+    if (copy !== copy.replace(/_\d+$/, "") && ast !== undefined) describeMembers(ast, components[copy])
+  }
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint }) {

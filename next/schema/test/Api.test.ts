@@ -72,7 +72,7 @@
  *   `JsonObject` body's too): components 419 → 420, operations 255 → 256;
  * - `memberDescriptions` again: a union's undescribed, unnamed members described by their last check as Effect 3
  *   generated it (a length's bound, and a number's `between`, "a number between 0 and 1000000"): components
- *   420 → 422.
+ *   420 → 422; an optional member's union too, and in Effect 4's `<Name>_1` copies: components 422 → 423.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -136,8 +136,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 422 of 438 shared components, 256 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(422)
+    // Reached so far (2026-11-26): 423 of 438 shared components, 256 of 271 operations. Raise these as the step goes.
+    expect(components).toBeGreaterThanOrEqual(423)
     expect(identical).toBeGreaterThanOrEqual(256)
   })
 
