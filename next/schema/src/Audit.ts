@@ -4,7 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { AuditActions } from "./AuditCatalog.js"
-import { Timestamp } from "./Common.js"
+import { Int, Timestamp } from "./Common.js"
 import { ada, acme, exampleTime } from "./Examples.js"
 import { AuditEventId, exampleId, MembershipId, OrganizationId, SsoConnectionId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
@@ -202,7 +202,7 @@ export const AUDIT_RETENTION_DEFAULT_DAYS = 365
 export const AUDIT_RETENTION_MIN_DAYS = 7
 export const AUDIT_RETENTION_MAX_DAYS = 3650
 
-const RetentionDays = Schema.Int.check(Schema.isBetween({ minimum: AUDIT_RETENTION_MIN_DAYS, maximum: AUDIT_RETENTION_MAX_DAYS })).annotate({
+const RetentionDays = Int.check(Schema.isBetween({ minimum: AUDIT_RETENTION_MIN_DAYS, maximum: AUDIT_RETENTION_MAX_DAYS })).annotate({
   description: `Days an event is kept, ${AUDIT_RETENTION_MIN_DAYS} to ${AUDIT_RETENTION_MAX_DAYS} (${AUDIT_RETENTION_DEFAULT_DAYS} unless set): a daily job deletes older ones.`
 })
 

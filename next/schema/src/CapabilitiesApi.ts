@@ -37,7 +37,7 @@ import {
 } from "./Errors.js"
 import { McpOAuthCallbackQuery } from "./McpAuthorization.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 // Each endpoint lists the group's errors (Effect 4 has no group-wide error; Effect 3's groups added them).
@@ -92,7 +92,7 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
     HttpApiEndpoint.get("get", "/v1/capabilities/:suite/connection", {
       params: SuitePath,
       success: SuiteConnection,
-      error: [ServiceUnavailableResponse, ForbiddenResponse]
+      error: [ServiceUnavailableResponse, ForbiddenResponse, ...memberAuthenticationErrors]
     }).pipe(requires("capabilities.use"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Get my suite connection")
@@ -105,7 +105,7 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
     HttpApiEndpoint.post("connect", "/v1/capabilities/:suite/connection/connect", {
       params: SuitePath,
       success: SuiteConnectResult,
-      error: [ConflictResponse, ServiceUnavailableResponse, ForbiddenResponse, StoredCredentialUnreadableResponse]
+      error: [ConflictResponse, ServiceUnavailableResponse, ForbiddenResponse, StoredCredentialUnreadableResponse, ...memberAuthenticationErrors]
     }).pipe(audits("suite_connection.connect"), requires("capabilities.use"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Connect my suite account")
@@ -118,7 +118,7 @@ export class SuiteConnectionsApi extends HttpApiGroup.make("suiteConnections")
     HttpApiEndpoint.delete("disconnect", "/v1/capabilities/:suite/connection", {
       params: SuitePath,
       success: SuiteDisconnectResult,
-      error: [ServiceUnavailableResponse, ForbiddenResponse]
+      error: [ServiceUnavailableResponse, ForbiddenResponse, ...memberAuthenticationErrors]
     }).pipe(audits("suite_connection.disconnect"), requires("capabilities.use"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Disconnect my suite account")

@@ -116,7 +116,7 @@ const accountFields = {
 }
 
 /** A GitHub App installation's id (from the installation's settings URL or its webhooks). */
-export const InstallationId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })).annotate({
+export const InstallationId = Int.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })).annotate({
   description: "The GitHub App installation id (from the installation's settings URL or its webhooks)."
 })
 

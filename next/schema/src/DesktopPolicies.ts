@@ -1,6 +1,6 @@
 /** Desktop policies: switches of the desktop app set for members and teams, resolved into each member's effective policy. */
 import * as Schema from "effect/Schema"
-import { Timestamp, TrimmedText } from "./Common.js"
+import { Int, Timestamp, TrimmedText } from "./Common.js"
 import { DesktopPolicyId, exampleId, MembershipId, OrganizationId, TeamId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { MemberIds } from "./Teams.js"
@@ -81,7 +81,7 @@ export const DesktopPolicyDocumentInput = Schema.Struct(documentFields).annotate
 })
 
 export const DesktopPolicyName = TrimmedText(1, 255, "Policy name")
-export const DesktopPolicyPriority = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })).annotate({
+export const DesktopPolicyPriority = Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })).annotate({
   description: "0 to 1000000; for each switch, the highest-priority enabled policy that sets it decides (ties: the older one)."
 })
 export const PolicyTeamIds = Schema.Array(TeamId).check(Schema.isMaxLength(500)).annotate({

@@ -11,7 +11,7 @@ import {
   UnauthorizedResponse
 } from "./Errors.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication, OptionalAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors, OptionalAuthentication } from "./Security.js"
 import {
   AcceptedInvitation,
   AcceptInvitationRequest,
@@ -30,9 +30,15 @@ import { audits, notAudited } from "./AuditCatalog.js"
 /** The errors every endpoint of the group may answer (Effect 4 has no group `addError`: each endpoint declares them). */
 const groupErrors = [ForbiddenResponse] as const
 
+/**
+ * Those of the endpoints behind `MemberAuthentication` too: Effect 3 applied it to them alone (`middlewareEndpoints`),
+ * after their own errors (`memberAuthenticationErrors` says why they are declared).
+ */
+const authenticatedErrors = [...groupErrors, ...memberAuthenticationErrors] as const
+
 export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
-    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...groupErrors] }).pipe(audits("invitation.create"), requires("invitations.manage"))
+    HttpApiEndpoint.post("create", "/v1/invitations", { payload: CreateInvitationRequest, success: [CreatedInvitation.pipe(HttpApiSchema.status(201)), RefreshedInvitation], error: [ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.create"), requires("invitations.manage"))
       .annotate(OpenApi.Summary, "Invite a person")
       .annotate(
         OpenApi.Description,
@@ -40,7 +46,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.get("list", "/v1/invitations", { query: InvitationListQuery, success: InvitationPage, error: [...groupErrors] }).pipe(requires("invitations.manage"))
+    HttpApiEndpoint.get("list", "/v1/invitations", { query: InvitationListQuery, success: InvitationPage, error: [...authenticatedErrors] }).pipe(requires("invitations.manage"))
       .annotate(OpenApi.Summary, "List invitations")
       .annotate(
         OpenApi.Description,
@@ -48,7 +54,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/invitations/:invitationId", { params: InvitationPath, success: InvitationResponse, error: [NotFoundResponse, ...groupErrors] }).pipe(requires("invitations.manage"))
+    HttpApiEndpoint.get("get", "/v1/invitations/:invitationId", { params: InvitationPath, success: InvitationResponse, error: [NotFoundResponse, ...authenticatedErrors] }).pipe(requires("invitations.manage"))
       .annotate(OpenApi.Summary, "Get an invitation")
       .annotate(
         OpenApi.Description,
@@ -56,7 +62,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
       )
   )
   .add(
-    HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel", { params: InvitationPath, success: InvitationResponse, error: [NotFoundResponse, ConflictResponse, ...groupErrors] }).pipe(audits("invitation.cancel"), requires("invitations.manage"))
+    HttpApiEndpoint.post("cancel", "/v1/invitations/:invitationId/cancel", { params: InvitationPath, success: InvitationResponse, error: [NotFoundResponse, ConflictResponse, ...authenticatedErrors] }).pipe(audits("invitation.cancel"), requires("invitations.manage"))
       .annotate(OpenApi.Summary, "Cancel an invitation")
       .annotate(
         OpenApi.Description,

@@ -164,7 +164,7 @@ export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate(
 ).annotate({ identifier: "LlmHeaders" })
 
 // Inline, as Effect 4 writes a checked integer (Effect 3 referred to `Int` with the bounds beside).
-const Tokens = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 }))
+const Tokens = Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 }))
 const Price = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))
 
 /** One model of the allow-list, with what overrides the catalog's figures. */

@@ -20,7 +20,7 @@ import {
 } from "./McpAuthorization.js"
 import { McpConnectionPath } from "./McpConnections.js"
 import { requires } from "./Policy.js"
-import { MemberAuthentication } from "./Security.js"
+import { MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
@@ -28,7 +28,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
     HttpApiEndpoint.post("connect", "/v1/mcp-connections/:connectionId/connect", {
       params: McpConnectionPath,
       success: McpConnectResult,
-      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ConnectionValidationFailedResponse, StoredCredentialUnreadableResponse]
+      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ConnectionValidationFailedResponse, StoredCredentialUnreadableResponse, ...memberAuthenticationErrors]
     }).pipe(audits("mcp_connection.connect"), requires("mcp.connectOwn", "mcp.manage"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Connect an MCP connection")
@@ -53,7 +53,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
     HttpApiEndpoint.post("disconnect", "/v1/mcp-connections/:connectionId/disconnect", {
       params: McpConnectionPath,
       success: McpDisconnectResult,
-      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse]
+      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ...memberAuthenticationErrors]
     }).pipe(audits("mcp_connection.disconnect"), requires("mcp.manage"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Disconnect an MCP connection")
@@ -66,7 +66,7 @@ export class McpAuthorizationApi extends HttpApiGroup.make("mcpAuthorization")
     HttpApiEndpoint.delete("disconnectMine", "/v1/mcp-connections/:connectionId/my-account", {
       params: McpConnectionPath,
       success: McpDisconnectResult,
-      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse]
+      error: [NotFoundResponse, ForbiddenResponse, ConflictResponse, ...memberAuthenticationErrors]
     }).pipe(audits("mcp_connection.disconnect"), requires("mcp.connectOwn"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Disconnect my MCP account")

@@ -7,14 +7,15 @@
  *   Effect 4 makes it a component: a generated client then sees a string, and each use keeps its own description;
  * - a component's `examples` are the wire form of its schema's own examples (`componentExamples`, which reads the
  *   API's schemas), where Effect 4 writes their Type form and leaves out those holding a `Date`;
- * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, and counts refer to
- *   `NonNegative` (`integersAsPublished`), as Effect 3 wrote them;
+ * - integers are written without the safe-integer range Effect 4's `Schema.Int` adds, counts refer to
+ *   `NonNegative`, and a refinement of `Int` refers to it beside its bounds (`integersAsPublished`), as Effect 3 wrote
+ *   them;
  * - a described union, enum, reference or TypeID has its description beside it (`descriptionsBeside`), where Effect 4
  *   writes it as a member of an `allOf`;
  * - a query integer is written as an integer and a parameter is described as its schema is (`parametersAsPublished`);
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
- *   (`memberDescriptions`, which reads the API), and an undescribed string or array member is described by its last
- *   length check as Effect 3 generated it;
+ *   (`memberDescriptions`, which reads the API), and an undescribed string or array member (or a union's member, a
+ *   bounded number too) is described by its last check as Effect 3 generated it;
  * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
  * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`), and
  *   an array's checks on the array (`arrayChecksInline`).
@@ -213,7 +214,8 @@ const NonNegativeComponent: JsonObject = { type: "number", description: "a non-n
  * (`minimum: -2^53 + 1`, `maximum: 2^53 - 1`) into every integer's JSON Schema, which Effect 3's `Int` did not: those
  * bounds are dropped (a bound of the schema's own stays). A count (`Schema.Int` from 0: `minimum: 0` and the safe
  * maximum, Effect 3's `Schema.NonNegativeInt`) refers to the `NonNegative` component beside `type: integer`, as
- * Effect 3 wrote it, and the component is added.
+ * Effect 3 wrote it, and the component is added. A refinement of the `Int` component is then a reference to it
+ * (`refinedIntegers`).
  */
 export const integersAsPublished = (spec: JsonObject): void => {
   let counts = false
@@ -231,6 +233,52 @@ export const integersAsPublished = (spec: JsonObject): void => {
   })
   const components = componentsOf(spec)
   if (counts && components["NonNegative"] === undefined) components["NonNegative"] = structuredClone(NonNegativeComponent)
+  refinedIntegers(spec, components)
+}
+
+const boundKeywords = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
+
+/**
+ * A refinement of the `Int` component (Common.ts's `Int` with checks of its own, Effect 3's
+ * `Schema.Int.pipe(Schema.between(…))`) as Effect 3 wrote it: a reference to `Int` with the refinement's bounds and
+ * description beside it (a `between` without one of its own described as Effect 3 generated it, "a number between 1
+ * and 10"), in an `allOf` of its own when a member's description goes beside it. Effect 4 writes a named schema with
+ * more checks out in full (`Int`'s type and description, its bounds, or an `allOf` of its described checks).
+ */
+const refinedIntegers = (spec: JsonObject, components: JsonObject): void => {
+  const int = components["Int"]
+  if (!isObject(int) || int["type"] !== "integer" || typeof int["description"] !== "string") return
+  const intDescription = int["description"]
+  eachSchemaObject(spec, (schema) => {
+    const written = schema === int ? undefined : refinedIntegerAsPublished(schema, `${REF_PREFIX}Int`, intDescription)
+    if (written === undefined) return
+    for (const name of Object.keys(schema)) delete schema[name]
+    Object.assign(schema, written)
+  })
+}
+
+/**
+ * One schema as `refinedIntegers` writes it, or `undefined` when it is no refinement of `Int` (`ref`, `Int`'s
+ * reference; `intDescription`, its description): the differential tests read the port's JSON Schemas with it.
+ */
+export const refinedIntegerAsPublished = (schema: JsonObject, ref: string, intDescription: string): JsonObject | undefined => {
+  if (schema["type"] !== "integer" || schema["description"] !== intDescription || schema["$ref"] !== undefined) return undefined
+  const allOf = Array.isArray(schema["allOf"]) ? schema["allOf"] : []
+  const checks = allOf.filter((member): member is JsonObject =>
+    isObject(member) && !isDescriptionOnly(member) && Object.keys(member).every((key) => key === "description" || boundKeywords.includes(key))
+  )
+  const beside = allOf.filter(isDescriptionOnly)
+  if (checks.length + beside.length !== allOf.length || beside.length > 1) return undefined
+  const refined: JsonObject = { $ref: ref }
+  for (const key of boundKeywords) if (schema[key] !== undefined) refined[key] = schema[key]
+  for (const check of checks) Object.assign(refined, check)
+  if (!boundKeywords.some((key) => refined[key] !== undefined)) return undefined
+  const { minimum, maximum } = refined
+  if (refined["description"] === undefined && typeof minimum === "number" && typeof maximum === "number") {
+    refined["description"] = `a number between ${minimum} and ${maximum}`
+  }
+  const [key] = beside
+  return key === undefined ? refined : { allOf: [refined], description: key["description"] }
 }
 
 const isDescriptionOnly = (value: Json): value is JsonObject =>
@@ -317,14 +365,21 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
 }
 
 /**
- * Effect 3's description of an undescribed string or array by its last check (its length's bound), which Effect 3
- * generated and Effect 4 does not: "a string at most 256 character(s) long".
+ * Effect 3's description of an undescribed string or array by its last check (its length's bound), or of a number by
+ * its bounds (`between`), which Effect 3 generated and Effect 4 does not: "a string at most 256 character(s) long",
+ * "a number between 0 and 1000000".
  */
 const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
   const last = ast.checks?.[ast.checks.length - 1]
   const representation = last?.annotations?.["representation"]
   const id = isRepresentation(representation) ? representation.id : undefined
   const payload = isRepresentation(representation) ? representation.payload : undefined
+  if (id === "effect/schema/isBetween" && ast._tag === "Number") {
+    const minimum = payload?.["minimum"]
+    const maximum = payload?.["maximum"]
+    const exclusive = payload?.["exclusiveMinimum"] !== undefined || payload?.["exclusiveMaximum"] !== undefined
+    return typeof minimum === "number" && typeof maximum === "number" && !exclusive ? `a number between ${minimum} and ${maximum}` : undefined
+  }
   const bound = id === "effect/schema/isMaxLength" ? payload?.["maxLength"] : id === "effect/schema/isMinLength" ? payload?.["minLength"] : undefined
   if (typeof bound !== "number") return undefined
   const most = id === "effect/schema/isMaxLength" ? "most" : "least"
@@ -333,6 +388,14 @@ const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
 
 const isRepresentation = (value: unknown): value is { readonly id: string; readonly payload?: Record<string, unknown> } =>
   typeof value === "object" && value !== null && typeof Reflect.get(value, "id") === "string"
+
+/** A union's members as its JSON Schema's `anyOf` has them: an optional member's `undefined` left out. */
+const unionMembers = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> | undefined => {
+  if (ast._tag !== "Union") return undefined
+  const types = ast.types.filter((type) => type._tag !== "Undefined")
+  const [only] = types
+  return types.length === 1 && only !== undefined && only._tag === "Union" && SchemaAST.resolveDescription(only) === undefined ? unionMembers(only) : types
+}
 
 /** `description` written on a member's JSON Schema that has none, a bare reference in an `allOf` of its own. */
 const describe = (schema: Json | undefined, description: string): void => {
@@ -374,6 +437,16 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         const examples = hasOwnExamples(member.type) ? wireExamples(member.type) : []
         if (examples.length > 0) schema["examples"] = JSON.parse(JSON.stringify(examples))
       }
+      // A union's undescribed, unnamed members described by their last check, as Effect 3 generated them.
+      const anyOf = isObject(schema) ? schema["anyOf"] : undefined
+      const types = unionMembers(member.type)
+      if (types !== undefined && Array.isArray(anyOf) && anyOf.length === types.length) {
+        types.forEach((type, index) => {
+          if (SchemaAST.resolveIdentifier(type) !== undefined || SchemaAST.resolveDescription(type) !== undefined) return
+          const generated = lastCheckDescription(type)
+          if (generated !== undefined) describe(anyOf[index], generated)
+        })
+      }
       if (description === undefined || !isObject(schema)) continue
       const identifier = SchemaAST.resolveIdentifier(member.type)
       if (member.type.context?.isOptional === true || identifier === undefined) {
@@ -398,6 +471,11 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     }
   }
   for (const [name, ast] of named) describeMembers(ast, components[name])
+  // Effect 4's copies of a named schema annotated again (`<Name>_1`), which differ from it in their annotations only.
+  for (const copy of Object.keys(components)) {
+    const ast = named.get(copy.replace(/_\d+$/, ""))
+    if (copy !== copy.replace(/_\d+$/, "") && ast !== undefined) describeMembers(ast, components[copy])
+  }
   HttpApi.reflect(api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
@@ -498,13 +576,15 @@ export const checksFlattened = (spec: JsonObject): void => {
 const arrayKeywords: ReadonlySet<string> = new Set(["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains"])
 
 /** What an object's check written on it says: which members it takes or needs together, with the annotation after it. */
-const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "dependentRequired", "minProperties", "maxProperties"])
+const objectKeywords: ReadonlySet<string> = new Set(["additionalProperties", "description", "examples", "dependentRequired", "minProperties", "maxProperties"])
 
 /**
  * An array's or object's checks written on it, as Effect 3 wrote them: Effect 4 writes an array whose items are
  * checked as a whole (SCIM's `Operations`, 1 to 1000 of them) as `{ type: array, allOf: [{ minItems, maxItems, items }] }`,
  * and an object's check of its members (`JsonObject`'s, a member needing another) with the annotation after it as
- * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`.
+ * `{ allOf: [{ additionalProperties, description }] }`, `{ allOf: [{ dependentRequired }] }`; a check saying a struct
+ * takes any other member (`additionalProperties: true`, SCIM's open bodies) in place of the `false` Effect 4 writes
+ * on every struct.
  */
 export const arrayChecksInline = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
@@ -514,7 +594,8 @@ export const arrayChecksInline = (spec: JsonObject): void => {
     const kept = allOf.filter((member) => {
       if (!isObject(member)) return true
       const keys = Object.keys(member)
-      if (!keys.every((key) => keywords.has(key) && schema[key] === undefined)) return true
+      const opens = (key: string) => key === "additionalProperties" && member[key] === true && schema[key] === false
+      if (!keys.every((key) => keywords.has(key) && (schema[key] === undefined || opens(key)))) return true
       Object.assign(schema, member)
       return false
     })

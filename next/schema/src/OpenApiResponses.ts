@@ -6,7 +6,8 @@
  *   declared those on the API and the group, before the endpoints' own, and described a response by its first schema,
  *   where Effect 4 lists the endpoint's errors first and describes the response by all their names (`NotFound |
  *   OrganizationNotFound`). An error the endpoint declares itself keeps its place among its own (a port lists a
- *   group's errors after an endpoint's where Effect 3 applied the group's middleware after its endpoints);
+ *   middleware's errors after an endpoint's where Effect 3 applied the middleware to the endpoint alone, which added
+ *   them after its own: `memberAuthenticationErrors`);
  * - a 400 is described as Effect 3's own decode error was, which came first in every 400 (Effect 3 added it to each
  *   operation; Api.ts's transform leaves it out, for the API's `InvalidRequest`);
  * - a response without a body is described as `Success`, Effect 3's description of a success without one of its own,

@@ -18,7 +18,7 @@ import {
   UpdateOrganizationRequest
 } from "./Organizations.js"
 import { requires } from "./Policy.js"
-import { Authentication, MemberAuthentication } from "./Security.js"
+import { Authentication, MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 import { audits } from "./AuditCatalog.js"
 
 export class OrganizationsApi extends HttpApiGroup.make("organizations")
@@ -36,7 +36,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/v1/organization", { success: OrganizationDetailsResponse, error: [ForbiddenResponse] })
+    HttpApiEndpoint.get("get", "/v1/organization", { success: OrganizationDetailsResponse, error: [ForbiddenResponse, ...memberAuthenticationErrors] })
       .pipe(requires("organizations.read"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Read the active organization")
@@ -49,7 +49,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
     HttpApiEndpoint.patch("update", "/v1/organization", {
       payload: UpdateOrganizationRequest,
       success: OrganizationDetailsResponse,
-      error: [ForbiddenResponse]
+      error: [ForbiddenResponse, ...memberAuthenticationErrors]
     }).pipe(audits("organization.update"), requires("organizations.update"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Change the active organization")
@@ -62,7 +62,7 @@ export class OrganizationsApi extends HttpApiGroup.make("organizations")
     HttpApiEndpoint.delete("delete", "/v1/organization", {
       payload: DeleteOrganizationRequest,
       success: OrganizationDeletionResponse,
-      error: [ForbiddenResponse, ConflictResponse]
+      error: [ForbiddenResponse, ConflictResponse, ...memberAuthenticationErrors]
     }).pipe(audits("organization.delete"), requires("organizations.delete"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Delete the active organization")

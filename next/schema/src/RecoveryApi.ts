@@ -22,7 +22,7 @@ import {
   VerifiedEmail,
   VerifyEmailRequest
 } from "./Recovery.js"
-import { Authentication, MemberAuthentication } from "./Security.js"
+import { Authentication, MemberAuthentication, memberAuthenticationErrors } from "./Security.js"
 
 /** What every mail-sending operation answers without SMTP settings: what to do instead. */
 const withoutMail =
@@ -30,7 +30,7 @@ const withoutMail =
 
 export class RecoveryApi extends HttpApiGroup.make("recovery")
   .add(
-    HttpApiEndpoint.post("issueMemberPasswordReset", "/v1/members/:memberId/password-reset", { params: MemberPasswordResetPath, success: PasswordResetLinkResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse] }).pipe(audits("user.password.reset_link.create"), requires("members.resetPassword"))
+    HttpApiEndpoint.post("issueMemberPasswordReset", "/v1/members/:memberId/password-reset", { params: MemberPasswordResetPath, success: PasswordResetLinkResponse.pipe(HttpApiSchema.status(201)), error: [ForbiddenResponse, NotFoundResponse, ConflictResponse, ...memberAuthenticationErrors] }).pipe(audits("user.password.reset_link.create"), requires("members.resetPassword"))
       .middleware(MemberAuthentication)
       .annotate(OpenApi.Summary, "Issue a password reset link for a member")
       .annotate(

@@ -75,6 +75,13 @@ const optional = <S extends Schema.Top>(schema: S) =>
  */
 const documented = (jsonSchema: JsonSchema.JsonSchema) => Schema.makeFilter<unknown>(() => true, { toJsonSchema: () => jsonSchema })
 
+/**
+ * A body's JSON Schema saying it takes members beyond its own (it ignores them, as its endpoints' parse options do),
+ * as Effect 3's override said: Effect 4 writes every struct closed, so this check goes beside it, and the document
+ * writes it on the struct (OpenApiComponents' `arrayChecksInline`).
+ */
+const open = documented({ additionalProperties: true })
+
 const constant = <const C extends string>(value: C) => Schema.Literal(value).pipe(Schema.withConstructorDefault(Effect.succeed(value)))
 // Documented as an array of its one item (not `prefixItems` with `items: false`, which tools read poorly): the wire
 // side is that array, the value the one-item tuple.
@@ -483,7 +490,7 @@ const patchOperation = {
 /**
  * A PatchOp body (RFC 7644 §3.5.2); the operations are read as the module comment says. Open: members beyond these
  * (and an operation's beyond `op`, `path` and `value`) are ignored (Effect 4 reads parse options from the API: its
- * endpoints do not refuse unknown members).
+ * endpoints do not refuse unknown members), which its JSON Schema says (`open`).
  */
 export const ScimPatchRequest = Schema.Struct({
   schemas: optional(messageSchemas),
@@ -492,7 +499,7 @@ export const ScimPatchRequest = Schema.Struct({
   Operations: Schema.Array(Schema.Unknown).check(
     documented({ minItems: 1, maxItems: ScimAttributes.MaxOperations, items: patchOperation })
   )
-}).annotate({
+}).check(open).annotate({
   identifier: "ScimPatchRequest",
   examples: [{ schemas: [ScimPatchOpSchema], Operations: [{ op: "replace", path: "active", value: false }] }]
 })
@@ -550,7 +557,7 @@ export const ScimSearchRequest = Schema.Struct({
   count: optional(Schema.Finite),
   attributes: optional(searchAttributes("Attributes to return (plus id, schemas, meta).")),
   excludedAttributes: optional(searchAttributes("Attributes to leave out."))
-}).annotate({
+}).check(open).annotate({
   identifier: "ScimSearchRequest",
   examples: [{ schemas: [ScimSearchRequestSchema], filter: "userName eq \"alan@acme.example\"", startIndex: 1, count: 10 }]
 })

@@ -89,6 +89,15 @@ export class MemberAuthentication extends HttpApiMiddleware.Service<MemberAuthen
 ) {}
 
 /**
+ * `MemberAuthentication`'s errors, for an endpoint Effect 3 applied it to alone (the endpoint's `.middleware`, or its
+ * group's `middlewareEndpoints`): Effect 3 added such a middleware's errors after the endpoint's own, where a group's
+ * middleware's came before them. Effect 4 applies every middleware to each endpoint, so such an endpoint lists these
+ * after its own errors, and the document keeps that order (`responsesAsPublished` puts a middleware's errors first
+ * unless the endpoint declares them).
+ */
+export const memberAuthenticationErrors = [UnauthorizedResponse, ForbiddenResponse, OrganizationNotFoundResponse, ServiceUnavailableResponse] as const
+
+/**
  * The same credentials, for an operation that also serves anonymous callers: when none (or a bad one) is sent the
  * handler runs without a `CurrentActor` and decides itself. Effect 4 has no optional middleware: this one provides
  * nothing to the types; the server's implementation provides `CurrentActor` when a credential resolves and runs the

@@ -8,7 +8,7 @@ import * as DesktopPolicies from "../src/DesktopPolicies.js"
 import { alan } from "../src/Examples.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
-import { operationExamples, withMember } from "./catalog.js"
+import { operationExamples, refinedIntAsDocumented, withMember } from "./catalog.js"
 import { priority, priorityAsDocumented } from "./desktopPolicies.js"
 import { componentSchema, decode3, examplesOfComponent, idsAsReferences, jsonSchema3Of, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
 
@@ -21,7 +21,7 @@ describe("DesktopPolicies on Effect 4", () => {
       // and the keywords beside it left out, so the port is held here to Effect 3's own output, then read as the
       // comparison reads it.
       DesktopPolicyPriority: (schema) => {
-        expect(schema).toEqual({ type: "integer", ...priority })
+        expect(refinedIntAsDocumented(schema)).toEqual({ $ref: "ref:Int", ...priority })
         expect(JSON.parse(JSON.stringify(JSONSchema3.make(DesktopPolicies3.DesktopPolicyPriority)))).toMatchObject({ $ref: "#/$defs/Int", ...priority })
         return jsonSchema3Of(DesktopPolicies3.DesktopPolicyPriority)
       },

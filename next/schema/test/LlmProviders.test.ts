@@ -6,6 +6,7 @@ import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.
 import * as LlmProviders from "../src/LlmProviders.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { refinedIntAsDocumented } from "./catalog.js"
 import { addToMember, bodyRefusal, replaceMember, sameOnBody, withoutDescription } from "./mcpDifferential.js"
 
 const allowList = "The model allow-list: 1 to 500 models, each once."
@@ -17,15 +18,19 @@ const modelInputs = (schema: Json, path: ReadonlyArray<string>) =>
   addToMember(withoutDescription(schema, allowList), path, { description: "an array of at most 500 item(s)" })
 
 // A real difference, for the OpenAPI normalisation step: Effect 3 wrote a checked integer as a reference to `Int`
-// with the bounds and a generated description beside it; Effect 4 writes the integer inline. The price's generated
-// description as above.
-const tokens = { type: "integer", minimum: 1, maximum: 100_000_000 }
+// with the bounds and a generated description beside it; Effect 4 writes Common's `Int` out with its bounds, which
+// the document writes as Effect 3 did (`refinedIntAsDocumented`). The price's generated description as above.
+const tokens = { type: "integer", minimum: 1, maximum: 100_000_000, description: "an integer" }
 const tokensAsDocumented = { $ref: "ref:Int", description: "a number between 1 and 100000000", minimum: 1, maximum: 100_000_000 }
 const price = (schema: Json, name: string) => addToMember(schema, ["cost", name, 0], { description: "a number between 0 and 1000000" })
 const modelInput = (schema: Json) => {
   const context = "Tokens of context, instead of the catalog's."
+  const contextWindow = { ...tokens, allOf: [{ description: context }] }
+  const contextWindowAsDocumented = { description: context, allOf: [tokensAsDocumented] }
+  expect(refinedIntAsDocumented(contextWindow)).toEqual(contextWindowAsDocumented)
+  expect(refinedIntAsDocumented(tokens)).toEqual(tokensAsDocumented)
   const bounded = replaceMember(
-    replaceMember(schema, ["contextWindow"], { ...tokens, description: context }, { description: context, allOf: [tokensAsDocumented] }),
+    replaceMember(schema, ["contextWindow"], contextWindow, contextWindowAsDocumented),
     ["maxOutputTokens"], tokens, tokensAsDocumented
   )
   return price(price(price(bounded, "input"), "output"), "cacheRead")

@@ -81,12 +81,16 @@ const withRequestNulRule = (schema: Json): Json => {
 
 /**
  * A real difference, for the OpenAPI normalisation step: Effect 4's OpenAPI writes `additionalProperties: false` on
- * every struct; the open SCIM bodies (members beyond theirs are ignored) said `true`. Their endpoints set parse options
- * that do not refuse such members.
+ * every struct; the open SCIM bodies (members beyond theirs are ignored) say `true` by a check (`open`), which Effect 4
+ * writes in `allOf` beside it (with the examples annotated after it) and the document on the struct
+ * (`arrayChecksInline`), as Effect 3's override did. Their endpoints set parse options that do not refuse such members.
  */
 const open = (schema: Json): Json => {
-  expect(schema).toMatchObject({ type: "object", additionalProperties: false })
-  return isObject(schema) ? { ...schema, additionalProperties: true } : schema
+  expect(schema).toMatchObject({ type: "object", additionalProperties: false, allOf: [{ additionalProperties: true }] })
+  if (!isObject(schema)) return schema
+  const { allOf, ...rest } = schema
+  const [check] = Array.isArray(allOf) ? allOf : []
+  return { ...rest, ...(isObject(check) ? check : {}) }
 }
 
 /**

@@ -3,9 +3,24 @@
  * `differential.ts`: the document's inline request examples, and the real differences they read back.
  */
 import { expect } from "@effect/vitest"
+import * as SchemaAST from "effect/SchemaAST"
+import { Int } from "../src/Common.js"
+import { refinedIntegerAsPublished } from "../src/OpenApiComponents.js"
+import type { JsonObject as DocumentObject } from "../src/OpenApiExamples.js"
 import { componentSchema, documentExamples, type Json, splitKey } from "./differential.js"
 
 type JsonObject = { readonly [key: string]: Json }
+
+/**
+ * A refinement of Common's `Int` (`Int.check(…)`, Effect 3's `Schema.Int.pipe(Schema.between(…))`) in the port's JSON
+ * Schema as the document writes it (OpenApiComponents' `integersAsPublished`: a reference to `Int` with the bounds and
+ * description beside it), as Effect 3 wrote it; `undefined` when it is none.
+ */
+export const refinedIntAsDocumented = (schema: Json | undefined): Json | undefined => {
+  if (!isJsonObject(schema)) return undefined
+  const copy: DocumentObject = JSON.parse(JSON.stringify(schema))
+  return refinedIntegerAsPublished(copy, "ref:Int", SchemaAST.resolveDescription(Int.ast) ?? "")
+}
 
 export const isJsonObject = (value: Json | undefined): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
