@@ -63,6 +63,7 @@ import { McpToolsApi } from "./McpToolsApi.js"
 import { McpAuthorizationApi } from "./McpAuthorizationApi.js"
 import { addExamples, type Json, type JsonObject } from "./OpenApiExamples.js"
 import { addLinks } from "./OpenApiLinks.js"
+import { isJsonObject, objectAt } from "./internal/json.js"
 
 const description = `The control-plane API of an organization workspace.
 
@@ -120,19 +121,13 @@ const bodiless = new Set(["get", "head", "options"])
 
 const methods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** `value[key]` when it is an object. */
-const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
-  const member = isObject(value) ? value[key] : undefined
-  return isObject(member) ? member : undefined
-}
 
 /** Every operation of the document, with its path and method. */
 const operationsOf = (spec: JsonObject): Array<{ readonly path: string; readonly method: string; readonly operation: JsonObject }> =>
   Object.entries(objectAt(spec, "paths") ?? {}).flatMap(([path, item]) =>
-    Object.entries(isObject(item) ? item : {}).flatMap(([method, operation]) =>
-      methods.has(method) && isObject(operation) ? [{ path, method, operation }] : []
+    Object.entries(isJsonObject(item) ? item : {}).flatMap(([method, operation]) =>
+      methods.has(method) && isJsonObject(operation) ? [{ path, method, operation }] : []
     )
   )
 
@@ -271,7 +266,7 @@ const dropSchema = (responses: JsonObject, status: string, ref: string) => {
   if (schema?.["$ref"] === ref) {
     delete responses[status]
   } else if (Array.isArray(anyOf)) {
-    const kept = anyOf.filter((member) => !(isObject(member) && member["$ref"] === ref))
+    const kept = anyOf.filter((member) => !(isJsonObject(member) && member["$ref"] === ref))
     content["schema"] = kept.length === 1 ? kept[0]! : { anyOf: kept }
   }
 }
@@ -294,7 +289,7 @@ const documentIdempotency = (spec: JsonObject) => {
     const parameters = operation["parameters"]
     operation["parameters"] = [...(Array.isArray(parameters) ? parameters : []), idempotencyKeyParameter()]
     for (const [status, response] of Object.entries(responses)) {
-      if (isObject(response) && (/^2/.test(status) || (/^4/.test(status) && !["401", "413", "422", "429"].includes(status)))) {
+      if (isJsonObject(response) && (/^2/.test(status) || (/^4/.test(status) && !["401", "413", "422", "429"].includes(status)))) {
         response["headers"] = { ...objectAt(response, "headers"), "Idempotent-Replayed": idempotentReplayedHeader() }
       }
     }
@@ -319,7 +314,7 @@ const documentHeaders = (spec: JsonObject) => {
   for (const { path, operation } of operationsOf(spec)) {
     if (!path.startsWith("/v1/")) continue
     for (const [status, response] of Object.entries(responsesOf(operation))) {
-      if (!isObject(response)) continue
+      if (!isJsonObject(response)) continue
       response["headers"] = {
         ...objectAt(response, "headers"),
         "Cache-Control": { $ref: "#/components/headers/CacheControl" },

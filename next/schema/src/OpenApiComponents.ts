@@ -29,15 +29,15 @@ import * as SchemaAST from "effect/SchemaAST"
 import { IdsByPrefix } from "./Ids.js"
 import { ownExamples, parameterSchemas, wireExamples } from "./OpenApiExamples.js"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
+import { isJsonObject } from "./internal/json.js"
 
 const REF_PREFIX = "#/components/schemas/"
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const componentsOf = (spec: JsonObject): JsonObject => {
   const components = spec["components"]
-  const schemas = isObject(components) ? components["schemas"] : undefined
-  return isObject(schemas) ? schemas : {}
+  const schemas = isJsonObject(components) ? components["schemas"] : undefined
+  return isJsonObject(schemas) ? schemas : {}
 }
 
 /**
@@ -47,7 +47,7 @@ const componentsOf = (spec: JsonObject): JsonObject => {
 const eachSchemaObject = (value: Json, visit: (schema: JsonObject) => void, seen = new Set<JsonObject>()): void => {
   if (Array.isArray(value)) {
     for (const item of value) eachSchemaObject(item, visit, seen)
-  } else if (isObject(value) && !seen.has(value)) {
+  } else if (isJsonObject(value) && !seen.has(value)) {
     seen.add(value)
     visit(value)
     for (const [key, member] of Object.entries(value)) {
@@ -91,7 +91,7 @@ const idSchema = (component: JsonObject): JsonObject => {
   const allOf = component["allOf"]
   const merged: JsonObject = {}
   for (const part of [component, ...(Array.isArray(allOf) ? allOf : [])]) {
-    if (!isObject(part)) continue
+    if (!isJsonObject(part)) continue
     for (const [key, value] of Object.entries(part)) {
       if (key !== "allOf" && key !== "description") merged[key] = value
     }
@@ -116,7 +116,7 @@ export const inlineIds = (spec: JsonObject): void => {
   const ids = new Map<string, JsonObject>()
   for (const name of idComponentNames) {
     const component = components[name]
-    if (isObject(component)) ids.set(name, idSchema(component))
+    if (isJsonObject(component)) ids.set(name, idSchema(component))
   }
   if (ids.size === 0) return
   eachSchemaObject(spec, (schema) => {
@@ -133,10 +133,10 @@ export const inlineIds = (spec: JsonObject): void => {
 /** HTTP authentication schemes as RFC 7235 registers them and the document has always named them (`bearer`). */
 export const lowerCaseSchemes = (spec: JsonObject): void => {
   const components = spec["components"]
-  const schemes = isObject(components) ? components["securitySchemes"] : undefined
-  for (const scheme of Object.values(isObject(schemes) ? schemes : {})) {
-    const name = isObject(scheme) ? scheme["scheme"] : undefined
-    if (isObject(scheme) && typeof name === "string") scheme["scheme"] = name.toLowerCase()
+  const schemes = isJsonObject(components) ? components["securitySchemes"] : undefined
+  for (const scheme of Object.values(isJsonObject(schemes) ? schemes : {})) {
+    const name = isJsonObject(scheme) ? scheme["scheme"] : undefined
+    if (isJsonObject(scheme) && typeof name === "string") scheme["scheme"] = name.toLowerCase()
   }
 }
 
@@ -199,7 +199,7 @@ export const componentExamples = <Id extends string, Groups extends HttpApiGroup
   const components = componentsOf(spec)
   for (const [name, ast] of namedSchemas(api)) {
     const component = components[name]
-    if (!isObject(component) || !hasOwnExamples(ast)) continue
+    if (!isJsonObject(component) || !hasOwnExamples(ast)) continue
     const examples = wireExamples(ast)
     if (examples.length > 0) component["examples"] = JSON.parse(JSON.stringify(examples))
   }
@@ -247,7 +247,7 @@ const boundKeywords = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaxim
  */
 const refinedIntegers = (spec: JsonObject, components: JsonObject): void => {
   const int = components["Int"]
-  if (!isObject(int) || int["type"] !== "integer" || typeof int["description"] !== "string") return
+  if (!isJsonObject(int) || int["type"] !== "integer" || typeof int["description"] !== "string") return
   const intDescription = int["description"]
   eachSchemaObject(spec, (schema) => {
     const written = schema === int ? undefined : refinedIntegerAsPublished(schema, `${REF_PREFIX}Int`, intDescription)
@@ -265,7 +265,7 @@ export const refinedIntegerAsPublished = (schema: JsonObject, ref: string, intDe
   if (schema["type"] !== "integer" || schema["description"] !== intDescription || schema["$ref"] !== undefined) return undefined
   const allOf = Array.isArray(schema["allOf"]) ? schema["allOf"] : []
   const checks = allOf.filter((member): member is JsonObject =>
-    isObject(member) && !isDescriptionOnly(member) && Object.keys(member).every((key) => key === "description" || boundKeywords.includes(key))
+    isJsonObject(member) && !isDescriptionOnly(member) && Object.keys(member).every((key) => key === "description" || boundKeywords.includes(key))
   )
   const beside = allOf.filter(isDescriptionOnly)
   if (checks.length + beside.length !== allOf.length || beside.length > 1) return undefined
@@ -282,7 +282,7 @@ export const refinedIntegerAsPublished = (schema: JsonObject, ref: string, intDe
 }
 
 const isDescriptionOnly = (value: Json): value is JsonObject =>
-  isObject(value) && Object.keys(value).length === 1 && typeof value["description"] === "string"
+  isJsonObject(value) && Object.keys(value).length === 1 && typeof value["description"] === "string"
 
 /**
  * A described schema's description beside it, as Effect 3 wrote it. Effect 4 writes the description of an annotated
@@ -302,7 +302,7 @@ export const descriptionsBeside = (spec: JsonObject): void => {
     const [only] = rest
     if (rest.length === 0) {
       delete schema["allOf"]
-    } else if (rest.length === 1 && isObject(only) && only["$ref"] === undefined && Object.keys(schema).length === 1) {
+    } else if (rest.length === 1 && isJsonObject(only) && only["$ref"] === undefined && Object.keys(schema).length === 1) {
       delete schema["allOf"]
       Object.assign(schema, only)
     } else {
@@ -319,16 +319,16 @@ export const descriptionsBeside = (spec: JsonObject): void => {
  */
 export const parametersAsPublished = (spec: JsonObject): void => {
   const paths = spec["paths"]
-  for (const item of Object.values(isObject(paths) ? paths : {})) {
-    for (const operation of Object.values(isObject(item) ? item : {})) {
-      const parameters = isObject(operation) ? operation["parameters"] : undefined
+  for (const item of Object.values(isJsonObject(paths) ? paths : {})) {
+    for (const operation of Object.values(isJsonObject(item) ? item : {})) {
+      const parameters = isJsonObject(operation) ? operation["parameters"] : undefined
       for (const parameter of Array.isArray(parameters) ? parameters : []) {
-        if (!isObject(parameter)) continue
+        if (!isJsonObject(parameter)) continue
         const schema = parameter["schema"]
-        if (!isObject(schema)) continue
+        if (!isJsonObject(schema)) continue
         const allOf = schema["allOf"]
         const [integer] = Array.isArray(allOf) ? allOf : []
-        if (schema["type"] === "string" && Array.isArray(allOf) && allOf.length === 1 && isObject(integer) && integer["type"] === "integer") {
+        if (schema["type"] === "string" && Array.isArray(allOf) && allOf.length === 1 && isJsonObject(integer) && integer["type"] === "integer") {
           const { type: _type, allOf: _allOf, pattern: _pattern, ...rest } = schema
           for (const key of Object.keys(schema)) delete schema[key]
           Object.assign(schema, integer, rest)
@@ -399,7 +399,7 @@ const unionMembers = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> | undefi
 
 /** `description` written on a member's JSON Schema that has none, a bare reference in an `allOf` of its own. */
 const describe = (schema: Json | undefined, description: string): void => {
-  if (!isObject(schema) || schema["description"] !== undefined) return
+  if (!isJsonObject(schema) || schema["description"] !== undefined) return
   const ref = schema["$ref"]
   if (typeof ref === "string" && Object.keys(schema).length === 1) {
     delete schema["$ref"]
@@ -425,20 +425,20 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
   const components = componentsOf(spec)
   const describeMembers = (ast: SchemaAST.AST, json: Json | undefined): void => {
     const struct = structOf(ast)
-    const properties = isObject(json) ? json["properties"] : undefined
-    if (struct === undefined || !isObject(properties)) return
+    const properties = isJsonObject(json) ? json["properties"] : undefined
+    if (struct === undefined || !isJsonObject(properties)) return
     for (const member of struct.propertySignatures) {
       const description = memberDescription(member, named)
       const schema = properties[String(member.name)]
       // A struct written inside it (not a reference): its members too.
-      if (isObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) {
+      if (isJsonObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) {
         describeMembers(member.type, schema)
         // Its own examples in wire form, as a component's (`componentExamples`).
         const examples = hasOwnExamples(member.type) ? wireExamples(member.type) : []
         if (examples.length > 0) schema["examples"] = JSON.parse(JSON.stringify(examples))
       }
       // A union's undescribed, unnamed members described by their last check, as Effect 3 generated them.
-      const anyOf = isObject(schema) ? schema["anyOf"] : undefined
+      const anyOf = isJsonObject(schema) ? schema["anyOf"] : undefined
       const types = unionMembers(member.type)
       if (types !== undefined && Array.isArray(anyOf) && anyOf.length === types.length) {
         types.forEach((type, index) => {
@@ -447,7 +447,7 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
           if (generated !== undefined) describe(anyOf[index], generated)
         })
       }
-      if (description === undefined || !isObject(schema)) continue
+      if (description === undefined || !isJsonObject(schema)) continue
       const identifier = SchemaAST.resolveIdentifier(member.type)
       if (member.type.context?.isOptional === true || identifier === undefined) {
         describe(schema, description)
@@ -456,10 +456,10 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       // A reference, bare or described (`{ allOf: [{ $ref }], description }`).
       const allOf = schema["allOf"]
       const [only] = Array.isArray(allOf) && allOf.length === 1 ? allOf : []
-      const reference = Object.keys(schema).length === 1 ? schema : isObject(only) && Object.keys(schema).every((key) => key === "allOf" || key === "description") ? only : undefined
-      const ref = isObject(reference) && Object.keys(reference).length === 1 ? reference["$ref"] : undefined
+      const reference = Object.keys(schema).length === 1 ? schema : isJsonObject(only) && Object.keys(schema).every((key) => key === "allOf" || key === "description") ? only : undefined
+      const ref = isJsonObject(reference) && Object.keys(reference).length === 1 ? reference["$ref"] : undefined
       const target = typeof ref === "string" && ref.startsWith(REF_PREFIX) ? components[ref.slice(REF_PREFIX.length)] : undefined
-      if (!isObject(target)) continue
+      if (!isJsonObject(target)) continue
       const isClass = member.type.annotations?.["~constructor"] !== undefined
       for (const key of Object.keys(schema)) delete schema[key]
       if (isClass) {
@@ -481,17 +481,17 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     onEndpoint({ endpoint }) {
       const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
       const paths = spec["paths"]
-      const item = isObject(paths) ? paths[path] : undefined
-      const operation = isObject(item) ? item[endpoint.method.toLowerCase()] : undefined
-      const parameters = isObject(operation) ? operation["parameters"] : undefined
+      const item = isJsonObject(paths) ? paths[path] : undefined
+      const operation = isJsonObject(item) ? item[endpoint.method.toLowerCase()] : undefined
+      const parameters = isJsonObject(operation) ? operation["parameters"] : undefined
       // A request body written where it is used (an unnamed struct): its members, and its examples as components' are.
-      const requestBody = isObject(operation) ? operation["requestBody"] : undefined
-      const content = isObject(requestBody) ? requestBody["content"] : undefined
+      const requestBody = isJsonObject(operation) ? operation["requestBody"] : undefined
+      const content = isJsonObject(requestBody) ? requestBody["content"] : undefined
       for (const [contentType, { schemas }] of HttpMethod.hasBody(endpoint.method) ? endpoint.payload : []) {
-        const media = isObject(content) ? content[contentType] : undefined
-        const body = isObject(media) ? media["schema"] : undefined
+        const media = isJsonObject(content) ? content[contentType] : undefined
+        const body = isJsonObject(media) ? media["schema"] : undefined
         const [schema] = schemas
-        if (schemas.length !== 1 || schema === undefined || !isObject(body) || body["$ref"] !== undefined) continue
+        if (schemas.length !== 1 || schema === undefined || !isJsonObject(body) || body["$ref"] !== undefined) continue
         describeMembers(schema.ast, body)
         const examples = hasOwnExamples(schema.ast) ? wireExamples(schema.ast) : []
         if (examples.length > 0) body["examples"] = JSON.parse(JSON.stringify(examples))
@@ -499,8 +499,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       for (const { ast, in: location } of parameterSchemas(endpoint)) {
         for (const member of structOf(ast)?.propertySignatures ?? []) {
           const description = memberDescription(member, named)
-          const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isObject(p) && p["in"] === location && p["name"] === String(member.name))
-          if (description === undefined || !isObject(parameter)) continue
+          const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isJsonObject(p) && p["in"] === location && p["name"] === String(member.name))
+          if (description === undefined || !isJsonObject(parameter)) continue
           describe(parameter["schema"], description)
           if (parameter["description"] === undefined) parameter["description"] = description
         }
@@ -523,8 +523,8 @@ export const objectsAsPublished = (spec: JsonObject): void => {
     if (schema["type"] !== "object") return
     // Effect 4 writes `propertyNames: { anyOf: [{ enum: [the members] }, { type: string }] }` beside a struct's members:
     // it allows every name, so says nothing, and Effect 3 wrote none; a struct that takes other members said so.
-    const names = isObject(schema["propertyNames"]) ? schema["propertyNames"]["anyOf"] : undefined
-    const anyName = (name: Json) => isObject(name) && name["type"] === "string" && Object.keys(name).every((key) => key === "type" || (key === "pattern" && name[key] === "^[^\\u0000]*$"))
+    const names = isJsonObject(schema["propertyNames"]) ? schema["propertyNames"]["anyOf"] : undefined
+    const anyName = (name: Json) => isJsonObject(name) && name["type"] === "string" && Object.keys(name).every((key) => key === "type" || (key === "pattern" && name[key] === "^[^\\u0000]*$"))
     if (Array.isArray(names) && names.some(anyName)) {
       delete schema["propertyNames"]
       if (schema["additionalProperties"] === undefined) schema["additionalProperties"] = true
@@ -535,18 +535,18 @@ export const objectsAsPublished = (spec: JsonObject): void => {
     // A struct with a record's rest, which Effect 4 writes as an `allOf` of the record: its `additionalProperties`.
     const allOf = schema["allOf"]
     const [rest] = Array.isArray(allOf) ? allOf : []
-    if (Array.isArray(allOf) && allOf.length === 1 && isObject(rest) && rest["type"] === "object" && schema["additionalProperties"] === undefined) {
+    if (Array.isArray(allOf) && allOf.length === 1 && isJsonObject(rest) && rest["type"] === "object" && schema["additionalProperties"] === undefined) {
       const { type: _, properties, required, additionalProperties, ...other } = rest
-      const empty = (value: Json | undefined) => value === undefined || (Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0)
+      const empty = (value: Json | undefined) => value === undefined || (Array.isArray(value) ? value.length === 0 : isJsonObject(value) && Object.keys(value).length === 0)
       if (additionalProperties !== undefined && Object.keys(other).length === 0 && empty(properties) && empty(required)) {
         delete schema["allOf"]
         schema["additionalProperties"] = additionalProperties
       }
     }
     const properties = schema["properties"]
-    const record = isObject(schema["additionalProperties"]) && properties === undefined
+    const record = isJsonObject(schema["additionalProperties"]) && properties === undefined
     if (record) schema["properties"] = {}
-    const struct = isObject(properties) && Object.keys(properties).length > 0
+    const struct = isJsonObject(properties) && Object.keys(properties).length > 0
     if ((record || struct) && schema["required"] === undefined) schema["required"] = []
   })
 }
@@ -562,7 +562,7 @@ export const checksFlattened = (spec: JsonObject): void => {
     const allOf = schema["allOf"]
     if (!Array.isArray(allOf)) return
     schema["allOf"] = allOf.flatMap((member): Array<Json> => {
-      if (!isObject(member)) return [member]
+      if (!isJsonObject(member)) return [member]
       const { allOf: inner, examples, ...rest } = member
       if (!Array.isArray(inner) || Object.keys(rest).length > 0) return [member]
       if (examples !== undefined && schema["examples"] === undefined) schema["examples"] = examples
@@ -592,7 +592,7 @@ export const arrayChecksInline = (spec: JsonObject): void => {
     const keywords = schema["type"] === "array" ? arrayKeywords : schema["type"] === "object" ? objectKeywords : undefined
     if (keywords === undefined || !Array.isArray(allOf)) return
     const kept = allOf.filter((member) => {
-      if (!isObject(member)) return true
+      if (!isJsonObject(member)) return true
       const keys = Object.keys(member)
       const opens = (key: string) => key === "additionalProperties" && member[key] === true && schema[key] === false
       if (!keys.every((key) => keywords.has(key) && (schema[key] === undefined || opens(key)))) return true

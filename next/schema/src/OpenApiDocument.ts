@@ -5,26 +5,12 @@
  */
 import { NO_NUL_PATTERN } from "./Common.js"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
+import { arrayAt, isJsonObject, objectAt } from "./internal/json.js"
 
-// The document is plain JSON, read member by member: a member of another JSON type than OpenAPI gives it is skipped.
-const isObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** `value[key]` when `value` is an object and it is one too. */
-const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
-  const member = isObject(value) ? value[key] : undefined
-  return isObject(member) ? member : undefined
-}
-
-/** `value[key]` when `value` is an object and it is an array. */
-const arrayAt = (value: Json | undefined, key: string): Array<Json> | undefined => {
-  const member = isObject(value) ? value[key] : undefined
-  return Array.isArray(member) ? member : undefined
-}
 
 /** A schema's `$ref`, when it is one. */
 const refOf = (schema: Json | undefined): string | undefined => {
-  const ref = isObject(schema) ? schema["$ref"] : undefined
+  const ref = isJsonObject(schema) ? schema["$ref"] : undefined
   return typeof ref === "string" ? ref : undefined
 }
 
@@ -121,7 +107,7 @@ const isText = (schema: JsonObject) => schema["type"] === "string" && !("enum" i
 /** Whether the schema already refuses NUL: a format without it, or a pattern (its own or in `allOf`) that excludes it. */
 const refusesNul = (schema: JsonObject): boolean => {
   const format = schema["format"]
-  const patterns = [schema["pattern"], ...(arrayAt(schema, "allOf") ?? []).map((member) => isObject(member) ? member["pattern"] : undefined)]
+  const patterns = [schema["pattern"], ...(arrayAt(schema, "allOf") ?? []).map((member) => isJsonObject(member) ? member["pattern"] : undefined)]
   return (typeof format === "string" && formatsWithoutNul.has(format)) ||
     patterns.some((pattern) => typeof pattern === "string" && excludesNul(pattern))
 }
@@ -135,14 +121,14 @@ const addNulRule = (schema: JsonObject) => {
 /** The schemas directly under `schema`: members, items, alternatives. */
 const subschemas = function*(schema: JsonObject): Generator<JsonObject> {
   for (const key of ["properties", "patternProperties", "dependentSchemas", "$defs"]) {
-    yield* Object.values(objectAt(schema, key) ?? {}).filter(isObject)
+    yield* Object.values(objectAt(schema, key) ?? {}).filter(isJsonObject)
   }
   for (const key of ["items", "additionalProperties", "propertyNames", "contains", "not", "if", "then", "else"]) {
     const member = objectAt(schema, key)
     if (member !== undefined) yield member
   }
   for (const key of ["allOf", "anyOf", "oneOf", "prefixItems"]) {
-    yield* (arrayAt(schema, key) ?? []).filter(isObject)
+    yield* (arrayAt(schema, key) ?? []).filter(isJsonObject)
   }
 }
 
@@ -151,7 +137,7 @@ const REF_PREFIX = "#/components/schemas/"
 const refsUnder = (value: Json | undefined, found: Set<string>, components: JsonObject) => {
   if (Array.isArray(value)) {
     for (const item of value) refsUnder(item, found, components)
-  } else if (isObject(value)) {
+  } else if (isJsonObject(value)) {
     const ref = value["$ref"]
     if (typeof ref === "string" && ref.startsWith(REF_PREFIX)) {
       const name = ref.slice(REF_PREFIX.length)
@@ -170,8 +156,8 @@ const methods = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 const operationsOf = function*(spec: JsonObject): Generator<JsonObject> {
   for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
-    for (const [method, operation] of Object.entries(isObject(item) ? item : {})) {
-      if (methods.includes(method) && isObject(operation)) yield operation
+    for (const [method, operation] of Object.entries(isJsonObject(item) ? item : {})) {
+      if (methods.includes(method) && isJsonObject(operation)) yield operation
     }
   }
 }
@@ -212,7 +198,7 @@ export const documentNulRule = (spec: JsonObject): void => {
     const target = name === undefined ? undefined : components[name]
     if (name !== undefined && target !== undefined && responseComponents.has(name)) {
       // Shared with responses: the rule goes on the reference, never on the component (nor anything under it).
-      if (isObject(target) && isText(target) && !refusesNul(target) && !refusesNul(schema)) {
+      if (isJsonObject(target) && isText(target) && !refusesNul(target) && !refusesNul(schema)) {
         if (schema["$ref"] !== undefined) {
           const { $ref, ...rest } = schema
           for (const key of Object.keys(schema)) delete schema[key]
@@ -221,7 +207,7 @@ export const documentNulRule = (spec: JsonObject): void => {
         addNulRule(schema)
       }
       return
-    } else if (isObject(target)) {
+    } else if (isJsonObject(target)) {
       visit(target)
     }
     if (isText(schema) && !refusesNul(schema)) addNulRule(schema)
@@ -232,21 +218,21 @@ export const documentNulRule = (spec: JsonObject): void => {
 
 /** The single value a member schema allows: `const`, or an `enum` of one. */
 const singleValue = (schema: Json | undefined): Json | undefined => {
-  if (!isObject(schema)) return undefined
+  if (!isJsonObject(schema)) return undefined
   const values = schema["enum"]
   return "const" in schema ? schema["const"] : Array.isArray(values) && values.length === 1 ? values[0] : undefined
 }
 
 /** The single value member `key` of an object schema allows when the schema requires it: the object's tag. */
 const tagOf = (schema: Json | undefined, key: string): Json | undefined =>
-  isObject(schema) && schema["type"] === "object" && arrayAt(schema, "required")?.includes(key) === true
+  isJsonObject(schema) && schema["type"] === "object" && arrayAt(schema, "required")?.includes(key) === true
     ? singleValue(objectAt(schema, "properties")?.[key])
     : undefined
 
 /** `anyOf` alternatives with nested bare `anyOf`s (how the platform joins union members) flattened. */
 const flatAlternatives = (alternatives: ReadonlyArray<Json>): Array<Json> =>
   alternatives.flatMap((alternative): Array<Json> =>
-    isObject(alternative) && Array.isArray(alternative["anyOf"]) && Object.keys(alternative).length === 1
+    isJsonObject(alternative) && Array.isArray(alternative["anyOf"]) && Object.keys(alternative).length === 1
       ? flatAlternatives(alternative["anyOf"])
       : [alternative]
   )
@@ -289,7 +275,7 @@ export const discriminateRequestUnions = (spec: JsonObject): void => {
       }
     }
     const target = refOf(schema) === undefined ? undefined : resolve(schema)
-    if (isObject(target)) visit(target)
+    if (isJsonObject(target)) visit(target)
     for (const member of subschemas(schema)) visit(member)
   }
   for (const schema of requestSchemasOf(spec)) visit(schema)
@@ -318,7 +304,7 @@ export const removeGeneratedNoise = (spec: JsonObject): void => {
     const schema = objectAt(holder, "schema")
     if (schema !== undefined) visit(schema)
   }
-  for (const schema of Object.values(componentsOf(spec)).filter(isObject)) visit(schema)
+  for (const schema of Object.values(componentsOf(spec)).filter(isJsonObject)) visit(schema)
   for (const operation of operationsOf(spec)) {
     for (const parameter of arrayAt(operation, "parameters") ?? []) visitSchemaOf(parameter)
     for (const media of Object.values(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) visitSchemaOf(media)

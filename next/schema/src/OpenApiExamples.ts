@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
+import { isJsonObject, type Json, type JsonObject, objectAt } from "./internal/json.js"
 
 /** Deeper than any schema of the API: a recursive schema without examples stops here instead of looping. */
 const MAX_DEPTH = 32
@@ -116,20 +117,8 @@ export const wireExamples = (ast: AST.AST): Array<unknown> => {
   return examples.flatMap((example) => Result.match(encodeExample(ast, example), { onFailure: () => [], onSuccess: (wire) => [wire] }))
 }
 
-/** A JSON value as the document holds it, which the writer changes in place. */
-export type Json = null | boolean | number | string | Array<Json> | JsonObject
-export interface JsonObject {
-  [key: string]: Json
-}
-
-const isJsonObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** `value[key]` when `value` is an object and it is one too. */
-const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
-  const member = isJsonObject(value) ? value[key] : undefined
-  return isJsonObject(member) ? member : undefined
-}
+/** The document as JSON, which the writer changes in place (the types, for the modules that import them from here). */
+export type { Json, JsonObject } from "./internal/json.js"
 
 /** OpenAPI Example Objects: one `example`, or `example1`, `example2`… */
 const exampleObjects = (values: ReadonlyArray<unknown>): JsonObject =>

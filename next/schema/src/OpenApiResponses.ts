@@ -21,6 +21,7 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as SchemaAST from "effect/SchemaAST"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
+import { isJsonObject, objectAt } from "./internal/json.js"
 
 const REF_PREFIX = "#/components/schemas/"
 
@@ -36,15 +37,10 @@ const stringDescription = "a string"
 /** What Effect 4 describes a response without a body as. */
 const noContentDescription = "<No Content>"
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
-const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
-  const member = isObject(value) ? value[key] : undefined
-  return isObject(member) ? member : undefined
-}
 
 const nameOf = (member: Json): string | undefined => {
-  const ref = isObject(member) ? member["$ref"] : undefined
+  const ref = isJsonObject(member) ? member["$ref"] : undefined
   return typeof ref === "string" && ref.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : undefined
 }
 
@@ -81,7 +77,7 @@ export const responsesAsPublished = <Id extends string, Groups extends HttpApiGr
         }
       }
       for (const [status, response] of Object.entries(responses)) {
-        if (!isObject(response)) continue
+        if (!isJsonObject(response)) continue
         if (response["description"] === noContentDescription) response["description"] = successDescription
         // A plain string's body: Effect 3's `Schema.String` was described as "a string", which it took.
         const [schema] = successes.get(Number(status)) ?? []
@@ -123,14 +119,14 @@ const referencedComponents = (spec: JsonObject, components: JsonObject): Set<str
 export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
   const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
   for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
-    for (const operation of Object.values(isObject(item) ? item : {})) {
+    for (const operation of Object.values(isJsonObject(item) ? item : {})) {
       for (const [status, response] of Object.entries(objectAt(operation, "responses") ?? {})) {
-        if (!/^2\d\d$/.test(status) || !isObject(response)) continue
+        if (!/^2\d\d$/.test(status) || !isJsonObject(response)) continue
         for (const [mediaType, media] of Object.entries(objectAt(response, "content") ?? {})) {
           const schema = objectAt(media, "schema")
           const name = schema === undefined ? undefined : nameOf(schema)
           const component = name === undefined ? undefined : components[name]
-          if (!isObject(media) || name === undefined || !isObject(component)) continue
+          if (!isJsonObject(media) || name === undefined || !isJsonObject(component)) continue
           // A union of named successes: Effect 3 took each member as a success of its own, written as their `anyOf`
           // and described by the first.
           const members = component["anyOf"]
@@ -149,13 +145,13 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
     }
   }
   for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
-    for (const operation of Object.values(isObject(item) ? item : {})) {
+    for (const operation of Object.values(isJsonObject(item) ? item : {})) {
       for (const [mediaType, media] of Object.entries(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) {
         const schema = objectAt(media, "schema")
         const name = schema === undefined ? undefined : nameOf(schema)
         const component = name === undefined ? undefined : components[name]
-        const union = isObject(component) && (component["oneOf"] !== undefined || component["anyOf"] !== undefined)
-        if (!isObject(media) || !isObject(component) || !(union || mediaType !== "application/json")) continue
+        const union = isJsonObject(component) && (component["oneOf"] !== undefined || component["anyOf"] !== undefined)
+        if (!isJsonObject(media) || !isJsonObject(component) || !(union || mediaType !== "application/json")) continue
         // A union's examples are its members' (`ownExamples`), which the media type shows: Effect 3's had none of its own.
         const { examples: _, ...members } = component
         media["schema"] = structuredClone(union ? members : component)
@@ -168,10 +164,10 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
   const inlineCopies = (value: Json): void => {
     if (Array.isArray(value)) {
       value.forEach(inlineCopies)
-    } else if (isObject(value)) {
+    } else if (isJsonObject(value)) {
       const name = nameOf(value)
       const copy = name !== undefined && copies.has(name) ? components[name] : undefined
-      if (isObject(copy) && Object.keys(value).length === 1) {
+      if (isJsonObject(copy) && Object.keys(value).length === 1) {
         delete value["$ref"]
         // Without the examples that made it a copy: Effect 3 wrote none where used.
         const { examples: _, ...schema } = copy

@@ -55,6 +55,7 @@ import {
 } from "./ScimProtocol.js"
 import { audits, notAudited } from "./AuditCatalog.js"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
+import { isJsonObject, objectAt } from "./internal/json.js"
 
 /**
  * A directory's request: the connection its token belongs to (the path's), in its organization.
@@ -143,14 +144,7 @@ const scimFormOf: { readonly [name: string]: string | undefined } = {
  */
 const beforeAnyPath = new Set(["UriTooLong", "RequestHeaderFieldsTooLarge"])
 
-const isJsonObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** `value[key]` when `value` is an object and it is one too. */
-const objectAt = (value: Json | undefined, key: string): JsonObject | undefined => {
-  const member = isJsonObject(value) ? value[key] : undefined
-  return isJsonObject(member) ? member : undefined
-}
 
 /** The references a schema is: its own `$ref`, or those of its `anyOf`. */
 const refsOf = (schema: Json | undefined): ReadonlyArray<string> => {
