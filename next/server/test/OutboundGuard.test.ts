@@ -4,6 +4,7 @@
  * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect3 from "effect-3"
 import * as Effect from "effect/Effect"
 import { HttpClientRequest } from "effect/http"
 import * as Layer from "effect/Layer"
@@ -12,6 +13,9 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Tls from "node:tls"
+import * as OriginalDnsConfig from "../../../packages/server/src/integrations/dns/DnsConfig.js"
+import * as OriginalResolver from "../../../packages/server/src/integrations/dns/Resolver.js"
+import * as OriginalOutbound from "../../../packages/server/src/platform/Outbound.js"
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as DnsConfig from "../src/integrations/dns/DnsConfig.js"
 import * as Resolver from "../src/integrations/dns/Resolver.js"
@@ -514,4 +518,118 @@ describe("Outbound", () => {
       const refused = yield* Effect.flip(outbound.execute(HttpClientRequest.get(`${here.url}/old`), { followRedirects: false }))
       expect(refused).toMatchObject({ reason: "blocked", message: "answered a redirect (301), which is not followed" })
     }).pipe(Effect.provide(Outbound.layer()), Effect.scoped))
+})
+
+describe("the same outcomes as the Effect 3 guard", () => {
+  /** Request options both guards read alike (a timeout as text: their `Duration`s are of different Effects). */
+  interface Options {
+    readonly destination?: "user"
+    readonly maxBodyBytes?: number
+    readonly followRedirects?: boolean
+    readonly timeout?: `${number} millis`
+  }
+
+  /** What a `fetch` call came to: the answer (its date left out), or the rejection with the guard's error. */
+  const outcome = (call: Promise<Response>) =>
+    call.then(
+      async (response) => ({
+        status: response.status,
+        url: response.url,
+        headers: Object.fromEntries([...response.headers].filter(([name]) => name !== "date")),
+        body: await response.text()
+      }),
+      (error: unknown) => {
+        const cause: unknown = error instanceof Error ? error.cause : undefined
+        const fields = (value: unknown) =>
+          typeof value === "object" && value !== null
+            ? Object.fromEntries(["_tag", "reason", "origin", "message", "code"].map((name) => [name, Reflect.get(value, name)]))
+            : value
+        return { rejected: error instanceof Error ? `${error.name}: ${error.message}` : String(error), cause: fields(cause) }
+      }
+    )
+
+  /** The original guard as the Effect 3 server builds it with `ORGPLANE_DNS_SERVERS` pointing at the fake DNS server. */
+  const originalFetch = (allowPrivate: boolean, options: Options) =>
+    Effect3.Effect.runPromise(
+      Effect3.Effect.map(OriginalOutbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(
+        Effect3.Effect.provide(
+          OriginalOutbound.layer({ allowPrivate, timeout: "5 seconds" }).pipe(
+            Effect3.Layer.provide(OriginalResolver.addressResolverLayer),
+            Effect3.Layer.provide(OriginalResolver.layer),
+            Effect3.Layer.provide(OriginalDnsConfig.layer({ dnsServers: dns.address }))
+          )
+        )
+      )
+    )
+
+  const portFetch = (allowPrivate: boolean, options: Options) =>
+    Effect.runPromise(Effect.map(Outbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(Effect.provide(guard(allowPrivate))))
+
+  let target: Fake
+  let other: Fake
+  beforeAll(async () => {
+    other = await fake("127.0.0.1", (hit, response) => response.end(`other ${hit.method} ${hit.headers.authorization ?? "-"} ${hit.body}`))
+    target = await fake("127.0.0.1", (hit, response) => {
+      const [, kind, step] = hit.path.split("/")
+      if (kind === "hop" && Number(step) > 0) return response.writeHead(302, { location: `/hop/${Number(step) - 1}` }).end()
+      if (kind === "loop") return response.writeHead(302, { location: step === "a" ? "/loop/b" : "/loop/a" }).end()
+      if (kind === "file") return response.writeHead(302, { location: "file:///etc/passwd" }).end()
+      if (kind === "away") return response.writeHead(Number(step), { location: `${other.url}/landed` }).end()
+      if (kind === "large") return response.end("z".repeat(4096))
+      if (kind === "hang") return
+      if (kind === "json") return response.writeHead(201, { "content-type": "application/json", "x-trace": "t" }).end("{\"a\":1}")
+      response.end(`at ${hit.method} ${hit.path} ${hit.body}`)
+    })
+    dns.setAddresses("diff-loopback.example", ["127.0.0.1"])
+    dns.setAddresses("diff-mixed.example", ["203.0.114.7", "10.0.0.9"])
+  })
+
+  const cases = (): ReadonlyArray<readonly [allowPrivate: boolean, options: Options, url: string, init?: RequestInit]> => {
+    const user = { destination: "user", maxBodyBytes: 1024 } as const
+    const p = target.port
+    return [
+      [false, user, `https://127.0.0.1:${p}/x?token=secret`],
+      [false, user, `${target.url}/plain-http`],
+      [false, user, "https://u:p@8.8.8.8/"],
+      [false, user, "https://169.254.169.254/latest/meta-data/"],
+      [false, user, "https://[::ffff:7f00:1]/"],
+      [false, user, `https://diff-loopback.example:${p}/`],
+      [false, user, "https://diff-mixed.example/"],
+      [false, user, "https://nowhere-diff.example/"],
+      [false, user, "ftp://files.example/x"],
+      [true, user, `${target.url}/fine?q=1`, { method: "POST", body: "payload", headers: { "content-type": "text/plain" } }],
+      [true, user, `${target.url}/json`],
+      [true, user, `${target.url}/hop/5`],
+      [true, user, `${target.url}/hop/6`],
+      [true, user, `${target.url}/loop/a`],
+      [true, user, `${target.url}/file`],
+      [true, user, `${target.url}/away/302`, { method: "POST", body: "x", headers: { authorization: "Bearer secret" } }],
+      [true, user, `${target.url}/away/307`, { method: "POST", body: "x" }],
+      [true, user, `${target.url}/away/307`, { headers: { authorization: "Bearer secret" } }],
+      [true, user, `${target.url}/away/303`, { method: "HEAD" }],
+      [true, user, `${target.url}/large`],
+      [true, user, "http://127.0.0.1:1/"],
+      [true, user, `http://diff-loopback.example:${p}/named`],
+      [true, user, "http://nowhere-diff.example/"],
+      [true, { ...user, followRedirects: false }, `${target.url}/hop/1`],
+      [true, { ...user, timeout: "200 millis" }, `${target.url}/hang`],
+      [false, {}, `${target.url}/fine`],
+      [false, {}, `${target.url}/hop/5`],
+      [false, {}, `${target.url}/hop/6`],
+      [false, {}, `${target.url}/away/302`],
+      [false, { followRedirects: false }, `${target.url}/hop/1`],
+      [false, { maxBodyBytes: 1024 }, `${target.url}/large`],
+      [false, {}, "http://127.0.0.1:1/"],
+      [false, {}, "file:///etc/passwd"],
+      [false, { timeout: "200 millis" }, `${target.url}/hang`]
+    ]
+  }
+
+  it("answers, or refuses with the same error, for each destination, redirect, cap and timeout", async () => {
+    for (const [allowPrivate, options, url, init] of cases()) {
+      const port = await outcome((await portFetch(allowPrivate, options))(url, init))
+      const original = await outcome((await originalFetch(allowPrivate, options))(url, init))
+      expect(port, `${JSON.stringify(options)} ${init?.method ?? "GET"} ${url}`).toEqual(original)
+    }
+  })
 })
