@@ -1,7 +1,9 @@
 /**
  * The outbound guard's user-supplied destinations against real servers on loopback and a fake DNS server: refused
  * addresses never get a request, connections are pinned to the address checked (a rebinding DNS answer cannot
- * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same.
+ * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same. Then the
+ * guard itself (operator destinations, the cap, the timeout, an aborted fetch), and the port held to the Effect 3
+ * guard: the same calls answered or refused alike by both.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect3 from "effect-3"
@@ -406,6 +408,28 @@ describe("the fetch adapter for user-supplied destinations", () => {
     const posted = await open(`${source.url}/start`, { method: "POST", body: "x" })
     expect(posted.status).toBe(200)
     expect(target.hits.at(-1)!.method).toBe("GET")
+  })
+})
+
+describe("the fetch adapter, aborted", () => {
+  it("rejects with the signal's reason, as fetch does, and gives up the connection", async () => {
+    let closed = 0
+    const hanging = Http.createServer((request) => request.socket.once("close", () => closed++))
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve))
+    try {
+      const open = await Effect.runPromise(Effect.map(Outbound.Outbound, (outbound) => outbound.fetch).pipe(Effect.provide(guard(false))))
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 100)
+      const url = `http://127.0.0.1:${(hanging.address() as { port: number }).port}/hang`
+      const rejected = await open(url, { signal: controller.signal }).then(() => undefined, (error: unknown) => error)
+      expect(rejected).toBeInstanceOf(DOMException)
+      expect((rejected as DOMException).name).toBe("AbortError")
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(closed).toBe(1)
+    } finally {
+      hanging.closeAllConnections()
+      await new Promise<void>((resolve) => hanging.close(() => resolve()))
+    }
   })
 })
 
