@@ -93,6 +93,15 @@ describe("a server's encryption keys", { timeout: 120_000 }, () => {
       expect(Result.isSuccess(opened) && Buffer.from(opened.success, "base64").equals(started.cursorKey)).toBe(true)
     })))
 
+  it.live("two servers starting together on a new database agree on one cursor key", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const keys = newKey("a")
+      const db = yield* sharedDatabase
+      const [one, two] = yield* Effect.all([db.started({ encryptionKeys: keys }), db.started({ encryptionKeys: keys })], { concurrency: 2 })
+      expect(one!.cursorKey.equals(two!.cursorKey)).toBe(true)
+      expect(yield* db.sql`SELECT name FROM instance_secrets`).toEqual([{ name: "cursor_key" }])
+    })))
+
   it("names where the keys came from: the variable, or the embedded database's key file", () => {
     const read = (env: Record<string, string>) => Effect.runSync(Effect.orDie(settingsConfig.parse(ConfigProvider.fromEnv({ env }))))
     expect(keysOrigin(read({ ORGPLANE_DATA_DIR: "/srv/orgplane/data" }))).toBe(
