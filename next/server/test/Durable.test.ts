@@ -8,6 +8,7 @@
  * Then what the original tests left to the whole server: `Durable.layer`'s choice of runner and its pool check, the
  * cluster's tables under our prefix, the start behind the StartGate, an engine that cannot start.
  */
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -172,12 +173,19 @@ const messageTables = (prefix: string) => [`${prefix}_messages`, `${prefix}_migr
 const runnerTables = (prefix: string) => [`${prefix}_locks`, `${prefix}_runner_migrations`, `${prefix}_runners`]
 
 /** A fresh database, the test workflow, and the engine `Durable.layer` chooses under `settings` on top of it. */
-const serverEngine = (settings: Partial<ServerSettings>, options: Durable.Options, database = Layer.unwrap(TestDatabase.layer())) =>
+const serverEngine = (
+  settings: Partial<ServerSettings>,
+  options: Durable.Options,
+  database: Layer.Layer<SqlClient.SqlClient, unknown> = Layer.unwrap(TestDatabase.layer())
+) =>
   Workflows.layerWithSetup.pipe(
     Layer.provideMerge(Durable.layer(options)),
     Layer.provideMerge(database),
     Layer.provide(serverConfig(settings))
   )
+
+/** A fresh database whose pool says it has one connection (over the URL pool's own size on Postgres). */
+const oneConnection = Layer.unwrap(TestDatabase.layer()).pipe(Layer.merge(Layer.succeed(Database.PoolSize, 1)))
 
 const aUrl = Redacted.make("postgres://unused@127.0.0.1:1/unused")
 
@@ -205,7 +213,7 @@ describe("Durable.layer", () => {
       Effect.provide(serverEngine(
         { databaseUrl: aUrl, dbPoolSize: 10 },
         { sharding: testTuning },
-        Layer.unwrap(TestDatabase.layer()).pipe(Layer.provideMerge(Layer.succeed(Database.PoolSize, 1)))
+        oneConnection
       ))
     ), 60_000)
 
@@ -215,11 +223,22 @@ describe("Durable.layer", () => {
         serverEngine(
           { databaseUrl: aUrl, dbPoolSize: 1 },
           {},
-          Layer.unwrap(TestDatabase.layer()).pipe(Layer.provideMerge(Layer.succeed(Database.PoolSize, 1)))
+          oneConnection
         )
       ))
       const defect = defectOf(exit)
       expect(defect).toBeInstanceOf(Error)
+      expect(defect instanceof Error ? defect.message : undefined).toBe(
+        "ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks"
+      )
+    }), 60_000)
+
+  it.live.runIf(onPostgres)("a plain PgClient of one connection (no PoolSize): its maxConnections is the pool size checked (Postgres only)", () =>
+    Effect.gen(function*() {
+      const url = yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl ?? "")
+      const plain = PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })
+      const exit = yield* Effect.exit(Layer.build(serverEngine({ databaseUrl: aUrl, dbPoolSize: 1 }, {}, plain)))
+      const defect = defectOf(exit)
       expect(defect instanceof Error ? defect.message : undefined).toBe(
         "ORGPLANE_DB_POOL_SIZE must be at least 2 with DATABASE_URL: the durable engine keeps one connection for its shard locks"
       )
