@@ -12,6 +12,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -36,6 +37,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ServerConfig, type ServerSettings, settingsConfig } from "../src/platform/Config.js"
 import * as Database from "../src/platform/Database.js"
+import * as Original from "../../../packages/server/src/platform/Durable.js"
 import * as Durable from "../src/platform/Durable.js"
 import { StartGate } from "../src/platform/DurableStartGate.js"
 import { type Request, testTuning } from "./durable/runner.js"
@@ -61,6 +63,36 @@ const defectOf = <A, E>(exit: Exit.Exit<A, E>): unknown => {
   const found = Cause.findDefect(exit.cause)
   return found._tag === "Success" ? found.success : undefined
 }
+
+const readClusterExit = (env: Record<string, string>) =>
+  Effect.runPromiseExit(
+    Effect.gen(function*() {
+      return yield* Durable.clusterConfig
+    }).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
+  )
+
+/** The settings read from `env`, or the refusal's text. */
+const readCluster = async (env: Record<string, string>) => {
+  const exit = await readClusterExit(env)
+  return Exit.isSuccess(exit) ? exit.value : Cause.pretty(exit.cause)
+}
+
+describe("the runner's settings", () => {
+  it("documents the same variables, defaults and tuning as the original", () => {
+    expect(Durable.environment).toEqual(Original.environment)
+    expect(Durable.defaults).toEqual(Original.defaults)
+    expect(Durable.defaultPrefix).toBe(Original.defaultPrefix)
+    expect(Durable.defaultClusterPort).toBe(Original.defaultClusterPort)
+  })
+
+  it("reads ORGPLANE_CLUSTER_*: the listen host defaults to the host, 0 is a free port, a port out of range is refused", async () => {
+    expect(await readCluster({})).toEqual({ host: "127.0.0.1", listenHost: "127.0.0.1", port: 34431 })
+    expect(await readCluster({ ORGPLANE_CLUSTER_HOST: "orgplane-1", ORGPLANE_CLUSTER_PORT: "0" })).toEqual({ host: "orgplane-1", listenHost: "orgplane-1", port: 0 })
+    expect(await readCluster({ ORGPLANE_CLUSTER_HOST: "orgplane-1", ORGPLANE_CLUSTER_LISTEN_HOST: "0.0.0.0", ORGPLANE_CLUSTER_PORT: "4000" }))
+      .toEqual({ host: "orgplane-1", listenHost: "0.0.0.0", port: 4000 })
+    expect(await readCluster({ ORGPLANE_CLUSTER_PORT: "70000" })).toContain("must be a port number (0 for a free one)")
+  })
+})
 
 describe("Durable.retry", () => {
   it.effect("waits a growing, jittered delay before each attempt: from its base, doubling, at 80-120%", () =>
