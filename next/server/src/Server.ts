@@ -163,9 +163,13 @@ export const layer = (options: ServerOptions = {}) =>
       ))
   ).pipe(Layer.provide(Config.layer(options)), Layer.provide(RequestLog.layer(options)))
 
-/** A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). */
+/**
+ * A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). The logger is merged
+ * into what the handler runs with: the request edge (the router's global middleware) runs in the handler's context,
+ * not in the one the groups were built in.
+ */
 export const makeWebHandler = (options: ServerOptions = {}) =>
-  HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provide(RequestLog.layer(options))), {
+  HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(RequestLog.layer(options))), {
     disableLogger: true,
     routerConfig
   })
