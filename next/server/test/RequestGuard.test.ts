@@ -18,7 +18,7 @@ import * as Schema from "effect/Schema"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { createServer } from "node:http"
+import { createServer, request as nodeRequest } from "node:http"
 import * as HttpErrors from "../src/platform/HttpErrors.js"
 import { accepts, exceedsDepth, maxDepth, nulPaths, parseMediaType } from "../src/platform/RequestGuard.js"
 
@@ -108,6 +108,39 @@ const send = (path: string, body: string, contentType?: string) =>
     ({ body, status }) => ({ status, body })
   )
 
+/** A body announced by Content-Length of which only the start is sent, or sent in chunks without it: answered, not held. */
+const postHostile = (path: string, mode: "announced" | "chunked", totalBytes: number) =>
+  Effect.flatMap(Url, (url) =>
+    Effect.promise(() =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const headers = mode === "announced"
+          ? { "content-type": "application/json", "content-length": String(totalBytes) }
+          : { "content-type": "application/json", "transfer-encoding": "chunked" }
+        const request = nodeRequest(`${url}${path}`, { method: "POST", headers }, (response) => {
+          let body = ""
+          response.setEncoding("utf8")
+          response.on("data", (chunk) => body += chunk)
+          response.on("end", () => {
+            resolve({ status: response.statusCode ?? 0, body })
+            request.destroy()
+          })
+        })
+        request.on("error", reject)
+        request.write("{\"text\":\"")
+        if (mode === "announced") return
+        const chunk = "x".repeat(64 * 1024)
+        let sent = 0
+        const write = () => {
+          while (sent < totalBytes) {
+            sent += chunk.length
+            if (!request.write(chunk)) return void request.once("drain", write)
+          }
+          request.end("\"}")
+        }
+        write()
+      })
+    ))
+
 const json = JSON.stringify({ text: "hi" })
 
 layer(ServerUrl, { timeout: 60_000 })("the request guard", (it) => {
@@ -123,6 +156,16 @@ layer(ServerUrl, { timeout: 60_000 })("the request guard", (it) => {
         error: "payload_too_large",
         message: "The request body is larger than 1000 bytes."
       })
+    }))
+
+  it.effect("a body announced larger than the limit, or streamed past it without Content-Length, is 413 at once; the server keeps serving", () =>
+    Effect.gen(function*() {
+      const tooLarge = { error: "payload_too_large", message: "The request body is larger than 1000 bytes." }
+      const announced = yield* postHostile("/plain", "announced", 10 * 1024 * 1024)
+      expect([announced.status, JSON.parse(announced.body)]).toEqual([413, tooLarge])
+      const chunked = yield* postHostile("/plain", "chunked", 10 * 1024 * 1024)
+      expect([chunked.status, JSON.parse(chunked.body)]).toEqual([413, tooLarge])
+      expect((yield* call("/read")).status).toBe(200)
     }))
 
   it.effect("an unknown route answers 404 without its body being read", () =>
