@@ -23,8 +23,10 @@
  * `layerFor(api, options)` is both, for any API (tests use small ones of their own); `serverLayer` is the server's.
  *
  * Partial port (issue 46). Left in packages/server/src/platform/HttpErrors.ts: `group`, which wraps every handler in
- * the audit recorder, idempotency, authority and response encoding (`ResponseEncoding.successResponder`), and with
- * it `Options.inner`, the idempotency middleware between the guard and routing (platform/Idempotency.ts).
+ * the audit recorder, idempotency, authority and response encoding (`ResponseEncoding.successResponder`, not ported
+ * yet either: Effect 4's SchemaAST keeps a node's encoding on the node, where Effect 3's had Transformation nodes, so
+ * its compiler is to be written anew), and with it `Options.inner`, the idempotency middleware between the guard and
+ * routing (platform/Idempotency.ts).
  */
 import {
   ApiErrors,
