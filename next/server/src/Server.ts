@@ -1,39 +1,47 @@
 /**
  * The orgplane server, composed: configuration → database → migrations → HTTP groups.
  *
- * The first slice on Effect 4 (issue 46): `layer(options)`, a standalone Node HTTP server of `Api` (`apiOf(SystemApi)`
- * so far) on the configured database, and `ApiLayer(options)`, its routes for Effect hosts that serve them with their
- * own HttpServer. What packages/server/src/Server.ts does that this does not yet:
+ * Three ways to run it:
+ * - `layer(options)`: a standalone Node HTTP server (what `orgplane serve` runs);
+ * - `makeWebHandler(options)`: a web-standard `(Request) => Promise<Response>` for any host;
+ * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
+ * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
+ *
+ * On Effect 4 (issue 46) it serves `Api` (`apiOf(SystemApi)` so far), behind the request edge (`HttpErrors`: the
+ * per-request log line, the request guard, the answers to unknown routes and refused requests) with the docs'
+ * routes. What packages/server/src/Server.ts does that this does not yet:
  * - the other groups (identity, accounts, admin, members, teams, invitations, catalog, connectors, policies, SSO,
  *   SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM providers, audit) and their services;
  * - the keys' check and stored secrets' upgrade (`StartupSecrets`);
  * - the shared platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`),
  *   authentication, the outbound guard and DNS resolver, the integrations' configurations and the durable engine
- *   (`Integrations`, `StartGate`);
- * - HttpErrors' other answers (platform/HttpErrors.ts says which), the request guard's checks but the path's one
- *   reading (platform/RequestGuard.ts says which), the per-request log line and the configured logger
- *   (`RequestLog`), the docs and OpenAPI routes (`Docs`), the expiry of idempotency keys and rate limits, the
- *   operator's setup token (`OperatorSetup`), the first-run hints (`Started`);
- * - the router's longer path parameters (`Routing`), Node's server with graceful stop and long keep-alive
- *   (`GracefulServer`, `createHttpServer`) and its parser's refusals in the API's shape (`ClientErrors`);
- * - `makeWebHandler` (Effect 4: `HttpRouter.toWebHandler`) and `makeNodeListener`.
+ *   (`Integrations`, `StartGate`: `Started` does not open it yet);
+ * - HttpErrors' `group` (platform/HttpErrors.ts says what it is) and the idempotency middleware it runs inside the
+ *   guard; the expiry of idempotency keys and rate limits; the operator's setup token (`OperatorSetup`);
+ * - in `Started`, the first-account hint (it counts accounts through `UsersRepository`, not ported yet).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { HttpApiBuilder } from "effect/http-api"
-import { HttpRouter } from "effect/http"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
+import { HttpRouter, HttpServer } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { createServer } from "node:http"
+import { type IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import { Api } from "./Api.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
+import { clientErrorListener } from "./platform/ClientErrors.js"
 import * as Config from "./platform/Config.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
+import * as Docs from "./platform/Docs.js"
 import * as HttpErrors from "./platform/HttpErrors.js"
 import { migrate } from "./platform/Migrator.js"
-import * as RequestGuard from "./platform/RequestGuard.js"
+import * as RequestLog from "./platform/RequestLog.js"
 import * as SystemHttp from "./system/Http.js"
+import { HttpApiBuilder } from "effect/http-api"
 
 /**
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `port: 0`), each optional: what
@@ -55,22 +63,135 @@ const Storage = (options: ServerOptions) => {
 }
 
 /**
- * The API's routes with every service they need, on the configured database, behind the request guard (the router's
- * global middleware, so it runs before routing). Needs an HttpServer to serve.
+ * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
+ * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400). Effect 4
+ * reads them where the router is made: `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`.
+ */
+export const routerConfig = { maxParamLength: 1024 } as const
+
+/**
+ * The API's routes and the docs' with every service they need, on the configured database, behind the request edge
+ * (`HttpErrors.serverLayer`: the router's global middleware, so it runs before routing). Needs an `HttpRouter` (made
+ * with `routerConfig`) to serve.
  */
 export const ApiLayer = (options: ServerOptions = {}) =>
-  Layer.merge(HttpApiBuilder.layer(Api), RequestGuard.layer).pipe(
+  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer).pipe(
     Layer.provide(SystemHttp.layer),
-    Layer.provide(HttpErrors.layer),
+    Layer.provideMerge(HttpErrors.serverLayer(Api)),
     Layer.provideMerge(Storage(options)),
     Layer.provideMerge(DatabaseStatus.layer)
   )
 
-/** A standalone HTTP server on the configured host and port; its `HttpServer` says the address it listens on. */
+/** The address people type: a wildcard bind is reachable on loopback. */
+const publicUrl = (address: HttpServer.HttpServer["Service"]["address"]) =>
+  HttpServer.formatAddress(address).replace(/\/$/, "").replace(/^(http:\/\/)(0\.0\.0\.0|\[::\]|localhost)(?=:)/, "$1127.0.0.1")
+
+/** Once listening: where the server and its API reference are. */
+const Started = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const url = publicUrl((yield* HttpServer.HttpServer).address)
+    yield* Effect.logInfo(`Listening on ${url} (API reference: ${url}/docs)`)
+  })
+)
+
+/** How long a stopping server lets requests in flight finish before it closes their connections. */
+export const shutdownGraceMillis = 10_000
+
+/**
+ * Node's HTTP server, stopping gracefully with long keep-alive. `close()` stops accepting and ends every connection
+ * that awaits no answer, then each other one as soon as its answers are sent, and whatever is still open after
+ * `shutdownGraceMillis`: a stop takes as long as the requests in flight, never a keep-alive timeout. Node's own
+ * `closeIdleConnections` would miss a connection whose answer is sent but whose request body is not all read (a
+ * 413 to a body announced and never sent): the parser still calls it busy.
+ */
+class GracefulServer extends NodeServer {
+  /** Open connections, with how many of their requests await an answer. */
+  readonly #awaiting = new Map<Socket, number>()
+  #closing = false
+
+  constructor(options: NodeServerOptions) {
+    super(options)
+    this.on("connection", (socket: Socket) => {
+      this.#awaiting.set(socket, 0)
+      socket.once("close", () => this.#awaiting.delete(socket))
+    })
+    this.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      const socket = request.socket
+      this.#awaiting.set(socket, (this.#awaiting.get(socket) ?? 0) + 1)
+      response.once("close", () => {
+        const left = this.#awaiting.get(socket)
+        if (left === undefined) return
+        this.#awaiting.set(socket, left - 1)
+        if (this.#closing && left === 1) socket.end()
+      })
+    })
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    if (!this.#closing && this.listening) {
+      this.#closing = true
+      for (const [socket, awaiting] of this.#awaiting) if (awaiting === 0) socket.end()
+      const cut = setTimeout(() => this.closeAllConnections(), shutdownGraceMillis).unref()
+      this.once("close", () => clearTimeout(cut))
+    }
+    return super.close(callback)
+  }
+}
+
+/**
+ * Node's HTTP server as the standalone server runs it: what its parser refuses (a request line or header block
+ * over its limit, malformed HTTP) is answered in the API's error shape (`platform/ClientErrors.ts`).
+ *
+ * An idle keep-alive connection is kept 65 s, longer than clients and proxies keep theirs (undici, so `fetch` and
+ * the SDK, 4 s; load balancers commonly 60 s): the client closes first, so it never sends a request on a socket
+ * the server is closing at that moment, which it would see as `ECONNRESET`. Node's default, 5 s, loses that race
+ * whenever a client's idle timer runs late. Stopping does not wait for it (`GracefulServer`).
+ */
+export const createHttpServer = (): NodeServer =>
+  new GracefulServer({ keepAliveTimeout: 65_000 }).on("clientError", clientErrorListener)
+
+/**
+ * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
+ * request, written by the request edge (`HttpErrors`), so the embedded modes log the same way. Its `HttpServer` says
+ * the address it listens on.
+ */
 export const layer = (options: ServerOptions = {}) =>
   Layer.unwrap(
     Effect.map(Config.ServerConfig, (settings) =>
-      HttpRouter.serve(ApiLayer(options), { disableLogger: true }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+      Layer.merge(HttpRouter.serve(ApiLayer(options), { disableLogger: true, disableListenLog: true, routerConfig }), Started).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host }))
       ))
-  ).pipe(Layer.provide(Config.layer(options)))
+  ).pipe(Layer.provide(Config.layer(options)), Layer.provide(RequestLog.layer(options)))
+
+/**
+ * A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). The logger is merged
+ * into what the handler runs with: the request edge (the router's global middleware) runs in the handler's context,
+ * not in the one the groups were built in.
+ */
+export const makeWebHandler = (options: ServerOptions = {}) =>
+  HttpRouter.toWebHandler(ApiLayer(options).pipe(Layer.provide(HttpServer.layerServices), Layer.provideMerge(RequestLog.layer(options))), {
+    disableLogger: true,
+    routerConfig
+  })
+
+/** A Node `http` request listener, to mount under a host app's own server. Call `dispose` on shutdown. */
+export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
+  readonly listener: (request: IncomingMessage, response: ServerResponse) => void
+  readonly dispose: () => Promise<void>
+}> => {
+  const runtime = ManagedRuntime.make(Layer.merge(NodeHttpServer.layerHttpServices, RequestLog.layer(options)))
+  const scope = Scope.makeUnsafe()
+  try {
+    const listener = await runtime.runPromise(
+      Effect.flatMap(HttpRouter.toHttpEffect(ApiLayer(options)), (httpEffect) => NodeHttpServer.makeHandler(httpEffect, { scope })).pipe(
+        Scope.provide(scope),
+        Effect.provideService(HttpRouter.RouterConfig, routerConfig)
+      )
+    )
+    return { listener, dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)).then(() => runtime.dispose()) }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await runtime.dispose()
+    throw error
+  }
+}

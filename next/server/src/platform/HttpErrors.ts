@@ -1,33 +1,82 @@
 /**
- * The one place where failures become responses the spec allows. Runs around every route, before the platform
- * encodes declared errors:
- * - a request that fails its schema (path, query, headers, body) → 400 `invalid_request`;
+ * The one place where failures become responses the spec allows:
+ * - a request that fails its schema (path, query, headers, body) or is not valid JSON → 400 `invalid_request`;
  * - a response that fails its own schema is a server bug → 500, logged, never blamed on the caller;
+ * - an unknown route → 404 `not_found`, or 405 `method_not_allowed` with `Allow` when the path exists with other
+ *   methods (under `/scim/v2`, SCIM errors of those statuses); a rate limit → 429 with `Retry-After`;
  * - the database unavailable → 503 `service_unavailable` with `Retry-After` (see Unavailable.ts);
- * - a defect → 500 `internal_error`, logged with its cause.
+ * - anything undeclared (defects, storage failures) → 500 `internal_error`, logged with its cause;
+ * - what the request guard refuses (a URL too long, a path a proxy could read as another, a body of a media type
+ *   the operation does not read, too large, too deep, or carrying NUL) → 414, 400, 415, 413 or 400, like the rest.
+ * Around it all, the per-request log line (`RequestLog`); every response says `X-Content-Type-Options: nosniff`, and
+ * every `/v1` answer `Cache-Control: no-store`. Under `/scim/v2` every refusal is a SCIM error of the same status
+ * (RFC 7644 §3.12: a directory's client reads only those).
  *
- * On Effect 4 it is the server's implementation of @orgplane-next/schema's `ApiErrors`, the errors-only middleware
- * every endpoint of `apiOf(...)` has, so it sees a handler's failures before the platform encodes them. The platform
- * tells the request's schema failures (`Params`, `Headers`, `Query`, `Payload`) from the response's (`Body`,
- * `ResponseHeaders`) itself, which the Effect 3 module's `HandlerReturned` marking did by hand.
+ * On Effect 4 it is two pieces, where the Effect 3 module was one `HttpApiBuilder.middleware`:
+ * - `layer`, the server's implementation of @orgplane-next/schema's `ApiErrors`, the errors-only middleware every
+ *   endpoint of `apiOf(...)` has, so it sees a handler's failures before the platform encodes them. The platform
+ *   tells the request's schema failures (`Params`, `Headers`, `Query`, `Payload`) from the response's (`Body`,
+ *   `ResponseHeaders`) itself, which the Effect 3 module's `HandlerReturned` marking did by hand;
+ * - `edge`, the router's global middleware (Effect 4's HttpApi middleware runs after routing): the request log, the
+ *   security headers, the request guard, and the answers to what fails before an endpoint's own middleware (the
+ *   guard's refusals, an unknown route, a body that cannot be read).
+ * `layerFor(api, options)` is both, for any API (tests use small ones of their own); `serverLayer` is the server's.
  *
- * Partial port (issue 46). Left in packages/server/src/platform/HttpErrors.ts: a body that is not valid JSON → 400;
- * an unknown route → 404 `not_found` and 405 `method_not_allowed` with `Allow` (platform/Routes.ts); SCIM's error
- * shapes under `/scim/v2`; a rate limit → 429 with `Retry-After`; an undeclared failure → 500 `internal_error` (here
- * the platform answers it); the request guard's 414, 415, 413 and its 400s but the path's (platform/RequestGuard.ts);
- * the per-request log line (platform/RequestLog.ts); `X-Content-Type-Options: nosniff` and `/v1`'s
- * `Cache-Control: no-store`; and `group`, which wraps every handler in the audit recorder, idempotency, authority
- * and response encoding.
+ * Partial port (issue 46). Left in packages/server/src/platform/HttpErrors.ts: `group`, which wraps every handler in
+ * the audit recorder, idempotency, authority and response encoding (`ResponseEncoding.successResponder`, not ported
+ * yet either: Effect 4's SchemaAST keeps a node's encoding on the node, where Effect 3's had Transformation nodes, so
+ * its compiler is to be written anew), and with it `Options.inner`, the idempotency middleware between the guard and
+ * routing (platform/Idempotency.ts).
  */
-import { ApiErrors, InvalidRequest, invalidRequestDetails } from "@orgplane-next/schema"
+import {
+  ApiErrors,
+  errorResponseOf,
+  InvalidRequest,
+  invalidRequestDetails,
+  InvalidRequestResponse,
+  PayloadTooLarge,
+  PayloadTooLargeResponse,
+  MethodNotAllowed,
+  MethodNotAllowedResponse,
+  RateLimited,
+  RateLimitedResponse,
+  scimErrorResponseOf,
+  ScimErrorSchema,
+  ScimInternalError,
+  ScimInternalErrorResponse,
+  ScimMediaType,
+  ScimMethodNotAllowed,
+  ScimMethodNotAllowedResponse,
+  ScimNotFound,
+  ScimNotFoundResponse,
+  ScimServiceUnavailable,
+  ServiceUnavailable,
+  UnsupportedMediaType,
+  UnsupportedMediaTypeResponse,
+  UriTooLong,
+  UriTooLongResponse
+} from "@orgplane-next/schema"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
+import { HttpRouter } from "effect/http"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
+import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
+import * as Docs from "./Docs.js"
+import * as RequestGuard from "./RequestGuard.js"
+import * as RequestLog from "./RequestLog.js"
+import * as Routes from "./Routes.js"
 import * as Unavailable from "./Unavailable.js"
 
 const internalError = HttpServerResponse.jsonUnsafe(
@@ -35,39 +84,239 @@ const internalError = HttpServerResponse.jsonUnsafe(
   { status: 500 }
 )
 
+const scimInternalError = HttpServerResponse.jsonUnsafe(
+  Schema.encodeSync(ScimInternalErrorResponse)(new ScimInternalError({ detail: "The server failed to handle this request." })),
+  { status: 500, contentType: ScimMediaType }
+)
+
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
+/** What Effect 4's payload decoder says of a body that is not JSON (`HttpApiBuilder`'s `decodePayload`). */
+const notJsonIssue = "Expected a valid JSON body"
+
+const notJson = () => InvalidRequest.field([], "The request body is not valid JSON.")
+
 /** The spec's 400 for a request that fails its schema: the details are worded by `@orgplane-next/schema`, like the client's. */
-export const toInvalidRequest = (error: HttpApiSchemaError) =>
-  new InvalidRequest({
-    details: invalidRequestDetails(formatIssue(error.cause.issue).issues.map(({ message, path }) => ({
+export const toInvalidRequest = (error: HttpApiSchemaError) => {
+  const issue = error.cause.issue
+  if (error.kind === "Payload" && issue._tag === "InvalidValue" && issue.annotations?.message === notJsonIssue) return notJson()
+  return new InvalidRequest({
+    details: invalidRequestDetails(formatIssue(issue).issues.map(({ message, path }) => ({
       path: (path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment),
       message
     })))
   })
+}
 
 /** Whether a schema failure is the response's (the handler's value, or its headers): the server's bug. */
 const isResponseFailure = (error: HttpApiSchemaError) => error.kind === "Body" || error.kind === "ResponseHeaders"
+
+/** A body that could not be read (the platform reports it as a defect of the payload decoder, or the guard's read). */
+const isUnreadableBody = (error: unknown) => HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError"
+
+const scimRoute = (url: string) => url.startsWith("/scim/v2/")
+
+const encodeRateLimited = Schema.encodeSync(RateLimitedResponse)
+const encodeMethodNotAllowed = Schema.encodeSync(MethodNotAllowedResponse)
+const encodeScimNotFound = Schema.encodeSync(ScimNotFoundResponse)
+const encodeScimMethodNotAllowed = Schema.encodeSync(ScimMethodNotAllowedResponse)
+
+const rateLimited = (error: RateLimited) =>
+  HttpServerResponse.jsonUnsafe(encodeRateLimited(error), {
+    status: 429,
+    headers: error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }
+  })
+
+const encodeInvalidRequest = Schema.encodeSync(InvalidRequestResponse)
+const encodePayloadTooLarge = Schema.encodeSync(PayloadTooLargeResponse)
+const encodeUnsupportedMediaType = Schema.encodeSync(UnsupportedMediaTypeResponse)
+const encodeUriTooLong = Schema.encodeSync(UriTooLongResponse)
+
+/** What the request guard refuses with, answered as the API declares it (the guard runs outside any endpoint). */
+const refusalResponse = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  if (error instanceof InvalidRequest) return Option.some(HttpServerResponse.jsonUnsafe(encodeInvalidRequest(error), { status: 400 }))
+  if (error instanceof PayloadTooLarge) return Option.some(HttpServerResponse.jsonUnsafe(encodePayloadTooLarge(error), { status: 413 }))
+  if (error instanceof UnsupportedMediaType) return Option.some(HttpServerResponse.jsonUnsafe(encodeUnsupportedMediaType(error), { status: 415 }))
+  if (error instanceof UriTooLong) return Option.some(HttpServerResponse.jsonUnsafe(encodeUriTooLong(error), { status: 414 }))
+  return Option.none()
+}
+
+/** The `httpApiStatus` of a wire schema (`HttpApiSchema.status`), found as Effect 4's builder finds it (its `getStatusError`, internal). */
+const statusOf = (ast: SchemaAST.AST): number => {
+  for (const check of [...(ast.checks ?? [])].reverse()) {
+    const found = check.annotations?.["httpApiStatus"]
+    if (typeof found === "number") return found
+  }
+  const own = ast.annotations?.["httpApiStatus"] ?? ast.context?.annotations?.["httpApiStatus"]
+  return typeof own === "number" ? own : 500
+}
+
+/**
+ * Under the SCIM protocol's base, a refusal made before the SCIM handlers (the request guard's 413 and 415, a body or
+ * query that does not decode, an internal error) answers as a SCIM error of the same status (RFC 7644 §3.12): a
+ * directory's client reads only those. `invalidSyntax` for a 400: the message did not fit the request schema.
+ */
+export const scimShaped = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  const schema = errorResponseOf(error)
+  if (schema === undefined || typeof error !== "object" || error === null) return Option.none()
+  const status = statusOf(schema.ast)
+  const details = "details" in error && Array.isArray(error.details) ? error.details as ReadonlyArray<{ readonly path: ReadonlyArray<unknown>; readonly message: string }> : []
+  const message = "message" in error ? error.message : undefined
+  const code = "error" in error ? error.error : undefined
+  const detail = details.length > 0
+    ? details.map((item) => (item.path.length > 0 ? `${item.path.join(".")}: ${item.message}` : item.message)).join("; ")
+    : typeof message === "string" && message !== "" ? message : String(code ?? "The request was refused.")
+  return Option.some(HttpServerResponse.jsonUnsafe(
+    { schemas: [ScimErrorSchema], status: String(status), ...(status === 400 ? { scimType: "invalidSyntax" } : {}), detail: detail.slice(0, 1000) },
+    { status, contentType: ScimMediaType }
+  ))
+}
+
+/** The 503 of an unavailable database; under `/scim/v2`, SCIM's for a `ServiceUnavailable`. */
+const unavailableResponse = (error: unknown, scim: boolean) =>
+  Unavailable.responseFor(scim && error instanceof ServiceUnavailable ? new ScimServiceUnavailable({ detail: error.message }) : error)
+
+/** The failure or, failing one, the defect a cause carries (the platform reports an unreadable body as a defect). */
+const reasonOf = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.findErrorOption(cause)
+  const defect = Cause.findDefect(cause)
+  return { failure, error: Option.isSome(failure) ? failure.value : Result.isSuccess(defect) ? defect.success : undefined }
+}
 
 /** `ApiErrors`, implemented: see the module comment. */
 export const layer = Layer.succeed(ApiErrors, (httpEffect) =>
   Effect.catchCause(httpEffect, (cause) =>
     Effect.gen(function*() {
       if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
-      const failure = Cause.findErrorOption(cause)
-      // A storage failure may reach the edge as a defect (a repository that dies on it).
-      const defect = Cause.findDefect(cause)
-      const error = Option.isSome(failure) ? failure.value : Result.isSuccess(defect) ? defect.success : undefined
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const scim = scimRoute(request.url)
+      const refuse = (error: InvalidRequest) =>
+        scim ? Effect.succeed(Option.getOrElse(scimShaped(error), () => scimInternalError)) : Effect.fail(error)
+      const { error, failure } = reasonOf(cause)
       if (HttpApiSchemaError.is(error)) {
         if (isResponseFailure(error)) {
           yield* Effect.logError("A response did not match its schema", error.cause)
-          return internalError
+          return scim ? scimInternalError : internalError
         }
-        return yield* Effect.fail(toInvalidRequest(error))
+        return yield* refuse(toInvalidRequest(error))
       }
-      const unavailable = yield* Unavailable.responseFor(error)
+      if (isUnreadableBody(error)) return yield* refuse(notJson())
+      if (error instanceof RateLimited) return rateLimited(error)
+      const unavailable = yield* unavailableResponse(error, scim)
       if (Option.isSome(unavailable)) return unavailable.value
-      if (Option.isSome(failure)) return yield* Effect.failCause(cause)
+      if (Option.isSome(failure)) {
+        // A SCIM handler's declared errors are SCIM's; any other declared error (say authentication's) is shaped as one.
+        if (scim && scimErrorResponseOf(error) === undefined && errorResponseOf(error) !== undefined) {
+          return Option.getOrElse(scimShaped(error), () => scimInternalError)
+        }
+        return yield* Effect.failCause(cause)
+      }
       yield* Effect.logError("Unhandled failure", cause)
-      return internalError
+      return scim ? scimInternalError : internalError
     })))
+
+/**
+ * 405 for a path that has other methods (HEAD with GET): what `Allow` lists. OPTIONS is answered the same way. Under
+ * the SCIM protocol's base, a SCIM error (RFC 7644 §3.12: a directory's client reads only those).
+ */
+const methodNotAllowed = (request: HttpServerRequest.HttpServerRequest, allowed: ReadonlyArray<string>, scim: boolean) => {
+  const full = request.url.split("?", 1)[0]!
+  // Quote at most 100 characters of what the caller sent.
+  const path = full.length > 100 ? `${full.slice(0, 100)}…` : full
+  const message = `${path} does not take ${request.method}; it takes ${allowed.join(", ")}.`
+  const headers = { allow: allowed.join(", ") }
+  return scim
+    ? HttpServerResponse.jsonUnsafe(encodeScimMethodNotAllowed(new ScimMethodNotAllowed({ detail: message })), {
+      status: 405,
+      headers,
+      contentType: ScimMediaType
+    })
+    : HttpServerResponse.jsonUnsafe(encodeMethodNotAllowed(new MethodNotAllowed({ message })), { status: 405, headers })
+}
+
+/** 404 for a path the API does not have (under `/scim/v2`, SCIM's), or 405 when it has it with other methods. */
+const routeNotFound = (routes: Routes.Routes, request: HttpServerRequest.HttpServerRequest, scim: boolean) => {
+  const allowed = routes.methods(request.url)
+  if (allowed.length > 0) return methodNotAllowed(request, allowed, scim)
+  if (scim) {
+    return HttpServerResponse.jsonUnsafe(encodeScimNotFound(new ScimNotFound({ detail: `No SCIM endpoint ${request.url.split("?")[0]!.slice(0, 200)}.` })), {
+      status: 404,
+      contentType: ScimMediaType
+    })
+  }
+  return HttpServerResponse.jsonUnsafe({ error: "not_found", message: `No route for ${request.method} ${request.url}` }, { status: 404 })
+}
+
+/** What the edge answers a failure that reached it: see the module comment. */
+const answer = (routes: Routes.Routes, request: HttpServerRequest.HttpServerRequest) => (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
+    const scim = scimRoute(request.url)
+    const { error } = reasonOf(cause)
+    if (HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound") return routeNotFound(routes, request, scim)
+    const refusal = isUnreadableBody(error) ? notJson() : error
+    const declared = scim ? scimShaped(refusal) : refusalResponse(refusal)
+    if (Option.isSome(declared)) return declared.value
+    if (refusal instanceof RateLimited) return rateLimited(refusal)
+    const unavailable = yield* unavailableResponse(error, scim)
+    if (Option.isSome(unavailable)) return unavailable.value
+    yield* Effect.logError("Unhandled failure", cause)
+    return scim ? scimInternalError : internalError
+  })
+
+/** What every `/v1` answer says: no cache may keep it (RFC 6749 §5.1; RFC 9111 §5.2.2.5). */
+export const noStore = { "cache-control": "no-store" } as const
+
+/** A path of the API's own (`/v1`): its answers carry credentials and organizations' data. */
+const apiPath = (url: string) => url.startsWith("/v1/") || url === "/v1" || url.startsWith("/v1?")
+
+/**
+ * Every response says `X-Content-Type-Options: nosniff`; every `/v1` answer, errors and replays included, also
+ * `Cache-Control: no-store`: sign-in, sign-up, API keys, invitations, claim links and SSO exchange codes carry
+ * credentials, and the rest is an organization's data, which no shared or browser cache should keep. The document
+ * and the docs page may be cached.
+ */
+const securityHeaders = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  Effect.succeed(
+    apiPath(request.url)
+      ? HttpServerResponse.setHeaders(response, { "x-content-type-options": "nosniff", ...noStore })
+      : HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
+  )
+
+export interface Options {
+  /** Default body limit of the request guard (the server passes `ORGPLANE_MAX_BODY_BYTES`). */
+  readonly maxBodyBytes?: number | undefined
+  /** Routes served beside the API, so their requests are logged under their path rather than `unknown`. */
+  readonly extraRoutes?: ReadonlyArray<readonly [method: string, path: `/${string}`]> | undefined
+}
+
+/**
+ * The router's global middleware: inside the per-request log line, the security headers (a pre-response handler,
+ * so whatever answers says them), the request guard around routing, and the answers to what fails there.
+ */
+export const edge = (routes: Routes.Routes, options: Options = {}) => {
+  const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
+  const log = RequestLog.make(routes)
+  // What fails only as an interruption (the client hung up, the server stops) stays one.
+  return <E, R>(
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R | HttpServerRequest.HttpServerRequest> =>
+    log(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.andThen(
+        HttpEffect.appendPreResponseHandler(securityHeaders),
+        Effect.catchCause(guard(httpEffect), answer(routes, request))
+      )))
+}
+
+/**
+ * The mapping for any HttpApi built with `apiOf` (tests use small APIs of their own): `ApiErrors` implemented, and
+ * `edge` as the router's global middleware.
+ */
+export const layerFor = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  options: Options = {}
+) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), options), { global: true }))
+
+/** The server's: `layerFor` its API with the configured body limit, the docs' routes named in the log. */
+export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
+  Layer.unwrap(Effect.map(ServerConfig, (settings) => layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes })))

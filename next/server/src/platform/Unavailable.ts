@@ -1,11 +1,11 @@
-/**
- * The 503 answer: which failures deserve it, its body (the API's, or SCIM's), and its `Retry-After`.
- *
- * Partial port (issue 46): the API's 503. Left in packages/server/src/platform/Unavailable.ts: SCIM's 503
- * (`scimResponse`, a SCIM error body in `application/scim+json`), until `ScimServiceUnavailable` is in
- * @orgplane-next/schema.
- */
-import { ServiceUnavailable, ServiceUnavailableResponse } from "@orgplane-next/schema"
+/** The 503 answer: which failures deserve it, its body (the API's, or SCIM's), and its `Retry-After`. */
+import {
+  ScimMediaType,
+  ScimServiceUnavailable,
+  ScimServiceUnavailableResponse,
+  ServiceUnavailable,
+  ServiceUnavailableResponse
+} from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -17,9 +17,18 @@ import { classify, concurrencyMessage, isSqlError, unavailableMessage } from "./
 export const retryAfterSeconds = 5
 
 const encode = Schema.encodeSync(ServiceUnavailableResponse)
+const encodeScim = Schema.encodeSync(ScimServiceUnavailableResponse)
 
 export const response = (error: ServiceUnavailable) =>
   HttpServerResponse.jsonUnsafe(encode(error), { status: 503, headers: { "retry-after": String(retryAfterSeconds) } })
+
+/** The SCIM protocol's 503: a SCIM error body, and `Retry-After`, which Okta and Entra honour before retrying. */
+export const scimResponse = (error: ScimServiceUnavailable) =>
+  HttpServerResponse.jsonUnsafe(encodeScim(error), {
+    status: 503,
+    contentType: ScimMediaType,
+    headers: { "retry-after": String(retryAfterSeconds) }
+  })
 
 /**
  * The 503 for a failure that reached the edge, if it deserves one: a ServiceUnavailable, or a storage failure that
@@ -27,6 +36,7 @@ export const response = (error: ServiceUnavailable) =>
  */
 export const responseFor = (error: unknown): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> => {
   if (error instanceof ServiceUnavailable) return Effect.succeedSome(response(error))
+  if (error instanceof ScimServiceUnavailable) return Effect.succeedSome(scimResponse(error))
   if (!isSqlError(error)) return Effect.succeedNone
   const verdict = classify(error)
   if (verdict === "bug") return Effect.succeedNone
