@@ -15,9 +15,13 @@ import {
   OrganizationId,
   type Plan,
   type Role,
+  ScimConnectionId,
+  ScimTokenId,
   SessionId,
   User,
-  UserId
+  UserId,
+  WorkerId,
+  WorkerTokenId
 } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -108,3 +112,15 @@ export const standing = (sql: SqlClient.SqlClient) => (caller: MemberContext, no
     }
   )
 }
+
+export const scimClient = (organization: Organization) => ({
+  organizationId: organization.id,
+  connectionId: newId(ScimConnectionId, "scc"),
+  tokenId: newId(ScimTokenId, "sct")
+})
+
+export const workerCaller = (organization: Organization) => ({
+  organizationId: organization.id,
+  workerId: newId(WorkerId, "wrk"),
+  tokenId: newId(WorkerTokenId, "wkt")
+})
