@@ -4,7 +4,8 @@
  * before that change or are refused. packages/server/test/AuthorityConcurrency.test.ts's races, on the test-only API
  * of test/support/WritesServer.ts (its writes insert teams, whose foreign key to the organization waits for the
  * organization's row): the test's own connection holds that row, each write waits for it after its request was
- * authenticated and authorized, the change commits meanwhile, then the writes go on.
+ * authenticated and authorized, the change commits meanwhile, then the writes go on. The writes run inside the audit
+ * recorder too, as HttpErrors.group wraps them: a refusal at commit is recorded as denied.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -54,7 +55,7 @@ const madeBy = (sql: SqlClient.SqlClient, membershipId: string) =>
 const statuses = (answers: ReadonlyArray<Answer>) => answers.map((answer) => [answer.status, answer.body?.reason ?? answer.body?.error])
 
 describe.skipIf(TestDatabase.postgresUrl === undefined)("authority checked at commit, under concurrent changes (Postgres)", () => {
-  layer(Fixture.layer(database), { timeout: 120_000, excludeTestServices: true })("races", (it) => {
+  layer(Fixture.layer(database, { audited: true }), { timeout: 120_000, excludeTestServices: true })("races", (it) => {
     it.effect("a removed admin's writes under way are refused (403 membership_removed), and made nothing", () =>
       Effect.gen(function*() {
         const { sql, url } = yield* Fixture
@@ -69,6 +70,10 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("authority checked at co
           const answers = yield* Fiber.join(writes)
           expect(statuses(answers)).toEqual(answers.map(() => [403, "membership_removed"]))
           expect(yield* madeBy(sql, admin.membership.id)).toBe(0)
+          // The audit log says what happened: nine refusals, no success (rolled back with the write).
+          const audited = yield* sql<{ readonly outcome: string; readonly n: number }>`SELECT outcome, count(*)::int AS n FROM audit_events
+            WHERE organization_id = ${admin.organization.id} AND actor_membership_id = ${admin.membership.id} AND action = 'team.create' GROUP BY outcome`
+          expect(audited).toEqual([{ outcome: "denied", n: 9 }])
         }
       }))
 
