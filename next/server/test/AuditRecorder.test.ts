@@ -237,6 +237,37 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer()), { audited: true }), { ti
         }))
     })
 
+    describe("attempts outside a declared operation", () => {
+      it.effect("records a failed attempt on its own, by someone not identified, with no request outside one", () =>
+        Effect.gen(function*() {
+          const { recorder, sql } = yield* Fixture
+          const organization = Members.organization()
+          yield* sql`INSERT INTO organizations (id, name, plan, created_at, updated_at) VALUES (${organization.id}, 'Sso', 'enterprise', now(), now())`
+          const user = Members.userId()
+          yield* recorder.recordFailedAttempt({
+            organizationId: organization.id,
+            action: "session.create",
+            reason: "sso_assertion_invalid",
+            label: "ada@acme.example",
+            ssoConnectionId: null,
+            targets: [user]
+          }).pipe(Effect.provide(IdGenerator.layer))
+          expect(yield* eventsOf(organization.id)).toMatchObject([{
+            action: "session.create",
+            category: "security",
+            outcome: "failed",
+            reason: "sso_assertion_invalid",
+            actorType: "anonymous",
+            actorId: "anonymous",
+            actorMembershipId: null,
+            actorLabel: "ada@acme.example",
+            ip: null,
+            userAgent: null,
+            targets: [{ type: "user", id: user }]
+          }])
+        }))
+    })
+
     describe.skipIf(TestDatabase.postgresUrl === undefined)("concurrent changes (Postgres)", () => {
       it.effect("records one event per committed change, and none for the ones that lost", () =>
         Effect.gen(function*() {
