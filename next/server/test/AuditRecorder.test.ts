@@ -78,8 +78,8 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer()), { audited: true }), { ti
             credentialId: credential,
             ssoConnectionId: null,
             userAgent: "writes-test/1.0",
-            targets: [{ type: "team", id: made.body.team.id }],
-            targetIds: [made.body.team.id],
+            targets: [{ type: "team", id: made.body.team!.id }],
+            targetIds: [made.body.team!.id],
             changes: null,
             reason: null
           })
@@ -150,12 +150,12 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer()), { audited: true }), { ti
           const admin = Members.member(Members.organization(), "admin")
           const caller = yield* asMember(admin)
           const made = yield* request(url, "POST", "/teams", caller, { name: "Before" })
-          const renamed = yield* request(url, "PATCH", `/teams/${made.body.team.id}`, caller, { name: "After" })
+          const renamed = yield* request(url, "PATCH", `/teams/${made.body.team!.id}`, caller, { name: "After" })
           expect(renamed.status).toBe(200)
           const [update] = yield* eventsOf(admin.organization.id, "team.update")
           expect(update).toMatchObject({
             outcome: "succeeded",
-            targets: [{ type: "team", id: made.body.team.id }],
+            targets: [{ type: "team", id: made.body.team!.id }],
             changes: { before: { name: "Before" }, after: { name: "After" }, changedFields: ["name"] }
           })
         }))
@@ -278,7 +278,7 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer()), { audited: true }), { ti
             concurrency: "unbounded"
           })
           expect(answers.map((answer) => answer.status).sort()).toEqual([201, ...Array.from({ length: 11 }, () => 409)])
-          const winner = answers.find((answer) => answer.status === 201)!.body.team.id
+          const winner = answers.find((answer) => answer.status === 201)!.body.team!.id
           expect((yield* eventsOf(owner.organization.id, "team.create")).map((event) => event.targets)).toEqual([[{ type: "team", id: winner }]])
           const many = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => request(url, "POST", "/teams", caller, { name: `Team ${i}` }), {
             concurrency: "unbounded"
@@ -287,7 +287,7 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer()), { audited: true }), { ti
           const recorded = yield* eventsOf(owner.organization.id, "team.create")
           expect(recorded.length).toBe(21)
           for (const answer of many) {
-            expect(recorded.filter((event) => event.targetIds.includes(answer.body.team.id)).length).toBe(1)
+            expect(recorded.filter((event) => event.targetIds.includes(answer.body.team!.id)).length).toBe(1)
           }
         }))
     })

@@ -52,7 +52,7 @@ const nine = (url: string, caller: string) =>
 const madeBy = (sql: SqlClient.SqlClient, membershipId: string) =>
   Effect.map(sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM teams WHERE created_by_membership_id = ${membershipId}`, ([row]) => row!.n)
 
-const statuses = (answers: ReadonlyArray<Answer>) => answers.map((answer) => [answer.status, answer.body?.reason ?? answer.body?.error])
+const statuses = (answers: ReadonlyArray<Answer>) => answers.map((answer) => [answer.status, answer.body.reason ?? answer.body.error])
 
 describe.skipIf(TestDatabase.postgresUrl === undefined)("authority checked at commit, under concurrent changes (Postgres)", () => {
   layer(Fixture.layer(database, { audited: true }), { timeout: 120_000, excludeTestServices: true })("races", (it) => {

@@ -260,10 +260,19 @@ export const serve = Effect.fn("WritesServer.serve")(function*<E>(database: Laye
   return { url, sql, recorder: Context.get(context, Recorder.AuditRecorder) }
 })
 
+/** What the API's answers say, read loosely: a team made, or a refusal's `error` and `reason`. */
+export interface Reply {
+  readonly team?: { readonly id: string; readonly name: string }
+  readonly error?: string
+  readonly reason?: string
+  readonly [member: string]: unknown
+}
+
 export interface Answer {
   readonly status: number
   readonly headers: Headers
-  readonly body: any
+  /** The JSON body; `{}` when there is none. */
+  readonly body: Reply
 }
 
 /** A request as `caller`, the body read as JSON when it is some. */
@@ -275,7 +284,8 @@ export const request = (url: string, method: string, path: string, caller: strin
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
     const text = await response.text()
-    return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) }
+    const reply: Reply = text === "" ? {} : JSON.parse(text)
+    return { status: response.status, headers: response.headers, body: reply }
   })
 
 /** The served API, its database and its callers, shared by a file's tests (`Fixture.layer`). */
