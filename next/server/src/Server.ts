@@ -8,16 +8,17 @@
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
  *
  * On Effect 4 (issue 46) it serves `Api` (`apiOf(SystemApi)` so far), behind the request edge (`HttpErrors`: the
- * per-request log line, the request guard, the answers to unknown routes and refused requests) with the docs'
- * routes. What packages/server/src/Server.ts does that this does not yet:
+ * per-request log line, the request guard, the idempotency keys' middleware, the answers to unknown routes and
+ * refused requests) with the docs' routes, on the configured database, migrated, its keys checked and stored secrets
+ * upgraded (`StartupSecrets`), with the shared platform services (`Crypto`, `RateLimiter`, `Idempotency`,
+ * `AuditRecorder`, `IdGenerator`) and the outbound guard (`OutboundLive`). What packages/server/src/Server.ts does
+ * that this does not yet:
  * - the other groups (identity, accounts, admin, members, teams, invitations, catalog, connectors, policies, SSO,
- *   SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM providers, audit) and their services;
- * - the keys' check and stored secrets' upgrade (`StartupSecrets`);
- * - the shared platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`),
- *   authentication, the outbound guard and DNS resolver, the integrations' configurations and the durable engine
- *   (`Integrations`, `StartGate`: `Started` does not open it yet);
- * - HttpErrors' `group` (platform/HttpErrors.ts says what it is) and the idempotency middleware it runs inside the
- *   guard; the expiry of idempotency keys and rate limits; the operator's setup token (`OperatorSetup`);
+ *   SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM providers, audit) and their services, each
+ *   built with `HttpErrors.group`;
+ * - authentication; the integrations' configurations (the code host, the areas' settings) and the durable engine
+ *   (`Durable.layer`, and `StartGate`, which `Started` does not open yet), hence the expiry of idempotency keys and
+ *   rate limits (their `expiryLayer`s run on the cluster); the operator's setup token (`OperatorSetup`);
  * - in `Started`, the first-account hint (it counts accounts through `UsersRepository`, not ported yet).
  */
 import { NodeHttpServer } from "@effect/platform-node"
@@ -33,7 +34,15 @@ import type { Socket } from "node:net"
 import { Api } from "./Api.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
 import { clientErrorListener } from "./platform/ClientErrors.js"
+import * as DnsConfig from "./integrations/dns/DnsConfig.js"
+import { AuditRecorder } from "./platform/AuditRecorder.js"
 import * as Config from "./platform/Config.js"
+import * as Crypto from "./platform/Crypto.js"
+import { IdGenerator } from "./platform/Ids.js"
+import * as Idempotency from "./platform/Idempotency.js"
+import { OutboundLive } from "./platform/OutboundLayer.js"
+import { RateLimiter } from "./platform/RateLimiter.js"
+import * as StartupSecrets from "./platform/StartupSecrets.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
 import * as Docs from "./platform/Docs.js"
@@ -47,20 +56,28 @@ import { HttpApiBuilder } from "effect/http-api"
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `port: 0`), each optional: what
  * is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & {
+export type ServerOptions = Config.Options & DnsConfig.Options & {
   /** Replaces the database layer (tests give a fresh database, or one behind a proxy). */
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }
 
 const Migrations = Layer.effectDiscard(migrate(migrations))
 
-/** The database, migrated, with the configuration. */
+/** The database, migrated (the keys checked, stored secrets upgraded: `StartupSecrets`), with the configuration. */
 const Storage = (options: ServerOptions) => {
   const { database, ...overrides } = options
   const config = Config.layer(overrides)
   const db = (database ?? Database.layerWith({ memoryTemplate: { migrationsUrl, migrate: migrate(migrations) } })).pipe(Layer.provide(config))
-  return Layer.provideMerge(Migrations, Layer.merge(db, config))
+  return Layer.provideMerge(StartupSecrets.layer, Layer.provideMerge(Migrations, Layer.merge(db, config)))
 }
+
+/**
+ * Shared infrastructure: services that any area may use. `Crypto.layer` is the value StartupSecrets builds too, so
+ * one start makes one keyring (a `memory` database's key is made at start).
+ */
+const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.layer, Idempotency.layer, AuditRecorder.layer).pipe(
+  Layer.provideMerge(IdGenerator.layer)
+)
 
 /**
  * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
@@ -78,6 +95,8 @@ export const ApiLayer = (options: ServerOptions = {}) =>
   Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer).pipe(
     Layer.provide(SystemHttp.layer),
     Layer.provideMerge(HttpErrors.serverLayer(Api)),
+    Layer.provideMerge(Platform),
+    Layer.provideMerge(OutboundLive(options)),
     Layer.provideMerge(Storage(options)),
     Layer.provideMerge(DatabaseStatus.layer)
   )

@@ -30,6 +30,9 @@
  */
 import {
   ApiErrors,
+  type AuditDeclaration,
+  auditDeclarations,
+  idempotentOperations,
   errorResponseOf,
   InvalidRequest,
   invalidRequestDetails,
@@ -70,10 +73,14 @@ import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
+import * as Recorder from "./AuditRecorder.js"
+import * as Authority from "./Authority.js"
 import { defaultMaxBodyBytes, ServerConfig } from "./Config.js"
 import * as Docs from "./Docs.js"
+import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
 import * as Routes from "./Routes.js"
@@ -283,7 +290,14 @@ const securityHeaders = (request: HttpServerRequest.HttpServerRequest, response:
       : HttpServerResponse.setHeader(response, "x-content-type-options", "nosniff")
   )
 
+/** A router middleware's shape: what `Options.inner` is. */
+export type Inner = <E, R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+
 export interface Options {
+  /** Runs between the request guard and routing (the server's: the idempotency keys' middleware, `Idempotency.ts`). */
+  readonly inner?: Inner | undefined
   /** Default body limit of the request guard (the server passes `ORGPLANE_MAX_BODY_BYTES`). */
   readonly maxBodyBytes?: number | undefined
   /** Routes served beside the API, so their requests are logged under their path rather than `unknown`. */
@@ -297,6 +311,7 @@ export interface Options {
 export const edge = (routes: Routes.Routes, options: Options = {}) => {
   const guard = RequestGuard.make(routes, { maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes })
   const log = RequestLog.make(routes)
+  const inner: Inner = options.inner ?? ((httpEffect) => httpEffect)
   // What fails only as an interruption (the client hung up, the server stops) stays one.
   return <E, R>(
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -304,7 +319,7 @@ export const edge = (routes: Routes.Routes, options: Options = {}) => {
     log(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.andThen(
         HttpEffect.appendPreResponseHandler(securityHeaders),
-        Effect.catchCause(guard(httpEffect), answer(routes, request))
+        Effect.catchCause(guard(inner(httpEffect)), answer(routes, request))
       )))
 }
 
@@ -317,6 +332,87 @@ export const layerFor = <Id extends string, Groups extends HttpApiGroup.Constrai
   options: Options = {}
 ) => Layer.merge(layer, HttpRouter.middleware(edge(Routes.make(api, options.extraRoutes), options), { global: true }))
 
-/** The server's: `layerFor` its API with the configured body limit, the docs' routes named in the log. */
+/**
+ * The server's: `layerFor` its API with the configured body limit, the docs' routes named in the log, and the
+ * idempotency keys' middleware inside the guard.
+ */
 export const serverLayer = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
-  Layer.unwrap(Effect.map(ServerConfig, (settings) => layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes })))
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const settings = yield* ServerConfig
+      const idempotency = yield* Idempotency.Idempotency
+      return layerFor(api, { maxBodyBytes: settings.maxBodyBytes, extraRoutes: Docs.routes, inner: Idempotency.middleware(idempotency) })
+    })
+  )
+
+/** What an operation declares, as `group` wraps its handler. */
+interface Operation {
+  readonly takesKey: boolean
+  /** Not a read (GET): its transactions check the caller's authority at commit (`Authority.ts`). */
+  readonly writes: boolean
+  readonly audit: AuditDeclaration | undefined
+}
+
+/** A handler as HttpApiBuilder registers it (Effect 4's types keep its `HandlerRuntime` internal). */
+type Handler = (request: object) => Effect.Effect<unknown, unknown, unknown>
+
+interface Registered {
+  readonly endpoint: { readonly method: string }
+  readonly handler: Handler
+}
+
+const isRegistered = (value: unknown): value is Registered =>
+  typeof value === "object" && value !== null && "handler" in value && typeof value.handler === "function" &&
+  "endpoint" in value && typeof value.endpoint === "object" && value.endpoint !== null && "method" in value.endpoint &&
+  typeof value.endpoint.method === "string"
+
+/**
+ * A handler as its operation declares: through `Authority.around` when it writes (its caller's authority checked
+ * again at commit), inside the audit recorder when it declares an event (so a refusal at commit is recorded as
+ * one), inside `Idempotency.around` when it takes an `Idempotency-Key`.
+ */
+const instrumented = (handler: Handler, operation: Operation): Handler => {
+  const checked = operation.writes ? Authority.around(handler) : handler
+  const audited = operation.audit === undefined || operation.audit.action === false ? checked : Recorder.around(operation.audit.action, checked)
+  return operation.takesKey ? Idempotency.around(audited) : audited
+}
+
+/** What the API's operations declare, read once per API (every group of the server asks). */
+const declared = new WeakMap<object, { readonly ids: ReadonlySet<string>; readonly audits: ReadonlyMap<string, AuditDeclaration> }>()
+
+const declarationsOf = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) => {
+  let found = declared.get(api)
+  if (found === undefined) declared.set(api, found = { ids: idempotentOperations(api).ids, audits: auditDeclarations(api) })
+  return found
+}
+
+/**
+ * `HttpApiBuilder.group`, with every handler the group registers wrapped as its operation declares (`instrumented`),
+ * however `handle`, `handleAll` and `handleRaw` are called. Every group of the server is built with it.
+ *
+ * Left of the Effect 3 module's: the success's response made by `ResponseEncoding.successResponder` (not ported:
+ * see the module's header), outermost; here the platform encodes it. Effect 3's `markReturned` has no Effect 4 form
+ * to take: the platform tells a response's schema failures from the request's itself.
+ */
+export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
+  HttpApiBuilder.group(api, identifier, (handlers) => {
+    const { audits, ids } = declarationsOf(api)
+    const declaredGroup: unknown = api.groups[identifier]
+    const topLevel = typeof declaredGroup === "object" && declaredGroup !== null && "topLevel" in declaredGroup && declaredGroup.topLevel === true
+    // The handlers' registry: every `handle`, `handleAll` and `handleRaw` adds its endpoint's there. Were it not
+    // where Effect 4.1 keeps it, the server must not start with its handlers unchecked.
+    const registry: unknown = Reflect.get(handlers, "handlers")
+    if (!(registry instanceof Map)) throw new Error("HttpErrors.group: HttpApiBuilder's handlers are not where Effect 4.1 keeps them")
+    const register = registry.set.bind(registry)
+    Object.defineProperty(registry, "set", {
+      value: (name: string, runtime: unknown) => {
+        if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
+        const id = topLevel ? name : `${identifier}.${name}`
+        return register(name, {
+          ...runtime,
+          handler: instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit: audits.get(id) })
+        })
+      }
+    })
+    return build(handlers)
+  })

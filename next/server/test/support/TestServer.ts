@@ -3,10 +3,18 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpServer } from "effect/http"
+import { randomBytes } from "node:crypto"
 import * as Server from "../../src/Server.js"
 
+/**
+ * The encryption key test servers use unless told otherwise, one per test process (as packages/testkit's): a server
+ * on `DATABASE_URL` does not start without keys, and one on a given database would otherwise look for a key file in
+ * its data folder.
+ */
+export const encryptionKeys = `test:${randomBytes(32).toString("base64")}`
+
 export const start = Effect.fn("TestServer.start")(function*(options: Server.ServerOptions) {
-  const context = yield* Layer.build(Server.layer({ host: "127.0.0.1", port: 0, ...options }))
+  const context = yield* Layer.build(Server.layer({ host: "127.0.0.1", port: 0, encryptionKeys, ...options }))
   return { url: HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address).replace(/\/$/, "") }
 })
 
