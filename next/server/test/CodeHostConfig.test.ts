@@ -1,0 +1,153 @@
+/**
+ * The code host's settings: the original's two tests (GitHubClient.test.ts's `CodeHostConfig`), and the port held to
+ * the Effect 3 module on the same environments and options: the same settings read, the same ones refused, naming
+ * the same variable with the same words.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Effect3 from "effect-3"
+import * as NodeCrypto from "node:crypto"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Original from "../../../packages/server/src/integrations/codehost/CodeHostConfig.js"
+import * as CodeHostConfig from "../src/integrations/codehost/CodeHostConfig.js"
+
+const pem = NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString()
+const pkcs8 = NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+const ecKey = NodeCrypto.generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+
+const read = (env: Record<string, string>, options: CodeHostConfig.Options = {}) =>
+  Effect.result(CodeHostConfig.settings(options)).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
+
+const readOriginal = (env: Record<string, string>, options: Original.Options = {}) =>
+  Effect3.Effect.runPromise(Effect3.Effect.either(Original.settings(options)).pipe(
+    Effect3.Effect.withConfigProvider(Effect3.ConfigProvider.fromMap(new Map(Object.entries(env))))
+  ))
+
+/** Settings as plain values, secrets opened, for comparing the port's with the original's. */
+const plain = (settings: { apiUrl: string; app: { appId: string; privateKey: unknown } | undefined; webhookSecret: unknown }, open: (secret: unknown) => string) => ({
+  apiUrl: settings.apiUrl,
+  app: settings.app === undefined ? undefined : { appId: settings.app.appId, privateKey: open(settings.app.privateKey) },
+  webhookSecret: settings.webhookSecret === undefined ? undefined : open(settings.webhookSecret)
+})
+const openPort = (secret: unknown) => Redacted.isRedacted(secret) ? String(Redacted.value(secret)) : "(not redacted)"
+const openOriginal = (secret: unknown) => Effect3.Redacted.isRedacted(secret) ? String(Effect3.Redacted.value(secret)) : "(not redacted)"
+
+describe("CodeHostConfig", () => {
+  it("documents the same variables as the original, in the same words", () => {
+    expect(CodeHostConfig.environment).toEqual(Original.environment)
+    expect(CodeHostConfig.defaultApiUrl).toBe(Original.defaultApiUrl)
+  })
+
+  it.effect("reads the documented variables: a key with \\n escapes, or from a file", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      expect(Result.getOrThrow(defaults)).toMatchObject({ apiUrl: "https://api.github.com", app: undefined, webhookSecret: undefined })
+      const escaped = Result.getOrThrow(yield* read({
+        ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3/",
+        ORGPLANE_CODEHOST_APP_ID: "123",
+        ORGPLANE_CODEHOST_PRIVATE_KEY: pem.replace(/\n/g, "\\n"),
+        ORGPLANE_CODEHOST_WEBHOOK_SECRET: "s3cret"
+      }))
+      expect(escaped.apiUrl).toBe("https://ghe.example.com/api/v3")
+      expect(escaped.app?.appId).toBe("123")
+      expect(Redacted.value(escaped.app!.privateKey)).toBe(pem.trim())
+      expect(Redacted.value(escaped.webhookSecret!)).toBe("s3cret")
+      const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-key-")))
+      yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true })))
+      yield* Effect.promise(() => Fs.writeFile(Path.join(dir, "app.pem"), pem))
+      const fromFile = Result.getOrThrow(yield* read({ ORGPLANE_CODEHOST_APP_ID: "123", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: Path.join(dir, "app.pem") }))
+      expect(Redacted.value(fromFile.app!.privateKey)).toBe(pem.trim())
+      // Code wins over the environment.
+      const overridden = Result.getOrThrow(
+        yield* read({ ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3" }, { codehostApiUrl: "http://127.0.0.1:9/api", codehostAppId: 9, codehostPrivateKey: pem })
+      )
+      expect(overridden).toMatchObject({ apiUrl: "http://127.0.0.1:9/api", app: { appId: "9" } })
+      expect(CodeHostConfig.environment.map(([name]) => name)).toEqual([
+        "ORGPLANE_CODEHOST_API_URL",
+        "ORGPLANE_CODEHOST_APP_ID",
+        "ORGPLANE_CODEHOST_PRIVATE_KEY",
+        "ORGPLANE_CODEHOST_PRIVATE_KEY_FILE",
+        "ORGPLANE_CODEHOST_WEBHOOK_SECRET"
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("refuses half an app, a key that is not one, an unreadable key file and a URL with credentials", () =>
+    Effect.gen(function*() {
+      const refused = (env: Record<string, string>) => Effect.map(read(env), Result.isFailure)
+      expect(yield* refused({ ORGPLANE_CODEHOST_APP_ID: "1" })).toBe(true)
+      expect(yield* refused({ ORGPLANE_CODEHOST_PRIVATE_KEY: pem })).toBe(true)
+      expect(yield* refused({ ORGPLANE_CODEHOST_APP_ID: "1", ORGPLANE_CODEHOST_PRIVATE_KEY: "not a key" })).toBe(true)
+      expect(yield* refused({ ORGPLANE_CODEHOST_APP_ID: "1", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: "/nonexistent/app.pem" })).toBe(true)
+      expect(yield* refused({ ORGPLANE_CODEHOST_API_URL: "https://user:pass@ghe.example.com/api/v3" })).toBe(true)
+      expect(yield* refused({ ORGPLANE_CODEHOST_API_URL: "ftp://ghe.example.com" })).toBe(true)
+    }))
+
+  it.effect("reads and refuses what the original reads and refuses, naming the same variable in the same words", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-key-")))
+      yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true })))
+      const keyFile = Path.join(dir, "app.pem")
+      const blankFile = Path.join(dir, "blank.pem")
+      yield* Effect.promise(() => Promise.all([Fs.writeFile(keyFile, `\n${pkcs8}\n`), Fs.writeFile(blankFile, "  \n")]))
+      const cases: ReadonlyArray<readonly [Record<string, string>, CodeHostConfig.Options]> = [
+        [{}, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: " https://ghe.example.com/api/v3/// " }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "http://127.0.0.1:8080" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "not a url" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "ghe.example.com/api/v3" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "ftp://ghe.example.com" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "https://user:pass@ghe.example.com/api/v3" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3?x=1" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "https://ghe.example.com/api/v3#top" }, {}],
+        [{ ORGPLANE_CODEHOST_API_URL: "ftp://ghe.example.com" }, { codehostApiUrl: "https://api.example.com/" }],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: pem }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: " 42 ", ORGPLANE_CODEHOST_PRIVATE_KEY: pem.replace(/\n/g, "\\r\\n") }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: pkcs8 }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: ecKey }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: "not a key" }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42" }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "  " }, {}],
+        [{ ORGPLANE_CODEHOST_PRIVATE_KEY: pem }, {}],
+        [{ ORGPLANE_CODEHOST_PRIVATE_KEY: "  " }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: keyFile }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: blankFile }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: Path.join(dir, "missing.pem") }, {}],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: pem, ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: Path.join(dir, "missing.pem") }, {}],
+        [{ ORGPLANE_CODEHOST_PRIVATE_KEY_FILE: keyFile }, { codehostAppId: 7 }],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: "not a key" }, { codehostPrivateKey: Redacted.make(pem) }],
+        [{ ORGPLANE_CODEHOST_APP_ID: "42", ORGPLANE_CODEHOST_PRIVATE_KEY: pem }, { codehostAppId: "" }],
+        [{ ORGPLANE_CODEHOST_WEBHOOK_SECRET: " s3cret " }, {}],
+        [{ ORGPLANE_CODEHOST_WEBHOOK_SECRET: "   " }, {}],
+        [{ ORGPLANE_CODEHOST_WEBHOOK_SECRET: "from the environment" }, { codehostWebhookSecret: "from code" }],
+        [{ ORGPLANE_CODEHOST_WEBHOOK_SECRET: "from the environment" }, { codehostWebhookSecret: " " }]
+      ]
+      for (const [env, options] of cases) {
+        const label = JSON.stringify([env, { ...options, codehostPrivateKey: options.codehostPrivateKey === undefined ? undefined : "(key)" }]).slice(0, 300)
+        // The original's options take its own Redacted: a port's one is given to it opened.
+        const originalOptions: Original.Options = {
+          codehostApiUrl: options.codehostApiUrl,
+          codehostAppId: options.codehostAppId,
+          codehostPrivateKey: Redacted.isRedacted(options.codehostPrivateKey) ? Redacted.value(options.codehostPrivateKey) : options.codehostPrivateKey,
+          codehostWebhookSecret: Redacted.isRedacted(options.codehostWebhookSecret) ? Redacted.value(options.codehostWebhookSecret) : options.codehostWebhookSecret
+        }
+        const [port, original] = [yield* read(env, options), yield* Effect.promise(() => readOriginal(env, originalOptions))]
+        if (original._tag === "Right") {
+          expect(Result.isSuccess(port) && plain(port.success, openPort), label).toEqual(plain(original.right, openOriginal))
+        } else {
+          const refusal = original.left
+          expect(refusal._op, label).toBe("InvalidData")
+          const words = refusal._op === "InvalidData" ? `${refusal.path.join(".")}: ${refusal.message}` : ""
+          expect(Result.isFailure(port) && port.failure.message, label).toContain(words)
+        }
+      }
+    }).pipe(Effect.scoped))
+
+  it("puts back the newlines of a key pasted into one line", () => {
+    for (const text of ["a\\nb", "a\\r\\nb\\n", "no escapes\n", "\\\\n"]) expect(CodeHostConfig.unescapePem(text)).toBe(Original.unescapePem(text))
+  })
+})
