@@ -1,0 +1,144 @@
+/**
+ * The port's help, usage errors and exit codes, held to the Effect 3 CLI's (packages/cli) on the same words: every
+ * page of the ported commands and the usage errors the parser and the dispatcher answer, before anything is sent.
+ * Ports packages/cli/test/Cli.test.ts's parse and help assertions and compares whole outputs besides.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Effect3Cli from "./Effect3Cli.js"
+import { cleanup, freePort, fresh, PASSWORD, type Result } from "./Harness.js"
+
+/** Words that never reach a server: help pages, and refusals of the parser or the dispatcher. */
+const pages: ReadonlyArray<ReadonlyArray<string>> = [
+  ["auth"],
+  ["auth", "--help"],
+  ["orgs"],
+  ["orgs", "-h"],
+  ["whoami", "--help"],
+  ...["signup", "login", "logout", "sessions", "end-session", "end-other-sessions", "password", "reset-password", "forgot-password", "verify-email"]
+    .map((name) => ["auth", name, "--help"]),
+  ...["list", "create", "switch", "get", "update", "delete", "restore"].map((name) => ["orgs", name, "--help"]),
+  ["orgs", "create", "x", "--help"],
+  ["--version"],
+  ["-V"]
+]
+
+const refusals: ReadonlyArray<ReadonlyArray<string>> = [
+  ["orgs", "create"],
+  ["orgs", "create", "a"],
+  ["orgs", "create", "Acme", "Labs"],
+  ["orgs", "switch"],
+  ["orgs", "switch", "not-an-id"],
+  ["orgs", "restore", "tem_01h2xcejqtf2nbrexx3vqjhp41"],
+  ["auth", "signup", "--email", "x@example.com"],
+  ["auth", "signup", "--email", "not-an-email", "--name", "X", "--password", PASSWORD],
+  ["auth", "login"],
+  ["auth", "login", "--email"],
+  ["auth", "login", "--email", "a@example.com"],
+  ["auth", "login", "--email", "a@example.com", "--password"],
+  ["auth", "login", "--email", "a@example.com", "--no-browser", "--password", PASSWORD],
+  ["auth", "login", "--email", "a@example.com", "--sso", "--password", PASSWORD],
+  ["auth", "end-session", "not-a-session"],
+  ["orgs", "list", "--limit"],
+  ["orgs", "list", "--limit", "0"],
+  ["orgs", "list", "--limit", "abc"],
+  ["orgs", "list", "--cursor", ""],
+  ["orgs", "list", "--json", "--json"],
+  ["orgs", "list", "--all", "--all"],
+  ["orgs", "list", "--limit", "5", "--limit", "6"],
+  ["orgs", "list", "--bogus"],
+  ["orgs", "list", "--jsn"],
+  ["orgs", "list", "--limit=0"],
+  ["orgs", "update", "--metadata", "x"],
+  ["orgs", "update", "--name"],
+  ["orgs", "update", "--name", "x"],
+  ["whoami", "extra"],
+  ["whoami", "--url"],
+  ["whoami", "--url", "ftp://example.com"],
+  ["whoami", "--url", "not a url"],
+  ["orgs", "lst"],
+  ["orgz"],
+  ["--json", "orgs"],
+  ["orgs", "--json", "list"],
+  ["whoami", "--json", "extra"],
+  ["orgs", "list", "--", "--bogus"]
+]
+
+/**
+ * Differences left, by the words, with why. A schema without a message of its own is refused in its Effect version's
+ * default words: next/schema's `Cursor` (`isMinLength(1)`) says "Expected a value with a length of at least 1" where
+ * Effect 3 said "Expected a string at least 1 character(s) long, actual \"\"" (to settle in next/schema, not here).
+ */
+const known: Readonly<Record<string, string>> = {
+  "orgs list --cursor ": "error: --cursor: Expected a value with a length of at least 1 (see 'orgplane orgs list --help')\n"
+}
+
+let port: number
+let effect3: ReadonlyArray<Result>
+let cases: ReadonlyArray<{ readonly args: ReadonlyArray<string>; readonly env: Record<string, string> }>
+
+beforeAll(async () => {
+  port = await freePort()
+  // Nothing listens on the port: a command that got past its parser would answer 5, which the comparison shows.
+  const { configDir } = await fresh()
+  const env = { ORGPLANE_CONFIG_DIR: configDir, ORGPLANE_URL: `http://127.0.0.1:${port}`, ORGPLANE_TOKEN: "unused" }
+  cases = [...pages, ...refusals].map((args) => ({ args, env }))
+  effect3 = await Effect3Cli.runAll(cases)
+})
+afterAll(() => cleanup())
+
+describe("help and usage, as the Effect 3 CLI's", () => {
+  it("prints every page of the ported commands as the Effect 3 CLI does", async () => {
+    const { invoke } = await import("./Harness.js")
+    for (const [index, { args, env }] of cases.slice(0, pages.length).entries()) {
+      const result = await invoke(args, env)
+      expect(result, args.join(" ")).toEqual(effect3[index])
+      expect(result.code, args.join(" ")).toBe(0)
+    }
+  })
+
+  it("refuses bad words with the Effect 3 CLI's messages and exit codes", async () => {
+    const { invoke } = await import("./Harness.js")
+    const differing: Array<string> = []
+    for (const [offset, { args, env }] of cases.slice(pages.length).entries()) {
+      const result = await invoke(args, env)
+      const original = effect3[pages.length + offset]!
+      expect(result.code, args.join(" ")).toBe(original.code)
+      const words = args.join(" ")
+      if (Object.hasOwn(known, words)) {
+        expect(result.stderr, words).toBe(known[words])
+        continue
+      }
+      if (JSON.stringify(result) !== JSON.stringify(original)) {
+        differing.push(`${args.join(" ")}\n  effect 3: ${JSON.stringify(original)}\n  effect 4: ${JSON.stringify(result)}`)
+      }
+    }
+    expect(differing.join("\n")).toBe("")
+  })
+
+  it("exits 2 on invalid flags and arguments, before sending anything", async () => {
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: `http://127.0.0.1:${port}`, ORGPLANE_TOKEN: "unused" }
+    const results = await Promise.all([
+      cli(["orgs", "list", "--bogus"], env),
+      cli(["orgs", "list", "--limit", "0"], env),
+      cli(["orgs", "switch", "not-an-id"], env),
+      cli(["auth", "signup", "--email", "not-an-email", "--name", "X", "--password", PASSWORD]),
+      cli(["auth", "login", "--email", "a@example.com"]) // no password, and no terminal to prompt on
+    ])
+    expect(results.map((result) => result.code)).toEqual([2, 2, 2, 2, 2])
+    expect(results[0]!.stderr).toContain("--bogus")
+    expect(results[1]!.stderr).toContain("--limit: must be an integer from 1 to 100")
+    expect(results[2]!.stderr).toContain("organizationId: TypeID must start with 'org_'")
+    expect(results[3]!.stderr).toContain("--email: must be an email address")
+    expect(results[4]!.stderr).toContain("ORGPLANE_PASSWORD")
+  })
+
+  it("shows an overview of the ported commands", async () => {
+    const { cli } = await fresh()
+    const overview = await cli(["--help"])
+    expect(overview.code).toBe(0)
+    for (const command of ["auth signup", "auth login", "auth logout", "whoami", "orgs list", "orgs create", "orgs switch"]) {
+      expect(overview.stdout).toContain(`  ${command}`)
+    }
+  })
+})
