@@ -13,6 +13,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /** What the help shows for one flag or argument. */
 export interface Doc {
@@ -203,6 +204,13 @@ export const argumentChoice = <const L extends string>(
   parser: Argument.Literals(name, values),
   doc: { ...argDoc(name, spec), placeholder: `<${values.join("|")}>` }
 })
+
+/**
+ * The words a repeated flag gave, checked as one list with the API's own schema of that list (its members' rules,
+ * its limits): Effect 3's `Schema.compose(Schema.Array(Schema.String), schema, { strict: false })`.
+ */
+export const wordsAs = <S extends Schema.Codec<ReadonlyArray<unknown>, ReadonlyArray<unknown>>>(schema: S) =>
+  Schema.Array(Schema.String).pipe(Schema.decodeTo(schema, SchemaTransformation.passthrough({ strict: false })))
 
 /** `{ [key]: value }` when the option holds one, else `{}`: optional request members are absent, never undefined. */
 export const ifSome = <const K extends string, A>(key: K, option: Option.Option<A>): { readonly [P in K]?: A } =>

@@ -1,8 +1,8 @@
 /**
  * `orgplane`: the CLI in-process (see Harness.ts) against a real server, the Effect 3 one (RealServer.ts). Ports
- * packages/cli/test/Cli.test.ts's tests of the commands ported so far (`auth`, `whoami`, `orgs`); its `api-keys` and
- * `bootstrap` tests, and `serve --help`, wait for those commands. Where an original test used `api-keys list` or
- * `members list` only to reach a list command, `orgs list` stands in.
+ * packages/cli/test/Cli.test.ts's tests of the commands ported so far (`auth`, `whoami`, `orgs`, `api-keys`,
+ * `bootstrap`); `serve --help` waits for `serve`. Where an original test used `members list` only to reach a list
+ * command, `orgs list` stands in.
  */
 import * as Fs from "node:fs/promises"
 import * as NodeHttp from "node:http"
@@ -89,6 +89,61 @@ describe.concurrent("orgplane", () => {
     expect(rest.stderr).toBe("")
     expect(json(all).items.map((item: { organization: { name: string } }) => item.organization.name).sort()).toEqual(["First", "Second", "Third"])
     expect(json(all).nextCursor).toBeNull()
+  })
+
+  it("creates, lists and revokes API keys, with --json and tables, using credentials from the environment", async () => {
+    const owner = await Http.owner(server.url)
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: owner.token }
+
+    // Within the server's longest key lifetime (90 days by default).
+    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 30 * 24 * 60 * 60 * 1000).toISOString()
+    const [first, second] = await Promise.all([
+      cli(["api-keys", "create", "deploy", "--expires-at", expiresAt, "--json"], env),
+      cli(["api-keys", "create", "backup"], env)
+    ])
+    expect(first.code, first.stderr).toBe(0)
+    const created = json(first)
+    expect(created.apiKey).toMatchObject({ name: "deploy", expiresAt, lastUsedAt: null })
+    expect(created.key).toEqual(expect.any(String))
+    expect(second.code).toBe(0)
+    expect(second.stdout).toContain("Created API key 'backup'")
+    expect(second.stdout).toContain("shown only this once")
+    const backupKey = second.stdout.trim().split("\n").at(-1)!.trim()
+    expect(backupKey.length).toBeGreaterThan(20)
+
+    const [table, all, byKey] = await Promise.all([
+      cli(["api-keys", "list", "--limit", "1"], env),
+      // One key per page: --all follows the cursors.
+      cli(["api-keys", "list", "--limit", "1", "--all", "--json"], env),
+      // An API key from the environment works too (and a session token from a flag beats it).
+      cli(["whoami"], { ORGPLANE_URL: server.url, ORGPLANE_API_KEY: backupKey })
+    ])
+    expect(table.code).toBe(0)
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+EXPIRES\s+SCOPES\s+LAST USED$/)
+    expect(table.stdout.trim().split("\n")).toHaveLength(2)
+    // A key made without scopes takes its maker's role but a few actions: too many to show in a column.
+    expect(table.stdout).toMatch(/\s\d+ actions \(--json lists them\)\s/)
+    expect(table.stdout).toMatch(/^apk_\w+\s+(deploy|backup)\s+\S+\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s/m)
+    expect(table.stdout).not.toContain(created.key)
+    expect(table.stderr).toMatch(/^More keys: orgplane api-keys list --cursor \S+ \(or --all\)$/m)
+    expect(json(all).items.map((key: { name: string }) => key.name).sort()).toEqual(["backup", "deploy"])
+    expect(json(all).nextCursor).toBeNull()
+    expect(byKey.code).toBe(0)
+    expect(byKey.stdout).toContain("API key from the environment")
+
+    const revoked = await cli(["api-keys", "revoke", created.apiKey.id], env)
+    expect(revoked.code).toBe(0)
+    expect(revoked.stdout).toContain(`Revoked API key ${created.apiKey.id}`)
+
+    const [again, after] = await Promise.all([
+      cli(["api-keys", "revoke", created.apiKey.id], env),
+      cli(["api-keys", "list"], env)
+    ])
+    expect(again.code).toBe(4)
+    expect(again.stderr.trim()).toBe("error: api_key_not_found (404): API key not found.")
+    expect(after.stdout).not.toContain(created.apiKey.id)
+    expect(after.stdout).toMatch(/\sbackup\s/)
   })
 
   it("logs in from a script, logs out, and the session stops working", async () => {
@@ -211,5 +266,19 @@ describe.concurrent("orgplane", () => {
       other.close()
       newer.close()
     }
+  })
+
+  it("bootstraps a workspace and claims it", async () => {
+    const user = await Http.signUp(server.url, "Claimer")
+    const { cli } = await fresh()
+    const created = await cli(["bootstrap", "create", "--url", server.url, "--workspace-name", "Agents Inc", "--role", "owner", "--role", "member", "--json"])
+    expect(created.code, created.stderr).toBe(0)
+    const result = json(created)
+    expect(result.organization).toMatchObject({ name: "Agents Inc", provisional: true })
+    expect(result.claimLinks.map((link: { role: string }) => link.role)).toEqual(["owner", "member"])
+
+    const claimed = await cli(["bootstrap", "claim", result.claimLinks[0].token], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: user.token })
+    expect(claimed.code, claimed.stderr).toBe(0)
+    expect(claimed.stdout).toContain(`Joined Agents Inc (${result.organization.id}) as owner`)
   })
 })

@@ -18,6 +18,10 @@ const pages: ReadonlyArray<ReadonlyArray<string>> = [
     .map((name) => ["auth", name, "--help"]),
   ...["list", "create", "switch", "get", "update", "delete", "restore"].map((name) => ["orgs", name, "--help"]),
   ["orgs", "create", "x", "--help"],
+  ["api-keys"],
+  ["bootstrap", "--help"],
+  ...["create", "list", "revoke"].map((name) => ["api-keys", name, "--help"]),
+  ...["create", "claim"].map((name) => ["bootstrap", name, "--help"]),
   ["--version"],
   ["-V"]
 ]
@@ -60,16 +64,28 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
   ["--json", "orgs"],
   ["orgs", "--json", "list"],
   ["whoami", "--json", "extra"],
-  ["orgs", "list", "--", "--bogus"]
+  ["orgs", "list", "--", "--bogus"],
+  ["api-keys", "revoke", "not-an-id"],
+  ["api-keys", "create", "deploy", "--scope", "nonsense"],
+  ["api-keys", "create", "deploy", "--expires-at", "tomorrow"],
+  ["api-keys", "list", "--limit", "101"],
+  ["bootstrap", "create"],
+  ["bootstrap", "create", "--workspace-name", "Agents", "--role", "king"],
+  ["bootstrap", "create", "--workspace-name", "Agents", "--owner-email", "nope"],
+  ["bootstrap", "claim"]
 ]
 
 /**
  * Differences left, by the words, with why. A schema without a message of its own is refused in its Effect version's
  * default words: next/schema's `Cursor` (`isMinLength(1)`) says "Expected a value with a length of at least 1" where
- * Effect 3 said "Expected a string at least 1 character(s) long, actual \"\"" (to settle in next/schema, not here).
+ * Effect 3 said "Expected a string at least 1 character(s) long, actual \"\"", and a union of literals (`ApiKeyScope`,
+ * `Role`) is "Expected <its identifier>" where Effect 3 named its first member ("Expected \"members.read\", actual
+ * \"nonsense\""). To settle in next/schema (messages of their own), not here.
  */
 const known: Readonly<Record<string, string>> = {
-  "orgs list --cursor ": "error: --cursor: Expected a value with a length of at least 1 (see 'orgplane orgs list --help')\n"
+  "orgs list --cursor ": "error: --cursor: Expected a value with a length of at least 1 (see 'orgplane orgs list --help')\n",
+  "api-keys create deploy --scope nonsense": "error: --scope: Expected ApiKeyScope (see 'orgplane api-keys create --help')\n",
+  "bootstrap create --workspace-name Agents --role king": "error: --role: Expected Role (see 'orgplane bootstrap create --help')\n"
 }
 
 let port: number
@@ -129,6 +145,9 @@ describe("help and usage, as the Effect 3 CLI's", () => {
     expect(results[0]!.stderr).toContain("--bogus")
     expect(results[1]!.stderr).toContain("--limit: must be an integer from 1 to 100")
     expect(results[2]!.stderr).toContain("organizationId: TypeID must start with 'org_'")
+    const revoke = await cli(["api-keys", "revoke", "not-an-id"], env)
+    expect(revoke.code).toBe(2)
+    expect(revoke.stderr).toContain("apiKeyId: TypeID must start with 'apk_' (API key id)")
     expect(results[3]!.stderr).toContain("--email: must be an email address")
     expect(results[4]!.stderr).toContain("ORGPLANE_PASSWORD")
   })
@@ -137,7 +156,7 @@ describe("help and usage, as the Effect 3 CLI's", () => {
     const { cli } = await fresh()
     const overview = await cli(["--help"])
     expect(overview.code).toBe(0)
-    for (const command of ["auth signup", "auth login", "auth logout", "whoami", "orgs list", "orgs create", "orgs switch"]) {
+    for (const command of ["auth signup", "auth login", "auth logout", "whoami", "orgs list", "orgs create", "orgs switch", "api-keys create", "api-keys list", "api-keys revoke", "bootstrap create", "bootstrap claim"]) {
       expect(overview.stdout).toContain(`  ${command}`)
     }
   })
