@@ -25,10 +25,11 @@ export const request = async (
   baseUrl: string,
   method: string,
   path: string,
-  options: { readonly token?: string; readonly body?: unknown } = {}
+  options: { readonly token?: string; readonly apiKey?: string; readonly body?: unknown } = {}
 ): Promise<RawResponse> => {
   const headers: Record<string, string> = {}
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey
   if (options.body !== undefined) headers["content-type"] = "application/json"
   const response = await fetch(new URL(path, baseUrl), {
     method,
