@@ -7,8 +7,8 @@
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
  * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `orgs`, `api-keys` and
- * `bootstrap`. Left of the original: the other command groups (`serve`, which needs the Effect 4 server, `keys`,
- * `account`, `members`, `teams`, `invitations`, `config-objects`, `plugins`, `marketplaces`, `access`,
+ * `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups (`serve`, which
+ * needs the Effect 4 server, `keys`, `account`, `config-objects`, `plugins`, `marketplaces`, `access`,
  * `connectors`, `policies`, `sso`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
  * `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
  * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
@@ -35,6 +35,9 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
   ["orgs", () => import("./commands/orgs.js").then((module) => module.orgs)],
+  ["members", () => import("./commands/members.js").then((module) => module.members)],
+  ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
+  ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
   ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
   ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)]
 ]
@@ -143,8 +146,8 @@ const completions = (shell: string | undefined, root: Commands.Group) => {
 /**
  * A parse error of `effect/cli`, in the words the Effect 3 CLI (`@effect/cli` 0.77) used for it, which scripts and
  * people may have come to read: a missing flag, argument or flag value, a word too many; our own schema checks
- * (Inputs.ts) carry their message. Effect 3 read a flag given twice, and an optional flag without its value, as a
- * word too many (`unexpected argument '--limit'`), and said so.
+ * (Inputs.ts) carry their message, a value that is none of a choice's lists the choices. Effect 3 read a flag given
+ * twice, and an optional flag without its value, as a word too many (`unexpected argument '--limit'`), and said so.
  */
 export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): string => {
   switch (error._tag) {
@@ -157,9 +160,13 @@ export const parseMessage = (error: CliError.CliError, leaf: Commands.Leaf): str
     case "DuplicateOption":
       return `unexpected argument '--${error.option}'`
     case "InvalidValue": {
-      if (error.kind !== "flag") return error.message
-      if (/^\d+ occurrences$/.test(error.value)) return `unexpected argument '--${error.option}'`
-      if (error.value !== "") return error.message
+      const doc = [...flagDocs(leaf), ...leaf.docs.filter((doc) => doc.kind === "arg")]
+        .find((doc) => doc.name === error.option && doc.kind === (error.kind === "flag" ? "flag" : "arg"))
+      const cases = doc === undefined ? undefined : /^<([^>]*\|[^>]*)>$/.exec(doc.placeholder)?.[1]
+      if (error.kind === "flag" && /^\d+ occurrences$/.test(error.value)) return `unexpected argument '--${error.option}'`
+      if (error.value !== "" || error.kind !== "flag") {
+        return cases === undefined ? error.message : `Expected one of the following cases: ${cases.split("|").join(", ")}`
+      }
       const optional = flagDocs(leaf).some((doc) => doc.name === error.option && doc.optional)
       return optional ? `unexpected argument '--${error.option}'` : `Expected a value following option: '--${error.option}'`
     }

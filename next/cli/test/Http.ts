@@ -66,7 +66,11 @@ export const signUp = async (baseUrl: string, name = "Test User") => {
 export const owner = async (baseUrl: string, organizationName = "Acme") => {
   const user = await signUp(baseUrl, "Owner")
   const created = await expecting("create organization", 201, request(baseUrl, "POST", "/v1/organizations", { token: user.token, body: { name: organizationName } }))
-  return { ...user, organization: { id: textAt(created, "organization", "id"), name: textAt(created, "organization", "name") } }
+  return {
+    ...user,
+    organization: { id: textAt(created, "organization", "id"), name: textAt(created, "organization", "name") },
+    membership: { id: textAt(created, "membership", "id"), role: textAt(created, "membership", "role") }
+  }
 }
 
 /** A new account that joined the inviter's active organization with `role`, and its session. */
@@ -78,7 +82,12 @@ export const join = async (baseUrl: string, inviterToken: string, role: "admin" 
     200,
     request(baseUrl, "POST", "/v1/invitations/accept", { body: { token: textAt(invited, "inviteToken"), signUp: { name, password: PASSWORD } } })
   )
-  return { token: textAt(accepted, "session", "token"), email }
+  return {
+    token: textAt(accepted, "session", "token"),
+    email,
+    userId: textAt(accepted, "user", "id"),
+    membership: { id: textAt(accepted, "membership", "id"), role: textAt(accepted, "membership", "role") }
+  }
 }
 
 /** An organization with an owner, an admin and a member. */
