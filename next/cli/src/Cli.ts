@@ -6,7 +6,7 @@
  * tests run the CLI in-process.
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
- * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `orgs`, `api-keys` and
+ * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `orgs`, `api-keys`,
  * `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups (`serve`, which
  * needs the Effect 4 server, `keys`, `account`, `config-objects`, `plugins`, `marketplaces`, `access`,
  * `connectors`, `policies`, `sso`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
