@@ -6,9 +6,9 @@
  * tests run the CLI in-process.
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
- * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `orgs`, `api-keys`,
- * `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups (`serve`, which
- * needs the Effect 4 server, `keys`, `account`, `config-objects`, `plugins`, `marketplaces`, `access`,
+ * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `account`, `orgs`,
+ * `api-keys`, `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups
+ * (`serve`, which needs the Effect 4 server, `keys`, `config-objects`, `plugins`, `marketplaces`, `access`,
  * `connectors`, `policies`, `sso`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
  * `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
  * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
@@ -34,6 +34,7 @@ import { VERSION } from "./Version.js"
 const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Commands.Node>]> = [
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
+  ["account", () => import("./commands/account.js").then((module) => module.account)],
   ["orgs", () => import("./commands/orgs.js").then((module) => module.orgs)],
   ["members", () => import("./commands/members.js").then((module) => module.members)],
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
