@@ -1,0 +1,54 @@
+/**
+ * `orgplane bootstrap create --workspace-name N`: a provisional workspace with one-time claim links (public, no
+ * credential needed), and `orgplane bootstrap claim <token>`: redeem one as the signed-in user.
+ */
+import { AcceptClaimRequest, AcceptClaimResult, BootstrapApi, BootstrapWorkspaceResult, ClaimRoles, Email, OrganizationName } from "@orgplane-next/schema"
+import * as Commands from "../Commands.js"
+import * as Inputs from "../Inputs.js"
+import * as Output from "../Output.js"
+
+/** The API's own rules for `claimRoles`, on the words given. */
+const Roles = Inputs.wordsAs(ClaimRoles)
+
+export const create = Commands.endpoint("create", {
+  summary: "Create a provisional workspace and print its one-time claim links (no credential needed).",
+  anonymous: true,
+  inputs: {
+    workspaceName: Inputs.text("workspace-name", { placeholder: "<name>", description: "Name of the provisional workspace.", schema: OrganizationName }),
+    roles: Inputs.repeatedText("role", {
+      placeholder: "<owner|admin|member>",
+      description: "One claim link per role (default: owner).",
+      schema: Roles
+    }),
+    ownerEmail: Inputs.optional(Inputs.text("owner-email", {
+      placeholder: "<email>",
+      description: "Prefills the owner claim link (not stored).",
+      schema: Email
+    }))
+  },
+  call: (client, { ownerEmail, roles, workspaceName }) =>
+    client.bootstrap.workspace({
+      payload: { workspaceName, ...(roles.length > 0 ? { claimRoles: roles } : {}), ...Inputs.ifSome("ownerEmail", ownerEmail) }
+    }),
+  output: BootstrapWorkspaceResult,
+  human: ({ claimLinks, organization, setup }) =>
+    [
+      `Created provisional workspace ${organization.name} (${organization.id}); unclaimed setup expires ${Output.date(setup.expiresAt)}.`,
+      `One-time claim links, valid until ${Output.date(claimLinks[0]?.expiresAt)}; send each to the person who should take that role:`,
+      "",
+      Output.table(["role", "token", "url"], claimLinks.map((link) => [link.role, link.token, link.url])),
+      "",
+      "A signed-in user redeems a token with 'orgplane bootstrap claim <token>'."
+    ].join("\n")
+})
+
+export const claim = Commands.endpoint("claim", {
+  summary: "Redeem a claim token: join the workspace with the claim's role (needs a session).",
+  inputs: { token: Inputs.argument("token", { schema: AcceptClaimRequest.fields.token, description: "The claim token (opc_…)." }) },
+  call: (client, { token }) => client.bootstrap.acceptClaim({ payload: { token } }),
+  output: AcceptClaimResult,
+  human: ({ membership, organization }) =>
+    `Joined ${organization.name} (${organization.id}) as ${membership.role}; it is now your active organization.`
+})
+
+export const bootstrap = Commands.group("bootstrap", "Set up a provisional workspace that others claim, and redeem claims.", [create, claim], [BootstrapApi])

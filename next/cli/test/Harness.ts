@@ -1,0 +1,81 @@
+/**
+ * The CLI in-process, as a test calls it: `cli(args, env)` runs the command through `run` with its own output, its
+ * own environment (through Effect's ConfigProvider) and a fresh config folder, and answers with what a process would
+ * have printed and its exit code. Neither the developer's profile nor their variables leak in.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs/promises"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { run, type RunOptions } from "../src/Cli.js"
+
+export const PASSWORD = "correct horse battery"
+
+export interface Result {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export const json = (result: Result) => JSON.parse(result.stdout)
+
+/** A port nothing listens on right now. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+const capture = (base: Console.Console, stdout: Array<string>, stderr: Array<string>): Console.Console => {
+  const line = (into: Array<string>) => (...args: ReadonlyArray<unknown>) => void into.push(`${args.map(String).join(" ")}\n`)
+  const log = line(stdout)
+  const error = line(stderr)
+  return { ...base, log, info: log, error, warn: error }
+}
+
+/** What a running command has printed so far, line by line, for a test waiting on a line before the command ends. */
+export interface Output {
+  readonly stdout: Array<string>
+  readonly stderr: Array<string>
+}
+
+/** Runs `orgplane ...args` with exactly the variables in `env`; `output` receives its lines as they are printed. */
+export const invoke = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: RunOptions = {},
+  output: Output = { stdout: [], stderr: [] }
+): Promise<Result> => {
+  const { stdout, stderr } = output
+  return Effect.runPromise(
+    Effect.flatMap(Effect.service(Console.Console), (base) =>
+      run(["node", "orgplane", ...args], options).pipe(
+        Effect.provideService(Console.Console, capture(base, stdout, stderr)),
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })),
+        Effect.provide(NodeServices.layer)
+      ))
+  ).then((code) => ({ code, stdout: stdout.join(""), stderr: stderr.join("") }))
+}
+
+const homes: Array<string> = []
+
+/** A fresh config folder and a CLI bound to it; `env` adds variables. Remove them all with `cleanup`. */
+export const fresh = async () => {
+  const home = await Fs.mkdtemp(Path.join(Os.tmpdir(), "orgplane-cli-"))
+  homes.push(home)
+  const configDir = Path.join(home, "config")
+  const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}, output?: Output) =>
+    invoke(args, { ORGPLANE_CONFIG_DIR: configDir, ...env }, options, output)
+  return { home, configDir, cli }
+}
+
+export const cleanup = () => Promise.all(homes.splice(0).map((home) => Fs.rm(home, { recursive: true, force: true })))

@@ -1,0 +1,353 @@
+/**
+ * `orgplane members | teams | invitations`: the CLI in-process (see Harness.ts) against a real server, checked
+ * against the behaviour the API's descriptions promise. packages/cli/test/Staff.test.ts, against the Effect 3 server
+ * (RealServer.ts).
+ */
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cleanup, fresh, json, PASSWORD } from "./Harness.js"
+import * as Http from "./Http.js"
+import * as RealServer from "./RealServer.js"
+
+let server: RealServer.RealServer
+
+beforeAll(async () => {
+  server = await RealServer.start()
+})
+afterAll(async () => {
+  await server?.close()
+  await cleanup()
+})
+
+/** A well-formed id that no organization has. */
+const UNKNOWN_MEMBER = "om_00000000000000000000000000"
+const UNKNOWN_TEAM = "tem_00000000000000000000000000"
+
+let people = 0
+const emailFor = (name: string) => `${name.toLowerCase()}.${++people}.${Math.random().toString(36).slice(2, 10)}@example.com`
+
+/** A new person in the owner's organization with `role`: invited and signed up over plain HTTP. */
+const join = (ownerToken: string, role: "admin" | "member", name: string) => Http.join(server.url, ownerToken, role, name)
+
+const as = (token: string) => ({ ORGPLANE_URL: server.url, ORGPLANE_TOKEN: token })
+
+describe.concurrent("orgplane members, teams and invitations", () => {
+  it("lists members, changes roles, transfers ownership and removes members", async () => {
+    const owner = await Http.owner(server.url, "Members Org")
+    const [admin, member] = await Promise.all([join(owner.token, "admin", "Adele"), join(owner.token, "member", "Mallory")])
+    const { cli } = await fresh()
+    const env = as(owner.token)
+
+    const [all, table, admins, byText, onePage, everyPage, notAdmin, memberInvites] = await Promise.all([
+      cli(["members", "list", "--json"], env),
+      cli(["members", "list"], env),
+      cli(["members", "list", "--role", "admin", "--json"], env),
+      cli(["members", "list", "--query", member.email.slice(0, 12).toUpperCase(), "--json"], env),
+      cli(["members", "list", "--limit", "1"], env),
+      cli(["members", "list", "--limit", "1", "--all", "--json"], env),
+      // Refused, so they change nothing: ownership only goes to an admin, and members do not invite.
+      cli(["members", "transfer-ownership", member.membership.id], env),
+      cli(["invitations", "create", emailFor("Frank")], as(member.token))
+    ])
+    expect(all.code, all.stderr).toBe(0)
+    const listed = json(all)
+    expect(listed.nextCursor).toBeNull()
+    // Oldest first: the owner created the organization before inviting anyone.
+    expect(listed.items[0]).toMatchObject({ id: owner.membership.id, role: "owner" })
+    expect(listed.items.map((item: { id: string; role: string }) => `${item.id} ${item.role}`).sort()).toEqual(
+      [`${owner.membership.id} owner`, `${admin.membership.id} admin`, `${member.membership.id} member`].sort()
+    )
+    const mallory = listed.items.find((item: { id: string }) => item.id === member.membership.id)
+    expect(mallory).toMatchObject({ name: "Mallory", email: member.email, removedAt: null, organizationId: owner.organization.id })
+    expect(mallory.createdAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/)
+    expect(table.code).toBe(0)
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+EMAIL\s+ROLE\s+REMOVED\s+SUSPENDED$/)
+    expect(table.stdout).toMatch(new RegExp(`^${member.membership.id}\\s+Mallory\\s+${member.email.replace(/\./g, "\\.")}\\s+member\\s+-\\s+-$`, "m"))
+    expect(json(admins).items.map((item: { id: string }) => item.id)).toEqual([admin.membership.id])
+    expect(json(byText).items.map((item: { id: string }) => item.id)).toEqual([member.membership.id])
+    expect(onePage.stdout.trim().split("\n")).toHaveLength(2)
+    expect(onePage.stderr).toMatch(/^More members: orgplane members list --cursor \S+ \(or --all\)$/m)
+    expect(json(everyPage).items).toHaveLength(3)
+    expect(json(everyPage).nextCursor).toBeNull()
+    // --all from a --cursor: every page after that one.
+    const cursor = /--cursor (\S+)/.exec(onePage.stderr)![1]!
+    const rest = await cli(["members", "list", "--limit", "1", "--cursor", cursor, "--all", "--json"], env)
+    expect(json(rest)).toEqual({ items: json(everyPage).items.slice(1), nextCursor: null })
+    expect(notAdmin.code).toBe(1)
+    expect(notAdmin.stderr).toMatch(/^error: member_not_admin \(409\)/)
+    expect(memberInvites.code).toBe(1)
+    expect(memberInvites.stderr).toMatch(/^error: insufficient_role \(403\)/)
+
+    // Roles: the member becomes an admin and back; an admin may not make owners.
+    const promoted = await cli(["members", "role", member.membership.id, "admin", "--json"], env)
+    expect(promoted.code, promoted.stderr).toBe(0)
+    expect(json(promoted).member).toMatchObject({ id: member.membership.id, role: "admin" })
+    const [demoted, byAdmin, unknown] = await Promise.all([
+      cli(["members", "role", member.membership.id, "member"], env),
+      cli(["members", "role", member.membership.id, "owner"], as(admin.token)),
+      cli(["members", "role", UNKNOWN_MEMBER, "admin", "--json"], env)
+    ])
+    expect(demoted.code, demoted.stderr).toBe(0)
+    expect(demoted.stdout.trim()).toBe(`Mallory (${member.membership.id}) is now member.`)
+    expect(byAdmin.code).toBe(1)
+    expect(byAdmin.stderr).toMatch(/^error: insufficient_role \(403\)/)
+    expect(unknown.code).toBe(4)
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: "member_not_found" })
+
+    // Removal: gone from the list, still there with --include-removed; unknown ids are 404.
+    const [removed, removeUnknown] = await Promise.all([
+      cli(["members", "remove", member.membership.id, "--json"], env),
+      cli(["members", "remove", UNKNOWN_MEMBER], env)
+    ])
+    expect(removed.code, removed.stderr).toBe(0)
+    expect(json(removed)).toEqual({ ok: true, removed: member.membership.id })
+    expect(removeUnknown.code).toBe(4)
+    expect(removeUnknown.stderr).toMatch(/^error: member_not_found \(404\)/)
+    const [active, everyone, transferred] = await Promise.all([
+      cli(["members", "list", "--json"], env),
+      cli(["members", "list", "--include-removed", "--json"], env),
+      // Ownership goes to the admin; afterwards they are the last owner and cannot leave.
+      cli(["members", "transfer-ownership", admin.membership.id, "--json"], env)
+    ])
+    expect(json(active).items.map((item: { id: string }) => item.id)).not.toContain(member.membership.id)
+    const gone = json(everyone).items.find((item: { id: string }) => item.id === member.membership.id)
+    expect(gone.removedAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/)
+    expect(transferred.code, transferred.stderr).toBe(0)
+    expect(json(transferred)).toMatchObject({
+      owner: { id: admin.membership.id, role: "owner" },
+      previousOwner: { id: owner.membership.id, role: "admin" }
+    })
+    const lastOwner = await cli(["members", "remove", admin.membership.id], as(admin.token))
+    expect(lastOwner.code).toBe(1)
+    expect(lastOwner.stderr).toMatch(/^error: last_owner \(409\)/)
+  })
+
+  it("creates, lists, fills, renames and deletes teams; members may only read them", async () => {
+    const owner = await Http.owner(server.url, "Teams Org")
+    const member = await join(owner.token, "member", "Mallory")
+    const { cli } = await fresh()
+    const env = as(owner.token)
+
+    const [platform, design] = await Promise.all([
+      cli(["teams", "create", "Platform", "--member", owner.membership.id, "--json"], env),
+      cli(["teams", "create", "Design"], env)
+    ])
+    expect(platform.code, platform.stderr).toBe(0)
+    const team = json(platform).team
+    expect(team).toMatchObject({ name: "Platform", organizationId: owner.organization.id, memberIds: [owner.membership.id] })
+    expect(design.code, design.stderr).toBe(0)
+    expect(design.stdout.trim()).toMatch(/^Created team Design \(tem_\w+\) with 0 members\.$/)
+    const designId = design.stdout.match(/\((tem_\w+)\)/)![1]!
+
+    const [duplicate, unknownMember, byMember, added] = await Promise.all([
+      cli(["teams", "create", "platform"], env),
+      cli(["teams", "create", "Ghosts", "--member", UNKNOWN_MEMBER], env),
+      cli(["teams", "create", "Rogue", "--json"], as(member.token)),
+      // The owner is in the team already and stays once.
+      cli(["teams", "add", team.id, member.membership.id, owner.membership.id, "--json"], env)
+    ])
+    expect(duplicate.code).toBe(1)
+    expect(duplicate.stderr).toMatch(/^error: team_exists \(409\)/)
+    expect(unknownMember.code).toBe(4)
+    expect(unknownMember.stderr).toMatch(/^error: member_not_found \(404\)/)
+    expect(byMember.code).toBe(1)
+    expect(JSON.parse(byMember.stderr)).toMatchObject({ reason: "insufficient_role" })
+    expect(added.code, added.stderr).toBe(0)
+    expect([...json(added).team.memberIds].sort()).toEqual([owner.membership.id, member.membership.id].sort())
+
+    const [listed, table, byName, byTeamMember, memberReads] = await Promise.all([
+      cli(["teams", "list", "--json"], env),
+      cli(["teams", "list"], env),
+      cli(["teams", "list", "--query", "PLAT", "--json"], env),
+      cli(["teams", "list", "--member", member.membership.id, "--json"], env),
+      cli(["teams", "list", "--json"], as(member.token))
+    ])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(json(listed).items.map((item: { name: string }) => item.name)).toEqual(["Design", "Platform"])
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+MEMBERS\s+CREATED$/)
+    expect(table.stdout).toMatch(new RegExp(`^${team.id}\\s+Platform\\s+2\\s+\\d{4}-`, "m"))
+    expect(json(byName).items.map((item: { id: string }) => item.id)).toEqual([team.id])
+    expect(json(byTeamMember).items.map((item: { id: string }) => item.id)).toEqual([team.id])
+    expect(memberReads.code).toBe(0)
+    expect(json(memberReads).items).toHaveLength(2)
+
+    const [taken, renamed] = await Promise.all([
+      cli(["teams", "remove", team.id, member.membership.id, "--json"], env),
+      cli(["teams", "rename", designId, "Design Systems", "--json"], env)
+    ])
+    expect(taken.code, taken.stderr).toBe(0)
+    expect(json(taken)).toEqual({ ok: true, team: team.id, removed: member.membership.id })
+    expect(renamed.code, renamed.stderr).toBe(0)
+    expect(json(renamed).team).toMatchObject({ id: designId, name: "Design Systems" })
+    const after = await Http.request(server.url, "GET", `/v1/teams/${team.id}`, { token: owner.token })
+    expect(Http.at(after.body, "team", "memberIds")).toEqual([owner.membership.id])
+
+    const deleted = await cli(["teams", "delete", designId], env)
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(deleted.stdout).toContain(`Deleted team ${designId}`)
+    const again = await cli(["teams", "delete", designId], env)
+    expect(again.code).toBe(4)
+    expect(again.stderr).toMatch(/^error: team_not_found \(404\)/)
+  })
+
+  it("invites people, who accept as a signed-in profile or by signing up; lists, refreshes and cancels invitations", async () => {
+    const owner = await Http.owner(server.url, "Invitations Org")
+    const { cli, configDir } = await fresh()
+    const env = as(owner.token)
+    const bob = emailFor("Bob")
+    const carol = emailFor("Carol")
+    const dave = emailFor("Dave")
+
+    // Bob has an account, signed in under the profile 'bob'.
+    const [signup, invitedBob, invitedCarol, invitedDave] = await Promise.all([
+      cli(["auth", "signup", "--url", server.url, "--email", bob, "--name", "Bob", "--profile", "bob"], { ORGPLANE_PASSWORD: PASSWORD }),
+      cli(["invitations", "create", bob, "--role", "admin", "--json"], env),
+      cli(["invitations", "create", carol], env),
+      cli(["invitations", "create", dave, "--json"], env)
+    ])
+    expect(signup.code, signup.stderr).toBe(0)
+    expect(invitedBob.code, invitedBob.stderr).toBe(0)
+    const bobInvitation = json(invitedBob)
+    expect(bobInvitation).toMatchObject({
+      invitation: { email: bob, role: "admin", status: "pending", organizationId: owner.organization.id },
+      inviteToken: expect.any(String),
+      refreshed: false
+    })
+    expect(invitedCarol.code, invitedCarol.stderr).toBe(0)
+    expect(invitedCarol.stdout).toContain(`Invited ${carol} as member (inv_`)
+    expect(invitedCarol.stdout).toContain("shown only this once")
+    const carolFirstToken = invitedCarol.stdout.trim().split("\n").at(-1)!.trim()
+    expect(carolFirstToken.length).toBeGreaterThan(10)
+    expect(json(invitedDave).invitation.role).toBe("member")
+
+    // Inviting Carol again refreshes her pending invitation: a new token and role, the old token stops working.
+    const [refreshed, canceled] = await Promise.all([
+      cli(["invitations", "create", carol, "--role", "admin", "--json"], env),
+      cli(["invitations", "cancel", json(invitedDave).invitation.id, "--json"], env)
+    ])
+    expect(refreshed.code, refreshed.stderr).toBe(0)
+    const carolInvitation = json(refreshed)
+    expect(carolInvitation).toMatchObject({ invitation: { email: carol, role: "admin", status: "pending" }, refreshed: true })
+    expect(carolInvitation.invitation.id).toBe(invitedCarol.stdout.match(/\((inv_\w+)\)/)![1])
+    expect(carolInvitation.inviteToken).not.toBe(carolFirstToken)
+    expect(canceled.code, canceled.stderr).toBe(0)
+    expect(json(canceled).invitation).toMatchObject({ id: json(invitedDave).invitation.id, status: "canceled" })
+
+    // One invitation by id (owners and admins); what its token is for, without credentials.
+    const [got, previewed, previewedJson] = await Promise.all([
+      cli(["invitations", "get", carolInvitation.invitation.id, "--json"], env),
+      cli(["invitations", "preview", carolInvitation.inviteToken, "--url", server.url]),
+      cli(["invitations", "preview", carolInvitation.inviteToken, "--url", server.url, "--json"])
+    ])
+    expect(got.code, got.stderr).toBe(0)
+    expect(json(got)).toEqual({ invitation: carolInvitation.invitation })
+    expect(previewed.code, previewed.stderr).toBe(0)
+    expect(previewed.stdout).toMatch(/^Owner invites you to join Invitations Org as admin; it expires \d{4}-/)
+    expect(json(previewedJson)).toEqual({
+      organization: { name: "Invitations Org" },
+      role: "admin",
+      invitedBy: { name: "Owner" },
+      expiresAt: carolInvitation.invitation.expiresAt
+    })
+
+    const [all, onlyCanceled, table, cancelAgain, wrongPerson] = await Promise.all([
+      cli(["invitations", "list", "--json"], env),
+      cli(["invitations", "list", "--status", "canceled", "--json"], env),
+      cli(["invitations", "list", "--status", "pending"], env),
+      cli(["invitations", "cancel", json(invitedDave).invitation.id], env),
+      // Bob's session cannot take Carol's invitation (and the refusal leaves it pending).
+      cli(["invitations", "accept", carolInvitation.inviteToken, "--profile", "bob"])
+    ])
+    expect(all.code, all.stderr).toBe(0)
+    expect(json(all).items.map((item: { email: string }) => item.email).sort()).toEqual([bob, carol, dave].sort())
+    expect(json(onlyCanceled).items.map((item: { email: string }) => item.email)).toEqual([dave])
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+EMAIL\s+ROLE\s+STATUS\s+CREATED\s+EXPIRES$/)
+    expect(table.stdout).toMatch(new RegExp(`^inv_\\w+\\s+${bob.replace(/\./g, "\\.")}\\s+admin\\s+pending\\s`, "m"))
+    expect(table.stdout).not.toContain(dave)
+    expect(cancelAgain.code).toBe(1)
+    expect(cancelAgain.stderr).toMatch(/^error: invitation_not_pending \(409\)/)
+    expect(wrongPerson.code).toBe(1)
+    expect(wrongPerson.stderr).toMatch(/^error: invitation_email_mismatch \(403\)/)
+
+    // Bob accepts with his saved session; Carol signs up while accepting (her session is saved in her profile).
+    const [accepted, signedUp, oldToken] = await Promise.all([
+      cli(["invitations", "accept", bobInvitation.inviteToken, "--profile", "bob"]),
+      cli(["invitations", "accept", carolInvitation.inviteToken, "--sign-up", "--name", "Carol", "--profile", "carol", "--url", server.url, "--json"], {
+        ORGPLANE_PASSWORD: PASSWORD
+      }),
+      cli(["invitations", "accept", carolFirstToken, "--sign-up", "--name", "Carol", "--url", server.url], { ORGPLANE_PASSWORD: PASSWORD })
+    ])
+    expect(accepted.code, accepted.stderr).toBe(0)
+    expect(accepted.stdout.trim()).toBe(
+      `Joined Invitations Org (${owner.organization.id}) as admin; it is now your active organization.`
+    )
+    expect(signedUp.code, signedUp.stderr).toBe(0)
+    const joined = json(signedUp)
+    expect(joined).toMatchObject({
+      organization: { id: owner.organization.id },
+      membership: { role: "admin" },
+      user: { email: carol, name: "Carol" },
+      session: { token: expect.any(String) }
+    })
+    expect(oldToken.code).toBe(4)
+    expect(oldToken.stderr).toMatch(/^error: invitation_not_found \(404\)/)
+
+    const profiles = JSON.parse(await Fs.readFile(Path.join(configDir, "config.json"), "utf8")).profiles
+    expect(profiles.carol).toEqual({ url: server.url, token: joined.session.token, email: carol })
+    // The saved session works, in the organization it joined.
+    const carolMe = await cli(["whoami", "--profile", "carol", "--json"])
+    expect(json(carolMe)).toMatchObject({ user: { email: carol }, organization: { id: owner.organization.id }, membership: { role: "admin" } })
+  })
+
+  it("exits 2 on invalid arguments and 3 without a credential, before sending anything", async () => {
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: "unused" }
+    const results = await Promise.all([
+      cli(["members", "role", "not-an-id", "admin"], env),
+      cli(["members", "list", "--limit", "101"], env),
+      cli(["teams", "add", UNKNOWN_TEAM], env),
+      cli(["teams", "create", "X", "--member", "tem_00000000000000000000000000"], env),
+      cli(["invitations", "create", "not-an-email"], env),
+      cli(["invitations", "create", "erin@example.com", "--role", "owner"], env),
+      cli(["invitations", "accept", "some-token", "--sign-up"], env),
+      cli(["invitations", "accept", "some-token", "--sign-up", "--name", "Erin"], env), // no password, no terminal
+      cli(["invitations", "accept", "some-token", "--name", "Erin"], env),
+      // Accepting needs a session, or --sign-up.
+      cli(["invitations", "accept", "some-token", "--url", server.url])
+    ])
+    expect(results.map((result) => result.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 3])
+    expect(results[0]!.stderr).toContain("memberId: TypeID must start with 'om_' (organization membership id)")
+    expect(results[1]!.stderr).toContain("--limit: must be an integer from 1 to 100")
+    expect(results[3]!.stderr).toContain("--member: TypeID must start with 'om_' (organization membership id); 'tem_…' is a team id")
+    expect(results[4]!.stderr).toContain("email: must be an email address")
+    expect(results[6]!.stderr).toContain("--sign-up needs --name")
+    expect(results[7]!.stderr).toContain("ORGPLANE_PASSWORD")
+    expect(results[8]!.stderr).toContain("only for --sign-up")
+    expect(results[9]!.stderr).toContain("not logged in")
+  })
+
+  it("lists the new commands in the overview", async () => {
+    const { cli } = await fresh()
+    const overview = await cli(["--help"])
+    expect(overview.code).toBe(0)
+    for (const command of [
+      "members list",
+      "members role",
+      "members remove",
+      "members transfer-ownership",
+      "teams create",
+      "teams list",
+      "teams add",
+      "teams remove",
+      "teams rename",
+      "teams delete",
+      "invitations create",
+      "invitations list",
+      "invitations cancel",
+      "invitations accept"
+    ]) {
+      expect(overview.stdout).toContain(`  ${command}`)
+    }
+  })
+})
