@@ -178,7 +178,7 @@ describe(`the launched server's logger on ${TestDatabase.kind}`, () => {
 
   it("Server.layer writes exactly one line per request, in the configured format", () =>
     captureConsole(async (lines) => {
-      const runtime = ManagedRuntime.make(serverLayer({ host: "127.0.0.1", port: 0, database: await database(), logFormat: "json", logLevel: "info" }))
+      const runtime = ManagedRuntime.make(serverLayer({ host: "127.0.0.1", port: 0, encryptionKeys: TestServer.encryptionKeys, database: await database(), logFormat: "json", logLevel: "info" }))
       try {
         await runtime.runPromise(Effect.void)
         const port = lines.map((line) => /Listening on http:\/\/[^:"]+:(\d+)/.exec(line)?.[1]).find((found) => found !== undefined)
@@ -202,7 +202,7 @@ describe(`the launched server's logger on ${TestDatabase.kind}`, () => {
   it("makeWebHandler logs the same line, and honours the minimum level", async () => {
     const linesAt = (logLevel: "info" | "warn") =>
       captureConsole(async (lines) => {
-        const { dispose, handler } = makeWebHandler({ database: await database(), logFormat: "logfmt", logLevel })
+        const { dispose, handler } = makeWebHandler({ encryptionKeys: TestServer.encryptionKeys, database: await database(), logFormat: "logfmt", logLevel })
         try {
           const response = await handler(new Request("http://localhost/health", { headers: { "x-request-id": `web-${logLevel}` } }))
           expect(response.status).toBe(200)
@@ -221,7 +221,7 @@ describe(`the launched server's logger on ${TestDatabase.kind}`, () => {
 
   it("makeNodeListener serves under a host's own server, with the same line", () =>
     captureConsole(async (lines) => {
-      const { dispose, listener } = await makeNodeListener({ database: await database(), logFormat: "json", logLevel: "info" })
+      const { dispose, listener } = await makeNodeListener({ encryptionKeys: TestServer.encryptionKeys, database: await database(), logFormat: "json", logLevel: "info" })
       const host = createServer(listener)
       await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
       try {
