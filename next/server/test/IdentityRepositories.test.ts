@@ -11,7 +11,10 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Schema3 from "effect-3/Schema"
 import * as Original from "../../../packages/server/src/identity/SsoEnforcement.js"
+import { AccountTokensRepository } from "../src/identity/AccountTokensRepository.js"
+import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import { OrganizationsRepository } from "../src/identity/OrganizationsRepository.js"
+import { SignInAddressesRepository } from "../src/identity/SignInAddressesRepository.js"
 import * as Sso from "../src/identity/SsoEnforcement.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -201,4 +204,71 @@ layer(Db.layer, { excludeTestServices: true })("SSO enforcement's rule", (it) =>
     }
     expect(Sso.assuranceOrNone(Option.none())).toEqual({ ssoConnectionId: null, authenticatedOrganizationId: null, requireSso: null, ownersPasswordFallback: null, managedBy: null })
   })
+})
+
+layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`instance-wide and account repositories on ${TestDatabase.kind}`, (it) => {
+  it.effect("OperatorRepository: the first claim wins; setup tokens kept, expired ones forgotten, all spent at once", () =>
+    Effect.gen(function*() {
+      const repository = yield* OperatorRepository.make
+      expect(yield* repository.claimed).toEqual(Option.none())
+      const first = yield* Db.insertOrganization()
+      const second = yield* Db.insertOrganization()
+      expect(yield* repository.claim(first)).toBe(true)
+      expect(yield* repository.claim(second)).toBe(false)
+      expect(yield* repository.claimed).toEqual(Option.some(first))
+      yield* repository.insertSetupToken({ tokenHash: "old", createdAt: Db.at, expiresAt: later(1000) })
+      expect(yield* repository.isSetupToken("old", later(999))).toBe(true)
+      expect(yield* repository.isSetupToken("old", later(1000))).toBe(false)
+      yield* repository.insertSetupToken({ tokenHash: "new", createdAt: later(1000), expiresAt: later(5000) })
+      const sql = yield* SqlClient.SqlClient
+      expect((yield* sql<{ tokenHash: string }>`SELECT token_hash FROM instance_setup_tokens`).map((row) => row.tokenHash)).toEqual(["new"])
+      expect(yield* repository.isSetupToken("new", later(1000))).toBe(true)
+      yield* repository.spendSetupTokens
+      expect(yield* repository.isSetupToken("new", later(1000))).toBe(false)
+    }))
+
+  it.effect("SignInAddressesRepository: remembers the latest sign-in of an address, moves with the email, forgets", () =>
+    Effect.gen(function*() {
+      const repository = yield* SignInAddressesRepository.make
+      yield* repository.remember("jane@acme.test", "203.0.113.7", later(2000))
+      yield* repository.remember("jane@acme.test", "203.0.113.7", later(1000))
+      expect(yield* repository.signedInSince("jane@acme.test", "203.0.113.7", later(1999))).toBe(true)
+      expect(yield* repository.signedInSince("jane@acme.test", "203.0.113.7", later(2000))).toBe(false)
+      expect(yield* repository.signedInSince("jane@acme.test", "203.0.113.8", Db.at)).toBe(false)
+      yield* repository.remember("jane@new.test", "203.0.113.7", later(500))
+      yield* repository.move("jane@acme.test", "jane@new.test")
+      expect(yield* repository.signedInSince("jane@acme.test", "203.0.113.7", Db.at)).toBe(false)
+      expect(yield* repository.signedInSince("jane@new.test", "203.0.113.7", later(1999))).toBe(true)
+      yield* repository.forget("jane@new.test")
+      expect(yield* repository.signedInSince("jane@new.test", "203.0.113.7", Db.at)).toBe(false)
+    }))
+
+  it.effect("AccountTokensRepository: one token a purpose, replaced by the next, taken once, discarded", () =>
+    Effect.gen(function*() {
+      const repository = yield* AccountTokensRepository.make
+      const user = yield* Db.insertUser("reset@acme.test")
+      const organization = yield* Db.insertOrganization()
+      const row = {
+        userId: user,
+        purpose: "password_reset" as const,
+        tokenHash: "hash-1",
+        email: "reset@acme.test",
+        passwordDigest: "digest",
+        issuedBy: "member" as const,
+        issuerLabel: "Owner",
+        issuerOrganizationId: organization,
+        allowedRole: "admin" as const,
+        createdAt: Db.at,
+        expiresAt: later(3_600_000)
+      }
+      yield* repository.replace(row)
+      yield* repository.replace({ ...row, tokenHash: "hash-2" })
+      expect(yield* repository.take({ tokenHash: "hash-1", purpose: "password_reset" })).toEqual(Option.none())
+      expect(yield* repository.take({ tokenHash: "hash-2", purpose: "email_verification" })).toEqual(Option.none())
+      expect(Option.getOrThrow(yield* repository.take({ tokenHash: "hash-2", purpose: "password_reset" }))).toMatchObject({ ...row, tokenHash: "hash-2" })
+      expect(yield* repository.take({ tokenHash: "hash-2", purpose: "password_reset" })).toEqual(Option.none())
+      yield* repository.replace({ ...row, purpose: "email_verification", tokenHash: "hash-3", passwordDigest: null, issuedBy: "self", issuerLabel: null, issuerOrganizationId: null, allowedRole: null })
+      yield* repository.discard({ userId: user, purpose: "email_verification" })
+      expect(yield* repository.take({ tokenHash: "hash-3", purpose: "email_verification" })).toEqual(Option.none())
+    }))
 })
