@@ -4,13 +4,14 @@
  * found (tenancy), and SSO enforcement's rule, its messages held word for word to the Effect 3 original's.
  */
 import { expect, layer } from "@effect/vitest"
-import { ApiKeyId, OrganizationId, type SessionId, SsoConnectionId } from "@orgplane-next/schema"
+import { ApiKeyId, BootstrapId, MembershipId, OrganizationId, type SessionId, SsoConnectionId, WorkspaceClaimId } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Schema3 from "effect-3/Schema"
 import * as Original from "../../../packages/server/src/identity/SsoEnforcement.js"
+import { BootstrapRepository } from "../src/identity/BootstrapRepository.js"
 import { AccountTokensRepository } from "../src/identity/AccountTokensRepository.js"
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import { OrganizationsRepository } from "../src/identity/OrganizationsRepository.js"
@@ -270,5 +271,33 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`instance-wide 
       yield* repository.replace({ ...row, purpose: "email_verification", tokenHash: "hash-3", passwordDigest: null, issuedBy: "self", issuerLabel: null, issuerOrganizationId: null, allowedRole: null })
       yield* repository.discard({ userId: user, purpose: "email_verification" })
       expect(yield* repository.take({ tokenHash: "hash-3", purpose: "email_verification" })).toEqual(Option.none())
+    }))
+})
+
+layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`BootstrapRepository on ${TestDatabase.kind}`, (it) => {
+  it.effect("a workspace's claim: pending until redeemed once, unexpired, not of a deleted organization", () =>
+    Effect.gen(function*() {
+      const repository = yield* BootstrapRepository.make
+      const organizationId = yield* Db.insertOrganization({ provisional: true })
+      const setupMembershipId = Schema.decodeUnknownSync(MembershipId)(yield* Db.insertMembership(organizationId, null, "owner"))
+      const bootstrapId = Schema.decodeUnknownSync(BootstrapId)(Db.newId("wbt"))
+      expect(yield* repository.isBootstrapped(organizationId)).toBe(false)
+      yield* repository.insertBootstrap({ id: bootstrapId, organizationId, setupMembershipId, status: "provisional", createdAt: Db.at, expiresAt: later(86_400_000) })
+      expect(yield* repository.isBootstrapped(organizationId)).toBe(true)
+      const claimId = Schema.decodeUnknownSync(WorkspaceClaimId)(Db.newId("wcl"))
+      yield* repository.insertClaim({ id: claimId, organizationId, bootstrapId, role: "owner", tokenHash: "claim-hash", createdAt: Db.at, expiresAt: later(1000) })
+      expect(yield* repository.lockPendingClaim({ tokenHash: "claim-hash", at: later(1000) })).toEqual(Option.none())
+      const claim = Option.getOrThrow(yield* repository.lockPendingClaim({ tokenHash: "claim-hash", at: later(999) }))
+      expect(claim).toMatchObject({ id: claimId, organizationId, bootstrapId, role: "owner", status: "pending", claimedByUserId: null })
+      const user = yield* Db.insertUser("claimer@acme.test")
+      expect(yield* repository.markClaimed(claim, user, later(10))).toBe(setupMembershipId)
+      expect(yield* repository.lockPendingClaim({ tokenHash: "claim-hash", at: later(10) })).toEqual(Option.none())
+      // A deleted organization's pending claims open nothing.
+      const otherClaim = Schema.decodeUnknownSync(WorkspaceClaimId)(Db.newId("wcl"))
+      yield* repository.insertClaim({ id: otherClaim, organizationId, bootstrapId, role: "admin", tokenHash: "other-hash", createdAt: Db.at, expiresAt: later(1000) })
+      expect(Option.isSome(yield* repository.lockPendingClaim({ tokenHash: "other-hash", at: later(10) }))).toBe(true)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE organizations SET deleted_at = ${Db.at}, purge_after = ${Db.at}, deleted_by = 'x' WHERE id = ${organizationId}`
+      expect(yield* repository.lockPendingClaim({ tokenHash: "other-hash", at: later(10) })).toEqual(Option.none())
     }))
 })
