@@ -16,6 +16,7 @@ import { AccountTokensRepository } from "../src/identity/AccountTokensRepository
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import { OrganizationsRepository } from "../src/identity/OrganizationsRepository.js"
 import { SignInAddressesRepository } from "../src/identity/SignInAddressesRepository.js"
+import { UsersRepository } from "../src/identity/UsersRepository.js"
 import * as Sso from "../src/identity/SsoEnforcement.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -299,5 +300,53 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`BootstrapRepos
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE organizations SET deleted_at = ${Db.at}, purge_after = ${Db.at}, deleted_by = 'x' WHERE id = ${organizationId}`
       expect(yield* repository.lockPendingClaim({ tokenHash: "other-hash", at: later(10) })).toEqual(Option.none())
+    }))
+})
+
+layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`UsersRepository on ${TestDatabase.kind}`, (it) => {
+  it.effect("accounts written and read back; a taken email is 409; proofs, resets, disabling, tombstones; the operator's list paged", () =>
+    Effect.gen(function*() {
+      const repository = yield* UsersRepository.make
+      const row = (email: string) => ({ id: Db.userId(), email, name: email.split("@")[0] ?? "x", passwordHash: "hash-a", createdAt: Db.at, updatedAt: Db.at })
+      const jane = yield* repository.insert(row("Jane@acme.test"))
+      expect(yield* Effect.flip(repository.insert(row("jane@ACME.test")))).toMatchObject({ _tag: "Conflict", error: "email_taken" })
+      expect(Option.getOrThrow(yield* repository.findByEmail("JANE@acme.test"))).toMatchObject({ id: jane.id, email: "Jane@acme.test", disabledAt: null, deletedAt: null })
+      expect(repository.admitted(yield* repository.findById(jane.id))).toBe(true)
+      expect(repository.admitted(yield* repository.findById(Db.userId()))).toBe(false)
+      yield* repository.update({ id: jane.id, name: "Jane Doe", updatedAt: later(1) })
+      expect(Option.getOrThrow(yield* repository.findById(jane.id))).toMatchObject({ name: "Jane Doe", passwordHash: "hash-a", updatedAt: later(1) })
+      expect(yield* repository.emailVerified(jane.id)).toBe(false)
+      yield* repository.markEmailVerified({ id: jane.id, at: later(2) })
+      expect(yield* repository.emailVerified(jane.id)).toBe(true)
+      yield* repository.changeEmail({ id: jane.id, email: "jane@acme.test", sameAddress: true, at: later(3) })
+      expect(yield* repository.emailVerified(jane.id)).toBe(true)
+      yield* repository.changeEmail({ id: jane.id, email: "jane@new.test", sameAddress: false, at: later(3) })
+      expect(yield* repository.emailVerified(jane.id)).toBe(false)
+      expect(Option.getOrThrow(yield* repository.proveEmail({ id: jane.id, email: "JANE@new.test", at: later(4) })).emailVerifiedAt).toEqual(later(4))
+      expect(yield* repository.proveEmail({ id: jane.id, email: "jane@acme.test", at: later(4) })).toEqual(Option.none())
+      const sql = yield* SqlClient.SqlClient
+      const [digest] = yield* sql<{ digest: string }>`SELECT encode(sha256(convert_to('hash-a', 'UTF8')), 'hex') AS digest`
+      expect(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: "stale", passwordHash: "hash-b", at: later(5) })).toEqual(Option.none())
+      expect(Option.getOrThrow(yield* repository.resetPassword({ id: jane.id, email: "jane@new.test", passwordDigest: digest?.digest ?? "", passwordHash: "hash-b", at: later(5) }))).toMatchObject({ passwordHash: "hash-b" })
+      yield* repository.setDisabled({ id: jane.id, at: later(6) })
+      yield* repository.setDisabled({ id: jane.id, at: later(7) })
+      expect(Option.getOrThrow(yield* repository.findById(jane.id)).disabledAt).toEqual(later(6))
+      expect(repository.admitted(yield* repository.findById(jane.id))).toBe(false)
+      expect(Option.getOrThrow(yield* repository.findForOperator(jane.id))).toMatchObject({ id: jane.id, emailVerified: true, organizationCount: 0 })
+      yield* repository.setDisabled({ id: jane.id, at: null })
+      const bob = yield* repository.insert(row("bob@acme.test"))
+      const eve = yield* repository.insert(row("eve@acme.test"))
+      const first = yield* repository.listForOperator({ limit: 2 })
+      const second = yield* repository.listForOperator({ limit: 2, cursor: first.nextCursor ?? "" })
+      expect([...first.items, ...second.items].map((user) => user.id)).toEqual([jane.id, bob.id, eve.id].sort())
+      expect(second.nextCursor).toBeNull()
+      expect((yield* repository.listForOperator({ email: "bob" })).items.map((user) => user.id)).toEqual([bob.id])
+      yield* repository.tombstone({ id: eve.id, pseudonym: "deleted-eve", unusableHash: "!", at: later(8) })
+      expect(repository.admitted(yield* repository.findById(eve.id))).toBe(false)
+      expect(yield* repository.findForOperator(eve.id)).toEqual(Option.none())
+      expect(yield* repository.lockLive(eve.id)).toEqual(Option.none())
+      expect(yield* repository.count).toBe(3)
+      // The address is free again.
+      yield* repository.insert(row("eve@acme.test"))
     }))
 })
