@@ -13,6 +13,7 @@ import * as Schema3 from "effect-3/Schema"
 import * as Original from "../../../packages/server/src/identity/SsoEnforcement.js"
 import { BootstrapRepository } from "../src/identity/BootstrapRepository.js"
 import { AccountTokensRepository } from "../src/identity/AccountTokensRepository.js"
+import { MembershipsRepository } from "../src/identity/MembershipsRepository.js"
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import { OrganizationsRepository } from "../src/identity/OrganizationsRepository.js"
 import { SignInAddressesRepository } from "../src/identity/SignInAddressesRepository.js"
@@ -348,5 +349,27 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`UsersRepositor
       expect(yield* repository.count).toBe(3)
       // The address is free again.
       yield* repository.insert(row("eve@acme.test"))
+    }))
+})
+
+layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`MembershipsRepository on ${TestDatabase.kind}`, (it) => {
+  it.effect("a membership written and found by id, person and email; not in another organization; role changed, removed", () =>
+    Effect.gen(function*() {
+      const repository = yield* MembershipsRepository.make
+      const acme = yield* Db.insertOrganization({ name: "Acme" })
+      const other = yield* Db.insertOrganization({ name: "Other" })
+      const jane = yield* Db.insertUser("Jane@acme.test")
+      const id = Schema.decodeUnknownSync(MembershipId)(Db.newId("om"))
+      const inserted = yield* repository.insert({ id, organizationId: acme, userId: jane, role: "admin", createdAt: Db.at })
+      expect(inserted).toMatchObject({ id, organizationId: acme, userId: jane, role: "admin" })
+      expect(Option.getOrThrow(yield* repository.find({ organizationId: acme, id }))).toMatchObject({ id, role: "admin", email: "Jane@acme.test" })
+      expect(yield* repository.find({ organizationId: other, id })).toEqual(Option.none())
+      expect(Option.isSome(yield* repository.findActive(acme, { userId: jane }))).toBe(true)
+      expect(Option.isSome(yield* repository.findActive(acme, { email: "jane@ACME.test" }))).toBe(true)
+      expect(yield* repository.findActive(other, { id })).toEqual(Option.none())
+      yield* repository.changeRole({ organizationId: acme, id, role: "member", updatedAt: later(1) })
+      expect(Option.getOrThrow(yield* repository.findActive(acme, { id }))).toMatchObject({ role: "member" })
+      yield* repository.remove({ organizationId: acme, id, removedAt: later(2) })
+      expect(yield* repository.findActive(acme, { id })).toEqual(Option.none())
     }))
 })
