@@ -1,0 +1,52 @@
+/**
+ * Storage of which organization operates the instance (`instance_settings`, once claimed) and of the one-time setup
+ * tokens the server logs at start while none does (`instance_setup_tokens`, hashes only). Instance-wide by nature:
+ * neither table belongs to an organization.
+ *
+ * The Effect 4 form of packages/server/src/identity/OperatorRepository.ts, whole: the same statements, word for
+ * word; the service is a `Context.Service` with `make` and a static `layer`.
+ */
+import { OrganizationId } from "@orgplane-next/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  /** The organization whose owner redeemed a setup token, if one did. */
+  const claimed = sql<{ value: OrganizationId }>`
+      SELECT value FROM instance_settings WHERE key = 'operator_organization_id'`.pipe(
+    Effect.map((rows) => Option.fromNullishOr(rows[0]?.value))
+  )
+
+  /** Records the operator organization; false when one was recorded first (two claims at once: one wins). */
+  const claim = (organizationId: OrganizationId) =>
+    sql`INSERT INTO instance_settings (key, value) VALUES ('operator_organization_id', ${organizationId})
+          ON CONFLICT (key) DO NOTHING RETURNING key`.pipe(Effect.map((rows) => rows.length > 0))
+
+  /** Keeps a new setup token's hash, and forgets the expired ones. */
+  const insertSetupToken = (input: { readonly tokenHash: string; readonly createdAt: Date; readonly expiresAt: Date }) =>
+    Effect.andThen(
+      sql`DELETE FROM instance_setup_tokens WHERE expires_at <= ${input.createdAt}`,
+      sql`INSERT INTO instance_setup_tokens (token_hash, created_at, expires_at)
+            VALUES (${input.tokenHash}, ${input.createdAt}, ${input.expiresAt})`
+    )
+
+  /** Whether a setup token with this hash is unexpired. */
+  const isSetupToken = (tokenHash: string, at: Date) =>
+    sql`SELECT 1 FROM instance_setup_tokens WHERE token_hash = ${tokenHash} AND expires_at > ${at}`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
+
+  /** Spends every setup token: one was redeemed. */
+  const spendSetupTokens = sql`DELETE FROM instance_setup_tokens`
+
+  return { claimed, claim, insertSetupToken, isSetupToken, spendSetupTokens } as const
+})
+
+export class OperatorRepository extends Context.Service<OperatorRepository>()("@orgplane/server/identity/OperatorRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
+}

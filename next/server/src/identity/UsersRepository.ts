@@ -1,0 +1,193 @@
+/**
+ * Storage of user accounts (not tenant-scoped: a person may belong to several organizations).
+ *
+ * The Effect 4 form of packages/server/src/identity/UsersRepository.ts, whole: the same statements, word for word.
+ * What differs under the same behaviour: `Model` comes from `effect/schema`; the service is a `Context.Service` with
+ * `make` and a static `layer`.
+ */
+import { AdminUser, type AdminUserListQuery, Conflict, User, UserId } from "@orgplane-next/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Model } from "effect/schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Keyset from "../platform/Keyset.js"
+import { catchUniqueViolation } from "../platform/Sql.js"
+import { DateColumn, execute, findAll, findOne, likePattern, trustedClassRow } from "../platform/Statements.js"
+
+export class UserRow extends Model.Class<UserRow>("UserRow")({
+  id: Model.GeneratedByApp(UserId),
+  email: User.fields.email,
+  name: User.fields.name,
+  passwordHash: Model.Sensitive(Schema.String),
+  createdAt: DateColumn,
+  updatedAt: DateColumn,
+  /** The instance's operator disabled the account: no session, API key or sign-in of it is admitted until enabled. */
+  disabledAt: Schema.NullOr(DateColumn),
+  /** The account was deleted: the row is its tombstone (a pseudonym for name and email, an unusable password). */
+  deletedAt: Schema.NullOr(DateColumn)
+}) {}
+
+/** The API's user from a row (decoded, so valid: the class does not check it again). */
+export const toUser = (row: Pick<UserRow, "id" | "email" | "name" | "createdAt">) =>
+  new User({ id: row.id, email: row.email, name: row.name, createdAt: row.createdAt }, { disableChecks: true })
+
+const emailTaken = () => new Conflict({ error: "email_taken", message: "An account with this email already exists." })
+
+/** The operator's list of accounts, oldest first (user ids are time-ordered). */
+const oldestFirst = Keyset.make<AdminUser>("admin-users", "asc", [{ column: "u.id", value: (user) => user.id }])
+
+/** An account as the operator sees it: the user, its proof, its state, and its active memberships counted. */
+const adminColumns = (sql: SqlClient.SqlClient) =>
+  sql`u.id, u.email, u.name, u.created_at, u.email_verified_at IS NOT NULL AS email_verified, u.disabled_at,
+      (SELECT count(*)::int FROM memberships m WHERE m.user_id = u.id AND m.removed_at IS NULL) AS organization_count`
+
+const make = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const insertRow = execute({ Request: UserRow.insert, execute: (row) => sql`INSERT INTO users ${sql.insert(row)}` })
+  const insert = (row: Omit<typeof UserRow.insert.Type, "disabledAt" | "deletedAt">) =>
+    insertRow({ ...row, disabledAt: null, deletedAt: null }).pipe(catchUniqueViolation(emailTaken), Effect.as(row))
+
+  const findByEmail = findOne({
+    Request: Schema.String,
+    Result: UserRow,
+    execute: (email) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`
+  })
+
+  const findById = findOne({ Request: UserId, Result: UserRow, execute: (id) => sql`SELECT * FROM users WHERE id = ${id}` })
+
+  /** The account unless it was deleted, its row locked until the transaction ends (a deletion, a disable). */
+  const lockLive = findOne({
+    Request: UserId,
+    Result: UserRow,
+    execute: (id) => sql`SELECT * FROM users WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`
+  })
+
+  const count = sql<{ count: number }>`SELECT count(*)::int AS count FROM users`.pipe(Effect.map((rows) => rows[0].count))
+
+  const update = execute({
+    Request: Schema.Struct({
+      id: UserId,
+      name: Schema.optional(Schema.String),
+      passwordHash: Schema.optional(Schema.String),
+      updatedAt: DateColumn
+    }),
+    execute: ({ id, ...changes }) => sql`UPDATE users SET ${sql.update(changes)} WHERE id = ${id}`
+  })
+
+  /**
+   * Sets the account's email; unless `sameAddress` (only the letters' case changed), the proof of the old one is
+   * cleared with it: nobody proved the new one. 409 `email_taken` when another account has it.
+   */
+  const changeEmail = (input: { readonly id: UserId; readonly email: string; readonly sameAddress: boolean; readonly at: Date }) =>
+    sql`UPDATE users SET email = ${input.email}, updated_at = ${input.at}
+            ${input.sameAddress ? sql`` : sql`, email_verified_at = NULL`}
+          WHERE id = ${input.id}`.pipe(catchUniqueViolation(emailTaken), Effect.asVoid)
+
+  /** Whether the account's email is proven to the whole instance (an SSO sign-in through a verified domain). */
+  const emailVerified = (id: UserId) =>
+    sql`SELECT 1 FROM users WHERE id = ${id} AND email_verified_at IS NOT NULL`.pipe(Effect.map((rows) => rows.length > 0))
+
+  /** Records the proof, once: an SSO sign-in through a domain an organization verified made or took the account. */
+  const markEmailVerified = (input: { readonly id: UserId; readonly at: Date }) =>
+    sql`UPDATE users SET email_verified_at = ${input.at} WHERE id = ${input.id} AND email_verified_at IS NULL`.pipe(Effect.asVoid)
+
+  /**
+   * A reset link's new password, set only while the account's password and email are still those it was issued
+   * against (`passwordDigest`: SHA-256 of the stored hash, hex), in one statement: a change of either voids it.
+   */
+  const resetPassword = findOne({
+    Request: Schema.Struct({ id: UserId, email: Schema.String, passwordDigest: Schema.String, passwordHash: Schema.String, at: DateColumn }),
+    Result: UserRow,
+    execute: (input) =>
+      sql`UPDATE users SET password_hash = ${input.passwordHash}, updated_at = ${input.at}
+            WHERE id = ${input.id} AND lower(email) = lower(${input.email}) AND disabled_at IS NULL AND deleted_at IS NULL
+              AND encode(sha256(convert_to(password_hash, 'UTF8')), 'hex') = ${input.passwordDigest}
+            RETURNING *`
+  })
+
+  /**
+   * A mailed verification link's proof: the email is proven, while it is still the one the link was sent to; an
+   * earlier proof's time is kept. Answers the account with the time of its proof.
+   */
+  const proveEmail = findOne({
+    Request: Schema.Struct({ id: UserId, email: Schema.String, at: DateColumn }),
+    Result: Schema.Struct({ ...UserRow.fields, emailVerifiedAt: DateColumn }),
+    execute: (input) =>
+      sql`UPDATE users SET email_verified_at = COALESCE(email_verified_at, ${input.at})
+            WHERE id = ${input.id} AND lower(email) = lower(${input.email}) AND deleted_at IS NULL
+            RETURNING *`
+  })
+
+  /** Disables (`at`) or enables (null) a live account; a disabled one keeps the instant it was first disabled. */
+  const setDisabled = (input: { readonly id: UserId; readonly at: Date | null }) =>
+    sql`UPDATE users SET disabled_at = ${input.at === null ? null : sql`COALESCE(disabled_at, ${input.at})`}
+          WHERE id = ${input.id} AND deleted_at IS NULL`.pipe(Effect.asVoid)
+
+  /**
+   * Makes the account its own tombstone: name and email become `pseudonym` (no `@`: no address, so no sign-in or
+   * sign-up ever matches it, and the real address is free again), the password `unusableHash`, the proof gone.
+   */
+  const tombstone = (input: { readonly id: UserId; readonly pseudonym: string; readonly unusableHash: string; readonly at: Date }) =>
+    sql`UPDATE users SET name = ${input.pseudonym}, email = ${input.pseudonym}, password_hash = ${input.unusableHash},
+            email_verified_at = NULL, disabled_at = NULL, deleted_at = ${input.at}, updated_at = ${input.at}
+          WHERE id = ${input.id}`.pipe(Effect.asVoid)
+
+  const adminRow = trustedClassRow(AdminUser)
+
+  const listRows = findAll({
+    Request: Schema.Struct({ email: Schema.optional(Schema.String), disabled: Schema.optional(Schema.Boolean), page: Keyset.PageRequest }),
+    Result: adminRow,
+    execute: ({ disabled, email, page }) =>
+      sql`SELECT ${adminColumns(sql)} FROM users u WHERE ${
+          sql.and([
+            sql`u.deleted_at IS NULL`,
+            email === undefined ? sql`true` : sql`u.email ILIKE ${likePattern(email)}`,
+            disabled === undefined ? sql`true` : disabled ? sql`u.disabled_at IS NOT NULL` : sql`u.disabled_at IS NULL`,
+            page.after
+          ])
+        } ORDER BY ${page.orderBy} LIMIT ${page.fetch}`
+  })
+
+  /** Every live account, oldest first, as the operator lists them (`GET /v1/admin/users`). */
+  const listForOperator = (query: AdminUserListQuery) =>
+    Keyset.page(oldestFirst, query, (page) => listRows({ email: query.email, disabled: query.disabled, page }))
+
+  const adminView = findOne({
+    Request: UserId,
+    Result: adminRow,
+    execute: (id) => sql`SELECT ${adminColumns(sql)} FROM users u WHERE u.id = ${id} AND u.deleted_at IS NULL`
+  })
+
+  /** One live account as the operator sees it. */
+  const findForOperator = (id: UserId) => adminView(id)
+
+  /** Whether the account may act: neither disabled nor deleted (an absent one may not). */
+  const admitted = (row: Option.Option<UserRow>) => Option.exists(row, (user) => user.disabledAt === null && user.deletedAt === null)
+
+  return {
+    insert,
+    findByEmail,
+    findById,
+    lockLive,
+    count,
+    update,
+    changeEmail,
+    emailVerified,
+    markEmailVerified,
+    resetPassword,
+    proveEmail,
+    setDisabled,
+    tombstone,
+    listForOperator,
+    findForOperator,
+    admitted
+  } as const
+})
+
+export class UsersRepository extends Context.Service<UsersRepository>()("@orgplane/server/identity/UsersRepository", { make }) {
+  static readonly layer = Layer.effect(this, this.make)
+}
