@@ -4,11 +4,11 @@
  * keeps delivery behind events still being committed (audit/StreamDelivery.ts).
  */
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface StreamSettings {
   /** How often the delivery loop looks for due streams. */
@@ -55,8 +55,7 @@ const duration = (given: Duration.Input | undefined, name: string, fallback: Dur
   given === undefined ? Config.Duration(name).pipe(Config.withDefault(fallback)) : Config.succeed(Duration.fromInputUnsafe(given))
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) =>
-  Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` })))
+const invalid = (name: string, message: string) => Effect.fail(invalidSetting(name, message))
 
 /** The settings from the environment, with `options` on top. */
 export const settings = Effect.fn("StreamConfig.settings")(function*(options: Options = {}) {

@@ -6,7 +6,6 @@
  */
 import { LlmCatalog } from "@orgplane-next/schema"
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,6 +14,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import { CATALOG_SNAPSHOT_JSON } from "./CatalogSnapshot.js"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface LlmSettings {
   readonly catalog: LlmCatalog
@@ -43,7 +43,7 @@ export interface Options {
 }
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalid = invalidSetting
 
 const decodeCatalog = Schema.decodeUnknownResult(LlmCatalog)
 

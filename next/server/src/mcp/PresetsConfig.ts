@@ -6,7 +6,6 @@
  */
 import { McpPreset, McpServerUrl } from "@orgplane-next/schema"
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,6 +16,7 @@ import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Yaml from "yaml"
 import { BUILT_IN } from "./Presets.js"
+import { invalidSetting } from "../platform/Config.js"
 
 export class McpPresets extends Context.Service<McpPresets, ReadonlyArray<McpPreset>>()("@orgplane/server/mcp/PresetsConfig/McpPresets") {}
 
@@ -50,7 +50,7 @@ const decodeFileContent = Schema.decodeUnknownResult(Schema.Array(McpPreset))
 const validUrl = Schema.is(McpServerUrl)
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalid = invalidSetting
 
 const invalidFile = (file: string, message: string) => invalid("ORGPLANE_MCP_PRESETS_FILE", `${file}: ${message}`)
 

@@ -1,10 +1,10 @@
 /** The tool runner's settings: how long a tool call may take (other MCP requests get at most 30 seconds). */
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface ToolSettings {
   /** Longest a `tools/call` request may take: connecting, sending, and its whole answer. */
@@ -31,7 +31,7 @@ export interface Options {
 }
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalid = invalidSetting
 
 const fromEnvironment = Config.Duration("ORGPLANE_MCP_TOOL_TIMEOUT").pipe(Config.withDefault(defaultToolTimeout))
 

@@ -179,10 +179,15 @@ export const environment = [
   ["ORGPLANE_OUTBOUND_ALLOW_PRIVATE", "false", "Let user-supplied outbound URLs (MCP servers, worker runtimes) reach loopback, private and link-local addresses, over http too; only for a trusted network."]
 ] as const
 
+/** A setting refused with `message`: what Effect 3's `Config.validate` and `InvalidData` failed with. */
+export const refusal = (message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message }))
+
+/** The setting `name` refused, naming it (`ORGPLANE_X: must be positive`): Effect 3's `InvalidData([name], message)`. */
+export const invalidSetting = (name: string, message: string) => refusal(`${name}: ${message}`)
+
 /** `config` whose value must pass `valid`, else the setting is refused with `message` (Effect 3's `Config.validate`). */
 const validate = <A>(config: Config.Config<A>, message: string, valid: (value: A) => boolean): Config.Config<A> =>
-  Config.mapEffect(config, (value) =>
-    valid(value) ? Effect.succeed(value) : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message }))))
+  Config.mapEffect(config, (value) => valid(value) ? Effect.succeed(value) : Effect.fail(refusal(message)))
 
 const isPlan = Schema.is(Plan)
 
@@ -191,7 +196,7 @@ const plan: Config.Config<Plan> = Config.mapEffect(
   (value) =>
     isPlan(value)
       ? Effect.succeed(value)
-      : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: "must be free, team or enterprise" })))
+      : Effect.fail(refusal("must be free, team or enterprise"))
 )
 
 /** A timeout: zero would mean "wait forever", which is what these settings exist to prevent. */
@@ -214,7 +219,7 @@ const oneOf = <const A extends string>(name: string, values: ReadonlyArray<A>, f
       const found = values.find((candidate) => candidate === value)
       return found !== undefined
         ? Effect.succeed(found)
-        : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}` })))
+        : Effect.fail(refusal(`must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}`))
     }
   )
 

@@ -36,7 +36,6 @@ import * as SocketRunner from "effect/cluster/SocketRunner"
 import * as SqlMessageStorage from "effect/cluster/SqlMessageStorage"
 import * as SqlRunnerStorage from "effect/cluster/SqlRunnerStorage"
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -53,7 +52,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
 import * as Activity from "effect/workflow/Activity"
 import { WorkflowEngine } from "effect/workflow/WorkflowEngine"
-import { ServerConfig } from "./Config.js"
+import { refusal, ServerConfig } from "./Config.js"
 import { PoolSize } from "./Database.js"
 import { StartGate } from "./DurableStartGate.js"
 
@@ -80,7 +79,7 @@ const portOrZero: Config.Config<number> = Config.mapEffect(
   (port) =>
     port >= 0 && port <= 65535
       ? Effect.succeed(port)
-      : Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: "must be a port number (0 for a free one)" })))
+      : Effect.fail(refusal("must be a port number (0 for a free one)"))
 )
 
 export const clusterConfig: Config.Config<ClusterSettings> = Config.all({

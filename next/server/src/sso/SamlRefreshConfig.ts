@@ -3,11 +3,11 @@
  * its metadata again (`ORGPLANE_SAML_METADATA_REFRESH_INTERVAL`).
  */
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface SamlRefreshSettings {
   /** A metadata URL whose latest fetch is at least this old is fetched again by the next run of the job. */
@@ -40,7 +40,7 @@ export interface Options {
 }
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalid = invalidSetting
 
 /** The settings from the environment, with `options` on top. */
 export const settings = Effect.fn("SamlRefreshConfig.settings")(function*(options: Options = {}) {

@@ -7,7 +7,6 @@
 import { InvalidRequest } from "@orgplane-next/schema"
 import type { ErrorObject } from "ajv"
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,6 +15,7 @@ import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { lazily } from "../platform/Lazy.js"
 import type { Compiled } from "./SchemaCompiler.js"
+import { invalidSetting } from "../platform/Config.js"
 
 const compiler = lazily(() => import("./SchemaCompiler.js"))
 
@@ -126,8 +126,7 @@ export const invalidDocument = (schemaVersion: string, violations: ReadonlyArray
   })
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalidSetting = (message: string) =>
-  new Config.ConfigError(new ConfigProvider.SourceError({ message: `ORGPLANE_TEMPLATE_SCHEMAS_DIR: ${message}` }))
+const invalidDir = (message: string) => invalidSetting("ORGPLANE_TEMPLATE_SCHEMAS_DIR", message)
 
 /** A file system error's code (`ENOENT`), else the error as text. */
 const errorCode = (error: unknown) =>
@@ -137,7 +136,7 @@ const errorCode = (error: unknown) =>
 export const load = Effect.fn("SchemaRegistry.load")(function*(dir: string): Effect.fn.Return<Registry, Config.ConfigError> {
   const names = yield* Effect.tryPromise({
     try: () => Fs.readdir(dir),
-    catch: (error) => invalidSetting(`${dir} cannot be read (${errorCode(error)})`)
+    catch: (error) => invalidDir(`${dir} cannot be read (${errorCode(error)})`)
   })
   const schemas = new Map<string, Compiled>()
   const { compile } = yield* compiler
@@ -145,15 +144,15 @@ export const load = Effect.fn("SchemaRegistry.load")(function*(dir: string): Eff
     const file = Path.join(dir, name)
     const version = name.slice(0, -".json".length)
     if (!SCHEMA_VERSION.test(version)) {
-      return yield* Effect.fail(invalidSetting(`${file}: "${version}" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`))
+      return yield* Effect.fail(invalidDir(`${file}: "${version}" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`))
     }
     const text = yield* Effect.tryPromise({
       try: () => Fs.readFile(file, "utf8"),
-      catch: (error) => invalidSetting(`${file} cannot be read (${errorCode(error)})`)
+      catch: (error) => invalidDir(`${file} cannot be read (${errorCode(error)})`)
     })
     const compiled = yield* Effect.try({
       try: () => compile(JSON.parse(text)),
-      catch: (error) => invalidSetting(`${file} is not a JSON Schema Ajv compiles: ${error instanceof Error ? error.message : String(error)}`)
+      catch: (error) => invalidDir(`${file} is not a JSON Schema Ajv compiles: ${error instanceof Error ? error.message : String(error)}`)
     })
     schemas.set(version, compiled)
   }

@@ -4,11 +4,11 @@
  */
 import { HEARTBEAT_STALE_MILLIS } from "@orgplane-next/schema"
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface ActivitySettings {
   /** How often a runtime is expected to beat: `online` within two intervals of the last heartbeat's arrival. */
@@ -43,8 +43,7 @@ export interface Options {
 }
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) =>
-  Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` })))
+const invalid = (name: string, message: string) => Effect.fail(invalidSetting(name, message))
 
 /** The settings from the environment, with `options` on top. */
 export const settings = Effect.fn("ActivityConfig.settings")(function*(options: Options = {}) {

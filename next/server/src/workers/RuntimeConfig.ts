@@ -1,10 +1,10 @@
 /** The worker runtime client's settings: how long a runtime has to answer a forwarded request. */
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { invalidSetting } from "../platform/Config.js"
 
 export interface RuntimeSettings {
   /** Longest a whole exchange with a runtime may take: connecting, sending, and its whole answer. */
@@ -27,7 +27,7 @@ export interface Options {
 }
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalid = invalidSetting
 
 const fromEnvironment = Config.Duration("ORGPLANE_WORKER_RUNTIME_TIMEOUT").pipe(Config.withDefault(defaultTimeout))
 

@@ -3,7 +3,6 @@
  * authenticate as, and the secret its webhooks are signed with. Environment variables, with code on top.
  */
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
+import { invalidSetting } from "../../platform/Config.js"
 
 export interface CodeHostApp {
   readonly appId: string
@@ -60,7 +60,7 @@ const secretText = (value: string | Redacted.Redacted<string> | undefined) => {
 export const unescapePem = (pem: string) => pem.replace(/\\r\\n|\\n/g, "\n")
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalid = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalid = invalidSetting
 
 const apiUrlFrom = (value: string): Result.Result<string, Config.ConfigError> => {
   const trimmed = value.trim().replace(/\/+$/, "")

@@ -3,7 +3,6 @@
  * waits for each. Environment variables, with code on top.
  */
 import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -12,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Dns from "node:dns"
 import * as Net from "node:net"
+import { invalidSetting } from "../../platform/Config.js"
 
 export interface DnsServer {
   readonly host: string
@@ -43,7 +43,7 @@ export interface Options {
 }
 
 /** A refused setting, named (Effect 3's `ConfigError.InvalidData([name], message)` said where too). */
-const invalidAt = (name: string, message: string) => new Config.ConfigError(new ConfigProvider.SourceError({ message: `${name}: ${message}` }))
+const invalidAt = invalidSetting
 
 const invalid = (message: string) => invalidAt("ORGPLANE_DNS_SERVERS", message)
 
