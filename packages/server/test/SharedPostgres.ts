@@ -9,7 +9,6 @@ import { Effect, Exit, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Pg from "pg"
 import * as Database from "../src/platform/Database.js"
-import { testTuning } from "./durable/runner.js"
 
 export interface Shared {
   readonly url: string
@@ -55,7 +54,9 @@ export const start = async (count: number, options: TestServer.Options = {}): Pr
         await TestServer.start({
           database: Database.layerUrl(Redacted.make(url), { maxConnections: 8 }),
           encryptionKeys: keys,
-          durable: { sharding: testTuning, cluster: { port: 0 } },
+          // The durable engine's own shard-lock timing, not Durable.test.ts's short one: no test here loses a runner,
+          // and a 2-second lock deadline missed on a loaded machine makes a runner rebuild its lock connection.
+          durable: { cluster: { port: 0 } },
           ...options
         })
       )
