@@ -1,0 +1,154 @@
+/**
+ * scim/GroupPatch.ts: packages/server/test/ScimGroupPatch.test.ts's assertions (its role-rule ones wait for
+ * TeamSync.ts), `Either` read as `Result`; then the port and the Effect 3 original on the same operations and bodies.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Either3 from "effect-3/Either"
+import * as Result from "effect/Result"
+import * as Original from "../../../packages/server/src/scim/GroupPatch.js"
+import { groupChange, groupInput, namedMembers } from "../src/scim/GroupPatch.js"
+
+const ok = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
+  const result = groupChange(operations)
+  if (Result.isFailure(result)) throw new Error(`${result.failure.scimType}: ${result.failure.detail}`)
+  return result.success
+}
+const failure = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
+  const result = groupChange(operations)
+  if (Result.isSuccess(result)) throw new Error("expected a failure")
+  return result.failure
+}
+
+describe("Group PatchOp", () => {
+  it("reads Entra's capitalised member add and filtered remove", () => {
+    expect(ok([
+      { op: "Add", path: "members", value: [{ value: "om_a" }, { value: "om_b" }] },
+      { op: "Remove", path: "members[value eq \"om_a\"]" }
+    ]).members).toEqual({ exactly: null, add: ["om_b"], remove: ["om_a"] })
+  })
+
+  it("reads or-joined filters, the schema URN prefix and a member given as one object", () => {
+    expect(ok([
+      { op: "remove", path: "urn:ietf:params:scim:schemas:core:2.0:Group:members[value eq \"om_a\" or value eq \"om_b\"]" },
+      { op: "add", path: "Members", value: { value: "om_c" } }
+    ]).members).toEqual({ exactly: null, add: ["om_c"], remove: ["om_a", "om_b"] })
+  })
+
+  it("removes all members without a value, then adds what follows", () => {
+    expect(ok([{ op: "remove", path: "members" }, { op: "add", path: "members", value: [{ value: "om_x" }] }]).members)
+      .toEqual({ exactly: ["om_x"], add: [], remove: [] })
+  })
+
+  it("removes the members a remove names in its value (Entra's other form)", () => {
+    expect(ok([{ op: "Remove", path: "members", value: [{ value: "om_a" }] }]).members).toEqual({ exactly: null, add: [], remove: ["om_a"] })
+  })
+
+  it("replaces displayName by path and by a no-path object (Okta's rename with its id ignored)", () => {
+    expect(ok([{ op: "Replace", path: "displayName", value: "Sales" }]).displayName).toBe("Sales")
+    const change = ok([{ op: "replace", value: { id: "scg_x", displayName: "Renamed", externalId: "ext-1", members: [{ value: "om_a" }] } }])
+    expect(change).toEqual({ displayName: "Renamed", externalId: "ext-1", members: { exactly: ["om_a"], add: [], remove: [] } })
+    expect(namedMembers(change)).toEqual(["om_a"])
+  })
+
+  it("clears externalId on remove", () => {
+    expect(ok([{ op: "remove", path: "externalId" }]).externalId).toBeNull()
+  })
+
+  it("refuses what does not fit with the SCIM error type", () => {
+    expect(failure([{ op: "move", path: "members" }]).scimType).toBe("invalidSyntax")
+    expect(failure([{ op: "replace", path: "owner", value: "x" }]).scimType).toBe("invalidPath")
+    expect(failure([{ op: "add", path: "members", value: [{ value: 3 }] }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "add", path: "members", value: "om_a" }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "replace", path: "displayName", value: "" }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "remove", path: "displayName" }]).scimType).toBe("mutability")
+    expect(failure([{ op: "replace", path: "id", value: "x" }]).scimType).toBe("mutability")
+    expect(failure([{ op: "remove", path: "members[display eq \"x\"]" }]).scimType).toBe("invalidPath")
+    expect(failure([{ op: "remove" }]).scimType).toBe("noTarget")
+    expect(failure([{ op: "replace", value: [1] }]).scimType).toBe("invalidValue")
+    expect(failure([]).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group bodies", () => {
+  it("reads displayName, externalId and members in any case, ignoring what the Group does not have", () => {
+    expect(groupInput({ schemas: [], DisplayName: "Eng", externalID: "x", Members: [{ Value: "om_a", display: "A" }], id: "scg_1", locale: "fr" }))
+      .toEqual(Result.succeed({ displayName: "Eng", externalId: "x", members: ["om_a"] }))
+    expect(groupInput({ displayName: "Eng" })).toEqual(Result.succeed({ displayName: "Eng", externalId: null, members: [] }))
+  })
+  it("refuses a missing or empty displayName and members of the wrong shape", () => {
+    for (const body of [{}, { displayName: "" }, { displayName: 1 }, { displayName: "x", members: "om_a" }, { displayName: "x", externalId: 5 }]) {
+      expect(Result.getFailure(groupInput(body)).pipe((left) => left._tag === "Some" && left.value.scimType)).toBe("invalidValue")
+    }
+  })
+  it("reads operations whose members are capitalised, and refuses more than 1000 operations", () => {
+    expect(ok([{ Op: "Add", Path: "members", Value: [{ value: "om_a" }] } as any]).members.add).toEqual(["om_a"])
+    expect(failure(Array.from({ length: 1001 }, () => ({ op: "remove", path: "externalId" }))).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group bounds, as the OpenAPI document says", () => {
+  const long = "a".repeat(2049)
+  it("refuses a displayName or externalId over 2048 characters, and a path over 2048", () => {
+    expect(Result.getFailure(groupInput({ displayName: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
+    expect(Result.getFailure(groupInput({ displayName: "Eng", externalId: long })).pipe((o) => o._tag === "Some" && o.value.scimType)).toBe("invalidValue")
+    expect(Result.isSuccess(groupInput({ displayName: long.slice(1), externalId: long.slice(1) }))).toBe(true)
+    expect(failure([{ op: "replace", path: "displayName", value: long }]).scimType).toBe("invalidValue")
+    expect(failure([{ op: "remove", path: `members[value eq "${long}"]` }]).scimType).toBe("invalidPath")
+  })
+  it("refuses more than 10,000 members in one body or operation", () => {
+    const members = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `om_${i}` }))
+    expect(Result.isSuccess(groupInput({ displayName: "Eng", members: members(10_000) }))).toBe(true)
+    expect(Result.isFailure(groupInput({ displayName: "Eng", members: members(10_001) }))).toBe(true)
+    expect(failure([{ op: "add", path: "members", value: members(10_001) }]).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group PatchOp and bodies against the Effect 3 original", () => {
+  const same = <A, E>(port: Result.Result<A, E>, original: Either3.Either<A, E>) =>
+    expect(Result.isSuccess(port) ? { ok: port.success } : { failed: port.failure })
+      .toEqual(Either3.isRight(original) ? { ok: original.right } : { failed: original.left })
+  const long = "a".repeat(2049)
+  const members = (n: number) => Array.from({ length: n }, (_, i) => ({ value: `om_${i}` }))
+  const operations: ReadonlyArray<ReadonlyArray<unknown>> = [
+    [{ op: "Add", path: "members", value: [{ value: "om_a" }, { value: "om_b" }] }, { op: "Remove", path: "members[value eq \"om_a\"]" }],
+    [{ op: "remove", path: "urn:ietf:params:scim:schemas:core:2.0:Group:members[value eq \"om_a\" or value eq \"om_b\"]" }, { op: "add", path: "Members", value: { value: "om_c" } }],
+    [{ op: "remove", path: "members" }, { op: "add", path: "members", value: [{ value: "om_x" }] }],
+    [{ op: "remove", path: "members" }, { op: "remove", path: "members", value: [{ value: "om_x" }] }, { op: "replace", path: "members", value: [] }],
+    [{ op: "Remove", path: "members", value: [{ value: "om_a" }] }, { op: "add", path: "members", value: [{ value: "om_a" }] }],
+    [{ op: "Replace", path: "displayName", value: "Sales" }],
+    [{ op: "replace", value: { id: "scg_x", displayName: "Renamed", externalId: "ext-1", members: [{ value: "om_a" }], schemas: [], meta: {} } }],
+    [{ op: "add", value: { "urn:ietf:params:scim:schemas:core:2.0:Group:displayName": "U", externalId: null } }],
+    [{ op: "remove", path: "externalId" }],
+    [{ Op: "Add", Path: "members", Value: [{ VALUE: "om_a" }] }],
+    [{ op: "remove", path: "members[value eq \"a\\\"b\"]" }],
+    [{ op: "move", path: "members" }], [{ op: 5 }], [null], [[]], [{ op: "add", path: 5 }], [{ op: "add", path: null, value: { displayName: "x" } }],
+    [{ op: "replace", path: "owner", value: "x" }], [{ op: "add", path: "members", value: [{ value: 3 }] }],
+    [{ op: "add", path: "members", value: "om_a" }], [{ op: "add", path: "members", value: [{ value: "" }] }],
+    [{ op: "replace", path: "displayName", value: "" }], [{ op: "replace", path: "displayName", value: " " }],
+    [{ op: "remove", path: "displayName" }], [{ op: "replace", path: "id", value: "x" }], [{ op: "remove", path: "meta" }],
+    [{ op: "remove", path: "nickName" }], [{ op: "add", path: "members[value eq \"x\"]", value: [] }],
+    [{ op: "remove", path: "members[display eq \"x\"]" }], [{ op: "remove" }], [{ op: "replace", value: [1] }], [{ op: "replace", value: "x" }],
+    [], Array.from({ length: 1001 }, () => ({ op: "remove", path: "externalId" })),
+    [{ op: "replace", path: "displayName", value: long }], [{ op: "replace", path: "externalId", value: long }],
+    [{ op: "remove", path: `members[value eq "${long}"]` }], [{ op: "add", path: "members", value: members(10_001) }],
+    [{ op: "add", path: "members", value: members(10_000) }]
+  ]
+  it("groupChange and namedMembers answer as the original's", () => {
+    for (const input of operations) {
+      const port = groupChange(input)
+      const original = Original.groupChange(input)
+      same(port, original)
+      if (Result.isSuccess(port) && Either3.isRight(original)) expect(namedMembers(port.success)).toEqual(Original.namedMembers(original.right))
+    }
+  })
+  it("groupInput answers as the original's", () => {
+    const bodies: ReadonlyArray<Record<string, unknown>> = [
+      { schemas: [], DisplayName: "Eng", externalID: "x", Members: [{ Value: "om_a", display: "A" }], id: "scg_1", locale: "fr" },
+      { displayName: "Eng" }, {}, { displayName: "" }, { displayName: 1 }, { displayName: "x", members: "om_a" }, { displayName: "x", externalId: 5 },
+      { displayName: "x", members: null }, { displayName: "x", members: { value: "om_a" } }, { "urn:ietf:params:scim:schemas:core:2.0:Group:displayName": "y" },
+      { displayName: long }, { displayName: "Eng", externalId: long }, { displayName: long.slice(1), externalId: long.slice(1) },
+      { displayName: "Eng", members: members(10_000) }, { displayName: "Eng", members: members(10_001) }
+    ]
+    for (const body of bodies) same(groupInput(body), Original.groupInput(body))
+  })
+})
