@@ -17,6 +17,13 @@
  * has no such setting, so a server that answers nothing holds a statement until the caller's own deadline, as
  * `/ready`'s); the bound on waiting for a pooled connection (`connectTimeout` bounds opening one only); deallocating
  * what a broken connection prepared (`DEALLOCATE ALL`, no connect hook).
+ *
+ * Known, to settle before the areas rely on concurrency (measured 2026-11-26 with `@effect/sql-pg` 4.0.5, `effect`
+ * 4.1.0): the pool opens connections for its first burst of concurrent statements only. Three statements waiting on a
+ * table lock opened three connections; four more statements issued after them, plain or in transactions, opened none
+ * and queued behind the three (`maxConnections` 8). With `minConnections` equal to `maxConnections` all seven ran on
+ * connections of their own. `effect/Pool` alone (`makeWithTTL`, a slow acquire, `use` or `get` in either burst) grows
+ * as it should, so the cause is in `PgPool`'s use of it.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
