@@ -1,12 +1,13 @@
 /**
- * scim/GroupPatch.ts: packages/server/test/ScimGroupPatch.test.ts's assertions (its role-rule ones wait for
- * TeamSync.ts), `Either` read as `Result`; then the port and the Effect 3 original on the same operations and bodies.
+ * scim/GroupPatch.ts and TeamSync.ts's pure rules: packages/server/test/ScimGroupPatch.test.ts's assertions, `Either`
+ * read as `Result`; then the port and the Effect 3 original on the same operations and bodies.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Either3 from "effect-3/Either"
 import * as Result from "effect/Result"
 import * as Original from "../../../packages/server/src/scim/GroupPatch.js"
 import { groupChange, groupInput, namedMembers } from "../src/scim/GroupPatch.js"
+import { roleChange, ruleRole } from "../src/scim/TeamSync.js"
 
 const ok = (operations: ReadonlyArray<{ op: string; path?: string; value?: unknown }>) => {
   const result = groupChange(operations)
@@ -66,6 +67,23 @@ describe("Group PatchOp", () => {
     expect(failure([{ op: "remove" }]).scimType).toBe("noTarget")
     expect(failure([{ op: "replace", value: [1] }]).scimType).toBe("invalidValue")
     expect(failure([]).scimType).toBe("invalidValue")
+  })
+})
+
+describe("Group → role rules", () => {
+  const connection = { defaultRole: "member" as const, roleRules: [{ group: "Platform Admins", role: "admin" as const }] }
+  it("gives a rule's role to a member of a group it names, by displayName or externalId, case-insensitively", () => {
+    expect(ruleRole(connection, [{ displayName: "platform admins", externalId: null }])).toBe("admin")
+    expect(ruleRole(connection, [{ displayName: "Other", externalId: "PLATFORM ADMINS" }])).toBe("admin")
+    expect(ruleRole(connection, [{ displayName: "Admins", externalId: null }])).toBe("member")
+    expect(ruleRole(connection, [])).toBe("member")
+  })
+  it("never lowers below the default role, never from a group name alone, never demotes an owner", () => {
+    expect(ruleRole({ defaultRole: "admin", roleRules: [{ group: "g", role: "member" }] }, [{ displayName: "g", externalId: null }])).toBe("admin")
+    expect(ruleRole({ defaultRole: "member", roleRules: [] }, [{ displayName: "admin", externalId: "owner" }])).toBe("member")
+    expect(roleChange("owner", "member")._tag).toBe("None")
+    expect(roleChange("admin", "admin")._tag).toBe("None")
+    expect(roleChange("member", "admin")).toMatchObject({ _tag: "Some", value: "admin" })
   })
 })
 

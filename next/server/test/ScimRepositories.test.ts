@@ -170,7 +170,7 @@ layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`SCIM reposito
       expect((yield* connections.listEvents(scoped, { outcome: "failed" })).items.map((event) => event.method)).toEqual(["PUT"])
       expect((yield* connections.listEvents(scoped, { outcome: "succeeded", resourceType: "User" })).items.map((event) => event.resourceId)).toEqual(["om_1"])
       const paged = yield* connections.listEvents(scoped, { limit: 3 })
-      const rest = yield* connections.listEvents(scoped, { limit: 3, cursor: paged.nextCursor ?? undefined })
+      const rest = yield* connections.listEvents(scoped, { limit: 3, ...(paged.nextCursor === null ? {} : { cursor: paged.nextCursor }) })
       expect([...paged.items, ...rest.items]).toEqual(all.items)
       expect(rest.nextCursor).toBeNull()
       expect((yield* connections.listEvents({ ...scoped, organizationId: yield* Db.insertOrganization() }, {})).items).toEqual([])
