@@ -1,8 +1,4 @@
-/**
- * Readiness of an MCP connection for a caller (pure), and the matching of declared MCP servers to connections by URL.
- * The original's third Readiness test (`forCaller`, a caller no grant reaches) joins when Readiness.forCaller is ported
- * (it needs access/Access.ts).
- */
+/** Readiness of an MCP connection for a caller (pure), and the matching of declared MCP servers to connections by URL. */
 import { describe, expect, it } from "vitest"
 import * as CloudReadiness from "../src/mcp/CloudReadiness.js"
 import * as Readiness from "../src/mcp/Readiness.js"
@@ -44,6 +40,14 @@ describe("Readiness", () => {
     expect(Readiness.sharedConnected(row({ authType: "apikey", connectedAt: at }))).toBe(false)
     expect(Readiness.sharedConnected(row({ authType: "apikey", apiKeyCiphertext: "k", connectedAt: at }))).toBe(true)
     expect(Readiness.sharedConnected(row({ authType: "oauth", connectedAt: at }))).toBe(false)
+  })
+
+  it("refuses a caller no grant reaches before anything else", () => {
+    expect(Readiness.forCaller(row({ oauthIssuerReviewRequiredAt: new Date() }), undefined, false)).toEqual({
+      ready: false,
+      message: 'You have not been granted access to "Docs".'
+    })
+    expect(Readiness.forCaller(row({ accessTokenCiphertext: "x" }), undefined, true).ready).toBe(true)
   })
 })
 

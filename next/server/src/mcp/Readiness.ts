@@ -4,9 +4,9 @@
  * token; a `shared` one needs to be connected. Whether a grant reaches the caller is checked before this
  * (`Access.requireUsable`, or `forCaller` here for answers).
  *
- * The Effect 4 form of packages/server/src/mcp/Readiness.ts, partial. Left: `forCaller` (`of` after the grant), which
- * answers access/Access.ts's `notGranted` refusal: it comes with the access area's port.
+ * The Effect 4 form of packages/server/src/mcp/Readiness.ts, whole.
  */
+import { notGranted } from "../access/Access.js"
 import type { McpConnectionRow, McpMemberCredentialRow } from "./ConnectionsRepository.js"
 
 export interface Readiness {
@@ -49,5 +49,12 @@ export const of = (row: ReadinessRow, credential: Pick<McpMemberCredentialRow, "
   }
   return sharedConnected(row) ? ready : { ready: false, message: CONNECT_SHARED }
 }
+
+/** `of`, after the grant: a caller no grant reaches is not ready, whatever their role. */
+export const forCaller = (
+  row: ReadinessRow & Pick<McpConnectionRow, "name">,
+  credential: Pick<McpMemberCredentialRow, "accessTokenCiphertext"> | undefined,
+  granted: boolean
+): Readiness => granted ? of(row, credential) : { ready: false, message: notGranted(row.name).message }
 
 const ready: Readiness = { ready: true, message: null }
