@@ -3,12 +3,14 @@
  * capture (only `tools/call`, retries, unreadable bodies, the grace after the call settles), the phase of a
  * request, and the classification of provider tool errors and HTTP answers.
  */
+import { ExternalMcpConnectionId } from "@orgplane-next/schema"
 import { describe, expect, it } from "vitest"
 import type { CredentialContext } from "../src/mcp/Diagnostics.js"
 import { phaseOf } from "../src/mcp/ExchangePhase.js"
 import * as Inspection from "../src/mcp/Inspection.js"
 import { McpSessionError } from "../src/mcp/Session.js"
 import { classifySessionError, fromSessionError } from "../src/mcp/SessionErrors.js"
+import { withConnectUrl } from "../src/mcp/ToolCalls.js"
 import { diagnose } from "../src/mcp/ToolCallDiagnosis.js"
 import { fromToolResult } from "../src/mcp/ToolErrors.js"
 import { mcpSdk } from "../src/integrations/mcp/McpSdk.js"
@@ -356,3 +358,13 @@ describe("diagnosis", () => {
   })
 })
 
+describe("connectUrl", () => {
+  const base = { referenceId: "r", code: "MCP_OAUTH_HTTP_401", message: "m", operatorAction: "a", retryable: true }
+  const row = { id: ExternalMcpConnectionId.make("emc_01jbz5m6z3f0y8q8q8q8q8q8q8"), authType: "oauth" as const }
+  it("names where to connect again when an OAuth credential was refused", () => {
+    expect(withConnectUrl({ ...base, category: "oauth_resource_rejected" }, row).connectUrl).toBe(`/v1/mcp-connections/${row.id}/connect`)
+    expect(withConnectUrl({ ...base, category: "oauth_insufficient_scope" }, row).connectUrl).toBe(`/v1/mcp-connections/${row.id}/connect`)
+    expect(withConnectUrl({ ...base, category: "provider_throttled" }, row).connectUrl).toBeUndefined()
+    expect(withConnectUrl({ ...base, category: "oauth_resource_rejected" }, { ...row, authType: "apikey" }).connectUrl).toBeUndefined()
+  })
+})
