@@ -6,7 +6,11 @@ import { defineConfig } from "vitest/config"
 // files run in their own workers, and a test may take a few seconds (a 2-second readiness deadline, PGlite's start).
 // `memory` databases keep their migrated template in a folder of their own: the OS cache folder's is the Effect 3
 // server's, and saving a template removes those of other migration sets (platform/EmbeddedTemplate.ts).
+// Differential tests import the Effect 3 originals, which import `@orgplane/schema`: its sources, as the root suite
+// reads them (`@orgplane/source`), so the tests need no build.
 export default defineConfig({
+  resolve: { conditions: ["@orgplane/source"] },
+  ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
