@@ -1,0 +1,306 @@
+/**
+ * The catalog's storage on Effect 4 on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
+ * config objects and their versions (ConfigObjectsRepository, with content read by Parsing), what plugins and
+ * marketplaces contain (ContentsRepository), and the files a version carries (ComponentFilesRepository); another
+ * organization's ids find nothing.
+ */
+import { expect, layer } from "@effect/vitest"
+import {
+  ConfigObjectId,
+  ConfigObjectVersionId,
+  type JsonObject,
+  MarketplaceId,
+  type MemberContext,
+  type Organization,
+  PluginId
+} from "@orgplane-next/schema"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as NodeCrypto from "node:crypto"
+import { ComponentFilesRepository } from "../src/catalog/ComponentFilesRepository.js"
+import { ConfigObjectsRepository } from "../src/catalog/ConfigObjectsRepository.js"
+import { ContentsRepository } from "../src/catalog/ContentsRepository.js"
+import { derive, fileOf, parse } from "../src/catalog/Parsing.js"
+import { IdGenerator } from "../src/platform/Ids.js"
+import * as Db from "./support/IdentityDatabase.js"
+import * as Members from "./support/Members.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+const services = Layer.mergeAll(ConfigObjectsRepository.layer, ContentsRepository.layer, ComponentFilesRepository.layer)
+const TestLayer = Layer.provideMerge(services, Layer.merge(Db.layer, IdGenerator.layer))
+
+const newId = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, prefix: string): S["Type"] =>
+  Schema.decodeUnknownSync(schema)(Db.newId(prefix))
+const later = (ms: number) => new Date(Members.at.getTime() + ms)
+
+const staffed = Effect.fn("CatalogRepositories.staffed")(function*() {
+  const organization = Members.organization("team")
+  const owner = Members.member(organization, "owner")
+  yield* Members.seed(owner)
+  return { organization, owner }
+})
+
+/** A config object of `objectType` with one version read from `rawSourceText`, written through the repository. */
+const objectWith = Effect.fn("CatalogRepositories.objectWith")(function*(
+  organization: Organization,
+  owner: MemberContext,
+  objectType: "skill" | "mcp" | "context",
+  rawSourceText: string,
+  relativePath?: string
+) {
+  const objects = yield* ConfigObjectsRepository
+  const parsed = parse(objectType, { rawSourceText })
+  if (Result.isFailure(parsed)) return yield* Effect.die(parsed.failure)
+  const id = newId(ConfigObjectId, "cob")
+  yield* objects.insert({
+    id,
+    organizationId: organization.id,
+    objectType,
+    sourceMode: "cloud",
+    ...derive(objectType, parsed.success, undefined, Members.at),
+    ...fileOf(relativePath),
+    createdByMembershipId: owner.membership.id,
+    connectorInstanceId: null,
+    createdAt: Members.at,
+    updatedAt: Members.at
+  })
+  const versionId = newId(ConfigObjectVersionId, "cov")
+  yield* objects.insertVersion({
+    id: versionId,
+    organizationId: organization.id,
+    configObjectId: id,
+    number: yield* objects.nextNumber(organization.id, id),
+    schemaVersion: "1",
+    parserMode: parsed.success.parserMode,
+    normalizedPayloadJson: parsed.success.normalizedPayloadJson,
+    rawSourceText: parsed.success.rawSourceText,
+    metadata: null,
+    createdVia: "cloud",
+    createdByMembershipId: owner.membership.id,
+    sourceRevisionRef: null,
+    isDeletedVersion: false,
+    createdAt: Members.at
+  })
+  return { id, versionId }
+})
+
+const insertPlugin = Effect.fn("CatalogRepositories.insertPlugin")(function*(organization: Organization, name: string, deleted = false) {
+  const sql = yield* SqlClient.SqlClient
+  const id = newId(PluginId, "plg")
+  yield* sql`INSERT INTO plugins (id, organization_id, name, description, status, created_at, updated_at, deleted_at)
+             VALUES (${id}, ${organization.id}, ${name}, '', ${deleted ? "deleted" : "active"}, ${Members.at}, ${Members.at},
+                     ${deleted ? Members.at : null})`
+  return id
+})
+
+layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog repositories on ${TestDatabase.kind}`, (it) => {
+  it.effect("ConfigObjectsRepository: an object with its latest version, its versions paged, found, listed, searched", () =>
+    Effect.gen(function*() {
+      const objects = yield* ConfigObjectsRepository
+      const sql = yield* SqlClient.SqlClient
+      const { organization, owner } = yield* staffed()
+      const skill = yield* objectWith(
+        organization,
+        owner,
+        "skill",
+        "---\nname: deploy-to-staging\ndescription: Deploys the app.\n---\n# Deploy\n\nRun it.\n",
+        "skills/deploy/SKILL.md"
+      )
+      const found = Option.getOrThrow(yield* objects.find(organization.id, skill.id))
+      expect(found).toMatchObject({
+        id: skill.id,
+        organizationId: organization.id,
+        objectType: "skill",
+        sourceMode: "cloud",
+        status: "active",
+        title: "deploy-to-staging",
+        description: "Deploys the app.",
+        currentFileName: "SKILL.md",
+        currentFileExtension: "md",
+        currentRelativePath: "skills/deploy/SKILL.md",
+        createdByOrgMembershipId: owner.membership.id,
+        deletedAt: null
+      })
+      expect(found.latestVersion).toMatchObject({
+        id: skill.versionId,
+        number: 1,
+        parserMode: "markdown",
+        normalizedPayloadJson: { frontmatter: { name: "deploy-to-staging", description: "Deploys the app." }, body: "# Deploy\n\nRun it." },
+        createdVia: "cloud",
+        isDeletedVersion: false
+      })
+      expect(yield* objects.state(organization.id, skill.id)).toEqual(Option.some({ objectType: "skill", sourceMode: "cloud", status: "active" }))
+
+      // JSON members keep their names (no camel-casing on the way in or out), and their order.
+      const mcp = yield* objectWith(organization, owner, "mcp", `{"mcp_servers_note":"x","mcpServers":{"git_hub":{"url":"https://mcp.example/sse"}}}`)
+      const mcpVersion = Option.getOrThrow(yield* objects.find(organization.id, mcp.id)).latestVersion
+      expect(mcpVersion.normalizedPayloadJson).toEqual({ mcp_servers_note: "x", mcpServers: { git_hub: { url: "https://mcp.example/sse" } } })
+      expect(Object.keys(mcpVersion.normalizedPayloadJson ?? {})).toEqual(["mcp_servers_note", "mcpServers"])
+
+      // A second version and a deletion record: the latest is the deletion, the last content the second.
+      expect(yield* objects.nextNumber(organization.id, skill.id)).toBe(2)
+      const second = newId(ConfigObjectVersionId, "cov")
+      const payload: JsonObject = { frontmatter: { name: "deploy", description: "Again." }, body: "Twice." }
+      yield* objects.insertVersion({
+        id: second,
+        organizationId: organization.id,
+        configObjectId: skill.id,
+        number: 2,
+        schemaVersion: "1",
+        parserMode: "markdown",
+        normalizedPayloadJson: payload,
+        rawSourceText: "---\nname: deploy\ndescription: Again.\n---\nTwice.",
+        metadata: { origin_note: "kept" },
+        createdVia: "import",
+        createdByMembershipId: null,
+        sourceRevisionRef: "abc123",
+        isDeletedVersion: false,
+        createdAt: later(1)
+      })
+      yield* objects.insertVersion({
+        id: newId(ConfigObjectVersionId, "cov"),
+        organizationId: organization.id,
+        configObjectId: skill.id,
+        number: 3,
+        schemaVersion: "1",
+        parserMode: "markdown",
+        normalizedPayloadJson: null,
+        rawSourceText: null,
+        metadata: null,
+        createdVia: "cloud",
+        createdByMembershipId: owner.membership.id,
+        sourceRevisionRef: null,
+        isDeletedVersion: true,
+        createdAt: later(2)
+      })
+      yield* objects.setStatus(organization.id, skill.id, "deleted", later(2))
+      const deleted = Option.getOrThrow(yield* objects.find(organization.id, skill.id))
+      expect(deleted).toMatchObject({ status: "deleted", deletedAt: later(2), updatedAt: later(2) })
+      expect(deleted.latestVersion).toMatchObject({ number: 3, isDeletedVersion: true, normalizedPayloadJson: null })
+      expect(Option.getOrThrow(yield* objects.lastContent(organization.id, skill.id))).toMatchObject({
+        id: second,
+        number: 2,
+        normalizedPayloadJson: payload,
+        metadata: { origin_note: "kept" },
+        sourceRevisionRef: "abc123",
+        createdByOrgMembershipId: null
+      })
+      expect(Option.getOrThrow(yield* objects.findVersion(organization.id, skill.id, second)).number).toBe(2)
+      expect(yield* objects.findVersion(organization.id, mcp.id, second)).toEqual(Option.none())
+
+      const numbers: Array<number> = []
+      let cursor: string | null = null
+      do {
+        const page: { readonly items: ReadonlyArray<{ readonly number: number }>; readonly nextCursor: string | null } = yield* objects.listVersions(
+          organization.id,
+          skill.id,
+          { limit: 1, includeDeleted: true, ...(cursor === null ? {} : { cursor }) }
+        )
+        numbers.push(...page.items.map((version) => version.number))
+        cursor = page.nextCursor
+      } while (cursor !== null)
+      expect(numbers).toEqual([3, 2, 1])
+      expect((yield* objects.listVersions(organization.id, skill.id, {})).items.map((version) => version.number)).toEqual([2, 1])
+
+      // Lists: deleted objects left out unless asked, filters, words and word prefixes, what `visible` lets through.
+      const ids = (page: { readonly items: ReadonlyArray<{ readonly id: string }> }) => page.items.map((object) => object.id)
+      expect(ids(yield* objects.list(organization.id, sql`true`, {}))).toEqual([mcp.id])
+      expect(ids(yield* objects.list(organization.id, sql`true`, { includeDeleted: true }))).toEqual([mcp.id, skill.id])
+      expect(ids(yield* objects.list(organization.id, sql`true`, { status: "deleted" }))).toEqual([skill.id])
+      expect(ids(yield* objects.list(organization.id, sql`true`, { objectType: "mcp" }))).toEqual([mcp.id])
+      expect(ids(yield* objects.list(organization.id, sql`true`, { includeDeleted: true, q: "deplo staging" }))).toEqual([skill.id])
+      expect(ids(yield* objects.list(organization.id, sql`true`, { includeDeleted: true, q: "it's ' \\ & |" }))).toEqual([])
+      expect(ids(yield* objects.list(organization.id, sql`false`, { includeDeleted: true }))).toEqual([])
+      expect((yield* objects.findMany(organization.id, [skill.id, mcp.id])).map((object) => object.id).sort()).toEqual([mcp.id, skill.id].sort())
+      expect(yield* objects.findMany(organization.id, [])).toEqual([])
+
+      // Another organization finds nothing.
+      const other = yield* staffed()
+      expect(yield* objects.find(other.organization.id, skill.id)).toEqual(Option.none())
+      expect(yield* objects.state(other.organization.id, skill.id)).toEqual(Option.none())
+      expect(yield* objects.findMany(other.organization.id, [skill.id])).toEqual([])
+      expect(yield* objects.lastContent(other.organization.id, skill.id)).toEqual(Option.none())
+      expect(ids(yield* objects.list(other.organization.id, sql`true`, { includeDeleted: true }))).toEqual([])
+    }))
+
+  it.effect("ContentsRepository: config objects in plugins and plugins in marketplaces, removed and added again", () =>
+    Effect.gen(function*() {
+      const contents = yield* ContentsRepository
+      const objects = yield* ConfigObjectsRepository
+      const sql = yield* SqlClient.SqlClient
+      const { organization, owner } = yield* staffed()
+      const a = yield* objectWith(organization, owner, "context", "Alpha")
+      const b = yield* objectWith(organization, owner, "context", "Beta")
+      const plugin = yield* insertPlugin(organization, "Tools")
+      const gone = yield* insertPlugin(organization, "Gone", true)
+      const pairs = [{ pluginId: plugin, configObjectId: b.id }, { pluginId: plugin, configObjectId: a.id }]
+      const added = yield* contents.addConfigObjects({ organizationId: organization.id, pairs, source: "manual", createdBy: owner.membership.id, at: Members.at })
+      expect(added.length).toBe(2)
+      expect(added.every((id) => id.startsWith("pco_"))).toBe(true)
+      expect(yield* contents.addConfigObjects({ organizationId: organization.id, pairs: [], source: "manual", createdBy: null, at: Members.at })).toEqual([])
+      expect(yield* contents.removeConfigObject({ organizationId: organization.id, pluginId: plugin, configObjectId: a.id, at: later(1) })).toBe(true)
+      expect(yield* contents.removeConfigObject({ organizationId: organization.id, pluginId: plugin, configObjectId: a.id, at: later(1) })).toBe(false)
+      const inPlugin = () =>
+        Effect.map(objects.list(organization.id, sql`true`, { pluginId: plugin }), (page) => page.items.map((object) => object.id).sort())
+      expect(yield* inPlugin()).toEqual([b.id])
+      // Adding again keeps the membership's id, in the order of the pairs asked.
+      const again = yield* contents.addConfigObjects({
+        organizationId: organization.id,
+        pairs: [{ pluginId: plugin, configObjectId: a.id }, { pluginId: plugin, configObjectId: b.id }],
+        source: "system",
+        createdBy: null,
+        at: later(2)
+      })
+      expect(again).toEqual([added[1], added[0]])
+      expect(yield* inPlugin()).toEqual([a.id, b.id].sort())
+
+      const checks = yield* objects.pluginsForMembership(organization.id, [gone, plugin], sql`3`)
+      expect(checks).toEqual([{ id: gone, deleted: true, rank: 3 }, { id: plugin, deleted: false, rank: 3 }].sort((x, y) => (x.id < y.id ? -1 : 1)))
+      expect(yield* objects.pluginsForMembership(Members.organizationId(), [plugin], sql`3`)).toEqual([])
+
+      const marketplace = newId(MarketplaceId, "mkt")
+      yield* sql`INSERT INTO marketplaces (id, organization_id, name, description, status, created_at, updated_at)
+                 VALUES (${marketplace}, ${organization.id}, 'Market', '', 'active', ${Members.at}, ${Members.at})`
+      const listed = yield* contents.addPlugin({ organizationId: organization.id, marketplaceId: marketplace, pluginId: plugin, source: "manual", createdBy: owner.membership.id, at: Members.at })
+      expect(listed).toMatch(/^mkp_/)
+      expect(yield* contents.removePlugin({ organizationId: organization.id, marketplaceId: marketplace, pluginId: plugin, at: later(1) })).toBe(true)
+      expect(yield* contents.removePlugin({ organizationId: organization.id, marketplaceId: marketplace, pluginId: plugin, at: later(1) })).toBe(false)
+      expect(yield* contents.addPlugin({ organizationId: organization.id, marketplaceId: marketplace, pluginId: plugin, source: "manual", createdBy: null, at: later(2) })).toBe(listed)
+      const active = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM marketplace_plugins
+                                                 WHERE organization_id = ${organization.id} AND removed_at IS NULL`
+      expect(active[0]?.n).toBe(1)
+    }))
+
+  it.effect("ComponentFilesRepository: bytes stored once, a version's list entry first then by path, its files' bytes", () =>
+    Effect.gen(function*() {
+      const files = yield* ComponentFilesRepository
+      const { organization, owner } = yield* staffed()
+      const skill = yield* objectWith(organization, owner, "skill", "---\nname: lint\ndescription: Lints.\n---\nRun it.\n")
+      const bytes = new TextEncoder().encode("#!/bin/sh\necho lint\n")
+      const sha256 = NodeCrypto.createHash("sha256").update(bytes).digest("hex")
+      yield* files.storeContent({ organizationId: organization.id, sha256, content: bytes, at: Members.at })
+      yield* files.storeContent({ organizationId: organization.id, sha256, content: bytes, at: later(1) })
+      yield* files.insertList(organization.id, skill.versionId, [
+        { path: "scripts/lint.sh", kind: "file", size: bytes.byteLength, sha256, mediaType: "text/x-shellscript", omitted: null },
+        { path: "Z.md", kind: "file", size: 10_000_000, sha256: null, mediaType: "text/markdown", omitted: "too_large" },
+        { path: "SKILL.md", kind: "entry", size: 40, sha256: null, mediaType: "text/markdown", omitted: null }
+      ])
+      yield* files.insertList(organization.id, skill.versionId, [])
+      const list = yield* files.listOf(organization.id, skill.versionId)
+      expect(list.map((file) => [file.path, file.kind])).toEqual([["SKILL.md", "entry"], ["Z.md", "file"], ["scripts/lint.sh", "file"]])
+      expect(list[2]).toMatchObject({ size: bytes.byteLength, sha256, mediaType: "text/x-shellscript", omitted: null })
+      expect((yield* files.latestListOf(organization.id, skill.id)).map((file) => file.path)).toEqual(["SKILL.md", "Z.md", "scripts/lint.sh"])
+      const content = Option.getOrThrow(yield* files.contentOf(organization.id, skill.versionId, "scripts/lint.sh"))
+      expect(content.sha256).toBe(sha256)
+      expect(content.mediaType).toBe("text/x-shellscript")
+      expect(new TextDecoder().decode(content.content)).toBe("#!/bin/sh\necho lint\n")
+      expect(yield* files.contentOf(organization.id, skill.versionId, "Z.md")).toEqual(Option.none())
+      expect(yield* files.contentOf(organization.id, skill.versionId, "SKILL.md")).toEqual(Option.none())
+      expect(yield* files.contentOf(Members.organizationId(), skill.versionId, "scripts/lint.sh")).toEqual(Option.none())
+      expect(yield* files.listOf(Members.organizationId(), skill.versionId)).toEqual([])
+    }))
+})
