@@ -1,7 +1,8 @@
 /**
  * The catalog's storage on Effect 4 on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
  * config objects and their versions (ConfigObjectsRepository, with content read by Parsing), what plugins and
- * marketplaces contain (ContentsRepository), and the files a version carries (ComponentFilesRepository); another
+ * marketplaces contain (ContentsRepository), plugins read whole in one statement (PluginsRepository), and the files
+ * a version carries (ComponentFilesRepository); another
  * organization's ids find nothing.
  */
 import { expect, layer } from "@effect/vitest"
@@ -25,12 +26,13 @@ import { ComponentFilesRepository } from "../src/catalog/ComponentFilesRepositor
 import { ConfigObjectsRepository } from "../src/catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../src/catalog/ContentsRepository.js"
 import { derive, fileOf, parse } from "../src/catalog/Parsing.js"
+import { PluginsRepository } from "../src/catalog/PluginsRepository.js"
 import { IdGenerator } from "../src/platform/Ids.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
-const services = Layer.mergeAll(ConfigObjectsRepository.layer, ContentsRepository.layer, ComponentFilesRepository.layer)
+const services = Layer.mergeAll(ConfigObjectsRepository.layer, ContentsRepository.layer, ComponentFilesRepository.layer, PluginsRepository.layer)
 const TestLayer = Layer.provideMerge(services, Layer.merge(Db.layer, IdGenerator.layer))
 
 const newId = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, prefix: string): S["Type"] =>
@@ -273,6 +275,97 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog repos
       const active = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM marketplace_plugins
                                                  WHERE organization_id = ${organization.id} AND removed_at IS NULL`
       expect(active[0]?.n).toBe(1)
+    }))
+
+  it.effect("PluginsRepository: a plugin whole (members, marketplaces, manifest), listed, changed, deleted; names unique among live ones", () =>
+    Effect.gen(function*() {
+      const plugins = yield* PluginsRepository
+      const contents = yield* ContentsRepository
+      const sql = yield* SqlClient.SqlClient
+      const { organization, owner } = yield* staffed()
+      const id = newId(PluginId, "plg")
+      yield* plugins.insert({ id, organizationId: organization.id, name: "Release Tools", description: "Ships it.", createdByMembershipId: owner.membership.id, at: Members.at })
+      expect(yield* Effect.flip(plugins.insert({ id: newId(PluginId, "plg"), organizationId: organization.id, name: "release tools", description: "", createdByMembershipId: null, at: Members.at }))).toMatchObject({
+        _tag: "Conflict",
+        error: "plugin_exists"
+      })
+      const skill = yield* objectWith(organization, owner, "skill", "---\nname: ship\ndescription: Ships.\n---\nShip.\n")
+      const context = yield* objectWith(organization, owner, "context", "Notes")
+      const [first] = yield* contents.addConfigObjects({
+        organizationId: organization.id,
+        pairs: [{ pluginId: id, configObjectId: skill.id }, { pluginId: id, configObjectId: context.id }],
+        source: "manual",
+        createdBy: owner.membership.id,
+        at: Members.at
+      })
+      const marketplace = newId(MarketplaceId, "mkt")
+      yield* sql`INSERT INTO marketplaces (id, organization_id, name, description, status, created_at, updated_at)
+                 VALUES (${marketplace}, ${organization.id}, 'Internal', '', 'active', ${Members.at}, ${Members.at})`
+      yield* contents.addPlugin({ organizationId: organization.id, marketplaceId: marketplace, pluginId: id, source: "manual", createdBy: null, at: Members.at })
+      yield* plugins.setSourceMetadata(organization.id, id, { version: "1.0.0", author: "Ada", homepage: null, repository: null, license: "MIT", keywords: ["release_tools"], category: null })
+
+      const plugin = Option.getOrThrow(yield* plugins.find(organization.id, id))
+      expect(plugin).toMatchObject({
+        id,
+        organizationId: organization.id,
+        name: "Release Tools",
+        description: "Ships it.",
+        status: "active",
+        createdByOrgMembershipId: owner.membership.id,
+        memberCount: 2,
+        marketplaces: [{ id: marketplace, name: "Internal" }],
+        skippedFiles: [],
+        sourceMetadata: { version: "1.0.0", author: "Ada", license: "MIT", keywords: ["release_tools"] }
+      })
+      expect(plugin.extension.manifest.resources).toEqual([
+        { configObjectId: skill.id, objectType: "skill", title: "ship", versionId: skill.versionId },
+        { configObjectId: context.id, objectType: "context", title: "Notes", versionId: context.versionId }
+      ])
+      expect(plugin.extension.manifest.contributions).toEqual([
+        { objectType: "skill", configObjectIds: [skill.id] },
+        { objectType: "context", configObjectIds: [context.id] }
+      ])
+      expect(Option.map(yield* plugins.view(organization.id, id, sql`2`), (found) => found.rank)).toEqual(Option.some(2))
+      expect(yield* plugins.lock(organization.id, id)).toEqual(Option.some({ name: "Release Tools", status: "active" }))
+
+      const memberships = yield* plugins.listMemberships(organization.id, id, { limit: 1 })
+      expect(memberships.items.map((row) => row.configObjectId)).toEqual([skill.id])
+      expect(memberships.nextCursor).not.toBeNull()
+      expect(Option.getOrThrow(yield* plugins.findMembership(organization.id, first))).toMatchObject({
+        pluginId: id,
+        configObjectId: skill.id,
+        membershipSource: "manual",
+        createdByOrgMembershipId: owner.membership.id,
+        removedAt: null
+      })
+
+      const other = newId(PluginId, "plg")
+      yield* plugins.insert({ id: other, organizationId: organization.id, name: "Audit", description: "", createdByMembershipId: null, at: Members.at })
+      const names = (page: { readonly items: ReadonlyArray<{ readonly name: string }> }) => page.items.map((item) => item.name)
+      expect(names(yield* plugins.list(organization.id, {}, sql`true`))).toEqual(["Audit", "Release Tools"])
+      expect(names(yield* plugins.list(organization.id, { q: "ships" }, sql`true`))).toEqual(["Release Tools"])
+      expect(names(yield* plugins.list(organization.id, { marketplaceId: marketplace }, sql`true`))).toEqual(["Release Tools"])
+      expect(names(yield* plugins.list(organization.id, {}, sql`p.name = 'Audit'`))).toEqual(["Audit"])
+
+      yield* plugins.update(organization.id, other, { description: "Audits." }, later(1))
+      expect(yield* Effect.flip(plugins.update(organization.id, other, { name: "RELEASE TOOLS" }, later(1)))).toMatchObject({ error: "plugin_exists" })
+      yield* plugins.markDeleted(organization.id, id, later(2))
+      expect(names(yield* plugins.list(organization.id, {}, sql`true`))).toEqual(["Audit"])
+      expect(names(yield* plugins.list(organization.id, { includeDeleted: true }, sql`true`))).toEqual(["Audit", "Release Tools"])
+      // A deleted plugin's name is free; restoring it while another has the name is a conflict.
+      yield* plugins.update(organization.id, other, { name: "Release tools" }, later(3))
+      expect(yield* Effect.flip(plugins.setStatus(organization.id, id, "Release Tools", "active", later(4)))).toMatchObject({
+        _tag: "Conflict",
+        error: "plugin_exists",
+        message: 'The organization already has a plugin named "Release Tools".'
+      })
+      yield* plugins.update(organization.id, other, { name: "Audit" }, later(5))
+      yield* plugins.setStatus(organization.id, id, "Release Tools", "archived", later(6))
+      expect(Option.getOrThrow(yield* plugins.find(organization.id, id))).toMatchObject({ status: "archived", deletedAt: null, updatedAt: later(6) })
+
+      expect(yield* plugins.find(Members.organizationId(), id)).toEqual(Option.none())
+      expect(yield* plugins.lock(Members.organizationId(), id)).toEqual(Option.none())
+      expect(names(yield* plugins.list(Members.organizationId(), { includeDeleted: true }, sql`true`))).toEqual([])
     }))
 
   it.effect("ComponentFilesRepository: bytes stored once, a version's list entry first then by path, its files' bytes", () =>
