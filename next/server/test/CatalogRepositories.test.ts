@@ -1,7 +1,8 @@
 /**
  * The catalog's storage on Effect 4 on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
  * config objects and their versions (ConfigObjectsRepository, with content read by Parsing), what plugins and
- * marketplaces contain (ContentsRepository), plugins read whole in one statement (PluginsRepository), and the files
+ * marketplaces contain (ContentsRepository), plugins and marketplaces read whole in one statement (PluginsRepository,
+ * MarketplacesRepository), and the files
  * a version carries (ComponentFilesRepository); another
  * organization's ids find nothing.
  */
@@ -26,13 +27,15 @@ import { ComponentFilesRepository } from "../src/catalog/ComponentFilesRepositor
 import { ConfigObjectsRepository } from "../src/catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../src/catalog/ContentsRepository.js"
 import { derive, fileOf, parse } from "../src/catalog/Parsing.js"
+import { MarketplacesRepository } from "../src/catalog/MarketplacesRepository.js"
 import { PluginsRepository } from "../src/catalog/PluginsRepository.js"
 import { IdGenerator } from "../src/platform/Ids.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
-const services = Layer.mergeAll(ConfigObjectsRepository.layer, ContentsRepository.layer, ComponentFilesRepository.layer, PluginsRepository.layer)
+const services = Layer.mergeAll(ConfigObjectsRepository.layer, ContentsRepository.layer, ComponentFilesRepository.layer, PluginsRepository.layer,
+  MarketplacesRepository.layer)
 const TestLayer = Layer.provideMerge(services, Layer.merge(Db.layer, IdGenerator.layer))
 
 const newId = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, prefix: string): S["Type"] =>
@@ -366,6 +369,63 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog repos
       expect(yield* plugins.find(Members.organizationId(), id)).toEqual(Option.none())
       expect(yield* plugins.lock(Members.organizationId(), id)).toEqual(Option.none())
       expect(names(yield* plugins.list(Members.organizationId(), { includeDeleted: true }, sql`true`))).toEqual([])
+    }))
+
+  it.effect("MarketplacesRepository: a marketplace with its plugin count, its listed plugins, memberships, changed and deleted", () =>
+    Effect.gen(function*() {
+      const marketplaces = yield* MarketplacesRepository
+      const plugins = yield* PluginsRepository
+      const contents = yield* ContentsRepository
+      const sql = yield* SqlClient.SqlClient
+      const { organization, owner } = yield* staffed()
+      const id = newId(MarketplaceId, "mkt")
+      yield* marketplaces.insert({ id, organizationId: organization.id, name: "Internal", description: "Ours.", logoUrl: null, createdByMembershipId: owner.membership.id, at: Members.at })
+      expect(yield* Effect.flip(marketplaces.insert({ id: newId(MarketplaceId, "mkt"), organizationId: organization.id, name: "INTERNAL", description: "", logoUrl: null, createdByMembershipId: null, at: Members.at }))).toMatchObject({
+        _tag: "Conflict"
+      })
+      const kept = yield* insertPlugin(organization, "Zeta")
+      const dropped = yield* insertPlugin(organization, "alpha")
+      const membershipId = yield* contents.addPlugin({ organizationId: organization.id, marketplaceId: id, pluginId: kept, source: "manual", createdBy: owner.membership.id, at: Members.at })
+      yield* contents.addPlugin({ organizationId: organization.id, marketplaceId: id, pluginId: dropped, source: "manual", createdBy: null, at: later(1) })
+      expect(Option.getOrThrow(yield* marketplaces.find(organization.id, id))).toMatchObject({
+        id,
+        name: "Internal",
+        description: "Ours.",
+        logoUrl: null,
+        status: "active",
+        canDelete: true,
+        pluginCount: 2,
+        createdByOrgMembershipId: owner.membership.id
+      })
+      expect((yield* marketplaces.listedPlugins(organization.id, id)).map((plugin) => plugin.name)).toEqual(["alpha", "Zeta"])
+      yield* plugins.markDeleted(organization.id, dropped, later(2))
+      expect((yield* marketplaces.listedPlugins(organization.id, id)).map((plugin) => plugin.name)).toEqual(["Zeta"])
+      expect(Option.getOrThrow(yield* marketplaces.find(organization.id, id)).pluginCount).toBe(1)
+      expect(Option.map(yield* marketplaces.view(organization.id, id, sql`1`), (found) => found.rank)).toEqual(Option.some(1))
+
+      const page = yield* marketplaces.listMemberships(organization.id, id, { limit: 1 })
+      expect(page.items.map((membership) => membership.pluginId)).toEqual([kept])
+      expect(page.items[0]?.plugin.name).toBe("Zeta")
+      expect(page.nextCursor).not.toBeNull()
+      expect(Option.getOrThrow(yield* marketplaces.findMembership(organization.id, membershipId))).toMatchObject({
+        id: membershipId,
+        marketplaceId: id,
+        pluginId: kept,
+        membershipSource: "manual",
+        createdByOrgMembershipId: owner.membership.id,
+        removedAt: null
+      })
+      expect(yield* marketplaces.source(organization.id, id)).toEqual(Option.none())
+
+      const names = (result: { readonly items: ReadonlyArray<{ readonly name: string }> }) => result.items.map((item) => item.name)
+      yield* marketplaces.insert({ id: newId(MarketplaceId, "mkt"), organizationId: organization.id, name: "Beta", description: "", logoUrl: null, createdByMembershipId: null, at: Members.at })
+      expect(names(yield* marketplaces.list(organization.id, {}, sql`true`))).toEqual(["Beta", "Internal"])
+      expect(names(yield* marketplaces.list(organization.id, { q: "ours" }, sql`true`))).toEqual(["Internal"])
+      yield* marketplaces.markDeleted(organization.id, id, later(3))
+      expect(names(yield* marketplaces.list(organization.id, {}, sql`true`))).toEqual(["Beta"])
+      expect(names(yield* marketplaces.list(organization.id, { includeDeleted: true }, sql`true`))).toEqual(["Beta", "Internal"])
+      expect(yield* marketplaces.find(Members.organizationId(), id)).toEqual(Option.none())
+      expect(yield* marketplaces.listedPlugins(Members.organizationId(), id)).toEqual([])
     }))
 
   it.effect("ComponentFilesRepository: bytes stored once, a version's list entry first then by path, its files' bytes", () =>
