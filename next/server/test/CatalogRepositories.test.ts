@@ -4,7 +4,7 @@
  * marketplaces contain (ContentsRepository), plugins and marketplaces read whole in one statement (PluginsRepository,
  * MarketplacesRepository), and the files
  * a version carries (ComponentFilesRepository); another
- * organization's ids find nothing.
+ * organization's ids find nothing. The ComponentFiles service over them: viewer access and the version checked.
  */
 import { expect, layer } from "@effect/vitest"
 import {
@@ -23,6 +23,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
+import { ComponentFiles } from "../src/catalog/ComponentFiles.js"
 import { ComponentFilesRepository } from "../src/catalog/ComponentFilesRepository.js"
 import { ConfigObjectsRepository } from "../src/catalog/ConfigObjectsRepository.js"
 import { ContentsRepository } from "../src/catalog/ContentsRepository.js"
@@ -35,7 +36,7 @@ import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const services = Layer.mergeAll(ConfigObjectsRepository.layer, ContentsRepository.layer, ComponentFilesRepository.layer, PluginsRepository.layer,
-  MarketplacesRepository.layer)
+  MarketplacesRepository.layer, ComponentFiles.layer)
 const TestLayer = Layer.provideMerge(services, Layer.merge(Db.layer, IdGenerator.layer))
 
 const newId = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, prefix: string): S["Type"] =>
@@ -426,6 +427,43 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog repos
       expect(names(yield* marketplaces.list(organization.id, { includeDeleted: true }, sql`true`))).toEqual(["Beta", "Internal"])
       expect(yield* marketplaces.find(Members.organizationId(), id)).toEqual(Option.none())
       expect(yield* marketplaces.listedPlugins(Members.organizationId(), id)).toEqual([])
+    }))
+
+  it.effect("ComponentFiles: a version's list and a file's bytes for viewers of the object; 404 for another version or path", () =>
+    Effect.gen(function*() {
+      const service = yield* ComponentFiles
+      const files = yield* ComponentFilesRepository
+      const { organization, owner } = yield* staffed()
+      const member = Members.member(organization, "member")
+      yield* Members.seed(member)
+      const skill = yield* objectWith(organization, owner, "skill", "---\nname: fmt\ndescription: Formats.\n---\nRun it.\n")
+      const other = yield* objectWith(organization, owner, "context", "Other")
+      const bytes = new TextEncoder().encode("fmt\n")
+      const sha256 = NodeCrypto.createHash("sha256").update(bytes).digest("hex")
+      yield* files.storeContent({ organizationId: organization.id, sha256, content: bytes, at: Members.at })
+      yield* files.insertList(organization.id, skill.versionId, [
+        { path: "SKILL.md", kind: "entry", size: 10, sha256: null, mediaType: "text/markdown", omitted: null },
+        { path: "bin/fmt", kind: "file", size: bytes.byteLength, sha256, mediaType: "application/octet-stream", omitted: null }
+      ])
+      const listed = yield* service.list(owner, skill.id, skill.versionId)
+      expect(listed.configObjectId).toBe(skill.id)
+      expect(listed.versionId).toBe(skill.versionId)
+      expect(listed.items.map((file) => file.path)).toEqual(["SKILL.md", "bin/fmt"])
+      expect(new TextDecoder().decode((yield* service.content(owner, skill.id, skill.versionId, "bin/fmt")).content)).toBe("fmt\n")
+      const refusal = (error: object) => ({ ...error, ..."message" in error ? { message: error.message } : {} })
+      expect(refusal(yield* Effect.flip(service.content(owner, skill.id, skill.versionId, "SKILL.md")))).toEqual({
+        _tag: "NotFound",
+        error: "config_object_file_not_found",
+        message: "The version stores no file at this path (an entry's content is the version's rawSourceText; omitted files are not stored)."
+      })
+      expect(refusal(yield* Effect.flip(service.list(owner, other.id, skill.versionId)))).toEqual({
+        _tag: "NotFound",
+        error: "config_object_version_not_found",
+        message: "Config object version not found."
+      })
+      expect(yield* Effect.flip(service.list(member, skill.id, skill.versionId))).toMatchObject({ _tag: "Forbidden", reason: "insufficient_access" })
+      const elsewhere = yield* staffed()
+      expect(yield* Effect.flip(service.list(elsewhere.owner, skill.id, skill.versionId))).toMatchObject({ error: "config_object_not_found" })
     }))
 
   it.effect("ComponentFilesRepository: bytes stored once, a version's list entry first then by path, its files' bytes", () =>
