@@ -1,0 +1,245 @@
+/**
+ * The account side of the identity area on a fresh migrated database (the embedded one, or Postgres with
+ * DATABASE_URL), service by service, as packages/server/test/SignInThrottle.test.ts and RecoveryMail.test.ts have it
+ * through HTTP: the sign-in throttle's three limits, refusals counting nothing, the addresses an account signed in
+ * from spared, a success clearing the email's counts, windows ending, an email's change and deletion; the recovery
+ * mails word for word the Effect 3 original's, and their leaving off the caller's fiber, a refusal logged without
+ * the mail server's password.
+ */
+import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as NodeCrypto from "node:crypto"
+import * as Original from "../../../packages/server/src/identity/RecoveryMail.js"
+import * as FakeSmtp from "../../../packages/testkit/src/FakeSmtp.js"
+import { Mailer } from "../src/integrations/mail/Mailer.js"
+import { emailVerificationMail, passwordResetMail, sendLater } from "../src/identity/RecoveryMail.js"
+import { KNOWN_ADDRESS_FOR, SignInThrottle } from "../src/identity/SignInThrottle.js"
+import { migrations } from "../src/migrations/index.js"
+import * as Config from "../src/platform/Config.js"
+import { Crypto } from "../src/platform/Crypto.js"
+import { migrate } from "../src/platform/Migrator.js"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+/** Effect's Clock stopped at `millis()`, for the effect it is given to. */
+const clockAt = (millis: () => number): Clock.Clock => ({
+  currentTimeMillisUnsafe: millis,
+  currentTimeMillis: Effect.sync(millis),
+  currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
+  currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
+  monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
+  monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
+  sleep: (duration) => Effect.sleep(duration)
+})
+
+let time = Date.parse("2030-01-01T00:00:00Z")
+const advance = (duration: Duration.Input) => (time += Duration.toMillis(duration))
+const atTestTime = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Clock.Clock, clockAt(() => time))
+
+/** ServerConfig from an empty environment with these options on top, as the server reads it. */
+const settings = (options: Config.Options) =>
+  Config.layer({ dataDir: "memory", ...options }).pipe(
+    Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} })))
+  )
+
+const database = Layer.unwrap(TestDatabase.layer()).pipe((db) => Layer.provideMerge(Layer.effectDiscard(migrate(migrations)), db))
+
+/** Small limits, to reach each without hundreds of attempts: 3 per email and address, 6 per email, 5 per address. */
+const throttle = SignInThrottle.layer.pipe(
+  Layer.provideMerge(Crypto.layer),
+  Layer.provideMerge(settings({ signInFailuresPerAccountAndAddress: 3, signInFailuresPerAccount: 6, signInFailuresPerAddress: 5 })),
+  Layer.provideMerge(database)
+)
+
+let counter = 0
+const newAddress = () => `203.0.113.${++counter}`
+const newEmail = (name: string) => `${name}.${++counter}@example.com`
+
+/** Each attempt's outcome: `null` when counted (its password may be checked), else the refusal. */
+const attempts = (count: number, email: () => string, address: () => string) =>
+  Effect.gen(function*() {
+    const throttle = yield* SignInThrottle
+    const seen: Array<{ readonly retryAfterSeconds: number; readonly first: boolean } | null> = []
+    for (let i = 0; i < count; i++) seen.push(Option.getOrNull(yield* throttle.attempt(email(), address())))
+    return seen
+  })
+
+const accountKey = (email: string) => NodeCrypto.createHash("sha256").update(email.toLowerCase()).digest("hex")
+
+layer(throttle, { timeout: 120_000, excludeTestServices: true })(`SignInThrottle on ${TestDatabase.kind}`, (it) => {
+  it.effect("counts an email's attempts from one address up to its limit, then refuses until the window ends; only the first refusal is first", () =>
+    Effect.gen(function*() {
+      const email = newEmail("guessed")
+      const address = newAddress()
+      const seen = yield* attempts(5, () => email, () => address)
+      expect(seen.slice(0, 3)).toEqual([null, null, null])
+      expect(seen[3]).toEqual({ retryAfterSeconds: 15 * 60, first: true })
+      expect(seen[4]).toEqual({ retryAfterSeconds: 15 * 60, first: false })
+      // A refusal counts nothing: the email from another address is counted as before.
+      expect(yield* attempts(1, () => email.toUpperCase(), newAddress)).toEqual([null])
+      advance("10 minutes")
+      expect((yield* attempts(1, () => email, () => address))[0]).toEqual({ retryAfterSeconds: 5 * 60, first: false })
+      advance("5 minutes")
+      expect(yield* attempts(1, () => email, () => address)).toEqual([null])
+    }).pipe(atTestTime))
+
+  it.effect("counts an address's attempts whatever the emails (credential stuffing): the sixth email from it is refused", () =>
+    Effect.gen(function*() {
+      const address = newAddress()
+      const seen = yield* attempts(7, () => newEmail("stuffed"), () => address)
+      expect(seen).toEqual([null, null, null, null, null, { retryAfterSeconds: 15 * 60, first: true }, { retryAfterSeconds: 15 * 60, first: true }])
+      advance("15 minutes")
+    }).pipe(atTestTime))
+
+  it.effect("counts an email's attempts from anywhere; the address its owner signed in from stays spared, a stranger's does not", () =>
+    Effect.gen(function*() {
+      const throttle = yield* SignInThrottle
+      const email = newEmail("owner")
+      const home = newAddress()
+      expect(yield* attempts(1, () => email, () => home)).toEqual([null])
+      yield* throttle.succeeded(email, home)
+      // Strangers spend the email's count of 6, one address each.
+      expect(yield* attempts(6, () => email, newAddress)).toEqual([null, null, null, null, null, null])
+      expect((yield* attempts(1, () => email, newAddress))[0]).toEqual({ retryAfterSeconds: 15 * 60, first: true })
+      // Its owner, at home, is not shut out.
+      expect(yield* attempts(1, () => email, () => home)).toEqual([null])
+      // An address it signed in from longer ago than KNOWN_ADDRESS_FOR is a stranger's again.
+      advance(KNOWN_ADDRESS_FOR)
+      const old = newEmail("returning")
+      const away = newAddress()
+      yield* throttle.succeeded(old, away)
+      advance(KNOWN_ADDRESS_FOR)
+      advance("1 second")
+      expect(yield* attempts(6, () => old, newAddress)).toEqual([null, null, null, null, null, null])
+      expect((yield* attempts(1, () => old, () => away))[0]).toMatchObject({ first: true })
+      advance("15 minutes")
+    }).pipe(atTestTime))
+
+  it.effect("a success clears the email's counts (here and from anywhere) and takes the attempt back from the address's", () =>
+    Effect.gen(function*() {
+      const throttle = yield* SignInThrottle
+      const sql = yield* SqlClient.SqlClient
+      const email = newEmail("remembered")
+      const address = newAddress()
+      expect(yield* attempts(3, () => email, () => address)).toEqual([null, null, null])
+      expect(yield* attempts(1, () => email, newAddress)).toEqual([null])
+      yield* throttle.succeeded(email, address)
+      const counts = yield* sql<{ key: string; count: number }>`SELECT key, count FROM rate_limits WHERE key LIKE ${`%${accountKey(email)}%`} OR key = ${`sign-in:address:${address}`} ORDER BY key`
+      expect(counts).toEqual([{ key: `sign-in:address:${address}`, count: 2 }, { key: expect.stringMatching(/^sign-in:pair:/), count: 1 }])
+      const remembered = yield* sql<{ address: string }>`SELECT address FROM sign_in_addresses WHERE account_key = ${accountKey(email)}`
+      expect(remembered).toEqual([{ address }])
+      expect(yield* attempts(3, () => email, () => address)).toEqual([null, null, null])
+      advance("15 minutes")
+    }).pipe(atTestTime))
+
+  it.effect("an email's change takes the addresses it signed in from along; its deletion forgets what is kept under its hash, not the addresses' counts", () =>
+    Effect.gen(function*() {
+      const throttle = yield* SignInThrottle
+      const sql = yield* SqlClient.SqlClient
+      const [from, to] = [newEmail("before"), newEmail("after")]
+      const home = newAddress()
+      yield* throttle.succeeded(from, home)
+      yield* throttle.follow(from, to)
+      const moved = yield* sql<{ accountKey: string }>`SELECT account_key FROM sign_in_addresses WHERE address = ${home}`
+      expect(moved).toEqual([{ accountKey: accountKey(to) }])
+      // A change of case only is the same email: nothing moves.
+      yield* throttle.follow(to, to.toUpperCase())
+      expect(yield* sql`SELECT 1 FROM sign_in_addresses WHERE account_key = ${accountKey(to)}`).toHaveLength(1)
+      // The new email's owner is spared at home.
+      expect(yield* attempts(6, () => to, newAddress)).toEqual([null, null, null, null, null, null])
+      expect(yield* attempts(1, () => to, () => home)).toEqual([null])
+      const guesser = newAddress()
+      expect(yield* attempts(4, () => to, () => guesser)).toMatchObject([{ first: true }, { first: false }, { first: false }, { first: false }])
+
+      yield* throttle.forget(to.toUpperCase())
+      const kept = yield* sql<{ key: string }>`SELECT key FROM rate_limits WHERE key LIKE ${`%${accountKey(to)}%`}`
+      expect(kept).toEqual([])
+      expect(yield* sql`SELECT 1 FROM sign_in_addresses WHERE account_key = ${accountKey(to)}`).toEqual([])
+      const addressCounts = yield* sql<{ count: number }>`SELECT count FROM rate_limits WHERE key = ${`sign-in:address:${home}`}`
+      expect(addressCounts).toEqual([{ count: 1 }])
+      advance("15 minutes")
+    }).pipe(atTestTime))
+
+  it.effect("refuses a window longer than the rate limiter keeps, naming the setting", () =>
+    Effect.gen(function*() {
+      const built = yield* Effect.exit(Layer.build(Layer.fresh(SignInThrottle.layer).pipe(
+        Layer.provide(Crypto.layer),
+        Layer.provideMerge(settings({ signInWindow: "2 days" }))
+      )))
+      expect(Exit.isFailure(built) && Cause.pretty(built.cause)).toContain("ORGPLANE_SIGN_IN_WINDOW is at most 1d (2d given)")
+    }).pipe(Effect.scoped))
+})
+
+const SMTP_PASSWORD = "smtp-secret-p@ss:word"
+const PUBLIC_URL = "https://orgplane.example.com"
+let smtp: FakeSmtp.FakeSmtp
+beforeAll(async () => {
+  smtp = await FakeSmtp.start({ user: "orgplane", password: SMTP_PASSWORD })
+})
+afterAll(async () => {
+  await smtp?.close()
+})
+
+describe("RecoveryMail", () => {
+  const link = { to: "person@example.com", baseUrl: PUBLIC_URL, token: `opr_${"a".repeat(43)}`, expiresAt: new Date("2030-01-01T01:00:00Z") }
+
+  it("writes the reset and verification mails word for word as the Effect 3 original", () => {
+    expect(passwordResetMail(link)).toEqual(Original.passwordResetMail(link))
+    expect(emailVerificationMail({ ...link, token: `opv_${"b".repeat(43)}` })).toEqual(Original.emailVerificationMail({ ...link, token: `opv_${"b".repeat(43)}` }))
+    expect(passwordResetMail(link)).toEqual({
+      to: "person@example.com",
+      subject: "Reset your orgplane password",
+      text: [
+        `Someone asked to reset the password of the orgplane account person@example.com at ${PUBLIC_URL}.`,
+        "",
+        "To choose a new password, run:",
+        "",
+        `  orgplane auth reset-password ${link.token} --url ${PUBLIC_URL}`,
+        "",
+        `or send POST ${PUBLIC_URL}/v1/auth/password-reset with {"token": "${link.token}", "newPassword": "..."}.`,
+        "",
+        "The link works once, until 2030-01-01T01:00:00.000Z, and using it signs the account out everywhere.",
+        "If you did not ask for it, ignore this message: your password stays as it is."
+      ].join("\n")
+    })
+  })
+
+  const logged: Array<string> = []
+  const capture = Logger.layer([
+    Logger.make(({ logLevel, message }) => void logged.push(`${logLevel}: ${Array.isArray(message) ? message.join(" ") : String(message)}`))
+  ])
+
+  it.live("sends a mail off the caller's fiber; a refusal is a warning naming the mail server, never its password", () =>
+    Effect.gen(function*() {
+      const mail = yield* Mailer
+      const to = `mailed.${Date.now()}@example.com`
+      yield* sendLater(mail, passwordResetMail({ ...link, to }))
+      const received = yield* Effect.promise(() => smtp.next(to))
+      expect(received).toMatchObject({ from: "no-reply@orgplane.example.com", subject: "Reset your orgplane password", user: "orgplane" })
+      expect(received.text).toContain(`--url ${PUBLIC_URL}`)
+
+      smtp.refuse = true
+      const refused = `refused.${Date.now()}@example.com`
+      yield* sendLater(mail, emailVerificationMail({ ...link, to: refused })).pipe(Effect.provide(capture))
+      yield* Effect.promise(async () => {
+        for (let i = 0; i < 500 && logged.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      }).pipe(Effect.ensuring(Effect.sync(() => (smtp.refuse = false))))
+      expect(logged).toHaveLength(1)
+      expect(logged[0]).toMatch(new RegExp(
+        `^Warn: A recovery mail \\("Verify your email address for orgplane"\\) was not sent: The mail server 127\\.0\\.0\\.1:${new URL(smtp.url).port} did not take the message: `
+      ))
+      expect(logged.join("\n")).not.toContain(SMTP_PASSWORD)
+      expect(logged.join("\n")).not.toContain(encodeURIComponent(SMTP_PASSWORD))
+      expect(smtp.to(refused)).toEqual([])
+    }).pipe(Effect.provide(Layer.unwrap(Effect.sync(() =>
+      Mailer.layer.pipe(Layer.provide(settings({ smtpUrl: smtp.url, mailFrom: "orgplane <no-reply@orgplane.example.com>" })))
+    )))))
+})
