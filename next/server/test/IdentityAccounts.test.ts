@@ -4,7 +4,8 @@
  * through HTTP: the sign-in throttle's three limits, refusals counting nothing, the addresses an account signed in
  * from spared, a success clearing the email's counts, windows ending, an email's change and deletion; the recovery
  * mails word for word the Effect 3 original's, and their leaving off the caller's fiber, a refusal logged without
- * the mail server's password.
+ * the mail server's password; sign-up, sign-in, password and email changes (Accounts), an account's removal
+ * (AccountRemoval) and its records (AccountRecords), their errors word for word the Effect 3 original's.
  */
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -20,7 +21,15 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Original from "../../../packages/server/src/identity/RecoveryMail.js"
 import * as FakeSmtp from "../../../packages/testkit/src/FakeSmtp.js"
+import { type Actor, MembershipId, type UserId } from "@orgplane-next/schema"
+import * as Schema from "effect/Schema"
+import { AccountRecords } from "../src/identity/AccountRecords.js"
+import { AccountRemoval } from "../src/identity/AccountRemoval.js"
+import { Accounts } from "../src/identity/Accounts.js"
+import { UsersRepository } from "../src/identity/UsersRepository.js"
 import { Mailer } from "../src/integrations/mail/Mailer.js"
+import { IdGenerator } from "../src/platform/Ids.js"
+import * as Db from "./support/IdentityDatabase.js"
 import { emailVerificationMail, passwordResetMail, sendLater } from "../src/identity/RecoveryMail.js"
 import { KNOWN_ADDRESS_FOR, SignInThrottle } from "../src/identity/SignInThrottle.js"
 import { migrations } from "../src/migrations/index.js"
@@ -242,4 +251,79 @@ describe("RecoveryMail", () => {
     }).pipe(Effect.provide(Layer.unwrap(Effect.sync(() =>
       Mailer.layer.pipe(Layer.provide(settings({ smtpUrl: smtp.url, mailFrom: "orgplane <no-reply@orgplane.example.com>" })))
     )))))
+})
+
+/** Accounts, AccountRemoval and AccountRecords, with small limits: 2 sign-ups an hour per address, 3 failed sign-ins per email and address. */
+const accounts = Layer.mergeAll(Accounts.layer, AccountRemoval.layer, AccountRecords.layer, UsersRepository.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(Crypto.layer, IdGenerator.layer)),
+  Layer.provideMerge(settings({ passwordCost: 10, signUpsPerHour: 2, signInFailuresPerAccountAndAddress: 3 })),
+  Layer.provideMerge(Db.layer)
+)
+
+const PASSWORD = "correct horse battery"
+
+layer(accounts, { timeout: 120_000, excludeTestServices: true })(`Accounts, AccountRemoval, AccountRecords on ${TestDatabase.kind}`, (it) => {
+  it.effect("sign-up and sign-in: a session each, email_taken, the sign-up limit per address, a wrong password, the throttle, a disabled account", () =>
+    Effect.gen(function*() {
+      const service = yield* Accounts
+      const users = yield* UsersRepository
+      const address = newAddress()
+      const email = newEmail("signed")
+      const signedUp = yield* service.signUp({ email, password: PASSWORD, name: "Signed Up" }, address)
+      expect(signedUp.user).toMatchObject({ email, name: "Signed Up" })
+      expect(signedUp.session.token).toMatch(/^ops_/)
+      const taken = yield* Effect.flip(service.signUp({ email, password: PASSWORD, name: "Again" }, address))
+      expect(taken).toMatchObject({ _tag: "Conflict", error: "email_taken", message: "An account with this email already exists." })
+      const limited = yield* Effect.flip(service.signUp({ email: newEmail("third"), password: PASSWORD, name: "Third" }, address))
+      expect(limited).toMatchObject({ _tag: "RateLimited", message: "Too many sign-ups from this address; retry in 3600 seconds." })
+
+      const signedIn = yield* service.signIn({ email, password: PASSWORD }, address)
+      expect(signedIn.user.id).toBe(signedUp.user.id)
+      expect(signedIn.session.id).not.toBe(signedUp.session.id)
+      expect(yield* Effect.flip(service.signIn({ email, password: "wrong password" }, address))).toMatchObject({ _tag: "Unauthorized" })
+      expect(yield* Effect.flip(service.signIn({ email: newEmail("nobody"), password: PASSWORD }, address))).toMatchObject({ _tag: "Unauthorized" })
+      // Two more wrong ones reach the pair's limit of 3: the right password is refused too, with the seconds left.
+      for (let i = 0; i < 2; i++) yield* Effect.flip(service.signIn({ email, password: "wrong password" }, address))
+      const throttled = yield* Effect.flip(service.signIn({ email, password: PASSWORD }, address))
+      expect(throttled).toMatchObject({ _tag: "RateLimited" })
+      expect(throttled.message).toMatch(/^Too many failed sign-ins; retry in \d+ seconds\.$/)
+      // From elsewhere the right password works; a disabled account is told so only with it.
+      yield* users.setDisabled({ id: signedUp.user.id, at: new Date() })
+      expect(yield* Effect.flip(service.signIn({ email, password: "wrong password" }, newAddress()))).toMatchObject({ _tag: "Unauthorized" })
+      expect(yield* Effect.flip(service.signIn({ email, password: PASSWORD }, newAddress()))).toMatchObject({
+        _tag: "Forbidden",
+        reason: "account_disabled",
+        message: "This account is disabled by the instance's operator: ask them to enable it (POST /v1/admin/users/{userId}/enable)."
+      })
+    }))
+
+  it.effect("a password change checks the current one (in a budget of 10 per 15 minutes) and ends the other sessions; an email change follows", () =>
+    Effect.gen(function*() {
+      const service = yield* Accounts
+      const users = yield* UsersRepository
+      const email = newEmail("changing")
+      const first = yield* service.signUp({ email, password: PASSWORD, name: "Changing" }, newAddress())
+      const second = yield* service.signIn({ email, password: PASSWORD }, newAddress())
+      const session = { sessionId: second.session.id, userId: first.user.id }
+      const wrong = yield* Effect.flip(service.changePassword(session, { currentPassword: "not it", newPassword: "a new password here" }))
+      expect(wrong).toMatchObject({ _tag: "InvalidRequest", details: [{ path: ["currentPassword"], message: "is not the account's current password" }] })
+      const changed = yield* service.changePassword(session, { currentPassword: PASSWORD, newPassword: "a new password here" })
+      expect(changed).toEqual({ otherSessionsEnded: 1, apiKeys: [], apiKeysRevoked: false })
+      expect(yield* Effect.flip(service.signIn({ email, password: PASSWORD }, newAddress()))).toMatchObject({ _tag: "Unauthorized" })
+
+      const actor: Actor = {
+        user: first.user,
+        credential: { _tag: "Session", sessionId: second.session.id, ssoConnectionId: null, authenticatedAt: new Date() },
+        organization: null,
+        membership: null
+      }
+      const other = newEmail("changed")
+      const moved = yield* service.changeEmail(actor, { email: other, password: "a new password here" })
+      expect(moved).toMatchObject({ user: { id: first.user.id, email: other }, emailVerified: false })
+      expect(Option.getOrThrow(yield* users.findById(first.user.id)).email).toBe(other)
+      // Two checks spent above: eight more wrong ones fill the budget, the next is refused whatever the password.
+      for (let i = 0; i < 8; i++) yield* Effect.flip(service.confirmPassword(first.user.id, "not it", "password"))
+      const refused = yield* Effect.flip(service.confirmPassword(first.user.id, "a new password here", "password"))
+      expect(refused).toMatchObject({ _tag: "RateLimited", message: "Too many password checks; retry in 900 seconds." })
+    }))
 })
