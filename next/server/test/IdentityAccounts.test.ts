@@ -5,7 +5,9 @@
  * from spared, a success clearing the email's counts, windows ending, an email's change and deletion; the recovery
  * mails word for word the Effect 3 original's, and their leaving off the caller's fiber, a refusal logged without
  * the mail server's password; sign-up, sign-in, password and email changes (Accounts), an account's removal
- * (AccountRemoval) and its records (AccountRecords), their errors word for word the Effect 3 original's.
+ * (AccountRemoval) and its records (AccountRecords); password reset links mailed, issued on the machine and used
+ * once (PasswordResets), email verification (EmailVerification), an organization's deletion, restoration and purge
+ * (OrganizationDeletion, OrganizationPurge); their errors word for word the Effect 3 original's.
  */
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -21,12 +23,29 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Original from "../../../packages/server/src/identity/RecoveryMail.js"
 import * as FakeSmtp from "../../../packages/testkit/src/FakeSmtp.js"
-import { type Actor, MembershipId, type UserId } from "@orgplane-next/schema"
+import { type Actor, MembershipId } from "@orgplane-next/schema"
 import * as Schema from "effect/Schema"
 import { AccountRecords } from "../src/identity/AccountRecords.js"
 import { AccountRemoval } from "../src/identity/AccountRemoval.js"
 import { Accounts } from "../src/identity/Accounts.js"
 import { UsersRepository } from "../src/identity/UsersRepository.js"
+import { ApiKeysRepository } from "../src/identity/ApiKeysRepository.js"
+import { EmailVerification } from "../src/identity/EmailVerification.js"
+import { MembershipsRepository } from "../src/identity/MembershipsRepository.js"
+import { Operator } from "../src/identity/Operator.js"
+import { OperatorRepository } from "../src/identity/OperatorRepository.js"
+import * as OrganizationDeletion_ from "../src/identity/OrganizationDeletion.js"
+import { OrganizationDeletion } from "../src/identity/OrganizationDeletion.js"
+import * as OrganizationPurge from "../src/identity/OrganizationPurge.js"
+import { OrganizationsRepository, toOrganization } from "../src/identity/OrganizationsRepository.js"
+import { OperatorUsers } from "../src/identity/OperatorUsers.js"
+import { PasswordResets } from "../src/identity/PasswordResets.js"
+import { PurgeRepository } from "../src/identity/PurgeRepository.js"
+import { SessionsRepository } from "../src/identity/SessionsRepository.js"
+import { AuditRecorder } from "../src/platform/AuditRecorder.js"
+import * as MonthlyPartitions from "../src/platform/MonthlyPartitions.js"
+import * as Principal from "../src/platform/Principal.js"
+import { RateLimiter } from "../src/platform/RateLimiter.js"
 import { transaction } from "../src/platform/Sql.js"
 import { Mailer } from "../src/integrations/mail/Mailer.js"
 import { IdGenerator } from "../src/platform/Ids.js"
@@ -385,5 +404,136 @@ layer(accounts, { timeout: 300_000, excludeTestServices: true })(`Accounts, Acco
       expect(yield* sql`SELECT 1 FROM memberships WHERE user_id = ${person.id} AND removed_at IS NULL`).toEqual([])
       expect(yield* Effect.flip(removal.lock(person.id))).toMatchObject({ error: "user_not_found" })
       expect(yield* Effect.flip(service.signIn({ email: person.email, password: PASSWORD }, newAddress()))).toMatchObject({ _tag: "Unauthorized" })
+    }))
+})
+
+/** The recovery and lifecycle services, mailing through the test's SMTP server, with a public URL. */
+const recovery = Layer.unwrap(Effect.sync(() =>
+  Layer.mergeAll(
+    PasswordResets.layer,
+    EmailVerification.layer,
+    OrganizationDeletion.layer,
+    OperatorUsers.layer,
+    Accounts.layer,
+    UsersRepository.layer,
+    OrganizationsRepository.layer,
+    MembershipsRepository.layer,
+    OperatorRepository.layer,
+    PurgeRepository.layer,
+    SessionsRepository.layer,
+    ApiKeysRepository.layer,
+    RateLimiter.layer,
+    Operator.layer
+  ).pipe(
+    Layer.provideMerge(AuditRecorder.layer),
+    Layer.provideMerge(Layer.mergeAll(Crypto.layer, IdGenerator.layer)),
+    Layer.provideMerge(settings({ passwordCost: 10, smtpUrl: smtp.url, mailFrom: "orgplane <no-reply@orgplane.example.com>", publicUrl: PUBLIC_URL })),
+    Layer.provideMerge(Db.layer)
+  )
+))
+
+/** The token a mail carries (`opr_…` or `opv_…`). */
+const tokenIn = (text: string, prefix: "opr" | "opv") => {
+  const found = new RegExp(`${prefix}_[A-Za-z0-9_-]{43}`).exec(text)
+  if (found === null) throw new Error(`no ${prefix} token in: ${text}`)
+  return found[0]
+}
+
+layer(recovery, { timeout: 300_000, excludeTestServices: true })(`PasswordResets, EmailVerification, OrganizationDeletion, OperatorUsers on ${TestDatabase.kind}`, (it) => {
+  it.effect("forgot password mails a working link only to an account's address; a link works once; mails are counted per email", () =>
+    Effect.gen(function*() {
+      const service = yield* Accounts
+      const resets = yield* PasswordResets
+      const person = yield* service.signUp({ email: newEmail("forgot"), password: PASSWORD, name: "Forgot" }, newAddress())
+      const stranger = newEmail("stranger")
+      yield* resets.forgotPassword(stranger, newAddress())
+      yield* resets.forgotPassword(person.user.email, newAddress())
+      const mail = yield* Effect.promise(() => smtp.next(person.user.email))
+      expect(mail).toMatchObject({ subject: "Reset your orgplane password" })
+      expect(mail.text).toContain(`--url ${PUBLIC_URL}`)
+      expect(smtp.to(stranger)).toEqual([])
+      const token = tokenIn(mail.text, "opr")
+      const reset = yield* resets.reset({ token, newPassword: "remembered at last" }, newAddress())
+      expect(reset).toMatchObject({ user: { id: person.user.id }, sessionsEnded: 1, apiKeys: [], apiKeysRevoked: false })
+      const again = yield* Effect.flip(resets.reset({ token, newPassword: "remembered at last" }, newAddress()))
+      expect(again).toMatchObject({
+        _tag: "InvalidRequest",
+        details: [{
+          path: ["token"],
+          code: "password_reset_token_invalid",
+          message: "is not a live password reset link: it is unknown, expired or used, or a newer link or a change of the account's password or email replaced it. Ask for a new one."
+        }]
+      })
+      expect((yield* service.signIn({ email: person.user.email, password: "remembered at last" }, newAddress())).user.id).toBe(person.user.id)
+      // Two more mails make three this hour; the fourth is refused, with and without an account alike.
+      for (const email of [person.user.email, stranger]) {
+        for (let i = email === stranger ? 1 : 1; i < 3; i++) yield* resets.forgotPassword(email, newAddress())
+        const refused = yield* Effect.flip(resets.forgotPassword(email, newAddress()))
+        expect(refused).toMatchObject({ _tag: "RateLimited", message: expect.stringMatching(/^Too many recovery mails to this address; retry in \d+ seconds\.$/) })
+      }
+    }))
+
+  it.effect("the machine's link names no caller; an unknown email is 404", () =>
+    Effect.gen(function*() {
+      const service = yield* Accounts
+      const resets = yield* PasswordResets
+      const person = yield* service.signUp({ email: newEmail("machine"), password: PASSWORD, name: "Machine" }, newAddress())
+      const missing = newEmail("missing")
+      expect(yield* Effect.flip(resets.issueOnMachine(missing))).toMatchObject({ _tag: "NotFound", error: "user_not_found", message: `No account has the email ${missing}.` })
+      const link = yield* resets.issueOnMachine(person.user.email)
+      expect(link).toMatchObject({ userId: person.user.id, email: person.user.email, token: expect.stringMatching(/^opr_/) })
+      expect(yield* resets.reset({ token: link.token, newPassword: "set by the machine" }, newAddress())).toMatchObject({ user: { id: person.user.id } })
+    }))
+
+  it.effect("email verification mails a link to the person's own address; using it proves the address once", () =>
+    Effect.gen(function*() {
+      const service = yield* Accounts
+      const verification = yield* EmailVerification
+      const person = yield* service.signUp({ email: newEmail("verified"), password: PASSWORD, name: "Verified" }, newAddress())
+      yield* verification.request(person.user.id)
+      const mail = yield* Effect.promise(() => smtp.next(person.user.email))
+      expect(mail.subject).toBe("Verify your email address for orgplane")
+      const token = tokenIn(mail.text, "opv")
+      const verified = yield* verification.verify(token, newAddress())
+      expect(verified).toMatchObject({ user: { id: person.user.id, email: person.user.email }, emailVerifiedAt: expect.any(Date) })
+      expect(yield* Effect.flip(verification.verify(token, newAddress()))).toMatchObject({
+        _tag: "InvalidRequest",
+        details: [{ path: ["token"], code: "email_verification_token_invalid" }]
+      })
+      expect(yield* Effect.flip(verification.request(person.user.id))).toMatchObject({
+        _tag: "Conflict",
+        error: "email_already_verified",
+        message: "Your email address is proven already."
+      })
+    }))
+
+  it.effect("an organization's deletion by the system, its name confirmed, restored within its grace; the purge removes one past it", () =>
+    Effect.gen(function*() {
+      const deletion = yield* OrganizationDeletion
+      const organizations = yield* OrganizationsRepository
+      // The audit log's partitions of this month and the next, as the server makes them at start.
+      const auditEvents = MonthlyPartitions.make("audit_events")
+      yield* auditEvents.create(MonthlyPartitions.monthOf(new Date()))
+      yield* auditEvents.create(MonthlyPartitions.monthOf(new Date()) + 1)
+      const id = yield* Db.insertOrganization({ name: "Doomed" })
+      const organization = toOrganization(Option.getOrThrow(yield* organizations.find(id)))
+      const system = Principal.system("account-deletion", organization)
+      expect(yield* Effect.flip(deletion.schedule(system, id, { confirmName: "Other" }))).toMatchObject({
+        _tag: "InvalidRequest",
+        details: [{ path: ["confirmName"], message: "is not this organization's name: repeat it exactly as GET /v1/organization shows it" }]
+      })
+      const scheduled = yield* deletion.schedule(system, id, { confirmName: " Doomed " })
+      expect(scheduled).toMatchObject({ organization: { id, name: "Doomed" }, totalRows: 0 })
+      expect(scheduled.purgeAfter.getTime() - scheduled.deletedAt.getTime()).toBe(7 * 24 * 3_600_000)
+      expect(yield* deletion.restore(system, id)).toMatchObject({ organization: { id, name: "Doomed" } })
+      expect(yield* Effect.flip(deletion.restore(system, id))).toMatchObject({ _tag: "Conflict", error: "organization_not_deleted", message: "This organization is not deleted." })
+
+      const doomed = yield* deletion.schedule(system, id)
+      const purged = yield* OrganizationPurge.run(new Date(doomed.purgeAfter.getTime() + 1))
+      expect(purged.find((done) => done.organizationId === id)).toMatchObject({ rows: { organizations: 1 } })
+      expect(yield* organizations.lockLifecycle(id)).toEqual(Option.none())
+      expect(OrganizationDeletion_.describeRows({ teams: 1, memberships: 3, agents: 1 })).toBe("memberships 3, agents 1, teams 1")
+      expect(OrganizationDeletion_.describeRows({})).toBe("none")
+      expect(OrganizationDeletion_.totalOf({ teams: 1, memberships: 3 })).toBe(4)
     }))
 })
