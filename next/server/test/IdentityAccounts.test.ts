@@ -7,7 +7,7 @@
  * the mail server's password; sign-up, sign-in, password and email changes (Accounts), an account's removal
  * (AccountRemoval) and its records (AccountRecords); password reset links mailed, issued on the machine and used
  * once (PasswordResets), email verification (EmailVerification), an organization's deletion, restoration and purge
- * (OrganizationDeletion, OrganizationPurge); their errors word for word the Effect 3 original's.
+ * (OrganizationDeletion, OrganizationPurge), accounts disabled and enabled by the operator (OperatorUsers); their errors word for word the Effect 3 original's.
  */
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -23,7 +23,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Original from "../../../packages/server/src/identity/RecoveryMail.js"
 import * as FakeSmtp from "../../../packages/testkit/src/FakeSmtp.js"
-import { type Actor, MembershipId } from "@orgplane-next/schema"
+import { type Actor, type MemberContext, MembershipId, type OrganizationId } from "@orgplane-next/schema"
 import * as Schema from "effect/Schema"
 import { AccountRecords } from "../src/identity/AccountRecords.js"
 import { AccountRemoval } from "../src/identity/AccountRemoval.js"
@@ -31,7 +31,7 @@ import { Accounts } from "../src/identity/Accounts.js"
 import { UsersRepository } from "../src/identity/UsersRepository.js"
 import { ApiKeysRepository } from "../src/identity/ApiKeysRepository.js"
 import { EmailVerification } from "../src/identity/EmailVerification.js"
-import { MembershipsRepository } from "../src/identity/MembershipsRepository.js"
+import { MembershipsRepository, toMembership } from "../src/identity/MembershipsRepository.js"
 import { Operator } from "../src/identity/Operator.js"
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
 import * as OrganizationDeletion_ from "../src/identity/OrganizationDeletion.js"
@@ -535,5 +535,51 @@ layer(recovery, { timeout: 300_000, excludeTestServices: true })(`PasswordResets
       expect(OrganizationDeletion_.describeRows({ teams: 1, memberships: 3, agents: 1 })).toBe("memberships 3, agents 1, teams 1")
       expect(OrganizationDeletion_.describeRows({})).toBe("none")
       expect(OrganizationDeletion_.totalOf({ teams: 1, memberships: 3 })).toBe(4)
+    }))
+
+  it.effect("the operator disables an account (its sessions end, its sign-in is refused) and enables it again; not their own; others may not", () =>
+    Effect.gen(function*() {
+      const service = yield* Accounts
+      const operatorUsers = yield* OperatorUsers
+      const organizations = yield* OrganizationsRepository
+      const memberships = yield* MembershipsRepository
+      const operatorId = yield* Db.insertOrganization({ name: "Operators" })
+      expect(yield* (yield* OperatorRepository).claim(operatorId)).toBe(true)
+      const memberOf = Effect.fn("test.memberOf")(function*(organizationId: OrganizationId, role: "owner" | "member") {
+        const signedUp = yield* service.signUp({ email: newEmail(role), password: PASSWORD, name: role }, newAddress())
+        yield* Db.insertMembership(organizationId, signedUp.user.id, role)
+        const membership = toMembership(Option.getOrThrow(yield* memberships.findActive(organizationId, { userId: signedUp.user.id })))
+        const caller: MemberContext = {
+          _tag: "Member",
+          user: signedUp.user,
+          credential: { _tag: "Session", sessionId: signedUp.session.id, ssoConnectionId: null, authenticatedAt: new Date() },
+          organization: toOrganization(Option.getOrThrow(yield* organizations.find(organizationId))),
+          membership
+        }
+        return caller
+      })
+      const operator = yield* memberOf(operatorId, "owner")
+      const outsider = yield* memberOf(yield* Db.insertOrganization({ name: "Elsewhere" }), "owner")
+      const target = yield* service.signUp({ email: newEmail("target"), password: PASSWORD, name: "Target" }, newAddress())
+
+      expect(yield* Effect.flip(operatorUsers.disable(outsider, target.user.id))).toMatchObject({
+        _tag: "Forbidden",
+        reason: "operator_only",
+        message: "Only owners and admins of the operator organization may do this."
+      })
+      expect(yield* Effect.flip(operatorUsers.disable(operator, operator.user.id))).toMatchObject({
+        _tag: "Conflict",
+        error: "cannot_disable_yourself",
+        message: "You cannot disable your own account: another owner or admin of the operator organization can."
+      })
+      expect(yield* Effect.flip(operatorUsers.disable(operator, Db.userId()))).toMatchObject({ _tag: "NotFound", error: "user_not_found" })
+      const disabled = yield* operatorUsers.disable(operator, target.user.id)
+      expect(disabled.user).toMatchObject({ id: target.user.id, disabledAt: expect.any(Date) })
+      expect(yield* (yield* SessionsRepository).allLive({ userId: target.user.id, current: target.session.id, at: new Date(), idleSince: new Date(0) })).toEqual([])
+      expect(yield* Effect.flip(service.signIn({ email: target.user.email, password: PASSWORD }, newAddress()))).toMatchObject({ reason: "account_disabled" })
+      const listed = yield* operatorUsers.list(operator, { limit: 50, disabled: true })
+      expect(listed.items.map((user) => user.id)).toEqual([target.user.id])
+      expect((yield* operatorUsers.enable(operator, target.user.id)).user).toMatchObject({ id: target.user.id, disabledAt: null })
+      expect((yield* service.signIn({ email: target.user.email, password: PASSWORD }, newAddress())).user.id).toBe(target.user.id)
     }))
 })
