@@ -6,7 +6,7 @@
  * mails word for word the Effect 3 original's, and their leaving off the caller's fiber, a refusal logged without
  * the mail server's password; sign-up, sign-in, password and email changes (Accounts), an account's removal
  * (AccountRemoval) and its records (AccountRecords); password reset links mailed, issued on the machine and used
- * once (PasswordResets), email verification (EmailVerification), an organization's deletion, restoration and purge
+ * once (PasswordResets, MachineRecovery), email verification (EmailVerification), an organization's deletion, restoration and purge
  * (OrganizationDeletion, OrganizationPurge), accounts disabled and enabled by the operator (OperatorUsers); their errors word for word the Effect 3 original's.
  */
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
@@ -31,6 +31,7 @@ import { Accounts } from "../src/identity/Accounts.js"
 import { UsersRepository } from "../src/identity/UsersRepository.js"
 import { ApiKeysRepository } from "../src/identity/ApiKeysRepository.js"
 import { EmailVerification } from "../src/identity/EmailVerification.js"
+import * as MachineRecovery from "../src/identity/MachineRecovery.js"
 import { MembershipsRepository, toMembership } from "../src/identity/MembershipsRepository.js"
 import { Operator } from "../src/identity/Operator.js"
 import { OperatorRepository } from "../src/identity/OperatorRepository.js"
@@ -483,6 +484,14 @@ layer(recovery, { timeout: 300_000, excludeTestServices: true })(`PasswordResets
       const link = yield* resets.issueOnMachine(person.user.email)
       expect(link).toMatchObject({ userId: person.user.id, email: person.user.email, token: expect.stringMatching(/^opr_/) })
       expect(yield* resets.reset({ token: link.token, newPassword: "set by the machine" }, newAddress())).toMatchObject({ user: { id: person.user.id } })
+      // The command's own form: its layers of its own, the database's migrations checked first.
+      const latest = Math.max(...migrations.map((migration) => migration.id))
+      const printed = yield* MachineRecovery.issue({ email: person.user.email, latestMigration: latest })
+      expect(printed).toMatchObject({ passwordReset: { userId: person.user.id, token: expect.stringMatching(/^opr_/) }, baseUrl: PUBLIC_URL })
+      expect(yield* Effect.flip(MachineRecovery.issue({ email: person.user.email, latestMigration: latest + 1 }))).toMatchObject({
+        _tag: "DatabaseNotMigrated",
+        message: `The database is not migrated to this version (migration ${latest} of ${latest + 1}): start \`orgplane serve\` of this version once, then run this again.`
+      })
     }))
 
   it.effect("email verification mails a link to the person's own address; using it proves the address once", () =>
