@@ -58,17 +58,7 @@ import * as Config from "../src/platform/Config.js"
 import { Crypto } from "../src/platform/Crypto.js"
 import { migrate } from "../src/platform/Migrator.js"
 import * as TestDatabase from "./support/TestDatabase.js"
-
-/** Effect's Clock stopped at `millis()`, for the effect it is given to. */
-const clockAt = (millis: () => number): Clock.Clock => ({
-  currentTimeMillisUnsafe: millis,
-  currentTimeMillis: Effect.sync(millis),
-  currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
-  currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-  monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
-  monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
-  sleep: (duration) => Effect.sleep(duration)
-})
+import { clockAt } from "./support/Clocks.js"
 
 let time = Date.parse("2030-01-01T00:00:00Z")
 const advance = (duration: Duration.Input) => (time += Duration.toMillis(duration))

@@ -17,17 +17,7 @@ import { migrate } from "../src/platform/Migrator.js"
 import * as RateLimits from "../src/platform/RateLimiter.js"
 import { RateLimiter } from "../src/platform/RateLimiter.js"
 import * as TestDatabase from "./support/TestDatabase.js"
-
-/** Effect's Clock stopped at `millis()`, for the effect it is given to. */
-const clockAt = (millis: () => number): Clock.Clock => ({
-  currentTimeMillisUnsafe: millis,
-  currentTimeMillis: Effect.sync(millis),
-  currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
-  currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-  monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
-  monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
-  sleep: (duration) => Effect.sleep(duration)
-})
+import { clockAt } from "./support/Clocks.js"
 
 let time = Date.parse("2026-11-26T06:00:00Z")
 const advance = (duration: Duration.Input) => (time += Duration.toMillis(duration))
