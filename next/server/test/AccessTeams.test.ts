@@ -70,7 +70,7 @@ const grantsQuery = (query: AccessListQuery = {}) => query
 const plain = (error: object): object => ({ ...error, ..."message" in error ? { message: error.message } : {} })
 const failure = <A, E extends object, R>(effect: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(effect), plain)
 
-layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`access and teams on ${TestDatabase.kind}`, (it) => {
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`access and teams on ${TestDatabase.kind}`, (it) => {
   it.effect("teams: created with members (deduplicated, sorted), read by every member, managed by owners and admins", () =>
     Effect.gen(function*() {
       const teams = yield* Teams

@@ -53,7 +53,7 @@ const age = (organizationId: OrganizationId, reason: string, days: number) =>
     yield* sql`UPDATE audit_events SET occurred_at = ${at} WHERE organization_id = ${organizationId} AND reason = ${reason}`
   })
 
-layer(testLayer, { timeout: 600_000, excludeTestServices: true })(`audit on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`audit on ${TestDatabase.kind}`, (it) => {
   it.effect("makes the current month's partition and the next ones ahead", () =>
     Effect.gen(function*() {
       const month = monthOf(new Date())

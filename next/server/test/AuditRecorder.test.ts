@@ -54,7 +54,7 @@ const eventsOf = (organizationId: string, action?: string) =>
 
 const labelOf = (member: ReturnType<typeof Members.member>) => `${member.user.name} <${member.user.email}>`
 
-layer(Fixture.layer(Layer.unwrap(TestDatabase.layer()), { audited: true }), { timeout: 120_000, excludeTestServices: true })(
+layer(Fixture.layer(Layer.unwrap(TestDatabase.layer({ migrated: true })), { audited: true }), { timeout: 120_000, excludeTestServices: true })(
   `audit events on ${TestDatabase.kind}`,
   (it) => {
     describe("an event per change", () => {

@@ -101,7 +101,7 @@ const staffed = Effect.gen(function*() {
   return { organization, owner, admin }
 })
 
-layer(testLayer, { timeout: 600_000, excludeTestServices: true })(`audit streams on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`audit streams on ${TestDatabase.kind}`, (it) => {
   it.effect("owners create, change, pause, rotate and delete streams; admins read them; another organization finds none", () =>
     Effect.gen(function*() {
       const streams = yield* Streams

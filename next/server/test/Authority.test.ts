@@ -22,7 +22,7 @@ const teamsOf = (organizationId: string) =>
 
 const name = () => `Team ${Math.random().toString(36).slice(2, 8)}`
 
-layer(Fixture.layer(Layer.unwrap(TestDatabase.layer())), { timeout: 120_000, excludeTestServices: true })(
+layer(Fixture.layer(Layer.unwrap(TestDatabase.layer({ migrated: true }))), { timeout: 120_000, excludeTestServices: true })(
   `authority checked at commit on ${TestDatabase.kind}`,
   (it) => {
     describe("a member", () => {

@@ -22,7 +22,7 @@ import { type Answer, asMember, Fixture, request } from "./support/WritesServer.
 
 /** Enough connections for nine writes waiting at once, the holder, and the change. */
 const database = Layer.unwrap(Effect.map(
-  TestDatabase.postgresUrl === undefined ? Effect.die("Postgres only") : TestDatabase.freshPostgres(TestDatabase.postgresUrl),
+  TestDatabase.postgresUrl === undefined ? Effect.die("Postgres only") : TestDatabase.freshPostgres(TestDatabase.postgresUrl, { migrated: true }),
   (url) => Database.layerUrl(Redacted.make(url), { maxConnections: 16 })
 ))
 

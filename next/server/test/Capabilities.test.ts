@@ -119,7 +119,7 @@ const credentialOf = Effect.fn("test.credentialOf")(function*(member: MemberCont
 
 const tokenRequests = (grant: string) => oauth.requests.filter((request) => request.path === "/token" && request.params["grant_type"] === grant)
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`capabilities on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`capabilities on ${TestDatabase.kind}`, (it) => {
   it.effect("SuiteRepository: clients, credentials with compare-and-set, authorizations; another organization's rows are never touched", () =>
     Effect.gen(function*() {
       const repository = yield* SuiteRepository

@@ -103,7 +103,7 @@ const insertPlugin = Effect.fn("CatalogRepositories.insertPlugin")(function*(org
   return id
 })
 
-layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog repositories on ${TestDatabase.kind}`, (it) => {
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`catalog repositories on ${TestDatabase.kind}`, (it) => {
   it.effect("ConfigObjectsRepository: an object with its latest version, its versions paged, found, listed, searched", () =>
     Effect.gen(function*() {
       const objects = yield* ConfigObjectsRepository

@@ -111,7 +111,7 @@ const insertObject = Effect.fn("ConnectorsRepositories.insertObject")(function*(
 
 const testLayer = Layer.merge(Db.layer, IdGenerator.layer)
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`connectors repositories on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`connectors repositories on ${TestDatabase.kind}`, (it) => {
   it.effect("ConnectorsRepository: accounts, instances and targets written, read, ranked, listed, updated; tenancy", () =>
     Effect.gen(function*() {
       const repository = yield* ConnectorsRepository.make

@@ -27,7 +27,7 @@ class Url extends Context.Service<Url, string>()("test/HttpSemantics/Url") {}
 const ServerUrl = Layer.effect(
   Url,
   Effect.gen(function*() {
-    const server = yield* TestServer.start({ database: yield* TestDatabase.layer() })
+    const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) })
     return server.url
   })
 )
@@ -218,7 +218,7 @@ describe("stopping", () => {
   it.live("stops without waiting for kept-alive connections: an idle one, and one answered 413 whose body never came", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const server = yield* TestServer.start({ database: yield* TestDatabase.layer() }).pipe(Scope.provide(scope))
+      const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) }).pipe(Scope.provide(scope))
       expect((yield* TestServer.get(server.url, "/health")).status).toBe(200)
       const elapsed = yield* Effect.promise(async () => {
         // A body announced and never sent, refused before it is read: answered, yet the parser still awaits the body.

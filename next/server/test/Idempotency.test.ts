@@ -225,7 +225,7 @@ const noteNames = (url: string) => Effect.map(send(url, "GET", "/v1/notes", { to
 
 /** One fresh database and a server on it, for the scope. */
 const started = Effect.gen(function*() {
-  const database = yield* TestDatabase.layer()
+  const database = yield* TestDatabase.layer({ migrated: true })
   // One build of the database for the server and the test's own statements.
   const context = yield* Layer.build(database)
   const shared = Layer.succeedContext(context)
@@ -463,7 +463,7 @@ describe.skipIf(TestDatabase.postgresUrl === undefined)("claims colliding on Pos
   it.live("twelve requests with one key and body claim it together: one runs, the rest are told it is in use or replay it, nothing runs twice", () =>
     Effect.gen(function*() {
       reset()
-      const databaseUrl = yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl!)
+      const databaseUrl = yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl!, { migrated: true })
       const pool = () => Database.layerUrl(Redacted.make(databaseUrl), { maxConnections: 8 })
       const urls = [yield* serveOn(pool()), yield* serveOn(pool())]
       // The test's own connection holds a lock every claim's INSERT waits on, then lets them all go at once.

@@ -70,7 +70,7 @@ const settings = (options: Config.Options) =>
     Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} })))
   )
 
-const database = Layer.unwrap(TestDatabase.layer()).pipe((db) => Layer.provideMerge(Layer.effectDiscard(migrate(migrations)), db))
+const database = Layer.unwrap(TestDatabase.layer({ migrated: true })).pipe((db) => Layer.provideMerge(Layer.effectDiscard(migrate(migrations)), db))
 
 /** Small limits, to reach each without hundreds of attempts: 3 per email and address, 6 per email, 5 per address. */
 const throttle = SignInThrottle.layer.pipe(
@@ -94,7 +94,7 @@ const attempts = (count: number, email: () => string, address: () => string) =>
 
 const accountKey = (email: string) => NodeCrypto.createHash("sha256").update(email.toLowerCase()).digest("hex")
 
-layer(throttle, { timeout: 300_000, excludeTestServices: true })(`SignInThrottle on ${TestDatabase.kind}`, (it) => {
+layer(throttle, { timeout: 120_000, excludeTestServices: true })(`SignInThrottle on ${TestDatabase.kind}`, (it) => {
   it.effect("counts an email's attempts from one address up to its limit, then refuses until the window ends; only the first refusal is first", () =>
     Effect.gen(function*() {
       const email = newEmail("guessed")
@@ -273,7 +273,7 @@ const accounts = Layer.mergeAll(Accounts.layer, AccountRemoval.layer, AccountRec
 
 const PASSWORD = "correct horse battery"
 
-layer(accounts, { timeout: 300_000, excludeTestServices: true })(`Accounts, AccountRemoval, AccountRecords on ${TestDatabase.kind}`, (it) => {
+layer(accounts, { timeout: 120_000, excludeTestServices: true })(`Accounts, AccountRemoval, AccountRecords on ${TestDatabase.kind}`, (it) => {
   it.effect("sign-up and sign-in: a session each, email_taken, the sign-up limit per address, a wrong password, the throttle, a disabled account", () =>
     Effect.gen(function*() {
       const service = yield* Accounts
@@ -430,7 +430,7 @@ const tokenIn = (text: string, prefix: "opr" | "opv") => {
   return found[0]
 }
 
-layer(recovery, { timeout: 300_000, excludeTestServices: true })(`PasswordResets, EmailVerification, OrganizationDeletion, OperatorUsers on ${TestDatabase.kind}`, (it) => {
+layer(recovery, { timeout: 120_000, excludeTestServices: true })(`PasswordResets, EmailVerification, OrganizationDeletion, OperatorUsers on ${TestDatabase.kind}`, (it) => {
   it.effect("forgot password mails a working link only to an account's address; a link works once; mails are counted per email", () =>
     Effect.gen(function*() {
       const service = yield* Accounts

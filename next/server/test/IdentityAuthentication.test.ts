@@ -136,7 +136,7 @@ const inRequest = (request: HttpServerRequest.HttpServerRequest) => <A, E, R>(ef
   effect.pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request), Effect.provideService(MemberStanding, ambientStanding))
 const bearerRequest = (token: string) => requestWith({ authorization: `Bearer ${token}` })
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`identity authentication on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`identity authentication on ${TestDatabase.kind}`, (it) => {
   it.effect("MemberAuthentication: a session becomes its member, with MemberStanding beside it; the standing reads again", () =>
     Effect.gen(function*() {
       const middleware = (yield* middlewares).member

@@ -54,7 +54,7 @@ const newSession = (
   )
 }
 
-layer(Layer.merge(Db.layer, IdGenerator.layer), { timeout: 300_000, excludeTestServices: true })(
+layer(Layer.merge(Db.layer, IdGenerator.layer), { timeout: 120_000, excludeTestServices: true })(
   `identity sessions, API keys and memberships on ${TestDatabase.kind}`,
   (it) => {
     it.effect("SessionsRepository: resolve acts in the active organization, else the oldest; dead sessions resolve to nothing", () =>

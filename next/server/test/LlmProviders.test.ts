@@ -46,7 +46,7 @@ const row = (organizationId: OrganizationId, name: string, createdAt = Db.at) =>
   updatedAt: createdAt
 })
 
-layer(Layer.provideMerge(LlmProvidersRepository.layer, Db.layer), { timeout: 300_000, excludeTestServices: true })(
+layer(Layer.provideMerge(LlmProvidersRepository.layer, Db.layer), { timeout: 120_000, excludeTestServices: true })(
   `llm providers storage on ${TestDatabase.kind}`,
   (it) => {
     it.effect("insert, view with the reader's rank, lock, update, credential, touch, remove; names unique ignoring case; tenancy", () =>

@@ -55,7 +55,7 @@ const staffed = Effect.fn("LlmProviders.staffed")(function*() {
 const failure = <A, E extends object, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (error) => ({ ...error, ..."message" in error ? { message: error.message } : {} }))
 
-layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`LLM providers on ${TestDatabase.kind}`, (it) => {
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`LLM providers on ${TestDatabase.kind}`, (it) => {
   it.effect("registered, read without the secret, connected to, tested; grants let a member use one, not manage it", () =>
     Effect.gen(function*() {
       const providers = yield* LlmProviders

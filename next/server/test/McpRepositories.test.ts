@@ -61,7 +61,7 @@ const tokens = (access: string, refresh: string | null = null) => ({
   tokenExpiresAt: later(3_600_000)
 })
 
-layer(Db.layer, { timeout: 300_000, excludeTestServices: true })(`MCP repositories on ${TestDatabase.kind}`, (it) => {
+layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`MCP repositories on ${TestDatabase.kind}`, (it) => {
   it.effect("ConnectionsRepository: insert, find and lock whole rows; a name is unique per organization ignoring case", () =>
     Effect.gen(function*() {
       const repository = yield* ConnectionsRepository.make

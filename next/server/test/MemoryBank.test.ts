@@ -22,7 +22,7 @@ const testLayer = Layer.mergeAll(MemoryBank.layer, MemoryRepository.layer).pipe(
 
 const missing = Schema.decodeUnknownSync(MemoryId)("mem_01h455vb4pex5vsknk084sn02q")
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`memory on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`memory on ${TestDatabase.kind}`, (it) => {
   it.effect("saves a memory with its snippets; the server sets source and scope, tags deduplicated", () =>
     Effect.gen(function*() {
       const bank = yield* MemoryBank

@@ -136,7 +136,7 @@ class Url extends Context.Service<Url, string>()("test/PathReading/Url") {}
 const ServerUrl = Layer.effect(
   Url,
   Effect.gen(function*() {
-    const server = yield* TestServer.start({ database: yield* TestDatabase.layer() })
+    const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) })
     return server.url
   })
 )

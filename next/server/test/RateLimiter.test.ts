@@ -25,7 +25,7 @@ const atTestTime = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideSe
 
 const count = SqlClient.SqlClient.use((sql) => Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limits`, ([row]) => row!.n))
 
-const database = Layer.unwrap(TestDatabase.layer()).pipe((db) => Layer.provideMerge(Layer.effectDiscard(migrate(migrations)), db))
+const database = Layer.unwrap(TestDatabase.layer({ migrated: true })).pipe((db) => Layer.provideMerge(Layer.effectDiscard(migrate(migrations)), db))
 
 layer(Layer.provideMerge(RateLimiter.layer, database), { timeout: 120_000, excludeTestServices: true })(`RateLimiter on ${TestDatabase.kind}`, (it) => {
   it.effect("counts hits in a fixed window from the first, allows up to the limit, then says when the window resets", () =>

@@ -58,7 +58,7 @@ describe(`the per-request line on ${TestDatabase.kind}`, () => {
   it.live("one line with method, route template, status, duration and the request id; a bad id replaced; unknown routes and refusals too", () =>
     Effect.gen(function*() {
       const { entries, logger } = capture()
-      const server = yield* TestServer.start({ database: yield* TestDatabase.layer() }).pipe(
+      const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) }).pipe(
         Effect.provideService(References.CurrentLoggers, new Set([logger]))
       )
       const response = yield* get(server.url, "/health", { "x-request-id": "health-1" })
@@ -172,7 +172,7 @@ const captureConsole = async <A>(body: (lines: ReadonlyArray<string>) => Promise
 describe(`the launched server's logger on ${TestDatabase.kind}`, () => {
   // Each fresh database lives until the end of this block.
   const scope = Scope.makeUnsafe()
-  const database = () => Effect.runPromise(Scope.provide(TestDatabase.layer(), scope))
+  const database = () => Effect.runPromise(Scope.provide(TestDatabase.layer({ migrated: true }), scope))
   afterEach(() => vi.restoreAllMocks())
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 

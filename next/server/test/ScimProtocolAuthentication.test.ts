@@ -90,7 +90,7 @@ const unauthorizedBody = { schemas: ["urn:ietf:params:scim:api:messages:2.0:Erro
 const challenge = "Bearer realm=\"orgplane SCIM\""
 const refused = "Bearer realm=\"orgplane SCIM\", error=\"invalid_token\""
 
-layer(served, { timeout: 300_000, excludeTestServices: true })(`SCIM protocol authentication on ${TestDatabase.kind}`, (it) => {
+layer(served, { timeout: 120_000, excludeTestServices: true })(`SCIM protocol authentication on ${TestDatabase.kind}`, (it) => {
   it.effect("a token of the path's connection is its client; its last use is written", () =>
     Effect.gen(function*() {
       const { url } = yield* Served

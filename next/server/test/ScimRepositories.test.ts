@@ -71,7 +71,7 @@ const testLayer = Layer.mergeAll(ConnectionsRepository.layer, UsersRepository.la
   Layer.provideMerge(Layer.merge(Db.layer, IdGenerator.layer))
 )
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`SCIM repositories on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`SCIM repositories on ${TestDatabase.kind}`, (it) => {
   it.effect("ConnectionsRepository: insert, find with counts, list by cursor, update, name clash, lock, remove", () =>
     Effect.gen(function*() {
       const connections = yield* ConnectionsRepository

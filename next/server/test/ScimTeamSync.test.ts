@@ -65,7 +65,7 @@ const testLayer = Layer.mergeAll(TeamSync.layer.pipe(Layer.provideMerge(Director
   Layer.provideMerge(Layer.merge(Db.layer, IdGenerator.layer))
 )
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`SCIM team sync on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`SCIM team sync on ${TestDatabase.kind}`, (it) => {
   it.effect("create_teams: a team per group, named after it (renamed with it), holding its active members; released when the group goes", () =>
     Effect.gen(function*() {
       const sync = yield* TeamSync

@@ -21,7 +21,7 @@ import * as TestServer from "./support/TestServer.js"
 describe(`system on ${TestDatabase.kind}`, () => {
   it.live("/health answers 200 with the configured version", () =>
     Effect.gen(function*() {
-      const server = yield* TestServer.start({ database: yield* TestDatabase.layer(), version: "9.9.9-health" })
+      const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }), version: "9.9.9-health" })
       const health = yield* TestServer.get(server.url, "/health")
       expect(health.status).toBe(200)
       expect(health.body).toEqual({ ok: true, version: "9.9.9-health" })
@@ -29,7 +29,7 @@ describe(`system on ${TestDatabase.kind}`, () => {
 
   it.live("/ready answers 200 when the database answers", () =>
     Effect.gen(function*() {
-      const server = yield* TestServer.start({ database: yield* TestDatabase.layer() })
+      const server = yield* TestServer.start({ database: yield* TestDatabase.layer({ migrated: true }) })
       const ready = yield* TestServer.get(server.url, "/ready")
       expect(ready.status).toBe(200)
       expect(ready.body).toEqual({ ok: true, checks: { database: "ok" } })
@@ -47,7 +47,7 @@ describe(`system on ${TestDatabase.kind}`, () => {
   it.live("/ready answers 503 service_unavailable with Retry-After at its 2-second deadline when the database hangs", () =>
     Effect.gen(function*() {
       // Long database timeouts: only /ready's own deadline can answer.
-      const database = yield* TestDatabase.behindProxy({ connectTimeout: "10 minutes", statementTimeout: "10 minutes" })
+      const database = yield* TestDatabase.behindProxy({ migrated: true, connectTimeout: "10 minutes", statementTimeout: "10 minutes" })
       const server = yield* TestServer.start({ database: database.layer })
       expect((yield* TestServer.get(server.url, "/ready")).status).toBe(200)
 

@@ -57,7 +57,7 @@ const member = Effect.gen(function*() {
   return caller
 })
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`telemetry on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`telemetry on ${TestDatabase.kind}`, (it) => {
   it.effect("creates the retention window and the next month's partitions at start-up", () =>
     Effect.gen(function*() {
       const month = Partitions.monthOf(new Date())

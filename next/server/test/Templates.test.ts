@@ -42,7 +42,7 @@ const staffed = Effect.fn("Templates.staffed")(function*() {
 const failure = <A, E extends object, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.flip(effect), (error) => ({ ...error, ..."message" in error ? { message: error.message } : {} }))
 
-layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`templates on ${TestDatabase.kind}`, (it) => {
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(`templates on ${TestDatabase.kind}`, (it) => {
   it.effect("creates with a first version, keeps versions immutable, validates and instantiates with the schema's defaults", () =>
     Effect.gen(function*() {
       const templates = yield* Templates

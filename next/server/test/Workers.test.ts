@@ -76,7 +76,7 @@ const callerOf = (token: string) =>
     return found._tag === "Some" ? found.value satisfies WorkerCaller : undefined
   })
 
-layer(testLayer, { timeout: 300_000, excludeTestServices: true })(`workers on ${TestDatabase.kind}`, (it) => {
+layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`workers on ${TestDatabase.kind}`, (it) => {
   it.effect("registers a worker with a token shown once; every member reads it, isMine for its creator", () =>
     Effect.gen(function*() {
       const workers = yield* Workers

@@ -17,7 +17,7 @@ import * as TestDatabase from "./TestDatabase.js"
 /** A migrated fresh database and a cursor key. */
 export const layer = Layer.provideMerge(
   Layer.effectDiscard(migrate(migrations)),
-  Layer.merge(Layer.unwrap(TestDatabase.layer()), Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))
+  Layer.merge(Layer.unwrap(TestDatabase.layer({ migrated: true })), Layer.succeed(CursorKey, NodeCrypto.randomBytes(32)))
 )
 
 export const newId = (prefix: string) => typeid(prefix).toString()
