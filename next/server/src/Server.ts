@@ -7,19 +7,18 @@
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
  *
- * On Effect 4 (issue 46) it serves `Api` (`apiOf(SystemApi)` so far), behind the request edge (`HttpErrors`: the
- * per-request log line, the request guard, the idempotency keys' middleware, the answers to unknown routes and
- * refused requests) with the docs' routes, on the configured database, migrated, its keys checked and stored secrets
- * upgraded (`StartupSecrets`), with the shared platform services (`Crypto`, `RateLimiter`, `Idempotency`,
- * `AuditRecorder`, `IdGenerator`) and the outbound guard (`OutboundLive`). What packages/server/src/Server.ts does
- * that this does not yet:
- * - the other groups (identity, accounts, admin, members, teams, invitations, catalog, connectors, policies, SSO,
- *   SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM providers, audit) and their services, each
- *   built with `HttpErrors.group`;
- * - authentication; the integrations' configurations (the code host, the areas' settings) and the durable engine
- *   (`Durable.layer`, and `StartGate`, which `Started` does not open yet), hence the expiry of idempotency keys and
- *   rate limits (their `expiryLayer`s run on the cluster); the operator's setup token (`OperatorSetup`);
- * - in `Started`, the first-account hint (it counts accounts through `UsersRepository`, not ported yet).
+ * On Effect 4 (issue 46) it serves `Api` (the groups ported so far: system and identity's users, organizations, API
+ * keys, bootstrap and recovery), behind the request edge (`HttpErrors`: the per-request log line, the request guard,
+ * the idempotency keys' middleware, the answers to unknown routes and refused requests) with the docs' routes, on the
+ * configured database, migrated, its keys checked and stored secrets upgraded (`StartupSecrets`), with the shared
+ * platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`), authentication (the
+ * three middlewares, `identity/Authentication.ts`), the outbound guard (`OutboundLive`), the durable engine
+ * (`Durable.layer`, started once the server listens: `StartGate`) with the jobs on it (the expiry of idempotency keys
+ * and rate limits, the organization purge), and the operator's setup token (`OperatorSetup`). What
+ * packages/server/src/Server.ts does that this does not yet: the other groups (accounts, admin, members, teams,
+ * invitations, catalog, connectors, policies, SSO, SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM
+ * providers, audit) and their services, each built with `HttpErrors.group`, and the integrations' configurations
+ * (the code host, the areas' settings).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
@@ -32,6 +31,30 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import { type IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { Api } from "./Api.js"
+import * as Authentication from "./identity/Authentication.js"
+import * as IdentityHttp from "./identity/Http.js"
+import * as AuditHttp from "./audit/Http.js"
+import * as AuditStreamConfig from "./audit/StreamConfig.js"
+import * as CapabilitiesHttp from "./capabilities/Http.js"
+import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
+import * as LlmProvidersHttp from "./llm/Http.js"
+import * as LlmConfig from "./llm/LlmConfig.js"
+import * as McpHttp from "./mcp/Http.js"
+import * as McpPresetsConfig from "./mcp/PresetsConfig.js"
+import * as McpToolConfig from "./mcp/ToolConfig.js"
+import * as MemoryHttp from "./memory/Http.js"
+import * as TeamsHttp from "./teams/Http.js"
+import * as TelemetryHttp from "./telemetry/Http.js"
+import * as TemplatesHttp from "./templates/Http.js"
+import * as TemplateSchemas from "./templates/SchemaRegistry.js"
+import * as WorkerActivityConfig from "./workers/ActivityConfig.js"
+import * as WorkersHttp from "./workers/Http.js"
+import * as WorkerRuntimeConfig from "./workers/RuntimeConfig.js"
+import { Operator } from "./identity/Operator.js"
+import { UsersRepository } from "./identity/UsersRepository.js"
+import * as Durable from "./platform/Durable.js"
+import { StartGate } from "./platform/DurableStartGate.js"
+import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
 import { clientErrorListener } from "./platform/ClientErrors.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
@@ -41,7 +64,7 @@ import * as Crypto from "./platform/Crypto.js"
 import { IdGenerator } from "./platform/Ids.js"
 import * as Idempotency from "./platform/Idempotency.js"
 import { OutboundLive } from "./platform/OutboundLayer.js"
-import { RateLimiter } from "./platform/RateLimiter.js"
+import { expiryLayer as RateLimitsExpiry, RateLimiter } from "./platform/RateLimiter.js"
 import * as StartupSecrets from "./platform/StartupSecrets.js"
 import * as Database from "./platform/Database.js"
 import { DatabaseStatus } from "./platform/DatabaseStatus.js"
@@ -56,7 +79,25 @@ import { HttpApiBuilder } from "effect/http-api"
  * The settings as plain values (`databaseUrl: "postgres://..."`, `dataDir: "memory"`, `port: 0`), each optional: what
  * is left out comes from the environment (`DATABASE_URL`, `ORGPLANE_*`) or its default.
  */
-export type ServerOptions = Config.Options & DnsConfig.Options & {
+export type ServerOptions =
+  & Config.Options
+  & DnsConfig.Options
+  & WorkerRuntimeConfig.Options
+  & WorkerActivityConfig.Options
+  & McpPresetsConfig.Options
+  & McpToolConfig.Options
+  & CapabilityConfig.Options
+  & TemplateSchemas.Options
+  & LlmConfig.Options
+  & AuditStreamConfig.Options
+  & {
+  /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
+  readonly durable?: Durable.Options | undefined
+  /**
+   * How people run the CLI where this server was started, for the first-run hint: `orgplane` (the default), or
+   * `pnpm orgplane` in a clone of the repository.
+   */
+  readonly cliCommand?: string | undefined
   /** Replaces the database layer (tests give a fresh database, or one behind a proxy). */
   readonly database?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
 }
@@ -80,6 +121,50 @@ const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.layer, Idempotency.lay
 )
 
 /**
+ * At start, while nothing names the instance's operator (`ORGPLANE_OPERATOR_ORGANIZATION_ID`, `ORGPLANE_SETUP_TOKEN`,
+ * or a claim already made): a new one-time setup token, logged here and nowhere else, and how to redeem it. A
+ * database that cannot take it yet is no reason not to start: the next start makes one.
+ */
+const OperatorSetup = (options: ServerOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const token = yield* (yield* Operator).issueSetupToken
+      if (token._tag === "None") return
+      yield* Effect.logInfo(
+        `No organization operates this instance yet. Its operator, signed in as the owner of their organization, makes it the operator with \`${options.cliCommand ?? "orgplane"} admin claim-operator ${token.value}\` (or POST /v1/admin/operator with {"setupToken": …}) within 24 hours; the token works once. Or set ORGPLANE_OPERATOR_ORGANIZATION_ID.`
+      )
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning("Could not make the instance's setup token; the next start makes one", cause)))
+  ).pipe(Layer.provide(Operator.layer))
+
+/** The areas' groups, each with its services. */
+const Groups = Layer.mergeAll(
+  SystemHttp.layer,
+  IdentityHttp.layer,
+  TeamsHttp.layer,
+  WorkersHttp.layer,
+  MemoryHttp.layer,
+  TemplatesHttp.layer,
+  TelemetryHttp.layer,
+  McpHttp.layer,
+  CapabilitiesHttp.layer,
+  LlmProvidersHttp.layer,
+  AuditHttp.layer
+)
+
+/** The areas' settings, each from the options over the environment. */
+const AreaSettings = (options: ServerOptions) =>
+  Layer.mergeAll(
+    WorkerRuntimeConfig.layer(options),
+    WorkerActivityConfig.layer(options),
+    McpPresetsConfig.layer(options),
+    McpToolConfig.layer(options),
+    CapabilityConfig.layer(options),
+    TemplateSchemas.layer(options),
+    LlmConfig.layer(options),
+    AuditStreamConfig.layer(options)
+  )
+
+/**
  * The router's settings: a path parameter may be up to 1024 characters (the router's default, 100, answered 404 "no
  * route" for longer ones; suite message ids are about 150, and a too-long id must be the schema's 400). Effect 4
  * reads them where the router is made: `HttpRouter.serve` and `toWebHandler` take them as `routerConfig`.
@@ -87,31 +172,59 @@ const Platform = Layer.mergeAll(Crypto.layer, RateLimiter.layer, Idempotency.lay
 export const routerConfig = { maxParamLength: 1024 } as const
 
 /**
- * The API's routes and the docs' with every service they need, on the configured database, behind the request edge
- * (`HttpErrors.serverLayer`: the router's global middleware, so it runs before routing). Needs an `HttpRouter` (made
- * with `routerConfig`) to serve.
+ * What the routes run on: the shared platform services, the durable engine, the areas' settings, the outbound guard
+ * and the configured database, migrated, with its status. Handlers read these per request (Effect 4 types what a
+ * handler needs as the request's), so the standalone server provides them around the router, not inside it.
  */
-export const ApiLayer = (options: ServerOptions = {}) =>
-  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer).pipe(
-    Layer.provide(SystemHttp.layer),
-    Layer.provideMerge(HttpErrors.serverLayer(Api)),
-    Layer.provideMerge(Platform),
+const Services = (options: ServerOptions) =>
+  Platform.pipe(
+    Layer.provideMerge(Durable.layer(options.durable ?? {})),
+    Layer.provideMerge(AreaSettings(options)),
     Layer.provideMerge(OutboundLive(options)),
     Layer.provideMerge(Storage(options)),
     Layer.provideMerge(DatabaseStatus.layer)
   )
 
+/**
+ * The API's routes and the docs', behind the request edge (`HttpErrors.serverLayer`: the router's global middleware,
+ * so it runs before routing), with the jobs that run beside them (the expiry of idempotency keys and rate limits, the
+ * operator's setup token): on `Services`.
+ */
+const Routes = (options: ServerOptions) =>
+  Layer.mergeAll(HttpApiBuilder.layer(Api), Docs.layer, IdempotencyKeys.expiryLayer, RateLimitsExpiry, OperatorSetup(options)).pipe(
+    Layer.provide(Groups),
+    Layer.provide(Authentication.layer),
+    Layer.provideMerge(HttpErrors.serverLayer(Api))
+  )
+
+/**
+ * The API's routes and the docs' with every service they need, on the configured database, behind the request edge.
+ * Needs an `HttpRouter` (made with `routerConfig`) to serve.
+ */
+export const ApiLayer = (options: ServerOptions = {}) => Routes(options).pipe(Layer.provideMerge(Services(options)))
+
 /** The address people type: a wildcard bind is reachable on loopback. */
 const publicUrl = (address: HttpServer.HttpServer["Service"]["address"]) =>
   HttpServer.formatAddress(address).replace(/\/$/, "").replace(/^(http:\/\/)(0\.0\.0\.0|\[::\]|localhost)(?=:)/, "$1127.0.0.1")
 
-/** Once listening: where the server and its API reference are. */
-const Started = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const url = publicUrl((yield* HttpServer.HttpServer).address)
-    yield* Effect.logInfo(`Listening on ${url} (API reference: ${url}/docs)`)
-  })
-)
+/**
+ * Once listening: where the server and its API reference are, and on an instance without accounts how to create
+ * the first one, as the CLI is typed where the server runs, with `--url` unless it is the CLI's default address.
+ */
+const Started = (options: ServerOptions) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const url = publicUrl((yield* HttpServer.HttpServer).address)
+      yield* Effect.logInfo(`Listening on ${url} (API reference: ${url}/docs)`)
+      // Now the durable engine may start (in the background: see platform/Durable.ts).
+      yield* StartGate.open
+      if ((yield* (yield* UsersRepository).count) > 0) return
+      const target = url === "http://127.0.0.1:8787" ? "" : ` --url ${url}`
+      yield* Effect.logInfo(
+        `No accounts yet. Create the first one with \`${options.cliCommand ?? "orgplane"} auth signup${target} --email you@example.com --name "Your Name"\`, or POST /v1/auth/sign-up.`
+      )
+    })
+  ).pipe(Layer.provide(UsersRepository.layer))
 
 /** How long a stopping server lets requests in flight finish before it closes their connections. */
 export const shutdownGraceMillis = 10_000
@@ -177,8 +290,11 @@ export const createHttpServer = (): NodeServer =>
 export const layer = (options: ServerOptions = {}) =>
   Layer.unwrap(
     Effect.map(Config.ServerConfig, (settings) =>
-      Layer.merge(HttpRouter.serve(ApiLayer(options), { disableLogger: true, disableListenLog: true, routerConfig }), Started).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host }))
+      Started(options).pipe(
+        Layer.provideMerge(HttpRouter.serve(Routes(options), { disableLogger: true, disableListenLog: true, routerConfig })),
+        Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host })),
+        Layer.provideMerge(Services(options)),
+        Layer.provideMerge(StartGate.layer)
       ))
   ).pipe(Layer.provide(Config.layer(options)), Layer.provide(RequestLog.layer(options)))
 
@@ -198,11 +314,12 @@ export const makeNodeListener = async (options: ServerOptions = {}): Promise<{
   readonly listener: (request: IncomingMessage, response: ServerResponse) => void
   readonly dispose: () => Promise<void>
 }> => {
-  const runtime = ManagedRuntime.make(Layer.merge(NodeHttpServer.layerHttpServices, RequestLog.layer(options)))
+  // The services in the runtime, the routes in the listener's scope: what a handler reads per request is the runtime's.
+  const runtime = ManagedRuntime.make(Layer.mergeAll(NodeHttpServer.layerHttpServices, RequestLog.layer(options), Services(options)))
   const scope = Scope.makeUnsafe()
   try {
     const listener = await runtime.runPromise(
-      Effect.flatMap(HttpRouter.toHttpEffect(ApiLayer(options)), (httpEffect) => NodeHttpServer.makeHandler(httpEffect, { scope })).pipe(
+      Effect.flatMap(HttpRouter.toHttpEffect(Routes(options)), (httpEffect) => NodeHttpServer.makeHandler(httpEffect, { scope })).pipe(
         Scope.provide(scope),
         Effect.provideService(HttpRouter.RouterConfig, routerConfig)
       )

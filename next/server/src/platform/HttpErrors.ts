@@ -363,8 +363,8 @@ interface Registered {
 
 const isRegistered = (value: unknown): value is Registered =>
   typeof value === "object" && value !== null && "handler" in value && typeof value.handler === "function" &&
-  "endpoint" in value && typeof value.endpoint === "object" && value.endpoint !== null && "method" in value.endpoint &&
-  typeof value.endpoint.method === "string"
+  "endpoint" in value && (typeof value.endpoint === "object" || typeof value.endpoint === "function") && value.endpoint !== null &&
+  "method" in value.endpoint && typeof value.endpoint.method === "string"
 
 /**
  * A handler as its operation declares: through `Authority.around` when it writes (its caller's authority checked

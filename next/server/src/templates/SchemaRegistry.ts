@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { lazily } from "../platform/Lazy.js"
@@ -46,7 +47,7 @@ export interface Registry {
   /** The violations of the schema registered for `schemaVersion` (none when valid); undefined when none is registered. */
   readonly check: (schemaVersion: string, document: unknown) => ReadonlyArray<Violation> | undefined
   /** A copy of the document with the registered schema's defaults filled in; undefined when none is registered. */
-  readonly resolve: (schemaVersion: string, document: unknown) => unknown
+  readonly resolve: (schemaVersion: string, document: Schema.Json) => Schema.Json | undefined
   readonly versions: ReadonlyArray<string>
 }
 

@@ -31,6 +31,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
 import { Access, insufficientAccess, TemplateKind } from "../access/Access.js"
 import { describeChange } from "../platform/AuditRecorder.js"
 import { makeId } from "../platform/Ids.js"
@@ -144,7 +145,7 @@ const make = Effect.gen(function*() {
       const organizationId = caller.organization.id
       const at = yield* now
       let latest = current.latestVersion.number
-      let document: unknown
+      let document: Schema.Json
       if (input.document !== undefined || input.schemaVersion !== undefined) {
         document = input.document !== undefined ? input.document : yield* withDocument(caller, id, latest)
         const schemaVersion = input.schemaVersion !== undefined ? input.schemaVersion : current.latestVersion.schemaVersion

@@ -109,7 +109,7 @@ const toTemplate = (row: Row): Template =>
   )
 
 /** A JSON column read as text (`document::text`) and parsed here: the client's name transform would camel-case its members. */
-const parseDocument = (text: unknown): unknown => JSON.parse(String(text))
+const parseDocument = (text: unknown): Schema.Json => JSON.parse(String(text))
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,0 +1,58 @@
+/**
+ * Sign-up limited per client address (issue 44 item 4): every attempt counts, a taken email's 409 included, so the
+ * `email_taken` answer cannot test a list of emails faster than the limit, nor sign-up make accounts in bulk. Past the
+ * limit the answer is 429 `rate_limited` with `Retry-After`; other addresses are not affected; an IPv6 /64 is one
+ * address; the window ends. Client addresses come from `X-Forwarded-For` (the server trusts it).
+ */
+import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as TestServer from "../support/HttpServer.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const clock = new TestServer.ShiftedClock()
+let server: TestServer.RunningServer
+beforeAll(async () => {
+  server = await TestServer.start({ trustProxy: true, clock, signUpsPerHour: 3 })
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+let emails = 0
+const newEmail = () => `probe.${++emails}.${Math.random().toString(36).slice(2, 8)}@example.com`
+
+const signUp = (email: string, address: string) =>
+  Http.request(server.url, "POST", "/v1/auth/sign-up", {
+    body: { email, password: "correct horse battery", name: "Prober" },
+    headers: { "x-forwarded-for": address }
+  })
+
+describe("sign-up throttling", () => {
+  it("fifty sign-ups probing emails from one address: the fourth on is 429 with Retry-After, taken emails counted alike; another address still signs up", async () => {
+    const taken = newEmail()
+    expect((await signUp(taken, "198.51.100.7")).status).toBe(201)
+    const seen: Array<number> = []
+    for (let i = 0; i < 50; i++) seen.push((await signUp(i % 2 === 0 ? taken : newEmail(), "198.51.100.7")).status)
+    expect(seen.slice(0, 2)).toEqual([409, 201])
+    expect(new Set(seen.slice(2))).toEqual(new Set([429]))
+
+    const refused = await signUp(newEmail(), "198.51.100.7")
+    expect(refused.body).toEqual({ error: "rate_limited", message: expect.stringMatching(/^Too many sign-ups from this address; retry in \d+ seconds\.$/) })
+    const retryAfter = Number(refused.headers.get("retry-after"))
+    expect(retryAfter).toBeGreaterThan(3500)
+    expect(retryAfter).toBeLessThanOrEqual(3600)
+    // Refused before the email is looked at: a taken one is answered alike.
+    expect((await signUp(taken, "198.51.100.7")).status).toBe(429)
+
+    expect((await signUp(newEmail(), "198.51.100.8")).status).toBe(201)
+
+    clock.advance(`${retryAfter} seconds`)
+    expect((await signUp(newEmail(), "198.51.100.7")).status).toBe(201)
+  })
+
+  it("counts an IPv6 /64 as one address", async () => {
+    const statuses: Array<number> = []
+    for (let i = 1; i <= 5; i++) statuses.push((await signUp(newEmail(), `2001:db8:44:1::${i.toString(16)}`)).status)
+    expect(statuses).toEqual([201, 201, 201, 429, 429])
+    expect((await signUp(newEmail(), "2001:db8:44:2::1")).status).toBe(201)
+  })
+})

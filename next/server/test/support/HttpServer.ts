@@ -1,0 +1,74 @@
+/**
+ * A real Effect 4 server on a loopback port, as packages/testkit's TestServer starts the Effect 3 one, with the same
+ * Promise API (`start`, `RunningServer`, `ShiftedClock`, `testSettings`): an Effect 3 HTTP test runs against this
+ * server with its imports changed, its assertions as they were. Each server gets a fresh migrated database
+ * (TestDatabase.ts: embedded, or a new database on `DATABASE_URL`'s Postgres, dropped when the server closes).
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { HttpServer } from "effect/http"
+import * as Clock from "effect/Clock"
+import * as Server from "../../src/Server.js"
+import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
+import { ShiftedClock } from "./Clocks.js"
+import * as TestDatabase from "./TestDatabase.js"
+import { encryptionKeys } from "./TestServer.js"
+
+export { ShiftedClock }
+
+/**
+ * Settings that keep tests fast and isolated, testkit's: cheap password hashing, an encryption key of this process,
+ * a known setup token (`Http.operator` redeems it; the server logs none of its own), warnings and errors logged only.
+ */
+export const testSettings: Server.ServerOptions = {
+  passwordCost: 10,
+  // Tests sign up hundreds of people from loopback; the limit's own tests set theirs.
+  signUpsPerHour: 1_000_000,
+  // Tests use reset and verification links from loopback by the dozen; the limit's own tests set theirs.
+  recoveryRequestsPerAddress: 1_000_000,
+  setupToken: SETUP_TOKEN,
+  host: "127.0.0.1",
+  port: 0,
+  encryptionKeys,
+  logLevel: "warn",
+  // With DATABASE_URL every server is a runner of its database's cluster: on a free port, so tests run side by side.
+  durable: { cluster: { port: 0 } }
+}
+
+export interface RunningServer {
+  /** For example `http://127.0.0.1:41234`. */
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+export type Options = Server.ServerOptions & {
+  /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
+  readonly clock?: Clock.Clock | undefined
+}
+
+/**
+ * Servers of one test file start one after another: an embedded database's start takes a core, and several at
+ * once on a loaded machine outlast the first connection's timeout.
+ */
+let starting: Promise<void> = Promise.resolve()
+
+/** Starts a server on a free loopback port, on a fresh migrated database. */
+export const start = async ({ clock, ...options }: Options = {}): Promise<RunningServer> => {
+  const previous = starting
+  let done = () => {}
+  starting = new Promise((resolve) => (done = resolve))
+  await previous
+  try {
+    const server = Server.layer({ ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options })
+    const runtime = ManagedRuntime.make(clock === undefined ? server : Layer.provide(server, Layer.succeed(Clock.Clock, clock)))
+    // A server that refuses to start leaves nothing running behind.
+    const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (server) => server.address)).catch(async (error) => {
+      await runtime.dispose()
+      throw error
+    })
+    return { url: HttpServer.formatAddress(address).replace(/\/$/, ""), close: () => runtime.dispose() }
+  } finally {
+    done()
+  }
+}
