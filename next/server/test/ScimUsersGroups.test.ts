@@ -119,7 +119,55 @@ const values = (group: unknown) => sorted((Schema.decodeUnknownSync(Members)(gro
 const failure = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<E, never, R> =>
   Effect.flip(effect).pipe(Effect.catch((value) => Effect.die(new Error(`expected a failure, got ${JSON.stringify(value)}`))))
 
-layer(Services, { timeout: 300_000, excludeTestServices: true })(`SCIM Groups on ${TestDatabase.kind}`, (it) => {
+let people = 0
+const newUser = (overrides: Record<string, unknown> = {}) => {
+  const email = `person${++people}.${Math.random().toString(36).slice(2, 8)}@corp.example`
+  return {
+    schemas: [USER],
+    userName: email,
+    name: { givenName: "Pat", familyName: `Person${people}` },
+    emails: [{ value: email, type: "work", primary: true }],
+    active: true,
+    ...overrides
+  }
+}
+
+/** The Users operations of a connection of `dir`, as the handlers call them. */
+const usersOf = (dir: { readonly caller: { readonly organizationId: OrganizationId; readonly connectionId: ScimConnectionId; readonly tokenId: null }; readonly place: { readonly baseUrl: string } }) =>
+  Effect.gen(function*() {
+    const users = yield* Users
+    const request = (method: string, path: string) => ({ method, path, resourceType: "User" as const })
+    const base = dir.place.baseUrl
+    return {
+      create: (body: unknown) => users.create(dir.caller, request("POST", "/Users"), body, base),
+      list: (parameters: Parameters<typeof users.list>[1] = {}) => users.list(dir.caller, parameters, base),
+      get: (id: string, query: Parameters<typeof users.get>[2] = {}) => users.get(dir.caller, id, query, base),
+      replace: (id: string, body: unknown, ifMatch?: string) => users.replace(dir.caller, request("PUT", `/Users/${id}`), id, body, ifMatch, base),
+      patch: (id: string, operations: ReadonlyArray<unknown>, ifMatch?: string) =>
+        users.patch(dir.caller, request("PATCH", `/Users/${id}`), id, operations, ifMatch, base),
+      remove: (id: string, ifMatch?: string) => users.remove(dir.caller, request("DELETE", `/Users/${id}`), id, ifMatch)
+    }
+  })
+
+/** A directory with no SCIM Users yet, its Users operations, and the membership rows they change. */
+const userDirectory = Effect.fn("test.userDirectory")(function*(defaultRole: "admin" | "member" = "member") {
+  const dir = yield* directory("create_teams", { users: 0 })
+  yield* dir.sql`UPDATE scim_connections SET default_role = ${defaultRole} WHERE organization_id = ${dir.organizationId} AND id = ${dir.connectionId}`
+  const scim = yield* usersOf(dir)
+  const membership = (id: string) =>
+    Effect.map(
+      dir.sql<{ role: string; email: string; suspended: boolean; removed: boolean }>`
+        SELECT m.role, u.email, m.suspended_at IS NOT NULL AS suspended, m.removed_at IS NOT NULL AS removed
+        FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ${dir.organizationId} AND m.id = ${id}`,
+      (rows) => rows[0]
+    )
+  return { ...dir, scim, membership }
+})
+
+const primaries = (user: { readonly emails?: ReadonlyArray<{ readonly value?: string | undefined; readonly primary?: boolean | undefined }> | undefined }) =>
+  (user.emails ?? []).filter((email) => email.primary === true).map((email) => email.value)
+
+layer(Services, { timeout: 300_000, excludeTestServices: true })(`SCIM Groups and Users on ${TestDatabase.kind}`, (it) => {
   it.effect("create_teams: Okta's push (POST, PATCH add and remove, PUT rename) keeps one team in step; DELETE releases it", () =>
     Effect.gen(function*() {
       const dir = yield* directory("create_teams")
@@ -345,57 +393,6 @@ layer(Services, { timeout: 300_000, excludeTestServices: true })(`SCIM Groups on
       yield* dir.patch(group.id, [{ op: "remove", path: "members" }])
       expect(yield* dir.teamMembers(teamId)).toEqual([])
     }))
-})
-
-let people = 0
-const newUser = (overrides: Record<string, unknown> = {}) => {
-  const email = `person${++people}.${Math.random().toString(36).slice(2, 8)}@corp.example`
-  return {
-    schemas: [USER],
-    userName: email,
-    name: { givenName: "Pat", familyName: `Person${people}` },
-    emails: [{ value: email, type: "work", primary: true }],
-    active: true,
-    ...overrides
-  }
-}
-
-/** The Users operations of a connection of `dir`, as the handlers call them. */
-const usersOf = (dir: { readonly caller: { readonly organizationId: OrganizationId; readonly connectionId: ScimConnectionId; readonly tokenId: null }; readonly place: { readonly baseUrl: string } }) =>
-  Effect.gen(function*() {
-    const users = yield* Users
-    const request = (method: string, path: string) => ({ method, path, resourceType: "User" as const })
-    const base = dir.place.baseUrl
-    return {
-      create: (body: unknown) => users.create(dir.caller, request("POST", "/Users"), body, base),
-      list: (parameters: Parameters<typeof users.list>[1] = {}) => users.list(dir.caller, parameters, base),
-      get: (id: string, query: Parameters<typeof users.get>[2] = {}) => users.get(dir.caller, id, query, base),
-      replace: (id: string, body: unknown, ifMatch?: string) => users.replace(dir.caller, request("PUT", `/Users/${id}`), id, body, ifMatch, base),
-      patch: (id: string, operations: ReadonlyArray<unknown>, ifMatch?: string) =>
-        users.patch(dir.caller, request("PATCH", `/Users/${id}`), id, operations, ifMatch, base),
-      remove: (id: string, ifMatch?: string) => users.remove(dir.caller, request("DELETE", `/Users/${id}`), id, ifMatch)
-    }
-  })
-
-/** A directory with no SCIM Users yet, its Users operations, and the membership rows they change. */
-const userDirectory = Effect.fn("test.userDirectory")(function*(defaultRole: "admin" | "member" = "member") {
-  const dir = yield* directory("create_teams", { users: 0 })
-  yield* dir.sql`UPDATE scim_connections SET default_role = ${defaultRole} WHERE organization_id = ${dir.organizationId} AND id = ${dir.connectionId}`
-  const scim = yield* usersOf(dir)
-  const membership = (id: string) =>
-    Effect.map(
-      dir.sql<{ role: string; email: string; suspended: boolean; removed: boolean }>`
-        SELECT m.role, u.email, m.suspended_at IS NOT NULL AS suspended, m.removed_at IS NOT NULL AS removed
-        FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ${dir.organizationId} AND m.id = ${id}`,
-      (rows) => rows[0]
-    )
-  return { ...dir, scim, membership }
-})
-
-const primaries = (user: { readonly emails?: ReadonlyArray<{ readonly value?: string | undefined; readonly primary?: boolean | undefined }> | undefined }) =>
-  (user.emails ?? []).filter((email) => email.primary === true).map((email) => email.value)
-
-layer(Services, { timeout: 300_000, excludeTestServices: true })(`SCIM Users on ${TestDatabase.kind}`, (it) => {
   it.effect("filters by userName (any case) with startIndex/count, creates, deactivates with PATCH and replaces with PUT", () =>
     Effect.gen(function*() {
       const dir = yield* userDirectory()
