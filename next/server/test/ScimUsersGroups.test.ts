@@ -680,6 +680,48 @@ layer(Services, { timeout: 300_000, excludeTestServices: true })(`SCIM Groups an
       expect((yield* a.scim.list()).totalResults).toBe(1)
     }))
 
+  it.effect("reconcile: a membership changed by hand follows the directory again; a linked team that appeared is linked, one whose key went is unlinked", () =>
+    Effect.gen(function*() {
+      const reconcile = yield* Reconcile
+      const dir = yield* directory("link_by_external_key", { users: 0 })
+      const scim = yield* usersOf(dir)
+      const [ada, bob, cy] = [yield* scim.create(newUser()), yield* scim.create(newUser()), yield* scim.create(newUser())]
+      yield* scim.remove(ada.id)
+      yield* scim.patch(bob.id, [{ op: "replace", path: "active", value: false }])
+      // By hand, behind the directory's back: the deleted member back, the deactivated one admitted again.
+      yield* dir.sql`UPDATE memberships SET removed_at = NULL WHERE organization_id = ${dir.organizationId} AND id = ${ada.id}`
+      yield* dir.sql`UPDATE memberships SET suspended_at = NULL WHERE organization_id = ${dir.organizationId} AND id = ${bob.id}`
+      const group = yield* dir.create({ displayName: "Sales", externalId: "sales-key", members: [{ value: cy.id }, { value: bob.id }] })
+      expect(yield* dir.teamOf(group.id)).toBeNull()
+      // A team with the group's externalId appears.
+      const teamId = yield* makeId("tem")
+      yield* dir.sql`INSERT INTO teams (id, organization_id, name, external_key, created_at, updated_at)
+                     VALUES (${teamId}, ${dir.organizationId}, 'Sales team', 'sales-key', ${at}, ${at})`
+      const first = Option.getOrThrow(yield* reconcile.reconcile(dir))
+      expect(first).toEqual({
+        checked: 3 + 1,
+        repaired: [
+          { resourceType: "User", resourceId: ada.id, change: "membership removed: the directory deleted the User" },
+          { resourceType: "User", resourceId: bob.id, change: "membership suspended: the User is inactive in the directory" },
+          { resourceType: "Group", resourceId: group.id, change: `team ${teamId} now maps the group` },
+          { resourceType: "Group", resourceId: group.id, change: "team members: 1 added, 0 removed" }
+        ]
+      })
+      expect(yield* dir.teamOf(group.id)).toBe(teamId)
+      expect(yield* dir.teamMembers(teamId)).toEqual([cy.id])
+      expect(yield* dir.teams).toEqual([{ id: teamId, name: "Sales team", scimConnectionId: dir.connectionId }])
+      // The team's key changes by hand: the group is unlinked and the team released.
+      yield* dir.sql`UPDATE teams SET external_key = 'other-key' WHERE organization_id = ${dir.organizationId} AND id = ${teamId}`
+      expect(Option.getOrThrow(yield* reconcile.reconcile(dir)).repaired).toEqual([
+        { resourceType: "Group", resourceId: group.id, change: "team unlinked: no team has the group's externalId" }
+      ])
+      expect(yield* dir.teamOf(group.id)).toBeNull()
+      expect(yield* dir.teams).toEqual([{ id: teamId, name: "Sales team", scimConnectionId: null }])
+      // Another organization's connection id in this organization: none such.
+      const other = yield* directory("metadata_only", { users: 0 })
+      expect(yield* reconcile.reconcile({ organizationId: other.organizationId, connectionId: dir.connectionId })).toEqual(Option.none())
+    }))
+
   it.effect("a User the directory deactivates or deletes leaves the directory's teams; restored, they come back", () =>
     Effect.gen(function*() {
       const dir = yield* userDirectory()

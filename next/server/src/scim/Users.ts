@@ -223,20 +223,6 @@ const make = Effect.gen(function*() {
       return updated
     }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId.")))
 
-  /** The person's account by email, else a new one without a usable password (as SSO's JIT makes them). */
-  const personOf = (email: string, name: string, at: Date) =>
-    Effect.gen(function*() {
-      const found = yield* people.findByEmail(email)
-      if (Option.isSome(found)) return found.value.id
-      return (yield* accounts.createUser({ email, name, passwordHash: crypto.unusablePasswordHash }, at)).id
-    }).pipe(
-      // Another request made the account first (a sign-up, another connection): the directory retries.
-      Effect.catchIf(
-        (error): error is Conflict => error instanceof Conflict,
-        () => Effect.fail(new ScimServiceUnavailable({ detail: `An account for ${email} was just created: retry.` }))
-      )
-    )
-
   const create = Effect.fn("Users.create")(function*(caller: ScimCaller, request: ScimRequest, body: unknown, base: string) {
     const canonical = readResource(UserResourceType, body)
     if (Result.isFailure(canonical)) return yield* Effect.fail(badRequest(canonical.failure))
@@ -278,6 +264,20 @@ const make = Effect.gen(function*() {
     }).pipe(catchUniqueViolation(() => uniqueness("Another User of this connection has this userName or externalId."))))
     return toScimUser(row, base) as ScimUser
   })
+
+  /** The person's account by email, else a new one without a usable password (as SSO's JIT makes them). */
+  const personOf = (email: string, name: string, at: Date) =>
+    Effect.gen(function*() {
+      const found = yield* people.findByEmail(email)
+      if (Option.isSome(found)) return found.value.id
+      return (yield* accounts.createUser({ email, name, passwordHash: crypto.unusablePasswordHash }, at)).id
+    }).pipe(
+      // Another request made the account first (a sign-up, another connection): the directory retries.
+      Effect.catchIf(
+        (error): error is Conflict => error instanceof Conflict,
+        () => Effect.fail(new ScimServiceUnavailable({ detail: `An account for ${email} was just created: retry.` }))
+      )
+    )
 
   const list = Effect.fn("Users.list")(function*(caller: ScimCaller, parameters: ListParameters, base: string) {
     const startIndex = yield* Effect.fromResult(integer("startIndex", parameters.startIndex, 1, 1, Number.MAX_SAFE_INTEGER))
