@@ -1,9 +1,7 @@
 /**
  * Storage of SCIM Users (`scim_users`): a connection's record of a membership, with what the directory sent.
  *
- * The Effect 4 form of packages/server/src/scim/UsersRepository.ts, but for `mapping` (Filter.ts's `userMapping`
- * over alias `u`), which waits for Filter.ts (it needs `scim2-parse-filter`, not a dependency of next/server yet).
- * The same statements, word for word. What differs under the same behaviour: a row is read by a schema
+ * The Effect 4 form of packages/server/src/scim/UsersRepository.ts, whole: the same statements, word for word. What differs under the same behaviour: a row is read by a schema
  * (`UserColumns`: jsonb columns as JSON text or parsed, as the original's `toRow` took them) where the original cast
  * an `any`; the service is a `Context.Service` with `make` and a static `layer`.
  */
@@ -16,6 +14,8 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import { DateColumn } from "../platform/Statements.js"
+import { UserResourceType } from "./Attributes.js"
+import { userMapping } from "./Filter.js"
 
 /** A connection, as a request of its directory knows it. */
 export interface ScimScope {
@@ -156,6 +156,8 @@ const make = Effect.gen(function*() {
       Effect.map((rows) => Option.fromNullishOr(rows[0]))
     )
 
+  const mapping = userMapping(sql, "u", UserResourceType)
+
   /**
    * The person's account is being deleted (the accounts area, in its transaction): their live Users in the
    * organization, in any connection, are marked deleted as a directory's DELETE marks them, and what the directory
@@ -170,7 +172,7 @@ const make = Effect.gen(function*() {
           WHERE organization_id = ${input.organizationId} AND user_id = ${input.userId}
           RETURNING deleted_at = ${input.at} AS now_deleted`.pipe(Effect.map((rows) => rows.filter((row) => row.nowDeleted === true).length))
 
-  return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, sql, forgetPerson } as const
+  return { find, clash, linkedConnection, dropDeleted, insert, update, markDeleted, list, connection, mapping, sql, forgetPerson } as const
 })
 
 export class UsersRepository extends Context.Service<UsersRepository>()("@orgplane/server/scim/UsersRepository", { make }) {
