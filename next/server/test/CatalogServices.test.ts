@@ -30,6 +30,7 @@ import {
   UpdatePluginRequest,
   VersionListQuery
 } from "@orgplane-next/schema"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -171,6 +172,10 @@ const newMarketplace = Effect.fn("CatalogServices.newMarketplace")(function*(who
   const marketplaces = yield* Marketplaces
   return (yield* marketplaces.create(who, createMarketplace({ name }))).item
 })
+
+/** Rows for one `sql.insert`, which takes at least one. */
+const rowsOf = <A extends Record<string, unknown>>(rows: ReadonlyArray<A>) =>
+  Arr.isReadonlyArrayNonEmpty(rows) ? Effect.succeed(rows) : Effect.die(new Error("no rows to insert"))
 
 const insufficient = (role: string, kind: string) => ({ _tag: "Forbidden", reason: "insufficient_access", message: `Missing ${role} access for ${kind}.` })
 
@@ -815,7 +820,7 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog servi
       const at = new Date()
       const ids = names.map(() => Db.newId("plg"))
       yield* sql`INSERT INTO plugins ${
-        sql.insert(names.map((name, i) => ({
+        sql.insert(yield* rowsOf(names.map((name, i) => ({
           id: ids[i]!,
           organization_id: organization.id,
           name,
@@ -824,10 +829,10 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog servi
           created_by_membership_id: member.membership.id,
           created_at: at,
           updated_at: at
-        })))
+        }))))
       }`
       yield* sql`INSERT INTO plugin_grants ${
-        sql.insert(ids.map((id) => ({
+        sql.insert(yield* rowsOf(ids.map((id) => ({
           id: Db.newId("pag"),
           organization_id: organization.id,
           plugin_id: id,
@@ -836,7 +841,7 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog servi
           role: "manager",
           created_by_membership_id: member.membership.id,
           created_at: at
-        })))
+        }))))
       }`
       const seen: Array<{ readonly id: string; readonly name: string }> = []
       let cursor: string | null = null
@@ -1173,7 +1178,7 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog servi
       const plugins: Array<{ readonly id: string }> = Array.from({ length: 150 }, () => ({ id: Db.newId("plg") }))
       const start = Date.now() - 60_000
       yield* sql`INSERT INTO plugins ${
-        sql.insert(plugins.map(({ id }, i) => ({
+        sql.insert(yield* rowsOf(plugins.map(({ id }, i) => ({
           id,
           organization_id: organization.id,
           name: `Plugin ${String(i).padStart(3, "0")}`,
@@ -1181,17 +1186,17 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog servi
           status: "active",
           created_at: new Date(start),
           updated_at: new Date(start)
-        })))
+        }))))
       }`
       yield* sql`INSERT INTO marketplace_plugins ${
-        sql.insert(plugins.map(({ id }, i) => ({
+        sql.insert(yield* rowsOf(plugins.map(({ id }, i) => ({
           id: Db.newId("mkp"),
           organization_id: organization.id,
           marketplace_id: market.id,
           plugin_id: id,
           membership_source: "manual",
           created_at: new Date(start + i)
-        })))
+        }))))
       }`
       const walked: Array<{ readonly pluginId: string; readonly plugin: { readonly id: string } }> = []
       let cursor: string | null = null
