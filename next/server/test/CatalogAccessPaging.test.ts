@@ -12,76 +12,45 @@
  */
 import { expect, layer } from "@effect/vitest"
 import {
-  AccessListQuery,
   type AccessRole,
   AccessRoles,
-  ConfigObjectId,
-  ConfigObjectListQuery,
-  CreateAccessGrantRequest,
-  CreateConfigObjectRequest,
-  CreateMarketplaceRequest,
-  CreatePluginRequest,
-  CreateVersionRequest,
-  MarketplaceAccessGrantId,
-  MarketplaceId,
-  MarketplaceListQuery,
   type MemberContext,
-  MembershipListQuery,
-  PluginAccessGrantId,
-  PluginId,
-  PluginListQuery,
-  type TeamId,
-  UpdateMarketplaceRequest,
-  UpdatePluginRequest
+  type TeamId
 } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import { Access, ConfigObjectKind } from "../src/access/Access.js"
 import { ConfigObjects } from "../src/catalog/ConfigObjects.js"
 import { Marketplaces } from "../src/catalog/Marketplaces.js"
 import { Plugins } from "../src/catalog/Plugins.js"
-import { BUILT_IN } from "../src/mcp/Presets.js"
-import { McpPresets } from "../src/mcp/PresetsConfig.js"
-import { IdGenerator } from "../src/platform/Ids.js"
 import { Teams } from "../src/teams/Teams.js"
-import * as Db from "./support/IdentityDatabase.js"
+import * as Catalog from "./support/Catalog.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
-const services = Layer.mergeAll(ConfigObjects.layer, Plugins.layer, Marketplaces.layer, Access.layer, Teams.layer).pipe(
-  Layer.provide(Layer.succeed(McpPresets, BUILT_IN))
-)
-const TestLayer = Layer.provideMerge(services, Layer.merge(Db.layer, IdGenerator.layer))
-type Env = Layer.Success<typeof TestLayer>
-
-/** What the HTTP layer hands a handler: the body or query decoded by the API's schema. */
-const decoder = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => (input: unknown): S["Type"] =>
-  Schema.decodeUnknownSync(schema)(input)
-const createObject = decoder(CreateConfigObjectRequest)
-const newVersion = decoder(CreateVersionRequest)
-const objectsQuery = decoder(ConfigObjectListQuery)
-const createPlugin = decoder(CreatePluginRequest)
-const updatePlugin = decoder(UpdatePluginRequest)
-const pluginsQuery = decoder(PluginListQuery)
-const membershipsQuery = decoder(MembershipListQuery)
-const createMarketplace = decoder(CreateMarketplaceRequest)
-const updateMarketplace = decoder(UpdateMarketplaceRequest)
-const marketplacesQuery = decoder(MarketplaceListQuery)
-const grantRequest = decoder(CreateAccessGrantRequest)
-const grantsQuery = decoder(AccessListQuery)
-const configObjectId = decoder(ConfigObjectId)
-const pluginId = decoder(PluginId)
-const marketplaceId = decoder(MarketplaceId)
-const pluginGrantId = decoder(PluginAccessGrantId)
-const marketplaceGrantId = decoder(MarketplaceAccessGrantId)
-
-/** The error an effect fails with, as its plain members (`_tag` and the body: Effect 4 keeps `message` off the object's own). */
-const plain = (error: object): object => ({ ...error, ..."message" in error ? { message: error.message } : {} })
-
-const unique = () => Math.random().toString(36).slice(2, 10)
+const {
+  createObject,
+  newVersion,
+  objectsQuery,
+  createPlugin,
+  updatePlugin,
+  pluginsQuery,
+  membershipsQuery,
+  createMarketplace,
+  updateMarketplace,
+  marketplacesQuery,
+  grantRequest,
+  grantsQuery,
+  configObjectId,
+  pluginId,
+  marketplaceId,
+  pluginGrantId,
+  marketplaceGrantId,
+  plain,
+  unique,
+  idsOf
+} = Catalog
 
 /**
  * The organization: an owner, an admin, a plain member (`alice`) in a team, and another organization with an owner
@@ -102,7 +71,7 @@ const staffed = Effect.fn("CatalogAccessPaging.staffed")(function*() {
 })
 type Setting = Effect.Success<ReturnType<typeof staffed>>
 
-type Operation = Effect.Effect<unknown, object, Env>
+type Operation = Effect.Effect<unknown, object, Catalog.Env>
 
 // The three kinds, each with how to make one and what its operations are ----------------------------------------
 
@@ -112,24 +81,22 @@ interface Kind {
   /** Whether plain members may create this kind (marketplaces need an admin). */
   readonly memberCreates: boolean
   /** Makes one whose name holds `word` (for the list's `q`), and answers its id. */
-  readonly create: (who: MemberContext, word: string) => Effect.Effect<string, object, Env>
+  readonly create: (who: MemberContext, word: string) => Effect.Effect<string, object, Catalog.Env>
   readonly read: (who: MemberContext, id: string) => Operation
   /** The edit that needs editor access. */
   readonly edit: (who: MemberContext, id: string) => Operation
   /** The lifecycle operation that needs manager access (it comes last: it changes the resource). */
   readonly retire: (who: MemberContext, id: string) => Operation
   /** The ids of the kind's list, filtered to `word`, as `who` sees it. */
-  readonly listed: (who: MemberContext, word: string) => Effect.Effect<ReadonlyArray<string>, object, Env>
-  readonly grant: (who: MemberContext, id: string, request: unknown) => Effect.Effect<{ readonly item: { readonly id: string } }, object, Env>
+  readonly listed: (who: MemberContext, word: string) => Effect.Effect<ReadonlyArray<string>, object, Catalog.Env>
+  readonly grant: (who: MemberContext, id: string, request: unknown) => Effect.Effect<{ readonly item: { readonly id: string } }, object, Catalog.Env>
   readonly listGrants: (
     who: MemberContext,
     id: string,
     query?: Record<string, string>
-  ) => Effect.Effect<{ readonly items: ReadonlyArray<{ readonly id: string; readonly orgMembershipId: string | null; readonly role: AccessRole; readonly removedAt: Date | null }> }, object, Env>
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<{ readonly id: string; readonly orgMembershipId: string | null; readonly role: AccessRole; readonly removedAt: Date | null }> }, object, Catalog.Env>
   readonly revoke: (who: MemberContext, id: string, grantId: string) => Operation
 }
-
-const idsOf = (page: { readonly items: ReadonlyArray<{ readonly id: string }> }) => page.items.map((item) => item.id)
 
 const configObjectKind: Kind = {
   name: "config object",
@@ -231,9 +198,9 @@ const matrix: ReadonlyArray<{ readonly grantKind: GrantKind | "none"; readonly r
 interface List {
   readonly name: string
   readonly prepare: (owner: MemberContext) => Effect.Effect<{
-    readonly page: (cursor: string | null) => Effect.Effect<{ readonly keys: ReadonlyArray<string>; readonly nextCursor: string | null }, object, Env>
-    readonly insert: () => Effect.Effect<string, object, Env>
-  }, object, Env>
+    readonly page: (cursor: string | null) => Effect.Effect<{ readonly keys: ReadonlyArray<string>; readonly nextCursor: string | null }, object, Catalog.Env>
+    readonly insert: () => Effect.Effect<string, object, Catalog.Env>
+  }, object, Catalog.Env>
 }
 
 const createContext = (owner: MemberContext, pluginIds?: ReadonlyArray<string>) =>
@@ -338,7 +305,7 @@ const walkWhileInserting = Effect.fn("CatalogAccessPaging.walkWhileInserting")(f
   expect(inserted.length).toBeGreaterThanOrEqual(pages)
 })
 
-layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog access and paging on ${TestDatabase.kind}`, (it) => {
+layer(Catalog.layer, { timeout: 600_000, excludeTestServices: true })(`catalog access and paging on ${TestDatabase.kind}`, (it) => {
   for (const kind of kinds) {
     it.effect(`a plain member on a ${kind.name}: with each grant kind and role, or none, lists, reads, edits and manages exactly as the role allows`, () =>
       Effect.gen(function*() {

@@ -9,72 +9,51 @@
  */
 import { expect, layer } from "@effect/vitest"
 import {
-  AccessListQuery,
-  ConfigObjectListQuery,
   type ConfigObjectId,
-  CreateAccessGrantRequest,
-  CreateConfigObjectRequest,
-  CreateMarketplaceRequest,
-  CreatePluginRequest,
-  CreateVersionRequest,
-  MarketplaceAccessGrantId,
-  MarketplaceListQuery,
   type MemberContext,
-  MembershipListQuery,
+  MarketplaceAccessGrantId,
   type Organization,
   PluginAccessGrantId,
   PluginId,
-  PluginListQuery,
-  type Role,
-  UpdateMarketplaceRequest,
-  UpdatePluginRequest,
-  VersionListQuery
+  type Role
 } from "@orgplane-next/schema"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Access, ConfigObjectKind } from "../src/access/Access.js"
 import { ConfigObjects } from "../src/catalog/ConfigObjects.js"
 import { Marketplaces } from "../src/catalog/Marketplaces.js"
 import { Plugins } from "../src/catalog/Plugins.js"
-import { BUILT_IN } from "../src/mcp/Presets.js"
-import { McpPresets } from "../src/mcp/PresetsConfig.js"
-import { IdGenerator } from "../src/platform/Ids.js"
 import { Teams } from "../src/teams/Teams.js"
+import * as Catalog from "./support/Catalog.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
-const services = Layer.mergeAll(ConfigObjects.layer, Plugins.layer, Marketplaces.layer, Access.layer, Teams.layer).pipe(
-  Layer.provide(Layer.succeed(McpPresets, BUILT_IN))
-)
-const TestLayer = Layer.provideMerge(services, Layer.merge(Db.layer, IdGenerator.layer))
-
-/** What the HTTP layer hands a handler: the body or query decoded by the API's schema (trimmed, defaults, strings read). */
-const decoder = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => (input: unknown): S["Type"] =>
-  Schema.decodeUnknownSync(schema)(input)
-const createObject = decoder(CreateConfigObjectRequest)
-const newVersion = decoder(CreateVersionRequest)
-const objectsQuery = decoder(ConfigObjectListQuery)
-const versionsQuery = decoder(VersionListQuery)
-const createPlugin = decoder(CreatePluginRequest)
-const updatePlugin = decoder(UpdatePluginRequest)
-const pluginsQuery = decoder(PluginListQuery)
-const membershipsQuery = decoder(MembershipListQuery)
-const createMarketplace = decoder(CreateMarketplaceRequest)
-const updateMarketplace = decoder(UpdateMarketplaceRequest)
-const marketplacesQuery = decoder(MarketplaceListQuery)
-const grantRequest = decoder(CreateAccessGrantRequest)
-const grantsQuery = decoder(AccessListQuery)
+const {
+  createObject,
+  newVersion,
+  objectsQuery,
+  versionsQuery,
+  createPlugin,
+  updatePlugin,
+  pluginsQuery,
+  membershipsQuery,
+  createMarketplace,
+  updateMarketplace,
+  marketplacesQuery,
+  grantRequest,
+  grantsQuery,
+  plain,
+  failure,
+  unique,
+  idsOf
+} = Catalog
 
 const newId = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, prefix: string): S["Type"] =>
   Schema.decodeUnknownSync(schema)(Db.newId(prefix))
 
-/** The error an effect fails with, as its plain members (`_tag` and the body: Effect 4 keeps `message` off the object's own). */
-const plain = (error: object): object => ({ ...error, ..."message" in error ? { message: error.message } : {} })
-const failure = <A, E extends object, R>(effect: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(effect), plain)
 /** Fails as `expected` says, to the word. */
 const refused = <A, E extends object, R>(effect: Effect.Effect<A, E, R>, expected: object) =>
   Effect.map(failure(effect), (error) => expect(error).toEqual(expected))
@@ -104,8 +83,6 @@ const elsewhere = Effect.fn("CatalogServices.elsewhere")(function*() {
   return owner
 })
 
-const unique = () => Math.random().toString(36).slice(2, 10)
-const idsOf = (page: { readonly items: ReadonlyArray<{ readonly id: string }> }) => page.items.map((item) => item.id)
 
 const SKILL = "---\nname: deploy-to-staging\ndescription: Deploys the app to staging.\n---\n# Deploy\n\nRun `make deploy`.\n"
 
@@ -179,7 +156,7 @@ const rowsOf = <A extends Record<string, unknown>>(rows: ReadonlyArray<A>) =>
 
 const insufficient = (role: string, kind: string) => ({ _tag: "Forbidden", reason: "insufficient_access", message: `Missing ${role} access for ${kind}.` })
 
-layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`catalog services on ${TestDatabase.kind}`, (it) => {
+layer(Catalog.layer, { timeout: 600_000, excludeTestServices: true })(`catalog services on ${TestDatabase.kind}`, (it) => {
   // Config objects ---------------------------------------------------------------------------------------------------
 
   it.effect("config objects: created with the spec's fields and latest version; the creator manages it", () =>
