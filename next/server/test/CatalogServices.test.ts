@@ -278,6 +278,18 @@ layer(Catalog.layer, { timeout: 600_000, excludeTestServices: true })(`catalog s
       expect((yield* objects.list(owner, objectsQuery({}))).items).toEqual([])
     }))
 
+  it.effect("config objects: a source under 1 MiB is taken whole, its search text clamped; nesting too deep is refused", () =>
+    Effect.gen(function*() {
+      const objects = yield* ConfigObjects
+      const { owner } = yield* staffed()
+      const big = (yield* objects.create(owner, createObject({ input: { objectType: "context", rawSourceText: "é".repeat(500_000) } }))).item
+      expect(new TextEncoder().encode(big.searchText).length).toBeLessThanOrEqual(60_000)
+      expect(big.latestVersion.rawSourceText?.length).toBe(500_000)
+      const deep = yield* Effect.flip(objects.create(owner, createObject({ input: { objectType: "hook", rawSourceText: "[".repeat(1000) + "]".repeat(1000) } })))
+      expect(deep._tag).toBe("InvalidRequest")
+      expect(idsOf(yield* objects.list(owner, objectsQuery({})))).toEqual([big.id])
+    }))
+
   it.effect("config objects: plugin ids the organization's, not deleted, editable by the caller; then the object is added to each", () =>
     Effect.gen(function*() {
       const objects = yield* ConfigObjects
