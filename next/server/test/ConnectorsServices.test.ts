@@ -8,13 +8,16 @@
  * materializing the plugins' components into the catalog (and again: nothing written twice), auto-import of a
  * plugin committed later, and another organization's resources not found.
  *
- * SyncWorkflow.ts is not ported: its `Sync` is test/support/ConnectorSync.ts's stand-in (events recorded by the real
- * repository, their starts noted), and its steps are run by `syncOnce`.
+ * The file's `Sync` is test/support/ConnectorSync.ts's stand-in (events recorded by the real repository, their
+ * starts noted) and the sync's steps are run by `syncOnce`, so that each batch is run, and run again, when a test
+ * says; one test runs the real thing, SyncWorkflow's `Sync` and workflow on the durable engine (one runner).
  */
 import { expect, layer } from "@effect/vitest"
-import type { ConfigObjectId, ConnectorInstance, ConnectorTarget, MemberContext, Organization } from "@orgplane-next/schema"
+import type { ConfigObjectId, ConnectorInstance, ConnectorSyncEventId, ConnectorTarget, MemberContext, Organization } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Access, PluginKind } from "../src/access/Access.js"
 import { ComponentFilesRepository } from "../src/catalog/ComponentFilesRepository.js"
@@ -23,6 +26,10 @@ import { DiscoveryService } from "../src/connectors/DiscoveryService.js"
 import { SyncEventsRepository } from "../src/connectors/SyncEventsRepository.js"
 import { PluginsRepository } from "../src/catalog/PluginsRepository.js"
 import { makeId } from "../src/platform/Ids.js"
+import { Sync } from "../src/connectors/Sync.js"
+import * as SyncWorkflow from "../src/connectors/SyncWorkflow.js"
+import * as Durable from "../src/platform/Durable.js"
+import { testTuning } from "./durable/runner.js"
 import * as ConnectorSync from "./support/ConnectorSync.js"
 import { failure, Fake, serve, TestLayer } from "./support/Connectors.js"
 import * as Members from "./support/Members.js"
@@ -606,4 +613,51 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`connector ser
       yield* connectors.updateInstance(owner, instance.id, { config: { autoImportNewPlugins: true } })
       expect((yield* importFor(four)).keys).toEqual(["manifest:plugins/four"])
     }))
+
+  it.effect("the durable sync: apply's workflow materializes the plugin and completes its event, audited; sync now at that head answers it", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const { organization, owner } = yield* staffed()
+      const { instance, repo, target } = yield* connect(owner, singlePlugin)
+      const head = yield* Effect.promise(() => repo.head())
+      yield* Effect.gen(function*() {
+        const discovery = yield* DiscoveryService
+        const sync = yield* Sync
+        /** The event once its workflow is done with it. */
+        const settled = (id: ConnectorSyncEventId) =>
+          sync.getEvent(owner, id).pipe(
+            Effect.map(({ item }) => item),
+            Effect.repeat({ until: (event) => event.status !== "queued" && event.status !== "running", schedule: Schedule.spaced("100 millis"), times: 600 })
+          )
+        const { item } = yield* discovery.apply(owner, instance.id, { keys: ["manifest:root"] })
+        const done = yield* settled(item.syncEvent.id)
+        expect(done).toMatchObject({
+          status: "completed",
+          sourceRevisionRef: head,
+          summary: { outcome: "complete", created: 3, updated: 0, deleted: 0, unchanged: 0, skipped: 0, importedPluginKeys: [] }
+        })
+        const objects = yield* objectsOf(organization, item.plugins[0]!.pluginId)
+        expect(objects.map(({ kind, status, title }) => ({ kind, status, title }))).toEqual([
+          { kind: "agent", status: "active", title: "reviewer" },
+          { kind: "command", status: "active", title: "ship" },
+          { kind: "skill", status: "active", title: "deploy" }
+        ])
+        const [audited] = yield* sql<{ readonly actor: string; readonly reason: string }>`
+          SELECT actor_id AS actor, reason FROM audit_events WHERE organization_id = ${organization.id} AND action = 'connector_sync.complete'`
+        expect(audited).toEqual({ actor: "system:connector-sync", reason: "complete: 3 created, 0 updated, 0 deleted, 0 skipped" })
+
+        // "Sync now" at the same head answers the completed event; a resync reads every file again, changing nothing.
+        expect((yield* sync.syncNow(owner, instance.id)).items.map((event) => event.id)).toEqual([item.syncEvent.id])
+        const { item: resync } = yield* sync.resync(owner, target.id)
+        expect(yield* settled(resync.id)).toMatchObject({ status: "completed", eventType: "resync", summary: { created: 0, updated: 0, unchanged: 3 } })
+        expect((yield* sync.listEvents(owner, instance.id, {})).items.map((event) => event.id)).toEqual([resync.id, item.syncEvent.id])
+        const stranger = yield* outsider()
+        expect(yield* failure(sync.getEvent(stranger, item.syncEvent.id))).toEqual({
+          _tag: "NotFound",
+          error: "connector_sync_event_not_found",
+          message: "Connector sync event not found."
+        })
+        expect(yield* failure(sync.syncNow(stranger, instance.id))).toMatchObject({ error: "connector_instance_not_found" })
+      }).pipe(Effect.provide(SyncWorkflow.layer.pipe(Layer.provideMerge(Durable.layerSingle({ sharding: testTuning })))))
+    }), { timeout: 120_000 })
 })

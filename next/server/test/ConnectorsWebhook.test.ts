@@ -5,8 +5,9 @@
  * signature checked before anything is read, malformed signed deliveries refused, which deliveries count (pushes
  * to followed branches of active app-installation instances, uninstalls, removed repositories, renames), the sync
  * events a push records and starts once after the commit, and redeliveries answered without doing the work twice.
- * (The body size limit and the sick-database answers are the HTTP edge's; the serialization-failure retry needs the
- * ported SyncWorkflow.)
+ * The `Sync` is test/support/ConnectorSync.ts's stand-in, which notes the starts. (The body size limit and the
+ * sick-database answers are the HTTP edge's; the serialization-failure retry, on Postgres through HTTP, is left to
+ * the HTTP tests.)
  */
 import { expect, layer } from "@effect/vitest"
 import type { ConnectorInstanceId, MemberContext, OrganizationId } from "@orgplane-next/schema"

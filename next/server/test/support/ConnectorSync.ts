@@ -1,8 +1,9 @@
 /**
- * For the connector services' tests while SyncWorkflow.ts (the `Sync` implementation and the workflow's body) is
- * not ported: a `Sync` that records events with the real repository and notes which it was asked to start (its
- * workflow would run them), and `syncOnce`, the workflow's plan and materialize steps run in a row, without the
- * durable engine, on the real Materializer, ComponentFileStore and GitHub client.
+ * For the connector services' tests that decide when each step of a sync runs: a `Sync` that records events with
+ * the real repository and notes which it was asked to start (SyncWorkflow's would start their workflows), and
+ * `syncOnce`, SyncWorkflow's plan, materialize and delete steps run in a row without the durable engine, on the real
+ * Materializer, ComponentFileStore and GitHub client (a step can then be run again with the same event, as the
+ * engine does after a crash). The durable sync itself is tested with SyncWorkflow's layer (ConnectorsServices.test.ts).
  */
 import { MAX_SOURCE_BYTES, type ConnectorInstance, type ConnectorSyncEventId, type ConnectorTarget, type OrganizationId } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
@@ -22,7 +23,7 @@ import { orUnavailable, transaction } from "../../src/platform/Sql.js"
 /** The events each `start` was asked to start, in order. */
 export const started: Array<EventRef> = []
 
-const notPorted = (name: string) => Effect.die(new Error(`Sync.${name} comes with SyncWorkflow.ts, not ported yet`))
+const notHere = (name: string) => Effect.die(new Error(`Sync.${name}: SyncWorkflow.layer's, not the stand-in's`))
 
 /** `Sync` with `record`, `start` and `enqueue` as SyncWorkflow.ts has them, but for the start of a workflow. */
 export const layer = Layer.effect(
@@ -35,10 +36,10 @@ export const layer = Layer.effect(
       start,
       enqueue: (input) =>
         Effect.tap(transaction(events.record(input)), (recorded) => start([{ organizationId: input.organizationId, id: recorded.event.id }])),
-      syncNow: () => notPorted("syncNow"),
-      resync: () => notPorted("resync"),
-      listEvents: () => notPorted("listEvents"),
-      getEvent: () => notPorted("getEvent")
+      syncNow: () => notHere("syncNow"),
+      resync: () => notHere("resync"),
+      listEvents: () => notHere("listEvents"),
+      getEvent: () => notHere("getEvent")
     })
   })
 ).pipe(Layer.provide(SyncEventsRepository.layer))

@@ -5,6 +5,7 @@
  * secret), keys for the stored tokens, and the `Sync` stand-in of ConnectorSync.ts (with the in-memory workflow
  * engine `Sync`'s contract names, which the stand-in starts nothing on).
  */
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,6 +14,7 @@ import * as NodeCrypto from "node:crypto"
 import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
 import * as GitRepo from "../../../../packages/testkit/src/GitRepo.js"
 import { Access } from "../../src/access/Access.js"
+import * as Partitions from "../../src/audit/Partitions.js"
 import { ComponentFilesRepository } from "../../src/catalog/ComponentFilesRepository.js"
 import { ConfigObjectsRepository } from "../../src/catalog/ConfigObjectsRepository.js"
 import { PluginsRepository } from "../../src/catalog/PluginsRepository.js"
@@ -28,6 +30,8 @@ import { SyncEventsRepository } from "../../src/connectors/SyncEventsRepository.
 import { Webhook } from "../../src/connectors/Webhook.js"
 import * as CodeHostConfig from "../../src/integrations/codehost/CodeHostConfig.js"
 import { GitHub } from "../../src/integrations/codehost/GitHub.js"
+import { AuditRecorder } from "../../src/platform/AuditRecorder.js"
+import * as Config from "../../src/platform/Config.js"
 import { Crypto, make as makeCrypto, parseKeys } from "../../src/platform/Crypto.js"
 import { IdGenerator } from "../../src/platform/Ids.js"
 import * as Outbound from "../../src/platform/Outbound.js"
@@ -74,7 +78,8 @@ const services = Layer.mergeAll(
   SyncEventsRepository.layer,
   ComponentFilesRepository.layer,
   ConfigObjectsRepository.layer,
-  PluginsRepository.layer
+  PluginsRepository.layer,
+  AuditRecorder.layer
 )
 
 export const TestLayer = services.pipe(
@@ -84,6 +89,10 @@ export const TestLayer = services.pipe(
   Layer.provideMerge(codeHost),
   Layer.provideMerge(fake),
   Layer.provideMerge(crypto),
+  // The audit recorder reads the server's settings: an empty environment's.
+  Layer.provideMerge(Config.layer().pipe(Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))))),
+  // The durable sync's outcome is audited: the month's partition of the log is made first.
+  Layer.provideMerge(Layer.effectDiscard(Partitions.ensureAhead)),
   Layer.provideMerge(Layer.merge(Db.layer, IdGenerator.layer))
 )
 
