@@ -13,11 +13,12 @@
  * says; one test runs the real thing, SyncWorkflow's `Sync` and workflow on the durable engine (one runner).
  */
 import { expect, layer } from "@effect/vitest"
-import type { ConfigObjectId, ConnectorInstance, ConnectorSyncEventId, ConnectorTarget, MemberContext, Organization } from "@orgplane-next/schema"
+import { type ConfigObjectId, type ConnectorInstance, type ConnectorSyncEventId, type ConnectorTarget, type MemberContext, type Organization, PluginId } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Access, PluginKind } from "../src/access/Access.js"
 import { ComponentFilesRepository } from "../src/catalog/ComponentFilesRepository.js"
@@ -306,9 +307,9 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`connector ser
       expect(yield* failure(connectors.updateMapping(admin, second.id, { objectType: "skill" }))).toMatchObject({ error: "connector_mapping_exists" })
 
       // An editor of the instance with no access to the plugin.
-      const plugin = { id: yield* madePlugin(owner) }
+      const pluginId = yield* madePlugin(owner)
       yield* connectors.grant(admin, instance.id, { orgMembershipId: member.membership.id, role: "editor" })
-      expect(yield* failure(connectors.createMapping(member, target.id, { mappingKind: "path", selector: "agents/**", objectType: "agent", pluginId: plugin.id }))).toMatchObject({
+      expect(yield* failure(connectors.createMapping(member, target.id, { mappingKind: "path", selector: "agents/**", objectType: "agent", pluginId }))).toMatchObject({
         _tag: "Forbidden",
         message: "Missing editor access for plugin."
       })
@@ -316,7 +317,14 @@ layer(TestLayer, { timeout: 600_000, excludeTestServices: true })(`connector ser
       expect(updated).toMatchObject({ selector: "agents/**", mappingConfigJson: null, mappingKind: "path" })
       yield* connectors.deleteMapping(member, second.id)
       expect(yield* failure(connectors.getMapping(member, second.id))).toMatchObject({ error: "connector_mapping_not_found" })
-      expect(Option.isSome(yield* plugins.find(organization.id, plugin.id))).toBe(true)
+      // An admin manages every plugin; a plugin the organization does not have is not found.
+      const { item: fed } = yield* connectors.createMapping(admin, target.id, { mappingKind: "path", selector: "commands/**", objectType: "command", pluginId })
+      expect(fed.pluginId).toBe(pluginId)
+      expect(Option.isSome(yield* plugins.find(organization.id, pluginId))).toBe(true)
+      const unknownPlugin = Schema.decodeUnknownSync(PluginId)(`plg_${"0".repeat(26)}`)
+      expect(yield* failure(connectors.createMapping(admin, target.id, { mappingKind: "path", selector: "x", objectType: "tool", pluginId: unknownPlugin }))).toMatchObject({
+        error: "plugin_not_found"
+      })
 
       // Another organization's targets and mappings are not found.
       const other = yield* outsider()
