@@ -226,6 +226,20 @@ layer(testLayer(() => dns), { timeout: 120_000, excludeTestServices: true })("SS
         expect((yield* sso.listDomains(owner)).domains.map((row) => [row.domain, row.verified])).toEqual([[domain, true]])
       }))
 
+    it.effect("answers dns_lookup_failed, not a defect, when the DNS server fails, naming it and the record", () =>
+      Effect.gen(function*() {
+        const sso = yield* Sso
+        const domain = newDomain()
+        const owner = yield* member(`admin@${domain}`)
+        const { verification } = yield* sso.requestDomainVerification(owner, domain)
+        dns.failWith("SERVFAIL")
+        const failed = yield* Effect.flip(sso.verifyDomain(owner, undefined)).pipe(Effect.ensuring(Effect.sync(() => dns.failWith(undefined))))
+        if (failed._tag !== "DnsLookupFailed") return expect.fail(JSON.stringify(failed))
+        expect(failed.reason).toBe("dns_lookup_failed")
+        expect(failed.message).toContain(dns.address)
+        expect(failed.message).toContain(verification.recordName)
+      }))
+
     it.effect("keeps another organization's connection to itself: not found", () =>
       Effect.gen(function*() {
         const sso = yield* Sso
