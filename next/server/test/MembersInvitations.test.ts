@@ -16,6 +16,7 @@ import {
   type MemberListQuery,
   MembershipId
 } from "@orgplane-next/schema"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -431,4 +432,64 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })(`members and i
       expect((yield* invitations.accept(Option.none(), { token: again.inviteToken, signUp })).membership.role).toBe("admin")
     }).pipe(Effect.provideService(Clock.Clock, clockAt(() => time)))
   })
+
+  it.effect.runIf(TestDatabase.postgresUrl !== undefined)("concurrent role changes and removals never leave an organization without an owner (Postgres)", () =>
+    Effect.gen(function*() {
+      const service = yield* Members
+      for (let round = 0; round < 4; round++) {
+        const org = yield* staffed()
+        const second = yield* join(org.owner, "admin")
+        expect((yield* service.changeRole(org.owner, idOf(second), "owner")).member.role).toBe("owner")
+        const a = org.owner
+        const b = second
+        // Each owner demotes or removes the other, and steps down or leaves, all at once.
+        const results = yield* Effect.all([
+          Effect.exit(service.changeRole(a, idOf(b), "member")),
+          Effect.exit(service.changeRole(b, idOf(a), "member")),
+          Effect.exit(round % 2 === 0 ? service.remove(a, idOf(a)) : service.remove(a, idOf(b))),
+          Effect.exit(round % 2 === 0 ? service.remove(b, idOf(b)) : service.remove(b, idOf(a)))
+        ], { concurrency: "unbounded" })
+        for (const result of results) {
+          if (result._tag === "Failure") {
+            expect(Cause.hasDies(result.cause)).toBe(false)
+            const error = Cause.findErrorOption(result.cause)
+            expect(Option.map(error, (e) => e._tag)).toSatisfy((tag: Option.Option<string>) =>
+              Option.isSome(tag) && ["Forbidden", "NotFound", "OrganizationNotFound", "Conflict"].includes(tag.value))
+          }
+        }
+        expect((yield* service.list(org.member, members({ role: "owner" }))).items).toHaveLength(1)
+      }
+    }))
+
+  it.effect.runIf(TestDatabase.postgresUrl !== undefined)("concurrently: one invitation per email, one acceptance per token (Postgres)", () =>
+    Effect.gen(function*() {
+      const invitations = yield* Invitations
+      const service = yield* Members
+      const org = yield* staffed()
+      const email = newEmail()
+      const created = yield* Effect.all(
+        [org.owner, org.admin, org.owner].map((caller) => invitations.create(caller, { email, role: "member" })),
+        { concurrency: "unbounded" }
+      )
+      expect(created.map((result) => result.refreshed).sort()).toEqual([false, true, true])
+      expect(new Set(created.map((result) => result.invitation.id)).size).toBe(1)
+      const latest = yield* invitations.create(org.owner, { email, role: "member" })
+      expect(latest.refreshed).toBe(true)
+      const outcomes = yield* Effect.all([
+        Effect.exit(invitations.accept(Option.none(), { token: latest.inviteToken, signUp })),
+        Effect.exit(invitations.accept(Option.none(), { token: latest.inviteToken, signUp })),
+        Effect.exit(invitations.cancel(org.admin, latest.invitation.id))
+      ], { concurrency: "unbounded" })
+      // Exactly one of the three wins: an acceptance (the other one and the cancel then fail), or the cancel.
+      expect(outcomes.filter((outcome) => outcome._tag === "Success")).toHaveLength(1)
+      for (const outcome of outcomes) {
+        if (outcome._tag === "Failure") {
+          expect(Cause.hasDies(outcome.cause)).toBe(false)
+          expect(Option.map(Cause.findErrorOption(outcome.cause), (e) => e._tag)).toSatisfy((tag: Option.Option<string>) =>
+            Option.isSome(tag) && ["NotFound", "Conflict"].includes(tag.value))
+        }
+      }
+      const joined = (yield* service.list(org.owner, members({ q: email }))).items
+      expect(joined).toHaveLength(outcomes[2]?._tag === "Success" ? 0 : 1)
+    }))
 })
