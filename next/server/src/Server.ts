@@ -33,7 +33,22 @@ import type { Socket } from "node:net"
 import { Api } from "./Api.js"
 import * as Authentication from "./identity/Authentication.js"
 import * as IdentityHttp from "./identity/Http.js"
+import * as AccountHttp from "./accounts/Http.js"
+import * as AdminHttp from "./admin/Http.js"
 import * as AuditHttp from "./audit/Http.js"
+import * as CatalogHttp from "./catalog/Http.js"
+import * as ConnectorsHttp from "./connectors/Http.js"
+import * as SyncWorkflow from "./connectors/SyncWorkflow.js"
+import * as CodeHostConfig from "./integrations/codehost/CodeHostConfig.js"
+import * as GitHub from "./integrations/codehost/GitHub.js"
+import * as InvitationsHttp from "./invitations/Http.js"
+import * as MembersHttp from "./members/Http.js"
+import * as DesktopPoliciesHttp from "./policies/Http.js"
+import * as ScimConnectionsHttp from "./scim/ConnectionsHttp.js"
+import * as ScimGroupsHttp from "./scim/GroupsHttp.js"
+import * as ScimUsersHttp from "./scim/UsersHttp.js"
+import * as SamlRefreshConfig from "./sso/SamlRefreshConfig.js"
+import * as SsoHttp from "./sso/Http.js"
 import * as AuditStreamConfig from "./audit/StreamConfig.js"
 import * as CapabilitiesHttp from "./capabilities/Http.js"
 import * as CapabilityConfig from "./capabilities/CapabilityConfig.js"
@@ -58,6 +73,7 @@ import * as IdempotencyKeys from "./platform/IdempotencyKeys.js"
 import { migrations, migrationsUrl } from "./migrations/index.js"
 import { clientErrorListener } from "./platform/ClientErrors.js"
 import * as DnsConfig from "./integrations/dns/DnsConfig.js"
+import * as Resolver from "./integrations/dns/Resolver.js"
 import { AuditRecorder } from "./platform/AuditRecorder.js"
 import * as Config from "./platform/Config.js"
 import * as Crypto from "./platform/Crypto.js"
@@ -90,6 +106,8 @@ export type ServerOptions =
   & TemplateSchemas.Options
   & LlmConfig.Options
   & AuditStreamConfig.Options
+  & CodeHostConfig.Options
+  & SamlRefreshConfig.Options
   & {
   /** The durable engine's settings (cluster tuning, table prefix, and with DATABASE_URL the runner's address). */
   readonly durable?: Durable.Options | undefined
@@ -140,7 +158,18 @@ const OperatorSetup = (options: ServerOptions) =>
 const Groups = Layer.mergeAll(
   SystemHttp.layer,
   IdentityHttp.layer,
+  AccountHttp.layer,
+  AdminHttp.layer,
+  MembersHttp.layer,
   TeamsHttp.layer,
+  InvitationsHttp.layer,
+  CatalogHttp.layer,
+  ConnectorsHttp.layer,
+  DesktopPoliciesHttp.layer,
+  SsoHttp.layer,
+  ScimConnectionsHttp.layer,
+  ScimUsersHttp.layer,
+  ScimGroupsHttp.layer,
   WorkersHttp.layer,
   MemoryHttp.layer,
   TemplatesHttp.layer,
@@ -161,7 +190,8 @@ const AreaSettings = (options: ServerOptions) =>
     CapabilityConfig.layer(options),
     TemplateSchemas.layer(options),
     LlmConfig.layer(options),
-    AuditStreamConfig.layer(options)
+    AuditStreamConfig.layer(options),
+    SamlRefreshConfig.layer(options)
   )
 
 /**
@@ -172,14 +202,15 @@ const AreaSettings = (options: ServerOptions) =>
 export const routerConfig = { maxParamLength: 1024 } as const
 
 /**
- * What the routes run on: the shared platform services, the durable engine, the areas' settings, the outbound guard
+ * What the routes run on: the connectors' durable sync, the shared platform services, the durable engine, the areas' settings, the outbound guard
  * and the configured database, migrated, with its status. Handlers read these per request (Effect 4 types what a
  * handler needs as the request's), so the standalone server provides them around the router, not inside it.
  */
 const Services = (options: ServerOptions) =>
-  Platform.pipe(
-    Layer.provideMerge(Durable.layer(options.durable ?? {})),
-    Layer.provideMerge(AreaSettings(options)),
+  SyncWorkflow.layer.pipe(
+    Layer.provideMerge(Platform),
+    Layer.provideMerge(Layer.mergeAll(Durable.layer(options.durable ?? {}), GitHub.layer, Resolver.layer)),
+    Layer.provideMerge(Layer.mergeAll(AreaSettings(options), CodeHostConfig.layer(options), DnsConfig.layer(options))),
     Layer.provideMerge(OutboundLive(options)),
     Layer.provideMerge(Storage(options)),
     Layer.provideMerge(DatabaseStatus.layer)

@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { HttpServer } from "effect/http"
 import * as Clock from "effect/Clock"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
 import { ShiftedClock } from "./Clocks.js"
@@ -70,5 +71,23 @@ export const start = async ({ clock, ...options }: Options = {}): Promise<Runnin
     return { url: HttpServer.formatAddress(address).replace(/\/$/, ""), close: () => runtime.dispose() }
   } finally {
     done()
+  }
+}
+
+/**
+ * A server on a fresh migrated database that the test shares: `sql` runs statements on it, for what no endpoint
+ * writes (bulk rows, a state to reach by hand).
+ */
+export const startSharingDatabase = async (options: Options = {}) => {
+  const database = ManagedRuntime.make(Layer.unwrap(TestDatabase.layer({ migrated: true })))
+  const context = await database.context()
+  const server = await start({ ...options, database: Layer.succeedContext(context) })
+  return {
+    url: server.url,
+    sql: <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => database.runPromise(Effect.flatMap(Effect.service(SqlClient.SqlClient), use)),
+    close: async () => {
+      await server.close()
+      await database.dispose()
+    }
   }
 }

@@ -1,0 +1,26 @@
+/**
+ * HTTP handlers of the Invitations group. Thin by design: the service authorizes.
+ *
+ * The Effect 4 form of packages/server/src/invitations/Http.ts, whole.
+ */
+import { CurrentActor, CurrentMember } from "@orgplane-next/schema"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Api } from "../Api.js"
+import { group } from "../platform/HttpErrors.js"
+import { Invitations } from "./Invitations.js"
+
+export const InvitationsHttp = group(Api, "invitations", (handlers) =>
+  Effect.gen(function*() {
+    const invitations = yield* Invitations
+    return handlers
+      .handle("create", ({ payload }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.create(caller, payload)))
+      .handle("list", ({ query }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.list(caller, query)))
+      .handle("get", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.get(caller, params.invitationId)))
+      .handle("cancel", ({ params }) => Effect.flatMap(Effect.service(CurrentMember), (caller) => invitations.cancel(caller, params.invitationId)))
+      .handle("accept", ({ payload }) =>
+        Effect.flatMap(Effect.serviceOption(CurrentActor), (actor) => invitations.accept(actor, payload)))
+      .handle("preview", ({ payload }) => invitations.preview(payload.token))
+  }))
+
+export const layer = InvitationsHttp.pipe(Layer.provide(Invitations.layer))

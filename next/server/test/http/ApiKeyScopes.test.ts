@@ -1,0 +1,116 @@
+/**
+ * API key scopes through HTTP: the default set (no key management, ownership or audit retention), scopes within the
+ * maker's role and the making key's scopes, 403 `insufficient_scope`, a demotion still narrowing a key, the parent
+ * recorded and its revocation taking the keys it made, and the scopes in `GET /v1/api-keys` and the audit log.
+ */
+import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as TestServer from "../support/HttpServer.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+let server: TestServer.RunningServer
+beforeAll(async () => {
+  server = await TestServer.start()
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const { del, get, patch, post } = Http.verbs(() => server.url)
+const put = (path: string, options: Http.Options) => Http.request(server.url, "PUT", path, options)
+
+/** Makes a key with `credential` (a session token or a key): the created body. */
+const makeKey = async (credential: { token: string } | { apiKey: string }, body: Record<string, unknown>) =>
+  Http.expectStatus<{ apiKey: { id: string; scopes: Array<string> | null; parentApiKeyId: string | null }; key: string }>(
+    "key",
+    await post("/v1/api-keys", { ...credential, body: { name: "k", ...body } }),
+    201
+  )
+
+describe("API key scopes", { timeout: 60_000 }, () => {
+  it("gives a key made without scopes its maker's role except key management, ownership and audit retention", async () => {
+    const org = await Http.staffed(server.url)
+    const { apiKey, key } = await makeKey({ token: org.owner.token }, {})
+    expect(apiKey.scopes).toContain("teams.manage")
+    for (const guarded of ["apiKeys.manage", "members.manageOwners", "members.transferOwnership", "audit.manage", "organizations.setPlan"]) {
+      expect(apiKey.scopes, guarded).not.toContain(guarded)
+    }
+    expect(apiKey.parentApiKeyId).toBeNull()
+    // Ordinary work goes on.
+    expect((await post("/v1/teams", { apiKey: key, body: { name: "CI" } })).status).toBe(201)
+    // What the issue's owner CI key did: make keys, make owners, hand over ownership, cut audit retention.
+    const refusals = [
+      await post("/v1/api-keys", { apiKey: key, body: { name: "child" } }),
+      await patch(`/v1/members/${org.admin.membership.id}`, { apiKey: key, body: { role: "owner" } }),
+      await post(`/v1/members/${org.admin.membership.id}/transfer-ownership`, { apiKey: key }),
+      await put("/v1/audit/settings", { apiKey: key, body: { retentionDays: 7 } })
+    ]
+    for (const refused of refusals) {
+      expect([refused.status, refused.body.reason], refused.text).toEqual([403, "insufficient_scope"])
+    }
+    // An admin's default key has no owner's action.
+    const adminKey = await makeKey({ token: org.admin.token }, {})
+    expect(adminKey.apiKey.scopes).toContain("members.changeRole")
+    expect(adminKey.apiKey.scopes).not.toContain("members.manageOwners")
+  })
+
+  it("keeps scopes within the maker's role, refuses what they leave out, and narrows a key when its maker is demoted", async () => {
+    const org = await Http.staffed(server.url)
+    const beyond = await post("/v1/api-keys", { token: org.admin.token, body: { name: "k", scopes: ["teams.read", "audit.manage"] } })
+    expect([beyond.status, beyond.body.error, beyond.body.details?.[0]?.path]).toEqual([400, "invalid_request", ["scopes", 1]])
+    const unknown = await post("/v1/api-keys", { token: org.admin.token, body: { name: "k", scopes: ["teams.everything"] } })
+    expect(unknown.status).toBe(400)
+
+    const reader = await makeKey({ token: org.admin.token }, { scopes: ["members.read"] })
+    expect(reader.apiKey.scopes).toEqual(["members.read"])
+    expect((await get("/v1/members", { apiKey: reader.key })).status).toBe(200)
+    const write = await post("/v1/teams", { apiKey: reader.key, body: { name: "Nope" } })
+    expect([write.status, write.body.reason]).toEqual([403, "insufficient_scope"])
+
+    // An area's `.*`: every action of it.
+    const teams = await makeKey({ token: org.admin.token }, { scopes: ["teams.*"] })
+    expect(teams.apiKey.scopes).toEqual(["teams.read", "teams.manage"])
+    expect((await post("/v1/teams", { apiKey: teams.key, body: { name: "Ops" } })).status).toBe(201)
+    // The maker's demotion narrows the key, as it narrows the maker.
+    expect((await patch(`/v1/members/${org.admin.membership.id}`, { token: org.owner.token, body: { role: "member" } })).status).toBe(200)
+    const demoted = await post("/v1/teams", { apiKey: teams.key, body: { name: "Ops 2" } })
+    expect([demoted.status, demoted.body.reason]).toEqual([403, "insufficient_role"])
+  })
+
+  it("lets a key make keys only with a scope naming it and within its own scopes, and revokes what a key made with it", async () => {
+    const org = await Http.staffed(server.url)
+    const parent = await makeKey({ token: org.owner.token }, { scopes: ["apiKeys.manage", "teams.*"] })
+    const child = await makeKey({ apiKey: parent.key }, { scopes: ["teams.read", "apiKeys.manage"] })
+    expect(child.apiKey.parentApiKeyId).toBe(parent.apiKey.id)
+    // Not beyond the making key's scopes, even within the maker's role; the default is cut to them too.
+    const wider = await post("/v1/api-keys", { apiKey: parent.key, body: { name: "wider", scopes: ["members.read"] } })
+    expect([wider.status, wider.body.details?.[0]?.message]).toEqual([400, "members.read is beyond the scopes of the API key making this one"])
+    const defaulted = await makeKey({ apiKey: parent.key }, {})
+    expect(defaulted.apiKey.scopes).toEqual(["teams.read", "teams.manage"])
+    const grandchild = await makeKey({ apiKey: child.key }, { scopes: ["teams.read"] })
+    expect(grandchild.apiKey.parentApiKeyId).toBe(child.apiKey.id)
+
+    // The list shows scopes and parents.
+    const listed = (await get("/v1/api-keys", { token: org.owner.token })).body.items
+    expect(listed.find((key: { id: string }) => key.id === grandchild.apiKey.id)).toMatchObject({ scopes: ["teams.read"], parentApiKeyId: child.apiKey.id })
+    // The audit log records a key's scopes when it is made.
+    const [event] = (await get(`/v1/audit/events?action=api_key.create&targetId=${grandchild.apiKey.id}`, { token: org.owner.token })).body.items
+    expect(event.actor).toMatchObject({ type: "api_key", id: child.apiKey.id })
+    expect(JSON.stringify(event.changes)).toContain("teams.read")
+
+    // Revoking the parent revokes every key made with it, and theirs; another key of the owner stays.
+    const other = await makeKey({ token: org.owner.token }, { scopes: ["teams.read"] })
+    expect((await del(`/v1/api-keys/${parent.apiKey.id}`, { token: org.owner.token })).status).toBe(204)
+    for (const revoked of [parent, child, defaulted, grandchild]) {
+      expect((await get("/v1/teams", { apiKey: revoked.key })).status).toBe(401)
+    }
+    expect((await get("/v1/teams", { apiKey: other.key })).status).toBe(200)
+  })
+
+  it("lets a key revoke the key that made it, with itself (decided in the revoking transaction)", async () => {
+    const org = await Http.staffed(server.url)
+    const parent = await makeKey({ token: org.owner.token }, { scopes: ["apiKeys.manage"] })
+    const child = await makeKey({ apiKey: parent.key }, { scopes: ["apiKeys.manage"] })
+    expect((await del(`/v1/api-keys/${parent.apiKey.id}`, { apiKey: child.key })).status).toBe(204)
+    expect((await get("/v1/api-keys", { apiKey: child.key })).status).toBe(401)
+  })
+})
