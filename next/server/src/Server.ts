@@ -7,18 +7,16 @@
  * - `makeNodeListener(options)`: a Node `(req, res)` listener to mount inside a host's own `http` server;
  * and `ApiLayer(options)` for Effect hosts that serve it with their own HttpServer (with `routerConfig`).
  *
- * On Effect 4 (issue 46) it serves `Api` (the groups ported so far: system and identity's users, organizations, API
- * keys, bootstrap and recovery), behind the request edge (`HttpErrors`: the per-request log line, the request guard,
- * the idempotency keys' middleware, the answers to unknown routes and refused requests) with the docs' routes, on the
- * configured database, migrated, its keys checked and stored secrets upgraded (`StartupSecrets`), with the shared
- * platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`), authentication (the
- * three middlewares, `identity/Authentication.ts`), the outbound guard (`OutboundLive`), the durable engine
- * (`Durable.layer`, started once the server listens: `StartGate`) with the jobs on it (the expiry of idempotency keys
- * and rate limits, the organization purge), and the operator's setup token (`OperatorSetup`). What
- * packages/server/src/Server.ts does that this does not yet: the other groups (accounts, admin, members, teams,
- * invitations, catalog, connectors, policies, SSO, SCIM, workers, memory, templates, telemetry, MCP, capabilities, LLM
- * providers, audit) and their services, each built with `HttpErrors.group`, and the integrations' configurations
- * (the code host, the areas' settings).
+ * On Effect 4 (issue 46) it serves `Api`, every group, behind the request edge (`HttpErrors`: the per-request log
+ * line, the request guard, the idempotency keys' middleware, the answers to unknown routes and refused requests)
+ * with the docs' routes, on the configured database, migrated, its keys checked and stored secrets upgraded
+ * (`StartupSecrets`). Each area's groups are built with `HttpErrors.group` over its services (`Groups`), behind
+ * authentication (the three middlewares, `identity/Authentication.ts`). Around the router (`Services`): the shared
+ * platform services (`Crypto`, `RateLimiter`, `Idempotency`, `AuditRecorder`, `IdGenerator`), the connectors' durable
+ * sync, the durable engine (`Durable.layer`, started once the server listens: `StartGate`) with the jobs on it, the
+ * code host's client, the DNS resolver, the areas' settings and the outbound guard (`OutboundLive`); and the
+ * operator's setup token (`OperatorSetup`). That is all of packages/server/src/Server.ts's composition; of what its
+ * groups do, the success responses' fast encoding is left (`ResponseEncoding`: platform/HttpErrors.ts says why).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
