@@ -223,6 +223,9 @@ describe("Promise client", () => {
     expect(noPath).toBeInstanceOf(OrgplaneValidationError)
     // Effect 4's wording of a missing key (the Effect 4 server's 400 says the same; Effect 3 said "is missing").
     expect(noPath.details).toEqual([{ path: ["teamId"], message: "Missing key" }])
+    // The Effect client's names of the parts are none of the Promise client's: `params` is not read as `path`.
+    const effectShape = (await rejection((asOwner.teams.get as (request?: unknown) => Promise<unknown>)({ params: { teamId: team.id } }))) as OrgplaneValidationError
+    expect(effectShape.details).toEqual(noPath.details)
     expect((await asOwner.teams.get({ path: { teamId: team.id } })).team.name).toBe("Core")
   })
 
