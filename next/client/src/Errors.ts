@@ -85,7 +85,7 @@ const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
  */
 export class OrgplaneValidationError extends Error {
   override readonly name = "OrgplaneValidationError"
-  /** Every bad field with its path in its part of the request (`["limit"]` of `query`, `["name"]` of `payload`). */
+  /** Every bad field with its path in its part of the request (`["limit"]` of `urlParams`, `["name"]` of `payload`). */
   readonly details: ReadonlyArray<RequestIssueDetail>
 
   constructor(error: Schema.SchemaError) {

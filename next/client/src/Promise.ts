@@ -3,6 +3,10 @@
  * returning a Promise of the decoded success value, rejecting with `OrgplaneError` (the server answered with an
  * error), `OrgplaneConnectionError` (no answer) or `OrgplaneValidationError` (the request was not sent). Derived
  * from the Effect client's type, so every endpoint added to the API appears here, fully typed, without a change.
+ *
+ * Its requests keep the Effect 3 client's shape, `{ path, urlParams, payload, headers }`: the Promise client's API is
+ * unchanged by the move to Effect 4, whose Effect client names the parts `params`, `query`, `payload`, `headers`; each
+ * call maps the one onto the other (`path` → `params`, `urlParams` → `query`).
  */
 import { Api, apiOf, errorResponseOf, type Page } from "@orgplane-next/schema"
 import type * as Brand from "effect/Brand"
@@ -22,7 +26,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import { type ClientOptions, makeWith, type OrgplaneApiClient, withIdempotencyKey } from "./Client.js"
 import { OrgplaneConnectionError, OrgplaneError, OrgplaneValidationError } from "./Errors.js"
 import { type CallState, CurrentCall, requestIdHeader } from "./Hooks.js"
-import { type PageRequest, type PageRequestArgument, withCursor } from "./Pagination.js"
+import type { PageRequestArgument } from "./Pagination.js"
 import type { ClientOf, RequestParts, SuccessOf } from "./Requests.js"
 
 /** Per-call options of every Promise method. */
@@ -47,8 +51,17 @@ export type Unbranded<A> = A extends Brand.Brand<infer _K> ? Brand.Brand.Unbrand
   : A extends object ? { readonly [K in keyof A]: Unbranded<A[K]> }
   : A
 
-/** What a Promise method takes: its Effect method's request without `responseMode`, ids unbranded, optional parts optional. */
-export type RequestOf<M> = Unbranded<RequestParts<M>>
+/** The Effect 3 name of an Effect client's request part: `params` is `path`, `query` is `urlParams`. */
+export type Effect3Part<K> = K extends "params" ? "path" : K extends "query" ? "urlParams" : K
+
+/** An Effect client's request with its parts under their Effect 3 names (`{ params, query }` → `{ path, urlParams }`). */
+export type Effect3Request<Req> = { [K in keyof Req as Effect3Part<K>]: Req[K] }
+
+/**
+ * What a Promise method takes: its Effect method's request without `responseMode`, under the Effect 3 names of its
+ * parts (`path`, `urlParams`, `payload`, `headers`), ids unbranded, optional parts optional.
+ */
+export type RequestOf<M> = Unbranded<Effect3Request<RequestParts<M>>>
 
 /** The value an Effect client method succeeds with (neither the response nor the pair of `responseMode`). */
 type SuccessValue<M> = M extends (request: never) => Effect.Effect<infer A, infer _E, infer _R> ? SuccessOf<A> : never
@@ -133,6 +146,23 @@ type AnyMethod = (request: unknown) => Effect.Effect<unknown, unknown>
 
 const isMethod = (value: unknown): value is AnyMethod => typeof value === "function"
 
+/** The Effect 3 request parts a Promise method reads, each with the name of its part in the Effect client's request. */
+const effect3Parts = [["path", "params"], ["urlParams", "query"], ["payload", "payload"], ["headers", "headers"]] as const
+
+/**
+ * A Promise method's request (`{ path, urlParams, payload, headers }`) as the Effect client's (`{ params, query,
+ * payload, headers }`); as the Effect 3 client did, it reads those four parts and nothing else of the request.
+ */
+const toEffectRequest = (request: unknown): unknown => {
+  if (typeof request !== "object" || request === null) return request
+  const parts: Record<string, unknown> = {}
+  for (const [from, to] of effect3Parts) {
+    const part: unknown = Reflect.get(request, from)
+    if (part !== undefined) parts[to] = part
+  }
+  return parts
+}
+
 /** The Promise client of an API: the Effect client's methods, run on a runtime of its own over fetch. */
 const fromApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
@@ -149,7 +179,7 @@ const fromApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
     if (closed) return Promise.reject(new Error("this orgplane client is closed"))
     const call: CallState = { attempts: 0 }
     const key = requestOptions?.idempotencyKey
-    const run = method(request).pipe(
+    const run = method(toEffectRequest(request)).pipe(
       key === undefined ? Function.identity : withIdempotencyKey(key),
       Effect.catch((error) => Effect.flatMap(toRejection(error, call), Effect.fail)),
       Effect.provideService(CurrentCall, call)
@@ -180,7 +210,7 @@ const fromApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
 }
 
 /**
- * A client for code without Effect: `await client.apiKeys.list({ query: { limit: 20 } })`. Options as for the
+ * A client for code without Effect: `await client.apiKeys.list({ urlParams: { limit: 20 } })`. Options as for the
  * Effect client; `timeout` and `retryDelay` may be given in milliseconds.
  */
 export const createClient = (options: ClientOptions): OrgplanePromiseClient => fromApi(Api, options)
@@ -195,18 +225,31 @@ export const createClientFor = <const Groups extends readonly [HttpApiGroup.Cons
 ) => fromApi(apiOf(...groups), options)
 
 /**
+ * A list request of the Promise client: whatever the endpoint takes, with the cursor in `urlParams` (the Effect client's
+ * `PageRequest` has it in `query`); left out when nothing is required.
+ */
+export interface PromisePageRequest {
+  // The index signature keeps this from being a "weak type", which `{ limit: 2 }` would not be assignable to.
+  readonly urlParams?: { readonly cursor?: string; readonly [param: string]: unknown } | undefined
+}
+
+/** The same request positioned at `cursor` (the request's own cursor, if any, is where the walk starts). */
+const withUrlCursor = <Req extends PromisePageRequest | undefined>(request: Req, cursor: string | undefined): Req =>
+  cursor === undefined ? request : { ...request, urlParams: { ...request?.urlParams, cursor } } as Req
+
+/**
  * Every item of a list, fetching pages as the loop needs them:
- * `for await (const key of paginate(client.apiKeys.list, { query: { limit: 100 } })) { ... }`, or
+ * `for await (const key of paginate(client.apiKeys.list, { urlParams: { limit: 100 } })) { ... }`, or
  * `paginate(client.members.list)` when the list needs no argument.
  */
-export const paginate = <Req extends PageRequest | undefined, A>(
+export const paginate = <Req extends PromisePageRequest | undefined, A>(
   list: (request: Req) => Promise<Page<A>>,
   ...[request]: PageRequestArgument<Req>
 ): AsyncIterable<A> => ({
   async *[Symbol.asyncIterator]() {
-    let cursor = request?.query?.cursor
+    let cursor = request?.urlParams?.cursor
     do {
-      const page = await list(withCursor(request as Req, cursor))
+      const page = await list(withUrlCursor(request as Req, cursor))
       yield* page.items
       cursor = page.nextCursor ?? undefined
     } while (cursor !== undefined)

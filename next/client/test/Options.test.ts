@@ -125,7 +125,7 @@ describe("hooks", () => {
     fake.script({ status: 200, body: { items: [], nextCursor: null } }, { status: 200, body: { items: [], nextCursor: null } })
     const hooks = recorder()
     await withClient(hooks, async (client) => {
-      await client.members.list({ query: { limit: 5 } })
+      await client.members.list({ urlParams: { limit: 5 } })
       await client.members.list()
     })
     expect(hooks.requests.map((request) => [request.url, request.attempt])).toEqual([
@@ -190,7 +190,7 @@ describe("hooks", () => {
     fake.script({ status: 404, body: { error: "team_not_found", message: "No such team." }, headers: { "x-request-id": "r404" } })
     const hooks = recorder()
     const error = await rejection(
-      withClient(hooks, (client) => client.teams.get({ params: { teamId: "tem_01h2xcejqtf2nbrexx3vqjhp41" } }))
+      withClient(hooks, (client) => client.teams.get({ path: { teamId: "tem_01h2xcejqtf2nbrexx3vqjhp41" } }))
     )
     expect(error).toBeInstanceOf(OrgplaneError)
     expect(error).toMatchObject({ status: 404, code: "team_not_found", requestId: "r404" })

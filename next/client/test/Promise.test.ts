@@ -63,14 +63,14 @@ describe("Promise client", () => {
     const { asOwner, email } = await owner()
     const elsewhere = await client().users.signIn({ payload: { email, password } })
     const third = await client().users.signIn({ payload: { email, password } })
-    const listed = await asOwner.users.listSessions({ query: {} })
+    const listed = await asOwner.users.listSessions({ urlParams: {} })
     expect(listed.items.map((session) => session.id).sort()).toEqual([elsewhere.session.id, third.session.id, listed.items.find((session) => session.current)!.id].sort())
     expect(listed.items.filter((session) => session.current)).toHaveLength(1)
     expect(listed.items.every((session) => session.method === "password")).toBe(true)
 
-    await asOwner.users.endSession({ params: { sessionId: elsewhere.session.id } })
+    await asOwner.users.endSession({ path: { sessionId: elsewhere.session.id } })
     expect(await rejection(client({ token: elsewhere.session.token }).users.me())).toMatchObject({ status: 401 })
-    const missing = await rejection(asOwner.users.endSession({ params: { sessionId: elsewhere.session.id } }))
+    const missing = await rejection(asOwner.users.endSession({ path: { sessionId: elsewhere.session.id } }))
     expect(missing).toMatchObject({ status: 404, code: "session_not_found" })
     expect(await asOwner.users.endOtherSessions()).toEqual({ ended: 1 })
     expect(await rejection(client({ token: third.session.token }).users.me())).toMatchObject({ status: 401 })
@@ -78,7 +78,7 @@ describe("Promise client", () => {
     const { apiKey } = await asOwner.apiKeys.create({ payload: { name: "ci" } })
     const changed = await asOwner.users.changePassword({ payload: { currentPassword: password, newPassword: `${password} again`, revokeApiKeys: true } })
     expect(changed).toMatchObject({ otherSessionsEnded: 0, apiKeysRevoked: true, apiKeys: [{ id: apiKey.id, name: "ci" }] })
-    expect((await asOwner.apiKeys.list({ query: {} })).items).toEqual([])
+    expect((await asOwner.apiKeys.list({ urlParams: {} })).items).toEqual([])
   })
 
   it("exports the account, changes its email, refuses a last owner's deletion with its code, and deletes accounts", async () => {
@@ -110,13 +110,13 @@ describe("Promise client", () => {
     expect((await asOwner.users.me()).organization?.id).toBe(organization.id)
 
     const created = await asOwner.apiKeys.create({ payload: { name: "deploy" } })
-    const listed = await asOwner.apiKeys.list({ query: {} })
+    const listed = await asOwner.apiKeys.list({ urlParams: {} })
     expect(listed.items.map((key) => key.name)).toEqual(["deploy"])
     // Scopes: asked as an area, shown as its actions; the default leaves out key management.
     const scoped = await asOwner.apiKeys.create({ payload: { name: "teams", scopes: ["teams.*"] } })
     expect([scoped.apiKey.scopes, scoped.apiKey.parentApiKeyId]).toEqual([["teams.read", "teams.manage"], null])
     expect(created.apiKey.scopes).not.toContain("apiKeys.manage")
-    await asOwner.apiKeys.revoke({ params: { apiKeyId: scoped.apiKey.id } })
+    await asOwner.apiKeys.revoke({ path: { apiKeyId: scoped.apiKey.id } })
 
     const asKey = client({ apiKey: created.key })
     const me = await asKey.users.me()
@@ -125,8 +125,8 @@ describe("Promise client", () => {
 
     // Ids are plain strings here: no brand to satisfy.
     const id: string = created.apiKey.id
-    await asOwner.apiKeys.revoke({ params: { apiKeyId: id } })
-    expect((await asOwner.apiKeys.list({ query: {} })).items).toEqual([])
+    await asOwner.apiKeys.revoke({ path: { apiKeyId: id } })
+    expect((await asOwner.apiKeys.list({ urlParams: {} })).items).toEqual([])
     const revoked = await rejection(asKey.users.me())
     expect(revoked).toMatchObject({ status: 401, body: { error: "unauthorized" }, code: "unauthorized", tag: "Unauthorized" })
   })
@@ -148,7 +148,7 @@ describe("Promise client", () => {
     expect(taken.cause).toBeInstanceOf(Conflict)
 
     const missing = (await rejection(
-      asOwner.apiKeys.revoke({ params: { apiKeyId: "apk_01h2xcejqtf2nbrexx3vqjhp41" } })
+      asOwner.apiKeys.revoke({ path: { apiKeyId: "apk_01h2xcejqtf2nbrexx3vqjhp41" } })
     )) as OrgplaneError
     expect(missing).toMatchObject({ status: 404, code: "api_key_not_found", tag: "NotFound" })
     expect(Object.keys(missing.body as object).sort()).toEqual(["error", "message"])
@@ -176,7 +176,7 @@ describe("Promise client", () => {
       return answer.details
     }
 
-    const tooMany = (await rejection(asOwner.apiKeys.list({ query: { limit: 1000 } }))) as OrgplaneValidationError
+    const tooMany = (await rejection(asOwner.apiKeys.list({ urlParams: { limit: 1000 } }))) as OrgplaneValidationError
     expect(tooMany).toBeInstanceOf(OrgplaneValidationError)
     expect(tooMany.details).toEqual([{ path: ["limit"], message: "must be an integer from 1 to 100" }])
     expect(tooMany.details).toEqual(await serverDetails("GET", "/v1/api-keys?limit=1000"))
@@ -211,7 +211,7 @@ describe("Promise client", () => {
     const owners = ["Owner"]
     expect((await asOwner.members.list()).items.map((member) => member.name)).toEqual(owners)
     expect((await asOwner.members.list({})).items.map((member) => member.name)).toEqual(owners)
-    expect((await asOwner.members.list({ query: {} })).items.map((member) => member.name)).toEqual(owners)
+    expect((await asOwner.members.list({ urlParams: {} })).items.map((member) => member.name)).toEqual(owners)
     expect((await asOwner.apiKeys.list()).items.map((key) => key.name)).toEqual(["first"])
     const walked = []
     for await (const member of paginate(asOwner.members.list)) walked.push(member.name)
@@ -223,7 +223,10 @@ describe("Promise client", () => {
     expect(noPath).toBeInstanceOf(OrgplaneValidationError)
     // Effect 4's wording of a missing key (the Effect 4 server's 400 says the same; Effect 3 said "is missing").
     expect(noPath.details).toEqual([{ path: ["teamId"], message: "Missing key" }])
-    expect((await asOwner.teams.get({ params: { teamId: team.id } })).team.name).toBe("Core")
+    // The Effect client's names of the parts are none of the Promise client's: `params` is not read as `path`.
+    const effectShape = (await rejection((asOwner.teams.get as (request?: unknown) => Promise<unknown>)({ params: { teamId: team.id } }))) as OrgplaneValidationError
+    expect(effectShape.details).toEqual(noPath.details)
+    expect((await asOwner.teams.get({ path: { teamId: team.id } })).team.name).toBe("Core")
   })
 
   it("a client of some groups only has their namespaces, typed, and the API-wide errors", async () => {
@@ -236,7 +239,7 @@ describe("Promise client", () => {
     expect("teams" in members).toBe(false)
     expectTypeOf(members.members.list).toEqualTypeOf<OrgplanePromiseClient["members"]["list"]>()
     expect((await members.members.list()).items.map((member) => member.name)).toEqual(["Owner"])
-    const invalid = (await rejection(members.members.list({ query: { cursor: "not-a-cursor" } }))) as OrgplaneError
+    const invalid = (await rejection(members.members.list({ urlParams: { cursor: "not-a-cursor" } }))) as OrgplaneError
     expect(invalid).toMatchObject({ status: 400, code: "invalid_request", tag: "InvalidRequest" })
     expect(invalid.message).toBe(`400 invalid_request: cursor: ${(invalid.body as { details: Array<{ message: string }> }).details[0]!.message}`)
   })
@@ -278,11 +281,11 @@ describe("Promise client", () => {
 
     const cursors: Array<string | undefined> = []
     const list: typeof asOwner.apiKeys.list = (request, options) => {
-      cursors.push(request?.query?.cursor)
+      cursors.push(request?.urlParams?.cursor)
       return asOwner.apiKeys.list(request, options)
     }
     const seen: Array<string> = []
-    for await (const key of paginate(list, { query: { limit: 2 } })) seen.push(key.name)
+    for await (const key of paginate(list, { urlParams: { limit: 2 } })) seen.push(key.name)
     expect(seen).toEqual(["e", "d", "c", "b", "a"])
     expect(cursors).toHaveLength(3)
     expect(cursors[0]).toBeUndefined()
@@ -290,7 +293,7 @@ describe("Promise client", () => {
 
     // Stopping early fetches no further page.
     cursors.length = 0
-    for await (const key of paginate(list, { query: { limit: 2 } })) {
+    for await (const key of paginate(list, { urlParams: { limit: 2 } })) {
       if (key.name === "d") break
     }
     expect(cursors).toHaveLength(1)
@@ -298,8 +301,8 @@ describe("Promise client", () => {
 
   it("is typed from the Effect client", () => {
     const typed = client()
-    expectTypeOf(typed.apiKeys.list).parameter(0).toEqualTypeOf<{ readonly query?: { readonly cursor?: string; readonly limit?: number } } | undefined>()
-    expectTypeOf(typed.teams.get).parameter(0).toEqualTypeOf<{ readonly params: { readonly teamId: string } }>()
+    expectTypeOf(typed.apiKeys.list).parameter(0).toEqualTypeOf<{ readonly urlParams?: { readonly cursor?: string; readonly limit?: number } } | undefined>()
+    expectTypeOf(typed.teams.get).parameter(0).toEqualTypeOf<{ readonly path: { readonly teamId: string } }>()
     expectTypeOf(typed.users.me).parameter(0).toEqualTypeOf<{} | undefined>()
     expectTypeOf(typed.users.me).returns.resolves.toHaveProperty("user")
     expectTypeOf(typed.apiKeys.revoke).returns.resolves.toEqualTypeOf<void>()
@@ -363,7 +366,7 @@ describe("Promise client", () => {
     const again = await asOwner.invitations.create({ payload: { email, role: "admin" } })
     expect(again.refreshed).toBe(true)
     expect(again.invitation.id).toBe(invited.invitation.id)
-    expect(await asOwner.invitations.get({ params: { invitationId: again.invitation.id } })).toEqual({ invitation: again.invitation })
+    expect(await asOwner.invitations.get({ path: { invitationId: again.invitation.id } })).toEqual({ invitation: again.invitation })
     expect(await client().invitations.preview({ payload: { token: again.inviteToken } })).toEqual({
       organization: { name: "Acme" },
       role: "admin",
@@ -384,12 +387,12 @@ describe("Promise client", () => {
     expect(duplicate).toBeInstanceOf(OrgplaneError)
     expect(duplicate).toMatchObject({ status: 409, code: "team_exists" })
 
-    const { member } = await asOwner.members.changeRole({ params: { memberId: accepted.membership.id }, payload: { role: "member" } })
+    const { member } = await asOwner.members.changeRole({ path: { memberId: accepted.membership.id }, payload: { role: "member" } })
     expect(member).toMatchObject({ name: "Ada", email, role: "member" })
-    const forbidden = await rejection(asAda.teams.delete({ params: { teamId: team.id } }))
+    const forbidden = await rejection(asAda.teams.delete({ path: { teamId: team.id } }))
     expect(forbidden).toMatchObject({ status: 403, body: { reason: "insufficient_role" } })
     const names = []
-    for await (const item of paginate(asAda.members.list, { query: { limit: 1 } })) names.push(item.name)
+    for await (const item of paginate(asAda.members.list, { urlParams: { limit: 1 } })) names.push(item.name)
     expect(names).toEqual(["Owner", "Ada"])
   })
 
@@ -404,9 +407,9 @@ describe("Promise client", () => {
     expect(deletion.organization.id).toBe(organization.id)
     expect(deletion.purgeAfter.getTime() - deletion.deletedAt.getTime()).toBe(7 * 24 * 60 * 60 * 1000)
     expect(await rejection(asOwner.organizations.get())).toMatchObject({ status: 404, code: "organization_not_found" })
-    const restorable = await asOwner.users.listOrganizations({ query: { deleted: true } })
+    const restorable = await asOwner.users.listOrganizations({ urlParams: { deleted: true } })
     expect(restorable.items.map((item) => [item.organization.id, item.purgeAfter])).toEqual([[organization.id, deletion.purgeAfter]])
-    const restored = await asOwner.organizations.restore({ params: { organizationId: organization.id } })
+    const restored = await asOwner.organizations.restore({ path: { organizationId: organization.id } })
     expect(restored.organization.name).toBe("Acme Labs")
     expect((await asOwner.organizations.get()).organization.id).toBe(organization.id)
   })

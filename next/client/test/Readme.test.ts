@@ -1,6 +1,8 @@
 /**
  * The README's table of namespaces and methods is the API's: a group or endpoint added to the API must be listed.
- * Until the swap the client's README is packages/client's (its examples still show Effect 3's request parts).
+ * Until the swap the client's README is packages/client's: its Promise examples hold for this client as they are (the
+ * Promise facade keeps Effect 3's request parts); its Effect examples still show Effect 3's `path` and `urlParams`,
+ * which the Effect client names `params` and `query`.
  */
 import { Api } from "@orgplane-next/schema"
 import * as Fs from "node:fs"

@@ -107,7 +107,7 @@ describe("retries", () => {
   it("does not retry a GET whose error says it is not retryable, and still reports its body", async () => {
     const final = { error: "suite_a_api_error", message: "Reading the message failed: 404 ErrorItemNotFound", retryable: false }
     fake.script({ status: 502, body: final }, { status: 200, body: FakeServer.health })
-    const error = await rejection(withClient({ maxRetries: 2 }, (client) => client.capabilities.readMailMessage({ params: { messageId: "AAMkAD=" } })))
+    const error = await rejection(withClient({ maxRetries: 2 }, (client) => client.capabilities.readMailMessage({ path: { messageId: "AAMkAD=" } })))
     expect(error).toMatchObject({ status: 502, code: "suite_a_api_error", body: final })
     expect(fake.requests).toHaveLength(1)
   })
@@ -139,7 +139,7 @@ describe("retries", () => {
     fake.script("drop", { status: 201, body: team }, { status: 200, body: { items: [], nextCursor: null } })
     await withClient({ token: "tok_123", maxRetries: 1 }, async (client) => {
       await client.teams.create(createTeam)
-      await client.teams.list({ query: {} })
+      await client.teams.list({ urlParams: {} })
     })
     const [first, second, read] = keysSent()
     expect(first).toBeTypeOf("string")

@@ -32,38 +32,38 @@ describe("SCIM through the Promise client", () => {
 
     const { connection } = await admin.scimConnections.create({ payload: { name: "Okta", groupMappingMode: "create_teams" } })
     expect(connection).toMatchObject({ name: "Okta", groupMappingMode: "create_teams", baseUrl: `${server.url}/scim/v2/${connection.id}` })
-    const issued = await admin.scimConnections.createToken({ params: { connectionId: connection.id }, payload: { name: "okta" } })
+    const issued = await admin.scimConnections.createToken({ path: { connectionId: connection.id }, payload: { name: "okta" } })
     expect(issued.token).toMatch(/^scim_/)
     expect(issued.scimToken.createdAt).toBeInstanceOf(Date)
 
     const directory = client(issued.token)
     const email = uniqueEmail("pat")
     const user = await directory.scimUsers.create({
-      params: { connectionId: connection.id },
+      path: { connectionId: connection.id },
       payload: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: email, emails: [{ value: email, primary: true }], active: true }
     })
     expect(user).toMatchObject({ userName: email, active: true, meta: { resourceType: "User", version: 'W/"1"' } })
-    const found = await directory.scimUsers.list({ params: { connectionId: connection.id }, query: { filter: `userName eq "${email}"` } })
+    const found = await directory.scimUsers.list({ path: { connectionId: connection.id }, urlParams: { filter: `userName eq "${email}"` } })
     expect(found.Resources.map((resource) => resource.id)).toEqual([user.id])
     const group = await directory.scimGroups.create({
-      params: { connectionId: connection.id },
+      path: { connectionId: connection.id },
       payload: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Research", members: [{ value: user.id }] }
     })
     expect(group.members).toEqual([expect.objectContaining({ value: user.id, type: "User" })])
 
     const { items: teams } = await admin.teams.list()
     expect(teams).toEqual([expect.objectContaining({ name: "Research", memberIds: [user.id], scimConnectionId: connection.id })])
-    const { items: events } = await admin.scimConnections.listEvents({ params: { connectionId: connection.id } })
+    const { items: events } = await admin.scimConnections.listEvents({ path: { connectionId: connection.id } })
     expect(events.map((event) => [event.method, event.resourceType, event.outcome])).toEqual([
       ["POST", "Group", "succeeded"],
       ["POST", "User", "succeeded"]
     ])
 
     // A SCIM refusal is a typed rejection with its status; a revoked token is refused at once.
-    const duplicate = await rejection(directory.scimUsers.create({ params: { connectionId: connection.id }, payload: { userName: email } }))
+    const duplicate = await rejection(directory.scimUsers.create({ path: { connectionId: connection.id }, payload: { userName: email } }))
     expect(duplicate).toBeInstanceOf(OrgplaneError)
     expect(duplicate).toMatchObject({ status: 409 })
-    await admin.scimConnections.revokeToken({ params: { connectionId: connection.id, tokenId: issued.scimToken.id } })
-    expect(await rejection(directory.scimUsers.list({ params: { connectionId: connection.id } }))).toMatchObject({ status: 401 })
+    await admin.scimConnections.revokeToken({ path: { connectionId: connection.id, tokenId: issued.scimToken.id } })
+    expect(await rejection(directory.scimUsers.list({ path: { connectionId: connection.id } }))).toMatchObject({ status: 401 })
   })
 })
