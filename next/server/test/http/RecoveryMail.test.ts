@@ -1,0 +1,152 @@
+/**
+ * Recovery by mail (issue 45 item 3), against a real SMTP server on 127.0.0.1 (testkit's FakeSmtp: the smtp-server
+ * package, asking for a user and password): forgot-password answers alike whether an account has the address and
+ * mails a link only when one does, names the configured public URL whatever the request's Host, is throttled per
+ * email; email verification mails a link to the person's own address and proves it; a mail server that refuses
+ * changes no answer and its password is never logged.
+ */
+import * as FakeSmtp from "../../../../packages/testkit/src/FakeSmtp.js"
+import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as TestServer from "../support/HttpServer.js"
+import * as Wait from "../../../../packages/testkit/src/Wait.js"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Result from "effect/Result"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { settingsConfig } from "../../src/platform/Config.js"
+
+const SMTP_PASSWORD = "smtp-secret-p@ss:word"
+const PUBLIC_URL = "https://orgplane.example.com"
+let smtp: FakeSmtp.FakeSmtp
+let server: TestServer.RunningServer
+const logged: Array<string> = []
+
+beforeAll(async () => {
+  smtp = await FakeSmtp.start({ user: "orgplane", password: SMTP_PASSWORD })
+  server = await TestServer.start({
+    smtpUrl: smtp.url,
+    mailFrom: "orgplane <no-reply@orgplane.example.com>",
+    publicUrl: PUBLIC_URL,
+    logger: Logger.make(({ message }) => void logged.push(JSON.stringify(message)))
+  })
+})
+afterAll(async () => {
+  await server?.close()
+  await smtp?.close()
+})
+
+const { get, post } = Http.verbs(() => server.url)
+
+/** The token a mail carries (`opr_…` or `opv_…`). */
+const tokenIn = (text: string, prefix: "opr" | "opv") => {
+  const found = new RegExp(`${prefix}_[A-Za-z0-9_-]{43}`).exec(text)
+  if (found === null) throw new Error(`no ${prefix} token in: ${text}`)
+  return found[0]
+}
+
+describe("forgot password, by mail", () => {
+  it("answers 202 alike with and without an account, and mails a working link only to the account's address", async () => {
+    const person = await Http.signUp(server.url, "Mailed")
+    const stranger = `nobody.${Date.now()}@example.com`
+    const none = await post("/v1/auth/forgot-password", { body: { email: stranger }, headers: { host: "evil.example" } })
+    const some = await post("/v1/auth/forgot-password", { body: { email: person.email }, headers: { host: "evil.example" } })
+    for (const answer of [none, some]) {
+      expect(answer.status).toBe(202)
+      expect(answer.text).toBe("")
+    }
+    const mail = await smtp.next(person.email)
+    expect(smtp.to(stranger)).toEqual([])
+    expect(mail).toMatchObject({ from: "no-reply@orgplane.example.com", subject: "Reset your orgplane password", user: "orgplane" })
+    expect(mail.text).toContain(`--url ${PUBLIC_URL}`)
+    expect(mail.text).not.toContain("evil.example")
+
+    const used = await post("/v1/auth/password-reset", { body: { token: tokenIn(mail.text, "opr"), newPassword: "remembered at last" } })
+    expect(used.status).toBe(200)
+    expect((await get("/v1/me", { token: person.token })).status).toBe(401)
+    expect((await post("/v1/auth/sign-in", { body: { email: person.email, password: "remembered at last" } })).status).toBe(200)
+  })
+
+  it("is throttled per email past 3 an hour, with and without an account alike", async () => {
+    const person = await Http.signUp(server.url, "Throttled")
+    for (const email of [person.email, `nobody.${Date.now()}@example.com`]) {
+      for (let attempt = 0; attempt < 3; attempt++) expect((await post("/v1/auth/forgot-password", { body: { email } })).status).toBe(202)
+      const refused = await post("/v1/auth/forgot-password", { body: { email } })
+      expect(refused.status).toBe(429)
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(3000)
+    }
+    // Each link replaced the one before (the mails may arrive in any order): exactly one of the three works.
+    const mails = [await smtp.next(person.email, 1), await smtp.next(person.email, 2), await smtp.next(person.email, 3)]
+    const statuses: Array<number> = []
+    for (const mail of mails) {
+      statuses.push((await post("/v1/auth/password-reset", { body: { token: tokenIn(mail.text, "opr"), newPassword: "only one link works" } })).status)
+    }
+    expect(statuses.sort()).toEqual([200, 400, 400])
+  })
+
+  it("answers the same when the mail server refuses, and logs why without its password", async () => {
+    const person = await Http.signUp(server.url, "Refused")
+    smtp.refuse = true
+    try {
+      expect((await post("/v1/auth/forgot-password", { body: { email: person.email } })).status).toBe(202)
+      await Wait.until(() => logged.some((line) => line.includes("was not sent")), "the warning of a mail not sent")
+    } finally {
+      smtp.refuse = false
+    }
+    expect(logged.join("\n")).not.toContain(SMTP_PASSWORD)
+    expect(logged.join("\n")).not.toContain(encodeURIComponent(SMTP_PASSWORD))
+  })
+
+  it("records the link mailed in the person's organizations", async () => {
+    const owner = await Http.owner(server.url, "Mailed Org")
+    Http.expectStatus("forgot", await post("/v1/auth/forgot-password", { body: { email: owner.email } }), 202)
+    await smtp.next(owner.email)
+    const events = Http.expectStatus<{ items: Array<any> }>("log", await get("/v1/audit/events?action=user.password.reset_link.create", { token: owner.token }), 200).items
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ actor: { type: "anonymous" }, targets: [{ type: "user", id: owner.user.id }] })
+  })
+})
+
+describe("email verification, by mail", () => {
+  it("mails a link to the person's own address; using it proves the address once", async () => {
+    const owner = await Http.owner(server.url, "Verified Org")
+    expect((await post("/v1/me/email-verification", { token: owner.token })).status).toBe(202)
+    const mail = await smtp.next(owner.email)
+    expect(mail.subject).toBe("Verify your email address for orgplane")
+    const token = tokenIn(mail.text, "opv")
+    // A reset token's place is not a verification token's, and the reverse.
+    expect((await post("/v1/auth/password-reset", { body: { token, newPassword: "not a reset token" } })).status).toBe(400)
+
+    const verified = Http.expectStatus("verify", await post("/v1/auth/verify-email", { body: { token } }), 200)
+    expect(verified).toMatchObject({ user: { id: owner.user.id, email: owner.email }, emailVerifiedAt: expect.any(String) })
+    expect((await post("/v1/auth/verify-email", { body: { token } })).status).toBe(400)
+    const again = await post("/v1/me/email-verification", { token: owner.token })
+    expect(again.status).toBe(409)
+    expect(again.body).toMatchObject({ error: "email_already_verified" })
+
+    const events = Http.expectStatus<{ items: Array<any> }>("log", await get("/v1/audit/events?action=user.email.verify", { token: owner.token }), 200).items
+    expect(events).toMatchObject([{ actor: { type: "user", id: owner.user.id } }])
+  })
+
+  it("is for sessions: an API key answers 403 session_required", async () => {
+    const owner = await Http.owner(server.url, "Keyed")
+    const key = Http.expectStatus("key", await post("/v1/api-keys", { token: owner.token, body: { name: "ci" } }), 201).key
+    const refused = await post("/v1/me/email-verification", { apiKey: key })
+    expect(refused.status).toBe(403)
+    expect(refused.body).toMatchObject({ reason: "session_required" })
+  })
+})
+
+describe("the mail settings", () => {
+  const read = (variables: Record<string, string>) =>
+    Effect.runSync(Effect.result(Effect.provideService(settingsConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: variables }))))
+
+  it("refuse a mail server URL without ORGPLANE_MAIL_FROM, and one that is not smtp:// or smtps://, naming the variable", () => {
+    const alone = read({ ORGPLANE_SMTP_URL: "smtp://relay.example.com:587" })
+    expect(Result.isFailure(alone) && String(alone.failure)).toContain("ORGPLANE_MAIL_FROM must be set with ORGPLANE_SMTP_URL")
+    const http = read({ ORGPLANE_SMTP_URL: "https://relay.example.com", ORGPLANE_MAIL_FROM: "no-reply@example.com" })
+    expect(Result.isFailure(http) && String(http.failure)).toContain("ORGPLANE_SMTP_URL must be an smtp:// or smtps:// URL")
+    const both = read({ ORGPLANE_SMTP_URL: "smtps://user:secret@relay.example.com", ORGPLANE_MAIL_FROM: "no-reply@example.com" })
+    expect(Result.isSuccess(both) && both.success.mailFrom).toBe("no-reply@example.com")
+  })
+})
