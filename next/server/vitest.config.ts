@@ -6,6 +6,8 @@ import { defineConfig } from "vitest/config"
 // files run in their own workers, and a test may take a few seconds (a 2-second readiness deadline, PGlite's start).
 // `memory` databases keep their migrated template in a folder of their own: the OS cache folder's is the Effect 3
 // server's, and saving a template removes those of other migration sets (platform/EmbeddedTemplate.ts).
+// Two workers, as the root suite's two forks: vitest's default on two cores is one (cores - 1), which leaves a core idle
+// while a file waits on its database.
 // Differential tests import the Effect 3 originals, which import `@orgplane/schema`: its sources, as the root suite
 // reads them (`@orgplane/source`), so the tests need no build.
 export default defineConfig({
@@ -13,6 +15,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-next-test-cache") }
