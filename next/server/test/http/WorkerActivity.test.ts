@@ -348,11 +348,11 @@ describe("the activity feed", () => {
     // The client reads the same feed, dates as Dates.
     const client = createClient({ baseUrl: server.url, token: org.member.token })
     try {
-      const page = await client.workerActivity.list({ params: { id: registered.id }, query: { kind: "heartbeat" } })
+      const page = await client.workerActivity.list({ path: { id: registered.id }, urlParams: { kind: "heartbeat" } })
       expect(page.items).toHaveLength(1)
       expect(page.items[0].at).toBeInstanceOf(Date)
       const forbidden = await createClient({ baseUrl: server.url, token: stranger.token }).workerActivity
-        .list({ params: { id: registered.id }, query: {} })
+        .list({ path: { id: registered.id }, urlParams: {} })
         .catch((error) => error)
       expect([forbidden.status, forbidden.code]).toEqual([403, "insufficient_access"])
     } finally {
