@@ -9,6 +9,7 @@
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import { typeid } from "typeid-js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,6 +23,12 @@ afterAll(() => server.close())
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
 const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
+
+/** Effect 4's `sql.insert` takes a non-empty array of rows. */
+const nonEmpty = <A>(rows: ReadonlyArray<A>): Arr.NonEmptyReadonlyArray<A> => {
+  if (!Arr.isReadonlyArrayNonEmpty(rows)) throw new Error("no rows to insert")
+  return rows
+}
 
 const ok = Http.expectStatus
 
@@ -390,7 +397,7 @@ describe("marketplaces", () => {
     await sql((sql) =>
       Effect.andThen(
         sql`INSERT INTO plugins ${
-          sql.insert(plugins.map(({ id }, i) => ({
+          sql.insert(nonEmpty(plugins.map(({ id }, i) => ({
             id,
             organization_id: org.organizationId,
             name: `Plugin ${String(i).padStart(3, "0")}`,
@@ -398,17 +405,17 @@ describe("marketplaces", () => {
             status: "active",
             created_at: new Date(start),
             updated_at: new Date(start)
-          })))
+          }))))
         }`,
         sql`INSERT INTO marketplace_plugins ${
-          sql.insert(plugins.map(({ id }, i) => ({
+          sql.insert(nonEmpty(plugins.map(({ id }, i) => ({
             id: typeId("mkp"),
             organization_id: org.organizationId,
             marketplace_id: market.id,
             plugin_id: id,
             membership_source: "manual",
             created_at: new Date(start + i)
-          })))
+          }))))
         }`
       )
     )

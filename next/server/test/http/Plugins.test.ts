@@ -8,6 +8,7 @@
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as TestServer from "../support/HttpServer.js"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import { typeid } from "typeid-js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -21,6 +22,12 @@ afterAll(() => server.close())
 
 const { del, get, patch, post } = Http.verbs(() => server.url)
 const sql = <A>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => server.sql(use)
+
+/** Effect 4's `sql.insert` takes a non-empty array of rows. */
+const nonEmpty = <A>(rows: ReadonlyArray<A>): Arr.NonEmptyReadonlyArray<A> => {
+  if (!Arr.isReadonlyArrayNonEmpty(rows)) throw new Error("no rows to insert")
+  return rows
+}
 
 
 const ok = Http.expectStatus
@@ -68,7 +75,7 @@ const bulkPlugins = (organizationId: string, creator: string, names: ReadonlyArr
       const at = new Date()
       const ids = names.map(() => typeId("plg"))
       yield* sql`INSERT INTO plugins ${
-        sql.insert(names.map((name, i) => ({
+        sql.insert(nonEmpty(names.map((name, i) => ({
           id: ids[i]!,
           organization_id: organizationId,
           name,
@@ -77,10 +84,10 @@ const bulkPlugins = (organizationId: string, creator: string, names: ReadonlyArr
           created_by_membership_id: creator,
           created_at: at,
           updated_at: at
-        })))
+        }))))
       }`
       yield* sql`INSERT INTO plugin_grants ${
-        sql.insert(ids.map((id) => ({
+        sql.insert(nonEmpty(ids.map((id) => ({
           id: typeId("pag"),
           organization_id: organizationId,
           plugin_id: id,
@@ -89,7 +96,7 @@ const bulkPlugins = (organizationId: string, creator: string, names: ReadonlyArr
           role: "manager",
           created_by_membership_id: creator,
           created_at: at
-        })))
+        }))))
       }`
       return ids
     })
