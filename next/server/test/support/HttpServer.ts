@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { HttpServer } from "effect/http"
 import * as Clock from "effect/Clock"
+import * as Logger from "effect/Logger"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
@@ -46,6 +47,8 @@ export interface RunningServer {
 export type Options = Server.ServerOptions & {
   /** The clock the server reads the time from, for example a `ShiftedClock` to make things expire. */
   readonly clock?: Clock.Clock | undefined
+  /** Receives the server's log entries, at every level (say, to assert on the per-request line), in place of its own lines. */
+  readonly logger?: Logger.Logger<unknown, unknown> | undefined
 }
 
 /**
@@ -55,14 +58,18 @@ export type Options = Server.ServerOptions & {
 let starting: Promise<void> = Promise.resolve()
 
 /** Starts a server on a free loopback port, on a fresh migrated database. */
-export const start = async ({ clock, ...options }: Options = {}): Promise<RunningServer> => {
+export const start = async ({ clock, logger, ...options }: Options = {}): Promise<RunningServer> => {
   const previous = starting
   let done = () => {}
   starting = new Promise((resolve) => (done = resolve))
   await previous
   try {
-    const server = Server.layer({ ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options })
-    const runtime = ManagedRuntime.make(clock === undefined ? server : Layer.provide(server, Layer.succeed(Clock.Clock, clock)))
+    const settings = { ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options }
+    // A logger of the test's is kept by the server's logging (it replaces only Effect's default logger).
+    const logged = logger === undefined
+      ? Server.layer(settings)
+      : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }), Logger.layer([logger]))
+    const runtime = ManagedRuntime.make(clock === undefined ? logged : Layer.provide(logged, Layer.succeed(Clock.Clock, clock)))
     // A server that refuses to start leaves nothing running behind.
     const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (server) => server.address)).catch(async (error) => {
       await runtime.dispose()
@@ -91,3 +98,7 @@ export const startSharingDatabase = async (options: Options = {}) => {
     }
   }
 }
+
+/** A server for the duration of a scope (testkit's `TestServer.scoped`). */
+export const scoped = (options: Options = {}) =>
+  Effect.acquireRelease(Effect.promise(() => start(options)), (server) => Effect.promise(server.close))
