@@ -98,3 +98,7 @@ export const startSharingDatabase = async (options: Options = {}) => {
     }
   }
 }
+
+/** A server for the duration of a scope (testkit's `TestServer.scoped`). */
+export const scoped = (options: Options = {}) =>
+  Effect.acquireRelease(Effect.promise(() => start(options)), (server) => Effect.promise(server.close))

@@ -1,0 +1,179 @@
+/**
+ * What keeps SSO sign-in sound over time and under load, through real SAML sign-ins against the testkit's samlify
+ * IdP on loopback: the cleanup job deletes intents (pending, completed, and the spent ones IdP-initiated sign-ins
+ * make) an hour after they expired and SAML assertions once they expired, a bounded number per run (driven by calling
+ * one run at a chosen time, as the job would); and two first sign-ins of one new person at the same time both sign
+ * in, as one account and one member (Postgres only). One server and one IdP for the file.
+ */
+import * as SqlClient from "effect/sql/SqlClient"
+import * as FakeDns from "../../../../packages/testkit/src/FakeDns.js"
+import * as Http from "../../../../packages/testkit/src/Http.js"
+import * as IdpSaml from "../../../../packages/testkit/src/IdpSaml.js"
+import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestServer from "../support/HttpServer.js"
+import * as Effect from "effect/Effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { deleteExpired } from "../../src/sso/IntentsExpiry.js"
+
+let dns: FakeDns.FakeDns
+let server: Awaited<ReturnType<typeof TestServer.startSharingDatabase>>
+let idp: IdpSaml.IdpSaml
+beforeAll(async () => {
+  dns = await FakeDns.start()
+  server = await TestServer.startSharingDatabase({ defaultPlan: "enterprise", dnsServers: dns.address, outboundAllowPrivate: true })
+  idp = await IdpSaml.start()
+})
+afterAll(async () => {
+  await server?.close()
+  await idp?.close()
+  await dns?.stop()
+})
+
+const { get, post } = Http.verbs(() => server.url)
+const unique = () => Math.random().toString(36).slice(2, 8)
+const MINUTE = 60_000
+
+const person = (email: string) => {
+  idp.addUser(email, { email, name: `Person ${email.split("@")[0]}` })
+  return email
+}
+
+const postAcs = async (acsUrl: string, form: Readonly<Record<string, string>>) => {
+  const response = await fetch(acsUrl, { method: "POST", body: new URLSearchParams(form), redirect: "manual" })
+  const text = await response.text()
+  let body: any
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status: response.status, body, text }
+}
+
+/** An enterprise organization with a fresh verified domain and an active SAML connection (tested by its admin). */
+const activeOrganization = async (saml: Record<string, unknown> = {}) => {
+  const domain = `upkeep-${unique()}.test`
+  const email = person(`admin@${domain}`)
+  const token: string = (await post("/v1/auth/sign-up", { body: { email, password: "correct horse battery", name: "Admin" } })).body.session.token
+  const org = await post("/v1/organizations", { token, body: { name: `Org ${domain}` } })
+  const created = await post("/v1/sso/connections", {
+    token,
+    body: { kind: "saml", name: "Loopback SAML IdP", domains: [domain], saml: { source: "metadataUrl", url: idp.metadataUrl, ...saml } }
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  const connection = created.body.connection
+  idp.addServiceProvider({ metadata: await (await fetch(`${server.url}/v1/sso/saml/${connection.id}/metadata`)).text() })
+  const record = (await post(`/v1/sso/request-domain-verification?domain=${domain}`, { token })).body.verification
+  dns.setTxt(record.recordName, [record.recordValue])
+  expect((await post(`/v1/sso/verify-domain?domain=${domain}`, { token })).status).toBe(200)
+  const started = await post(`/v1/sso/connections/${connection.id}/tests`, { token })
+  const acs = await idp.signIn(started.body.authorizationUrl, { as: email })
+  expect((await postAcs(acs.acsUrl, acs.form)).body.test.status).toBe("succeeded")
+  expect((await post(`/v1/sso/connections/${connection.id}/activate`, { token })).status).toBe(200)
+  return { token, domain, organizationId: org.body.organization.id as string, connection }
+}
+
+/** Starts a sign-in for `email` and lets the IdP answer it: the ACS post, not posted yet. */
+const startSignIn = async (email: string) => {
+  const started = await post("/v1/sso/sign-in", { body: { email } })
+  expect(started.status, JSON.stringify(started.body)).toBe(201)
+  return idp.signIn(started.body.authorizationUrl, { as: email })
+}
+
+/** The organization's intents and SAML assertions, counted. */
+const stored = (organizationId: string) =>
+  server.sql((sql) =>
+    Effect.all({
+      intents: Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM sso_intents WHERE organization_id = ${organizationId}`, (rows) => rows[0].n),
+      assertions: Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM sso_saml_assertions WHERE organization_id = ${organizationId}`, (rows) => rows[0].n)
+    })
+  )
+
+/** One run of the cleanup job at `now`, on the server's database. */
+const runJob = (now: Date, bounds: { readonly batch?: number; readonly batches?: number } = {}) =>
+  server.sql((sql) => deleteExpired({ now, ...bounds }).pipe(Effect.provideService(SqlClient.SqlClient, sql)))
+
+describe("the cleanup of SSO sign-in state", { timeout: 60_000 }, () => {
+  it("deletes assertions once expired and intents an hour after they expired, pending, completed or IdP-initiated", async () => {
+    const org = await activeOrganization({ allowIdpInitiated: true, relayStateAllowList: ["/app"] })
+    const completed = await startSignIn(person(`ada@${org.domain}`))
+    expect((await postAcs(completed.acsUrl, completed.form)).body.ok).toBe(true)
+    await startSignIn(person(`grace@${org.domain}`)) // never posted: the intent stays pending
+    const unsolicited = await idp.signInIdpInitiated(org.connection.sp.entityId, { as: person(`joan@${org.domain}`) })
+    expect((await postAcs(unsolicited.acsUrl, unsolicited.form)).body.ok).toBe(true)
+    const startedAt = Date.now()
+    // The admin's test, two sign-ins and the IdP-initiated one; the test's, the sign-in's and the IdP-initiated assertions.
+    expect(await stored(org.organizationId)).toEqual({ intents: 4, assertions: 3 })
+
+    // Nothing has expired yet.
+    await runJob(new Date(startedAt))
+    expect(await stored(org.organizationId)).toEqual({ intents: 4, assertions: 3 })
+    // Half an hour on, the assertions (5 minutes, plus the 2 minutes of clock skew) are gone; the intents, expired
+    // 25 minutes ago, are kept for the hour a late answer still reads as `replayed`.
+    await runJob(new Date(startedAt + 30 * MINUTE))
+    expect(await stored(org.organizationId)).toEqual({ intents: 4, assertions: 0 })
+    const replayed = await postAcs(completed.acsUrl, completed.form)
+    expect([replayed.status, replayed.body.code]).toEqual([401, "replayed"])
+    // Past the hour, the intents go too.
+    await runJob(new Date(startedAt + 2 * 60 * MINUTE))
+    expect(await stored(org.organizationId)).toEqual({ intents: 0, assertions: 0 })
+
+    // Another organization's sign-in state is its own: cleaned by time alike, and only when expired.
+    const other = await activeOrganization()
+    expect(await stored(other.organizationId)).toEqual({ intents: 1, assertions: 1 })
+  })
+
+  it("deletes at most its bound per run, and the rest on the next runs", async () => {
+    const org = await activeOrganization()
+    for (const name of ["alan", "barbara", "claude"]) await startSignIn(person(`${name}@${org.domain}`))
+    expect((await stored(org.organizationId)).intents).toBe(4)
+    const later = new Date(Date.now() + 2 * 60 * MINUTE)
+    const first = await runJob(later, { batch: 1, batches: 2 })
+    // Two statements of one row each, per table (the instance's other expired assertions count too).
+    expect(first.intents).toBe(2)
+    expect(first.assertions).toBeGreaterThanOrEqual(1)
+    expect(first.assertions).toBeLessThanOrEqual(2)
+    const rest = await runJob(later)
+    expect(rest.intents).toBeGreaterThanOrEqual(2)
+    expect(await stored(org.organizationId)).toEqual({ intents: 0, assertions: 0 })
+    expect(await runJob(later)).toEqual({ intents: 0, assertions: 0 })
+  })
+})
+
+describe.runIf(TestDatabase.onPostgres)("racing first sign-ins (need real concurrency: Postgres only)", { timeout: 60_000 }, () => {
+  it("two first sign-ins of one new person at the same time both sign in, as one account and one JIT member", async () => {
+    const org = await activeOrganization()
+    const email = person(`racer-${unique()}@${org.domain}`)
+    const both = await Promise.all([startSignIn(email), startSignIn(email)])
+
+    // Both sign-ins are held where they create the account (a share lock on users blocks the inserts, not the
+    // reads), then let go together: without a way to meet, one of them loses the account's unique email.
+    let taken!: () => void
+    const lockTaken = new Promise<void>((resolve) => (taken = resolve))
+    const holding = server.sql((sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`LOCK TABLE users IN SHARE MODE`
+        yield* Effect.sync(taken)
+        let waiting = 0
+        for (let looks = 0; looks < 4_000 && waiting < 2; looks++) {
+          if (looks > 0) yield* Effect.sleep("5 millis")
+          const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                                                 WHERE c.relname = 'users' AND NOT l.granted`
+          waiting = rows[0].n
+        }
+        if (waiting < 2) return yield* Effect.die(new Error("the two sign-ins never waited for the lock on users"))
+      }))
+    )
+    await lockTaken
+    const posted = Promise.all(both.map((acs) => postAcs(acs.acsUrl, acs.form)))
+    await holding
+    const answers = await posted
+
+    for (const answered of answers) expect([answered.status, answered.body?.ok], answered.text).toEqual([200, true])
+    const sessions = await Promise.all(answers.map((answered) => post("/v1/sso/sign-in/exchange", { body: { code: answered.body.code } })))
+    expect(new Set(sessions.map((exchanged) => exchanged.body.user.id)).size).toBe(1)
+    const members = await get(`/v1/members?q=${encodeURIComponent(email)}`, { token: org.token })
+    expect(members.body.items).toHaveLength(1)
+    expect(members.body.items[0]).toMatchObject({ role: "member" })
+  })
+})
