@@ -3,7 +3,7 @@
  * The server answers with these details and the client's validation error carries the same ones, worded alike.
  */
 import { format } from "effect/Formatter"
-import type * as SchemaAST from "effect/SchemaAST"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import type { InvalidRequestDetail } from "./Errors.js"
 
@@ -114,10 +114,48 @@ const notTheLiteral = (literal: SchemaAST.AST, input: unknown) => {
 }
 
 /**
+ * Effect 3's refusal of an object that none of a tagged union's members takes (their required literal members, as
+ * Effect 3's parser found them: `getSearchTree`): the tag refused at its own path, "Expected "none" | "apikey" |
+ * "oauth", actual "magic"" at `authType`, or missing there, where Effect 4 says "Expected CreateMcpConnectionRequest"
+ * of the whole object. None for a union of anything but tagged objects, or an input that is not an object.
+ */
+const refusedTags = (ast: SchemaAST.Union, input: unknown): SchemaIssue.Issue | undefined => {
+  if (typeof input !== "object" || input === null) return undefined
+  const keys = new Map<PropertyKey, { readonly values: Set<string>; readonly literals: Array<SchemaAST.Literal> }>()
+  for (const member of ast.types) {
+    const encoded = SchemaAST.toEncoded(member)
+    if (!SchemaAST.isObjects(encoded)) return undefined
+    const tags = encoded.propertySignatures.flatMap(({ name, type }) => {
+      const literal = SchemaAST.toEncoded(type)
+      return literal._tag === "Literal" && type.context?.isOptional !== true ? [[name, literal] as const] : []
+    })
+    if (tags.length === 0) return undefined
+    for (const [index, [key, literal]] of tags.entries()) {
+      const entry = keys.get(key) ?? { values: new Set<string>(), literals: [] }
+      keys.set(key, entry)
+      const value = String(literal.literal)
+      if (entry.values.has(value) && index < tags.length - 1) continue
+      entry.values.add(value)
+      entry.literals.push(literal)
+      break
+    }
+  }
+  const issues = [...keys].flatMap(([key, { literals, values }]): Array<SchemaIssue.Issue> => {
+    if (!Object.hasOwn(input, key)) return [new SchemaIssue.Pointer([key], new SchemaIssue.MissingKey(undefined))]
+    const actual: unknown = Reflect.get(input, key)
+    if (values.has(String(actual))) return []
+    const expected = literals.map((literal) => format(literal.literal)).join(" | ")
+    return [new SchemaIssue.Pointer([key], new SchemaIssue.InvalidValue({ message: `Expected ${expected}, actual ${format(actual)}` }))]
+  })
+  const [first, ...rest] = issues
+  return first === undefined ? undefined : new SchemaIssue.Composite(ast, [first, ...rest])
+}
+
+/**
  * The issue as Effect 3 worded it where Effect 4 words it otherwise: a value that is none of a union's literals
  * ("Expected Role", or "Expected "admin" | "member"") becomes one issue per literal, "Expected "admin", actual
  * "owner"", which `invalidRequestDetails` joins into one detail, as Effect 3's formatter and this module did; a value
- * that is not a lone literal says what it was as well. Everything else keeps Effect 4's words, without the input
+ * that is not a lone literal says what it was as well; an object of no tag of a tagged union, `refusedTags`. Everything else keeps Effect 4's words, without the input
  * (decoding with `reportInput`, which the actual value needs, would otherwise add it to every default message).
  */
 const asEffect3 = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
@@ -133,11 +171,15 @@ const asEffect3 = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
       return new SchemaIssue.Composite(issue.ast, [asEffect3(first), ...rest.map(asEffect3)])
     }
     case "AnyOf": {
-      const literals = ownMessage(issue.ast) ? undefined : literalMembers(issue.ast)
-      if (literals !== undefined && literals.length > 0 && SchemaIssue.hasInput(issue)) {
+      if (!ownMessage(issue.ast) && SchemaIssue.hasInput(issue)) {
         const input = issue.input
-        const [first, ...rest] = literals
-        return new SchemaIssue.Composite(issue.ast, [notTheLiteral(first, input), ...rest.map((literal) => notTheLiteral(literal, input))])
+        const literals = literalMembers(issue.ast)
+        if (literals !== undefined && literals.length > 0) {
+          const [first, ...rest] = literals
+          return new SchemaIssue.Composite(issue.ast, [notTheLiteral(first, input), ...rest.map((literal) => notTheLiteral(literal, input))])
+        }
+        const tags = issue.issues.length === 0 ? refusedTags(issue.ast, input) : undefined
+        if (tags !== undefined) return tags
       }
       return new SchemaIssue.AnyOf(issue.ast, issue.issues.map(asEffect3))
     }

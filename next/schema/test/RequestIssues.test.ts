@@ -102,4 +102,36 @@ describe("RequestIssues on Effect 4", () => {
     const words = Result.isFailure(unreported) ? RequestIssues.requestIssuesOf(unreported.failure.issue) : []
     expect(RequestIssues.invalidRequestDetails(words)[0]).toEqual({ path: ["role"], message: "Expected Role" })
   })
+
+  it("names the tag of a tagged union where Effect 3 did, when no member has the object's tag", () => {
+    const Connection = Schema.Union([
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("none") }),
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("apikey"), apiKey: Schema.String }),
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("oauth") })
+    ]).annotate({ identifier: "CreateConnection" })
+    const Connection3 = Schema3.Union(
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("none") }),
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("apikey"), apiKey: Schema3.String }),
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("oauth") })
+    ).annotations({ identifier: "CreateConnection" })
+    const detailsOf = (input: unknown) => {
+      const result = Schema.decodeUnknownResult(Connection)(input, { ...requestBody, reportInput: true })
+      return Result.isFailure(result) ? RequestIssues.invalidRequestDetails(RequestIssues.requestIssuesOf(result.failure.issue)) : []
+    }
+    const details3Of = (input: unknown) => {
+      const result = Schema3.decodeUnknownEither(Connection3, { errors: "all", onExcessProperty: "error" })(input)
+      return Either3.isLeft(result) ? RequestIssues3.invalidRequestDetails(ParseResult3.ArrayFormatter.formatErrorSync(result.left)) : []
+    }
+    for (const input of [{ name: "A", authType: "magic", extra: 1 }, { name: 1, authType: 5 }]) {
+      expect(detailsOf(input)).toEqual(details3Of(input))
+    }
+    expect(detailsOf({ name: "A", authType: "magic" })).toEqual([
+      { path: ["authType"], message: "Expected \"none\" | \"apikey\" | \"oauth\", actual \"magic\"" }
+    ])
+    // A missing tag in Effect 4's words for a missing key (Effect 3: "is missing"); not an object: Effect 4's words.
+    expect(detailsOf({ name: "A" })).toEqual([{ path: ["authType"], message: "Missing key" }])
+    expect(detailsOf("x")).toEqual([{ path: [], message: "Expected CreateConnection" }])
+    // A member's tag matched: the member's own issues, as Effect 4 reports them.
+    expect(detailsOf({ name: "A", authType: "apikey" })).toEqual([{ path: ["apiKey"], message: "Missing key" }])
+  })
 })
