@@ -401,7 +401,9 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
 
 /**
  * `HttpApiBuilder.group`, with every handler the group registers wrapped as its operation declares (`instrumented`),
- * however `handle`, `handleAll` and `handleRaw` are called. Every group of the server is built with it.
+ * however `handle`, `handleAll` and `handleRaw` are called, and its endpoint reading requests with `reportInput`
+ * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
+ * is built with it.
  *
  * Left of the Effect 3 module's: the success's response made by `ResponseEncoding.successResponder` (not ported:
  * see the module's header), outermost; here the platform encodes it. Effect 3's `markReturned` has no Effect 4 form
