@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema, SchemaIssue } from "effect"
 import { Either as Either3, ParseResult as ParseResult3, Schema as Schema3 } from "effect-3"
 import * as RequestIssues3 from "../../../packages/schema/src/RequestIssues.js"
+import type * as SchemaAST from "effect/SchemaAST"
+import { allErrors, requestBody } from "../src/Common.js"
 import * as RequestIssues from "../src/RequestIssues.js"
 
 const issues: ReadonlyArray<RequestIssues.RequestIssue> = [
@@ -48,5 +50,88 @@ describe("RequestIssues on Effect 4", () => {
       { path: ["role"], message: "Expected \"owner\", \"admin\" or \"member\", actual \"boss\"" },
       { path: ["name"], message: "Expected string, actual 1" }
     ])
+  })
+
+  it("words a value that is none of a union's literals as Effect 3 did, when the issues keep the value (`reportInput`, as the server decodes)", () => {
+    const Role = Schema.Literals(["owner", "admin", "member"]).annotate({ identifier: "Role" })
+    const Role3 = Schema3.Literal("owner", "admin", "member").annotations({ identifier: "Role" })
+    const Body = Schema.Struct({
+      role: Role,
+      size: Schema.optionalKey(Schema.Literals([1, 2])),
+      owner: Schema.NullOr(Role),
+      roles: Schema.Array(Role),
+      kind: Schema.Literal("plugin"),
+      name: Schema.String,
+      mode: Schema.optionalKey(Schema.Literals(["a", "b"]).annotate({ message: "must be a or b" }))
+    })
+    const Body3 = Schema3.Struct({
+      role: Role3,
+      size: Schema3.optionalWith(Schema3.Literal(1, 2), { exact: true }),
+      owner: Schema3.NullOr(Role3),
+      roles: Schema3.Array(Role3),
+      kind: Schema3.Literal("plugin"),
+      name: Schema3.String
+    })
+    const detailsOf = (input: unknown, options: SchemaAST.ParseOptions) => {
+      const result = Schema.decodeUnknownResult(Body)(input, { ...options, reportInput: true })
+      return Result.isFailure(result) ? RequestIssues.invalidRequestDetails(RequestIssues.requestIssuesOf(result.failure.issue)) : []
+    }
+    const details3Of = (input: unknown) => {
+      const result = Schema3.decodeUnknownEither(Body3, { errors: "all", onExcessProperty: "error" })(input)
+      return Either3.isLeft(result) ? RequestIssues3.invalidRequestDetails(ParseResult3.ArrayFormatter.formatErrorSync(result.left)) : []
+    }
+    const literals = { role: "boss", size: 3, owner: { a: [1] }, roles: ["admin", "x".repeat(300)], kind: "skill", name: "A" }
+    expect(detailsOf(literals, requestBody)).toEqual(details3Of(literals))
+    expect(detailsOf(literals, allErrors)).toEqual(details3Of(literals))
+    expect(detailsOf(literals, requestBody).slice(0, 3)).toEqual([
+      { path: ["role"], message: "Expected \"owner\", \"admin\" or \"member\", actual \"boss\"" },
+      { path: ["size"], message: "Expected 1 or 2, actual 3" },
+      { path: ["owner"], message: "Expected \"owner\", \"admin\", \"member\" or null, actual {\"a\":[1]}" }
+    ])
+    // The other messages keep Effect 4's words, without the value (Effect 3: "Expected string, actual 1", "is missing"),
+    // and a union's own message stays its message (Effect 3's formatter worded the members instead).
+    const others = { owner: null, roles: [], kind: "plugin", name: 1, mode: "c", extra: "secret" }
+    expect(detailsOf(others, requestBody)).toEqual([
+      { path: ["extra"], message: "Expected no excess property" },
+      { path: ["role"], message: "Missing key" },
+      { path: ["name"], message: "Expected string" },
+      { path: ["mode"], message: "must be a or b" }
+    ])
+    // Decoded without `reportInput` (as the client encodes), nothing is quoted back: Effect 4's words stay.
+    const unreported = Schema.decodeUnknownResult(Body)(literals, requestBody)
+    const words = Result.isFailure(unreported) ? RequestIssues.requestIssuesOf(unreported.failure.issue) : []
+    expect(RequestIssues.invalidRequestDetails(words)[0]).toEqual({ path: ["role"], message: "Expected Role" })
+  })
+
+  it("names the tag of a tagged union where Effect 3 did, when no member has the object's tag", () => {
+    const Connection = Schema.Union([
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("none") }),
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("apikey"), apiKey: Schema.String }),
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("oauth") })
+    ]).annotate({ identifier: "CreateConnection" })
+    const Connection3 = Schema3.Union(
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("none") }),
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("apikey"), apiKey: Schema3.String }),
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("oauth") })
+    ).annotations({ identifier: "CreateConnection" })
+    const detailsOf = (input: unknown) => {
+      const result = Schema.decodeUnknownResult(Connection)(input, { ...requestBody, reportInput: true })
+      return Result.isFailure(result) ? RequestIssues.invalidRequestDetails(RequestIssues.requestIssuesOf(result.failure.issue)) : []
+    }
+    const details3Of = (input: unknown) => {
+      const result = Schema3.decodeUnknownEither(Connection3, { errors: "all", onExcessProperty: "error" })(input)
+      return Either3.isLeft(result) ? RequestIssues3.invalidRequestDetails(ParseResult3.ArrayFormatter.formatErrorSync(result.left)) : []
+    }
+    for (const input of [{ name: "A", authType: "magic", extra: 1 }, { name: 1, authType: 5 }]) {
+      expect(detailsOf(input)).toEqual(details3Of(input))
+    }
+    expect(detailsOf({ name: "A", authType: "magic" })).toEqual([
+      { path: ["authType"], message: "Expected \"none\" | \"apikey\" | \"oauth\", actual \"magic\"" }
+    ])
+    // A missing tag in Effect 4's words for a missing key (Effect 3: "is missing"); not an object: Effect 4's words.
+    expect(detailsOf({ name: "A" })).toEqual([{ path: ["authType"], message: "Missing key" }])
+    expect(detailsOf("x")).toEqual([{ path: [], message: "Expected CreateConnection" }])
+    // A member's tag matched: the member's own issues, as Effect 4 reports them.
+    expect(detailsOf({ name: "A", authType: "apikey" })).toEqual([{ path: ["apiKey"], message: "Missing key" }])
   })
 })

@@ -43,6 +43,7 @@ import {
   MethodNotAllowedResponse,
   RateLimited,
   RateLimitedResponse,
+  requestIssuesOf,
   scimErrorResponseOf,
   ScimErrorSchema,
   ScimInternalError,
@@ -60,21 +61,22 @@ import {
   UriTooLongResponse
 } from "@orgplane-next/schema"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { HttpRouter } from "effect/http"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import type * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import * as Recorder from "./AuditRecorder.js"
 import * as Authority from "./Authority.js"
@@ -96,8 +98,6 @@ const scimInternalError = HttpServerResponse.jsonUnsafe(
   { status: 500, contentType: ScimMediaType }
 )
 
-const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
-
 /** What Effect 4's payload decoder says of a body that is not JSON (`HttpApiBuilder`'s `decodePayload`). */
 const notJsonIssue = "Expected a valid JSON body"
 
@@ -107,12 +107,7 @@ const notJson = () => InvalidRequest.field([], "The request body is not valid JS
 export const toInvalidRequest = (error: HttpApiSchemaError) => {
   const issue = error.cause.issue
   if (error.kind === "Payload" && issue._tag === "InvalidValue" && issue.annotations?.message === notJsonIssue) return notJson()
-  return new InvalidRequest({
-    details: invalidRequestDetails(formatIssue(issue).issues.map(({ message, path }) => ({
-      path: (path ?? []).map((segment) => typeof segment === "object" ? segment.key : segment),
-      message
-    })))
-  })
+  return new InvalidRequest({ details: invalidRequestDetails(requestIssuesOf(issue)) })
 }
 
 /** Whether a schema failure is the response's (the handler's value, or its headers): the server's bug. */
@@ -387,8 +382,28 @@ const declarationsOf = <Id extends string, Groups extends HttpApiGroup.Constrain
 }
 
 /**
+ * The endpoint reading its request (path, query, body) with the parse options the API, its group or itself declare,
+ * and `reportInput`: the issues keep the value refused, for `requestIssuesOf` (@orgplane-next/schema) to quote a
+ * value that is none of a union's literals back as Effect 3 did ("Expected "admin" or "member", actual "owner"").
+ * The server's alone: the client encodes with the API's options.
+ */
+const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGroup.Top, endpoint: HttpApiEndpoint.Top) => {
+  const annotations = Context.merge(Context.merge(api.annotations, group.annotations), endpoint.annotations)
+  // As the builder reads them (`HttpApi.getSlotParseOptions`, internal): the slot's options, else `ParseOptions`.
+  const fallback = Context.getOrUndefined(annotations, HttpApi.ParseOptions)
+  const reporting = <I>(slot: Context.Key<I, SchemaAST.ParseOptions>): SchemaAST.ParseOptions =>
+    ({ ...(Context.getOrUndefined(annotations, slot) ?? fallback), reportInput: true })
+  return endpoint
+    .annotate(HttpApi.ParamsParseOptions, reporting(HttpApi.ParamsParseOptions))
+    .annotate(HttpApi.QueryParseOptions, reporting(HttpApi.QueryParseOptions))
+    .annotate(HttpApi.PayloadParseOptions, reporting(HttpApi.PayloadParseOptions))
+}
+
+/**
  * `HttpApiBuilder.group`, with every handler the group registers wrapped as its operation declares (`instrumented`),
- * however `handle`, `handleAll` and `handleRaw` are called. Every group of the server is built with it.
+ * however `handle`, `handleAll` and `handleRaw` are called, and its endpoint reading requests with `reportInput`
+ * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
+ * is built with it.
  *
  * Left of the Effect 3 module's: the success's response made by `ResponseEncoding.successResponder` (not ported:
  * see the module's header), outermost; here the platform encodes it. Effect 3's `markReturned` has no Effect 4 form
@@ -407,9 +422,13 @@ export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
     Object.defineProperty(registry, "set", {
       value: (name: string, runtime: unknown) => {
         if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
+        if (!HttpApiEndpoint.isHttpApiEndpoint(runtime.endpoint) || !HttpApiGroup.isHttpApiGroup(declaredGroup)) {
+          throw new Error(`HttpErrors.group: ${name}'s endpoint or group is not in the shape Effect 4.1 registers`)
+        }
         const id = topLevel ? name : `${identifier}.${name}`
         return register(name, {
           ...runtime,
+          endpoint: reportingInput(api, declaredGroup, runtime.endpoint),
           handler: instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit: audits.get(id) })
         })
       }
