@@ -352,14 +352,13 @@ interface Operation {
 type Handler = (request: object) => Effect.Effect<unknown, unknown, unknown>
 
 interface Registered {
-  readonly endpoint: { readonly method: string }
+  readonly endpoint: HttpApiEndpoint.Top
   readonly handler: Handler
 }
 
 const isRegistered = (value: unknown): value is Registered =>
   typeof value === "object" && value !== null && "handler" in value && typeof value.handler === "function" &&
-  "endpoint" in value && (typeof value.endpoint === "object" || typeof value.endpoint === "function") && value.endpoint !== null &&
-  "method" in value.endpoint && typeof value.endpoint.method === "string"
+  "endpoint" in value && HttpApiEndpoint.isHttpApiEndpoint(value.endpoint)
 
 /**
  * A handler as its operation declares: through `Authority.around` when it writes (its caller's authority checked
@@ -413,7 +412,7 @@ export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
   HttpApiBuilder.group(api, identifier, (handlers) => {
     const { audits, ids } = declarationsOf(api)
     const declaredGroup: unknown = api.groups[identifier]
-    const topLevel = typeof declaredGroup === "object" && declaredGroup !== null && "topLevel" in declaredGroup && declaredGroup.topLevel === true
+    if (!HttpApiGroup.isHttpApiGroup(declaredGroup)) throw new Error(`HttpErrors.group: ${identifier} is not a group of the API`)
     // The handlers' registry: every `handle`, `handleAll` and `handleRaw` adds its endpoint's there. Were it not
     // where Effect 4.1 keeps it, the server must not start with its handlers unchecked.
     const registry: unknown = Reflect.get(handlers, "handlers")
@@ -422,10 +421,7 @@ export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
     Object.defineProperty(registry, "set", {
       value: (name: string, runtime: unknown) => {
         if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
-        if (!HttpApiEndpoint.isHttpApiEndpoint(runtime.endpoint) || !HttpApiGroup.isHttpApiGroup(declaredGroup)) {
-          throw new Error(`HttpErrors.group: ${name}'s endpoint or group is not in the shape Effect 4.1 registers`)
-        }
-        const id = topLevel ? name : `${identifier}.${name}`
+        const id = declaredGroup.topLevel ? name : `${identifier}.${name}`
         return register(name, {
           ...runtime,
           endpoint: reportingInput(api, declaredGroup, runtime.endpoint),

@@ -111,8 +111,8 @@ export interface Options extends Database.Timeouts {
   readonly migrated?: boolean
 }
 
-/** Where a fresh database listens, for the scope. */
-const fresh = Effect.fn("TestDatabase.fresh")(function*(options: Options) {
+/** Where a fresh database listens, for the scope: its URL (Postgres) or its socket folder (embedded), and its target. */
+export const fresh = Effect.fn("TestDatabase.fresh")(function*(options: Options) {
   if (postgresUrl !== undefined) {
     const url = new URL(yield* freshPostgres(postgresUrl, options))
     return { url: url.toString(), target: { host: url.hostname, port: Number(url.port || 5432) } satisfies DatabaseProxy.Target }
