@@ -14,6 +14,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
 import { ShiftedClock } from "./Clocks.js"
+import { watched } from "./Contract.js"
 import * as TestDatabase from "./TestDatabase.js"
 import { encryptionKeys } from "./TestServer.js"
 
@@ -67,8 +68,8 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
     const settings = { ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options }
     // A logger of the test's is kept by the server's logging (it replaces only Effect's default logger).
     const logged = logger === undefined
-      ? Server.layer(settings)
-      : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }), Logger.layer([logger]))
+      ? Server.layer(settings, watched)
+      : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }, watched), Logger.layer([logger]))
     const runtime = ManagedRuntime.make(clock === undefined ? logged : Layer.provide(logged, Layer.succeed(Clock.Clock, clock)))
     // A server that refuses to start leaves nothing running behind.
     const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (server) => server.address)).catch(async (error) => {
