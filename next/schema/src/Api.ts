@@ -44,6 +44,7 @@ import {
   arrayChecksInline,
   checksFlattened,
   componentExamples,
+  defaultedClassesInline,
   descriptionsBeside,
   inlineIds,
   integersAsPublished,
@@ -401,7 +402,7 @@ export const Api = Groups.annotateMerge(
     // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
     // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
     transform: (spec) =>
-      addLinks(addExamples(Groups, annotatedBodiesInline(componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec))))))))
+      addLinks(addExamples(Groups, annotatedBodiesInline(defaultedClassesInline(Groups, componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec)))))))))
   })
 )
 

@@ -10,6 +10,7 @@ import { urlProblem, type UrlRule, UrlOf } from "./Urls.js"
 import { ada, exampleTime } from "./Examples.js"
 import { exampleId, LlmProviderId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { publishedAs } from "./internal/published.js"
 
 export const LlmApiStyle = Schema.Literals(["openai-compatible", "anthropic"]).annotate({
   identifier: "LlmApiStyle",
@@ -161,7 +162,11 @@ export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate(
 }).check(
   // The names are checked here (which JSON Schema cannot say of a map's keys): documented with its bound.
   Schema.makeFilter(headersProblems, { toJsonSchema: () => ({ maxProperties: 16 }) })
-).annotate({ identifier: "LlmHeaders" })
+).annotate({
+  identifier: "LlmHeaders",
+  // Documented as an open object with its bound, as Effect 3's override did (its description unwritten).
+  ...publishedAs({ type: "object", additionalProperties: true, maxProperties: 16 })
+})
 
 // Inline, as Effect 4 writes a checked integer (Effect 3 referred to `Int` with the bounds beside).
 const Tokens = Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 }))

@@ -73,6 +73,36 @@
  * - `memberDescriptions` again: a union's undescribed, unnamed members described by their last check as Effect 3
  *   generated it (a length's bound, and a number's `between`, "a number between 0 and 1000000"): components
  *   420 → 422; an optional member's union too, and in Effect 4's `<Name>_1` copies: components 422 → 423.
+ * - `memberDescriptions` again, with a fix of the ports: a schema Effect 3 documented by its `jsonSchema` override
+ *   carries that override (`publishedAs`, internal/published.ts: Effect 4 has no override) and is written as it
+ *   where used (an unnamed member, a union's member, a parameter, a required member described again, a request body:
+ *   SCIM's resources) and as its component (`OrganizationMetadata`, `LlmHeaders`, `RepositoryFullName`, `JsonObject`),
+ *   without the description and examples annotated beside it, as Effect 3 wrote it; a required TypeID member without
+ *   its description (a TypeID's override replaced it); and the members of an array of structs written inside another
+ *   (`IngestTelemetryRequest`'s events), a transformation's copy with its own description read from the named schema
+ *   (a struct's Type side has its members' Type sides): components 423 → 434, operations 256 → 265, 2 fewer extra
+ *   components;
+ * - `annotatedBodiesInline` again: a request union written as its members' `oneOf` alone (Effect 3 took each member
+ *   as a payload: no description of the union's), and a request body's `<Name>_1` copy with its own examples (SCIM's
+ *   group search and patch): operations 265 → 268;
+ * - `objectsAsPublished` again: an empty struct (`PluginManifest`'s `setup`, which Effect 4 writes as any value but
+ *   null) as the empty object Effect 3's override documented: components 434 → 435;
+ * - `defaultedClassesInline`: a class whose struct decodes a member with a default (`DiscoveredPlugin`'s
+ *   `skippedFiles`) written where used, as Effect 3 wrote it (its wire side had no name): components 435 → 436, 1
+ *   fewer extra component;
+ * - `memberDescriptions` again: an unnamed member checked further than what it refines described by its last check
+ *   (`memberIds`, "an array of at least 1 item(s)"): operations 268 → 269; a class described where used giving its
+ *   first use's description (in the API's order) to its component, which has none (Effect 3's described class kept
+ *   the class's name: `ConnectorSyncEvent`, `TemplateVersion`): components 436 → 438; a parameter of a named schema
+ *   annotated again (`SsoDomain` with its examples) written as a copy of it: operations 269 → 270.
+ * What is left, not worth a rule (the port cannot tell it from what the document has right):
+ * - `SsoJitInput`'s `defaultRole`: Effect 3 wrote the described copy of `SsoJitRole` that `SsoJit` has (its
+ *   `partialWith` kept the member's described schema), where the port's optional member refers to `SsoJitRole` with
+ *   its key's description beside, as every other optional member described by its key is rightly written; and
+ *   Effect 3 named no `SsoJitRole` component (no use was undescribed).
+ * - `POST /v1/llm-providers`' `models`: Effect 3 described `LlmModelInputs` by its length check ("an array of at most
+ *   500 item(s)"), its own description being annotated on a filter the document cannot state (each model once), which
+ *   Effect 3 wrote nothing of; the port's description is on its last check, as every other described schema's is.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -125,10 +155,8 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const before = Object.keys(schemasOf(published))
     // Every one (Effect 3's NonNegative, which counts refer to, is added by `integersAsPublished`).
     expect(before.filter((name) => !names.includes(name))).toEqual([])
-    // Named SCIM request schemas and members Effect 3 wrote inline where used.
-    expect(names.filter((name) => !before.includes(name)).sort()).toEqual([
-      "DiscoveredPlugin", "ScimGroupRequest", "ScimUserRequest", "SsoJitRole"
-    ])
+    // A named schema Effect 3 wrote only where used, described (the top comment says why it is left).
+    expect(names.filter((name) => !before.includes(name)).sort()).toEqual(["SsoJitRole"])
   })
 
   it("has as many components and operations identical to the fixture's as the step has reached (only ever more)", () => {
@@ -136,9 +164,9 @@ describe("the whole OpenAPI document on Effect 4", () => {
     const components = Object.entries(schemasOf(published)).filter(([name, schema]) => same(schemas[name], schema)).length
     const operations = operationsOf(ported)
     const identical = [...operationsOf(published)].filter(([at, operation]) => same(operations.get(at), operation)).length
-    // Reached so far (2026-11-26): 423 of 438 shared components, 256 of 271 operations. Raise these as the step goes.
-    expect(components).toBeGreaterThanOrEqual(423)
-    expect(identical).toBeGreaterThanOrEqual(256)
+    // Reached so far (2026-11-26): 438 of 439 components, 270 of 271 operations (the top comment says what is left).
+    expect(components).toBeGreaterThanOrEqual(438)
+    expect(identical).toBeGreaterThanOrEqual(270)
   })
 
   it("reads request bodies strictly and queries and paths reporting every issue, but for the endpoints that say otherwise", () => {
