@@ -199,7 +199,8 @@ export const unroutedMember = "x-orgplane-unrouted-responses"
  * other definitions it refers to given as the document's components (which must have them).
  */
 const inline = (spec: JsonObject, schema: Schema.Top): JsonObject => {
-  const document = Schema.toJsonSchemaDocument(schema)
+  // Closed objects, as the generator writes the document's (`onExcessProperty: "error"`).
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
   const rootRef = document.schema.$ref
   const root = typeof rootRef === "string" ? rootRef.replace("#/$defs/", "") : undefined
   const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}

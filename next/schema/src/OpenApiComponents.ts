@@ -390,6 +390,10 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
   const own = SchemaAST.resolveDescription(member.type)
   const identifier = SchemaAST.resolveIdentifier(member.type)
   const base = identifier === undefined ? undefined : named.get(identifier)
+  // A description annotated on a check the document cannot state (no JSON Schema: Effect 4 writes nothing of it, and
+  // Effect 3 wrote nothing of it either, describing the schema by its last check it could state).
+  const last = member.type.checks?.[member.type.checks.length - 1]
+  if (identifier === undefined && last !== undefined && last.annotations?.["toJsonSchema"] === undefined) return lastCheckDescription(member.type)
   if (identifier === undefined) return own ?? lastCheckDescription(member.type)
   return base === undefined || base === member.type || SchemaAST.resolveDescription(base) === own ? undefined : own
 }
@@ -400,7 +404,7 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
  * "a number between 0 and 1000000".
  */
 const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
-  const last = ast.checks?.[ast.checks.length - 1]
+  const last = ast.checks?.filter((check) => check.annotations?.["toJsonSchema"] !== undefined).at(-1)
   const representation = last?.annotations?.["representation"]
   const id = isRepresentation(representation) ? representation.id : undefined
   const payload = isRepresentation(representation) ? representation.payload : undefined
