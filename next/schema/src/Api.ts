@@ -44,6 +44,7 @@ import {
   arrayChecksInline,
   checksFlattened,
   componentExamples,
+  defaultedClassesInline,
   descriptionsBeside,
   inlineIds,
   integersAsPublished,
@@ -198,7 +199,8 @@ export const unroutedMember = "x-orgplane-unrouted-responses"
  * other definitions it refers to given as the document's components (which must have them).
  */
 const inline = (spec: JsonObject, schema: Schema.Top): JsonObject => {
-  const document = Schema.toJsonSchemaDocument(schema)
+  // Closed objects, as the generator writes the document's (`onExcessProperty: "error"`).
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
   const rootRef = document.schema.$ref
   const root = typeof rootRef === "string" ? rootRef.replace("#/$defs/", "") : undefined
   const components = objectAt(objectAt(spec, "components"), "schemas") ?? {}
@@ -401,7 +403,7 @@ export const Api = Groups.annotateMerge(
     // Then the responses and the components' examples as Effect 3 wrote them (`OpenApiResponses.ts`,
     // `OpenApiComponents.ts`: they read the API's schemas), then the operations' examples and links.
     transform: (spec) =>
-      addLinks(addExamples(Groups, annotatedBodiesInline(componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec))))))))
+      addLinks(addExamples(Groups, annotatedBodiesInline(defaultedClassesInline(Groups, componentExamples(Groups, memberDescriptions(Groups, responsesAsPublished(Groups, transform(asDocument(spec)))))))))
   })
 )
 

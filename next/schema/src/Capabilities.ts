@@ -9,6 +9,7 @@ import { trimmedString } from "./internal/trimmed.js"
 import { UrlOf } from "./Urls.js"
 import { MembershipId } from "./Ids.js"
 import { ada, alan, exampleTime, grace } from "./Examples.js"
+import { publishedAs } from "./internal/published.js"
 
 // Suites and their OAuth clients --------------------------------------------------------------------------------------
 
@@ -50,7 +51,8 @@ export const SuiteTenant = trimmedString(
       : "must be a directory tenant: its id, a domain, `organizations` or `common` (letters, digits, dots and hyphens)",
   { minLength: 1, maxLength: 255, pattern: TENANT.source },
   "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`."
-)
+  // As Effect 3's override documented it (its description unwritten).
+).annotate(publishedAs({ type: "string", minLength: 1, maxLength: 255, pattern: TENANT.source }))
 
 const optionalNull = <S extends Schema.Top>(schema: S, description: string) =>
   Schema.optionalKey(Schema.NullOr(schema)).annotateKey({ description })
@@ -256,7 +258,9 @@ export const MailMessageId = Schema.String.check(
     return true
   }, { toJsonSchema: () => ({ minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" }) })
 ).annotate({
-  description: "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`."
+  description: "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`.",
+  // As Effect 3's override documented it (its description unwritten).
+  ...publishedAs({ type: "string", minLength: 1, maxLength: 512, pattern: "^(?!\\.\\.?$)[^\\s/\\\\?#\\u0000]+$" })
 })
 export const MailMessagePath = Schema.Struct({ messageId: MailMessageId }).annotate({
   examples: [{ messageId: "AAMkAGI2TG93AAA=" }]

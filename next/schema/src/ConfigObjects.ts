@@ -16,6 +16,7 @@ import {
 } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, exampleOf, exampleTime, grace } from "./Examples.js"
+import { publishedAs } from "./internal/published.js"
 
 export const ObjectType = Schema.Literals(["skill", "agent", "command", "tool", "mcp", "hook", "context", "custom"]).annotate({
   identifier: "ObjectType",
@@ -55,7 +56,9 @@ export const JsonObject = Schema.Record(Schema.String, Schema.Unknown).check(
   Schema.makeFilter(() => true, { toJsonSchema: () => ({ additionalProperties: true }) })
 ).annotate({
   identifier: "JsonObject",
-  description: "Any JSON object; bounded only by the request's size and nesting limits."
+  description: "Any JSON object; bounded only by the request's size and nesting limits.",
+  // Effect 3's override: written so wherever a member describes it again (the member's description unwritten).
+  ...publishedAs({ type: "object", additionalProperties: true, description: "Any JSON object; bounded only by the request's size and nesting limits." })
 })
 export type JsonObject = typeof JsonObject.Type
 

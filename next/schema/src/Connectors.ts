@@ -30,6 +30,7 @@ import {
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, ada, exampleOf, exampleTime } from "./Examples.js"
 import { trimmedString } from "./internal/trimmed.js"
+import { publishedAs } from "./internal/published.js"
 
 export const ConnectorType = Schema.Literal("codehost").annotate({
   identifier: "ConnectorType",
@@ -49,7 +50,12 @@ export const RepositoryFullName = trimmedString(
   (text) => repositoryFullName.test(text) ? undefined : "must be a repository as owner/name (letters, digits, '.', '-', '_')",
   { minLength: 3, maxLength: 201, pattern: REPOSITORY_FULL_NAME },
   "A repository as `owner/name`."
-).annotate({ identifier: "RepositoryFullName", description: "A repository as `owner/name`." })
+).annotate({
+  identifier: "RepositoryFullName",
+  description: "A repository as `owner/name`.",
+  // As Effect 3's override documented it (its description unwritten).
+  ...publishedAs({ type: "string", minLength: 3, maxLength: 201, pattern: REPOSITORY_FULL_NAME })
+})
 
 /** A branch name, as git allows it (no `..`, no control characters, no leading `-` or `/`). */
 export const BranchName = TrimmedText(1, 255, "Branch name", "^(?![-/])(?!.*\\.\\.)(?!.*(?:/|\\.lock)$)[^\\u0000-\\u001f\\u007f ~^:?*[\\\\]+$").check(

@@ -10,6 +10,7 @@ import { urlProblem, type UrlRule, UrlOf } from "./Urls.js"
 import { ada, exampleTime } from "./Examples.js"
 import { exampleId, LlmProviderId, MembershipId, OrganizationId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
+import { publishedAs } from "./internal/published.js"
 
 export const LlmApiStyle = Schema.Literals(["openai-compatible", "anthropic"]).annotate({
   identifier: "LlmApiStyle",
@@ -161,7 +162,11 @@ export const LlmHeaders = Schema.Record(Schema.String, LlmHeaderValue).annotate(
 }).check(
   // The names are checked here (which JSON Schema cannot say of a map's keys): documented with its bound.
   Schema.makeFilter(headersProblems, { toJsonSchema: () => ({ maxProperties: 16 }) })
-).annotate({ identifier: "LlmHeaders" })
+).annotate({
+  identifier: "LlmHeaders",
+  // Documented as an open object with its bound, as Effect 3's override did (its description unwritten).
+  ...publishedAs({ type: "object", additionalProperties: true, maxProperties: 16 })
+})
 
 // Inline, as Effect 4 writes a checked integer (Effect 3 referred to `Int` with the bounds beside).
 const Tokens = Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000 }))
@@ -187,13 +192,15 @@ export type LlmModelInput = typeof LlmModelInput.Type
 
 // The uniqueness check first: a description goes on the last check, and a check without JSON Schema keywords is left
 // out of the JSON Schema with its annotations.
+// Checked in Effect 3's order: the description is the last check's, one the document cannot state, so (as Effect 3)
+// the document describes the list by its length's bound.
 export const LlmModelInputs = Schema.Array(LlmModelInput).check(
+  Schema.isMinLength(1, { message: "must name at least one model" }),
+  Schema.isMaxLength(500),
   Schema.makeFilter((models) => {
     const ids = models.map((model) => model.id)
     return new Set(ids).size === ids.length || "must name each model once"
-  }),
-  Schema.isMinLength(1, { message: "must name at least one model" }),
-  Schema.isMaxLength(500)
+  })
 ).annotate({ description: "The model allow-list: 1 to 500 models, each once." })
 
 const Secret = (what: string) => TrimmedText(1, 8192, what, "^[\\x21-\\x7E]+$").check(
@@ -246,7 +253,7 @@ export const UpdateLlmProviderRequest = Schema.Struct({
   baseUrl: Schema.optionalKey(LlmBaseUrl),
   headers: Schema.optionalKey(LlmHeaders).annotateKey({ description: "Replaces every extra header (`{}` removes them all)." }),
   // Its own description on the schema, replacing the list's, as Effect 3's did (a key's would sit beside it in allOf).
-  models: Schema.optionalKey(LlmModelInputs.annotate({ description: "Replaces the whole allow-list." }))
+  models: Schema.optionalKey(LlmModelInputs).annotateKey({ description: "Replaces the whole allow-list." })
 }).check(
   Schema.makeFilter((body) => Object.keys(body).length > 0 || "give at least one of name, baseUrl, headers or models", {
     toJsonSchema: () => ({ minProperties: 1 })

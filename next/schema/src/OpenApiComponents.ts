@@ -16,7 +16,12 @@
  * - a member's description of a transformed schema, which Effect 4 leaves out, is written as Effect 3 wrote it
  *   (`memberDescriptions`, which reads the API), and an undescribed string or array member (or a union's member, a
  *   bounded number too) is described by its last check as Effect 3 generated it;
- * - a struct's `required` and a record's `properties` and `required` are written even when empty (`objectsAsPublished`);
+ * - a schema Effect 3 documented by its `jsonSchema` override (`publishedAs`, internal/published.ts) is written as the
+ *   override where used and as its component, and a required TypeID member without its description
+ *   (`memberDescriptions`);
+ * - a class whose struct decodes a member with a default is written where used (`defaultedClassesInline`);
+ * - a struct's `required` and a record's `properties` and `required` are written even when empty, an empty struct as
+ *   the empty object (`objectsAsPublished`);
  * - a check annotated after it is written in the schema's `allOf`, its examples on the schema (`checksFlattened`), and
  *   an array's checks on the array (`arrayChecksInline`).
  * Functions over the document as JSON (`componentExamples` reads the API too), which `Api.ts`'s transform applies first.
@@ -30,6 +35,8 @@ import { IdsByPrefix } from "./Ids.js"
 import { ownExamples, parameterSchemas, wireExamples } from "./OpenApiExamples.js"
 import type { Json, JsonObject } from "./OpenApiExamples.js"
 import { isJsonObject } from "./internal/json.js"
+import { publishedJsonSchemaOf } from "./internal/published.js"
+import { documentNulRule } from "./OpenApiDocument.js"
 
 const REF_PREFIX = "#/components/schemas/"
 
@@ -199,9 +206,32 @@ export const componentExamples = <Id extends string, Groups extends HttpApiGroup
   const components = componentsOf(spec)
   for (const [name, ast] of namedSchemas(api)) {
     const component = components[name]
-    if (!isJsonObject(component) || !hasOwnExamples(ast)) continue
+    if (!isJsonObject(component) || !hasOwnExamples(ast) || publishedJsonSchemaOf(ast) !== undefined) continue
     const examples = wireExamples(ast)
     if (examples.length > 0) component["examples"] = JSON.parse(JSON.stringify(examples))
+  }
+  return spec
+}
+
+/**
+ * A class whose struct decodes a member with a default (one the wire may leave out, always there once decoded: a
+ * `DiscoveredPlugin`'s `skippedFiles`) written where it is used, its component left out, as Effect 3 wrote it: such a
+ * class was a transformation of its struct there, whose wire side had no name.
+ */
+export const defaultedClassesInline = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
+  const components = componentsOf(spec)
+  for (const [name, ast] of namedSchemas(api)) {
+    const component = components[name]
+    const defaulted = structOf(ast)?.propertySignatures.some((member) =>
+      member.type.context?.isOptional !== true && (member.type.encoding ?? []).some((link) => link.to.context?.isOptional === true)
+    )
+    if (!isJsonObject(component) || ast.annotations?.["~constructor"] === undefined || defaulted !== true) continue
+    eachSchemaObject(spec, (schema) => {
+      if (schema["$ref"] !== `${REF_PREFIX}${name}` || Object.keys(schema).length !== 1) return
+      delete schema["$ref"]
+      Object.assign(schema, structuredClone(component))
+    })
+    delete components[name]
   }
   return spec
 }
@@ -360,6 +390,10 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
   const own = SchemaAST.resolveDescription(member.type)
   const identifier = SchemaAST.resolveIdentifier(member.type)
   const base = identifier === undefined ? undefined : named.get(identifier)
+  // A description annotated on a check the document cannot state (no JSON Schema: Effect 4 writes nothing of it, and
+  // Effect 3 wrote nothing of it either, describing the schema by its last check it could state).
+  const last = member.type.checks?.[member.type.checks.length - 1]
+  if (identifier === undefined && last !== undefined && last.annotations?.["toJsonSchema"] === undefined) return lastCheckDescription(member.type)
   if (identifier === undefined) return own ?? lastCheckDescription(member.type)
   return base === undefined || base === member.type || SchemaAST.resolveDescription(base) === own ? undefined : own
 }
@@ -370,7 +404,7 @@ const memberDescription = (member: SchemaAST.PropertySignature, named: ReadonlyM
  * "a number between 0 and 1000000".
  */
 const lastCheckDescription = (ast: SchemaAST.AST): string | undefined => {
-  const last = ast.checks?.[ast.checks.length - 1]
+  const last = ast.checks?.filter((check) => check.annotations?.["toJsonSchema"] !== undefined).at(-1)
   const representation = last?.annotations?.["representation"]
   const id = isRepresentation(representation) ? representation.id : undefined
   const payload = isRepresentation(representation) ? representation.payload : undefined
@@ -416,9 +450,15 @@ const describe = (schema: Json | undefined, description: string): void => {
  * member's description of a named schema was its schema's, which made a new, unnamed schema: Effect 3 wrote its
  * JSON Schema where used, a copy of the named one's, with the member's description (an enum's, a record's), or,
  * of a transformation, with its own (`Timestamp`'s, whose description stayed on its Type side); and of a class the
- * reference alone. An unnamed member gets its description. Read from the
- * API's structs: the components written from them, the request bodies written where used (whose examples are then
- * written in their wire form too, as `componentExamples` writes components') and the parameters.
+ * reference alone (the class's component taking the description of its first use, which kept the class's name). An
+ * unnamed member gets its description (its last check's, when it is checked further than what it refines). A schema
+ * Effect 3 documented by its `jsonSchema` override (`publishedAs`) is written as the override where it is unnamed or
+ * described again (a required member's, an optional member's key description being Effect 3's property
+ * signature's), as its component, as a request body and as a parameter; a required TypeID member has no description
+ * (its override replaced it); a parameter of a named schema annotated again is a copy of it. Read from the API's
+ * structs (and those of their arrays): the components written from them, the request bodies written where used (whose
+ * examples are then written in their wire form too, as `componentExamples` writes components') and the parameters;
+ * then the NUL rule on the request strings written (`documentNulRule`).
  */
 export const memberDescriptions = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>, spec: JsonObject): JsonObject => {
   const named = namedSchemas(api)
@@ -430,6 +470,27 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
     for (const member of struct.propertySignatures) {
       const description = memberDescription(member, named)
       const schema = properties[String(member.name)]
+      const optional = member.type.context?.isOptional === true
+      // A schema Effect 3 wrote by its override, unnamed or described where used: the override alone.
+      const override = SchemaAST.resolveIdentifier(member.type) === undefined || (!optional && description !== undefined)
+        ? publishedJsonSchemaOf(member.type)
+        : undefined
+      if (override !== undefined) {
+        properties[String(member.name)] = override
+        continue
+      }
+      // A required TypeID's description (its override replaced what the member annotated on it).
+      const identifier = SchemaAST.resolveIdentifier(member.type)
+      if (!optional && identifier !== undefined && idComponentNames.has(identifier) && isJsonObject(schema)) {
+        delete schema["description"]
+        continue
+      }
+      // An array of structs written inside it: their members too.
+      const items = isJsonObject(schema) ? schema["items"] : undefined
+      const [element] = member.type._tag === "Arrays" && member.type.elements.length === 0 ? member.type.rest : []
+      if (isJsonObject(items) && items["properties"] !== undefined && element !== undefined && SchemaAST.resolveIdentifier(element) === undefined) {
+        describeMembers(element, items)
+      }
       // A struct written inside it (not a reference): its members too.
       if (isJsonObject(schema) && schema["properties"] !== undefined && SchemaAST.resolveIdentifier(member.type) === undefined) {
         describeMembers(member.type, schema)
@@ -442,15 +503,21 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       const types = unionMembers(member.type)
       if (types !== undefined && Array.isArray(anyOf) && anyOf.length === types.length) {
         types.forEach((type, index) => {
-          if (SchemaAST.resolveIdentifier(type) !== undefined || SchemaAST.resolveDescription(type) !== undefined) return
+          const override = SchemaAST.resolveIdentifier(type) === undefined ? publishedJsonSchemaOf(type) : undefined
+          if (override !== undefined) anyOf[index] = override
+          if (override !== undefined || SchemaAST.resolveIdentifier(type) !== undefined || SchemaAST.resolveDescription(type) !== undefined) return
           const generated = lastCheckDescription(type)
           if (generated !== undefined) describe(anyOf[index], generated)
         })
       }
       if (description === undefined || !isJsonObject(schema)) continue
-      const identifier = SchemaAST.resolveIdentifier(member.type)
-      if (member.type.context?.isOptional === true || identifier === undefined) {
-        describe(schema, description)
+      if (optional || identifier === undefined) {
+        // An unnamed member checked further than what it refines (`MemberIds` with at least one): Effect 3 described
+        // it by its last check, where Effect 4 writes the description of what it refines.
+        const generated = identifier === undefined && member.type.context?.annotations?.["description"] === undefined &&
+          SchemaAST.resolveDescription(member.type) === undefined
+        if (generated) schema["description"] = description
+        else describe(schema, description)
         continue
       }
       // A reference, bare or described (`{ allOf: [{ $ref }], description }`).
@@ -464,13 +531,22 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       for (const key of Object.keys(schema)) delete schema[key]
       if (isClass) {
         schema["$ref"] = `${REF_PREFIX}${identifier}`
+        // The described class kept the class's name, so the description of its first use (in the API's order) went on
+        // the component, when that has none of its own.
+        if (target["description"] === undefined && named.get(identifier) === member.type) target["description"] = description
       } else {
         Object.assign(schema, structuredClone(target))
-        if (member.type.encoding === undefined) schema["description"] = description
+        // (A struct's Type side, `toType`, has its members' Type sides: the named schema says whether it transforms.)
+        if (member.type.encoding === undefined && named.get(identifier)?.encoding === undefined) schema["description"] = description
       }
     }
   }
-  for (const [name, ast] of named) describeMembers(ast, components[name])
+  for (const [name, ast] of named) {
+    // A schema Effect 3 wrote by its override: its component is the override alone.
+    const override = publishedJsonSchemaOf(ast)
+    if (override !== undefined && components[name] !== undefined) components[name] = override
+    else describeMembers(ast, components[name])
+  }
   // Effect 4's copies of a named schema annotated again (`<Name>_1`), which differ from it in their annotations only.
   for (const copy of Object.keys(components)) {
     const ast = named.get(copy.replace(/_\d+$/, ""))
@@ -491,7 +567,10 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         const media = isJsonObject(content) ? content[contentType] : undefined
         const body = isJsonObject(media) ? media["schema"] : undefined
         const [schema] = schemas
-        if (schemas.length !== 1 || schema === undefined || !isJsonObject(body) || body["$ref"] !== undefined) continue
+        // A body Effect 3 wrote by its override (SCIM's resources): the override alone, where used.
+        const override = schemas.length === 1 && schema !== undefined ? publishedJsonSchemaOf(schema.ast) : undefined
+        if (isJsonObject(media) && override !== undefined) media["schema"] = override
+        if (schemas.length !== 1 || schema === undefined || !isJsonObject(body) || body["$ref"] !== undefined || override !== undefined) continue
         describeMembers(schema.ast, body)
         const examples = hasOwnExamples(schema.ast) ? wireExamples(schema.ast) : []
         if (examples.length > 0) body["examples"] = JSON.parse(JSON.stringify(examples))
@@ -500,6 +579,28 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
         for (const member of structOf(ast)?.propertySignatures ?? []) {
           const description = memberDescription(member, named)
           const parameter = (Array.isArray(parameters) ? parameters : []).find((p) => isJsonObject(p) && p["in"] === location && p["name"] === String(member.name))
+          // A schema Effect 3 wrote by its override: the override alone, the parameter described as it is.
+          const override = SchemaAST.resolveIdentifier(member.type) === undefined ? publishedJsonSchemaOf(member.type) : undefined
+          if (override !== undefined && isJsonObject(parameter)) {
+            parameter["schema"] = override
+            const own = override["description"]
+            if (typeof own === "string") parameter["description"] = own
+            else delete parameter["description"]
+            continue
+          }
+          // A named schema annotated again (its own examples): Effect 3's annotation made a new, unnamed schema,
+          // written where used (a copy of the component), the parameter described as it is.
+          const identifier = SchemaAST.resolveIdentifier(member.type)
+          const base = identifier === undefined ? undefined : named.get(identifier)
+          const baseAnnotations = base === undefined ? {} : SchemaAST.resolve(base) ?? {}
+          const annotatedAgain = Object.keys(SchemaAST.resolve(member.type) ?? {}).some((key) => !(key in baseAnnotations))
+          const schema = isJsonObject(parameter) ? parameter["schema"] : undefined
+          const target = identifier === undefined ? undefined : components[identifier]
+          if (annotatedAgain && isJsonObject(parameter) && isJsonObject(schema) && isJsonObject(target) && Object.keys(schema).length === 1 && schema["$ref"] === `${REF_PREFIX}${identifier}`) {
+            parameter["schema"] = structuredClone(target)
+            const own = target["description"]
+            if (typeof own === "string" && parameter["description"] === undefined) parameter["description"] = own
+          }
           if (description === undefined || !isJsonObject(parameter)) continue
           describe(parameter["schema"], description)
           if (parameter["description"] === undefined) parameter["description"] = description
@@ -507,6 +608,8 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
       }
     }
   })
+  // The request guard's NUL rule on the request strings written here (an override's), as on every other.
+  documentNulRule(spec)
   return spec
 }
 
@@ -515,11 +618,18 @@ export const memberDescriptions = <Id extends string, Groups extends HttpApiGrou
  * record's (an object whose `additionalProperties` is a schema) `properties` and `required`, both empty, and a record
  * of any values (Effect 4 writes any object, `{ type: object }`) as Effect 3 wrote `Record(String, Unknown)`; a struct
  * with a record's rest with that record's `additionalProperties` (Effect 4 writes it as an `allOf` member); no
- * `propertyNames` that allows every name. Effect 4 leaves out what is empty or implied, and writes what allows
- * anything; the values are the same.
+ * `propertyNames` that allows every name; an empty struct as the empty object. Effect 4 leaves out what is empty or
+ * implied, and writes what allows anything; the values are the same.
  */
 export const objectsAsPublished = (spec: JsonObject): void => {
   eachSchemaObject(spec, (schema) => {
+    // An empty struct (`Struct({})`), which Effect 4 writes as any value but null (`{ not: { type: null } }`, an object
+    // or an array, which is what it takes): the empty object Effect 3's override documented.
+    const not = schema["not"]
+    if (schema["type"] === undefined && isJsonObject(not) && Object.keys(not).length === 1 && not["type"] === "null") {
+      delete schema["not"]
+      Object.assign(schema, { type: "object", properties: {}, additionalProperties: false })
+    }
     if (schema["type"] !== "object") return
     // Effect 4 writes `propertyNames: { anyOf: [{ enum: [the members] }, { type: string }] }` beside a struct's members:
     // it allows every name, so says nothing, and Effect 3 wrote none; a struct that takes other members said so.

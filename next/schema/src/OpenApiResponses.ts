@@ -14,7 +14,9 @@
  *   where Effect 4 writes `<No Content>`, and a plain string's as `a string`, Effect 3's `Schema.String`'s description;
  * - an error response is described by its first error's description when it has one (a SCIM 304's), else its name;
  * - a success body the API annotates for HTTP (a 201, SCIM's media type) is written where it is used, not as a
- *   reference to its component, and the document keeps only the components it refers to (`annotatedBodiesInline`).
+ *   reference to its component, so are a request union (its members' `oneOf` alone) and a request body's copy of a
+ *   named schema (with its examples), and the document keeps only the components it refers to
+ *   (`annotatedBodiesInline`).
  * Functions over the document as JSON, with the API they were generated from.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
@@ -152,8 +154,10 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
         const component = name === undefined ? undefined : components[name]
         const union = isJsonObject(component) && (component["oneOf"] !== undefined || component["anyOf"] !== undefined)
         if (!isJsonObject(media) || !isJsonObject(component) || !(union || mediaType !== "application/json")) continue
-        // A union's examples are its members' (`ownExamples`), which the media type shows: Effect 3's had none of its own.
-        const { examples: _, ...members } = component
+        // Effect 3 took a union payload as its members, each a payload of its own, written as their `anyOf` (a
+        // discriminated `oneOf`, `OpenApiDocument.ts`): the union's examples (its members', which the media type shows)
+        // and description it did not write.
+        const members = Object.fromEntries(Object.entries(component).filter(([key]) => ["anyOf", "oneOf", "discriminator"].includes(key)))
         media["schema"] = structuredClone(union ? members : component)
       }
     }
@@ -161,6 +165,17 @@ export const annotatedBodiesInline = (spec: JsonObject): JsonObject => {
   // Effect 4 names a named schema annotated again (its own examples) `<Name>_1`: Effect 3's annotation made a new,
   // unnamed schema, written where used.
   const copies = new Set(Object.keys(components).filter((name) => /_\d+$/.test(name) && components[name.replace(/_\d+$/, "")] !== undefined))
+  // A request body's copy with its examples: Effect 3 wrote a payload's own examples on its schema.
+  for (const item of Object.values(objectAt(spec, "paths") ?? {})) {
+    for (const operation of Object.values(isJsonObject(item) ? item : {})) {
+      for (const media of Object.values(objectAt(objectAt(operation, "requestBody"), "content") ?? {})) {
+        const schema = objectAt(media, "schema")
+        const name = schema === undefined ? undefined : nameOf(schema)
+        const copy = name !== undefined && copies.has(name) ? components[name] : undefined
+        if (isJsonObject(media) && isJsonObject(copy) && schema !== undefined && Object.keys(schema).length === 1) media["schema"] = structuredClone(copy)
+      }
+    }
+  }
   const inlineCopies = (value: Json): void => {
     if (Array.isArray(value)) {
       value.forEach(inlineCopies)

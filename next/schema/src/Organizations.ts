@@ -5,6 +5,7 @@ import { MembershipId, OrganizationId, UserId } from "./Ids.js"
 import { acme, ada, exampleTime, exampleToken } from "./Examples.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { UrlOf } from "./Urls.js"
+import { publishedAs } from "./internal/published.js"
 
 export const Role = Schema.Literals(["owner", "admin", "member"]).annotate({
   identifier: "Role",
@@ -95,7 +96,11 @@ export const OrganizationMetadata = Schema.Record(Schema.String, Schema.String).
 }).check(
   // The keys are checked here (which JSON Schema cannot say of a map's keys): documented with its bounds.
   Schema.makeFilter(metadataProblems, { toJsonSchema: () => ({ maxProperties: ORGANIZATION_METADATA_MAX_KEYS }) })
-).annotate({ identifier: "OrganizationMetadata" })
+).annotate({
+  identifier: "OrganizationMetadata",
+  // Documented as an open object with its bounds, as Effect 3's override did (its description and examples unwritten).
+  ...publishedAs({ type: "object", additionalProperties: true, maxProperties: ORGANIZATION_METADATA_MAX_KEYS })
+})
 
 export class OrganizationDetails extends Schema.Class<OrganizationDetails>("OrganizationDetails")(Schema.Struct({
   ...Organization.fields,
@@ -141,7 +146,7 @@ export const DeleteOrganizationRequest = Schema.Struct({
     Schema.makeFilter((text: string) => !text.includes("\u0000") || "must not contain the NUL character (U+0000)", {
       toJsonSchema: () => ({ pattern: NO_NUL_PATTERN })
     })
-  )
+  ).annotate(publishedAs({ type: "string", maxLength: 200, pattern: NO_NUL_PATTERN }))
 }).annotate({ examples: [{ confirmName: acme.name }] })
 
 /** The rows of each table the purge removes (or removed), by table name; tables without any are left out. */

@@ -67,7 +67,8 @@ export const PluginManifest = Schema.Struct({
   }),
   contributions: Schema.Array(ManifestContribution).annotate({ description: "The same objects grouped by type, in type order." }),
   // An empty object. `Struct({})` is documented as "any value but null" (an object or an array), which is what it
-  // takes; Effect 3's override documented it as the empty object it is, which Effect 4 cannot override.
+  // takes; Effect 3's override documented it as the empty object it is, and so does the document (OpenApiComponents'
+  // `objectsAsPublished`).
   setup: Schema.Struct({}).annotate({ description: "What installing the plugin needs; empty until MCP connections exist." }),
   lifecycle: Schema.Struct({ status: CatalogStatus, updatedAt: Timestamp })
 }).annotate({

@@ -26,6 +26,7 @@ import * as SchemaTransformation from "effect/SchemaTransformation"
 import { exampleTime } from "./Examples.js"
 import { exampleId, ScimConnectionId } from "./Ids.js"
 import * as ScimAttributes from "./ScimAttributes.js"
+import { publishedAs } from "./internal/published.js"
 
 /** The media type of every SCIM answer. */
 export const ScimMediaType = "application/scim+json"
@@ -375,7 +376,9 @@ export type ScimGroup = typeof ScimGroup.Type
 export const ScimResourceRequest = (identifier: string, description: string, properties: Record<string, unknown>, required: ReadonlyArray<string>) =>
   Schema.Record(Schema.String, Schema.Unknown).check(documented({ required, properties, additionalProperties: true })).annotate({
     identifier,
-    description
+    description,
+    // Written where used as Effect 3's override (its identifier and description unwritten).
+    ...publishedAs({ type: "object", required, properties, additionalProperties: true })
   })
 
 /** A string the server reads: at most `MaxStringLength` characters (beyond, 400 `invalidValue`). */

@@ -140,7 +140,8 @@ export const SsoJitRole = Schema.Literals(["member", "admin"]).annotate({ identi
 
 export const SsoJit = Schema.Struct({
   enabled: Schema.Boolean.annotate({ description: "Whether a person new to the organization becomes a member at sign-in." }),
-  defaultRole: SsoJitRole.annotateKey({ description: "The role of a member made at sign-in (default `member`)." }),
+  // SsoJitRole's literals, described: Effect 3's described copy, written where used (it named no SsoJitRole component).
+  defaultRole: Schema.Literals(SsoJitRole.literals).annotate({ description: "The role of a member made at sign-in (default `member`)." }),
   defaultTeamIds: Schema.Array(TeamId).check(Schema.isMaxLength(20)).annotate({
     description: "Teams a member made at sign-in joins."
   })

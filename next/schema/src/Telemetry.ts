@@ -8,6 +8,7 @@ import * as SchemaParser from "effect/SchemaParser"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 import { NO_NUL_PATTERN, Timestamp, TrimmedText } from "./Common.js"
 import { exampleTime } from "./Examples.js"
+import { publishedAs } from "./internal/published.js"
 
 /** The event types stored; any other type is accepted and dropped. */
 export const TelemetryEventTypes = [
@@ -106,7 +107,12 @@ export const DimensionMetadata = Schema.Record(Schema.String, Schema.Unknown).an
   Schema.makeFilter((metadata) =>
     utf8.encode(JSON.stringify(metadata)).length <= maxDimensionMetadataBytes ||
     `must be at most ${maxDimensionMetadataBytes} bytes as JSON`)
-)
+).annotate(publishedAs({
+  // As Effect 3's override documented it.
+  type: "object",
+  additionalProperties: true,
+  description: `Free-form JSON object, at most ${maxDimensionMetadataBytes} bytes as JSON.`
+}))
 
 // Members are optional keys: JSON has no `undefined`, and Effect 4's `Schema.optional` would let the JSON codec an
 // HttpApi body goes through read `null` as one, where Effect 3 refused it.
@@ -128,7 +134,9 @@ export const TelemetryEvent = forgiving({
   sessionId: Schema.optionalKey(bounded(128, "An opaque session id (never user content); dimensions are stored only with one.")),
   durationMs: Schema.optionalKey(
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: maxTelemetryDurationMs })).annotate({
-      description: "How long it took, in milliseconds (0 to one day)."
+      description: "How long it took, in milliseconds (0 to one day).",
+      // As Effect 3's override documented it (its description unwritten).
+      ...publishedAs({ type: "integer", minimum: 0, maximum: maxTelemetryDurationMs })
     })
   ),
   success: Schema.optionalKey(Schema.Boolean),

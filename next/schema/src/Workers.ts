@@ -10,6 +10,7 @@ import { JsonObject } from "./ConfigObjects.js"
 import { exampleId, OrganizationId, UserId, WorkerId } from "./Ids.js"
 import { Page, PageQueryFields } from "./Pagination.js"
 import { acme, exampleTime, exampleToken, grace } from "./Examples.js"
+import { publishedAs } from "./internal/published.js"
 
 /** Where a worker runs: on a member's machine or in the cloud. */
 export const WorkerDestination = Schema.Literals(["local", "cloud"]).annotate({
@@ -58,7 +59,9 @@ const slug = (what: string, examples: string) =>
       toJsonSchema: () => ({ minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_-]{0,31}$" })
     })
   ).annotate({
-    description: `${what}: 1 to 32 lower-case letters, digits, \`-\` or \`_\`, starting with a letter (${examples}).`
+    description: `${what}: 1 to 32 lower-case letters, digits, \`-\` or \`_\`, starting with a letter (${examples}).`,
+    // As Effect 3's override documented it (its description unwritten).
+    ...publishedAs({ type: "string", minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_-]{0,31}$" })
   })
 
 export const SandboxBackend = slug("The sandbox the worker runs its sessions in", "for example `docker`, `microsandbox`, `none`")
