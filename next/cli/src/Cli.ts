@@ -6,11 +6,11 @@
  * tests run the CLI in-process.
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
- * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `account`, `orgs`,
- * `api-keys`, `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups
- * (`serve`, which needs the Effect 4 server, `keys`, `config-objects`, `plugins`, `marketplaces`, `access`,
- * `connectors`, `policies`, `sso`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
- * `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
+ * part of SSO, SsoBrowser.ts, Loopback.ts and Browser.ts, is left), `whoami`, `account`, `orgs`,
+ * `api-keys`, `bootstrap`, `members`, `teams` and `invitations`; `workers`, `memory`, `telemetry`, `mcp`,
+ * `llm-providers`, `connections`, `mail` and `calendar`. Left of the original: the other command groups (`serve`, which needs the Effect 4 server,
+ * `keys`, `config-objects`, `plugins`, `marketplaces`, `access`, `connectors`, `policies`, `sso`, `scim`, `audit`,
+ * `templates`, `admin`), so the overview and the root's suggestions list the ported
  * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
  * Effect 3 ones). The executable (bin.ts, Main.ts) is left too.
  */
@@ -40,7 +40,15 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
   ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
   ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
-  ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)]
+  ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)],
+  ["workers", () => import("./commands/workers.js").then((module) => module.workers)],
+  ["memory", () => import("./commands/memory.js").then((module) => module.memory)],
+  ["telemetry", () => import("./commands/telemetry.js").then((module) => module.telemetry)],
+  ["mcp", () => import("./commands/mcp.js").then((module) => module.mcp)],
+  ["llm-providers", () => import("./commands/llmProviders.js").then((module) => module.llmProviders)],
+  ["connections", () => import("./commands/connections.js").then((module) => module.connections)],
+  ["mail", () => import("./commands/mail.js").then((module) => module.mail)],
+  ["calendar", () => import("./commands/calendar.js").then((module) => module.calendar)]
 ]
 
 const SUMMARY =

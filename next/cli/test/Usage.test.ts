@@ -74,7 +74,31 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
   ["invitations", "create", "not-an-email"],
   ["invitations", "create", "erin@example.com", "--role", "owner"],
   ["invitations", "accept", "some-token", "--sign-up"],
-  ["invitations", "accept", "some-token", "--name", "Erin"]
+  ["invitations", "accept", "some-token", "--name", "Erin"],
+  // workers, memory, telemetry, mcp, llm-providers, connections, mail, calendar
+  ["workers", "get", "not-an-id"],
+  ["workers", "register", "W", "--destination", "moon"],
+  ["workers", "activity", "wrk_00000000000000000000000000", "--kind", "nope"],
+  ["workers", "upgrade", "wrk_00000000000000000000000000", "--body", "[1]"],
+  ["memory", "get", "not-an-id"],
+  ["memory", "search", "x", "--limit", "0"],
+  ["memory", "save"],
+  ["telemetry", "send"],
+  ["mcp", "resolve", ""],
+  ["mcp", "call", "Docs"],
+  ["mcp", "call", "Docs", "echo", "--args", "[1]"],
+  ["mcp", "connections", "create", "Docs", "--mcp-url", "https://mcp.example.com/mcp", "--auth", "bogus"],
+  ["mcp", "connections", "revoke", "Docs", "not-a-grant"],
+  ["mcp", "connections", "tool-policy", "set"],
+  ["llm-providers", "create", "X", "--api-style", "bogus"],
+  ["llm-providers", "grant", "P", "--role", "king"],
+  ["llm-providers", "revoke", "P", "not-a-grant"],
+  ["connections", "suite-c"],
+  ["connections", "suite-a", "client", "set"],
+  ["connections", "suite-a", "client", "set", "--client-id", "x", "--features", "bogus"],
+  ["mail", "read"],
+  ["mail", "draft", "--to", "not-an-address", "--subject", "Hi"],
+  ["calendar", "meet"]
 ]
 
 /**
@@ -82,12 +106,18 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
  * default words: next/schema's `Cursor` (`isMinLength(1)`) says "Expected a value with a length of at least 1" where
  * Effect 3 said "Expected a string at least 1 character(s) long, actual \"\"", and a union of literals (`ApiKeyScope`,
  * `Role`) is "Expected <its identifier>" where Effect 3 named its first member ("Expected \"members.read\", actual
- * \"nonsense\""). To settle in next/schema (messages of their own), not here.
+ * \"nonsense\""). To settle in next/schema (messages of their own), not here. The same two for the later groups: a
+ * JSON value that is not an object (`JsonObject`, `RuntimeUpgradeRequest`) is "Expected JsonObject" where Effect 3
+ * added ", actual [1]" (and wrote an unnamed object schema out), and `SuiteFeature` is a union of literals.
  */
 const known: Readonly<Record<string, string>> = {
   "orgs list --cursor ": "error: --cursor: Expected a value with a length of at least 1 (see 'orgplane orgs list --help')\n",
   "api-keys create deploy --scope nonsense": "error: --scope: Expected ApiKeyScope (see 'orgplane api-keys create --help')\n",
-  "bootstrap create --workspace-name Agents --role king": "error: --role: Expected Role (see 'orgplane bootstrap create --help')\n"
+  "bootstrap create --workspace-name Agents --role king": "error: --role: Expected Role (see 'orgplane bootstrap create --help')\n",
+  "workers upgrade wrk_00000000000000000000000000 --body [1]": "error: --body: Expected JsonObject (see 'orgplane workers upgrade --help')\n",
+  "mcp call Docs echo --args [1]": "error: --args: Expected JsonObject (see 'orgplane mcp call --help')\n",
+  "connections suite-a client set --client-id x --features bogus":
+    "error: --features: Expected SuiteFeature (see 'orgplane connections suite-a client set --help')\n"
 }
 
 let pages: ReadonlyArray<ReadonlyArray<string>>
