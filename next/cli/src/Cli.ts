@@ -7,12 +7,13 @@
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
  * part of SSO, SsoBrowser.ts, Loopback.ts and Browser.ts, is left), `whoami`, `account`, `orgs`,
- * `api-keys`, `bootstrap`, `members`, `teams` and `invitations`; `workers`, `memory`, `telemetry`, `mcp`,
- * `llm-providers`, `connections`, `mail` and `calendar`. Left of the original: the other command groups (`serve`, which needs the Effect 4 server,
- * `keys`, `config-objects`, `plugins`, `marketplaces`, `access`, `connectors`, `policies`, `sso`, `scim`, `audit`,
- * `templates`, `admin`), so the overview and the root's suggestions list the ported
- * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
- * Effect 3 ones). The executable (bin.ts, Main.ts) is left too.
+ * `api-keys`, `bootstrap`, `members`, `teams`, `invitations`, `config-objects`, `plugins` (with `download`),
+ * `marketplaces`, `connectors` (every command; its `--wait` spinner is Progress.ts), `templates`, `workers`, `memory`,
+ * `telemetry`, `mcp`, `llm-providers`, `connections`, `mail` and `calendar`. Left of the original: the other command
+ * groups (`serve`, which needs the Effect 4 server, `keys`, `access`, `policies`, `sso`, `scim`, `audit`, `admin`),
+ * so the overview and the root's suggestions list the ported ones only; and the shell completions' text (Effect 4's
+ * `Completions.generate` writes scripts of its own, not the Effect 3 ones). The executable (bin.ts, Main.ts) is left
+ * too.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
@@ -40,9 +41,14 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
   ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
   ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
+  ["config-objects", () => import("./commands/configObjects.js").then((module) => module.configObjects)],
+  ["plugins", () => import("./commands/plugins.js").then((module) => module.plugins)],
+  ["marketplaces", () => import("./commands/marketplaces.js").then((module) => module.marketplaces)],
+  ["connectors", () => import("./commands/connectors.js").then((module) => module.connectors)],
   ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)],
   ["workers", () => import("./commands/workers.js").then((module) => module.workers)],
   ["memory", () => import("./commands/memory.js").then((module) => module.memory)],
+  ["templates", () => import("./commands/templates.js").then((module) => module.templates)],
   ["telemetry", () => import("./commands/telemetry.js").then((module) => module.telemetry)],
   ["mcp", () => import("./commands/mcp.js").then((module) => module.mcp)],
   ["llm-providers", () => import("./commands/llmProviders.js").then((module) => module.llmProviders)],

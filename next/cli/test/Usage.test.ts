@@ -98,7 +98,34 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
   ["connections", "suite-a", "client", "set", "--client-id", "x", "--features", "bogus"],
   ["mail", "read"],
   ["mail", "draft", "--to", "not-an-address", "--subject", "Hi"],
-  ["calendar", "meet"]
+  ["calendar", "meet"],
+  // config-objects, plugins, marketplaces, connectors, templates
+  ["config-objects", "create", "--type", "skill"],
+  ["config-objects", "create", "--type", "rule", "--file", "-"],
+  ["config-objects", "create", "--type", "skill", "--file", "/nonexistent/SKILL.md"],
+  ["config-objects", "create", "--type", "skill", "--file", "/", "--plugin", "tem_01h455vb4pex5vsknk084sn02q"],
+  ["config-objects", "get", "not-an-id"],
+  ["config-objects", "list", "--status", "gone"],
+  ["plugins", "create", "--name", "X", "--description"],
+  ["plugins", "objects", "plg_01h455vb4pex5vsknk084sn02q", "--include-removed", "--include-removed"],
+  ["plugins", "download", "plg_01h455vb4pex5vsknk084sn02q"],
+  ["marketplaces", "create", "--name", "Tools", "--logo-url", "ftp://example.com/logo.png"],
+  ["marketplaces", "add-plugin", "mkt_01h455vb4pex5vsknk084sn02q", "cob_01h455vb4pex5vsknk084sn02q"],
+  ["connectors", "accounts", "connect", "--installation-id", "abc"],
+  ["connectors", "instances", "create", "--account", "cac_01h455vb4pex5vsknk084sn02q", "--repository", "not a repo", "--name", "x"],
+  ["connectors", "instances", "create", "--account", "cac_01h455vb4pex5vsknk084sn02q", "--repository", "a/b", "--name", "x", "--config", "[1]"],
+  ["connectors", "instances", "access", "grant", "cin_01h455vb4pex5vsknk084sn02q", "--role", "owner"],
+  ["connectors", "targets", "add", "cin_01h455vb4pex5vsknk084sn02q", "--branch", "a..b"],
+  ["connectors", "mappings", "list", "cin_01h455vb4pex5vsknk084sn02q"],
+  ["connectors", "mappings", "add", "ctg_01h455vb4pex5vsknk084sn02q", "--selector", "a.md", "--object-type", "rule"],
+  ["connectors", "tree", "cin_01h455vb4pex5vsknk084sn02q", "--limit", "501"],
+  ["connectors", "apply", "cin_01h455vb4pex5vsknk084sn02q", "--select", ""],
+  ["connectors", "syncs", "list", "cin_01h455vb4pex5vsknk084sn02q", "--status", "done"],
+  ["connectors", "syncs", "get", "cin_01h455vb4pex5vsknk084sn02q"],
+  ["templates", "create", "x", "--kind", "workspace"],
+  ["templates", "list", "--kind", "Work Space"],
+  ["templates", "get", "not-an-id"],
+  ["templates", "instantiate", "tpl_01h455vb4pex5vsknk084sn02q", "--version-id", "tpl_01h455vb4pex5vsknk084sn02q"]
 ]
 
 /**
@@ -118,6 +145,18 @@ const known: Readonly<Record<string, string>> = {
   "mcp call Docs echo --args [1]": "error: --args: Expected JsonObject (see 'orgplane mcp call --help')\n",
   "connections suite-a client set --client-id x --features bogus":
     "error: --features: Expected SuiteFeature (see 'orgplane connections suite-a client set --help')\n"
+  // config-objects, connectors: Effect 3's parser refused every bad flag at once, one a line, where effect/cli 4
+  // stops at the first; next/schema's `JsonObject` does not quote the value ("actual [1]"); Effect 3's parser read
+  // a repeated flag's empty value as no flag at all (so `apply` saw neither --select nor --all-supported), effect/cli
+  // 4 keeps it and the API's rule refuses it.
+  "config-objects create --type rule --file -":
+    "error: Expected one of the following cases: skill, agent, command, tool, mcp, hook, context, custom (see 'orgplane config-objects create --help')\n",
+  "config-objects create --type skill --file / --plugin tem_01h455vb4pex5vsknk084sn02q":
+    "error: --file: '/' is not a file (see 'orgplane config-objects create --help')\n",
+  "connectors instances create --account cac_01h455vb4pex5vsknk084sn02q --repository a/b --name x --config [1]":
+    "error: --config: Expected JsonObject (see 'orgplane connectors instances create --help')\n",
+  "connectors apply cin_01h455vb4pex5vsknk084sn02q --select ":
+    "error: --select: must be 1 to 1024 characters long (after trimming white space) (see 'orgplane connectors apply --help')\n"
 }
 
 let pages: ReadonlyArray<ReadonlyArray<string>>

@@ -1,0 +1,114 @@
+/**
+ * `orgplane plugins download <pluginId> --dir <folder>`: what a desktop does to install a plugin synced from a
+ * repository: every active component's entry and the files it carries, written at their paths from the plugin's
+ * folder, each file checked against its SHA-256.
+ */
+import type { OrgplaneApiClient } from "@orgplane-next/client"
+import { type ConfigObject, PluginId } from "@orgplane-next/schema"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Schema from "effect/Schema"
+import * as NodeCrypto from "node:crypto"
+import * as NodePath from "node:path"
+import * as Commands from "../Commands.js"
+import { CommandFailed } from "../Errors.js"
+import * as Inputs from "../Inputs.js"
+import * as Output from "../Output.js"
+
+const Downloaded = Schema.Struct({
+  ok: Schema.Literal(true),
+  dir: Schema.String,
+  written: Schema.Array(Schema.Struct({ path: Schema.String, configObjectId: Schema.String, size: Schema.Number })),
+  omitted: Schema.Array(Schema.Struct({ path: Schema.String, configObjectId: Schema.String, reason: Schema.String })),
+  skipped: Schema.Array(Schema.Struct({ configObjectId: Schema.String, title: Schema.String, reason: Schema.String }))
+})
+type Downloaded = typeof Downloaded.Type
+
+const failed = (message: string) => new CommandFailed({ error: "download_failed", message })
+
+/** A listed path under `dir`, or a failure for one that would leave it (absolute, `..`, a drive). */
+export const placeIn = (dir: string, path: string): string | undefined => {
+  if (path === "" || path.includes("\\") || NodePath.isAbsolute(path) || path.split("/").some((segment) => segment === ".." || segment === "")) {
+    return undefined
+  }
+  const root = NodePath.resolve(dir)
+  const target = NodePath.resolve(root, path)
+  return target.startsWith(root + NodePath.sep) ? target : undefined
+}
+
+/** The plugin's active config objects, every page. */
+const objectsOf = (client: OrgplaneApiClient, pluginId: PluginId) =>
+  Effect.gen(function*() {
+    const all: Array<ConfigObject> = []
+    let cursor: string | undefined
+    do {
+      const page = yield* client.configObjects.list({
+        query: { pluginId, status: "active", limit: 100, ...(cursor === undefined ? {} : { cursor }) }
+      })
+      all.push(...page.items)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return all
+  })
+
+const sha256 = (bytes: Uint8Array | string) => NodeCrypto.createHash("sha256").update(bytes).digest("hex")
+
+export const download = Commands.leaf("download", {
+  summary: "Write a plugin's components and the files they carry into a folder, as the repository has them.",
+  details: [
+    "For each active config object of the plugin made by a connector sync: its entry file (the latest version's source) and its stored files, at their paths from the plugin's folder; each file is checked against its SHA-256.",
+    "Files the server lists as omitted (over a size limit, missing from the repository) are reported, not written; objects made by hand have no paths and are skipped. Existing files are overwritten."
+  ],
+  inputs: {
+    pluginId: Inputs.argument("pluginId", { schema: PluginId, description: "The plugin (plg_…)." }),
+    dir: Inputs.text("dir", { placeholder: "<folder>", description: "The folder to write the plugin into (created when missing)." })
+  },
+  run: ({ dir, global, pluginId }) =>
+    Commands.withClient({ global }, (client) =>
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const result: { written: Array<Downloaded["written"][number]>; omitted: Array<Downloaded["omitted"][number]>; skipped: Array<Downloaded["skipped"][number]> } = {
+          written: [],
+          omitted: [],
+          skipped: []
+        }
+        const write = (path: string, configObjectId: string, bytes: Uint8Array) =>
+          Effect.gen(function*() {
+            const target = placeIn(dir, path)
+            if (target === undefined) return yield* failed(`the server listed '${path}', which would be written outside '${dir}'`)
+            yield* fs.makeDirectory(NodePath.dirname(target), { recursive: true }).pipe(Effect.mapError((error) => failed(error.message)))
+            yield* fs.writeFile(target, bytes).pipe(Effect.mapError((error) => failed(error.message)))
+            result.written.push({ path, configObjectId, size: bytes.byteLength })
+          })
+        for (const object of yield* objectsOf(client, pluginId)) {
+          const version = object.latestVersion
+          const list = yield* client.configObjects.listVersionFiles({ params: { configObjectId: object.id, versionId: version.id } })
+          const entry = list.items.find((item) => item.kind === "entry")
+          if (entry === undefined || version.rawSourceText === null) {
+            result.skipped.push({ configObjectId: object.id, title: object.title, reason: "not synced from a repository: it has no path" })
+            continue
+          }
+          yield* write(entry.path, object.id, new TextEncoder().encode(version.rawSourceText))
+          for (const file of list.items) {
+            if (file.kind !== "file") continue
+            if (file.sha256 === null) {
+              result.omitted.push({ path: file.path, configObjectId: object.id, reason: file.omitted ?? "not stored" })
+              continue
+            }
+            const bytes = yield* client.configObjects.getVersionFile({
+              params: { configObjectId: object.id, versionId: version.id },
+              query: { path: file.path }
+            })
+            if (sha256(bytes) !== file.sha256) return yield* failed(`'${file.path}' does not match its SHA-256 ${file.sha256}`)
+            yield* write(file.path, object.id, bytes)
+          }
+        }
+        const done: Downloaded = { ok: true, dir, ...result }
+        yield* Output.emit(global, Downloaded, done, (value) =>
+          [
+            `Wrote ${value.written.length} files of plugin ${pluginId} into ${dir}.`,
+            ...value.omitted.map((file) => `Not written: ${file.path} (${file.reason}).`),
+            ...value.skipped.map((object) => `Skipped ${object.title} (${object.configObjectId}): ${object.reason}.`)
+          ].join("\n"))
+      }))
+})
