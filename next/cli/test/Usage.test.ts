@@ -144,7 +144,7 @@ const known: Readonly<Record<string, string>> = {
   "workers upgrade wrk_00000000000000000000000000 --body [1]": "error: --body: Expected JsonObject (see 'orgplane workers upgrade --help')\n",
   "mcp call Docs echo --args [1]": "error: --args: Expected JsonObject (see 'orgplane mcp call --help')\n",
   "connections suite-a client set --client-id x --features bogus":
-    "error: --features: Expected SuiteFeature (see 'orgplane connections suite-a client set --help')\n"
+    "error: --features: Expected SuiteFeature (see 'orgplane connections suite-a client set --help')\n",
   // config-objects, connectors: Effect 3's parser refused every bad flag at once, one a line, where effect/cli 4
   // stops at the first; next/schema's `JsonObject` does not quote the value ("actual [1]"); Effect 3's parser read
   // a repeated flag's empty value as no flag at all (so `apply` saw neither --select nor --all-supported), effect/cli
