@@ -15,6 +15,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
+    // Every answer of a test server held to the OpenAPI document Effect 3 publishes (test/support/Contract.ts).
+    setupFiles: ["test/support/contractSetup.ts"],
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -314,14 +314,15 @@ export const createHttpServer = (): NodeServer =>
 /**
  * A standalone HTTP server on the configured host and port, logging with the configured logger: one line per
  * request, written by the request edge (`HttpErrors`), so the embedded modes log the same way. Its `HttpServer` says
- * the address it listens on.
+ * the address it listens on. `makeServer` makes the Node server it listens with (`createHttpServer` by default): a
+ * host's own, say, or one the tests watch (every answer held to the OpenAPI document).
  */
-export const layer = (options: ServerOptions = {}) =>
+export const layer = (options: ServerOptions = {}, makeServer: () => NodeServer = createHttpServer) =>
   Layer.unwrap(
     Effect.map(Config.ServerConfig, (settings) =>
       Started(options).pipe(
         Layer.provideMerge(HttpRouter.serve(Routes(options), { disableLogger: true, disableListenLog: true, routerConfig })),
-        Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: settings.host })),
+        Layer.provideMerge(NodeHttpServer.layer(makeServer, { port: settings.port, host: settings.host })),
         Layer.provideMerge(Services(options)),
         Layer.provideMerge(StartGate.layer)
       ))

@@ -15,6 +15,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
 import { ShiftedClock } from "./Clocks.js"
+import { watched } from "./Contract.js"
 import * as Tenancy from "./Tenancy.js"
 import * as TestDatabase from "./TestDatabase.js"
 import { encryptionKeys } from "./TestServer.js"
@@ -69,8 +70,8 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
     const settings = { ...testSettings, database: Layer.unwrap(TestDatabase.layer({ migrated: true })), ...options }
     // A logger of the test's is kept by the server's logging (it replaces only Effect's default logger).
     const logged = logger === undefined
-      ? Server.layer(settings)
-      : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }), Logger.layer([logger]))
+      ? Server.layer(settings, watched)
+      : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }, watched), Logger.layer([logger]))
     // Every statement the server runs is recorded for the tenancy check (Tenancy.ts).
     const recorded = Layer.provide(logged, Tenancy.recorder)
     const runtime = ManagedRuntime.make(clock === undefined ? recorded : Layer.provide(recorded, Layer.succeed(Clock.Clock, clock)))

@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
 import * as Server from "../../src/Server.js"
+import { watched } from "./Contract.js"
 
 /**
  * The encryption key test servers use unless told otherwise, one per test process (as packages/testkit's): a server
@@ -14,7 +15,7 @@ import * as Server from "../../src/Server.js"
 export const encryptionKeys = `test:${randomBytes(32).toString("base64")}`
 
 export const start = Effect.fn("TestServer.start")(function*(options: Server.ServerOptions) {
-  const context = yield* Layer.build(Server.layer({ host: "127.0.0.1", port: 0, encryptionKeys, ...options }))
+  const context = yield* Layer.build(Server.layer({ host: "127.0.0.1", port: 0, encryptionKeys, ...options }, watched))
   return { url: HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address).replace(/\/$/, "") }
 })
 
