@@ -152,10 +152,42 @@ const refusedTags = (ast: SchemaAST.Union, input: unknown): SchemaIssue.Issue | 
 }
 
 /**
+ * What Effect 3 said an object or a tuple expects in place of a member it does not have (`onExcessProperty:
+ * "error"`): its index signatures' key types and its members' names, `"name" | "url" | "authType"` (`never` for
+ * none), or a tuple's indexes, `0 | 1`. None for an index signature of any other key type than string or symbol.
+ */
+const expectedMembers = (ast: SchemaAST.AST): string | undefined => {
+  switch (ast._tag) {
+    case "Objects": {
+      const keys: Array<string> = []
+      for (const { parameter } of ast.indexSignatures) {
+        if (parameter._tag === "String") keys.push("string")
+        else if (parameter._tag === "Symbol") keys.push("symbol")
+        else return undefined
+      }
+      keys.push(...ast.propertySignatures.map(({ name }) => format(name)))
+      return keys.length > 0 ? keys.join(" | ") : "never"
+    }
+    case "Arrays":
+      return ast.rest.length > 0 ? undefined : ast.elements.length > 0 ? ast.elements.map((_, i) => i).join(" | ") : "never"
+    default:
+      return undefined
+  }
+}
+
+/** Effect 3's words for a member an object or tuple does not have: `is unexpected, expected: "name" | "url"`. */
+const unexpectedMember = (ast: SchemaAST.AST): SchemaIssue.Issue => {
+  const expected = typeof ast.annotations?.["messageUnexpectedKey"] === "string" ? undefined : expectedMembers(ast)
+  return expected === undefined ? new SchemaIssue.UnexpectedKey(ast) : new SchemaIssue.InvalidValue({ message: `is unexpected, expected: ${expected}` })
+}
+
+/**
  * The issue as Effect 3 worded it where Effect 4 words it otherwise: a value that is none of a union's literals
  * ("Expected Role", or "Expected "admin" | "member"") becomes one issue per literal, "Expected "admin", actual
  * "owner"", which `invalidRequestDetails` joins into one detail, as Effect 3's formatter and this module did; a value
- * that is not a lone literal says what it was as well; an object of no tag of a tagged union, `refusedTags`. Everything else keeps Effect 4's words, without the input
+ * that is not a lone literal says what it was as well; an object of no tag of a tagged union, `refusedTags`; a member
+ * an object does not have, "is unexpected, expected: "name" | "url"" (`unexpectedMember`), where Effect 4 says
+ * "Expected no excess property". Everything else keeps Effect 4's words, without the input
  * (decoding with `reportInput`, which the actual value needs, would otherwise add it to every default message).
  */
 const asEffect3 = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
@@ -192,7 +224,7 @@ const asEffect3 = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
     case "MissingKey":
       return new SchemaIssue.MissingKey(issue.annotations)
     case "UnexpectedKey":
-      return new SchemaIssue.UnexpectedKey(issue.ast)
+      return unexpectedMember(issue.ast)
     case "Forbidden":
       return new SchemaIssue.Forbidden(issue.annotations)
     case "OneOf":
@@ -204,10 +236,11 @@ const standardIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * A request's schema failure as the issues `invalidRequestDetails` takes: Effect 4's Standard Schema formatter's,
- * with Effect 3's words for values that are none of a union's literals (see `asEffect3`). The actual value is quoted
- * only when the request was decoded with `reportInput` (next/server's `HttpErrors.group` decodes so, on top of the
- * API's parse options; the client, which encodes with the API's options alone, keeps Effect 4's words); else Effect
- * 4's words stay ("Expected Role").
+ * with Effect 3's words where `asEffect3` gives them (a union's literals, a tagged union's tag, an excess member).
+ * The actual value is quoted only when the request was decoded with `reportInput` (next/server's `HttpErrors.group`
+ * decodes so, on top of the API's parse options; the client, which encodes with the API's options alone, keeps
+ * Effect 4's words for those values); else Effect 4's words stay ("Expected Role"). An excess member is worded as
+ * Effect 3 did either way: its words quote no value.
  */
 export const requestIssuesOf = (issue: SchemaIssue.Issue): Array<RequestIssue> =>
   standardIssues(asEffect3(issue)).issues.map(({ message, path }) => ({

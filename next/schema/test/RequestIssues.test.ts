@@ -89,10 +89,11 @@ describe("RequestIssues on Effect 4", () => {
       { path: ["owner"], message: "Expected \"owner\", \"admin\", \"member\" or null, actual {\"a\":[1]}" }
     ])
     // The other messages keep Effect 4's words, without the value (Effect 3: "Expected string, actual 1", "is missing"),
-    // and a union's own message stays its message (Effect 3's formatter worded the members instead).
+    // and a union's own message stays its message (Effect 3's formatter worded the members instead); a member the
+    // body does not have is worded as Effect 3 did (the next test), without its value.
     const others = { owner: null, roles: [], kind: "plugin", name: 1, mode: "c", extra: "secret" }
     expect(detailsOf(others, requestBody)).toEqual([
-      { path: ["extra"], message: "Expected no excess property" },
+      { path: ["extra"], message: "is unexpected, expected: \"role\" | \"size\" | \"owner\" | \"roles\" | \"kind\" | \"name\" | \"mode\"" },
       { path: ["role"], message: "Missing key" },
       { path: ["name"], message: "Expected string" },
       { path: ["mode"], message: "must be a or b" }
@@ -101,6 +102,49 @@ describe("RequestIssues on Effect 4", () => {
     const unreported = Schema.decodeUnknownResult(Body)(literals, requestBody)
     const words = Result.isFailure(unreported) ? RequestIssues.requestIssuesOf(unreported.failure.issue) : []
     expect(RequestIssues.invalidRequestDetails(words)[0]).toEqual({ path: ["role"], message: "Expected Role" })
+  })
+
+  it("words a member an object or a tuple does not have as Effect 3 did: the members it has", () => {
+    const Connection = Schema.Union([
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("none"), credentialMode: Schema.optionalKey(Schema.String) }),
+      Schema.Struct({ name: Schema.String, authType: Schema.Literal("apikey"), apiKey: Schema.String })
+    ])
+    const Connection3 = Schema3.Union(
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("none"), credentialMode: Schema3.optionalWith(Schema3.String, { exact: true }) }),
+      Schema3.Struct({ name: Schema3.String, authType: Schema3.Literal("apikey"), apiKey: Schema3.String })
+    )
+    const Body = Schema.Struct({ connection: Connection, pair: Schema.Tuple([Schema.String, Schema.Number]), empty: Schema.Struct({}) })
+    const Body3 = Schema3.Struct({ connection: Connection3, pair: Schema3.Tuple(Schema3.String, Schema3.Number), empty: Schema3.Struct({}) })
+    const Labels = Schema.StructWithRest(Schema.Struct({ id: Schema.String }), [Schema.Record(Schema.String, Schema.Number)])
+    const Labels3 = Schema3.Struct({ id: Schema3.String }, Schema3.Record({ key: Schema3.String, value: Schema3.Number }))
+    const detailsOf = (schema: Schema.Decoder<unknown>, input: unknown, reportInput: boolean) => {
+      const result = Schema.decodeUnknownResult(schema)(input, { ...requestBody, reportInput })
+      return Result.isFailure(result) ? RequestIssues.invalidRequestDetails(RequestIssues.requestIssuesOf(result.failure.issue)) : []
+    }
+    const details3Of = <A, I>(schema: Schema3.Schema<A, I>, input: unknown) => {
+      const result = Schema3.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input)
+      return Either3.isLeft(result) ? RequestIssues3.invalidRequestDetails(ParseResult3.ArrayFormatter.formatErrorSync(result.left)) : []
+    }
+    const input = {
+      connection: { name: "A", authType: "none", apiKey: "k", oauth: { clientId: "c" } },
+      pair: ["a", 1, true],
+      // An empty struct takes any object, in both.
+      empty: { x: 1 },
+      more: "secret"
+    }
+    expect(detailsOf(Body, input, true)).toEqual(details3Of(Body3, input))
+    // Whether or not the issues keep the input: nothing of the value is quoted back.
+    expect(detailsOf(Body, input, false)).toEqual(details3Of(Body3, input))
+    expect(detailsOf(Body, input, true)).toEqual([
+      { path: ["more"], message: "is unexpected, expected: \"connection\" | \"pair\" | \"empty\"" },
+      { path: ["connection", "apiKey"], message: "is unexpected, expected: \"name\" | \"authType\" | \"credentialMode\"" },
+      { path: ["connection", "oauth"], message: "is unexpected, expected: \"name\" | \"authType\" | \"credentialMode\"" },
+      { path: ["pair", 2], message: "is unexpected, expected: 0 | 1" }
+    ])
+    // A struct with an index signature: a key the signature refuses is not an excess member, Effect 3's words or not.
+    for (const labels of [{ id: "a", size: 1 }, { id: "a", size: "big" }]) {
+      expect(detailsOf(Labels, labels, true)).toEqual(details3Of(Labels3, labels).map((detail) => ({ ...detail, message: detail.message.replace(/, actual .*$/, "") })))
+    }
   })
 
   it("names the tag of a tagged union where Effect 3 did, when no member has the object's tag", () => {

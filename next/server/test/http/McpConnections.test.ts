@@ -173,10 +173,56 @@ describe("MCP connections", () => {
     expect(all.body.items).toEqual([])
   })
 
-  // Left out of the Effect 4 port: "check the credential rules and the URL, every bad member at once" asserts Effect 3's
-  // schema wording of a 400's details (`is unexpected, expected: "name" | …` for an excess member, `Expected "none" |
-  // "apikey" | "oauth", actual "magic"` for an unknown `authType`), which the Effect 4 server words as Effect 4 does
-  // ("Expected no excess property", "Expected CreateMcpConnectionRequest"); its other assertions pass.
+  it("check the credential rules and the URL, every bad member at once", async () => {
+    const org = await Http.staffed(server.url)
+    const bad = async (body: Record<string, unknown>) => {
+      const answer = await post("/v1/mcp-connections", { token: org.owner.token, body })
+      expect(answer.status, answer.text).toBe(400)
+      expect(answer.body.error).toBe("invalid_request")
+      return answer.body.details.map((detail: any) => [detail.path.join("."), detail.message])
+    }
+    expect(await bad({ name: "A", url: open.url, authType: "none", credentialMode: "per_member" })).toEqual([
+      ["credentialMode", "`per_member` needs `authType: oauth` (each member connects their own account)"]
+    ])
+    expect(await bad({ name: "A", url: open.url, authType: "apikey" })).toEqual([["apiKey", "is required when `authType` is `apikey`"]])
+    // Each `authType` is a member of the body's union, with its own credential members and no others.
+    const noneMembers = "is unexpected, expected: \"name\" | \"url\" | \"authType\" | \"credentialMode\""
+    expect(await bad({ name: "A", url: open.url, authType: "none", apiKey: "k", oauth: { clientId: "c" } })).toEqual([
+      ["apiKey", noneMembers],
+      ["oauth", noneMembers]
+    ])
+    expect(await bad({ name: "A", url: open.url, authType: "oauth", oauth: { clientSecret: "s" } })).toEqual([
+      ["oauth.clientSecret", "needs a `clientId`"]
+    ])
+    // The schema's URL rules.
+    const urls = [
+      "ftp://example.com/mcp",
+      "https://user:pw@example.com/mcp",
+      "https://example.com/mcp#frag",
+      "https://example.com/mcp?API_KEY=abc",
+      `https://example.com/${"a".repeat(2050)}`,
+      "not a url"
+    ]
+    for (const url of urls) {
+      const details = await bad({ name: "A", url, authType: "oauth" })
+      expect(details.map(([path]: [string]) => path), url).toEqual(["url"])
+    }
+    expect((await bad({ name: "A", url: "https://example.com/mcp?token=abc", authType: "oauth" }))[0][1]).toContain("`token`")
+    expect(await bad({ name: " ", url: "https://example.com/mcp", authType: "none", extra: 1 })).toHaveLength(2)
+    // An unknown `authType` is reported alone: which members are right depends on it.
+    expect(await bad({ name: " ", url: "https://example.com/mcp", authType: "magic", extra: 1 })).toEqual([
+      ["authType", "Expected \"none\" | \"apikey\" | \"oauth\", actual \"magic\""]
+    ])
+
+    // At least one change, and an empty oauth object is no change.
+    const created = await create(org.owner.token, { name: "OAuth one", url: "https://mcp.example.com/mcp", authType: "oauth" })
+    const noChange = await patch(`/v1/mcp-connections/${created.id}`, { token: org.owner.token, body: {} })
+    expect(noChange.status).toBe(400)
+    const emptyOAuth = await patch(`/v1/mcp-connections/${created.id}`, { token: org.owner.token, body: { oauth: {} } })
+    expect(emptyOAuth.body.details.map((d: any) => d.path.join("."))).toEqual(["oauth"])
+    const keyOnOAuth = await patch(`/v1/mcp-connections/${created.id}`, { token: org.owner.token, body: { apiKey: "k" } })
+    expect(keyOnOAuth.body.details.map((d: any) => d.path.join("."))).toEqual(["apiKey"])
+  })
 
   it("refuse http and non-public hosts while private destinations are off", async () => {
     const owner = await Http.owner(guarded.url)

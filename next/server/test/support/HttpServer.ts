@@ -2,7 +2,8 @@
  * A real Effect 4 server on a loopback port, as packages/testkit's TestServer starts the Effect 3 one, with the same
  * Promise API (`start`, `RunningServer`, `ShiftedClock`, `testSettings`): an Effect 3 HTTP test runs against this
  * server with its imports changed, its assertions as they were. Each server gets a fresh migrated database
- * (TestDatabase.ts: embedded, or a new database on `DATABASE_URL`'s Postgres, dropped when the server closes).
+ * (TestDatabase.ts: embedded, or a new database on `DATABASE_URL`'s Postgres, dropped when the server closes), and
+ * every statement it runs is recorded for the tenancy check (Tenancy.ts), as testkit's TestDatabase records them.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,6 +16,7 @@ import * as Server from "../../src/Server.js"
 import { SETUP_TOKEN } from "../../../../packages/testkit/src/Http.js"
 import { ShiftedClock } from "./Clocks.js"
 import { watched } from "./Contract.js"
+import * as Tenancy from "./Tenancy.js"
 import * as TestDatabase from "./TestDatabase.js"
 import { encryptionKeys } from "./TestServer.js"
 
@@ -70,7 +72,9 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
     const logged = logger === undefined
       ? Server.layer(settings, watched)
       : Layer.provide(Server.layer({ ...settings, logLevel: "debug" }, watched), Logger.layer([logger]))
-    const runtime = ManagedRuntime.make(clock === undefined ? logged : Layer.provide(logged, Layer.succeed(Clock.Clock, clock)))
+    // Every statement the server runs is recorded for the tenancy check (Tenancy.ts).
+    const recorded = Layer.provide(logged, Tenancy.recorder)
+    const runtime = ManagedRuntime.make(clock === undefined ? recorded : Layer.provide(recorded, Layer.succeed(Clock.Clock, clock)))
     // A server that refuses to start leaves nothing running behind.
     const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (server) => server.address)).catch(async (error) => {
       await runtime.dispose()
@@ -87,7 +91,7 @@ export const start = async ({ clock, logger, ...options }: Options = {}): Promis
  * writes (bulk rows, a state to reach by hand).
  */
 export const startSharingDatabase = async (options: Options = {}) => {
-  const database = ManagedRuntime.make(Layer.unwrap(TestDatabase.layer({ migrated: true })))
+  const database = ManagedRuntime.make(Layer.provideMerge(Layer.unwrap(TestDatabase.layer({ migrated: true })), Tenancy.recorder))
   const context = await database.context()
   const server = await start({ ...options, database: Layer.succeedContext(context) })
   return {

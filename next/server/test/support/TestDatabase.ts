@@ -32,6 +32,9 @@ export const postgresUrl = (() => {
 
 export const kind = postgresUrl === undefined ? "PGlite" : "Postgres"
 
+/** Whether the tests run on Postgres (testkit's `TestDatabase.onPostgres`). */
+export const onPostgres = postgresUrl !== undefined
+
 /** An empty data folder dumped once: loading it takes a fraction of initdb's time. */
 let template: Promise<File | Blob> | undefined
 const emptyTemplate = () =>
