@@ -7,10 +7,10 @@
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
  * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `account`, `orgs`,
- * `api-keys`, `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups
- * (`serve`, which needs the Effect 4 server, `keys`, `config-objects`, `plugins`, `marketplaces`, `access`,
- * `connectors`, `policies`, `sso`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
- * `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
+ * `api-keys`, `bootstrap`, `members`, `teams`, `invitations`, `keys`, `access`, `policies`, `scim`, `audit` and
+ * `admin`. Left of the original: the other command groups (`serve`, which needs the Effect 4 server,
+ * `config-objects`, `plugins`, `marketplaces`, `connectors`, `sso`, `workers`, `memory`, `templates`, `telemetry`,
+ * `mcp`, `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
  * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
  * Effect 3 ones). The executable (bin.ts, Main.ts) is left too.
  */
@@ -32,6 +32,7 @@ import { VERSION } from "./Version.js"
  * command's. (`serve` is left until the Effect 4 server serves the API; the other groups, until they are ported.)
  */
 const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Commands.Node>]> = [
+  ["keys", () => import("./commands/keys.js").then((module) => module.keys)],
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
   ["account", () => import("./commands/account.js").then((module) => module.account)],
@@ -40,7 +41,12 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
   ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
   ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
-  ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)]
+  ["access", () => import("./commands/access.js").then((module) => module.access)],
+  ["policies", () => import("./commands/policies.js").then((module) => module.policies)],
+  ["scim", () => import("./commands/scim.js").then((module) => module.scim)],
+  ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)],
+  ["audit", () => import("./commands/audit.js").then((module) => module.audit)],
+  ["admin", () => import("./commands/admin.js").then((module) => module.admin)]
 ]
 
 const SUMMARY =
