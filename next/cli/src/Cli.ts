@@ -6,14 +6,10 @@
  * tests run the CLI in-process.
  *
  * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
- * part of SSO, SsoBrowser.ts, Loopback.ts and Browser.ts, is left), `whoami`, `account`, `orgs`,
- * `api-keys`, `bootstrap`, `members`, `teams`, `invitations`, `config-objects`, `plugins` (with `download`),
- * `marketplaces`, `connectors` (every command; its `--wait` spinner is Progress.ts), `templates`, `workers`, `memory`,
- * `telemetry`, `mcp`, `llm-providers`, `connections`, `mail` and `calendar`. Left of the original: the other command
- * groups (`serve`, which needs the Effect 4 server, `keys`, `access`, `policies`, `sso`, `scim`, `audit`, `admin`),
- * so the overview and the root's suggestions list the ported ones only; and the shell completions' text (Effect 4's
- * `Completions.generate` writes scripts of its own, not the Effect 3 ones). The executable (bin.ts, Main.ts) is left
- * too.
+ * part of SSO, SsoBrowser.ts, Loopback.ts and Browser.ts, is left), and every other group but `serve` (which needs the
+ * Effect 4 server) and `sso`, so the overview and the root's suggestions list the ported ones only; and the shell
+ * completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the Effect 3 ones). The
+ * executable (bin.ts, Main.ts) is left too.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
@@ -33,6 +29,7 @@ import { VERSION } from "./Version.js"
  * command's. (`serve` is left until the Effect 4 server serves the API; the other groups, until they are ported.)
  */
 const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Commands.Node>]> = [
+  ["keys", () => import("./commands/keys.js").then((module) => module.keys)],
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
   ["account", () => import("./commands/account.js").then((module) => module.account)],
@@ -44,11 +41,16 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["config-objects", () => import("./commands/configObjects.js").then((module) => module.configObjects)],
   ["plugins", () => import("./commands/plugins.js").then((module) => module.plugins)],
   ["marketplaces", () => import("./commands/marketplaces.js").then((module) => module.marketplaces)],
+  ["access", () => import("./commands/access.js").then((module) => module.access)],
   ["connectors", () => import("./commands/connectors.js").then((module) => module.connectors)],
+  ["policies", () => import("./commands/policies.js").then((module) => module.policies)],
+  ["scim", () => import("./commands/scim.js").then((module) => module.scim)],
   ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)],
   ["workers", () => import("./commands/workers.js").then((module) => module.workers)],
+  ["audit", () => import("./commands/audit.js").then((module) => module.audit)],
   ["memory", () => import("./commands/memory.js").then((module) => module.memory)],
   ["templates", () => import("./commands/templates.js").then((module) => module.templates)],
+  ["admin", () => import("./commands/admin.js").then((module) => module.admin)],
   ["telemetry", () => import("./commands/telemetry.js").then((module) => module.telemetry)],
   ["mcp", () => import("./commands/mcp.js").then((module) => module.mcp)],
   ["llm-providers", () => import("./commands/llmProviders.js").then((module) => module.llmProviders)],

@@ -16,7 +16,6 @@ import * as Command from "effect/cli/Command"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Records from "effect/Record"
 import type * as Schema from "effect/Schema"
 import { type Reported, reported } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
@@ -110,14 +109,42 @@ export const leaf = <const Ins extends Record<string, Inputs.Input<unknown>>, E,
   }
 ): Leaf => {
   const global = spec.global ?? true
+  const inputs = Object.entries(spec.inputs)
+  // A flag of the command's own named as a global one (`audit streams update --url`) is both, as on Effect 3: the
+  // library takes one flag of a name, so the global one reads the command's value.
+  const own = new Set(inputs.flatMap(([, input]) => input.doc.kind === "flag" ? [input.doc.name] : []))
+  const shared = Object.entries(GlobalOptions.flags).flatMap(([globalKey, flag]) =>
+    inputs.flatMap(([key, input]) => input.doc.kind === "flag" && input.doc.name === flag.doc.name ? [[globalKey, key] as const] : [])
+  )
+  // Flags are parsed before arguments, so the first problem told is the one Effect 3 told (a missing flag before a
+  // missing argument).
   const config: Command.Command.Config = {
-    ...Records.map(spec.inputs, (input) => input.parser),
-    ...(global ? { global: Records.map(GlobalOptions.flags, (flag) => flag.parser) } : {})
+    ...Object.fromEntries(inputs.filter(([, input]) => input.doc.kind === "flag").map(([key, input]) => [key, input.parser])),
+    ...(global
+      ? {
+        global: Object.fromEntries(
+          Object.entries(GlobalOptions.flags).filter(([, flag]) => !own.has(flag.doc.name)).map(([key, flag]) => [key, flag.parser])
+        )
+      }
+      : {}),
+    ...Object.fromEntries(inputs.filter(([, input]) => input.doc.kind === "arg").map(([key, input]) => [key, input.parser]))
+  }
+  const withShared = (values: object): object => {
+    if (!global || shared.length === 0) return values
+    const all = Object.fromEntries(Object.entries(values))
+    const globals: unknown = all.global
+    return {
+      ...all,
+      global: {
+        ...(typeof globals === "object" && globals !== null ? globals : {}),
+        ...Object.fromEntries(shared.map(([globalKey, key]) => [globalKey, all[key]]))
+      }
+    }
   }
   const command = Command.make(name, config, (values) =>
     Effect.gen(function*() {
       const invocation = yield* Invocation
-      return yield* spec.run(bodyOf<Ins>(values)).pipe(reported(invocation))
+      return yield* spec.run(bodyOf<Ins>(withShared(values))).pipe(reported(invocation))
     }))
   const run = Command.runWith(command, { version: VERSION, renderErrors: false })
   return {

@@ -1,7 +1,7 @@
 /**
- * `orgplane account export | email | delete`: the CLI in-process (see Harness.ts) against the Effect 3 server
- * (RealServer.ts). Ports packages/cli/test/Account.test.ts's first test; the others (the operator's view, an email
- * taken, a deleted account's sign-in) are left to port.
+ * `orgplane account export | email | delete` and `orgplane admin users list | disable | enable | delete`: the CLI
+ * in-process (see Harness.ts) against the Effect 3 server (RealServer.ts). Ports packages/cli/test/Account.test.ts's
+ * first test and its `admin users` one; the second (the last owner of an organization with members) is left to port.
  */
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -11,8 +11,10 @@ import * as Http from "./Http.js"
 import * as RealServer from "./RealServer.js"
 
 let server: RealServer.RealServer
+let operator: Awaited<ReturnType<typeof Http.operator>>
 beforeAll(async () => {
-  server = await RealServer.start()
+  server = await RealServer.start({ ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN })
+  operator = await Http.operator(server.url)
 })
 afterAll(async () => {
   await server?.close()
@@ -50,5 +52,44 @@ describe("orgplane account", () => {
     expect(deleted.stdout).toContain(`Left without members: ${owner.organization.id}.`)
     const after = await cli(["whoami"], env)
     expect(after.code).toBe(3)
+  })
+})
+
+describe("orgplane admin users", () => {
+  it("lists accounts, disables and enables one, and deletes one with --yes", async () => {
+    const marker = `cliusers${Math.random().toString(36).slice(2, 8)}`
+    const signedUp = await Http.request(server.url, "POST", "/v1/auth/sign-up", {
+      body: { email: `${marker}@example.com`, password: "a long password", name: "Listed Person" }
+    })
+    expect(signedUp.status).toBe(201)
+    const person = { user: { id: Http.textAt(signedUp.body, "user", "id") } }
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: operator.token }
+
+    const table = await cli(["admin", "users", "list", "--email", marker], env)
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stdout).toMatch(/^ID\s+EMAIL\s+NAME\s+ORGANIZATIONS\s+STATE\s+CREATED$/m)
+    expect(table.stdout).toMatch(new RegExp(`^${person.user.id}\\s+${marker}@example.com\\s+Listed Person\\s+0\\s+enabled\\s`, "m"))
+
+    const disabled = await cli(["admin", "users", "disable", person.user.id], env)
+    expect(disabled.code, disabled.stderr).toBe(0)
+    expect(disabled.stdout).toContain("is disabled: its sessions ended")
+    const listed = await cli(["admin", "users", "list", "--email", marker, "--state", "disabled", "--json"], env)
+    expect(json(listed).items.map((user: { id: string }) => user.id)).toEqual([person.user.id])
+    expect(json(await cli(["admin", "users", "list", "--email", marker, "--state", "enabled", "--json"], env)).items).toEqual([])
+    const signIn = await Http.request(server.url, "POST", "/v1/auth/sign-in", { body: { email: `${marker}@example.com`, password: "a long password" } })
+    expect([signIn.status, Http.at(signIn.body, "reason")]).toEqual([403, "account_disabled"])
+
+    const enabled = await cli(["admin", "users", "enable", person.user.id], env)
+    expect(enabled.code, enabled.stderr).toBe(0)
+    expect(enabled.stdout).toContain("is enabled.")
+
+    expect((await cli(["admin", "users", "delete", person.user.id], env)).stderr).toContain("pass --yes")
+    const deleted = await cli(["admin", "users", "delete", person.user.id, "--yes", "--json"], env)
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(json(deleted)).toMatchObject({ userId: person.user.id, organizationsLeft: [] })
+    const missing = await cli(["admin", "users", "disable", person.user.id], env)
+    expect(missing.code).toBe(4)
+    expect(missing.stderr).toContain("user_not_found")
   })
 })

@@ -60,10 +60,7 @@ const files = async (home: string, contents: Record<string, string>) => {
 }
 
 describe.concurrent("orgplane config-objects, plugins, marketplaces and access", { timeout: 120_000 }, () => {
-  // Skipped here: it runs `orgplane access`, whose group (access.ts) is another helper's part of issue 46 (this branch
-  // has only the helpers access.ts shares with connectors and templates). It passed with that group's port in the
-  // tree; unskip it when the group lands.
-  it.skip("publishes a skill from a file in a plugin listed in a marketplace, shares it with a team, and revokes that", async () => {
+  it("publishes a skill from a file in a plugin listed in a marketplace, shares it with a team, and revokes that", async () => {
     const owner = await Http.owner(server.url, "Catalog Org")
     const member = await Http.join(server.url, owner.token, "member", "Mallory")
     const team = await Http.request(server.url, "POST", "/v1/teams", {
@@ -182,10 +179,7 @@ describe.concurrent("orgplane config-objects, plugins, marketplaces and access",
     expect(table.stdout.trim().split("\n").slice(1).map((line) => line.split(/\s+/)[0])).toEqual([reviewId, deploy.id])
   })
 
-  // Skipped here: it runs `orgplane access`, whose group (access.ts) is another helper's part of issue 46 (this branch
-  // has only the helpers access.ts shares with connectors and templates). It passed with that group's port in the
-  // tree; unskip it when the group lands.
-  it.skip("adds versions from files, archives, deletes and restores a config object; grants a member a plugin directly", async () => {
+  it("adds versions from files, archives, deletes and restores a config object; grants a member a plugin directly", async () => {
     const owner = await Http.owner(server.url, "Versions Org")
     const member = await Http.join(server.url, owner.token, "member", "Eddie")
     const { cli, home } = await fresh()
@@ -284,10 +278,7 @@ describe("catalog usage errors, before anything is sent", () => {
   const PLUGIN = "plg_01h455vb4pex5vsknk084sn02q"
   const TEAM = "tem_01h455vb4pex5vsknk084sn02q"
 
-  // Skipped here: it runs `orgplane access`, whose group (access.ts) is another helper's part of issue 46 (this branch
-  // has only the helpers access.ts shares with connectors and templates). It passed with that group's port in the
-  // tree; unskip it when the group lands.
-  it.skip("names the kinds a resource id may be, and the kind of a grant id that does not fit", async () => {
+  it("names the kinds a resource id may be, and the kind of a grant id that does not fit", async () => {
     const { cli } = await fresh()
     const [team, garbage, json, mismatch, short] = await Promise.all([
       cli(["access", "grant", TEAM, "--role", "viewer", "--org-wide"], env),
@@ -310,10 +301,7 @@ describe("catalog usage errors, before anything is sent", () => {
     expect(short.stderr).toContain("resourceId: TypeID must be 30 characters")
   })
 
-  // Skipped here: it runs `orgplane access`, whose group (access.ts) is another helper's part of issue 46 (this branch
-  // has only the helpers access.ts shares with connectors and templates). It passed with that group's port in the
-  // tree; unskip it when the group lands.
-  it.skip("wants exactly one grantee, something to update, and a readable, non-empty --file", async () => {
+  it("wants exactly one grantee, something to update, and a readable, non-empty --file", async () => {
     const { cli, home } = await fresh()
     const blank = Path.join(home, "blank.md")
     await Fs.writeFile(blank, " \n\n")

@@ -97,3 +97,13 @@ export const staffed = async (baseUrl: string, organizationName = "Acme") => {
   const member = await join(baseUrl, ownerUser.token, "member", "Member")
   return { organizationId: ownerUser.organization.id, owner: ownerUser, admin, member }
 }
+
+/** The setup token the tests' servers are started with (`ORGPLANE_SETUP_TOKEN`), as testkit's test servers are. */
+export const SETUP_TOKEN = "opsetup_testkit-setup-token-0123456789abcdefghij"
+
+/** An owner whose new organization operates the instance: an `owner`, then the setup token redeemed. */
+export const operator = async (baseUrl: string, organizationName = "Operator", setupToken = SETUP_TOKEN) => {
+  const made = await owner(baseUrl, organizationName)
+  await expecting("claim the operator", 200, request(baseUrl, "POST", "/v1/admin/operator", { token: made.token, body: { setupToken } }))
+  return made
+}

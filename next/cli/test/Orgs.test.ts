@@ -1,7 +1,7 @@
 /**
- * `orgplane orgs get | update | delete | restore | list --deleted`: the CLI in-process (see Harness.ts) against a real
- * server, the Effect 3 one (RealServer.ts). Ports packages/cli/test/Orgs.test.ts's first test; its second (`admin
- * orgs`) waits for the `admin` group.
+ * `orgplane orgs get | update | delete | restore | list --deleted` and `orgplane admin orgs list | delete | restore`:
+ * the CLI in-process (see Harness.ts) against a real server, the Effect 3 one (RealServer.ts), started with the setup
+ * token `Http.operator` redeems. packages/cli/test/Orgs.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json } from "./Harness.js"
@@ -11,7 +11,7 @@ import * as RealServer from "./RealServer.js"
 let server: RealServer.RealServer
 
 beforeAll(async () => {
-  server = await RealServer.start()
+  server = await RealServer.start({ ORGPLANE_SETUP_TOKEN: Http.SETUP_TOKEN })
 })
 afterAll(async () => {
   await server?.close()
@@ -61,5 +61,29 @@ describe("orgplane orgs", () => {
     expect(restored.code, restored.stderr).toBe(0)
     expect(restored.stdout).toBe(`Restored Acme Corp (${org.organizationId}); it is your active organization again.\n`)
     expect((await cli(["orgs", "get"], env)).code).toBe(0)
+  })
+
+  it("lets the instance's operator list, delete and restore any organization", async () => {
+    const operator = await Http.operator(server.url, "Operations")
+    const tenant = await Http.owner(server.url, "Tenant")
+    const { cli } = await fresh()
+    const env = { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: operator.token }
+
+    const listed = await cli(["admin", "orgs", "list", "--query", "tenant"], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^${tenant.organization.id}\\s+Tenant\\s+free\\s+1\\s+\\S+\\s+-\\s+-$`, "m"))
+    const deleted = await cli(["admin", "orgs", "delete", tenant.organization.id], env)
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(deleted.stdout).toContain(`Deleted Tenant (${tenant.organization.id}).`)
+    const onlyDeleted = json(await cli(["admin", "orgs", "list", "--deleted", "--json"], env))
+    expect(onlyDeleted.items.map((item: any) => item.id)).toEqual([tenant.organization.id])
+    const both = await cli(["admin", "orgs", "list", "--deleted", "--live"], env)
+    expect([both.code !== 0, both.stderr]).toEqual([true, expect.stringContaining("give --deleted or --live, not both")])
+    const restored = await cli(["admin", "orgs", "restore", tenant.organization.id], env)
+    expect(restored.code, restored.stderr).toBe(0)
+    expect(restored.stdout).toBe(`Restored Tenant (${tenant.organization.id}).\n`)
+    const denied = await cli(["admin", "orgs", "list"], { ...env, ORGPLANE_TOKEN: tenant.token })
+    expect(denied.code).not.toBe(0)
+    expect(denied.stderr).toContain("operator_only")
   })
 })

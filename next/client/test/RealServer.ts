@@ -44,16 +44,20 @@ const stop = async (child: ChildProcess) => {
 
 /**
  * Starts the server with `environment` added to a clean environment (no `ORGPLANE_*` or `DATABASE_URL` of the
- * caller's), sign-ups unthrottled (the tests sign up many accounts from one address), and waits for `/ready`.
+ * caller's), sign-ups unthrottled (the tests sign up many accounts from one address), and waits for `/ready`. Its
+ * database is a throwaway one unless `options.data` names a folder (`--data`) it keeps after it stops.
  */
-export const start = async (environment: Readonly<Record<string, string>> = {}): Promise<RealServer> => {
+export const start = async (
+  environment: Readonly<Record<string, string>> = {},
+  options: { readonly data?: string } = {}
+): Promise<RealServer> => {
   const port = await freePort()
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("ORGPLANE_") && name !== "DATABASE_URL" && name !== "NODE_OPTIONS")
   )
   const child = spawn(
     process.execPath,
-    ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", "serve", "--port", String(port), "--data", "memory"],
+    ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", "serve", "--port", String(port), "--data", options.data ?? "memory"],
     {
       cwd: root,
       env: { ...inherited, ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ...environment },
