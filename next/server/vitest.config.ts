@@ -15,8 +15,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
-    // Every answer of a test server held to the OpenAPI document Effect 3 publishes (test/support/Contract.ts).
-    setupFiles: ["test/support/contractSetup.ts"],
+    // Every answer of a test server held to the OpenAPI document Effect 3 publishes (test/support/Contract.ts), and
+    // every statement it ran to the tenancy rule (test/support/Tenancy.ts), as the Effect 3 suite holds its servers.
+    setupFiles: ["test/support/contractSetup.ts", "test/support/tenancySetup.ts"],
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -4,8 +4,7 @@
  * it), and checked with testkit's rule (`unscopedTables`, Postgres's own parser), the rule itself unchanged; its
  * list of non-tenant tables gets the one table of Effect 4's cluster whose name Effect 3's has not (`EffectFourTables`).
  *
- * Left of testkit's: its vitest setup (`tenancySetup.ts`) that checks every test file's statements after its tests;
- * here a test asks (`violations`).
+ * `tenancySetup.ts` checks every test file's statements after its tests, as testkit's does.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
