@@ -1,6 +1,10 @@
-/** platform/Database.ts: the embedded database in a data folder, and a database that cannot be reached at start. */
+/**
+ * platform/Database.ts: the embedded database in a data folder, a database that cannot be reached at start, one that
+ * answers nothing (the client's own cut-off), and the bound on waiting for a pooled connection.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -13,6 +17,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Database from "../src/platform/Database.js"
 import { DataFolderInUse } from "../src/platform/DataFolderLock.js"
+import { classify } from "../src/platform/Sql.js"
+import * as TestDatabase from "./support/TestDatabase.js"
 
 /** A loopback port nobody listens on: one the system gave and took back. */
 const closedPort = Effect.promise(() =>
@@ -54,4 +60,36 @@ describe("Database", () => {
       )))
       expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError" } })
     }))
+
+  it.live("a statement the database does not answer fails after the statement timeout and a second, as a lost connection (503)", () =>
+    Effect.gen(function*() {
+      const database = yield* TestDatabase.behindProxy({ connectTimeout: "1 second", statementTimeout: "300 millis" })
+      const sql = Context.get(yield* Layer.build(database.layer), SqlClient.SqlClient)
+      database.proxy.pause()
+      const started = performance.now()
+      const error = yield* Effect.flip(sql.withTransaction(sql`SELECT 1`))
+      const millis = performance.now() - started
+      expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError", message: "Query read timeout" } })
+      expect(classify(error)).toBe("unavailable")
+      expect(millis).toBeGreaterThanOrEqual(1_250)
+      expect(millis).toBeLessThan(4_000)
+      // The BEGIN the database gets late must not leave the next user inside a transaction.
+      database.proxy.resume()
+      const [before] = yield* sql<{ id: string }>`SELECT txid_current()::text AS id`
+      const [after] = yield* sql<{ id: string }>`SELECT txid_current()::text AS id`
+      expect(after?.id).not.toBe(before?.id)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a wait for a pooled connection fails after the connect timeout, as a lost connection (503)", () =>
+    Effect.gen(function*() {
+      const database = yield* TestDatabase.behindProxy({ connectTimeout: "500 millis", statementTimeout: "1 second" })
+      const sql = Context.get(yield* Layer.build(database.layer), SqlClient.SqlClient)
+      // Hold every connection of the pool (one on the embedded database, four on Postgres).
+      for (let i = 0; i < (TestDatabase.postgresUrl === undefined ? 1 : 4); i++) yield* sql.reserve
+      const started = performance.now()
+      const error = yield* Effect.flip(sql`SELECT 1`)
+      expect(performance.now() - started).toBeLessThan(Duration.toMillis(Duration.seconds(3)))
+      expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError", message: "timeout exceeded when trying to connect" } })
+      expect(classify(error)).toBe("unavailable")
+    }).pipe(Effect.scoped), 60_000)
 })
