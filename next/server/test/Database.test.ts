@@ -4,9 +4,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
@@ -91,5 +93,39 @@ describe("Database", () => {
       expect(performance.now() - started).toBeLessThan(Duration.toMillis(Duration.seconds(3)))
       expect(error).toMatchObject({ _tag: "SqlError", reason: { _tag: "ConnectionError", message: "timeout exceeded when trying to connect" } })
       expect(classify(error)).toBe("unavailable")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live.runIf(TestDatabase.postgresUrl !== undefined)("the pool opens a connection for each concurrent statement, burst after burst, up to its size (Postgres only)", () =>
+    Effect.gen(function*() {
+      const url = yield* TestDatabase.freshPostgres(TestDatabase.postgresUrl ?? "")
+      const database = new URL(url).pathname.slice(1)
+      const pool = Context.get(yield* Layer.build(Database.layerUrl(Redacted.make(url), { maxConnections: 8 })), SqlClient.SqlClient)
+      const holder = Context.get(yield* Layer.build(Database.layerUrl(Redacted.make(url), { maxConnections: 1 })), SqlClient.SqlClient)
+      const observer = Context.get(yield* Layer.build(Database.layerUrl(Redacted.make(url), { maxConnections: 1 })), SqlClient.SqlClient)
+      yield* pool`CREATE TABLE growth_probe (id int)`
+      const release = yield* Deferred.make<void>()
+      const locked = yield* Deferred.make<void>()
+      const holding = yield* Effect.forkChild(holder.withTransaction(
+        Effect.andThen(holder`LOCK TABLE growth_probe`, Effect.andThen(Deferred.succeed(locked, undefined), Deferred.await(release)))
+      ))
+      yield* Deferred.await(locked)
+      /** The statements of this database waiting on the lock: each has a connection of its own. */
+      const waiting = Effect.map(
+        observer<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${database} AND wait_event_type = 'Lock'`,
+        (rows) => rows[0]?.n ?? 0
+      )
+      const waitingReaches = (n: number) =>
+        Effect.gen(function*() {
+          for (let attempt = 0; attempt < 100 && (yield* waiting) < n; attempt++) yield* Effect.sleep("50 millis")
+          return yield* waiting
+        })
+      const read = pool`SELECT * FROM growth_probe`
+      const first = yield* Effect.forkChild(Effect.all([read, read, read], { concurrency: "unbounded" }))
+      expect(yield* waitingReaches(3)).toBe(3)
+      const second = yield* Effect.forkChild(Effect.all([read, pool.withTransaction(read), read, pool.withTransaction(read)], { concurrency: "unbounded" }))
+      expect(yield* waitingReaches(7)).toBe(7)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holding)
+      expect((yield* Fiber.join(first)).length + (yield* Fiber.join(second)).length).toBe(7)
     }).pipe(Effect.scoped), 60_000)
 })

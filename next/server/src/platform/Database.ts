@@ -19,12 +19,8 @@
  * packages/server/src/platform/Database.ts: deallocating what a broken connection prepared (`DEALLOCATE ALL`, no
  * connect hook).
  *
- * Known, to settle before the areas rely on concurrency (measured 2026-11-26 with `@effect/sql-pg` 4.0.5, `effect`
- * 4.1.0): the pool opens connections for its first burst of concurrent statements only. Three statements waiting on a
- * table lock opened three connections; four more statements issued after them, plain or in transactions, opened none
- * and queued behind the three (`maxConnections` 8). With `minConnections` equal to `maxConnections` all seven ran on
- * connections of their own. `effect/Pool` alone (`makeWithTTL`, a slow acquire, `use` or `get` in either burst) grows
- * as it should, so the cause is in `PgPool`'s use of it.
+ * The pool grows burst after burst up to `maxConnections` (test/Database.test.ts: three statements waiting on a lock,
+ * then four more, seven connections), as `pg`'s did; the embedded database's stays one connection.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
