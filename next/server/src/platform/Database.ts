@@ -112,16 +112,35 @@ const connectionFailure = (message: string, operation: string) =>
 
 /**
  * `connection`, its statements given up on (failing as a lost connection, so a 503) when the database answers
- * nothing within `within`. The statement is interrupted behind; its connection is pinned to the statement's (or
- * the transaction's) scope, whose end with the statement still on the wire closes the connection (the driver
- * retires a pinned connection released with work outstanding), so no late answer reaches the next user.
+ * nothing within `within`. The statement runs in a fiber of its own, interrupted behind (its interruption drains
+ * the connection, which a database that answers nothing holds up to the driver's cancel deadline); its connection
+ * is pinned to the statement's (or the transaction's) scope, whose end with the statement still on the wire closes
+ * the connection (the driver retires a pinned connection released with work outstanding), so no late answer
+ * reaches the next user.
  */
 const answering = (connection: SqlConnection.Connection, within: Duration.Duration): SqlConnection.Connection => {
-  const bounded = <A>(statement: Effect.Effect<A, SqlError>) =>
-    Effect.timeoutOrElse(disconnect(statement), {
-      duration: within,
-      orElse: () => Effect.fail(connectionFailure("Query read timeout", "query"))
-    })
+  const millis = Duration.toMillis(within)
+  // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
+  const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.forkDetach(restore(statement)), (fiber) =>
+        restore(Effect.callback<A, SqlError>((resume) => {
+          const timer = setTimeout(() => {
+            remove()
+            fiber.interruptUnsafe()
+            resume(Effect.fail(connectionFailure("Query read timeout", "query")))
+          }, millis)
+          const remove = fiber.addObserver((exit) => {
+            clearTimeout(timer)
+            resume(exit)
+          })
+          // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            remove()
+            fiber.interruptUnsafe()
+          })
+        }))))
   return {
     execute: (sql, params, transformRows) => bounded(connection.execute(sql, params, transformRows)),
     executeRaw: (sql, params) => bounded(connection.executeRaw(sql, params)),
