@@ -21,6 +21,11 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-next-test-cache") }
+    env: {
+      ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-next-test-cache"),
+      // Every answer checked by its schema, as the root suite does (platform/ResponseEncoding.ts); `0` runs the
+      // suite on the server's own path, the checks skipped.
+      ORGPLANE_CHECK_RESPONSE_ENCODING: process.env["ORGPLANE_CHECK_RESPONSE_ENCODING"] ?? "1"
+    }
   }
 })

@@ -12,18 +12,15 @@
  *
  * Partial port (issue 46). Effect 4's `@effect/sql-pg` is its own Postgres client (no `pg`): it prepares, names
  * statements uniquely and retires a connection whose interrupted query did not end cleanly, which the Effect 3
- * module's `pg` subclasses did by hand. Left in packages/server/src/platform/Database.ts: the client-side query
- * timeout (`pg`'s `query_timeout`, the statement timeout plus one second, closing the connection: the native driver
- * has no such setting, so a server that answers nothing holds a statement until the caller's own deadline, as
- * `/ready`'s); the bound on waiting for a pooled connection (`connectTimeout` bounds opening one only); deallocating
- * what a broken connection prepared (`DEALLOCATE ALL`, no connect hook).
+ * module's `pg` subclasses did by hand. It has no client-side query timeout and no bound on waiting for a pooled
+ * connection, which `pg` had (`query_timeout`, `connectionTimeoutMillis`): the SqlClient is made here on the
+ * driver's pinned connections with both (`layerPool`), so a statement to a database that answers nothing fails
+ * after the statement timeout and a second, and closes its connection, as the Effect 3 server's. Left in
+ * packages/server/src/platform/Database.ts: deallocating what a broken connection prepared (`DEALLOCATE ALL`, no
+ * connect hook).
  *
- * Known, to settle before the areas rely on concurrency (measured 2026-11-26 with `@effect/sql-pg` 4.0.5, `effect`
- * 4.1.0): the pool opens connections for its first burst of concurrent statements only. Three statements waiting on a
- * table lock opened three connections; four more statements issued after them, plain or in transactions, opened none
- * and queued behind the three (`maxConnections` 8). With `minConnections` equal to `maxConnections` all seven ran on
- * connections of their own. `effect/Pool` alone (`makeWithTTL`, a slow acquire, `use` or `get` in either burst) grows
- * as it should, so the cause is in `PgPool`'s use of it.
+ * The pool grows burst after burst up to `maxConnections` (test/Database.test.ts: three statements waiting on a lock,
+ * then four more, seven connections), as `pg`'s did; the embedded database's stays one connection.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -35,8 +32,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as SqlClient from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import * as Fiber from "effect/Fiber"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlConnection from "effect/sql/SqlConnection"
+import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
 import * as Str from "effect/String"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
@@ -68,9 +69,9 @@ const naming = {
 }
 
 export interface Timeouts {
-  /** Longest wait for a new connection (default 5 seconds); the wait for a pooled one is not bounded yet (see above). */
+  /** Longest wait for a connection, new or from the pool (default 5 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
-  /** Longest a statement may run on the server (default 10 seconds); the client does not give up on its own yet (see above). */
+  /** Longest a statement may run on the server (default 10 seconds); the client gives up one second later. */
   readonly statementTimeout?: Duration.Input | undefined
 }
 
@@ -90,8 +91,89 @@ export class PoolSize extends Context.Service<PoolSize, number>()("@orgplane/ser
 type Target = { readonly url: Redacted.Redacted } | { readonly path: string; readonly database: string; readonly username: string }
 
 /**
+ * How much longer than the statement timeout the client waits for an answer. The server's own timeout answers
+ * first when it can; this catches a server (or a network) that answers nothing at all.
+ */
+const queryTimeoutMargin = Duration.seconds(1)
+
+/**
+ * `effect` in a fiber of its own, so that interrupting it returns at once and the fiber's interruption finishes
+ * behind (Effect 3's `Effect.disconnect`, which Effect 4 leaves to `forkDetach`). An interrupted statement drains
+ * its connection, which on a database that answers nothing takes the driver's own cancel deadline.
+ */
+export const disconnect = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(restore(effect)), (fiber) =>
+      restore(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))))))
+
+/** A connection failure with `pg`'s words for it (the Effect 3 server's log said these). */
+const connectionFailure = (message: string, operation: string) =>
+  new SqlError({ reason: new ConnectionError({ cause: new Error(message), message, operation }) })
+
+/**
+ * `connection`, its statements given up on (failing as a lost connection, so a 503) when the database answers
+ * nothing within `within`. The statement runs in a fiber of its own, interrupted behind (its interruption drains
+ * the connection, which a database that answers nothing holds up to the driver's cancel deadline); its connection
+ * is pinned to the statement's (or the transaction's) scope, whose end with the statement still on the wire closes
+ * the connection (the driver retires a pinned connection released with work outstanding), so no late answer
+ * reaches the next user.
+ */
+const answering = (connection: SqlConnection.Connection, within: Duration.Duration): SqlConnection.Connection => {
+  const millis = Duration.toMillis(within)
+  // `disconnect` and `Effect.timeoutOrElse` would do, at three fibers a statement: this is one fiber and one timer.
+  const bounded = <A>(statement: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.forkDetach(restore(statement)), (fiber) =>
+        restore(Effect.callback<A, SqlError>((resume) => {
+          const timer = setTimeout(() => {
+            remove()
+            fiber.interruptUnsafe()
+            resume(Effect.fail(connectionFailure("Query read timeout", "query")))
+          }, millis)
+          const remove = fiber.addObserver((exit) => {
+            clearTimeout(timer)
+            resume(exit)
+          })
+          // The caller interrupted: the statement's interruption finishes behind, as a timed-out one's does.
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            remove()
+            fiber.interruptUnsafe()
+          })
+        }))))
+  return {
+    execute: (sql, params, transformRows) => bounded(connection.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => bounded(connection.executeRaw(sql, params)),
+    // Streams pace themselves by their reader; none of the server's statements streams.
+    executeStream: (sql, params, transformRows) => connection.executeStream(sql, params, transformRows),
+    executeValues: (sql, params) => bounded(connection.executeValues(sql, params)),
+    executeValuesUnprepared: (sql, params) => bounded(connection.executeValuesUnprepared(sql, params)),
+    executeUnprepared: (sql, params, transformRows) => bounded(connection.executeUnprepared(sql, params, transformRows))
+  }
+}
+
+/** COMMIT, which Postgres answers with `ROLLBACK` when the transaction had failed (as `@effect/sql-pg`'s own). */
+const commit = (connection: SqlConnection.Connection) =>
+  Effect.flatMap(connection.executeRaw("COMMIT", []), (result) =>
+    typeof result === "object" && result !== null && Reflect.get(result, "command") === "ROLLBACK"
+      ? Effect.fail(
+        new SqlError({
+          reason: new UnknownError({
+            cause: new Error("COMMIT rolled back an aborted transaction"),
+            message: "PgClient: COMMIT rolled back an aborted transaction",
+            operation: "commit"
+          })
+        })
+      )
+      : Effect.void)
+
+/**
  * The pool, with the timeouts: the statement timeout is the session's `statement_timeout`, sent as each connection
- * starts. Fails the layer when the database cannot be reached at start-up (the driver's pool connects lazily).
+ * starts; a statement whose answer does not come within it and a second fails as a lost connection (`pg`'s
+ * `query_timeout`), and so does a wait for a connection, new or pooled, longer than the connect timeout (`pg`'s
+ * `connectionTimeoutMillis`). Each statement pins its connection (`reserve`) so that one given up on closes it.
+ * `@effect/sql-pg`'s client is the driver; the SqlClient is made here, on its pinned connections, as `PgClient.make`
+ * makes its own. Fails the layer when the database cannot be reached at start-up (the driver's pool connects lazily).
  */
 const layerPool = (
   target: Target,
@@ -100,23 +182,45 @@ const layerPool = (
     readonly idleTimeout?: Duration.Input | undefined
   }
 ) => {
-  const statementMillis = Duration.toMillis(Duration.fromInputUnsafe(options.statementTimeout ?? Duration.seconds(10)))
-  return PgClient.layerFrom(
-    Effect.tap(
-      PgClient.make({
-        ...target,
-        maxConnections: options.maxConnections,
-        ...(options.idleTimeout === undefined ? {} : { idleTimeout: options.idleTimeout }),
-        applicationName: "orgplane",
-        connectTimeout: options.connectTimeout ?? Duration.seconds(5),
-        startupParameters: { statement_timeout: String(statementMillis) },
-        keepAlive: Duration.seconds(10),
-        preparedStatementCacheSize: maxPreparedStatements,
-        ...naming
+  const statementTimeout = Duration.fromInputUnsafe(options.statementTimeout ?? Duration.seconds(10))
+  const connectTimeout = Duration.fromInputUnsafe(options.connectTimeout ?? Duration.seconds(5))
+  const answerTimeout = Duration.sum(statementTimeout, queryTimeoutMargin)
+  return Layer.effectContext(Effect.gen(function*() {
+    const driver = yield* PgClient.make({
+      ...target,
+      maxConnections: options.maxConnections,
+      ...(options.idleTimeout === undefined ? {} : { idleTimeout: options.idleTimeout }),
+      applicationName: "orgplane",
+      connectTimeout,
+      startupParameters: { statement_timeout: String(Duration.toMillis(statementTimeout)) },
+      keepAlive: Duration.seconds(10),
+      preparedStatementCacheSize: maxPreparedStatements,
+      ...naming
+    })
+    const acquirer = Effect.map(
+      Effect.timeoutOrElse(driver.reserve, {
+        duration: connectTimeout,
+        orElse: () => Effect.fail(connectionFailure("timeout exceeded when trying to connect", "connect"))
       }),
-      (sql) => sql`SELECT 1`
+      (connection) => answering(connection, answerTimeout)
     )
-  ).pipe(Layer.merge(Layer.succeed(PoolSize, options.maxConnections)))
+    const sql = yield* SqlClient.make({
+      acquirer,
+      compiler: PgClient.makeCompiler(naming.transformQueryNames),
+      transformRows: Statement.defaultTransforms(naming.transformResultNames).array,
+      driver: "pg",
+      spanAttributes: [
+        ["db.system.name", "postgresql"],
+        ["db.namespace", "database" in target ? target.database : "postgres"]
+      ],
+      // As `@effect/sql-pg`'s: Postgres prepares transaction control like any other statement.
+      prepareTransactionControls: true,
+      commit,
+      releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`
+    })
+    yield* sql`SELECT 1`
+    return Context.make(SqlClient.SqlClient, sql).pipe(Context.add(PoolSize, options.maxConnections))
+  })).pipe(Layer.provide(Reactivity.layer))
 }
 
 /** Postgres at a URL. */

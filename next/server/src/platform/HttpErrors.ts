@@ -22,11 +22,10 @@
  *   guard's refusals, an unknown route, a body that cannot be read).
  * `layerFor(api, options)` is both, for any API (tests use small ones of their own); `serverLayer` is the server's.
  *
- * Partial port (issue 46). Left in packages/server/src/platform/HttpErrors.ts: `group`, which wraps every handler in
- * the audit recorder, idempotency, authority and response encoding (`ResponseEncoding.successResponder`, not ported
- * yet either: Effect 4's SchemaAST keeps a node's encoding on the node, where Effect 3's had Transformation nodes, so
- * its compiler is to be written anew), and with it `Options.inner`, the idempotency middleware between the guard and
- * routing (platform/Idempotency.ts).
+ * `group` builds every group of the server: its handlers wrapped in authority, the audit recorder and idempotency as
+ * their operations declare, its endpoints reading requests with `reportInput` and encoding successes without the
+ * schema's checks (platform/ResponseEncoding.ts); `Options.inner` is the idempotency middleware between the guard
+ * and routing (platform/Idempotency.ts). The Effect 4 form of packages/server/src/platform/HttpErrors.ts, whole.
  */
 import {
   ApiErrors,
@@ -85,6 +84,7 @@ import * as Docs from "./Docs.js"
 import * as Idempotency from "./Idempotency.js"
 import * as RequestGuard from "./RequestGuard.js"
 import * as RequestLog from "./RequestLog.js"
+import * as ResponseEncoding from "./ResponseEncoding.js"
 import * as Routes from "./Routes.js"
 import * as Unavailable from "./Unavailable.js"
 
@@ -404,9 +404,9 @@ const reportingInput = (api: Pick<HttpApi.Top, "annotations">, group: HttpApiGro
  * (`reportingInput`: Effect 4.1 builds a group's routes here, from the endpoints registered). Every group of the server
  * is built with it.
  *
- * Left of the Effect 3 module's: the success's response made by `ResponseEncoding.successResponder` (not ported:
- * see the module's header), outermost; here the platform encodes it. Effect 3's `markReturned` has no Effect 4 form
- * to take: the platform tells a response's schema failures from the request's itself.
+ * Its endpoint also encodes its success without the schema's checks (`ResponseEncoding.encodingSuccess`), where the
+ * Effect 3 module made the success's response with `ResponseEncoding.successResponder`. Effect 3's `markReturned` has
+ * no Effect 4 form to take: the platform tells a response's schema failures from the request's itself.
  */
 export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
   HttpApiBuilder.group(api, identifier, (handlers) => {
@@ -418,13 +418,14 @@ export const group: typeof HttpApiBuilder.group = (api, identifier, build) =>
     const registry: unknown = Reflect.get(handlers, "handlers")
     if (!(registry instanceof Map)) throw new Error("HttpErrors.group: HttpApiBuilder's handlers are not where Effect 4.1 keeps them")
     const register = registry.set.bind(registry)
+    const checked = ResponseEncoding.checkingEverything()
     Object.defineProperty(registry, "set", {
       value: (name: string, runtime: unknown) => {
         if (!isRegistered(runtime)) throw new Error(`HttpErrors.group: ${name}'s handler is not in the shape Effect 4.1 registers`)
         const id = declaredGroup.topLevel ? name : `${identifier}.${name}`
         return register(name, {
           ...runtime,
-          endpoint: reportingInput(api, declaredGroup, runtime.endpoint),
+          endpoint: ResponseEncoding.encodingSuccess(api, declaredGroup, reportingInput(api, declaredGroup, runtime.endpoint), checked),
           handler: instrumented(runtime.handler, { takesKey: ids.has(id), writes: runtime.endpoint.method !== "GET", audit: audits.get(id) })
         })
       }

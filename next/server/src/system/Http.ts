@@ -3,26 +3,17 @@ import { ServiceUnavailable } from "@orgplane-next/schema"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import { HttpApiBuilder } from "effect/http-api"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Api } from "../Api.js"
 import { ServerConfig } from "../platform/Config.js"
+import { disconnect } from "../platform/Database.js"
 import { DatabaseStatus } from "../platform/DatabaseStatus.js"
 
 /** Load balancers poll /ready with short timeouts of their own: answer within this, whatever the database does. */
 export const readyDeadline = Duration.seconds(2)
 
 const databaseDown = new ServiceUnavailable({ message: "The database does not answer." })
-
-/**
- * `effect` in a fiber of its own, so that interrupting it returns at once and the fiber's interruption finishes
- * behind (Effect 3's `Effect.disconnect`, which Effect 4 leaves to `forkDetach`).
- */
-const disconnect = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkDetach(restore(effect)), (fiber) =>
-      restore(Fiber.join(fiber)).pipe(Effect.onInterrupt(() => Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))))))
 
 /**
  * The answer of /ready, from `check` (a statement on the database). Disconnected: on timeout, answer now and let

@@ -1,10 +1,13 @@
 /**
- * packages/testkit's `TestDatabase.behindProxy` for the HTTP tests of the Effect 4 server, with its Promise API: a
+ * packages/testkit's `TestDatabase` for the HTTP tests of the Effect 4 server: `behindProxy`, with its Promise API (a
  * fresh migrated database behind testkit's proxy (`pause`, `down`, `up`, `cutAt`), the layer of a pool that reaches
- * it through the proxy, `run` to add to the scope that holds them (a server started on the layer, say), and `close`.
+ * it through the proxy, `run` to add to the scope that holds them (a server started on the layer, say), and `close`);
+ * `postgresUrl`, the Postgres the tests run on, if any; `layer`, a fresh migrated database.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as DatabaseProxy from "../../../../packages/testkit/src/DatabaseProxy.js"
@@ -27,3 +30,9 @@ export const behindProxy = async (timeouts: Database.Timeouts & { readonly maxCo
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
+
+/** `DATABASE_URL` when the tests run on Postgres (testkit's: an effect, of an option). */
+export const postgresUrl = Effect.sync(() => Option.map(Option.fromUndefinedOr(TestDatabase.postgresUrl), Redacted.make))
+
+/** A fresh migrated database, reached as the server reaches it (testkit's `TestDatabase.layer`). */
+export const layer = Layer.unwrap(TestDatabase.layer({ migrated: true }))
