@@ -5,11 +5,10 @@
  * parse errors are told in the Effect 3 CLI's words (`parseMessage`). Everything is printed through `Console`, so
  * tests run the CLI in-process.
  *
- * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
- * part of SSO, SsoBrowser.ts, Loopback.ts, Browser.ts and Progress.ts, is left), `whoami`, `account`, `orgs`,
- * `api-keys`, `bootstrap`, `members`, `teams` and `invitations`. Left of the original: the other command groups
- * (`serve`, which needs the Effect 4 server, `keys`, `config-objects`, `plugins`, `marketplaces`, `access`,
- * `connectors`, `policies`, `sso`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
+ * Partial: the commands ported so far are `auth` (every command, `login --sso` with it), `whoami`, `account`,
+ * `orgs`, `api-keys`, `bootstrap`, `members`, `teams`, `invitations` and `sso`. Left of the original: the other
+ * command groups (`serve`, which needs the Effect 4 server, `keys`, `config-objects`, `plugins`, `marketplaces`,
+ * `access`, `connectors`, `policies`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
  * `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
  * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
  * Effect 3 ones). The executable (bin.ts, Main.ts) is left too.
@@ -40,6 +39,7 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["teams", () => import("./commands/teams.js").then((module) => module.teams)],
   ["invitations", () => import("./commands/invitations.js").then((module) => module.invitations)],
   ["api-keys", () => import("./commands/apiKeys.js").then((module) => module.apiKeys)],
+  ["sso", () => import("./commands/sso.js").then((module) => module.sso)],
   ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)]
 ]
 

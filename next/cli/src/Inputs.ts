@@ -66,11 +66,16 @@ interface ListSpec<A> {
   readonly schema?: Schema.Codec<ReadonlyArray<A>, ReadonlyArray<string>>
 }
 
-/** The schema's own description, else the one of what it refines or decodes to (as Effect 3's annotations read). */
+/**
+ * The schema's own description, else the one of what it refines or decodes to (as Effect 3's annotations read), else
+ * the one of the text it decodes from (next/schema describes a trimmed string, a URL say, on its wire side).
+ */
 const descriptionOf = (spec: { readonly description?: string; readonly schema?: Schema.Top }) => {
   if (spec.description !== undefined) return spec.description
   if (spec.schema === undefined) return ""
-  return SchemaAST.resolveDescription(spec.schema.ast) ?? SchemaAST.resolveDescription(SchemaAST.toType(spec.schema.ast)) ?? ""
+  const ast = spec.schema.ast
+  return SchemaAST.resolveDescription(ast) ?? SchemaAST.resolveDescription(SchemaAST.toType(ast)) ??
+    SchemaAST.resolveDescription(SchemaAST.toEncoded(ast)) ?? ""
 }
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()

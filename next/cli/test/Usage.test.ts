@@ -74,7 +74,20 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
   ["invitations", "create", "not-an-email"],
   ["invitations", "create", "erin@example.com", "--role", "owner"],
   ["invitations", "accept", "some-token", "--sign-up"],
-  ["invitations", "accept", "some-token", "--name", "Erin"]
+  ["invitations", "accept", "some-token", "--name", "Erin"],
+  // sso (and auth login --sso)
+  ["sso", "policy", "set", "maybe"],
+  ["sso", "connections", "get", "not-an-id"],
+  ["sso", "connections", "test", "not-an-id"],
+  ["sso", "verify", "--domain", "not a domain"],
+  ["sso", "connections", "create", "Okta", "--domain", "not a domain", "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"],
+  ["sso", "connections", "create", "Okta", "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"],
+  ["sso", "connections", "create", "X", "--oidc-issuer", "https://x.example", "--saml-entity-id", "urn:idp"],
+  ["sso", "connections", "create", "X", "--oidc-issuer", "https://x.example"],
+  ["sso", "connections", "create", "X", "--saml-entity-id", "urn:idp"],
+  ["sso", "connections", "create", "X", "--jit-role", "owner", "--saml-metadata-url", "https://idp.example/md"],
+  ["sso", "connections", "update", "ssc_01h455vb4pex5vsknk084sn02q"],
+  ["auth", "login", "--email", "a@example.com", "--no-browser"]
 ]
 
 /**
