@@ -5,19 +5,21 @@
  * parse errors are told in the Effect 3 CLI's words (`parseMessage`). Everything is printed through `Console`, so
  * tests run the CLI in-process.
  *
- * Partial: the commands ported so far are `auth` (every command, `login --sso` with it), `whoami`, `account`,
- * `orgs`, `api-keys`, `bootstrap`, `members`, `teams`, `invitations` and `sso`. Left of the original: the other
- * command groups (`serve`, which needs the Effect 4 server, `keys`, `config-objects`, `plugins`, `marketplaces`,
- * `access`, `connectors`, `policies`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`, `telemetry`, `mcp`,
- * `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's suggestions list the ported
- * ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
- * Effect 3 ones). The executable (bin.ts, Main.ts) is left too.
+ * Partial: the commands ported so far are `serve` (on the Effect 4 server, @orgplane-next/server), `auth` (every
+ * command, `login --sso` with it), `whoami`, `account`, `orgs`, `api-keys`, `bootstrap`, `members`, `teams`,
+ * `invitations` and `sso`. Left of the original: the other command groups (`keys`, `config-objects`, `plugins`,
+ * `marketplaces`, `access`, `connectors`, `policies`, `scim`, `workers`, `audit`, `memory`, `templates`, `admin`,
+ * `telemetry`, `mcp`, `llm-providers`, `connections`, `mail`, `calendar`), so the overview and the root's
+ * suggestions list the ported ones only; and the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
+ * Effect 3 ones). The executable (bin.ts, Main.ts) runs from the sources: its build (the bundle, the help pages it
+ * renders beforehand, the API reference's compressed script beside it) is left too.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Completions from "effect/cli/Completions"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import type * as Serve from "./commands/serve.js"
 import * as Commands from "./Commands.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
@@ -28,9 +30,11 @@ import { VERSION } from "./Version.js"
 
 /**
  * The commands under the root, each loaded when its name is typed: a command loads its own module, not every other
- * command's. (`serve` is left until the Effect 4 server serves the API; the other groups, until they are ported.)
+ * command's. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`. (The other
+ * groups are left until they are ported.)
  */
-const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Commands.Node>]> = [
+const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: Serve.Environment | undefined) => Promise<Commands.Node>]> = [
+  ["serve", (environment) => import("./commands/serve.js").then((module) => module.make(environment))],
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
   ["account", () => import("./commands/account.js").then((module) => module.account)],
@@ -47,9 +51,9 @@ const SUMMARY =
   "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, export or delete your account, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics and accounts, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar)."
 
 /** The root of the tree, every command loaded (the overview, completions). */
-export const make = (): Effect.Effect<Commands.Group> =>
+export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}): Effect.Effect<Commands.Group> =>
   Effect.map(
-    Effect.promise(() => Promise.all(commands.map(([, load]) => load()))),
+    Effect.promise(() => Promise.all(commands.map(([, load]) => load(options.serveEnvironment)))),
     (children) => Commands.group("orgplane", SUMMARY, children)
   )
 
@@ -209,12 +213,16 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
       return ExitCodes.ok
     }
 
+    // Only `serve` pays for loading the server, which owns the list of its environment variables.
+    const serveEnvironment = args[0] === "serve" && flagsOf(args).some(isHelp)
+      ? (yield* Effect.promise(() => import("@orgplane-next/server"))).environment
+      : undefined
     // The words name a group, then a command in it, and so on down to a command. Only the first word's command is
     // loaded, unless the words stop at the root.
     const first = commands.find(([name]) => name === args[0])
     let node: Commands.Node = first === undefined || args[0]!.startsWith("-")
       ? yield* make()
-      : Commands.group("orgplane", SUMMARY, [yield* Effect.promise(() => first[1]())])
+      : Commands.group("orgplane", SUMMARY, [yield* Effect.promise(() => first[1](serveEnvironment))])
     const path: Array<string> = []
     const api: Array<ApiGroup> = []
     while (node._tag === "Group") {

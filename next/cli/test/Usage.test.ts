@@ -87,7 +87,16 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
   ["sso", "connections", "create", "X", "--saml-entity-id", "urn:idp"],
   ["sso", "connections", "create", "X", "--jit-role", "owner", "--saml-metadata-url", "https://idp.example/md"],
   ["sso", "connections", "update", "ssc_01h455vb4pex5vsknk084sn02q"],
-  ["auth", "login", "--email", "a@example.com", "--no-browser"]
+  ["auth", "login", "--email", "a@example.com", "--no-browser"],
+  // serve
+  ["serve", "--port", "70000"],
+  ["serve", "--port", "abc"],
+  ["serve", "--port", "1.5"],
+  ["serve", "--port", "-1"],
+  ["serve", "--port", ""],
+  ["serve", "--port"],
+  ["serve", "extra"],
+  ["serve", "--url", "http://127.0.0.1:1"]
 ]
 
 /**

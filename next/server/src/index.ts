@@ -6,6 +6,7 @@
 export * as Server from "./Server.js"
 export { Api } from "./Api.js"
 export * as Config from "./platform/Config.js"
+export { environment } from "./Environment.js"
 export * as Database from "./platform/Database.js"
 export * as DatabaseStatus from "./platform/DatabaseStatus.js"
 export { type Migration, migrate } from "./platform/Migrator.js"
