@@ -1,14 +1,19 @@
 /** The CLI in a process: runs it on the process's arguments and exits with its code; SIGINT/SIGTERM interrupt it gracefully. */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { run, type RunOptions } from "./Cli.js"
 
-/** The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran. */
+/**
+ * The program's result is the exit code; an interruption (a signal) exits 0 after the finalizers ran, as on Effect 3
+ * (Effect 4's default teardown answers 130).
+ */
 const teardown: Runtime.Teardown = (exit, onExit) => {
   if (Exit.isSuccess(exit) && typeof exit.value === "number") onExit(exit.value)
+  else if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) onExit(0)
   else Runtime.defaultTeardown(exit, onExit)
 }
 
