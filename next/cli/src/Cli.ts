@@ -5,17 +5,17 @@
  * parse errors are told in the Effect 3 CLI's words (`parseMessage`). Everything is printed through `Console`, so
  * tests run the CLI in-process.
  *
- * Partial: the commands ported so far are `auth` (every command; `login --sso` answers `not_ported`: the browser's
- * part of SSO, SsoBrowser.ts, Loopback.ts and Browser.ts, is left), and every other group but `serve` (which needs the
- * Effect 4 server) and `sso`, so the overview and the root's suggestions list the ported ones only; and the shell
- * completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the Effect 3 ones). The
- * executable (bin.ts, Main.ts) is left too.
+ * Every command group of the Effect 3 CLI is ported, `serve` on the Effect 4 server (@orgplane-next/server). Left
+ * of the original: the shell completions' text (Effect 4's `Completions.generate` writes scripts of its own, not the
+ * Effect 3 ones), and the executable's build: bin.ts and Main.ts run from the sources, the bundle, the help pages it
+ * renders beforehand and the API reference's compressed script beside it are left.
  */
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Completions from "effect/cli/Completions"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import type * as Serve from "./commands/serve.js"
 import * as Commands from "./Commands.js"
 import { ExitCodes, Reported, UsageError, usageReport } from "./Errors.js"
 import * as GlobalOptions from "./GlobalOptions.js"
@@ -26,9 +26,10 @@ import { VERSION } from "./Version.js"
 
 /**
  * The commands under the root, each loaded when its name is typed: a command loads its own module, not every other
- * command's. (`serve` is left until the Effect 4 server serves the API; the other groups, until they are ported.)
+ * command's. `serveEnvironment` is the server's list of environment variables, shown by `serve --help`.
  */
-const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Commands.Node>]> = [
+const commands: ReadonlyArray<readonly [name: string, load: (serveEnvironment: Serve.Environment | undefined) => Promise<Commands.Node>]> = [
+  ["serve", (environment) => import("./commands/serve.js").then((module) => module.make(environment))],
   ["keys", () => import("./commands/keys.js").then((module) => module.keys)],
   ["auth", () => import("./commands/auth.js").then((module) => module.auth)],
   ["whoami", () => import("./commands/whoami.js").then((module) => module.whoami)],
@@ -44,6 +45,7 @@ const commands: ReadonlyArray<readonly [name: string, load: () => Promise<Comman
   ["access", () => import("./commands/access.js").then((module) => module.access)],
   ["connectors", () => import("./commands/connectors.js").then((module) => module.connectors)],
   ["policies", () => import("./commands/policies.js").then((module) => module.policies)],
+  ["sso", () => import("./commands/sso.js").then((module) => module.sso)],
   ["scim", () => import("./commands/scim.js").then((module) => module.scim)],
   ["bootstrap", () => import("./commands/bootstrap.js").then((module) => module.bootstrap)],
   ["workers", () => import("./commands/workers.js").then((module) => module.workers)],
@@ -63,9 +65,9 @@ const SUMMARY =
   "administer an orgplane control plane: run the server, rotate its encryption keys, sign in, export or delete your account, manage organizations, members, teams, invitations, API keys, the catalog of config objects, plugins and marketplaces, the connectors that sync it from GitHub, desktop policies, SSO, directory provisioning (SCIM), workers, your memory bank, shared templates, telemetry, the instance's metrics and accounts, external MCP connections, LLM providers, and your own mail and calendar accounts (connections, mail, calendar)."
 
 /** The root of the tree, every command loaded (the overview, completions). */
-export const make = (): Effect.Effect<Commands.Group> =>
+export const make = (options: { readonly serveEnvironment?: Serve.Environment | undefined } = {}): Effect.Effect<Commands.Group> =>
   Effect.map(
-    Effect.promise(() => Promise.all(commands.map(([, load]) => load()))),
+    Effect.promise(() => Promise.all(commands.map(([, load]) => load(options.serveEnvironment)))),
     (children) => Commands.group("orgplane", SUMMARY, children)
   )
 
@@ -225,12 +227,16 @@ export const run = (argv: ReadonlyArray<string>, options: RunOptions = {}) => {
       return ExitCodes.ok
     }
 
+    // Only `serve` pays for loading the server, which owns the list of its environment variables.
+    const serveEnvironment = args[0] === "serve" && flagsOf(args).some(isHelp)
+      ? (yield* Effect.promise(() => import("@orgplane-next/server"))).environment
+      : undefined
     // The words name a group, then a command in it, and so on down to a command. Only the first word's command is
     // loaded, unless the words stop at the root.
     const first = commands.find(([name]) => name === args[0])
     let node: Commands.Node = first === undefined || args[0]!.startsWith("-")
       ? yield* make()
-      : Commands.group("orgplane", SUMMARY, [yield* Effect.promise(() => first[1]())])
+      : Commands.group("orgplane", SUMMARY, [yield* Effect.promise(() => first[1](serveEnvironment))])
     const path: Array<string> = []
     const api: Array<ApiGroup> = []
     while (node._tag === "Group") {

@@ -157,7 +157,29 @@ const refusals: ReadonlyArray<ReadonlyArray<string>> = [
   ["admin", "orgs", "delete", "tem_01jc0000000000000000000000"],
   ["admin", "users", "delete", "usr_01jc0000000000000000000000"],
   ["admin", "users", "list", "--state", "gone"],
-  ["admin", "reset-password", "not-an-email", "--data", "/nonexistent/x"]
+  ["admin", "reset-password", "not-an-email", "--data", "/nonexistent/x"],
+  // sso (and auth login --sso)
+  ["sso", "policy", "set", "maybe"],
+  ["sso", "connections", "get", "not-an-id"],
+  ["sso", "connections", "test", "not-an-id"],
+  ["sso", "verify", "--domain", "not a domain"],
+  ["sso", "connections", "create", "Okta", "--domain", "not a domain", "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"],
+  ["sso", "connections", "create", "Okta", "--oidc-issuer", "https://login.example.com", "--oidc-client-id", "app"],
+  ["sso", "connections", "create", "X", "--oidc-issuer", "https://x.example", "--saml-entity-id", "urn:idp"],
+  ["sso", "connections", "create", "X", "--oidc-issuer", "https://x.example"],
+  ["sso", "connections", "create", "X", "--saml-entity-id", "urn:idp"],
+  ["sso", "connections", "create", "X", "--jit-role", "owner", "--saml-metadata-url", "https://idp.example/md"],
+  ["sso", "connections", "update", "ssc_01h455vb4pex5vsknk084sn02q"],
+  ["auth", "login", "--email", "a@example.com", "--no-browser"],
+  // serve
+  ["serve", "--port", "70000"],
+  ["serve", "--port", "abc"],
+  ["serve", "--port", "1.5"],
+  ["serve", "--port", "-1"],
+  ["serve", "--port", ""],
+  ["serve", "--port"],
+  ["serve", "extra"],
+  ["serve", "--url", "http://127.0.0.1:1"]
 ]
 
 /**

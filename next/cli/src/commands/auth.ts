@@ -27,10 +27,11 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Commands from "../Commands.js"
 import * as CliConfig from "../Config.js"
-import { CommandFailed, NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
+import { NotAuthenticated, UsageError, WrongPassword } from "../Errors.js"
 import * as Inputs from "../Inputs.js"
 import * as Output from "../Output.js"
 import * as Sessions from "../Sessions.js"
+import * as SsoBrowser from "../SsoBrowser.js"
 import * as Target from "../Target.js"
 
 const email = Inputs.text("email", { placeholder: "<email>", description: "Account email.", schema: Email })
@@ -93,8 +94,9 @@ export const login = Commands.leaf("login", {
         if (sso && Option.isSome(password)) return yield* new UsageError({ message: "--sso signs in without a password: leave --password out" })
         yield* Sessions.guard(target, { force, email })
         if (sso) {
-          // Left to port: the browser's part of SSO (SsoBrowser.ts, Loopback.ts, Browser.ts, Progress.ts).
-          return yield* new CommandFailed({ error: "not_ported", message: "--sso is not ported to Effect 4 yet: use the Effect 3 CLI" })
+          const client = yield* Target.connect(target, { authenticated: false })
+          const result = yield* SsoBrowser.signIn(client, email, { noBrowser })
+          return yield* report(global, target, result, "Logged in through SSO as")
         }
         const secret = yield* Sessions.readPassword(password, { confirm: false })
         const client = yield* Target.connect(target, { authenticated: false })

@@ -1,0 +1,60 @@
+/**
+ * The `orgplane` executable. Help that the build rendered beforehand (HelpPages.ts) and `--version` are printed
+ * from here, in the time Node takes to start; everything else loads the CLI (Main.ts).
+ *
+ * Until the swap it runs from its sources (`node --conditions=@orgplane/source --import tsx next/cli/src/bin.ts`):
+ * no bundle is built for it yet, so there are no rendered pages beside it and every page comes from the CLI itself.
+ */
+import * as Fs from "node:fs"
+import * as Module from "node:module"
+import * as HelpPages from "./HelpPages.js"
+import { VERSION } from "./Version.js"
+
+// A reader that went away (`orgplane members list --json | head -1`) is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0)
+    throw error
+  })
+}
+
+/** Colour on a terminal, unless NO_COLOR is set; FORCE_COLOR (other than 0) turns it on anywhere. */
+const colour = (stream: NodeJS.WriteStream) => {
+  const force = process.env.FORCE_COLOR
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false"
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false
+  return stream.isTTY === true
+}
+
+const isPages = (value: unknown): value is HelpPages.Pages =>
+  typeof value === "object" && value !== null && "version" in value && typeof value.version === "string" &&
+  "overview" in value && typeof value.overview === "string" && "groups" in value && typeof value.groups === "object" &&
+  "leaves" in value && typeof value.leaves === "object"
+
+/** The pages beside the bundle, when they were rendered for this version (run from the sources there are none). */
+const pages = (): HelpPages.Pages | undefined => {
+  try {
+    const pages: unknown = JSON.parse(Fs.readFileSync(new URL("./help.json", import.meta.url), "utf8"))
+    return isPages(pages) && pages.version === VERSION ? pages : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const args = process.argv.slice(2)
+// Only words, and `--help` last, may name a page: a command with flags does not read the file.
+const wordsOnly = args.every((word, index) => !word.startsWith("-") || (index === args.length - 1 && (word === "--help" || word === "-h")))
+const rendered = wordsOnly ? pages() : undefined
+const page = rendered === undefined ? undefined : HelpPages.find(rendered, args)
+
+if (args[0] === "--version" || args[0] === "-V") {
+  process.stdout.write(`${VERSION}\n`)
+} else if (page !== undefined) {
+  process.stdout.write(`${colour(process.stdout) ? page : HelpPages.plain(page)}\n`)
+} else {
+  // The CLI's code, compiled once and kept by V8 between runs (Node's compile cache, in the system's temporary folder
+  // unless NODE_COMPILE_CACHE says where): loading it is then mostly reading the cache.
+  Module.enableCompileCache()
+  const { main } = await import("./Main.js")
+  main({ color: { stdout: colour(process.stdout), stderr: colour(process.stderr) }, interactive: process.stderr.isTTY === true })
+}
