@@ -186,12 +186,14 @@ layer(database, { timeout: 60_000, excludeTestServices: true })(`transactions on
   it.effect("lockLimit takes a transaction-scoped advisory lock, released at COMMIT", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const held = yield* transaction(Effect.andThen(
-        lockLimit("test_limit", "scope-1"),
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`
-      ))
+      // pg_locks lists the locks of every database of the server: this test's database's only (other test files'
+      // cluster runners hold advisory shard locks in theirs meanwhile).
+      const advisory = (granted: boolean) =>
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())${granted ? sql` AND granted` : sql``}`
+      const held = yield* transaction(Effect.andThen(lockLimit("test_limit", "scope-1"), advisory(true)))
       expect(held).toEqual([{ n: 1 }])
-      expect(yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`).toEqual([{ n: 0 }])
+      expect(yield* advisory(false)).toEqual([{ n: 0 }])
     }))
 })
 
