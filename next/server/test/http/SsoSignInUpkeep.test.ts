@@ -158,7 +158,8 @@ describe.runIf(TestDatabase.onPostgres)("racing first sign-ins (need real concur
         for (let looks = 0; looks < 4_000 && waiting < 2; looks++) {
           if (looks > 0) yield* Effect.sleep("5 millis")
           const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-                                                 WHERE c.relname = 'users' AND NOT l.granted`
+                                                 WHERE c.relname = 'users' AND NOT l.granted
+                                                   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`
           waiting = rows[0].n
         }
         if (waiting < 2) return yield* Effect.die(new Error("the two sign-ins never waited for the lock on users"))
