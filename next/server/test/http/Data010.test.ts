@@ -9,8 +9,10 @@
  * The sessions 0.1.0 issued are checked on a server whose clock starts when the data was written (they are as fresh
  * as they were then, whatever day the test runs); the rest on a second server, on today's clock, with new sessions.
  */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { execFileSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -21,7 +23,7 @@ import * as FakeAuditReceiver from "../../../../packages/testkit/src/FakeAuditRe
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import { clockAt } from "../support/Clocks.js"
 import * as TestServer from "../support/HttpServer.js"
-import { postgresUrl } from "../support/TestDatabase.js"
+import { freshPostgres, postgresUrl } from "../support/TestDatabase.js"
 
 const fixtures = fileURLToPath(new URL("../fixtures/data-0.1.0/", import.meta.url))
 
@@ -43,30 +45,19 @@ const manifest: { readonly writtenAt: string; readonly embedded: Written; readon
   Fs.readFileSync(Path.join(fixtures, "manifest.json"), "utf8")
 )
 
-/** A new database on the test Postgres holding the 0.1.0 dump, and the URL to it. */
-const restoredDatabase = async (base: string) => {
-  const name = `orgplane_data010_${randomBytes(4).toString("hex")}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  const client = new pg.Client({ connectionString: url.toString() })
+/**
+ * A fresh database on the test Postgres (TestDatabase's, dropped when `scope` closes) holding the 0.1.0 dump, and
+ * its URL. The dump goes through `pg`: its many statements in one query need the simple query protocol.
+ */
+const restoredDatabase = async (base: string, scope: Scope.Closeable) => {
+  const url = await Effect.runPromise(Scope.provide(freshPostgres(base), scope))
+  const client = new pg.Client({ connectionString: url })
   await client.connect()
   // pg_dump's psql meta-commands (`\restrict`) are psql's, not SQL.
   const dump = Fs.readFileSync(Path.join(fixtures, "postgres.sql"), "utf8").split("\n").filter((line) => !line.startsWith("\\")).join("\n")
   await client.query(dump)
   await client.end()
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const dropping = new pg.Client({ connectionString: base })
-      await dropping.connect()
-      await dropping.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropping.end()
-    }
-  }
+  return url
 }
 
 /** The 0.1.0 data folder and its key file, unpacked into a new folder; answers the data folder. */
@@ -99,10 +90,11 @@ beforeAll(async () => {
     // The data folder's own database and the key file beside it: no test database, no keys given.
     instance = { ...streaming, database: undefined, encryptionKeys: undefined, dataDir: folder.dataDir }
   } else {
-    const database = await restoredDatabase(postgresUrl)
-    cleanUp = database.drop
+    const scope = Effect.runSync(Scope.make())
+    cleanUp = () => Effect.runPromise(Scope.close(scope, Exit.void))
+    const databaseUrl = await restoredDatabase(postgresUrl, scope)
     const keys = Fs.readFileSync(Path.join(fixtures, "postgres-keys.txt"), "utf8").trim()
-    instance = { ...streaming, database: undefined, databaseUrl: database.url, encryptionKeys: keys }
+    instance = { ...streaming, database: undefined, databaseUrl, encryptionKeys: keys }
   }
 }, 180_000)
 
