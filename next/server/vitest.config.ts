@@ -25,7 +25,12 @@ export default defineConfig({
       ORGPLANE_CACHE_DIR: process.env["ORGPLANE_CACHE_DIR"] ?? Path.join(Os.tmpdir(), "orgplane-next-test-cache"),
       // Every answer checked by its schema, as the root suite does (platform/ResponseEncoding.ts); `0` runs the
       // suite on the server's own path, the checks skipped.
-      ORGPLANE_CHECK_RESPONSE_ENCODING: process.env["ORGPLANE_CHECK_RESPONSE_ENCODING"] ?? "1"
+      ORGPLANE_CHECK_RESPONSE_ENCODING: process.env["ORGPLANE_CHECK_RESPONSE_ENCODING"] ?? "1",
+      // With DATABASE_URL every server a test starts is a cluster runner; one given no runner port of its own
+      // (`makeWebHandler`, `makeNodeListener`) would bind the documented default, 34431, which a server of the other
+      // worker's file may hold at that moment (CI's Postgres run, stop 52: RequestLog.test's two embeddings died
+      // with RunnerPortInUse). A free port each, as the tests that pass `cluster: { port: 0 }` ask.
+      ORGPLANE_CLUSTER_PORT: process.env["ORGPLANE_CLUSTER_PORT"] ?? "0"
     }
   }
 })
