@@ -26,7 +26,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import { HttpRouter, HttpServer } from "effect/http"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { type IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, type ServerResponse } from "node:http"
+import { IncomingMessage, Server as NodeServer, type ServerOptions as NodeServerOptions, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { Api } from "./Api.js"
 import * as Authentication from "./identity/Authentication.js"
@@ -269,9 +269,24 @@ class GracefulServer extends NodeServer {
   /** Open connections, with how many of their requests await an answer. */
   readonly #awaiting = new Map<Socket, number>()
   #closing = false
+  /**
+   * Requests Node emitted after the server started listening and before the app's listener was attached, in order;
+   * `undefined` once it is. `NodeHttpServer` listens, then `serve` attaches the listener a few scheduler turns later:
+   * a request parsed in between would have no one to answer it and wait forever. It is held, and handed to the app
+   * when its listener comes (the first `request` listener added while listening: ours and a watcher's are added
+   * before).
+   */
+  #early: Array<readonly [IncomingMessage, ServerResponse]> | undefined = []
 
   constructor(options: NodeServerOptions) {
     super(options)
+    this.on("newListener", (event: string | symbol) => {
+      const early = this.#early
+      if (event !== "request" || !this.listening || early === undefined) return
+      this.#early = undefined
+      // After the listener is added (`newListener` comes before), and the ones `serve` adds with it.
+      if (early.length > 0) process.nextTick(() => early.forEach(([request, response]) => this.emit("request", request, response)))
+    })
     this.on("connection", (socket: Socket) => {
       this.#awaiting.set(socket, 0)
       socket.once("close", () => this.#awaiting.delete(socket))
@@ -286,6 +301,17 @@ class GracefulServer extends NodeServer {
         if (this.#closing && left === 1) socket.end()
       })
     })
+  }
+
+  override emit(event: string, ...args: Array<unknown>): boolean {
+    if (event === "request" && this.#early !== undefined && this.listening) {
+      const [request, response] = args
+      if (request instanceof IncomingMessage && response instanceof ServerResponse) {
+        this.#early.push([request, response])
+        return true
+      }
+    }
+    return super.emit(event, ...args)
   }
 
   override close(callback?: (error?: Error) => void): this {
@@ -321,12 +347,25 @@ export const layer = (options: ServerOptions = {}, makeServer: () => NodeServer 
   Layer.unwrap(
     Effect.map(Config.ServerConfig, (settings) =>
       Started(options).pipe(
-        Layer.provideMerge(HttpRouter.serve(Routes(options), { disableLogger: true, disableListenLog: true, routerConfig })),
-        Layer.provideMerge(NodeHttpServer.layer(makeServer, { port: settings.port, host: settings.host })),
+        Layer.provideMerge(Serving(options, makeServer, { port: settings.port, host: settings.host })),
         Layer.provideMerge(Services(options)),
         Layer.provideMerge(StartGate.layer)
       ))
   ).pipe(Layer.provide(Config.layer(options)), Layer.provide(RequestLog.layer(options)))
+
+/**
+ * The routes on Node's server: built first (the groups, the docs, the setup token), then the server listens and
+ * serves them. `HttpRouter.serve` would listen first and build the routes after: a request taken meanwhile had no
+ * listener, and was never answered. The few scheduler turns left between listening and `serve` attaching its
+ * listener are covered by `GracefulServer`, which holds such a request for it.
+ */
+const Serving = (options: ServerOptions, makeServer: () => NodeServer, listen: { readonly port: number; readonly host: string }) =>
+  Layer.unwrap(
+    Effect.map(
+      HttpRouter.toHttpEffect(Routes(options)).pipe(Effect.provideService(HttpRouter.RouterConfig, routerConfig)),
+      (app) => HttpServer.serve(app).pipe(Layer.provideMerge(NodeHttpServer.layer(makeServer, listen)))
+    )
+  ).pipe(Layer.provideMerge(NodeHttpServer.layerHttpServices))
 
 /**
  * A web-standard handler, for hosts built on `fetch` (or any framework with Request/Response). The logger is merged

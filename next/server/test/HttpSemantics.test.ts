@@ -16,9 +16,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import type * as Http from "node:http"
 import * as Net from "node:net"
 import { acceptsBrotli } from "../src/platform/Docs.js"
+import * as Server from "../src/Server.js"
 import { createHttpServer, shutdownGraceMillis } from "../src/Server.js"
+import { watched } from "./support/Contract.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import * as TestServer from "./support/TestServer.js"
 
@@ -246,6 +249,53 @@ describe("stopping", () => {
     expect(server.keepAliveTimeout).toBe(65_000)
     expect(server.listenerCount("clientError")).toBe(1)
   })
+})
+
+describe("starting", () => {
+  /** `GET /health` on a raw connection to `port`: the answer's status line, or `undefined` if none within `millis`. */
+  const statusLine = (port: number, millis: number) =>
+    new Promise<string | undefined>((resolve) => {
+      const socket = Net.connect(port, "127.0.0.1", () => socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
+      const timer = setTimeout(() => (socket.destroy(), resolve(undefined)), millis)
+      socket.once("data", (data) => (clearTimeout(timer), socket.destroy(), resolve(data.toString("latin1").split("\r\n")[0])))
+      socket.once("error", () => (clearTimeout(timer), resolve(undefined)))
+    })
+
+  it.live("a request taken the moment the server listens is answered once it serves (not left without a listener)", () =>
+    Effect.gen(function*() {
+      let answer: Promise<string | undefined> | undefined
+      const makeServer = () => {
+        const server = watched()
+        // Sent as soon as the port is open: with the routes built after listening, it waited forever.
+        server.once("listening", () => (answer = statusLine((server.address() as Net.AddressInfo).port, 10_000)))
+        return server
+      }
+      const database = yield* TestDatabase.layer({ migrated: true })
+      yield* Layer.build(Server.layer({ host: "127.0.0.1", port: 0, encryptionKeys: TestServer.encryptionKeys, database }, makeServer))
+      expect(answer).toBeDefined()
+      expect(yield* Effect.promise(() => answer ?? Promise.resolve(undefined))).toBe("HTTP/1.1 200 OK")
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("createHttpServer holds a request that comes before the app's listener, and hands it over in order", () =>
+    Effect.gen(function*() {
+      const server = createHttpServer()
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const port = (server.address() as Net.AddressInfo).port
+      const first = statusLine(port, 5_000)
+      const second = statusLine(port, 5_000)
+      // Both parsed, with no one to answer them yet.
+      yield* Effect.sleep("200 millis")
+      const seen: Array<string> = []
+      server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        seen.push(request.url ?? "")
+        response.writeHead(204).end()
+      })
+      expect(yield* Effect.promise(() => Promise.all([first, second]))).toEqual(["HTTP/1.1 204 No Content", "HTTP/1.1 204 No Content"])
+      expect(seen).toEqual(["/health", "/health"])
+    }).pipe(Effect.scoped), 30_000)
 })
 
 describe("accept-encoding", () => {
