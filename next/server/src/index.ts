@@ -1,15 +1,28 @@
 /**
  * @orgplane/server on Effect 4, ported module by module from packages/server (issue 46, step 3). A module here is the
  * Effect 4 form of the one of the same name there; when every module is here, this package takes packages/server's
- * place and name.
+ * place and name. Its public names are packages/server's (the first block, as there), with the namespaces next/cli's
+ * commands use beside them.
  */
+export { ApiLayer, createHttpServer, layer, makeNodeListener, makeWebHandler, type ServerOptions, shutdownGraceMillis } from "./Server.js"
+export { clientErrorListener } from "./platform/ClientErrors.js"
+export { routes as docsRoutes } from "./platform/Docs.js"
+export { pathAmbiguity } from "./platform/Routes.js"
+export { environment } from "./Environment.js"
+export { layer as configLayer, ServerConfig, type ServerSettings, settingsConfig } from "./platform/Config.js"
+export * as Database from "./platform/Database.js"
+export { type Migration, migrate } from "./platform/Migrator.js"
+export { migrations } from "./migrations/index.js"
+export { formatLogger, layer as observabilityLayer, loggerLayer, requestIdHeader } from "./platform/RequestLog.js"
+export { IdGenerator } from "./platform/Ids.js"
+export { Crypto, parseKeys } from "./platform/Crypto.js"
+export * as InstanceSecrets from "./platform/InstanceSecrets.js"
+export * as StoredSecrets from "./platform/StoredSecrets.js"
+export * as TelemetryPartitions from "./telemetry/Partitions.js"
+export { audit as AuditPartitions } from "./audit/Partitions.js"
+export * as MachineRecovery from "./identity/MachineRecovery.js"
+
 export * as Server from "./Server.js"
 export { Api } from "./Api.js"
 export * as Config from "./platform/Config.js"
-export { environment } from "./Environment.js"
-export * as Database from "./platform/Database.js"
 export * as DatabaseStatus from "./platform/DatabaseStatus.js"
-export { type Migration, migrate } from "./platform/Migrator.js"
-export { migrations } from "./migrations/index.js"
-export * as StoredSecrets from "./platform/StoredSecrets.js"
-export * as MachineRecovery from "./identity/MachineRecovery.js"
