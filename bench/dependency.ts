@@ -10,10 +10,12 @@ import { pathToFileURL } from "node:url"
  */
 export const serverDependencies = (serverPackage: string) => {
   const fromServer = createRequire(Path.join(serverPackage, "package.json"))
-  return async (name: string): Promise<any> => {
+  /** `subpath`: one of the package's exports (`sql` for Effect 4's `effect/sql`), else its main entry. */
+  return async (name: string, subpath?: string): Promise<any> => {
     const manifestPath = fromServer.resolve(`${name}/package.json`)
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"))
-    const entry = manifest.exports["."].import as string
+    const exported = manifest.exports[subpath === undefined ? "." : `./${subpath}`]
+    const entry = (typeof exported === "string" ? exported : exported.import) as string
     return import(pathToFileURL(Path.join(Path.dirname(manifestPath), entry)).href)
   }
 }
