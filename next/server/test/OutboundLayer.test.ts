@@ -15,7 +15,7 @@ import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import type * as DnsConfig from "../src/integrations/dns/DnsConfig.js"
 import * as Config from "../src/platform/Config.js"
 import * as Outbound from "../src/platform/Outbound.js"
-import { OutboundLive } from "../src/platform/OutboundLayer.js"
+import { OutboundLive } from "../src/OutboundLayer.js"
 
 let dns: FakeDns.FakeDns
 let server: Http.Server

@@ -5,7 +5,7 @@
  *
  * The Effect 4 form of packages/server/src/admin/Http.ts, whole.
  */
-import { CurrentMember } from "@orgplane-next/schema"
+import { Api, CurrentMember } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AccountDeletion } from "../accounts/AccountDeletion.js"
@@ -14,7 +14,6 @@ import { OperatorUsers } from "../identity/OperatorUsers.js"
 import { OrganizationDeletion } from "../identity/OrganizationDeletion.js"
 import { Organizations } from "../identity/Organizations.js"
 import { PasswordResets } from "../identity/PasswordResets.js"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Metrics } from "./Metrics.js"
 

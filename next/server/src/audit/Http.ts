@@ -3,11 +3,10 @@
  *
  * The Effect 4 form of packages/server/src/audit/Http.ts, whole.
  */
-import { CurrentMember } from "@orgplane-next/schema"
+import { Api, CurrentMember } from "@orgplane-next/schema"
 import { HttpServerResponse } from "effect/http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Audit } from "./Audit.js"
 import { AuditRepository } from "./AuditRepository.js"

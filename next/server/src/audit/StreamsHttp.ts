@@ -3,9 +3,8 @@
  *
  * The Effect 4 form of packages/server/src/audit/StreamsHttp.ts, whole.
  */
-import { CurrentMember } from "@orgplane-next/schema"
+import { Api, CurrentMember } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Streams } from "./Streams.js"
 

@@ -4,10 +4,9 @@
  * The Effect 4 form of packages/server/src/catalog/ConfigObjectsHttp.ts, whole.
  */
 import { HttpServerResponse } from "effect/http"
-import { CurrentMember } from "@orgplane-next/schema"
+import { Api, CurrentMember } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Access, ConfigObjectKind } from "../access/Access.js"
 import { ComponentFiles } from "./ComponentFiles.js"

@@ -3,10 +3,9 @@
  *
  * The Effect 4 form of packages/server/src/invitations/Http.ts, whole.
  */
-import { CurrentActor, CurrentMember } from "@orgplane-next/schema"
+import { Api, CurrentActor, CurrentMember } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Invitations } from "./Invitations.js"
 

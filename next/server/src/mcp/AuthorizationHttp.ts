@@ -3,10 +3,9 @@
  *
  * The Effect 4 form of packages/server/src/mcp/AuthorizationHttp.ts, whole.
  */
-import { CurrentMember } from "@orgplane-next/schema"
+import { Api, CurrentMember } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { OAuth } from "./OAuth.js"

@@ -3,10 +3,9 @@
  *
  * The Effect 4 form of packages/server/src/members/Http.ts, whole.
  */
-import { CurrentMember, RoleCapabilities, RoleInfo } from "@orgplane-next/schema"
+import { Api, CurrentMember, RoleCapabilities, RoleInfo } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Members } from "./Members.js"
 

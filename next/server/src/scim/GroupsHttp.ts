@@ -3,11 +3,10 @@
  *
  * The Effect 4 form of packages/server/src/scim/GroupsHttp.ts, whole.
  */
-import { CurrentScimClient, type ScimGroup } from "@orgplane-next/schema"
+import { Api, CurrentScimClient, type ScimGroup } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpServerRequest } from "effect/http"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import { DirectoryTeams } from "../teams/DirectoryTeams.js"

@@ -4,10 +4,9 @@
  * The Effect 4 form of packages/server/src/scim/UsersHttp.ts, whole.
  */
 import { HttpServerRequest } from "effect/http"
-import { CurrentScimClient, ScimNotFound } from "@orgplane-next/schema"
+import { Api, CurrentScimClient, ScimNotFound } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { requestBaseUrl } from "../platform/PublicUrl.js"
 import {

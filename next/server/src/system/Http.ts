@@ -1,11 +1,10 @@
 /** System handlers: liveness and readiness. */
-import { ServiceUnavailable } from "@orgplane-next/schema"
+import { Api, ServiceUnavailable } from "@orgplane-next/schema"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { HttpApiBuilder } from "effect/http-api"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Api } from "../Api.js"
 import { ServerConfig } from "../platform/Config.js"
 import { disconnect } from "../platform/Database.js"
 import { DatabaseStatus } from "../platform/DatabaseStatus.js"

@@ -3,10 +3,9 @@
  *
  * The Effect 4 form of packages/server/src/workers/Http.ts, whole.
  */
-import { CurrentMember, CurrentWorker } from "@orgplane-next/schema"
+import { Api, CurrentMember, CurrentWorker } from "@orgplane-next/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Api } from "../Api.js"
 import { group } from "../platform/HttpErrors.js"
 import { Activity, offlineCheckLayer } from "./Activity.js"
 import * as Authentication from "./Authentication.js"

@@ -7,10 +7,10 @@
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as DnsConfig from "../integrations/dns/DnsConfig.js"
-import * as Resolver from "../integrations/dns/Resolver.js"
-import { ServerConfig } from "./Config.js"
-import * as Outbound from "./Outbound.js"
+import * as DnsConfig from "./integrations/dns/DnsConfig.js"
+import * as Resolver from "./integrations/dns/Resolver.js"
+import { ServerConfig } from "./platform/Config.js"
+import * as Outbound from "./platform/Outbound.js"
 
 /**
  * The guard over node:http, its settings read when the layer is built: `ServerConfig`'s `outboundAllowPrivate`, and
