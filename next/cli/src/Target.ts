@@ -160,8 +160,14 @@ const lazyClient = (options: Client.ClientOptions) =>
  */
 const lazyApiClient = (proxy: object): Client.OrgplaneApiClient => proxy as Client.OrgplaneApiClient
 
-/** The typed client for the target; with `authenticated`, fails with `NotAuthenticated` when there is no credential. */
-export const connect = (target: Target, options: { readonly authenticated: boolean }) =>
+/**
+ * The typed client for the target; with `authenticated`, fails with `NotAuthenticated` when there is no credential.
+ * Its type is written out: inferred, it is too long for the declaration the bundle's build emits.
+ */
+export const connect = (
+  target: Target,
+  options: { readonly authenticated: boolean }
+): Effect.Effect<Client.OrgplaneApiClient, NotAuthenticated> =>
   Effect.gen(function*() {
     if (options.authenticated && Option.isNone(target.credential)) {
       return yield* new NotAuthenticated({ url: target.url, profile: target.profileName })

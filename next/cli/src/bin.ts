@@ -1,9 +1,8 @@
 /**
  * The `orgplane` executable. Help that the build rendered beforehand (HelpPages.ts) and `--version` are printed
  * from here, in the time Node takes to start; everything else loads the CLI (Main.ts).
- *
- * Until the swap it runs from its sources (`node --conditions=@orgplane/source --import tsx next/cli/src/bin.ts`):
- * no bundle is built for it yet, so there are no rendered pages beside it and every page comes from the CLI itself.
+ * Run from its sources (`node --conditions=@orgplane/source --import tsx next/cli/src/bin.ts`) there are no rendered
+ * pages beside it, and every page comes from the CLI itself; `pnpm --filter @orgplane-next/cli build` bundles it.
  */
 import * as Fs from "node:fs"
 import * as Module from "node:module"

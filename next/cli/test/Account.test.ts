@@ -1,7 +1,6 @@
 /**
  * `orgplane account export | email | delete` and `orgplane admin users list | disable | enable | delete`: the CLI
- * in-process (see Harness.ts) against the Effect 3 server (RealServer.ts). Ports packages/cli/test/Account.test.ts's
- * first test and its `admin users` one; the second (the last owner of an organization with members) is left to port.
+ * in-process (see Harness.ts) against the Effect 3 server (RealServer.ts). packages/cli/test/Account.test.ts.
  */
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -52,6 +51,15 @@ describe("orgplane account", () => {
     expect(deleted.stdout).toContain(`Left without members: ${owner.organization.id}.`)
     const after = await cli(["whoami"], env)
     expect(after.code).toBe(3)
+  })
+
+  it("says what to do when the account is the last owner of an organization with other members", async () => {
+    const org = await Http.staffed(server.url, "Owned")
+    const { cli } = await fresh()
+    const refused = await cli(["account", "delete", "--yes"], { ORGPLANE_URL: server.url, ORGPLANE_TOKEN: org.owner.token, ORGPLANE_PASSWORD: org.owner.password })
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("last_owner_of_organizations")
+    expect(refused.stderr).toContain(`Owned (${org.organizationId})`)
   })
 })
 

@@ -1,8 +1,7 @@
 /**
  * The built `orgplane` executable, as it is published (see Binary.ts): what only a real process shows. Everything
- * else runs in-process (Harness.ts). packages/cli/test/Binary.test.ts, on next/cli's launcher (Binary.ts: the
- * sources, not a bundle yet) and the Effect 4 server its `serve` starts; next/server's TestDatabase for a fresh
- * Postgres database.
+ * else runs in-process (Harness.ts). packages/cli/test/Binary.test.ts, on next/cli's bundle and the Effect 4 server
+ * its `serve` starts; next/server's TestDatabase for a fresh Postgres database.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -63,9 +62,7 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
     expect(noColor.stdout).not.toContain("\u001b[")
   })
 
-  // Skipped: next/cli has no build yet, so no help pages are rendered (help.json beside the bundle), and the pages
-  // compared name groups not ported yet (`connectors`). To run once next/cli is bundled as packages/cli is.
-  it.skip("prints the help pages the build rendered exactly as the CLI itself prints them", async () => {
+  it("prints the help pages the build rendered exactly as the CLI itself prints them", async () => {
     const pages = JSON.parse(await Fs.readFile(Path.join(Path.dirname(bin), "help.json"), "utf8")) as HelpPages.Pages
     const asked = [
       [[], pages.overview],
@@ -119,11 +116,7 @@ describe.concurrent("the orgplane executable", { timeout: 120_000 }, () => {
     }
   })
 
-  // Skipped: the API reference's script ships brotli-compressed beside the bundle (the CLI's tsup.config.ts), and
-  // next/cli has no bundle yet: from the sources /docs/scalar.js is sent uncompressed, and its assertions fail. Its
-  // wait for /health meets the unanswered start-up requests told below, too. To run once next/cli is bundled as
-  // packages/cli is and next/server answers them.
-  it.skip("serves on the given port until SIGTERM, finishes the request in flight, then exits 0, one log line per request", async () => {
+  it("serves on the given port until SIGTERM, finishes the request in flight, then exits 0, one log line per request", async () => {
     const { home } = await fresh()
     const port = await freePort()
     const child = spawn(
@@ -215,12 +208,7 @@ const serve = async (home: string, data: string, env: Record<string, string> = {
 }
 
 describe("two processes on one embedded data folder", { timeout: 240_000 }, () => {
-  // Skipped: a request that reaches the Effect 4 server while it starts on an embedded data folder (this file's
-  // `up()` asks /health every 200 ms from the spawn on) is never answered: the connection is accepted, and the fetch
-  // waits for undici's 300 s headers timeout, longer than the test (seen from the sources, 2026-11-26; a /health
-  // asked once "Listening" is logged answers at once, and the folder lock, its refusal and SIGTERM behave as
-  // asserted here when tried by hand). To fix in next/server (requests taken before its router serves), then run.
-  it.skip("the second refuses at once, naming the folder and the holder's pid; a SIGKILLed holder's lock is replaced, its writes kept, and a stop removes it", async () => {
+  it("the second refuses at once, naming the folder and the holder's pid; a SIGKILLed holder's lock is replaced, its writes kept, and a stop removes it", async () => {
     const { home } = await fresh()
     const data = Path.join(await Fs.realpath(home), "data")
     const lockFile = Path.join(data, "orgplane.lock")
@@ -263,12 +251,7 @@ describe("a server whose encryption keys do not open its database", { timeout: 3
   const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
   const lastLine = (output: string) => output.trim().split("\n").at(-1)
 
-  // Skipped: a request that reaches the Effect 4 server while it starts on an embedded data folder (this file's
-  // `up()` asks /health every 200 ms from the spawn on) is never answered: the connection is accepted, and the fetch
-  // waits for undici's 300 s headers timeout, longer than the test (seen from the sources, 2026-11-26; a /health
-  // asked once "Listening" is logged answers at once, and the folder lock, its refusal and SIGTERM behave as
-  // asserted here when tried by hand). To fix in next/server (requests taken before its router serves), then run.
-  it.skip("stops at start, before listening, naming ORGPLANE_ENCRYPTION_KEYS and `orgplane keys`; the right key starts it with its data", async () => {
+  it("stops at start, before listening, naming ORGPLANE_ENCRYPTION_KEYS and `orgplane keys`; the right key starts it with its data", async () => {
     const { home } = await fresh()
     const folder = await Fs.realpath(home)
     const data = Path.join(folder, "data")
@@ -310,9 +293,7 @@ describe("a server whose encryption keys do not open its database", { timeout: 3
     }
   })
 
-  // Skipped: it makes the key with `orgplane keys generate`, and the `keys` group is not ported yet. To run (on
-  // Postgres, `it.runIf(TestDatabase.postgresUrl !== undefined)`) once it is.
-  it.skip("with DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS, stops at start naming the variable and `orgplane keys generate`, whose key starts it (Postgres only)", async () => {
+  it.runIf(TestDatabase.onPostgres)("with DATABASE_URL and no ORGPLANE_ENCRYPTION_KEYS, stops at start naming the variable and `orgplane keys generate`, whose key starts it (Postgres only)", async () => {
     const { cli, home } = await fresh()
     const scope = Effect.runSync(Scope.make())
     const started: Array<Awaited<ReturnType<typeof serve>>> = []

@@ -1,16 +1,19 @@
 /**
- * The real `orgplane` executable for tests, as packages/cli/test/Binary.ts gives it, run as a child process. Until the
- * swap next/cli is not bundled: `build` writes a launcher (`bin.mjs`, in a folder of its own per test file, since
- * test files run in parallel) that loads tsx and runs `src/bin.ts` from the sources, so the process is named by a
- * `.mjs` file as the published one is and sees no rendered help pages (help.json) nor the API reference's compressed
- * script beside it. Each workspace gets its own config folder and a minimal environment, so neither the developer's
- * profile nor their variables leak in.
+ * The real `orgplane` executable for tests: bundled as it is published (once per test file, into a folder of its
+ * own, since test files run in parallel) and run as a child process. Each workspace gets its own config folder and
+ * a minimal environment, so neither the developer's profile nor their variables leak in.
+ *
+ * Until the swap the bundle's external dependencies (PGlite, the SAML, OpenID, mail and JSON Schema libraries:
+ * tsup.config.ts) are @orgplane-next/server's, not next/cli's (its package.json lists them at the swap, when the lock
+ * file changes anyway): the bundle's folder gets a `node_modules` link to next/server's, where Node finds them.
  */
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
+import { build } from "tsup"
+import config from "../tsup.config.js"
 
 export const root = fileURLToPath(new URL("../../..", import.meta.url))
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
@@ -23,24 +26,34 @@ export interface Result {
 }
 
 /**
- * A launcher named `name` (for example the test file's name): `build` it in `beforeAll`, `dispose` of it in
+ * A bundle named `name` (for example the test file's name): `build` it in `beforeAll`, `dispose` of it in
  * `afterAll`, and run it in `fresh` workspaces meanwhile.
  */
 export const make = (name: string) => {
-  /** Inside the package, so the launcher resolves tsx from the workspace's node_modules. */
+  /** Inside the package, so the bundle resolves its external dependencies from beside it (see above). */
   const bundleDir = Path.join(packageDir, ".test-dist", name)
-  const bin = Path.join(bundleDir, "bin.mjs")
+  const bin = Path.join(bundleDir, "bin.js")
   const homes: Array<string> = []
 
-  const build = async () => {
-    await Fs.mkdir(bundleDir, { recursive: true })
-    const source = pathToFileURL(Path.join(packageDir, "src/bin.ts")).href
-    await Fs.writeFile(bin, `import { register } from "tsx/esm/api"\nregister()\nawait import(${JSON.stringify(source)})\n`)
+  const buildBundle = async () => {
+    const options = Array.isArray(config) ? config[0] : config
+    await build({
+      ...options,
+      config: false,
+      dts: false,
+      sourcemap: false,
+      silent: true,
+      outDir: bundleDir,
+      tsconfig: Path.join(packageDir, "tsconfig.build.json"),
+      entry: [Path.join(packageDir, "src/bin.ts")]
+    })
+    await Fs.symlink(Path.join(packageDir, "../server/node_modules"), Path.join(bundleDir, "node_modules"), "dir")
   }
 
   const dispose = async () => {
+    // The link goes, not what it points to (rm does not follow links).
     await Fs.rm(bundleDir, { recursive: true, force: true })
-    // The shared parent goes with the last launcher in it.
+    // The shared parent goes with the last bundle in it.
     await Fs.rmdir(Path.dirname(bundleDir)).catch(() => undefined)
     await Promise.all(homes.map((home) => Fs.rm(home, { recursive: true, force: true })))
   }
@@ -66,5 +79,5 @@ export const make = (name: string) => {
     return { home, configDir, cli }
   }
 
-  return { bin, build, dispose, fresh }
+  return { bin, build: buildBundle, dispose, fresh }
 }
