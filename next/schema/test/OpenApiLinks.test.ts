@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiLinks3 from "../../../packages/schema/src/OpenApiLinks.js"
 import * as OpenApiLinks from "../src/OpenApiLinks.js"
 import { fixture } from "./differential.js"
+import { type Effect3, effect3 } from "./effect3.js"
+
+const OpenApiLinks3 = effect3("OpenApiLinks")
 
 /** The document as it is before `addLinks`: every response's `links` removed. */
 const withoutLinks = (): Record<string, unknown> =>
@@ -21,7 +23,7 @@ describe("OpenApiLinks on Effect 4", () => {
     const operations3 = OpenApiLinks3.operationsOf(fixture)
     expect(operations.length).toBeGreaterThan(200)
     expect(operations.map(({ id, path, pathIds }) => ({ id, path, pathIds }))).toEqual(
-      operations3.map(({ id, path, pathIds }) => ({ id, path, pathIds }))
+      operations3.map(({ id, path, pathIds }: Effect3) => ({ id, path, pathIds }))
     )
     const team = { $ref: "#/components/schemas/TeamResponse" }
     expect(OpenApiLinks.createdIds(fixture, team)).toEqual(OpenApiLinks3.createdIds(fixture, team))

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Schema as Schema3 } from "effect-3"
-import * as Urls3 from "../../../packages/schema/src/Urls.js"
 import * as Urls from "../src/Urls.js"
 import { componentSchema, decode3, decode4, encode4, jsonSchema3Of, jsonSchemaOf } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Schema3 = effect3("effect/Schema")
+const Urls3 = effect3("Urls")
 
 const rules: ReadonlyArray<Urls.UrlRule> = (["https", "http", "loopback"] as const).flatMap((absolute) =>
   [false, true].flatMap((path) => [false, true].map((query) => ({ absolute, path, query })))
@@ -53,7 +55,7 @@ describe("Urls on Effect 4", () => {
   it("takes and refuses the same URLs as the Effect 3 schema, trimmed, with the rule's message", () => {
     for (const rule of rules) {
       const port = Urls.UrlOf(rule, "A URL.", { refine: (text) => text.includes("forbidden") ? "must not be forbidden" : undefined })
-      const original = Urls3.UrlOf(rule, "A URL.", { refine: (text) => text.includes("forbidden") ? "must not be forbidden" : undefined })
+      const original = Urls3.UrlOf(rule, "A URL.", { refine: (text: string) => text.includes("forbidden") ? "must not be forbidden" : undefined })
       for (const input of [...inputs, "https://example.com/forbidden", "/forbidden"]) {
         const ported = decode4(port, input)
         expect(ported.ok, `${JSON.stringify(rule)} ${JSON.stringify(input)}`).toBe(decode3(original, input).ok)
