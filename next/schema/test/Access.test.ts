@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Access3 from "../../../packages/schema/src/Access.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Access from "../src/Access.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { operationExamples } from "./catalog.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Access3 = effect3("Access")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("Access on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

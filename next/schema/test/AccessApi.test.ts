@@ -1,10 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { ConfigObjectsApi as ConfigObjectsApi3 } from "../../../packages/schema/src/ConfigObjectsApi.js"
-import { MarketplacesApi as MarketplacesApi3 } from "../../../packages/schema/src/MarketplacesApi.js"
-import { PluginsApi as PluginsApi3 } from "../../../packages/schema/src/PluginsApi.js"
-import { type AnyGroup, groupDocument } from "../../../packages/schema/test/support/groupDocument.js"
+import { type AnyGroup, groupDocument } from "./apiDifferential.js"
 import * as Access from "../src/Access.js"
 import { accessEndpoints } from "../src/AccessApi.js"
 import { apiOf } from "../src/ApiOf.js"
@@ -14,6 +11,11 @@ import { MemberAuthentication } from "../src/Security.js"
 import { operationView } from "./apiDifferential.js"
 import { isJsonObject } from "./catalog.js"
 import type { Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const ConfigObjectsApi3 = effect3("ConfigObjectsApi").ConfigObjectsApi
+const MarketplacesApi3 = effect3("MarketplacesApi").MarketplacesApi
+const PluginsApi3 = effect3("PluginsApi").PluginsApi
 
 const json = (value: unknown): Json => JSON.parse(JSON.stringify(value))
 
@@ -35,7 +37,7 @@ const accessOperations = (document: Json): Map<string, { readonly [key: string]:
  * 3 helper's do in the original group.
  */
 const sameAccessOperations = (endpoints: ReturnType<typeof accessEndpoints>, original: AnyGroup, title: string) => {
-  const group = HttpApiGroup.make(original.identifier).add(endpoints.grant, endpoints.listAccess, endpoints.revoke)
+  const group = HttpApiGroup.make(String(original.identifier)).add(endpoints.grant, endpoints.listAccess, endpoints.revoke)
     .middleware(MemberAuthentication)
     .annotate(OpenApi.Title, title)
   const ported = json(OpenApi.fromApi(apiOf(group)))

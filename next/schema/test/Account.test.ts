@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Account3 from "../../../packages/schema/src/Account.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Account from "../src/Account.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { accountDeletionAsDocumented, withoutMemberDescription } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const Account3 = effect3("Account")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("Account on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

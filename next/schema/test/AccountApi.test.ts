@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { AccountApi as AccountApi3 } from "../../../packages/schema/src/AccountApi.js"
-import { groupDocument } from "../../../packages/schema/test/support/groupDocument.js"
+import { groupDocument } from "./apiDifferential.js"
 import { AccountApi } from "../src/AccountApi.js"
 import { apiOf } from "../src/ApiOf.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { accountDeletionAsDocumented, memberAt } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const AccountApi3 = effect3("AccountApi").AccountApi
 
 /** The headers of the export's 200 in `document`. */
 const exportHeaders = (document: unknown) => memberAt(document, "paths", "/v1/me/export", "get", "responses", "200", "headers")

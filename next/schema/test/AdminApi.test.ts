@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AdminApi as AdminApi3 } from "../../../packages/schema/src/AdminApi.js"
 import { AdminApi } from "../src/AdminApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { accountDeletionAsDocumented } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const AdminApi3 = effect3("AdminApi").AdminApi
 
 describe("AdminApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

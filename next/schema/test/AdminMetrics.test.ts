@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as AdminMetrics3 from "../../../packages/schema/src/AdminMetrics.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as AdminMetrics from "../src/AdminMetrics.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { countsAsDocumented, examplesAt } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const AdminMetrics3 = effect3("AdminMetrics")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("AdminMetrics on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

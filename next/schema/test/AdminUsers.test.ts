@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as AdminUsers3 from "../../../packages/schema/src/AdminUsers.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as AdminUsers from "../src/AdminUsers.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { countsAsDocumented } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const AdminUsers3 = effect3("AdminUsers")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 const user = {
   id: "usr_01m6dsg7e0fp28mz11s94rrak7",

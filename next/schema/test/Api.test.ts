@@ -1,6 +1,6 @@
 /**
- * The whole document against the one Effect 3 published (`packages/schema/test/fixtures/openapi.json`): the OpenAPI
- * normalisation step's acceptance test. What already compares equal is held here, member by member, and
+ * The whole document against the one Effect 3 published (`test/fixtures/openapi.json`, a copy of packages/schema's):
+ * the OpenAPI normalisation step's acceptance test. What already compares equal is held here, member by member, and
  * how much of the rest does (components and operations identical to the fixture's) can only go up; the step ends
  * when the document equals the fixture, which it now does but for the order of members.
  *

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ApiKeysApi as ApiKeysApi3 } from "../../../packages/schema/src/ApiKeysApi.js"
 import { ApiKeysApi } from "../src/ApiKeysApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const ApiKeysApi3 = effect3("ApiKeysApi").ApiKeysApi
 
 describe("ApiKeysApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Audit3 from "../../../packages/schema/src/Audit.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Audit from "../src/Audit.js"
 import { AuditActions } from "../src/AuditCatalog.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { isJsonObject, operationExamples, refinedIntAsDocumented } from "./catalog.js"
 import { decode3, decode4, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Audit3 = effect3("Audit")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 /**
  * A real difference, for the OpenAPI normalisation step, of the same meaning: Effect 4 writes a record of any value

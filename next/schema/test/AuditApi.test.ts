@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AuditApi as AuditApi3 } from "../../../packages/schema/src/AuditApi.js"
 import { AuditApi } from "../src/AuditApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { refinedIntAsDocumented } from "./catalog.js"
 import { type Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const AuditApi3 = effect3("AuditApi").AuditApi
 
 describe("AuditApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

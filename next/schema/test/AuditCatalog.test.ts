@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import * as AuditCatalog3 from "../../../packages/schema/src/AuditCatalog.js"
 import * as AuditCatalog from "../src/AuditCatalog.js"
 import { fixture } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const AuditCatalog3 = effect3("AuditCatalog")
 
 describe("AuditCatalog on Effect 4", () => {
   it("keeps the Effect 3 catalog", () => {

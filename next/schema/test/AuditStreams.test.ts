@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as AuditStreams3 from "../../../packages/schema/src/AuditStreams.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as AuditStreams from "../src/AuditStreams.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { operationExamples } from "./catalog.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const AuditStreams3 = effect3("AuditStreams")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("AuditStreams on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

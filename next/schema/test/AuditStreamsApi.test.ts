@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AuditStreamsApi as AuditStreamsApi3 } from "../../../packages/schema/src/AuditStreamsApi.js"
 import { AuditStreamsApi } from "../src/AuditStreamsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { type Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const AuditStreamsApi3 = effect3("AuditStreamsApi").AuditStreamsApi
 
 describe("AuditStreamsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Option } from "effect"
 import { HttpApiEndpoint } from "effect/http-api"
-import * as BodyLimit3 from "../../../packages/schema/src/BodyLimit.js"
 import { MaxBodyBytes, RawBody } from "../src/BodyLimit.js"
+import { effect3 } from "./effect3.js"
+
+const BodyLimit3 = effect3("BodyLimit")
 
 describe("BodyLimit on Effect 4", () => {
   it("keeps the annotation keys the server reads", () => {

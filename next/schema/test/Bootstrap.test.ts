@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Bootstrap3 from "../../../packages/schema/src/Bootstrap.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Bootstrap from "../src/Bootstrap.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { examplesAt, withGeneratedArrayDescription } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const Bootstrap3 = effect3("Bootstrap")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("Bootstrap on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

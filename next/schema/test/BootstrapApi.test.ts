@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { BootstrapApi as BootstrapApi3 } from "../../../packages/schema/src/BootstrapApi.js"
 import { BootstrapApi } from "../src/BootstrapApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const BootstrapApi3 = effect3("BootstrapApi").BootstrapApi
 
 describe("BootstrapApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Capabilities3 from "../../../packages/schema/src/Capabilities.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Capabilities from "../src/Capabilities.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { decodeBody, sameOnBody, withNulRule, withoutDescription } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const Capabilities3 = effect3("Capabilities")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 const tenant = "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`."
 const messageId = "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`."

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as CapabilitiesApi3 from "../../../packages/schema/src/CapabilitiesApi.js"
 import * as CapabilitiesApi from "../src/CapabilitiesApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { withoutDescription } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const CapabilitiesApi3 = effect3("CapabilitiesApi")
 
 const messageId = "The suite's message id: 1 to 512 characters, no white space, `/`, `\\`, `?` or `#`, not `.` or `..`."
 const tenant = "The suite-a directory tenant: its id (a GUID), a verified domain, `organizations` or `common`."

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Schema as Schema3 } from "effect-3"
-import * as Common3 from "../../../packages/schema/src/Common.js"
 import * as Common from "../src/Common.js"
 import { componentSchema, decode4, encode4, examplesOfComponent, jsonSchema3Of, jsonSchemaOf, parameterSchema, sameOn } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Schema3 = effect3("effect/Schema")
+const Common3 = effect3("Common")
 
 describe("Common on Effect 4", () => {
   it("Timestamp reads and writes what the Effect 3 one does", () => {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ComponentFiles3 from "../../../packages/schema/src/ComponentFiles.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as ComponentFiles from "../src/ComponentFiles.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const ComponentFiles3 = effect3("ComponentFiles")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("ComponentFiles on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

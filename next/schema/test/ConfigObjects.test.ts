@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ConfigObjects3 from "../../../packages/schema/src/ConfigObjects.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as ConfigObjects from "../src/ConfigObjects.js"
 import { MAX_PLUGIN_IDS, MAX_SOURCE_BYTES } from "../src/ConfigObjects.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { exampleId } from "../src/Ids.js"
 import { describedCopies, operationExamples } from "./catalog.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const ConfigObjects3 = effect3("ConfigObjects")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("ConfigObjects on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigObjectsApi as ConfigObjectsApi3 } from "../../../packages/schema/src/ConfigObjectsApi.js"
 import { ConfigObjectsApi } from "../src/ConfigObjectsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const ConfigObjectsApi3 = effect3("ConfigObjectsApi").ConfigObjectsApi
 
 describe("ConfigObjectsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Connectors3 from "../../../packages/schema/src/Connectors.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Connectors from "../src/Connectors.js"
 import { DiscoveredPlugin } from "../src/Discovery.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { isJsonObject, jsonObjectCopies, operationExamples, refinedIntAsDocumented, withMember } from "./catalog.js"
 import { componentSchema, decode4, examplesOfComponent, type Json, jsonSchemaOf, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Connectors3 = effect3("Connectors")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 /** `schema` with the member `key` of its properties rewritten by `f`. */
 const withProperty = (schema: Json, key: string, f: (member: Json) => Json): Json => {

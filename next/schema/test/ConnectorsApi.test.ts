@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ConnectorsApi3 from "../../../packages/schema/src/ConnectorsApi.js"
 import * as ConnectorsApi from "../src/ConnectorsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import type { Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const ConnectorsApi3 = effect3("ConnectorsApi")
 
 describe("ConnectorsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 groups", () => {

@@ -1,8 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema } from "effect"
-import { JSONSchema as JSONSchema3 } from "effect-3"
-import * as DesktopPolicies3 from "../../../packages/schema/src/DesktopPolicies.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import { requestBody } from "../src/Common.js"
 import * as DesktopPolicies from "../src/DesktopPolicies.js"
 import { alan } from "../src/Examples.js"
@@ -11,6 +8,11 @@ import { wireExamples } from "../src/OpenApiExamples.js"
 import { operationExamples, refinedIntAsDocumented, withMember } from "./catalog.js"
 import { priority, priorityAsDocumented } from "./desktopPolicies.js"
 import { componentSchema, decode3, examplesOfComponent, idsAsReferences, jsonSchema3Of, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const JSONSchema3 = effect3("effect/JSONSchema")
+const DesktopPolicies3 = effect3("DesktopPolicies")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("DesktopPolicies on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

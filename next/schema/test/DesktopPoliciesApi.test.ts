@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DesktopPoliciesApi as DesktopPoliciesApi3 } from "../../../packages/schema/src/DesktopPoliciesApi.js"
 import { DesktopPoliciesApi } from "../src/DesktopPoliciesApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { isJsonObject, withMember } from "./catalog.js"
 import { priorityAsDocumented } from "./desktopPolicies.js"
 import { type Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const DesktopPoliciesApi3 = effect3("DesktopPoliciesApi").DesktopPoliciesApi
 
 /** `operation` with its JSON request body read by `read`. */
 const withBody = (read: (body: Json) => Json) => (operation: Json): Json => {

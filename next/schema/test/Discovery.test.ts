@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import * as Discovery3 from "../../../packages/schema/src/Discovery.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Discovery from "../src/Discovery.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { isJsonObject, jsonObjectCopies } from "./catalog.js"
 import { decode3, decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Discovery3 = effect3("Discovery")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("Discovery on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

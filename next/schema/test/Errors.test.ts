@@ -1,10 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Schema } from "effect"
-import { Option as Option3, Schema as Schema3, SchemaAST as SchemaAST3 } from "effect-3"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import * as Errors3 from "../../../packages/schema/src/Errors.js"
 import * as Errors from "../src/Errors.js"
 import { componentSchema, decode3, decode4, encode3, encode4, fixture, type Json, jsonSchema3Of, jsonSchemaOf, splitKey } from "./differential.js"
+import { type Effect3, effect3, isHandle } from "./effect3.js"
+
+const Option3 = effect3("effect/Option")
+const Schema3 = effect3("effect/Schema")
+const SchemaAST3 = effect3("effect/SchemaAST")
+const Errors3 = effect3("Errors")
 
 /** Every wire schema both modules export (`…Response`), by name. */
 const responses = Object.keys(Errors3).filter((name) => name.endsWith("Response")).sort()
@@ -14,9 +18,9 @@ const port = (name: string): Schema.Codec<unknown, unknown> => {
   if (!Schema.isSchema(found)) throw new Error(`${name} is not ported`)
   return Schema.make(found.ast)
 }
-const original = (name: string): Schema3.Schema<unknown, unknown> => {
+const original = (name: string): Effect3 => {
   const found: unknown = Reflect.get(Errors3, name)
-  if (!Schema3.isSchema(found)) throw new Error(`${name} is not an Effect 3 schema`)
+  if (!Schema3.isSchema(found) || !isHandle(found)) throw new Error(`${name} is not an Effect 3 schema`)
   return Schema3.make(found.ast)
 }
 
@@ -28,8 +32,8 @@ const status4 = (schema: Schema.Top) => {
   return statuses
 }
 
-const status3 = (schema: Schema3.Schema<unknown, unknown>) =>
-  Option3.getOrUndefined(SchemaAST3.getAnnotation<number>(schema.ast, Symbol.for("@effect/platform/HttpApiSchema/AnnotationStatus")))
+const status3 = (schema: Effect3) =>
+  Option3.getOrUndefined(SchemaAST3.getAnnotation(schema.ast, Symbol.for("@effect/platform/HttpApiSchema/AnnotationStatus")))
 
 const isObject = (value: Json | undefined): value is { readonly [key: string]: Json } =>
   typeof value === "object" && value !== null && !Array.isArray(value)

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import * as Examples3 from "../../../packages/schema/src/Examples.js"
 import { Timestamp } from "../src/Common.js"
 import * as Examples from "../src/Examples.js"
+import { effect3 } from "./effect3.js"
+
+const Examples3 = effect3("Examples")
 
 describe("Examples on Effect 4", () => {
   it("tells the story of the Effect 3 examples", () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import * as Idempotency3 from "../../../packages/schema/src/Idempotency.js"
 import { apiOf } from "../src/ApiOf.js"
 import * as Idempotency from "../src/Idempotency.js"
 import { Authentication, MemberAuthentication, OptionalAuthentication } from "../src/Security.js"
 import { jsonSchema3Of, jsonSchemaOf, sameOn } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Idempotency3 = effect3("Idempotency")
 
 describe("Idempotency on Effect 4", () => {
   it("keeps the header rules and the key's schema", () => {

@@ -4,7 +4,7 @@ import * as Fs from "node:fs"
 import { checkTypeId, exampleId, IdsByPrefix, type Prefix, TeamId } from "../src/Ids.js"
 
 /** The Effect 3 package's OpenAPI document, saved before the move (`pnpm openapi:fixture`). */
-const fixture: unknown = JSON.parse(Fs.readFileSync(new URL("../../../packages/schema/test/fixtures/openapi.json", import.meta.url), "utf8"))
+const fixture: unknown = JSON.parse(Fs.readFileSync(new URL("./fixtures/openapi.json", import.meta.url), "utf8"))
 
 /** Every schema object in the document whose `pattern` is a TypeID's, by prefix (ids are inlined there). */
 const idSchemasInFixture = () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Invitations3 from "../../../packages/schema/src/Invitations.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Invitations from "../src/Invitations.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { examplesAt } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const Invitations3 = effect3("Invitations")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 const token = "opi_EB5TiK-b04T8FyPuhyVBna7yZTEZEiEA3opgxTHzXex"
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { InvitationsApi as InvitationsApi3 } from "../../../packages/schema/src/InvitationsApi.js"
 import { InvitationsApi } from "../src/InvitationsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const InvitationsApi3 = effect3("InvitationsApi").InvitationsApi
 
 describe("InvitationsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

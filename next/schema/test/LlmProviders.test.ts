@@ -1,13 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Schema } from "effect"
-import type { Schema as Schema3 } from "effect-3"
-import * as LlmProviders3 from "../../../packages/schema/src/LlmProviders.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as LlmProviders from "../src/LlmProviders.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
 import { refinedIntAsDocumented } from "./catalog.js"
 import { addToMember, bodyRefusal, replaceMember, sameOnBody } from "./mcpDifferential.js"
+import { type Effect3, effect3 } from "./effect3.js"
+
+const LlmProviders3 = effect3("LlmProviders")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 // A real difference, which the document writes as Effect 3 did (OpenApiComponents' `memberDescriptions`): Effect 3
 // described a checked value by its last check it could state ("a number between 0 and 1000000", "an array of at most
@@ -35,7 +36,7 @@ const modelInput = (schema: Json) => {
   return price(price(price(bounded, "input"), "output"), "cacheRead")
 }
 
-const compare = (name: string, port: Schema.Top, original: Schema3.Schema.All) => {
+const compare = (name: string, port: Schema.Top, original: Effect3) => {
   expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
 }
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { LlmProvidersApi as LlmProvidersApi3 } from "../../../packages/schema/src/LlmProvidersApi.js"
 import { LlmProvidersApi } from "../src/LlmProvidersApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { atBody, describeMember, withoutDescription } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const LlmProvidersApi3 = effect3("LlmProvidersApi").LlmProvidersApi
 
 describe("LlmProvidersApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

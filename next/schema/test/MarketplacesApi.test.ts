@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { MarketplacesApi as MarketplacesApi3 } from "../../../packages/schema/src/MarketplacesApi.js"
 import { MarketplacesApi } from "../src/MarketplacesApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const MarketplacesApi3 = effect3("MarketplacesApi").MarketplacesApi
 
 describe("MarketplacesApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as McpAuthorization3 from "../../../packages/schema/src/McpAuthorization.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import { NO_NUL_PATTERN } from "../src/Common.js"
 import * as McpAuthorization from "../src/McpAuthorization.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, jsonSchemaOf, parameterSchema, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const McpAuthorization3 = effect3("McpAuthorization")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 const state = "eyJ2IjoxLCJpZCI6Im1vYV94In0.k3JxQ9"
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { McpAuthorizationApi as McpAuthorizationApi3 } from "../../../packages/schema/src/McpAuthorizationApi.js"
 import { McpAuthorizationApi } from "../src/McpAuthorizationApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const McpAuthorizationApi3 = effect3("McpAuthorizationApi").McpAuthorizationApi
 
 describe("McpAuthorizationApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Schema } from "effect"
-import type { Schema as Schema3 } from "effect-3"
-import * as McpConnections3 from "../../../packages/schema/src/McpConnections.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as McpConnections from "../src/McpConnections.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { bodyRefusal, describeMember, sameOnBody } from "./mcpDifferential.js"
+import { type Effect3, effect3 } from "./effect3.js"
+
+const McpConnections3 = effect3("McpConnections")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 // A real difference, for the OpenAPI normalisation step: a member's own description of McpServerUrl (a transformed
 // named schema, as Timestamp is) does not reach Effect 4's JSON Schema; Effect 3 wrote it beside the reference.
@@ -21,7 +22,7 @@ const url = "https://mcp.linear.app/mcp"
 
 describe("McpConnections on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {
-    const compare = (name: string, port: Schema.Top, original: Schema3.Schema.All) => {
+    const compare = (name: string, port: Schema.Top, original: Effect3) => {
       expect(wireExamples(port.ast), name).toEqual(OpenApiExamples3.wireExamples(original.ast))
     }
     const names = sameSchemas(McpConnections, McpConnections3, compare, {

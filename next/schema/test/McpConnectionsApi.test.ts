@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { McpConnectionsApi as McpConnectionsApi3 } from "../../../packages/schema/src/McpConnectionsApi.js"
 import { McpConnectionsApi } from "../src/McpConnectionsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { atBody, describeMember } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const McpConnectionsApi3 = effect3("McpConnectionsApi").McpConnectionsApi
 
 describe("McpConnectionsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

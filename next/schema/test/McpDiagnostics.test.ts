@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as McpDiagnostics3 from "../../../packages/schema/src/McpDiagnostics.js"
 import * as McpDiagnostics from "../src/McpDiagnostics.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { componentSchema, examplesOfComponent, jsonSchemaOf, roundTrips, sameOn, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const McpDiagnostics3 = effect3("McpDiagnostics")
 
 const diagnostic = {
   referenceId: "req_01jbx2d7m1",

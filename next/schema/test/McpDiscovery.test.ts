@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as McpDiscovery3 from "../../../packages/schema/src/McpDiscovery.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as McpDiscovery from "../src/McpDiscovery.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { sameOnBody, withNulRule } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const McpDiscovery3 = effect3("McpDiscovery")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("McpDiscovery on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { McpDiscoveryApi as McpDiscoveryApi3 } from "../../../packages/schema/src/McpDiscoveryApi.js"
 import { McpDiscoveryApi } from "../src/McpDiscoveryApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const McpDiscoveryApi3 = effect3("McpDiscoveryApi").McpDiscoveryApi
 
 describe("McpDiscoveryApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

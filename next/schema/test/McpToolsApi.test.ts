@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as McpToolsApi3 from "../../../packages/schema/src/McpToolsApi.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as McpToolsApi from "../src/McpToolsApi.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { examplesOfComponent, type Json, roundTrips, sameSchemas } from "./differential.js"
 import { addToMember, describeMember, sameOnBody } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const McpToolsApi3 = effect3("McpToolsApi")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 // A real difference, for the OpenAPI normalisation step: Effect 4 writes nothing of a `Schema.Unknown` (it re-encodes
 // it as JSON), its description included; Effect 3 wrote `{ description }`. (Unknown stays: a tool's result and input

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Members3 from "../../../packages/schema/src/Members.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Members from "../src/Members.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Members3 = effect3("Members")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 describe("Members on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

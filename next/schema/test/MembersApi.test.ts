@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { MembersApi as MembersApi3, RolesApi as RolesApi3 } from "../../../packages/schema/src/MembersApi.js"
 import { MembersApi, RolesApi } from "../src/MembersApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const MembersApi3 = effect3("MembersApi").MembersApi
+const RolesApi3 = effect3("MembersApi").RolesApi
 
 describe("MembersApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

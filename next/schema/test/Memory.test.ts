@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Memory3 from "../../../packages/schema/src/Memory.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import * as Memory from "../src/Memory.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { examplesAt } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const Memory3 = effect3("Memory")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 const memory = {
   id: "mem_01m6dsg7e0e6b9jzzfm2ahfg0f",

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { MemoryApi as MemoryApi3 } from "../../../packages/schema/src/MemoryApi.js"
 import { MemoryApi } from "../src/MemoryApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const MemoryApi3 = effect3("MemoryApi").MemoryApi
 
 describe("MemoryApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

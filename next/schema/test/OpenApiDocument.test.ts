@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Api as Api3 } from "../../../packages/schema/src/Api.js"
-import * as OpenApiDocument3 from "../../../packages/schema/src/OpenApiDocument.js"
-import { groupDocument } from "../../../packages/schema/test/support/groupDocument.js"
 import { NO_NUL_PATTERN } from "../src/Common.js"
 import * as OpenApiDocument from "../src/OpenApiDocument.js"
 import type { Json, JsonObject } from "../src/OpenApiExamples.js"
 import { fixture } from "./differential.js"
+import { effect3, recordStep } from "./effect3.js"
+
+const Api3 = effect3("Api").Api
+const OpenApiDocument3 = effect3("OpenApiDocument")
+const GroupDocument3 = effect3("support/groupDocument")
 
 const isJson = (value: unknown): value is Json =>
   value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string" ||
@@ -32,21 +34,30 @@ const sameJson = (actual: unknown, expected: unknown, message: string) => {
 }
 
 /**
+ * What the original's `step` makes of `document` (it changes the document it is given), recorded as its difference
+ * from it (effect3.ts).
+ */
+const changedBy3 = (step: "removeGeneratedNoise" | "documentNulRule" | "discriminateRequestUnions", document: JsonObject): JsonObject =>
+  asDocument(recordStep(`OpenApiDocument.${step}`, [document], () => {
+    OpenApiDocument3[step](document)
+    return document
+  }, document))
+
+/**
  * Holds the port to the original on `input`: each step on a copy of it, and `shapeDocument`, which must leave it as
  * it was. The port's shaped document.
  */
 const sameShape = (input: JsonObject): JsonObject => {
   for (const step of ["removeGeneratedNoise", "documentNulRule", "discriminateRequestUnions"] as const) {
     const port = structuredClone(input)
-    const original = structuredClone(input)
+    const original = changedBy3(step, structuredClone(input))
     OpenApiDocument[step](port)
-    OpenApiDocument3[step](original)
     sameJson(port, original, step)
   }
   const before = structuredClone(input)
   const shaped = OpenApiDocument.shapeDocument(input)
   sameJson(input, before, "the port's shapeDocument leaves its input as it was")
-  const original = OpenApiDocument3.shapeDocument(input)
+  const original = recordStep("OpenApiDocument.shapeDocument", [input], () => OpenApiDocument3.shapeDocument(input), input)
   sameJson(input, before, "the original's shapeDocument leaves its input as it was")
   sameJson(shaped, original, "shapeDocument")
   return shaped
@@ -79,7 +90,11 @@ const countOf = (document: Json, text: string) => JSON.stringify(document).split
 
 let built: JsonObject | undefined
 /** The Effect 3 document of every group of `Api`, before Api.ts's own steps (what its transform shapes). */
-const rawDocument = (): JsonObject => built ??= asDocument(groupDocument(...Object.values(Api3.groups)))
+const rawDocument = (): JsonObject => {
+  const groups = Object.values(Api3.groups)
+  // Recorded as its difference from the published document (effect3.ts), which it is close to.
+  return built ??= asDocument(recordStep("groupDocument", groups, () => GroupDocument3.groupDocument(...groups), fixture))
+}
 
 describe("OpenApiDocument on Effect 4", () => {
   it("shapes the whole raw Effect 3 document (every group of Api, before Api.ts's steps) as the original does", () => {

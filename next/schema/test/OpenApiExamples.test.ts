@@ -1,10 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Schema } from "effect"
-import { Option as Option3, Schema as Schema3 } from "effect-3"
-import * as Common3 from "../../../packages/schema/src/Common.js"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
 import { Timestamp } from "../src/Common.js"
 import { composeExample, encodeExample, ownExamples, wireExamples } from "../src/OpenApiExamples.js"
+import { effect3 } from "./effect3.js"
+
+const Option3 = effect3("effect/Option")
+const Schema3 = effect3("effect/Schema")
+const Common3 = effect3("Common")
+const OpenApiExamples3 = effect3("OpenApiExamples")
 
 // The same schemas in both versions: examples on some members, none on others.
 const Item = Schema.Struct({
@@ -24,7 +27,8 @@ const Item3 = Schema3.Struct({
   pair: Schema3.Tuple(Schema3.Literal(1), Schema3.Boolean.annotations({ examples: [true] }))
 })
 class Holder extends Schema.Class<Holder>("Holder")({ item: Item, count: Schema.Number.annotate({ examples: [2] }) }) {}
-class Holder3 extends Schema3.Class<Holder3>("Holder")({ item: Item3, count: Schema3.Number.annotations({ examples: [2] }) }) {}
+// The class itself (its Effect 3 form is recorded: effect3.ts), as a schema.
+const Holder3 = Schema3.Class("Holder")({ item: Item3, count: Schema3.Number.annotations({ examples: [2] }) })
 
 const Kind = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("a") }).annotate({ examples: [{ kind: "a" }] }),

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Organizations3 from "../../../packages/schema/src/Organizations.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Organizations from "../src/Organizations.js"
 import { componentSchema, decode3, decode4, documentExamples, examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Organizations3 = effect3("Organizations")
 
 describe("Organizations on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

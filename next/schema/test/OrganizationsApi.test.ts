@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { OrganizationsApi as OrganizationsApi3 } from "../../../packages/schema/src/OrganizationsApi.js"
 import { OrganizationsApi } from "../src/OrganizationsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { type Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OrganizationsApi3 = effect3("OrganizationsApi").OrganizationsApi
 
 describe("OrganizationsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Schema as Schema3 } from "effect-3"
-import * as Common3 from "../../../packages/schema/src/Common.js"
-import * as Pagination3 from "../../../packages/schema/src/Pagination.js"
 import { Timestamp } from "../src/Common.js"
 import * as Pagination from "../src/Pagination.js"
 import { componentSchema, decode3, decode4, encode3, encode4, jsonSchemaOf, normalise, parameterSchema } from "./differential.js"
+import { type Effect3, effect3 } from "./effect3.js"
 
-const same = <A, I, A3, I3>(port: Schema.Codec<A, I>, original: Schema3.Schema<A3, I3, never>, input: unknown) => {
+const Schema3 = effect3("effect/Schema")
+const Common3 = effect3("Common")
+const Pagination3 = effect3("Pagination")
+
+const same = <A, I>(port: Schema.Codec<A, I>, original: Effect3, input: unknown) => {
   const ported = decode4(port, input)
   expect(ported.ok, JSON.stringify(input)).toBe(decode3(original, input).ok)
   return ported

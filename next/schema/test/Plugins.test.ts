@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Plugins3 from "../../../packages/schema/src/Plugins.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Plugins from "../src/Plugins.js"
 import { isJsonObject, operationExamples, withMember } from "./catalog.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Plugins3 = effect3("Plugins")
 
 describe("Plugins on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { PluginsApi as PluginsApi3 } from "../../../packages/schema/src/PluginsApi.js"
 import { PluginsApi } from "../src/PluginsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const PluginsApi3 = effect3("PluginsApi").PluginsApi
 
 describe("PluginsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

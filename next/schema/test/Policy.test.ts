@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Option } from "effect"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import * as Policy3 from "../../../packages/schema/src/Policy.js"
 import * as Policy from "../src/Policy.js"
 import type { Role } from "../src/Organizations.js"
+import { effect3 } from "./effect3.js"
+
+const Policy3 = effect3("Policy")
 
 const roles: ReadonlyArray<Role> = ["member", "admin", "owner"]
 

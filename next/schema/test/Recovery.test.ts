@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Recovery3 from "../../../packages/schema/src/Recovery.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Recovery from "../src/Recovery.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { examplesAt } from "./people.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Recovery3 = effect3("Recovery")
 
 const token = "opr_EB5TiK-b04T8FyPuhyVBna7yZTEZEiEA3opgxTHzXex"
 const password = "correct horse battery staple"

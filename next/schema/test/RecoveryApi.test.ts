@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { RecoveryApi as RecoveryApi3 } from "../../../packages/schema/src/RecoveryApi.js"
 import { RecoveryApi } from "../src/RecoveryApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const RecoveryApi3 = effect3("RecoveryApi").RecoveryApi
 
 describe("RecoveryApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema, SchemaIssue } from "effect"
-import { Either as Either3, ParseResult as ParseResult3, Schema as Schema3 } from "effect-3"
-import * as RequestIssues3 from "../../../packages/schema/src/RequestIssues.js"
 import type * as SchemaAST from "effect/SchemaAST"
 import { allErrors, requestBody } from "../src/Common.js"
 import * as RequestIssues from "../src/RequestIssues.js"
+import { formatPath, invalidRequestDetails, summarizeDetails } from "../src/RequestIssues.js"
+import { type Effect3, effect3 } from "./effect3.js"
+
+const Either3 = effect3("effect/Either")
+const ParseResult3 = effect3("effect/ParseResult")
+const Schema3 = effect3("effect/Schema")
+const RequestIssues3 = effect3("RequestIssues")
 
 const issues: ReadonlyArray<RequestIssues.RequestIssue> = [
   { path: ["role"], message: "Expected \"owner\", actual \"boss\"" },
@@ -121,7 +126,7 @@ describe("RequestIssues on Effect 4", () => {
       const result = Schema.decodeUnknownResult(schema)(input, { ...requestBody, reportInput })
       return Result.isFailure(result) ? RequestIssues.invalidRequestDetails(RequestIssues.requestIssuesOf(result.failure.issue)) : []
     }
-    const details3Of = <A, I>(schema: Schema3.Schema<A, I>, input: unknown) => {
+    const details3Of = (schema: Effect3, input: unknown) => {
       const result = Schema3.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input)
       return Either3.isLeft(result) ? RequestIssues3.invalidRequestDetails(ParseResult3.ArrayFormatter.formatErrorSync(result.left)) : []
     }
@@ -143,7 +148,7 @@ describe("RequestIssues on Effect 4", () => {
     ])
     // A struct with an index signature: a key the signature refuses is not an excess member, Effect 3's words or not.
     for (const labels of [{ id: "a", size: 1 }, { id: "a", size: "big" }]) {
-      expect(detailsOf(Labels, labels, true)).toEqual(details3Of(Labels3, labels).map((detail) => ({ ...detail, message: detail.message.replace(/, actual .*$/, "") })))
+      expect(detailsOf(Labels, labels, true)).toEqual([...details3Of(Labels3, labels)].map((detail) => ({ ...detail, message: detail.message.replace(/, actual .*$/, "") })))
     }
   })
 
@@ -177,5 +182,39 @@ describe("RequestIssues on Effect 4", () => {
     expect(detailsOf("x")).toEqual([{ path: [], message: "Expected CreateConnection" }])
     // A member's tag matched: the member's own issues, as Effect 4 reports them.
     expect(detailsOf({ name: "A", authType: "apikey" })).toEqual([{ path: ["apiKey"], message: "Missing key" }])
+  })
+})
+
+// packages/schema/test/RequestIssues.test.ts, on Effect 4: the wording of a 400's details on one line, as error
+// messages show them (the details themselves: HttpErrors and HostileInput tests).
+describe("summarizeDetails", () => {
+  it("names the first problems with their paths, then counts the rest", () => {
+    const details = invalidRequestDetails([
+      { path: ["name"], message: "must be 1 to 255 characters long (after trimming white space)" },
+      { path: ["memberIds", 0], message: "TypeID must start with 'om_'" },
+      { path: [], message: "Expected an object,\n  actual null" },
+      { path: ["input", "rawSourceText"], message: "is missing" },
+      { path: ["limit"], message: "must be an integer from 1 to 100" }
+    ])
+    expect(summarizeDetails(details)).toBe(
+      "name: must be 1 to 255 characters long (after trimming white space); memberIds[0]: TypeID must start with 'om_'; "
+        + "Expected an object, actual null (and 2 more problems)"
+    )
+    expect(summarizeDetails(details.slice(0, 4))).toMatch(/ \(and 1 more problem\)$/)
+    expect(summarizeDetails(details.slice(0, 1))).toBe("name: must be 1 to 255 characters long (after trimming white space)")
+  })
+
+  it("counts what a capped list left out", () => {
+    const details = invalidRequestDetails(Array.from({ length: 120 }, (_, index) => ({ path: ["items", index], message: "is missing" })))
+    expect(details).toHaveLength(51)
+    expect(details.at(-1)).toEqual({ path: [], message: "70 more problems not listed." })
+    expect(summarizeDetails(details)).toBe("items[0]: is missing; items[1]: is missing; items[2]: is missing (and 117 more problems)")
+  })
+
+  it("writes paths as code would", () => {
+    expect(formatPath(["input", "rawSourceText"])).toBe("input.rawSourceText")
+    expect(formatPath(["memberIds", 3, "id"])).toBe("memberIds[3].id")
+    expect(formatPath(["headers", "x-api-key"])).toBe("headers[\"x-api-key\"]")
+    expect(formatPath([])).toBe("")
   })
 })

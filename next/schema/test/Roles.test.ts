@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Roles3 from "../../../packages/schema/src/Roles.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Roles from "../src/Roles.js"
 import { examplesOfComponent, roundTrips, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Roles3 = effect3("Roles")
 
 describe("Roles on Effect 4", () => {
   it("describes the roles as Effect 3 did", () => {

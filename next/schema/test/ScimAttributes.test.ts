@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ScimAttributes3 from "../../../packages/schema/src/ScimAttributes.js"
-import * as ScimProtocol3 from "../../../packages/schema/src/ScimProtocol.js"
 import * as ScimAttributes from "../src/ScimAttributes.js"
 import * as ScimProtocol from "../src/ScimProtocol.js"
 import { roundTrips, sameOn } from "./differential.js"
+import { type Effect3, effect3 } from "./effect3.js"
+
+const ScimAttributes3 = effect3("ScimAttributes")
+const ScimProtocol3 = effect3("ScimProtocol")
 
 const base = "https://orgplane.example/scim/v2/scc_01m6dsg7e0f5cv7n2jh5v61kpp"
 
@@ -16,9 +18,9 @@ describe("ScimAttributes on Effect 4", () => {
       .toEqual([ScimAttributes3.MaxResults, ScimAttributes3.MaxStringLength, ScimAttributes3.MaxValues, ScimAttributes3.MaxOperations, ScimAttributes3.MaxFilterLength])
     expect(ScimAttributes.serviceProviderConfigDocument(base)).toEqual(ScimAttributes3.serviceProviderConfigDocument(base))
     const schemas = ScimAttributes.Schemas.map((schema) => ScimAttributes.schemaDocument(schema, base))
-    expect(schemas).toEqual(ScimAttributes3.Schemas.map((schema) => ScimAttributes3.schemaDocument(schema, base)))
+    expect(schemas).toEqual(ScimAttributes3.Schemas.map((schema: Effect3) => ScimAttributes3.schemaDocument(schema, base)))
     const types = ScimAttributes.ResourceTypes.map((type) => ScimAttributes.resourceTypeDocument(type, base))
-    expect(types).toEqual(ScimAttributes3.ResourceTypes.map((type) => ScimAttributes3.resourceTypeDocument(type, base)))
+    expect(types).toEqual(ScimAttributes3.ResourceTypes.map((type: Effect3) => ScimAttributes3.resourceTypeDocument(type, base)))
     expect(ScimAttributes.listResponse(types)).toEqual(ScimAttributes3.listResponse(types))
   })
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as ScimConnections3 from "../../../packages/schema/src/ScimConnections.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as ScimConnections from "../src/ScimConnections.js"
 import { decode4, documentExamples, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const ScimConnections3 = effect3("ScimConnections")
 
 /** The examples the document gives at `at` (`POST /v1/scim/connections request`…), at least one. */
 const examplesAt = (at: string) => {

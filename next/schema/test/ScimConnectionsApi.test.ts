@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ScimConnectionsApi as ScimConnectionsApi3 } from "../../../packages/schema/src/ScimConnectionsApi.js"
 import { ScimConnectionsApi } from "../src/ScimConnectionsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const ScimConnectionsApi3 = effect3("ScimConnectionsApi").ScimConnectionsApi
 
 describe("ScimConnectionsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema } from "effect"
-import { Option as Option3, Schema as Schema3, SchemaAST as SchemaAST3 } from "effect-3"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as ScimProtocol3 from "../../../packages/schema/src/ScimProtocol.js"
 import { NO_NUL_PATTERN } from "../src/Common.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as ScimProtocol from "../src/ScimProtocol.js"
@@ -26,6 +23,13 @@ import {
   splitKey
 } from "./differential.js"
 import { describedBounds } from "./scimDifferential.js"
+import { type Effect3, effect3, isHandle } from "./effect3.js"
+
+const Option3 = effect3("effect/Option")
+const Schema3 = effect3("effect/Schema")
+const SchemaAST3 = effect3("effect/SchemaAST")
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const ScimProtocol3 = effect3("ScimProtocol")
 
 type JsonObject = { readonly [key: string]: Json }
 const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
@@ -38,9 +42,9 @@ const port = (name: string): Schema.Codec<unknown, unknown> => {
   if (!Schema.isSchema(found)) throw new Error(`${name} is not ported`)
   return Schema.make(found.ast)
 }
-const original = (name: string): Schema3.Schema<unknown, unknown> => {
+const original = (name: string): Effect3 => {
   const found: unknown = Reflect.get(ScimProtocol3, name)
-  if (!Schema3.isSchema(found)) throw new Error(`${name} is not an Effect 3 schema`)
+  if (!Schema3.isSchema(found) || !isHandle(found)) throw new Error(`${name} is not an Effect 3 schema`)
   return Schema3.make(found.ast)
 }
 
@@ -51,13 +55,13 @@ const status4 = (schema: Schema.Top) => {
   HttpApi.reflect(api, { onGroup() {}, onEndpoint: ({ errors }) => statuses.push(...errors.keys()) })
   return statuses
 }
-const status3 = (schema: Schema3.Schema<unknown, unknown>) =>
-  Option3.getOrUndefined(SchemaAST3.getAnnotation<number>(schema.ast, Symbol.for("@effect/platform/HttpApiSchema/AnnotationStatus")))
+const status3 = (schema: Effect3) =>
+  Option3.getOrUndefined(SchemaAST3.getAnnotation(schema.ast, Symbol.for("@effect/platform/HttpApiSchema/AnnotationStatus")))
 
 /** The error classes (their wire forms, `…Response`, are what travels), 304's included. */
 const errorClasses = Object.keys(ScimProtocol3).filter((name) => {
   const response: unknown = Reflect.get(ScimProtocol3, `${name}Response`)
-  return Schema3.isSchema(response) && (status3(Schema3.make(response.ast)) ?? 200) >= 300
+  return Schema3.isSchema(response) && isHandle(response) && Number(status3(Schema3.make(response.ast)) ?? 200) >= 300
 })
 
 /** The media types Effect 4's OpenAPI document gives a success of `schema`. */

@@ -2,19 +2,19 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context } from "effect"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as OpenApi from "effect/http-api/OpenApi"
-import {
-  documentScimErrors as documentScimErrors3,
-  ScimDiscoveryApi as ScimDiscoveryApi3,
-  ScimGroupsApi as ScimGroupsApi3,
-  ScimUsersApi as ScimUsersApi3
-} from "../../../packages/schema/src/ScimProtocolApi.js"
-import { groupDocument } from "../../../packages/schema/test/support/groupDocument.js"
+import { groupDocument } from "./apiDifferential.js"
 import { apiOf } from "../src/ApiOf.js"
 import type { JsonObject as Document } from "../src/OpenApiExamples.js"
 import { documentScimErrors, ScimDiscoveryApi, ScimGroupsApi, ScimUsersApi } from "../src/ScimProtocolApi.js"
 import { operationView, sameExamples } from "./apiDifferential.js"
 import { idsAsReferences, type Json } from "./differential.js"
 import { describedBounds } from "./scimDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const documentScimErrors3 = effect3("ScimProtocolApi").documentScimErrors
+const ScimDiscoveryApi3 = effect3("ScimProtocolApi").ScimDiscoveryApi
+const ScimGroupsApi3 = effect3("ScimProtocolApi").ScimGroupsApi
+const ScimUsersApi3 = effect3("ScimProtocolApi").ScimUsersApi
 
 type JsonObject = { readonly [key: string]: Json }
 const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)

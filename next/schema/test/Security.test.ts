@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import * as Security3 from "../../../packages/schema/src/Security.js"
 import * as Security from "../src/Security.js"
 import { fixture } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const Security3 = effect3("Security")
 
 const api = HttpApi.make("test").add(
   HttpApiGroup.make("g")

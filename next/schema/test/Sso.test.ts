@@ -1,8 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { Schema as Schema3 } from "effect-3"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Sso3 from "../../../packages/schema/src/Sso.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Sso from "../src/Sso.js"
 import {
@@ -15,9 +12,14 @@ import {
   sameOn,
   sameSchemas
 } from "./differential.js"
+import { type Effect3, effect3 } from "./effect3.js"
+
+const Schema3 = effect3("effect/Schema")
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Sso3 = effect3("Sso")
 
 type JsonObject = { readonly [key: string]: Json }
-const Schema3Is = <A, I>(schema: Schema3.Schema<A, I, never>, value: unknown) => Schema3.is(schema)(value)
+const Schema3Is = (schema: Effect3, value: unknown) => Schema3.is(schema)(value)
 
 const isObject = (value: Json | undefined): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 

@@ -1,12 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context } from "effect"
 import { HttpApi } from "effect/http-api"
-import { SsoApi as SsoApi3, SsoSignInApi as SsoSignInApi3 } from "../../../packages/schema/src/SsoApi.js"
 import { apiOf } from "../src/ApiOf.js"
 import { allErrors } from "../src/Common.js"
 import { SsoApi, SsoSignInApi } from "../src/SsoApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { componentSchema, type Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const SsoApi3 = effect3("SsoApi").SsoApi
+const SsoSignInApi3 = effect3("SsoApi").SsoSignInApi
 
 describe("SsoApi on Effect 4", () => {
   it("declares the operations of the Effect 3 groups", () => {

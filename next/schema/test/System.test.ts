@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as System3 from "../../../packages/schema/src/System.js"
 import { Health, Ready } from "../src/System.js"
 import { componentSchema, decode3, decode4, encode4, examplesOfComponent, jsonSchemaOf } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const System3 = effect3("System")
 
 describe("System on Effect 4", () => {
   it("decodes the document's examples and encodes them back", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SystemApi as SystemApi3 } from "../../../packages/schema/src/SystemApi.js"
 import { SystemApi } from "../src/SystemApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const SystemApi3 = effect3("SystemApi").SystemApi
 
 describe("SystemApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

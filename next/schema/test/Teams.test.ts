@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Teams3 from "../../../packages/schema/src/Teams.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import { exampleId } from "../src/Ids.js"
 import { grace as graceExample } from "../src/Examples.js"
 import * as Teams from "../src/Teams.js"
 import { operationExamples } from "./catalog.js"
 import { decode4, examplesOfComponent, type Json, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Teams3 = effect3("Teams")
 
 const memberIdsDescription = "Ids (`om_`) of active members of the organization; at most 500 entries. A repeated id is taken once."
 

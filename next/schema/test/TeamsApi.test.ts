@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { TeamsApi as TeamsApi3 } from "../../../packages/schema/src/TeamsApi.js"
 import { TeamsApi } from "../src/TeamsApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { type Json } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const TeamsApi3 = effect3("TeamsApi").TeamsApi
 
 describe("TeamsApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

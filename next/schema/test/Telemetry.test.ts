@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema } from "effect"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Telemetry3 from "../../../packages/schema/src/Telemetry.js"
 import { requestBody } from "../src/Common.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Telemetry from "../src/Telemetry.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas, splitKey } from "./differential.js"
 import { batchAsDocumented, eventAsDocumented, openObjectsAsDocumented, withoutNulPatterns } from "./telemetry.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Telemetry3 = effect3("Telemetry")
 
 describe("Telemetry on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

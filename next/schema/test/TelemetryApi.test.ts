@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { TelemetryApi as TelemetryApi3 } from "../../../packages/schema/src/TelemetryApi.js"
 import { TelemetryApi } from "../src/TelemetryApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { type Json } from "./differential.js"
 import { batchAsDocumented, changedAt, withoutNulPatterns } from "./telemetry.js"
+import { effect3 } from "./effect3.js"
+
+const TelemetryApi3 = effect3("TelemetryApi").TelemetryApi
 
 describe("TelemetryApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

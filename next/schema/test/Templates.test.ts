@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Templates3 from "../../../packages/schema/src/Templates.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Templates from "../src/Templates.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { bodyRefusal, describeMember, sameOnBody } from "./mcpDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Templates3 = effect3("Templates")
 
 const document = { name: "service-starter", folders: ["src", "test"] }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as TemplatesApi3 from "../../../packages/schema/src/TemplatesApi.js"
 import * as TemplatesApi from "../src/TemplatesApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const TemplatesApi3 = effect3("TemplatesApi")
 
 describe("TemplatesApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

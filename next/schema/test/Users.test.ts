@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Users3 from "../../../packages/schema/src/Users.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Users from "../src/Users.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Users3 = effect3("Users")
 
 describe("Users on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

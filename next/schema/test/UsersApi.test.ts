@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { UsersApi as UsersApi3 } from "../../../packages/schema/src/UsersApi.js"
 import { UsersApi } from "../src/UsersApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const UsersApi3 = effect3("UsersApi").UsersApi
 
 describe("UsersApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as WorkerActivity3 from "../../../packages/schema/src/WorkerActivity.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as WorkerActivity from "../src/WorkerActivity.js"
 import { examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const WorkerActivity3 = effect3("WorkerActivity")
 
 describe("WorkerActivity on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { WorkerActivityApi as WorkerActivityApi3 } from "../../../packages/schema/src/WorkerActivityApi.js"
 import { WorkerActivityApi } from "../src/WorkerActivityApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
+import { effect3 } from "./effect3.js"
+
+const WorkerActivityApi3 = effect3("WorkerActivityApi").WorkerActivityApi
 
 describe("WorkerActivityApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as OpenApiExamples3 from "../../../packages/schema/src/OpenApiExamples.js"
-import * as Workers3 from "../../../packages/schema/src/Workers.js"
 import { exampleId } from "../src/Ids.js"
 import { wireExamples } from "../src/OpenApiExamples.js"
 import * as Workers from "../src/Workers.js"
 import { operationExamples } from "./catalog.js"
 import { decode4, examplesOfComponent, roundTrips, sameOn, sameSchemas } from "./differential.js"
 import { withoutSlugDescriptions } from "./workers.js"
+import { effect3 } from "./effect3.js"
+
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const Workers3 = effect3("Workers")
 
 describe("Workers on Effect 4", () => {
   it("gives every schema the JSON Schema and the examples of the Effect 3 one", () => {

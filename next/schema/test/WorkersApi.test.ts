@@ -1,8 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { WorkerRuntimeApi as WorkerRuntimeApi3, WorkersApi as WorkersApi3 } from "../../../packages/schema/src/WorkersApi.js"
 import { WorkerRuntimeApi, WorkersApi } from "../src/WorkersApi.js"
 import { sameExamples, sameOperations } from "./apiDifferential.js"
 import { withoutSlugDescriptions } from "./workers.js"
+import { effect3 } from "./effect3.js"
+
+const WorkerRuntimeApi3 = effect3("WorkersApi").WorkerRuntimeApi
+const WorkersApi3 = effect3("WorkersApi").WorkersApi
 
 describe("WorkersApi on Effect 4", () => {
   it("declares the operations of the Effect 3 group", () => {

@@ -8,12 +8,23 @@
 import { expect } from "@effect/vitest"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { apiOf as apiOf3 } from "../../../packages/schema/src/ApiOf.js"
-import { addExamples as addExamples3 } from "../../../packages/schema/src/OpenApiExamples.js"
-import { type AnyGroup, groupDocument } from "../../../packages/schema/test/support/groupDocument.js"
 import { apiOf } from "../src/ApiOf.js"
 import { addExamples, type JsonObject as Document } from "../src/OpenApiExamples.js"
 import { idsAsReferences, type Json, normalise, queryIntegersAsDocumented, withoutGeneratedNoise, withoutTransformedMemberDescriptions } from "./differential.js"
+import { type AnyGroup, effect3, recordStep } from "./effect3.js"
+
+export type { AnyGroup } from "./effect3.js"
+
+const ApiOf3 = effect3("ApiOf")
+const OpenApiExamples3 = effect3("OpenApiExamples")
+const GroupDocument3 = effect3("support/groupDocument")
+
+/**
+ * The OpenAPI document Effect 3 gives the groups (packages/schema's `test/support/groupDocument.ts`: `apiOf` of them
+ * through `OpenApi.fromApi`), recorded (effect3.ts).
+ */
+export const groupDocument = (...groups: ReadonlyArray<AnyGroup>): unknown =>
+  recordStep("groupDocument", groups, () => GroupDocument3.groupDocument(...groups))
 
 type JsonObject = { readonly [key: string]: Json }
 
@@ -184,7 +195,9 @@ const asDocument = (value: unknown): Document => JSON.parse(JSON.stringify(value
  */
 export const sameExamples = (port: HttpApiGroup.Constraint, original: AnyGroup): number => {
   const ported = examplesOf(addExamples(apiOf(port), asDocument(OpenApi.fromApi(apiOf(port)))))
-  const expected = examplesOf(json(addExamples3(apiOf3(original), asDocument(groupDocument(original)))))
+  // Recorded as its difference from the group's document (effect3.ts): the examples it adds.
+  const document = asDocument(groupDocument(original))
+  const expected = examplesOf(json(recordStep("addExamples", [original], () => OpenApiExamples3.addExamples(ApiOf3.apiOf(original), asDocument(document)), document)))
   expect(ported).toEqual(expected)
   return Object.keys(expected).length
 }

@@ -5,9 +5,9 @@
  */
 import { expect } from "@effect/vitest"
 import { Exit, Schema } from "effect"
-import type { Schema as Schema3 } from "effect-3"
 import { NO_NUL_PATTERN, requestBody } from "../src/Common.js"
 import { decode3, encode3, encode4, type Json, type Outcome } from "./differential.js"
+import type { Effect3 } from "./effect3.js"
 
 // Effect 4 reads parse options from the API (`HttpApi.PayloadParseOptions`, Common's `requestBody`), not from a schema
 // (T1), where Effect 3's request structs carried them: a body with a member the API does not know is refused by both
@@ -26,7 +26,7 @@ export const bodyRefusal = (schema: Schema.ConstraintDecoder<unknown>, input: un
 }
 
 /** `sameOn` for a request body: the port decoded with the API's payload options, the original with its own. */
-export const sameOnBody = <A, I, A3, I3>(port: Schema.Codec<A, I>, original: Schema3.Schema<A3, I3, never>, inputs: ReadonlyArray<unknown>) => {
+export const sameOnBody = <A, I>(port: Schema.Codec<A, I>, original: Effect3, inputs: ReadonlyArray<unknown>) => {
   let taken = 0
   for (const input of inputs) {
     const ported = decodeBody(port, input)
