@@ -1,6 +1,6 @@
 /**
  * `orgplane account export | email | delete` and `orgplane admin users list | disable | enable | delete`: the CLI
- * in-process (see Harness.ts) against the Effect 3 server (RealServer.ts). Ports packages/cli/test/Account.test.ts's
+ * in-process (see Harness.ts) against the Effect 4 server (RealServer.ts). Ports packages/cli/test/Account.test.ts's
  * first test and its `admin users` one; the second (the last owner of an organization with members) is left to port.
  */
 import * as Fs from "node:fs/promises"
