@@ -2,7 +2,7 @@
  * `orgplane audit streams`: the CLI in-process (see Harness.ts) against a real server and a real receiver on
  * loopback: an owner creates a stream (the secret printed once), lists, shows, tests, pauses, rotates and deletes it;
  * an admin reads but is refused a change; bad values are refused before anything is sent. packages/cli/test/AuditStreams.test.ts,
- * against the Effect 3 server (RealServer.ts).
+ * against the Effect 4 server (RealServer.ts).
  */
 import { AuditStreamPage, AuditStreamResponse, AuditStreamTestResult, AuditStreamWithSecret } from "@orgplane-next/schema"
 import * as Schema from "effect/Schema"

@@ -1,5 +1,5 @@
 /**
- * `orgplane`: the CLI in-process (see Harness.ts) against a real server, the Effect 3 one (RealServer.ts). Ports
+ * `orgplane`: the CLI in-process (see Harness.ts) against a real server, the Effect 4 one (RealServer.ts). Ports
  * packages/cli/test/Cli.test.ts's tests of the commands ported so far (`auth`, `whoami`, `orgs`, `api-keys`,
  * `bootstrap`); `serve --help` waits for `serve`. Where an original test used `members list` only to reach a list
  * command, `orgs list` stands in.

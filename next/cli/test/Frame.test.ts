@@ -1,8 +1,9 @@
 /**
  * The frame every command shares, in-process: help built from the command tree, typos answered at their own level
  * with a suggestion, usage errors (as JSON with --json) that quote the API's schema and name the flag, and sessions
- * that never replace another account's without --force. packages/cli/test/Frame.test.ts, against the Effect 3 server
- * (RealServer.ts); the README whose table names every command is packages/cli's until the swap (next/cli has none).
+ * that never replace another account's without --force. packages/cli/test/Frame.test.ts, against the Effect 4 server
+ * (RealServer.ts); the README whose table names every command is next/cli's (packages/cli's, copied: until the swap a change to
+ * one is made to the other).
  */
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
@@ -43,7 +44,7 @@ describe("the command tree", () => {
   })
 
   it("names every command in the README's table", async () => {
-    const readme = await Fs.readFile(Path.join(import.meta.dirname, "../../../packages/cli/README.md"), "utf8")
+    const readme = await Fs.readFile(Path.join(import.meta.dirname, "../README.md"), "utf8")
     const missing = leaves.map(([path]) => path.join(" ")).filter((command) => !readme.includes(`| \`${command}`))
     expect(missing).toEqual([])
   })

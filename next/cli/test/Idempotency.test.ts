@@ -1,6 +1,6 @@
 /**
  * The CLI's writes carry an `Idempotency-Key` (from `@orgplane-next/client`), so their retries make a change once.
- * packages/cli/test/Idempotency.test.ts, against the Effect 3 server (RealServer.ts) on a data folder of its own, whose
+ * packages/cli/test/Idempotency.test.ts, against the Effect 4 server (RealServer.ts) on a data folder of its own, whose
  * `idempotency_keys` are read once it has stopped (the embedded database has one user at a time).
  */
 import { Database } from "@orgplane-next/server"

@@ -1,6 +1,6 @@
 /**
  * `orgplane llm-providers`: the CLI in-process (see Harness.ts) against a real server and a stand-in provider.
- * packages/cli/test/LlmProviders.test.ts, against the Effect 3 server (RealServer.ts).
+ * packages/cli/test/LlmProviders.test.ts, against the Effect 4 server (RealServer.ts).
  */
 import * as FakeLlmProvider from "../../../packages/testkit/src/FakeLlmProvider.js"
 import * as Http from "../../../packages/testkit/src/Http.js"

@@ -1,6 +1,6 @@
 /**
  * `orgplane orgs get | update | delete | restore | list --deleted` and `orgplane admin orgs list | delete | restore`:
- * the CLI in-process (see Harness.ts) against a real server, the Effect 3 one (RealServer.ts), started with the setup
+ * the CLI in-process (see Harness.ts) against a real server, the Effect 4 one (RealServer.ts), started with the setup
  * token `Http.operator` redeems. packages/cli/test/Orgs.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

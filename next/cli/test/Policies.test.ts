@@ -1,5 +1,5 @@
 /**
- * `orgplane policies`: the CLI in-process (see Harness.ts) against real servers, one on each plan: the Effect 3 one
+ * `orgplane policies`: the CLI in-process (see Harness.ts) against real servers, one on each plan: the Effect 4 one
  * (RealServer.ts). packages/cli/test/Policies.test.ts.
  */
 import * as Http from "../../../packages/testkit/src/Http.js"

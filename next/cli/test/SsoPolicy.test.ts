@@ -1,6 +1,6 @@
 /**
  * `orgplane sso policy get|set`: the CLI in-process (see Harness.ts) against a real server.
- * packages/cli/test/SsoPolicy.test.ts, against the Effect 3 server (RealServer.ts).
+ * packages/cli/test/SsoPolicy.test.ts, against the Effect 4 server (RealServer.ts).
  */
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as RealServer from "./RealServer.js"

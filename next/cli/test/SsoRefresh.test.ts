@@ -1,6 +1,6 @@
 /**
  * `orgplane sso connections refresh-metadata`: the CLI in-process (see Harness.ts) against a real server and the testkit's SAML IdP.
- * packages/cli/test/SsoRefresh.test.ts, against the Effect 3 server (RealServer.ts).
+ * packages/cli/test/SsoRefresh.test.ts, against the Effect 4 server (RealServer.ts).
  */
 import * as Http from "../../../packages/testkit/src/Http.js"
 import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"

@@ -4,7 +4,7 @@
  * The browser is the test: it reads the URL the CLI prints with --no-browser (the IdP's SSO URL with the
  * AuthnRequest), lets the IdP sign in headlessly, posts the IdP's form to the ACS as the browser's auto-post would,
  * and follows the server's answer (JSON for a test, a 302 to the CLI's loopback listener for a sign-in).
- * packages/cli/test/SsoSamlSignIn.test.ts, against the Effect 3 server (RealServer.ts).
+ * packages/cli/test/SsoSamlSignIn.test.ts, against the Effect 4 server (RealServer.ts).
  */
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as IdpSaml from "../../../packages/testkit/src/IdpSaml.js"

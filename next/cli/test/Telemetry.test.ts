@@ -1,6 +1,6 @@
 /**
  * `orgplane telemetry send`: the CLI in-process (see Harness.ts) against a real server sharing its database with the
- * test. packages/cli/test/Telemetry.test.ts, against the Effect 3 server (RealServer.ts): out of process, so the
+ * test. packages/cli/test/Telemetry.test.ts, against the Effect 4 server (RealServer.ts): out of process, so the
  * database the test reads is a fresh one on DATABASE_URL's Postgres, read with psql. Without DATABASE_URL (the embedded
  * database, which only the server's process can open), the two tests that count stored events are skipped.
  */

@@ -2,7 +2,7 @@
  * One version for the four published packages (a fixed changesets group), and every place that reports it says the
  * same: `orgplane --version`, the server's `/health`, the client's and the CLI's user agents. The published
  * tarballs are checked the same way by `.ci/pack-check.mjs`. packages/cli/test/Version.test.ts, on next/'s four
- * packages (`../../<name>`), the server the Effect 3 one (RealServer.ts).
+ * packages (`../../<name>`), the server the Effect 4 one (RealServer.ts).
  */
 import { createClient, VERSION as clientVersion } from "@orgplane-next/client"
 import * as Fs from "node:fs"

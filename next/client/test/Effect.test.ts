@@ -7,7 +7,7 @@ import { type ClientOptions, layer, layerFetch, makeFor, OrgplaneClient, paginat
 import { password, uniqueEmail } from "./Helpers.js"
 import * as RealServer from "./RealServer.js"
 
-// The Effect 3 server, out of process: the Effect 4 client on the same wire.
+// The Effect 4 server (next/cli's `serve`), out of process: the Effect 4 client on the same wire.
 let server: RealServer.RealServer
 beforeAll(async () => {
   server = await RealServer.start()

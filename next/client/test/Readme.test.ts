@@ -1,8 +1,7 @@
 /**
  * The README's table of namespaces and methods is the API's: a group or endpoint added to the API must be listed.
- * Until the swap the client's README is packages/client's: its Promise examples hold for this client as they are (the
- * Promise facade keeps Effect 3's request parts); its Effect examples still show Effect 3's `path` and `urlParams`,
- * which the Effect client names `params` and `query`.
+ * The README is this package's (packages/client's, with the Effect client's request parts, `params`, `query` and
+ * `responseMode`, its errors and its bundle's size as Effect 4 has them; the Promise client's are unchanged).
  */
 import { Api } from "@orgplane-next/schema"
 import * as Fs from "node:fs"
@@ -11,7 +10,7 @@ import { createClient } from "../src/index.js"
 
 /** `| \`users\` | \`signUp\`, \`signIn\` |` rows → { users: ["signIn", "signUp"] }, methods sorted. */
 const readmeTable = () => {
-  const text = Fs.readFileSync(new URL("../../../packages/client/README.md", import.meta.url), "utf8")
+  const text = Fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
   const rows = [...text.matchAll(/^\| `(\w+)` \| (`\w+`(?:, `\w+`)*) \|$/gm)]
   return Object.fromEntries(rows.map(([, namespace, methods]) => [namespace, [...(methods ?? "").matchAll(/`(\w+)`/g)].map(([, m]) => m).sort()]))
 }

@@ -1,7 +1,7 @@
 /**
- * The Effect 3 server (`orgplane serve` from packages/cli's sources), started out of process on a free loopback port
- * with a throwaway database: the wire is the same across Effect versions, so the Effect 4 client is held to the real
- * server without importing Effect 3 code. One server per test file (`beforeAll`/`afterAll`).
+ * The Effect 4 server (`orgplane serve` from next/cli's sources, run by tsx), started out of process on a free loopback
+ * port with a throwaway database: the client is held to the real server over the wire, as a user's would be, and the
+ * server runs in a process of its own. One server per test file (`beforeAll`/`afterAll`).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
@@ -57,7 +57,7 @@ export const start = async (
   )
   const child = spawn(
     process.execPath,
-    ["--conditions=@orgplane/source", "--import", "tsx", "packages/cli/src/bin.ts", "serve", "--port", String(port), "--data", options.data ?? "memory"],
+    ["--import", "tsx", "next/cli/src/bin.ts", "serve", "--port", String(port), "--data", options.data ?? "memory"],
     {
       cwd: root,
       env: { ...inherited, ORGPLANE_SIGN_UPS_PER_HOUR: "100000", ...environment },

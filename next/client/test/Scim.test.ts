@@ -7,7 +7,7 @@ import { type Closable, createClient, OrgplaneError } from "../src/index.js"
 import { password, rejection, uniqueEmail } from "./Helpers.js"
 import * as RealServer from "./RealServer.js"
 
-// The Effect 3 server, out of process, whose organizations have the plan that includes SCIM.
+// The Effect 4 server (next/cli's `serve`), out of process, whose organizations have the plan that includes SCIM.
 let server: RealServer.RealServer
 const clients: Array<Closable> = []
 beforeAll(async () => {

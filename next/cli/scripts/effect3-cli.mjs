@@ -1,7 +1,7 @@
 // The Effect 3 CLI in-process (packages/cli/test/Harness.ts's `invoke`), in a process of its own: reads a JSON list of
 // `{ args, env }` on stdin and writes the list of `{ code, stdout, stderr }` on stdout. Run with
-// `node --conditions=@orgplane/source --import tsx` from the repository's root (see Effect3Cli.ts); plain JavaScript,
-// so that next/'s type-check does not read Effect 3's sources.
+// `node --conditions=@orgplane/source --import tsx` from the repository's root by record-effect3-usage.ts; plain
+// JavaScript, so that a type-check does not read Effect 3's sources.
 import { invoke } from "../../../packages/cli/test/Harness.ts"
 
 const chunks = []
