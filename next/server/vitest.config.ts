@@ -8,14 +8,15 @@ import { defineConfig } from "vitest/config"
 // server's, and saving a template removes those of other migration sets (platform/EmbeddedTemplate.ts).
 // Two workers, as the root suite's two forks: vitest's default on two cores is one (cores - 1), which leaves a core idle
 // while a file waits on its database.
-// Differential tests import the Effect 3 originals, which import `@orgplane/schema`: its sources, as the root suite
-// reads them (`@orgplane/source`), so the tests need no build.
+// Differential tests not yet recorded (test/support/Effect3.ts) import the Effect 3 originals, as do record runs, which
+// import `@orgplane/schema`: its sources, as the root suite reads them (`@orgplane/source`), so the tests need no build.
 export default defineConfig({
   resolve: { conditions: ["@orgplane/source"] },
   ssr: { resolve: { conditions: ["@orgplane/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
-    // Every answer of a test server held to the OpenAPI document Effect 3 publishes (test/support/Contract.ts), and
+    // Every answer of a test server held to the OpenAPI document (test/support/Contract.ts: next/schema's, held equal
+    // to the one Effect 3 publishes by next/schema's Api.test), and
     // every statement it ran to the tenancy rule (test/support/Tenancy.ts), as the Effect 3 suite holds its servers.
     setupFiles: ["test/support/contractSetup.ts", "test/support/tenancySetup.ts"],
     maxWorkers: 2,

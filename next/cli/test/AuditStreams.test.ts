@@ -6,7 +6,7 @@
  */
 import { AuditStreamPage, AuditStreamResponse, AuditStreamTestResult, AuditStreamWithSecret } from "@orgplane-next/schema"
 import * as Schema from "effect/Schema"
-import * as FakeAuditReceiver from "../../../packages/testkit/src/FakeAuditReceiver.js"
+import * as FakeAuditReceiver from "../../server/test/support/AuditReceiver.js"
 import * as Http from "../../../packages/testkit/src/Http.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, fresh, json, type Result } from "./Harness.js"

@@ -4,20 +4,23 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Original from "../../../packages/server/src/platform/AddressGuard.js"
 import { AddressResolver, blockedReason, ipv6Groups, isPublic } from "../src/platform/AddressGuard.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("AddressGuard", () => import("../../../packages/server/src/platform/AddressGuard.js"))
 
 /** Each range: an address inside it (first, last or typical) and the words its reason must contain. */
 const expectBlocked = (cases: ReadonlyArray<readonly [string, string]>) => {
   for (const [address, words] of cases) {
     expect(blockedReason(address), address).toContain(words)
-    expect(blockedReason(address), address).toBe(Original.blockedReason(address))
+    expect(blockedReason(address), address).toBe(effect3(Recorded.call("blockedReason", address), (Original) => Original.blockedReason(address)))
   }
 }
 const expectPublic = (addresses: ReadonlyArray<string>) => {
   for (const address of addresses) {
     expect(blockedReason(address), address).toBeUndefined()
-    expect(Original.blockedReason(address), address).toBeUndefined()
+    expect(effect3(Recorded.call("blockedReason", address), (Original) => Original.blockedReason(address)), address).toBeUndefined()
   }
 }
 
@@ -117,7 +120,7 @@ describe("IPv6", () => {
     expect(ipv6Groups("1:2:3:4:5:6:7:8")).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     expect(ipv6Groups("fe80::1:2")).toEqual([0xfe80, 0, 0, 0, 0, 0, 1, 2])
     for (const spelling of ["::", "1::", "::ffff:1.2.3.4", "1:2:3:4:5:6:7:8", "fe80::1:2", "64:ff9b::10.0.0.1", "2002:c0a8:0101::1"]) {
-      expect(ipv6Groups(spelling), spelling).toEqual(Original.ipv6Groups(spelling))
+      expect(ipv6Groups(spelling), spelling).toEqual(effect3(Recorded.call("ipv6Groups", spelling), (Original) => Original.ipv6Groups(spelling)))
     }
   })
 })

@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as OriginalSignature from "../../../packages/server/src/audit/StreamSignature.js"
 import { Audit, csvCell } from "../src/audit/Audit.js"
 import { AuditRepository } from "../src/audit/AuditRepository.js"
 import * as Partitions from "../src/audit/Partitions.js"
@@ -24,6 +23,7 @@ import { monthOf } from "../src/platform/MonthlyPartitions.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import * as Recorded from "./support/Effect3.js"
 
 const testLayer = Layer.mergeAll(Audit.layer, AuditRepository.layer, AuditRecorder.layer).pipe(
   Layer.provideMerge(Layer.effectDiscard(Partitions.ensureAhead)),
@@ -168,10 +168,13 @@ layer(testLayer, { timeout: 120_000, excludeTestServices: true })(`audit on ${Te
     }))
 })
 
+/** The Effect 3 original's signatures, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Audit", () => import("../../../packages/server/src/audit/StreamSignature.js"))
+
 describe("an audit stream's signature", () => {
   it("signs the time with the body, as the Effect 3 original does", () => {
     for (const [secret, body, at] of [["s3cret", "{\"events\":[]}", 1_700_000_000], ["ünïcode", "", 0]] as const) {
-      expect(signatureHeader(secret, body, at)).toBe(OriginalSignature.signatureHeader(secret, body, at))
+      expect(signatureHeader(secret, body, at)).toBe(effect3(Recorded.call("signatureHeader", secret, body, at), (OriginalSignature) => OriginalSignature.signatureHeader(secret, body, at)))
     }
     expect(signatureHeader("s3cret", "x", 12)).toMatch(/^t=12,v1=[0-9a-f]{64}$/)
   })

@@ -9,12 +9,12 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Original from "../../../packages/server/src/platform/AuditRecorder.js"
 import { changesOf } from "../src/platform/AuditRecorder.js"
 import { IdGenerator } from "../src/platform/Ids.js"
 import * as Members from "./support/Members.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 import { asMember, Fixture, request } from "./support/WritesServer.js"
+import * as Recorded from "./support/Effect3.js"
 
 interface Row {
   readonly id: string
@@ -294,6 +294,9 @@ layer(Fixture.layer(Layer.unwrap(TestDatabase.layer({ migrated: true })), { audi
   }
 )
 
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("AuditRecorder", () => import("../../../packages/server/src/platform/AuditRecorder.js"))
+
 describe("changesOf", () => {
   const cases: ReadonlyArray<readonly [Record<string, unknown>, Record<string, unknown>, ReadonlyArray<string>?]> = [
     [
@@ -338,6 +341,6 @@ describe("changesOf", () => {
   })
 
   it("answers as the Effect 3 original on the same resources", () => {
-    for (const [before, after, secrets] of cases) expect(changesOf(before, after, secrets)).toEqual(Original.changesOf(before, after, secrets))
+    for (const [before, after, secrets] of cases) expect(changesOf(before, after, secrets)).toEqual(effect3(Recorded.call("changesOf", before, after, secrets), (Original) => Original.changesOf(before, after, secrets)))
   })
 })

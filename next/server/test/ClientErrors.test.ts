@@ -4,10 +4,9 @@
  * (HttpSemantics.test.ts sends the same refusals to the running server.)
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Original from "../../../packages/server/src/platform/ClientErrors.js"
-import * as OriginalUrl from "../../../packages/server/src/platform/PublicUrl.js"
 import { overflowInRequestLine, type ParserError, responseFor } from "../src/platform/ClientErrors.js"
 import { baseUrlOf } from "../src/platform/PublicUrl.js"
+import * as Recorded from "./support/Effect3.js"
 
 const parserError = (code: string | undefined, fields: Partial<ParserError> = {}): ParserError =>
   Object.assign(new Error("Parse Error"), { code, ...fields })
@@ -24,11 +23,17 @@ const errors: ReadonlyArray<readonly [what: string, error: ParserError]> = [
   ["no code", parserError(undefined)]
 ]
 
+/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("ClientErrors", async () => ({
+  Original: await import("../../../packages/server/src/platform/ClientErrors.js"),
+  OriginalUrl: await import("../../../packages/server/src/platform/PublicUrl.js")
+}))
+
 describe("ClientErrors, against the Effect 3 original", () => {
   for (const [what, error] of errors) {
     it(`${what}: the same status and body`, () => {
-      expect(responseFor(error, 16_384)).toEqual(Original.responseFor(error, 16_384))
-      expect(overflowInRequestLine(error)).toBe(Original.overflowInRequestLine(error))
+      expect(responseFor(error, 16_384)).toEqual(effect3(Recorded.call("responseFor", what, 16_384), ({ Original }) => Original.responseFor(error, 16_384)))
+      expect(overflowInRequestLine(error)).toBe(effect3(Recorded.call("overflowInRequestLine", what), ({ Original }) => Original.overflowInRequestLine(error)))
     })
   }
 
@@ -50,7 +55,11 @@ describe("PublicUrl, against the Effect 3 original", () => {
   it("the same base URL for each setting and Host", () => {
     for (const setting of settings) {
       for (const host of hosts) {
-        expect([setting.publicUrl, host, baseUrlOf(setting, host)]).toEqual([setting.publicUrl, host, OriginalUrl.baseUrlOf(setting, host)])
+        expect([setting.publicUrl, host, baseUrlOf(setting, host)]).toEqual([
+          setting.publicUrl,
+          host,
+          effect3(Recorded.call("baseUrlOf", setting, host), ({ OriginalUrl }) => OriginalUrl.baseUrlOf(setting, host))
+        ])
       }
     }
     expect(baseUrlOf(settings[0], "x")).toBe("https://orgplane.example.com")

@@ -3,8 +3,8 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Original from "../../../packages/server/src/platform/Config.js"
 import * as Config from "../src/platform/Config.js"
+import * as Recorded from "./support/Effect3.js"
 
 const read = (env: Record<string, string>) =>
   Effect.runPromiseExit(
@@ -25,9 +25,12 @@ const refusal = async (env: Record<string, string>) => {
   return String(exit.cause)
 }
 
+/** The Effect 3 original's values, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Config", () => import("../../../packages/server/src/platform/Config.js"))
+
 describe("Config", () => {
   it("documents every setting the original documents, in the same words", () => {
-    expect(Config.environment).toEqual(Original.environment)
+    expect(Config.environment).toEqual(effect3("environment", (Original) => Original.environment))
   })
 
   it("reads the defaults", async () => {

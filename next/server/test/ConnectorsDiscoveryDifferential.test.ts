@@ -1,16 +1,21 @@
 /** Discovery, import plans, plugin metadata and component file selection held to their Effect 3 originals on the same trees. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Effect as Effect3 } from "effect-3"
-import * as OriginalSelection from "../../../packages/server/src/connectors/ComponentFileSelection.js"
-import * as OriginalDiscovery from "../../../packages/server/src/connectors/Discovery.js"
-import * as OriginalPlans from "../../../packages/server/src/connectors/ImportPlans.js"
-import * as OriginalMetadata from "../../../packages/server/src/connectors/PluginMetadata.js"
 import { selectFiles } from "../src/connectors/ComponentFileSelection.js"
 import { discover } from "../src/connectors/Discovery.js"
 import { importPlans } from "../src/connectors/ImportPlans.js"
 import { sourceMetadataOf } from "../src/connectors/PluginMetadata.js"
 import { type Entry, indexOf } from "../src/connectors/RepositoryTree.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 originals' answers, recorded (support/Effect3.ts) in their JSON form where the test compares that. */
+const effect3 = await Recorded.originals("ConnectorsDiscoveryDifferential", async () => ({
+  Effect3: (await import("effect-3")).Effect,
+  OriginalSelection: await import("../../../packages/server/src/connectors/ComponentFileSelection.js"),
+  OriginalDiscovery: await import("../../../packages/server/src/connectors/Discovery.js"),
+  OriginalPlans: await import("../../../packages/server/src/connectors/ImportPlans.js"),
+  OriginalMetadata: await import("../../../packages/server/src/connectors/PluginMetadata.js")
+}))
 
 const json = (value: unknown) => JSON.stringify(value)
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
@@ -89,11 +94,14 @@ describe("discovery against the Effect 3 original", () => {
         const read = (path: string) => files[path] ?? null
         const outcome = yield* discover({ entries, readText: (path) => Effect.sync(() => read(path)) })
         const original = yield* Effect.promise(() =>
-          Effect3.runPromise(OriginalDiscovery.discover({ entries, readText: (path) => Effect3.sync(() => read(path)) }))
+          effect3.await(Recorded.call("discover", files), ({ Effect3, OriginalDiscovery }) =>
+            Effect3.runPromise(OriginalDiscovery.discover({ entries, readText: (path) => Effect3.sync(() => read(path)) })).then(plain))
         )
         expect(plain(outcome)).toEqual(plain(original))
         for (const candidate of outcome.candidates) {
-          expect(plain(importPlans(candidate, entries))).toEqual(plain(OriginalPlans.importPlans(candidate, entries)))
+          expect(plain(importPlans(candidate, entries))).toEqual(
+            plain(effect3(Recorded.call("importPlans", candidate, files), ({ OriginalPlans }) => plain(OriginalPlans.importPlans(candidate, entries))))
+          )
         }
       }
     }))
@@ -106,7 +114,7 @@ describe("discovery against the Effect 3 original", () => {
       { author: "Bob", repository: { url: " https://git " }, keywords: "not a list" },
       { keywords: Array.from({ length: 60 }, (_, i) => `k${i}`) }
     ]
-    for (const value of values) expect(sourceMetadataOf(value), json(value)).toEqual(OriginalMetadata.sourceMetadataOf(value))
+    for (const value of values) expect(sourceMetadataOf(value), json(value)).toEqual(effect3(Recorded.call("sourceMetadataOf", value), ({ OriginalMetadata }) => OriginalMetadata.sourceMetadataOf(value)))
   })
 
   it("selects the same component files", () => {
@@ -128,7 +136,7 @@ describe("discovery against the Effect 3 original", () => {
     ]
     for (const [objectType, entryPath, text] of cases) {
       expect(plain(selectFiles(index, objectType, entryPath, text))).toEqual(
-        plain(OriginalSelection.selectFiles(index, objectType, entryPath, text))
+        plain(effect3(Recorded.call("selectFiles", objectType, entryPath, text), ({ OriginalSelection }) => plain(OriginalSelection.selectFiles(index, objectType, entryPath, text))))
       )
     }
   })

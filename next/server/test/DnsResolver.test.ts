@@ -10,10 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
-import * as OriginalDnsConfig from "../../../packages/server/src/integrations/dns/DnsConfig.js"
 import * as DnsConfigModule from "../src/integrations/dns/DnsConfig.js"
 import { DnsConfig } from "../src/integrations/dns/DnsConfig.js"
 import { type DnsLookupError, Resolver } from "../src/integrations/dns/Resolver.js"
+import * as Recorded from "./support/Effect3.js"
 
 let dns: FakeDns.FakeDns
 let other: FakeDns.FakeDns
@@ -105,6 +105,9 @@ describe("the DNS resolver", () => {
   })
 })
 
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("DnsResolver", () => import("../../../packages/server/src/integrations/dns/DnsConfig.js"))
+
 describe("the DNS settings", () => {
   const read = (env: Record<string, string>, options: DnsConfigModule.Options = {}) =>
     Effect.runPromise(Effect.result(DnsConfigModule.settings(options)).pipe(
@@ -112,7 +115,7 @@ describe("the DNS settings", () => {
     ))
 
   it("documents the same variables as the original, in the same words", () => {
-    expect(DnsConfigModule.environment).toEqual(OriginalDnsConfig.environment)
+    expect(DnsConfigModule.environment).toEqual(effect3("environment", (OriginalDnsConfig) => OriginalDnsConfig.environment))
   })
 
   it("reads each server entry as the original does", () => {
@@ -120,7 +123,11 @@ describe("the DNS settings", () => {
       "1.2.3.4:65536", "1.2.3.4:x", "[::1]:", "[dns.example]:53", "", "1.2.3.4:53:1"]
     for (const entry of entries) {
       const port = DnsConfigModule.parseServer(entry)
-      const original = OriginalDnsConfig.parseServer(entry)
+      // Either 3's `_tag` is its prototype's: recorded as plain members.
+      const original = effect3(Recorded.call("parseServer", entry), (OriginalDnsConfig) => {
+        const parsed = OriginalDnsConfig.parseServer(entry)
+        return parsed._tag === "Right" ? { _tag: parsed._tag, right: parsed.right } : { _tag: parsed._tag }
+      })
       expect(Result.isSuccess(port), entry).toBe(original._tag === "Right")
       if (Result.isSuccess(port) && original._tag === "Right") expect(port.success, entry).toEqual(original.right)
     }

@@ -37,14 +37,17 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ServerConfig, type ServerSettings, settingsConfig } from "../src/platform/Config.js"
 import * as Database from "../src/platform/Database.js"
-import * as Original from "../../../packages/server/src/platform/Durable.js"
 import * as Durable from "../src/platform/Durable.js"
 import { StartGate } from "../src/platform/DurableStartGate.js"
 import { type Request, testTuning } from "./durable/runner.js"
 import * as Workflows from "./durable/Workflows.js"
+import * as Recorded from "./support/Effect3.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const onPostgres = TestDatabase.postgresUrl !== undefined
+
+/** The Effect 3 original's settings, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Durable", () => import("../../../packages/server/src/platform/Durable.js"))
 
 const engine = onPostgres
   ? Durable.layerCluster({ host: "127.0.0.1", listenHost: "127.0.0.1", port: 0 }, { sharding: testTuning })
@@ -79,10 +82,10 @@ const readCluster = async (env: Record<string, string>) => {
 
 describe("the runner's settings", () => {
   it("documents the same variables, defaults and tuning as the original", () => {
-    expect(Durable.environment).toEqual(Original.environment)
-    expect(Durable.defaults).toEqual(Original.defaults)
-    expect(Durable.defaultPrefix).toBe(Original.defaultPrefix)
-    expect(Durable.defaultClusterPort).toBe(Original.defaultClusterPort)
+    expect(Durable.environment).toEqual(effect3("environment", (Original) => Original.environment))
+    expect(Durable.defaults).toEqual(effect3("defaults", (Original) => Original.defaults))
+    expect(Durable.defaultPrefix).toBe(effect3("defaultPrefix", (Original) => Original.defaultPrefix))
+    expect(Durable.defaultClusterPort).toBe(effect3("defaultClusterPort", (Original) => Original.defaultClusterPort))
   })
 
   it("reads ORGPLANE_CLUSTER_*: the listen host defaults to the host, 0 is a free port, a port out of range is refused", async () => {

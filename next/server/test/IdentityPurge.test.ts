@@ -5,11 +5,14 @@
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Original from "../../../packages/server/src/identity/PurgeRepository.js"
 import { OrganizationsRepository } from "../src/identity/OrganizationsRepository.js"
 import { deletionOrder, PurgeRepository } from "../src/identity/PurgeRepository.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("IdentityPurge", () => import("../../../packages/server/src/identity/PurgeRepository.js"))
 
 layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`PurgeRepository on ${TestDatabase.kind}`, (it) => {
   it.effect("the tenant tables, children before parents, as the original orders them", () =>
@@ -28,7 +31,7 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`PurgeRepositor
         { name: "d", references: [] }
       ]
       expect(deletionOrder(sample)).toEqual(["a", "d", "b", "c"])
-      expect(deletionOrder(sample)).toEqual(Original.deletionOrder(sample))
+      expect(deletionOrder(sample)).toEqual(effect3(Recorded.call("deletionOrder", sample), (Original) => Original.deletionOrder(sample)))
       expect(() => deletionOrder([{ name: "x", references: ["y"] }, { name: "y", references: ["x"] }])).toThrow(/cycle: x, y/)
     }))
 

@@ -8,29 +8,32 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as Effect3Partitions from "../../../packages/server/src/platform/MonthlyPartitions.js"
 import * as MonthlyPartitions from "../src/platform/MonthlyPartitions.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import * as Recorded from "./support/Effect3.js"
 
 const DAY = 86_400_000
+
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("MonthlyPartitions", () => import("../../../packages/server/src/platform/MonthlyPartitions.js"))
 
 describe("MonthlyPartitions, pure", () => {
   it("numbers months, names partitions and reads names back as the Effect 3 module does", () => {
     const port = MonthlyPartitions.make("probe_events")
-    const original = Effect3Partitions.make("probe_events")
     const dates = ["2026-11-26T06:00:00Z", "2026-01-01T00:00:00Z", "2025-12-31T23:59:59.999Z", "1999-02-28T12:00:00Z", "2100-07-15T00:00:00Z"]
     for (const text of dates) {
       const date = new Date(text)
       const month = MonthlyPartitions.monthOf(date)
-      expect(month).toBe(Effect3Partitions.monthOf(date))
-      expect(MonthlyPartitions.startOf(month)).toEqual(Effect3Partitions.startOf(month))
-      expect(port.partitionName(month)).toBe(original.partitionName(month))
+      expect(month).toBe(effect3(Recorded.call("monthOf", text), (Effect3Partitions) => Effect3Partitions.monthOf(date)))
+      // A Date is recorded as its ISO text.
+      expect(MonthlyPartitions.startOf(month)).toEqual(new Date(effect3(Recorded.call("startOf", month), (Effect3Partitions) => Effect3Partitions.startOf(month).toISOString())))
+      expect(port.partitionName(month)).toBe(effect3(Recorded.call("partitionName", "probe_events", month), (Effect3Partitions) => Effect3Partitions.make("probe_events").partitionName(month)))
       expect(port.monthOfPartition(port.partitionName(month))).toBe(month)
     }
     expect(port.partitionName(MonthlyPartitions.monthOf(new Date("2026-11-26T06:00:00Z")))).toBe("probe_events_p202611")
     expect(MonthlyPartitions.startOf(2026 * 12 + 10).toISOString()).toBe("2026-11-01T00:00:00.000Z")
     for (const name of ["probe_events_p202613", "probe_events_p202600", "probe_events_extra", "other_p202611", "probe_events_p20261"]) {
-      expect(port.monthOfPartition(name), name).toBe(original.monthOfPartition(name))
+      expect(port.monthOfPartition(name), name).toBe(effect3(Recorded.call("monthOfPartition", "probe_events", name), (Effect3Partitions) => Effect3Partitions.make("probe_events").monthOfPartition(name)))
       expect(port.monthOfPartition(name), name).toBeUndefined()
     }
   })

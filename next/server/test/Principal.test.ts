@@ -10,11 +10,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as TestClock from "effect/testing/TestClock"
-import * as Original from "../../../packages/server/src/platform/Principal.js"
 import * as Principal from "../src/platform/Principal.js"
 import * as Members from "./support/Members.js"
+import * as Recorded from "./support/Effect3.js"
 
 const organization = Members.organization()
+
+/** The Effect 3 original's refusals, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Principal", () => import("../../../packages/server/src/platform/Principal.js"))
 
 describe("principals", () => {
   it.effect("the system acts without an HTTP caller: it passes the policy and is recorded as no member", () =>
@@ -54,8 +57,8 @@ describe("principals", () => {
 
   it("words its refusals as the Effect 3 original does, for every action", () => {
     for (const action of Actions) {
-      expect(Principal.insufficientRole(action).message).toBe(Original.insufficientRole(action).message)
-      expect(Principal.insufficientScope(action).message).toBe(Original.insufficientScope(action).message)
+      expect(Principal.insufficientRole(action).message).toBe(effect3(Recorded.call("insufficientRole", action), (Original) => Original.insufficientRole(action).message))
+      expect(Principal.insufficientScope(action).message).toBe(effect3(Recorded.call("insufficientScope", action), (Original) => Original.insufficientScope(action).message))
     }
   })
 

@@ -3,10 +3,9 @@
  * ScimProjection.test.ts's assertions, then the port and the Effect 3 original on the same queries.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Original from "../../../packages/server/src/scim/Projection.js"
-import * as OriginalAttributes from "../../../packages/server/src/scim/Attributes.js"
 import { EnterpriseUserSchemaId, UserResourceType } from "../src/scim/Attributes.js"
 import { projectResource } from "../src/scim/Projection.js"
+import * as Recorded from "./support/Effect3.js"
 
 const resource = {
   schemas: ["urn:ietf:params:scim:schemas:core:2.0:User", EnterpriseUserSchemaId],
@@ -50,6 +49,12 @@ describe("projectResource", () => {
   })
 })
 
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("ScimProjection", async () => ({
+  Original: await import("../../../packages/server/src/scim/Projection.js"),
+  OriginalAttributes: await import("../../../packages/server/src/scim/Attributes.js")
+}))
+
 describe("projectResource against the Effect 3 original", () => {
   const queries: ReadonlyArray<{ readonly attributes?: string; readonly excludedAttributes?: string }> = [
     {}, { attributes: "" }, { attributes: " , " }, { attributes: "userName" }, { attributes: "NAME.givenName, emails.value" },
@@ -69,7 +74,9 @@ describe("projectResource against the Effect 3 original", () => {
   it("answers as the original's on the same resources and queries", () => {
     for (const item of resources) {
       for (const query of queries) {
-        expect(projectResource(UserResourceType, item, query)).toEqual(Original.projectResource(OriginalAttributes.UserResourceType, item, query))
+        expect(projectResource(UserResourceType, item, query)).toEqual(
+          effect3(Recorded.call("projectResource", item, query), ({ Original, OriginalAttributes }) => Original.projectResource(OriginalAttributes.UserResourceType, item, query))
+        )
       }
     }
   })

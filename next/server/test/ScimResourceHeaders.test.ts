@@ -8,14 +8,17 @@ import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Original from "../../../packages/server/src/scim/ResourceHeaders.js"
 import { noneMatchNames, unlessNotModified, withResourceHeaders } from "../src/scim/ResourceHeaders.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("ScimResourceHeaders", () => import("../../../packages/server/src/scim/ResourceHeaders.js"))
 
 describe("noneMatchNames against the Effect 3 original", () => {
   it("answers as the original's", () => {
     const headers = [undefined, "", "*", " * ", "W/\"1\"", "\"1\"", "W/\"2\"", "W/\"2\", W/\"1\"", "w/\"1\"", "W/\"1\" ,x", "1", ","]
     for (const header of headers) {
-      for (const version of ["W/\"1\"", "\"1\"", "1"]) expect(noneMatchNames(header, version)).toBe(Original.noneMatchNames(header, version))
+      for (const version of ["W/\"1\"", "\"1\"", "1"]) expect(noneMatchNames(header, version)).toBe(effect3(Recorded.call("noneMatchNames", header, version), (Original) => Original.noneMatchNames(header, version)))
     }
     expect(noneMatchNames("\"1\"", "W/\"1\"")).toBe(true)
     expect(noneMatchNames("W/\"2\"", "W/\"1\"")).toBe(false)

@@ -2,9 +2,9 @@
  * A TCP proxy on 127.0.0.1 in front of a database, that tests turn into a hung server (`pause`), a dead one
  * (`down`), or one whose answer to a statement never arrives (`cutAt`), to see what the server does when its
  * database misbehaves. It reads the Postgres protocol's frontend messages just enough to see statements: simple
- * queries (`Q`) and the text of prepared ones (`P`).
+ * queries (`Q`) and the text of prepared ones (`P`). Plain Node, no Effect: the Effect 3 suite (TestDatabase.ts) and
+ * next/server's (test/support/DatabaseProxy.ts) each hold it in a scope of their own.
  */
-import { Effect } from "effect"
 import * as Net from "node:net"
 
 /** A Postgres host and port, or a unix socket path (the embedded database's `<socketDir>/.s.PGSQL.5432`). */
@@ -202,6 +202,3 @@ export const start = async (target: Target): Promise<DatabaseProxy> => {
     }
   }
 }
-
-/** The proxy for the duration of a scope. */
-export const scoped = (target: Target) => Effect.acquireRelease(Effect.promise(() => start(target)), (proxy) => Effect.promise(proxy.close))

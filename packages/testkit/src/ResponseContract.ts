@@ -21,7 +21,6 @@
  *   itself and its reference page), is not held to the document when asked with the method it is served with (HEAD
  *   with GET).
  */
-import { unroutedMember } from "@orgplane/schema"
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 
@@ -139,8 +138,11 @@ export const make = (
      * operation, so it is held to the answers to any request.
      */
     readonly refusedBeforeRouting?: (target: string) => string | undefined
+    /** The document's member that holds the answers to any request, routed or not (the schema's `unroutedMember`). */
+    readonly unroutedMember: string
   }
 ): Checker => {
+  const { unroutedMember } = options
   const spec = JSON.parse(JSON.stringify(document)) as JsonObject
   const ajv = new Ajv2020({
     allErrors: false,

@@ -133,7 +133,7 @@ export const behindProxy = async (timeouts: Database.Timeouts & { readonly maxCo
     target = { path: Path.join(socketDir, ".s.PGSQL.5432") }
     via = (port) => `postgres://postgres@127.0.0.1:${port}/postgres`
   }
-  const proxy = await run(DatabaseProxy.scoped(target))
+  const proxy = await run(Effect.acquireRelease(Effect.promise(() => DatabaseProxy.start(target)), (proxy) => Effect.promise(proxy.close)))
   return {
     proxy,
     // The embedded database has one session: more connections would interleave.

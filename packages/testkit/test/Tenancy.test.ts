@@ -1,9 +1,9 @@
 /**
- * The tenancy rule itself (packages/testkit/src/Tenancy.ts): statements it must pass and statements it must refuse.
+ * The tenancy rule itself (packages/testkit/src/TenancyRule.ts): statements it must pass and statements it must refuse.
  * That the recorder sees what a running server executes is checked in packages/server/test/Tenancy.test.ts.
  */
 import { describe, expect, it } from "vitest"
-import { unscopedTables } from "../src/Tenancy.js"
+import { unscopedTables } from "../src/TenancyRule.js"
 
 const passes = async (sql: string) => expect(await unscopedTables(sql), sql).toEqual([])
 const refuses = async (sql: string, tables: ReadonlyArray<string>) => expect([...(await unscopedTables(sql))].sort(), sql).toEqual([...tables].sort())

@@ -6,9 +6,9 @@
  * (Postgres only: it needs a second connection) an event committed late by a slow transaction, still sent in order.
  */
 import { verifyAuditStreamSignature } from "@orgplane-next/client"
-import * as FakeAuditReceiver from "../../../../packages/testkit/src/FakeAuditReceiver.js"
+import * as FakeAuditReceiver from "../support/AuditReceiver.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
 import * as Effect from "effect/Effect"

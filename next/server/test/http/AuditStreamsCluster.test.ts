@@ -3,9 +3,8 @@
  * process's). Two servers, both runners of the durable engine, write events and deliver one stream: every event
  * reaches the receiver exactly once, in order, whichever server wrote it, and no batch is sent by both.
  */
-import * as FakeAuditReceiver from "../../../../packages/testkit/src/FakeAuditReceiver.js"
+import * as FakeAuditReceiver from "../support/AuditReceiver.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Databases from "../support/TestDatabase.js"
 import * as Wait from "../../../../packages/testkit/src/Wait.js"
@@ -24,7 +23,7 @@ const keys = `test:${randomBytes(32).toString("base64")}`
 let receiver: FakeAuditReceiver.FakeAuditReceiver
 const cleanup: Array<() => Promise<void>> = []
 beforeAll(async () => {
-  if (!TestDatabase.onPostgres) return
+  if (!Databases.onPostgres) return
   receiver = await FakeAuditReceiver.start()
   cleanup.push(() => receiver.close())
 }, 60_000)
@@ -54,7 +53,7 @@ const serverOn = async (url: string) => {
   return server
 }
 
-describe.skipIf(!TestDatabase.onPostgres)("audit streams across server processes (Postgres)", () => {
+describe.skipIf(!Databases.onPostgres)("audit streams across server processes (Postgres)", () => {
   it("two servers deliver one stream: every event once, in order, no batch sent twice", async () => {
     const url = await freshDatabaseUrl()
     const a = await serverOn(url)

@@ -6,7 +6,7 @@
  * pages are checked on both databases.
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 

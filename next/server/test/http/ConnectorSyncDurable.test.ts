@@ -7,7 +7,6 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as FakeGitHub from "../../../../packages/testkit/src/FakeGitHub.js"
 import * as GitRepo from "../../../../packages/testkit/src/GitRepo.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -31,7 +30,7 @@ const keys = `test:${randomBytes(32).toString("base64")}`
 let fake: FakeGitHub.FakeGitHub
 const cleanup: Array<() => Promise<void>> = []
 beforeAll(async () => {
-  if (!TestDatabase.onPostgres) return
+  if (!FreshDatabase.onPostgres) return
   fake = await FakeGitHub.start()
   cleanup.push(() => fake.close())
 }, 60_000)
@@ -151,7 +150,7 @@ const counts = (sql: Awaited<ReturnType<typeof freshDatabase>>["sql"], organizat
       FROM config_objects c WHERE c.organization_id = ${organizationId}
       GROUP BY c.connector_instance_id`)
 
-describe.skipIf(!TestDatabase.onPostgres)("sync across server processes (Postgres)", () => {
+describe.skipIf(!FreshDatabase.onPostgres)("sync across server processes (Postgres)", () => {
   it("two servers on one database process a batch of syncs, each file materialized once", async () => {
     const database = await freshDatabase()
     const a = await serverOn(database.url)

@@ -6,7 +6,7 @@
  * holds, on both databases, also one pushed past a limit before the limit held.
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SharedPostgres from "../support/SharedPostgres.js"

@@ -10,7 +10,7 @@ import type { ExternalMcpConnectionId, MemberContext, OrganizationId } from "@or
 import * as FakeMcp from "../../../../packages/testkit/src/FakeMcp.js"
 import * as FakeOAuth from "../../../../packages/testkit/src/FakeOAuth.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -1,5 +1,5 @@
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 

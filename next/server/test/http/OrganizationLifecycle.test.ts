@@ -5,7 +5,7 @@
  * operator, restored within the grace period and not after; unclaimed provisional workspaces expire.
  * The purge itself is OrganizationPurge.test.ts.
  */
-import * as FakeAuditReceiver from "../../../../packages/testkit/src/FakeAuditReceiver.js"
+import * as FakeAuditReceiver from "../support/AuditReceiver.js"
 import * as Http from "../../../../packages/testkit/src/Http.js"
 import * as IdpSaml from "../../../../packages/testkit/src/IdpSaml.js"
 import * as TestServer from "../support/HttpServer.js"

@@ -5,7 +5,7 @@
  * inserts unless something serializes them (`lockLimit`, or the membership lock invitations take).
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SharedPostgres from "../support/SharedPostgres.js"
 

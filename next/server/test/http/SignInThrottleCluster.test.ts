@@ -4,7 +4,7 @@
  * exactly as many password checks as the limit allows, and a success on one clears the count the other reads.
  */
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import { afterAll, describe, expect, it } from "vitest"
 import * as SharedPostgres from "../support/SharedPostgres.js"
 

@@ -1,6 +1,6 @@
 /** Telemetry ingest: what is kept and dropped, dimensions, monthly partitions and their retention. */
 import * as Http from "../../../../packages/testkit/src/Http.js"
-import * as TestDatabase from "../../../../packages/testkit/src/TestDatabase.js"
+import * as TestDatabase from "../support/TestDatabase.js"
 import * as TestServer from "../support/HttpServer.js"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"

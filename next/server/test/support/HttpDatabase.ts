@@ -10,15 +10,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import * as DatabaseProxy from "../../../../packages/testkit/src/DatabaseProxy.js"
 import * as Database from "../../src/platform/Database.js"
+import * as DatabaseProxy from "./DatabaseProxy.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 export const behindProxy = async (timeouts: Database.Timeouts & { readonly maxConnections?: number }) => {
   const scope = Scope.makeUnsafe()
   const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.provide(scope)(effect))
   const database = await run(TestDatabase.fresh({ migrated: true }))
-  const proxy = await run(Effect.acquireRelease(Effect.promise(() => DatabaseProxy.start(database.target)), (proxy) => Effect.promise(proxy.close)))
+  const proxy = await run(DatabaseProxy.scoped(database.target))
   const via = "url" in database
     ? Object.assign(new URL(database.url), { hostname: "127.0.0.1", port: String(proxy.port) }).toString()
     : `postgres://postgres@127.0.0.1:${proxy.port}/postgres`

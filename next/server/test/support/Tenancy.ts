@@ -1,15 +1,16 @@
 /**
  * packages/testkit's tenancy check (Tenancy.ts) for the Effect 4 server: every SQL statement a test server runs is
  * recorded (a statement transformer, `Statement.CurrentTransformer`, under the server's layers: HttpServer.ts gives
- * it), and checked with testkit's rule (`unscopedTables`, Postgres's own parser), the rule itself unchanged; its
- * list of non-tenant tables gets the one table of Effect 4's cluster whose name Effect 3's has not (`EffectFourTables`).
+ * it), and checked with testkit's rule (TenancyRule.ts's `unscopedTables`, Postgres's own parser, plain TypeScript),
+ * the rule itself unchanged; its list of non-tenant tables gets the one table of Effect 4's cluster whose name Effect
+ * 3's has not (`EffectFourTables`).
  *
  * `tenancySetup.ts` checks every test file's statements after its tests, as testkit's does.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Statement from "effect/sql/Statement"
-import { unscopedTables } from "../../../../packages/testkit/src/Tenancy.js"
+import { unscopedTables } from "../../../../packages/testkit/src/TenancyRule.js"
 
 /** Tables of Effect 4's own that are not tenant-scoped, and why (testkit's `NonTenantTables` names Effect 3's). */
 export const EffectFourTables: Readonly<Record<string, string>> = {

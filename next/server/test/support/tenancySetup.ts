@@ -11,7 +11,7 @@ afterAll(async () => {
   if (found.length > 0) {
     throw new Error(
       `Statements on tenant tables not confined by organization_id in a WHERE, ON or USING, or an INSERT's columns ` +
-        `(list non-tenant tables in packages/testkit/src/Tenancy.ts, or Effect 4's own in test/support/Tenancy.ts):\n` +
+        `(list non-tenant tables in packages/testkit/src/TenancyRule.ts, or Effect 4's own in test/support/Tenancy.ts):\n` +
         found.map(({ sql, tables }) => `- [${tables.join(", ")}] ${sql}`).join("\n")
     )
   }

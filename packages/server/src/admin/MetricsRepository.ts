@@ -1,6 +1,6 @@
 /**
  * The admin metrics' statements: instance-wide by design (the operator reads every organization's numbers), so
- * they carry the `instance-wide` marker the tenancy check recognises (packages/testkit/src/Tenancy.ts). Set-based:
+ * they carry the `instance-wide` marker the tenancy check recognises (packages/testkit/src/TenancyRule.ts). Set-based:
  * two statements whatever the number of people, each an aggregate over indexed ranges (telemetry events by
  * `occurred_at`, so only the partitions of the last 90 days are read).
  */

@@ -1,0 +1,440 @@
+/**
+ * Tenancy, checked mechanically: every SQL statement run against a test database is recorded (a statement
+ * transformer on the SqlClient), and every statement that reads or writes a tenant table must confine that table to
+ * an organization. A tenant table is any table not listed below: a new table is tenant-scoped unless someone says
+ * otherwise here, by name, with the reason.
+ *
+ * Statements are read with Postgres's own parser (`libpg-query`, the server's grammar compiled to WebAssembly), not
+ * with patterns: a statement passes when, in each query of it (subqueries, CTEs and UNION arms included), every
+ * tenant table it reads, updates or deletes from is confined by `organization_id` in a WHERE, a join's ON or USING,
+ * or an UPDATE's or DELETE's WHERE: compared (`=`, `IN`, `= ANY`, `IS NOT DISTINCT FROM`, a row comparison) with a
+ * value from outside the query's tenant tables (a parameter, a constant, a subquery, a non-tenant table's column,
+ * an outer query's confined table), or with the `organization_id` of another table of the query that is confined so
+ * (join chains). Only conditions every row must meet count: conjuncts of the WHERE and ON, not branches of an OR.
+ * `organization_id` in a SELECT list, a GROUP BY or an UPDATE's SET confines nothing. An INSERT into a tenant table
+ * must write `organization_id` in its column list. A read may instead find its rows by one of the
+ * `CrossOrganizationKeys` (a secret token, a person's id). A statement Postgres cannot parse reads nothing: it passes.
+ *
+ * The rule alone, plain TypeScript: Tenancy.ts records the Effect 3 suite's statements and checks them with it, and
+ * next/server's test/support/Tenancy.ts the Effect 4 suite's.
+ */
+import { loadModule, parseSync } from "libpg-query"
+
+/** Tables that are not tenant-scoped, and why. */
+export const NonTenantTables: Readonly<Record<string, string>> = {
+  users: "a person may belong to several organizations",
+  sessions: "a session belongs to a person; its active organization is a preference, resolved against memberships",
+  organizations: "the tenant root: its id is every tenant row's organization_id",
+  instance_settings: "facts about the instance (its operator organization)",
+  instance_secrets: "the instance's own secrets (its cursor key), encrypted",
+  instance_setup_tokens: "the instance's one-time setup tokens: whoever redeems one makes their organization the operator",
+  rate_limits: "counters keyed by client address or account",
+  account_tokens: "an account's one-time password reset and email verification tokens: an account belongs to no one organization",
+  sign_in_addresses: "the addresses an account signed in from with its password, keyed by a hash of its email: an account belongs to no one organization",
+  orgplane_migrations: "the schema's own history",
+  orgplane_cluster_messages: "@effect/cluster's durable messages (platform/Durable.ts): work of every organization, keyed by entity",
+  orgplane_cluster_replies: "@effect/cluster's replies to those messages",
+  orgplane_cluster_runners: "@effect/cluster's runner registry",
+  orgplane_cluster_locks: "@effect/cluster's shard locks (without advisory locks)",
+  orgplane_cluster_shards: "@effect/cluster's shard table (probed at start-up)",
+  orgplane_cluster_migrations: "@effect/cluster's own schema history",
+  codehost_deliveries: "GitHub webhook delivery ids, received before the organization is known (deduplication of redeliveries)",
+  idempotency_keys: "keyed by a hash of the credential that sent the key (and the organization it acts in, when it has one): a session may act in no organization yet"
+}
+
+/**
+ * Columns that find a tenant row before its organization is known, and why: a read (a SELECT) that gives such a
+ * column a parameter, a constant or a column of its enclosing query's row is confined by it, as by organization_id.
+ * Writes are not: an UPDATE or DELETE still names organization_id.
+ */
+export const CrossOrganizationKeys: Readonly<Record<string, string>> = {
+  "invitations.token_hash": "the invitation's secret link: whoever holds it learns the organization from the row",
+  "workspace_claims.token_hash": "a claim link's secret: whoever holds it learns the workspace from the row",
+  "worker_tokens.token_hash": "a worker's secret token: the worker's organization comes from the row",
+  "scim_tokens.token_hash": "a directory's SCIM token: the connection and its organization come from the row",
+  "memberships.user_id": "a person's own memberships, in every organization (sign-in picks one, a session its active one)",
+  "sso_connection_domains.domain":
+    "home-realm discovery: an email's domain finds the one active connection serving it (a partial unique index), in whatever organization",
+  "sso_domains.domain": "SSO enforcement at password sign-in: an email's domain finds the organization that verified it (one at most)",
+  "sso_intents.exchange_code_hash": "an SSO sign-in's one-time code: whoever holds it learns the organization from the row",
+  "sso_connections.id":
+    "the public SAML routes (ACS, SP metadata) name a connection by its id alone, as the IdP knows it; its organization comes from the row"
+}
+
+/**
+ * Statements that read across organizations on purpose, and say so where they are written: they begin with the
+ * comment `/* instance-wide: <what> *\/` (the admin metrics, reserved to the instance's operator). Keep the list
+ * short: `grep -rn "instance-wide:" packages/server/src` shows every one.
+ */
+const instanceWide = /^\s*\/\*\s*instance-wide:[^*]+\*\//
+
+/** Statements that change the schema, not rows: migrations (a migration's file runs as one string). */
+const ddl = /^\s*(?:--[^\n]*\n\s*)*(?:CREATE|ALTER|DROP|COMMENT)\b/i
+
+const column = "organization_id"
+
+/** Catalogs, and tables a test creates for itself (named `test_*`): not the application's tables. */
+const ignoredTable = (name: string, schema: string | undefined) =>
+  schema === "pg_catalog" || schema === "information_schema" || name.startsWith("pg_") || name.startsWith("test_")
+
+// --- The parse tree, as far as the check reads it ------------------------------------------------------------------
+// libpg-query answers Postgres's parse tree as JSON: every node is an object with one key, its type.
+
+type Node = Readonly<Record<string, any>>
+
+const kindOf = (node: unknown): string | undefined =>
+  node !== null && typeof node === "object" && !Array.isArray(node) ? Object.keys(node)[0] : undefined
+
+const list = (value: unknown): ReadonlyArray<Node> => (Array.isArray(value) ? value : [])
+
+/** The names of a `ColumnRef` (`t.organization_id` is `["t", "organization_id"]`), or undefined for `t.*`. */
+const columnNames = (node: Node): ReadonlyArray<string> | undefined => {
+  const names = list(node.fields).map((field) => field.String?.sval as string | undefined)
+  return names.every((name): name is string => name !== undefined) ? names : undefined
+}
+
+/** Strips casts and collations: `$1::text` is the parameter. */
+const bare = (node: Node): Node => {
+  const kind = kindOf(node)
+  if (kind === "TypeCast") return bare(node.TypeCast.arg)
+  if (kind === "CollateClause") return bare(node.CollateClause.arg)
+  return node
+}
+
+/** Every node of a tree that is a `kind`, not looking inside subqueries (`SubLink`s), which are queries of their own. */
+const collect = (tree: unknown, kind: string, into: Array<Node> = []): Array<Node> => {
+  if (Array.isArray(tree)) {
+    for (const item of tree) collect(item, kind, into)
+  } else if (tree !== null && typeof tree === "object") {
+    for (const [key, value] of Object.entries(tree)) {
+      if (key === kind) into.push(value as Node)
+      if (key !== "SubLink") collect(value, kind, into)
+    }
+  }
+  return into
+}
+
+/** The subqueries (`SubLink`s) of an expression tree, outermost only. */
+const subqueriesOf = (tree: unknown): ReadonlyArray<Node> => collect(tree, "SubLink").map((link) => link.subselect)
+
+// --- Scopes -------------------------------------------------------------------------------------------------------
+
+/** What a FROM item brings into a query: a table (tenant or not) or something else (a subquery, a function, a CTE). */
+interface Source {
+  readonly ref: string
+  readonly table: string | undefined
+  readonly tenant: boolean
+}
+
+interface Scope {
+  readonly sources: Array<Source>
+  readonly confined: Set<Source>
+  readonly parent: Scope | undefined
+  readonly ctes: ReadonlySet<string>
+}
+
+/** The source a qualified column names, in this query or an enclosing one. */
+const resolve = (scope: Scope | undefined, qualifier: string): { source: Source; scope: Scope } | undefined => {
+  for (let at = scope; at !== undefined; at = at.parent) {
+    const source = at.sources.find((candidate) => candidate.ref === qualifier)
+    if (source !== undefined) return { source, scope: at }
+  }
+  return undefined
+}
+
+class Checker {
+  readonly unconfined = new Set<string>()
+
+  /** Checks one statement (or a query within one) under `parent`, the query it is nested in, if any. */
+  statement(node: Node | undefined, parent: Scope | undefined, ctes: ReadonlySet<string>): void {
+    if (node === undefined) return
+    const kind = kindOf(node)
+    const body = kind === undefined ? undefined : node[kind]
+    switch (kind) {
+      case "SelectStmt":
+        return this.select(body, parent, ctes)
+      case "InsertStmt":
+        return this.insert(body, parent, ctes)
+      case "UpdateStmt":
+        return this.query(parent, this.with(body, parent, ctes), {
+          targets: [body.relation],
+          from: list(body.fromClause),
+          where: body.whereClause,
+          expressions: [body.targetList, body.returningList]
+        })
+      case "DeleteStmt":
+        return this.query(parent, this.with(body, parent, ctes), {
+          targets: [body.relation],
+          from: list(body.usingClause),
+          where: body.whereClause,
+          expressions: [body.returningList]
+        })
+      case "TruncateStmt":
+        // Empties whole tables: never confined to one organization.
+        for (const relation of list(body.relations)) {
+          const source = this.table(relation.RangeVar, ctes)
+          if (source?.tenant) this.unconfined.add(source.table!)
+        }
+        return
+      default:
+        // DDL, transaction control, SET, LOCK, ...: no rows read or written.
+        return
+    }
+  }
+
+  /** The CTE names a statement's WITH adds, after checking each CTE's query. */
+  private with(body: Node, parent: Scope | undefined, ctes: ReadonlySet<string>): ReadonlySet<string> {
+    const clause = body.withClause as Node | undefined
+    if (clause === undefined) return ctes
+    const definitions = list(clause.ctes).map((cte) => cte.CommonTableExpr as Node)
+    const names = new Set([...ctes, ...definitions.map((cte) => cte.ctename as string)])
+    // A CTE sees the ones defined before it (all of them under WITH RECURSIVE).
+    const earlier = new Set(ctes)
+    for (const cte of definitions) {
+      this.statement(cte.ctequery, parent, clause.recursive ? names : earlier)
+      earlier.add(cte.ctename as string)
+    }
+    return names
+  }
+
+  private select(body: Node, parent: Scope | undefined, outer: ReadonlySet<string>): void {
+    const ctes = this.with(body, parent, outer)
+    if (body.op !== undefined && body.op !== "SETOP_NONE") {
+      this.statement({ SelectStmt: body.larg }, parent, ctes)
+      this.statement({ SelectStmt: body.rarg }, parent, ctes)
+      return
+    }
+    this.query(parent, ctes, {
+      targets: [],
+      from: list(body.fromClause),
+      where: body.whereClause,
+      expressions: [body.targetList, body.havingClause, body.groupClause, body.sortClause, body.valuesLists, body.limitCount, body.limitOffset],
+      reads: true
+    })
+  }
+
+  private insert(body: Node, parent: Scope | undefined, outer: ReadonlySet<string>): void {
+    const ctes = this.with(body, parent, outer)
+    const target = this.table(body.relation, ctes)
+    const columns = list(body.cols).map((col) => col.ResTarget?.name as string | undefined)
+    if (target?.tenant && !columns.includes(column)) this.unconfined.add(target.table!)
+    this.statement(body.selectStmt, parent, ctes)
+    // ON CONFLICT updates the row the insert collided with: the inserted row's organization's.
+    const scope: Scope = { sources: target === undefined ? [] : [target], confined: new Set(target ? [target] : []), parent, ctes }
+    for (const subquery of subqueriesOf([body.onConflictClause, body.returningList])) this.statement(subquery, scope, ctes)
+  }
+
+  /** The source a RangeVar names: a table, or a CTE of the statement (not a table). */
+  private table(relation: Node | undefined, ctes: ReadonlySet<string>): Source | undefined {
+    if (relation === undefined) return undefined
+    const name = relation.relname as string
+    const ref = (relation.alias?.aliasname as string | undefined) ?? name
+    if (relation.schemaname === undefined && ctes.has(name)) return { ref, table: undefined, tenant: false }
+    if (ignoredTable(name, relation.schemaname)) return { ref, table: undefined, tenant: false }
+    return { ref, table: name, tenant: !(name in NonTenantTables) }
+  }
+
+  /**
+   * One query: its FROM items (with `targets`, the table an UPDATE or DELETE changes) make a scope; the conditions
+   * of its WHERE and joins say which of them are confined; then its subqueries are checked within it.
+   */
+  private query(
+    parent: Scope | undefined,
+    ctes: ReadonlySet<string>,
+    parts: {
+      targets: ReadonlyArray<Node | undefined>
+      from: ReadonlyArray<Node>
+      where: unknown
+      expressions: ReadonlyArray<unknown>
+      reads?: boolean
+    }
+  ): void {
+    const scope: Scope = { sources: [], confined: new Set(), parent, ctes }
+    const conditions: Array<unknown> = [parts.where]
+    const using: Array<[ReadonlyArray<Source>, ReadonlyArray<Source>]> = []
+    const later: Array<() => void> = []
+    for (const target of parts.targets) {
+      const source = this.table(target, ctes)
+      if (source !== undefined) scope.sources.push(source)
+    }
+    /** Adds a FROM item's sources to the scope, answering them. */
+    const fromItem = (item: Node): ReadonlyArray<Source> => {
+      const kind = kindOf(item)
+      if (kind === "RangeVar") {
+        const source = this.table(item.RangeVar, ctes)
+        if (source === undefined) return []
+        scope.sources.push(source)
+        return [source]
+      }
+      if (kind === "JoinExpr") {
+        const join = item.JoinExpr as Node
+        const left = fromItem(join.larg)
+        const right = fromItem(join.rarg)
+        conditions.push(join.quals)
+        later.push(() => this.subqueries(join.quals, scope))
+        if (list(join.usingClause).some((name) => name.String?.sval === column)) using.push([left, right])
+        return [...left, ...right]
+      }
+      if (kind === "RangeSubselect") {
+        const sub = item.RangeSubselect as Node
+        const source: Source = { ref: sub.alias?.aliasname ?? "", table: undefined, tenant: false }
+        scope.sources.push(source)
+        // A LATERAL subquery sees this query's tables; any other only the enclosing query's.
+        if (sub.lateral) later.push(() => this.statement(sub.subquery, scope, ctes))
+        else this.statement(sub.subquery, parent, ctes)
+        return [source]
+      }
+      if (kind === "RangeFunction") {
+        const fn = item.RangeFunction as Node
+        const source: Source = { ref: fn.alias?.aliasname ?? "", table: undefined, tenant: false }
+        scope.sources.push(source)
+        later.push(() => this.subqueries(fn.functions, scope))
+        return [source]
+      }
+      return []
+    }
+    for (const item of parts.from) fromItem(item)
+    this.confine(scope, conditions, using, parts.reads === true)
+    for (const source of scope.sources) if (source.tenant && !scope.confined.has(source)) this.unconfined.add(source.table!)
+    for (const step of later) step()
+    this.subqueries([parts.where, ...parts.expressions], scope)
+  }
+
+  private subqueries(tree: unknown, scope: Scope): void {
+    for (const subquery of subqueriesOf(tree)) this.statement(subquery, scope, scope.ctes)
+  }
+
+  /** Which of the scope's sources its conditions confine: seeds from outside values, then along join chains. */
+  private confine(
+    scope: Scope,
+    conditions: ReadonlyArray<unknown>,
+    using: ReadonlyArray<[ReadonlyArray<Source>, ReadonlyArray<Source>]>,
+    reads: boolean
+  ) {
+    const edges = new Map<Source, Set<Source>>()
+    const link = (a: Source, b: Source) => {
+      if (!edges.has(a)) edges.set(a, new Set())
+      if (!edges.has(b)) edges.set(b, new Set())
+      edges.get(a)!.add(b)
+      edges.get(b)!.add(a)
+    }
+    const seeds = new Set<Source>()
+    for (const [left, right] of using) for (const a of left) for (const b of right) link(a, b)
+
+    /** The scope's tenant sources whose organization_id `expression` is. */
+    const targetsOf = (expression: Node): ReadonlyArray<Source> => {
+      const ref = bare(expression)
+      if (kindOf(ref) !== "ColumnRef") return []
+      const names = columnNames(ref.ColumnRef)
+      if (names === undefined || names.at(-1) !== column) return []
+      if (names.length === 1) return scope.sources.filter((source) => source.tenant)
+      const found = resolve(scope, names.at(-2)!)
+      return found !== undefined && found.scope === scope && found.source.tenant ? [found.source] : []
+    }
+
+    /** `target.organization_id` compared with `value`: confined by it, or linked to the sources it reads. */
+    const compare = (target: Source, value: Node) => {
+      const refs = kindOf(bare(value)) === "ColumnRef" ? [bare(value).ColumnRef as Node] : collect(value, "ColumnRef")
+      if (refs.length === 0) return void seeds.add(target) // a parameter, a constant, a subquery
+      for (const ref of refs) {
+        const names = columnNames(ref)
+        // Unqualified or `*`: Postgres resolves it to some table of the query; only a qualified name says which.
+        if (names === undefined || names.length < 2) continue
+        const found = resolve(scope, names.at(-2)!)
+        if (found === undefined) seeds.add(target) // `excluded.x` and the like
+        else if (found.source === target) continue
+        else if (found.scope !== scope) {
+          if (!found.source.tenant || found.scope.confined.has(found.source)) seeds.add(target)
+        } else if (!found.source.tenant) seeds.add(target)
+        else link(target, found.source)
+      }
+    }
+
+    /** The scope's tenant sources that `expression`, one of the CrossOrganizationKeys, finds (in a read). */
+    const keyedOf = (expression: Node): ReadonlyArray<Source> => {
+      const ref = bare(expression)
+      if (!reads || kindOf(ref) !== "ColumnRef") return []
+      const names = columnNames(ref.ColumnRef)
+      if (names === undefined) return []
+      const keyed = (source: Source) => source.tenant && `${source.table}.${names.at(-1)}` in CrossOrganizationKeys
+      if (names.length === 1) return scope.sources.filter(keyed)
+      const found = resolve(scope, names.at(-2)!)
+      return found !== undefined && found.scope === scope && keyed(found.source) ? [found.source] : []
+    }
+
+    /** A key compared with a value from outside this query's rows: a parameter, a constant, the enclosing row's column. */
+    const outside = (value: Node) =>
+      (kindOf(bare(value)) === "ColumnRef" ? [bare(value).ColumnRef as Node] : collect(value, "ColumnRef")).every((ref) => {
+        const names = columnNames(ref)
+        const found = names === undefined || names.length < 2 ? undefined : resolve(scope, names.at(-2)!)
+        return found !== undefined && found.scope !== scope
+      })
+
+    const pair = (left: Node | undefined, right: Node | undefined) => {
+      if (left === undefined || right === undefined) return
+      const [l, r] = [bare(left), bare(right)]
+      if (kindOf(l) === "RowExpr" && kindOf(r) === "RowExpr") {
+        const [ls, rs] = [list(l.RowExpr.args), list(r.RowExpr.args)]
+        ls.forEach((item, i) => pair(item, rs[i]))
+        return
+      }
+      for (const target of targetsOf(l)) compare(target, r)
+      for (const target of targetsOf(r)) compare(target, l)
+      if (outside(r)) for (const target of keyedOf(l)) seeds.add(target)
+      if (outside(l)) for (const target of keyedOf(r)) seeds.add(target)
+    }
+
+    const condition = (node: unknown) => {
+      const kind = kindOf(node)
+      if (kind === undefined) return
+      const body = (node as Node)[kind] as Node
+      if (kind === "BoolExpr") {
+        if (body.boolop === "AND_EXPR") for (const arg of list(body.args)) condition(arg)
+        return
+      }
+      if (kind === "A_Expr") {
+        const operator = list(body.name).map((name) => name.String?.sval).join(".")
+        if (operator !== "=") return
+        if (body.kind === "AEXPR_OP" || body.kind === "AEXPR_OP_ANY" || body.kind === "AEXPR_NOT_DISTINCT") pair(body.lexpr, body.rexpr)
+        else if (body.kind === "AEXPR_IN") for (const item of list(body.rexpr?.List?.items)) pair(body.lexpr, item)
+        return
+      }
+      if (kind === "SubLink" && body.subLinkType === "ANY_SUBLINK" && body.testexpr !== undefined) {
+        // `x.organization_id IN (SELECT ...)`: the subquery is checked as a query of its own.
+        const test = bare(body.testexpr)
+        const items = kindOf(test) === "RowExpr" ? list(test.RowExpr.args) : [test]
+        for (const item of items) for (const target of targetsOf(item)) seeds.add(target)
+      }
+    }
+    for (const node of conditions) condition(node)
+
+    const pending = [...seeds]
+    for (const source of pending) {
+      if (scope.confined.has(source)) continue
+      scope.confined.add(source)
+      for (const next of edges.get(source) ?? []) pending.push(next)
+    }
+  }
+}
+
+let loaded: Promise<void> | undefined
+
+/** Loads the parser (WebAssembly) once. */
+const parser = () => (loaded ??= loadModule())
+
+/** The tenant tables the statement touches without confining them to an organization; empty when it is fine. */
+export const unscopedTables = async (sql: string): Promise<ReadonlyArray<string>> => {
+  if (ddl.test(sql) || instanceWide.test(sql)) return []
+  await parser()
+  let tree: { stmts?: ReadonlyArray<{ stmt: Node }> }
+  try {
+    tree = parseSync(sql)
+  } catch {
+    // Postgres refuses it too (the parser is Postgres's own, of a version at least the server's): no row is touched.
+    return []
+  }
+  const checker = new Checker()
+  for (const { stmt } of tree.stmts ?? []) checker.statement(stmt, undefined, new Set())
+  return [...checker.unconfined]
+}
+
