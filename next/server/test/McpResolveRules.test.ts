@@ -15,7 +15,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/testing/TestClock"
 // Effect 4 bundles no fast-check: the generators are Effect 3's (the same library, the same queries).
-import * as FastCheck from "effect-3/FastCheck"
+import * as FastCheck from "fast-check"
 import * as FakeMcp from "../../../packages/testkit/src/FakeMcp.js"
 import * as Wait from "../../../packages/testkit/src/Wait.js"
 import * as Fs from "node:fs"
