@@ -2,6 +2,11 @@
  * platform/Crypto.ts and SecretColumns.ts: the assertions of packages/server/test/Crypto.test.ts, and the port held to
  * the Effect 3 original on the same inputs: a secret sealed by either opens with the other (v2 and v1), password
  * hashes and signatures of either verify with the other, the same key file and keys are read, the same places bound.
+ *
+ * The Effect 3 side is recorded (support/Effect3.ts): what the original seals, hashes, signs, opens and verifies, on
+ * keys of fixed bytes, its random draws (IVs, salts) pinned to the recorded key (support/PinnedRandom.ts), so every
+ * record run writes the same values. Where the original opens or verifies what the port made, the port's draws are
+ * pinned too, so its ciphertexts and hashes are the same on every run and the original's answer on them is recorded.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { StoredCredentialUnreadable } from "@orgplane-next/schema"
@@ -11,13 +16,10 @@ import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as Result from "effect/Result"
-import * as Effect3 from "effect-3/Effect"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Original from "../../../packages/server/src/platform/Crypto.js"
-import * as OriginalColumns from "../../../packages/server/src/platform/SecretColumns.js"
 import { ServerConfig, type ServerSettings, settingsConfig } from "../src/platform/Config.js"
 import {
   additionalData,
@@ -33,8 +35,31 @@ import {
   verifySignature
 } from "../src/platform/Crypto.js"
 import { allSecretColumns, bind, bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
+import * as Recorded from "./support/Effect3.js"
+import { pinned, pinnedAsync, pinnedEffect } from "./support/PinnedRandom.js"
+
+/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Crypto", async () => ({
+  Original: await import("../../../packages/server/src/platform/Crypto.js"),
+  OriginalColumns: await import("../../../packages/server/src/platform/SecretColumns.js"),
+  Effect3: await import("effect-3/Effect")
+}))
+type Originals = Parameters<Parameters<typeof effect3>[1]>[0]
+
+/** The original's value under `key`, its random draws (IVs, salts) pinned to the key. */
+const original = <A>(key: string, compute: (originals: Originals) => A): A =>
+  effect3(key, (originals) => pinned(key, () => compute(originals)))
+const originalAsync = <A>(key: string, compute: (originals: Originals) => Promise<A>): Promise<A> =>
+  effect3.await(key, (originals) => pinnedAsync(key, () => compute(originals)))
+
+/** An Effect 3 `Either` as a plain value (its `_tag` lives on its prototype, which a recorded value does not keep). */
+type Plain<A, E> = { readonly _tag: "Right"; readonly right: A } | { readonly _tag: "Left"; readonly left: E }
+const plain = <A, E>(either: Plain<A, E>): Plain<A, E> =>
+  either._tag === "Left" ? { _tag: "Left", left: either.left } : { _tag: "Right", right: either.right }
 
 const key = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
+/** A key of fixed bytes (the SHA-256 of its id), for what the original does with it to be recorded. */
+const fixedKey = (id: string) => `${id}:${NodeCrypto.createHash("sha256").update(`orgplane-crypto-test/${id}`).digest("base64")}`
 
 /** The value of an Effect 3 `Either` the original's keyring answers, or a throw naming its failure. */
 const right = <A, E>(either: { readonly _tag: "Right"; readonly right: A } | { readonly _tag: "Left"; readonly left: E }): A => {
@@ -178,85 +203,143 @@ describe("Crypto", () => {
 })
 
 describe("Crypto, held to the Effect 3 original", () => {
-  const keys = `${key("new")},${key("old")}`
+  const keys = `${fixedKey("new")},${fixedKey("old")}`
 
   it("binds every column to the same place, with the same additional data", () => {
-    expect(allSecretColumns).toEqual(OriginalColumns.allSecretColumns)
-    expect(SecretColumns).toEqual(OriginalColumns.SecretColumns)
+    expect(allSecretColumns).toEqual(effect3("allSecretColumns", ({ OriginalColumns }) => OriginalColumns.allSecretColumns))
+    expect(SecretColumns).toEqual(effect3("SecretColumns", ({ OriginalColumns }) => OriginalColumns.SecretColumns))
     const here = bind(SecretColumns.suiteAccessToken, "org_a", "calendar", "om_1")
-    expect(here).toEqual(OriginalColumns.bind(OriginalColumns.SecretColumns.suiteAccessToken, "org_a", "calendar", "om_1"))
-    expect(additionalData(here).equals(Original.additionalData(here))).toBe(true)
+    expect(here).toEqual(
+      effect3(
+        Recorded.call("bind", "suiteAccessToken", "org_a", "calendar", "om_1"),
+        ({ OriginalColumns }) => OriginalColumns.bind(OriginalColumns.SecretColumns.suiteAccessToken, "org_a", "calendar", "om_1")
+      )
+    )
+    expect(additionalData(here).toString("base64")).toBe(
+      effect3(Recorded.call("additionalData", here), ({ Original }) => Original.additionalData(here).toString("base64"))
+    )
     expect(bindInstance(SecretColumns.cursorKey, "cursor_key")).toEqual(
-      OriginalColumns.bindInstance(OriginalColumns.SecretColumns.cursorKey, "cursor_key")
+      effect3(
+        Recorded.call("bindInstance", "cursorKey", "cursor_key"),
+        ({ OriginalColumns }) => OriginalColumns.bindInstance(OriginalColumns.SecretColumns.cursorKey, "cursor_key")
+      )
     )
   })
 
   it("opens what the original sealed, and the original opens what the port sealed, in every column (v2 and v1)", () => {
     const port = makeKeyring(parseKeys(keys))
-    const original = Original.makeKeyring(Original.parseKeys(keys))
     for (const column of allSecretColumns) {
       const here = column.scope === "instance"
         ? bindInstance(column, ...column.row.map((name) => `${name}-1`))
         : bind(column, "org_a", ...column.row.map((name) => `${name}-1`))
       const secret = `secret of ${column.table}.${column.column} ✓`
-      const byOriginal = right(original.seal(secret, here))
+      const byOriginal = right(
+        original(Recorded.call("seal", keys, secret, here), ({ Original }) => plain(Original.makeKeyring(Original.parseKeys(keys)).seal(secret, here)))
+      )
       expect(port.open(byOriginal, here)).toEqual(Result.succeed(secret))
-      const byPort = Result.getOrThrow(port.seal(secret, here))
-      expect(right(original.open(byPort, here))).toBe(secret)
+      const byPort = pinned(`port seal ${secret}`, () => Result.getOrThrow(port.seal(secret, here)))
+      expect(
+        right(original(Recorded.call("open", keys, byPort, here), ({ Original }) => plain(Original.makeKeyring(Original.parseKeys(keys)).open(byPort, here))))
+      ).toBe(secret)
       // Both refuse the other's ciphertext elsewhere alike.
       const elsewhere = column.scope === "instance" ? bindInstance(column, "other") : bind(column, "org_b", ...column.row.map(() => "x"))
       expect(port.open(byOriginal, elsewhere)).toEqual(Result.fail({ _tag: "NotAuthentic", keyId: "new" }))
-      expect(original.open(byPort, elsewhere)).toMatchObject({ _tag: "Left", left: { _tag: "NotAuthentic", keyId: "new" } })
+      expect(
+        original(Recorded.call("open", keys, byPort, elsewhere), ({ Original }) => plain(Original.makeKeyring(Original.parseKeys(keys)).open(byPort, elsewhere)))
+      ).toMatchObject({ _tag: "Left", left: { _tag: "NotAuthentic", keyId: "new" } })
     }
     const [, oldKey] = parseKeys(keys)
-    const legacyByOriginal = Original.sealV1(oldKey!, "legacy")
+    const legacyByOriginal = original(Recorded.call("sealV1", fixedKey("old"), "legacy"), ({ Original }) => Original.sealV1(oldKey!, "legacy"))
     expect(port.openV1(legacyByOriginal)).toEqual(Result.succeed("legacy"))
-    expect(right(original.openV1(sealV1(oldKey!, "legacy")))).toBe("legacy")
-    for (const ciphertext of [legacyByOriginal, Result.getOrThrow(port.seal("x", bind(SecretColumns.mcpApiKey, "o", "r")))]) {
-      expect(port.needsRotation(ciphertext)).toBe(original.needsRotation(ciphertext))
+    const legacyByPort = pinned("port sealV1 legacy", () => sealV1(oldKey!, "legacy"))
+    expect(
+      right(original(Recorded.call("openV1", keys, legacyByPort), ({ Original }) => plain(Original.makeKeyring(Original.parseKeys(keys)).openV1(legacyByPort))))
+    ).toBe("legacy")
+    const sealedByPort = pinned("port seal x", () => Result.getOrThrow(port.seal("x", bind(SecretColumns.mcpApiKey, "o", "r"))))
+    for (const ciphertext of [legacyByOriginal, sealedByPort]) {
+      expect(port.needsRotation(ciphertext)).toBe(
+        original(Recorded.call("needsRotation", keys, ciphertext), ({ Original }) => Original.makeKeyring(Original.parseKeys(keys)).needsRotation(ciphertext))
+      )
     }
   })
 
   it("refuses the same malformed and foreign ciphertexts for the same reasons", () => {
     const port = makeKeyring(parseKeys(keys))
-    const original = Original.makeKeyring(Original.parseKeys(keys))
     const here = bind(SecretColumns.llmCredential, "org_a", "llm_1")
-    const foreign = right(Original.makeKeyring(Original.parseKeys(key("gone"))).seal("x", here))
-    const sealed = Result.getOrThrow(port.seal("x", here))
+    const gone = fixedKey("gone")
+    const foreign = right(
+      original(Recorded.call("seal", gone, "x", here), ({ Original }) => plain(Original.makeKeyring(Original.parseKeys(gone)).seal("x", here)))
+    )
+    const sealed = pinned("port seal x llm", () => Result.getOrThrow(port.seal("x", here)))
     for (const ciphertext of ["", "v2", "v3:new:a:b:c", sealed.replace(/^v2/, "v1"), foreign, sealed.slice(0, -2), `${sealed}:extra`]) {
       const mine = port.open(ciphertext, here)
-      const theirs = original.open(ciphertext, here)
-      expect(Result.isFailure(mine) ? { _tag: "Left", left: mine.failure } : { _tag: "Right", right: mine.success }).toEqual(
-        theirs._tag === "Left" ? { _tag: "Left", left: theirs.left } : { _tag: "Right", right: theirs.right }
+      const theirs = original(
+        Recorded.call("open", keys, ciphertext, here),
+        ({ Original }) => plain(Original.makeKeyring(Original.parseKeys(keys)).open(ciphertext, here))
       )
+      expect(Result.isFailure(mine) ? { _tag: "Left", left: mine.failure } : { _tag: "Right", right: mine.success }).toEqual(theirs)
     }
-    expect(() => Original.parseKeys("nokid")).toThrow(/kid:base64key/)
+    // The original's refusal of a key without an id, word for word the port's.
+    const refusal = original(Recorded.call("parseKeys", "nokid"), ({ Original }) => {
+      try {
+        Original.parseKeys("nokid")
+        return "accepted"
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error)
+      }
+    })
+    expect(refusal).toMatch(/kid:base64key/)
+    expect(() => parseKeys("nokid")).toThrow(refusal)
   })
 
   it.effect("verifies the original's password hashes, and the original verifies the port's", () =>
     Effect.gen(function*() {
       const port = yield* make({ passwordCost: 10, keys: [] })
-      const original = yield* Effect.promise(() => Effect3.runPromise(Original.make({ passwordCost: 10, keys: [] })))
+      /** The original's `verifyPassword(password, stored)`, recorded. */
+      const originalVerifies = (password: string, stored: string) =>
+        Effect.promise(() =>
+          originalAsync(
+            Recorded.call("verifyPassword", password, stored),
+            ({ Effect3, Original }) =>
+              Effect3.runPromise(Effect3.flatMap(Original.make({ passwordCost: 10, keys: [] }), (service) => service.verifyPassword(password, stored)))
+          )
+        )
       for (const password of ["correct horse", "Ünïcödé ﬁ", ""]) {
-        const byOriginal = yield* Effect.promise(() => Effect3.runPromise(original.hashPassword(password)))
+        const byOriginal = yield* Effect.promise(() =>
+          originalAsync(
+            Recorded.call("hashPassword", 10, password),
+            ({ Effect3, Original }) =>
+              Effect3.runPromise(Effect3.flatMap(Original.make({ passwordCost: 10, keys: [] }), (service) => service.hashPassword(password)))
+          )
+        )
         expect(yield* port.verifyPassword(password, byOriginal)).toBe(true)
         expect(yield* port.verifyPassword(`${password}!`, byOriginal)).toBe(false)
-        const byPort = yield* port.hashPassword(password)
-        expect(yield* Effect.promise(() => Effect3.runPromise(original.verifyPassword(password, byPort)))).toBe(true)
+        const byPort = yield* pinnedEffect(`port hashPassword ${password}`, port.hashPassword(password))
+        expect(yield* originalVerifies(password, byPort)).toBe(true)
       }
       // NFKC: the ligature and its letters are one password for both.
-      const ligature = yield* port.hashPassword("ﬁle")
-      expect(yield* Effect.promise(() => Effect3.runPromise(original.verifyPassword("file", ligature)))).toBe(true)
-      expect(port.hashToken("ops_abc")).toBe(original.hashToken("ops_abc"))
+      const ligature = yield* pinnedEffect("port hashPassword ﬁle", port.hashPassword("ﬁle"))
+      expect(yield* originalVerifies("file", ligature)).toBe(true)
+      expect(port.hashToken("ops_abc")).toBe(
+        original(
+          Recorded.call("hashToken", "ops_abc"),
+          ({ Effect3, Original }) => Effect3.runSync(Original.make({ passwordCost: 10, keys: [] })).hashToken("ops_abc")
+        )
+      )
     }))
 
   it("signs and verifies as the original does", () => {
-    const secret = NodeCrypto.randomBytes(32)
+    const secret = NodeCrypto.createHash("sha256").update("orgplane-crypto-test/secret").digest()
     const derived = deriveKey(secret, "orgplane/mcp-oauth-state")
-    expect(derived.equals(Original.deriveKey(secret, "orgplane/mcp-oauth-state"))).toBe(true)
+    expect(derived.toString("hex")).toBe(
+      original(
+        Recorded.call("deriveKey", secret.toString("hex"), "orgplane/mcp-oauth-state"),
+        ({ Original }) => Original.deriveKey(secret, "orgplane/mcp-oauth-state").toString("hex")
+      )
+    )
     for (const bytes of [16, 32]) {
       const signature = sign(derived, "org.auth", bytes)
-      expect(signature).toBe(Original.sign(derived, "org.auth", bytes))
+      expect(signature).toBe(original(Recorded.call("sign", derived.toString("hex"), "org.auth", bytes), ({ Original }) => Original.sign(derived, "org.auth", bytes)))
       expect(verifySignature(derived, "org.auth", signature, bytes)).toBe(true)
       expect(verifySignature(derived, "org.auth2", signature, bytes)).toBe(false)
       expect(verifySignature(derived, "org.auth", signature.slice(1), bytes)).toBe(false)
@@ -269,16 +352,22 @@ describe("Crypto, held to the Effect 3 original", () => {
       // The defaults (an empty environment), with the settings of each case on top.
       const defaults = yield* Effect.orDie(settingsConfig.parse(ConfigProvider.fromEnv({ env: {} })))
       const settings = (overrides: Partial<ServerSettings>) => Effect.provideService(loadKeys, ServerConfig, { ...defaults, ...overrides })
+      /** Keys as JSON keeps them. */
+      const plainKeys = (keys: ReadonlyArray<{ readonly id: string; readonly key: Buffer }>) => keys.map(({ id, key }) => ({ id, key: key.toString("base64") }))
       try {
         const dataDir = Path.join(folder, "data")
-        expect(keyFileOf(dataDir)).toBe(Original.keyFileOf(dataDir))
+        // The temporary folder differs from run to run: the original's key file is recorded relative to it.
+        expect(Path.relative(folder, keyFileOf(dataDir))).toBe(
+          original(Recorded.call("keyFileOf", "<temporary folder>/data"), ({ Original }) => Path.relative(folder, Original.keyFileOf(dataDir)))
+        )
         expect(keyFileOf(dataDir)).toBe(Path.join(folder, "encryption.key"))
-        const made = yield* settings({ dataDir })
+        // The generated key pinned, so the file the original parses is the same on every run.
+        const made = yield* pinnedEffect("port loadKeys key file", settings({ dataDir }))
         expect(made).toHaveLength(1)
         expect(made[0]!.id).toBe("local")
         const file = yield* Effect.promise(() => Fs.readFile(keyFileOf(dataDir), "utf8"))
         expect((yield* Effect.promise(() => Fs.stat(keyFileOf(dataDir)))).mode & 0o777).toBe(0o600)
-        expect(Original.parseKeys(file)).toEqual(made)
+        expect(original(Recorded.call("parseKeys", file), ({ Original }) => plainKeys(Original.parseKeys(file)))).toEqual(plainKeys(made))
         expect(yield* settings({ dataDir })).toEqual(made)
         expect(yield* settings({ dataDir, encryptionKeys: Redacted.make(keys) })).toEqual(parseKeys(keys))
         expect(yield* settings({ dataDir, databaseUrl: Redacted.make("postgres://x@127.0.0.1/db") })).toEqual([])

@@ -5,6 +5,14 @@
  * key, or a key of the same id with other bytes), refuses to start, naming the variable and `orgplane keys`, and
  * changes nothing: the right keys start it afterwards. The assertions of packages/server/test/EncryptionKeys.test.ts;
  * and the cursor key a 0.1.0 (Effect 3) server stored opens here, and the other way round.
+ *
+ * The Effect 3 side is recorded (support/Effect3.ts): the original's sealing of a cursor key of fixed bytes under a
+ * key of fixed bytes, its IV pinned to the recorded key (support/PinnedRandom.ts), which the port's start must open;
+ * and the additional data the original binds the cursor key with. The other way (the original opening the cursor key
+ * a port's start sealed) is not recorded: that ciphertext is drawn inside a whole start (a fresh key, a fresh IV,
+ * among whatever else the start draws), so it is not the same from run to run; the test holds instead that the port's
+ * start sealed it with the place the original authenticates (the recorded additional data) and that the port's
+ * keyring opens it, which with the port opening the original's ciphertext says the same thing.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -14,13 +22,19 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as NodeCrypto from "node:crypto"
-import * as Original from "../../../packages/server/src/platform/Crypto.js"
-import * as OriginalColumns from "../../../packages/server/src/platform/SecretColumns.js"
 import { settingsConfig } from "../src/platform/Config.js"
-import { makeKeyring, parseKeys } from "../src/platform/Crypto.js"
+import { additionalData, makeKeyring, parseKeys } from "../src/platform/Crypto.js"
 import { EncryptionKeysUnusable, keysOrigin } from "../src/platform/InstanceSecrets.js"
 import { bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
+import * as Recorded from "./support/Effect3.js"
+import { pinned } from "./support/PinnedRandom.js"
 import { sharedDatabase } from "./support/SecretsStorage.js"
+
+/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("EncryptionKeys", async () => ({
+  Original: await import("../../../packages/server/src/platform/Crypto.js"),
+  OriginalColumns: await import("../../../packages/server/src/platform/SecretColumns.js")
+}))
 
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
 
@@ -116,28 +130,39 @@ describe("a server's encryption keys", { timeout: 120_000 }, () => {
 describe("a server's encryption keys, with a database an Effect 3 server keyed", { timeout: 120_000 }, () => {
   it.live("starts with the cursor key the original sealed, and the original opens the one the port sealed", () =>
     Effect.scoped(Effect.gen(function*() {
-      const keys = newKey("k1")
+      // Fixed bytes, so the original's sealing is recorded.
+      const keys = `k1:${NodeCrypto.createHash("sha256").update("orgplane-encryption-keys-test/k1").digest("base64")}`
       const db = yield* sharedDatabase
       // A start makes the tables (and a cursor key of its own, replaced below by the original's).
       yield* db.started({ encryptionKeys: keys })
-      const value = NodeCrypto.randomBytes(32)
-      const sealed = Original.makeKeyring(Original.parseKeys(keys)).seal(
-        value.toString("base64"),
-        OriginalColumns.bindInstance(OriginalColumns.SecretColumns.cursorKey, "cursor_key")
-      )
-      if (sealed._tag === "Left") throw sealed.left
-      yield* db.sql`UPDATE instance_secrets SET ciphertext = ${sealed.right} WHERE name = 'cursor_key'`
+      const value = NodeCrypto.createHash("sha256").update("orgplane-encryption-keys-test/cursor key").digest()
+      const sealKey = Recorded.call("seal", keys, value.toString("base64"), "cursorKey", "cursor_key")
+      const sealed = effect3(sealKey, ({ Original, OriginalColumns }) =>
+        pinned(sealKey, () => {
+          const either = Original.makeKeyring(Original.parseKeys(keys)).seal(
+            value.toString("base64"),
+            OriginalColumns.bindInstance(OriginalColumns.SecretColumns.cursorKey, "cursor_key")
+          )
+          if (either._tag === "Left") throw either.left
+          return either.right
+        }))
+      yield* db.sql`UPDATE instance_secrets SET ciphertext = ${sealed} WHERE name = 'cursor_key'`
       expect((yield* db.started({ encryptionKeys: keys })).cursorKey.equals(value)).toBe(true)
 
-      // The other way: a cursor key this port made opens with the original keyring.
+      // The other way: a cursor key this port made is sealed at the place the original authenticates, and opens.
       yield* db.sql`DELETE FROM instance_secrets`
       const made = yield* db.started({ encryptionKeys: keys })
       const [stored] = yield* db.sql<{ readonly ciphertext: string }>`SELECT ciphertext FROM instance_secrets`
-      const opened = Original.makeKeyring(Original.parseKeys(keys)).open(
-        stored!.ciphertext,
-        OriginalColumns.bindInstance(OriginalColumns.SecretColumns.cursorKey, "cursor_key")
+      const here = bindInstance(SecretColumns.cursorKey, "cursor_key")
+      expect(additionalData(here).toString("base64")).toBe(
+        effect3(
+          Recorded.call("additionalData", "cursorKey", "cursor_key"),
+          ({ Original, OriginalColumns }) =>
+            Original.additionalData(OriginalColumns.bindInstance(OriginalColumns.SecretColumns.cursorKey, "cursor_key")).toString("base64")
+        )
       )
-      expect(opened._tag === "Right" && Buffer.from(opened.right, "base64").equals(made.cursorKey)).toBe(true)
-      expect(Result.isSuccess(makeKeyring(parseKeys(keys)).open(stored!.ciphertext, bindInstance(SecretColumns.cursorKey, "cursor_key")))).toBe(true)
+      expect(stored!.ciphertext).toMatch(/^v2:k1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]+$/)
+      const opened = makeKeyring(parseKeys(keys)).open(stored!.ciphertext, here)
+      expect(Result.isSuccess(opened) && Buffer.from(opened.success, "base64").equals(made.cursorKey)).toBe(true)
     })))
 })

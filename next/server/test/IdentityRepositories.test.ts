@@ -2,6 +2,9 @@
  * The identity area's data layer on a fresh migrated database (the embedded one, or Postgres with DATABASE_URL):
  * rows written and read back through each repository, lists paged with cursors, another organization's rows never
  * found (tenancy), and SSO enforcement's rule, its messages held word for word to the Effect 3 original's.
+ *
+ * The Effect 3 side is recorded (support/Effect3.ts): the original's judgement of each case, and its domains and
+ * messages, on ids fixed in the test (fresh ones would name each run's cases differently).
  */
 import { expect, layer } from "@effect/vitest"
 import { ApiKeyId, BootstrapId, MembershipId, OrganizationId, type SessionId, SsoConnectionId, WorkspaceClaimId } from "@orgplane-next/schema"
@@ -9,8 +12,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as Schema3 from "effect-3/Schema"
-import * as Original from "../../../packages/server/src/identity/SsoEnforcement.js"
 import { BootstrapRepository } from "../src/identity/BootstrapRepository.js"
 import { AccountTokensRepository } from "../src/identity/AccountTokensRepository.js"
 import { MembershipsRepository } from "../src/identity/MembershipsRepository.js"
@@ -19,6 +20,7 @@ import { OrganizationsRepository } from "../src/identity/OrganizationsRepository
 import { SignInAddressesRepository } from "../src/identity/SignInAddressesRepository.js"
 import { UsersRepository } from "../src/identity/UsersRepository.js"
 import * as Sso from "../src/identity/SsoEnforcement.js"
+import * as Recorded from "./support/Effect3.js"
 import * as Db from "./support/IdentityDatabase.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -148,23 +150,31 @@ layer(Db.layer, { timeout: 120_000, excludeTestServices: true })(`identity repos
 })
 
 /** The rule's cases: each judged by the port and by the Effect 3 original, to the same answer word for word. */
-const acme = { id: Schema.decodeUnknownSync(OrganizationId)(Db.newId("org")), name: "Acme" }
-const other = Schema.decodeUnknownSync(OrganizationId)(Db.newId("org"))
-const connection = Schema.decodeUnknownSync(SsoConnectionId)(Db.newId("ssc"))
+const acme = { id: Schema.decodeUnknownSync(OrganizationId)("org_01j0000000000000000000acme"), name: "Acme" }
+const other = Schema.decodeUnknownSync(OrganizationId)("org_01j00000000000000000000thr")
+const connection = Schema.decodeUnknownSync(SsoConnectionId)("ssc_01j00000000000000000000ssc")
 
-/** The same values as the Effect 3 original's types (its own schemas read them). */
-const originalAssurance = Schema3.decodeUnknownSync(Original.SessionAssurance)
-const originalOrganizationId = (id: string) => {
-  const decoded = Schema3.decodeUnknownSync(Original.SessionAssurance.fields.authenticatedOrganizationId)(id)
-  if (decoded === null) throw new Error("an organization id")
-  return decoded
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("IdentityRepositories", async () => ({
+  Original: await import("../../../packages/server/src/identity/SsoEnforcement.js"),
+  Schema3: await import("effect-3/Schema")
+}))
+type Originals = Parameters<Parameters<typeof effect3>[1]>[0]
+
+/** The same values as the Effect 3 original's types (its own schemas read them): what a recorded computation passes it. */
+const originalValues = ({ Original, Schema3 }: Originals) => {
+  const organizationId = (id: string) => {
+    const decoded = Schema3.decodeUnknownSync(Original.SessionAssurance.fields.authenticatedOrganizationId)(id)
+    if (decoded === null) throw new Error("an organization id")
+    return decoded
+  }
+  const connectionId = (id: string) => {
+    const decoded = Schema3.decodeUnknownSync(Original.SessionAssurance.fields.managedBy)(id)
+    if (decoded === null) throw new Error("a connection id")
+    return decoded
+  }
+  return { assurance: Schema3.decodeUnknownSync(Original.SessionAssurance), acme: { id: organizationId(acme.id), name: acme.name }, connectionId }
 }
-const originalConnectionId = (id: string) => {
-  const decoded = Schema3.decodeUnknownSync(Original.SessionAssurance.fields.managedBy)(id)
-  if (decoded === null) throw new Error("a connection id")
-  return decoded
-}
-const acme3 = { id: originalOrganizationId(acme.id), name: acme.name }
 const policy = (requireSso: boolean | null, ownersPasswordFallback: boolean | null = false) => ({ requireSso, ownersPasswordFallback })
 const cases: ReadonlyArray<{ readonly name: string; readonly role: "owner" | "admin" | "member"; readonly assurance: Sso.SessionAssurance; readonly admitted: boolean }> = [
   { name: "no policy", role: "member", assurance: { ssoConnectionId: null, authenticatedOrganizationId: null, ...policy(null, null), managedBy: connection }, admitted: true },
@@ -190,9 +200,15 @@ layer(Db.layer, { excludeTestServices: true })("SSO enforcement's rule", (it) =>
       const answer = plain(Sso.admission(acme, role, assurance))
       expect(answer === null).toBe(admitted)
       if (answer !== null) expect(answer.reason).toBe("sso_session_required")
-      expect(answer).toEqual(plain3(Original.admission(acme3, role, originalAssurance(assurance))))
-      expect(plain(Sso.keyAdmission(acme, role, assurance))).toEqual(plain3(Original.keyAdmission(acme3, role, originalAssurance(assurance))))
-      expect(plain(Sso.keyMakingRefusal(acme, role, assurance))).toEqual(plain3(Original.keyMakingRefusal(acme3, role, originalAssurance(assurance))))
+      /** The original's answer of `rule` on this case, recorded. */
+      const original = (rule: "admission" | "keyAdmission" | "keyMakingRefusal") =>
+        effect3(Recorded.call(rule, acme, role, assurance), (originals) => {
+          const values = originalValues(originals)
+          return plain3(originals.Original[rule](values.acme, role, values.assurance(assurance)))
+        })
+      expect(answer).toEqual(original("admission"))
+      expect(plain(Sso.keyAdmission(acme, role, assurance))).toEqual(original("keyAdmission"))
+      expect(plain(Sso.keyMakingRefusal(acme, role, assurance))).toEqual(original("keyMakingRefusal"))
     })
   }
 
@@ -201,9 +217,14 @@ layer(Db.layer, { excludeTestServices: true })("SSO enforcement's rule", (it) =>
     expect(Option.isSome(Sso.admission(acme, "member", assurance, { requireSso: true, ownersPasswordFallback: true }))).toBe(true)
     expect(Sso.domainOf("Jane@Sub.ACME.test ")).toBe("sub.acme.test")
     expect(Sso.domainOf("@acme.test")).toBeUndefined()
-    expect(Sso.domainOf("a@b@Acme.Test")).toBe(Original.domainOf("a@b@Acme.Test"))
+    expect(Sso.domainOf("a@b@Acme.Test")).toBe(effect3(Recorded.call("domainOf", "a@b@Acme.Test"), ({ Original }) => Original.domainOf("a@b@Acme.Test")))
     for (const email of ["jane@acme.test", "jane doe@acme.test"]) {
-      expect(Sso.ssoRequired(connection, email).message).toBe(Original.ssoRequired(originalConnectionId(connection), email).message)
+      expect(Sso.ssoRequired(connection, email).message).toBe(
+        effect3(
+          Recorded.call("ssoRequired", connection, email),
+          (originals) => originals.Original.ssoRequired(originalValues(originals).connectionId(connection), email).message
+        )
+      )
     }
     expect(Sso.assuranceOrNone(Option.none())).toEqual({ ssoConnectionId: null, authenticatedOrganizationId: null, requireSso: null, ownersPasswordFallback: null, managedBy: null })
   })

@@ -5,6 +5,10 @@
  * tampered with or made by hand; the page size not a filter; `follow`), and its cursors byte for byte the Effect 3
  * format (`base64url(key parts joined with NUL) + "." + base64url(16 bytes of HMAC)`, signed as the original signs),
  * so a cursor a 0.1.0 server handed out reads the next page here.
+ *
+ * The Effect 3 side is recorded (support/Effect3.ts): the original's `sign` over each message, under a key pinned to
+ * fixed bytes (a random key would make each run's signatures differ), so the replay compares the port's cursors
+ * with the signatures the original made.
  */
 import { expect, layer } from "@effect/vitest"
 import { InvalidRequest } from "@orgplane-next/schema"
@@ -12,9 +16,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
-import * as Original from "../../../packages/server/src/platform/Crypto.js"
 import * as Keyset from "../src/platform/Keyset.js"
+import * as Recorded from "./support/Effect3.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+
+/** The Effect 3 original's signatures, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Keyset", () => import("../../../packages/server/src/platform/Crypto.js"))
 
 interface Team {
   readonly id: string
@@ -29,7 +36,12 @@ const byName = Keyset.make<Team>("teams", "asc", [
 const otherList = Keyset.make<Team>("invitations", "asc", byName.parts)
 const newest = Keyset.make<Team>("teams-by-id", "desc", [{ column: "t.id", value: (team) => team.id }])
 
-const key = NodeCrypto.randomBytes(32)
+/** The instance's cursor key: fixed bytes, so the original's signatures under it can be recorded. */
+const key = Buffer.from("6f7267706c616e652d6b65797365742d746573742d637572736f722d6b657921", "hex")
+
+/** The original's `sign(key, message, 16)`, recorded. */
+const originalSign = (message: string) =>
+  effect3(Recorded.call("sign", key.toString("hex"), message, 16), (Original) => Original.sign(key, message, 16))
 
 const badCursor = { details: [{ message: "is not a cursor returned by this list with these filters", path: ["cursor"] }] }
 
@@ -106,10 +118,10 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 60_000, excludeTestServices
       const first = yield* page(byName, { limit: 1, q: "a" })
       const payload = Buffer.from(["Alpha", "tem_1"].join("\u0000"), "utf8").toString("base64url")
       const filters = JSON.stringify([["q", "a"]])
-      expect(first.nextCursor).toBe(`${payload}.${Original.sign(key, `teams\n${filters}\n${payload}`, 16)}`)
+      expect(first.nextCursor).toBe(`${payload}.${originalSign(`teams\n${filters}\n${payload}`)}`)
       // A cursor as the original makes it, for a page the port never handed out, reads its next page.
       const made = Buffer.from(["beta", "tem_2"].join("\u0000"), "utf8").toString("base64url")
-      const cursor = `${made}.${Original.sign(key, `teams\n${JSON.stringify([])}\n${made}`, 16)}`
+      const cursor = `${made}.${originalSign(`teams\n${JSON.stringify([])}\n${made}`)}`
       const next = yield* page(byName, { limit: 10, cursor })
       expect(next.items.map((team) => team.name)).toEqual(["delta", "Gamma"])
     }))
@@ -147,7 +159,7 @@ layer(Layer.unwrap(TestDatabase.layer()), { timeout: 60_000, excludeTestServices
           // Signed, but with a sort key of another length.
           (() => {
             const one = Buffer.from("Alpha", "utf8").toString("base64url")
-            return `${one}.${Original.sign(key, `teams\n[]\n${one}`, 16)}`
+            return `${one}.${originalSign(`teams\n[]\n${one}`)}`
           })()
         ]
       ) {

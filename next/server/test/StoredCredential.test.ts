@@ -2,19 +2,35 @@
  * platform/StoredCredential.ts: the stored view of an OAuth credential reads the same row as the Effect 3 original's
  * (the same members, the ciphertexts and dates as they are), and `encryptTokens` encrypts a token endpoint's answer
  * for its row, each token bound to its own column, readable by the original's keyring.
+ *
+ * The Effect 3 side is recorded (support/Effect3.ts): the original's reading of the row (its dates as ISO text, which
+ * a recorded value keeps), and its keyring's opening of the port's ciphertext, on a key of fixed bytes and with the
+ * port's IVs pinned (support/PinnedRandom.ts), so the ciphertext, and the key it is recorded under, is the same on
+ * every run.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Schema3 from "effect-3/Schema"
 import * as NodeCrypto from "node:crypto"
-import * as Original from "../../../packages/server/src/platform/Crypto.js"
-import * as OriginalCredential from "../../../packages/server/src/platform/StoredCredential.js"
 import { Crypto, make, parseKeys } from "../src/platform/Crypto.js"
 import { bindTokens, McpMemberTokens, McpSharedTokens } from "../src/platform/SecretColumns.js"
 import { encryptTokens, NewTokens, StoredCredential } from "../src/platform/StoredCredential.js"
+import * as Recorded from "./support/Effect3.js"
+import { pinnedEffect } from "./support/PinnedRandom.js"
 
-const keys = `k1:${NodeCrypto.randomBytes(32).toString("base64")}`
+/** The Effect 3 originals' answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("StoredCredential", async () => ({
+  Original: await import("../../../packages/server/src/platform/Crypto.js"),
+  OriginalCredential: await import("../../../packages/server/src/platform/StoredCredential.js"),
+  Schema3: await import("effect-3/Schema")
+}))
+
+/** A key of fixed bytes, so the original's answer on what the port sealed with it can be recorded. */
+const keys = `k1:${NodeCrypto.createHash("sha256").update("orgplane-stored-credential-test/k1").digest("base64")}`
+
+/** A decoded row with its dates as ISO text, as a recorded value keeps them. */
+const datesAsText = (value: object) =>
+  Object.fromEntries(Object.entries(value).map(([name, member]) => [name, member instanceof Date ? { date: member.toISOString() } : member]))
 
 const row = {
   accessTokenCiphertext: "v2:k1:a:b:c",
@@ -32,7 +48,13 @@ describe("StoredCredential", () => {
   it("reads a credential's columns as the original does", () => {
     const decoded = Schema.decodeUnknownSync(StoredCredential)({ ...row, extra: "dropped", credentialCheckedAt: null })
     expect(decoded).toEqual(row)
-    expect(decoded).toEqual(Schema3.decodeUnknownSync(OriginalCredential.StoredCredential)({ ...row, extra: "dropped", credentialCheckedAt: null }))
+    expect(datesAsText(decoded)).toEqual(
+      effect3(
+        "decodeUnknownSync(StoredCredential)(row with extra and credentialCheckedAt)",
+        ({ OriginalCredential, Schema3 }) =>
+          datesAsText(Schema3.decodeUnknownSync(OriginalCredential.StoredCredential)({ ...row, extra: "dropped", credentialCheckedAt: null }))
+      )
+    )
     expect(() => Schema.decodeUnknownSync(StoredCredential)({ ...row, credentialHealth: "sick" })).toThrow()
     expect(Schema.decodeUnknownSync(NewTokens)({ ...row, refreshTokenCiphertext: "v2:k1:d:e:f" })).toMatchObject({ refreshTokenCiphertext: "v2:k1:d:e:f" })
   })
@@ -42,12 +64,16 @@ describe("StoredCredential", () => {
       const crypto = yield* make({ passwordCost: 10, keys: parseKeys(keys) })
       const where = bindTokens(McpMemberTokens, "org_a", "emc_1", "om_1")
       const at = new Date("2030-01-01T00:00:00Z")
-      const tokens = yield* encryptTokens(
-        { access_token: "at-1", refresh_token: "rt-1", token_type: "Bearer", expires_in: 3600, scope: "read  write" },
-        at,
-        ["fallback"],
-        where
-      ).pipe(Effect.provideService(Crypto, crypto))
+      // The IVs pinned: the original's opening of the access token is recorded under its ciphertext.
+      const tokens = yield* pinnedEffect(
+        "port encryptTokens",
+        encryptTokens(
+          { access_token: "at-1", refresh_token: "rt-1", token_type: "Bearer", expires_in: 3600, scope: "read  write" },
+          at,
+          ["fallback"],
+          where
+        ).pipe(Effect.provideService(Crypto, crypto))
+      )
       expect(tokens).toMatchObject({ tokenType: "Bearer", grantedScopes: ["read", "write"], tokenExpiresAt: new Date(at.getTime() + 3_600_000) })
       expect(yield* crypto.decrypt(tokens.accessTokenCiphertext, where.access)).toBe("at-1")
       expect(yield* crypto.decrypt(tokens.refreshTokenCiphertext!, where.refresh)).toBe("rt-1")
@@ -56,8 +82,11 @@ describe("StoredCredential", () => {
       const shared = bindTokens(McpSharedTokens, "org_a", "emc_1")
       expect(yield* Effect.flip(crypto.decrypt(tokens.accessTokenCiphertext, shared.access))).toMatchObject({ _tag: "StoredCredentialUnreadable" })
       // The Effect 3 server reads them.
-      const original = Original.makeKeyring(Original.parseKeys(keys))
-      expect(original.open(tokens.accessTokenCiphertext, where.access)).toMatchObject({ _tag: "Right", right: "at-1" })
+      const opened = effect3(Recorded.call("open", keys, tokens.accessTokenCiphertext, where.access), ({ Original }) => {
+        const either = Original.makeKeyring(Original.parseKeys(keys)).open(tokens.accessTokenCiphertext, where.access)
+        return either._tag === "Left" ? { _tag: either._tag, left: either.left } : { _tag: either._tag, right: either.right }
+      })
+      expect(opened).toMatchObject({ _tag: "Right", right: "at-1" })
 
       const bare = yield* encryptTokens({ access_token: "at-2", token_type: "Bearer" }, at, ["fallback"], where).pipe(
         Effect.provideService(Crypto, crypto)

@@ -6,6 +6,14 @@
  * key kept in clear, whose value stays; a v1 ciphertext whose key is not configured stays as it is and the server
  * still starts; the rotation re-encrypts every registered column with the newest key, in batches, leaves the
  * unreadable, and a second run finds nothing to do. What either writes opens with the Effect 3 original's keyring.
+ *
+ * The Effect 3 side is recorded (support/Effect3.ts): the ciphertexts the original writes (v1 as before 0.1.0, and
+ * v2), on keys of fixed bytes, their IVs pinned to the recorded key (support/PinnedRandom.ts), which the port reads
+ * and rewrites; and the additional data the original authenticates a secret's place with. The original's opening
+ * of what the port's start-up upgrade wrote is not recorded: that ciphertext is drawn inside a whole start, not the
+ * same from run to run; the test holds instead that the upgrade sealed it at the place the original authenticates
+ * (the recorded additional data) and that it opens there, which with Crypto.test's keyrings (each opens the other's
+ * ciphertexts, recorded) says the same thing.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { StoredCredentialUnreadable } from "@orgplane-next/schema"
@@ -15,15 +23,28 @@ import * as Logger from "effect/Logger"
 import * as Result from "effect/Result"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
-import * as Original from "../../../packages/server/src/platform/Crypto.js"
 import { migrations } from "../src/migrations/index.js"
 import * as Config from "../src/platform/Config.js"
-import { makeKeyring, parseKeys } from "../src/platform/Crypto.js"
+import { additionalData, makeKeyring, parseKeys } from "../src/platform/Crypto.js"
 import { bind, bindInstance, SecretColumns } from "../src/platform/SecretColumns.js"
 import * as StoredSecrets from "../src/platform/StoredSecrets.js"
+import * as Recorded from "./support/Effect3.js"
+import { pinned } from "./support/PinnedRandom.js"
 import { sharedDatabase } from "./support/SecretsStorage.js"
 
+/** The Effect 3 original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("StoredSecrets", () => import("../../../packages/server/src/platform/Crypto.js"))
+type Original = Parameters<Parameters<typeof effect3>[1]>[0]
+
+/** The original's value under `key`, its random draws (IVs) pinned to the key. */
+const original = <A>(key: string, compute: (Original: Original) => A): A => effect3(key, (Original) => pinned(key, () => compute(Original)))
+
 const newKey = (id: string) => `${id}:${NodeCrypto.randomBytes(32).toString("base64")}`
+/** A key of fixed bytes (the SHA-256 of its id), for what the original seals with it to be recorded. */
+const fixedKey = (id: string) => `${id}:${NodeCrypto.createHash("sha256").update(`orgplane-stored-secrets-test/${id}`).digest("base64")}`
+/** A v1 ciphertext of `plaintext` with the first of `keys`, as the Effect 3 server wrote them before the binding. */
+const originalV1 = (keys: string, plaintext: string) =>
+  original(Recorded.call("sealV1", keys, plaintext), (Original) => Original.sealV1(Original.parseKeys(keys)[0]!, plaintext))
 const SECRET = "sk-stored-secret-123"
 const column = SecretColumns.suiteClientSecret
 const where = (organizationId: string, suite: string) => bind(column, organizationId, suite)
@@ -47,12 +68,12 @@ const storedSecret = (sql: SqlClient.SqlClient, organizationId: string, suite: s
 describe("stored secrets", { timeout: 120_000 }, () => {
   it.live("v1 ciphertexts are refused, and rewritten bound to their rows when a server starts", () =>
     Effect.scoped(Effect.gen(function*() {
-      const keys = newKey("k1")
+      const keys = fixedKey("k1")
       const db = yield* sharedDatabase
       const first = yield* db.started({ encryptionKeys: keys })
       // As the Effect 3 server wrote them before the binding.
-      const legacy = Original.sealV1(Original.parseKeys(keys)[0]!, SECRET)
-      yield* insertClients(db.sql, "org_a", { "suite-a": legacy, "suite-b": Original.sealV1(Original.parseKeys(keys)[0]!, "other") })
+      const legacy = originalV1(keys, SECRET)
+      yield* insertClients(db.sql, "org_a", { "suite-a": legacy, "suite-b": originalV1(keys, "other") })
       expect(yield* Effect.flip(first.crypto.decrypt(legacy, where("org_a", "suite-a")))).toBeInstanceOf(StoredCredentialUnreadable)
 
       const lines: Array<string> = []
@@ -65,9 +86,11 @@ describe("stored secrets", { timeout: 120_000 }, () => {
       expect(yield* second.crypto.decrypt(upgraded, where("org_a", "suite-a"))).toBe(SECRET)
       expect(yield* second.crypto.decrypt(yield* storedSecret(db.sql, "org_a", "suite-b"), where("org_a", "suite-b"))).toBe("other")
       expect(lines).toContain("Bound 2 stored secret(s) to their rows (v1 → v2 ciphertexts).")
-      // The Effect 3 server reads what the upgrade wrote.
-      const opened = Original.makeKeyring(Original.parseKeys(keys)).open(upgraded, where("org_a", "suite-a"))
-      expect(opened).toMatchObject({ _tag: "Right", right: SECRET })
+      // The Effect 3 server reads what the upgrade wrote: sealed at the place the original authenticates, it opens there.
+      expect(additionalData(where("org_a", "suite-a")).toString("base64")).toBe(
+        original(Recorded.call("additionalData", where("org_a", "suite-a")), (Original) => Original.additionalData(where("org_a", "suite-a")).toString("base64"))
+      )
+      expect(makeKeyring(parseKeys(keys)).open(upgraded, where("org_a", "suite-a"))).toEqual(Result.succeed(SECRET))
       // Nothing left to upgrade: a second pass rewrites nothing.
       const again = yield* StoredSecrets.upgradeV1(makeKeyring(parseKeys(keys))).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))
       expect(again.rewritten).toBe(0)
@@ -100,10 +123,10 @@ describe("stored secrets", { timeout: 120_000 }, () => {
   it.live("a v1 ciphertext whose key is not configured stays as it is, and the server still starts", () =>
     Effect.scoped(Effect.gen(function*() {
       const keys = newKey("k1")
-      const gone = newKey("gone")
+      const gone = fixedKey("gone")
       const db = yield* sharedDatabase
       yield* db.started({ encryptionKeys: keys })
-      const legacy = Original.sealV1(Original.parseKeys(gone)[0]!, SECRET)
+      const legacy = originalV1(gone, SECRET)
       yield* insertClients(db.sql, "org_a", { "suite-a": legacy })
       const started = yield* db.started({ encryptionKeys: keys })
       expect(yield* storedSecret(db.sql, "org_a", "suite-a")).toBe(legacy)
@@ -114,18 +137,21 @@ describe("stored secrets", { timeout: 120_000 }, () => {
 
   it.live("rotation re-encrypts every secret with the newest key, in batches, leaves the unreadable, and is idempotent", () =>
     Effect.scoped(Effect.gen(function*() {
-      const old = newKey("old")
+      const old = fixedKey("old")
       const fresh = newKey("new")
       const db = yield* sharedDatabase
       const first = yield* db.started({ encryptionKeys: old })
       const seal = (organizationId: string, suite: string) => first.crypto.encrypt(SECRET, where(organizationId, suite))
       yield* insertClients(db.sql, "org_a", { "suite-a": yield* seal("org_a", "suite-a"), "suite-b": yield* seal("org_a", "suite-b") })
       // Written by the Effect 3 server: rotated alike.
-      const byOriginal = Original.makeKeyring(Original.parseKeys(old)).seal(SECRET, where("org_b", "suite-a"))
-      if (byOriginal._tag === "Left") throw byOriginal.left
+      const byOriginal = original(Recorded.call("seal", old, SECRET, where("org_b", "suite-a")), (Original) => {
+        const sealed = Original.makeKeyring(Original.parseKeys(old)).seal(SECRET, where("org_b", "suite-a"))
+        if (sealed._tag === "Left") throw sealed.left
+        return sealed.right
+      })
       // Copied from another organization's row: it does not open here, and is left.
       const copied = yield* seal("org_a", "suite-a")
-      yield* insertClients(db.sql, "org_b", { "suite-a": byOriginal.right, "suite-b": copied })
+      yield* insertClients(db.sql, "org_b", { "suite-a": byOriginal, "suite-b": copied })
 
       const keyring = makeKeyring(parseKeys(`${fresh},${old}`))
       const rotate = StoredSecrets.rotate(keyring, { batchSize: 2 }).pipe(Effect.provideService(SqlClient.SqlClient, db.sql))
