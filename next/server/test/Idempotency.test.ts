@@ -55,7 +55,7 @@ import { catchUniqueViolation, orUnavailable, transaction } from "../src/platfor
 import * as Database from "../src/platform/Database.js"
 import * as StoredResponse from "../src/platform/StoredResponse.js"
 import * as TestDatabase from "./support/TestDatabase.js"
-import * as NodeCrypto from "node:crypto"
+import NodeCrypto from "node:crypto"
 import * as NodeModule from "node:module"
 import * as Recorded from "./support/Effect3.js"
 
@@ -67,7 +67,7 @@ const fixedIv = Buffer.alloc(12, 7)
 
 /** `make()` with node:crypto's `randomBytes` giving `fixedIv` (every module's binding of it), restored afterwards. */
 const withFixedIv = <A>(make: () => A): A => {
-  const crypto = NodeCrypto.default
+  const crypto = NodeCrypto
   const randomBytes = crypto.randomBytes
   Reflect.set(crypto, "randomBytes", (size: number) => Buffer.from(fixedIv.subarray(0, size)))
   NodeModule.syncBuiltinESMExports()
