@@ -2,12 +2,13 @@
  * The areas' configuration modules held to their Effect 3 originals: the same documented variables, and on the same
  * environment and options the same settings (defaults, values read from the environment, options on top) or the
  * same refusal, in the same words (`NAME: message`, where Effect 3 said `InvalidData` at `NAME`).
+ *
+ * The originals' side is recorded (test/fixtures/effect3/AreaConfig.json, support/Effect3.ts), each value under its
+ * function and inputs; a case's temporary folder is written `<folder>` there (key and value) and read back as the
+ * run's, so the keys are the same on every run. Durations are recorded as milliseconds, Dates as ISO text, a
+ * registry as its versions and its answers for the documents the test asks about.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as ConfigProvider3 from "effect-3/ConfigProvider"
-import type * as ConfigError3 from "effect-3/ConfigError"
-import * as Duration3 from "effect-3/Duration"
-import * as Effect3 from "effect-3/Effect"
 import type * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -16,39 +17,97 @@ import * as Result from "effect/Result"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as OriginalLlmConfig from "../../../packages/server/src/llm/LlmConfig.js"
-import * as OriginalPresets from "../../../packages/server/src/mcp/Presets.js"
-import * as OriginalPresetsConfig from "../../../packages/server/src/mcp/PresetsConfig.js"
-import * as OriginalSchemaRegistry from "../../../packages/server/src/templates/SchemaRegistry.js"
 import * as LlmConfig from "../src/llm/LlmConfig.js"
 import * as Presets from "../src/mcp/Presets.js"
 import * as PresetsConfig from "../src/mcp/PresetsConfig.js"
 import * as SchemaRegistry from "../src/templates/SchemaRegistry.js"
-import * as OriginalStreamConfig from "../../../packages/server/src/audit/StreamConfig.js"
-import * as OriginalCapabilityConfig from "../../../packages/server/src/capabilities/CapabilityConfig.js"
-import * as OriginalToolConfig from "../../../packages/server/src/mcp/ToolConfig.js"
-import * as OriginalSamlRefreshConfig from "../../../packages/server/src/sso/SamlRefreshConfig.js"
-import * as OriginalActivityConfig from "../../../packages/server/src/workers/ActivityConfig.js"
-import * as OriginalRuntimeConfig from "../../../packages/server/src/workers/RuntimeConfig.js"
 import * as StreamConfig from "../src/audit/StreamConfig.js"
 import * as CapabilityConfig from "../src/capabilities/CapabilityConfig.js"
 import * as ToolConfig from "../src/mcp/ToolConfig.js"
 import * as SamlRefreshConfig from "../src/sso/SamlRefreshConfig.js"
 import * as ActivityConfig from "../src/workers/ActivityConfig.js"
 import * as RuntimeConfig from "../src/workers/RuntimeConfig.js"
+import * as Recorded from "./support/Effect3.js"
 
 type Env = Record<string, string>
 
-/** A value with its durations as milliseconds and its class instances as plain objects, on either Effect. */
+type Outcome = { readonly settings: unknown } | { readonly refused: string }
+
+/**
+ * The Effect 3 originals' answers, recorded (support/Effect3.ts): everything Effect 3 (running an original's settings
+ * on an environment, its durations as milliseconds) is done here, on a record run only. A temporary folder a case
+ * names is recorded as `<folder>` (in the key and in the value) and read back as the run's own.
+ */
+const effect3 = await Recorded.originals("AreaConfig", async () => {
+  const { ConfigProvider: ConfigProvider3, Duration: Duration3, Effect: Effect3 } = await import("effect-3")
+  /** A value with its durations as milliseconds and its class instances as plain objects. */
+  const plain = (value: unknown): unknown => {
+    if (Duration3.isDuration(value)) return { millis: Duration3.toMillis(value) }
+    if (Array.isArray(value)) return value.map(plain)
+    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, plain(member)]))
+    return value
+  }
+  /** The settings an original reads on `env`, or its refusal (`NAME: message` where it said `InvalidData` at `NAME`). */
+  const read = async <A>(settings: import("effect-3/Effect").Effect<A, import("effect-3/ConfigError").ConfigError>, env: Env): Promise<Outcome> => {
+    const result = await Effect3.runPromise(Effect3.either(Effect3.withConfigProvider(settings, ConfigProvider3.fromMap(new Map(Object.entries(env))))))
+    if (result._tag === "Right") return { settings: plain(result.right) }
+    const error = result.left
+    return { refused: error._op === "InvalidData" ? `${error.path.join(".")}: ${error.message}` : String(error) }
+  }
+  const OriginalSchemaRegistry = await import("../../../packages/server/src/templates/SchemaRegistry.js")
+  /** The registry the original's layer gives on `env` with `options`, or its refusal. */
+  const registry = (env: Env, options: SchemaRegistry.Options) =>
+    Effect3.runPromise(
+      Effect3.either(OriginalSchemaRegistry.TemplateSchemas.pipe(Effect3.provide(OriginalSchemaRegistry.layer(options)))).pipe(
+        Effect3.withConfigProvider(ConfigProvider3.fromMap(new Map(Object.entries(env))))
+      )
+    )
+  return {
+    Duration3,
+    plain,
+    read,
+    registry,
+    OriginalLlmConfig: await import("../../../packages/server/src/llm/LlmConfig.js"),
+    OriginalPresets: await import("../../../packages/server/src/mcp/Presets.js"),
+    OriginalPresetsConfig: await import("../../../packages/server/src/mcp/PresetsConfig.js"),
+    OriginalSchemaRegistry,
+    OriginalStreamConfig: await import("../../../packages/server/src/audit/StreamConfig.js"),
+    OriginalCapabilityConfig: await import("../../../packages/server/src/capabilities/CapabilityConfig.js"),
+    OriginalToolConfig: await import("../../../packages/server/src/mcp/ToolConfig.js"),
+    OriginalSamlRefreshConfig: await import("../../../packages/server/src/sso/SamlRefreshConfig.js"),
+    OriginalActivityConfig: await import("../../../packages/server/src/workers/ActivityConfig.js"),
+    OriginalRuntimeConfig: await import("../../../packages/server/src/workers/RuntimeConfig.js")
+  }
+})
+type Original = Parameters<Parameters<typeof effect3>[1]>[0]
+
+const swapping = (value: unknown, from: string, to: string): unknown => {
+  if (typeof value === "string") return value.replaceAll(from, to)
+  if (Array.isArray(value)) return value.map((item) => swapping(item, from, to))
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key.replaceAll(from, to), swapping(member, from, to)]))
+  }
+  return value
+}
+/** `value` with every `from` in its strings (and its members' names) written `to`: the same shape, so the same type. */
+const swap = <A>(value: A, from: string | undefined, to: string | undefined): A =>
+  from === undefined || to === undefined ? value : swapping(value, from, to) as A
+const folderMark = "<folder>"
+
+/** The original's answer under `name` and `inputs`, with `folder` (if any) recorded as `<folder>` and read back as itself. */
+const original = async <A>(folder: string | undefined, name: string, inputs: ReadonlyArray<unknown>, compute: (module: Original) => Promise<A>) => {
+  const key = Recorded.call(name, ...inputs.map((input) => swap(input, folder, folderMark)))
+  const recorded = await effect3.await(key, async (module) => swap(await compute(module), folder, folderMark))
+  return swap(recorded, folderMark, folder)
+}
+
+/** A value with its durations as milliseconds and its class instances as plain objects. */
 const plain = (value: unknown): unknown => {
   if (Duration.isDuration(value)) return { millis: Duration.toMillis(value) }
-  if (Duration3.isDuration(value)) return { millis: Duration3.toMillis(value) }
   if (Array.isArray(value)) return value.map(plain)
   if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, plain(member)]))
   return value
 }
-
-type Outcome = { readonly settings: unknown } | { readonly refused: string }
 
 const readPort = async <A, O>(settings: (options: O) => Effect.Effect<A, Config.ConfigError>, env: Env, options: O): Promise<Outcome> => {
   const result = await Effect.runPromise(
@@ -57,28 +116,27 @@ const readPort = async <A, O>(settings: (options: O) => Effect.Effect<A, Config.
   return Result.isSuccess(result) ? { settings: plain(result.success) } : { refused: result.failure.message }
 }
 
-const readOriginal = async <A, O>(settings: (options: O) => Effect3.Effect<A, ConfigError3.ConfigError>, env: Env, options: O): Promise<Outcome> => {
-  const result = await Effect3.runPromise(Effect3.either(Effect3.withConfigProvider(settings(options), ConfigProvider3.fromMap(new Map(Object.entries(env))))))
-  if (result._tag === "Right") return { settings: plain(result.right) }
-  const error = result.left
-  return { refused: error._op === "InvalidData" ? `${error.path.join(".")}: ${error.message}` : String(error) }
-}
-
 /** Effect 3's words for a value that does not parse (`Expected a duration but received "soon"`): Effect 4 has its own. */
 const unparsable = /^([A-Z_]+): Expected an? (duration|integer value) but received /
 
 /**
- * Each case read by the port and by the original: the same settings, or the same refusal in the original's words
- * (`NAME: message`); a value that does not parse is refused by both, the port naming the variable.
+ * Each case read by the port and (recorded) by the original, `name`'s settings: the same settings, or the same refusal
+ * in the original's words (`NAME: message`); a value that does not parse is refused by both, the port naming the
+ * variable.
  */
-const holdsToOriginal = async <A, B, const O>(
+const holdsToOriginal = async <A, const O>(
+  name: string,
   port: (options: NoInfer<O>) => Effect.Effect<A, Config.ConfigError>,
-  original: (options: NoInfer<O>) => Effect3.Effect<B, ConfigError3.ConfigError>,
-  cases: ReadonlyArray<readonly [Env, O]>
+  settings: (module: Original) => (options: NoInfer<O>) => Parameters<Original["read"]>[0],
+  cases: ReadonlyArray<readonly [Env, O]>,
+  folder?: string
 ) => {
   const outcomes: Array<Outcome> = []
   for (const [env, options] of cases) {
-    const [mine, theirs] = await Promise.all([readPort(port, env, options), readOriginal(original, env, options)])
+    const [mine, theirs] = await Promise.all([
+      readPort(port, env, options),
+      original(folder, name, [env, options], (module) => module.read(settings(module)(options), env))
+    ])
     const label = JSON.stringify([env, options])
     if ("settings" in theirs) expect(mine, label).toEqual(theirs)
     else {
@@ -99,11 +157,11 @@ const ms = (millis: number) => ({ millis })
 
 describe("workers/RuntimeConfig", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(RuntimeConfig.environment).toEqual(OriginalRuntimeConfig.environment)
+    expect(RuntimeConfig.environment).toEqual(effect3("RuntimeConfig.environment", ({ OriginalRuntimeConfig }) => OriginalRuntimeConfig.environment))
   })
 
   it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(RuntimeConfig.settings, OriginalRuntimeConfig.settings, [
+    const outcomes = await holdsToOriginal("RuntimeConfig.settings", RuntimeConfig.settings, ({ OriginalRuntimeConfig }) => OriginalRuntimeConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_WORKER_RUNTIME_TIMEOUT: "5 seconds" }, {}],
       [{ ORGPLANE_WORKER_RUNTIME_TIMEOUT: "5 seconds" }, { workerRuntimeTimeout: "2 minutes" }],
@@ -120,12 +178,12 @@ describe("workers/RuntimeConfig", () => {
 
 describe("workers/ActivityConfig", () => {
   it("documents the same variables as the original, in the same words, with the same defaults", () => {
-    expect(ActivityConfig.environment).toEqual(OriginalActivityConfig.environment)
-    expect(plain(ActivityConfig.defaults)).toEqual(plain(OriginalActivityConfig.defaults))
+    expect(ActivityConfig.environment).toEqual(effect3("ActivityConfig.environment", ({ OriginalActivityConfig }) => OriginalActivityConfig.environment))
+    expect(plain(ActivityConfig.defaults)).toEqual(effect3("ActivityConfig.defaults", ({ plain, OriginalActivityConfig }) => plain(OriginalActivityConfig.defaults)))
   })
 
   it("reads the defaults, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(ActivityConfig.settings, OriginalActivityConfig.settings, [
+    const outcomes = await holdsToOriginal("ActivityConfig.settings", ActivityConfig.settings, ({ OriginalActivityConfig }) => OriginalActivityConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_WORKER_HEARTBEAT_INTERVAL: "10 seconds", ORGPLANE_WORKER_OFFLINE_AFTER: "1 minute", ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE: "30" }, {}],
       [{ ORGPLANE_WORKER_HEARTBEATS_PER_MINUTE: "30" }, { workerHeartbeatInterval: "5 seconds", workerOfflineAfter: 11_000, workerHeartbeatsPerMinute: 2 }],
@@ -153,19 +211,25 @@ describe("workers/ActivityConfig", () => {
   it("bounds online, stale and offline as the original does", () => {
     const at = new Date("2026-01-01T00:00:00Z")
     const settings = { heartbeatInterval: Duration.seconds(30), offlineAfter: Duration.minutes(3), heartbeatsPerMinute: 12 }
-    const original = { heartbeatInterval: Duration3.seconds(30), offlineAfter: Duration3.minutes(3), heartbeatsPerMinute: 12 }
-    expect(ActivityConfig.bounds(settings, at)).toEqual(OriginalActivityConfig.bounds(original, at))
+    const bounds = ActivityConfig.bounds(settings, at)
+    // The original's Dates, recorded as their ISO text.
+    expect({ staleBefore: bounds.staleBefore.toISOString(), offlineBefore: bounds.offlineBefore.toISOString() }).toEqual(
+      effect3(Recorded.call("ActivityConfig.bounds", "30 seconds", "3 minutes", 12, at.toISOString()), ({ Duration3, OriginalActivityConfig }) => {
+        const original = OriginalActivityConfig.bounds({ heartbeatInterval: Duration3.seconds(30), offlineAfter: Duration3.minutes(3), heartbeatsPerMinute: 12 }, at)
+        return { staleBefore: original.staleBefore.toISOString(), offlineBefore: original.offlineBefore.toISOString() }
+      })
+    )
     expect(ActivityConfig.bounds(settings, at).staleBefore.toISOString()).toBe("2025-12-31T23:59:00.000Z")
   })
 })
 
 describe("mcp/ToolConfig", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(ToolConfig.environment).toEqual(OriginalToolConfig.environment)
+    expect(ToolConfig.environment).toEqual(effect3("ToolConfig.environment", ({ OriginalToolConfig }) => OriginalToolConfig.environment))
   })
 
   it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(ToolConfig.settings, OriginalToolConfig.settings, [
+    const outcomes = await holdsToOriginal("ToolConfig.settings", ToolConfig.settings, ({ OriginalToolConfig }) => OriginalToolConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_MCP_TOOL_TIMEOUT: "45 seconds" }, {}],
       [{ ORGPLANE_MCP_TOOL_TIMEOUT: "45 seconds" }, { mcpToolTimeout: "3 minutes" }],
@@ -179,11 +243,11 @@ describe("mcp/ToolConfig", () => {
 
 describe("capabilities/CapabilityConfig", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(CapabilityConfig.environment).toEqual(OriginalCapabilityConfig.environment)
+    expect(CapabilityConfig.environment).toEqual(effect3("CapabilityConfig.environment", ({ OriginalCapabilityConfig }) => OriginalCapabilityConfig.environment))
   })
 
   it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(CapabilityConfig.settings, OriginalCapabilityConfig.settings, [
+    const outcomes = await holdsToOriginal("CapabilityConfig.settings", CapabilityConfig.settings, ({ OriginalCapabilityConfig }) => OriginalCapabilityConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_CAPABILITY_TIMEOUT: "12 seconds" }, {}],
       [{ ORGPLANE_CAPABILITY_TIMEOUT: "12 seconds" }, { capabilityTimeout: 250 }],
@@ -197,11 +261,11 @@ describe("capabilities/CapabilityConfig", () => {
 
 describe("sso/SamlRefreshConfig", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(SamlRefreshConfig.environment).toEqual(OriginalSamlRefreshConfig.environment)
+    expect(SamlRefreshConfig.environment).toEqual(effect3("SamlRefreshConfig.environment", ({ OriginalSamlRefreshConfig }) => OriginalSamlRefreshConfig.environment))
   })
 
   it("reads the default, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(SamlRefreshConfig.settings, OriginalSamlRefreshConfig.settings, [
+    const outcomes = await holdsToOriginal("SamlRefreshConfig.settings", SamlRefreshConfig.settings, ({ OriginalSamlRefreshConfig }) => OriginalSamlRefreshConfig.settings, [
       [{}, {}],
       [{ ORGPLANE_SAML_METADATA_REFRESH_INTERVAL: "1 hour" }, {}],
       [{ ORGPLANE_SAML_METADATA_REFRESH_INTERVAL: "1 hour" }, { samlMetadataRefreshInterval: "5 minutes" }],
@@ -215,12 +279,12 @@ describe("sso/SamlRefreshConfig", () => {
 
 describe("audit/StreamConfig", () => {
   it("documents the same variables as the original, in the same words, with the same defaults", () => {
-    expect(StreamConfig.environment).toEqual(OriginalStreamConfig.environment)
-    expect(plain(StreamConfig.defaults)).toEqual(plain(OriginalStreamConfig.defaults))
+    expect(StreamConfig.environment).toEqual(effect3("StreamConfig.environment", ({ OriginalStreamConfig }) => OriginalStreamConfig.environment))
+    expect(plain(StreamConfig.defaults)).toEqual(effect3("StreamConfig.defaults", ({ plain, OriginalStreamConfig }) => plain(OriginalStreamConfig.defaults)))
   })
 
   it("reads the defaults, the environment and the options as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(StreamConfig.settings, OriginalStreamConfig.settings, [
+    const outcomes = await holdsToOriginal("StreamConfig.settings", StreamConfig.settings, ({ OriginalStreamConfig }) => OriginalStreamConfig.settings, [
       [{}, {}],
       [{
         ORGPLANE_AUDIT_STREAM_POLL_INTERVAL: "100 millis",
@@ -250,9 +314,11 @@ describe("audit/StreamConfig", () => {
 
   it("backs off as the original does: doubled per failure, at most the cap", () => {
     const settings = { ...StreamConfig.defaults, backoffBase: Duration.seconds(2), backoffCap: Duration.minutes(1) }
-    const original = { ...OriginalStreamConfig.defaults, backoffBase: Duration3.seconds(2), backoffCap: Duration3.minutes(1) }
     for (const failures of [0, 1, 2, 3, 5, 6, 40]) {
-      expect(Duration.toMillis(StreamConfig.backoff(settings, failures)), String(failures)).toBe(Duration3.toMillis(OriginalStreamConfig.backoff(original, failures)))
+      expect(Duration.toMillis(StreamConfig.backoff(settings, failures)), String(failures)).toBe(
+        effect3(Recorded.call("StreamConfig.backoff", "2 seconds", "1 minute", failures), ({ Duration3, OriginalStreamConfig }) =>
+          Duration3.toMillis(OriginalStreamConfig.backoff({ ...OriginalStreamConfig.defaults, backoffBase: Duration3.seconds(2), backoffCap: Duration3.minutes(1) }, failures)))
+      )
     }
     expect(Duration.toMillis(StreamConfig.backoff(settings, 3))).toBe(8_000)
   })
@@ -279,7 +345,7 @@ const provider = {
 
 describe("llm/LlmConfig", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(LlmConfig.environment).toEqual(OriginalLlmConfig.environment)
+    expect(LlmConfig.environment).toEqual(effect3("LlmConfig.environment", ({ OriginalLlmConfig }) => OriginalLlmConfig.environment))
   })
 
   it("reads the shipped catalog, the operator's file and the connect limit as the original does, and refuses what it refuses", () =>
@@ -293,7 +359,7 @@ describe("llm/LlmConfig", () => {
       const notJson = Path.join(folder, "not.json")
       await Fs.writeFile(notJson, "{not json")
       const missing = Path.join(folder, "nope.json")
-      const outcomes = await holdsToOriginal(LlmConfig.settings, OriginalLlmConfig.settings, [
+      const outcomes = await holdsToOriginal("LlmConfig.settings", LlmConfig.settings, ({ OriginalLlmConfig }) => OriginalLlmConfig.settings, [
         [{}, {}],
         [{ ORGPLANE_LLM_CATALOG: good, ORGPLANE_LLM_CONNECT_PER_MINUTE: "7" }, {}],
         [{ ORGPLANE_LLM_CATALOG: " ", ORGPLANE_LLM_CONNECT_PER_MINUTE: "7" }, { llmConnectPerMinute: 3 }],
@@ -304,7 +370,7 @@ describe("llm/LlmConfig", () => {
         [{}, { llmCatalogFile: notJson }],
         [{ ORGPLANE_LLM_CONNECT_PER_MINUTE: "0" }, {}],
         [{}, { llmConnectPerMinute: 2.5 }]
-      ])
+      ], folder)
       const shipped = settingsOf(outcomes[0])
       expect(shipped).toMatchObject({ connectPerMinute: 60, catalog: { source: "https://models.dev" } })
       expect(settingsOf(outcomes[1])).toEqual({ connectPerMinute: 7, catalog: { source: "acme", revision: "1", providers: [provider] } })
@@ -321,8 +387,11 @@ describe("llm/LlmConfig", () => {
   it("parses a catalog's text as the original does", () => {
     for (const text of ["{not json", JSON.stringify({ source: "a", revision: "1", providers: [provider, provider] }), JSON.stringify({ source: "a", revision: "1", providers: [provider] })]) {
       const mine = LlmConfig.parseCatalog(text)
-      const theirs = OriginalLlmConfig.parseCatalog(text)
-      expect(Result.isSuccess(mine) ? { ok: mine.success } : { error: mine.failure }).toEqual(theirs._tag === "Right" ? { ok: theirs.right } : { error: theirs.left })
+      const theirs = effect3(Recorded.call("LlmConfig.parseCatalog", text), ({ OriginalLlmConfig }) => {
+        const parsed = OriginalLlmConfig.parseCatalog(text)
+        return parsed._tag === "Right" ? { ok: parsed.right } : { error: parsed.left }
+      })
+      expect(Result.isSuccess(mine) ? { ok: mine.success } : { error: mine.failure }).toEqual(theirs)
     }
   })
 })
@@ -331,10 +400,12 @@ const slack = { presetId: "slack-2", displayName: "Slack", description: "Slack."
 
 describe("mcp/PresetsConfig", () => {
   it("documents the same variables as the original, in the same words, and the same built-in presets", () => {
-    expect(PresetsConfig.environment).toEqual(OriginalPresetsConfig.environment)
-    expect(plain(Presets.BUILT_IN)).toEqual(plain(OriginalPresets.BUILT_IN))
+    expect(PresetsConfig.environment).toEqual(effect3("PresetsConfig.environment", ({ OriginalPresetsConfig }) => OriginalPresetsConfig.environment))
+    expect(plain(Presets.BUILT_IN)).toEqual(effect3("Presets.BUILT_IN", ({ plain, OriginalPresets }) => plain(OriginalPresets.BUILT_IN)))
     for (const url of ["https://mcp.linear.app/other", "https://MCP.NOTION.COM/x", "https://example.com/mcp", "not a url"]) {
-      expect(plain(Presets.forUrl(Presets.BUILT_IN, url)), url).toEqual(plain(OriginalPresets.forUrl(OriginalPresets.BUILT_IN, url)))
+      expect(plain(Presets.forUrl(Presets.BUILT_IN, url)), url).toEqual(
+        effect3(Recorded.call("Presets.forUrl", "BUILT_IN", url), ({ plain, OriginalPresets }) => plain(OriginalPresets.forUrl(OriginalPresets.BUILT_IN, url)))
+      )
     }
   })
 
@@ -351,7 +422,7 @@ describe("mcp/PresetsConfig", () => {
       const badUrl = await write("bad-url.json", JSON.stringify([{ ...slack, url: "https://user:pw@mcp.example.com/mcp" }]))
       const twice = await write("twice.json", JSON.stringify([slack, slack]))
       const notYaml = await write("not.yaml", "a: [")
-      const outcomes = await holdsToOriginal(PresetsConfig.presets, OriginalPresetsConfig.presets, [
+      const outcomes = await holdsToOriginal("PresetsConfig.presets", PresetsConfig.presets, ({ OriginalPresetsConfig }) => OriginalPresetsConfig.presets, [
         [{}, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: json }, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: json }, { mcpPresetsFile: yaml }],
@@ -361,7 +432,7 @@ describe("mcp/PresetsConfig", () => {
         [{ ORGPLANE_MCP_PRESETS_FILE: badUrl }, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: twice }, {}],
         [{ ORGPLANE_MCP_PRESETS_FILE: notYaml }, {}]
-      ])
+      ], folder)
       expect(settingsOf(outcomes[0])).toEqual(plain(Presets.BUILT_IN))
       expect(settingsOf(outcomes[1])).toEqual([slack])
       expect(settingsOf(outcomes[2])).toEqual([expect.objectContaining({ presetId: "docs", authType: "none" })])
@@ -377,7 +448,7 @@ describe("mcp/PresetsConfig", () => {
     }))
 
   it("reads the probe timeout as the original does, and refuses what it refuses", async () => {
-    const outcomes = await holdsToOriginal(PresetsConfig.probeSettings, OriginalPresetsConfig.probeSettings, [
+    const outcomes = await holdsToOriginal("PresetsConfig.probeSettings", PresetsConfig.probeSettings, ({ OriginalPresetsConfig }) => OriginalPresetsConfig.probeSettings, [
       [{}, {}],
       [{ ORGPLANE_MCP_PROBE_TIMEOUT: "3 seconds" }, {}],
       [{ ORGPLANE_MCP_PROBE_TIMEOUT: "3 seconds" }, { mcpProbeTimeout: 750 }],
@@ -399,18 +470,43 @@ describe("mcp/PresetsConfig", () => {
   })
 })
 
-/** The registry the layer gives on `env` with `options`, from the port and from the original: its versions, or the refusal. */
-const registries = async (env: Env, options: SchemaRegistry.Options) => {
-  const mine = await Effect.runPromise(
+/** The registry the port's layer gives on `env` with `options`, or the refusal. */
+const portRegistry = (env: Env, options: SchemaRegistry.Options) =>
+  Effect.runPromise(
     Effect.result(Effect.service(SchemaRegistry.TemplateSchemas).pipe(Effect.provide(SchemaRegistry.layer(options)))).pipe(
       Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
     )
   )
-  const theirs = await Effect3.runPromise(
-    Effect3.either(OriginalSchemaRegistry.TemplateSchemas.pipe(Effect3.provide(OriginalSchemaRegistry.layer(options)))).pipe(
-      Effect3.withConfigProvider(ConfigProvider3.fromMap(new Map(Object.entries(env))))
-    )
-  )
+
+/** What the original registry answers for one document: `has`, `check` and `resolve`. */
+interface Answer {
+  readonly has: boolean
+  readonly check: ReadonlyArray<SchemaRegistry.Violation> | undefined
+  readonly resolve: unknown
+}
+
+/**
+ * The registry the layer gives on `env` with `options`, from the port and (recorded) from the original: the original's
+ * versions and its answers for each of `documents`, or its refusal.
+ */
+const registries = async (env: Env, options: SchemaRegistry.Options, folder?: string, documents: ReadonlyArray<readonly [string, unknown]> = []) => {
+  const mine = await portRegistry(env, options)
+  type Theirs =
+    | { readonly _tag: "Right"; readonly versions: ReadonlyArray<string>; readonly answers: ReadonlyArray<Answer> }
+    | { readonly _tag: "Left"; readonly _op: string; readonly path?: ReadonlyArray<string>; readonly message?: string }
+  const theirs = await original(folder, "SchemaRegistry.layer", [env, options, documents], async ({ registry }): Promise<Theirs> => {
+    const result = await registry(env, options)
+    if (result._tag === "Right") {
+      const answers = documents.map(([version, document]) => ({
+        has: result.right.has(version),
+        check: result.right.check(version, document),
+        resolve: result.right.resolve(version, document)
+      }))
+      return { _tag: "Right", versions: result.right.versions, answers }
+    }
+    const error = result.left
+    return error._op === "InvalidData" ? { _tag: "Left", _op: error._op, path: error.path, message: error.message } : { _tag: "Left", _op: error._op }
+  })
   return { mine, theirs }
 }
 
@@ -429,13 +525,13 @@ const person = {
 
 describe("templates/SchemaRegistry", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(SchemaRegistry.environment).toEqual(OriginalSchemaRegistry.environment)
+    expect(SchemaRegistry.environment).toEqual(effect3("SchemaRegistry.environment", ({ OriginalSchemaRegistry }) => OriginalSchemaRegistry.environment))
   })
 
   it("registers nothing without a folder, as the original", async () => {
     const { mine, theirs } = await registries({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: " " }, {})
     expect(Result.isSuccess(mine) && mine.success.versions).toEqual([])
-    expect(theirs._tag === "Right" && theirs.right.versions).toEqual([])
+    expect(theirs._tag === "Right" && theirs.versions).toEqual([])
     expect(Result.isSuccess(mine) && mine.success.check("v1", {})).toBeUndefined()
   })
 
@@ -444,22 +540,25 @@ describe("templates/SchemaRegistry", () => {
       await Fs.writeFile(Path.join(folder, "person.v1.json"), JSON.stringify(person))
       await Fs.writeFile(Path.join(folder, "draft7.json"), JSON.stringify({ type: "object", properties: { n: { type: "integer", default: 1 } } }))
       await Fs.writeFile(Path.join(folder, "README.md"), "not a schema")
+      const documents = [
+        ["person.v1", { name: "Ada" }],
+        ["person.v1", { name: "", email: "nope", tags: ["a", 2], extra: true }],
+        ["person.v1", { tags: [] }],
+        ["draft7", { n: "x" }],
+        ["draft7", {}],
+        ["other", {}]
+      ] as const
       for (const [env, options] of [[{ ORGPLANE_TEMPLATE_SCHEMAS_DIR: folder }, {}], [{ ORGPLANE_TEMPLATE_SCHEMAS_DIR: "/nowhere" }, { templateSchemasDir: folder }]] as const) {
-        const { mine, theirs } = await registries(env, options)
+        const { mine, theirs } = await registries(env, options, folder, documents)
         if (!Result.isSuccess(mine) || theirs._tag !== "Right") throw new Error(`refused: ${JSON.stringify([mine, theirs])}`)
         expect(mine.success.versions).toEqual(["draft7", "person.v1"])
-        expect(mine.success.versions).toEqual(theirs.right.versions)
-        for (const [version, document] of [
-          ["person.v1", { name: "Ada" }],
-          ["person.v1", { name: "", email: "nope", tags: ["a", 2], extra: true }],
-          ["person.v1", { tags: [] }],
-          ["draft7", { n: "x" }],
-          ["draft7", {}],
-          ["other", {}]
-        ] as const) {
-          expect(mine.success.has(version)).toBe(theirs.right.has(version))
-          expect(mine.success.check(version, document), version).toEqual(theirs.right.check(version, document))
-          expect(mine.success.resolve(version, document), version).toEqual(theirs.right.resolve(version, document))
+        expect(mine.success.versions).toEqual(theirs.versions)
+        expect(theirs.answers).toHaveLength(documents.length)
+        for (const [index, [version, document]] of documents.entries()) {
+          const answer = theirs.answers[index]!
+          expect(mine.success.has(version)).toBe(answer.has)
+          expect(mine.success.check(version, document), version).toEqual(answer.check)
+          expect(mine.success.resolve(version, document), version).toEqual(answer.resolve)
         }
         expect(mine.success.check("person.v1", { tags: [1], extra: 1 })).toEqual([
           { path: ["name"], keyword: "required", message: "must have required property 'name'" },
@@ -481,11 +580,11 @@ describe("templates/SchemaRegistry", () => {
       const notJson = await write("json", "v1.json", "{not json")
       const notSchema = await write("schema", "v1.json", JSON.stringify({ type: "thing" }))
       for (const dir of [Path.join(folder, "nope"), badName, notJson, notSchema]) {
-        const { mine, theirs } = await registries({}, { templateSchemasDir: dir })
-        if (Result.isSuccess(mine) || theirs._tag !== "Left" || theirs.left._op !== "InvalidData") throw new Error(`accepted: ${dir}`)
-        expect(mine.failure.message, dir).toContain(`${theirs.left.path.join(".")}: ${theirs.left.message}`)
+        const { mine, theirs } = await registries({}, { templateSchemasDir: dir }, folder)
+        if (Result.isSuccess(mine) || theirs._tag !== "Left" || theirs._op !== "InvalidData" || theirs.path === undefined) throw new Error(`accepted: ${dir}`)
+        expect(mine.failure.message, dir).toContain(`${theirs.path.join(".")}: ${theirs.message}`)
       }
-      const { mine } = await registries({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: badName }, {})
+      const mine = await portRegistry({ ORGPLANE_TEMPLATE_SCHEMAS_DIR: badName }, {})
       expect(Result.isFailure(mine) && mine.failure.message).toContain(
         `ORGPLANE_TEMPLATE_SCHEMAS_DIR: ${badName}/bad name!.json: "bad name!" is not a schemaVersion (1 to 64 letters, digits, '.', '-' or '_')`
       )
@@ -494,7 +593,9 @@ describe("templates/SchemaRegistry", () => {
   it("answers a document that fails its schema with the original's 400, at most MAX_VIOLATIONS violations", () => {
     const violations = Array.from({ length: 102 }, (_, index) => ({ path: ["items", index], keyword: "type", message: "must be string" }))
     for (const list of [violations.slice(0, 2), violations]) {
-      expect(SchemaRegistry.invalidDocument("v1", list).details).toEqual(OriginalSchemaRegistry.invalidDocument("v1", list).details)
+      expect(SchemaRegistry.invalidDocument("v1", list).details).toEqual(
+        effect3(Recorded.call("SchemaRegistry.invalidDocument", "v1", list), ({ OriginalSchemaRegistry }) => OriginalSchemaRegistry.invalidDocument("v1", list).details)
+      )
     }
     expect(SchemaRegistry.invalidDocument("v1", violations).details).toHaveLength(SchemaRegistry.MAX_VIOLATIONS + 1)
   })

@@ -2,31 +2,38 @@
  * The code host's settings: the original's two tests (GitHubClient.test.ts's `CodeHostConfig`), and the port held to
  * the Effect 3 module on the same environments and options: the same settings read, the same ones refused, naming
  * the same variable with the same words.
+ *
+ * The original's side is recorded (test/fixtures/effect3/CodeHostConfig.json, support/Effect3.ts), each value under
+ * its function and inputs. So that the inputs are the same on every run, the keys are fixed ones
+ * (test/fixtures/codehost/*.pem, test keys made once, for nothing else) in place of keys made afresh each run, and a
+ * case's temporary folder is written `<folder>` in the key and the value and read back as the run's.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import * as Effect3 from "effect-3"
-import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Original from "../../../packages/server/src/integrations/codehost/CodeHostConfig.js"
 import * as CodeHostConfig from "../src/integrations/codehost/CodeHostConfig.js"
+import * as Recorded from "./support/Effect3.js"
 
-const pem = NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString()
-const pkcs8 = NodeCrypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
-const ecKey = NodeCrypto.generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+/** The original's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("CodeHostConfig", async () => ({
+  Effect3: await import("effect-3"),
+  Original: await import("../../../packages/server/src/integrations/codehost/CodeHostConfig.js")
+}))
+
+const key = (name: string) => NodeFs.readFileSync(new URL(`fixtures/codehost/${name}`, import.meta.url), "utf8")
+/** An RSA key (PKCS #1), another (PKCS #8) and a P-256 key (PKCS #8), each PEM with its final newline. */
+const pem = key("app-pkcs1.pem")
+const pkcs8 = key("app-pkcs8.pem")
+const ecKey = key("ec-p256.pem")
 
 const read = (env: Record<string, string>, options: CodeHostConfig.Options = {}) =>
   Effect.result(CodeHostConfig.settings(options)).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
-
-const readOriginal = (env: Record<string, string>, options: Original.Options = {}) =>
-  Effect3.Effect.runPromise(Effect3.Effect.either(Original.settings(options)).pipe(
-    Effect3.Effect.withConfigProvider(Effect3.ConfigProvider.fromMap(new Map(Object.entries(env))))
-  ))
 
 /** Settings as plain values, secrets opened, for comparing the port's with the original's. */
 const plain = (settings: { apiUrl: string; app: { appId: string; privateKey: unknown } | undefined; webhookSecret: unknown }, open: (secret: unknown) => string) => ({
@@ -35,12 +42,45 @@ const plain = (settings: { apiUrl: string; app: { appId: string; privateKey: unk
   webhookSecret: settings.webhookSecret === undefined ? undefined : open(settings.webhookSecret)
 })
 const openPort = (secret: unknown) => Redacted.isRedacted(secret) ? String(Redacted.value(secret)) : "(not redacted)"
-const openOriginal = (secret: unknown) => Effect3.Redacted.isRedacted(secret) ? String(Effect3.Redacted.value(secret)) : "(not redacted)"
+
+/** The options the original is given: the port's, secrets opened (its options take its own Redacted). */
+interface OriginalOptions {
+  readonly codehostApiUrl?: string | undefined
+  readonly codehostAppId?: string | number | undefined
+  readonly codehostPrivateKey?: string | undefined
+  readonly codehostWebhookSecret?: string | undefined
+}
+
+/** What the original reads: its settings as plain values, secrets opened, or its refusal (`_op`, and the words of InvalidData). */
+type OriginalOutcome =
+  | { readonly _tag: "Right"; readonly settings: ReturnType<typeof plain> }
+  | { readonly _tag: "Left"; readonly _op: string; readonly words: string }
+
+const folderMark = "<folder>"
+/** `text` with every `from` written `to`. */
+const swapText = (text: string, from: string, to: string) => text.split(from).join(to)
+
+/** The original's outcome on `env` and `options` (recorded; `folder` written `<folder>` in the key and the value). */
+const readOriginal = async (env: Record<string, string>, options: OriginalOptions, folder: string): Promise<OriginalOutcome> => {
+  const outcome = await effect3.await(
+    Recorded.call("settings", JSON.parse(swapText(JSON.stringify(env), folder, folderMark)), options),
+    async ({ Effect3, Original }): Promise<OriginalOutcome> => {
+      const openOriginal = (secret: unknown) => Effect3.Redacted.isRedacted(secret) ? String(Effect3.Redacted.value(secret)) : "(not redacted)"
+      const result = await Effect3.Effect.runPromise(Effect3.Effect.either(Original.settings(options)).pipe(
+        Effect3.Effect.withConfigProvider(Effect3.ConfigProvider.fromMap(new Map(Object.entries(env))))
+      ))
+      if (result._tag === "Right") return { _tag: "Right", settings: plain(result.right, openOriginal) }
+      const refusal = result.left
+      return { _tag: "Left", _op: refusal._op, words: refusal._op === "InvalidData" ? swapText(`${refusal.path.join(".")}: ${refusal.message}`, folder, folderMark) : "" }
+    }
+  )
+  return outcome._tag === "Left" ? { ...outcome, words: swapText(outcome.words, folderMark, folder) } : outcome
+}
 
 describe("CodeHostConfig", () => {
   it("documents the same variables as the original, in the same words", () => {
-    expect(CodeHostConfig.environment).toEqual(Original.environment)
-    expect(CodeHostConfig.defaultApiUrl).toBe(Original.defaultApiUrl)
+    expect(CodeHostConfig.environment).toEqual(effect3("environment", ({ Original }) => Original.environment))
+    expect(CodeHostConfig.defaultApiUrl).toBe(effect3("defaultApiUrl", ({ Original }) => Original.defaultApiUrl))
   })
 
   it.effect("reads the documented variables: a key with \\n escapes, or from a file", () =>
@@ -129,25 +169,25 @@ describe("CodeHostConfig", () => {
       for (const [env, options] of cases) {
         const label = JSON.stringify([env, { ...options, codehostPrivateKey: options.codehostPrivateKey === undefined ? undefined : "(key)" }]).slice(0, 300)
         // The original's options take its own Redacted: a port's one is given to it opened.
-        const originalOptions: Original.Options = {
+        const originalOptions: OriginalOptions = {
           codehostApiUrl: options.codehostApiUrl,
           codehostAppId: options.codehostAppId,
           codehostPrivateKey: Redacted.isRedacted(options.codehostPrivateKey) ? Redacted.value(options.codehostPrivateKey) : options.codehostPrivateKey,
           codehostWebhookSecret: Redacted.isRedacted(options.codehostWebhookSecret) ? Redacted.value(options.codehostWebhookSecret) : options.codehostWebhookSecret
         }
-        const [port, original] = [yield* read(env, options), yield* Effect.promise(() => readOriginal(env, originalOptions))]
+        const [port, original] = [yield* read(env, options), yield* Effect.promise(() => readOriginal(env, originalOptions, dir))]
         if (original._tag === "Right") {
-          expect(Result.isSuccess(port) && plain(port.success, openPort), label).toEqual(plain(original.right, openOriginal))
+          expect(Result.isSuccess(port) && plain(port.success, openPort), label).toEqual(original.settings)
         } else {
-          const refusal = original.left
-          expect(refusal._op, label).toBe("InvalidData")
-          const words = refusal._op === "InvalidData" ? `${refusal.path.join(".")}: ${refusal.message}` : ""
-          expect(Result.isFailure(port) && port.failure.message, label).toContain(words)
+          expect(original._op, label).toBe("InvalidData")
+          expect(Result.isFailure(port) && port.failure.message, label).toContain(original.words)
         }
       }
     }).pipe(Effect.scoped))
 
   it("puts back the newlines of a key pasted into one line", () => {
-    for (const text of ["a\\nb", "a\\r\\nb\\n", "no escapes\n", "\\\\n"]) expect(CodeHostConfig.unescapePem(text)).toBe(Original.unescapePem(text))
+    for (const text of ["a\\nb", "a\\r\\nb\\n", "no escapes\n", "\\\\n"]) {
+      expect(CodeHostConfig.unescapePem(text)).toBe(effect3(Recorded.call("unescapePem", text), ({ Original }) => Original.unescapePem(text)))
+    }
   })
 })

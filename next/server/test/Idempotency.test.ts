@@ -10,6 +10,10 @@
  *
  * Not ported here: the cases of a COMMIT whose answer is lost (they need the database proxy's `cutAt` and `down`,
  * which test/support/DatabaseProxy.ts does not have yet), and the OpenAPI document's parameters (Api.ts's test).
+ *
+ * The Effect 3 StoredResponse's side is recorded (test/fixtures/effect3/Idempotency.json, support/Effect3.ts): its
+ * secret as hex, what it opens of the port's sealed answer, and an answer it sealed. A seal draws a random IV, so the
+ * seals compared across the two modules are made with `randomBytes` pinned (`withFixedIv`), the same text on every run.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -50,8 +54,30 @@ import { migrate } from "../src/platform/Migrator.js"
 import { catchUniqueViolation, orUnavailable, transaction } from "../src/platform/Sql.js"
 import * as Database from "../src/platform/Database.js"
 import * as StoredResponse from "../src/platform/StoredResponse.js"
-import * as Effect3StoredResponse from "../../../packages/server/src/platform/StoredResponse.js"
 import * as TestDatabase from "./support/TestDatabase.js"
+import NodeCrypto from "node:crypto"
+import * as NodeModule from "node:module"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 StoredResponse's answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("Idempotency", () => import("../../../packages/server/src/platform/StoredResponse.js"))
+
+/** The IV a pinned seal draws: twelve bytes of 7. */
+const fixedIv = Buffer.alloc(12, 7)
+
+/** `make()` with node:crypto's `randomBytes` giving `fixedIv` (every module's binding of it), restored afterwards. */
+const withFixedIv = <A>(make: () => A): A => {
+  const crypto = NodeCrypto
+  const randomBytes = crypto.randomBytes
+  Reflect.set(crypto, "randomBytes", (size: number) => Buffer.from(fixedIv.subarray(0, size)))
+  NodeModule.syncBuiltinESMExports()
+  try {
+    return make()
+  } finally {
+    Reflect.set(crypto, "randomBytes", randomBytes)
+    NodeModule.syncBuiltinESMExports()
+  }
+}
 
 // The API: notes, made and changed by signed-in callers; a sign-up open to anyone; a read.
 
@@ -243,12 +269,23 @@ const reset = () => {
 describe("StoredResponse", () => {
   it("seals and opens as the Effect 3 module does: an answer one server kept, the other opens, with the same credential only", () => {
     const stored: StoredResponse.Stored = { status: 201, headers: { "content-type": "application/json" }, contentType: "application/json", body: Buffer.from(`{"key":"sk_1"}`).toString("base64") }
-    expect(StoredResponse.secretOf("token-1", "answer")).toEqual(Effect3StoredResponse.secretOf("token-1", "answer"))
+    // The secret as hex: a Buffer is not JSON.
+    expect(StoredResponse.secretOf("token-1", "answer").toString("hex")).toEqual(
+      effect3(Recorded.call("secretOf", "token-1", "answer"), (Original) => Original.secretOf("token-1", "answer").toString("hex"))
+    )
     expect(StoredResponse.secretOf("token-1", "request")).not.toEqual(StoredResponse.secretOf("token-1", "answer"))
     const secret = StoredResponse.secretOf("token-1", "answer")
     const sealed = StoredResponse.seal(secret, "scope\nkey", stored)
-    expect(Effect3StoredResponse.open(secret, "scope\nkey", sealed)).toEqual(stored)
-    expect(StoredResponse.open(secret, "scope\nkey", Effect3StoredResponse.seal(secret, "scope\nkey", stored))).toEqual(stored)
+    // The seals the other module opens, made with the IV pinned: the same text on every run, so a key.
+    const pinned = withFixedIv(() => StoredResponse.seal(secret, "scope\nkey", stored))
+    expect(pinned.startsWith(`v1:${fixedIv.toString("base64url")}:`)).toBe(true)
+    expect(StoredResponse.open(secret, "scope\nkey", pinned)).toEqual(stored)
+    expect(effect3(Recorded.call("open", "secretOf(token-1, answer)", "scope\nkey", pinned), (Original) =>
+      Original.open(Original.secretOf("token-1", "answer"), "scope\nkey", pinned))).toEqual(stored)
+    const theirs = effect3(Recorded.call("seal", "secretOf(token-1, answer)", "scope\nkey", stored, "fixed IV"), (Original) =>
+      withFixedIv(() => Original.seal(Original.secretOf("token-1", "answer"), "scope\nkey", stored)))
+    expect(theirs.startsWith(`v1:${fixedIv.toString("base64url")}:`)).toBe(true)
+    expect(StoredResponse.open(secret, "scope\nkey", theirs)).toEqual(stored)
     expect(StoredResponse.open(StoredResponse.secretOf("token-2", "answer"), "scope\nkey", sealed)).toBeUndefined()
     expect(StoredResponse.open(secret, "scope\nother", sealed)).toBeUndefined()
     expect(StoredResponse.open(secret, "scope\nkey", sealed.replace(/^v1:/, "v2:"))).toBeUndefined()

@@ -2,17 +2,16 @@
  * The MCP area's pure rules held to their Effect 3 originals on the same inputs: resolve's classification, candidates,
  * preset match and suggested name over generated odd queries; the HTTP table by status and by answer; the phase of
  * a request; redaction; provider tool errors; the OAuth choices; URL comparison of declared servers.
+ *
+ * The originals' answers are recorded (test/fixtures/effect3/McpDifferential.json, support/Effect3.ts). The generated
+ * queries are drawn once per run with a fixed seed (fast-check 3.23, the version Effect 3 ships, so the same seed
+ * draws the same inputs), and each property's original answers are recorded in the draws' order under one key named
+ * by the draws (a different draw is a key never recorded). The HTTP table's 47,880 answers are recorded compactly: its
+ * distinct answers, and for each case in the table's fixed order the index of its answer; each case is compared on
+ * its own, so a failure names the first case that differs.
  */
-import * as FastCheck from "effect-3/FastCheck"
+import * as FastCheck from "fast-check"
 import { describe, expect, it } from "vitest"
-import * as OriginalCloudReadiness from "../../../packages/server/src/mcp/CloudReadiness.js"
-import * as OriginalPhase from "../../../packages/server/src/mcp/ExchangePhase.js"
-import * as OriginalHttp from "../../../packages/server/src/mcp/HttpClassification.js"
-import * as OriginalInspection from "../../../packages/server/src/mcp/Inspection.js"
-import * as OriginalResolver from "../../../packages/server/src/mcp/McpResolver.js"
-import * as OriginalChoices from "../../../packages/server/src/mcp/OAuthChoices.js"
-import * as OriginalPresets from "../../../packages/server/src/mcp/Presets.js"
-import * as OriginalToolErrors from "../../../packages/server/src/mcp/ToolErrors.js"
 import * as CloudReadiness from "../src/mcp/CloudReadiness.js"
 import * as Phase from "../src/mcp/ExchangePhase.js"
 import * as Http from "../src/mcp/HttpClassification.js"
@@ -22,6 +21,32 @@ import * as Resolver from "../src/mcp/McpResolver.js"
 import * as Choices from "../src/mcp/OAuthChoices.js"
 import * as Presets from "../src/mcp/Presets.js"
 import * as ToolErrors from "../src/mcp/ToolErrors.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The originals' answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("McpDifferential", async () => ({
+  OriginalCloudReadiness: await import("../../../packages/server/src/mcp/CloudReadiness.js"),
+  OriginalPhase: await import("../../../packages/server/src/mcp/ExchangePhase.js"),
+  OriginalHttp: await import("../../../packages/server/src/mcp/HttpClassification.js"),
+  OriginalInspection: await import("../../../packages/server/src/mcp/Inspection.js"),
+  OriginalResolver: await import("../../../packages/server/src/mcp/McpResolver.js"),
+  OriginalChoices: await import("../../../packages/server/src/mcp/OAuthChoices.js"),
+  OriginalPresets: await import("../../../packages/server/src/mcp/Presets.js"),
+  OriginalToolErrors: await import("../../../packages/server/src/mcp/ToolErrors.js")
+}))
+
+/** The seed every property's draws are made with. */
+const seed = 42
+
+/** `numRuns` draws of `arbitrary`, the same on every run. */
+const draws = <A>(arbitrary: FastCheck.Arbitrary<A>, numRuns: number) => FastCheck.sample(arbitrary, { seed, numRuns })
+
+/** The original's answers for each of `inputs`, in their order, recorded under `name` and the inputs. */
+const eachOriginal = <I, A>(name: string, inputs: ReadonlyArray<I>, compute: (module: Parameters<Parameters<typeof effect3>[1]>[0], input: I) => A) => {
+  const answers = effect3(Recorded.call(name, inputs), (module) => inputs.map((input) => compute(module, input)))
+  expect(answers).toHaveLength(inputs.length)
+  return answers
+}
 
 const piece = FastCheck.constantFrom(
   ".", ":", "::", "[", "]", "/", "?", "#", "%", "%31", "@", "-", "_", " ", "0", "1", "7f", "0x", "0177", "127", "255", "256",
@@ -38,19 +63,31 @@ const query = FastCheck.oneof(
 
 describe("resolve's rules", () => {
   it("classify, candidates, the preset matched and the suggested name are the original's", () => {
-    expect(Presets.BUILT_IN.map((preset) => ({ ...preset }))).toEqual(OriginalPresets.BUILT_IN.map((preset) => ({ ...preset })))
-    FastCheck.assert(
-      FastCheck.property(query, (text) => {
-        const classified = Resolver.classify(text)
-        expect(classified).toEqual(OriginalResolver.classify(text))
-        const candidates = Resolver.candidatesOf(classified)
-        expect(candidates).toEqual(OriginalResolver.candidatesOf(OriginalResolver.classify(text)))
-        for (const candidate of candidates) expect(Resolver.suggestedName(candidate)).toBe(OriginalResolver.suggestedName(candidate))
-        expect(Resolver.matchPreset(Presets.BUILT_IN, text)?.presetId).toBe(OriginalResolver.matchPreset(OriginalPresets.BUILT_IN, text)?.presetId)
-        expect(Resolver.normalize(text)).toBe(OriginalResolver.normalize(text))
-      }),
-      { numRuns: 2000 }
+    expect(Presets.BUILT_IN.map((preset) => ({ ...preset }))).toEqual(
+      effect3("Presets.BUILT_IN", ({ OriginalPresets }) => OriginalPresets.BUILT_IN.map((preset) => ({ ...preset })))
     )
+    const texts = draws(query, 2000)
+    const originals = eachOriginal("resolve", texts, ({ OriginalPresets, OriginalResolver }, text) => {
+      const candidates = OriginalResolver.candidatesOf(OriginalResolver.classify(text))
+      return {
+        classified: OriginalResolver.classify(text),
+        candidates,
+        suggestedNames: candidates.map((candidate) => OriginalResolver.suggestedName(candidate)),
+        presetId: OriginalResolver.matchPreset(OriginalPresets.BUILT_IN, text)?.presetId,
+        normalized: OriginalResolver.normalize(text)
+      }
+    })
+    for (const [index, text] of texts.entries()) {
+      const original = originals[index]!
+      const label = JSON.stringify(text)
+      const classified = Resolver.classify(text)
+      expect(classified, label).toEqual(original.classified)
+      const candidates = Resolver.candidatesOf(classified)
+      expect(candidates, label).toEqual(original.candidates)
+      expect(candidates.map((candidate) => Resolver.suggestedName(candidate)), label).toEqual(original.suggestedNames)
+      expect(Resolver.matchPreset(Presets.BUILT_IN, text)?.presetId, label).toBe(original.presetId)
+      expect(Resolver.normalize(text), label).toBe(original.normalized)
+    }
   })
 })
 
@@ -61,7 +98,10 @@ describe("the HTTP table and phases", () => {
   const contentTypes = [undefined, "application/json", "text/event-stream; charset=utf-8", "text/html", "text/plain", ""]
 
   it("classifies every status, and every answer in every phase, as the original does", () => {
-    for (const status of statuses) expect(Http.byStatus(status)).toEqual(OriginalHttp.byStatus(status))
+    const byStatus = eachOriginal("byStatus", statuses, ({ OriginalHttp }, status) => OriginalHttp.byStatus(status))
+    for (const [index, status] of statuses.entries()) expect(Http.byStatus(status), String(status)).toEqual(byStatus[index])
+    /** The table's cases, in its fixed order. */
+    const table: Array<{ readonly phase: string; readonly exchange: Exchange }> = []
     for (const status of statuses) {
       for (const phase of phases) {
         for (const wwwAuthenticate of challenges) {
@@ -78,13 +118,35 @@ describe("the HTTP table and phases", () => {
                     sentSessionId,
                     response: { status, contentType, wwwAuthenticate, headers: [] }
                   }
-                  expect(Http.byResponse(exchange, phase)).toEqual(OriginalHttp.byResponse(exchange, phase))
+                  table.push({ phase, exchange })
                 }
               }
             }
           }
         }
       }
+    }
+    expect(table).toHaveLength(47_880)
+    // The original's answers, compactly: each distinct answer once, and each case's answer as its index in them.
+    const recorded = effect3(Recorded.call("byResponse", table), ({ OriginalHttp }) => {
+      const answers: Array<ReturnType<typeof OriginalHttp.byResponse>> = []
+      const indexOf = new Map<string, number>()
+      const order = table.map(({ exchange, phase }) => {
+        const answer = OriginalHttp.byResponse(exchange, phase)
+        const text = JSON.stringify(answer) ?? "undefined"
+        const known = indexOf.get(text)
+        if (known !== undefined) return known
+        indexOf.set(text, answers.length)
+        answers.push(answer)
+        return answers.length - 1
+      })
+      return { answers, order: order.join(",") }
+    })
+    const order = recorded.order.split(",").map(Number)
+    expect(order).toHaveLength(table.length)
+    for (const [index, { exchange, phase }] of table.entries()) {
+      const label = `case ${index}: ${phase} ${JSON.stringify(exchange)}`
+      expect(Http.byResponse(exchange, phase), label).toEqual(recorded.answers[order[index]!])
     }
   })
 
@@ -101,28 +163,30 @@ describe("the HTTP table and phases", () => {
     ]
     const bodies = [undefined, "grant_type=authorization_code&code=x", "grant_type=refresh_token", '{"redirect_uris":["x"]}', "x=1"]
     const methods = [undefined, "initialize", "notifications/initialized", "tools/list", "tools/call", "ping"]
-    for (const url of urls) {
-      for (const bodyText of bodies) {
-        for (const rpcMethod of methods) {
-          expect(Phase.phaseOf({ url, rpcMethod, bodyText }, endpoint)).toBe(OriginalPhase.phaseOf({ url, rpcMethod, bodyText }, endpoint))
-        }
-      }
-    }
+    const requests = urls.flatMap((url) => bodies.flatMap((bodyText) => methods.map((rpcMethod) => ({ url, rpcMethod, bodyText }))))
+    const originals = eachOriginal("phaseOf", requests, ({ OriginalPhase }, request) => OriginalPhase.phaseOf(request, endpoint))
+    for (const [index, request] of requests.entries()) expect(Phase.phaseOf(request, endpoint), JSON.stringify(request)).toBe(originals[index])
   })
 })
 
 describe("redaction and provider tool errors", () => {
   it("redacts headers and URLs as the original does", () => {
-    FastCheck.assert(
-      FastCheck.property(FastCheck.oneof(query, FastCheck.string({ maxLength: 30 })), FastCheck.string({ maxLength: 40 }), (name, value) => {
-        expect(Inspection.isRedactedHeader(name)).toBe(OriginalInspection.isRedactedHeader(name))
-        expect(Inspection.redactUrl(name)).toBe(OriginalInspection.redactUrl(name))
-        const headers: ReadonlyArray<readonly [string, string]> = [["authorization", `Bearer ${value}`], ["x-api-key", value], ["accept", value]]
-        expect(Inspection.inspectHeaders(headers)).toEqual(OriginalInspection.inspectHeaders(headers))
-        expect(Inspection.inspectBody(value, 7)).toEqual(OriginalInspection.inspectBody(value, 7))
-      }),
-      { numRuns: 1000 }
-    )
+    const headersOf = (value: string): ReadonlyArray<readonly [string, string]> => [["authorization", `Bearer ${value}`], ["x-api-key", value], ["accept", value]]
+    const pairs = draws(FastCheck.tuple(FastCheck.oneof(query, FastCheck.string({ maxLength: 30 })), FastCheck.string({ maxLength: 40 })), 1000)
+    const originals = eachOriginal("redaction", pairs, ({ OriginalInspection }, [name, value]) => ({
+      isRedactedHeader: OriginalInspection.isRedactedHeader(name),
+      redactUrl: OriginalInspection.redactUrl(name),
+      inspectHeaders: OriginalInspection.inspectHeaders(headersOf(value)),
+      inspectBody: OriginalInspection.inspectBody(value, 7)
+    }))
+    for (const [index, [name, value]] of pairs.entries()) {
+      const original = originals[index]!
+      const label = JSON.stringify([name, value])
+      expect(Inspection.isRedactedHeader(name), label).toBe(original.isRedactedHeader)
+      expect(Inspection.redactUrl(name), label).toBe(original.redactUrl)
+      expect(Inspection.inspectHeaders(headersOf(value)), label).toEqual(original.inspectHeaders)
+      expect(Inspection.inspectBody(value, 7), label).toEqual(original.inspectBody)
+    }
   })
 
   it("reads a tool error as the original does", () => {
@@ -135,7 +199,11 @@ describe("redaction and provider tool errors", () => {
       { isError: true, content: [{ type: "text", text: "Input validation error: Invalid arguments for tool x" }] },
       { isError: true, content: [{ type: "text", text: "Bearer sk-secret\u0000 went wrong" }], structuredContent: { requestId: "free text here" } }
     ]
-    for (const result of results) expect(ToolErrors.fromToolResult(result, context)).toEqual(OriginalToolErrors.fromToolResult(result, context))
+    for (const result of results) {
+      expect(ToolErrors.fromToolResult(result, context)).toEqual(
+        effect3(Recorded.call("fromToolResult", result, context), ({ OriginalToolErrors }) => OriginalToolErrors.fromToolResult(result, context))
+      )
+    }
   })
 })
 
@@ -152,33 +220,45 @@ describe("OAuth choices and declared servers", () => {
     for (const connection of connections) {
       for (const metadata of metadatas) {
         for (const base of [undefined, "https://orgplane.example", "http://orgplane.example"]) {
-          expect(Choices.chooseRegistration(connection, "https://as.example", metadata, callback, base))
-            .toEqual(OriginalChoices.chooseRegistration(connection, "https://as.example", metadata, callback, base))
+          expect(Choices.chooseRegistration(connection, "https://as.example", metadata, callback, base)).toEqual(
+            effect3(Recorded.call("chooseRegistration", connection, "https://as.example", metadata, callback, base), ({ OriginalChoices }) =>
+              OriginalChoices.chooseRegistration(connection, "https://as.example", metadata, callback, base))
+          )
         }
       }
     }
     for (const servers of [undefined, { authorization_servers: [] }, { authorization_servers: ["https://a.example"] }, { authorization_servers: ["https://a", "https://b"] }]) {
       for (const configured of [null, "https://chosen.example"]) {
-        expect(Choices.chooseIssuer(configured, servers, "https://mcp.example/mcp")).toEqual(OriginalChoices.chooseIssuer(configured, servers, "https://mcp.example/mcp"))
+        expect(Choices.chooseIssuer(configured, servers, "https://mcp.example/mcp")).toEqual(
+          effect3(Recorded.call("chooseIssuer", configured, servers, "https://mcp.example/mcp"), ({ OriginalChoices }) =>
+            OriginalChoices.chooseIssuer(configured, servers, "https://mcp.example/mcp"))
+        )
       }
     }
     for (const methods of [undefined, ["none"], ["client_secret_post"], ["client_secret_basic", "client_secret_post"]]) {
       const metadata = { issuer: "https://as.example", authorization_endpoint: "a", token_endpoint: "t", response_types_supported: ["code"], token_endpoint_auth_methods_supported: methods, extra: 1 }
-      expect(Choices.authMethodFor(metadata)).toBe(OriginalChoices.authMethodFor(metadata))
-      expect(Choices.keptMetadata(metadata)).toEqual(OriginalChoices.keptMetadata(metadata))
+      expect(Choices.authMethodFor(metadata)).toBe(effect3(Recorded.call("authMethodFor", metadata), ({ OriginalChoices }) => OriginalChoices.authMethodFor(metadata)))
+      expect(Choices.keptMetadata(metadata)).toEqual(effect3(Recorded.call("keptMetadata", metadata), ({ OriginalChoices }) => OriginalChoices.keptMetadata(metadata)))
     }
-    expect(Choices.scopesToRequest([], " a  b ", ["c"])).toEqual(OriginalChoices.scopesToRequest([], " a  b ", ["c"]))
+    expect(Choices.scopesToRequest([], " a  b ", ["c"])).toEqual(
+      effect3(Recorded.call("scopesToRequest", [], " a  b ", ["c"]), ({ OriginalChoices }) => OriginalChoices.scopesToRequest([], " a  b ", ["c"]))
+    )
   })
 
   it("read declared servers and compare URLs as the original does", () => {
-    FastCheck.assert(
-      FastCheck.property(query, (url) => {
-        expect(CloudReadiness.normalizeUrl(url)).toBe(OriginalCloudReadiness.normalizeUrl(url))
-        const payload = { mcpServers: { a: { url, authType: "oauth" } }, mcp: { b: { url: ` ${url} ` } } }
-        expect(CloudReadiness.serversOf(payload, "T")).toEqual(OriginalCloudReadiness.serversOf(payload, "T"))
-        expect(CloudReadiness.serversOf({ url }, "T")).toEqual(OriginalCloudReadiness.serversOf({ url }, "T"))
-      }),
-      { numRuns: 500 }
-    )
+    const payloadOf = (url: string) => ({ mcpServers: { a: { url, authType: "oauth" } }, mcp: { b: { url: ` ${url} ` } } })
+    const urls = draws(query, 500)
+    const originals = eachOriginal("declaredServers", urls, ({ OriginalCloudReadiness }, url) => ({
+      normalizeUrl: OriginalCloudReadiness.normalizeUrl(url),
+      serversOfPayload: OriginalCloudReadiness.serversOf(payloadOf(url), "T"),
+      serversOfUrl: OriginalCloudReadiness.serversOf({ url }, "T")
+    }))
+    for (const [index, url] of urls.entries()) {
+      const original = originals[index]!
+      const label = JSON.stringify(url)
+      expect(CloudReadiness.normalizeUrl(url), label).toBe(original.normalizeUrl)
+      expect(CloudReadiness.serversOf(payloadOf(url), "T"), label).toEqual(original.serversOfPayload)
+      expect(CloudReadiness.serversOf({ url }, "T"), label).toEqual(original.serversOfUrl)
+    }
   })
 })

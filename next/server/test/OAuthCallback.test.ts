@@ -3,32 +3,51 @@
  * states (a state a 0.1.0 server issued is accepted here, and the other way round; one flow's refused by another's
  * key), and `checkCallback`'s checks in the same order with the same refusals (bad state, unknown, used, expired
  * authorization, the authorization server's error, which spends it, no code) and the same answer.
+ *
+ * The originals' answers are recorded (test/fixtures/effect3/OAuthCallback.json, support/Effect3.ts), each under its
+ * function and inputs: so that those are the same on every run, the cursor key the state key is derived from is fixed
+ * bytes in place of random ones (keys as hex in the recorded keys and values).
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { McpOAuthCallbackQuery, OrganizationId } from "@orgplane-next/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Effect3 from "effect-3/Effect"
-import * as Option3 from "effect-3/Option"
 import * as NodeCrypto from "node:crypto"
-import * as OriginalCallback from "../../../packages/server/src/platform/OAuthCallback.js"
-import * as OriginalState from "../../../packages/server/src/platform/OAuthState.js"
 import { AUTHORIZATION_TTL, checkCallback } from "../src/platform/OAuthCallback.js"
 import { signState, stateKeyOf, verifyState } from "../src/platform/OAuthState.js"
+import * as Recorded from "./support/Effect3.js"
 
-const cursorKey = NodeCrypto.randomBytes(32)
+/** The originals' answers, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("OAuthCallback", async () => ({
+  Effect3: await import("effect-3/Effect"),
+  Option3: await import("effect-3/Option"),
+  OriginalCallback: await import("../../../packages/server/src/platform/OAuthCallback.js"),
+  OriginalState: await import("../../../packages/server/src/platform/OAuthState.js")
+}))
+
+/** A fixed cursor key (bytes 0 to 31), so that the states signed are the same on every run. */
+const cursorKey = Buffer.from(Array.from({ length: 32 }, (_, index) => index))
 const key = stateKeyOf(cursorKey)
+const keyHex = key.toString("hex")
+
+/** The original's `verifyState` under `key` of `state`. */
+const originalVerify = (state: string) =>
+  effect3(Recorded.call("verifyState", keyHex, state), ({ OriginalState }) => OriginalState.verifyState(key, state))
 
 describe("OAuthState", () => {
   it("signs the states the original signs, and each verifies the other's", () => {
-    expect(key.equals(OriginalState.stateKeyOf(cursorKey))).toBe(true)
-    expect(stateKeyOf(cursorKey, "orgplane/suite-oauth-state").equals(OriginalState.stateKeyOf(cursorKey, "orgplane/suite-oauth-state"))).toBe(true)
+    const cursorHex = cursorKey.toString("hex")
+    expect(keyHex).toBe(effect3(Recorded.call("stateKeyOf", cursorHex), ({ OriginalState }) => OriginalState.stateKeyOf(cursorKey).toString("hex")))
+    expect(stateKeyOf(cursorKey, "orgplane/suite-oauth-state").toString("hex")).toBe(
+      effect3(Recorded.call("stateKeyOf", cursorHex, "orgplane/suite-oauth-state"), ({ OriginalState }) =>
+        OriginalState.stateKeyOf(cursorKey, "orgplane/suite-oauth-state").toString("hex"))
+    )
     const state = signState(key, "org_a", "mca_1")
-    expect(state).toBe(OriginalState.signState(key, "org_a", "mca_1"))
+    expect(state).toBe(effect3(Recorded.call("signState", keyHex, "org_a", "mca_1"), ({ OriginalState }) => OriginalState.signState(key, "org_a", "mca_1")))
     expect(state.startsWith("org_a.mca_1.")).toBe(true)
     expect(verifyState(key, state)).toEqual({ organizationId: "org_a", authorizationId: "mca_1" })
-    expect(OriginalState.verifyState(key, state)).toEqual(verifyState(key, state))
+    expect(originalVerify(state)).toEqual(verifyState(key, state))
   })
 
   it("refuses what it did not sign, as the original does", () => {
@@ -47,7 +66,7 @@ describe("OAuthState", () => {
       ]
     ) {
       expect(verifyState(key, bad)).toBeUndefined()
-      expect(OriginalState.verifyState(key, bad)).toBeUndefined()
+      expect(originalVerify(bad)).toBeUndefined()
     }
     expect(verifyState(otherFlow, state)).toBeUndefined()
     expect(verifyState(stateKeyOf(NodeCrypto.randomBytes(32)), state)).toBeUndefined()
@@ -92,21 +111,22 @@ const port = (query: McpOAuthCallbackQuery): Effect.Effect<Outcome> => {
   )
 }
 
-/** The same with the Effect 3 original. */
-const original = (query: McpOAuthCallbackQuery): Promise<Outcome> => {
-  const authorizations = pending()
-  const spent: Array<string> = []
-  return Effect3.runPromise(OriginalCallback.checkCallback({
-    ...options(query),
-    find: ({ id }) => Effect3.succeed(Option3.fromNullable(authorizations[id])),
-    spend: ({ id }) => Effect3.sync(() => spent.push(id))
-  }).pipe(
-    Effect3.match({
-      onFailure: (refused): Outcome => ({ refused: { ...refused }, spent }),
-      onSuccess: (ok): Outcome => ({ accepted: { code: ok.code, authorizationKey: ok.authorizationKey, server: ok.authorization.server }, spent })
-    })
-  ))
-}
+/** The same with the Effect 3 original (recorded). */
+const original = (query: McpOAuthCallbackQuery): Promise<Outcome> =>
+  effect3.await(Recorded.call("checkCallback", keyHex, query), ({ Effect3, Option3, OriginalCallback }) => {
+    const authorizations = pending()
+    const spent: Array<string> = []
+    return Effect3.runPromise(OriginalCallback.checkCallback({
+      ...options(query),
+      find: ({ id }) => Effect3.succeed(Option3.fromNullable(authorizations[id])),
+      spend: ({ id }) => Effect3.sync(() => spent.push(id))
+    }).pipe(
+      Effect3.match({
+        onFailure: (refused): Outcome => ({ refused: { ...refused }, spent }),
+        onSuccess: (ok): Outcome => ({ accepted: { code: ok.code, authorizationKey: ok.authorizationKey, server: ok.authorization.server }, spent })
+      })
+    ))
+  })
 
 describe("OAuthCallback.checkCallback", () => {
   const state = (id: string, organization = "org_a") => signState(key, organization, id)

@@ -4,9 +4,13 @@
  * redirect them), redirects follow the reference's rules hop by hop, and the fetch adapter does the same. Then the
  * guard itself (operator destinations, the cap, the timeout, an aborted fetch), and the port held to the Effect 3
  * guard: the same calls answered or refused alike by both.
+ *
+ * The Effect 3 guard's outcomes are recorded (test/fixtures/effect3/OutboundGuard.json, support/Effect3.ts), each under
+ * its case (private or not, options, URL, request); the loopback servers' ports differ from run to run, so their
+ * origins and ports are written `<target>`, `<other>`, `:<target-port>` and `:<other-port>` in the keys and values,
+ * and read back as the run's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import * as Effect3 from "effect-3"
 import * as Effect from "effect/Effect"
 import { HttpClientRequest } from "effect/http"
 import * as Layer from "effect/Layer"
@@ -15,14 +19,32 @@ import * as Http from "node:http"
 import * as Https from "node:https"
 import type * as Net from "node:net"
 import * as Tls from "node:tls"
-import * as OriginalDnsConfig from "../../../packages/server/src/integrations/dns/DnsConfig.js"
-import * as OriginalResolver from "../../../packages/server/src/integrations/dns/Resolver.js"
-import * as OriginalOutbound from "../../../packages/server/src/platform/Outbound.js"
 import * as FakeDns from "../../../packages/testkit/src/FakeDns.js"
 import * as DnsConfig from "../src/integrations/dns/DnsConfig.js"
 import * as Resolver from "../src/integrations/dns/Resolver.js"
 import * as Outbound from "../src/platform/Outbound.js"
 import { VERSION } from "../src/Version.js"
+import * as Recorded from "./support/Effect3.js"
+
+/** The Effect 3 guard's outcomes, recorded (support/Effect3.ts). */
+const effect3 = await Recorded.originals("OutboundGuard", async () => ({
+  Effect3: await import("effect-3"),
+  OriginalDnsConfig: await import("../../../packages/server/src/integrations/dns/DnsConfig.js"),
+  OriginalResolver: await import("../../../packages/server/src/integrations/dns/Resolver.js"),
+  OriginalOutbound: await import("../../../packages/server/src/platform/Outbound.js")
+}))
+
+const swapping = (value: unknown, from: string, to: string): unknown => {
+  if (typeof value === "string") return value.replaceAll(from, to)
+  if (Array.isArray(value)) return value.map((item) => swapping(item, from, to))
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key.replaceAll(from, to), swapping(member, from, to)]))
+  }
+  return value
+}
+/** `value` with each pair's first text in its strings (and its members' names) written as the second: the same shape. */
+const swap = <A>(value: A, pairs: ReadonlyArray<readonly [string, string]>): A =>
+  pairs.reduce<unknown>((swapped, [from, to]) => swapping(swapped, from, to), value) as A
 
 interface Hit {
   readonly method: string
@@ -572,19 +594,31 @@ describe("the same outcomes as the Effect 3 guard", () => {
       }
     )
 
-  /** The original guard as the Effect 3 server builds it with `ORGPLANE_DNS_SERVERS` pointing at the fake DNS server. */
-  const originalFetch = (allowPrivate: boolean, options: Options) =>
-    Effect3.Effect.runPromise(
-      Effect3.Effect.map(OriginalOutbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(
-        Effect3.Effect.provide(
-          OriginalOutbound.layer({ allowPrivate, timeout: "5 seconds" }).pipe(
-            Effect3.Layer.provide(OriginalResolver.addressResolverLayer),
-            Effect3.Layer.provide(OriginalResolver.layer),
-            Effect3.Layer.provide(OriginalDnsConfig.layer({ dnsServers: dns.address }))
+  /**
+   * The original guard's outcome (recorded) as the Effect 3 server builds it with `ORGPLANE_DNS_SERVERS` pointing at
+   * the fake DNS server: the loopback servers' origins and ports as placeholders in the key and the value, read back as
+   * this run's.
+   */
+  const originalOutcome = async (allowPrivate: boolean, options: Options, url: string, init?: RequestInit) => {
+    const places = [[target.url, "<target>"], [other.url, "<other>"], [`:${target.port}`, ":<target-port>"], [`:${other.port}`, ":<other-port>"]] as const
+    const hide = <A>(value: A) => swap(value, places)
+    const show = <A>(value: A) => swap(value, places.map(([place, mark]) => [mark, place] as const))
+    const recorded = await effect3.await(Recorded.call("fetchWith", allowPrivate, options, hide(url), hide(init)), async ({ Effect3, OriginalDnsConfig, OriginalOutbound, OriginalResolver }) => {
+      const fetch = await Effect3.Effect.runPromise(
+        Effect3.Effect.map(OriginalOutbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(
+          Effect3.Effect.provide(
+            OriginalOutbound.layer({ allowPrivate, timeout: "5 seconds" }).pipe(
+              Effect3.Layer.provide(OriginalResolver.addressResolverLayer),
+              Effect3.Layer.provide(OriginalResolver.layer),
+              Effect3.Layer.provide(OriginalDnsConfig.layer({ dnsServers: dns.address }))
+            )
           )
         )
       )
-    )
+      return hide(await outcome(fetch(url, init)))
+    })
+    return show(recorded)
+  }
 
   const portFetch = (allowPrivate: boolean, options: Options) =>
     Effect.runPromise(Effect.map(Outbound.Outbound, (outbound) => outbound.fetchWith(options)).pipe(Effect.provide(guard(allowPrivate))))
@@ -652,7 +686,7 @@ describe("the same outcomes as the Effect 3 guard", () => {
   it("answers, or refuses with the same error, for each destination, redirect, cap and timeout", async () => {
     for (const [allowPrivate, options, url, init] of cases()) {
       const port = await outcome((await portFetch(allowPrivate, options))(url, init))
-      const original = await outcome((await originalFetch(allowPrivate, options))(url, init))
+      const original = await originalOutcome(allowPrivate, options, url, init)
       expect(port, `${JSON.stringify(options)} ${init?.method ?? "GET"} ${url}`).toEqual(original)
     }
   })
